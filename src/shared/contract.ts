@@ -1,0 +1,104 @@
+// THE API contract: every request the renderer (or any client) can make, and every event the core pushes.
+// The Electron preload, the IPC registration in main, the browser-mode WebSocket bridge and the
+// renderer's typed client are all generated from the lists below, so they cannot drift apart.
+// This file has no imports with runtime code: the sandboxed preload bundles it as is.
+import type {
+  AppEvent,
+  ConnectionStatus,
+  DeploymentSummary,
+  HostConfig,
+  KvHistory,
+  Observation,
+  Role,
+} from './domain';
+
+export interface OpenDemoArgs {
+  /** Demo host speed: 1 = real time. */
+  speed?: number;
+}
+
+export interface ConnectHostArgs {
+  host: HostConfig;
+}
+
+export interface DeploymentRef {
+  deploymentId: string;
+}
+
+export interface KvHistoryArgs {
+  deploymentId: string;
+  role: Role;
+  /** Only points at or after this time. */
+  fromMs?: number;
+  /** Decimate (min-max) to about this many points. */
+  maxPoints?: number;
+}
+
+export interface AppInfo {
+  version: string;
+  shell: 'electron' | 'browser';
+  platform: string;
+  /** Set when the shell was started with a demo flag, so the UI opens straight into it. */
+  autoOpenDemo: boolean;
+}
+
+/** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
+export interface ApiRequests {
+  getAppInfo(args: Record<string, never>): Promise<AppInfo>;
+  listDeployments(args: Record<string, never>): Promise<DeploymentSummary[]>;
+  openDemo(args: OpenDemoArgs): Promise<DeploymentSummary>;
+  connectHost(args: ConnectHostArgs): Promise<DeploymentSummary>;
+  closeDeployment(args: DeploymentRef): Promise<void>;
+  getKvHistory(args: KvHistoryArgs): Promise<KvHistory>;
+  listEvents(args: DeploymentRef): Promise<AppEvent[]>;
+}
+
+/** Push events from the core. */
+export interface ApiEvents {
+  observation: Observation;
+  connection: { deploymentId: string; hostId: string; status: ConnectionStatus };
+  event: AppEvent;
+}
+
+export type RequestName = keyof ApiRequests;
+export type EventName = keyof ApiEvents;
+export type RequestArgs<K extends RequestName> = Parameters<ApiRequests[K]>[0];
+export type RequestResult<K extends RequestName> = Awaited<ReturnType<ApiRequests[K]>>;
+
+export const REQUEST_NAMES = [
+  'getAppInfo',
+  'listDeployments',
+  'openDemo',
+  'connectHost',
+  'closeDeployment',
+  'getKvHistory',
+  'listEvents',
+] as const satisfies readonly RequestName[];
+
+export const EVENT_NAMES = ['observation', 'connection', 'event'] as const satisfies readonly EventName[];
+
+// Compile-time proof that the lists above name every method and event exactly once.
+type Missing<All, Listed> = Exclude<All, Listed>;
+const _allRequestsListed: Missing<RequestName, (typeof REQUEST_NAMES)[number]> extends never ? true : never =
+  true;
+const _allEventsListed: Missing<EventName, (typeof EVENT_NAMES)[number]> extends never ? true : never = true;
+void _allRequestsListed;
+void _allEventsListed;
+
+/** The object a renderer sees as `window.api`. */
+export type Api = ApiRequests & {
+  on<E extends EventName>(event: E, listener: (payload: ApiEvents[E]) => void): () => void;
+};
+
+/** IPC channel names: a prefix keeps our channels apart from anything else on ipcMain. */
+export const requestChannel = (name: RequestName): string => `api:${name}`;
+export const eventChannel = (name: EventName): string => `api-event:${name}`;
+
+/**
+ * Errors cross every transport as this shape, so the renderer can show what happened, where, and what to do.
+ */
+export interface ApiErrorShape {
+  code: string;
+  message: string;
+  hint?: string;
+}

@@ -1,0 +1,163 @@
+// Domain types shared by the core, every transport and the renderer.
+// Plain data only (structured-clone and JSON safe): no classes, no Dates, no Maps.
+// Times are Unix epoch milliseconds unless a name says otherwise.
+
+export const ROLES = ['prefill', 'decode', 'router'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** How the app reaches a host. `demo` is the embedded simulated GPU host (still reached over real SSH). */
+export interface HostConfig {
+  id: string;
+  label: string;
+  kind: 'demo' | 'ssh';
+  /** A Host alias from ~/.ssh/config; resolved like `ssh alias` would. */
+  alias?: string;
+  hostname?: string;
+  port?: number;
+  user?: string;
+  identityFile?: string;
+}
+
+export interface ServiceConfig {
+  role: Role;
+  hostId: string;
+  /** systemd unit, e.g. sglang-decode.service */
+  unit: string;
+  /** Base URL of the HTTP API as seen from the host, e.g. http://127.0.0.1:30200 */
+  apiUrl: string;
+  /** Prometheus endpoint as seen from the host; absent when metrics are known to be disabled. */
+  metricsUrl?: string;
+  /** Health endpoint; for the router this is /readiness-aware via apiUrl. */
+  healthUrl?: string;
+  /** GPU indices this service runs on (from CUDA_VISIBLE_DEVICES / --base-gpu-id / --tp-size). */
+  gpus?: number[];
+}
+
+export interface DeploymentConfig {
+  id: string;
+  name: string;
+  services: ServiceConfig[];
+}
+
+/** The link to a host. Never optimistic: `connected` only while keepalives and commands succeed. */
+export type ConnectionStatus =
+  | { state: 'idle' }
+  | { state: 'connecting'; since: number; attempt: number }
+  | { state: 'connected'; since: number }
+  | { state: 'stale'; since: number; reason: string }
+  | { state: 'reconnecting'; attempt: number; nextAttemptAt: number; lastError: string; since: number }
+  | { state: 'failed'; reason: string; at: number; hint?: string };
+
+export interface UnitState {
+  unit: string;
+  loadState: string;
+  activeState: string;
+  subState: string;
+  mainPid: number;
+  nRestarts: number;
+  /** When the unit last entered the active state (ms), or null if never. */
+  activeEnterTimestamp: number | null;
+  result: string;
+  execStart?: string;
+  memoryCurrentBytes?: number | null;
+  description?: string;
+}
+
+export interface HealthResult {
+  ok: boolean;
+  status?: number;
+  /** Short human text: "200 OK", "503 while loading", "connection refused". */
+  detail: string;
+  checkedAt: number;
+}
+
+export type KvSource =
+  | 'kv_tokens'
+  | 'full_token_usage'
+  | 'num_used_tokens'
+  | 'token_usage'
+  | 'none';
+
+export interface KvUsage {
+  usedTokens: number;
+  capacityTokens: number;
+  /** used / capacity, 0..1 */
+  ratio: number;
+  evictableTokens?: number;
+  availableTokens?: number;
+  source: KvSource;
+  /** Which metric names the figure came from, for the UI's "source" line. */
+  sourceMetrics: string[];
+  caveat?: string;
+}
+
+export type MetricsStatus =
+  | { ok: true; scrapedAt: number; durationMs: number; families: number; samples: number }
+  | { ok: false; at: number; error: string; hint?: string }
+  | { ok: false; at: number; disabled: true; error: string; hint?: string };
+
+/** What one poll saw for one service. */
+export interface ServiceObservation {
+  role: Role;
+  unit: string;
+  systemd?: UnitState;
+  systemdError?: string;
+  health?: HealthResult;
+  metrics?: MetricsStatus;
+  kv?: KvUsage;
+  /** Derived signals by name (running, queued, ttft_p50_s, …); absent when not exposed. */
+  signals: Record<string, number | null>;
+}
+
+export interface Observation {
+  deploymentId: string;
+  hostId: string;
+  ts: number;
+  services: ServiceObservation[];
+}
+
+/** A point in a KV history series; null values are gaps (service down, scrape failed). */
+export interface KvPoint {
+  t: number;
+  used: number | null;
+  capacity: number | null;
+  ratio: number | null;
+}
+
+export interface KvHistory {
+  role: Role;
+  /** Columnar for compact transport. */
+  t: number[];
+  ratio: (number | null)[];
+  used: (number | null)[];
+  capacity: (number | null)[];
+}
+
+export type AppEventKind =
+  | 'connection'
+  | 'state-change'
+  | 'health'
+  | 'alert'
+  | 'action'
+  | 'restart-step'
+  | 'annotation'
+  | 'info';
+
+export interface AppEvent {
+  id: string;
+  ts: number;
+  kind: AppEventKind;
+  severity: 'info' | 'warning' | 'error';
+  deploymentId?: string;
+  hostId?: string;
+  role?: Role;
+  title: string;
+  detail?: string;
+}
+
+export interface DeploymentSummary {
+  deployment: DeploymentConfig;
+  host: HostConfig;
+  connection: ConnectionStatus;
+  latest?: Observation;
+}
