@@ -102,3 +102,12 @@ export interface ApiErrorShape {
   message: string;
   hint?: string;
 }
+
+/** What a request returns over any transport: errors keep their code and hint instead of becoming strings. */
+export type Envelope<T> = { ok: true; result: T } | { ok: false; error: ApiErrorShape };
+
+/** Browser-mode WebSocket frames. */
+export type ClientFrame = { t: 'req'; id: number; method: string; args: unknown };
+export type ServerFrame =
+  | { t: 'res'; id: number; envelope: Envelope<unknown> }
+  | { t: 'evt'; event: EventName; payload: unknown };

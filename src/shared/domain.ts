@@ -105,6 +105,8 @@ export interface ServiceObservation {
   health?: HealthResult;
   metrics?: MetricsStatus;
   kv?: KvUsage;
+  /** Why there is no KV figure although metrics were scraped (an older server version, a missing gauge). */
+  kvMissing?: { reason: string; expected: string[] };
   /** Derived signals by name (running, queued, ttft_p50_s, …); absent when not exposed. */
   signals: Record<string, number | null>;
 }

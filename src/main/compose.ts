@@ -1,0 +1,65 @@
+// Composition root shared by every shell: builds the core with the demo host and the SSH resolver wired in.
+import type { DeploymentConfig, HostConfig } from '@shared/domain';
+import { Core, type CoreOptions } from './core/core';
+import { acceleratedClock, systemClock } from './core/clock';
+import { startDemoHost } from './demo';
+import { resolveSshHost } from './core/ssh/resolve-host';
+
+export const APP_VERSION = '0.1.0';
+
+/** The conventional single-host PD layout (sglang-metrics.md §4); used until discovery proposes better. */
+export function standardDeployment(host: HostConfig): Omit<DeploymentConfig, 'id'> {
+  return {
+    name: `${host.label} PD deployment`,
+    services: [
+      {
+        role: 'prefill',
+        hostId: host.id,
+        unit: 'sglang-prefill.service',
+        apiUrl: 'http://127.0.0.1:30100',
+        metricsUrl: 'http://127.0.0.1:30100/metrics',
+        gpus: [0, 1, 2, 3],
+      },
+      {
+        role: 'decode',
+        hostId: host.id,
+        unit: 'sglang-decode.service',
+        apiUrl: 'http://127.0.0.1:30200',
+        metricsUrl: 'http://127.0.0.1:30200/metrics',
+        gpus: [4, 5, 6, 7],
+      },
+      {
+        role: 'router',
+        hostId: host.id,
+        unit: 'sglang-router.service',
+        apiUrl: 'http://127.0.0.1:30001',
+        metricsUrl: 'http://127.0.0.1:29001/metrics',
+        healthUrl: 'http://127.0.0.1:30001/readiness',
+      },
+    ],
+  };
+}
+
+export function createCore(opts: Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & { demoSpeed?: number }): Core {
+  return new Core({
+    ...opts,
+    version: APP_VERSION,
+    clock: systemClock,
+    demo: async ({ speed }) => {
+      const demo = await startDemoHost({ clock: acceleratedClock(opts.demoSpeed ?? speed) });
+      const host: HostConfig = { id: 'demo', label: 'demo GPU host (simulated)', kind: 'demo' };
+      const d = standardDeployment(host);
+      return {
+        host: demo.host,
+        port: demo.port,
+        username: demo.username,
+        clientPrivateKey: demo.clientPrivateKey,
+        hostKeyPublic: demo.hostKeyPublic,
+        deployment: { ...d, name: 'Demo: Qwen3-32B PD on 8×H100' },
+        stop: () => demo.stop(),
+      };
+    },
+    resolveSsh: resolveSshHost,
+    defaultDeployment: standardDeployment,
+  });
+}

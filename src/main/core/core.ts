@@ -1,0 +1,254 @@
+// The core: implements every request of the API contract and pushes its events. It owns the open
+// deployments (one SSH connection, one monitor and one history each) and knows nothing of Electron,
+// WebSockets or React — the shells adapt it to their transport.
+import { EventEmitter } from 'node:events';
+import type { ConnectConfig } from 'ssh2';
+import type {
+  AppEvent,
+  ConnectionStatus,
+  DeploymentConfig,
+  DeploymentSummary,
+  HostConfig,
+  KvHistory,
+  Observation,
+  Role,
+} from '@shared/domain';
+import type { ApiEvents, ApiRequests, AppInfo, EventName } from '@shared/contract';
+import { systemClock, type Clock } from './clock';
+import { SshConnection } from './ssh/connection';
+import { DeploymentMonitor } from './monitor/deployment-monitor';
+import { diffObservations, newEventId } from './monitor/change-events';
+import { RingSeries } from './store/ring-series';
+import { ApiError } from './api-error';
+
+/** What the core needs from a demo host implementation (src/main/demo provides it). */
+export interface DemoLauncher {
+  (opts: { speed: number }): Promise<{
+    host: string;
+    port: number;
+    username: string;
+    clientPrivateKey: string;
+    hostKeyPublic: Buffer;
+    deployment: Omit<DeploymentConfig, 'id'>;
+    stop(): Promise<void>;
+  }>;
+}
+
+/** Resolves a configured SSH host to ssh2 options (keys, agent, known_hosts, jump hosts). */
+export interface SshResolver {
+  (host: HostConfig): Promise<ConnectConfig>;
+}
+
+export interface CoreOptions {
+  clock?: Clock;
+  shell: AppInfo['shell'];
+  version: string;
+  autoOpenDemo?: boolean;
+  demo?: DemoLauncher;
+  resolveSsh?: SshResolver;
+  /** Deployment to assume on a plain SSH host until discovery proposes one. */
+  defaultDeployment?: (host: HostConfig) => Omit<DeploymentConfig, 'id'>;
+  intervalMs?: number;
+  historyCapacity?: number;
+}
+
+const KV_FIELDS = ['ratio', 'used', 'capacity'] as const;
+type KvField = (typeof KV_FIELDS)[number];
+const MAX_EVENTS = 2000;
+
+interface OpenDeployment {
+  host: HostConfig;
+  deployment: DeploymentConfig;
+  conn: SshConnection;
+  monitor: DeploymentMonitor;
+  kv: Map<Role, RingSeries<KvField>>;
+  events: AppEvent[];
+  dispose: () => Promise<void>;
+}
+
+type CoreEvents = { [K in EventName]: [ApiEvents[K]] };
+
+export class Core extends EventEmitter<CoreEvents> implements ApiRequests {
+  private readonly clock: Clock;
+  private readonly open = new Map<string, OpenDeployment>();
+  private demoPromise: Promise<DeploymentSummary> | null = null;
+
+  constructor(private readonly opts: CoreOptions) {
+    super();
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  async getAppInfo(): Promise<AppInfo> {
+    return {
+      version: this.opts.version,
+      shell: this.opts.shell,
+      platform: process.platform,
+      autoOpenDemo: this.opts.autoOpenDemo ?? false,
+    };
+  }
+
+  async listDeployments(): Promise<DeploymentSummary[]> {
+    return [...this.open.values()].map((d) => this.summary(d));
+  }
+
+  openDemo(args: { speed?: number }): Promise<DeploymentSummary> {
+    // Opening the demo twice (two windows, a double click) joins the first attempt.
+    this.demoPromise ??= this.startDemo(args.speed ?? 1).catch((err) => {
+      this.demoPromise = null;
+      throw err;
+    });
+    return this.demoPromise;
+  }
+
+  async connectHost(args: { host: HostConfig }): Promise<DeploymentSummary> {
+    const { host } = args;
+    const resolve = this.opts.resolveSsh;
+    if (!resolve) throw new ApiError('unsupported', 'this build cannot connect to SSH hosts');
+    const template = this.opts.defaultDeployment?.(host);
+    if (!template) throw new ApiError('no-deployment', `no deployment is configured for ${host.label}`);
+    const d = await this.startDeployment(host, template, () => resolve(host));
+    return this.summary(d);
+  }
+
+  async closeDeployment(args: { deploymentId: string }): Promise<void> {
+    const d = this.open.get(args.deploymentId);
+    if (!d) return;
+    this.open.delete(args.deploymentId);
+    if (d.host.kind === 'demo') this.demoPromise = null;
+    await d.dispose();
+  }
+
+  async getKvHistory(args: { deploymentId: string; role: Role; fromMs?: number; maxPoints?: number }): Promise<KvHistory> {
+    const d = this.get(args.deploymentId);
+    const ring = d.kv.get(args.role);
+    if (!ring) throw new ApiError('unknown-role', `deployment ${d.deployment.name} has no ${args.role} service`);
+    const s = ring.slice(args.fromMs, args.maxPoints ?? 4000, 'ratio');
+    return { role: args.role, t: s.t, ratio: s.fields.ratio, used: s.fields.used, capacity: s.fields.capacity };
+  }
+
+  async listEvents(args: { deploymentId: string }): Promise<AppEvent[]> {
+    return [...this.get(args.deploymentId).events];
+  }
+
+  /** Close everything (app quit, end of a CLI command). */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.open.keys()].map((id) => this.closeDeployment({ deploymentId: id })));
+  }
+
+  private async startDemo(speed: number): Promise<DeploymentSummary> {
+    const launch = this.opts.demo;
+    if (!launch) throw new ApiError('unsupported', 'this build has no demo host');
+    const demo = await launch({ speed });
+    const host: HostConfig = { id: 'demo', label: 'demo GPU host (simulated)', kind: 'demo', hostname: demo.host, port: demo.port, user: demo.username };
+    const expected = demo.hostKeyPublic;
+    const d = await this.startDeployment(
+      host,
+      demo.deployment,
+      async () => ({
+        host: demo.host,
+        port: demo.port,
+        username: demo.username,
+        privateKey: demo.clientPrivateKey,
+        // The demo host is reached like any other: its key is pinned, never accepted blindly.
+        hostVerifier: (key: Buffer) => key.equals(expected),
+      }),
+      () => demo.stop(),
+    );
+    await d.conn.waitConnected(15_000);
+    return this.summary(d);
+  }
+
+  private async startDeployment(
+    host: HostConfig,
+    template: Omit<DeploymentConfig, 'id'>,
+    configure: () => Promise<ConnectConfig>,
+    onDispose?: () => Promise<void>,
+  ): Promise<OpenDeployment> {
+    const id = `${host.id}`;
+    if (this.open.has(id)) return this.open.get(id)!;
+    const deployment: DeploymentConfig = { ...template, id };
+    const conn = new SshConnection({ label: host.alias ?? host.label, configure, clock: this.clock });
+    const monitor = new DeploymentMonitor(host.id, deployment, conn, { clock: this.clock, intervalMs: this.opts.intervalMs });
+    const capacity = this.opts.historyCapacity ?? 86_400;
+    const kv = new Map(
+      deployment.services.filter((s) => s.role !== 'router').map((s) => [s.role, new RingSeries(KV_FIELDS, capacity)] as const),
+    );
+    const d: OpenDeployment = {
+      host,
+      deployment,
+      conn,
+      monitor,
+      kv,
+      events: [],
+      dispose: async () => {
+        monitor.stop();
+        monitor.removeAllListeners();
+        conn.removeAllListeners();
+        await conn.stop();
+        await onDispose?.();
+      },
+    };
+    this.open.set(id, d);
+    conn.on('status', (status) => this.onConnection(d, status));
+    monitor.on('observation', (obs) => this.onObservation(d, obs));
+    await conn.start();
+    monitor.start();
+    return d;
+  }
+
+  private onConnection(d: OpenDeployment, status: ConnectionStatus): void {
+    this.emit('connection', { deploymentId: d.deployment.id, hostId: d.host.id, status });
+    const title =
+      status.state === 'connected'
+        ? `connected to ${d.conn.label}`
+        : status.state === 'reconnecting'
+          ? `connection to ${d.conn.label} lost: ${status.lastError}`
+          : status.state === 'failed'
+            ? `cannot connect to ${d.conn.label}: ${status.reason}`
+            : status.state === 'stale'
+              ? `${d.conn.label} stopped answering: ${status.reason}`
+              : null;
+    // Only the first of a run of reconnect attempts is worth a timeline entry.
+    const prev = d.events.at(-1);
+    if (title && !(status.state === 'reconnecting' && prev?.kind === 'connection' && prev.title === title))
+      this.record(d, {
+        id: newEventId(this.clock.now()),
+        ts: this.clock.now(),
+        kind: 'connection',
+        severity: status.state === 'connected' ? 'info' : status.state === 'failed' ? 'error' : 'warning',
+        deploymentId: d.deployment.id,
+        hostId: d.host.id,
+        title,
+        detail: status.state === 'failed' ? status.hint : undefined,
+      });
+  }
+
+  private onObservation(d: OpenDeployment, obs: Observation): void {
+    const prev = this.previous.get(d.deployment.id);
+    for (const e of diffObservations(prev, obs)) this.record(d, e);
+    this.previous.set(d.deployment.id, obs);
+    for (const s of obs.services) {
+      const ring = d.kv.get(s.role);
+      ring?.push(obs.ts, { ratio: s.kv?.ratio, used: s.kv?.usedTokens, capacity: s.kv?.capacityTokens });
+    }
+    this.emit('observation', obs);
+  }
+
+  private readonly previous = new Map<string, Observation>();
+
+  private record(d: OpenDeployment, e: AppEvent): void {
+    d.events.push(e);
+    if (d.events.length > MAX_EVENTS) d.events.splice(0, d.events.length - MAX_EVENTS);
+    this.emit('event', e);
+  }
+
+  private get(deploymentId: string): OpenDeployment {
+    const d = this.open.get(deploymentId);
+    if (!d) throw new ApiError('unknown-deployment', `no open deployment "${deploymentId}"`, 'Open it again from the start screen.');
+    return d;
+  }
+
+  private summary(d: OpenDeployment): DeploymentSummary {
+    return { deployment: d.deployment, host: d.host, connection: d.conn.status, latest: d.monitor.latestObservation };
+  }
+}

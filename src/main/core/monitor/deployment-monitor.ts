@@ -1,0 +1,263 @@
+// Polls one deployment over its host's SSH connection and turns what it sees into Observations:
+// systemd state (one batched systemctl call), /metrics (every tick), /health (every few ticks; SGLang's
+// /health may run a 1-token generation, so it is not hammered at scrape rate).
+import { EventEmitter } from 'node:events';
+import type http from 'node:http';
+import type {
+  DeploymentConfig,
+  HealthResult,
+  KvUsage,
+  MetricsStatus,
+  Observation,
+  Role,
+  ServiceConfig,
+  ServiceObservation,
+  UnitState,
+} from '@shared/domain';
+import type { Clock, ClockTimer } from '../clock';
+import type { SshConnection } from '../ssh/connection';
+import { parseSystemctlShow, systemctlShowCommand } from '../probes/systemd';
+import { scrapeMetrics } from '../probes/metrics';
+import { checkHealth } from '../probes/health';
+import type { Exposition } from '../probes/exposition/types';
+import { extractKv, serverInfoCapacity, type KvMissing } from '../probes/sglang/kv';
+import { httpGet } from '../ssh/http-agent';
+
+export interface MonitorOptions {
+  clock: Clock;
+  /** Scrape interval (ms). */
+  intervalMs?: number;
+  /** Health is checked every N ticks. */
+  healthEveryTicks?: number;
+}
+
+export interface ScrapeEvent {
+  ts: number;
+  role: Role;
+  exposition: Exposition;
+}
+
+interface Events {
+  observation: [Observation];
+  scrape: [ScrapeEvent];
+}
+
+interface ServiceMemory {
+  health?: HealthResult;
+  capacityFromServerInfo?: number;
+  /** MainPID when capacity was read: a restart may change the pool size. */
+  capacityPid?: number;
+}
+
+export class DeploymentMonitor extends EventEmitter<Events> {
+  private timer: ClockTimer | null = null;
+  private running = false;
+  private tick = 0;
+  private inFlight = false;
+  private readonly memory = new Map<Role, ServiceMemory>();
+  private latest: Observation | undefined;
+
+  constructor(
+    readonly hostId: string,
+    readonly deployment: DeploymentConfig,
+    private readonly conn: SshConnection,
+    private readonly opts: MonitorOptions,
+  ) {
+    super();
+  }
+
+  get latestObservation(): Observation | undefined {
+    return this.latest;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) this.opts.clock.clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Run one poll now (tests, and "refresh" in the UI). */
+  async pollOnce(): Promise<Observation> {
+    const obs = await this.poll();
+    this.latest = obs;
+    this.emit('observation', obs);
+    return obs;
+  }
+
+  private schedule(delay: number): void {
+    if (!this.running) return;
+    this.timer = this.opts.clock.setTimeout(() => void this.onTimer(), delay);
+  }
+
+  private async onTimer(): Promise<void> {
+    const interval = this.opts.intervalMs ?? 1000;
+    const started = this.opts.clock.now();
+    if (!this.inFlight) {
+      this.inFlight = true;
+      try {
+        await this.pollOnce();
+      } finally {
+        this.inFlight = false;
+      }
+    }
+    // Keep a steady cadence: a slow poll delays the next one rather than stacking polls up.
+    const elapsed = this.opts.clock.now() - started;
+    this.schedule(Math.max(0, interval - elapsed));
+  }
+
+  private async poll(): Promise<Observation> {
+    const { clock } = this.opts;
+    const ts = clock.now();
+    this.tick++;
+    const services = this.deployment.services.filter((s) => s.hostId === this.hostId);
+    if (!this.conn.isConnected) {
+      return {
+        deploymentId: this.deployment.id,
+        hostId: this.hostId,
+        ts,
+        services: services.map((s) => ({
+          role: s.role,
+          unit: s.unit,
+          systemdError: `no connection to ${this.conn.label}`,
+          metrics: { ok: false, at: ts, error: `no connection to ${this.conn.label}` },
+          health: this.memory.get(s.role)?.health,
+          signals: {},
+        })),
+      };
+    }
+    const checkHealthNow = (this.tick - 1) % (this.opts.healthEveryTicks ?? 5) === 0;
+    const [systemd, perService] = await Promise.all([
+      this.readSystemd(services),
+      Promise.all(services.map((s) => this.observeService(s, checkHealthNow, ts))),
+    ]);
+    let anyTraffic = !('error' in systemd);
+    const out: ServiceObservation[] = perService.map((o) => {
+      const unit = 'error' in systemd ? undefined : systemd.units.get(o.unit);
+      if (o.metrics?.ok) anyTraffic = true;
+      return { ...o, systemd: unit, systemdError: 'error' in systemd ? systemd.error : undefined };
+    });
+    for (const o of out) {
+      const mem = this.memoryFor(o.role);
+      if (o.systemd && mem.capacityPid !== undefined && o.systemd.mainPid !== mem.capacityPid) {
+        mem.capacityFromServerInfo = undefined;
+        mem.capacityPid = undefined;
+      }
+    }
+    if (anyTraffic) this.conn.markFresh();
+    else this.conn.markStale('no command or scrape answered in the last poll');
+    return { deploymentId: this.deployment.id, hostId: this.hostId, ts, services: out };
+  }
+
+  private async readSystemd(
+    services: ServiceConfig[],
+  ): Promise<{ units: Map<string, UnitState> } | { error: string }> {
+    const units = services.map((s) => s.unit);
+    try {
+      const res = await this.conn.exec(systemctlShowCommand(units), { timeoutMs: 10_000, maxBytes: 1024 * 1024 });
+      if (res.exitCode !== 0 && !res.stdout.trim())
+        return { error: `systemctl show failed on ${this.conn.label} (exit ${res.exitCode}): ${res.stderr.trim().slice(0, 200)}` };
+      return { units: parseSystemctlShow(res.stdout, units) };
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  }
+
+  private async observeService(s: ServiceConfig, checkHealthNow: boolean, ts: number): Promise<ServiceObservation> {
+    const mem = this.memoryFor(s.role);
+    const obs: ServiceObservation = { role: s.role, unit: s.unit, signals: {} };
+    let agent;
+    try {
+      agent = this.conn.httpAgent();
+    } catch (err) {
+      obs.metrics = { ok: false, at: ts, error: (err as Error).message };
+      return obs;
+    }
+    const healthUrl = s.healthUrl ?? `${s.apiUrl}/health`;
+    const [scrape, health] = await Promise.all([
+      s.metricsUrl
+        ? scrapeMetrics(agent, {
+            url: s.metricsUrl,
+            what: `${s.role} (${s.unit})`,
+            unit: s.unit,
+            kind: s.role === 'router' ? 'router' : 'server',
+          })
+        : Promise.resolve(null),
+      checkHealthNow ? checkHealth(agent, healthUrl, () => this.opts.clock.now()) : Promise.resolve(mem.health),
+    ]);
+    if (health) mem.health = health;
+    obs.health = mem.health;
+    obs.metrics = this.metricsStatus(s, scrape, ts);
+    if (scrape?.ok) {
+      this.emit('scrape', { ts, role: s.role, exposition: scrape.exposition });
+      if (s.role !== 'router') {
+        const kv = await this.kvFor(s, scrape.exposition, agent);
+        if ('missing' in kv) obs.kvMissing = { reason: kv.reason, expected: kv.expected };
+        else obs.kv = kv;
+      }
+    }
+    return obs;
+  }
+
+  private metricsStatus(
+    s: ServiceConfig,
+    scrape: Awaited<ReturnType<typeof scrapeMetrics>> | null,
+    ts: number,
+  ): MetricsStatus {
+    if (!scrape)
+      return {
+        ok: false,
+        at: ts,
+        disabled: true,
+        error: `${s.role}: no metrics endpoint configured`,
+        hint: s.role === 'router' ? 'Set --prometheus-port on the router.' : `Add --enable-metrics to ExecStart of ${s.unit}.`,
+      };
+    if (scrape.ok)
+      return {
+        ok: true,
+        scrapedAt: ts,
+        durationMs: scrape.durationMs,
+        families: scrape.exposition.families.length,
+        samples: scrape.exposition.sampleCount,
+      };
+    return scrape.disabled
+      ? { ok: false, at: ts, disabled: true, error: scrape.error, hint: scrape.hint }
+      : { ok: false, at: ts, error: scrape.error, hint: scrape.hint };
+  }
+
+  private async kvFor(s: ServiceConfig, exp: Exposition, agent: http.Agent): Promise<KvUsage | KvMissing> {
+    const mem = this.memoryFor(s.role);
+    let kv = extractKv(exp, { capacityFromServerInfo: mem.capacityFromServerInfo });
+    if ('missing' in kv && kv.needsServerInfo && mem.capacityFromServerInfo === undefined) {
+      // Older servers do not export max_total_num_tokens; /server_info (or /get_server_info before the rename) has it.
+      for (const path of ['/server_info', '/get_server_info']) {
+        try {
+          const res = await httpGet(agent, `${s.apiUrl}${path}`, { timeoutMs: 5000, maxBytes: 4 * 1024 * 1024 });
+          if (res.status !== 200) continue;
+          const cap = serverInfoCapacity(JSON.parse(res.body) as unknown);
+          if (cap) {
+            mem.capacityFromServerInfo = cap;
+            mem.capacityPid = this.latest?.services.find((o) => o.role === s.role)?.systemd?.mainPid;
+            break;
+          }
+        } catch {
+          // Not JSON or not reachable: try the other name, then report "missing" below.
+          continue;
+        }
+      }
+      kv = extractKv(exp, { capacityFromServerInfo: mem.capacityFromServerInfo });
+    }
+    return kv;
+  }
+
+  private memoryFor(role: Role): ServiceMemory {
+    let m = this.memory.get(role);
+    if (!m) this.memory.set(role, (m = {}));
+    return m;
+  }
+}

@@ -1,0 +1,85 @@
+// Scraping one /metrics endpoint through the SSH tunnel and turning every way it can go wrong into a
+// per-endpoint state that names what was received and what to change.
+import type http from 'node:http';
+import type { Exposition } from './exposition/types';
+import { ExpositionParseError } from './exposition/types';
+import { ACCEPT_HEADER, formatFromContentType, parseExposition } from './exposition/parser';
+import { HttpError, httpGet } from '../ssh/http-agent';
+
+export type ScrapeResult =
+  | { ok: true; exposition: Exposition; durationMs: number; bytes: number }
+  | { ok: false; error: string; hint?: string; disabled?: boolean };
+
+export interface ScrapeTarget {
+  url: string;
+  /** Named in messages: "decode (sglang-decode.service)". */
+  what: string;
+  unit: string;
+  kind: 'server' | 'router';
+}
+
+export async function scrapeMetrics(
+  agent: http.Agent,
+  target: ScrapeTarget,
+  opts: { timeoutMs?: number; maxBytes?: number } = {},
+): Promise<ScrapeResult> {
+  let res;
+  try {
+    res = await httpGet(agent, target.url, {
+      timeoutMs: opts.timeoutMs ?? 5000,
+      maxBytes: opts.maxBytes ?? 16 * 1024 * 1024,
+      headers: { accept: ACCEPT_HEADER },
+    });
+  } catch (err) {
+    const e = err as Error;
+    if (err instanceof HttpError && err.code === 'refused')
+      return {
+        ok: false,
+        error: `${target.what}: nothing is listening at ${target.url} (connection refused)`,
+        hint: `Is ${target.unit} running? If it is, check the port in its ExecStart.`,
+      };
+    return { ok: false, error: `${target.what}: ${e.message}` };
+  }
+  if (res.status === 404) {
+    return target.kind === 'server'
+      ? {
+          ok: false,
+          disabled: true,
+          error: `${target.what}: ${target.url} answered 404 — metrics are disabled on this server`,
+          hint: `Add --enable-metrics to ExecStart of ${target.unit}, then restart it.`,
+        }
+      : {
+          ok: false,
+          error: `${target.what}: ${target.url} answered 404`,
+          hint: `Check --prometheus-host/--prometheus-port in ExecStart of ${target.unit}.`,
+        };
+  }
+  if (res.status !== 200)
+    return { ok: false, error: `${target.what}: ${target.url} answered HTTP ${res.status}${describeBody(res.body)}` };
+  const ctype = String(res.headers['content-type'] ?? '');
+  if (/text\/html/i.test(ctype) || /^\s*<(!doctype|html)/i.test(res.body))
+    return {
+      ok: false,
+      error: `${target.what}: ${target.url} returned an HTML page${describeBody(res.body)} instead of Prometheus metrics`,
+      hint: 'Something else (a proxy or another app) answers on that port; check the port in ExecStart.',
+    };
+  const format = formatFromContentType(ctype);
+  try {
+    const exposition = parseExposition(res.body, format);
+    return { ok: true, exposition, durationMs: res.durationMs, bytes: res.body.length };
+  } catch (err) {
+    if (err instanceof ExpositionParseError)
+      return {
+        ok: false,
+        error: `${target.what}: ${target.url} returned text that is not valid ${format} exposition (${err.message})`,
+      };
+    throw err;
+  }
+}
+
+function describeBody(body: string): string {
+  const title = /<title>([^<]{1,80})<\/title>/i.exec(body)?.[1];
+  if (title) return ` ("${title.trim()}")`;
+  const first = body.trim().split('\n')[0]?.slice(0, 80);
+  return first ? `: ${JSON.stringify(first)}` : '';
+}

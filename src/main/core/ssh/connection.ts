@@ -1,0 +1,327 @@
+// One SSH connection per host that carries everything: commands over `exec` (bounded by a semaphore),
+// HTTP scrapes over `forwardOut` with a keep-alive agent. It reconnects by itself with exponential
+// backoff and jitter, and its status is never optimistic: it says `connected` only after the handshake,
+// and drops to `reconnecting` the moment ssh2 reports the link closed or keepalives go unanswered.
+import { EventEmitter } from 'node:events';
+import { Client, type ConnectConfig, type ClientChannel } from 'ssh2';
+import type { ConnectionStatus } from '@shared/domain';
+import { systemClock, type Clock, type ClockTimer } from '../clock';
+import { Semaphore } from './semaphore';
+import { ForwardingAgent } from './http-agent';
+import { explainSshError, PERMANENT_CODES, SshError, type ExplainedError } from './errors';
+
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  signal?: string;
+}
+
+export interface ExecOptions {
+  /** Real-time limit; the command's channel is closed when it passes. */
+  timeoutMs?: number;
+  /** Output cap per stream; past it the channel is closed and the call fails. */
+  maxBytes?: number;
+}
+
+export interface SshConnectionOptions {
+  /** Human name used in every message: the alias or user@host:port. */
+  label: string;
+  /** Produces the ssh2 config for each attempt (re-resolves keys, agent, jump hosts). */
+  configure: () => Promise<ConnectConfig>;
+  clock?: Clock;
+  /** At most this many concurrent exec channels; OpenSSH's MaxSessions defaults to 10. */
+  maxSessions?: number;
+  keepaliveIntervalMs?: number;
+  keepaliveCountMax?: number;
+  readyTimeoutMs?: number;
+  backoff?: { initialMs: number; maxMs: number };
+  /** Closes the connection when it goes quiet for this long without any successful traffic. */
+  staleAfterMs?: number;
+}
+
+interface Events {
+  status: [ConnectionStatus];
+  connected: [];
+}
+
+const DEFAULT_EXEC_MAX_BYTES = 8 * 1024 * 1024;
+
+export class SshConnection extends EventEmitter<Events> {
+  private client: Client | null = null;
+  private agent: ForwardingAgent | null = null;
+  private readonly sessions: Semaphore;
+  private readonly clock: Clock;
+  private current: ConnectionStatus = { state: 'idle' };
+  private attempt = 0;
+  private retryTimer: ClockTimer | null = null;
+  private stopped = true;
+  private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+
+  constructor(private readonly opts: SshConnectionOptions) {
+    super();
+    this.clock = opts.clock ?? systemClock;
+    this.sessions = new Semaphore(opts.maxSessions ?? 8);
+  }
+
+  get status(): ConnectionStatus {
+    return this.current;
+  }
+
+  get label(): string {
+    return this.opts.label;
+  }
+
+  get isConnected(): boolean {
+    return (this.current.state === 'connected' || this.current.state === 'stale') && this.client !== null;
+  }
+
+  /** Start connecting; resolves after the first attempt, whatever its outcome (see `status`). */
+  start(): Promise<void> {
+    this.stopped = false;
+    return this.connectOnce();
+  }
+
+  /** Waits until connected, or rejects with the failure reason when the connection fails permanently or the wait times out. */
+  waitConnected(timeoutMs: number): Promise<void> {
+    if (this.isConnected) return Promise.resolve();
+    if (this.current.state === 'failed')
+      return Promise.reject(new SshError({ code: 'failed', message: this.current.reason, hint: this.current.hint }));
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          systemClock.clearTimeout(timer);
+          resolve();
+        },
+        reject: (e: Error) => {
+          systemClock.clearTimeout(timer);
+          reject(e);
+        },
+      };
+      const timer = systemClock.setTimeout(() => {
+        this.readyWaiters = this.readyWaiters.filter((w) => w !== waiter);
+        const s = this.current;
+        const why = s.state === 'reconnecting' ? `: ${s.lastError}` : '';
+        reject(new SshError({ code: 'timeout', message: `could not connect to ${this.label} within ${timeoutMs / 1000} s${why}` }));
+      }, timeoutMs);
+      this.readyWaiters.push(waiter);
+    });
+  }
+
+  /** Reconnect now (e.g. on resume from sleep or a network change) instead of waiting for the backoff. */
+  reconnectNow(reason: string): void {
+    if (this.stopped) return;
+    if (this.retryTimer) {
+      this.clock.clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+    this.teardown(reason);
+    void this.connectOnce();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.teardown('closed by the user');
+    this.setStatus({ state: 'idle' });
+    for (const w of this.readyWaiters.splice(0)) w.reject(new SshError({ code: 'closed', message: `${this.label}: connection closed` }));
+  }
+
+  /** The link is up but traffic stopped flowing (a scrape or command timed out): say so until it recovers. */
+  markStale(reason: string): void {
+    if (this.current.state === 'connected') this.setStatus({ state: 'stale', since: this.clock.now(), reason });
+  }
+
+  /** Traffic flowed again after `markStale`. */
+  markFresh(): void {
+    if (this.current.state === 'stale' && this.client) this.setStatus({ state: 'connected', since: this.clock.now() });
+  }
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    return this.sessions.run(() => this.execNow(command, options));
+  }
+
+  /** GET over a forwarded TCP connection from the host's point of view (e.g. http://127.0.0.1:30200/metrics). */
+  httpAgent(): ForwardingAgent {
+    if (!this.agent || !this.client || !this.isConnected)
+      throw new SshError({ code: 'not-connected', message: `not connected to ${this.label}` });
+    return this.agent;
+  }
+
+  private execNow(command: string, options: ExecOptions): Promise<ExecResult> {
+    const client = this.client;
+    if (!client || !this.isConnected)
+      return Promise.reject(new SshError({ code: 'not-connected', message: `not connected to ${this.label}` }));
+    const maxBytes = options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES;
+    const timeoutMs = options.timeoutMs ?? 15_000;
+    return new Promise<ExecResult>((resolve, reject) => {
+      let settled = false;
+      let channel: ClientChannel | null = null;
+      const finish = (err: Error | null, result?: ExecResult): void => {
+        if (settled) return;
+        settled = true;
+        systemClock.clearTimeout(timer);
+        if (err) {
+          channel?.close();
+          reject(err);
+        } else resolve(result!);
+      };
+      const timer = systemClock.setTimeout(
+        () =>
+          finish(
+            new SshError({
+              code: 'exec-timeout',
+              message: `${this.label}: command did not finish within ${timeoutMs / 1000} s: ${command.slice(0, 120)}`,
+            }),
+          ),
+        timeoutMs,
+      );
+      client.exec(command, (err, ch) => {
+        if (err) {
+          finish(new SshError(explainSshError(err, this.label)));
+          return;
+        }
+        channel = ch;
+        const out: Buffer[] = [];
+        const errOut: Buffer[] = [];
+        let outBytes = 0;
+        let errBytes = 0;
+        let exitCode: number | null = null;
+        let signal: string | undefined;
+        const tooBig = (): void =>
+          finish(
+            new SshError({
+              code: 'output-too-large',
+              message: `${this.label}: output of "${command.slice(0, 80)}" exceeded ${Math.round(maxBytes / 1024)} KiB; stopped reading`,
+            }),
+          );
+        ch.on('data', (d: Buffer) => {
+          outBytes += d.length;
+          if (outBytes > maxBytes) return tooBig();
+          out.push(d);
+        });
+        ch.stderr.on('data', (d: Buffer) => {
+          errBytes += d.length;
+          if (errBytes > maxBytes) return tooBig();
+          errOut.push(d);
+        });
+        ch.on('exit', (code: number | null, sig?: string) => {
+          exitCode = code;
+          signal = sig ?? undefined;
+        });
+        ch.on('close', () =>
+          finish(null, {
+            // Hosts print whatever bytes they like; invalid UTF-8 becomes U+FFFD instead of failing the call.
+            stdout: Buffer.concat(out).toString('utf8'),
+            stderr: Buffer.concat(errOut).toString('utf8'),
+            exitCode,
+            signal,
+          }),
+        );
+        ch.on('error', (e: Error) => finish(new SshError(explainSshError(e, this.label))));
+      });
+    });
+  }
+
+  private async connectOnce(): Promise<void> {
+    if (this.stopped) return;
+    this.attempt++;
+    this.setStatus({ state: 'connecting', since: this.clock.now(), attempt: this.attempt });
+    let config: ConnectConfig;
+    try {
+      config = await this.opts.configure();
+    } catch (err) {
+      this.fail(explainSshError(err, this.label));
+      return;
+    }
+    if (this.stopped) return;
+    const client = new Client();
+    this.client = client;
+    await new Promise<void>((resolve) => {
+      let ready = false;
+      client.on('ready', () => {
+        ready = true;
+        this.attempt = 0;
+        this.agent = new ForwardingAgent(client, this.label);
+        this.setStatus({ state: 'connected', since: this.clock.now() });
+        this.emit('connected');
+        for (const w of this.readyWaiters.splice(0)) w.resolve();
+        resolve();
+      });
+      client.on('error', (err) => {
+        // ssh2 emits 'error' then 'close'; remember the reason for the close handler.
+        lastError = explainSshError(err, this.label);
+      });
+      let lastError: ExplainedError | null = null;
+      client.on('close', () => {
+        if (this.client !== client) return resolve();
+        this.client = null;
+        this.agent?.destroy();
+        this.agent = null;
+        if (this.stopped) return resolve();
+        const why = lastError ?? { code: 'closed', message: `${this.label} closed the connection` };
+        if (!ready && PERMANENT_CODES.has(why.code)) this.fail(why);
+        else this.scheduleRetry(why);
+        resolve();
+      });
+      try {
+        client.connect({
+          keepaliveInterval: this.opts.keepaliveIntervalMs ?? 10_000,
+          keepaliveCountMax: this.opts.keepaliveCountMax ?? 2,
+          readyTimeout: this.opts.readyTimeoutMs ?? 20_000,
+          ...config,
+        });
+      } catch (err) {
+        // ssh2 throws synchronously for bad key material or options.
+        lastError = explainSshError(err, this.label);
+        this.client = null;
+        this.fail(lastError);
+        resolve();
+      }
+    });
+  }
+
+  private scheduleRetry(why: ExplainedError): void {
+    const { initialMs, maxMs } = this.opts.backoff ?? { initialMs: 1000, maxMs: 30_000 };
+    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempt, 10));
+    // Full jitter within [base/2, base]: many clients reconnecting after a VPN blip do not stampede sshd.
+    const delay = Math.round(base / 2 + Math.random() * (base / 2));
+    const now = this.clock.now();
+    this.setStatus({
+      state: 'reconnecting',
+      attempt: this.attempt + 1,
+      nextAttemptAt: now + delay,
+      lastError: why.message,
+      since: this.current.state === 'reconnecting' ? this.current.since : now,
+    });
+    this.retryTimer = this.clock.setTimeout(() => {
+      this.retryTimer = null;
+      void this.connectOnce();
+    }, delay);
+  }
+
+  private fail(why: ExplainedError): void {
+    this.setStatus({ state: 'failed', reason: why.message, hint: why.hint, at: this.clock.now() });
+    for (const w of this.readyWaiters.splice(0)) w.reject(new SshError(why));
+  }
+
+  private teardown(reason: string): void {
+    const c = this.client;
+    this.client = null;
+    this.agent?.destroy();
+    this.agent = null;
+    if (c) {
+      // this.client no longer points at c, so its close handler only settles its pending attempt.
+      c.on('error', () => undefined); // late errors from a client we are discarding carry no information
+      c.end();
+      c.destroy();
+    }
+    void reason;
+  }
+
+  private setStatus(s: ConnectionStatus): void {
+    this.current = s;
+    this.emit('status', s);
+  }
+}

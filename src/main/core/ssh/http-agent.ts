@@ -1,0 +1,150 @@
+// HTTP through the SSH connection. ssh2's own HTTPAgent opens a new SSH connection per socket, which is
+// wrong for 1 Hz polling; this agent opens `direct-tcpip` channels on the one long-lived client and keeps
+// them alive between requests, so a steady scrape reuses one channel per endpoint.
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Client } from 'ssh2';
+import { systemClock } from '../clock';
+
+export class ForwardingAgent extends http.Agent {
+  constructor(
+    private readonly client: Client,
+    private readonly label: string,
+  ) {
+    // maxSockets bounds concurrent forwarded channels per endpoint; scrapes of one endpoint never overlap anyway.
+    super({ keepAlive: true, maxSockets: 4, maxFreeSockets: 2, keepAliveMsecs: 15_000 });
+  }
+
+  override createConnection(
+    options: http.ClientRequestArgs,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | undefined {
+    const host = String(options.host ?? options.hostname ?? '127.0.0.1');
+    const port = Number(options.port ?? 80);
+    this.client.forwardOut('127.0.0.1', 0, host, port, (err, channel) => {
+      if (err) {
+        const refused = /Connection refused|open failed|Administratively prohibited|Connect failed/i.test(err.message);
+        const e = Object.assign(
+          new Error(
+            refused
+              ? `connection refused by ${host}:${port} on ${this.label} (nothing listening, or the service is starting)`
+              : `could not open a tunnel to ${host}:${port} on ${this.label}: ${err.message}`,
+          ),
+          { code: refused ? 'ECONNREFUSED' : 'ETUNNEL' },
+        );
+        callback?.(e, undefined as unknown as Duplex);
+        return;
+      }
+      // http expects a net.Socket; ssh2 channels lack these socket-only methods.
+      const ch = channel as unknown as Duplex & Record<string, unknown>;
+      for (const m of ['setKeepAlive', 'setNoDelay', 'setTimeout', 'ref', 'unref']) ch[m] ??= () => ch;
+      callback?.(null, ch);
+    });
+    return undefined;
+  }
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** URL after redirects. */
+  url: string;
+  durationMs: number;
+}
+
+export interface HttpGetOptions {
+  timeoutMs?: number;
+  maxBytes?: number;
+  headers?: Record<string, string>;
+  maxRedirects?: number;
+}
+
+export class HttpError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'timeout' | 'too-large' | 'refused' | 'network' | 'redirects',
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/**
+ * GET a URL through the agent, bounded in time and size, following redirects (older SGLang answered
+ * /metrics with 307 → /metrics/). Real-time timeouts: the network does not run faster in tests.
+ */
+export async function httpGet(agent: http.Agent, url: string, opts: HttpGetOptions = {}): Promise<HttpResponse> {
+  const started = Date.now();
+  let current = url;
+  for (let hop = 0; hop <= (opts.maxRedirects ?? 3); hop++) {
+    const res = await getOnce(agent, current, opts);
+    if ([301, 302, 303, 307, 308].includes(res.status) && typeof res.headers.location === 'string') {
+      current = new URL(res.headers.location, current).toString();
+      continue;
+    }
+    return { ...res, url: current, durationMs: Date.now() - started };
+  }
+  throw new HttpError(`${url}: more than ${opts.maxRedirects ?? 3} redirects`, 'redirects');
+}
+
+function getOnce(
+  agent: http.Agent,
+  url: string,
+  opts: HttpGetOptions,
+): Promise<Omit<HttpResponse, 'url' | 'durationMs'>> {
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const maxBytes = opts.maxBytes ?? 16 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const finish = (err: Error | null, value?: Omit<HttpResponse, 'url' | 'durationMs'>): void => {
+      if (done) return;
+      done = true;
+      systemClock.clearTimeout(timer);
+      if (err) {
+        req.destroy();
+        reject(err);
+      } else resolve(value!);
+    };
+    const u = new URL(url);
+    const req = http.request(
+      {
+        agent,
+        host: u.hostname,
+        port: u.port || 80,
+        path: u.pathname + u.search,
+        method: 'GET',
+        headers: { 'accept-encoding': 'identity', ...opts.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > maxBytes) {
+            finish(
+              new HttpError(
+                `${url}: response larger than ${(maxBytes / 1024 / 1024).toFixed(0)} MB; stopped reading`,
+                'too-large',
+              ),
+            );
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on('end', () =>
+          finish(null, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', (e) => finish(new HttpError(`${url}: ${e.message}`, 'network')));
+      },
+    );
+    const timer = systemClock.setTimeout(
+      () => finish(new HttpError(`${url}: no complete response within ${timeoutMs / 1000} s`, 'timeout')),
+      timeoutMs,
+    );
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      finish(new HttpError(e.message, e.code === 'ECONNREFUSED' ? 'refused' : 'network')),
+    );
+    req.end();
+  });
+}
