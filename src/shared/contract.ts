@@ -36,7 +36,7 @@ export interface KvHistoryArgs {
 
 export interface AppInfo {
   version: string;
-  shell: 'electron' | 'browser';
+  shell: 'electron' | 'browser' | 'cli';
   platform: string;
   /** Set when the shell was started with a demo flag, so the UI opens straight into it. */
   autoOpenDemo: boolean;

@@ -130,6 +130,11 @@ export class Core extends EventEmitter<CoreEvents> implements ApiRequests {
     return [...this.get(args.deploymentId).events];
   }
 
+  /** The machine woke up or the network changed: links are probably dead although nothing said so yet. */
+  onResume(): void {
+    for (const d of this.open.values()) d.conn.reconnectNow('resumed from sleep or the network changed');
+  }
+
   /** Close everything (app quit, end of a CLI command). */
   async shutdown(): Promise<void> {
     await Promise.all([...this.open.keys()].map((id) => this.closeDeployment({ deploymentId: id })));

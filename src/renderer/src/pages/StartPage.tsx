@@ -1,0 +1,93 @@
+// First run: open the demo deployment, or connect to a host by ssh alias or user@host[:port].
+import { useState } from 'react';
+import type { HostConfig } from '@shared/domain';
+import { api } from '../api/client';
+import { errorText } from '../api/errors';
+import { addDeployment } from '../state/store';
+
+export function parseHostInput(input: string): HostConfig | string {
+  const v = input.trim();
+  const m = /^(?:([A-Za-z0-9._-]+)@)?([A-Za-z0-9._-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?$/.exec(v);
+  if (!m) return 'Enter an ssh alias from ~/.ssh/config (e.g. gpu-box) or user@host[:port].';
+  const [, user, hostname, port] = m;
+  if (!user && !port) return { id: hostname, label: hostname, kind: 'ssh', alias: hostname };
+  return { id: v.replace(/[^A-Za-z0-9._@:-]/g, '_'), label: v, kind: 'ssh', hostname, user, port: port ? Number(port) : undefined };
+}
+
+export function StartPage(): React.JSX.Element {
+  const [busy, setBusy] = useState<'demo' | 'host' | null>(null);
+  const [error, setError] = useState<{ message: string; hint?: string } | null>(null);
+  const [hostInput, setHostInput] = useState('');
+
+  const openDemo = async (): Promise<void> => {
+    setBusy('demo');
+    setError(null);
+    try {
+      addDeployment(await api.openDemo({}));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const connect = async (e: React.FormEvent): Promise<void> => {
+    e.preventDefault();
+    const host = parseHostInput(hostInput);
+    if (typeof host === 'string') {
+      setError({ message: host });
+      return;
+    }
+    setBusy('host');
+    setError(null);
+    try {
+      addDeployment(await api.connectHost({ host }));
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <main className="start">
+      <h1>PD Console</h1>
+      <p className="lede">
+        Health, KV-cache usage and safe restarts for SGLang prefill–decode deployments, over plain SSH.
+      </p>
+      <div className="start-grid">
+        <section className="card">
+          <h2>Try it now</h2>
+          <p>A simulated 8-GPU host (prefill on GPUs 0–3, decode on 4–7, a router) reached through the real SSH client.</p>
+          <button className="primary" data-testid="open-demo" onClick={() => void openDemo()} disabled={busy !== null}>
+            {busy === 'demo' ? 'Opening demo…' : 'Open demo deployment'}
+          </button>
+        </section>
+        <section className="card">
+          <h2>Connect to a host</h2>
+          <form onSubmit={(e) => void connect(e)}>
+            <label htmlFor="host-input">ssh alias or user@host[:port]</label>
+            <input
+              id="host-input"
+              data-testid="host-input"
+              placeholder="gpu-box"
+              value={hostInput}
+              onChange={(e) => setHostInput(e.target.value)}
+              autoComplete="off"
+              spellCheck={false}
+            />
+            <button type="submit" data-testid="connect-host" disabled={busy !== null || !hostInput.trim()}>
+              {busy === 'host' ? 'Connecting…' : 'Connect'}
+            </button>
+          </form>
+        </section>
+      </div>
+      {error && (
+        <div className="error-box" role="alert" data-testid="start-error">
+          <strong>{error.message}</strong>
+          {error.hint && <p>{error.hint}</p>}
+        </div>
+      )}
+    </main>
+  );
+}
