@@ -1,0 +1,51 @@
+// Starts browser mode (`node out/main/web.js`) as a real child process and reads the URL it prints.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export interface WebApp {
+  url: string;
+  origin: string;
+  token: string;
+  proc: ChildProcess;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+export async function startWebApp(args: string[] = ['--demo', '--no-open']): Promise<WebApp> {
+  const root = join(__dirname, '..', '..');
+  const proc = spawn(process.execPath, [join(root, 'out', 'main', 'web.js'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env },
+  });
+  let out = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`browser mode printed no URL within 20 s:\n${out}`)), 20_000);
+    const check = (): void => {
+      const m = /^(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    proc.stdout!.on('data', check);
+    proc.on('exit', (code) => reject(new Error(`browser mode exited with ${code}:\n${out}`)));
+  });
+  const u = new URL(url);
+  return {
+    url,
+    origin: u.origin,
+    token: u.searchParams.get('token')!,
+    proc,
+    output: () => out,
+    stop: () =>
+      new Promise((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+        setTimeout(() => proc.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}
