@@ -1,0 +1,302 @@
+// Router / model-gateway health in both metric eras (reference §2): `sgl_router_*` (sglang-router ≤ 0.2.4) and
+// `smg_*` (sglang-router ≥ 0.3.0, smg 1.x), plus the router's /readiness status and /workers JSON.
+//
+// Per-worker gauges are keyed by the `worker` label (the worker's URL; the experimental in-tree sgl-router of
+// 2026-06 calls it `worker_url`). Health: 1 healthy, 0 unhealthy, −1 removed. Circuit breaker: 0 closed,
+// 1 open, 2 half-open, −1 removed.
+
+import { z } from 'zod';
+import type { Exposition, Sample } from '../exposition/types';
+import { viewOf, type MetricView } from './series';
+
+export type RouterEra = 'smg' | 'sgl_router';
+export type CbState = 'closed' | 'open' | 'half_open' | 'removed';
+
+export interface RouterWorker {
+  /** Normalised worker URL (lower-case scheme/host, no trailing slash). */
+  url: string;
+  /** prefill | decode | regular | encode, when something says so. */
+  role?: string;
+  /** null when nothing reports this worker's health. */
+  healthy: boolean | null;
+  /** The router dropped the worker (health or cb gauge −1). */
+  removed?: boolean;
+  activeRequests?: number;
+  cbState?: CbState;
+}
+
+export interface RouterHealth {
+  /** null when the exposition carries no router metric at all. */
+  era: RouterEra | null;
+  workers: RouterWorker[];
+  /** From /readiness: PD mode needs ≥1 healthy prefill and ≥1 healthy decode. Absent when not checked. */
+  ready?: boolean;
+  /** Counters since router start (rates are in derived.ts). */
+  requestsTotal?: number;
+  errorsTotal?: number;
+}
+
+const HEALTH = { smg: 'smg_worker_health', sgl_router: 'sgl_router_worker_health' } as const;
+const CB = { smg: 'smg_worker_cb_state', sgl_router: 'sgl_router_cb_state' } as const;
+const ACTIVE = { smg: 'smg_worker_requests_active', sgl_router: 'sgl_router_running_requests' } as const;
+const REQUESTS = {
+  smg: ['smg_router_requests_total', 'smg_http_requests_total'],
+  sgl_router: ['sgl_router_requests_total'],
+} as const;
+const ERRORS = {
+  smg: ['smg_router_request_errors_total'],
+  sgl_router: ['sgl_router_request_errors_total'],
+} as const;
+
+/** Which router generation produced this exposition, by metric prefix; null if neither. */
+export function detectRouterEra(exp: Exposition): RouterEra | null {
+  let old = false;
+  for (const fam of exp.families) {
+    for (const s of fam.samples) {
+      if (s.name.startsWith('smg_')) return 'smg';
+      if (s.name.startsWith('sgl_router_')) old = true;
+    }
+  }
+  return old ? 'sgl_router' : null;
+}
+
+export function normalizeWorkerUrl(url: string): string {
+  let u = url.trim();
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(u)) u = `http://${u}`;
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/]*)(.*)$/i.exec(u);
+  if (!m) return u;
+  return `${m[1].toLowerCase()}${m[2].toLowerCase()}${m[3]}`.replace(/\/+$/, '');
+}
+
+export function routerHealthFromMetrics(exp: Exposition): RouterHealth {
+  const era = detectRouterEra(exp);
+  if (!era) return { era: null, workers: [] };
+  const view = viewOf(exp);
+  const workers = new Map<string, RouterWorker>();
+  const get = (url: string): RouterWorker => {
+    const key = normalizeWorkerUrl(url);
+    let w = workers.get(key);
+    if (!w) workers.set(key, (w = { url: key, healthy: null }));
+    return w;
+  };
+
+  for (const { url, value } of perWorker(view.samples(HEALTH[era]))) {
+    const w = get(url);
+    if (value < 0) {
+      w.removed = true;
+      w.healthy = false;
+    } else w.healthy = value >= 1;
+  }
+  for (const { url, value } of perWorker(view.samples(CB[era]))) {
+    const w = get(url);
+    const state = cbState(value);
+    if (state) w.cbState = state;
+    if (state === 'removed') {
+      w.removed = true;
+      w.healthy = false;
+    }
+  }
+  for (const { url, value } of perWorker(view.samples(ACTIVE[era]))) get(url).activeRequests = value;
+
+  // Roles: smg only names them on the --engine-metrics gauges; the old router had per-role PD counters.
+  if (era === 'smg') {
+    for (const fam of exp.families) {
+      if (!fam.name.startsWith('smg_engine_')) continue;
+      for (const s of fam.samples) {
+        const url = workerOf(s);
+        if (url && s.labels.role) get(url).role = s.labels.role;
+      }
+    }
+  } else {
+    for (const [name, role] of [
+      ['sgl_router_pd_prefill_requests_total', 'prefill'],
+      ['sgl_router_pd_decode_requests_total', 'decode'],
+    ] as const) {
+      for (const { url } of perWorker(view.samples(name))) get(url).role = role;
+    }
+  }
+
+  const out: RouterHealth = {
+    era,
+    workers: [...workers.values()].sort((a, b) => a.url.localeCompare(b.url)),
+  };
+  const requests = firstTotal(view, REQUESTS[era]);
+  if (requests !== undefined) out.requestsTotal = requests;
+  const errors = firstTotal(view, ERRORS[era]);
+  if (errors !== undefined) out.errorsTotal = errors;
+  return out;
+}
+
+function workerOf(s: Sample): string | undefined {
+  return s.labels.worker ?? s.labels.worker_url;
+}
+
+function perWorker(samples: Sample[]): { url: string; value: number }[] {
+  const out: { url: string; value: number }[] = [];
+  for (const s of samples) {
+    const url = workerOf(s);
+    if (url && Number.isFinite(s.value)) out.push({ url, value: s.value });
+  }
+  return out;
+}
+
+function cbState(v: number): CbState | undefined {
+  if (v === 0) return 'closed';
+  if (v === 1) return 'open';
+  if (v === 2) return 'half_open';
+  if (v === -1) return 'removed';
+  return undefined;
+}
+
+function firstTotal(view: MetricView, names: readonly string[]): number | undefined {
+  for (const name of names) {
+    const samples = view.samples(name).filter((s) => Number.isFinite(s.value));
+    if (samples.length > 0) return samples.reduce((t, s) => t + s.value, 0);
+  }
+  return undefined;
+}
+
+export interface Readiness {
+  /** null when the status says nothing about readiness (e.g. 404 from a router without /readiness). */
+  ready: boolean | null;
+  detail: string;
+}
+
+/** Interprets GET /readiness on the router's API port. */
+export function parseReadiness(status: number, body = ''): Readiness {
+  const text = body.trim().slice(0, 200);
+  const suffix = text ? `: ${text}` : '';
+  if (status >= 200 && status < 300) return { ready: true, detail: `${status} ready` };
+  if (status === 503) {
+    return {
+      ready: false,
+      detail: `503 not ready — PD needs at least one healthy prefill and one healthy decode worker (or the router is draining)${suffix}`,
+    };
+  }
+  if (status === 404) {
+    return {
+      ready: null,
+      detail: '404 — this router has no /readiness endpoint; rely on worker health instead',
+    };
+  }
+  return { ready: null, detail: `unexpected HTTP ${status} from /readiness${suffix}` };
+}
+
+export class RouterResponseError extends Error {
+  constructor(
+    message: string,
+    readonly endpoint: string,
+  ) {
+    super(`${endpoint}: ${message}`);
+    this.name = 'RouterResponseError';
+  }
+}
+
+const workerEntry = z.object({
+  url: z.string().min(1),
+  id: z.string().optional(),
+  worker_type: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+  is_healthy: z.boolean().optional(),
+  status: z.unknown().optional(),
+  load: z.number().optional(),
+});
+const workersResponse = z.union([
+  z.object({
+    workers: z.array(workerEntry),
+    total: z.number().optional(),
+    stats: z
+      .object({
+        total_workers: z.number().optional(),
+        healthy_workers: z.number().optional(),
+        total_models: z.number().optional(),
+        total_load: z.number().optional(),
+      })
+      .optional(),
+  }),
+  // /list_workers of sglang-router ≤ 0.1 (removed in PR #11921): URLs only.
+  z.object({ urls: z.array(z.string().min(1)) }),
+]);
+
+export interface RouterWorkersReport {
+  workers: RouterWorker[];
+  stats?: { totalWorkers?: number; healthyWorkers?: number; totalLoad?: number };
+}
+
+/** Parses GET /workers (or the legacy /list_workers) JSON. Throws RouterResponseError on any other shape. */
+export function parseWorkersJson(json: unknown, endpoint = 'GET /workers'): RouterWorkersReport {
+  const parsed = workersResponse.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RouterResponseError(
+      `expected {workers:[{url, worker_type, is_healthy, …}]} but ${issue ? `${issue.path.join('.') || 'the body'}: ${issue.message}` : 'the shape differs'}; ` +
+        'check that the URL is the router’s API port (not its Prometheus port)',
+      endpoint,
+    );
+  }
+  const data = parsed.data;
+  if ('urls' in data)
+    return { workers: data.urls.map((u) => ({ url: normalizeWorkerUrl(u), healthy: null })) };
+  const workers = data.workers.map((w): RouterWorker => {
+    const role = workerRole(w.worker_type);
+    return {
+      url: normalizeWorkerUrl(w.url),
+      healthy: w.is_healthy ?? null,
+      ...(role ? { role } : {}),
+      ...(w.load !== undefined ? { activeRequests: w.load } : {}),
+    };
+  });
+  const report: RouterWorkersReport = { workers };
+  if (data.stats) {
+    report.stats = {
+      ...(data.stats.total_workers !== undefined ? { totalWorkers: data.stats.total_workers } : {}),
+      ...(data.stats.healthy_workers !== undefined ? { healthyWorkers: data.stats.healthy_workers } : {}),
+      ...(data.stats.total_load !== undefined ? { totalLoad: data.stats.total_load } : {}),
+    };
+  }
+  return report;
+}
+
+/** "prefill" | "Prefill" | {"Prefill": {"bootstrap_port": 8998}} → "prefill". */
+function workerRole(t: string | Record<string, unknown> | undefined): string | undefined {
+  if (t === undefined) return undefined;
+  const name = typeof t === 'string' ? t : Object.keys(t)[0];
+  return name ? name.toLowerCase() : undefined;
+}
+
+/**
+ * Combines what the metrics, /workers and /readiness said. /workers is the router's current state, so its
+ * health and role win; active requests and circuit-breaker state come from the metrics. `expectedRoles`
+ * (e.g. from discovery of the router's --prefill/--decode flags) fills in roles nothing else reported.
+ */
+export function mergeRouterHealth(parts: {
+  metrics?: RouterHealth;
+  workers?: RouterWorkersReport;
+  readiness?: Readiness;
+  expectedRoles?: { url: string; role: string }[];
+}): RouterHealth {
+  const byUrl = new Map<string, RouterWorker>();
+  for (const w of parts.metrics?.workers ?? []) byUrl.set(w.url, { ...w });
+  for (const w of parts.workers?.workers ?? []) {
+    const cur = byUrl.get(w.url);
+    if (!cur) {
+      byUrl.set(w.url, { ...w });
+      continue;
+    }
+    if (w.healthy !== null && !cur.removed) cur.healthy = w.healthy;
+    if (w.role) cur.role = w.role;
+    if (cur.activeRequests === undefined && w.activeRequests !== undefined)
+      cur.activeRequests = w.activeRequests;
+  }
+  for (const e of parts.expectedRoles ?? []) {
+    const w = byUrl.get(normalizeWorkerUrl(e.url));
+    if (w && !w.role) w.role = e.role;
+  }
+  const out: RouterHealth = {
+    era: parts.metrics?.era ?? null,
+    workers: [...byUrl.values()].sort((a, b) => a.url.localeCompare(b.url)),
+  };
+  if (parts.readiness && parts.readiness.ready !== null) out.ready = parts.readiness.ready;
+  if (parts.metrics?.requestsTotal !== undefined) out.requestsTotal = parts.metrics.requestsTotal;
+  if (parts.metrics?.errorsTotal !== undefined) out.errorsTotal = parts.metrics.errorsTotal;
+  return out;
+}

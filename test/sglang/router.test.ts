@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import {
+  detectRouterEra,
+  mergeRouterHealth,
+  normalizeWorkerUrl,
+  parseReadiness,
+  parseWorkersJson,
+  RouterResponseError,
+  routerHealthFromMetrics,
+} from '../../src/main/core/probes/sglang/router';
+import { expo, fixture } from './helpers/exposition';
+
+describe('router metrics', () => {
+  it('smg 1.x (§7.3): per-worker health, cb state, active requests; roles from --engine-metrics gauges', () => {
+    const h = routerHealthFromMetrics(fixture('router-smg.prom'));
+    expect(h.era).toBe('smg');
+    expect(h.workers).toEqual([
+      { url: 'http://127.0.0.1:30100', healthy: true, cbState: 'closed', activeRequests: 4 },
+      // only the decode worker appears in smg_engine_pd_decode_queue_reqs{role="decode"}
+      { url: 'http://127.0.0.1:30200', healthy: true, cbState: 'closed', activeRequests: 58, role: 'decode' },
+    ]);
+    // smg_router_requests_total is the routed-request counter: 1533
+    expect(h.requestsTotal).toBe(1533);
+    expect(h.errorsTotal).toBeUndefined();
+  });
+
+  it('sglang-router ≤ 0.2.4: sgl_router_* names, roles from the PD per-worker counters', () => {
+    const h = routerHealthFromMetrics(fixture('router-sgl-0.2.4.prom'));
+    expect(h.era).toBe('sgl_router');
+    expect(h.workers).toEqual([
+      { url: 'http://127.0.0.1:30100', healthy: true, cbState: 'closed', activeRequests: 3, role: 'prefill' },
+      { url: 'http://127.0.0.1:30200', healthy: false, cbState: 'open', activeRequests: 0, role: 'decode' },
+    ]);
+    // 900 + 40 requests, 7 errors
+    expect(h.requestsTotal).toBe(940);
+    expect(h.errorsTotal).toBe(7);
+  });
+
+  it('health −1 marks a removed worker (not merely unhealthy)', () => {
+    const h = routerHealthFromMetrics(
+      expo(`
+smg_worker_health{worker="http://10.0.0.5:30200/"} -1
+smg_worker_cb_state{worker="http://10.0.0.5:30200/"} -1
+smg_worker_health{worker="HTTP://10.0.0.5:30100"} 0
+`),
+    );
+    expect(h.workers).toEqual([
+      { url: 'http://10.0.0.5:30100', healthy: false },
+      { url: 'http://10.0.0.5:30200', healthy: false, removed: true, cbState: 'removed' },
+    ]);
+  });
+
+  it('the experimental in-tree sgl-router labels workers worker_url', () => {
+    const h = routerHealthFromMetrics(expo('sgl_router_worker_health{worker_url="http://h:1"} 1\n'));
+    expect(h.workers).toEqual([{ url: 'http://h:1', healthy: true }]);
+  });
+
+  it('a server exposition is not a router', () => {
+    expect(detectRouterEra(fixture('decode-newest.prom'))).toBeNull();
+    expect(routerHealthFromMetrics(fixture('decode-newest.prom'))).toEqual({ era: null, workers: [] });
+  });
+
+  it('normalizes worker URLs for matching', () => {
+    expect(normalizeWorkerUrl('127.0.0.1:30200')).toBe('http://127.0.0.1:30200');
+    expect(normalizeWorkerUrl(' HTTP://Node-1:30200/ ')).toBe('http://node-1:30200');
+  });
+});
+
+describe('/readiness and /workers', () => {
+  it('maps status codes', () => {
+    expect(parseReadiness(200).ready).toBe(true);
+    const r = parseReadiness(503, '{"status":"not ready"}');
+    expect(r.ready).toBe(false);
+    expect(r.detail).toMatch(/prefill and one healthy decode/);
+    expect(r.detail).toContain('not ready');
+    expect(parseReadiness(404).ready).toBeNull();
+    expect(parseReadiness(500).detail).toMatch(/unexpected HTTP 500/);
+  });
+
+  it('parses the /workers shape, including enum-style worker_type', () => {
+    const rep = parseWorkersJson({
+      workers: [
+        {
+          id: 'w1',
+          url: 'http://127.0.0.1:30100',
+          worker_type: { Prefill: { bootstrap_port: 8998 } },
+          is_healthy: true,
+          load: 2,
+        },
+        { id: 'w2', url: 'http://127.0.0.1:30200/', worker_type: 'decode', is_healthy: false, status: 'x' },
+      ],
+      total: 2,
+      stats: { total_workers: 2, healthy_workers: 1, total_models: 1, total_load: 2 },
+    });
+    expect(rep.workers).toEqual([
+      { url: 'http://127.0.0.1:30100', healthy: true, role: 'prefill', activeRequests: 2 },
+      { url: 'http://127.0.0.1:30200', healthy: false, role: 'decode' },
+    ]);
+    expect(rep.stats).toEqual({ totalWorkers: 2, healthyWorkers: 1, totalLoad: 2 });
+  });
+
+  it('accepts the legacy /list_workers {urls} shape', () => {
+    expect(parseWorkersJson({ urls: ['http://a:1'] }, 'GET /list_workers').workers).toEqual([
+      { url: 'http://a:1', healthy: null },
+    ]);
+  });
+
+  it('rejects other shapes with an error naming the endpoint and the likely mistake', () => {
+    expect(() => parseWorkersJson('# HELP smg_http_requests_total')).toThrow(RouterResponseError);
+    expect(() => parseWorkersJson({ workers: [{ id: 1 }] })).toThrow(/GET \/workers: .*Prometheus port/);
+  });
+
+  it('merges: /workers health and role win, metrics keep cb state and load, discovery fills roles', () => {
+    const metrics = routerHealthFromMetrics(fixture('router-sgl-0.2.4.prom'));
+    const merged = mergeRouterHealth({
+      metrics,
+      workers: parseWorkersJson({
+        workers: [
+          { url: 'http://127.0.0.1:30200', worker_type: 'decode', is_healthy: true },
+          { url: 'http://127.0.0.1:30300', is_healthy: true },
+        ],
+      }),
+      readiness: parseReadiness(200),
+      expectedRoles: [{ url: 'http://127.0.0.1:30300/', role: 'decode' }],
+    });
+    expect(merged.ready).toBe(true);
+    expect(merged.era).toBe('sgl_router');
+    expect(merged.workers).toEqual([
+      { url: 'http://127.0.0.1:30100', healthy: true, cbState: 'closed', activeRequests: 3, role: 'prefill' },
+      { url: 'http://127.0.0.1:30200', healthy: true, cbState: 'open', activeRequests: 0, role: 'decode' },
+      { url: 'http://127.0.0.1:30300', healthy: true, role: 'decode' },
+    ]);
+  });
+});
