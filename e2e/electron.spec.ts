@@ -8,7 +8,10 @@ const root = join(__dirname, '..');
 
 function electronBinary(): string | null {
   if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const p = join(process.env.ELECTRON_OVERRIDE_DIST_PATH, process.platform === 'win32' ? 'electron.exe' : 'electron');
+    const p = join(
+      process.env.ELECTRON_OVERRIDE_DIST_PATH,
+      process.platform === 'win32' ? 'electron.exe' : 'electron',
+    );
     return existsSync(p) ? p : null;
   }
   const pathTxt = join(root, 'node_modules', 'electron', 'path.txt');
@@ -25,10 +28,16 @@ if (!binary)
   );
 
 test.describe('Electron shell', () => {
-  test.skip(!binary, 'no Electron binary here: run `npx install-electron` (needs internet) to enable this suite');
+  test.skip(
+    !binary,
+    'no Electron binary here: run `npx install-electron` (needs internet) to enable this suite',
+  );
 
   test('opens a sandboxed window whose preload exposes only window.api, and the demo works', async () => {
-    const app = await electron.launch({ executablePath: binary!, args: [join(root, 'out', 'main', 'index.js')] });
+    const app = await electron.launch({
+      executablePath: binary!,
+      args: [join(root, 'out', 'main', 'index.js')],
+    });
     try {
       const win = await app.firstWindow();
       const exposed = await win.evaluate(() => ({
@@ -42,7 +51,11 @@ test.describe('Electron shell', () => {
       const prefs = await app.evaluate(({ BrowserWindow }) => {
         const w = BrowserWindow.getAllWindows()[0];
         const p = w.webContents.getLastWebPreferences();
-        return { sandbox: p?.sandbox, contextIsolation: p?.contextIsolation, nodeIntegration: p?.nodeIntegration };
+        return {
+          sandbox: p?.sandbox,
+          contextIsolation: p?.contextIsolation,
+          nodeIntegration: p?.nodeIntegration,
+        };
       });
       expect(prefs).toEqual({ sandbox: true, contextIsolation: true, nodeIntegration: false });
     } finally {

@@ -3,7 +3,9 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from '@playwright/test';
 
-const CANDIDATES = [process.env.PD_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean) as string[];
+const CANDIDATES = [process.env.PD_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
+  Boolean,
+) as string[];
 
 export async function launchChromium(): Promise<Browser> {
   const executablePath = CANDIDATES.find((p) => existsSync(p));

@@ -22,7 +22,10 @@ export async function startWebApp(args: string[] = ['--demo', '--no-open']): Pro
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`browser mode printed no URL within 20 s:\n${out}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`browser mode printed no URL within 20 s:\n${out}`)),
+      20_000,
+    );
     const check = (): void => {
       const m = /^(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/m.exec(out);
       if (m) {

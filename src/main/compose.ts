@@ -40,7 +40,9 @@ export function standardDeployment(host: HostConfig): Omit<DeploymentConfig, 'id
   };
 }
 
-export function createCore(opts: Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & { demoSpeed?: number }): Core {
+export function createCore(
+  opts: Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & { demoSpeed?: number },
+): Core {
   return new Core({
     ...opts,
     version: APP_VERSION,

@@ -1,7 +1,14 @@
 // Electron IPC, derived from the contract: one handler per request channel, one send per event.
 // Every handler checks that the sender is our own renderer frame before anything else runs.
 // Electron objects are injected (structural types), so this glue is unit-tested without the binary.
-import { EVENT_NAMES, REQUEST_NAMES, eventChannel, requestChannel, type ApiEvents, type EventName } from '@shared/contract';
+import {
+  EVENT_NAMES,
+  REQUEST_NAMES,
+  eventChannel,
+  requestChannel,
+  type ApiEvents,
+  type EventName,
+} from '@shared/contract';
 import type { Core } from './core/core';
 import { dispatch } from './api/dispatch';
 
@@ -45,7 +52,10 @@ export function registerIpc(
   for (const name of REQUEST_NAMES) {
     ipcMain.handle(requestChannel(name), async (event, args) => {
       if (!trusted.isTrustedSender(event))
-        return { ok: false, error: { code: 'untrusted-sender', message: `refused ${name} from an untrusted frame` } };
+        return {
+          ok: false,
+          error: { code: 'untrusted-sender', message: `refused ${name} from an untrusted frame` },
+        };
       return dispatch(core, name, args);
     });
   }

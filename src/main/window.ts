@@ -45,7 +45,10 @@ export function installSessionPolicies(devServerUrl: string | undefined): void {
   ses.webRequest.onHeadersReceived((details, callback) => {
     // The dev server's hot reload needs inline scripts and a websocket; packaged builds never get this.
     const csp = devServerUrl
-      ? CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace("connect-src 'self'", "connect-src 'self' ws:")
+      ? CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace(
+          "connect-src 'self'",
+          "connect-src 'self' ws:",
+        )
       : CSP;
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } });
   });

@@ -1,7 +1,14 @@
 // Exposes the API contract as window.api and nothing else. Runs sandboxed: no Node, no dependencies
 // beyond the contract's plain lists. The IPC event object never reaches the page.
 import { contextBridge, ipcRenderer } from 'electron';
-import { EVENT_NAMES, REQUEST_NAMES, eventChannel, requestChannel, type Envelope, type EventName } from '@shared/contract';
+import {
+  EVENT_NAMES,
+  REQUEST_NAMES,
+  eventChannel,
+  requestChannel,
+  type Envelope,
+  type EventName,
+} from '@shared/contract';
 
 class ApiCallError extends Error {
   constructor(

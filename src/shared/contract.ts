@@ -109,5 +109,4 @@ export type Envelope<T> = { ok: true; result: T } | { ok: false; error: ApiError
 /** Browser-mode WebSocket frames. */
 export type ClientFrame = { t: 'req'; id: number; method: string; args: unknown };
 export type ServerFrame =
-  | { t: 'res'; id: number; envelope: Envelope<unknown> }
-  | { t: 'evt'; event: EventName; payload: unknown };
+  { t: 'res'; id: number; envelope: Envelope<unknown> } | { t: 'evt'; event: EventName; payload: unknown };

@@ -71,12 +71,7 @@ export interface HealthResult {
   checkedAt: number;
 }
 
-export type KvSource =
-  | 'kv_tokens'
-  | 'full_token_usage'
-  | 'num_used_tokens'
-  | 'token_usage'
-  | 'none';
+export type KvSource = 'kv_tokens' | 'full_token_usage' | 'num_used_tokens' | 'token_usage' | 'none';
 
 export interface KvUsage {
   usedTokens: number;
@@ -136,14 +131,7 @@ export interface KvHistory {
 }
 
 export type AppEventKind =
-  | 'connection'
-  | 'state-change'
-  | 'health'
-  | 'alert'
-  | 'action'
-  | 'restart-step'
-  | 'annotation'
-  | 'info';
+  'connection' | 'state-change' | 'health' | 'alert' | 'action' | 'restart-step' | 'annotation' | 'info';
 
 export interface AppEvent {
   id: string;

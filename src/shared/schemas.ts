@@ -12,10 +12,25 @@ export const hostConfigSchema = z.strictObject({
   id: id.regex(/^[A-Za-z0-9._@:-]+$/),
   label: z.string().min(1).max(200),
   kind: z.enum(['demo', 'ssh']),
-  alias: z.string().min(1).max(200).regex(/^[^\s'"`$;&|<>\\]+$/).optional(),
-  hostname: z.string().min(1).max(255).regex(/^[A-Za-z0-9._:\-[\]]+$/).optional(),
+  alias: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^\s'"`$;&|<>\\]+$/)
+    .optional(),
+  hostname: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9._:\-[\]]+$/)
+    .optional(),
   port: z.number().int().min(1).max(65535).optional(),
-  user: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/).optional(),
+  user: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9._-]+$/)
+    .optional(),
   identityFile: z.string().min(1).max(1024).optional(),
 });
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseSystemctlShow, parseSystemdTimestamp, systemctlShowCommand } from '../../src/main/core/probes/systemd';
+import {
+  parseSystemctlShow,
+  parseSystemdTimestamp,
+  systemctlShowCommand,
+} from '../../src/main/core/probes/systemd';
 
 const SHOW = `Id=sglang-prefill.service
 Description=SGLang prefill (PD)
@@ -37,7 +41,7 @@ Result=success
 describe('systemctl show', () => {
   it('builds one batched, quoted command and refuses unsafe unit names', () => {
     expect(systemctlShowCommand(['a.service', 'b@1.service'])).toBe(
-      "systemctl show --no-pager --property=Id,Description,LoadState,ActiveState,SubState,MainPID,NRestarts,Result,ExecMainStatus,ActiveEnterTimestamp,MemoryCurrent,ExecStart a.service b@1.service",
+      'systemctl show --no-pager --property=Id,Description,LoadState,ActiveState,SubState,MainPID,NRestarts,Result,ExecMainStatus,ActiveEnterTimestamp,MemoryCurrent,ExecStart a.service b@1.service',
     );
     expect(() => systemctlShowCommand(['x; rm -rf /'])).toThrow(/refusing to send unit name/);
     expect(() => systemctlShowCommand(['$(id)'])).toThrow(/refusing/);
@@ -62,7 +66,9 @@ describe('systemctl show', () => {
   });
 
   it('rejects output that is not key=value, naming the line', () => {
-    expect(() => parseSystemctlShow('Id=a.service\ngarbage here\n', ['a.service'])).toThrow(/line 2 is not key=value/);
+    expect(() => parseSystemctlShow('Id=a.service\ngarbage here\n', ['a.service'])).toThrow(
+      /line 2 is not key=value/,
+    );
     expect(() => parseSystemctlShow('', ['a.service'])).toThrow(/printed nothing for a.service/);
   });
 

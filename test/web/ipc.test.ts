@@ -5,7 +5,9 @@ import { REQUEST_NAMES, requestChannel } from '../../src/shared/contract';
 import { Core } from '../../src/main/core/core';
 import { isTrustedRendererUrl, registerIpc, type IpcEventLike, type IpcMainLike } from '../../src/main/ipc';
 
-function fakeIpcMain(): IpcMainLike & { handlers: Map<string, (e: IpcEventLike, ...a: unknown[]) => Promise<unknown>> } {
+function fakeIpcMain(): IpcMainLike & {
+  handlers: Map<string, (e: IpcEventLike, ...a: unknown[]) => Promise<unknown>>;
+} {
   const handlers = new Map();
   return { handlers, handle: (c, l) => handlers.set(c, l), removeHandler: (c) => handlers.delete(c) };
 }
@@ -13,7 +15,9 @@ function fakeIpcMain(): IpcMainLike & { handlers: Map<string, (e: IpcEventLike, 
 describe('Electron IPC registration', () => {
   it('registers exactly one handler per contract method and removes them all', () => {
     const ipc = fakeIpcMain();
-    const off = registerIpc(ipc, new Core({ shell: 'electron', version: 't' }), { isTrustedSender: () => true });
+    const off = registerIpc(ipc, new Core({ shell: 'electron', version: 't' }), {
+      isTrustedSender: () => true,
+    });
     expect([...ipc.handlers.keys()].sort()).toEqual(REQUEST_NAMES.map(requestChannel).sort());
     off();
     expect(ipc.handlers.size).toBe(0);
@@ -35,7 +39,9 @@ describe('Electron IPC registration', () => {
       result: { shell: 'electron' },
     });
     const hist = ipc.handlers.get(requestChannel('getKvHistory'))!;
-    expect(await hist({ senderFrame: { url: trustedUrl }, sender: { id: 1 } }, { role: 'decode' })).toMatchObject({
+    expect(
+      await hist({ senderFrame: { url: trustedUrl }, sender: { id: 1 } }, { role: 'decode' }),
+    ).toMatchObject({
       ok: false,
       error: { code: 'bad-arguments' },
     });

@@ -25,7 +25,10 @@ afterAll(async () => {
   await server.close();
 });
 
-function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function get(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port: server.port, path, headers }, (res) => {
       let body = '';
@@ -37,7 +40,11 @@ function get(path: string, headers: Record<string, string> = {}): Promise<{ stat
   });
 }
 
-function wsOpen(opts: { token?: string; origin?: string; host?: string }): Promise<{ ws?: WebSocket; status?: number }> {
+function wsOpen(opts: {
+  token?: string;
+  origin?: string;
+  host?: string;
+}): Promise<{ ws?: WebSocket; status?: number }> {
   return new Promise((resolve) => {
     const q = opts.token === undefined ? '' : `?token=${opts.token}`;
     const ws = new WebSocket(`ws://127.0.0.1:${server.port}/api${q}`, {
@@ -88,7 +95,9 @@ describe('browser mode server', () => {
     expect((await wsOpen({ token: 'nope', origin: goodOrigin() })).status).toBe(401);
     expect((await wsOpen({ token: server.token, origin: 'http://evil.example' })).status).toBe(403);
     expect((await wsOpen({ token: server.token })).status).toBe(403);
-    expect((await wsOpen({ token: server.token, origin: goodOrigin(), host: 'evil.example' })).status).toBe(421);
+    expect((await wsOpen({ token: server.token, origin: goodOrigin(), host: 'evil.example' })).status).toBe(
+      421,
+    );
   });
 
   it('carries requests over the socket and validates their arguments', async () => {
@@ -105,7 +114,10 @@ describe('browser mode server', () => {
         });
         ws!.send(JSON.stringify({ t: 'req', id, method, args }));
       });
-    expect(await call(1, 'getAppInfo', {})).toMatchObject({ ok: true, result: { shell: 'browser', version: 'test' } });
+    expect(await call(1, 'getAppInfo', {})).toMatchObject({
+      ok: true,
+      result: { shell: 'browser', version: 'test' },
+    });
     expect(await call(2, 'nope', {})).toMatchObject({ ok: false, error: { code: 'unknown-method' } });
     expect(await call(3, 'getKvHistory', { deploymentId: 'x', role: 'evil' })).toMatchObject({
       ok: false,

@@ -4,9 +4,16 @@ import type { ApiRequests, Envelope, RequestName } from '@shared/contract';
 import { isRequestName, validateArgs } from '@shared/schemas';
 import { toApiErrorShape } from '../core/api-error';
 
-export async function dispatch(core: ApiRequests, method: unknown, rawArgs: unknown): Promise<Envelope<unknown>> {
+export async function dispatch(
+  core: ApiRequests,
+  method: unknown,
+  rawArgs: unknown,
+): Promise<Envelope<unknown>> {
   if (!isRequestName(method))
-    return { ok: false, error: { code: 'unknown-method', message: `unknown API method ${JSON.stringify(method)}` } };
+    return {
+      ok: false,
+      error: { code: 'unknown-method', message: `unknown API method ${JSON.stringify(method)}` },
+    };
   try {
     const args = validateArgs(method, rawArgs);
     const fn = core[method] as (a: typeof args) => Promise<unknown>;

@@ -70,10 +70,18 @@ function parseFlags(args: string[]): Record<string, string | boolean> {
 /** "demo", an ssh alias, or user@host[:port]. */
 export function hostFromArg(arg: string): HostConfig {
   const m = /^(?:([^@]+)@)?([^:@]+)(?::(\d+))?$/.exec(arg);
-  if (!m) throw new Error(`cannot read host ${JSON.stringify(arg)}: expected an ssh alias or user@host[:port]`);
+  if (!m)
+    throw new Error(`cannot read host ${JSON.stringify(arg)}: expected an ssh alias or user@host[:port]`);
   const [, user, hostname, port] = m;
   if (!user && !port) return { id: hostname, label: hostname, kind: 'ssh', alias: hostname };
-  return { id: arg.replace(/[^A-Za-z0-9._@:-]/g, '_'), label: arg, kind: 'ssh', hostname, user, port: port ? Number(port) : undefined };
+  return {
+    id: arg.replace(/[^A-Za-z0-9._@:-]/g, '_'),
+    label: arg,
+    kind: 'ssh',
+    hostname,
+    user,
+    port: port ? Number(port) : undefined,
+  };
 }
 
 async function openTarget(core: Core, host: string): Promise<DeploymentSummary> {
@@ -81,7 +89,11 @@ async function openTarget(core: Core, host: string): Promise<DeploymentSummary> 
 }
 
 /** Waits for the first observation that has systemd state and, where configured, a scrape attempt. */
-function nextObservation(core: Core, deploymentId: string, timeoutMs = 20_000): Promise<ServiceObservation[]> {
+function nextObservation(
+  core: Core,
+  deploymentId: string,
+  timeoutMs = 20_000,
+): Promise<ServiceObservation[]> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       core.off('observation', on);
@@ -99,7 +111,9 @@ function nextObservation(core: Core, deploymentId: string, timeoutMs = 20_000): 
 
 async function status(core: Core, summary: DeploymentSummary, json: boolean, io: CliIo): Promise<number> {
   const services = await nextObservation(core, summary.deployment.id);
-  const connection = (await core.listDeployments()).find((d) => d.deployment.id === summary.deployment.id)?.connection;
+  const connection = (await core.listDeployments()).find(
+    (d) => d.deployment.id === summary.deployment.id,
+  )?.connection;
   if (json) {
     io.stdout(
       JSON.stringify(
@@ -131,10 +145,19 @@ async function status(core: Core, summary: DeploymentSummary, json: boolean, io:
   } else {
     io.stdout(`${summary.host.label} — ${connection?.state ?? 'idle'}\n`);
     for (const s of services) {
-      const state = s.systemd ? `${s.systemd.activeState}/${s.systemd.subState}` : `unknown (${s.systemdError})`;
-      const health = s.health ? (s.health.ok ? 'healthy' : `unhealthy: ${s.health.detail}`) : 'health not checked';
-      io.stdout(`${s.role.padEnd(8)} ${s.unit.padEnd(28)} ${state.padEnd(20)} ${health}${s.kv ? `  KV ${kvText(s)}` : ''}\n`);
-      if (s.metrics && !s.metrics.ok) io.stdout(`         metrics: ${s.metrics.error}${s.metrics.hint ? ` — ${s.metrics.hint}` : ''}\n`);
+      const state = s.systemd
+        ? `${s.systemd.activeState}/${s.systemd.subState}`
+        : `unknown (${s.systemdError})`;
+      const health = s.health
+        ? s.health.ok
+          ? 'healthy'
+          : `unhealthy: ${s.health.detail}`
+        : 'health not checked';
+      io.stdout(
+        `${s.role.padEnd(8)} ${s.unit.padEnd(28)} ${state.padEnd(20)} ${health}${s.kv ? `  KV ${kvText(s)}` : ''}\n`,
+      );
+      if (s.metrics && !s.metrics.ok)
+        io.stdout(`         metrics: ${s.metrics.error}${s.metrics.hint ? ` — ${s.metrics.hint}` : ''}\n`);
     }
   }
   return services.every((s) => s.systemd?.activeState === 'active') ? 0 : 3;

@@ -118,12 +118,24 @@ export class Core extends EventEmitter<CoreEvents> implements ApiRequests {
     await d.dispose();
   }
 
-  async getKvHistory(args: { deploymentId: string; role: Role; fromMs?: number; maxPoints?: number }): Promise<KvHistory> {
+  async getKvHistory(args: {
+    deploymentId: string;
+    role: Role;
+    fromMs?: number;
+    maxPoints?: number;
+  }): Promise<KvHistory> {
     const d = this.get(args.deploymentId);
     const ring = d.kv.get(args.role);
-    if (!ring) throw new ApiError('unknown-role', `deployment ${d.deployment.name} has no ${args.role} service`);
+    if (!ring)
+      throw new ApiError('unknown-role', `deployment ${d.deployment.name} has no ${args.role} service`);
     const s = ring.slice(args.fromMs, args.maxPoints ?? 4000, 'ratio');
-    return { role: args.role, t: s.t, ratio: s.fields.ratio, used: s.fields.used, capacity: s.fields.capacity };
+    return {
+      role: args.role,
+      t: s.t,
+      ratio: s.fields.ratio,
+      used: s.fields.used,
+      capacity: s.fields.capacity,
+    };
   }
 
   async listEvents(args: { deploymentId: string }): Promise<AppEvent[]> {
@@ -144,7 +156,14 @@ export class Core extends EventEmitter<CoreEvents> implements ApiRequests {
     const launch = this.opts.demo;
     if (!launch) throw new ApiError('unsupported', 'this build has no demo host');
     const demo = await launch({ speed });
-    const host: HostConfig = { id: 'demo', label: 'demo GPU host (simulated)', kind: 'demo', hostname: demo.host, port: demo.port, user: demo.username };
+    const host: HostConfig = {
+      id: 'demo',
+      label: 'demo GPU host (simulated)',
+      kind: 'demo',
+      hostname: demo.host,
+      port: demo.port,
+      user: demo.username,
+    };
     const expected = demo.hostKeyPublic;
     const d = await this.startDeployment(
       host,
@@ -173,10 +192,15 @@ export class Core extends EventEmitter<CoreEvents> implements ApiRequests {
     if (this.open.has(id)) return this.open.get(id)!;
     const deployment: DeploymentConfig = { ...template, id };
     const conn = new SshConnection({ label: host.alias ?? host.label, configure, clock: this.clock });
-    const monitor = new DeploymentMonitor(host.id, deployment, conn, { clock: this.clock, intervalMs: this.opts.intervalMs });
+    const monitor = new DeploymentMonitor(host.id, deployment, conn, {
+      clock: this.clock,
+      intervalMs: this.opts.intervalMs,
+    });
     const capacity = this.opts.historyCapacity ?? 86_400;
     const kv = new Map(
-      deployment.services.filter((s) => s.role !== 'router').map((s) => [s.role, new RingSeries(KV_FIELDS, capacity)] as const),
+      deployment.services
+        .filter((s) => s.role !== 'router')
+        .map((s) => [s.role, new RingSeries(KV_FIELDS, capacity)] as const),
     );
     const d: OpenDeployment = {
       host,
@@ -249,11 +273,21 @@ export class Core extends EventEmitter<CoreEvents> implements ApiRequests {
 
   private get(deploymentId: string): OpenDeployment {
     const d = this.open.get(deploymentId);
-    if (!d) throw new ApiError('unknown-deployment', `no open deployment "${deploymentId}"`, 'Open it again from the start screen.');
+    if (!d)
+      throw new ApiError(
+        'unknown-deployment',
+        `no open deployment "${deploymentId}"`,
+        'Open it again from the start screen.',
+      );
     return d;
   }
 
   private summary(d: OpenDeployment): DeploymentSummary {
-    return { deployment: d.deployment, host: d.host, connection: d.conn.status, latest: d.monitor.latestObservation };
+    return {
+      deployment: d.deployment,
+      host: d.host,
+      connection: d.conn.status,
+      latest: d.monitor.latestObservation,
+    };
   }
 }

@@ -21,7 +21,8 @@ export function parseWebArgs(argv: string[]): WebArgs {
     else if (a === '--demo') args.demo = true;
     else if (a === '--port' || a === '--demo-speed') {
       const v = Number(argv[++i]);
-      if (!Number.isFinite(v) || v < 0) throw new Error(`${a} needs a number, got ${JSON.stringify(argv[i])}`);
+      if (!Number.isFinite(v) || v < 0)
+        throw new Error(`${a} needs a number, got ${JSON.stringify(argv[i])}`);
       if (a === '--port') args.port = v;
       else args.demoSpeed = v;
     } else if (a === '--help' || a === '-h') {
@@ -36,7 +37,9 @@ function openBrowser(url: string): void {
   const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
   const argv = process.platform === 'win32' ? ['/c', 'start', '""', url] : [url];
   const child = spawn(cmd, argv, { stdio: 'ignore', detached: true });
-  child.on('error', () => process.stderr.write(`could not open a browser (${cmd}); open the URL above yourself\n`));
+  child.on('error', () =>
+    process.stderr.write(`could not open a browser (${cmd}); open the URL above yourself\n`),
+  );
   child.unref();
 }
 
@@ -50,7 +53,9 @@ async function main(): Promise<void> {
   }
   const rendererDir = join(__dirname, '../renderer');
   if (!existsSync(join(rendererDir, 'index.html'))) {
-    process.stderr.write(`pd-console web: no built renderer at ${rendererDir}; run \`npm run build\` first\n`);
+    process.stderr.write(
+      `pd-console web: no built renderer at ${rendererDir}; run \`npm run build\` first\n`,
+    );
     process.exit(1);
   }
   const core = createCore({ shell: 'browser', autoOpenDemo: args.demo, demoSpeed: args.demoSpeed });
@@ -58,7 +63,9 @@ async function main(): Promise<void> {
   process.stdout.write(`PD Console (browser mode) is serving on 127.0.0.1:${server.port}\n`);
   process.stdout.write(`${server.url}\n`);
   if (args.demo) {
-    core.openDemo({}).catch((err: Error) => process.stderr.write(`demo deployment failed to open: ${err.message}\n`));
+    core
+      .openDemo({})
+      .catch((err: Error) => process.stderr.write(`demo deployment failed to open: ${err.message}\n`));
   }
   if (args.open) openBrowser(server.url);
   const stop = async (): Promise<void> => {

@@ -6,7 +6,13 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { EVENT_NAMES, type ApiEvents, type ClientFrame, type EventName, type ServerFrame } from '@shared/contract';
+import {
+  EVENT_NAMES,
+  type ApiEvents,
+  type ClientFrame,
+  type EventName,
+  type ServerFrame,
+} from '@shared/contract';
 import type { Core } from '../core/core';
 import { dispatch } from '../api/dispatch';
 
@@ -70,7 +76,9 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     if (!tokenOk(req, url)) {
       res
         .writeHead(401, { 'content-type': 'text/plain; charset=utf-8' })
-        .end('PD Console: this page needs the token printed by `npm run web` (open the full URL it printed).');
+        .end(
+          'PD Console: this page needs the token printed by `npm run web` (open the full URL it printed).',
+        );
       return;
     }
     const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1));
@@ -94,8 +102,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       'x-frame-options': 'DENY',
       'content-security-policy': contentSecurityPolicy(port),
     };
-    if (rel === 'index.html')
-      headers['set-cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+    if (rel === 'index.html') headers['set-cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
     res.writeHead(200, headers);
     res.end(req.method === 'HEAD' ? undefined : body);
   }
@@ -136,7 +143,9 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         ws.close(1003, 'unexpected frame');
         return;
       }
-      void dispatch(opts.core, frame.method, frame.args).then((envelope) => send({ t: 'res', id: frame.id, envelope }));
+      void dispatch(opts.core, frame.method, frame.args).then((envelope) =>
+        send({ t: 'res', id: frame.id, envelope }),
+      );
     });
     ws.on('close', () => {
       sockets.delete(ws);

@@ -20,7 +20,8 @@ export function App(): React.JSX.Element {
         setInfo(info);
         const open = await api.listDeployments({});
         for (const d of open) addDeployment(d, await api.listEvents({ deploymentId: d.deployment.id }));
-        if (info.autoOpenDemo && !open.some((d) => d.host.kind === 'demo')) addDeployment(await api.openDemo({}));
+        if (info.autoOpenDemo && !open.some((d) => d.host.kind === 'demo'))
+          addDeployment(await api.openDemo({}));
       } catch (err) {
         setBootError(errorText(err).message);
       }

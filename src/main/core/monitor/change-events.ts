@@ -24,7 +24,8 @@ export function diffObservations(prev: Observation | undefined, next: Observatio
         kind: 'state-change',
         severity: active === 'failed' ? 'error' : active === 'active' ? 'info' : 'warning',
         title: `${s.role}: ${s.unit} ${stateBefore ? `${stateBefore} → ` : ''}${stateNow}`,
-        detail: s.systemd?.result && s.systemd.result !== 'success' ? `Result=${s.systemd.result}` : undefined,
+        detail:
+          s.systemd?.result && s.systemd.result !== 'success' ? `Result=${s.systemd.result}` : undefined,
       });
     }
     if (s.health && p?.health && s.health.ok !== p.health.ok) {

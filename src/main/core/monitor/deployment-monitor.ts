@@ -159,16 +159,25 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   ): Promise<{ units: Map<string, UnitState> } | { error: string }> {
     const units = services.map((s) => s.unit);
     try {
-      const res = await this.conn.exec(systemctlShowCommand(units), { timeoutMs: 10_000, maxBytes: 1024 * 1024 });
+      const res = await this.conn.exec(systemctlShowCommand(units), {
+        timeoutMs: 10_000,
+        maxBytes: 1024 * 1024,
+      });
       if (res.exitCode !== 0 && !res.stdout.trim())
-        return { error: `systemctl show failed on ${this.conn.label} (exit ${res.exitCode}): ${res.stderr.trim().slice(0, 200)}` };
+        return {
+          error: `systemctl show failed on ${this.conn.label} (exit ${res.exitCode}): ${res.stderr.trim().slice(0, 200)}`,
+        };
       return { units: parseSystemctlShow(res.stdout, units) };
     } catch (err) {
       return { error: (err as Error).message };
     }
   }
 
-  private async observeService(s: ServiceConfig, checkHealthNow: boolean, ts: number): Promise<ServiceObservation> {
+  private async observeService(
+    s: ServiceConfig,
+    checkHealthNow: boolean,
+    ts: number,
+  ): Promise<ServiceObservation> {
     const mem = this.memoryFor(s.role);
     const obs: ServiceObservation = { role: s.role, unit: s.unit, signals: {} };
     let agent;
@@ -188,7 +197,9 @@ export class DeploymentMonitor extends EventEmitter<Events> {
             kind: s.role === 'router' ? 'router' : 'server',
           })
         : Promise.resolve(null),
-      checkHealthNow ? checkHealth(agent, healthUrl, () => this.opts.clock.now()) : Promise.resolve(mem.health),
+      checkHealthNow
+        ? checkHealth(agent, healthUrl, () => this.opts.clock.now())
+        : Promise.resolve(mem.health),
     ]);
     if (health) mem.health = health;
     obs.health = mem.health;
@@ -215,7 +226,10 @@ export class DeploymentMonitor extends EventEmitter<Events> {
         at: ts,
         disabled: true,
         error: `${s.role}: no metrics endpoint configured`,
-        hint: s.role === 'router' ? 'Set --prometheus-port on the router.' : `Add --enable-metrics to ExecStart of ${s.unit}.`,
+        hint:
+          s.role === 'router'
+            ? 'Set --prometheus-port on the router.'
+            : `Add --enable-metrics to ExecStart of ${s.unit}.`,
       };
     if (scrape.ok)
       return {
@@ -237,7 +251,10 @@ export class DeploymentMonitor extends EventEmitter<Events> {
       // Older servers do not export max_total_num_tokens; /server_info (or /get_server_info before the rename) has it.
       for (const path of ['/server_info', '/get_server_info']) {
         try {
-          const res = await httpGet(agent, `${s.apiUrl}${path}`, { timeoutMs: 5000, maxBytes: 4 * 1024 * 1024 });
+          const res = await httpGet(agent, `${s.apiUrl}${path}`, {
+            timeoutMs: 5000,
+            maxBytes: 4 * 1024 * 1024,
+          });
           if (res.status !== 200) continue;
           const cap = serverInfoCapacity(JSON.parse(res.body) as unknown);
           if (cap) {

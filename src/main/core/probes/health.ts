@@ -10,7 +10,11 @@ export async function checkHealth(agent: http.Agent, url: string, now: () => num
     return {
       ok,
       status: res.status,
-      detail: ok ? `${res.status} OK` : res.status === 503 ? '503 — not ready (starting, loading or draining)' : `HTTP ${res.status}`,
+      detail: ok
+        ? `${res.status} OK`
+        : res.status === 503
+          ? '503 — not ready (starting, loading or draining)'
+          : `HTTP ${res.status}`,
       checkedAt: now(),
     };
   } catch (err) {

@@ -55,7 +55,10 @@ export async function scrapeMetrics(
         };
   }
   if (res.status !== 200)
-    return { ok: false, error: `${target.what}: ${target.url} answered HTTP ${res.status}${describeBody(res.body)}` };
+    return {
+      ok: false,
+      error: `${target.what}: ${target.url} answered HTTP ${res.status}${describeBody(res.body)}`,
+    };
   const ctype = String(res.headers['content-type'] ?? '');
   if (/text\/html/i.test(ctype) || /^\s*<(!doctype|html)/i.test(res.body))
     return {

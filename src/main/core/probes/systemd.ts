@@ -55,7 +55,10 @@ export function parseSystemctlShow(
       continue;
     }
     const eq = line.indexOf('=');
-    if (eq <= 0) throw new SystemdParseError(`systemctl show output line ${i + 1} is not key=value: ${JSON.stringify(line.slice(0, 80))}`);
+    if (eq <= 0)
+      throw new SystemdParseError(
+        `systemctl show output line ${i + 1} is not key=value: ${JSON.stringify(line.slice(0, 80))}`,
+      );
     cur.set(line.slice(0, eq), line.slice(eq + 1));
   }
   if (cur.size) blocks.push(cur);
@@ -102,9 +105,10 @@ const ZONES: Record<string, number> = { UTC: 0, GMT: 0, Z: 0 };
 
 /** "Sun 2026-11-29 16:46:30 UTC" → epoch ms; "" or "n/a" → null. */
 export function parseSystemdTimestamp(v: string, tzOffsetMinutes = 0): number | null {
-  const m = /^(?:\w{3} )?(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?: ([A-Za-z]+|[+-]\d{2}:?\d{2}))?$/.exec(
-    v.trim(),
-  );
+  const m =
+    /^(?:\w{3} )?(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?: ([A-Za-z]+|[+-]\d{2}:?\d{2}))?$/.exec(
+      v.trim(),
+    );
   if (!m) return null;
   const [, y, mo, d, h, mi, s, frac, zone] = m;
   const utc = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, frac ? Math.round(Number(`0.${frac}`) * 1000) : 0);

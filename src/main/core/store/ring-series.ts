@@ -18,7 +18,10 @@ export class RingSeries<F extends string> {
     readonly capacity: number,
   ) {
     this.t = new Float64Array(capacity);
-    this.cols = Object.fromEntries(fields.map((f) => [f, new Float64Array(capacity)])) as Record<F, Float64Array>;
+    this.cols = Object.fromEntries(fields.map((f) => [f, new Float64Array(capacity)])) as Record<
+      F,
+      Float64Array
+    >;
   }
 
   get length(): number {

@@ -36,13 +36,21 @@ export function createWsApi(url: string, onState: (s: BridgeState, detail?: stri
         pending.delete(frame.id);
         if (!p) return;
         if (frame.envelope.ok) p.resolve(frame.envelope.result);
-        else p.reject(new ApiCallError(frame.envelope.error.code, frame.envelope.error.message, frame.envelope.error.hint));
+        else
+          p.reject(
+            new ApiCallError(
+              frame.envelope.error.code,
+              frame.envelope.error.message,
+              frame.envelope.error.hint,
+            ),
+          );
       } else if (frame.t === 'evt') {
         for (const l of listeners.get(frame.event) ?? []) l(frame.payload);
       }
     });
     sock.addEventListener('close', (ev) => {
-      for (const [, p] of pending) p.reject(new ApiCallError('backend-lost', 'lost the connection to the PD Console backend'));
+      for (const [, p] of pending)
+        p.reject(new ApiCallError('backend-lost', 'lost the connection to the PD Console backend'));
       pending.clear();
       onState('closed', ev.reason || `the backend process stopped or restarted (code ${ev.code})`);
       // The backend may come back (restarted `npm run web`): keep trying, gently.

@@ -49,7 +49,11 @@ export function KvChart({ deploymentId, role }: Props): React.JSX.Element {
         maintainAspectRatio: false,
         interaction: { mode: 'index', intersect: false },
         scales: {
-          x: { type: 'time', grid: { color: grid }, ticks: { color: text, maxRotation: 0, minRotation: 0, sampleSize: 4 } },
+          x: {
+            type: 'time',
+            grid: { color: grid },
+            ticks: { color: text, maxRotation: 0, minRotation: 0, sampleSize: 4 },
+          },
           y: {
             min: 0,
             max: 100,

@@ -13,6 +13,16 @@ import {
 } from 'chart.js';
 import 'chartjs-adapter-date-fns';
 
-Chart.register(LineController, LineElement, PointElement, LinearScale, TimeScale, Tooltip, Legend, Filler, Decimation);
+Chart.register(
+  LineController,
+  LineElement,
+  PointElement,
+  LinearScale,
+  TimeScale,
+  Tooltip,
+  Legend,
+  Filler,
+  Decimation,
+);
 
 export { Chart };

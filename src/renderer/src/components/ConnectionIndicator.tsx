@@ -3,7 +3,10 @@ import { useEffect, useState } from 'react';
 import type { ConnectionStatus } from '@shared/domain';
 import { formatClock } from '../format';
 
-export function connectionText(s: ConnectionStatus, now: number): { text: string; tone: 'ok' | 'warn' | 'bad' | 'idle' } {
+export function connectionText(
+  s: ConnectionStatus,
+  now: number,
+): { text: string; tone: 'ok' | 'warn' | 'bad' | 'idle' } {
   switch (s.state) {
     case 'connected':
       return { text: 'connected', tone: 'ok' };
@@ -33,7 +36,12 @@ export function ConnectionIndicator({ status }: { status: ConnectionStatus }): R
   }, []);
   const { text, tone } = connectionText(status, now);
   return (
-    <div className={`conn conn-${tone}`} data-testid="connection-state" data-state={status.state} role="status">
+    <div
+      className={`conn conn-${tone}`}
+      data-testid="connection-state"
+      data-state={status.state}
+      role="status"
+    >
       <span className="dot" aria-hidden />
       {text}
     </div>

@@ -37,7 +37,8 @@ export function KvUsagePanel({
             </>
           ) : obs?.kvMissing ? (
             <span className="muted">
-              not exposed by this server version ({obs.kvMissing.reason}; expected {obs.kvMissing.expected.join(', ')})
+              not exposed by this server version ({obs.kvMissing.reason}; expected{' '}
+              {obs.kvMissing.expected.join(', ')})
             </span>
           ) : obs?.metrics && !obs.metrics.ok ? (
             <span className="muted">metrics unavailable: {obs.metrics.error}</span>

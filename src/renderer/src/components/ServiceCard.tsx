@@ -20,7 +20,10 @@ export function ServiceCard({
   now: number;
 }): React.JSX.Element {
   const sd = obs?.systemd;
-  const up = sd?.activeState === 'active' && sd.activeEnterTimestamp ? formatDuration(now - sd.activeEnterTimestamp) : '—';
+  const up =
+    sd?.activeState === 'active' && sd.activeEnterTimestamp
+      ? formatDuration(now - sd.activeEnterTimestamp)
+      : '—';
   const tone = stateTone(obs);
   return (
     <section className={`card service-card tone-${tone}`} data-testid={`service-card-${service.role}`}>
@@ -49,7 +52,9 @@ export function ServiceCard({
         <dt>Health</dt>
         <dd data-testid="health">
           {obs?.health ? (
-            <span className={obs.health.ok ? 'ok' : 'bad'}>{obs.health.ok ? 'healthy' : obs.health.detail}</span>
+            <span className={obs.health.ok ? 'ok' : 'bad'}>
+              {obs.health.ok ? 'healthy' : obs.health.detail}
+            </span>
           ) : (
             <span className="muted">not checked yet</span>
           )}

@@ -11,7 +11,14 @@ export function parseHostInput(input: string): HostConfig | string {
   if (!m) return 'Enter an ssh alias from ~/.ssh/config (e.g. gpu-box) or user@host[:port].';
   const [, user, hostname, port] = m;
   if (!user && !port) return { id: hostname, label: hostname, kind: 'ssh', alias: hostname };
-  return { id: v.replace(/[^A-Za-z0-9._@:-]/g, '_'), label: v, kind: 'ssh', hostname, user, port: port ? Number(port) : undefined };
+  return {
+    id: v.replace(/[^A-Za-z0-9._@:-]/g, '_'),
+    label: v,
+    kind: 'ssh',
+    hostname,
+    user,
+    port: port ? Number(port) : undefined,
+  };
 }
 
 export function StartPage(): React.JSX.Element {
@@ -58,8 +65,16 @@ export function StartPage(): React.JSX.Element {
       <div className="start-grid">
         <section className="card">
           <h2>Try it now</h2>
-          <p>A simulated 8-GPU host (prefill on GPUs 0–3, decode on 4–7, a router) reached through the real SSH client.</p>
-          <button className="primary" data-testid="open-demo" onClick={() => void openDemo()} disabled={busy !== null}>
+          <p>
+            A simulated 8-GPU host (prefill on GPUs 0–3, decode on 4–7, a router) reached through the real SSH
+            client.
+          </p>
+          <button
+            className="primary"
+            data-testid="open-demo"
+            onClick={() => void openDemo()}
+            disabled={busy !== null}
+          >
             {busy === 'demo' ? 'Opening demo…' : 'Open demo deployment'}
           </button>
         </section>

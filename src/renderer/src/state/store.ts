@@ -52,7 +52,12 @@ export function addDeployment(summary: DeploymentSummary, events: AppEvent[] = [
     activeId: id,
     deployments: {
       ...state.deployments,
-      [id]: { summary, connection: summary.connection, latest: summary.latest ?? prev?.latest, events: events.length ? events : (prev?.events ?? []) },
+      [id]: {
+        summary,
+        connection: summary.connection,
+        latest: summary.latest ?? prev?.latest,
+        events: events.length ? events : (prev?.events ?? []),
+      },
     },
   });
 }
@@ -60,7 +65,11 @@ export function addDeployment(summary: DeploymentSummary, events: AppEvent[] = [
 export function removeDeployment(id: string): void {
   const rest = { ...state.deployments };
   delete rest[id];
-  set({ ...state, deployments: rest, activeId: state.activeId === id ? Object.keys(rest)[0] : state.activeId });
+  set({
+    ...state,
+    deployments: rest,
+    activeId: state.activeId === id ? Object.keys(rest)[0] : state.activeId,
+  });
 }
 
 function update(id: string, f: (d: DeploymentView) => DeploymentView): void {
