@@ -40,17 +40,19 @@ test.describe('Electron shell', () => {
     });
     try {
       const win = await app.firstWindow();
-      const exposed = await win.evaluate(() => ({
-        api: typeof window.api,
-        require: typeof (window as unknown as { require?: unknown }).require,
-        process: typeof (window as unknown as { process?: unknown }).process,
-      }));
+      const exposed = await win.evaluate(() => {
+        const g = globalThis as unknown as Record<string, unknown>;
+        return { api: typeof g.api, require: typeof g.require, process: typeof g.process };
+      });
       expect(exposed).toEqual({ api: 'object', require: 'undefined', process: 'undefined' });
       await win.getByTestId('open-demo').click();
       await expect(win.getByTestId('service-card-decode')).toContainText('active');
       const prefs = await app.evaluate(({ BrowserWindow }) => {
         const w = BrowserWindow.getAllWindows()[0];
-        const p = w.webContents.getLastWebPreferences();
+        // getLastWebPreferences exists at runtime since Electron 17; older typings lack it.
+        const p = (
+          w.webContents as unknown as { getLastWebPreferences(): Record<string, unknown> | null }
+        ).getLastWebPreferences();
         return {
           sandbox: p?.sandbox,
           contextIsolation: p?.contextIsolation,

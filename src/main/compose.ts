@@ -1,5 +1,6 @@
 // Composition root shared by every shell: builds the core with the demo host and the SSH resolver wired in.
 import type { DeploymentConfig, HostConfig } from '@shared/domain';
+import type { ApiHandlers } from '@shared/contract';
 import { Core, type CoreOptions } from './core/core';
 import { acceleratedClock, systemClock } from './core/clock';
 import { startDemoHost } from './demo';
@@ -40,9 +41,22 @@ export function standardDeployment(host: HostConfig): Omit<DeploymentConfig, 'id
   };
 }
 
-export function createCore(
-  opts: Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & { demoSpeed?: number },
-): Core {
+export interface App {
+  core: Core;
+  handlers: ApiHandlers;
+  shutdown(): Promise<void>;
+}
+
+type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & { demoSpeed?: number };
+
+/** Everything a shell needs: the core (also the event bus) and the full handler map for dispatch. */
+export function createApp(opts: AppOptions): App {
+  const core = createCore(opts);
+  const handlers: ApiHandlers = { ...core.handlers() };
+  return { core, handlers, shutdown: () => core.shutdown() };
+}
+
+export function createCore(opts: AppOptions): Core {
   return new Core({
     ...opts,
     version: APP_VERSION,

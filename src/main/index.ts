@@ -1,18 +1,19 @@
 // Electron composition root: lifecycle, the window, IPC. All behaviour lives in the core.
 import { app, BrowserWindow, ipcMain, powerMonitor } from 'electron';
-import { createCore } from './compose';
+import { createApp } from './compose';
 import { forwardEvents, isTrustedRendererUrl, registerIpc, type IpcEventLike } from './ipc';
 import { createMainWindow, installSessionPolicies } from './window';
 
 const devServerUrl = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
-const core = createCore({ shell: 'electron', autoOpenDemo: process.argv.includes('--demo') });
+const desktop = createApp({ shell: 'electron', autoOpenDemo: process.argv.includes('--demo') });
+const core = desktop.core;
 const trustedIds = new Set<number>();
 
 app.enableSandbox();
 
 void app.whenReady().then(() => {
   installSessionPolicies(devServerUrl);
-  registerIpc(ipcMain, core, {
+  registerIpc(ipcMain, desktop.handlers, {
     isTrustedSender: (e: IpcEventLike) =>
       trustedIds.has(e.sender.id) && !!e.senderFrame && isTrustedRendererUrl(e.senderFrame.url, devServerUrl),
   });
@@ -39,5 +40,5 @@ app.on('window-all-closed', () => {
 });
 
 app.on('before-quit', () => {
-  void core.shutdown();
+  void desktop.shutdown();
 });

@@ -9,8 +9,8 @@ import {
   type ApiEvents,
   type EventName,
 } from '@shared/contract';
-import type { Core } from './core/core';
-import { dispatch } from './api/dispatch';
+import type { ApiHandlers } from '@shared/contract';
+import { dispatch, type ApiEventBus } from './api/dispatch';
 
 export interface IpcMainLike {
   handle(channel: string, listener: (event: IpcEventLike, ...args: unknown[]) => Promise<unknown>): void;
@@ -46,7 +46,7 @@ export function isTrustedRendererUrl(url: string, devServerUrl?: string): boolea
 
 export function registerIpc(
   ipcMain: IpcMainLike,
-  core: Core,
+  handlers: ApiHandlers,
   trusted: { isTrustedSender(e: IpcEventLike): boolean },
 ): () => void {
   for (const name of REQUEST_NAMES) {
@@ -56,20 +56,20 @@ export function registerIpc(
           ok: false,
           error: { code: 'untrusted-sender', message: `refused ${name} from an untrusted frame` },
         };
-      return dispatch(core, name, args);
+      return dispatch(handlers, name, args);
     });
   }
   return () => REQUEST_NAMES.forEach((n) => ipcMain.removeHandler(requestChannel(n)));
 }
 
 /** Forwards core events to a window until it closes. */
-export function forwardEvents(core: Core, contents: WebContentsLike): () => void {
+export function forwardEvents(bus: ApiEventBus, contents: WebContentsLike): () => void {
   const offs = EVENT_NAMES.map((event: EventName) => {
     const l = (payload: ApiEvents[EventName]): void => {
       if (!contents.isDestroyed()) contents.send(eventChannel(event), payload);
     };
-    core.on(event, l as never);
-    return () => core.off(event, l as never);
+    bus.on(event, l as never);
+    return () => bus.off(event, l as never);
   });
   return () => offs.forEach((off) => off());
 }

@@ -1,81 +1,31 @@
 // THE API contract: every request the renderer (or any client) can make, and every event the core pushes.
 // The Electron preload, the IPC registration in main, the browser-mode WebSocket bridge and the
 // renderer's typed client are all generated from the lists below, so they cannot drift apart.
-// This file has no imports with runtime code: the sandboxed preload bundles it as is.
-import type {
-  AppEvent,
-  ConnectionStatus,
-  DeploymentSummary,
-  HostConfig,
-  KvHistory,
-  Observation,
-  Role,
-} from './domain';
+// Each feature declares its part in src/shared/api/<feature>.ts; this file joins the parts.
+// No imports with runtime code beyond those plain lists: the sandboxed preload bundles it as is.
+import {
+  MONITORING_EVENTS,
+  MONITORING_REQUESTS,
+  type MonitoringEvents,
+  type MonitoringRequests,
+} from './api/monitoring';
 
-export interface OpenDemoArgs {
-  /** Demo host speed: 1 = real time. */
-  speed?: number;
-}
-
-export interface ConnectHostArgs {
-  host: HostConfig;
-}
-
-export interface DeploymentRef {
-  deploymentId: string;
-}
-
-export interface KvHistoryArgs {
-  deploymentId: string;
-  role: Role;
-  /** Only points at or after this time. */
-  fromMs?: number;
-  /** Decimate (min-max) to about this many points. */
-  maxPoints?: number;
-}
-
-export interface AppInfo {
-  version: string;
-  shell: 'electron' | 'browser' | 'cli';
-  platform: string;
-  /** Set when the shell was started with a demo flag, so the UI opens straight into it. */
-  autoOpenDemo: boolean;
-}
+export type * from './api/monitoring';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
-export interface ApiRequests {
-  getAppInfo(args: Record<string, never>): Promise<AppInfo>;
-  listDeployments(args: Record<string, never>): Promise<DeploymentSummary[]>;
-  openDemo(args: OpenDemoArgs): Promise<DeploymentSummary>;
-  connectHost(args: ConnectHostArgs): Promise<DeploymentSummary>;
-  closeDeployment(args: DeploymentRef): Promise<void>;
-  getKvHistory(args: KvHistoryArgs): Promise<KvHistory>;
-  listEvents(args: DeploymentRef): Promise<AppEvent[]>;
-}
+export interface ApiRequests extends MonitoringRequests {}
 
 /** Push events from the core. */
-export interface ApiEvents {
-  observation: Observation;
-  connection: { deploymentId: string; hostId: string; status: ConnectionStatus };
-  event: AppEvent;
-}
+export interface ApiEvents extends MonitoringEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
 export type RequestArgs<K extends RequestName> = Parameters<ApiRequests[K]>[0];
 export type RequestResult<K extends RequestName> = Awaited<ReturnType<ApiRequests[K]>>;
 
-export const REQUEST_NAMES = [
-  'getAppInfo',
-  'listDeployments',
-  'openDemo',
-  'connectHost',
-  'closeDeployment',
-  'getKvHistory',
-  'listEvents',
-] as const satisfies readonly RequestName[];
+export const REQUEST_NAMES = [...MONITORING_REQUESTS] as const satisfies readonly RequestName[];
 
-export const EVENT_NAMES = ['observation', 'connection', 'event'] as const satisfies readonly EventName[];
+export const EVENT_NAMES = [...MONITORING_EVENTS] as const satisfies readonly EventName[];
 
 // Compile-time proof that the lists above name every method and event exactly once.
 type Missing<All, Listed> = Exclude<All, Listed>;
@@ -84,6 +34,9 @@ const _allRequestsListed: Missing<RequestName, (typeof REQUEST_NAMES)[number]> e
 const _allEventsListed: Missing<EventName, (typeof EVENT_NAMES)[number]> extends never ? true : never = true;
 void _allRequestsListed;
 void _allEventsListed;
+
+/** Server-side implementation of every request: the shells dispatch into this map. */
+export type ApiHandlers = { [K in RequestName]: (args: RequestArgs<K>) => Promise<RequestResult<K>> };
 
 /** The object a renderer sees as `window.api`. */
 export type Api = ApiRequests & {

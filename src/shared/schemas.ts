@@ -1,54 +1,15 @@
 // Runtime validation of request arguments on the receiving side (IPC in main, WebSocket in browser mode).
 // The renderer is trusted code, but a compromised or buggy page must not be able to smuggle unexpected
-// shapes into the core — e.g. a unit name with shell metacharacters.
-import { z } from 'zod';
+// shapes into the core — e.g. a unit name with shell metacharacters. Each feature's schemas live in
+// src/shared/schemas/<feature>.ts; this file joins them and proves every request has one.
+import type { z } from 'zod';
 import type { RequestArgs, RequestName } from './contract';
-import { ROLES } from './domain';
+import { monitoringSchemas } from './schemas/monitoring';
 
-const id = z.string().min(1).max(200);
-const role = z.enum(ROLES);
-
-export const hostConfigSchema = z.strictObject({
-  id: id.regex(/^[A-Za-z0-9._@:-]+$/),
-  label: z.string().min(1).max(200),
-  kind: z.enum(['demo', 'ssh']),
-  alias: z
-    .string()
-    .min(1)
-    .max(200)
-    .regex(/^[^\s'"`$;&|<>\\]+$/)
-    .optional(),
-  hostname: z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[A-Za-z0-9._:\-[\]]+$/)
-    .optional(),
-  port: z.number().int().min(1).max(65535).optional(),
-  user: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[A-Za-z0-9._-]+$/)
-    .optional(),
-  identityFile: z.string().min(1).max(1024).optional(),
-});
-
-const empty = z.strictObject({});
+export { hostConfigSchema } from './schemas/monitoring';
 
 export const requestSchemas = {
-  getAppInfo: empty,
-  listDeployments: empty,
-  openDemo: z.strictObject({ speed: z.number().positive().max(10_000).optional() }),
-  connectHost: z.strictObject({ host: hostConfigSchema }),
-  closeDeployment: z.strictObject({ deploymentId: id }),
-  getKvHistory: z.strictObject({
-    deploymentId: id,
-    role,
-    fromMs: z.number().finite().optional(),
-    maxPoints: z.number().int().min(2).max(200_000).optional(),
-  }),
-  listEvents: z.strictObject({ deploymentId: id }),
+  ...monitoringSchemas,
 } satisfies { [K in RequestName]: z.ZodType<RequestArgs<K>> };
 
 export class ArgumentError extends Error {

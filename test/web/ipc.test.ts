@@ -15,7 +15,7 @@ function fakeIpcMain(): IpcMainLike & {
 describe('Electron IPC registration', () => {
   it('registers exactly one handler per contract method and removes them all', () => {
     const ipc = fakeIpcMain();
-    const off = registerIpc(ipc, new Core({ shell: 'electron', version: 't' }), {
+    const off = registerIpc(ipc, new Core({ shell: 'electron', version: 't' }).handlers() as never, {
       isTrustedSender: () => true,
     });
     expect([...ipc.handlers.keys()].sort()).toEqual(REQUEST_NAMES.map(requestChannel).sort());
@@ -26,7 +26,7 @@ describe('Electron IPC registration', () => {
   it('refuses untrusted senders and validates arguments of trusted ones', async () => {
     const ipc = fakeIpcMain();
     const trustedUrl = 'file:///opt/PD%20Console/resources/app.asar/out/renderer/index.html';
-    registerIpc(ipc, new Core({ shell: 'electron', version: 't' }), {
+    registerIpc(ipc, new Core({ shell: 'electron', version: 't' }).handlers() as never, {
       isTrustedSender: (e) => !!e.senderFrame && isTrustedRendererUrl(e.senderFrame.url),
     });
     const h = ipc.handlers.get(requestChannel('getAppInfo'))!;

@@ -19,7 +19,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
   writeFileSync(join(dir, '..', 'secret.txt'), 'do not serve');
   core = new Core({ shell: 'browser', version: 'test' });
-  server = await startWebServer({ core, rendererDir: dir });
+  server = await startWebServer({ handlers: core.handlers() as never, bus: core, rendererDir: dir });
 });
 afterAll(async () => {
   await server.close();

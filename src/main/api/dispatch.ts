@@ -1,11 +1,15 @@
 // The one place where a request from any transport reaches the core: validate, call, wrap.
 // IPC (Electron) and the WebSocket bridge (browser mode) both go through here, so they behave alike.
-import type { ApiRequests, Envelope, RequestName } from '@shared/contract';
+import type { EventEmitter } from 'node:events';
+import type { ApiEvents, ApiHandlers, Envelope, EventName } from '@shared/contract';
 import { isRequestName, validateArgs } from '@shared/schemas';
 import { toApiErrorShape } from '../core/api-error';
 
+/** Where push events come from: the core and every feature service emit on one bus. */
+export type ApiEventBus = EventEmitter<{ [K in EventName]: [ApiEvents[K]] }>;
+
 export async function dispatch(
-  core: ApiRequests,
+  handlers: ApiHandlers,
   method: unknown,
   rawArgs: unknown,
 ): Promise<Envelope<unknown>> {
@@ -16,12 +20,9 @@ export async function dispatch(
     };
   try {
     const args = validateArgs(method, rawArgs);
-    const fn = core[method] as (a: typeof args) => Promise<unknown>;
-    const result = await fn.call(core, args);
-    return { ok: true, result };
+    const fn = handlers[method] as (a: typeof args) => Promise<unknown>;
+    return { ok: true, result: await fn(args) };
   } catch (err) {
     return { ok: false, error: toApiErrorShape(err) };
   }
 }
-
-export type { RequestName };

@@ -13,7 +13,7 @@ import type {
   Observation,
   Role,
 } from '@shared/domain';
-import type { ApiEvents, ApiRequests, AppInfo, EventName } from '@shared/contract';
+import type { ApiEvents, AppInfo, EventName, MonitoringRequests } from '@shared/contract';
 import { systemClock, type Clock } from './clock';
 import { SshConnection } from './ssh/connection';
 import { DeploymentMonitor } from './monitor/deployment-monitor';
@@ -68,7 +68,7 @@ interface OpenDeployment {
 
 type CoreEvents = { [K in EventName]: [ApiEvents[K]] };
 
-export class Core extends EventEmitter<CoreEvents> implements ApiRequests {
+export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests {
   private readonly clock: Clock;
   private readonly open = new Map<string, OpenDeployment>();
   private demoPromise: Promise<DeploymentSummary> | null = null;
@@ -78,7 +78,20 @@ export class Core extends EventEmitter<CoreEvents> implements ApiRequests {
     this.clock = opts.clock ?? systemClock;
   }
 
-  async getAppInfo(): Promise<AppInfo> {
+  /** This service's part of the API, bound for dispatch. */
+  handlers(): { [K in keyof MonitoringRequests]: MonitoringRequests[K] } {
+    return {
+      getAppInfo: (a) => this.getAppInfo(a),
+      listDeployments: (a) => this.listDeployments(a),
+      openDemo: (a) => this.openDemo(a),
+      connectHost: (a) => this.connectHost(a),
+      closeDeployment: (a) => this.closeDeployment(a),
+      getKvHistory: (a) => this.getKvHistory(a),
+      listEvents: (a) => this.listEvents(a),
+    };
+  }
+
+  async getAppInfo(_args?: Record<string, never>): Promise<AppInfo> {
     return {
       version: this.opts.version,
       shell: this.opts.shell,
@@ -87,7 +100,7 @@ export class Core extends EventEmitter<CoreEvents> implements ApiRequests {
     };
   }
 
-  async listDeployments(): Promise<DeploymentSummary[]> {
+  async listDeployments(_args?: Record<string, never>): Promise<DeploymentSummary[]> {
     return [...this.open.values()].map((d) => this.summary(d));
   }
 

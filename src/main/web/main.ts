@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCore } from '../compose';
+import { createApp } from '../compose';
 import { startWebServer } from './server';
 
 interface WebArgs {
@@ -58,8 +58,9 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
-  const core = createCore({ shell: 'browser', autoOpenDemo: args.demo, demoSpeed: args.demoSpeed });
-  const server = await startWebServer({ core, rendererDir, port: args.port });
+  const app = createApp({ shell: 'browser', autoOpenDemo: args.demo, demoSpeed: args.demoSpeed });
+  const core = app.core;
+  const server = await startWebServer({ handlers: app.handlers, bus: core, rendererDir, port: args.port });
   process.stdout.write(`PD Console (browser mode) is serving on 127.0.0.1:${server.port}\n`);
   process.stdout.write(`${server.url}\n`);
   if (args.demo) {
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
   if (args.open) openBrowser(server.url);
   const stop = async (): Promise<void> => {
     await server.close();
-    await core.shutdown();
+    await app.shutdown();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

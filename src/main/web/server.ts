@@ -13,11 +13,12 @@ import {
   type EventName,
   type ServerFrame,
 } from '@shared/contract';
-import type { Core } from '../core/core';
-import { dispatch } from '../api/dispatch';
+import type { ApiHandlers } from '@shared/contract';
+import { dispatch, type ApiEventBus } from '../api/dispatch';
 
 export interface WebServerOptions {
-  core: Core;
+  handlers: ApiHandlers;
+  bus: ApiEventBus;
   rendererDir: string;
   port?: number;
   token?: string;
@@ -128,8 +129,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     };
     const listeners = EVENT_NAMES.map((event) => {
       const l = (payload: ApiEvents[EventName]): void => send({ t: 'evt', event, payload });
-      opts.core.on(event, l as never);
-      return () => opts.core.off(event, l as never);
+      opts.bus.on(event, l as never);
+      return () => opts.bus.off(event, l as never);
     });
     ws.on('message', (data) => {
       let frame: ClientFrame;
@@ -143,7 +144,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         ws.close(1003, 'unexpected frame');
         return;
       }
-      void dispatch(opts.core, frame.method, frame.args).then((envelope) =>
+      void dispatch(opts.handlers, frame.method, frame.args).then((envelope) =>
         send({ t: 'res', id: frame.id, envelope }),
       );
     });
