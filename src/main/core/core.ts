@@ -20,6 +20,7 @@ import { DeploymentMonitor } from './monitor/deployment-monitor';
 import { diffObservations, newEventId } from './monitor/change-events';
 import { RingSeries } from './store/ring-series';
 import { ApiError } from './api-error';
+import type { Exposition } from './probes/exposition/types';
 
 /** What the core needs from a demo host implementation (src/main/demo provides it). */
 export interface DemoLauncher {
@@ -68,9 +69,23 @@ interface OpenDeployment {
 
 type CoreEvents = { [K in EventName]: [ApiEvents[K]] };
 
+/** Internal (not API) notifications for feature services: recording, signals, alerts, restarts. */
+export interface CoreHooks {
+  /** Every successful scrape, parsed, with the deployment it belongs to. */
+  scrape: [{ deploymentId: string; hostId: string; ts: number; role: Role; exposition: Exposition }];
+  /** A deployment was opened (its connection exists; its first observation may not). */
+  opened: [{ deploymentId: string; host: HostConfig; deployment: DeploymentConfig }];
+  /** A deployment was closed. */
+  closed: [{ deploymentId: string }];
+  /** Each observation, after the core has stored it (same object the API pushes). */
+  observed: [Observation];
+}
+
 export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests {
   private readonly clock: Clock;
   private readonly open = new Map<string, OpenDeployment>();
+  /** Hooks for feature services inside main; never exposed to clients. */
+  readonly hooks = new EventEmitter<CoreHooks>();
   private demoPromise: Promise<DeploymentSummary> | null = null;
 
   constructor(private readonly opts: CoreOptions) {
@@ -129,6 +144,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     this.open.delete(args.deploymentId);
     if (d.host.kind === 'demo') this.demoPromise = null;
     await d.dispose();
+    this.hooks.emit('closed', { deploymentId: args.deploymentId });
   }
 
   async getKvHistory(args: {
@@ -153,6 +169,32 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
 
   async listEvents(args: { deploymentId: string }): Promise<AppEvent[]> {
     return [...this.get(args.deploymentId).events];
+  }
+
+  /** The SSH connection of an open deployment, for feature services (journal tail, restarts). */
+  connectionOf(deploymentId: string): SshConnection {
+    return this.get(deploymentId).conn;
+  }
+
+  deploymentOf(deploymentId: string): {
+    host: HostConfig;
+    deployment: DeploymentConfig;
+    latest?: Observation;
+  } {
+    const d = this.get(deploymentId);
+    return { host: d.host, deployment: d.deployment, latest: d.monitor.latestObservation };
+  }
+
+  /** Adds an event to a deployment's timeline and pushes it to clients. */
+  addEvent(deploymentId: string, e: Omit<AppEvent, 'id' | 'deploymentId'> & { id?: string }): AppEvent {
+    const d = this.get(deploymentId);
+    const full: AppEvent = { ...e, id: e.id ?? newEventId(e.ts), deploymentId };
+    this.record(d, full);
+    return full;
+  }
+
+  get now(): number {
+    return this.clock.now();
   }
 
   /** The machine woke up or the network changed: links are probably dead although nothing said so yet. */
@@ -233,6 +275,8 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     this.open.set(id, d);
     conn.on('status', (status) => this.onConnection(d, status));
     monitor.on('observation', (obs) => this.onObservation(d, obs));
+    monitor.on('scrape', (e) => this.hooks.emit('scrape', { ...e, deploymentId: id, hostId: host.id }));
+    this.hooks.emit('opened', { deploymentId: id, host, deployment });
     await conn.start();
     monitor.start();
     return d;
@@ -273,6 +317,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
       const ring = d.kv.get(s.role);
       ring?.push(obs.ts, { ratio: s.kv?.ratio, used: s.kv?.usedTokens, capacity: s.kv?.capacityTokens });
     }
+    this.hooks.emit('observed', obs);
     this.emit('observation', obs);
   }
 
