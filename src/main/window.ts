@@ -29,6 +29,8 @@ export function createMainWindow(devServerUrl: string | undefined): BrowserWindo
       experimentalFeatures: false,
       webviewTag: false,
       spellcheck: false,
+      // Middle-click opens links in new windows, bypassing will-navigate.
+      disableBlinkFeatures: 'Auxclick',
     },
   });
   harden(win.webContents, devServerUrl);
