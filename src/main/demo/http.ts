@@ -1,0 +1,460 @@
+// The demo host's HTTP endpoints: SGLang prefill (30100) and decode (30200) servers, the router's API
+// (30001) and its Prometheus listener (29001). One in-process http.Server per simulated port; connections
+// arrive as forwarded SSH channels (`server.emit('connection', channel)`) or, with listenHttp, on real
+// loopback ports. /metrics faults (500, hang, trickle, huge, garbage) are applied here.
+import http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { ServerProcess } from './processes';
+import { renderRouterMetrics } from './router-metrics';
+import { renderServerMetrics } from './sglang-metrics';
+import type { DemoSimulation } from './simulation';
+import { KV_CAPACITY } from './simulation';
+import { MODEL_NAME, MODEL_PATH, PORTS, TP_SIZE, type DemoRole, type ServerRole } from './units';
+import { Rng } from './rng';
+
+export const DEMO_HTTP_PORTS = [PORTS.prefill, PORTS.decode, PORTS.routerApi, PORTS.routerMetrics] as const;
+export type DemoHttpPort = (typeof DEMO_HTTP_PORTS)[number];
+
+const PROM_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+const HUGE_BYTES = 50 * 1024 * 1024;
+
+export function isDemoHttpPort(port: number): port is DemoHttpPort {
+  return (DEMO_HTTP_PORTS as readonly number[]).includes(port);
+}
+
+function roleOfPort(port: number): DemoRole | null {
+  if (port === PORTS.prefill) return 'prefill';
+  if (port === PORTS.decode) return 'decode';
+  if (port === PORTS.routerApi || port === PORTS.routerMetrics) return 'router';
+  return null;
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function text(res: http.ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/**
+ * Answers one HTTP request to a simulated port. The caller has already checked `sim.portOpen(port)`;
+ * a request to a port nothing listens on has its connection reset.
+ */
+export function handleHttp(sim: DemoSimulation, port: number, req: http.IncomingMessage, res: http.ServerResponse): void {
+  sim.advance();
+  if (!sim.portOpen(port)) {
+    req.socket.destroy();
+    return;
+  }
+  const path = (req.url ?? '/').split('?')[0];
+  const method = req.method ?? 'GET';
+  if (port === PORTS.routerMetrics) return routerMetricsPort(sim, path, method, res);
+  if (port === PORTS.routerApi) return routerApi(sim, path, method, res);
+  const role: ServerRole = port === PORTS.prefill ? 'prefill' : 'decode';
+  const p = sim.units[role].server;
+  if (!p) {
+    req.socket.destroy();
+    return;
+  }
+  serverApi(sim, role, p, path, method, req, res);
+}
+
+function serverApi(
+  sim: DemoSimulation,
+  role: ServerRole,
+  p: ServerProcess,
+  path: string,
+  method: string,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
+  const newer = sim.era !== 'token-usage-only';
+  const logged = (status: number): void => sim.logHttpRequest(role, method, req.url ?? path, status);
+  const get = method === 'GET' || method === 'HEAD';
+  if (path === '/metrics' || path === '/metrics/') {
+    if (sim.metricsDisabled.has(role)) {
+      logged(404);
+      return json(res, 404, { detail: 'Not Found' });
+    }
+    if (!get) {
+      logged(405);
+      return json(res, 405, { detail: 'Method Not Allowed' });
+    }
+    return serveMetrics(sim, role, () => renderServerMetrics(p, sim.era, sim.dpRanks), res, logged);
+  }
+  if (path === '/health' || path === '/health_generate') {
+    const h = sim.serverHealth(role);
+    const status = h === 'ok' ? 200 : 503;
+    logged(status);
+    res.writeHead(status, { 'content-length': 0 });
+    res.end();
+    return;
+  }
+  if (path === '/get_server_info' || (path === '/server_info' && newer)) {
+    logged(200);
+    return json(res, 200, serverInfo(sim, role, p));
+  }
+  if (path === '/get_model_info' || (path === '/model_info' && newer)) {
+    logged(200);
+    return json(res, 200, {
+      model_path: MODEL_PATH,
+      tokenizer_path: MODEL_PATH,
+      is_generation: true,
+      preferred_sampling_params: null,
+      weight_version: 'default',
+      has_image_understanding: false,
+      has_audio_understanding: false,
+      model_type: 'qwen3',
+      architectures: ['Qwen3ForCausalLM'],
+    });
+  }
+  if (path === '/v1/models') {
+    logged(200);
+    return json(res, 200, {
+      object: 'list',
+      data: [{ id: MODEL_NAME, object: 'model', created: Math.floor(p.startedAt / 1000), owned_by: 'sglang', root: MODEL_NAME, max_model_len: 524_288 }],
+    });
+  }
+  if (path === '/v1/loads' && sim.era === 'kv-tokens') {
+    logged(200);
+    return json(res, 200, loads(sim, p));
+  }
+  if (path === '/get_load') {
+    logged(200);
+    return json(
+      res,
+      200,
+      p.ranks.map((r, i) => ({
+        dp_rank: i,
+        num_reqs: r.running + r.queue,
+        num_waiting_reqs: r.queue,
+        num_tokens: r.usedTokens,
+        num_pending_tokens: 0,
+        ts_tic: sim.now / 1000,
+      })),
+    );
+  }
+  if (path === '/generate' || path.startsWith('/v1/')) {
+    logged(503);
+    return json(res, 503, {
+      object: 'error',
+      message: 'This demo host simulates load; it does not generate text.',
+      type: 'ServiceUnavailable',
+      code: 503,
+    });
+  }
+  logged(404);
+  json(res, 404, { detail: 'Not Found' });
+}
+
+function serverInfo(sim: DemoSimulation, role: ServerRole, p: ServerProcess): Record<string, unknown> {
+  // Like SGLang: ServerArgs fields merged with scheduler_info at the top level, plus internal_states.
+  return {
+    model_path: MODEL_PATH,
+    tokenizer_path: MODEL_PATH,
+    served_model_name: MODEL_NAME,
+    host: '127.0.0.1',
+    port: role === 'prefill' ? PORTS.prefill : PORTS.decode,
+    tp_size: TP_SIZE,
+    dp_size: p.dpRanks,
+    enable_dp_attention: p.dpRanks > 1,
+    base_gpu_id: role === 'prefill' ? 0 : 4,
+    mem_fraction_static: 0.88,
+    chunked_prefill_size: 8192,
+    max_prefill_tokens: 16384,
+    context_length: null,
+    page_size: 1,
+    enable_metrics: !sim.metricsDisabled.has(role),
+    decode_log_interval: 40,
+    disaggregation_mode: role,
+    disaggregation_transfer_backend: 'mooncake',
+    disaggregation_bootstrap_port: PORTS.bootstrap,
+    disaggregation_ib_device: 'mlx5_0',
+    max_total_num_tokens: KV_CAPACITY[role],
+    max_req_input_len: 524_282,
+    max_running_requests: role === 'decode' ? 256 : 32,
+    internal_states: p.ranks.map(() => ({
+      last_gen_throughput: Math.round((p.genThroughput / p.dpRanks) * 100) / 100,
+      memory_usage: { weight: 15.66, kvcache: role === 'decode' ? 52.68 : 9.14, token_capacity: Math.floor(p.capacity / p.dpRanks), graph: role === 'decode' ? 1.52 : 0 },
+      effective_max_running_requests_per_dp: role === 'decode' ? Math.floor(256 / p.dpRanks) : 32,
+    })),
+    version: sim.era === 'token-usage-only' ? '0.5.3' : sim.era === 'full-token-usage' ? '0.5.10' : '0.5.12',
+  };
+}
+
+function loads(sim: DemoSimulation, p: ServerProcess): Record<string, unknown> {
+  return {
+    timestamp: sim.now / 1000,
+    version: '0.5.12',
+    accelerator: 'cuda',
+    num_accelerators: TP_SIZE,
+    loads: p.ranks.map((r, i) => ({
+      dp_rank: i,
+      num_running_reqs: r.running,
+      num_waiting_reqs: r.queue,
+      num_used_tokens: r.usedTokens,
+      num_total_tokens: r.capacity,
+      max_total_num_tokens: r.capacity,
+      token_usage: Math.round((r.usedTokens / r.capacity) * 100) / 100,
+      gen_throughput: Math.round((p.genThroughput / p.dpRanks) * 100) / 100,
+      cache_hit_rate: p.role === 'prefill' ? Math.round(p.cacheHitRate * 1000) / 1000 : 0,
+      utilization: Math.round((r.usedTokens / r.capacity) * 1000) / 1000,
+      max_running_requests: p.role === 'decode' ? Math.floor(256 / p.dpRanks) : 32,
+    })),
+  };
+}
+
+function routerApi(sim: DemoSimulation, path: string, method: string, res: http.ServerResponse): void {
+  const r = sim.units.router.router;
+  if (!r) {
+    res.destroy();
+    return;
+  }
+  const smg = sim.routerEra === 'smg';
+  r.countRequest(method, path);
+  const reply = (status: number, body: unknown, errorCode = ''): void => {
+    r.countResponse(path, status, errorCode);
+    if (typeof body === 'string') text(res, status, body);
+    else json(res, status, body);
+  };
+  const healthy = r.workers.filter((w) => w.health === 'healthy').length;
+  switch (path) {
+    case '/health':
+      return reply(200, smg ? { status: 'ok' } : 'OK');
+    case '/liveness':
+      return reply(200, smg ? { status: 'alive' } : 'OK');
+    case '/readiness':
+      if (r.ready) return reply(200, { status: 'ready', healthy_workers: healthy, total_workers: r.workers.length });
+      return reply(
+        503,
+        {
+          status: 'not_ready',
+          healthy_workers: healthy,
+          total_workers: r.workers.length,
+          reason: 'PD mode requires at least one healthy prefill and one healthy decode worker',
+        },
+        'not_ready',
+      );
+    case '/workers':
+      if (method !== 'GET') return reply(405, { error: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED' });
+      return reply(200, {
+        workers: r.workers.map((w) => ({
+          id: w.id,
+          url: w.url,
+          worker_type: w.role,
+          connection_mode: 'http',
+          runtime_type: 'sglang',
+          priority: 50,
+          cost: 1.0,
+          ...(w.role === 'prefill' ? { bootstrap_port: PORTS.bootstrap } : {}),
+          health: {
+            timeout_secs: 5,
+            check_interval_secs: 10,
+            success_threshold: 2,
+            failure_threshold: 3,
+            disable_health_check: false,
+          },
+          max_connection_attempts: 20,
+          is_healthy: w.health === 'healthy',
+          load: w.active,
+        })),
+        total: r.workers.length,
+        stats: {
+          total_workers: r.workers.length,
+          healthy_workers: healthy,
+          total_models: 1,
+          total_load: r.workers.reduce((a, w) => a + w.active, 0),
+          by_type: { regular: 0, prefill: 1, decode: 1 },
+        },
+      });
+    case '/v1/models':
+      return reply(200, { object: 'list', data: [{ id: MODEL_NAME, object: 'model', created: Math.floor(r.startedAt / 1000), owned_by: 'sglang' }] });
+    case '/get_server_info':
+    case '/server_info': {
+      const d = sim.units.decode.server;
+      if (!d || sim.serverHealth('decode') === 'refused') return reply(503, { error: 'No available workers', code: 'no_workers' }, 'no_workers');
+      return reply(200, serverInfo(sim, 'decode', d));
+    }
+    default:
+      return reply(404, smg ? { error: 'Not Found', code: 'NOT_FOUND' } : 'Not Found');
+  }
+}
+
+function routerMetricsPort(sim: DemoSimulation, path: string, method: string, res: http.ServerResponse): void {
+  const r = sim.units.router.router;
+  if (!r) {
+    res.destroy();
+    return;
+  }
+  // smg ≥ 1.4 serves only GET /metrics on this listener; sglang-router's exporter answered any path.
+  if (sim.routerEra === 'smg' && (path !== '/metrics' || method !== 'GET')) {
+    res.writeHead(404, { 'content-length': 0 });
+    res.end();
+    return;
+  }
+  serveMetrics(sim, 'router', () => renderRouterMetrics(r, sim.routerEra), res, () => undefined);
+}
+
+/** Writes a /metrics body, or misbehaves the way the active fault for this role says. */
+function serveMetrics(
+  sim: DemoSimulation,
+  role: DemoRole,
+  render: () => string,
+  res: http.ServerResponse,
+  logged: (status: number) => void,
+): void {
+  if (sim.isFaultOn('metrics-hang', role)) return; // headers never come; the connection stays open
+  if (sim.isFaultOn('metrics-trickle', role)) {
+    logged(200);
+    res.writeHead(200, { 'content-type': PROM_CONTENT_TYPE });
+    res.flushHeaders();
+    trickle(sim, Buffer.from(render(), 'utf8'), res);
+    return;
+  }
+  if (sim.isFaultOn('metrics-huge', role)) {
+    logged(200);
+    res.writeHead(200, { 'content-type': PROM_CONTENT_TYPE });
+    huge(render(), res);
+    return;
+  }
+  if (sim.isFaultOn('metrics-500', role)) {
+    logged(500);
+    return text(res, 500, 'Internal Server Error');
+  }
+  if (sim.isFaultOn('metrics-garbage', role)) {
+    logged(200);
+    const n = sim.garbageCounter++;
+    if (n % 2 === 0) {
+      const rng = new Rng(sim.seed ^ n);
+      const bytes = Buffer.alloc(64 * 1024);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = rng.int(0, 255);
+      res.writeHead(200, { 'content-type': PROM_CONTENT_TYPE, 'content-length': bytes.length });
+      res.end(bytes);
+    } else {
+      text(
+        res,
+        200,
+        '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.24.0 (Ubuntu)</center>\r\n</body>\r\n</html>\r\n',
+        'text/html',
+      );
+    }
+    return;
+  }
+  logged(200);
+  text(res, 200, render(), PROM_CONTENT_TYPE);
+}
+
+/** One byte per simulated second, until the body ends or the client goes away. */
+function trickle(sim: DemoSimulation, body: Buffer, res: http.ServerResponse): void {
+  let i = 0;
+  const tick = (): void => {
+    if (res.destroyed || res.writableEnded) return;
+    if (i >= body.length) {
+      res.end();
+      return;
+    }
+    res.write(body.subarray(i, i + 1));
+    i++;
+    sim.clock.setTimeout(tick, 1000);
+  };
+  tick();
+}
+
+/** A valid-looking exposition padded to 50 MB, written with backpressure. */
+function huge(head: string, res: http.ServerResponse): void {
+  let written = 0;
+  let idx = 0;
+  const first = Buffer.from(`${head}# HELP sglang:demo_padding Padding series.\n# TYPE sglang:demo_padding gauge\n`, 'utf8');
+  const pump = (): void => {
+    if (written === 0) {
+      written += first.length;
+      if (!res.write(first)) return void res.once('drain', pump);
+    }
+    while (written < HUGE_BYTES) {
+      if (res.destroyed) return;
+      let chunk = '';
+      while (chunk.length < 64 * 1024) chunk += `sglang:demo_padding{idx="${idx++}",model_name="${MODEL_NAME}"} 1.0\n`;
+      written += chunk.length;
+      if (!res.write(chunk)) return void res.once('drain', pump);
+    }
+    res.end();
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  pump();
+}
+
+/** In-process HTTP servers for the simulated ports, fed by forwarded SSH channels or real loopback sockets. */
+export class DemoHttpServers {
+  private readonly servers = new Map<number, http.Server>();
+  private readonly real = new Map<number, net.Server>();
+  private readonly sockets = new Set<Duplex>();
+
+  constructor(private readonly sim: DemoSimulation) {
+    for (const port of DEMO_HTTP_PORTS) {
+      const srv = http.createServer((req, res) => handleHttp(sim, port, req, res));
+      // Forwarded channels are not net.Sockets; without a keep-alive timer they stay open until the client
+      // closes them, which is what a polling client over one SSH connection wants.
+      srv.keepAliveTimeout = 0;
+      this.servers.set(port, srv);
+    }
+  }
+
+  /** Hands a connection (a forwarded channel) to the simulated port's server. False if nothing listens there. */
+  connect(port: number, stream: Duplex): boolean {
+    const srv = this.servers.get(port);
+    if (!srv || !this.sim.portOpen(port)) return false;
+    this.track(stream);
+    srv.emit('connection', stream);
+    return true;
+  }
+
+  private track(stream: Duplex): void {
+    this.sockets.add(stream);
+    stream.once('close', () => this.sockets.delete(stream));
+  }
+
+  /** Listens every simulated port on a real 127.0.0.1 ephemeral port; returns simulated → real. */
+  async listen(): Promise<Record<number, number>> {
+    const map: Record<number, number> = {};
+    for (const port of DEMO_HTTP_PORTS) {
+      const srv = this.servers.get(port);
+      if (!srv) continue;
+      const listener = net.createServer((sock) => {
+        // Like a real closed port as closely as a bound socket allows: the connection is reset at once.
+        if (!this.sim.portOpen(port)) return void sock.resetAndDestroy();
+        this.track(sock);
+        srv.emit('connection', sock);
+      });
+      await new Promise<void>((resolve, reject) => {
+        listener.once('error', reject);
+        listener.listen(0, '127.0.0.1', () => resolve());
+      });
+      const addr = listener.address();
+      if (!addr || typeof addr === 'string') throw new Error(`demo host: could not read the address of the listener for port ${port}`);
+      map[port] = addr.port;
+      this.real.set(port, listener);
+    }
+    return map;
+  }
+
+  /** Cuts every HTTP connection (used when the host reboots). */
+  destroyAll(): void {
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+  }
+
+  async close(): Promise<void> {
+    this.destroyAll();
+    await Promise.all(
+      [...this.real.values()].map((l) => new Promise<void>((resolve) => l.close(() => resolve()))),
+    );
+    for (const srv of this.servers.values()) srv.closeAllConnections();
+  }
+}
+
+export { roleOfPort };
