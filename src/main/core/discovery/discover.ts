@@ -1,0 +1,555 @@
+// From what systemctl prints on a host to a proposed PD deployment: which units run the SGLang prefill and
+// decode servers and the router (by what their ExecStart runs, never by unit name), where their API and
+// metrics endpoints are, which GPUs they use, and — for every endpoint that is missing or inconsistent —
+// why, and what to change. Pure: text in, proposal out; the caller runs the commands (see commands.ts).
+
+import type { DeploymentConfig, Role, ServiceConfig } from '@shared/domain';
+import { splitExecLine, stripExecPrefixes } from './exec-words';
+import { findSglangCommand, type SglangCommand } from './sglang-command';
+import {
+  parseRouterFlags,
+  parseServerFlags,
+  type RouterFlags,
+  type ServerFlags,
+  type WorkerRef,
+} from './sglang-flags';
+import { parseEnvFile, parseListUnits, parseShowExec, parseUnitCat, type UnitExec } from './unit-text';
+
+export interface UnitEvidence {
+  unit: string;
+  /** Output of `systemctl cat UNIT` (unit file and drop-ins, as on disk). */
+  cat?: string;
+  /** This unit's block of `systemctl show -p Id,ExecStart,Environment,EnvironmentFiles,… UNIT` (as loaded). */
+  show?: string;
+  /** ActiveState, if known other than from listUnits. */
+  activeState?: string;
+  /** Contents of EnvironmentFile= files the caller could read, by path. */
+  envFiles?: Record<string, string>;
+}
+
+export interface DiscoveryInput {
+  hostId: string;
+  deploymentId?: string;
+  name?: string;
+  /** Output of `systemctl list-units --type=service --all --plain --no-legend --no-pager`. */
+  listUnits?: string;
+  units: readonly UnitEvidence[];
+}
+
+export type DiagnosticCode =
+  | 'no-sglang-units'
+  | 'missing-role'
+  | 'duplicate-role'
+  | 'metrics-disabled'
+  | 'router-no-metrics'
+  | 'router-metrics-ephemeral'
+  | 'router-not-pd'
+  | 'router-url-mismatch'
+  | 'router-url-unreachable-host'
+  | 'server-not-routed'
+  | 'bootstrap-port-mismatch'
+  | 'unified-server'
+  | 'unparseable-execstart'
+  | 'flag-problem'
+  | 'unresolved-env'
+  | 'gpu-mapping'
+  | 'container'
+  | 'multi-node'
+  | 'changed-on-disk';
+
+export interface DiscoveryDiagnostic {
+  severity: 'error' | 'warning' | 'info';
+  code: DiagnosticCode;
+  role?: Role;
+  unit?: string;
+  /** What is wrong or missing and why, naming units, flags and ports. */
+  message: string;
+  /** What to change. */
+  fix?: string;
+}
+
+export interface DiscoveredUnit {
+  unit: string;
+  kind: 'server' | 'router';
+  /** prefill/decode from --disaggregation-mode, router; undefined for a unified (non-PD) server. */
+  role?: Role;
+  activeState?: string;
+  command: SglangCommand;
+  server?: ServerFlags;
+  router?: RouterFlags & { flavour: 'sglang_router' | 'smg' | 'mini_lb' };
+  /** The service config this unit would get; absent for a unified server, which has no PD role. */
+  service?: ServiceConfig;
+  env: Record<string, string>;
+}
+
+export interface DiscoveryResult {
+  deployment: DeploymentConfig;
+  /** Every unit found running SGLang, chosen or not. */
+  found: DiscoveredUnit[];
+  diagnostics: DiscoveryDiagnostic[];
+  /** Roles claimed by several units: the proposal picked one; the operator should confirm. */
+  needsOperatorChoice: { role: Role; units: string[]; chosen: string }[];
+}
+
+export function discoverDeployment(input: DiscoveryInput): DiscoveryResult {
+  const diagnostics: DiscoveryDiagnostic[] = [];
+  const listed = new Map(parseListUnits(input.listUnits ?? '').map((u) => [u.unit, u]));
+  const found: DiscoveredUnit[] = [];
+
+  for (const ev of input.units) {
+    if (listed.get(ev.unit)?.load === 'not-found') continue;
+    const d = inspectUnit(ev, input.hostId, listed.get(ev.unit)?.active, diagnostics);
+    if (d) found.push(d);
+  }
+
+  if (found.length === 0) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'no-sglang-units',
+      message:
+        `none of the ${input.units.length} service unit(s) inspected runs SGLang: no ExecStart contains ` +
+        '`python -m sglang.launch_server`, `python -m sglang_router.launch_router`, `python -m smg.launch_router` or `smg`',
+      fix: 'if SGLang runs outside systemd (tmux, docker compose, a login shell), create systemd units for it; PD Console manages units',
+    });
+  }
+
+  for (const d of found) {
+    if (d.kind === 'server' && !d.role) {
+      diagnostics.push({
+        severity: 'info',
+        code: 'unified-server',
+        unit: d.unit,
+        message: `${d.unit} runs an SGLang server without --disaggregation-mode (a unified, non-PD server); it is not part of the proposal`,
+        fix: 'start it with --disaggregation-mode prefill or decode if it is meant to be part of the PD pair',
+      });
+    }
+  }
+
+  const needsOperatorChoice: DiscoveryResult['needsOperatorChoice'] = [];
+  const router = choose('router', found, diagnostics, needsOperatorChoice, () => 0);
+  const routedBy = (d: DiscoveredUnit, refs: WorkerRef[] | undefined) =>
+    (refs ?? []).some((r) => d.server && matchEndpoint(r.url, d.server).ok) ? 1 : 0;
+  const prefill = choose('prefill', found, diagnostics, needsOperatorChoice, (d) =>
+    routedBy(d, router?.router?.prefill),
+  );
+  const decode = choose('decode', found, diagnostics, needsOperatorChoice, (d) =>
+    routedBy(d, router?.router?.decode),
+  );
+
+  const unified = found.filter((d) => d.kind === 'server' && !d.role).map((d) => d.unit);
+  for (const [role, chosen] of [
+    ['prefill', prefill],
+    ['decode', decode],
+  ] as const) {
+    if (chosen || found.length === 0) continue;
+    diagnostics.push({
+      severity: 'error',
+      code: 'missing-role',
+      role,
+      message:
+        `no unit runs an SGLang server with --disaggregation-mode ${role}` +
+        (unified.length > 0 ? ` (found unified server(s): ${unified.join(', ')})` : ''),
+      fix: `add --disaggregation-mode ${role} to the ExecStart of the ${role} server's unit, or create that unit`,
+    });
+  }
+  if (!router && found.length > 0) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'missing-role',
+      role: 'router',
+      message:
+        'no unit runs an SGLang router (`python -m sglang_router.launch_router`, `python -m smg.launch_router` or `smg`): ' +
+        'router health, readiness and request/error rates will be unavailable',
+      fix: 'run the router as a systemd unit with --pd-disaggregation --prefill URL [BOOTSTRAP_PORT] --decode URL',
+    });
+  }
+
+  if (router?.router) crossCheckRouter(router, prefill, decode, found, diagnostics);
+
+  const services = [prefill, decode, router].flatMap((d) => (d?.service ? [d.service] : []));
+  const model = prefill?.server?.servedModelName ?? decode?.server?.servedModelName;
+  return {
+    deployment: {
+      id: input.deploymentId ?? `${input.hostId}-pd`,
+      name: input.name ?? (model ? `${model} on ${input.hostId}` : `PD on ${input.hostId}`),
+      services,
+    },
+    found,
+    diagnostics,
+    needsOperatorChoice,
+  };
+}
+
+function inspectUnit(
+  ev: UnitEvidence,
+  hostId: string,
+  listedActive: string | undefined,
+  diagnostics: DiscoveryDiagnostic[],
+): DiscoveredUnit | undefined {
+  const fromShow = ev.show ? parseShowExec(ev.show) : undefined;
+  const fromCat = ev.cat ? parseUnitCat(ev.cat, ev.unit) : undefined;
+  // show has what systemd loaded (specifiers resolved); cat has what is on disk. Prefer the loaded one.
+  const exec: UnitExec | undefined =
+    fromShow && fromShow.execStart.length > 0 ? fromShow : (fromCat ?? fromShow);
+  if (!exec) return undefined;
+  const envFiles = [
+    ...new Set([...(fromShow?.environmentFiles ?? []), ...(fromCat?.environmentFiles ?? [])]),
+  ];
+  // EnvironmentFile= settings override Environment= ones (systemd.exec(5)).
+  let env: Record<string, string> = { ...exec.environment };
+  const unreadFiles: string[] = [];
+  for (const f of envFiles) {
+    const path = f.replace(/^-/, '');
+    const text = ev.envFiles?.[path];
+    if (text === undefined) unreadFiles.push(path);
+    else env = { ...env, ...parseEnvFile(text) };
+  }
+
+  let command: SglangCommand | undefined;
+  for (const line of exec.execStart) {
+    const split = splitExecLine(line);
+    if (split.error) {
+      if (/sglang|smg/.test(line)) {
+        diagnostics.push({
+          severity: 'warning',
+          code: 'unparseable-execstart',
+          unit: ev.unit,
+          message: `${ev.unit}: cannot split ExecStart (${split.error}): ${line.slice(0, 200)}`,
+          fix: 'check the quoting in the unit file',
+        });
+      }
+      continue;
+    }
+    command = findSglangCommand(stripExecPrefixes(split.argv), env);
+    if (command) break;
+  }
+  if (!command) return undefined;
+  env = { ...env, ...command.inlineEnv };
+
+  if ((fromShow?.changedOnDisk ?? false) || (fromCat?.changedOnDisk ?? false)) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'changed-on-disk',
+      unit: ev.unit,
+      message: `${ev.unit} changed on disk since systemd loaded it; the running service still uses the old ExecStart`,
+      fix: `run \`systemctl daemon-reload\` and restart ${ev.unit} to apply the file`,
+    });
+  }
+  if (command.unresolved.length > 0) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'unresolved-env',
+      unit: ev.unit,
+      message:
+        `${ev.unit}: ExecStart uses ${command.unresolved.map((v) => `$${v}`).join(', ')} which discovery could not resolve` +
+        (unreadFiles.length > 0 ? ` (probably set in ${unreadFiles.join(', ')})` : ''),
+      fix: 'check the ports and flags shown for this unit; supply the EnvironmentFile contents to discovery to resolve them',
+    });
+  }
+  if (command.container) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'container',
+      unit: ev.unit,
+      message: `${ev.unit} runs SGLang inside ${command.container}: ports and GPU indices are read from the SGLang flags and may differ on the host (-p / --gpus mappings)`,
+      fix: 'check the API/metrics URLs and GPUs of this service by hand',
+    });
+  }
+
+  const activeState = ev.activeState ?? fromShow?.activeState ?? listedActive;
+  if (command.kind === 'server') {
+    const server = parseServerFlags(command.args);
+    flagProblems(ev.unit, server.problems, diagnostics);
+    const role: Role | undefined = server.mode ?? undefined;
+    const apiUrl = `http://${connectHost(server.host)}:${server.port}`;
+    const gpus = gpuIndices(server, env, ev.unit, diagnostics);
+    if (server.nnodes > 1) {
+      diagnostics.push({
+        severity: 'info',
+        code: 'multi-node',
+        unit: ev.unit,
+        ...(role ? { role } : {}),
+        message: `${ev.unit} is node ${server.nodeRank} of a ${server.nnodes}-node server; only rank 0 serves HTTP and /metrics`,
+        ...(server.nodeRank > 0 ? { fix: 'monitor this role through the host that runs --node-rank 0' } : {}),
+      });
+    }
+    if (role && !server.enableMetrics) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'metrics-disabled',
+        role,
+        unit: ev.unit,
+        message: `${role}: metrics disabled — ${ev.unit} runs without --enable-metrics, so ${apiUrl}/metrics does not exist (no KV usage, queues or latencies)`,
+        fix: `add --enable-metrics to ExecStart of ${ev.unit} and restart it`,
+      });
+    }
+    const service: ServiceConfig | undefined = role && {
+      role,
+      hostId,
+      unit: ev.unit,
+      apiUrl,
+      ...(server.enableMetrics ? { metricsUrl: `${apiUrl}/metrics` } : {}),
+      healthUrl: `${apiUrl}/health`,
+      ...(gpus ? { gpus } : {}),
+    };
+    return {
+      unit: ev.unit,
+      kind: 'server',
+      ...(role ? { role } : {}),
+      ...(activeState ? { activeState } : {}),
+      command,
+      server,
+      ...(service ? { service } : {}),
+      env,
+    };
+  }
+
+  const flavour = command.flavour ?? 'sglang_router';
+  const router = parseRouterFlags(command.args, flavour);
+  flagProblems(ev.unit, router.problems, diagnostics);
+  const apiUrl = `http://${connectHost(router.host)}:${router.port}`;
+  let metricsUrl: string | undefined;
+  if (router.prometheusPort === null || router.prometheusHost === null) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'router-no-metrics',
+      role: 'router',
+      unit: ev.unit,
+      message: `router: ${ev.unit} runs ${command.program}, which has no Prometheus endpoint; only its HTTP health is available`,
+      fix: 'replace it with sglang-router / smg (`python -m sglang_router.launch_router --pd-disaggregation …`)',
+    });
+  } else if (router.prometheusPort === 0) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'router-metrics-ephemeral',
+      role: 'router',
+      unit: ev.unit,
+      message: `router: ${ev.unit} has --prometheus-port 0, so its metrics port is chosen at random on each start`,
+      fix: `set a fixed --prometheus-port (default 29000) in ExecStart of ${ev.unit}`,
+    });
+  } else {
+    metricsUrl = `http://${connectHost(router.prometheusHost)}:${router.prometheusPort}/metrics`;
+  }
+  return {
+    unit: ev.unit,
+    kind: 'router',
+    role: 'router',
+    ...(activeState ? { activeState } : {}),
+    command,
+    router: { ...router, flavour },
+    service: {
+      role: 'router',
+      hostId,
+      unit: ev.unit,
+      apiUrl,
+      ...(metricsUrl ? { metricsUrl } : {}),
+      healthUrl: `${apiUrl}/health`,
+    },
+    env,
+  };
+}
+
+function flagProblems(unit: string, problems: string[], diagnostics: DiscoveryDiagnostic[]): void {
+  for (const p of problems) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'flag-problem',
+      unit,
+      message: `${unit}: ${p}`,
+      fix: `fix ExecStart of ${unit}`,
+    });
+  }
+}
+
+/** Picks one unit per role: the one the router points at, then an active one, then by name; flags ties. */
+function choose(
+  role: Role,
+  found: DiscoveredUnit[],
+  diagnostics: DiscoveryDiagnostic[],
+  needsChoice: DiscoveryResult['needsOperatorChoice'],
+  preference: (d: DiscoveredUnit) => number,
+): DiscoveredUnit | undefined {
+  const candidates = found.filter((d) => d.role === role);
+  if (candidates.length <= 1) return candidates[0];
+  const score = (d: DiscoveredUnit) => preference(d) * 2 + (d.activeState === 'active' ? 1 : 0);
+  const ranked = [...candidates].sort((a, b) => score(b) - score(a) || a.unit.localeCompare(b.unit));
+  const chosen = ranked[0];
+  needsChoice.push({ role, units: ranked.map((d) => d.unit), chosen: chosen.unit });
+  const why =
+    preference(chosen) > preference(ranked[1])
+      ? 'the router points at it'
+      : score(chosen) > score(ranked[1])
+        ? 'it is the active one'
+        : 'first by name; nothing else tells them apart';
+  diagnostics.push({
+    severity: 'warning',
+    code: 'duplicate-role',
+    role,
+    message: `${candidates.length} units claim ${role}: ${ranked.map((d) => `${d.unit} (${d.activeState ?? 'state unknown'})`).join(', ')}; proposing ${chosen.unit} because ${why}`,
+    fix: `confirm which unit is the ${role} server; disable the other (systemctl disable --now UNIT) if it is stale`,
+  });
+  return chosen;
+}
+
+function crossCheckRouter(
+  router: DiscoveredUnit,
+  prefill: DiscoveredUnit | undefined,
+  decode: DiscoveredUnit | undefined,
+  found: DiscoveredUnit[],
+  diagnostics: DiscoveryDiagnostic[],
+): void {
+  const r = router.router;
+  if (!r) return;
+  if (r.flavour !== 'mini_lb' && !r.pd && (prefill || decode)) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'router-not-pd',
+      role: 'router',
+      unit: router.unit,
+      message: `router: ${router.unit} runs without --pd-disaggregation, so it does not pair prefill and decode workers`,
+      fix: `add --pd-disaggregation --prefill URL [BOOTSTRAP_PORT] --decode URL to ExecStart of ${router.unit}`,
+    });
+  }
+  for (const [role, refs, chosen] of [
+    ['prefill', r.prefill, prefill],
+    ['decode', r.decode, decode],
+  ] as const) {
+    const servers = found.filter((d) => d.role === role && d.server);
+    let urlProblem = false;
+    for (const ref of refs) {
+      const matches = servers.map((d) => ({ d, m: matchEndpoint(ref.url, d.server as ServerFlags) }));
+      const hit = matches.find((x) => x.m.ok);
+      if (hit) {
+        if (role === 'prefill' && typeof ref.bootstrapPort === 'number' && hit.d.server) {
+          const bp = hit.d.server.bootstrapPort;
+          if (bp !== ref.bootstrapPort) {
+            diagnostics.push({
+              severity: 'warning',
+              code: 'bootstrap-port-mismatch',
+              role: 'prefill',
+              unit: router.unit,
+              message: `router's --prefill ${ref.url} ${ref.bootstrapPort} names bootstrap port ${ref.bootstrapPort}, but ${hit.d.unit} listens for bootstrap on ${bp}`,
+              fix: `use --prefill ${ref.url} ${bp} in ${router.unit}, or --disaggregation-bootstrap-port ${ref.bootstrapPort} in ${hit.d.unit}`,
+            });
+          }
+        }
+        continue;
+      }
+      urlProblem = true;
+      const samePort = matches.find((x) => x.m.portMatches);
+      if (samePort) {
+        diagnostics.push({
+          severity: 'error',
+          code: 'router-url-unreachable-host',
+          role,
+          unit: router.unit,
+          message: `router's --${role} ${ref.url} targets port ${samePort.d.server?.port}, but ${samePort.d.unit} listens on ${samePort.d.server?.host} only`,
+          fix: `point the router at http://127.0.0.1:${samePort.d.server?.port}, or start ${samePort.d.unit} with --host 0.0.0.0`,
+        });
+        continue;
+      }
+      const listening = servers
+        .map((d) => `${d.unit} listens on ${d.server?.host}:${d.server?.port}`)
+        .join('; ');
+      diagnostics.push({
+        severity: 'error',
+        code: 'router-url-mismatch',
+        role,
+        unit: router.unit,
+        message:
+          `router's --${role} ${ref.url} does not match any ${role} unit on this host` +
+          (listening ? ` (${listening})` : ` (no ${role} unit found)`) +
+          '; if that server runs on another host, add that host to the deployment',
+        fix: chosen?.service
+          ? `change --${role} in ExecStart of ${router.unit} to ${chosen.service.apiUrl}, or --port of ${chosen.unit}`
+          : `start a ${role} server at ${ref.url}`,
+      });
+    }
+    if (chosen?.server && chosen.service && r.flavour !== 'mini_lb' && (r.pd || refs.length > 0)) {
+      const server = chosen.server;
+      // A wrong URL was already reported with its fix; saying the server gets no traffic would repeat it.
+      if (!urlProblem && !refs.some((ref) => matchEndpoint(ref.url, server).ok)) {
+        diagnostics.push({
+          severity: 'warning',
+          code: 'server-not-routed',
+          role,
+          unit: chosen.unit,
+          message: `${role} server ${chosen.unit} (${chosen.service.apiUrl}) is not among the router's --${role} workers, so it gets no traffic from ${router.unit}`,
+          fix: `add --${role} ${chosen.service.apiUrl}${role === 'prefill' ? ` ${server.bootstrapPort}` : ''} to ExecStart of ${router.unit}`,
+        });
+      }
+    }
+  }
+}
+
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]', '', '*']);
+const isLoopback = (h: string) => h === 'localhost' || h.startsWith('127.') || h === '::1' || h === '[::1]';
+
+/** How a host the operator wrote should be dialled from the host itself. */
+export function connectHost(host: string): string {
+  if (WILDCARD.has(host)) return '127.0.0.1';
+  if (host.includes(':') && !host.startsWith('[')) return `[${host}]`;
+  return host;
+}
+
+/** Whether a worker URL given to the router reaches a server listening on host:port. */
+export function matchEndpoint(
+  url: string,
+  server: { host: string; port: number },
+): { ok: boolean; portMatches: boolean } {
+  let parsed: URL;
+  try {
+    parsed = new URL(/^[a-z]+:\/\//i.test(url) ? url : `http://${url}`);
+  } catch {
+    return { ok: false, portMatches: false };
+  }
+  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+  if (port !== server.port) return { ok: false, portMatches: false };
+  const target = parsed.hostname.toLowerCase();
+  const listen = server.host.toLowerCase();
+  const ok =
+    WILDCARD.has(listen) ||
+    target === listen ||
+    target === `[${listen}]` ||
+    (isLoopback(target) && isLoopback(listen));
+  return { ok, portMatches: true };
+}
+
+/**
+ * Physical GPU indices a server uses: logical ids base + i·step for i < tp·pp·(dp unless DP attention) per
+ * node, mapped through CUDA_VISIBLE_DEVICES when set. Undefined (with a diagnostic) when that cannot be known.
+ */
+function gpuIndices(
+  s: ServerFlags,
+  env: Record<string, string>,
+  unit: string,
+  diagnostics: DiscoveryDiagnostic[],
+): number[] | undefined {
+  const total = s.tp * s.pp * (s.dpAttention ? 1 : s.dp);
+  const perNode = Math.max(1, Math.floor(total / s.nnodes));
+  const logical = Array.from({ length: perNode }, (_, i) => s.baseGpuId + i * s.gpuIdStep);
+  const cvd = env.CUDA_VISIBLE_DEVICES;
+  if (cvd === undefined || cvd.trim() === '') return logical;
+  const visible = cvd.split(',').map((x) => x.trim());
+  if (!visible.every((x) => /^\d+$/.test(x))) {
+    diagnostics.push({
+      severity: 'info',
+      code: 'gpu-mapping',
+      unit,
+      message: `${unit}: CUDA_VISIBLE_DEVICES=${cvd} names GPUs by UUID/MIG id; GPU indices are not mapped`,
+      fix: 'use numeric indices in CUDA_VISIBLE_DEVICES to see per-GPU figures per role',
+    });
+    return undefined;
+  }
+  if (logical.some((i) => i >= visible.length)) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'gpu-mapping',
+      unit,
+      message: `${unit}: needs logical GPUs ${logical.join(',')} (base ${s.baseGpuId}, ${perNode} GPU(s)) but CUDA_VISIBLE_DEVICES=${cvd} exposes only ${visible.length}`,
+      fix: 'align --base-gpu-id / --tp-size with CUDA_VISIBLE_DEVICES',
+    });
+    return undefined;
+  }
+  return logical.map((i) => Number(visible[i]));
+}
