@@ -5,6 +5,7 @@ import { Core, type CoreOptions } from './core/core';
 import { acceleratedClock, systemClock } from './core/clock';
 import { startDemoHost } from './demo';
 import { resolveSshHost } from './core/ssh/resolve-host';
+import { DashboardService } from './core/services/dashboard';
 
 export const APP_VERSION = '0.1.0';
 
@@ -52,7 +53,10 @@ type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
 /** Everything a shell needs: the core (also the event bus) and the full handler map for dispatch. */
 export function createApp(opts: AppOptions): App {
   const core = createCore(opts);
-  const handlers: ApiHandlers = { ...core.handlers() };
+  const dashboard = new DashboardService(core, {
+    benchHistoryHours: Number(process.env.PD_CONSOLE_BENCH_HISTORY_HOURS ?? 0) || 0,
+  });
+  const handlers: ApiHandlers = { ...core.handlers(), ...dashboard.handlers() };
   return { core, handlers, shutdown: () => core.shutdown() };
 }
 

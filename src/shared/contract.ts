@@ -9,23 +9,36 @@ import {
   type MonitoringEvents,
   type MonitoringRequests,
 } from './api/monitoring';
+import {
+  DASHBOARD_EVENTS,
+  DASHBOARD_REQUESTS,
+  type DashboardEvents,
+  type DashboardRequests,
+} from './api/dashboard';
 
 export type * from './api/monitoring';
+export type * from './api/dashboard';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
-export interface ApiRequests extends MonitoringRequests {}
+export interface ApiRequests extends MonitoringRequests, DashboardRequests {}
 
 /** Push events from the core. */
-export interface ApiEvents extends MonitoringEvents {}
+export interface ApiEvents extends MonitoringEvents, DashboardEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
 export type RequestArgs<K extends RequestName> = Parameters<ApiRequests[K]>[0];
 export type RequestResult<K extends RequestName> = Awaited<ReturnType<ApiRequests[K]>>;
 
-export const REQUEST_NAMES = [...MONITORING_REQUESTS] as const satisfies readonly RequestName[];
+export const REQUEST_NAMES = [
+  ...MONITORING_REQUESTS,
+  ...DASHBOARD_REQUESTS,
+] as const satisfies readonly RequestName[];
 
-export const EVENT_NAMES = [...MONITORING_EVENTS] as const satisfies readonly EventName[];
+export const EVENT_NAMES = [
+  ...MONITORING_EVENTS,
+  ...DASHBOARD_EVENTS,
+] as const satisfies readonly EventName[];
 
 // Compile-time proof that the lists above name every method and event exactly once.
 type Missing<All, Listed> = Exclude<All, Listed>;

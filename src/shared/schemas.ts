@@ -5,11 +5,13 @@
 import type { z } from 'zod';
 import type { RequestArgs, RequestName } from './contract';
 import { monitoringSchemas } from './schemas/monitoring';
+import { dashboardSchemas } from './schemas/dashboard';
 
 export { hostConfigSchema } from './schemas/monitoring';
 
 export const requestSchemas = {
   ...monitoringSchemas,
+  ...dashboardSchemas,
 } satisfies { [K in RequestName]: z.ZodType<RequestArgs<K>> };
 
 export class ArgumentError extends Error {

@@ -1,0 +1,398 @@
+// The dashboard service: keeps each open deployment's signal history (live from the core's hooks), polls
+// its GPUs, evaluates alert rules, reads the PD pipeline verdict, follows journals and answers the
+// dashboard part of the API. Events go out on the core's bus like every other push.
+import { randomUUID } from 'node:crypto';
+import type {
+  ActiveAlert,
+  AlertRule,
+  DashboardRequests,
+  DashboardSnapshot,
+  GpuStatus,
+  JournalAroundResult,
+  JournalFollowResult,
+  KvDetail,
+  SignalInfo,
+} from '@shared/contract';
+import type { DeploymentConfig, Observation, Role } from '@shared/domain';
+import type { Core } from '../core';
+import { systemClock, type Clock, type ClockTimer } from '../clock';
+import { ApiError } from '../api-error';
+import { NVIDIA_SMI_COMMAND, parseNvidiaSmiLines } from '../probes/gpu';
+import { SignalsStore } from '../signals/signals-store';
+import { catalogFor } from '../signals/catalog';
+import { pipelineVerdict } from '../signals/verdict';
+import { fillSyntheticHistory } from '../signals/synthetic-history';
+import { DEFAULT_ALERT_RULES } from '../alerts/rules';
+import { evaluateAlerts, initialAlertState, type AlertState } from '../alerts/engine';
+import { JournalFollower } from '../journal/follower';
+import { journalWindowCommand } from '../journal/commands';
+import { parseJournalJson } from '../journal/journal-json';
+
+/** Turns a simulated fault of the demo host on or off (wired by the composition root for the demo only). */
+export type DemoFaultSwitch = (fault: string, on: boolean, role?: Role) => string[];
+
+export interface DashboardServiceOptions {
+  clock?: Clock;
+  store?: SignalsStore;
+  gpuIntervalMs?: number;
+  journalIntervalMs?: number;
+  /**
+   * Benchmark only: fill this many hours of synthetic history when the demo deployment opens. Read from
+   * PD_CONSOLE_BENCH_HISTORY_HOURS by the composition root; never reachable through the API.
+   */
+  benchHistoryHours?: number;
+}
+
+const QUEUE_KEYS = [
+  'prefill.queued',
+  'prefill.prefill_bootstrap_queue',
+  'prefill.prefill_inflight_queue',
+  'decode.queued',
+  'decode.decode_prealloc_queue',
+  'decode.decode_transfer_queue',
+];
+const MAX_FOLLOWERS = 8;
+const AROUND_MAX_LINES = 2000;
+
+interface Open {
+  deployment: DeploymentConfig;
+  isDemo: boolean;
+  roles: Role[];
+  alertState: AlertState;
+  active: ActiveAlert[];
+  gpu: GpuStatus;
+  gpuTimer: ClockTimer | null;
+  pending: Record<string, number | null>;
+  snapshot?: DashboardSnapshot;
+}
+
+export class DashboardService {
+  readonly store: SignalsStore;
+  private readonly clock: Clock;
+  private readonly open = new Map<string, Open>();
+  private rules: AlertRule[] = DEFAULT_ALERT_RULES.map((r) => ({ ...r, roles: [...r.roles] }));
+  private readonly followers = new Map<string, { deploymentId: string; follower: JournalFollower }>();
+  private demoFaults: DemoFaultSwitch | null = null;
+
+  constructor(
+    private readonly core: Core,
+    private readonly opts: DashboardServiceOptions = {},
+  ) {
+    this.clock = opts.clock ?? systemClock;
+    this.store = opts.store ?? new SignalsStore();
+    core.hooks.on('opened', (e) => this.onOpened(e.deploymentId, e.deployment, e.host.kind === 'demo'));
+    core.hooks.on('closed', (e) => this.onClosed(e.deploymentId));
+    core.hooks.on('scrape', (e) => {
+      const o = this.open.get(e.deploymentId);
+      if (!o) return;
+      Object.assign(o.pending, this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition));
+    });
+    core.hooks.on('observed', (obs) => this.onObserved(obs));
+  }
+
+  /** The composition root hands over the demo host's fault switch when it starts one. */
+  attachDemoFaults(fn: DemoFaultSwitch | null): void {
+    this.demoFaults = fn;
+  }
+
+  handlers(): { [K in keyof DashboardRequests]: DashboardRequests[K] } {
+    return {
+      getSignalCatalog: async (a) => this.catalog(a.deploymentId),
+      getSeries: async (a) => {
+        this.need(a.deploymentId);
+        return this.store.getSeries(a);
+      },
+      getDashboard: async (a) => this.snapshot(a.deploymentId),
+      getAlertRules: async () => this.rules.map((r) => ({ ...r })),
+      setAlertRules: async (a) => {
+        const ids = new Set<string>();
+        for (const r of a.rules) {
+          if (ids.has(r.id)) throw new ApiError('bad-arguments', `alert rule id "${r.id}" is used twice`);
+          ids.add(r.id);
+        }
+        this.rules = a.rules.map((r) => ({ ...r, roles: [...r.roles] }));
+        return this.rules.map((r) => ({ ...r }));
+      },
+      followJournal: (a) => this.followJournal(a.deploymentId, a.role, a.lines ?? 200),
+      unfollowJournal: async (a) => {
+        this.followers.get(a.followId)?.follower.stop();
+        this.followers.delete(a.followId);
+      },
+      journalAround: (a) => this.journalAround(a.deploymentId, a.ts, a.spanMs ?? 20_000, a.role),
+      demoControl: async (a) => {
+        const o = this.need(a.deploymentId);
+        if (!o.isDemo || !this.demoFaults)
+          throw new ApiError(
+            'not-demo',
+            `${o.deployment.name} is not the demo deployment; faults can only be simulated on the demo host`,
+          );
+        try {
+          return { faults: this.demoFaults(a.fault, a.on, a.role) };
+        } catch (err) {
+          throw new ApiError('bad-fault', (err as Error).message);
+        }
+      },
+    };
+  }
+
+  /** Stops timers and followers (app shutdown). */
+  stop(): void {
+    for (const id of [...this.open.keys()]) this.onClosed(id);
+  }
+
+  private catalog(deploymentId: string): SignalInfo[] {
+    const o = this.need(deploymentId);
+    const gpus = new Set([
+      ...this.store.gpuIndices(deploymentId),
+      ...o.deployment.services.flatMap((s) => s.gpus ?? []),
+    ]);
+    return catalogFor(
+      o.roles,
+      [...gpus].sort((a, b) => a - b),
+    );
+  }
+
+  private onOpened(deploymentId: string, deployment: DeploymentConfig, isDemo: boolean): void {
+    const roles = deployment.services.map((s) => s.role);
+    this.store.open(deploymentId, roles);
+    const o: Open = {
+      deployment,
+      isDemo,
+      roles,
+      alertState: initialAlertState(),
+      active: [],
+      gpu: { ts: null, gpus: [] },
+      gpuTimer: null,
+      pending: {},
+    };
+    this.open.set(deploymentId, o);
+    const hours = this.opts.benchHistoryHours ?? 0;
+    if (isDemo && hours > 0) {
+      const now = this.clock.now();
+      fillSyntheticHistory(this.store, deploymentId, {
+        fromMs: now - hours * 3_600_000,
+        toMs: now - 1000,
+        roles,
+        gpus: deployment.services.flatMap((s) => s.gpus ?? []),
+      });
+    }
+    this.scheduleGpu(o, deploymentId, 1500);
+  }
+
+  private onClosed(deploymentId: string): void {
+    const o = this.open.get(deploymentId);
+    if (o?.gpuTimer) this.clock.clearTimeout(o.gpuTimer);
+    this.open.delete(deploymentId);
+    for (const [id, f] of this.followers)
+      if (f.deploymentId === deploymentId) {
+        f.follower.stop();
+        this.followers.delete(id);
+      }
+    this.store.close(deploymentId);
+  }
+
+  private onObserved(obs: Observation): void {
+    const o = this.open.get(obs.deploymentId);
+    if (!o) return;
+    const values = { ...o.pending, ...this.store.ingestObservation(obs) };
+    o.pending = {};
+    const latest = this.store.latest(obs.deploymentId);
+    const { state, changes, active } = evaluateAlerts(this.rules, o.alertState, {
+      ts: obs.ts,
+      roles: o.roles,
+      values: latest,
+    });
+    o.alertState = state;
+    o.active = active;
+    for (const c of changes) {
+      this.core.addEvent(obs.deploymentId, {
+        ts: obs.ts,
+        kind: 'alert',
+        severity: c.type === 'fired' ? c.alert.severity : 'info',
+        role: c.alert.role,
+        title: c.type === 'fired' ? c.alert.title : `resolved: ${c.alert.title}`,
+        detail: c.alert.detail,
+      });
+    }
+    this.core.emit('signals', { deploymentId: obs.deploymentId, ts: obs.ts, values });
+    const snap = this.buildSnapshot(obs.deploymentId, o, obs.ts, latest);
+    o.snapshot = snap;
+    this.core.emit('dashboard', snap);
+  }
+
+  private snapshot(deploymentId: string): DashboardSnapshot {
+    const o = this.need(deploymentId);
+    return (
+      o.snapshot ?? this.buildSnapshot(deploymentId, o, this.clock.now(), this.store.latest(deploymentId))
+    );
+  }
+
+  private buildSnapshot(
+    deploymentId: string,
+    o: Open,
+    ts: number,
+    values: Record<string, number | null>,
+  ): DashboardSnapshot {
+    const growth: Record<string, number | null> = {};
+    for (const k of QUEUE_KEYS) growth[k] = this.store.growth(deploymentId, k, 120_000);
+    const kv: KvDetail[] = o.roles
+      .filter((r) => r !== 'router')
+      .map((role) => {
+        const meta = this.store.kvMeta(deploymentId, role);
+        const v = (k: string): number | null => values[`${role}.${k}`] ?? null;
+        return {
+          role,
+          usedTokens: v('kv_used'),
+          evictableTokens: v('kv_evictable'),
+          freeTokens: v('kv_free'),
+          capacityTokens: v('kv_capacity'),
+          ratio: v('kv_ratio'),
+          timeToFullS: v('kv_ttf_s'),
+          source: meta?.source ?? 'none',
+          sourceMetrics: meta?.sourceMetrics ?? [],
+          ...(meta?.caveat ? { caveat: meta.caveat } : {}),
+        };
+      });
+    return {
+      deploymentId,
+      ts,
+      values,
+      kv,
+      verdict: pipelineVerdict({ values, growth, roles: o.roles }),
+      gpu: o.gpu,
+      alerts: o.active,
+      notExposed: this.store.notExposed(deploymentId),
+    };
+  }
+
+  private scheduleGpu(o: Open, deploymentId: string, delay: number): void {
+    o.gpuTimer = this.clock.setTimeout(() => void this.pollGpu(o, deploymentId), delay);
+  }
+
+  private async pollGpu(o: Open, deploymentId: string): Promise<void> {
+    if (this.open.get(deploymentId) !== o) return;
+    const interval = this.opts.gpuIntervalMs ?? 5000;
+    const ts = this.clock.now();
+    try {
+      const conn = this.core.connectionOf(deploymentId);
+      if (!conn.isConnected) throw new Error(`no connection to ${conn.label}`);
+      const res = await conn.exec(NVIDIA_SMI_COMMAND, { timeoutMs: 8000, maxBytes: 256 * 1024 });
+      if (res.exitCode !== 0 && !res.stdout.trim()) {
+        const why = (res.stderr || res.stdout).trim().split('\n')[0]?.slice(0, 200) || `exit ${res.exitCode}`;
+        o.gpu = {
+          ts,
+          gpus: [],
+          error: `nvidia-smi failed on ${conn.label}: ${why}`,
+          hint: /not found/i.test(why)
+            ? 'Install the NVIDIA driver utilities on the host or put nvidia-smi on the SSH user’s PATH.'
+            : 'Check the NVIDIA driver on the host (dmesg, nvidia-smi by hand).',
+        };
+      } else {
+        const { gpus, errors } = parseNvidiaSmiLines(res.stdout);
+        o.gpu = {
+          ts,
+          gpus,
+          ...(errors.length > 0
+            ? { error: errors[0].message, hint: errors[0].hint ?? 'Some GPU lines could not be read.' }
+            : {}),
+        };
+        if (gpus.length > 0) {
+          const values = this.store.ingestGpu(deploymentId, ts, gpus);
+          this.core.emit('signals', { deploymentId, ts, values });
+        }
+      }
+    } catch (err) {
+      o.gpu = {
+        ts,
+        gpus: [],
+        error: `GPU readings unavailable: ${(err as Error).message}`,
+        hint: 'They resume when the connection does.',
+      };
+    }
+    if (this.open.get(deploymentId) === o) this.scheduleGpu(o, deploymentId, interval);
+  }
+
+  private async followJournal(deploymentId: string, role: Role, lines: number): Promise<JournalFollowResult> {
+    const o = this.need(deploymentId);
+    const unit = this.unitOf(o, role);
+    const followId = randomUUID();
+    const conn = this.core.connectionOf(deploymentId);
+    const follower = new JournalFollower({
+      exec: (cmd, opts) => conn.exec(cmd, opts),
+      unit,
+      clock: this.clock,
+      intervalMs: this.opts.journalIntervalMs ?? 1000,
+      onLines: (l) => this.core.emit('journal', { followId, lines: l }),
+      onError: (error, hint) => this.core.emit('journal', { followId, lines: [], error, hint }),
+    });
+    // Bounded: a window closed without unfollowing must not leave pollers running forever.
+    if (this.followers.size >= MAX_FOLLOWERS) {
+      const [oldest] = this.followers.keys();
+      this.followers.get(oldest)?.follower.stop();
+      this.followers.delete(oldest);
+    }
+    this.followers.set(followId, { deploymentId, follower });
+    try {
+      const start = await follower.start(lines);
+      return { followId, unit, command: start.command, lines: start.lines };
+    } catch (err) {
+      follower.stop();
+      this.followers.delete(followId);
+      throw new ApiError(
+        'journal-failed',
+        `could not read the journal of ${unit} on ${conn.label}: ${(err as Error).message}`,
+        'Check that the SSH user may read the journal (groups systemd-journal or adm).',
+      );
+    }
+  }
+
+  private async journalAround(
+    deploymentId: string,
+    ts: number,
+    spanMs: number,
+    role?: Role,
+  ): Promise<JournalAroundResult> {
+    const o = this.need(deploymentId);
+    const units = role ? [this.unitOf(o, role)] : o.deployment.services.map((s) => s.unit);
+    const fromMs = ts - spanMs;
+    const toMs = ts + spanMs;
+    const command = journalWindowCommand(units, fromMs, toMs, AROUND_MAX_LINES);
+    const conn = this.core.connectionOf(deploymentId);
+    const res = await conn
+      .exec(command, { timeoutMs: 15_000, maxBytes: 8 * 1024 * 1024 })
+      .catch((err: Error) => {
+        throw new ApiError(
+          'journal-failed',
+          `could not read the journal on ${conn.label}: ${err.message}`,
+          'Try again once the connection is back.',
+        );
+      });
+    if (res.exitCode !== 0 && !res.stdout.trim())
+      throw new ApiError(
+        'journal-failed',
+        `journalctl failed on ${conn.label}: ${res.stderr.trim().slice(0, 200) || `exit ${res.exitCode}`}`,
+        'Check that the SSH user may read the journal (groups systemd-journal or adm).',
+      );
+    const lines = parseJournalJson(res.stdout).lines.filter(
+      (l) => l.ts >= fromMs - 1000 && l.ts <= toMs + 1000,
+    );
+    return { fromMs, toMs, command, lines, truncated: lines.length >= AROUND_MAX_LINES };
+  }
+
+  private unitOf(o: Open, role: Role): string {
+    const s = o.deployment.services.find((x) => x.role === role);
+    if (!s) throw new ApiError('unknown-role', `${o.deployment.name} has no ${role} service`);
+    return s.unit;
+  }
+
+  private need(deploymentId: string): Open {
+    const o = this.open.get(deploymentId);
+    if (!o)
+      throw new ApiError(
+        'unknown-deployment',
+        `no open deployment "${deploymentId}"`,
+        'Open it again from the start screen.',
+      );
+    return o;
+  }
+}

@@ -1,0 +1,138 @@
+// A bounded history of rows (time + any number of named numeric columns) in typed arrays.
+// Columns are created when a key first reports, so a signal an older server never exposes costs nothing.
+// 24 h at 1 s is 86,400 rows: one Float64Array for time and a Float32Array per column (≈ 340 KB each;
+// float32 keeps token counts exact below 16.7 M and rates to 7 digits, which is all a chart shows).
+// NaN marks a gap. Rows only move forward in time: a clock that jumps back cannot scramble the axis.
+
+export class ColumnRing {
+  private readonly t: Float64Array;
+  private readonly cols = new Map<string, Float32Array>();
+  private start = 0;
+  private count = 0;
+  /** Rows refused because their time was before the latest row (a clock jump, a replay out of order). */
+  droppedBackwards = 0;
+
+  constructor(readonly capacity: number) {
+    if (!(capacity >= 2)) throw new RangeError(`ColumnRing capacity must be ≥ 2, got ${capacity}`);
+    this.t = new Float64Array(capacity);
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  keys(): string[] {
+    return [...this.cols.keys()];
+  }
+
+  has(key: string): boolean {
+    return this.cols.has(key);
+  }
+
+  firstTime(): number | undefined {
+    return this.count ? this.t[this.start] : undefined;
+  }
+
+  lastTime(): number | undefined {
+    return this.count ? this.t[this.phys(this.count - 1)] : undefined;
+  }
+
+  /**
+   * Writes values at time `t`: merged into the last row when `t` equals its time (one poll reports in
+   * several steps), a new row when later, dropped when earlier. Returns false when dropped.
+   */
+  set(t: number, values: Record<string, number | null | undefined>): boolean {
+    if (!Number.isFinite(t)) return false;
+    const last = this.lastTime();
+    let i: number;
+    if (last !== undefined && t === last) i = this.phys(this.count - 1);
+    else if (last !== undefined && t < last) {
+      this.droppedBackwards++;
+      return false;
+    } else {
+      i = this.appendRow(t);
+    }
+    for (const key in values) {
+      const v = values[key];
+      if (v === undefined) continue;
+      this.column(key)[i] = v === null ? NaN : v;
+    }
+    return true;
+  }
+
+  /** Logical index range [lo, hi) of rows with from ≤ t ≤ to (binary search: rows are time-ordered). */
+  range(fromMs = -Infinity, toMs = Infinity): [number, number] {
+    return [this.lowerBound(fromMs), this.upperBound(toMs)];
+  }
+
+  timeAt(k: number): number {
+    return this.t[this.phys(k)];
+  }
+
+  /** Value of `key` at logical row k; NaN when absent. */
+  valueAt(key: string, k: number): number {
+    const c = this.cols.get(key);
+    return c ? c[this.phys(k)] : NaN;
+  }
+
+  /** The raw column and a mapping from logical to physical index, for tight loops. */
+  columnView(key: string): { col: Float32Array | undefined; phys: (k: number) => number } {
+    return { col: this.cols.get(key), phys: (k) => this.phys(k) };
+  }
+
+  /** Latest non-NaN value of `key` within the last `maxRows` rows. */
+  latest(key: string, maxRows = 1): number | null {
+    const c = this.cols.get(key);
+    if (!c) return null;
+    for (let k = this.count - 1; k >= Math.max(0, this.count - maxRows); k--) {
+      const v = c[this.phys(k)];
+      if (!Number.isNaN(v)) return v;
+    }
+    return null;
+  }
+
+  private appendRow(t: number): number {
+    const i = this.phys(this.count);
+    if (this.count < this.capacity) this.count++;
+    else this.start = (this.start + 1) % this.capacity;
+    this.t[i] = t;
+    // The slot may hold an overwritten row's values: clear every column so absent keys read as gaps.
+    for (const c of this.cols.values()) c[i] = NaN;
+    return i;
+  }
+
+  private column(key: string): Float32Array {
+    let c = this.cols.get(key);
+    if (!c) {
+      c = new Float32Array(this.capacity).fill(NaN);
+      this.cols.set(key, c);
+    }
+    return c;
+  }
+
+  private phys(k: number): number {
+    return (this.start + k) % this.capacity;
+  }
+
+  private lowerBound(t: number): number {
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.t[this.phys(mid)] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private upperBound(t: number): number {
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.t[this.phys(mid)] <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}

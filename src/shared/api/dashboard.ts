@@ -1,0 +1,255 @@
+// Contract part: the operator's dashboard — signal history, the PD pipeline verdict, GPUs, alerts, the
+// journal of each service, and (demo only) fault injection.
+import type { Role } from '../domain';
+
+/** How a signal's numbers read; the renderer formats by this (tokens with k/M, %, GB/s, ms…). */
+export type SignalUnit =
+  | 'ratio'
+  | 'tokens'
+  | 'requests'
+  | 'tokens_per_s'
+  | 'requests_per_s'
+  | 'per_min'
+  | 'seconds'
+  | 'ms'
+  | 'gb_per_s'
+  | 'mb'
+  | 'bytes'
+  | 'percent'
+  | 'celsius'
+  | 'watts'
+  | 'count'
+  | 'bool';
+
+export interface SignalInfo {
+  /** Stable key: `<role>.<signal>` (e.g. decode.kv_ratio) or `gpu.<index>.<field>`. */
+  key: string;
+  label: string;
+  unit: SignalUnit;
+  /** The metric(s) or command the figure comes from, as the operator would look it up. */
+  source: string;
+  /** A known way the figure misleads. */
+  caveat?: string;
+}
+
+/** Why a signal has no data: which metric names were expected and why they may be absent. */
+export interface SignalMissing {
+  expected: string[];
+  why: string;
+}
+
+export interface SeriesQuery {
+  deploymentId: string;
+  keys: string[];
+  fromMs?: number;
+  toMs?: number;
+  /** Decimate (min-max per time bucket, so spikes survive) to about this many points per key. */
+  maxPoints: number;
+}
+
+export interface SeriesColumn {
+  key: string;
+  /** Epoch ms, ascending. */
+  t: number[];
+  /** null = gap (service down, scrape failed, metric absent at that time). */
+  v: (number | null)[];
+}
+
+export interface SeriesResult {
+  series: SeriesColumn[];
+  /** Range actually covered by the stored history (null when empty). */
+  firstMs: number | null;
+  lastMs: number | null;
+  /** Stored points in the asked range across all keys, before decimation. */
+  rawPoints: number;
+  decimated: boolean;
+  /** Keys this deployment never reported, with the metric names that would provide them. */
+  missing: Record<string, SignalMissing>;
+}
+
+export type VerdictKind =
+  | 'healthy'
+  | 'prefill-bound'
+  | 'decode-bound'
+  | 'transfer-bound'
+  | 'router-bound'
+  | 'service-down'
+  | 'idle'
+  | 'unknown';
+
+export interface Verdict {
+  kind: VerdictKind;
+  /** One plain sentence: where requests pile up. */
+  headline: string;
+  /** The figures that led to it, most telling first. */
+  evidence: string[];
+}
+
+export interface KvDetail {
+  role: Role;
+  usedTokens: number | null;
+  evictableTokens: number | null;
+  freeTokens: number | null;
+  capacityTokens: number | null;
+  ratio: number | null;
+  /** Seconds until the pool is full at the recent slope; null when flat, falling or unknown. */
+  timeToFullS: number | null;
+  source: string;
+  sourceMetrics: string[];
+  caveat?: string;
+}
+
+export interface GpuReading {
+  index: number;
+  name?: string;
+  utilPct: number | null;
+  memUsedMiB: number | null;
+  memTotalMiB: number | null;
+  tempC: number | null;
+  powerW: number | null;
+  powerLimitW?: number | null;
+}
+
+export interface GpuStatus {
+  ts: number | null;
+  gpus: GpuReading[];
+  /** Why there are no readings (nvidia-smi missing, failed, timed out), with what to do. */
+  error?: string;
+  hint?: string;
+}
+
+export interface ActiveAlert {
+  ruleId: string;
+  role?: Role;
+  severity: 'warning' | 'error';
+  title: string;
+  detail: string;
+  since: number;
+}
+
+export interface DashboardSnapshot {
+  deploymentId: string;
+  ts: number;
+  /** Latest value of every signal key (null = exposed but no value right now). */
+  values: Record<string, number | null>;
+  kv: KvDetail[];
+  verdict: Verdict;
+  gpu: GpuStatus;
+  alerts: ActiveAlert[];
+  /** Signals this deployment's servers do not expose, with the names expected. */
+  notExposed: Record<string, SignalMissing>;
+}
+
+/** One configurable alert rule; thresholds are in the units named by the field. */
+export interface AlertRule {
+  id: string;
+  kind:
+    | 'kv-high'
+    | 'service-inactive'
+    | 'health-failing'
+    | 'restart-loop'
+    | 'metrics-stale'
+    | 'transfer-failures'
+    | 'queue-growing';
+  enabled: boolean;
+  /** Roles it watches; empty = every role it applies to. */
+  roles: Role[];
+  severity: 'warning' | 'error';
+  /** kv-high: ratio 0..1; restart-loop: restarts in the window; transfer-failures: failures in the window. */
+  threshold?: number;
+  /** How long the condition must hold before it fires (s). */
+  forS?: number;
+  /** Look-back window (s) for counting rules. */
+  windowS?: number;
+}
+
+export interface JournalEntry {
+  cursor: string;
+  /** Epoch ms (journal's realtime timestamp). */
+  ts: number;
+  /** syslog priority 0 (emerg) … 7 (debug). */
+  priority: number;
+  message: string;
+  identifier?: string;
+  pid?: number;
+  unit?: string;
+}
+
+export interface JournalFollowArgs {
+  deploymentId: string;
+  role: Role;
+  /** Lines of backlog to send first. */
+  lines?: number;
+}
+
+export interface JournalFollowResult {
+  followId: string;
+  unit: string;
+  command: string;
+  lines: JournalEntry[];
+}
+
+export interface JournalAroundArgs {
+  deploymentId: string;
+  role?: Role;
+  ts: number;
+  /** Half-width of the window (ms); default 20 s. */
+  spanMs?: number;
+}
+
+export interface JournalAroundResult {
+  fromMs: number;
+  toMs: number;
+  command: string;
+  lines: JournalEntry[];
+  truncated: boolean;
+}
+
+export type DemoFault = 'kv-full' | 'crash-loop' | 'metrics-disabled' | 'metrics-stale' | 'transfer-failures';
+
+export interface DemoControlArgs {
+  deploymentId: string;
+  fault: string;
+  on: boolean;
+  role?: Role;
+}
+
+export interface DashboardRequests {
+  getSignalCatalog(args: { deploymentId: string }): Promise<SignalInfo[]>;
+  getSeries(args: SeriesQuery): Promise<SeriesResult>;
+  getDashboard(args: { deploymentId: string }): Promise<DashboardSnapshot>;
+  getAlertRules(args: Record<string, never>): Promise<AlertRule[]>;
+  setAlertRules(args: { rules: AlertRule[] }): Promise<AlertRule[]>;
+  followJournal(args: JournalFollowArgs): Promise<JournalFollowResult>;
+  unfollowJournal(args: { followId: string }): Promise<void>;
+  journalAround(args: JournalAroundArgs): Promise<JournalAroundResult>;
+  /** Demo deployment only: turn a simulated fault on or off. */
+  demoControl(args: DemoControlArgs): Promise<{ faults: string[] }>;
+}
+
+export const DASHBOARD_REQUESTS = [
+  'getSignalCatalog',
+  'getSeries',
+  'getDashboard',
+  'getAlertRules',
+  'setAlertRules',
+  'followJournal',
+  'unfollowJournal',
+  'journalAround',
+  'demoControl',
+] as const satisfies readonly (keyof DashboardRequests)[];
+
+export interface DashboardEvents {
+  /** One new history row: every key that changed at `ts` (a live chart appends exactly these). */
+  signals: { deploymentId: string; ts: number; values: Record<string, number | null> };
+  /** The pipeline, verdict, KV detail, GPUs and active alerts after each poll. */
+  dashboard: DashboardSnapshot;
+  /** New journal lines of a followed unit, or why following stopped. */
+  journal: { followId: string; lines: JournalEntry[]; error?: string; hint?: string };
+}
+
+export const DASHBOARD_EVENTS = [
+  'signals',
+  'dashboard',
+  'journal',
+] as const satisfies readonly (keyof DashboardEvents)[];

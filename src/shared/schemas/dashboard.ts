@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import type { DashboardRequests } from '../api/dashboard';
+import { empty, id, role } from './common';
+
+type Args<K extends keyof DashboardRequests> = Parameters<DashboardRequests[K]>[0];
+
+const signalKey = z
+  .string()
+  .min(1)
+  .max(120)
+  .regex(/^[A-Za-z0-9_.:-]+$/);
+const time = z.number().finite();
+
+export const alertRuleSchema = z.strictObject({
+  id: z
+    .string()
+    .min(1)
+    .max(80)
+    .regex(/^[A-Za-z0-9_.-]+$/),
+  kind: z.enum([
+    'kv-high',
+    'service-inactive',
+    'health-failing',
+    'restart-loop',
+    'metrics-stale',
+    'transfer-failures',
+    'queue-growing',
+  ]),
+  enabled: z.boolean(),
+  roles: z.array(role).max(3),
+  severity: z.enum(['warning', 'error']),
+  threshold: z.number().finite().min(0).max(1e9).optional(),
+  forS: z.number().finite().min(0).max(86_400).optional(),
+  windowS: z.number().finite().min(1).max(86_400).optional(),
+});
+
+export const dashboardSchemas = {
+  getSignalCatalog: z.strictObject({ deploymentId: id }),
+  getSeries: z.strictObject({
+    deploymentId: id,
+    keys: z.array(signalKey).min(1).max(64),
+    fromMs: time.optional(),
+    toMs: time.optional(),
+    maxPoints: z.number().int().min(2).max(200_000),
+  }),
+  getDashboard: z.strictObject({ deploymentId: id }),
+  getAlertRules: empty,
+  setAlertRules: z.strictObject({ rules: z.array(alertRuleSchema).max(100) }),
+  followJournal: z.strictObject({
+    deploymentId: id,
+    role,
+    lines: z.number().int().min(0).max(5000).optional(),
+  }),
+  unfollowJournal: z.strictObject({ followId: id }),
+  journalAround: z.strictObject({
+    deploymentId: id,
+    role: role.optional(),
+    ts: time,
+    spanMs: z.number().int().min(1000).max(3_600_000).optional(),
+  }),
+  demoControl: z.strictObject({
+    deploymentId: id,
+    fault: z
+      .string()
+      .min(1)
+      .max(60)
+      .regex(/^[a-z0-9-]+$/),
+    on: z.boolean(),
+    role: role.optional(),
+  }),
+} satisfies { [K in keyof DashboardRequests]: z.ZodType<Args<K>> };

@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import {
+  evaluateAlerts,
+  initialAlertState,
+  type AlertChange,
+  type AlertState,
+} from '../../src/main/core/alerts/engine';
+import { DEFAULT_ALERT_RULES } from '../../src/main/core/alerts/rules';
+import type { AlertRule } from '../../src/shared/contract';
+import type { Role } from '../../src/shared/domain';
+
+const ROLES: Role[] = ['router', 'prefill', 'decode'];
+const T0 = 1_800_000_000_000;
+
+function healthy(): Record<string, number | null> {
+  const v: Record<string, number | null> = {};
+  for (const r of ROLES) {
+    v[`${r}.active`] = 1;
+    v[`${r}.health_ok`] = 1;
+    v[`${r}.metrics_ok`] = 1;
+    v[`${r}.restarts`] = 0;
+  }
+  v['decode.kv_ratio'] = 0.5;
+  v['prefill.queued'] = 0;
+  v['decode.queued'] = 0;
+  return v;
+}
+
+/** Feeds one sample per second from `fromS` to `toS` (inclusive); returns every change and the final active set. */
+function run(
+  rules: readonly AlertRule[],
+  at: (sec: number) => Record<string, number | null>,
+  toS: number,
+  start: { state?: AlertState; fromS?: number } = {},
+) {
+  let state = start.state ?? initialAlertState();
+  const changes: Array<AlertChange & { sec: number }> = [];
+  let active: ReturnType<typeof evaluateAlerts>['active'] = [];
+  for (let sec = start.fromS ?? 0; sec <= toS; sec++) {
+    const r = evaluateAlerts(rules, state, { ts: T0 + sec * 1000, roles: ROLES, values: at(sec) });
+    state = r.state;
+    active = r.active;
+    for (const c of r.changes) changes.push({ ...c, sec });
+  }
+  return { state, changes, active };
+}
+
+const only = (id: string): AlertRule[] => DEFAULT_ALERT_RULES.filter((r) => r.id === id);
+
+describe('alert rules', () => {
+  it('stays quiet on a healthy deployment with the default rules', () => {
+    const { changes, active } = run(DEFAULT_ALERT_RULES, () => healthy(), 300);
+    expect(changes).toEqual([]);
+    expect(active).toEqual([]);
+  });
+
+  it('fires decode KV > 90 % only after 30 s above, and resolves when it drops', () => {
+    const { changes } = run(
+      only('decode-kv-high'),
+      (s) => ({ ...healthy(), 'decode.kv_ratio': s >= 10 && s < 70 ? 0.95 : 0.5 }),
+      100,
+    );
+    expect(changes.map((c) => [c.type, c.sec])).toEqual([
+      ['fired', 40],
+      ['resolved', 70],
+    ]);
+    expect(changes[0].alert.role).toBe('decode');
+    expect(changes[0].alert.detail).toContain('95 %');
+  });
+
+  it('does not fire when the KV spike is shorter than the hold time', () => {
+    const { changes } = run(
+      only('decode-kv-high'),
+      (s) => ({ ...healthy(), 'decode.kv_ratio': s >= 10 && s < 35 ? 0.99 : 0.5 }),
+      60,
+    );
+    expect(changes).toEqual([]);
+  });
+
+  it('names the role of a service that is not active', () => {
+    const { changes, active } = run(
+      only('service-inactive'),
+      (s) => ({ ...healthy(), 'prefill.active': s >= 3 ? 0 : 1 }),
+      20,
+    );
+    expect(changes).toHaveLength(1);
+    expect(changes[0].sec).toBe(8);
+    expect(active[0]).toMatchObject({ ruleId: 'service-inactive', role: 'prefill', severity: 'error' });
+  });
+
+  it('reports a failing health check only while the unit is active', () => {
+    const stopped = run(
+      only('health-failing'),
+      () => ({ ...healthy(), 'decode.active': 0, 'decode.health_ok': 0 }),
+      60,
+    );
+    expect(stopped.changes).toEqual([]);
+    const failing = run(only('health-failing'), () => ({ ...healthy(), 'decode.health_ok': 0 }), 60);
+    expect(failing.changes[0]).toMatchObject({ type: 'fired', sec: 15 });
+  });
+
+  it('detects a restart loop from NRestarts rising 3 times within 10 minutes, not from old restarts', () => {
+    // Restarts at 100 s, 200 s, 300 s → third one fires.
+    const loop = run(
+      only('restart-loop'),
+      (s) => ({ ...healthy(), 'decode.restarts': s >= 300 ? 3 : s >= 200 ? 2 : s >= 100 ? 1 : 0 }),
+      400,
+    );
+    expect(loop.changes[0]).toMatchObject({ type: 'fired', sec: 300 });
+    expect(loop.changes[0].alert.detail).toContain('3 times in the last 10 min');
+    // Spread over 25 minutes: never 3 within any 10-minute window.
+    const slow = run(
+      only('restart-loop'),
+      (s) => ({ ...healthy(), 'decode.restarts': s >= 1500 ? 3 : s >= 800 ? 2 : s >= 100 ? 1 : 0 }),
+      1600,
+    );
+    expect(slow.changes).toEqual([]);
+  });
+
+  it('says metrics are stale after 15 s without a scrape, and recovers', () => {
+    const { changes } = run(
+      only('metrics-stale'),
+      (s) => ({ ...healthy(), 'decode.metrics_ok': s >= 10 && s < 40 ? 0 : 1 }),
+      60,
+    );
+    expect(changes.map((c) => [c.type, c.sec, c.alert.role])).toEqual([
+      ['fired', 25, 'decode'],
+      ['resolved', 40, 'decode'],
+    ]);
+  });
+
+  it('counts KV transfer failures with counter-reset semantics', () => {
+    const rising = run(
+      only('transfer-failures'),
+      (s) => ({ ...healthy(), 'prefill.transfer_failed_total': s >= 30 ? 4 : 2 }),
+      40,
+    );
+    expect(rising.changes[0]).toMatchObject({ type: 'fired', sec: 30 });
+    expect(rising.changes[0].alert.detail).toContain('2 bootstrap/transfer failures');
+    // A restart resets the counter to 0: that is not a failure, and not a negative count either.
+    const reset = run(
+      only('transfer-failures'),
+      (s) => ({ ...healthy(), 'prefill.transfer_failed_total': s >= 30 ? 0 : 7 }),
+      40,
+    );
+    expect(reset.changes).toEqual([]);
+  });
+
+  it('fires queue-growing after two minutes of growth, not for a long but steady queue', () => {
+    const growing = run(
+      only('queue-growing'),
+      (s) => ({ ...healthy(), 'prefill.queued': Math.floor(s / 10) }),
+      200,
+    );
+    expect(growing.changes[0].type).toBe('fired');
+    expect(growing.changes[0].sec).toBeGreaterThanOrEqual(108);
+    expect(growing.changes[0].alert.role).toBe('prefill');
+    const steady = run(only('queue-growing'), () => ({ ...healthy(), 'prefill.queued': 50 }), 300);
+    expect(steady.changes).toEqual([]);
+  });
+
+  it('honours disabled rules, custom thresholds and deleted rules', () => {
+    const custom: AlertRule[] = [
+      { ...only('decode-kv-high')[0], threshold: 0.6, forS: 5 },
+      { ...only('service-inactive')[0], enabled: false },
+    ];
+    const at = (s: number) => ({ ...healthy(), 'decode.kv_ratio': 0.7, 'router.active': s > 0 ? 0 : 1 });
+    const first = run(custom, at, 20);
+    expect(first.changes.map((c) => c.alert.ruleId)).toEqual(['decode-kv-high']);
+    expect(first.changes[0].sec).toBe(5);
+    // The rule is removed while firing: it must not stay active forever.
+    const after = run([], at, 25, { state: first.state, fromS: 21 });
+    expect(after.active).toEqual([]);
+    expect(Object.keys(after.state.conditions)).toEqual([]);
+  });
+});

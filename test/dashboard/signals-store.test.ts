@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SignalsStore } from '../../src/main/core/signals/signals-store';
+import type { Observation, Role } from '../../src/shared/domain';
+import { expo } from '../sglang/helpers/exposition';
+
+const T0 = 1_800_000_000_000;
+const ROLES: Role[] = ['router', 'prefill', 'decode'];
+const fixture = (name: string): string =>
+  readFileSync(join(__dirname, '..', 'sglang', 'fixtures', name), 'utf8');
+
+/** The fixture with every counter line scaled up by `k` seconds of traffic, so rates are non-zero. */
+function advanced(text: string, k: number): string {
+  return text
+    .split('\n')
+    .map((l) =>
+      /^sglang:(generation_tokens_total|prompt_tokens_total)/.test(l)
+        ? l.replace(/ ([0-9.e+]+)$/, (_, v: string) => ` ${Number(v) + k * 1000}`)
+        : l,
+    )
+    .join('\n');
+}
+
+describe('SignalsStore', () => {
+  it('turns successive scrapes into point-in-time and windowed signals under stable keys', () => {
+    const store = new SignalsStore({ capacity: 1000 });
+    store.open('d', ROLES);
+    const text = fixture('decode-newest.prom');
+    for (let s = 0; s <= 10; s++) store.ingest('d', T0 + s * 1000, 'decode', expo(advanced(text, s)));
+    const latest = store.latest('d');
+    expect(latest['decode.kv_used']).toBe(236544);
+    expect(latest['decode.decode_prealloc_queue']).toBe(1);
+    // 1000 generation tokens per second were added to the counter.
+    expect(latest['decode.generation_tokens_per_s']).toBeCloseTo(1000, 6);
+    expect(latest['decode.kv_ratio']).toBeGreaterThan(0);
+    const series = store.getSeries({ deploymentId: 'd', keys: ['decode.kv_used'], maxPoints: 100 });
+    expect(series.series[0].t).toHaveLength(11);
+    expect(series.decimated).toBe(false);
+  });
+
+  it('says which metric an older server lacks instead of returning an empty series silently', () => {
+    const store = new SignalsStore({ capacity: 100 });
+    store.open('d', ROLES);
+    for (let s = 0; s < 3; s++)
+      store.ingest('d', T0 + s * 1000, 'decode', expo(fixture('decode-2024-12.prom')));
+    const r = store.getSeries({
+      deploymentId: 'd',
+      keys: ['decode.kv_evictable', 'decode.decode_prealloc_queue', 'decode.kv_used'],
+      maxPoints: 100,
+    });
+    expect(r.series[0].v).toEqual([]);
+    expect(r.missing['decode.kv_evictable'].expected).toEqual(['sglang:kv_evictable_tokens']);
+    expect(r.missing['decode.decode_prealloc_queue'].expected).toEqual([
+      'sglang:num_decode_prealloc_queue_reqs',
+    ]);
+    // The 2024 server still has a KV figure (num_used_tokens / capacity).
+    expect(r.missing['decode.kv_used']).toBeUndefined();
+    expect(r.series[2].v.every((v) => v !== null)).toBe(true);
+  });
+
+  it('keeps a one-second KV spike in a day decimated to 1,000 points, and keeps outages as gaps', () => {
+    const store = new SignalsStore();
+    store.open('d', ROLES);
+    const spikeAt = 50_000;
+    for (let s = 0; s < 86_400; s++) {
+      const down = s >= 70_000 && s < 70_120;
+      store.writeRow('d', 'decode', T0 + s * 1000, {
+        'decode.kv_ratio': down ? null : s === spikeAt ? 0.99 : 0.4 + 0.001 * (s % 7),
+      });
+    }
+    const r = store.getSeries({ deploymentId: 'd', keys: ['decode.kv_ratio'], maxPoints: 1000 });
+    const col = r.series[0];
+    expect(r.rawPoints).toBe(86_400);
+    expect(r.decimated).toBe(true);
+    expect(col.t.length).toBeLessThanOrEqual(1600);
+    expect(Math.max(...col.v.filter((v): v is number => v !== null))).toBeCloseTo(0.99, 5);
+    const gapIdx = col.v.findIndex((v) => v === null);
+    expect(col.t[gapIdx]).toBeGreaterThanOrEqual(T0 + 69_000 * 1000);
+    expect(col.t[gapIdx]).toBeLessThanOrEqual(T0 + 70_200 * 1000);
+    for (let i = 1; i < col.t.length; i++) expect(col.t[i]).toBeGreaterThan(col.t[i - 1]);
+  });
+
+  it('serves a zoomed range at full resolution', () => {
+    const store = new SignalsStore();
+    store.open('d', ROLES);
+    for (let s = 0; s < 10_000; s++)
+      store.writeRow('d', 'prefill', T0 + s * 1000, { 'prefill.queued': s % 13 });
+    const r = store.getSeries({
+      deploymentId: 'd',
+      keys: ['prefill.queued'],
+      fromMs: T0 + 5000 * 1000,
+      toMs: T0 + 5299 * 1000,
+      maxPoints: 1000,
+    });
+    expect(r.decimated).toBe(false);
+    expect(r.series[0].t).toHaveLength(300);
+    expect(r.series[0].v[0]).toBe(5000 % 13);
+  });
+
+  it('does not let a clock jumping backwards scramble the time axis', () => {
+    const store = new SignalsStore({ capacity: 100 });
+    store.open('d', ROLES);
+    store.writeRow('d', 'decode', T0 + 10_000, { 'decode.queued': 1 });
+    expect(store.writeRow('d', 'decode', T0 + 5_000, { 'decode.queued': 2 })).toBe(false);
+    store.writeRow('d', 'decode', T0 + 11_000, { 'decode.queued': 3 });
+    const r = store.getSeries({ deploymentId: 'd', keys: ['decode.queued'], maxPoints: 100 });
+    expect(r.series[0].t).toEqual([T0 + 10_000, T0 + 11_000]);
+    expect(r.series[0].v).toEqual([1, 3]);
+  });
+
+  it('is bounded: the oldest rows go when the ring is full', () => {
+    const store = new SignalsStore({ capacity: 50 });
+    store.open('d', ROLES);
+    for (let s = 0; s < 120; s++) store.writeRow('d', 'decode', T0 + s * 1000, { 'decode.queued': s });
+    const r = store.getSeries({ deploymentId: 'd', keys: ['decode.queued'], maxPoints: 1000 });
+    expect(r.series[0].v).toHaveLength(50);
+    expect(r.series[0].v[0]).toBe(70);
+    expect(r.firstMs).toBe(T0 + 70_000);
+  });
+
+  it('merges the observation of a poll into the scrape row and draws a failed scrape as a gap', () => {
+    const store = new SignalsStore({ capacity: 100 });
+    store.open('d', ROLES);
+    const obs = (ts: number, ok: boolean): Observation => ({
+      deploymentId: 'd',
+      hostId: 'h',
+      ts,
+      services: [
+        {
+          role: 'decode',
+          unit: 'sglang-decode.service',
+          signals: {},
+          systemd: {
+            unit: 'sglang-decode.service',
+            loadState: 'loaded',
+            activeState: ok ? 'active' : 'failed',
+            subState: ok ? 'running' : 'failed',
+            mainPid: 10,
+            nRestarts: ok ? 0 : 1,
+            activeEnterTimestamp: T0,
+            result: 'success',
+          },
+          metrics: ok
+            ? { ok: true, scrapedAt: ts, durationMs: 12, families: 40, samples: 300 }
+            : { ok: false, at: ts, error: 'connection refused' },
+          ...(ok
+            ? {
+                kv: {
+                  usedTokens: 1_290_000,
+                  capacityTokens: 2_580_000,
+                  ratio: 0.5,
+                  source: 'kv_tokens' as const,
+                  sourceMetrics: ['sglang:kv_used_tokens'],
+                },
+              }
+            : {}),
+        },
+      ],
+    });
+    store.ingest('d', T0, 'decode', expo(fixture('decode-newest.prom')));
+    const merged = store.ingestObservation(obs(T0, true));
+    expect(merged['decode.active']).toBe(1);
+    expect(merged['decode.kv_ratio']).toBe(0.5);
+    store.ingestObservation(obs(T0 + 1000, false));
+    store.ingest('d', T0 + 2000, 'decode', expo(fixture('decode-newest.prom')));
+    store.ingestObservation(obs(T0 + 2000, true));
+    const r = store.getSeries({
+      deploymentId: 'd',
+      keys: ['decode.kv_ratio', 'decode.active', 'decode.queued'],
+      maxPoints: 100,
+    });
+    expect(r.series[0].v).toEqual([0.5, null, 0.5]);
+    expect(r.series[1].v).toEqual([1, 0, 1]);
+    expect(r.series[2].v).toEqual([0, null, 0]);
+    expect(store.kvMeta('d', 'decode')?.sourceMetrics).toEqual(['sglang:kv_used_tokens']);
+  });
+
+  it('forecasts time to full from a rising KV usage', () => {
+    const store = new SignalsStore({ capacity: 1000 });
+    store.open('d', ['decode']);
+    let last: Record<string, number | null> = {};
+    for (let s = 0; s <= 120; s++) {
+      const ratio = 0.5 + s * 0.002;
+      last = store.ingestObservation({
+        deploymentId: 'd',
+        hostId: 'h',
+        ts: T0 + s * 1000,
+        services: [
+          {
+            role: 'decode',
+            unit: 'u',
+            signals: {},
+            metrics: { ok: true, scrapedAt: T0, durationMs: 1, families: 1, samples: 1 },
+            kv: {
+              usedTokens: ratio * 1e6,
+              capacityTokens: 1e6,
+              ratio,
+              source: 'kv_tokens',
+              sourceMetrics: [],
+            },
+          },
+        ],
+      });
+    }
+    // 0.74 now, +0.002/s → 130 s to full.
+    expect(last['decode.kv_ttf_s']).toBeCloseTo(130, 0);
+  });
+});
