@@ -20,7 +20,7 @@ import { parseSystemctlShow, systemctlShowCommand } from '../probes/systemd';
 import { scrapeMetrics } from '../probes/metrics';
 import { checkHealth } from '../probes/health';
 import type { Exposition } from '../probes/exposition/types';
-import { extractKv, serverInfoCapacity, type KvMissing } from '../probes/sglang/kv';
+import { extractKv, isKvMissing, serverInfoCapacity, type KvMissing } from '../probes/sglang/kv';
 import { httpGet } from '../ssh/http-agent';
 
 export interface MonitorOptions {
@@ -249,25 +249,31 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     let kv = extractKv(exp, { capacityFromServerInfo: mem.capacityFromServerInfo });
     if ('missing' in kv && kv.needsServerInfo && mem.capacityFromServerInfo === undefined) {
       // Older servers do not export max_total_num_tokens; /server_info (or /get_server_info before the rename) has it.
+      const tried: string[] = [];
       for (const path of ['/server_info', '/get_server_info']) {
         try {
           const res = await httpGet(agent, `${s.apiUrl}${path}`, {
             timeoutMs: 5000,
             maxBytes: 4 * 1024 * 1024,
           });
-          if (res.status !== 200) continue;
+          if (res.status !== 200) {
+            tried.push(`${path}: HTTP ${res.status}`);
+            continue;
+          }
           const cap = serverInfoCapacity(JSON.parse(res.body) as unknown);
           if (cap) {
             mem.capacityFromServerInfo = cap;
             mem.capacityPid = this.latest?.services.find((o) => o.role === s.role)?.systemd?.mainPid;
             break;
           }
-        } catch {
-          // Not JSON or not reachable: try the other name, then report "missing" below.
-          continue;
+          tried.push(`${path}: no max_total_num_tokens in the answer`);
+        } catch (err) {
+          // Not JSON or not reachable: try the other name, and say below what each answered.
+          tried.push(`${path}: ${(err as Error).message}`);
         }
       }
       kv = extractKv(exp, { capacityFromServerInfo: mem.capacityFromServerInfo });
+      if (isKvMissing(kv) && tried.length) kv = { ...kv, reason: `${kv.reason} (${tried.join('; ')})` };
     }
     return kv;
   }
