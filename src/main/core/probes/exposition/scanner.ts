@@ -1,0 +1,334 @@
+// Line cursor over an exposition, with the metric-name and label-set readers both dialects share.
+// Positions are UTF-16 indexes into the input; errors carry 1-based line and column.
+
+import { ExpositionParseError, type ExpositionFormat } from './types';
+import * as lexical from './lexical';
+
+// Bound once to local constants: loaders that compile ESM to CommonJS (tsx, vite-node) turn every access to an
+// imported binding into a getter call, which dominated the profile of the hot loops.
+const {
+  CH_BACKSLASH,
+  CH_COMMA,
+  CH_EQUALS,
+  CH_QUOTE,
+  CH_RBRACE,
+  CH_SPACE,
+  CH_TAB,
+  describeChar,
+  isLabelNameChar,
+  isLabelNameStart,
+  isMetricNameChar,
+  isMetricNameStart,
+  unescapeLabelValue,
+} = lexical;
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+export class ExpositionScanner {
+  readonly text: string;
+  readonly format: ExpositionFormat;
+  private readonly length: number;
+
+  /** 1-based number of the current line (0 before the first call to nextLine). */
+  lineNo = 0;
+  /** Index of the first character of the current line. */
+  lineStart = 0;
+  /** Index of the current line's '\n', or the text length for an unterminated last line. */
+  lineEnd = -1;
+  /** True when the current line is the last one and no '\n' ends it. */
+  unterminated = false;
+  /** Read position inside the current line. */
+  pos = 0;
+
+  /** Names, raw-value positions and values of the last sample label set read, in text order. */
+  labelNames: string[] = [];
+  labelValues: string[] = [];
+  labelValueStarts: number[] = [];
+  labelCount = 0;
+  // The previous sample's label set. Consecutive lines usually repeat names and most values, so matching
+  // them in place avoids allocating the same short strings over and over.
+  private spareNames: string[] = [];
+  private spareValues: string[] = [];
+  private spareValueStarts: number[] = [];
+  private previousMetricName = '';
+  private previousLabels: Record<string, string> | undefined;
+  private exemplarNames: string[] = [];
+  private exemplarValues: string[] = [];
+  private exemplarValueStarts: number[] = [];
+  /** Index of the next backslash at or after the last query, -1 when none is left (see hasBackslash). */
+  private nextBackslash: number;
+
+  constructor(text: string, format: ExpositionFormat) {
+    this.text = text;
+    this.format = format;
+    this.length = text.length;
+    this.nextBackslash = text.indexOf('\\');
+  }
+
+  /** Advances to the next line; false at the end of the input. */
+  nextLine(): boolean {
+    const start = this.lineEnd + 1;
+    if (start >= this.length) return false;
+    let end = this.text.indexOf('\n', start);
+    this.unterminated = end === -1;
+    if (end === -1) end = this.length;
+    this.lineNo++;
+    this.lineStart = start;
+    this.lineEnd = end;
+    this.pos = start;
+    return true;
+  }
+
+  /** Throws an ExpositionParseError at index `at` of the current line. */
+  fail(message: string, at: number = this.pos): never {
+    throw new ExpositionParseError(message, this.lineNo, at - this.lineStart + 1, this.format);
+  }
+
+  /** Throws an ExpositionParseError at a remembered place (for rules checked after the offending line). */
+  failAt(line: number, column: number, message: string): never {
+    throw new ExpositionParseError(message, line, column, this.format);
+  }
+
+  /** Describes the character at `at` (default: the read position) for error messages. */
+  describe(at: number = this.pos): string {
+    return describeChar(this.text, at, this.lineEnd);
+  }
+
+  charAt(at: number): number {
+    return at < this.lineEnd ? this.text.charCodeAt(at) : -1;
+  }
+
+  skipBlanks(): void {
+    const text = this.text;
+    const end = this.lineEnd;
+    let i = this.pos;
+    while (i < end) {
+      const c = text.charCodeAt(i);
+      if (c !== CH_SPACE && c !== CH_TAB) break;
+      i++;
+    }
+    this.pos = i;
+  }
+
+  /**
+   * Reads a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*) at the read position. Returns '' and leaves the position
+   * unchanged when no name starts there.
+   */
+  readMetricName(): string {
+    const text = this.text;
+    const start = this.pos;
+    const end = this.lineEnd;
+    const previous = this.previousMetricName;
+    const after = start + previous.length;
+    if (previous.length > 0 && after <= end && text.startsWith(previous, start)) {
+      if (after === end || !isMetricNameChar(text.charCodeAt(after))) {
+        this.pos = after;
+        return previous;
+      }
+    }
+    if (start >= end || !isMetricNameStart(text.charCodeAt(start))) return '';
+    let i = start + 1;
+    while (i < end && isMetricNameChar(text.charCodeAt(i))) i++;
+    this.pos = i;
+    const name = text.slice(start, i);
+    this.previousMetricName = name;
+    return name;
+  }
+
+  /** Marks the current sample as having no labels. */
+  clearLabels(): void {
+    this.labelCount = 0;
+    this.previousLabels = undefined;
+  }
+
+  /**
+   * Reads a label set starting at the '{' under the read position and returns it as an object; the position
+   * ends after the '}'. `strict` is OpenMetrics: no blanks anywhere and no trailing comma. Prometheus text
+   * (expfmt) allows blanks around names, '=' and ',' and one trailing comma. When `record` is true the
+   * names and values are also left in labelNames/labelValues (sample labels; exemplar labels pass false).
+   */
+  readLabelSet(strict: boolean, record: boolean): Record<string, string> {
+    const text = this.text;
+    const end = this.lineEnd;
+    const previousNames = this.labelNames;
+    const previousValues = this.labelValues;
+    const previousCount = record ? this.labelCount : 0;
+    let names: string[];
+    let values: string[];
+    let valueStarts: number[];
+    if (record) {
+      names = this.spareNames;
+      values = this.spareValues;
+      valueStarts = this.spareValueStarts;
+      this.spareNames = previousNames;
+      this.spareValues = previousValues;
+      this.spareValueStarts = this.labelValueStarts;
+      this.labelNames = names;
+      this.labelValues = values;
+      this.labelValueStarts = valueStarts;
+      this.labelCount = 0;
+    } else {
+      names = this.exemplarNames;
+      values = this.exemplarValues;
+      valueStarts = this.exemplarValueStarts;
+    }
+    const openBrace = this.pos;
+    let count = 0;
+    // True while every name so far is the previous label set's name in the same slot.
+    let sameNames = true;
+    let i = openBrace + 1;
+    if (!strict) i = this.skipBlanksFrom(i);
+    if (i < end && text.charCodeAt(i) === CH_RBRACE) {
+      this.pos = i + 1;
+      return {};
+    }
+    for (;;) {
+      // Label name, reusing the previous line's string when the same name sits in the same slot.
+      const nameStart = i;
+      let name: string | undefined;
+      if (count < previousCount) {
+        const candidate = previousNames[count];
+        const after = i + candidate.length;
+        if (after <= end && text.startsWith(candidate, i) && !isLabelNameChar(text.charCodeAt(after))) {
+          name = candidate;
+          i = after;
+        }
+      }
+      if (name === undefined) {
+        sameNames = false;
+        if (i >= end) this.fail("unterminated label set: expected '}' before the end of the line", openBrace);
+        if (!isLabelNameStart(text.charCodeAt(i)))
+          this.fail(`expected a label name, found ${this.describe(i)}`, i);
+        i++;
+        while (i < end && isLabelNameChar(text.charCodeAt(i))) i++;
+        name = text.slice(nameStart, i);
+        if (name === '__name__')
+          this.fail('label name "__name__" is reserved for the metric name', nameStart);
+      }
+      if (!strict) i = this.skipBlanksFrom(i);
+      if (i >= end || text.charCodeAt(i) !== CH_EQUALS) {
+        this.fail(`expected '=' after label name "${name}", found ${this.describe(i)}`, i);
+      }
+      i++;
+      if (!strict) i = this.skipBlanksFrom(i);
+      if (i >= end || text.charCodeAt(i) !== CH_QUOTE) {
+        this.fail(`expected '"' to open the value of label "${name}", found ${this.describe(i)}`, i);
+      }
+      const openQuote = i;
+      const valueStart = i + 1;
+      // Find the closing quote natively; only a backslash before it needs the character-by-character path.
+      let valueEnd = text.indexOf('"', valueStart);
+      const escaped = valueEnd !== -1 && this.hasBackslash(valueStart, valueEnd);
+      if (escaped) valueEnd = closingQuote(text, valueStart, end);
+      if (valueEnd === -1 || valueEnd >= end) {
+        this.fail(`unterminated value of label "${name}": no closing '"' on this line`, openQuote);
+      }
+      let value: string;
+      if (escaped) {
+        value = unescapeLabelValue(text, valueStart, valueEnd);
+      } else if (
+        sameNames &&
+        count < previousCount &&
+        previousValues[count].length === valueEnd - valueStart &&
+        text.startsWith(previousValues[count], valueStart)
+      ) {
+        value = previousValues[count];
+      } else {
+        value = text.slice(valueStart, valueEnd);
+      }
+      i = valueEnd + 1;
+      names[count] = name;
+      values[count] = value;
+      valueStarts[count] = valueStart;
+      count++;
+      if (!strict) i = this.skipBlanksFrom(i);
+      const c = i < end ? text.charCodeAt(i) : -1;
+      if (c === CH_RBRACE) {
+        i++;
+        break;
+      }
+      if (c !== CH_COMMA) {
+        this.fail(`expected ',' or '}' after the value of label "${name}", found ${this.describe(i)}`, i);
+      }
+      i++;
+      if (!strict) {
+        i = this.skipBlanksFrom(i);
+        if (i < end && text.charCodeAt(i) === CH_RBRACE) {
+          i++;
+          break;
+        }
+      }
+    }
+    this.pos = i;
+    let labels: Record<string, string>;
+    if (sameNames && count === previousCount && this.previousLabels !== undefined) {
+      // Same names as the previous sample (buckets of one series, gauges sharing a label set): copying its
+      // object keeps V8's hidden class and is much cheaper than adding the properties one by one.
+      labels = { ...this.previousLabels };
+      for (let k = 0; k < count; k++) {
+        if (values[k] !== previousValues[k]) setLabel(labels, names[k], values[k]);
+      }
+    } else {
+      labels = {};
+      for (let k = 0; k < count; k++) {
+        const name = names[k];
+        if (labels[name] !== undefined && hasOwn.call(labels, name)) {
+          this.fail(`label "${name}" appears twice in one label set`, valueStarts[k] - name.length - 2);
+        }
+        setLabel(labels, name, values[k]);
+      }
+    }
+    if (record) {
+      this.labelCount = count;
+      this.previousLabels = labels;
+    }
+    return labels;
+  }
+
+  /**
+   * Whether text[start, end) holds a backslash. Queries move forward through the text, so remembering the
+   * next backslash keeps the whole parse linear while most queries cost one comparison.
+   */
+  hasBackslash(start: number, end: number): boolean {
+    let next = this.nextBackslash;
+    if (next !== -1 && next < start) next = this.nextBackslash = this.text.indexOf('\\', start);
+    return next !== -1 && next < end;
+  }
+
+  /** Index in the line of the raw value of recorded label `name`, or -1. */
+  labelValueStart(name: string): number {
+    for (let k = 0; k < this.labelCount; k++)
+      if (this.labelNames[k] === name) return this.labelValueStarts[k];
+    return -1;
+  }
+
+  private skipBlanksFrom(i: number): number {
+    const text = this.text;
+    const end = this.lineEnd;
+    while (i < end) {
+      const c = text.charCodeAt(i);
+      if (c !== CH_SPACE && c !== CH_TAB) break;
+      i++;
+    }
+    return i;
+  }
+}
+
+/** Closing quote of a label value that contains escapes, or -1 when the line ends first. */
+function closingQuote(text: string, i: number, end: number): number {
+  while (i < end) {
+    const c = text.charCodeAt(i);
+    if (c === CH_QUOTE) return i;
+    i += c === CH_BACKSLASH ? 2 : 1;
+  }
+  return -1;
+}
+
+function setLabel(labels: Record<string, string>, name: string, value: string): void {
+  if (name === '__proto__') {
+    // A plain assignment would hit the prototype setter and silently drop the label.
+    Object.defineProperty(labels, name, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    labels[name] = value;
+  }
+}
