@@ -1,0 +1,38 @@
+// What an emulated command gets: the simulation, who runs it, and where its output goes.
+import type { DemoSimulation } from '../simulation';
+
+export interface CommandIO {
+  out(chunk: string | Buffer): void;
+  err(chunk: string | Buffer): void;
+  /** Aborted when the client closes the channel (ends `journalctl -f` and waits). */
+  signal: AbortSignal;
+  /** False for the buffered emulateCommand: `journalctl -f` then prints its backlog and returns. */
+  canFollow: boolean;
+}
+
+export interface CommandContext {
+  sim: DemoSimulation;
+  /** Effective user: 'root' under sudo. */
+  user: string;
+  /** The SSH login user. */
+  loginUser: string;
+  io: CommandIO;
+}
+
+export type CommandImpl = (argv: string[], ctx: CommandContext) => Promise<number> | number;
+
+/** Waits for `ms` of simulated time, or until the signal aborts. Resolves false when aborted. */
+export function simSleep(ctx: CommandContext, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (ctx.io.signal.aborted) return resolve(false);
+    const onAbort = (): void => {
+      ctx.sim.clock.clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = ctx.sim.clock.setTimeout(() => {
+      ctx.io.signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    ctx.io.signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,167 @@
+// The small commands a client runs to learn where it is: id, whoami, hostname, uname, date, uptime,
+// command -v / which, echo, true/false, and cat of the few files that exist on the demo host.
+import { systemdTimestamp } from '../time-format';
+import { DEMO_ROLES, HOSTNAME } from '../units';
+import type { CommandContext } from './context';
+
+const KERNEL = '6.8.0-51-generic';
+const UNAME_A = `Linux ${HOSTNAME} ${KERNEL} #52-Ubuntu SMP PREEMPT_DYNAMIC Thu Dec  5 13:09:44 UTC 2024 x86_64 x86_64 x86_64 GNU/Linux`;
+
+/** Paths of the executables the demo host has. */
+export const BINARIES: Record<string, string> = {
+  systemctl: '/usr/bin/systemctl',
+  journalctl: '/usr/bin/journalctl',
+  'nvidia-smi': '/usr/bin/nvidia-smi',
+  curl: '/usr/bin/curl',
+  sudo: '/usr/bin/sudo',
+  id: '/usr/bin/id',
+  whoami: '/usr/bin/whoami',
+  hostname: '/usr/bin/hostname',
+  uname: '/usr/bin/uname',
+  cat: '/usr/bin/cat',
+  date: '/usr/bin/date',
+  uptime: '/usr/bin/uptime',
+  echo: '/usr/bin/echo',
+  true: '/usr/bin/true',
+  false: '/usr/bin/false',
+  python3: '/usr/bin/python3',
+  bash: '/usr/bin/bash',
+  sh: '/usr/bin/sh',
+};
+
+const OS_RELEASE = `PRETTY_NAME="Ubuntu 24.04.1 LTS"
+NAME="Ubuntu"
+VERSION_ID="24.04"
+VERSION="24.04.1 LTS (Noble Numbat)"
+VERSION_CODENAME=noble
+ID=ubuntu
+ID_LIKE=debian
+HOME_URL="https://www.ubuntu.com/"
+SUPPORT_URL="https://help.ubuntu.com/"
+BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"
+PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-policy"
+UBUNTU_CODENAME=noble
+LOGO=ubuntu-logo
+`;
+
+function uid(user: string): number {
+  return user === 'root' ? 0 : 1000;
+}
+
+export function id(argv: string[], ctx: CommandContext): number {
+  const u = ctx.user;
+  const n = uid(u);
+  const flags = argv.slice(1);
+  if (flags.includes('-u')) ctx.io.out(flags.includes('-n') ? `${u}\n` : `${n}\n`);
+  else if (flags.includes('-g')) ctx.io.out(flags.includes('-n') ? `${u}\n` : `${n}\n`);
+  else if (flags.includes('-Gn') || (flags.includes('-G') && flags.includes('-n')))
+    ctx.io.out(u === 'root' ? 'root\n' : `${u} adm sudo systemd-journal\n`);
+  else if (flags.includes('-G')) ctx.io.out(u === 'root' ? '0\n' : `${n} 4 27 999\n`);
+  else
+    ctx.io.out(
+      u === 'root'
+        ? 'uid=0(root) gid=0(root) groups=0(root)\n'
+        : `uid=${n}(${u}) gid=${n}(${u}) groups=${n}(${u}),4(adm),27(sudo),999(systemd-journal)\n`,
+    );
+  return 0;
+}
+
+export function misc(argv: string[], ctx: CommandContext): number | null {
+  const { io, sim } = ctx;
+  const [cmd, ...args] = argv;
+  switch (cmd) {
+    case 'id':
+      return id(argv, ctx);
+    case 'whoami':
+      io.out(`${ctx.user}\n`);
+      return 0;
+    case 'hostname':
+      io.out(args.includes('-f') || args.includes('--fqdn') ? `${HOSTNAME}.lab.internal\n` : `${HOSTNAME}\n`);
+      return 0;
+    case 'uname': {
+      if (!args.length || args.includes('-s')) io.out(args.includes('-a') ? `${UNAME_A}\n` : 'Linux\n');
+      else if (args.includes('-a')) io.out(`${UNAME_A}\n`);
+      else if (args.includes('-r')) io.out(`${KERNEL}\n`);
+      else if (args.includes('-n')) io.out(`${HOSTNAME}\n`);
+      else if (args.includes('-m')) io.out('x86_64\n');
+      else io.out(`${UNAME_A}\n`);
+      return 0;
+    }
+    case 'date': {
+      const now = sim.now;
+      const fmt = args.find((a) => a.startsWith('+'));
+      if (fmt === '+%s') io.out(`${Math.floor(now / 1000)}\n`);
+      else if (fmt === '+%s%N') io.out(`${Math.floor(now / 1000)}${String((now % 1000) * 1_000_000).padStart(9, '0')}\n`);
+      else if (fmt === '+%s.%N') io.out(`${Math.floor(now / 1000)}.${String((now % 1000) * 1_000_000).padStart(9, '0')}\n`);
+      else if (args.some((a) => a === '-Is' || a.startsWith('--iso-8601')))
+        io.out(`${new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', '+00:00')}\n`);
+      else io.out(`${systemdTimestamp(now)}\n`);
+      return 0;
+    }
+    case 'uptime': {
+      const up = Math.floor((sim.now - sim.bootedAt) / 1000);
+      if (args.includes('-s')) io.out(`${new Date(sim.bootedAt).toISOString().slice(0, 19).replace('T', ' ')}\n`);
+      else if (args.includes('-p')) io.out(`up ${Math.floor(up / 86400)} days, ${Math.floor((up % 86400) / 3600)} hours\n`);
+      else {
+        const t = new Date(sim.now).toISOString().slice(11, 19);
+        io.out(` ${t} up ${Math.floor(up / 86400)} days, ${Math.floor((up % 86400) / 3600)}:${String(Math.floor((up % 3600) / 60)).padStart(2, '0')},  1 user,  load average: 5.41, 5.37, 5.22\n`);
+      }
+      return 0;
+    }
+    case 'echo':
+      io.out(`${args.filter((a, i) => !(i === 0 && a === '-n')).join(' ')}${args[0] === '-n' ? '' : '\n'}`);
+      return 0;
+    case 'true':
+    case ':':
+      return 0;
+    case 'false':
+      return 1;
+    case 'command':
+    case 'which':
+    case 'type': {
+      const names = args.filter((a) => !a.startsWith('-'));
+      let code = 0;
+      for (const n of names) {
+        const path = BINARIES[n];
+        if (path) io.out(cmd === 'type' ? `${n} is ${path}\n` : cmd === 'command' ? `${path}\n` : `${path}\n`);
+        else {
+          if (cmd === 'type') io.err(`bash: type: ${n}: not found\n`);
+          code = 1;
+        }
+      }
+      if (cmd === 'command' && !args.includes('-v') && !args.includes('-V')) return null;
+      return code;
+    }
+    case 'cat': {
+      let code = 0;
+      for (const path of args.filter((a) => !a.startsWith('-'))) {
+        const content = fileContent(ctx, path);
+        if (content === null) {
+          io.err(`cat: ${path}: No such file or directory\n`);
+          code = 1;
+        } else io.out(content);
+      }
+      return code;
+    }
+    default:
+      return null;
+  }
+}
+
+function fileContent(ctx: CommandContext, path: string): string | null {
+  if (path === '/etc/hostname') return `${HOSTNAME}\n`;
+  if (path === '/etc/os-release' || path === '/usr/lib/os-release') return OS_RELEASE;
+  if (path === '/proc/uptime') {
+    const up = (ctx.sim.now - ctx.sim.bootedAt) / 1000;
+    return `${up.toFixed(2)} ${(up * 170).toFixed(2)}\n`;
+  }
+  if (path === '/proc/sys/kernel/random/boot_id') {
+    const b = ctx.sim.bootId;
+    return `${b.slice(0, 8)}-${b.slice(8, 12)}-${b.slice(12, 16)}-${b.slice(16, 20)}-${b.slice(20)}\n`;
+  }
+  for (const r of DEMO_ROLES) {
+    const d = ctx.sim.units[r].def;
+    if (d.fragmentPath === path) return d.unitFileText;
+  }
+  return null;
+}

@@ -1,0 +1,192 @@
+// The demo host's SSH server (ssh2 Server on 127.0.0.1): publickey auth with the generated client key or
+// password "demo"; `exec` runs the command emulation (streaming, so `journalctl -f` follows until the
+// channel closes); `direct-tcpip` to the simulated loopback ports reaches the in-process HTTP servers, other
+// ports are refused like a closed port. It owns its TCP listener so it can cut every connection (network
+// blip) and refuse new ones while the simulated host reboots.
+import net from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
+import { Server, type Connection, type AuthContext, type ServerChannel } from 'ssh2';
+import { runCommand } from './commands/emulate';
+import type { DemoHttpServers } from './http';
+import type { DemoKeys } from './keys';
+import type { DemoSimulation } from './simulation';
+
+export const DEMO_PASSWORD = 'demo';
+/** OpenSSH's default MaxSessions: session channels (exec) per connection. */
+const MAX_SESSIONS = 10;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '0.0.0.0']);
+
+export interface DemoSshServerOptions {
+  sim: DemoSimulation;
+  keys: DemoKeys;
+  /** Login names accepted (the configured user and root). */
+  users: ReadonlySet<string>;
+  http: DemoHttpServers;
+}
+
+function sameBytes(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export class DemoSshServer {
+  private readonly ssh: Server;
+  private readonly listener: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  private port = 0;
+  private closed = false;
+  private readonly offNetwork: () => void;
+  /** Last problem re-listening after a simulated reboot, for diagnosis. */
+  lastError: Error | null = null;
+
+  constructor(private readonly opts: DemoSshServerOptions) {
+    this.ssh = new Server({ hostKeys: [opts.keys.hostPrivateKey], ident: 'OpenSSH_9.6p1 Ubuntu-3ubuntu13.5' }, (client) =>
+      this.onClient(client),
+    );
+    this.listener = net.createServer((sock) => {
+      if (this.opts.sim.isDown) return void sock.destroy();
+      this.sockets.add(sock);
+      sock.once('close', () => this.sockets.delete(sock));
+      // A client that vanishes mid-handshake must not crash the host.
+      sock.on('error', () => sock.destroy());
+      this.ssh.injectSocket(sock);
+    });
+    this.offNetwork = opts.sim.onNetwork((e) => {
+      if (e.type === 'drop-connections') this.dropAll();
+      else this.goDown(e.forMs);
+    });
+  }
+
+  async listen(port = 0): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      this.listener.once('error', onError);
+      this.listener.listen(port, '127.0.0.1', () => {
+        this.listener.off('error', onError);
+        resolve();
+      });
+    });
+    const addr = this.listener.address();
+    if (!addr || typeof addr === 'string') throw new Error('demo host: the SSH listener has no TCP address');
+    this.port = addr.port;
+    return this.port;
+  }
+
+  /** Abruptly cuts every SSH connection (no SSH disconnect message, as when a network path dies). */
+  dropAll(): void {
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+  }
+
+  private goDown(forMs: number): void {
+    this.dropAll();
+    this.opts.http.destroyAll();
+    this.listener.close();
+    this.opts.sim.clock.setTimeout(() => void this.comeBack(0), forMs);
+  }
+
+  private async comeBack(attempt: number): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.listen(this.port);
+      this.lastError = null;
+    } catch (err) {
+      this.lastError = err as Error;
+      if (attempt < 20) setTimeout(() => void this.comeBack(attempt + 1), 100 * (attempt + 1)).unref();
+      else process.emitWarning(`demo host: could not listen on 127.0.0.1:${this.port} again after the simulated reboot: ${this.lastError.message}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.offNetwork();
+    this.dropAll();
+    await new Promise<void>((resolve) => (this.listener.listening ? this.listener.close(() => resolve()) : resolve()));
+  }
+
+  private onClient(client: Connection): void {
+    let username = '';
+    let sessions = 0;
+    client.on('error', () => client.end());
+    client.on('authentication', (ctx: AuthContext) => {
+      username = ctx.username;
+      if (!this.opts.users.has(ctx.username)) return ctx.reject(['publickey', 'password']);
+      if (ctx.method === 'password') {
+        if (ctx.password === DEMO_PASSWORD) return ctx.accept();
+        return ctx.reject(['publickey', 'password']);
+      }
+      if (ctx.method === 'publickey') {
+        const want = this.opts.keys.clientPublic;
+        if (ctx.key.algo !== want.type || !sameBytes(ctx.key.data, want.getPublicSSH())) return ctx.reject(['publickey', 'password']);
+        if (!ctx.signature || !ctx.blob) return ctx.accept();
+        if (want.verify(ctx.blob, ctx.signature, ctx.hashAlgo) === true) return ctx.accept();
+        return ctx.reject(['publickey', 'password']);
+      }
+      ctx.reject(['publickey', 'password']);
+    });
+    client.on('ready', () => {
+      client.on('session', (accept, reject) => {
+        if (sessions >= MAX_SESSIONS) return reject();
+        sessions++;
+        const session = accept();
+        let released = false;
+        const release = (): void => {
+          if (!released) sessions--;
+          released = true;
+        };
+        session.on('pty', (ok) => ok?.());
+        session.on('env', (ok) => ok?.());
+        session.on('window-change', (ok) => ok?.());
+        session.on('shell', (_ok, no) => {
+          no?.();
+          release();
+        });
+        session.on('subsystem', (_ok, no) => {
+          no?.();
+          release();
+        });
+        session.on('sftp', (_ok, no) => {
+          no?.();
+          release();
+        });
+        session.on('exec', (ok, _no, info) => {
+          const channel = ok();
+          this.exec(channel, info.command, username).finally(release);
+        });
+        session.on('close', release);
+      });
+      client.on('tcpip', (accept, reject, info) => {
+        const port = info.destPort;
+        if (!LOOPBACK.has(info.destIP) || !this.opts.sim.portOpen(port)) return reject();
+        const channel = accept();
+        if (!this.opts.http.connect(port, channel)) channel.destroy();
+      });
+    });
+  }
+
+  private async exec(channel: ServerChannel, command: string, user: string): Promise<void> {
+    const controller = new AbortController();
+    const abort = (): void => controller.abort();
+    channel.once('close', abort);
+    channel.on('error', abort);
+    let code: number;
+    try {
+      code = await runCommand(this.opts.sim, command, user, {
+        out: (c) => {
+          if (!channel.destroyed) channel.write(c);
+        },
+        err: (c) => {
+          if (!channel.destroyed) channel.stderr.write(c);
+        },
+        signal: controller.signal,
+        canFollow: true,
+      });
+    } catch (err) {
+      code = 1;
+      if (!channel.destroyed) channel.stderr.write(`demo host: internal error running "${command}": ${(err as Error).stack ?? String(err)}\n`);
+    }
+    channel.off('close', abort);
+    if (channel.destroyed || controller.signal.aborted) return;
+    channel.exit(code);
+    channel.end();
+  }
+}
