@@ -2,10 +2,11 @@
 import type { DeploymentConfig, HostConfig } from '@shared/domain';
 import type { ApiHandlers } from '@shared/contract';
 import { Core, type CoreOptions } from './core/core';
-import { acceleratedClock, systemClock } from './core/clock';
+import { acceleratedClock, systemClock, type Clock } from './core/clock';
 import { startDemoHost } from './demo';
 import { resolveSshHost } from './core/ssh/resolve-host';
 import { DashboardService } from './core/services/dashboard';
+import { RestartService } from './core/services/restart';
 
 export const APP_VERSION = '0.1.0';
 
@@ -56,17 +57,27 @@ export function createApp(opts: AppOptions): App {
   const dashboard = new DashboardService(core, {
     benchHistoryHours: Number(process.env.PD_CONSOLE_BENCH_HISTORY_HOURS ?? 0) || 0,
   });
-  const handlers: ApiHandlers = { ...core.handlers(), ...dashboard.handlers() };
+  const restart = new RestartService(core, { clockFor: (host) => deploymentClock(core, host) });
+  const handlers: ApiHandlers = { ...core.handlers(), ...dashboard.handlers(), ...restart.handlers() };
   return { core, handlers, shutdown: () => core.shutdown() };
 }
 
+const demoClocks = new WeakMap<Core, Clock>();
+
+/** The clock a deployment lives on: the demo host's simulated time for the demo, wall time otherwise. */
+export function deploymentClock(core: Core, host: HostConfig): Clock {
+  return (host.kind === 'demo' && demoClocks.get(core)) || systemClock;
+}
+
 export function createCore(opts: AppOptions): Core {
-  return new Core({
+  const core: Core = new Core({
     ...opts,
     version: APP_VERSION,
     clock: systemClock,
     demo: async ({ speed }) => {
-      const demo = await startDemoHost({ clock: acceleratedClock(opts.demoSpeed ?? speed) });
+      const clock = acceleratedClock(opts.demoSpeed ?? speed);
+      demoClocks.set(core, clock);
+      const demo = await startDemoHost({ clock });
       const host: HostConfig = { id: 'demo', label: 'demo GPU host (simulated)', kind: 'demo' };
       const d = standardDeployment(host);
       return {
@@ -82,4 +93,5 @@ export function createCore(opts: AppOptions): Core {
     resolveSsh: resolveSshHost,
     defaultDeployment: standardDeployment,
   });
+  return core;
 }

@@ -9,6 +9,7 @@ import {
   type MonitoringEvents,
   type MonitoringRequests,
 } from './api/monitoring';
+import { RESTART_EVENTS, RESTART_REQUESTS, type RestartEvents, type RestartRequests } from './api/restart';
 import {
   DASHBOARD_EVENTS,
   DASHBOARD_REQUESTS,
@@ -17,13 +18,14 @@ import {
 } from './api/dashboard';
 
 export type * from './api/monitoring';
+export type * from './api/restart';
 export type * from './api/dashboard';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
-export interface ApiRequests extends MonitoringRequests, DashboardRequests {}
+export interface ApiRequests extends MonitoringRequests, RestartRequests, DashboardRequests {}
 
 /** Push events from the core. */
-export interface ApiEvents extends MonitoringEvents, DashboardEvents {}
+export interface ApiEvents extends MonitoringEvents, RestartEvents, DashboardEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
@@ -32,11 +34,13 @@ export type RequestResult<K extends RequestName> = Awaited<ReturnType<ApiRequest
 
 export const REQUEST_NAMES = [
   ...MONITORING_REQUESTS,
+  ...RESTART_REQUESTS,
   ...DASHBOARD_REQUESTS,
 ] as const satisfies readonly RequestName[];
 
 export const EVENT_NAMES = [
   ...MONITORING_EVENTS,
+  ...RESTART_EVENTS,
   ...DASHBOARD_EVENTS,
 ] as const satisfies readonly EventName[];
 

@@ -5,12 +5,14 @@
 import type { z } from 'zod';
 import type { RequestArgs, RequestName } from './contract';
 import { monitoringSchemas } from './schemas/monitoring';
+import { restartSchemas } from './schemas/restart';
 import { dashboardSchemas } from './schemas/dashboard';
 
 export { hostConfigSchema } from './schemas/monitoring';
 
 export const requestSchemas = {
   ...monitoringSchemas,
+  ...restartSchemas,
   ...dashboardSchemas,
 } satisfies { [K in RequestName]: z.ZodType<RequestArgs<K>> };
 

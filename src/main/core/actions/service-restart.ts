@@ -1,0 +1,701 @@
+// Restarting one service, step by step: (drain) → command → active → health → (re-add) → router.
+// Each step starts only when the previous one was observed to succeed; each has a deadline; each ends with
+// what was seen. The journal is followed alongside so the operator sees the model load as it happens.
+import type { RestartFailure, RestartStepKind, RestartTimeouts } from '@shared/contract';
+import type { Role, ServiceConfig } from '@shared/domain';
+import type { SshConnection } from '../ssh/connection';
+import { checkHealth } from '../probes/health';
+import { scrapeMetrics } from '../probes/metrics';
+import { serverSignals } from '../probes/sglang/server-signals';
+import {
+  classifyCommandError,
+  describeUnit,
+  followShowCommand,
+  isNewInvocation,
+  parseUnitSnapshot,
+  type Privilege,
+  type UnitSnapshot,
+} from './unit-commands';
+import { JournalFollower } from './journal-follow';
+import { describeProgress } from './load-progress';
+import { addToRouter, readdCurl, removeFromRouter, type RouterRegistration } from './drain';
+import { judgeWorker, readRouter } from './router-watch';
+import { formatDuration, type RestartRun, type StepHandle } from './operation';
+import { isLinkError, pace, waitUntil, type Pacer, type WaitOutcome } from './wait';
+
+export interface ServiceRestartContext {
+  run: RestartRun;
+  conn: SshConnection;
+  pacer: Pacer;
+  hostLabel: string;
+  service: ServiceConfig;
+  /** The deployment's router, if any. */
+  router?: ServiceConfig;
+  /** prefill and decode of the deployment, for the router's own readiness step. */
+  workers: ServiceConfig[];
+  privilege: Privilege;
+  command: string;
+  timeouts: RestartTimeouts;
+  sudoersLine: string;
+  /** Set when this worker is to be drained first (the router supports it). */
+  drain?: RouterRegistration;
+  /** In a stack restart the router restarts next and checks both workers: this worker's router step is skipped. */
+  routerRestartsNext: boolean;
+}
+
+export interface ServiceResult {
+  state: 'succeeded' | 'failed' | 'unknown' | 'cancelled';
+  failure?: RestartFailure;
+}
+
+const COMMAND_TIMEOUT_MS = 30_000;
+const LINK_WAIT_MS = 60_000;
+const FAILURE_JOURNAL_LINES = 25;
+
+export const STEP_LABELS: Record<RestartStepKind, (role: Role) => string> = {
+  drain: () => 'Drain: stop new work, let running requests finish',
+  command: () => 'Send the restart command',
+  active: () => 'systemd reports the unit active',
+  health: (role) => (role === 'router' ? 'Router answers /health' : 'Server answers /health with 200'),
+  readd: () => 'Register the worker with the router again',
+  router: (role) =>
+    role === 'router'
+      ? 'Router ready: healthy prefill and decode workers'
+      : 'Router reports the worker healthy',
+};
+
+export function stepsFor(role: Role, drain: boolean): RestartStepKind[] {
+  return [
+    ...(drain ? (['drain'] as const) : []),
+    'command',
+    'active',
+    'health',
+    ...(drain ? (['readd'] as const) : []),
+    'router',
+  ];
+}
+
+export function healthUrlOf(s: ServiceConfig): string {
+  // The router's configured health URL is /readiness (all of PD); its own liveness is /health.
+  if (s.role === 'router') return `${s.apiUrl.replace(/\/+$/, '')}/health`;
+  return s.healthUrl ?? `${s.apiUrl.replace(/\/+$/, '')}/health`;
+}
+
+export async function restartService(ctx: ServiceRestartContext): Promise<ServiceResult> {
+  const r = new ServiceRestart(ctx);
+  let res: ServiceResult;
+  try {
+    res = await r.run();
+  } finally {
+    r.stopJournal();
+  }
+  await r.lastJournalLines();
+  ctx.run.endService(ctx.service.role, res.state, res.state === 'cancelled' ? 'cancelled' : 'skipped');
+  return res;
+}
+
+class ServiceRestart {
+  private readonly role: Role;
+  private readonly unit: string;
+  private readonly journal: JournalFollower;
+  private journalStopped = false;
+  private journalLoop: Promise<void> | null = null;
+  private before: UnitSnapshot | null = null;
+  /** The link dropped while the command was in flight: whether it arrived is for the unit state to tell. */
+  private commandUncertain = false;
+  private drained = false;
+
+  constructor(private readonly ctx: ServiceRestartContext) {
+    this.role = ctx.service.role;
+    this.unit = ctx.service.unit;
+    this.journal = new JournalFollower(ctx.conn, this.unit);
+  }
+
+  private step(kind: RestartStepKind): StepHandle {
+    return this.ctx.run.step(this.role, kind);
+  }
+
+  async run(): Promise<ServiceResult> {
+    const { run } = this.ctx;
+    if (this.ctx.drain) {
+      const res = await this.drainStep(this.ctx.drain);
+      if (res) return res;
+    }
+    if (run.cancelRequested) return { state: 'cancelled' };
+    const sent = await this.commandStep();
+    if (sent) return sent;
+    const active = await this.activeStep();
+    if (active) return active;
+    const healthy = await this.healthStep();
+    if (healthy) return healthy;
+    if (this.ctx.drain && this.drained) {
+      const back = await this.readdStep(this.ctx.drain);
+      if (back) return back;
+    }
+    const routed = await this.routerStep();
+    if (routed) return routed;
+    return { state: 'succeeded' };
+  }
+
+  // ---- drain -------------------------------------------------------------------------------------------
+
+  private async drainStep(reg: RouterRegistration): Promise<ServiceResult | null> {
+    const { run, conn, router, timeouts } = this.ctx;
+    const step = this.step('drain');
+    if (run.cancelRequested) {
+      step.finish('cancelled', 'cancelled before anything was changed');
+      return { state: 'cancelled' };
+    }
+    step.begin(timeouts.drainMs, `removing ${reg.url} from the router`);
+    try {
+      await removeFromRouter(conn.httpAgent(), router!, reg);
+      this.drained = true;
+    } catch (err) {
+      const message = `could not remove ${reg.url} from the router: ${(err as Error).message}`;
+      step.finish('failed', message);
+      return this.failed('drain', {
+        message,
+        hint: 'Nothing was restarted. Restart without drain, or check the router’s control plane (GET /workers).',
+      });
+    }
+    const outcome = await waitUntil({
+      run,
+      step,
+      conn,
+      pacer: this.ctx.pacer,
+      deadlineAt: run.now() + timeouts.drainMs,
+      probe: async () => {
+        const left = await this.runningOnWorker();
+        if (left === null)
+          return {
+            kind: 'done',
+            value: null,
+            detail: 'removed from the router; the worker does not report running requests',
+          };
+        if (left === 0)
+          return { kind: 'done', value: 0, detail: 'removed from the router; no requests running' };
+        return {
+          kind: 'pending',
+          detail: `removed from the router; ${left} request${left === 1 ? '' : 's'} still running`,
+        };
+      },
+    });
+    if (outcome.kind === 'cancelled') {
+      // Nothing was restarted: put the worker back so cancelling leaves the deployment as it was.
+      try {
+        await addToRouter(conn.httpAgent(), router!, reg);
+        step.finish('cancelled', 'cancelled; the worker was registered with the router again');
+      } catch (err) {
+        step.finish(
+          'cancelled',
+          `cancelled, but registering the worker again failed (${(err as Error).message}); run on the host: ${readdCurl(router!, reg)}`,
+        );
+      }
+      return { state: 'cancelled' };
+    }
+    if (outcome.kind === 'done') step.finish('succeeded', outcome.detail);
+    else if (outcome.kind === 'failed')
+      step.finish('succeeded', `${outcome.failure.message}; restarting anyway`);
+    else
+      // The policy is "until running requests reach 0 or the timeout": past it, the restart goes ahead.
+      step.finish(
+        'succeeded',
+        `${outcome.lastDetail || 'requests still running'} after ${formatDuration(timeouts.drainMs)}; restarting anyway`,
+      );
+    return null;
+  }
+
+  /** Requests the worker itself reports running or queued (PD queues included); null when it does not say. */
+  private async runningOnWorker(): Promise<number | null> {
+    const s = this.ctx.service;
+    if (!s.metricsUrl) return null;
+    const res = await scrapeMetrics(this.ctx.conn.httpAgent(), {
+      url: s.metricsUrl,
+      what: `${s.role} (${s.unit})`,
+      unit: s.unit,
+      kind: 'server',
+    });
+    if (!res.ok) return null;
+    const v = serverSignals(res.exposition, { role: s.role }).values;
+    const parts = [v.running, v.prefill_inflight_queue, v.decode_transfer_queue].filter(
+      (x): x is number => typeof x === 'number',
+    );
+    return parts.length ? parts.reduce((a, b) => a + b, 0) : null;
+  }
+
+  // ---- command -----------------------------------------------------------------------------------------
+
+  private async commandStep(): Promise<ServiceResult | null> {
+    const { run, conn, command } = this.ctx;
+    const step = this.step('command');
+    if (run.cancelRequested) {
+      step.finish('cancelled', 'cancelled before the restart command was sent');
+      return { state: 'cancelled' };
+    }
+    step.begin(LINK_WAIT_MS + COMMAND_TIMEOUT_MS, command);
+    if (!conn.isConnected) {
+      step.note(
+        `not connected to ${conn.label}; waiting up to ${formatDuration(LINK_WAIT_MS)} before sending`,
+      );
+      try {
+        await conn.waitConnected(LINK_WAIT_MS);
+      } catch (err) {
+        const message = `not connected to ${conn.label}: the restart command was not sent (${(err as Error).message})`;
+        step.finish('failed', message);
+        return this.failed('command', {
+          message,
+          hint: 'Nothing was restarted. Try again once the host is reachable.',
+        });
+      }
+    }
+    try {
+      this.before = await this.show();
+    } catch (err) {
+      const message = `could not read the state of ${this.unit} before restarting it: ${(err as Error).message}`;
+      step.finish('failed', message);
+      return this.failed('command', {
+        message,
+        hint: 'Nothing was restarted. Check the connection and try again.',
+      });
+    }
+    this.ctx.run.setUnitState(this.role, describeUnit(this.before));
+    if (this.before.loadState === 'not-found') return this.unitNotFound(step, '');
+    try {
+      await this.journal.prime();
+    } catch (err) {
+      run.addJournal(this.role, [
+        {
+          ts: run.now(),
+          text: `[PD Console] cannot read the journal of ${this.unit}: ${(err as Error).message}`,
+        },
+      ]);
+    }
+    this.startJournal();
+    let res;
+    try {
+      res = await conn.exec(command, { timeoutMs: COMMAND_TIMEOUT_MS, maxBytes: 64 * 1024 });
+    } catch (err) {
+      if (!isLinkError(err, conn)) {
+        const message = `could not run the restart command: ${(err as Error).message}`;
+        step.finish('failed', message);
+        return this.failed('command', { message });
+      }
+      this.commandUncertain = true;
+      step.finish(
+        'unknown',
+        `the link dropped while the command was in flight (${(err as Error).message}); the unit's state will tell whether it arrived`,
+      );
+      return null;
+    }
+    if (res.exitCode === 0) {
+      step.finish('succeeded', `${command} → exit 0: systemd queued the restart`);
+      return null;
+    }
+    const stderr = res.stderr.trim();
+    const kind = classifyCommandError(stderr, res.exitCode);
+    if (kind === 'unit-not-found') return this.unitNotFound(step, stderr);
+    const shown = stderr ? `: ${stderr.split('\n').slice(0, 3).join(' ')}` : '';
+    const host = this.ctx.hostLabel;
+    switch (kind) {
+      case 'sudo-password':
+      case 'sudo-denied': {
+        const message =
+          kind === 'sudo-password'
+            ? `sudo on ${host} asks for a password, so ${this.unit} cannot be restarted from here${shown}`
+            : `sudo on ${host} does not allow this restart${shown}`;
+        step.finish('failed', message);
+        return this.failed('command', {
+          message,
+          hint: `Nothing was restarted. Allow exactly these restarts without a password: run \`sudo visudo -f /etc/sudoers.d/pd-console\` on ${host} and add the line below. (Or, if polkit lets this user manage the units, enable "polkit" in the restart settings.)`,
+          sudoersLine: this.ctx.sudoersLine,
+        });
+      }
+      case 'no-sudo': {
+        const message = `${host} has no sudo${shown}`;
+        step.finish('failed', message);
+        return this.failed('command', {
+          message,
+          hint: 'Connect as root, or install sudo and allow the restart (sudoers line below), or enable "polkit" if polkit allows this user.',
+          sudoersLine: this.ctx.sudoersLine,
+        });
+      }
+      case 'access-denied': {
+        const message = `systemd on ${host} refused the restart${shown}`;
+        step.finish('failed', message);
+        return this.failed('command', {
+          message,
+          hint:
+            this.ctx.privilege === 'polkit'
+              ? 'polkit does not allow this user to restart the unit: turn "polkit" off in the restart settings to use sudo, or add a polkit rule.'
+              : 'Check the user PD Console connects as.',
+          sudoersLine: this.ctx.sudoersLine,
+        });
+      }
+      default: {
+        const message = `${command} failed with exit ${res.exitCode}${shown}`;
+        step.finish('failed', message);
+        return this.failed('command', { message, hint: `See \`systemctl status ${this.unit}\` on ${host}.` });
+      }
+    }
+  }
+
+  private unitNotFound(step: StepHandle, stderr: string): Promise<ServiceResult> {
+    const message = `${this.unit} not found on ${this.ctx.hostLabel}: systemd has no unit by that name${stderr ? ` (${stderr.split('\n')[0]})` : ''}`;
+    step.finish('failed', message);
+    return this.failed('command', {
+      message,
+      hint: `Nothing was restarted. Check the unit name in the deployment: \`systemctl list-units --all 'sglang*'\` on ${this.ctx.hostLabel} lists the units that exist.`,
+    });
+  }
+
+  // ---- active ------------------------------------------------------------------------------------------
+
+  private async activeStep(): Promise<ServiceResult | null> {
+    const { run, conn, timeouts } = this.ctx;
+    const step = this.step('active');
+    step.begin(timeouts.activeMs, 'waiting for systemd to stop and start the unit');
+    const before = this.before!;
+    let transition = false;
+    const outcome = await waitUntil({
+      run,
+      step,
+      conn,
+      pacer: this.ctx.pacer,
+      deadlineAt: run.now() + timeouts.activeMs,
+      probe: async () => {
+        const now = await this.show();
+        this.ctx.run.setUnitState(this.role, describeUnit(now));
+        if (now.activeState !== 'active' && now.activeState !== 'failed') transition = true;
+        const fresh = transition || isNewInvocation(before, now);
+        if (now.activeState === 'active' && fresh)
+          return { kind: 'done', value: now, detail: `${describeUnit(now)}, main PID ${now.mainPid || '?'}` };
+        if (now.activeState === 'failed' && (fresh || before.activeState !== 'failed'))
+          return { kind: 'failed', failure: this.startFailure(now) };
+        const progress = this.progressText();
+        if (now.subState === 'auto-restart')
+          return {
+            kind: 'pending',
+            detail: `the start failed (Result=${now.result || '?'}); systemd will try again (restart counter ${now.nRestarts})`,
+          };
+        return { kind: 'pending', detail: `${describeUnit(now)}${progress ? ` — ${progress}` : ''}` };
+      },
+    });
+    if (outcome.kind === 'done') {
+      step.finish('succeeded', outcome.detail);
+      return null;
+    }
+    return this.waitEnded(step, 'active', outcome, () => {
+      const noSign = !transition && this.commandUncertain;
+      return {
+        message: noSign
+          ? `no sign of a restart of ${this.unit} within ${formatDuration(timeouts.activeMs)}: the restart command may not have reached the host`
+          : `${this.unit} did not become active within ${formatDuration(timeouts.activeMs)} (last seen: ${outcome.kind === 'timeout' ? outcome.lastDetail : '?'})`,
+        hint: noSign
+          ? 'Check `systemctl status` on the host, then restart again if needed.'
+          : 'It may still be loading (raise the "active" timeout in the restart settings if loads take longer), or it is stuck: see the journal below; systemd itself gives up after the unit’s TimeoutStartSec.',
+      };
+    });
+  }
+
+  private startFailure(now: UnitSnapshot): Omit<RestartFailure, 'step' | 'role'> {
+    const status = now.execMainStatus ? `, exit status ${now.execMainStatus}` : '';
+    const why =
+      now.result === 'timeout'
+        ? 'systemd gave up: the start took longer than the unit’s TimeoutStartSec'
+        : now.result === 'exit-code'
+          ? `the main process exited with an error${status}`
+          : now.result === 'signal' || now.result === 'core-dump'
+            ? 'the main process was killed by a signal'
+            : `Result=${now.result || 'unknown'}${status}`;
+    return {
+      message: `${this.unit} failed to start: ${why}`,
+      result: now.result || undefined,
+      hint:
+        now.result === 'timeout'
+          ? 'Loading took longer than TimeoutStartSec, or hung: see the journal below; raise TimeoutStartSec in the unit if the model needs longer.'
+          : `See the journal below for the error (out of GPU memory, a bad flag, a missing model path), fix it, then restart again. On the host: journalctl -u ${this.unit} -n 200`,
+    };
+  }
+
+  // ---- health ------------------------------------------------------------------------------------------
+
+  private async healthStep(): Promise<ServiceResult | null> {
+    const { run, conn, timeouts } = this.ctx;
+    const step = this.step('health');
+    const url = healthUrlOf(this.ctx.service);
+    step.begin(timeouts.healthMs, `GET ${url}`);
+    const outcome = await waitUntil({
+      run,
+      step,
+      conn,
+      pacer: this.ctx.pacer,
+      intervalMs: Math.max(this.ctx.pacer.pollMs, 2000),
+      deadlineAt: run.now() + timeouts.healthMs,
+      probe: async () => {
+        const [unit, health] = await Promise.all([
+          this.show(),
+          checkHealth(conn.httpAgent(), url, () => run.now()),
+        ]);
+        this.ctx.run.setUnitState(this.role, describeUnit(unit));
+        // The new invocation was seen active in the previous step: failed now means it crashed while loading.
+        if (unit.activeState === 'failed') return { kind: 'failed', failure: this.startFailure(unit) };
+        if (health.ok) return { kind: 'done', value: health, detail: `GET ${url} → ${health.detail}` };
+        const progress = this.progressText();
+        const state = unit.activeState === 'active' ? '' : ` — unit ${describeUnit(unit)}`;
+        return {
+          kind: 'pending',
+          detail: `GET ${url} → ${health.detail}${state}${progress ? ` — ${progress}` : ''}`,
+        };
+      },
+    });
+    if (outcome.kind === 'done') {
+      step.finish('succeeded', outcome.detail);
+      return null;
+    }
+    return this.waitEnded(step, 'health', outcome, () => ({
+      message: `${this.role} never answered ${url} with 200 within ${formatDuration(timeouts.healthMs)} (last: ${outcome.kind === 'timeout' ? outcome.lastDetail : '?'})`,
+      hint: 'systemd says the unit is running, but the server does not serve. Look for errors in the journal below (CUDA out of memory, NCCL, a hung warmup); check the GPUs with nvidia-smi; then restart again.',
+    }));
+  }
+
+  // ---- re-add ------------------------------------------------------------------------------------------
+
+  private async readdStep(reg: RouterRegistration): Promise<ServiceResult | null> {
+    const { conn, router } = this.ctx;
+    const step = this.step('readd');
+    step.begin(COMMAND_TIMEOUT_MS, `POST ${router!.apiUrl}/workers ${reg.url}`);
+    try {
+      await addToRouter(conn.httpAgent(), router!, reg);
+    } catch (err) {
+      const message = `could not register ${reg.url} with the router again: ${(err as Error).message}`;
+      step.finish('failed', message);
+      return this.failed('readd', {
+        message,
+        hint: `The worker restarted and is healthy but the router does not route to it. On the host run: ${readdCurl(router!, reg)}`,
+      });
+    }
+    step.finish('succeeded', `the router accepted ${reg.url}`);
+    return null;
+  }
+
+  // ---- router ------------------------------------------------------------------------------------------
+
+  private async routerStep(): Promise<ServiceResult | null> {
+    const { run, conn, router, timeouts } = this.ctx;
+    const step = this.step('router');
+    if (this.role === 'router') return this.routerReadyStep(step);
+    if (!router) {
+      step.finish('skipped', 'no router in this deployment');
+      return null;
+    }
+    if (this.ctx.routerRestartsNext) {
+      step.finish('skipped', 'the router restarts next; its readiness check covers this worker');
+      return null;
+    }
+    step.begin(timeouts.routerMs, `asking the router about ${this.ctx.service.apiUrl}`);
+    let healthyInARow = 0;
+    const outcome = await waitUntil({
+      run,
+      step,
+      conn,
+      pacer: this.ctx.pacer,
+      intervalMs: Math.max(this.ctx.pacer.pollMs, 2000),
+      deadlineAt: run.now() + timeouts.routerMs,
+      probe: async () => {
+        const verdict = judgeWorker(await readRouter(conn.httpAgent(), router), this.ctx.service);
+        // Two healthy readings in a row: one could be the router's state from before it noticed the restart.
+        healthyInARow = verdict.state === 'healthy' ? healthyInARow + 1 : 0;
+        if (healthyInARow >= 2) return { kind: 'done', value: verdict, detail: verdict.detail };
+        return { kind: 'pending', detail: verdict.detail };
+      },
+    });
+    if (outcome.kind === 'done') {
+      step.finish('succeeded', outcome.detail);
+      return null;
+    }
+    return this.waitEnded(step, 'router', outcome, () => ({
+      message: `the router never re-added ${this.role} within ${formatDuration(timeouts.routerMs)}: ${outcome.kind === 'timeout' ? outcome.lastDetail : '?'}`,
+      hint: `The worker itself is healthy. Check the router's journal (journalctl -u ${router.unit}) and GET ${router.apiUrl}/workers; restarting the router makes it read its --prefill/--decode workers again.`,
+    }));
+  }
+
+  private async routerReadyStep(step: StepHandle): Promise<ServiceResult | null> {
+    const { run, conn, timeouts } = this.ctx;
+    const router = this.ctx.service;
+    step.begin(timeouts.routerMs, `GET ${router.apiUrl}/readiness`);
+    const outcome = await waitUntil({
+      run,
+      step,
+      conn,
+      pacer: this.ctx.pacer,
+      intervalMs: Math.max(this.ctx.pacer.pollMs, 2000),
+      deadlineAt: run.now() + timeouts.routerMs,
+      probe: async () => {
+        const reading = await readRouter(conn.httpAgent(), router);
+        const verdicts = this.ctx.workers.map((w) => ({ w, v: judgeWorker(reading, w) }));
+        const workers = verdicts.map(({ w, v }) => `${w.role} ${v.state}`).join(', ');
+        if (reading.readiness?.ready === true)
+          return { kind: 'done', value: true, detail: `/readiness 200${workers ? ` (${workers})` : ''}` };
+        if (reading.readiness?.ready === false)
+          return { kind: 'pending', detail: `/readiness 503${workers ? ` (${workers})` : ''}` };
+        // No /readiness on this router: every configured worker healthy is the same statement.
+        if (verdicts.length && verdicts.every(({ v }) => v.state === 'healthy'))
+          return {
+            kind: 'done',
+            value: true,
+            detail: `all workers healthy (${workers}); ${reading.readiness?.detail ?? 'no /readiness'}`,
+          };
+        return {
+          kind: 'pending',
+          detail: `${reading.readiness?.detail ?? 'router not answering /readiness yet'}${workers ? ` (${workers})` : ''}`,
+        };
+      },
+    });
+    if (outcome.kind === 'done') {
+      step.finish('succeeded', outcome.detail);
+      return null;
+    }
+    return this.waitEnded(step, 'router', outcome, () => ({
+      message: `the router did not become ready within ${formatDuration(timeouts.routerMs)}: ${outcome.kind === 'timeout' ? outcome.lastDetail : '?'}`,
+      hint: `The router runs but does not see a healthy prefill and decode worker. Check that both servers are healthy, then the router's journal (journalctl -u ${router.unit}).`,
+    }));
+  }
+
+  // ---- shared ------------------------------------------------------------------------------------------
+
+  /** Turns a wait that did not succeed into the step's and the service's end. */
+  private async waitEnded(
+    step: StepHandle,
+    kind: RestartStepKind,
+    outcome: Exclude<WaitOutcome<unknown>, { kind: 'done' }>,
+    onTimeout: () => { message: string; hint?: string },
+  ): Promise<ServiceResult> {
+    switch (outcome.kind) {
+      case 'cancelled':
+        step.finish(
+          'cancelled',
+          `stopped following (cancelled)${outcome.lastDetail ? ` — last seen: ${outcome.lastDetail}` : ''}; ${kind === 'drain' ? '' : 'the unit continues its restart on its own'}`,
+        );
+        return { state: 'cancelled' };
+      case 'lost-contact': {
+        const message = `lost contact with ${this.ctx.conn.label} at the ${kind} step's deadline (link down for ${formatDuration(this.ctx.run.now() - outcome.downSince)}); the outcome is unknown${outcome.lastDetail ? ` — last seen: ${outcome.lastDetail}` : ''}`;
+        step.finish('unknown', message);
+        return {
+          state: 'unknown',
+          failure: {
+            role: this.role,
+            step: kind,
+            message,
+            hint: `Nothing was observed after the link dropped. Once reconnected, check the ${this.role} card (or \`systemctl status ${this.unit}\`) before acting again.`,
+            journalTail: this.collectedTail(),
+          },
+        };
+      }
+      case 'failed': {
+        step.finish('failed', outcome.failure.message);
+        return this.failed(kind, outcome.failure);
+      }
+      case 'timeout': {
+        const { message, hint } = onTimeout();
+        step.finish('failed', message);
+        return this.failed(kind, { message, hint });
+      }
+    }
+  }
+
+  private async failed(
+    step: RestartStepKind,
+    f: Omit<RestartFailure, 'step' | 'role'>,
+  ): Promise<ServiceResult> {
+    // The journal explains failures of the restarted process, not refusals before anything ran.
+    const afterStart = step !== 'drain' && step !== 'command';
+    let tail = afterStart ? this.collectedTail() : [];
+    if (afterStart && this.ctx.conn.isConnected) {
+      try {
+        tail = (await this.journal.tail(FAILURE_JOURNAL_LINES)).map((l) => l.text);
+      } catch {
+        // The lines followed so far stand in for the tail; the failure message does not depend on them.
+        tail = this.collectedTail();
+      }
+    }
+    let result = f.result;
+    if (!result && afterStart && this.ctx.conn.isConnected) {
+      try {
+        const s = await this.show();
+        if (s.result && s.result !== 'success') result = s.result;
+      } catch {
+        // Result= is extra detail for the report; the failure stands without it.
+        result = undefined;
+      }
+    }
+    return {
+      state: 'failed',
+      failure: {
+        role: this.role,
+        step,
+        ...f,
+        ...(result ? { result } : {}),
+        ...(tail.length ? { journalTail: tail } : {}),
+      },
+    };
+  }
+
+  private collectedTail(): string[] {
+    return this.ctx.run
+      .serviceView(this.role)
+      .journal.slice(-FAILURE_JOURNAL_LINES)
+      .map((l) => l.text);
+  }
+
+  private progressText(): string {
+    const p = this.ctx.run.serviceView(this.role).progress;
+    return p ? describeProgress(p) : '';
+  }
+
+  private async show(): Promise<UnitSnapshot> {
+    const res = await this.ctx.conn.exec(followShowCommand(this.unit), {
+      timeoutMs: 15_000,
+      maxBytes: 64 * 1024,
+    });
+    return parseUnitSnapshot(res.stdout, this.unit);
+  }
+
+  private startJournal(): void {
+    if (this.journalLoop) return;
+    const { run, pacer } = this.ctx;
+    let reported = false;
+    this.journalLoop = (async () => {
+      while (!this.journalStopped) {
+        await pace(pacer, Math.max(pacer.pollMs, 1000));
+        if (this.journalStopped || !this.ctx.conn.isConnected) continue;
+        try {
+          run.addJournal(this.role, await this.journal.poll());
+          reported = false;
+        } catch (err) {
+          if (isLinkError(err, this.ctx.conn) || reported) continue;
+          reported = true;
+          run.addJournal(this.role, [
+            { ts: run.now(), text: `[PD Console] reading the journal failed: ${(err as Error).message}` },
+          ]);
+        }
+      }
+    })();
+  }
+
+  stopJournal(): void {
+    this.journalStopped = true;
+  }
+
+  /** One last read, so the lines logged just before the end (the "ready" line, a traceback) are shown. */
+  async lastJournalLines(): Promise<void> {
+    if (!this.journalLoop || !this.ctx.conn.isConnected) return;
+    await this.journalLoop;
+    try {
+      this.ctx.run.addJournal(this.role, await this.journal.poll());
+    } catch (err) {
+      this.ctx.run.addJournal(this.role, [
+        { ts: this.ctx.run.now(), text: `[PD Console] last journal read failed: ${(err as Error).message}` },
+      ]);
+    }
+  }
+}
