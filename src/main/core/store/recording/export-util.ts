@@ -1,0 +1,53 @@
+// Helpers shared by the CSV and OpenMetrics exports.
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+
+/** Exact text of a value: shortest round-trip decimal, NaN, +Inf, -Inf, -0. */
+export function fmtValue(v: number): string {
+  if (v !== v) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return Object.is(v, -0) ? '-0' : String(v);
+}
+
+/** Index range [lo, hi) of `t` within [fromMs, toMs]. */
+export function timeRange(t: Float64Array, fromMs: number, toMs: number): [number, number] {
+  let lo = 0;
+  let hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t[mid] < fromMs) lo = mid + 1;
+    else hi = mid;
+  }
+  const start = lo;
+  hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t[mid] <= toMs) lo = mid + 1;
+    else hi = mid;
+  }
+  return [start, lo];
+}
+
+/** Writes text chunks to a new file (it must not exist), with backpressure. */
+export async function writeChunks(chunks: Iterable<string>, outPath: string, what: string): Promise<void> {
+  const file = createWriteStream(outPath, { flags: 'wx' });
+  let failed: Error | null = null;
+  file.on('error', (err) => {
+    failed = err;
+  });
+  try {
+    for (const chunk of chunks) {
+      if (failed) break;
+      if (!file.write(chunk)) await once(file, 'drain');
+    }
+    file.end();
+    if (!file.closed) await once(file, 'close');
+  } catch (err) {
+    failed ??= err as Error;
+  }
+  if (failed) {
+    file.destroy();
+    throw new Error(`${what} to ${outPath} failed: ${(failed as Error).message}`, { cause: failed });
+  }
+}

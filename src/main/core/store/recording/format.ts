@@ -1,0 +1,177 @@
+// The recording file format, version 1: constants, the JSON shape of every record, and the exact value codec.
+// docs/recording-format.md is the normative description; this file and that document must agree.
+import type { AppEvent, HealthResult, UnitState } from '@shared/domain';
+import type { MetricType } from '../../probes/exposition/types';
+
+export const FORMAT_ID = 'pd-console-recording';
+/** Major version: a reader refuses files with a higher one. */
+export const FORMAT_VERSION = 1;
+/** Minor version: additive changes (new optional fields, new record kinds a v1 reader may skip). */
+export const FORMAT_MINOR_VERSION = 0;
+export const FILE_EXTENSION = '.pdrec.jsonl.gz';
+
+/** Upper bound for the writer's sync-flush interval: a kill -9 may lose at most this plus the write latency. */
+export const MAX_FLUSH_INTERVAL_MS = 4000;
+export const DEFAULT_FLUSH_INTERVAL_MS = 2000;
+
+// ---- Records (one JSON object per line; `k` is the kind) --------------------------------------------------------
+
+export interface FamilyRecord {
+  k: 'family';
+  g: string;
+  f: string;
+  ty: MetricType;
+  h?: string;
+  u?: string;
+}
+
+export interface SeriesRecord {
+  k: 'series';
+  id: number;
+  g: string;
+  f: string;
+  n: string;
+  l: Record<string, string>;
+}
+
+export interface LayoutRecord {
+  k: 'layout';
+  g: string;
+  /** Series id for each slot of the following scrape rows of this target. */
+  ids: number[];
+  /** [slot, predecessorSlot] pairs: the slot's value delta is stored relative to its predecessor's delta. */
+  pred?: [number, number][];
+}
+
+export interface ScrapeRecord {
+  k: 's';
+  t: number;
+  g: string;
+  /** Sparse tokens: [slotGap, token, slotGap, token, …]; omitted slots have token 0. */
+  v: (number | string)[];
+}
+
+export interface UnitRecord {
+  k: 'unit';
+  t: number;
+  r: string;
+  s: UnitState;
+}
+
+export interface HealthRecord {
+  k: 'health';
+  t: number;
+  r: string;
+  h: HealthResult;
+}
+
+export interface EventRecord {
+  k: 'event';
+  t: number;
+  e: AppEvent;
+}
+
+export interface JournalRecord {
+  k: 'journal';
+  t: number;
+  r: string;
+  u: string;
+  p: number;
+  m: string;
+}
+
+export interface EndRecord {
+  k: 'end';
+  t: number;
+}
+
+export type WireRecord =
+  | FamilyRecord
+  | SeriesRecord
+  | LayoutRecord
+  | ScrapeRecord
+  | UnitRecord
+  | HealthRecord
+  | EventRecord
+  | JournalRecord
+  | EndRecord;
+
+// ---- Exact value codec ---------------------------------------------------------------------------------------
+// A value is a decimal mantissa m (a safe integer) and a per-series scale d: value = m / 10^d. Successive values
+// of a series are stored as integer deltas of m, which general-purpose compression shrinks far better than
+// digits of floats. A value is written in full (a JSON string, exact for every double) when a series first
+// appears and whenever its value is not a decimal at its current scale; the text of that token sets the new
+// scale: the number of digits after its decimal point, if it is a plain decimal with a safe-integer mantissa.
+
+export const MAX_SCALE = 20;
+/** Powers of ten up to 1e22 are exact doubles; decoding divides by them, so both sides compute the same double. */
+export const POW10: readonly number[] = Array.from({ length: MAX_SCALE + 1 }, (_, i) => Number(`1e${i}`));
+
+/** The absolute (string) form of a value: the shortest round-trip decimal, or NaN, +Inf, -Inf, -0. */
+export function absoluteToken(v: number): string {
+  if (v !== v) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  if (Object.is(v, -0)) return '-0';
+  return String(v);
+}
+
+/** Inverse of absoluteToken; NaN for text that is not a number token (the caller checks). */
+export function parseAbsoluteToken(s: string): number {
+  if (s === 'NaN') return NaN;
+  if (s === '+Inf') return Infinity;
+  if (s === '-Inf') return -Infinity;
+  if (s === '' || s.trim() !== s) return NaN;
+  return Number(s);
+}
+
+/**
+ * Mantissa and scale of an absolute token written as a plain decimal (`-?digits[.digits]`) whose digits form a
+ * safe integer: "0.53" → m 53, d 2. Null for anything else (exponent form, too many digits, specials, -0):
+ * such a series is "raw" until its next absolute token, and stores only unchanged (0) or absolute values.
+ */
+export function decimalToken(tok: string): { m: number; d: number } | null {
+  let i = 0;
+  const n = tok.length;
+  let neg = false;
+  if (n > 0 && tok.charCodeAt(0) === 45) {
+    neg = true;
+    i = 1;
+  }
+  let m = 0;
+  let d = -1;
+  let digits = 0;
+  for (; i < n; i++) {
+    const c = tok.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      m = m * 10 + (c - 48);
+      digits++;
+      if (d >= 0) d++;
+    } else if (c === 46 && d < 0 && digits > 0) d = 0;
+    else return null;
+  }
+  if (digits === 0 || d === 0 || m > Number.MAX_SAFE_INTEGER || (neg && m === 0)) return null;
+  if (d < 0) d = 0;
+  if (d > MAX_SCALE) return null;
+  return { m: neg ? -m : m, d };
+}
+
+/** Canonical identity of a series within a target: name plus labels sorted by name. */
+export function canonicalSeriesKey(name: string, labels: Record<string, string>): string {
+  const keys = Object.keys(labels).sort();
+  let k = name;
+  for (const key of keys) k += `\u0000${key}\u0001${labels[key]}`;
+  return k;
+}
+
+/** Errors that say a file cannot be opened at all. `code` lets callers tell the cases apart. */
+export class RecordingOpenError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'not-a-recording' | 'newer-version' | 'unreadable',
+    readonly path: string,
+  ) {
+    super(message);
+    this.name = 'RecordingOpenError';
+  }
+}

@@ -1,0 +1,645 @@
+// Opening recordings: decompresses the gzip'd JSON lines as a stream (inflate runs in zlib's thread pool while
+// lines are decoded here), rebuilds series as columns, and reads a damaged file up to the damage, saying which
+// time range was lost.
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { constants as zc, createGunzip } from 'node:zlib';
+import type { AppEvent } from '@shared/domain';
+import { FILE_EXTENSION, FORMAT_ID, FORMAT_VERSION, RecordingOpenError, type WireRecord } from './format';
+import { isRowLine, ParsedRow, rowTime, RowParser } from './row-parser';
+import { RecordDamageError, ScrapeDecoder } from './scrape-codec';
+import type {
+  JournalLine,
+  ReadOptions,
+  RecordedSeries,
+  Recording,
+  SeriesInfo,
+  StoredHeader,
+  TimedHealth,
+  TimedUnitState,
+} from './types';
+
+/** A header line longer than this is not ours (it guards against slurping a huge foreign gzip file). */
+const MAX_HEADER_CHARS = 1024 * 1024;
+/** Any other single record longer than this is damage. */
+const MAX_RECORD_CHARS = 64 * 1024 * 1024;
+const BLOCK_ROWS = 4096;
+
+export const iso = (ms: number): string =>
+  Number.isFinite(ms) ? new Date(ms).toISOString() : 'an unknown time';
+
+/** How the line stream ended. */
+export interface StreamEnd {
+  /** zlib or record error that stopped reading, if any. */
+  damage: string | null;
+  /** A last line without its newline was dropped. */
+  partialTail: boolean;
+  decodedBytes: number;
+  fileBytes: number;
+  mtimeMs: number;
+}
+
+/** A complete line: bytes [start, end) of buf, without the newline. */
+type LineHandler = (buf: Buffer, start: number, end: number) => void;
+
+const NL = 10;
+
+/**
+ * Streams the decompressed lines of `path` into `onHeader` (line 1) and `onLine` (the rest). A zlib error or an
+ * exception thrown by a handler ends the stream and is reported as damage; a RecordingOpenError thrown by
+ * onHeader is rethrown. A handler may throw StopReading to end early without damage.
+ */
+export async function streamLines(
+  path: string,
+  onHeader: (line: string) => void,
+  onLine: LineHandler,
+  /** Called after each decompressed chunk; a returned promise pauses decompression until it settles. */
+  throttle?: () => Promise<void> | undefined,
+): Promise<StreamEnd> {
+  let st;
+  try {
+    st = await stat(path);
+  } catch (err) {
+    throw new RecordingOpenError(
+      `Cannot open recording ${path}: ${(err as Error).message}`,
+      'unreadable',
+      path,
+    );
+  }
+  if (!st.isFile())
+    throw new RecordingOpenError(
+      `${path} is not a PD Console recording: it is not a file`,
+      'not-a-recording',
+      path,
+    );
+  if (st.size === 0)
+    throw new RecordingOpenError(
+      `${path} is not a PD Console recording: the file is empty`,
+      'not-a-recording',
+      path,
+    );
+  const fh = await open(path, 'r');
+  const magic = Buffer.alloc(2);
+  try {
+    await fh.read(magic, 0, 2, 0);
+  } finally {
+    await fh.close();
+  }
+  if (magic[0] !== 0x1f || magic[1] !== 0x8b)
+    throw new RecordingOpenError(
+      `${path} is not a PD Console recording: it is not gzip-compressed (recordings are ${FILE_EXTENSION} files)`,
+      'not-a-recording',
+      path,
+    );
+
+  return new Promise<StreamEnd>((resolve, reject) => {
+    const input = createReadStream(path, { highWaterMark: 1 << 20 });
+    // Z_SYNC_FLUSH as the final flush: a stream cut after a sync flush point ends without an error.
+    const gunzip = createGunzip({ finishFlush: zc.Z_SYNC_FLUSH, chunkSize: 256 * 1024 });
+    let carry: Buffer | null = null;
+    let lineNo = 0;
+    let decodedBytes = 0;
+    let settled = false;
+    const finish = (damage: string | null, partialTail: boolean): void => {
+      if (settled) return;
+      settled = true;
+      input.destroy();
+      gunzip.destroy();
+      resolve({ damage, partialTail, decodedBytes, fileBytes: st.size, mtimeMs: st.mtimeMs });
+    };
+    const fatal = (err: unknown): void => {
+      if (settled) return;
+      settled = true;
+      input.destroy();
+      gunzip.destroy();
+      reject(err);
+    };
+    const notOurs = (): RecordingOpenError =>
+      new RecordingOpenError(
+        `${path} is not a PD Console recording: it does not start with a recording header line`,
+        'not-a-recording',
+        path,
+      );
+    /** False once reading must stop. */
+    const handle = (buf: Buffer, start: number, end: number): boolean => {
+      lineNo++;
+      try {
+        if (lineNo === 1) onHeader(buf.toString('utf8', start, end));
+        else onLine(buf, start, end);
+        return true;
+      } catch (err) {
+        if (err instanceof RecordingOpenError) fatal(err);
+        else if (err === STOP) finish(null, false);
+        else finish(`line ${lineNo}: ${(err as Error).message}`, false);
+        return false;
+      }
+    };
+    gunzip.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      decodedBytes += chunk.length;
+      let pos = 0;
+      if (carry !== null) {
+        const nl = chunk.indexOf(NL);
+        if (nl < 0) {
+          carry = Buffer.concat([carry, chunk]);
+          pos = chunk.length;
+        } else {
+          const line = Buffer.concat([carry, chunk.subarray(0, nl)]);
+          carry = null;
+          if (!handle(line, 0, line.length)) return;
+          pos = nl + 1;
+        }
+      }
+      for (;;) {
+        const nl = chunk.indexOf(NL, pos);
+        if (nl < 0) break;
+        if (!handle(chunk, pos, nl)) return;
+        pos = nl + 1;
+      }
+      if (pos < chunk.length) carry = carry === null ? Buffer.from(chunk.subarray(pos)) : carry;
+      const wait = throttle?.();
+      if (wait) {
+        gunzip.pause();
+        wait.then(
+          () => gunzip.resume(),
+          (err: unknown) => fatal(err),
+        );
+      }
+      const limit = lineNo === 0 ? MAX_HEADER_CHARS : MAX_RECORD_CHARS;
+      if (carry !== null && carry.length > limit) {
+        if (lineNo === 0) fatal(notOurs());
+        else finish(`line ${lineNo + 1} is longer than ${limit} bytes`, false);
+      }
+    });
+    gunzip.on('end', () => {
+      if (settled) return;
+      if (lineNo === 0) {
+        // Not even one full line: either a foreign gzip file or a recording cut inside its header.
+        const text = carry ? carry.toString('utf8') : '';
+        if (text.startsWith(`{"format":"${FORMAT_ID}"`))
+          fatal(
+            new RecordingOpenError(
+              `${path} is damaged: it ends inside the recording header, so nothing can be read`,
+              'unreadable',
+              path,
+            ),
+          );
+        else fatal(notOurs());
+        return;
+      }
+      finish(null, carry !== null && carry.length > 0);
+    });
+    gunzip.on('error', (err: Error) => {
+      if (settled) return;
+      if (lineNo === 0)
+        fatal(
+          new RecordingOpenError(
+            `${path} is not a PD Console recording: its gzip data cannot be decompressed (${err.message})`,
+            'not-a-recording',
+            path,
+          ),
+        );
+      else
+        finish(
+          `the compressed data is damaged after ${decodedBytes} decompressed bytes (${err.message})`,
+          carry !== null && carry.length > 0,
+        );
+    });
+    input.on('error', (err) =>
+      fatal(new RecordingOpenError(`Cannot read recording ${path}: ${err.message}`, 'unreadable', path)),
+    );
+    input.pipe(gunzip);
+  });
+}
+
+/** Thrown by a line handler to stop reading early (not damage). */
+const STOP = new Error('stop reading');
+
+export function parseHeader(path: string, line: string): StoredHeader {
+  const notOurs = (why: string): RecordingOpenError =>
+    new RecordingOpenError(`${path} is not a PD Console recording: ${why}`, 'not-a-recording', path);
+  let h: unknown;
+  try {
+    h = JSON.parse(line);
+  } catch {
+    throw notOurs('its first line is not a JSON recording header');
+  }
+  if (!isObject(h) || h.format !== FORMAT_ID)
+    throw notOurs(`its header does not say "format":"${FORMAT_ID}"`);
+  if (typeof h.version !== 'number' || !Number.isInteger(h.version) || h.version < 1)
+    throw notOurs('its header has no valid format version');
+  if (h.version > FORMAT_VERSION)
+    throw new RecordingOpenError(
+      `${path} was written by a newer PD Console (format v${h.version}; this app reads v${FORMAT_VERSION}); update the app to open it`,
+      'newer-version',
+      path,
+    );
+  const missing = ['sessionId', 'name', 'appVersion'].filter((k) => typeof h[k] !== 'string');
+  if (!Number.isFinite(h.startedAt)) missing.push('startedAt');
+  if (!isObject(h.host)) missing.push('host');
+  if (!isObject(h.deployment)) missing.push('deployment');
+  if (missing.length)
+    throw new RecordingOpenError(
+      `${path} is damaged: its header lacks ${missing.join(', ')}`,
+      'unreadable',
+      path,
+    );
+  return h as unknown as StoredHeader;
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+export function parseRecord(line: string): WireRecord & Record<string, unknown> {
+  let r: unknown;
+  try {
+    r = JSON.parse(line);
+  } catch {
+    throw new RecordDamageError(`not valid JSON (${line.length > 60 ? line.slice(0, 60) + '…' : line})`);
+  }
+  if (!isObject(r) || typeof r.k !== 'string') throw new RecordDamageError('not a record object');
+  return r as WireRecord & Record<string, unknown>;
+}
+
+function need(cond: boolean, what: string): void {
+  if (!cond) throw new RecordDamageError(what);
+}
+
+interface Chunk {
+  /** Index of the chunk's first row among its target's stored rows. */
+  row0: number;
+  n: number;
+  data: Float64Array;
+}
+
+interface SeriesAcc {
+  info: SeriesInfo;
+  keep: boolean;
+  chunks: Chunk[];
+}
+
+/**
+ * Rows of one target are decoded into blocks of BLOCK_ROWS × slots, column per slot, so the hot loop writes
+ * typed arrays only. A block is sealed when full or when the target's layout changes; its columns become chunks
+ * of their series.
+ */
+class TargetBlocks {
+  times: Float64Array[] = [];
+  storedRows = 0;
+  lastTs = -Infinity;
+  private blockTimes = new Float64Array(BLOCK_ROWS);
+  private n = 0;
+  private ids: Int32Array | null = null;
+  private cols: Float64Array[] = [];
+
+  constructor(
+    private readonly acc: SeriesAcc[],
+    private readonly scratch: Float64Array,
+  ) {}
+
+  /** Columns to decode the next stored row into, for layout `ids`; `row` is the index within them. */
+  columns(ids: Int32Array): { cols: Float64Array[]; row: number } {
+    if (ids !== this.ids || this.n === BLOCK_ROWS) {
+      this.seal();
+      this.ids = ids;
+      this.cols = Array.from(ids, (id) => (this.acc[id].keep ? new Float64Array(BLOCK_ROWS) : this.scratch));
+    }
+    return { cols: this.cols, row: this.n };
+  }
+
+  commit(ts: number): void {
+    this.blockTimes[this.n++] = ts;
+  }
+
+  seal(): void {
+    if (this.n === 0 || this.ids === null) return;
+    const n = this.n;
+    const row0 = this.storedRows;
+    this.times.push(this.blockTimes.slice(0, n));
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      const a = this.acc[this.ids[slot]];
+      if (a.keep) a.chunks.push({ row0, n, data: this.cols[slot] });
+    }
+    this.storedRows += n;
+    this.n = 0;
+    this.ids = null;
+  }
+}
+
+function concat(parts: { data: Float64Array; n: number }[], total: number): Float64Array {
+  const out = new Float64Array(total);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p.n === p.data.length ? p.data : p.data.subarray(0, p.n), o);
+    o += p.n;
+  }
+  return out;
+}
+
+/** Opens a recording. Throws RecordingOpenError for a file that is not a recording or is too new; reads a damaged one up to the damage. */
+export async function readRecording(path: string, opts: ReadOptions = {}): Promise<Recording> {
+  const fromMs = opts.fromMs ?? -Infinity;
+  const toMs = opts.toMs ?? Infinity;
+  const inRange = (t: number): boolean => t >= fromMs && t <= toMs;
+  let header!: StoredHeader;
+  const dec = new ScrapeDecoder();
+  const acc: SeriesAcc[] = [];
+  const targets = new Map<string, TargetBlocks>();
+  const scratch = new Float64Array(BLOCK_ROWS);
+  const events: AppEvent[] = [];
+  const unitStates: TimedUnitState[] = [];
+  const health: TimedHealth[] = [];
+  const journal: JournalLine[] = [];
+  const unknownKinds = new Map<string, number>();
+  let firstTs = Infinity;
+  let lastTs = -Infinity;
+  let records = 0;
+  let scrapes = 0;
+  let samples = 0;
+  let outOfOrder = 0;
+  let ended = false;
+  let afterEnd = 0;
+  const seen = (t: number): void => {
+    if (t < firstTs) firstTs = t;
+    if (t > lastTs) lastTs = t;
+  };
+
+  const parser = new RowParser();
+  const pr = new ParsedRow();
+  const onRow = (): void => {
+    let tg = targets.get(pr.g);
+    if (!tg) {
+      tg = new TargetBlocks(acc, scratch);
+      targets.set(pr.g, tg);
+    }
+    const ordered = pr.t > tg.lastTs;
+    if (ordered) tg.lastTs = pr.t;
+    else outOfOrder++;
+    const ids = dec.layoutOf(pr.g);
+    if (ordered && inRange(pr.t) && ids) {
+      const { cols, row } = tg.columns(ids);
+      dec.row(pr, cols, row);
+      tg.commit(pr.t);
+    } else dec.row(pr, null, 0);
+    scrapes++;
+    samples += ids ? ids.length : 0;
+    seen(pr.t);
+  };
+
+  const end = await streamLines(
+    path,
+    (line) => {
+      header = parseHeader(path, line);
+    },
+    (buf, a, b) => {
+      records++;
+      if (ended) {
+        afterEnd++;
+        return;
+      }
+      if (isRowLine(buf, a, b) && parser.parse(buf, a, b, pr)) {
+        onRow();
+        return;
+      }
+      const r = parseRecord(buf.toString('utf8', a, b));
+      switch (r.k) {
+        case 's': {
+          need(
+            typeof r.t === 'number' && typeof r.g === 'string' && Array.isArray(r.v),
+            'malformed scrape record',
+          );
+          pr.fromRecord(r);
+          onRow();
+          break;
+        }
+        case 'series': {
+          need(
+            Number.isInteger(r.id) &&
+              typeof r.g === 'string' &&
+              typeof r.n === 'string' &&
+              typeof r.f === 'string' &&
+              isObject(r.l),
+            'malformed series record',
+          );
+          const meta = dec.addSeries(r);
+          const info: SeriesInfo = {
+            id: meta.id,
+            target: meta.target,
+            name: meta.name,
+            labels: meta.labels,
+            family: meta.family,
+            type: meta.type,
+          };
+          acc.push({ info, keep: opts.series ? opts.series(info) : true, chunks: [] });
+          break;
+        }
+        case 'family':
+          need(
+            typeof r.g === 'string' && typeof r.f === 'string' && typeof r.ty === 'string',
+            'malformed family record',
+          );
+          dec.family(r);
+          break;
+        case 'layout':
+          need(typeof r.g === 'string' && Array.isArray(r.ids), 'malformed layout record');
+          targets.get(r.g)?.seal();
+          dec.layout(r);
+          break;
+        case 'unit':
+          need(
+            typeof r.t === 'number' &&
+              typeof r.r === 'string' &&
+              isObject(r.s) &&
+              typeof r.s.activeState === 'string',
+            'malformed unit record',
+          );
+          seen(r.t);
+          if (inRange(r.t)) unitStates.push({ ts: r.t, source: r.r, state: r.s });
+          break;
+        case 'health':
+          need(
+            typeof r.t === 'number' &&
+              typeof r.r === 'string' &&
+              isObject(r.h) &&
+              typeof r.h.ok === 'boolean',
+            'malformed health record',
+          );
+          seen(r.t);
+          if (inRange(r.t)) health.push({ ts: r.t, source: r.r, health: r.h });
+          break;
+        case 'event':
+          need(
+            typeof r.t === 'number' &&
+              isObject(r.e) &&
+              typeof r.e.kind === 'string' &&
+              typeof r.e.title === 'string',
+            'malformed event record',
+          );
+          seen(r.t);
+          if (inRange(r.t)) events.push(r.e);
+          break;
+        case 'journal':
+          need(
+            typeof r.t === 'number' &&
+              typeof r.r === 'string' &&
+              typeof r.u === 'string' &&
+              typeof r.p === 'number' &&
+              typeof r.m === 'string',
+            'malformed journal record',
+          );
+          seen(r.t);
+          if (inRange(r.t)) journal.push({ ts: r.t, role: r.r, unit: r.u, priority: r.p, message: r.m });
+          break;
+        case 'end':
+          ended = true;
+          break;
+        default: {
+          const kind = (r as { k: string }).k;
+          unknownKinds.set(kind, (unknownKinds.get(kind) ?? 0) + 1);
+        }
+      }
+    },
+  );
+
+  // Columns out. A series present in every stored row of its target since it first appeared shares the
+  // target's time array (a view); one with gaps gets its own.
+  const series: RecordedSeries[] = [];
+  const times = new Map<string, Float64Array>();
+  for (const [g, tg] of targets) {
+    tg.seal();
+    times.set(
+      g,
+      concat(
+        tg.times.map((data) => ({ data, n: data.length })),
+        tg.storedRows,
+      ),
+    );
+  }
+  for (const a of acc) {
+    if (!a.keep || a.chunks.length === 0) continue;
+    const tAll = times.get(a.info.target) as Float64Array;
+    let total = 0;
+    let contiguous = true;
+    for (let i = 0; i < a.chunks.length; i++) {
+      total += a.chunks[i].n;
+      if (i > 0 && a.chunks[i].row0 !== a.chunks[i - 1].row0 + a.chunks[i - 1].n) contiguous = false;
+    }
+    const first = a.chunks[0].row0;
+    const t = contiguous
+      ? tAll.subarray(first, first + total)
+      : concat(
+          a.chunks.map((c) => ({ data: tAll.subarray(c.row0, c.row0 + c.n), n: c.n })),
+          total,
+        );
+    const v = concat(a.chunks, total);
+    a.chunks = [];
+    const fam = dec.families.get(a.info.target + '\u0000' + a.info.family);
+    series.push({ ...a.info, help: fam?.h, unit: fam?.u, t, v });
+  }
+  const byTs = <T extends { ts: number }>(x: T[]): T[] => x.sort((a, b) => a.ts - b.ts);
+
+  const warnings: string[] = [];
+  if (!Number.isFinite(firstTs)) firstTs = lastTs = header.startedAt;
+  const lostAfter = `after ${iso(lastTs)} (the last intact record)`;
+  const lostUntil =
+    end.mtimeMs > lastTs
+      ? `; the file was last written at ${iso(end.mtimeMs)}, so up to ${describeMs(end.mtimeMs - lastTs)} may be lost`
+      : '';
+  if (end.damage)
+    warnings.push(
+      `The recording is damaged (${end.damage}): nothing ${lostAfter} could be read${lostUntil}.`,
+    );
+  else if (!ended)
+    warnings.push(
+      `The recording was not closed (the app was killed, crashed or lost power): it ends ${lostAfter}` +
+        (end.partialTail ? ', an incomplete last record was dropped' : '') +
+        `${lostUntil}.`,
+    );
+  if (outOfOrder) warnings.push(`${outOfOrder} scrape rows out of time order were skipped.`);
+  if (afterEnd) warnings.push(`${afterEnd} records after the end record were ignored.`);
+  if (unknownKinds.size)
+    warnings.push(
+      `Skipped ${[...unknownKinds.values()].reduce((a, b) => a + b, 0)} records of kinds this version does not know (${[...unknownKinds.keys()].join(', ')}); a newer PD Console wrote them.`,
+    );
+
+  return {
+    path,
+    header,
+    firstTs,
+    lastTs,
+    closedCleanly: ended && !end.damage,
+    series,
+    events: byTs(events),
+    unitStates: byTs(unitStates),
+    health: byTs(health),
+    journal: byTs(journal),
+    warnings,
+    stats: { fileBytes: end.fileBytes, decodedBytes: end.decodedBytes, records, scrapes, samples },
+  };
+}
+
+/** Header, time span and integrity of a recording, without building series (for session lists). */
+export interface RecordingSummary {
+  header: StoredHeader;
+  firstTs: number;
+  lastTs: number;
+  closedCleanly: boolean;
+  warnings: string[];
+}
+
+/** Reads only the header line. */
+export async function readHeader(path: string): Promise<StoredHeader> {
+  let header: StoredHeader | null = null;
+  await streamLines(
+    path,
+    (line) => {
+      header = parseHeader(path, line);
+    },
+    () => {
+      throw STOP;
+    },
+  );
+  if (!header) throw new RecordingOpenError(`${path} is damaged: it has no header`, 'unreadable', path);
+  return header;
+}
+
+/** Scans a whole file for its time span without decoding values (several times faster than readRecording). */
+export async function summarizeRecording(path: string): Promise<RecordingSummary> {
+  let header!: StoredHeader;
+  let firstTs = Infinity;
+  let lastTs = -Infinity;
+  let ended = false;
+  const end = await streamLines(
+    path,
+    (line) => {
+      header = parseHeader(path, line);
+    },
+    (buf, a, b) => {
+      let t = rowTime(buf, a, b);
+      if (t !== t) {
+        const r = parseRecord(buf.toString('utf8', a, b));
+        if (r.k === 'end') {
+          ended = true;
+          return;
+        }
+        if (typeof r.t !== 'number' || !Number.isFinite(r.t)) return;
+        t = r.t;
+      }
+      if (t < firstTs) firstTs = t;
+      if (t > lastTs) lastTs = t;
+    },
+  );
+  if (!Number.isFinite(firstTs)) firstTs = lastTs = header.startedAt;
+  const warnings: string[] = [];
+  if (end.damage) warnings.push(`damaged after ${iso(lastTs)}: ${end.damage}`);
+  else if (!ended) warnings.push(`not closed: ends after ${iso(lastTs)}`);
+  return { header, firstTs, lastTs, closedCleanly: ended && !end.damage, warnings };
+}
+
+export function describeMs(ms: number): string {
+  if (ms < 1500) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
+}

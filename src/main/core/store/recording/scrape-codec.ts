@@ -1,0 +1,445 @@
+// Scrape rows: the series dictionary, per-target layouts and the delta/sparse value tokens (format v1).
+// The encoder and the decoder run the same state machine, so a value decodes to exactly the double that was
+// scraped. Kept free of I/O so both sides can be tested and benchmarked on their own.
+import type { Exposition, MetricType } from '../../probes/exposition/types';
+import {
+  absoluteToken,
+  canonicalSeriesKey,
+  decimalToken,
+  parseAbsoluteToken,
+  POW10,
+  type FamilyRecord,
+  type LayoutRecord,
+  type SeriesRecord,
+} from './format';
+import { RecordDamageError, TOKEN_DECIMAL, TOKEN_DELTA, type ParsedRow } from './row-parser';
+
+export { RecordDamageError };
+
+/** Module-local copy: hot loops should not go through a module namespace binding. */
+const P10: readonly number[] = POW10.slice();
+
+/** Scale marker: the series has no value yet (its first value must be absolute). */
+const UNSET = -2;
+/** Scale marker: the last value was absolute and not a short decimal (full-precision float, NaN, ±Inf, -0). */
+const RAW = -1;
+/** A misbehaving target (a label per request id…) must not grow the dictionary without bound. */
+export const MAX_SERIES = 250_000;
+
+/** Per-series codec state, indexed by series id; grown by doubling. */
+class SeriesState {
+  m = new Float64Array(1024);
+  prev = new Float64Array(1024);
+  scale = new Int8Array(1024).fill(UNSET);
+
+  ensure(id: number): void {
+    if (id < this.m.length) return;
+    let n = this.m.length;
+    while (n <= id) n *= 2;
+    const m = new Float64Array(n);
+    m.set(this.m);
+    const prev = new Float64Array(n);
+    prev.set(this.prev);
+    const scale = new Int8Array(n).fill(UNSET);
+    scale.set(this.scale);
+    this.m = m;
+    this.prev = prev;
+    this.scale = scale;
+  }
+
+  /** Set the state from an absolute token: its value, and mantissa/scale if it is a plain decimal (d < 0: raw). */
+  setAbsolute(id: number, v: number, m: number, d: number): void {
+    this.scale[id] = d < 0 ? RAW : d;
+    this.m[id] = d < 0 ? 0 : m;
+    this.prev[id] = v;
+  }
+}
+
+interface SeriesMeta {
+  type: MetricType;
+  name: string;
+  family: string;
+  labels: Record<string, string>;
+}
+
+interface EncSeriesMeta extends SeriesMeta {
+  labelCount: number;
+}
+
+/**
+ * Predecessor slots: a histogram bucket's delta is stored relative to the next-lower bucket's delta (so
+ * cumulative buckets cost what per-bucket counts cost), and _count relative to the +Inf bucket. Pure function of
+ * the layout, but written into the layout record so readers need not re-derive it.
+ */
+export function predecessors(ids: readonly number[], meta: (id: number) => SeriesMeta): [number, number][] {
+  const out: [number, number][] = [];
+  const lastBucket = new Map<string, { slot: number; le: number }>();
+  const infBucket = new Map<string, number>();
+  for (let slot = 0; slot < ids.length; slot++) {
+    const s = meta(ids[slot]);
+    const histo = s.type === 'histogram' || s.type === 'gaugehistogram';
+    if (!histo) continue;
+    if (s.name === `${s.family}_bucket` && s.labels.le !== undefined) {
+      const le = parseAbsoluteToken(s.labels.le);
+      if (le !== le) continue;
+      const rest = { ...s.labels };
+      delete rest.le;
+      const group = canonicalSeriesKey(s.family, rest);
+      const last = lastBucket.get(group);
+      if (last && le > last.le) out.push([slot, last.slot]);
+      lastBucket.set(group, { slot, le });
+      if (le === Infinity) infBucket.set(group, slot);
+    } else if (s.name === `${s.family}_count` || s.name === `${s.family}_gcount`) {
+      const inf = infBucket.get(canonicalSeriesKey(s.family, s.labels));
+      if (inf !== undefined) out.push([slot, inf]);
+    }
+  }
+  return out;
+}
+
+interface EncTarget {
+  gJson: string;
+  /** name + labels in scrape order → id: the hot-path lookup (scrapes keep their order). */
+  fast: Map<string, number>;
+  /** canonical key → id, for a series seen with its labels in another order. */
+  canon: Map<string, number>;
+  families: Map<string, { type: MetricType; help?: string; unit?: string }>;
+  layout: number[];
+  pred: Int32Array;
+  lastTs: number;
+}
+
+export interface EncodeResult {
+  /** Lines to append (each ends with \n), or '' when the scrape was dropped. */
+  text: string;
+  samples: number;
+  newSeries: number;
+  dropped: 'out-of-order' | null;
+}
+
+export class ScrapeEncoder {
+  private readonly targets = new Map<string, EncTarget>();
+  private readonly meta: EncSeriesMeta[] = [];
+  private readonly state = new SeriesState();
+  private seen = new Uint32Array(1024);
+  private stamp = 0;
+  private ids: number[] = [];
+  private vals: number[] = [];
+  private chain = new Float64Array(1024);
+  /** Samples ignored because the dictionary hit MAX_SERIES. */
+  overflowSamples = 0;
+
+  get seriesCount(): number {
+    return this.meta.length;
+  }
+
+  encode(ts: number, target: string, exp: Exposition): EncodeResult {
+    let t = this.targets.get(target);
+    if (!t) {
+      t = {
+        gJson: JSON.stringify(target),
+        fast: new Map(),
+        canon: new Map(),
+        families: new Map(),
+        layout: [],
+        pred: new Int32Array(0),
+        lastTs: -Infinity,
+      };
+      this.targets.set(target, t);
+    }
+    if (!(ts > t.lastTs)) return { text: '', samples: 0, newSeries: 0, dropped: 'out-of-order' };
+    t.lastTs = ts;
+
+    let pre = '';
+    let newSeries = 0;
+    const stamp = ++this.stamp;
+    const ids = this.ids;
+    const vals = this.vals;
+    ids.length = 0;
+    vals.length = 0;
+    for (const fam of exp.families) {
+      const known = t.families.get(fam.name);
+      if (!known || known.type !== fam.type || known.help !== fam.help || known.unit !== fam.unit) {
+        t.families.set(fam.name, { type: fam.type, help: fam.help, unit: fam.unit });
+        const rec: FamilyRecord = { k: 'family', g: target, f: fam.name, ty: fam.type };
+        if (fam.help !== undefined) rec.h = fam.help;
+        if (fam.unit !== undefined) rec.u = fam.unit;
+        pre += JSON.stringify(rec) + '\n';
+      }
+      for (const s of fam.samples) {
+        // Hot path: scrapes list their samples in the same order every time, so first check the series that held
+        // this position last time; only on a mismatch build a key and look it up.
+        const expected = t.layout[ids.length];
+        let id: number | undefined;
+        if (expected !== undefined) {
+          const m = this.meta[expected];
+          if (m.name === s.name && sameLabels(s.labels, m.labels, m.labelCount)) id = expected;
+        }
+        let fk = '';
+        if (id === undefined) {
+          fk = s.name;
+          for (const k in s.labels) fk += '\u0000' + k + '\u0001' + s.labels[k];
+          id = t.fast.get(fk);
+        }
+        if (id === undefined) {
+          const ck = canonicalSeriesKey(s.name, s.labels);
+          id = t.canon.get(ck);
+          if (id === undefined) {
+            if (this.meta.length >= MAX_SERIES) {
+              this.overflowSamples++;
+              continue;
+            }
+            id = this.meta.length;
+            const labels = { ...s.labels };
+            this.meta.push({
+              type: fam.type,
+              name: s.name,
+              family: fam.name,
+              labels,
+              labelCount: Object.keys(labels).length,
+            });
+            this.state.ensure(id);
+            if (id >= this.seen.length) {
+              const seen = new Uint32Array(this.seen.length * 2);
+              seen.set(this.seen);
+              this.seen = seen;
+            }
+            t.canon.set(ck, id);
+            const rec: SeriesRecord = { k: 'series', id, g: target, f: fam.name, n: s.name, l: labels };
+            pre += JSON.stringify(rec) + '\n';
+            newSeries++;
+          }
+          t.fast.set(fk, id);
+        }
+        // A sample listed twice in one scrape (malformed exposition): the first one counts.
+        if (this.seen[id] === stamp) continue;
+        this.seen[id] = stamp;
+        ids.push(id);
+        vals.push(s.value);
+      }
+    }
+
+    if (!sameIds(ids, t.layout)) {
+      t.layout = ids.slice();
+      const pred = predecessors(t.layout, (id) => this.meta[id]);
+      t.pred = new Int32Array(t.layout.length).fill(-1);
+      for (const [slot, p] of pred) t.pred[slot] = p;
+      const rec: LayoutRecord = { k: 'layout', g: target, ids: t.layout };
+      if (pred.length) rec.pred = pred;
+      pre += JSON.stringify(rec) + '\n';
+    }
+    if (this.chain.length < ids.length) this.chain = new Float64Array(ids.length * 2);
+    return { text: pre + this.row(ts, t, ids, vals), samples: ids.length, newSeries, dropped: null };
+  }
+
+  private row(ts: number, t: EncTarget, ids: number[], vals: number[]): string {
+    const st = this.state;
+    const chain = this.chain;
+    const pred = t.pred;
+    let out = '{"k":"s","t":' + ts + ',"g":' + t.gJson + ',"v":[';
+    let first = true;
+    let lastSlot = -1;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      const v = vals[i];
+      let numeric = false;
+      let delta = 0;
+      const d = st.scale[id];
+      if (d === UNSET) {
+        // fall through to absolute
+      } else if (Object.is(v, st.prev[id])) {
+        numeric = true;
+      } else if (d >= 0 && v - v === 0 && v !== 0) {
+        const p = P10[d];
+        const mm = Math.round(v * p);
+        if (mm / p === v && mm <= Number.MAX_SAFE_INTEGER && mm >= -Number.MAX_SAFE_INTEGER) {
+          delta = mm - st.m[id];
+          if (Number.isSafeInteger(delta)) {
+            numeric = true;
+            st.m[id] = mm;
+            st.prev[id] = v;
+          }
+        }
+      } else if (d >= 0 && v === 0 && !Object.is(v, -0)) {
+        numeric = true;
+        delta = -st.m[id];
+        st.m[id] = 0;
+        st.prev[id] = 0;
+      }
+      let tok = 0;
+      if (numeric) {
+        const base = pred[i] >= 0 ? chain[pred[i]] : 0;
+        tok = delta - base;
+        if (!Number.isSafeInteger(tok)) numeric = false;
+      }
+      if (numeric) {
+        chain[i] = delta;
+        if (tok === 0) continue;
+        out += (first ? '' : ',') + (i - lastSlot) + ',' + tok;
+      } else {
+        chain[i] = 0;
+        const tok = absoluteToken(v);
+        const dec = decimalToken(tok);
+        if (dec) st.setAbsolute(id, v, dec.m, dec.d);
+        else st.setAbsolute(id, v, 0, -1);
+        out += (first ? '' : ',') + (i - lastSlot) + ',"' + tok + '"';
+      }
+      first = false;
+      lastSlot = i;
+    }
+    return out + ']}\n';
+  }
+}
+
+function sameLabels(a: Record<string, string>, b: Record<string, string>, bCount: number): boolean {
+  let n = 0;
+  for (const k in a) {
+    if (a[k] !== b[k]) return false;
+    n++;
+  }
+  return n === bCount;
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// ---- Decoder ---------------------------------------------------------------------------------------------------
+
+export interface DecodedSeriesMeta extends SeriesMeta {
+  id: number;
+  target: string;
+}
+
+interface DecTarget {
+  ids: Int32Array;
+  pred: Int32Array;
+  /** Slots whose series had no value when the layout was set: the next row must give them one. */
+  unset: number[] | null;
+}
+
+export class ScrapeDecoder {
+  readonly series: DecodedSeriesMeta[] = [];
+  readonly families = new Map<string, FamilyRecord>();
+  private readonly layouts = new Map<string, DecTarget>();
+  private readonly state = new SeriesState();
+  private chain = new Float64Array(1024);
+
+  family(rec: FamilyRecord): void {
+    this.families.set(rec.g + '\u0000' + rec.f, rec);
+  }
+
+  addSeries(rec: SeriesRecord): DecodedSeriesMeta {
+    if (rec.id !== this.series.length)
+      throw new RecordDamageError(`series id ${rec.id} out of sequence (expected ${this.series.length})`);
+    const fam = this.families.get(rec.g + '\u0000' + rec.f);
+    if (!fam) throw new RecordDamageError(`series ${rec.id} refers to unknown family ${rec.f}`);
+    const meta: DecodedSeriesMeta = {
+      id: rec.id,
+      target: rec.g,
+      name: rec.n,
+      family: rec.f,
+      labels: rec.l,
+      type: fam.ty,
+    };
+    this.series.push(meta);
+    this.state.ensure(rec.id);
+    return meta;
+  }
+
+  layout(rec: LayoutRecord): void {
+    const ids = Int32Array.from(rec.ids);
+    for (const id of ids) {
+      const s = this.series[id];
+      if (!s || s.target !== rec.g)
+        throw new RecordDamageError(`layout of ${rec.g} names unknown series ${id}`);
+    }
+    const pred = new Int32Array(ids.length).fill(-1);
+    for (const [slot, p] of rec.pred ?? []) {
+      if (!(slot >= 0 && slot < ids.length && p >= 0 && p < slot))
+        throw new RecordDamageError(`layout of ${rec.g} has an invalid predecessor pair [${slot},${p}]`);
+      pred[slot] = p;
+    }
+    const unset: number[] = [];
+    for (let slot = 0; slot < ids.length; slot++) if (this.state.scale[ids[slot]] === UNSET) unset.push(slot);
+    this.layouts.set(rec.g, { ids, pred, unset: unset.length ? unset : null });
+    if (this.chain.length < ids.length) this.chain = new Float64Array(ids.length * 2);
+  }
+
+  /** The current slot → series id map of `target` (changes only through layout()). */
+  layoutOf(target: string): Int32Array | undefined {
+    return this.layouts.get(target)?.ids;
+  }
+
+  /**
+   * Decodes a parsed row and, when `out` is given, writes each slot's value to out[slot][r]. Returns the slot →
+   * series id map the row applies to.
+   */
+  row(pr: ParsedRow, out: Float64Array[] | null, r: number): Int32Array {
+    const lay = this.layouts.get(pr.g);
+    if (!lay) throw new RecordDamageError(`scrape of ${pr.g} before its layout`);
+    const { ids, pred } = lay;
+    const n = ids.length;
+    const st = this.state;
+    const prev = st.prev;
+    const scale = st.scale;
+    const chain = this.chain;
+    const { gap, kind, num, mant, dec } = pr;
+    const count = pr.count;
+    let s = 0;
+    let lastTokSlot = -1;
+    for (let k = 0; ; k++) {
+      let stop = n;
+      if (k < count) {
+        stop = lastTokSlot + gap[k];
+        if (stop >= n || gap[k] < 1)
+          throw new RecordDamageError(`scrape of ${pr.g} at ${pr.t}: token beyond the layout's ${n} slots`);
+      }
+      // Slots without a token: unchanged, or (histogram buckets) the same delta as their predecessor.
+      for (; s < stop; s++) {
+        const id = ids[s];
+        const p = pred[s];
+        if (p >= 0) {
+          const delta = chain[p];
+          chain[s] = delta;
+          if (delta !== 0) applyDelta(st, id, delta, pr);
+        } else chain[s] = 0;
+        if (out !== null) out[s][r] = prev[id];
+      }
+      if (k >= count) break;
+      const id = ids[s];
+      if (kind[k] === TOKEN_DELTA) {
+        const p = pred[s];
+        const delta = p >= 0 ? num[k] + chain[p] : num[k];
+        chain[s] = delta;
+        if (scale[id] === UNSET)
+          throw new RecordDamageError(`scrape of ${pr.g} at ${pr.t}: series ${id} has no value yet`);
+        if (delta !== 0) applyDelta(st, id, delta, pr);
+      } else {
+        chain[s] = 0;
+        st.setAbsolute(id, num[k], mant[k], kind[k] === TOKEN_DECIMAL ? dec[k] : -1);
+      }
+      if (out !== null) out[s][r] = prev[id];
+      lastTokSlot = s;
+      s++;
+    }
+    if (lay.unset !== null) {
+      // A series must get its first value as an absolute token; if it did not, the slot read above was garbage.
+      for (const slot of lay.unset)
+        if (scale[ids[slot]] === UNSET)
+          throw new RecordDamageError(`scrape of ${pr.g} at ${pr.t}: series ${ids[slot]} has no value yet`);
+      lay.unset = null;
+    }
+    return ids;
+  }
+}
+
+function applyDelta(st: SeriesState, id: number, delta: number, pr: ParsedRow): void {
+  const d = st.scale[id];
+  if (d < 0) throw new RecordDamageError(`scrape of ${pr.g} at ${pr.t}: delta for non-decimal series ${id}`);
+  const m = st.m[id] + delta;
+  st.m[id] = m;
+  st.prev[id] = m / P10[d];
+}

@@ -1,0 +1,130 @@
+// Public types of the session recording library (see docs/recording-format.md for the file format).
+import type { AppEvent, DeploymentConfig, HealthResult, HostConfig, Role, UnitState } from '@shared/domain';
+import type { MetricType } from '../../probes/exposition/types';
+
+/**
+ * Who produced a series or a state: a role ('prefill' | 'decode' | 'router') on a single-host deployment, or
+ * 'hostId/role' when a deployment spans hosts. Opaque to the recorder; it is stored and returned as given.
+ */
+export type SourceKey = Role | string;
+
+/** A line of a monitored unit's journal. */
+export interface JournalLine {
+  /** Epoch ms (journal __REALTIME_TIMESTAMP / 1000). */
+  ts: number;
+  role: SourceKey;
+  unit: string;
+  /** syslog priority 0 (emerg) … 7 (debug). */
+  priority: number;
+  message: string;
+}
+
+/** What the caller states about a session when it starts recording. */
+export interface RecordingHeader {
+  /** Unique id; also the file's base name when the SessionStore creates it. */
+  sessionId: string;
+  /** Display name; can be changed later through SessionStore.rename. */
+  name: string;
+  /** Epoch ms. */
+  startedAt: number;
+  host: Pick<HostConfig, 'id' | 'label' | 'kind'> & { hostname?: string };
+  deployment: DeploymentConfig;
+  /** Version of the app that wrote the file, e.g. "0.1.0". */
+  appVersion: string;
+}
+
+/** The header as stored: the caller's header plus format identification. */
+export interface StoredHeader extends RecordingHeader {
+  format: 'pd-console-recording';
+  version: number;
+  minorVersion: number;
+  flushIntervalMs: number;
+}
+
+/** One recorded series: columnar, time-ordered. `t` may be a view shared with other series of the same target. */
+export interface RecordedSeries {
+  /** Id inside this recording (stable for the file). */
+  id: number;
+  target: SourceKey;
+  /** Sample name as scraped, e.g. sglang:e2e_request_latency_seconds_bucket. */
+  name: string;
+  labels: Record<string, string>;
+  /** Metric family the sample belongs to, e.g. sglang:e2e_request_latency_seconds. */
+  family: string;
+  type: MetricType;
+  help?: string;
+  unit?: string;
+  /** Epoch ms. */
+  t: Float64Array;
+  /** Exact values as scraped, including NaN and ±Infinity. */
+  v: Float64Array;
+}
+
+export interface TimedUnitState {
+  ts: number;
+  source: SourceKey;
+  state: UnitState;
+}
+
+export interface TimedHealth {
+  ts: number;
+  source: SourceKey;
+  health: HealthResult;
+}
+
+export interface RecordingStats {
+  fileBytes: number;
+  /** Bytes after decompression. */
+  decodedBytes: number;
+  records: number;
+  scrapes: number;
+  /** Samples decoded (including those not returned because of a series/time filter). */
+  samples: number;
+}
+
+export interface Recording {
+  path: string;
+  header: StoredHeader;
+  /** Time of the first and last record read (epoch ms). */
+  firstTs: number;
+  lastTs: number;
+  /** True when the file ends with the writer's end record: nothing was lost. */
+  closedCleanly: boolean;
+  series: RecordedSeries[];
+  events: AppEvent[];
+  unitStates: TimedUnitState[];
+  health: TimedHealth[];
+  journal: JournalLine[];
+  /** What could not be read and which time range that loses; empty for an intact file. */
+  warnings: string[];
+  stats: RecordingStats;
+}
+
+export interface SeriesInfo {
+  id: number;
+  target: SourceKey;
+  name: string;
+  labels: Record<string, string>;
+  family: string;
+  type: MetricType;
+}
+
+export interface ReadOptions {
+  /** Keep only the series this returns true for (all are still decoded: values are delta-coded). */
+  series?: (s: SeriesInfo) => boolean;
+  /** Keep only samples, states, events and journal lines in [fromMs, toMs]. */
+  fromMs?: number;
+  toMs?: number;
+}
+
+export interface WriterStats {
+  bytesWritten: number;
+  records: number;
+  scrapes: number;
+  samples: number;
+  series: number;
+  /** Scrapes dropped because their timestamp was not after the previous scrape of the same target. */
+  outOfOrderDropped: number;
+  /** Last timestamp appended (epoch ms), or null before the first record. */
+  lastTs: number | null;
+}

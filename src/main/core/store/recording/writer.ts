@@ -1,0 +1,328 @@
+// RecordingWriter: appends one session to a gzip'd JSON-lines file (format in docs/recording-format.md).
+// Appends are synchronous and cheap (encode to a string, queue it); compression runs in zlib's thread pool and the
+// file is written by an fs stream, so the event loop never waits on either. A Z_SYNC_FLUSH at least every
+// flushIntervalMs puts everything appended so far into the file as complete deflate blocks: a kill -9 loses
+// only what was appended since the last flush.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { constants as zc, createGzip, type Gzip } from 'node:zlib';
+import type { AppEvent, HealthResult, UnitState } from '@shared/domain';
+import type { Exposition } from '../../probes/exposition/types';
+import { systemClock, type Clock, type ClockTimer } from '../../clock';
+import {
+  DEFAULT_FLUSH_INTERVAL_MS,
+  FORMAT_ID,
+  FORMAT_MINOR_VERSION,
+  FORMAT_VERSION,
+  MAX_FLUSH_INTERVAL_MS,
+  type EndRecord,
+  type EventRecord,
+  type HealthRecord,
+  type JournalRecord,
+  type UnitRecord,
+} from './format';
+import { ScrapeEncoder } from './scrape-codec';
+import type { JournalLine, RecordingHeader, SourceKey, StoredHeader, WriterStats } from './types';
+
+export interface WriterOptions {
+  /** How often buffered records are pushed into the file (Z_SYNC_FLUSH). 100…4000 ms; default 2000. */
+  flushIntervalMs?: number;
+  clock?: Clock;
+  /** zlib level 1…9; default 6. */
+  level?: number;
+  /** Compressed-but-unwritten plus uncompressed-queued bytes above which the recording stops (slow disk). */
+  maxQueuedBytes?: number;
+}
+
+/** A unit state whose only change is its memory figure is stored at most this often. */
+const MEMORY_ONLY_CHANGE_MIN_MS = 60_000;
+/** Queue records as one string until this size, then hand them to zlib (fewer, larger thread-pool jobs). */
+const PENDING_CHUNK_CHARS = 256 * 1024;
+const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+export class RecordingWriter {
+  private readonly encoder = new ScrapeEncoder();
+  private readonly flushIntervalMs: number;
+  private readonly clock: Clock;
+  private readonly maxQueuedBytes: number;
+  private pending = '';
+  private dirty = false;
+  private lastFlushAt: number;
+  private timer: ClockTimer | null = null;
+  private closed = false;
+  private closing: Promise<void> | null = null;
+  private failure: Error | null = null;
+  private readonly errorListeners = new Set<(err: Error) => void>();
+  private readonly lastUnit = new Map<
+    string,
+    { key: string; memory: number | null | undefined; at: number }
+  >();
+  private readonly lastHealth = new Map<string, string>();
+  private readonly counters = { records: 0, scrapes: 0, samples: 0, outOfOrderDropped: 0 };
+  private lastTs: number | null = null;
+
+  private constructor(
+    readonly path: string,
+    readonly header: StoredHeader,
+    private readonly gzip: Gzip,
+    private readonly file: WriteStream,
+    opts: Required<Pick<WriterOptions, 'flushIntervalMs' | 'clock' | 'maxQueuedBytes'>>,
+  ) {
+    this.flushIntervalMs = opts.flushIntervalMs;
+    this.clock = opts.clock;
+    this.maxQueuedBytes = opts.maxQueuedBytes;
+    this.lastFlushAt = this.clock.now();
+    const onStreamError = (err: Error): void => this.fail(err);
+    gzip.on('error', onStreamError);
+    file.on('error', onStreamError);
+    this.armTimer();
+  }
+
+  /**
+   * Creates `path` (it must not exist) and writes the header. Resolves once the header is in the file, so a
+   * recording that crashes right away is still recognisable.
+   */
+  static async open(
+    path: string,
+    header: RecordingHeader,
+    opts: WriterOptions = {},
+  ): Promise<RecordingWriter> {
+    const flushIntervalMs = opts.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+    if (!(flushIntervalMs >= 100 && flushIntervalMs <= MAX_FLUSH_INTERVAL_MS))
+      throw new RangeError(
+        `flushIntervalMs must be 100…${MAX_FLUSH_INTERVAL_MS} ms (a crash loses up to that much), got ${flushIntervalMs}`,
+      );
+    validateHeader(header);
+    const stored: StoredHeader = {
+      format: FORMAT_ID,
+      version: FORMAT_VERSION,
+      minorVersion: FORMAT_MINOR_VERSION,
+      ...header,
+      flushIntervalMs,
+    };
+    // The file holds journal lines and unit command lines: keep it private to the user.
+    const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+    await new Promise<void>((resolve, reject) => {
+      file.once('open', () => resolve());
+      file.once('error', (err) =>
+        reject(
+          new Error(
+            `Cannot create recording ${path}: ${err.message}. Check the folder exists and is writable.`,
+          ),
+        ),
+      );
+    });
+    const gzip = createGzip({ level: opts.level ?? 6, memLevel: 9 });
+    gzip.pipe(file);
+    const w = new RecordingWriter(path, stored, gzip, file, {
+      flushIntervalMs,
+      clock: opts.clock ?? systemClock,
+      maxQueuedBytes: opts.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+    });
+    w.push(JSON.stringify(stored) + '\n', header.startedAt);
+    await w.flush();
+    if (w.failure) throw w.failure;
+    return w;
+  }
+
+  /** Appends one scrape of `target`. Synchronous; stores parsed values (exactly), new series inline. */
+  appendScrape(ts: number, target: SourceKey, exp: Exposition): void {
+    if (!this.accepting(ts)) return;
+    const r = this.encoder.encode(ts, target, exp);
+    if (r.dropped) {
+      this.counters.outOfOrderDropped++;
+      return;
+    }
+    this.counters.scrapes++;
+    this.counters.samples += r.samples;
+    this.push(r.text, ts);
+  }
+
+  /** Stores the unit state only when it differs from the last one stored for `source`. */
+  appendUnitState(ts: number, source: SourceKey, s: UnitState): void {
+    if (!this.accepting(ts)) return;
+    const { memoryCurrentBytes, ...rest } = s;
+    const key = JSON.stringify(rest);
+    const last = this.lastUnit.get(source);
+    if (last && last.key === key) {
+      if (last.memory === memoryCurrentBytes || ts - last.at < MEMORY_ONLY_CHANGE_MIN_MS) return;
+    }
+    this.lastUnit.set(source, { key, memory: memoryCurrentBytes, at: ts });
+    const rec: UnitRecord = { k: 'unit', t: ts, r: source, s };
+    this.push(JSON.stringify(rec) + '\n', ts);
+  }
+
+  /** Stores the health result only when ok/status/detail differ from the last one stored for `source`. */
+  appendHealth(ts: number, source: SourceKey, h: HealthResult): void {
+    if (!this.accepting(ts)) return;
+    const key = JSON.stringify([h.ok, h.status ?? null, h.detail]);
+    if (this.lastHealth.get(source) === key) return;
+    this.lastHealth.set(source, key);
+    const rec: HealthRecord = { k: 'health', t: ts, r: source, h };
+    this.push(JSON.stringify(rec) + '\n', ts);
+  }
+
+  /** Alerts, operator actions, restart steps, annotations… every event is stored. */
+  appendEvent(e: AppEvent): void {
+    if (!this.accepting(e.ts)) return;
+    const rec: EventRecord = { k: 'event', t: e.ts, e };
+    this.push(JSON.stringify(rec) + '\n', e.ts);
+  }
+
+  appendJournal(line: JournalLine): void {
+    if (!this.accepting(line.ts)) return;
+    const rec: JournalRecord = {
+      k: 'journal',
+      t: line.ts,
+      r: line.role,
+      u: line.unit,
+      p: line.priority,
+      m: line.message,
+    };
+    this.push(JSON.stringify(rec) + '\n', line.ts);
+  }
+
+  /** Pushes everything appended so far into the file. */
+  flush(): Promise<void> {
+    if (this.failure || this.closed) return Promise.resolve();
+    return this.flushNow();
+  }
+
+  /** Writes the end record and closes the file. Errors after a failure already reported via onError are not rethrown. */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closing = this.doClose();
+    return this.closing;
+  }
+
+  /** Called once if the recording stops (disk full, I/O error…). Monitoring should carry on. Returns an unsubscribe. */
+  onError(cb: (err: Error) => void): () => void {
+    this.errorListeners.add(cb);
+    if (this.failure) queueMicrotask(() => cb(this.failure as Error));
+    return () => this.errorListeners.delete(cb);
+  }
+
+  /** The error that stopped the recording, if any. */
+  get error(): Error | null {
+    return this.failure;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && !this.failure;
+  }
+
+  get stats(): WriterStats {
+    return {
+      bytesWritten: this.file.bytesWritten,
+      records: this.counters.records,
+      scrapes: this.counters.scrapes,
+      samples: this.counters.samples,
+      series: this.encoder.seriesCount,
+      outOfOrderDropped: this.counters.outOfOrderDropped,
+      lastTs: this.lastTs,
+    };
+  }
+
+  // ---- internals ----
+
+  private accepting(ts: number): boolean {
+    if (this.closed || this.closing)
+      throw new Error(`Recording ${this.path} is closed; start a new recording.`);
+    if (!Number.isFinite(ts))
+      throw new RangeError(`Recording ${this.path}: timestamp must be epoch ms, got ${ts}`);
+    return this.failure === null;
+  }
+
+  private push(text: string, ts: number): void {
+    if (!text) return;
+    this.pending += text;
+    this.dirty = true;
+    this.counters.records++;
+    if (this.lastTs === null || ts > this.lastTs) this.lastTs = ts;
+    if (this.pending.length >= PENDING_CHUNK_CHARS) this.drainPending();
+    if (this.clock.now() - this.lastFlushAt >= this.flushIntervalMs) void this.flushNow();
+  }
+
+  private drainPending(): void {
+    if (!this.pending) return;
+    this.gzip.write(this.pending);
+    this.pending = '';
+    const queued = this.gzip.writableLength + this.file.writableLength;
+    if (queued > this.maxQueuedBytes)
+      this.fail(
+        new Error(
+          `${Math.round(queued / 1048576)} MB waiting to be written: the disk cannot keep up with the recording`,
+        ),
+      );
+  }
+
+  private flushNow(): Promise<void> {
+    this.lastFlushAt = this.clock.now();
+    if (!this.dirty || this.failure) return Promise.resolve();
+    this.dirty = false;
+    this.drainPending();
+    if (this.failure) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.gzip.flush(zc.Z_SYNC_FLUSH, () => resolve());
+    });
+  }
+
+  private armTimer(): void {
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = null;
+      if (this.closed || this.failure) return;
+      if (this.dirty && this.clock.now() - this.lastFlushAt >= this.flushIntervalMs / 2) void this.flushNow();
+      this.armTimer();
+    }, this.flushIntervalMs / 2);
+  }
+
+  private async doClose(): Promise<void> {
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.failure) {
+      const end: EndRecord = { k: 'end', t: this.lastTs ?? this.header.startedAt };
+      this.pending += JSON.stringify(end) + '\n';
+      this.counters.records++;
+      this.drainPending();
+    }
+    if (!this.failure) {
+      await new Promise<void>((resolve) => {
+        this.file.once('close', () => resolve());
+        this.file.once('error', () => resolve());
+        this.gzip.end();
+      });
+    }
+    this.closed = true;
+    if (this.failure && this.errorListeners.size === 0) throw this.failure;
+  }
+
+  private fail(err: Error): void {
+    if (this.failure) return;
+    const hint =
+      (err as NodeJS.ErrnoException).code === 'ENOSPC'
+        ? 'the disk is full; free space or choose another recordings folder'
+        : 'check the recordings folder and the disk';
+    this.failure = new Error(
+      `Recording ${this.path} stopped: ${err.message}. Monitoring continues without recording; ${hint}, then start a new recording. The file stays readable up to the last flush.`,
+      { cause: err },
+    );
+    this.pending = '';
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.gzip.unpipe(this.file);
+    this.gzip.destroy();
+    this.file.destroy();
+    for (const cb of this.errorListeners) cb(this.failure);
+  }
+}
+
+function validateHeader(h: RecordingHeader): void {
+  const problems: string[] = [];
+  if (typeof h.sessionId !== 'string' || !h.sessionId) problems.push('sessionId');
+  if (typeof h.name !== 'string') problems.push('name');
+  if (!Number.isFinite(h.startedAt)) problems.push('startedAt');
+  if (!h.host || typeof h.host.id !== 'string') problems.push('host.id');
+  if (!h.deployment || typeof h.deployment.id !== 'string') problems.push('deployment.id');
+  if (typeof h.appVersion !== 'string') problems.push('appVersion');
+  if (problems.length)
+    throw new TypeError(`Recording header is missing or has invalid: ${problems.join(', ')}`);
+}
