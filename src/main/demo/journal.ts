@@ -111,6 +111,11 @@ export class Journal {
     return out;
   }
 
+  /** How many followers (journalctl -f) are attached. */
+  get followers(): number {
+    return this.listeners.size;
+  }
+
   /** Calls `fn` for every entry appended from now on; returns the unsubscribe function. */
   subscribe(fn: (e: JournalEntry) => void): () => void {
     this.listeners.add(fn);

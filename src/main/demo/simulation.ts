@@ -214,12 +214,13 @@ export class DemoSimulation {
   readonly metricsDisabled: ReadonlySet<ServerRole>;
   readonly seed: number;
   readonly journal = new Journal();
-  readonly units: Record<DemoRole, UnitRuntime>;
+  private readonly unitMap: Record<DemoRole, UnitRuntime>;
   /** Maps simulated HTTP ports to real loopback ports when the host listens them (listenHttp). */
   httpPorts: Record<number, number> = {};
 
-  bootId: string;
-  bootedAt: number;
+  private _bootId: string;
+  private _bootedAt: number;
+  private advancing = false;
   /** Until this time the host is rebooting: SSH refuses and nothing runs. */
   downUntil = 0;
 
@@ -253,8 +254,8 @@ export class DemoSimulation {
     const now = this.clock.now();
     const history = opts.historyMs ?? 45 * 60_000;
     this.t = now - history;
-    this.bootedAt = this.t - (6 * 86_400_000 + this.rng.int(0, 86_400_000));
-    this.bootId = this.rng.hex(16);
+    this._bootedAt = this.t - (6 * 86_400_000 + this.rng.int(0, 86_400_000));
+    this._bootId = this.rng.hex(16);
     const mk = (role: DemoRole): UnitRuntime => ({
       def: defs[role],
       activeState: 'inactive',
@@ -272,7 +273,7 @@ export class DemoSimulation {
       peakMemGiB: 0,
       restartPending: false,
     });
-    this.units = { prefill: mk('prefill'), decode: mk('decode'), router: mk('router') };
+    this.unitMap = { prefill: mk('prefill'), decode: mk('decode'), router: mk('router') };
     this.bootStart(this.t);
     this.advance();
   }
@@ -287,15 +288,36 @@ export class DemoSimulation {
   /** Brings the simulation up to the clock's current time. Every reader calls this first. */
   advance(): void {
     const target = this.clock.now();
-    if (target <= this.t) return;
-    for (;;) {
-      const ev = this.events[0];
-      if (!ev || ev.at > target) break;
-      this.events.shift();
-      this.integrate(Math.max(this.t, ev.at));
-      ev.fn();
+    if (target <= this.t || this.advancing) return;
+    this.advancing = true;
+    try {
+      for (;;) {
+        const ev = this.events[0];
+        if (!ev || ev.at > target) break;
+        this.events.shift();
+        this.integrate(Math.max(this.t, ev.at));
+        ev.fn();
+      }
+      this.integrate(target);
+    } finally {
+      this.advancing = false;
     }
-    this.integrate(target);
+  }
+
+  /** The units, their runtime state and processes, as of the clock's current time. */
+  get units(): Readonly<Record<DemoRole, UnitRuntime>> {
+    this.advance();
+    return this.unitMap;
+  }
+
+  get bootId(): string {
+    this.advance();
+    return this._bootId;
+  }
+
+  get bootedAt(): number {
+    this.advance();
+    return this._bootedAt;
   }
 
   private schedule(at: number, fn: () => void): void {
@@ -318,11 +340,11 @@ export class DemoSimulation {
   }
 
   private trafficContext(): TrafficContext {
-    const up = (r: ServerRole): ServerProcess | null => this.units[r].server;
+    const up = (r: ServerRole): ServerProcess | null => this.unitMap[r].server;
     return {
       prefill: up('prefill'),
       decode: up('decode'),
-      router: this.units.router.router,
+      router: this.unitMap.router.router,
       kvFull: this.isFaultOn('kv-full', 'decode'),
     };
   }
@@ -368,7 +390,7 @@ export class DemoSimulation {
 
   /** "Prefill batch." / "Decode batch." lines at the scheduler's logging cadence. */
   private batchLogs(t: number): void {
-    const p = this.units.prefill.server;
+    const p = this.unitMap.prefill.server;
     if (p?.stage === 'ready' && t - p.lastBatchLogAt >= 3500 && (p.inflightQueue > 0 || p.ranks[0].running > 0)) {
       p.lastBatchLogAt = t;
       const r = p.ranks[0];
@@ -386,7 +408,7 @@ export class DemoSimulation {
         t,
       );
     }
-    const d = this.units.decode.server;
+    const d = this.unitMap.decode.server;
     if (d?.stage === 'ready' && t - d.lastBatchLogAt >= 5000 && d.runningReqs > 0) {
       d.lastBatchLogAt = t;
       d.ranks.forEach((r, i) => {
@@ -424,13 +446,13 @@ export class DemoSimulation {
     priority: number,
     bytes?: Buffer,
   ): JournalEntry {
-    const u = this.units[role];
+    const u = this.unitMap[role];
     const us = Math.max(Math.round(at * 1000), this.lastJournalUs + 1);
     this.lastJournalUs = us;
     return this.journal.append({
       realtimeUs: us,
-      monotonicUs: Math.max(0, us - this.bootedAt * 1000),
-      bootId: this.bootId,
+      monotonicUs: Math.max(0, us - this._bootedAt * 1000),
+      bootId: this._bootId,
       unit: u.def.name,
       fromSystemd,
       pid: fromSystemd ? 1 : u.mainPid || u.execMain.pid,
@@ -497,12 +519,12 @@ export class DemoSimulation {
   private onFaultChanged(name: FaultName, on: boolean, roles: DemoRole[]): void {
     if (name === 'crash-loop' && on) {
       for (const role of roles) {
-        const u = this.units[role];
+        const u = this.unitMap[role];
         if (u.activeState === 'active') this.scheduleCrash(u, this.t + this.rng.range(5_000, 15_000));
       }
     }
     if (name === 'router-never-readds' && !on) {
-      const r = this.units.router.router;
+      const r = this.unitMap.router.router;
       if (r) for (const w of r.workers) if (roles.includes(w.role)) w.stuck = false;
     }
     if (name === 'malformed-journal' && on) this.appendMalformedJournal();
@@ -547,7 +569,7 @@ export class DemoSimulation {
   /** What `systemctl start` does. Returns false when there was nothing to do. */
   startUnit(role: DemoRole): boolean {
     this.advance();
-    const u = this.units[role];
+    const u = this.unitMap[role];
     if (u.activeState === 'active' || (u.activeState === 'activating' && u.subState !== 'auto-restart')) return false;
     if (u.activeState === 'deactivating') {
       u.restartPending = true;
@@ -555,7 +577,7 @@ export class DemoSimulation {
     }
     if (role === 'router') {
       for (const dep of ['prefill', 'decode'] as const) {
-        const d = this.units[dep];
+        const d = this.unitMap[dep];
         if (d.activeState === 'inactive' || d.activeState === 'failed') this.spawn(d, 'manual');
       }
     }
@@ -566,7 +588,7 @@ export class DemoSimulation {
   /** What `systemctl stop` does. */
   stopUnit(role: DemoRole): void {
     this.advance();
-    const u = this.units[role];
+    const u = this.unitMap[role];
     u.restartPending = false;
     this.beginStop(u);
   }
@@ -574,7 +596,7 @@ export class DemoSimulation {
   /** What `systemctl restart` does: stop if running, then start. Manual restarts do not count in NRestarts. */
   restartUnit(role: DemoRole): void {
     this.advance();
-    const u = this.units[role];
+    const u = this.unitMap[role];
     if (u.activeState === 'inactive' || u.activeState === 'failed' || u.subState === 'auto-restart') {
       u.gen++;
       this.spawn(u, 'manual');
@@ -923,7 +945,8 @@ export class DemoSimulation {
 
   /** What /health on a server answers right now: 'ok', 'starting' (503) or 'refused' (port closed). */
   serverHealth(role: ServerRole): 'ok' | 'starting' | 'refused' {
-    const p = this.units[role].server;
+    this.advance();
+    const p = this.unitMap[role].server;
     if (!p || p.stage === 'loading') return 'refused';
     if (p.stage !== 'ready' || this.isFaultOn('health-never-ok', role)) return 'starting';
     return 'ok';
@@ -993,13 +1016,13 @@ export class DemoSimulation {
 
   private bootStart(at: number): void {
     this.t = at;
-    this.spawn(this.units.prefill, 'boot');
-    this.spawn(this.units.decode, 'boot');
+    this.spawn(this.unitMap.prefill, 'boot');
+    this.spawn(this.unitMap.decode, 'boot');
     // The router is ordered After= both servers: it starts once their start jobs finished (they are active).
     const waitForServers = (): void => {
-      const ready = (['prefill', 'decode'] as const).every((r) => this.units[r].activeState !== 'activating');
+      const ready = (['prefill', 'decode'] as const).every((r) => this.unitMap[r].activeState !== 'activating');
       if (ready) {
-        if (this.units.router.activeState === 'inactive') this.spawn(this.units.router, 'boot');
+        if (this.unitMap.router.activeState === 'inactive') this.spawn(this.unitMap.router, 'boot');
       } else this.schedule(this.t + 1000, waitForServers);
     };
     this.schedule(this.t + 1000, waitForServers);
@@ -1009,7 +1032,7 @@ export class DemoSimulation {
   reboot(downForMs = 45_000): void {
     this.advance();
     for (const role of DEMO_ROLES) {
-      const u = this.units[role];
+      const u = this.unitMap[role];
       if (u.activeState === 'inactive' || u.activeState === 'failed') continue;
       u.gen++;
       this.systemdLog(role, systemdText.stopping(u.def.name, u.def.description));
@@ -1025,10 +1048,10 @@ export class DemoSimulation {
     this.network.emit('event', { type: 'down', forMs: downForMs } satisfies NetworkEvent);
     const bootAt = this.downUntil;
     this.schedule(bootAt, () => {
-      this.bootId = this.rng.hex(16);
-      this.bootedAt = this.t - 12_000;
+      this._bootId = this.rng.hex(16);
+      this._bootedAt = this.t - 12_000;
       for (const role of DEMO_ROLES) {
-        const u = this.units[role];
+        const u = this.unitMap[role];
         u.nRestarts = 0;
         u.result = 'success';
         u.ts = { inactiveExit: null, activeEnter: null, activeExit: null, inactiveEnter: null, stateChange: null };
@@ -1057,17 +1080,18 @@ export class DemoSimulation {
     this.advance();
     if (this.isDown) return false;
     if (port === PORTS.prefill || port === PORTS.decode) {
-      const p = this.units[port === PORTS.prefill ? 'prefill' : 'decode'].server;
+      const p = this.unitMap[port === PORTS.prefill ? 'prefill' : 'decode'].server;
       return !!p && p.stage !== 'loading';
     }
-    if (port === PORTS.routerApi || port === PORTS.routerMetrics) return !!this.units.router.router?.listening;
+    if (port === PORTS.routerApi || port === PORTS.routerMetrics) return !!this.unitMap.router.router?.listening;
     return false;
   }
 
   // ---------------------------------------------------------------- inspection
 
   kvTruth(role: ServerRole): KvTruth | null {
-    const p = this.units[role].server;
+    this.advance();
+    const p = this.unitMap[role].server;
     if (!p || p.stage === 'loading') return null;
     const used = p.usedTokens;
     const evictable = p.ranks.reduce((a, r) => a + r.evictableTokens, 0);
@@ -1079,7 +1103,7 @@ export class DemoSimulation {
     const out: GpuReading[] = [];
     for (let i = 0; i < GPU_COUNT; i++) {
       const role: ServerRole = i < 4 ? 'prefill' : 'decode';
-      const p = this.units[role].server;
+      const p = this.unitMap[role].server;
       const n = (salt: number, scale: number): number => valueNoise(this.seed ^ (i * 31 + salt), this.t / scale);
       let util = 0;
       let mem = 4;
@@ -1120,7 +1144,7 @@ export class DemoSimulation {
   }
 
   memoryCurrentBytes(role: DemoRole): number | null {
-    const u = this.units[role];
+    const u = this.unitMap[role];
     if (u.router) return Math.round((180 + 20 * valueNoise(this.seed, this.t / 30_000)) * 1024 * 1024);
     if (!u.server) return null;
     const base = u.peakMemGiB > 0 ? Math.min(u.peakMemGiB, 23.6) : 1.2;
@@ -1134,7 +1158,7 @@ export class DemoSimulation {
   snapshot(): DemoSnapshot {
     this.advance();
     const unitSnap = (role: DemoRole): UnitSnapshot => {
-      const u = this.units[role];
+      const u = this.unitMap[role];
       const listening = role === 'router' ? !!u.router?.listening : !!u.server && u.server.stage !== 'loading';
       const healthy = role === 'router' ? !!u.router?.listening : this.serverHealth(role as ServerRole) === 'ok';
       return {
@@ -1151,7 +1175,7 @@ export class DemoSimulation {
       };
     };
     const counters = (role: ServerRole): DemoSnapshot['counters'][ServerRole] => {
-      const p = this.units[role].server;
+      const p = this.unitMap[role].server;
       if (!p) return null;
       return {
         promptTokens: p.promptTokens,
@@ -1164,13 +1188,13 @@ export class DemoSimulation {
         e2eCount: p.e2e.count,
       };
     };
-    const pp = this.units.prefill.server;
-    const dp = this.units.decode.server;
-    const r = this.units.router.router;
+    const pp = this.unitMap.prefill.server;
+    const dp = this.unitMap.decode.server;
+    const r = this.unitMap.router.router;
     return {
       at: this.t,
-      bootId: this.bootId,
-      bootedAt: this.bootedAt,
+      bootId: this._bootId,
+      bootedAt: this._bootedAt,
       era: this.era,
       routerEra: this.routerEra,
       dpRanks: this.dpRanks,

@@ -1,0 +1,308 @@
+// The simulated world on a manual clock: restart semantics, the load model, the router's view, and every
+// fault that is not about HTTP or command output.
+import { describe, expect, it } from 'vitest';
+import { DemoSimulation, emulateCommand } from '../../src/main/demo';
+import { parseExposition } from '../../src/main/core/probes/exposition/parser';
+import { renderServerMetrics } from '../../src/main/demo/sglang-metrics';
+import { renderRouterMetrics } from '../../src/main/demo/router-metrics';
+import { manualClock, parseShow, T0 } from './helpers';
+
+function world(extra: Partial<ConstructorParameters<typeof DemoSimulation>[0]> = {}) {
+  const clock = manualClock(T0);
+  const sim = new DemoSimulation({ clock, historyMs: 8 * 60_000, ...extra });
+  return { clock, sim };
+}
+
+function samples(text: string, name: string): number[] {
+  return parseExposition(text, 'prometheus')
+    .families.flatMap((f) => f.samples)
+    .filter((s) => s.name === name)
+    .map((s) => s.value);
+}
+
+function decodeMetrics(sim: DemoSimulation): string {
+  const p = sim.units.decode.server;
+  if (!p) throw new Error('decode is down');
+  return renderServerMetrics(p, sim.era, sim.dpRanks);
+}
+
+/** Steps the clock in `step` increments, recording the decode unit's distinct states. */
+function watch(sim: DemoSimulation, clock: ReturnType<typeof manualClock>, ms: number, step = 500): string[] {
+  const seen: string[] = [];
+  for (let t = 0; t < ms; t += step) {
+    clock.advance(step);
+    const u = sim.snapshot().units.decode;
+    const s = `${u.activeState}/${u.subState}`;
+    if (seen[seen.length - 1] !== s) seen.push(s);
+  }
+  return seen;
+}
+
+describe('steady state', () => {
+  it('starts with all three units active, healthy and serving traffic', () => {
+    const { sim } = world();
+    const s = sim.snapshot();
+    for (const r of ['prefill', 'decode', 'router'] as const) expect(s.units[r]).toMatchObject({ activeState: 'active', subState: 'running', healthy: true });
+    expect(s.router.ready).toBe(true);
+    expect(s.kv.decode?.capacity).toBe(2_580_000);
+    expect(s.kv.prefill?.capacity).toBe(447_416);
+    expect(s.kv.decode?.used).toBeGreaterThan(0);
+    expect(s.counters.decode?.numRequests).toBeGreaterThan(100);
+  });
+
+  it('is deterministic for a seed and different across seeds', () => {
+    const a = world({ seed: 7 }).sim.snapshot();
+    const b = world({ seed: 7 }).sim.snapshot();
+    const c = world({ seed: 8 }).sim.snapshot();
+    expect(b.kv.decode).toEqual(a.kv.decode);
+    expect(b.units.decode.mainPid).toBe(a.units.decode.mainPid);
+    expect(c.kv.decode?.used).not.toBe(a.kv.decode?.used);
+  });
+
+  it('KV usage rises and falls with the load waves, counters only grow', () => {
+    const { sim, clock } = world();
+    const ratios: number[] = [];
+    let lastGen = 0;
+    let lastReq = 0;
+    for (let i = 0; i < 60; i++) {
+      clock.advance(30_000);
+      const s = sim.snapshot();
+      ratios.push(s.kv.decode?.ratio ?? 0);
+      const c = s.counters.decode;
+      expect(c?.generationTokens).toBeGreaterThanOrEqual(lastGen);
+      expect(c?.numRequests).toBeGreaterThanOrEqual(lastReq);
+      lastGen = c?.generationTokens ?? 0;
+      lastReq = c?.numRequests ?? 0;
+      const kv = s.kv.decode;
+      if (kv) expect(kv.used + kv.evictable + kv.available).toBe(kv.capacity);
+    }
+    expect(Math.max(...ratios) - Math.min(...ratios)).toBeGreaterThan(0.2);
+    expect(Math.max(...ratios)).toBeLessThanOrEqual(1);
+  });
+
+  it('the exposition agrees with the snapshot (ground truth)', () => {
+    const { sim } = world();
+    const s = sim.snapshot();
+    const text = decodeMetrics(sim);
+    expect(samples(text, 'sglang:kv_used_tokens')).toEqual([s.kv.decode?.used]);
+    expect(samples(text, 'sglang:max_total_num_tokens')).toEqual([2_580_000]);
+    expect(samples(text, 'sglang:num_requests_total')).toEqual([s.counters.decode?.numRequests]);
+    expect(samples(text, 'sglang:e2e_request_latency_seconds_count')).toEqual([s.counters.decode?.e2eCount]);
+  });
+});
+
+describe('restart', () => {
+  it('goes deactivating → activating (start-post) → active, with a new PID, NRestarts unchanged and fresh counters', () => {
+    const { sim, clock } = world();
+    const before = sim.snapshot();
+    const oldPid = before.units.decode.mainPid;
+    const oldRequests = before.counters.decode?.numRequests ?? 0;
+    sim.restartUnit('decode');
+    expect(sim.snapshot().units.decode).toMatchObject({ activeState: 'deactivating', subState: 'stop-sigterm', listening: false });
+    const states = watch(sim, clock, 120_000);
+    expect(states).toEqual(['deactivating/stop-sigterm', 'activating/start-post', 'active/running']);
+    const after = sim.snapshot();
+    expect(after.units.decode.mainPid).not.toBe(oldPid);
+    expect(after.units.decode.nRestarts).toBe(0);
+    expect(after.units.decode.activeEnterTimestamp).toBeGreaterThan(T0);
+    expect(after.counters.decode?.numRequests).toBeLessThan(oldRequests);
+  });
+
+  it('writes the load sequence to the journal and reports /health 503 or refused until ready', () => {
+    const { sim, clock } = world();
+    const seq0 = sim.journal.lastSeq;
+    sim.restartUnit('decode');
+    const health: string[] = [];
+    for (let t = 0; t < 110_000; t += 1000) {
+      clock.advance(1000);
+      const h = sim.serverHealth('decode');
+      if (health[health.length - 1] !== h) health.push(h);
+    }
+    expect(health).toEqual(['refused', 'starting', 'ok']);
+    const msgs = sim.journal.query({ units: ['sglang-decode.service'], afterSeq: seq0 }).map((e) => e.message);
+    const idx = (re: RegExp): number => msgs.findIndex((m) => re.test(m));
+    const order = [
+      /^Stopping sglang-decode\.service - SGLang decode \(PD\)\.\.\.$/,
+      /^Stopped sglang-decode\.service/,
+      /^Starting sglang-decode\.service/,
+      /Loading safetensors checkpoint shards:   0% Completed \| 0\/17/,
+      /Loading safetensors checkpoint shards:  23% Completed \| 4\/17/,
+      /Loading safetensors checkpoint shards: 100% Completed \| 17\/17/,
+      /KV Cache is allocated\. #tokens: 2580000/,
+      /Capture cuda graph begin/,
+      /Capture cuda graph end/,
+      /Uvicorn running on http:\/\/127\.0\.0\.1:30200/,
+      /^Started sglang-decode\.service/,
+      /The server is fired up and ready to roll!/,
+    ].map(idx);
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('resets KV and counters: the new process starts from zero and fills up again', () => {
+    const { sim, clock } = world();
+    sim.restartUnit('decode');
+    clock.advance(100_000);
+    const fresh = sim.snapshot();
+    expect(fresh.kv.decode?.used ?? 0).toBeLessThan(200_000);
+    clock.advance(120_000);
+    expect(sim.snapshot().kv.decode?.used).toBeGreaterThan(fresh.kv.decode?.used ?? 0);
+  });
+
+  it('the router marks the worker unhealthy within its check interval and healthy again once it is up', () => {
+    const { sim, clock } = world();
+    sim.restartUnit('decode');
+    const health: number[] = [];
+    const ready: boolean[] = [];
+    for (let t = 0; t < 150_000; t += 2000) {
+      clock.advance(2000);
+      const r = sim.units.router.router;
+      if (!r) throw new Error('router down');
+      const v = samples(renderRouterMetrics(r, 'smg'), 'smg_worker_health');
+      const decode = v[1];
+      if (health[health.length - 1] !== decode) health.push(decode);
+      ready.push(sim.snapshot().router.ready);
+    }
+    expect(health).toEqual([1, 0, 1]);
+    expect(ready).toContain(false);
+    expect(ready[ready.length - 1]).toBe(true);
+  });
+
+  it('a manual stop leaves the unit inactive with MainPID 0; start brings it back', async () => {
+    const { sim, clock } = world();
+    sim.stopUnit('prefill');
+    clock.advance(10_000);
+    let show = parseShow((await emulateCommand(sim, 'systemctl show sglang-prefill -p ActiveState,SubState,MainPID,Result', 'root')).stdout)[0];
+    expect(show).toEqual({ MainPID: '0', Result: 'success', ActiveState: 'inactive', SubState: 'dead' });
+    sim.startUnit('prefill');
+    clock.advance(90_000);
+    show = parseShow((await emulateCommand(sim, 'systemctl show sglang-prefill -p ActiveState,MainPID', 'root')).stdout)[0];
+    expect(show.ActiveState).toBe('active');
+    expect(Number(show.MainPID)).toBeGreaterThan(0);
+  });
+});
+
+describe('faults', () => {
+  it('unit-fails-to-start: activating → failed, Result=exit-code, ExecMainStatus=1, traceback in the journal, no retry', async () => {
+    const { sim, clock } = world();
+    sim.setFault('unit-fails-to-start', true, 'decode');
+    sim.restartUnit('decode');
+    clock.advance(120_000);
+    const show = parseShow(
+      (await emulateCommand(sim, 'systemctl show sglang-decode.service -p ActiveState,SubState,Result,ExecMainStatus,ExecMainCode,NRestarts,MainPID', 'operator'))
+        .stdout,
+    )[0];
+    expect(show).toMatchObject({ ActiveState: 'failed', SubState: 'failed', Result: 'exit-code', ExecMainStatus: '1', ExecMainCode: '1', MainPID: '0', NRestarts: '0' });
+    const log = (await emulateCommand(sim, 'journalctl -u sglang-decode.service -n 40 -o cat', 'operator')).stdout;
+    expect(log).toMatch(/Traceback \(most recent call last\)/);
+    expect(log).toMatch(/RuntimeError: Not enough memory/);
+    expect(log).toMatch(/Failed to start sglang-decode\.service - SGLang decode \(PD\)\./);
+    clock.advance(60_000);
+    expect(sim.snapshot().units.decode.activeState).toBe('failed');
+  });
+
+  it('start-timeout: stays activating until TimeoutStartSec, then fails with Result=timeout and is retried', () => {
+    const { sim, clock } = world();
+    sim.setFault('start-timeout', true, 'prefill');
+    sim.restartUnit('prefill');
+    clock.advance(29 * 60_000);
+    expect(sim.snapshot().units.prefill).toMatchObject({ activeState: 'activating', subState: 'start-post', listening: false });
+    const states = new Set<string>();
+    for (let i = 0; i < 180 && sim.units.prefill.result !== 'timeout'; i++) clock.advance(1000);
+    for (let i = 0; i < 15; i++) {
+      states.add(`${sim.units.prefill.activeState}/${sim.units.prefill.subState}/${sim.units.prefill.result}`);
+      clock.advance(1000);
+    }
+    expect(states).toContain('activating/auto-restart/timeout');
+    // Restart=on-failure retries a timed-out start; with the fault still on it hangs again.
+    expect(states).toContain('activating/start-post/success');
+    expect(sim.units.prefill.nRestarts).toBe(1);
+    const msgs = sim.journal.query({ units: ['sglang-prefill.service'], lines: 30 }).map((e) => e.message);
+    expect(msgs).toContain('sglang-prefill.service: start-post operation timed out. Terminating.');
+    expect(msgs).toContain("sglang-prefill.service: Failed with result 'timeout'.");
+  });
+
+  it('health-never-ok: the unit is active but /health stays 503 and the router drops the worker', () => {
+    const { sim, clock } = world();
+    sim.setFault('health-never-ok', true, 'decode');
+    clock.advance(60_000);
+    const s = sim.snapshot();
+    expect(s.units.decode.activeState).toBe('active');
+    expect(sim.serverHealth('decode')).toBe('starting');
+    expect(s.router.workers.find((w) => w.role === 'decode')?.health).toBe('unhealthy');
+    expect(s.router.ready).toBe(false);
+    sim.setFault('health-never-ok', false);
+    clock.advance(40_000);
+    expect(sim.snapshot().router.ready).toBe(true);
+  });
+
+  it('router-never-readds: after a restart the worker stays unhealthy in the router until the fault clears', () => {
+    const { sim, clock } = world();
+    sim.setFault('router-never-readds', true, 'prefill');
+    sim.restartUnit('prefill');
+    clock.advance(150_000);
+    const s = sim.snapshot();
+    expect(s.units.prefill.healthy).toBe(true);
+    expect(s.router.workers.find((w) => w.role === 'prefill')?.health).toBe('unhealthy');
+    sim.setFault('router-never-readds', false);
+    clock.advance(30_000);
+    expect(sim.snapshot().router.workers.find((w) => w.role === 'prefill')?.health).toBe('healthy');
+  });
+
+  it('crash-loop: the process keeps dying by SIGKILL and systemd keeps restarting it (NRestarts rises)', () => {
+    const { sim, clock } = world();
+    sim.setFault('crash-loop', true, 'decode');
+    const seen = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      clock.advance(2000);
+      const u = sim.units.decode;
+      seen.add(`${u.activeState}/${u.subState}`);
+    }
+    expect(sim.units.decode.nRestarts).toBeGreaterThanOrEqual(2);
+    expect(seen).toContain('activating/auto-restart');
+    expect(sim.units.decode.result === 'signal' || sim.units.decode.activeState !== 'failed').toBe(true);
+    const msgs = sim.journal.query({ units: ['sglang-decode.service'] }).map((e) => e.message);
+    expect(msgs).toContain('sglang-decode.service: Main process exited, code=killed, status=9/KILL');
+    expect(msgs.some((m) => /Scheduled restart job, restart counter is at 2\./.test(m))).toBe(true);
+  });
+
+  it('kv-full: decode KV is pinned at 97–100 % and the PD queues grow', () => {
+    const { sim, clock } = world();
+    sim.setFault('kv-full', true);
+    clock.advance(15 * 60_000);
+    const ratios: number[] = [];
+    const queues: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      clock.advance(20_000);
+      const s = sim.snapshot();
+      ratios.push(s.kv.decode?.ratio ?? 0);
+      queues.push((s.queues.decode?.prealloc ?? 0) + (s.queues.prefill?.bootstrap ?? 0));
+    }
+    expect(Math.min(...ratios)).toBeGreaterThanOrEqual(0.96);
+    expect(Math.max(...ratios)).toBeLessThanOrEqual(1);
+    expect(queues[queues.length - 1]).toBeGreaterThan(20);
+  });
+
+  it('reboot: every unit restarts with a new boot ID and NRestarts 0; the host is down meanwhile', () => {
+    const { sim, clock } = world();
+    const boot = sim.bootId;
+    const pid = sim.units.decode.mainPid;
+    sim.reboot(30_000);
+    expect(sim.isDown).toBe(true);
+    expect(sim.portOpen(30200)).toBe(false);
+    clock.advance(31_000);
+    expect(sim.isDown).toBe(false);
+    expect(sim.bootId).not.toBe(boot);
+    clock.advance(200_000);
+    const s = sim.snapshot();
+    for (const r of ['prefill', 'decode', 'router'] as const) expect(s.units[r].activeState).toBe('active');
+    expect(s.units.decode.mainPid).not.toBe(pid);
+    expect(s.router.ready).toBe(true);
+  });
+
+  it('rejects unknown faults and roles a fault cannot apply to', () => {
+    const { sim } = world();
+    expect(() => sim.setFault('nope' as never, true)).toThrow(/unknown demo fault/);
+    expect(() => sim.setFault('kv-full', true, 'router')).toThrow(/does not apply to router/);
+  });
+});
