@@ -109,7 +109,7 @@ export function httpGet(c: Client, port: number, path: string, timeoutMs = 5000)
         host: '127.0.0.1',
         port,
         path,
-        agent: false,
+        // No agent: with createConnection set, the request then uses the forwarded channel as its socket.
         createConnection: (_opts: unknown, cb: (err: Error | null, s?: Duplex) => void) => {
           forward(c, port).then((s) => cb(null, s), (e: Error) => cb(e));
           return undefined;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DemoHttpServers, DemoSimulation, emulateCommand, type DemoEra } from '../../src/main/demo';
 import { parseExposition } from '../../src/main/core/probes/exposition/parser';
 import type { Exposition, MetricFamily } from '../../src/main/core/probes/exposition/types';
-import { manualClock, parseShow, T0, type ManualClock } from './helpers';
+import { manualClock, parseShow, T0, waitFor, type ManualClock } from './helpers';
 
 interface Env {
   sim: DemoSimulation;
@@ -272,13 +272,13 @@ describe('/metrics faults', () => {
       res.on('data', (d: Buffer) => (got += d.length));
     });
     req.on('error', () => undefined);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(status).toBe(200);
+    await waitFor(() => status === 200 && got > 0, 3000, 'the headers and the first byte');
     const start = got;
-    for (let i = 0; i < 5; i++) {
+    for (let i = 1; i <= 5; i++) {
       e.clock.advance(1000);
-      await new Promise((r) => setTimeout(r, 20));
+      await waitFor(() => got - start >= i, 3000, `byte ${i} of the trickle`);
     }
+    await new Promise((r) => setTimeout(r, 50));
     expect(got - start).toBe(5);
     req.destroy();
   });

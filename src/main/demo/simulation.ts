@@ -540,7 +540,7 @@ export class DemoSimulation {
         Buffer.from(' <- invalid UTF-8', 'utf8'),
       ]);
       this.log(role, bad.toString('utf8'), this.t, { bytes: bad });
-      const huge = sgl(this.t, `Request dump: ${'x'.repeat(1024 * 1024 - 40)}`);
+      const huge = sgl(this.t, `Request dump: ${'x'.repeat(1024 * 1024)}`);
       this.log(role, huge);
     }
   }

@@ -166,6 +166,8 @@ export class DemoSshServer {
   private async exec(channel: ServerChannel, command: string, user: string): Promise<void> {
     const controller = new AbortController();
     const abort = (): void => controller.abort();
+    // Nothing reads stdin; draining it lets the channel reach 'end' and so 'close' when the client closes it.
+    channel.resume();
     channel.once('close', abort);
     channel.on('error', abort);
     let code: number;
