@@ -1,0 +1,139 @@
+// The walking skeleton's integration test: the real core, over real SSH (ssh2 client → the demo host's ssh2
+// server), against the demo's simulated services. Values the app reports are compared with the simulation's
+// ground truth, not with numbers written here.
+import { afterEach, describe, expect, it } from 'vitest';
+import { Core } from '../../src/main/core/core';
+import { systemClock } from '../../src/main/core/clock';
+import { startDemoHost, type DemoHost, type DemoHostOptions } from '../../src/main/demo';
+import { standardDeployment } from '../../src/main/compose';
+import type { Observation, ServiceObservation } from '../../src/shared/domain';
+
+let demo: DemoHost | undefined;
+let core: Core | undefined;
+
+afterEach(async () => {
+  await core?.shutdown();
+  await demo?.stop();
+  core = undefined;
+  demo = undefined;
+});
+
+async function openDemo(
+  opts: DemoHostOptions = {},
+): Promise<{ core: Core; demo: DemoHost; deploymentId: string }> {
+  const d = await startDemoHost({ clock: systemClock, seed: 7, ...opts });
+  demo = d;
+  core = new Core({
+    shell: 'cli',
+    version: 'test',
+    intervalMs: 250,
+    demo: async () => ({ ...d, deployment: standardDeployment({ id: 'demo', label: 'demo', kind: 'demo' }) }),
+  });
+  const summary = await core.openDemo({});
+  return { core, demo: d, deploymentId: summary.deployment.id };
+}
+
+function observation(c: Core, pred: (o: Observation) => boolean, timeoutMs = 15_000): Promise<Observation> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('no matching observation in time')), timeoutMs);
+    const on = (o: Observation): void => {
+      if (!pred(o)) return;
+      clearTimeout(t);
+      c.off('observation', on);
+      resolve(o);
+    };
+    c.on('observation', on);
+  });
+}
+
+const svc = (o: Observation, role: string): ServiceObservation => o.services.find((s) => s.role === role)!;
+const complete = (o: Observation): boolean =>
+  o.services.every((s) => s.systemd) &&
+  !!svc(o, 'decode').kv &&
+  !!svc(o, 'prefill').kv &&
+  !!svc(o, 'decode').health;
+
+describe('core against the demo host over SSH', () => {
+  it('reports the three units as systemd has them and KV usage equal to the simulation', async () => {
+    const { core: c, demo: d } = await openDemo();
+    const o = await observation(c, complete);
+    const truth = d.sim.snapshot();
+    for (const role of ['prefill', 'decode', 'router'] as const) {
+      const s = svc(o, role).systemd!;
+      expect(s.unit).toBe(`sglang-${role}.service`);
+      expect(s.activeState).toBe(truth.units[role].activeState);
+      expect(s.subState).toBe(truth.units[role].subState);
+      expect(s.mainPid).toBe(truth.units[role].mainPid);
+    }
+    const kv = svc(o, 'decode').kv!;
+    expect(kv.source).toBe('kv_tokens');
+    expect(kv.capacityTokens).toBe(2_580_000);
+    // The simulation moves between the scrape and our snapshot; a real-time clock keeps the drift small.
+    expect(Math.abs(kv.ratio - truth.kv.decode!.ratio)).toBeLessThan(0.05);
+    expect(kv.usedTokens).toBeGreaterThan(0);
+    expect(svc(o, 'decode').health?.ok).toBe(true);
+    expect(svc(o, 'router').metrics?.ok).toBe(true);
+  });
+
+  it('falls back through the KV metric eras and says which source it used', async () => {
+    const { core: c } = await openDemo({ era: 'token-usage-only' });
+    const o = await observation(c, (x) => !!svc(x, 'decode').kv);
+    const kv = svc(o, 'decode').kv!;
+    // No max_total_num_tokens gauge in this era: capacity comes from /get_server_info.
+    expect(['num_used_tokens', 'token_usage']).toContain(kv.source);
+    expect(kv.capacityTokens).toBe(2_580_000);
+    expect(kv.sourceMetrics.join(' ')).toMatch(/server_info|num_used_tokens|token_usage/);
+  });
+
+  it('marks only the failing service when its /metrics breaks, and says why', async () => {
+    const { core: c, demo: d } = await openDemo();
+    await observation(c, complete);
+    d.sim.setFault('metrics-500', true, 'prefill');
+    const o = await observation(c, (x) => svc(x, 'prefill').metrics?.ok === false);
+    const m = svc(o, 'prefill').metrics!;
+    expect(m.ok).toBe(false);
+    if (!m.ok) expect(m.error).toMatch(/HTTP 500/);
+    expect(svc(o, 'decode').metrics?.ok).toBe(true);
+    expect(svc(o, 'decode').kv).toBeDefined();
+    expect(svc(o, 'router').metrics?.ok).toBe(true);
+  });
+
+  it('says exactly what to change when a server runs without --enable-metrics', async () => {
+    const { core: c } = await openDemo({ metricsDisabled: ['decode'] });
+    const o = await observation(
+      c,
+      (x) => svc(x, 'decode').metrics !== undefined && !!svc(x, 'decode').systemd,
+    );
+    const m = svc(o, 'decode').metrics!;
+    expect(m.ok).toBe(false);
+    if (!m.ok)
+      expect(m.hint).toBe('Add --enable-metrics to ExecStart of sglang-decode.service, then restart it.');
+  });
+
+  it('shows the link as lost when the host drops the connection, then heals by itself', async () => {
+    const { core: c, demo: d, deploymentId } = await openDemo();
+    await observation(c, complete);
+    const states: string[] = [];
+    c.on('connection', (e) => {
+      if (e.deploymentId === deploymentId) states.push(e.status.state);
+    });
+    d.sim.dropConnections();
+    await expect.poll(() => states.includes('reconnecting'), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => states.at(-1), { timeout: 20_000 }).toBe('connected');
+    // Scraping resumes after the reconnect.
+    const o = await observation(c, complete, 20_000);
+    expect(svc(o, 'decode').kv).toBeDefined();
+    const events = await c.listEvents({ deploymentId });
+    expect(events.some((e) => e.kind === 'connection' && /lost/.test(e.title))).toBe(true);
+  });
+
+  it('keeps a bounded KV history with gaps where the service had no figure', async () => {
+    const { core: c, deploymentId } = await openDemo();
+    await observation(c, complete);
+    await new Promise((r) => setTimeout(r, 1000));
+    const h = await c.getKvHistory({ deploymentId, role: 'decode' });
+    expect(h.t.length).toBeGreaterThanOrEqual(3);
+    expect(h.t).toEqual([...h.t].sort((a, b) => a - b));
+    expect(h.capacity.filter((x) => x !== null).every((x) => x === 2_580_000)).toBe(true);
+  });
+});
