@@ -48,6 +48,9 @@ export interface Exposition {
 }
 
 export class ExpositionParseError extends Error {
+  /** The message without the "format, line, column" prefix. */
+  readonly reason: string;
+
   constructor(
     message: string,
     /** 1-based */
@@ -58,5 +61,6 @@ export class ExpositionParseError extends Error {
   ) {
     super(`${format} exposition, line ${line}, column ${column}: ${message}`);
     this.name = 'ExpositionParseError';
+    this.reason = message;
   }
 }

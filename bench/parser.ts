@@ -1,0 +1,360 @@
+// Exposition parser benchmark: our parser against parse-prometheus-text-format, side by side in one run, on
+// Prometheus' alltypes corpus and on a generated SGLang-style scrape. Prints µs per sample, the ratio and the
+// CPU share of scraping 3 endpoints × 300 samples at 1 Hz. Run alone with `npx tsx bench/parser.ts`.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseExposition } from '../src/main/core/probes/exposition/parser';
+import type { ExpositionFormat } from '../src/main/core/probes/exposition/types';
+
+type ParseFn = (text: string) => number;
+
+const REPO_ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+const ALLTYPES = resolve(REPO_ROOT, '../shared/conformance/prometheus-text/alltypes.237mfs.prom.txt');
+
+/** The competitor: CommonJS, untyped, returns prom2json-shaped families. */
+function loadCompetitor(): (text: string) => unknown {
+  const require = createRequire(import.meta.url);
+  const loaded: unknown = require('parse-prometheus-text-format');
+  if (typeof loaded !== 'function') throw new Error('parse-prometheus-text-format did not export a function');
+  return loaded as (text: string) => unknown;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A realistic SGLang scrape (prometheus_client multiprocess output of a PD prefill server, recent layout)
+
+/** prometheus_client's floatToGoString: Go-style exponents for large values (8128902 → "8.128902e+06"). */
+function goFloat(d: number): string {
+  if (d === Infinity) return '+Inf';
+  if (d === -Infinity) return '-Inf';
+  if (Number.isNaN(d)) return 'NaN';
+  let s = String(d);
+  if (Number.isInteger(d) && !s.includes('e')) s += '.0';
+  const dot = s.indexOf('.');
+  if (d > 0 && dot > 6) {
+    const mantissa = `${s[0]}.${s.slice(1, dot)}${s.slice(dot + 1)}`.replace(/[0.]+$/, '');
+    return `${mantissa}e+0${dot - 1}`;
+  }
+  return s;
+}
+
+function range(from: number, to: number, step: number): number[] {
+  const out: number[] = [];
+  for (let v = from; v <= to + 1e-9; v += step) out.push(Math.round(v * 1000) / 1000);
+  return out;
+}
+
+/** Bucket bounds as documented in reference/sglang-metrics.md. */
+const BUCKETS = {
+  ttft: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400],
+  itl: [
+    0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.06, 0.08, 0.1, 0.2, 0.4, 0.6,
+    0.8, 1, 2, 4, 6, 8,
+  ],
+  e2e: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 600, 1200, 1800, 2400],
+  queue: [
+    0,
+    0.1,
+    0.2,
+    0.5,
+    1,
+    2,
+    3,
+    4,
+    5,
+    10,
+    15,
+    20,
+    ...range(30, 100, 10),
+    ...range(200, 1000, 100),
+    ...range(1200, 2000, 200),
+    2500,
+    3000,
+  ],
+  perStage: Array.from({ length: 30 }, (_, i) => 0.001 * 1.62 ** i),
+  kvLatencyMs: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000],
+  kvSpeedGbS: [0.1, 0.5, 1, 5, 10, 25, 50, 100, 200, 400],
+};
+
+function labelText(labels: Record<string, string>): string {
+  // multiprocess mode sorts label names
+  const names = Object.keys(labels).sort();
+  return `{${names.map((n) => `${n}="${labels[n]}"`).join(',')}}`;
+}
+
+/** One scrape of a PD prefill server, as Prometheus text 0.0.4 or OpenMetrics 1.0. ~300 samples. */
+export function sglangScrape(format: ExpositionFormat): string {
+  const om = format === 'openmetrics';
+  const model = 'Qwen/Qwen3-32B';
+  const scheduler = {
+    engine_type: 'prefill',
+    model_name: model,
+    moe_ep_rank: '0',
+    pp_rank: '0',
+    tp_rank: '0',
+  };
+  const tokenizer = { engine_type: 'prefill', model_name: model };
+  const lines: string[] = [];
+  let seed = 42;
+  const random = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const gauge = (
+    name: string,
+    help: string,
+    value: number,
+    labels: Record<string, string> = scheduler,
+  ): void => {
+    lines.push(
+      `# HELP sglang:${name} ${help}`,
+      `# TYPE sglang:${name} gauge`,
+      `sglang:${name}${labelText(labels)} ${goFloat(value)}`,
+    );
+  };
+  const counter = (
+    name: string,
+    help: string,
+    value: number,
+    labels: Record<string, string> = tokenizer,
+  ): void => {
+    const family = om ? name : `${name}_total`;
+    lines.push(`# HELP sglang:${family} ${help}`, `# TYPE sglang:${family} counter`);
+    lines.push(`sglang:${name}_total${labelText(labels)} ${goFloat(value)}`);
+  };
+  const histogram = (
+    name: string,
+    help: string,
+    bounds: number[],
+    groups: Record<string, string>[],
+  ): void => {
+    lines.push(`# HELP sglang:${name} ${help}`, `# TYPE sglang:${name} histogram`);
+    for (const labels of groups) {
+      const total = Math.round(1000 + random() * 1e7);
+      let sum = 0;
+      const bucketLines: string[] = [];
+      let cumulative = 0;
+      for (let i = 0; i < bounds.length; i++) {
+        cumulative += Math.round(((total - cumulative) * random()) / 3);
+        sum += cumulative * bounds[i] * 0.01;
+        bucketLines.push(
+          `sglang:${name}_bucket${labelText({ ...labels, le: goFloat(bounds[i]) })} ${goFloat(cumulative)}`,
+        );
+      }
+      bucketLines.push(`sglang:${name}_bucket${labelText({ ...labels, le: '+Inf' })} ${goFloat(total)}`);
+      // multiprocess mode writes _sum before the buckets
+      lines.push(`sglang:${name}_sum${labelText(labels)} ${goFloat(Math.round(sum * 10) / 10)}`);
+      lines.push(...bucketLines);
+      lines.push(`sglang:${name}_count${labelText(labels)} ${goFloat(total)}`);
+    }
+  };
+
+  gauge('num_running_reqs', 'The number of running requests.', 3);
+  gauge('num_queue_reqs', 'The number of requests in the waiting queue.', 2);
+  gauge('num_grammar_queue_reqs', 'The number of requests in the grammar waiting queue.', 0);
+  gauge('num_used_tokens', 'The number of used tokens.', 18432);
+  gauge('token_usage', 'The token usage.', 0.04);
+  gauge('full_token_usage', 'The token usage for full attention layers.', 0.0412);
+  gauge('swa_token_usage', 'The token usage for SWA layers.', 0);
+  gauge('kv_used_tokens', 'Number of actively used token slots in the KV cache pool.', 18432);
+  gauge(
+    'kv_evictable_tokens',
+    'Number of evictable (radix-cached) token slots in the KV cache pool.',
+    201344,
+  );
+  gauge('kv_available_tokens', 'Number of free token slots in the KV cache pool.', 227640);
+  gauge('max_total_num_tokens', 'Maximum total number of tokens in the KV cache pool.', 447416);
+  gauge('gen_throughput', 'The generation throughput (token/s).', 0);
+  gauge('cache_hit_rate', 'The prefix cache hit rate.', 0.63);
+  gauge('utilization', 'The utilization.', 0.41);
+  gauge('num_prefill_bootstrap_queue_reqs', 'The number of requests in the prefill bootstrap queue.', 1);
+  gauge('num_prefill_inflight_queue_reqs', 'The number of requests in the prefill inflight queue.', 4);
+  gauge('num_retracted_reqs', 'The number of retracted requests.', 0, { ...scheduler, pid: '48211' });
+  gauge('num_paused_reqs', 'The number of paused requests.', 0, { ...scheduler, pid: '48211' });
+  gauge('engine_startup_time', 'The time taken for the engine to start up.', 187.4);
+  gauge('engine_load_weights_time', 'The time taken for the engine to load weights.', 61.9);
+  gauge('page_size', 'The page size.', 1);
+  gauge('context_len', 'The context length.', 524288);
+  gauge('new_token_ratio', 'The new token ratio.', 0.7);
+  gauge('is_cuda_graph', 'Whether the batch is using CUDA graph.', 1);
+  counter('prompt_tokens', 'Number of prefill tokens processed.', 8128902);
+  counter('generation_tokens', 'Number of generation tokens processed.', 1533);
+  counter('num_requests', 'Number of requests processed.', 1533);
+  counter('num_aborted_requests', 'Number of requests aborted.', 4);
+  counter('num_bootstrap_failed_reqs', 'The number of bootstrap failed requests.', 0, scheduler);
+  counter('num_transfer_failed_reqs', 'The number of transfer failed requests.', 0, scheduler);
+  histogram('time_to_first_token_seconds', 'Histogram of time to first token in seconds.', BUCKETS.ttft, [
+    tokenizer,
+  ]);
+  histogram('inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', BUCKETS.itl, [
+    tokenizer,
+  ]);
+  histogram(
+    'e2e_request_latency_seconds',
+    'Histogram of End-to-end request latency in seconds',
+    BUCKETS.e2e,
+    [tokenizer],
+  );
+  histogram('queue_time_seconds', 'Histogram of queueing time in seconds.', BUCKETS.queue, [scheduler]);
+  histogram(
+    'per_stage_req_latency_seconds',
+    'The latency of each stage of requests.',
+    BUCKETS.perStage,
+    ['prefill_bootstrap', 'prefill_forward', 'prefill_transfer_kv_cache', 'request_process'].map((stage) => ({
+      ...scheduler,
+      stage,
+    })),
+  );
+  histogram('kv_transfer_latency_ms', 'Histogram of KV cache transfer latency in ms.', BUCKETS.kvLatencyMs, [
+    scheduler,
+  ]);
+  histogram('kv_transfer_speed_gb_s', 'Histogram of KV cache transfer speed in GB/s.', BUCKETS.kvSpeedGbS, [
+    scheduler,
+  ]);
+  if (om) lines.push('# EOF');
+  return lines.join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Measurement
+
+interface Contender {
+  name: string;
+  parse: ParseFn;
+}
+
+interface Figure {
+  name: string;
+  usPerParse: number;
+  usPerSample: number;
+  error?: string;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+let sink = 0;
+
+/**
+ * Interleaves the contenders round by round so machine noise hits both alike, and reports the median round.
+ * Each round runs long enough (≥ ~20 ms) for the timer to be irrelevant.
+ */
+function measure(text: string, samples: number, contenders: Contender[], rounds: number): Figure[] {
+  const usable: { c: Contender; perRound: number; times: number[] }[] = [];
+  const figures = new Map<string, Figure>();
+  for (const c of contenders) {
+    try {
+      const t0 = performance.now();
+      let warm = 0;
+      while (performance.now() - t0 < 300 || warm < 50) {
+        sink += c.parse(text);
+        warm++;
+      }
+      const perParse = (performance.now() - t0) / warm;
+      usable.push({ c, perRound: Math.max(5, Math.ceil(20 / perParse)), times: [] });
+    } catch (err) {
+      figures.set(c.name, { name: c.name, usPerParse: NaN, usPerSample: NaN, error: (err as Error).message });
+    }
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const u of usable) {
+      const t0 = performance.now();
+      for (let i = 0; i < u.perRound; i++) sink += u.c.parse(text);
+      u.times.push(((performance.now() - t0) * 1000) / u.perRound);
+    }
+  }
+  for (const u of usable) {
+    const us = median(u.times);
+    figures.set(u.c.name, { name: u.c.name, usPerParse: us, usPerSample: us / samples });
+  }
+  return contenders.map((c) => figures.get(c.name) as Figure);
+}
+
+function fmt(n: number, digits = 2): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
+}
+
+export async function runParserBench(): Promise<void> {
+  const competitor = loadCompetitor();
+  const ours =
+    (format: ExpositionFormat): ParseFn =>
+    (text) =>
+      parseExposition(text, format).sampleCount;
+  const theirs: ParseFn = (text) => {
+    const families = competitor(text);
+    return Array.isArray(families) ? families.length : 0;
+  };
+
+  const inputs: { label: string; text: string; format: ExpositionFormat }[] = [];
+  if (existsSync(ALLTYPES)) {
+    inputs.push({
+      label: 'alltypes.237mfs.prom.txt',
+      text: readFileSync(ALLTYPES, 'utf8'),
+      format: 'prometheus',
+    });
+  } else {
+    console.log(
+      `(skipping alltypes: ${ALLTYPES} not found; it lives in ../shared/conformance next to the repository)`,
+    );
+  }
+  inputs.push({
+    label: 'SGLang prefill scrape (text 0.0.4)',
+    text: sglangScrape('prometheus'),
+    format: 'prometheus',
+  });
+  const omScrape = sglangScrape('openmetrics');
+
+  console.log(`Exposition parser benchmark — Node ${process.version}, ${process.platform}/${process.arch}`);
+  console.log('median of interleaved rounds; µs/sample = µs per parse ÷ samples in the input\n');
+  let sglangUsPerSample = NaN;
+  for (const input of inputs) {
+    const samples = parseExposition(input.text, input.format).sampleCount;
+    const contenders: Contender[] = [
+      { name: 'ours', parse: ours(input.format) },
+      { name: 'parse-prometheus-text-format', parse: theirs },
+    ];
+    const extra = input.format === 'prometheus' && input.label.startsWith('SGLang');
+    if (extra)
+      contenders.push({
+        name: 'ours, same scrape as OpenMetrics',
+        parse: () => ours('openmetrics')(omScrape),
+      });
+    const [mine, other, om] = measure(input.text, samples, contenders, 15);
+    const kib = input.text.length / 1024;
+    console.log(`${input.label}: ${fmt(kib, 1)} KiB, ${samples} samples`);
+    for (const f of [mine, other, om]) {
+      if (f === undefined) continue;
+      if (f.error !== undefined) {
+        console.log(`  ${f.name.padEnd(36)} failed: ${f.error}`);
+        continue;
+      }
+      const mibPerS = (input.text.length / 1024 / 1024 / f.usPerParse) * 1e6;
+      console.log(
+        `  ${f.name.padEnd(36)} ${fmt(f.usPerParse, 0).padStart(7)} µs/parse  ${fmt(f.usPerSample, 3).padStart(7)} µs/sample  ${fmt(mibPerS, 0).padStart(4)} MiB/s`,
+      );
+    }
+    console.log(
+      `  ratio (parse-prometheus-text-format ÷ ours): ${fmt(other.usPerSample / mine.usPerSample, 1)}×\n`,
+    );
+    if (extra) sglangUsPerSample = mine.usPerSample;
+  }
+  // 3 endpoints × 300 samples, once a second: the steady load of a live session
+  const cpuShare = (3 * 300 * sglangUsPerSample) / 1e6;
+  console.log(
+    `CPU share of scraping 3 endpoints × 300 samples at 1 Hz with our parser: ${fmt(cpuShare * 100, 3)} % of one core ` +
+      `(${fmt(3 * 300 * sglangUsPerSample, 0)} µs per second)`,
+  );
+  console.log('goals: ≥ 5× faster than parse-prometheus-text-format, ≤ 2 µs/sample');
+  if (sink === 0) console.log('');
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  runParserBench().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}
