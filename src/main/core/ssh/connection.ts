@@ -1,14 +1,24 @@
 // One SSH connection per host that carries everything: commands over `exec` (bounded by a semaphore),
 // HTTP scrapes over `forwardOut` with a keep-alive agent. It reconnects by itself with exponential
 // backoff and jitter, and its status is never optimistic: it says `connected` only after the handshake,
-// and drops to `reconnecting` the moment ssh2 reports the link closed or keepalives go unanswered.
+// and drops to `reconnecting` the moment ssh2 reports the link closed or keepalives go unanswered
+// (keepalive every 10 s, 2 unanswered → dead within 30 s, unless ServerAliveInterval/CountMax say otherwise).
+// Credentials and host-key refusals are not retried: that would hammer the host and cannot succeed.
 import { EventEmitter } from 'node:events';
 import { Client, type ConnectConfig, type ClientChannel } from 'ssh2';
 import type { ConnectionStatus } from '@shared/domain';
 import { systemClock, type Clock, type ClockTimer } from '../clock';
 import { Semaphore } from './semaphore';
 import { ForwardingAgent } from './http-agent';
-import { explainSshError, PERMANENT_CODES, SshError, type ExplainedError } from './errors';
+import {
+  explainSshError,
+  PERMANENT_CODES,
+  PERMANENT_UNTIL_CONNECTED_CODES,
+  SshError,
+  type ExplainedError,
+} from './errors';
+import { HandshakeDeadline } from './handshake-deadline';
+import { hasDiagnostics } from './diagnostics';
 
 export interface ExecResult {
   stdout: string;
@@ -53,7 +63,14 @@ export class SshConnection extends EventEmitter<Events> {
   private readonly sessions: Semaphore;
   private readonly clock: Clock;
   private current: ConnectionStatus = { state: 'idle' };
-  private attempt = 0;
+  /** Consecutive failed attempts since the last successful login. */
+  private failures = 0;
+  /** Bumped per attempt; an attempt that finds it changed was superseded (reconnectNow, stop). */
+  private generation = 0;
+  private everConnected = false;
+  private outageSince: number | null = null;
+  private failedCode: string | null = null;
+  private releaseAttempt: (() => void) | null = null;
   private retryTimer: ClockTimer | null = null;
   private stopped = true;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
@@ -79,6 +96,10 @@ export class SshConnection extends EventEmitter<Events> {
   /** Start connecting; resolves after the first attempt, whatever its outcome (see `status`). */
   start(): Promise<void> {
     this.stopped = false;
+    this.failures = 0;
+    this.everConnected = false;
+    this.outageSince = null;
+    this.failedCode = null;
     return this.connectOnce();
   }
 
@@ -86,7 +107,9 @@ export class SshConnection extends EventEmitter<Events> {
   waitConnected(timeoutMs: number): Promise<void> {
     if (this.isConnected) return Promise.resolve();
     if (this.current.state === 'failed')
-      return Promise.reject(new SshError({ code: 'failed', message: this.current.reason, hint: this.current.hint }));
+      return Promise.reject(
+        new SshError({ code: this.failedCode ?? 'failed', message: this.current.reason, hint: this.current.hint }),
+      );
     return new Promise((resolve, reject) => {
       const waiter = {
         resolve: () => {
@@ -102,40 +125,58 @@ export class SshConnection extends EventEmitter<Events> {
         this.readyWaiters = this.readyWaiters.filter((w) => w !== waiter);
         const s = this.current;
         const why = s.state === 'reconnecting' ? `: ${s.lastError}` : '';
-        reject(new SshError({ code: 'timeout', message: `could not connect to ${this.label} within ${timeoutMs / 1000} s${why}` }));
+        reject(
+          new SshError({
+            code: 'timeout',
+            message: `could not connect to ${this.label} within ${timeoutMs / 1000} s${why}`,
+          }),
+        );
       }, timeoutMs);
       this.readyWaiters.push(waiter);
     });
   }
 
-  /** Reconnect now (e.g. on resume from sleep or a network change) instead of waiting for the backoff. */
-  reconnectNow(reason: string): void {
-    if (this.stopped) return;
+  /**
+   * Reconnect now instead of waiting for the backoff or for keepalives to notice: after resume from sleep or a
+   * network change the old TCP connection is usually dead. `automatic` triggers (NetworkWatcher) leave alone a
+   * connection that failed on credentials or host keys — that needs the operator, not another attempt.
+   * Returns false when nothing was done (stopped, an attempt already in flight, or such a failure).
+   */
+  reconnectNow(reason: string, opts: { automatic?: boolean } = {}): boolean {
+    if (this.stopped || this.current.state === 'connecting') return false;
+    if (opts.automatic && this.current.state === 'failed' && this.failedCode && PERMANENT_CODES.has(this.failedCode))
+      return false;
     if (this.retryTimer) {
       this.clock.clearTimeout(this.retryTimer);
       this.retryTimer = null;
     }
+    this.failures = 0;
     this.teardown(reason);
     void this.connectOnce();
+    return true;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.generation++;
     if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = null;
     this.teardown('closed by the user');
     this.setStatus({ state: 'idle' });
-    for (const w of this.readyWaiters.splice(0)) w.reject(new SshError({ code: 'closed', message: `${this.label}: connection closed` }));
+    for (const w of this.readyWaiters.splice(0))
+      w.reject(new SshError({ code: 'closed', message: `${this.label}: connection closed` }));
   }
 
   /** The link is up but traffic stopped flowing (a scrape or command timed out): say so until it recovers. */
   markStale(reason: string): void {
-    if (this.current.state === 'connected') this.setStatus({ state: 'stale', since: this.clock.now(), reason });
+    if (this.current.state === 'connected')
+      this.setStatus({ state: 'stale', since: this.clock.now(), reason });
   }
 
   /** Traffic flowed again after `markStale`. */
   markFresh(): void {
-    if (this.current.state === 'stale' && this.client) this.setStatus({ state: 'connected', since: this.clock.now() });
+    if (this.current.state === 'stale' && this.client)
+      this.setStatus({ state: 'connected', since: this.clock.now() });
   }
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
@@ -152,7 +193,9 @@ export class SshConnection extends EventEmitter<Events> {
   private execNow(command: string, options: ExecOptions): Promise<ExecResult> {
     const client = this.client;
     if (!client || !this.isConnected)
-      return Promise.reject(new SshError({ code: 'not-connected', message: `not connected to ${this.label}` }));
+      return Promise.reject(
+        new SshError({ code: 'not-connected', message: `not connected to ${this.label}` }),
+      );
     const maxBytes = options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES;
     const timeoutMs = options.timeoutMs ?? 15_000;
     return new Promise<ExecResult>((resolve, reject) => {
@@ -226,23 +269,51 @@ export class SshConnection extends EventEmitter<Events> {
 
   private async connectOnce(): Promise<void> {
     if (this.stopped) return;
-    this.attempt++;
-    this.setStatus({ state: 'connecting', since: this.clock.now(), attempt: this.attempt });
+    const generation = ++this.generation;
+    const attempt = this.failures + 1;
+    this.setStatus({ state: 'connecting', since: this.clock.now(), attempt });
     let config: ConnectConfig;
     try {
       config = await this.opts.configure();
     } catch (err) {
-      this.fail(explainSshError(err, this.label));
+      if (generation !== this.generation || this.stopped) return;
+      this.afterFailure(explainSshError(err, this.label), false);
       return;
     }
-    if (this.stopped) return;
+    const diagnostics = hasDiagnostics(config) ? config.diagnostics : null;
+    if (generation !== this.generation || this.stopped) {
+      diagnostics?.release();
+      return;
+    }
     const client = new Client();
     this.client = client;
+    this.releaseAttempt = () => diagnostics?.release();
     await new Promise<void>((resolve) => {
       let ready = false;
+      let tcpUp = false;
+      let lastError: ExplainedError | null = null;
+      const handshakeMs = config.readyTimeout ?? this.opts.readyTimeoutMs ?? 20_000;
+      const deadline = new HandshakeDeadline(handshakeMs, () => {
+        lastError = {
+          code: 'timeout',
+          message: tcpUp
+            ? `${this.label}: the SSH handshake and login did not complete within ${handshakeMs / 1000} s`
+            : `${this.label}: no TCP connection within ${handshakeMs / 1000} s`,
+          hint: tcpUp
+            ? 'The host accepted the connection but sshd did not answer in time: it may be overloaded or hung.'
+            : 'The host did not answer: check the network/VPN; a firewall may be dropping packets.',
+        };
+        client.destroy();
+      });
+      client.on('connect', () => {
+        tcpUp = true;
+      });
       client.on('ready', () => {
         ready = true;
-        this.attempt = 0;
+        deadline.cancel();
+        this.failures = 0;
+        this.everConnected = true;
+        this.outageSince = null;
         this.agent = new ForwardingAgent(client, this.label);
         this.setStatus({ state: 'connected', since: this.clock.now() });
         this.emit('connected');
@@ -250,50 +321,67 @@ export class SshConnection extends EventEmitter<Events> {
         resolve();
       });
       client.on('error', (err) => {
-        // ssh2 emits 'error' then 'close'; remember the reason for the close handler.
-        lastError = explainSshError(err, this.label);
+        // ssh2 emits 'error' then 'close'; remember the reason for the close handler. The resolver's
+        // diagnostics know what was offered and what the host-key check decided, so they explain best.
+        lastError = diagnostics?.explain(err) ?? explainSshError(err, this.label);
       });
-      let lastError: ExplainedError | null = null;
       client.on('close', () => {
+        deadline.cancel();
+        diagnostics?.release();
         if (this.client !== client) return resolve();
         this.client = null;
+        this.releaseAttempt = null;
         this.agent?.destroy();
         this.agent = null;
         if (this.stopped) return resolve();
         const why = lastError ?? { code: 'closed', message: `${this.label} closed the connection` };
-        if (!ready && PERMANENT_CODES.has(why.code)) this.fail(why);
-        else this.scheduleRetry(why);
+        this.afterFailure(why, ready);
         resolve();
       });
       try {
         client.connect({
-          keepaliveInterval: this.opts.keepaliveIntervalMs ?? 10_000,
-          keepaliveCountMax: this.opts.keepaliveCountMax ?? 2,
-          readyTimeout: this.opts.readyTimeoutMs ?? 20_000,
-          ...config,
+          ...deadline.wrap(config),
+          keepaliveInterval: config.keepaliveInterval ?? this.opts.keepaliveIntervalMs ?? 10_000,
+          keepaliveCountMax: config.keepaliveCountMax ?? this.opts.keepaliveCountMax ?? 2,
+          // The deadline above replaces ssh2's readyTimeout, which cannot pause while the operator answers a prompt.
+          readyTimeout: 0,
         });
+        deadline.start();
       } catch (err) {
         // ssh2 throws synchronously for bad key material or options.
-        lastError = explainSshError(err, this.label);
+        deadline.cancel();
+        diagnostics?.release();
         this.client = null;
-        this.fail(lastError);
+        this.releaseAttempt = null;
+        this.afterFailure(explainSshError(err, this.label), false);
         resolve();
       }
     });
   }
 
+  /** Decide between giving up (credentials, host keys, config, unknown names) and retrying with backoff. */
+  private afterFailure(why: ExplainedError, wasConnected: boolean): void {
+    const permanent =
+      !wasConnected &&
+      (PERMANENT_CODES.has(why.code) || (!this.everConnected && PERMANENT_UNTIL_CONNECTED_CODES.has(why.code)));
+    if (permanent) this.fail(why);
+    else this.scheduleRetry(why);
+  }
+
   private scheduleRetry(why: ExplainedError): void {
     const { initialMs, maxMs } = this.opts.backoff ?? { initialMs: 1000, maxMs: 30_000 };
-    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.attempt, 10));
-    // Full jitter within [base/2, base]: many clients reconnecting after a VPN blip do not stampede sshd.
+    this.failures++;
+    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.failures - 1, 16));
+    // Jitter within [base/2, base]: many clients reconnecting after a VPN blip do not stampede sshd.
     const delay = Math.round(base / 2 + Math.random() * (base / 2));
     const now = this.clock.now();
+    this.outageSince ??= now;
     this.setStatus({
       state: 'reconnecting',
-      attempt: this.attempt + 1,
+      attempt: this.failures + 1,
       nextAttemptAt: now + delay,
       lastError: why.message,
-      since: this.current.state === 'reconnecting' ? this.current.since : now,
+      since: this.outageSince,
     });
     this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = null;
@@ -302,6 +390,7 @@ export class SshConnection extends EventEmitter<Events> {
   }
 
   private fail(why: ExplainedError): void {
+    this.failedCode = why.code;
     this.setStatus({ state: 'failed', reason: why.message, hint: why.hint, at: this.clock.now() });
     for (const w of this.readyWaiters.splice(0)) w.reject(new SshError(why));
   }
@@ -309,6 +398,8 @@ export class SshConnection extends EventEmitter<Events> {
   private teardown(reason: string): void {
     const c = this.client;
     this.client = null;
+    this.releaseAttempt?.();
+    this.releaseAttempt = null;
     this.agent?.destroy();
     this.agent = null;
     if (c) {

@@ -6,28 +6,48 @@ export interface ExplainedError {
   hint?: string;
 }
 
-/** Errors that retrying cannot fix: reconnecting would only hammer the host or lock the account. */
+/**
+ * Failures that retrying cannot fix, whether or not the host was ever reached: retrying bad credentials
+ * hammers the host (and can lock the account), and a host-key problem needs a human decision.
+ */
 export const PERMANENT_CODES = new Set([
   'auth-failed',
+  'auth-too-many',
+  'agent-unavailable',
+  'agent-empty',
+  'passphrase',
+  'bad-key',
   'host-key-rejected',
   'host-key-changed',
   'host-key-unknown',
-  'dns',
-  'bad-key',
-  'passphrase',
+  'host-key-revoked',
+  'known-hosts-unreadable',
   'config',
+  'unsupported',
 ]);
 
+/**
+ * Failures that are permanent only until the host has been reached once: a name that never resolved is a
+ * typo, but after a working session it usually means the VPN or DNS went away for a while.
+ */
+export const PERMANENT_UNTIL_CONNECTED_CODES = new Set(['dns', 'unknown-host']);
+
 export function explainSshError(err: unknown, where: string): ExplainedError {
-  const e = err as NodeJS.ErrnoException & { level?: string; code?: string; explained?: ExplainedError };
+  const e = err as NodeJS.ErrnoException & { level?: string; code?: string | number; explained?: ExplainedError };
   if (e && typeof e === 'object' && e.explained) return e.explained;
   const msg = e instanceof Error ? e.message : String(err);
   const code = typeof e?.code === 'string' ? e.code : '';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+  if (code === 'ENOTFOUND')
     return {
       code: 'dns',
-      message: `cannot resolve ${where}: DNS lookup failed (${code})`,
-      hint: 'Check the host name, your VPN, and HostName in ~/.ssh/config.',
+      message: `cannot resolve ${where}: no such host name (DNS lookup failed, ${code})`,
+      hint: 'Check the host name, HostName in ~/.ssh/config, and whether the name needs your VPN.',
+    };
+  if (code === 'EAI_AGAIN')
+    return {
+      code: 'dns',
+      message: `cannot resolve ${where}: the DNS server did not answer (${code})`,
+      hint: 'Check your network or VPN connection; will retry.',
     };
   if (code === 'ECONNREFUSED')
     return {
@@ -35,7 +55,7 @@ export function explainSshError(err: unknown, where: string): ExplainedError {
       message: `${where} refused the connection`,
       hint: 'Is sshd running and listening on that port? Check Port in ~/.ssh/config.',
     };
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EHOSTDOWN' || code === 'ENETDOWN')
     return {
       code: 'unreachable',
       message: `${where} is unreachable (${code})`,
@@ -57,8 +77,8 @@ export function explainSshError(err: unknown, where: string): ExplainedError {
     };
   if (/Too many authentication failures/i.test(msg))
     return {
-      code: 'auth-failed',
-      message: `${where}: too many authentication failures`,
+      code: 'auth-too-many',
+      message: `${where}: too many authentication failures (the server closed the connection after MaxAuthTries attempts)`,
       hint: 'ssh-agent offered too many keys before the right one. Set IdentitiesOnly yes and IdentityFile for this host.',
     };
   if (/keepalive|No response from server/i.test(msg))
@@ -69,6 +89,12 @@ export function explainSshError(err: unknown, where: string): ExplainedError {
     };
   if (/Host denied|hostVerifier|host key/i.test(msg))
     return { code: 'host-key-rejected', message: `host key of ${where} was not accepted`, hint: msg };
+  if (/Connection lost before handshake/i.test(msg))
+    return {
+      code: 'reset',
+      message: `${where} closed the connection before the SSH handshake`,
+      hint: 'sshd may be restarting, overloaded (MaxStartups), or something else is listening on that port.',
+    };
   return { code: 'ssh', message: `${where}: ${msg}` };
 }
 
@@ -77,5 +103,9 @@ export class SshError extends Error {
   constructor(readonly explained: ExplainedError) {
     super(explained.message);
     this.name = 'SshError';
+  }
+
+  get code(): string {
+    return this.explained.code;
   }
 }

@@ -23,14 +23,19 @@ export class ForwardingAgent extends http.Agent {
     const port = Number(options.port ?? 80);
     this.client.forwardOut('127.0.0.1', 0, host, port, (err, channel) => {
       if (err) {
-        const refused = /Connection refused|open failed|Administratively prohibited|Connect failed/i.test(err.message);
+        // RFC 4254 §5.1 reasons: 1 administratively prohibited (AllowTcpForwarding no), 2 connect failed.
+        const reason = (err as Error & { reason?: number }).reason;
+        const prohibited = reason === 1 || /prohibited/i.test(err.message);
+        const refused = !prohibited && (reason === 2 || /Connection refused|Connect failed/i.test(err.message));
         const e = Object.assign(
           new Error(
-            refused
-              ? `connection refused by ${host}:${port} on ${this.label} (nothing listening, or the service is starting)`
-              : `could not open a tunnel to ${host}:${port} on ${this.label}: ${err.message}`,
+            prohibited
+              ? `sshd on ${this.label} does not allow port forwarding, so ${host}:${port} cannot be scraped (set AllowTcpForwarding yes for your user)`
+              : refused
+                ? `connection refused by ${host}:${port} on ${this.label} (nothing listening, or the service is starting)`
+                : `could not open a tunnel to ${host}:${port} on ${this.label}: ${err.message}`,
           ),
-          { code: refused ? 'ECONNREFUSED' : 'ETUNNEL' },
+          { code: prohibited ? 'EPROHIBITED' : refused ? 'ECONNREFUSED' : 'ETUNNEL' },
         );
         callback?.(e, undefined as unknown as Duplex);
         return;
@@ -74,7 +79,11 @@ export class HttpError extends Error {
  * GET a URL through the agent, bounded in time and size, following redirects (older SGLang answered
  * /metrics with 307 → /metrics/). Real-time timeouts: the network does not run faster in tests.
  */
-export async function httpGet(agent: http.Agent, url: string, opts: HttpGetOptions = {}): Promise<HttpResponse> {
+export async function httpGet(
+  agent: http.Agent,
+  url: string,
+  opts: HttpGetOptions = {},
+): Promise<HttpResponse> {
   const started = Date.now();
   let current = url;
   for (let hop = 0; hop <= (opts.maxRedirects ?? 3); hop++) {
@@ -133,7 +142,11 @@ function getOnce(
           chunks.push(c);
         });
         res.on('end', () =>
-          finish(null, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+          finish(null, {
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
         );
         res.on('error', (e) => finish(new HttpError(`${url}: ${e.message}`, 'network')));
       },

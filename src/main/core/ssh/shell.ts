@@ -6,7 +6,9 @@ const UNIT_NAME = /^[A-Za-z0-9@:._-]{1,200}$/;
 
 export class UnsafeArgumentError extends Error {
   constructor(what: string, value: string) {
-    super(`refusing to send ${what} ${JSON.stringify(value)} to the host: it contains characters outside [A-Za-z0-9@:._-]`);
+    super(
+      `refusing to send ${what} ${JSON.stringify(value)} to the host: it contains characters outside [A-Za-z0-9@:._-]`,
+    );
     this.name = 'UnsafeArgumentError';
   }
 }

@@ -1,0 +1,111 @@
+// A deadline for "TCP connect + SSH handshake + authentication" that stops counting while the operator is being
+// asked something (unknown host key, password, keyboard-interactive). ssh2's own readyTimeout cannot pause, so a
+// host-key dialog left open for 30 s would fail the attempt with a misleading "timed out".
+import type { AnyAuthMethod, AuthHandlerMiddleware, ConnectConfig, HostVerifier, KeyboardInteractiveCallback, Prompt } from 'ssh2';
+
+export class HandshakeDeadline {
+  private timer: NodeJS.Timeout | null = null;
+  private remaining: number;
+  private startedAt = 0;
+  private pauses = 0;
+  private started = false;
+  private finished = false;
+
+  constructor(
+    readonly totalMs: number,
+    private readonly onExpire: () => void,
+  ) {
+    this.remaining = totalMs;
+  }
+
+  start(): void {
+    if (this.finished || this.started) return;
+    this.started = true;
+    if (this.pauses === 0) this.arm();
+  }
+
+  /** Stop the clock (nested calls allowed; each pause needs one resume). */
+  pause(): void {
+    if (this.finished) return;
+    if (this.pauses++ === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+      this.remaining = Math.max(0, this.remaining - (Date.now() - this.startedAt));
+    }
+  }
+
+  resume(): void {
+    if (this.finished || this.pauses === 0) return;
+    if (--this.pauses === 0 && this.started) this.arm();
+  }
+
+  cancel(): void {
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Returns a copy of the config whose operator-facing callbacks pause this deadline while they wait. */
+  wrap(config: ConnectConfig): ConnectConfig {
+    const out: ConnectConfig = { ...config };
+    if (typeof config.hostVerifier === 'function' && config.hostHash === undefined) {
+      const inner = config.hostVerifier as HostVerifier;
+      out.hostVerifier = ((key: Buffer, verify: (ok: boolean) => void) => {
+        this.pause();
+        let resumed = false;
+        inner(key, (ok: boolean) => {
+          if (!resumed) {
+            resumed = true;
+            this.resume();
+          }
+          verify(ok);
+        });
+      }) as HostVerifier;
+    }
+    if (typeof config.authHandler === 'function') {
+      const inner = config.authHandler;
+      out.authHandler = ((left, partial, next) => {
+        this.pause();
+        let resumed = false;
+        inner(left, partial, (m) => {
+          if (!resumed) {
+            resumed = true;
+            this.resume();
+          }
+          next(typeof m === 'object' && m !== null ? this.wrapMethod(m) : m);
+        });
+      }) as AuthHandlerMiddleware;
+    }
+    return out;
+  }
+
+  private wrapMethod(m: AnyAuthMethod): AnyAuthMethod {
+    if (m.type !== 'keyboard-interactive') return m;
+    const inner = m.prompt;
+    return {
+      ...m,
+      prompt: (name: string, instructions: string, lang: string, prompts: Prompt[], finish: KeyboardInteractiveCallback) => {
+        this.pause();
+        let resumed = false;
+        inner(name, instructions, lang, prompts, (answers) => {
+          if (!resumed) {
+            resumed = true;
+            this.resume();
+          }
+          finish(answers);
+        });
+      },
+    };
+  }
+
+  private arm(): void {
+    this.startedAt = Date.now();
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.finished) return;
+      this.finished = true;
+      this.onExpire();
+    }, this.remaining);
+    this.timer.unref?.();
+  }
+}
