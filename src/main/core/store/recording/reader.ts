@@ -93,9 +93,11 @@ export async function streamLines(
     );
 
   return new Promise<StreamEnd>((resolve, reject) => {
-    const input = createReadStream(path, { highWaterMark: 1 << 20 });
+    // Small chunks: when zlib hits damage it drops the output of the step that failed, so this bounds what is
+    // lost before the damage point.
+    const input = createReadStream(path, { highWaterMark: 64 * 1024 });
     // Z_SYNC_FLUSH as the final flush: a stream cut after a sync flush point ends without an error.
-    const gunzip = createGunzip({ finishFlush: zc.Z_SYNC_FLUSH, chunkSize: 256 * 1024 });
+    const gunzip = createGunzip({ finishFlush: zc.Z_SYNC_FLUSH, chunkSize: 64 * 1024 });
     let carry: Buffer | null = null;
     let lineNo = 0;
     let decodedBytes = 0;
@@ -546,7 +548,11 @@ export async function readRecording(path: string, opts: ReadOptions = {}): Promi
     end.mtimeMs > lastTs
       ? `; the file was last written at ${iso(end.mtimeMs)}, so up to ${describeMs(end.mtimeMs - lastTs)} may be lost`
       : '';
-  if (end.damage)
+  if (end.damage && /incorrect (data|length) check/.test(end.damage))
+    warnings.push(
+      `The recording's checksum does not match its contents (${end.damage}): the file was changed or damaged on disk after it was written, so values anywhere in it may be wrong.`,
+    );
+  else if (end.damage)
     warnings.push(
       `The recording is damaged (${end.damage}): nothing ${lostAfter} could be read${lostUntil}.`,
     );

@@ -104,7 +104,8 @@ interface EncTarget {
   /** canonical key → id, for a series seen with its labels in another order. */
   canon: Map<string, number>;
   families: Map<string, { type: MetricType; help?: string; unit?: string }>;
-  layout: number[];
+  /** Null until the first layout record of this target is written. */
+  layout: number[] | null;
   pred: Int32Array;
   lastTs: number;
 }
@@ -141,7 +142,7 @@ export class ScrapeEncoder {
         fast: new Map(),
         canon: new Map(),
         families: new Map(),
-        layout: [],
+        layout: null,
         pred: new Int32Array(0),
         lastTs: -Infinity,
       };
@@ -169,7 +170,7 @@ export class ScrapeEncoder {
       for (const s of fam.samples) {
         // Hot path: scrapes list their samples in the same order every time, so first check the series that held
         // this position last time; only on a mismatch build a key and look it up.
-        const expected = t.layout[ids.length];
+        const expected = t.layout === null ? undefined : t.layout[ids.length];
         let id: number | undefined;
         if (expected !== undefined) {
           const m = this.meta[expected];
@@ -219,12 +220,13 @@ export class ScrapeEncoder {
       }
     }
 
-    if (!sameIds(ids, t.layout)) {
-      t.layout = ids.slice();
-      const pred = predecessors(t.layout, (id) => this.meta[id]);
-      t.pred = new Int32Array(t.layout.length).fill(-1);
+    if (t.layout === null || !sameIds(ids, t.layout)) {
+      const layout = ids.slice();
+      t.layout = layout;
+      const pred = predecessors(layout, (id) => this.meta[id]);
+      t.pred = new Int32Array(layout.length).fill(-1);
       for (const [slot, p] of pred) t.pred[slot] = p;
-      const rec: LayoutRecord = { k: 'layout', g: target, ids: t.layout };
+      const rec: LayoutRecord = { k: 'layout', g: target, ids: layout };
       if (pred.length) rec.pred = pred;
       pre += JSON.stringify(rec) + '\n';
     }

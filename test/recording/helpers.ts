@@ -1,0 +1,86 @@
+// Shared test helpers: temp dirs, a header, and a compact way to write expositions.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Exposition, MetricType } from '../../src/main/core/probes/exposition/types';
+import type { Clock } from '../../src/main/core/clock';
+import type { RecordingHeader } from '../../src/main/core/store/recording';
+
+export async function tempDir(
+  prefix = 'pdc-rec-test-',
+): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export function header(over: Partial<RecordingHeader> = {}): RecordingHeader {
+  return {
+    sessionId: 'test-session',
+    name: 'test session',
+    startedAt: Date.UTC(2026, 0, 5, 8, 0, 0),
+    host: { id: 'demo', label: 'Demo GPU host', kind: 'demo' },
+    deployment: { id: 'demo', name: 'Demo PD', services: [] },
+    appVersion: '0.1.0-test',
+    ...over,
+  };
+}
+
+export type SampleSpec = [name: string, labels: Record<string, string>, value: number];
+export interface FamilySpec {
+  name: string;
+  type: MetricType;
+  help?: string;
+  samples: SampleSpec[];
+}
+
+export function exposition(families: FamilySpec[]): Exposition {
+  let n = 0;
+  return {
+    format: 'prometheus',
+    families: families.map((f) => ({
+      name: f.name,
+      type: f.type,
+      help: f.help,
+      samples: f.samples.map(([name, labels, value]) => {
+        n++;
+        return { name, labels: { ...labels }, value };
+      }),
+    })),
+    sampleCount: n,
+  };
+}
+
+/** Cumulative histogram samples from per-bucket counts. */
+export function histogram(
+  name: string,
+  labels: Record<string, string>,
+  bounds: number[],
+  perBucket: number[],
+  sum: number,
+): SampleSpec[] {
+  const out: SampleSpec[] = [];
+  let acc = 0;
+  for (let i = 0; i <= bounds.length; i++) {
+    acc += perBucket[i] ?? 0;
+    out.push([`${name}_bucket`, { ...labels, le: i < bounds.length ? String(bounds[i]) : '+Inf' }, acc]);
+  }
+  out.push([`${name}_sum`, labels, sum], [`${name}_count`, labels, acc]);
+  return out;
+}
+
+/** A clock the test moves by hand; timers never fire on their own. */
+export function manualClock(start: number): Clock & { set(ms: number): void } {
+  let now = start;
+  return {
+    now: () => now,
+    set: (ms: number) => {
+      now = ms;
+    },
+    setTimeout: () => ({ id: 0 }),
+    clearTimeout: () => undefined,
+  };
+}
+
+/** Key of a recorded series for comparisons. */
+export const seriesKey = (target: string, name: string, labels: Record<string, string>): string =>
+  `${target}|${name}|${JSON.stringify(Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1))))}`;
