@@ -1,9 +1,10 @@
 // Composition root shared by every shell: builds the core with the demo host and the SSH resolver wired in.
 import type { DeploymentConfig, HostConfig } from '@shared/domain';
 import type { ApiHandlers } from '@shared/contract';
+import { DiscoveryService, discoverForCore } from './core/services/discovery';
 import { Core, type CoreOptions } from './core/core';
 import { acceleratedClock, systemClock, type Clock } from './core/clock';
-import { startDemoHost } from './demo';
+import { startDemoHost, type DemoSimulation, type FaultName } from './demo';
 import { resolveSshHost } from './core/ssh/resolve-host';
 import { DashboardService } from './core/services/dashboard';
 import { RestartService } from './core/services/restart';
@@ -57,12 +58,25 @@ export function createApp(opts: AppOptions): App {
   const dashboard = new DashboardService(core, {
     benchHistoryHours: Number(process.env.PD_CONSOLE_BENCH_HISTORY_HOURS ?? 0) || 0,
   });
+  dashboard.attachDemoFaults((fault, on, role) => {
+    const sim = demoSims.get(core);
+    if (!sim) throw new Error('the demo host is not running');
+    sim.setFault(fault as FaultName, on, role);
+    return sim.activeFaults().map((f) => (f.roles ? `${f.name}:${f.roles.join('+')}` : f.name));
+  });
   const restart = new RestartService(core, { clockFor: (host) => deploymentClock(core, host) });
-  const handlers: ApiHandlers = { ...core.handlers(), ...dashboard.handlers(), ...restart.handlers() };
+  const discovery = new DiscoveryService(core);
+  const handlers: ApiHandlers = {
+    ...core.handlers(),
+    ...dashboard.handlers(),
+    ...restart.handlers(),
+    ...discovery.handlers(),
+  };
   return { core, handlers, shutdown: () => core.shutdown() };
 }
 
 const demoClocks = new WeakMap<Core, Clock>();
+const demoSims = new WeakMap<Core, DemoSimulation>();
 
 /** The clock a deployment lives on: the demo host's simulated time for the demo, wall time otherwise. */
 export function deploymentClock(core: Core, host: HostConfig): Clock {
@@ -78,6 +92,7 @@ export function createCore(opts: AppOptions): Core {
       const clock = acceleratedClock(opts.demoSpeed ?? speed);
       demoClocks.set(core, clock);
       const demo = await startDemoHost({ clock });
+      demoSims.set(core, demo.sim);
       const host: HostConfig = { id: 'demo', label: 'demo GPU host (simulated)', kind: 'demo' };
       const d = standardDeployment(host);
       return {
@@ -91,6 +106,7 @@ export function createCore(opts: AppOptions): Core {
       };
     },
     resolveSsh: resolveSshHost,
+    discover: discoverForCore,
     defaultDeployment: standardDeployment,
   });
   return core;

@@ -9,6 +9,12 @@ import {
   type MonitoringEvents,
   type MonitoringRequests,
 } from './api/monitoring';
+import {
+  DISCOVERY_EVENTS,
+  DISCOVERY_REQUESTS,
+  type DiscoveryEvents,
+  type DiscoveryRequests,
+} from './api/discovery';
 import { RESTART_EVENTS, RESTART_REQUESTS, type RestartEvents, type RestartRequests } from './api/restart';
 import {
   DASHBOARD_EVENTS,
@@ -20,12 +26,14 @@ import {
 export type * from './api/monitoring';
 export type * from './api/restart';
 export type * from './api/dashboard';
+export type * from './api/discovery';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
-export interface ApiRequests extends MonitoringRequests, RestartRequests, DashboardRequests {}
+export interface ApiRequests
+  extends MonitoringRequests, RestartRequests, DashboardRequests, DiscoveryRequests {}
 
 /** Push events from the core. */
-export interface ApiEvents extends MonitoringEvents, RestartEvents, DashboardEvents {}
+export interface ApiEvents extends MonitoringEvents, RestartEvents, DashboardEvents, DiscoveryEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
@@ -36,12 +44,14 @@ export const REQUEST_NAMES = [
   ...MONITORING_REQUESTS,
   ...RESTART_REQUESTS,
   ...DASHBOARD_REQUESTS,
+  ...DISCOVERY_REQUESTS,
 ] as const satisfies readonly RequestName[];
 
 export const EVENT_NAMES = [
   ...MONITORING_EVENTS,
   ...RESTART_EVENTS,
   ...DASHBOARD_EVENTS,
+  ...DISCOVERY_EVENTS,
 ] as const satisfies readonly EventName[];
 
 // Compile-time proof that the lists above name every method and event exactly once.

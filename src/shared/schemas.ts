@@ -7,6 +7,7 @@ import type { RequestArgs, RequestName } from './contract';
 import { monitoringSchemas } from './schemas/monitoring';
 import { restartSchemas } from './schemas/restart';
 import { dashboardSchemas } from './schemas/dashboard';
+import { discoverySchemas } from './schemas/discovery';
 
 export { hostConfigSchema } from './schemas/monitoring';
 
@@ -14,6 +15,7 @@ export const requestSchemas = {
   ...monitoringSchemas,
   ...restartSchemas,
   ...dashboardSchemas,
+  ...discoverySchemas,
 } satisfies { [K in RequestName]: z.ZodType<RequestArgs<K>> };
 
 export class ArgumentError extends Error {

@@ -51,6 +51,12 @@ export interface CoreOptions {
   defaultDeployment?: (host: HostConfig) => Omit<DeploymentConfig, 'id'>;
   intervalMs?: number;
   historyCapacity?: number;
+  connectTimeoutMs?: number;
+  /** Finds the deployment on a freshly connected host; notes become timeline events (diagnostics). */
+  discover?: (
+    conn: SshConnection,
+    host: HostConfig,
+  ) => Promise<{ deployment: Omit<DeploymentConfig, 'id'>; notes: AppEvent[] } | null>;
 }
 
 const KV_FIELDS = ['ratio', 'used', 'capacity'] as const;
@@ -132,10 +138,49 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     const { host } = args;
     const resolve = this.opts.resolveSsh;
     if (!resolve) throw new ApiError('unsupported', 'this build cannot connect to SSH hosts');
-    const template = this.opts.defaultDeployment?.(host);
-    if (!template) throw new ApiError('no-deployment', `no deployment is configured for ${host.label}`);
-    const d = await this.startDeployment(host, template, () => resolve(host));
+    if (this.open.has(host.id)) return this.summary(this.open.get(host.id)!);
+    const configure = (): Promise<ConnectConfig> => resolve(host);
+    // Connect first, so a dead host or refused login is answered here, where the operator asked.
+    const conn = this.newConnection(host, configure);
+    await conn.start();
+    try {
+      await conn.waitConnected(this.opts.connectTimeoutMs ?? 60_000);
+    } catch (err) {
+      await conn.stop();
+      const e = err as { explained?: { code: string; message: string; hint?: string } };
+      if (e.explained) throw new ApiError(e.explained.code, e.explained.message, e.explained.hint);
+      throw err;
+    }
+    // Then find out what runs there, instead of assuming unit names and ports.
+    let template = this.opts.defaultDeployment?.(host);
+    let notes: AppEvent[] = [];
+    if (this.opts.discover) {
+      try {
+        const found = await this.opts.discover(conn, host);
+        if (found) {
+          template = found.deployment;
+          notes = found.notes;
+        }
+      } catch (err) {
+        notes = [this.note(`discovery on ${host.label} failed: ${(err as Error).message}`, 'warning')];
+      }
+    }
+    if (!template || template.services.length === 0) {
+      await conn.stop();
+      throw new ApiError(
+        'no-deployment',
+        `no SGLang prefill/decode/router units found on ${host.label}`,
+        notes.map((n) => n.title + (n.detail ? ` — ${n.detail}` : '')).join('\n') || undefined,
+      );
+    }
+    const d = await this.startDeployment(host, template, configure, undefined, conn);
+    for (const n of notes) this.record(d, { ...n, deploymentId: d.deployment.id, hostId: host.id });
     return this.summary(d);
+  }
+
+  private note(title: string, severity: AppEvent['severity'], detail?: string): AppEvent {
+    const ts = this.clock.now();
+    return { id: newEventId(ts), ts, kind: 'info', severity, title, detail };
   }
 
   async closeDeployment(args: { deploymentId: string }): Promise<void> {
@@ -242,11 +287,12 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     template: Omit<DeploymentConfig, 'id'>,
     configure: () => Promise<ConnectConfig>,
     onDispose?: () => Promise<void>,
+    connected?: SshConnection,
   ): Promise<OpenDeployment> {
     const id = `${host.id}`;
     if (this.open.has(id)) return this.open.get(id)!;
     const deployment: DeploymentConfig = { ...template, id };
-    const conn = new SshConnection({ label: host.alias ?? host.label, configure, clock: this.clock });
+    const conn = connected ?? this.newConnection(host, configure);
     const monitor = new DeploymentMonitor(host.id, deployment, conn, {
       clock: this.clock,
       intervalMs: this.opts.intervalMs,
@@ -277,9 +323,14 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     monitor.on('observation', (obs) => this.onObservation(d, obs));
     monitor.on('scrape', (e) => this.hooks.emit('scrape', { ...e, deploymentId: id, hostId: host.id }));
     this.hooks.emit('opened', { deploymentId: id, host, deployment });
-    await conn.start();
+    if (connected) this.onConnection(d, conn.status);
+    else await conn.start();
     monitor.start();
     return d;
+  }
+
+  private newConnection(host: HostConfig, configure: () => Promise<ConnectConfig>): SshConnection {
+    return new SshConnection({ label: host.alias ?? host.label, configure, clock: this.clock });
   }
 
   private onConnection(d: OpenDeployment, status: ConnectionStatus): void {

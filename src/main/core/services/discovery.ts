@@ -1,0 +1,123 @@
+// Discovery and the metrics inventory as API: what runs on the host, what is missing and why, and every
+// metric family each endpoint serves.
+import type { AppEvent, DeploymentConfig, HostConfig, Role } from '@shared/domain';
+import type { DiscoveryReport, DiscoveryRequests, MetricsInventory } from '@shared/api/discovery';
+import type { Core } from '../core';
+import type { SshConnection } from '../ssh/connection';
+import type { Exposition } from '../probes/exposition/types';
+import { runDiscovery } from '../discovery/run-discovery';
+import type { DiscoveryResult } from '../discovery/discover';
+import { newEventId } from '../monitor/change-events';
+
+export class DiscoveryService {
+  /** Latest parsed scrape per deployment and role, for the inventory. */
+  private readonly latest = new Map<string, { ts: number; exposition: Exposition }>();
+
+  constructor(private readonly core: Core) {
+    core.hooks.on('scrape', (e) =>
+      this.latest.set(`${e.deploymentId}/${e.role}`, { ts: e.ts, exposition: e.exposition }),
+    );
+    core.hooks.on('closed', ({ deploymentId }) => {
+      for (const k of [...this.latest.keys()]) if (k.startsWith(`${deploymentId}/`)) this.latest.delete(k);
+    });
+  }
+
+  handlers(): DiscoveryRequests {
+    return {
+      discover: (a) => this.discover(a.deploymentId),
+      getMetricsInventory: async (a) => this.inventory(a.deploymentId, a.role),
+    };
+  }
+
+  async discover(deploymentId: string): Promise<DiscoveryReport> {
+    const { host } = this.core.deploymentOf(deploymentId);
+    const result = await runDiscovery(this.core.connectionOf(deploymentId), host.id, host.label);
+    return toReport(host.id, this.core.now, result);
+  }
+
+  inventory(deploymentId: string, role: Role): MetricsInventory {
+    const { deployment, latest } = this.core.deploymentOf(deploymentId);
+    const svc = deployment.services.find((s) => s.role === role);
+    const got = this.latest.get(`${deploymentId}/${role}`);
+    if (!got) {
+      const m = latest?.services.find((s) => s.role === role)?.metrics;
+      return {
+        role,
+        url: svc?.metricsUrl,
+        scrapedAt: null,
+        families: [],
+        unavailable: m && !m.ok ? `${m.error}${m.hint ? ` — ${m.hint}` : ''}` : 'no successful scrape yet',
+      };
+    }
+    return {
+      role,
+      url: svc?.metricsUrl,
+      scrapedAt: got.ts,
+      families: got.exposition.families.map((f) => ({
+        name: f.name,
+        type: f.type,
+        help: f.help,
+        series: countSeries(f.samples),
+        lastValue: f.samples.length ? jsonNumber(f.samples[0].value) : null,
+      })),
+    };
+  }
+}
+
+/** What Core calls right after connecting to an SSH host: discovery's proposal plus its diagnostics as notes. */
+export async function discoverForCore(
+  conn: SshConnection,
+  host: HostConfig,
+): Promise<{ deployment: Omit<DeploymentConfig, 'id'>; notes: AppEvent[] } | null> {
+  const result = await runDiscovery(conn, host.id, host.label);
+  const now = Date.now();
+  const notes: AppEvent[] = result.diagnostics.map((d) => ({
+    id: newEventId(now),
+    ts: now,
+    kind: 'info',
+    severity: d.severity,
+    role: d.role,
+    title: `discovery: ${d.message}`,
+    detail: d.fix,
+  }));
+  for (const c of result.needsOperatorChoice)
+    notes.push({
+      id: newEventId(now),
+      ts: now,
+      kind: 'info',
+      severity: 'warning',
+      role: c.role,
+      title: `discovery: several units look like the ${c.role} (${c.units.join(', ')}); using ${c.chosen}`,
+      detail: 'Check that this is the right one.',
+    });
+  if (result.deployment.services.length === 0)
+    return { deployment: { name: result.deployment.name, services: [] }, notes };
+  return { deployment: { name: result.deployment.name, services: result.deployment.services }, notes };
+}
+
+function toReport(hostId: string, at: number, r: DiscoveryResult): DiscoveryReport {
+  return {
+    hostId,
+    at,
+    proposal: r.deployment,
+    found: r.found.map((f) => ({ unit: f.unit, kind: f.kind, role: f.role, activeState: f.activeState })),
+    diagnostics: r.diagnostics.map((d) => ({ ...d })),
+    needsOperatorChoice: r.needsOperatorChoice,
+  };
+}
+
+function countSeries(samples: Exposition['families'][number]['samples']): number {
+  const keys = new Set<string>();
+  for (const s of samples) {
+    const { le: _le, quantile: _q, ...rest } = s.labels;
+    keys.add(JSON.stringify(Object.entries(rest).sort()));
+  }
+  return keys.size;
+}
+
+function jsonNumber(v: number): number | string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return v;
+}
