@@ -120,28 +120,34 @@ export async function writeIncidentBundle(
       });
     }
 
-    const manifest = redactJson(
+    // Operator-supplied text is redacted before the count is written, so the manifest's figure is final.
+    const described = redactJson(
       {
-        format: BUNDLE_FORMAT,
-        version: 1,
-        createdAt: new Date().toISOString(),
         session: input.session
           ? {
               ...input.session,
               annotations: (input.session.annotations ?? []).map((a) => ({ time: iso(a.ts), text: a.text })),
             }
           : null,
-        recording: copy.header,
-        window: input.window ? { from: iso(input.window.fromMs), to: iso(input.window.toMs) } : null,
         note: input.note ?? null,
-        files,
-        redactions: counter.count,
-        redactionNote:
-          'Tokens, passwords, API keys, Authorization headers, URL credentials and private key blocks were replaced by [REDACTED].',
         warnings,
       },
       counter,
     );
+    const manifest = {
+      format: BUNDLE_FORMAT,
+      version: 1,
+      createdAt: new Date().toISOString(),
+      session: described.session,
+      recording: copy.header,
+      window: input.window ? { from: iso(input.window.fromMs), to: iso(input.window.toMs) } : null,
+      note: described.note,
+      files,
+      redactions: counter.count,
+      redactionNote:
+        'Tokens, passwords, API keys, Authorization headers, URL credentials and private key blocks were replaced by [REDACTED].',
+      warnings: described.warnings,
+    };
     await writeFile(join(root, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
 
     await createTar({ gzip: true, file: outPath, cwd: staging, portable: true }, [top]);

@@ -154,10 +154,11 @@ export class SessionStore {
     const st = await stat(path).catch(() => {
       throw new Error(`No recorded session ${id} in ${this.dir}`);
     });
-    const metaBytes = await stat(this.metaPath(id)).then(
-      (m) => m.size,
-      () => 0,
-    );
+    const metaBytes = (): Promise<number> =>
+      stat(this.metaPath(id)).then(
+        (m) => m.size,
+        () => 0,
+      );
     const meta = await this.readMeta(id);
     const writer = this.active.get(id);
     if (writer && writer.isOpen) {
@@ -174,7 +175,7 @@ export class SessionStore {
         startedAt: h.startedAt,
         endedAt: end,
         durationMs: end - h.startedAt,
-        sizeBytes: st.size + metaBytes,
+        sizeBytes: st.size + (await metaBytes()),
         state: 'recording',
         annotations: meta.annotations.length,
         warnings: [],
@@ -183,12 +184,20 @@ export class SessionStore {
     if (writer) this.active.delete(id);
     let summary = meta.summary;
     if (!summary || summary.sizeBytes !== st.size || summary.mtimeMs !== st.mtimeMs) {
-      summary = await this.summarize(id, path, st.size, st.mtimeMs);
-      const s = summary;
+      const s = await this.summarize(id, path, st.size, st.mtimeMs);
       await this.updateMeta(id, (m) => ({ ...m, summary: s }));
+      summary = s;
     }
+    // File times are wall-clock times: compare with the real clock, not the injected one.
     const liveElsewhere =
-      !summary.closedCleanly && !summary.damaged && this.clock.now() - st.mtimeMs < LIVE_ELSEWHERE_MS;
+      !summary.closedCleanly && !summary.damaged && Date.now() - st.mtimeMs < LIVE_ELSEWHERE_MS;
+    const state: SessionState = summary.damaged
+      ? 'damaged'
+      : summary.closedCleanly
+        ? 'complete'
+        : liveElsewhere
+          ? 'recording'
+          : 'interrupted';
     return {
       id,
       path,
@@ -200,14 +209,9 @@ export class SessionStore {
       startedAt: summary.startedAt,
       endedAt: summary.endedAt,
       durationMs: summary.endedAt - summary.startedAt,
-      sizeBytes: st.size + metaBytes,
-      state: summary.damaged
-        ? 'damaged'
-        : summary.closedCleanly
-          ? 'complete'
-          : liveElsewhere
-            ? 'recording'
-            : 'interrupted',
+      // Measured after the sidecar update above, so retention sums what is really on disk.
+      sizeBytes: st.size + (await metaBytes()),
+      state,
       annotations: meta.annotations.length,
       warnings: summary.warnings,
     };
