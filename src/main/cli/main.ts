@@ -1,6 +1,7 @@
 // `pd-console`: the same core for terminals and scripts.
-import { createCore } from '../compose';
+import { createApp, type App } from '../compose';
 import type { Core } from '../core/core';
+import { ROLES, type Role } from '@shared/domain';
 import type { DeploymentSummary, HostConfig, ServiceObservation } from '@shared/domain';
 import { parseCommand } from './parse-command';
 
@@ -9,6 +10,9 @@ const USAGE = `usage: pd-console <command> [options]
 commands:
   status [--host H] [--json]     systemd state, health and KV usage of prefill, decode and router
   kv [--host H] [--watch]        KV-cache usage of prefill and decode (every second with --watch)
+  discover [--host H] [--json]   find the SGLang units on the host; say what is missing and what to change
+  metrics --service prefill|decode|router [--host H] [--json]
+                                 every metric family the endpoint serves: type, series, last value
   parse --format prometheus|openmetrics [--json] < FILE
                                  check an exposition read on stdin (exit 0 if it parses)
 
@@ -33,12 +37,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(r.stderr);
     return r.exitCode;
   }
-  const flags = parseFlags(rest);
-  if (cmd === 'status' || cmd === 'kv') {
-    const core = createCore({ shell: 'cli', intervalMs: 1000 });
+  let flags: Flags;
+  try {
+    flags = parseFlags(rest);
+  } catch (err) {
+    io.stderr(`pd-console ${cmd}: ${(err as Error).message}\n`);
+    return 2;
+  }
+  if (cmd === 'status' || cmd === 'kv' || cmd === 'discover' || cmd === 'metrics') {
+    if (cmd === 'metrics' && !ROLES.includes(flags.service as Role)) {
+      io.stderr(`pd-console metrics: --service must be one of ${ROLES.join(', ')}\n`);
+      return 2;
+    }
+    const app = createApp({ shell: 'cli', intervalMs: 1000 });
+    const core = app.core;
     try {
       const summary = await openTarget(core, String(flags.host ?? 'demo'));
       if (cmd === 'status') return await status(core, summary, !!flags.json, io);
+      if (cmd === 'discover') return await discover(app, summary, !!flags.json, io);
+      if (cmd === 'metrics') return await metrics(app, summary, flags.service as Role, !!flags.json, io);
       return await kv(core, summary, !!flags.watch, io);
     } catch (err) {
       const e = err as Error & { hint?: string };
@@ -52,11 +69,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   return 2;
 }
 
-function parseFlags(args: string[]): Record<string, string | boolean> {
-  const out: Record<string, string | boolean> = {};
+export type Flags = Record<string, string | boolean> & { _: string[] };
+
+/** --key value, --flag, and positional words (in `_`). */
+export function parseFlags(args: string[]): Flags {
+  const out: Flags = { _: [] } as unknown as Flags;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`);
+    if (!a.startsWith('--')) {
+      out._.push(a);
+      continue;
+    }
     const key = a.slice(2);
     const next = args[i + 1];
     if (next !== undefined && !next.startsWith('--')) {
@@ -179,6 +202,46 @@ async function kv(core: Core, summary: DeploymentSummary, watch: boolean, io: Cl
     io.stdout(`${new Date().toISOString()}  ${line}\n`);
     if (!watch) return services.some((s) => s.role !== 'router' && s.kv) ? 0 : 1;
   }
+}
+
+async function discover(app: App, summary: DeploymentSummary, json: boolean, io: CliIo): Promise<number> {
+  const r = await app.handlers.discover({ deploymentId: summary.deployment.id });
+  if (json) {
+    io.stdout(JSON.stringify(r, null, 2) + '\n');
+  } else {
+    io.stdout(`${summary.host.label}: ${r.found.length} SGLang unit(s) found\n`);
+    for (const s of r.proposal.services)
+      io.stdout(
+        `  ${s.role.padEnd(8)} ${s.unit.padEnd(30)} api ${s.apiUrl}  metrics ${s.metricsUrl ?? '(none)'}${s.gpus?.length ? `  GPUs ${s.gpus.join(',')}` : ''}\n`,
+      );
+    for (const d of r.diagnostics)
+      io.stdout(`  ${d.severity.toUpperCase()}: ${d.message}${d.fix ? `\n    fix: ${d.fix}` : ''}\n`);
+    for (const c of r.needsOperatorChoice)
+      io.stdout(`  CHOOSE: ${c.role} could be ${c.units.join(' or ')}; proposed ${c.chosen}\n`);
+  }
+  return r.diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
+}
+
+async function metrics(
+  app: App,
+  summary: DeploymentSummary,
+  role: Role,
+  json: boolean,
+  io: CliIo,
+): Promise<number> {
+  // The first scrape arrives with the first observation.
+  await nextObservation(app.core, summary.deployment.id);
+  const inv = await app.handlers.getMetricsInventory({ deploymentId: summary.deployment.id, role });
+  if (json) io.stdout(JSON.stringify(inv, null, 2) + '\n');
+  else if (inv.unavailable) io.stdout(`${role}: no metrics: ${inv.unavailable}\n`);
+  else {
+    io.stdout(`${role} ${inv.url}: ${inv.families.length} families\n`);
+    for (const f of inv.families)
+      io.stdout(
+        `  ${f.name.padEnd(52)} ${f.type.padEnd(10)} ${String(f.series).padStart(4)} series  ${String(f.lastValue)}\n`,
+      );
+  }
+  return inv.unavailable ? 1 : 0;
 }
 
 async function readAll(): Promise<string> {

@@ -144,9 +144,15 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     const conn = this.newConnection(host, configure);
     await conn.start();
     try {
+      // start() returns after the first attempt. If that failed, say so now instead of retrying in the
+      // background while the operator waits: retries are for links that were up and dropped.
+      const first = conn.status;
+      if (first.state === 'reconnecting')
+        throw new ApiError('unreachable', `cannot connect to ${host.label}: ${first.lastError}`);
       await conn.waitConnected(this.opts.connectTimeoutMs ?? 60_000);
     } catch (err) {
       await conn.stop();
+      if (err instanceof ApiError) throw err;
       const e = err as { explained?: { code: string; message: string; hint?: string } };
       if (e.explained) throw new ApiError(e.explained.code, e.explained.message, e.explained.hint);
       throw err;
