@@ -75,6 +75,18 @@ export function stepsFor(role: Role, drain: boolean): RestartStepKind[] {
   ];
 }
 
+function isStopOrStart(u: UnitSnapshot): boolean {
+  return (
+    u.activeState === 'deactivating' ||
+    u.activeState === 'inactive' ||
+    (u.activeState === 'activating' && u.subState !== 'auto-restart')
+  );
+}
+
+function isStartFailure(u: UnitSnapshot): boolean {
+  return u.activeState === 'failed' || u.subState === 'auto-restart';
+}
+
 export function healthUrlOf(s: ServiceConfig): string {
   // The router's configured health URL is /readiness (all of PD); its own liveness is /health.
   if (s.role === 'router') return `${s.apiUrl.replace(/\/+$/, '')}/health`;
@@ -365,18 +377,16 @@ class ServiceRestart {
       probe: async () => {
         const now = await this.show();
         this.ctx.run.setUnitState(this.role, describeUnit(now));
-        if (now.activeState !== 'active' && now.activeState !== 'failed') transition = true;
+        // Stopping or starting proves the restart began; "auto-restart" does not (a crash loop shows it too).
+        if (isStopOrStart(now)) transition = true;
         const fresh = transition || isNewInvocation(before, now);
         if (now.activeState === 'active' && fresh)
           return { kind: 'done', value: now, detail: `${describeUnit(now)}, main PID ${now.mainPid || '?'}` };
-        if (now.activeState === 'failed' && (fresh || before.activeState !== 'failed'))
+        // With Restart=on-failure a failed start shows as activating/auto-restart, often without ever
+        // showing "failed" between two polls: either way this start failed.
+        if (isStartFailure(now) && (fresh || before.activeState === 'active'))
           return { kind: 'failed', failure: this.startFailure(now) };
         const progress = this.progressText();
-        if (now.subState === 'auto-restart')
-          return {
-            kind: 'pending',
-            detail: `the start failed (Result=${now.result || '?'}); systemd will try again (restart counter ${now.nRestarts})`,
-          };
         return { kind: 'pending', detail: `${describeUnit(now)}${progress ? ` — ${progress}` : ''}` };
       },
     });
@@ -407,8 +417,10 @@ class ServiceRestart {
           : now.result === 'signal' || now.result === 'core-dump'
             ? 'the main process was killed by a signal'
             : `Result=${now.result || 'unknown'}${status}`;
+    const retry =
+      now.subState === 'auto-restart' ? '; systemd will start it again by itself (Restart=on-failure)' : '';
     return {
-      message: `${this.unit} failed to start: ${why}`,
+      message: `${this.unit} failed to start: ${why}${retry}`,
       result: now.result || undefined,
       hint:
         now.result === 'timeout'
@@ -438,7 +450,7 @@ class ServiceRestart {
         ]);
         this.ctx.run.setUnitState(this.role, describeUnit(unit));
         // The new invocation was seen active in the previous step: failed now means it crashed while loading.
-        if (unit.activeState === 'failed') return { kind: 'failed', failure: this.startFailure(unit) };
+        if (isStartFailure(unit)) return { kind: 'failed', failure: this.startFailure(unit) };
         if (health.ok) return { kind: 'done', value: health, detail: `GET ${url} → ${health.detail}` };
         const progress = this.progressText();
         const state = unit.activeState === 'active' ? '' : ` — unit ${describeUnit(unit)}`;

@@ -36,7 +36,8 @@ export function sudoersLine(
 /** Who we are on the host and where systemctl lives: asked once per connection. */
 export const IDENTITY_COMMAND = [
   shellCommand(['id', '-u']),
-  shellCommand(['id', '-un']),
+  // `-u -n` rather than `-un`: the same on every id(1), and parsers of combined flags differ.
+  shellCommand(['id', '-u', '-n']),
   shellCommand(['command', '-v', 'systemctl']),
 ].join('; ');
 
@@ -49,7 +50,7 @@ export interface HostIdentity {
 /** Parses the three lines of IDENTITY_COMMAND; null when the host answered something else. */
 export function parseIdentity(stdout: string): HostIdentity | null {
   const [uidLine, userLine, pathLine] = stdout.split('\n').map((l) => l.trim());
-  if (!/^\d+$/.test(uidLine ?? '') || !userLine) return null;
+  if (!/^\d+$/.test(uidLine ?? '') || !/^[A-Za-z0-9._][A-Za-z0-9._-]*\$?$/.test(userLine ?? '')) return null;
   return {
     uid: Number(uidLine),
     user: userLine,

@@ -1,0 +1,313 @@
+// The restart's building blocks on real formats: the exact commands, the sudoers line, what sudo/systemctl
+// print when they refuse (taken from the demo host's emulation of them), journalctl's JSON, SGLang's startup
+// log lines, the stack order, and the smg worker API used to drain.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  classifyCommandError,
+  isNewInvocation,
+  parseIdentity,
+  parseUnitSnapshot,
+  restartCommand,
+  sudoersLine,
+  followShowCommand,
+  IDENTITY_COMMAND,
+} from '../../src/main/core/actions/unit-commands';
+import { parseJournalJson, journalAfterCommand } from '../../src/main/core/actions/journal-follow';
+import { advanceProgress, progressFromLine } from '../../src/main/core/actions/load-progress';
+import { applyPatch, defaultSettings, stagesFor } from '../../src/main/core/actions/restart-settings';
+import { addToRouter, probeDrain, removeFromRouter } from '../../src/main/core/actions/drain';
+import { acceleratedClock } from '../../src/main/core/clock';
+import { emulateCommand, startDemoHost, type DemoHost } from '../../src/main/demo';
+import { shardProgress } from '../../src/main/demo/log-lines';
+import type { ServiceConfig } from '../../src/shared/domain';
+
+let demo: DemoHost | undefined;
+afterEach(async () => {
+  await demo?.stop();
+  demo = undefined;
+});
+
+async function host(): Promise<DemoHost> {
+  demo = await startDemoHost({ clock: acceleratedClock(20), seed: 3 });
+  return demo;
+}
+
+describe('commands', () => {
+  it('restarts with --no-block, through sudo -n unless root or polkit, quoting nothing it does not need to', () => {
+    expect(restartCommand('sglang-decode.service', 'sudo')).toBe(
+      'sudo -n systemctl --no-block restart sglang-decode.service',
+    );
+    expect(restartCommand('sglang-decode.service', 'root')).toBe(
+      'systemctl --no-block restart sglang-decode.service',
+    );
+    expect(restartCommand('dsv4-decode@1.service', 'polkit')).toBe(
+      'systemctl --no-block restart dsv4-decode@1.service',
+    );
+  });
+
+  it('refuses unit names that could smuggle shell syntax, before any command exists', () => {
+    for (const bad of ['x.service; reboot', '$(id).service', '-H evil', 'a b.service', 'x`y`.service'])
+      expect(() => restartCommand(bad, 'sudo')).toThrow(/refusing to send unit name/);
+  });
+
+  it('writes a sudoers line that allows exactly these restarts, with the full systemctl path', () => {
+    expect(
+      sudoersLine('operator', ['sglang-prefill.service', 'sglang-decode.service'], '/bin/systemctl'),
+    ).toBe(
+      'operator ALL=(root) NOPASSWD: /bin/systemctl --no-block restart sglang-prefill.service, /bin/systemctl --no-block restart sglang-decode.service',
+    );
+  });
+
+  it('reads who it is on the host and where systemctl lives, as the demo host answers', async () => {
+    const d = await host();
+    const asOperator = parseIdentity((await emulateCommand(d.sim, IDENTITY_COMMAND, 'operator')).stdout);
+    expect(asOperator).toEqual({ uid: 1000, user: 'operator', systemctlPath: '/usr/bin/systemctl' });
+    const asRoot = parseIdentity((await emulateCommand(d.sim, IDENTITY_COMMAND, 'root')).stdout);
+    expect(asRoot?.uid).toBe(0);
+    expect(parseIdentity('uid=1000(x) gid=1000(x)\n')).toBeNull();
+  });
+});
+
+describe('what sudo and systemctl say when they refuse', () => {
+  it('recognises sudo asking for a password, and a unit systemd does not know', async () => {
+    const d = await host();
+    d.sim.setFault('sudo-password', true);
+    const sudo = await emulateCommand(d.sim, restartCommand('sglang-decode.service', 'sudo'), 'operator');
+    expect(sudo.exitCode).not.toBe(0);
+    expect(classifyCommandError(sudo.stderr, sudo.exitCode)).toBe('sudo-password');
+    d.sim.setFault('sudo-password', false);
+    const missing = await emulateCommand(d.sim, restartCommand('sglang-decoder.service', 'root'), 'root');
+    expect(missing.exitCode).not.toBe(0);
+    expect(classifyCommandError(missing.stderr, missing.exitCode)).toBe('unit-not-found');
+    expect(classifyCommandError('sudo: operator is not in the sudoers file.', 1)).toBe('sudo-denied');
+    expect(classifyCommandError('Failed to restart x.service: Interactive authentication required.', 1)).toBe(
+      'access-denied',
+    );
+  });
+
+  it('tells a new invocation from the old one by systemd’s own ids, and a missing unit by LoadState', async () => {
+    const d = await host();
+    const show = async (unit: string) =>
+      parseUnitSnapshot((await emulateCommand(d.sim, followShowCommand(unit), 'operator')).stdout, unit);
+    const before = await show('sglang-router.service');
+    expect(before.activeState).toBe('active');
+    expect(before.invocationId).toMatch(/^[0-9a-f]{32}$/);
+    expect(isNewInvocation(before, await show('sglang-router.service'))).toBe(false);
+    await emulateCommand(d.sim, restartCommand('sglang-router.service', 'root'), 'root');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(isNewInvocation(before, await show('sglang-router.service'))).toBe(true);
+    expect((await show('nope.service')).loadState).toBe('not-found');
+  });
+});
+
+describe('journal and load progress', () => {
+  it('parses journalctl -o json: cursor, time, multi-line and byte-array messages, stray lines', () => {
+    const out = [
+      '{"__CURSOR":"s=1;i=5","__REALTIME_TIMESTAMP":"1795972445451000","PRIORITY":"6","MESSAGE":"Load weight begin."}',
+      '-- No entries --',
+      '{"__CURSOR":"s=1;i=6","__REALTIME_TIMESTAMP":"1795972446000000","PRIORITY":"3","MESSAGE":"Traceback:\\n  File x\\nRuntimeError: boom"}',
+      `{"__CURSOR":"s=1;i=7","__REALTIME_TIMESTAMP":"1795972447000000","MESSAGE":${JSON.stringify([...Buffer.from('bytes ok')])}}`,
+      '{"__CURSOR":"s=1;i=8","__REALTIME_TIMESTAMP":"1795972448000000","MESSAGE":null}',
+    ].join('\n');
+    const p = parseJournalJson(out);
+    expect(p.lastCursor).toBe('s=1;i=8');
+    expect(p.skipped).toBe(1);
+    expect(p.lines.map((l) => l.text)).toEqual([
+      'Load weight begin.',
+      'Traceback:',
+      '  File x',
+      'RuntimeError: boom',
+      'bytes ok',
+      '[message over 4096 bytes not shown; use journalctl --all]',
+    ]);
+    expect(p.lines[0]).toMatchObject({ ts: 1795972445451, priority: 6 });
+    expect(journalAfterCommand('sglang-decode.service', 's=1;i=8')).toBe(
+      "journalctl --no-pager -o json -u sglang-decode.service '--after-cursor=s=1;i=8'",
+    );
+  });
+
+  it('reads weight shards, CUDA graph capture and readiness from SGLang’s log, never going backwards', () => {
+    expect(progressFromLine(`[2026-11-29 17:17:29 TP0] ${shardProgress(4, 41)}`)).toMatchObject({
+      phase: 'weights',
+      done: 4,
+      total: 17,
+    });
+    expect(
+      progressFromLine(
+        'Capturing batches (bs=256 avail_mem=7.90 GB):  45%|████▌     | 23/52 [00:10<00:12,  2.1it/s]',
+      ),
+    ).toMatchObject({ phase: 'cuda-graph', done: 23, total: 52 });
+    const lines = [
+      shardProgress(3, 30),
+      shardProgress(9, 90),
+      // Another tensor-parallel rank lagging behind must not move the bar back.
+      shardProgress(5, 50),
+      'Capture cuda graph begin. This can take up to several minutes.',
+    ];
+    const p = advanceProgress(undefined, lines);
+    expect(p?.phase).toBe('cuda-graph');
+    const q = advanceProgress(advanceProgress(undefined, lines.slice(0, 3)), []);
+    expect(q).toMatchObject({ phase: 'weights', done: 9 });
+    expect(advanceProgress(p, ['The server is fired up and ready to roll!'])?.phase).toBe('ready');
+  });
+});
+
+describe('settings and stack order', () => {
+  it('restarts prefill and decode together by default, the router last; sequences on request', () => {
+    const s = defaultSettings();
+    const all = ['prefill', 'decode', 'router'] as const;
+    expect(stagesFor('stack', s, all)).toEqual([['prefill', 'decode'], ['router']]);
+    expect(stagesFor('stack', applyPatch(s, { stackOrder: 'decode-first' }), all)).toEqual([
+      ['decode'],
+      ['prefill'],
+      ['router'],
+    ]);
+    expect(stagesFor('stack', applyPatch(s, { stackIncludesRouter: false }), all)).toEqual([
+      ['prefill', 'decode'],
+    ]);
+    expect(stagesFor('stack', s, ['decode', 'router'])).toEqual([['decode'], ['router']]);
+    expect(stagesFor('decode', s, all)).toEqual([['decode']]);
+  });
+
+  it('merges timeout patches per role and keeps a locked read-only on', () => {
+    const s = applyPatch(defaultSettings(), { timeouts: { server: { healthMs: 60_000 } } });
+    expect(s.timeouts.server.healthMs).toBe(60_000);
+    expect(s.timeouts.server.activeMs).toBe(35 * 60_000);
+    expect(s.timeouts.router.healthMs).toBe(3 * 60_000);
+    const locked = { ...s, readOnly: true, readOnlyLocked: true };
+    expect(() => applyPatch(locked, { readOnly: false })).toThrow(/cannot be switched off/);
+  });
+});
+
+/**
+ * The part of smg's worker management API that drain uses, as smg's Admin API reference documents it
+ * (GET /workers, GET/DELETE /workers/{id}, POST /workers answering 202). Only the behaviour drain relies on.
+ */
+function smgWorkerApi(): Promise<{
+  url: string;
+  calls: string[];
+  workers: Map<string, Record<string, unknown>>;
+  close(): Promise<void>;
+}> {
+  const workers = new Map<string, Record<string, unknown>>([
+    [
+      'w-pre',
+      {
+        id: 'w-pre',
+        url: 'http://127.0.0.1:30100',
+        worker_type: 'prefill',
+        bootstrap_port: 8998,
+        is_healthy: true,
+      },
+    ],
+    ['w-dec', { id: 'w-dec', url: 'http://127.0.0.1:30200', worker_type: 'decode', is_healthy: true }],
+  ]);
+  const calls: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      calls.push(`${req.method} ${req.url}${body ? ` ${body}` : ''}`);
+      const send = (status: number, json: unknown): void => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(json));
+      };
+      const m = /^\/workers\/([^/]+)$/.exec(req.url ?? '');
+      if (req.url === '/workers' && req.method === 'GET')
+        return send(200, { workers: [...workers.values()] });
+      if (req.url === '/workers' && req.method === 'POST') {
+        const spec = JSON.parse(body) as Record<string, unknown>;
+        workers.set('w-new', { id: 'w-new', ...spec, is_healthy: false });
+        return send(202, { status: 'accepted', worker_id: 'w-new' });
+      }
+      if (m && req.method === 'GET') return workers.has(m[1]) ? send(200, workers.get(m[1])) : send(404, {});
+      if (m && req.method === 'DELETE') {
+        workers.delete(m[1]);
+        return send(202, { status: 'accepted', worker_id: m[1] });
+      }
+      send(404, { error: { message: 'not found' } });
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        calls,
+        workers,
+        close: () => new Promise((r) => server.close(() => r())),
+      });
+    }),
+  );
+}
+
+describe('drain through the router’s worker API', () => {
+  const prefill: ServiceConfig = {
+    role: 'prefill',
+    hostId: 'h',
+    unit: 'sglang-prefill.service',
+    apiUrl: 'http://127.0.0.1:30100',
+  };
+
+  it('removes the worker and registers it again with the same type and bootstrap port', async () => {
+    const api = await smgWorkerApi();
+    const agent = new http.Agent();
+    try {
+      const router: ServiceConfig = {
+        role: 'router',
+        hostId: 'h',
+        unit: 'sglang-router.service',
+        apiUrl: api.url,
+      };
+      const probe = await probeDrain(agent, router, prefill);
+      expect(probe.supported).toBe(true);
+      expect(probe.registration).toEqual({
+        id: 'w-pre',
+        url: 'http://127.0.0.1:30100',
+        workerType: 'prefill',
+        bootstrapPort: 8998,
+      });
+      await removeFromRouter(agent, router, probe.registration!);
+      expect(api.workers.has('w-pre')).toBe(false);
+      await addToRouter(agent, router, probe.registration!);
+      expect(api.calls.at(-1)).toBe(
+        'POST /workers {"url":"http://127.0.0.1:30100","worker_type":"prefill","bootstrap_port":8998}',
+      );
+    } finally {
+      agent.destroy();
+      await api.close();
+    }
+  });
+
+  it('says the router cannot drain when it has no per-worker API, and does not touch it', async () => {
+    // A router that lists workers but has no /workers/{id} (like the demo router, checked end to end elsewhere).
+    const srv = http.createServer((req, res) => {
+      res.writeHead(req.url === '/workers' ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(
+        req.url === '/workers'
+          ? JSON.stringify({ workers: [{ id: 'x', url: 'http://127.0.0.1:30100' }] })
+          : '{}',
+      );
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    const agent = new http.Agent();
+    try {
+      const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+      const probe = await probeDrain(
+        agent,
+        { role: 'router', hostId: 'h', unit: 'r.service', apiUrl: url },
+        prefill,
+      );
+      expect(probe).toMatchObject({ supported: false });
+      expect(probe.detail).toMatch(
+        /^drain not supported by this router version: GET \/workers\/\{id\} answered HTTP 404/,
+      );
+      expect((await probeDrain(agent, undefined, prefill)).supported).toBe(false);
+    } finally {
+      agent.destroy();
+      await new Promise((r) => srv.close(r));
+    }
+  });
+});
