@@ -1,14 +1,35 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { api, onBridgeState } from './api/client';
 import { errorText } from './api/errors';
-import { addDeployment, setInfo, useAppState, wireEvents } from './state/store';
+import {
+  addDeployment,
+  removeDeployment,
+  setInfo,
+  useAppState,
+  wireEvents,
+  type DeploymentView,
+} from './state/store';
+import { applyTheme, backToLive, navigate, RANGES, setHelp, setRange, useUi } from './state/ui';
+import { requestNotifications } from './state/notifications';
 import { StartPage } from './pages/StartPage';
 import { Overview } from './pages/Overview';
+import { KvPage } from './pages/KvPage';
+import { MetricsPage } from './pages/MetricsPage';
+import { AlertsPage } from './pages/AlertsPage';
+import { ServicePage } from './pages/ServicePage';
+import { TopBar } from './components/TopBar';
+import { ConnectionBanner } from './components/ConnectionBanner';
+import { CommandPalette, type Command } from './components/CommandPalette';
+import { ShortcutHelp } from './components/ShortcutHelp';
+import { AroundDrawer } from './components/AroundDrawer';
+import { AlertToasts } from './components/AlertToasts';
+import { useShortcuts } from './shortcuts';
 
 export function App(): React.JSX.Element {
   const state = useAppState();
   const [bridge, setBridge] = useState<{ state: string; detail?: string }>({ state: 'open' });
-  const [bootError, setBootError] = useState<string | null>(null);
+  const [bootError, setBootError] = useState<{ message: string; hint?: string } | null>(null);
+  const [booting, setBooting] = useState(true);
 
   useEffect(() => onBridgeState((s, detail) => setBridge({ state: s, detail })), []);
 
@@ -23,12 +44,15 @@ export function App(): React.JSX.Element {
         if (info.autoOpenDemo && !open.some((d) => d.host.kind === 'demo'))
           addDeployment(await api.openDemo({}));
       } catch (err) {
-        setBootError(errorText(err).message);
+        setBootError(errorText(err));
+      } finally {
+        setBooting(false);
       }
     })();
   }, []);
 
   const active = state.activeId ? state.deployments[state.activeId] : undefined;
+  useShortcuts(active !== undefined);
   return (
     <>
       {bridge.state === 'closed' && (
@@ -38,10 +62,132 @@ export function App(): React.JSX.Element {
       )}
       {bootError && (
         <div className="banner banner-bad" role="alert">
-          Could not start: {bootError}
+          Could not start: {bootError.message}
+          {bootError.hint ? ` — ${bootError.hint}` : ''}
         </div>
       )}
-      {active ? <Overview view={active} /> : <StartPage />}
+      {active ? (
+        <Console view={active} />
+      ) : booting && bridge.state !== 'closed' ? (
+        <p className="boot muted">Starting PD Console…</p>
+      ) : (
+        <StartPage />
+      )}
+      <ShortcutHelp />
+      <AlertToasts />
     </>
+  );
+}
+
+function Console({ view }: { view: DeploymentView }): React.JSX.Element {
+  const ui = useUi();
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  const { deployment, host } = view.summary;
+  const close = (): void => {
+    void api.closeDeployment({ deploymentId: deployment.id }).finally(() => removeDeployment(deployment.id));
+  };
+  const commands = useMemo<Command[]>(() => {
+    const cmds: Command[] = [
+      {
+        id: 'go-overview',
+        title: 'Go to overview (pipeline)',
+        hint: 'o',
+        run: () => navigate({ name: 'overview' }),
+      },
+      { id: 'go-kv', title: 'Go to KV cache', hint: 'k', run: () => navigate({ name: 'kv' }) },
+      {
+        id: 'go-metrics',
+        title: 'Go to metrics panels (latency, throughput, GPUs)',
+        hint: 'm',
+        run: () => navigate({ name: 'metrics' }),
+      },
+      {
+        id: 'go-alerts',
+        title: 'Go to alerts and rules',
+        hint: 'a',
+        run: () => navigate({ name: 'alerts' }),
+      },
+      ...deployment.services.map((s) => ({
+        id: `go-service-${s.role}`,
+        title: `Open ${s.role} service: systemd, journal (${s.unit})`,
+        hint: s.role[0],
+        run: () => navigate({ name: 'service', role: s.role }),
+      })),
+      ...RANGES.map((r, i) => ({
+        id: `range-${r.id}`,
+        title: `Show the last ${r.label}`,
+        hint: String(i + 1),
+        run: () => setRange(r.id),
+      })),
+      { id: 'live', title: 'Back to live', hint: 'l', run: backToLive },
+      { id: 'theme-light', title: 'Theme: light', run: () => applyTheme('light') },
+      { id: 'theme-dark', title: 'Theme: dark', run: () => applyTheme('dark') },
+      { id: 'theme-system', title: 'Theme: follow the system', run: () => applyTheme('system') },
+      {
+        id: 'notify',
+        title: 'Enable desktop notifications for alerts',
+        run: () => void requestNotifications(),
+      },
+      { id: 'help', title: 'Keyboard shortcuts', hint: '?', run: () => setHelp(true) },
+      { id: 'close', title: `Close ${deployment.name}`, run: close },
+    ];
+    if (host.kind === 'demo') {
+      const fault = (fault: string, on: boolean, role?: 'prefill' | 'decode' | 'router') => () =>
+        void api
+          .demoControl({ deploymentId: deployment.id, fault, on, role })
+          .catch((err: unknown) => window.alert(errorText(err).message));
+      cmds.push(
+        {
+          id: 'demo-kv-full-on',
+          title: 'Demo: fill the decode KV cache (fault kv-full on)',
+          run: fault('kv-full', true),
+        },
+        {
+          id: 'demo-kv-full-off',
+          title: 'Demo: stop filling the decode KV cache (kv-full off)',
+          run: fault('kv-full', false),
+        },
+        {
+          id: 'demo-crash-loop-on',
+          title: 'Demo: make decode crash-loop',
+          run: fault('crash-loop', true, 'decode'),
+        },
+        {
+          id: 'demo-crash-loop-off',
+          title: 'Demo: stop the decode crash loop',
+          run: fault('crash-loop', false, 'decode'),
+        },
+        {
+          id: 'demo-metrics-500-on',
+          title: 'Demo: decode /metrics answers 500',
+          run: fault('metrics-500', true, 'decode'),
+        },
+        {
+          id: 'demo-metrics-500-off',
+          title: 'Demo: decode /metrics answers again',
+          run: fault('metrics-500', false, 'decode'),
+        },
+      );
+    }
+    return cmds;
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- commands depend only on the deployment's identity
+  }, [deployment.id, host.kind]);
+  const page = ui.page;
+  return (
+    <main className="console">
+      <TopBar view={view} onClose={close} />
+      <ConnectionBanner view={view} now={now} />
+      {page.name === 'overview' && <Overview view={view} now={now} />}
+      {page.name === 'kv' && <KvPage view={view} />}
+      {page.name === 'metrics' && <MetricsPage view={view} />}
+      {page.name === 'alerts' && <AlertsPage view={view} />}
+      {page.name === 'service' && <ServicePage key={page.role} view={view} role={page.role} now={now} />}
+      <AroundDrawer deploymentId={deployment.id} />
+      <CommandPalette commands={commands} />
+    </main>
   );
 }

@@ -1,4 +1,5 @@
-// Units that read naturally: tokens with k/M, percentages, durations.
+// Units that read naturally: tokens with k/M, percentages, durations, GB/s, ms, W, °C.
+import type { SignalUnit } from '@shared/contract';
 
 export function formatTokens(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
@@ -28,4 +29,85 @@ export function formatDuration(ms: number): string {
 
 export function formatClock(ts: number): string {
   return new Date(ts).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+export function formatDateTime(ts: number): string {
+  return new Date(ts).toLocaleString([], {
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+}
+
+/** Seconds as the operator reads latency: 850 ms, 1.24 s, 2 min 5 s. */
+export function formatSeconds(s: number | null | undefined): string {
+  if (s === null || s === undefined || !Number.isFinite(s)) return '—';
+  const a = Math.abs(s);
+  if (a < 1) return `${(s * 1000).toFixed(a < 0.01 ? 1 : 0)} ms`;
+  if (a < 60) return `${s.toFixed(a < 10 ? 2 : 1)} s`;
+  if (a < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  return formatDuration(s * 1000);
+}
+
+export function formatBytes(b: number | null | undefined): string {
+  if (b === null || b === undefined || !Number.isFinite(b)) return '—';
+  const gib = b / 1024 ** 3;
+  if (gib >= 1) return `${gib.toFixed(gib >= 100 ? 0 : 1)} GiB`;
+  return `${(b / 1024 ** 2).toFixed(0)} MiB`;
+}
+
+function num(v: number, digits: number): string {
+  const a = Math.abs(v);
+  if (a >= 1e6) return `${(v / 1e6).toFixed(2)}M`;
+  if (a >= 1e4) return `${(v / 1e3).toFixed(0)}k`;
+  if (a >= 1e3) return `${(v / 1e3).toFixed(1)}k`;
+  return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+}
+
+/** A value in its unit, for cards, tooltips and axes. */
+export function formatValue(unit: SignalUnit, v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
+  switch (unit) {
+    case 'ratio':
+      return formatPct(v);
+    case 'percent':
+      return `${v.toFixed(0)} %`;
+    case 'tokens':
+      return formatTokens(v);
+    case 'requests':
+    case 'count':
+      return num(v, 1);
+    case 'tokens_per_s':
+      return `${formatTokens(v)} tok/s`;
+    case 'requests_per_s':
+      return `${num(v, 2)} req/s`;
+    case 'per_min':
+      return `${num(v, 1)}/min`;
+    case 'seconds':
+      return formatSeconds(v);
+    case 'ms':
+      return formatSeconds(v / 1000);
+    case 'gb_per_s':
+      return `${v.toFixed(v >= 10 ? 1 : 2)} GB/s`;
+    case 'mb':
+      return `${num(v, 1)} MB`;
+    case 'bytes':
+      return formatBytes(v);
+    case 'celsius':
+      return `${v.toFixed(0)} °C`;
+    case 'watts':
+      return `${v.toFixed(0)} W`;
+    case 'bool':
+      return v >= 1 ? 'yes' : 'no';
+  }
+}
+
+/** Shorter axis ticks. */
+export function formatTick(unit: SignalUnit, v: number): string {
+  if (unit === 'ratio') return `${Math.round(v * 100)} %`;
+  if (unit === 'tokens_per_s') return formatTokens(v);
+  if (unit === 'requests_per_s') return num(v, 1);
+  return formatValue(unit, v);
 }

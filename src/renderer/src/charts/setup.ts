@@ -1,4 +1,4 @@
-// Chart.js, tree-shaken: only what our time-series charts use.
+// Chart.js, tree-shaken: only what our time-series charts use, plus the zoom plugin.
 import {
   Chart,
   Decimation,
@@ -11,6 +11,7 @@ import {
   TimeScale,
   Tooltip,
 } from 'chart.js';
+import zoomPlugin from 'chartjs-plugin-zoom';
 import 'chartjs-adapter-date-fns';
 
 Chart.register(
@@ -23,6 +24,18 @@ Chart.register(
   Legend,
   Filler,
   Decimation,
+  zoomPlugin,
 );
 
 export { Chart };
+
+/** A CSS custom property of the current theme, e.g. cssVar('--decode'). */
+export function cssVar(name: string, fallback: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+}
+
+/**
+ * Benchmark switch: `?decimate=0` asks the core for every stored point and turns Chart.js decimation off,
+ * so the same charts can be measured with and without it side by side.
+ */
+export const DECIMATE = new URLSearchParams(window.location.search).get('decimate') !== '0';

@@ -1,19 +1,30 @@
-// KV-cache usage of one server: the figure, its source, and its history.
-import type { Role, ServiceObservation } from '@shared/domain';
-import { formatPct, formatTokens } from '../format';
-import { KvChart } from '../charts/KvChart';
+// KV-cache usage of one server: used / evictable / free tokens and % of capacity, the time-to-full
+// forecast, where the figure comes from (and its caveat), and its history.
+import type { DashboardSnapshot } from '@shared/contract';
+import type { AppEvent, Role, ServiceObservation } from '@shared/domain';
+import { formatPct, formatSeconds, formatTokens } from '../format';
+import { TimeChart } from '../charts/TimeChart';
 
 export function KvUsagePanel({
   deploymentId,
   role,
   obs,
+  dashboard,
+  events,
+  detailed = false,
 }: {
   deploymentId: string;
   role: Role;
   obs?: ServiceObservation;
+  dashboard?: DashboardSnapshot;
+  events: AppEvent[];
+  detailed?: boolean;
 }): React.JSX.Element {
   const kv = obs?.kv;
+  const detail = dashboard?.kv.find((k) => k.role === role);
   const tone = kv ? (kv.ratio >= 0.9 ? 'bad' : kv.ratio >= 0.75 ? 'warn' : 'ok') : 'idle';
+  const ttf = detail?.timeToFullS ?? null;
+  const free = detail?.freeTokens ?? (kv ? (kv.availableTokens ?? kv.capacityTokens - kv.usedTokens) : null);
   return (
     <section className="card kv-panel" data-testid={`kv-usage-${role}`}>
       <header>
@@ -33,7 +44,6 @@ export function KvUsagePanel({
           {kv ? (
             <>
               {formatTokens(kv.usedTokens)} / {formatTokens(kv.capacityTokens)} tokens
-              {kv.evictableTokens !== undefined ? ` · ${formatTokens(kv.evictableTokens)} evictable` : ''}
             </>
           ) : obs?.kvMissing ? (
             <span className="muted">
@@ -47,8 +57,58 @@ export function KvUsagePanel({
           )}
         </span>
       </div>
-      {kv?.caveat && <p className="caveat">{kv.caveat}</p>}
-      <KvChart deploymentId={deploymentId} role={role} />
+      {kv && (
+        <dl className="kv-breakdown" data-testid="kv-breakdown">
+          <dt>used</dt>
+          <dd data-testid="kv-used">{formatTokens(kv.usedTokens)}</dd>
+          <dt>evictable</dt>
+          <dd data-testid="kv-evictable">
+            {kv.evictableTokens !== undefined ? (
+              formatTokens(kv.evictableTokens)
+            ) : (
+              <span className="muted" title="needs sglang:kv_evictable_tokens (SGLang v0.5.11+)">
+                not exposed
+              </span>
+            )}
+          </dd>
+          <dt>free</dt>
+          <dd data-testid="kv-free">{formatTokens(free)}</dd>
+          <dt>full in</dt>
+          <dd data-testid="kv-ttf" title="least-squares slope of the last 5 minutes">
+            {ttf === null ? <span className="muted">not filling</span> : `~${formatSeconds(ttf)}`}
+          </dd>
+        </dl>
+      )}
+      {kv?.caveat && <p className="caveat">Caveat: {kv.caveat}</p>}
+      <TimeChart
+        id={`kv-pct-${role}`}
+        title={`${role} KV usage, % of capacity`}
+        deploymentId={deploymentId}
+        series={[{ key: `${role}.kv_ratio`, label: `${role} KV %`, color: `--${role}`, fill: true }]}
+        unit="ratio"
+        yMin={0}
+        yMax={1}
+        role={role}
+        events={events}
+        height={detailed ? 200 : 140}
+      />
+      {detailed && (
+        <TimeChart
+          id={`kv-tokens-${role}`}
+          title={`${role} KV tokens and capacity`}
+          deploymentId={deploymentId}
+          series={[
+            { key: `${role}.kv_used`, label: 'used', color: `--${role}`, fill: true },
+            { key: `${role}.kv_evictable`, label: 'evictable', color: '--warn' },
+            { key: `${role}.kv_capacity`, label: 'capacity', color: '--muted', dash: [6, 4] },
+          ]}
+          unit="tokens"
+          role={role}
+          events={events}
+          height={200}
+          source={detail?.sourceMetrics.length ? `source: ${detail.sourceMetrics.join(' + ')}` : undefined}
+        />
+      )}
     </section>
   );
 }

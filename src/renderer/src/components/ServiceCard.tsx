@@ -1,6 +1,9 @@
-// One PD service at a glance: unit, systemd state, uptime, restarts, health, metrics.
+// One PD service at a glance: unit, systemd state, uptime, restarts, health, metrics — and, as a stage of
+// the pipeline, its running and queued requests, its PD queues and its KV usage.
 import type { ServiceConfig, ServiceObservation } from '@shared/domain';
-import { formatDuration } from '../format';
+import type { DashboardSnapshot } from '@shared/contract';
+import { formatDuration, formatPct, formatTokens } from '../format';
+import { navigate } from '../state/ui';
 
 function stateTone(o?: ServiceObservation): 'ok' | 'warn' | 'bad' | 'idle' {
   const a = o?.systemd?.activeState;
@@ -10,14 +13,28 @@ function stateTone(o?: ServiceObservation): 'ok' | 'warn' | 'bad' | 'idle' {
   return 'warn';
 }
 
+const QUEUES: Record<string, Array<[string, string]>> = {
+  prefill: [
+    ['prefill_bootstrap_queue', 'bootstrap'],
+    ['prefill_inflight_queue', 'inflight'],
+  ],
+  decode: [
+    ['decode_prealloc_queue', 'prealloc'],
+    ['decode_transfer_queue', 'transfer'],
+  ],
+  router: [],
+};
+
 export function ServiceCard({
   service,
   obs,
   now,
+  dashboard,
 }: {
   service: ServiceConfig;
   obs?: ServiceObservation;
   now: number;
+  dashboard?: DashboardSnapshot;
 }): React.JSX.Element {
   const sd = obs?.systemd;
   const up =
@@ -25,10 +42,28 @@ export function ServiceCard({
       ? formatDuration(now - sd.activeEnterTimestamp)
       : '—';
   const tone = stateTone(obs);
+  const role = service.role;
+  const v = (k: string): number | null | undefined => dashboard?.values[`${role}.${k}`];
+  const ne = (k: string) => dashboard?.notExposed[`${role}.${k}`];
+  const count = (k: string): React.ReactNode => {
+    const miss = ne(k);
+    if (miss)
+      return (
+        <span
+          className="muted"
+          title={`not exposed by this server version; expected ${miss.expected.join(' or ')}`}
+        >
+          n/e
+        </span>
+      );
+    const x = v(k);
+    return x === null || x === undefined ? '—' : Math.round(x);
+  };
+  const kv = dashboard?.kv.find((k) => k.role === role);
   return (
-    <section className={`card service-card tone-${tone}`} data-testid={`service-card-${service.role}`}>
+    <section className={`card service-card tone-${tone}`} data-testid={`service-card-${role}`}>
       <header>
-        <h2>{service.role}</h2>
+        <h2>{role}</h2>
         <span className="unit" title="systemd unit">
           {service.unit}
         </span>
@@ -74,7 +109,58 @@ export function ServiceCard({
             </span>
           )}
         </dd>
+        {role !== 'router' && (
+          <>
+            <dt>Requests</dt>
+            <dd data-testid="stage-requests">
+              <b data-testid="stage-running">{count('running')}</b> running ·{' '}
+              <b data-testid="stage-queued">{count('queued')}</b> queued
+            </dd>
+            <dt>PD queues</dt>
+            <dd data-testid="stage-queues">
+              {QUEUES[role].map(([k, label], i) => (
+                <span key={k} data-testid={`queue-${k}`}>
+                  {i > 0 ? ' · ' : ''}
+                  {label} <b>{count(k)}</b>
+                </span>
+              ))}
+            </dd>
+            <dt>KV</dt>
+            <dd data-testid="stage-kv">
+              {kv && kv.ratio !== null ? (
+                <span className="kv-inline">
+                  <span className="bar" aria-hidden>
+                    <span
+                      className={`fill tone-${kv.ratio >= 0.9 ? 'bad' : kv.ratio >= 0.75 ? 'warn' : 'ok'}`}
+                      style={{ width: `${Math.min(100, kv.ratio * 100)}%` }}
+                    />
+                  </span>
+                  {formatPct(kv.ratio)} · {formatTokens(kv.usedTokens)} / {formatTokens(kv.capacityTokens)}
+                </span>
+              ) : (
+                <span className="muted">{ne('kv_ratio') ? 'not exposed' : '—'}</span>
+              )}
+            </dd>
+          </>
+        )}
+        {role === 'router' && (
+          <>
+            <dt>Workers</dt>
+            <dd data-testid="stage-workers">
+              {v('workers_total') !== undefined && v('workers_total') !== null
+                ? `${v('workers_healthy')} of ${v('workers_total')} healthy`
+                : '—'}
+            </dd>
+          </>
+        )}
       </dl>
+      <button
+        className="link"
+        data-testid={`open-service-${role}`}
+        onClick={() => navigate({ name: 'service', role })}
+      >
+        Details, journal →
+      </button>
     </section>
   );
 }

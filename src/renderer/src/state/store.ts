@@ -1,14 +1,19 @@
 // Renderer state: what the core pushed, kept per deployment. The renderer renders this and nothing else.
 import { useSyncExternalStore } from 'react';
 import type { AppEvent, ConnectionStatus, DeploymentSummary, Observation } from '@shared/domain';
-import type { AppInfo } from '@shared/contract';
+import type { AppInfo, DashboardSnapshot, SignalInfo } from '@shared/contract';
 import { api } from '../api/client';
+import { notifyAlert } from './notifications';
 
 export interface DeploymentView {
   summary: DeploymentSummary;
   connection: ConnectionStatus;
   latest?: Observation;
+  /** When the latest observation arrived here (renderer clock), to tell "stale" from "connected". */
+  receivedAt?: number;
   events: AppEvent[];
+  dashboard?: DashboardSnapshot;
+  catalog?: Record<string, SignalInfo>;
 }
 
 export interface AppState {
@@ -53,6 +58,7 @@ export function addDeployment(summary: DeploymentSummary, events: AppEvent[] = [
     deployments: {
       ...state.deployments,
       [id]: {
+        ...prev,
         summary,
         connection: summary.connection,
         latest: summary.latest ?? prev?.latest,
@@ -60,6 +66,24 @@ export function addDeployment(summary: DeploymentSummary, events: AppEvent[] = [
       },
     },
   });
+  void loadDashboard(id);
+}
+
+async function loadDashboard(id: string): Promise<void> {
+  try {
+    const [catalog, dashboard] = await Promise.all([
+      api.getSignalCatalog({ deploymentId: id }),
+      api.getDashboard({ deploymentId: id }),
+    ]);
+    update(id, (d) => ({
+      ...d,
+      catalog: Object.fromEntries(catalog.map((c) => [c.key, c])),
+      dashboard: d.dashboard ?? dashboard,
+    }));
+  } catch (err) {
+    // The deployment may have closed meanwhile; its cards say so. Log for whoever debugs the renderer.
+    console.warn(`dashboard state for ${id} not loaded:`, err);
+  }
 }
 
 export function removeDeployment(id: string): void {
@@ -83,10 +107,12 @@ let wired = false;
 export function wireEvents(): void {
   if (wired) return;
   wired = true;
-  api.on('observation', (o) => update(o.deploymentId, (d) => ({ ...d, latest: o })));
+  api.on('observation', (o) => update(o.deploymentId, (d) => ({ ...d, latest: o, receivedAt: Date.now() })));
   api.on('connection', (c) => update(c.deploymentId, (d) => ({ ...d, connection: c.status })));
   api.on('event', (e) => {
     if (!e.deploymentId) return;
     update(e.deploymentId, (d) => ({ ...d, events: [...d.events, e].slice(-MAX_EVENTS) }));
+    if (e.kind === 'alert') notifyAlert(e);
   });
+  api.on('dashboard', (s) => update(s.deploymentId, (d) => ({ ...d, dashboard: s })));
 }

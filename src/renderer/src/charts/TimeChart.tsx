@@ -1,0 +1,386 @@
+// One time-series chart of signal keys: history fetched decimated from the core for the visible window,
+// then live points appended in place (one push + update('none') per second, no re-render of history).
+// Zoom by drag or Ctrl+wheel, pan with Shift+drag; every chart follows the same window and crosshair.
+// Missing metrics say which name was expected; NaN and outages draw as gaps.
+import { useEffect, useRef, useState } from 'react';
+import type { ChartDataset } from 'chart.js';
+import type { SeriesResult, SignalMissing, SignalUnit } from '@shared/contract';
+import type { AppEvent, Role } from '@shared/domain';
+import { api } from '../api/client';
+import { errorText } from '../api/errors';
+import { onSignals } from '../state/live';
+import { onCrosshair } from '../state/crosshair';
+import { RANGES, setFixedWindow, showAround, useUi, viewWindow, type View } from '../state/ui';
+import { formatDateTime, formatTick, formatValue } from '../format';
+import { Chart, cssVar, DECIMATE } from './setup';
+import { nearestEvent, overlayPlugin, type OverlayOptions } from './overlays';
+import { recordPerf } from './perf';
+import { downloadCsv, downloadPng } from './export';
+
+export interface SeriesSpec {
+  key: string;
+  label: string;
+  /** A CSS custom property (e.g. --decode) or a colour. */
+  color: string;
+  fill?: boolean;
+  dash?: number[];
+}
+
+export interface TimeChartProps {
+  id: string;
+  title: string;
+  deploymentId: string;
+  series: SeriesSpec[];
+  unit: SignalUnit;
+  yMin?: number;
+  yMax?: number;
+  /** Role whose journal a click opens (all units when absent). */
+  role?: Role;
+  events: AppEvent[];
+  height?: number;
+  /** Shown under the title: where the figure comes from. */
+  source?: string;
+}
+
+type Point = { x: number; y: number | null };
+type LoadState =
+  | { s: 'loading' }
+  | { s: 'ready' }
+  | { s: 'empty'; firstMs: number | null }
+  | { s: 'missing'; missing: Record<string, SignalMissing> }
+  | { s: 'error'; message: string; hint?: string };
+
+const MAX_FETCH_POINTS = 4000;
+
+export function TimeChart(p: TimeChartProps): React.JSX.Element {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const chartRef = useRef<Chart<'line', Point[]> | null>(null);
+  const dataRef = useRef<Point[][]>([]);
+  const overlay = useRef<OverlayOptions | null>(null);
+  const firstMsRef = useRef<number | null>(null);
+  const refetch = useRef<((why: 'view' | 'live') => Promise<void>) | null>(null);
+  const { view, theme } = useUi();
+  const viewRef = useRef<View>(view);
+  const [load, setLoad] = useState<LoadState>({ s: 'loading' });
+  const [partial, setPartial] = useState<Record<string, SignalMissing>>({});
+  const [marker, setMarker] = useState<AppEvent | null>(null);
+  const keys = p.series.map((s) => s.key).join(',');
+
+  // Create the chart once per series set and theme; keep it in a ref for in-place updates.
+  useEffect(() => {
+    const el = canvas.current;
+    if (!el) return;
+    const mounted = performance.now();
+    let painted = false;
+    const colors = {
+      crosshair: cssVar('--muted', '#888'),
+      info: cssVar('--accent', '#2563eb'),
+      warning: cssVar('--warn', '#b45309'),
+      error: cssVar('--bad', '#b91c1c'),
+      background: cssVar('--panel', '#fff'),
+    };
+    overlay.current = {
+      events: p.events,
+      colors,
+      onPick: (ts) => showAround(ts, p.role),
+    };
+    const grid = cssVar('--grid', 'rgba(128,128,128,0.2)');
+    const text = cssVar('--muted', '#888');
+    dataRef.current = p.series.map(() => []);
+    const datasets: ChartDataset<'line', Point[]>[] = p.series.map((s, i) => {
+      const color = s.color.startsWith('--') ? cssVar(s.color, '#3b82f6') : s.color;
+      return {
+        label: s.label,
+        data: dataRef.current[i],
+        borderColor: color,
+        backgroundColor: color + '26',
+        fill: s.fill ? 'origin' : false,
+        borderWidth: 1.5,
+        borderDash: s.dash,
+        pointRadius: 0,
+        pointHoverRadius: 0,
+        spanGaps: false,
+        parsing: false,
+        normalized: true,
+      };
+    });
+    const chart = new Chart<'line', Point[]>(el, {
+      type: 'line',
+      data: { datasets },
+      plugins: [
+        overlayPlugin(overlay.current),
+        {
+          id: 'pdcFirstPaint',
+          afterRender: () => {
+            if (painted || !dataRef.current.some((d) => d.length > 0)) return;
+            painted = true;
+            recordPerf(p.id, 'first-paint', performance.now() - mounted, pointCount(dataRef.current));
+          },
+        },
+      ],
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        interaction: { mode: 'nearest', axis: 'x', intersect: false },
+        scales: {
+          x: {
+            type: 'time',
+            grid: { color: grid },
+            ticks: { color: text, maxRotation: 0, minRotation: 0, sampleSize: 8, autoSkipPadding: 24 },
+          },
+          y: {
+            min: p.yMin,
+            max: p.yMax,
+            beginAtZero: true,
+            grid: { color: grid },
+            ticks: {
+              color: text,
+              maxTicksLimit: 6,
+              stepSize: p.unit === 'bool' ? 1 : undefined,
+              callback: (v) => formatTick(p.unit, Number(v)),
+            },
+            // Bytes read best on whole GiB steps, not on Chart.js's decimal "nice" numbers.
+            afterBuildTicks: p.unit === 'bytes' ? gibTicks : undefined,
+          },
+        },
+        plugins: {
+          legend: {
+            display: p.series.length > 1,
+            position: 'bottom',
+            labels: { color: text, boxWidth: 10, boxHeight: 2 },
+          },
+          tooltip: {
+            callbacks: {
+              title: (items) => (items[0] ? formatDateTime(items[0].parsed.x ?? 0) : ''),
+              label: (c) => `${c.dataset.label}: ${formatValue(p.unit, c.parsed.y)}`,
+            },
+          },
+          decimation: { enabled: DECIMATE, algorithm: 'min-max' },
+          zoom: {
+            zoom: {
+              drag: { enabled: true, threshold: 8 },
+              wheel: { enabled: true, modifierKey: 'ctrl' },
+              mode: 'x',
+              onZoomComplete: ({ chart: c }) => setFixedWindow(c.scales.x.min, c.scales.x.max),
+            },
+            pan: {
+              enabled: true,
+              mode: 'x',
+              modifierKey: 'shift',
+              onPanComplete: ({ chart: c }) => setFixedWindow(c.scales.x.min, c.scales.x.max),
+            },
+          },
+        },
+      },
+    });
+    chartRef.current = chart;
+
+    let raf = 0;
+    const offCross = onCrosshair((t) => {
+      if (raf) return;
+      raf = requestAnimationFrame(() => {
+        raf = 0;
+        chart.draw();
+        const ev = overlay.current && t !== null ? nearestEvent(chart, overlay.current.events, t) : null;
+        setMarker((m) => (m?.id === ev?.id ? m : ev));
+      });
+    });
+
+    let livePoints = 0;
+    const offLive = onSignals(p.deploymentId, (ts, values) => {
+      const v = viewRef.current;
+      if (v.mode !== 'live') return;
+      let touched = false;
+      const started = performance.now();
+      p.series.forEach((s, i) => {
+        if (!(s.key in values)) return;
+        const data = dataRef.current[i];
+        if (data.length && data[data.length - 1].x >= ts) return;
+        const y = values[s.key];
+        data.push({ x: ts, y: y === null || !Number.isFinite(y) ? null : y });
+        touched = true;
+      });
+      if (!touched) return;
+      livePoints++;
+      const win = viewWindow(v, ts, firstMsRef.current);
+      for (const data of dataRef.current) {
+        let drop = 0;
+        while (drop < data.length - 1 && data[drop].x < win.from) drop++;
+        if (drop > 0) data.splice(0, drop);
+      }
+      chart.options.scales!.x!.min = win.from;
+      chart.options.scales!.x!.max = win.to;
+      chart.update('none');
+      recordPerf(p.id, 'live-update', performance.now() - started, pointCount(dataRef.current));
+      // Long ranges accumulate raw live points on top of the decimated history: re-fetch now and then.
+      if (livePoints > Math.max(600, MAX_FETCH_POINTS / 2)) {
+        livePoints = 0;
+        void refetch.current?.('live');
+      }
+      setLoad((l) => (l.s === 'empty' ? { s: 'ready' } : l));
+    });
+
+    return () => {
+      offLive();
+      offCross();
+      if (raf) cancelAnimationFrame(raf);
+      chart.destroy();
+      chartRef.current = null;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the chart is rebuilt only when its series or theme change
+  }, [p.deploymentId, keys, theme, p.unit, p.yMin, p.yMax]);
+
+  // Timeline markers follow the event list without rebuilding the chart.
+  useEffect(() => {
+    if (!overlay.current) return;
+    overlay.current.events = p.events;
+    chartRef.current?.draw();
+  }, [p.events]);
+
+  // (Re)load history whenever the window changes: a new range, a zoom, a pan, back to live.
+  useEffect(() => {
+    viewRef.current = view;
+    let cancelled = false;
+    const run = async (why: 'view' | 'live'): Promise<void> => {
+      const chart = chartRef.current;
+      if (!chart) return;
+      const started = performance.now();
+      const now = Date.now();
+      const win = viewWindow(view, now, firstMsRef.current);
+      const finiteRange =
+        view.mode === 'fixed' || Number.isFinite(RANGES.find((r) => r.id === view.range)!.ms);
+      const width = canvas.current?.clientWidth ?? 800;
+      const maxPoints = DECIMATE ? Math.min(MAX_FETCH_POINTS, Math.max(300, Math.round(width * 2))) : 200_000;
+      let res: SeriesResult;
+      try {
+        res = await api.getSeries({
+          deploymentId: p.deploymentId,
+          keys: p.series.map((s) => s.key),
+          fromMs: finiteRange ? win.from : undefined,
+          toMs: view.mode === 'fixed' ? win.to : undefined,
+          maxPoints,
+        });
+      } catch (err) {
+        if (!cancelled) setLoad({ s: 'error', ...errorText(err) });
+        return;
+      }
+      if (cancelled || chartRef.current !== chart) return;
+      const fetched = performance.now();
+      firstMsRef.current = res.firstMs;
+      res.series.forEach((col, i) => {
+        const data = dataRef.current[i];
+        data.length = 0;
+        for (let k = 0; k < col.t.length; k++) data.push({ x: col.t[k], y: col.v[k] });
+      });
+      const shown = viewWindow(view, view.mode === 'live' ? (res.lastMs ?? now) : now, res.firstMs);
+      chart.options.scales!.x!.min =
+        view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from;
+      chart.options.scales!.x!.max = view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to;
+      chart.update('none');
+      const points = pointCount(dataRef.current);
+      recordPerf(p.id, 'fetch', fetched - started, points);
+      if (why === 'view' && view.mode === 'fixed')
+        recordPerf(p.id, 'zoom', performance.now() - started, points);
+      const missingKeys = Object.keys(res.missing);
+      setPartial(missingKeys.length > 0 && missingKeys.length < p.series.length ? res.missing : {});
+      if (points > 0) setLoad({ s: 'ready' });
+      else if (missingKeys.length === p.series.length) setLoad({ s: 'missing', missing: res.missing });
+      else setLoad({ s: 'empty', firstMs: res.firstMs });
+    };
+    refetch.current = run;
+    void run('view');
+    return () => {
+      cancelled = true;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the series are part of `keys`; the chart is rebuilt with them
+  }, [view, p.deploymentId, keys, theme]);
+
+  const exportName = `${p.id}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  return (
+    <section className="card chart-card" data-testid={`chart-${p.id}`} data-state={load.s}>
+      <header className="chart-head">
+        <h3>{p.title}</h3>
+        <span className="chart-tools">
+          <button
+            className="icon"
+            title="Export as PNG"
+            data-testid={`export-png-${p.id}`}
+            onClick={() => chartRef.current && downloadPng(chartRef.current, `${exportName}.png`)}
+          >
+            PNG
+          </button>
+          <button
+            className="icon"
+            title="Export data as CSV"
+            data-testid={`export-csv-${p.id}`}
+            onClick={() =>
+              downloadCsv(
+                p.series.map((s, i) => ({ label: s.label, key: s.key, data: dataRef.current[i] })),
+                `${exportName}.csv`,
+              )
+            }
+          >
+            CSV
+          </button>
+        </span>
+      </header>
+      {p.source && <p className="chart-source">{p.source}</p>}
+      <div className="chart-box" style={{ height: p.height ?? 180 }}>
+        <canvas ref={canvas} aria-label={`${p.title} chart`} data-testid={`canvas-${p.id}`} />
+        {load.s !== 'ready' && (
+          <div className={`chart-overlay overlay-${load.s}`} data-testid={`chart-state-${p.id}`}>
+            {load.s === 'loading' && 'Loading history…'}
+            {load.s === 'empty' &&
+              (load.firstMs
+                ? `No data in this window. History starts ${formatDateTime(load.firstMs)}; pick a longer range or go back to live.`
+                : 'No data yet: the first scrape fills this chart within a few seconds.')}
+            {load.s === 'missing' && (
+              <span data-testid={`missing-${p.id}`}>
+                Not exposed by this server version: expected{' '}
+                {[...new Set(Object.values(load.missing).flatMap((m) => m.expected))].join(', ')}.{' '}
+                <span className="muted">{Object.values(load.missing)[0]?.why}</span>
+              </span>
+            )}
+            {load.s === 'error' && (
+              <span>
+                History unavailable: {load.message}
+                {load.hint ? ` — ${load.hint}` : ''}
+              </span>
+            )}
+          </div>
+        )}
+      </div>
+      {Object.keys(partial).length > 0 && (
+        <p className="chart-note" data-testid={`partial-${p.id}`}>
+          Not exposed by this server version:{' '}
+          {Object.entries(partial)
+            .map(
+              ([k, m]) =>
+                `${p.series.find((s) => s.key === k)?.label ?? k} (expected ${m.expected.join(' or ')})`,
+            )
+            .join('; ')}
+        </p>
+      )}
+      <p className="chart-marker" aria-live="polite">
+        {marker ? `${formatDateTime(marker.ts)} · ${marker.title}` : '\u00a0'}
+      </p>
+    </section>
+  );
+}
+
+function gibTicks(scale: { min: number; max: number; ticks: { value: number }[] }): void {
+  const gib = 1024 ** 3;
+  const span = (scale.max - scale.min) / gib;
+  const step = [1, 2, 5, 10, 20, 40, 80, 160].find((s) => span / s <= 5) ?? 320;
+  const ticks: { value: number }[] = [];
+  for (let v = Math.ceil(scale.min / gib / step) * step; v * gib <= scale.max; v += step)
+    ticks.push({ value: v * gib });
+  if (ticks.length >= 2) scale.ticks = ticks;
+}
+
+function pointCount(d: Point[][]): number {
+  let n = 0;
+  for (const a of d) n += a.length;
+  return n;
+}

@@ -1,0 +1,94 @@
+// Chart.js plugins drawn on every time chart: the shared crosshair, timeline event markers (alerts,
+// restarts, state changes) and an opaque background so an exported PNG looks like the screen.
+import type { Chart, Plugin } from 'chart.js';
+import type { AppEvent } from '@shared/domain';
+import { crosshairTime, setCrosshair } from '../state/crosshair';
+
+export interface OverlayOptions {
+  events: AppEvent[];
+  colors: { crosshair: string; info: string; warning: string; error: string; background: string };
+  onPick?: (ts: number) => void;
+}
+
+/** The options object is mutated in place (events change) and read at draw time. */
+export function overlayPlugin(opts: OverlayOptions): Plugin<'line'> {
+  return {
+    id: 'pdcOverlay',
+    beforeDraw(chart: Chart) {
+      const { ctx, width, height } = chart;
+      ctx.save();
+      ctx.fillStyle = opts.colors.background;
+      ctx.fillRect(0, 0, width, height);
+      ctx.restore();
+    },
+    afterDatasetsDraw(chart: Chart) {
+      const x = chart.scales.x;
+      const area = chart.chartArea;
+      if (!x || !area) return;
+      const { ctx } = chart;
+      ctx.save();
+      for (const e of opts.events) {
+        if (e.ts < x.min || e.ts > x.max) continue;
+        const px = x.getPixelForValue(e.ts);
+        const color = opts.colors[e.severity];
+        ctx.strokeStyle = color;
+        ctx.globalAlpha = 0.55;
+        ctx.setLineDash([3, 3]);
+        ctx.beginPath();
+        ctx.moveTo(px, area.top);
+        ctx.lineTo(px, area.bottom);
+        ctx.stroke();
+        ctx.globalAlpha = 1;
+        ctx.setLineDash([]);
+        ctx.fillStyle = color;
+        ctx.beginPath();
+        ctx.moveTo(px - 4, area.top);
+        ctx.lineTo(px + 4, area.top);
+        ctx.lineTo(px, area.top + 6);
+        ctx.fill();
+      }
+      const t = crosshairTime();
+      if (t !== null && t >= x.min && t <= x.max) {
+        const px = x.getPixelForValue(t);
+        ctx.strokeStyle = opts.colors.crosshair;
+        ctx.lineWidth = 1;
+        ctx.beginPath();
+        ctx.moveTo(px, area.top);
+        ctx.lineTo(px, area.bottom);
+        ctx.stroke();
+      }
+      ctx.restore();
+    },
+    afterEvent(chart: Chart, args) {
+      const e = args.event;
+      const x = chart.scales.x;
+      if (!x) return;
+      if (e.type === 'mouseout') setCrosshair(null);
+      else if (e.type === 'mousemove' && e.x !== null) {
+        const a = chart.chartArea;
+        if (e.x >= a.left && e.x <= a.right) setCrosshair(Math.round(x.getValueForPixel(e.x) ?? 0));
+      } else if (e.type === 'click' && e.x !== null && opts.onPick) {
+        const v = x.getValueForPixel(e.x);
+        if (v !== undefined) opts.onPick(Math.round(v));
+      }
+    },
+  };
+}
+
+/** The timeline event nearest to `ts` within `px` pixels on this chart, for the marker caption. */
+export function nearestEvent(chart: Chart, events: AppEvent[], ts: number, px = 6): AppEvent | null {
+  const x = chart.scales.x;
+  if (!x) return null;
+  const at = x.getPixelForValue(ts);
+  let best: AppEvent | null = null;
+  let bestD = px;
+  for (const e of events) {
+    if (e.ts < x.min || e.ts > x.max) continue;
+    const d = Math.abs(x.getPixelForValue(e.ts) - at);
+    if (d <= bestD) {
+      best = e;
+      bestD = d;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,201 @@
+// A live journal tail of one unit: search, priority filter, pause/follow, copy. The buffer is bounded;
+// lines arrive as the core reads them after the last cursor (journalctl -o json through the SSH link).
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { JournalEntry } from '@shared/contract';
+import type { Role } from '@shared/domain';
+import { api } from '../api/client';
+import { errorText } from '../api/errors';
+import { formatDateTime } from '../format';
+
+const MAX_LINES = 5000;
+export const PRIORITIES = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug'];
+
+export function journalText(lines: readonly JournalEntry[]): string {
+  return lines
+    .map(
+      (l) =>
+        `${new Date(l.ts).toISOString()} ${l.identifier ?? ''}${l.pid ? `[${l.pid}]` : ''}: ${l.message}`,
+    )
+    .join('\n');
+}
+
+export async function copyText(text: string): Promise<void> {
+  if (navigator.clipboard?.writeText) {
+    await navigator.clipboard.writeText(text);
+    return;
+  }
+  const ta = document.createElement('textarea');
+  ta.value = text;
+  document.body.appendChild(ta);
+  ta.select();
+  document.execCommand('copy');
+  ta.remove();
+}
+
+export function JournalLines({
+  lines,
+  highlightTs,
+}: {
+  lines: readonly JournalEntry[];
+  highlightTs?: number;
+}): React.JSX.Element {
+  let nearest = -1;
+  if (highlightTs !== undefined) {
+    let best = Infinity;
+    lines.forEach((l, i) => {
+      const d = Math.abs(l.ts - highlightTs);
+      if (d < best) {
+        best = d;
+        nearest = i;
+      }
+    });
+  }
+  return (
+    <ol className="journal-lines">
+      {lines.map((l, i) => (
+        <li
+          key={l.cursor}
+          className={`prio-${Math.min(l.priority, 6)}${i === nearest ? ' nearest' : ''}`}
+          data-testid="journal-line"
+          data-priority={l.priority}
+        >
+          <time>{formatDateTime(l.ts)}</time>
+          <span className="ident">
+            {l.identifier ?? ''}
+            {l.pid ? `[${l.pid}]` : ''}
+          </span>
+          <span className="msg">{l.message}</span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function JournalView({ deploymentId, role }: { deploymentId: string; role: Role }): React.JSX.Element {
+  const [lines, setLines] = useState<JournalEntry[]>([]);
+  const [frozen, setFrozen] = useState<JournalEntry[] | null>(null);
+  const [query, setQuery] = useState('');
+  const [maxPrio, setMaxPrio] = useState(7);
+  const [status, setStatus] = useState<
+    { s: 'loading' } | { s: 'live'; command: string } | { s: 'error'; message: string; hint?: string }
+  >({ s: 'loading' });
+  const [copied, setCopied] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    let followId: string | null = null;
+    let disposed = false;
+    const off = api.on('journal', (e) => {
+      if (e.followId !== followId) return;
+      if (e.error) setStatus({ s: 'error', message: e.error, hint: e.hint });
+      if (e.lines.length > 0) {
+        setStatus((st) => (st.s === 'error' ? { s: 'live', command: '' } : st));
+        setLines((prev) => {
+          const next = prev.concat(e.lines);
+          return next.length > MAX_LINES ? next.slice(next.length - MAX_LINES) : next;
+        });
+      }
+    });
+    api
+      .followJournal({ deploymentId, role, lines: 300 })
+      .then((r) => {
+        if (disposed) {
+          void api.unfollowJournal({ followId: r.followId });
+          return;
+        }
+        followId = r.followId;
+        setLines(r.lines);
+        setStatus({ s: 'live', command: r.command });
+      })
+      .catch((err: unknown) => setStatus({ s: 'error', ...errorText(err) }));
+    return () => {
+      disposed = true;
+      off();
+      if (followId) void api.unfollowJournal({ followId });
+    };
+  }, [deploymentId, role]);
+
+  const source = frozen ?? lines;
+  const shown = useMemo(() => {
+    const q = query.trim().toLowerCase();
+    return source.filter((l) => l.priority <= maxPrio && (!q || l.message.toLowerCase().includes(q)));
+  }, [source, query, maxPrio]);
+
+  useEffect(() => {
+    if (frozen || !box.current) return;
+    box.current.scrollTop = box.current.scrollHeight;
+  }, [shown, frozen]);
+
+  return (
+    <section className="card journal" data-testid="journal">
+      <header className="journal-head">
+        <h2>Journal</h2>
+        <input
+          type="search"
+          placeholder="Search messages"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          data-testid="journal-search"
+          aria-label="Search journal messages"
+        />
+        <select
+          value={maxPrio}
+          onChange={(e) => setMaxPrio(Number(e.target.value))}
+          data-testid="journal-priority"
+          aria-label="Lowest priority shown"
+        >
+          {PRIORITIES.map((p, i) => (
+            <option key={p} value={i}>
+              {i === 7 ? 'all priorities' : `${p} and worse`}
+            </option>
+          ))}
+        </select>
+        <button
+          data-testid="journal-follow"
+          aria-pressed={!frozen}
+          onClick={() => setFrozen((f) => (f ? null : lines))}
+        >
+          {frozen ? `Follow (${lines.length - frozen.length} new)` : 'Pause'}
+        </button>
+        <button
+          data-testid="journal-copy"
+          onClick={() =>
+            void copyText(journalText(shown)).then(
+              () => {
+                setCopied(true);
+                setTimeout(() => setCopied(false), 1500);
+              },
+              (err: unknown) => setStatus({ s: 'error', message: `copy failed: ${errorText(err).message}` }),
+            )
+          }
+        >
+          {copied ? 'Copied' : `Copy ${shown.length} lines`}
+        </button>
+      </header>
+      {status.s === 'error' && (
+        <div className="error-box" role="alert" data-testid="journal-error">
+          <strong>{status.message}</strong>
+          {status.hint && <p>{status.hint}</p>}
+        </div>
+      )}
+      <p className="muted small" data-testid="journal-status">
+        {status.s === 'loading'
+          ? 'Reading the journal…'
+          : status.s === 'live'
+            ? `${frozen ? 'Paused' : 'Following'} · ${lines.length} lines buffered (max ${MAX_LINES})${status.command ? ` · ${status.command}` : ''}`
+            : 'Not following.'}
+      </p>
+      <div className="journal-box" ref={box}>
+        {shown.length === 0 && status.s !== 'loading' ? (
+          <p className="muted">
+            {lines.length
+              ? 'No line matches the search and priority filter.'
+              : 'The journal of this unit is empty.'}
+          </p>
+        ) : (
+          <JournalLines lines={shown} />
+        )}
+      </div>
+    </section>
+  );
+}

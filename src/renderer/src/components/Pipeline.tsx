@@ -1,0 +1,87 @@
+// The PD pipeline as one picture: router → prefill → (KV transfer) → decode, each stage's state and
+// queues, the links' rates, and a plain verdict of where requests pile up, with its evidence.
+import type { DashboardSnapshot } from '@shared/contract';
+import type { DeploymentConfig, Observation, Role } from '@shared/domain';
+import { formatPct, formatValue } from '../format';
+import { ServiceCard } from './ServiceCard';
+
+const VERDICT_TONE: Record<string, string> = {
+  healthy: 'ok',
+  idle: 'idle',
+  unknown: 'idle',
+  'service-down': 'bad',
+};
+
+export function Pipeline({
+  deployment,
+  latest,
+  dashboard,
+  now,
+}: {
+  deployment: DeploymentConfig;
+  latest?: Observation;
+  dashboard?: DashboardSnapshot;
+  now: number;
+}): React.JSX.Element {
+  const svc = (role: Role) => deployment.services.find((s) => s.role === role);
+  const obs = (role: Role) => latest?.services.find((s) => s.role === role);
+  const v = (k: string): number | null => dashboard?.values[k] ?? null;
+  const verdict = dashboard?.verdict;
+  const card = (role: Role) => {
+    const s = svc(role);
+    return s ? <ServiceCard service={s} obs={obs(role)} now={now} dashboard={dashboard} /> : null;
+  };
+  const failures = (v('prefill.transfer_failed_per_min') ?? 0) + (v('decode.transfer_failed_per_min') ?? 0);
+  // Prefill sends the KV, so it is the side that reports transfer speed and latency.
+  const transferLatency =
+    v('prefill.kv_transfer_latency_p50_ms') ??
+    v('prefill.kv_transfer_latency_ms') ??
+    v('decode.kv_transfer_latency_p50_ms') ??
+    v('decode.kv_transfer_latency_ms');
+  return (
+    <section className="pipeline" data-testid="pipeline" aria-label="PD pipeline">
+      <div
+        className={`verdict tone-${verdict ? (VERDICT_TONE[verdict.kind] ?? 'warn') : 'idle'}`}
+        data-testid="verdict"
+        data-kind={verdict?.kind ?? 'unknown'}
+      >
+        <strong data-testid="verdict-headline">
+          {verdict?.headline ?? 'Waiting for the first poll to tell where requests wait…'}
+        </strong>
+        {verdict && verdict.evidence.length > 0 && (
+          <ul data-testid="verdict-evidence">
+            {verdict.evidence.map((e) => (
+              <li key={e}>{e}</li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div className="pipe-row">
+        {card('router')}
+        <div className="pipe-link" data-testid="pd-link-router">
+          <span className="arrow" aria-hidden>
+            →
+          </span>
+          <span>{formatValue('requests_per_s', v('router.router_requests_per_s'))}</span>
+          <span className="muted">5xx {formatPct(v('router.router_error_share'))}</span>
+          <span className="muted">p99 {formatValue('seconds', v('router.router_latency_p99_s'))}</span>
+        </div>
+        {card('prefill')}
+        <div className="pipe-link" data-testid="pd-link-transfer">
+          <span className="arrow" aria-hidden>
+            →
+          </span>
+          <span className="muted">KV transfer</span>
+          <span data-testid="transfer-rate">
+            {formatValue('gb_per_s', v('prefill.kv_transfer_gb_s') ?? v('decode.kv_transfer_gb_s'))}
+          </span>
+          <span data-testid="transfer-latency">latency {formatValue('ms', transferLatency)}</span>
+          <span data-testid="transfer-failures" className={failures > 0 ? 'bad' : 'muted'}>
+            {formatValue('per_min', failures)} failures
+          </span>
+        </div>
+        {card('decode')}
+      </div>
+    </section>
+  );
+}

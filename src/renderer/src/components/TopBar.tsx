@@ -1,0 +1,108 @@
+// Navigation, the time window (ranges, back to live), theme, palette — and the connection as it is.
+import type { DeploymentView } from '../state/store';
+import { ConnectionIndicator } from './ConnectionIndicator';
+import {
+  backToLive,
+  navigate,
+  RANGES,
+  setPalette,
+  setRange,
+  toggleTheme,
+  useUi,
+  type Page,
+} from '../state/ui';
+import { formatClock, formatDateTime } from '../format';
+
+const TABS: Array<{ page: Page; label: string; key: string; testid: string }> = [
+  { page: { name: 'overview' }, label: 'Overview', key: 'o', testid: 'nav-overview' },
+  { page: { name: 'kv' }, label: 'KV cache', key: 'k', testid: 'nav-kv' },
+  { page: { name: 'metrics' }, label: 'Metrics', key: 'm', testid: 'nav-metrics' },
+  { page: { name: 'alerts' }, label: 'Alerts', key: 'a', testid: 'nav-alerts' },
+  { page: { name: 'service', role: 'prefill' }, label: 'Prefill', key: 'p', testid: 'nav-service-prefill' },
+  { page: { name: 'service', role: 'decode' }, label: 'Decode', key: 'd', testid: 'nav-service-decode' },
+  { page: { name: 'service', role: 'router' }, label: 'Router', key: 'r', testid: 'nav-service-router' },
+];
+
+function same(a: Page, b: Page): boolean {
+  return a.name === b.name && (a.name !== 'service' || (b.name === 'service' && a.role === b.role));
+}
+
+export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () => void }): React.JSX.Element {
+  const ui = useUi();
+  const { deployment, host } = view.summary;
+  const firing = view.dashboard?.alerts.length ?? 0;
+  return (
+    <header className="topbar">
+      <div className="topbar-row">
+        <div className="title">
+          <h1>{deployment.name}</h1>
+          <span className="muted">
+            {host.label}
+            {view.latest ? ` · updated ${formatClock(view.latest.ts)}` : ''}
+          </span>
+        </div>
+        <ConnectionIndicator status={view.connection} />
+        <button data-testid="open-palette" onClick={() => setPalette(true)} title="Command palette (Ctrl+K)">
+          ⌘K
+        </button>
+        <button data-testid="theme-toggle" onClick={toggleTheme} title="Light / dark (t)">
+          {ui.theme === 'system' ? 'Theme: system' : ui.theme === 'dark' ? 'Theme: dark' : 'Theme: light'}
+        </button>
+        <button onClick={onClose} data-testid="close-deployment">
+          Close
+        </button>
+      </div>
+      <div className="topbar-row">
+        <nav className="tabs" aria-label="Pages">
+          {TABS.filter(
+            (t) =>
+              t.page.name !== 'service' ||
+              deployment.services.some((s) => s.role === (t.page as { role: string }).role),
+          ).map((t) => (
+            <button
+              key={t.testid}
+              data-testid={t.testid}
+              aria-current={same(ui.page, t.page) ? 'page' : undefined}
+              title={`${t.label} (${t.key})`}
+              onClick={() => navigate(t.page)}
+            >
+              {t.label}
+              {t.page.name === 'alerts' && firing > 0 ? (
+                <span className="badge" data-testid="alert-badge">
+                  {firing}
+                </span>
+              ) : null}
+            </button>
+          ))}
+        </nav>
+        <div className="ranges" role="group" aria-label="Time range">
+          {RANGES.map((r, i) => (
+            <button
+              key={r.id}
+              data-testid={`range-${r.id}`}
+              aria-pressed={ui.view.mode === 'live' && ui.view.range === r.id}
+              title={`last ${r.label} (${i + 1})`}
+              onClick={() => setRange(r.id)}
+            >
+              {r.label}
+            </button>
+          ))}
+          {ui.view.mode === 'fixed' ? (
+            <button
+              className="primary"
+              data-testid="back-to-live"
+              onClick={backToLive}
+              title="Back to live (l)"
+            >
+              {formatDateTime(ui.view.from)} – {formatClock(ui.view.to)} · back to live
+            </button>
+          ) : (
+            <span className="live-dot" data-testid="live-indicator" title="Following live data">
+              live
+            </span>
+          )}
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,256 @@
+// The panels an operator reads during an incident: latency quantiles, token throughput, router traffic
+// and errors, cache hit rate, PD queues and KV transfer, and per-GPU readings grouped by role.
+import type { Role } from '@shared/domain';
+import type { DeploymentView } from '../state/store';
+import { TimeChart, type SeriesSpec } from '../charts/TimeChart';
+import { formatBytes, formatValue } from '../format';
+
+const Q = (role: Role, base: string, what: string): SeriesSpec[] => [
+  { key: `${role}.${base}_p50_s`, label: `${what} p50`, color: '--ok' },
+  { key: `${role}.${base}_p90_s`, label: `${what} p90`, color: '--warn' },
+  { key: `${role}.${base}_p99_s`, label: `${what} p99`, color: '--bad' },
+];
+
+const GPU_COLORS = ['--prefill', '--decode', '--router', '--accent', '--ok', '--warn', '--bad', '--muted'];
+
+export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Element {
+  const { deployment } = view.summary;
+  const id = deployment.id;
+  const ev = view.events;
+  const gpu = view.dashboard?.gpu;
+  const groups = deployment.services
+    .filter((s) => (s.gpus?.length ?? 0) > 0)
+    .map((s) => ({ role: s.role, gpus: s.gpus ?? [] }));
+  const src = (k: string): string | undefined => view.catalog?.[k]?.source;
+  return (
+    <div className="page metrics-page" data-testid="page-metrics">
+      <h2 className="section">Latency (decode: what clients see)</h2>
+      <div className="chart-grid">
+        <TimeChart
+          id="ttft"
+          title="Time to first token"
+          deploymentId={id}
+          series={Q('decode', 'ttft', 'TTFT')}
+          unit="seconds"
+          role="decode"
+          events={ev}
+          source={src('decode.ttft_p99_s')}
+        />
+        <TimeChart
+          id="itl"
+          title="Inter-token latency"
+          deploymentId={id}
+          series={Q('decode', 'itl', 'ITL')}
+          unit="seconds"
+          role="decode"
+          events={ev}
+          source={src('decode.itl_p99_s')}
+        />
+        <TimeChart
+          id="e2e"
+          title="End-to-end latency"
+          deploymentId={id}
+          series={Q('decode', 'e2e', 'E2E')}
+          unit="seconds"
+          role="decode"
+          events={ev}
+          source={src('decode.e2e_p99_s')}
+        />
+      </div>
+      <h2 className="section">Throughput and traffic</h2>
+      <div className="chart-grid">
+        <TimeChart
+          id="prompt-tps"
+          title="Prompt tokens/s (prefill)"
+          deploymentId={id}
+          series={[
+            { key: 'prefill.prompt_tokens_per_s', label: 'prompt tokens/s', color: '--prefill', fill: true },
+          ]}
+          unit="tokens_per_s"
+          role="prefill"
+          events={ev}
+          source={src('prefill.prompt_tokens_per_s')}
+        />
+        <TimeChart
+          id="gen-tps"
+          title="Generation tokens/s (decode)"
+          deploymentId={id}
+          series={[
+            {
+              key: 'decode.generation_tokens_per_s',
+              label: 'generation tokens/s',
+              color: '--decode',
+              fill: true,
+            },
+          ]}
+          unit="tokens_per_s"
+          role="decode"
+          events={ev}
+          source={src('decode.generation_tokens_per_s')}
+        />
+        <TimeChart
+          id="router-rps"
+          title="Router requests and errors"
+          deploymentId={id}
+          series={[
+            { key: 'router.router_requests_per_s', label: 'requests/s', color: '--router' },
+            { key: 'router.router_errors_per_s', label: '5xx/s', color: '--bad' },
+          ]}
+          unit="requests_per_s"
+          role="router"
+          events={ev}
+          source={src('router.router_requests_per_s')}
+        />
+        <TimeChart
+          id="cache-hit"
+          title="Prefix cache hit rate"
+          deploymentId={id}
+          series={[
+            { key: 'prefill.cache_hit_rate', label: 'prefill (gauge)', color: '--prefill' },
+            {
+              key: 'prefill.cache_hit_rate_window',
+              label: 'prefill (60 s, from counters)',
+              color: '--accent',
+              dash: [4, 3],
+            },
+          ]}
+          unit="ratio"
+          yMin={0}
+          yMax={1}
+          role="prefill"
+          events={ev}
+          source={src('prefill.cache_hit_rate')}
+        />
+      </div>
+      <h2 className="section">PD queues and KV transfer</h2>
+      <div className="chart-grid">
+        <TimeChart
+          id="queues"
+          title="Queued requests per stage"
+          deploymentId={id}
+          series={[
+            { key: 'prefill.queued', label: 'prefill queued', color: '--prefill' },
+            { key: 'prefill.prefill_bootstrap_queue', label: 'bootstrap', color: '--warn' },
+            { key: 'prefill.prefill_inflight_queue', label: 'inflight', color: '--accent' },
+            { key: 'decode.decode_prealloc_queue', label: 'decode prealloc', color: '--bad' },
+            { key: 'decode.decode_transfer_queue', label: 'decode transfer', color: '--decode' },
+          ]}
+          unit="requests"
+          events={ev}
+        />
+        <TimeChart
+          id="kv-transfer"
+          title="KV transfer rate"
+          deploymentId={id}
+          series={[{ key: 'prefill.kv_transfer_gb_s', label: 'prefill → decode', color: '--prefill' }]}
+          unit="gb_per_s"
+          events={ev}
+          source={src('prefill.kv_transfer_gb_s')}
+        />
+        <TimeChart
+          id="kv-transfer-latency"
+          title="KV transfer latency (prefill side)"
+          deploymentId={id}
+          series={[
+            { key: 'prefill.kv_transfer_latency_p50_ms', label: 'p50', color: '--prefill' },
+            { key: 'prefill.kv_transfer_latency_p99_ms', label: 'p99', color: '--warn' },
+          ]}
+          unit="ms"
+          events={ev}
+        />
+        <TimeChart
+          id="transfer-failures"
+          title="KV transfer failures"
+          deploymentId={id}
+          series={[
+            { key: 'prefill.transfer_failed_per_min', label: 'prefill', color: '--prefill' },
+            { key: 'decode.transfer_failed_per_min', label: 'decode', color: '--bad' },
+          ]}
+          unit="per_min"
+          events={ev}
+          source={src('decode.transfer_failed_per_min')}
+        />
+      </div>
+      <h2 className="section">GPUs</h2>
+      {gpu?.error && (
+        <div className="error-box" data-testid="gpu-error">
+          <strong>{gpu.error}</strong>
+          {gpu.hint && <p>{gpu.hint}</p>}
+        </div>
+      )}
+      {gpu && gpu.gpus.length > 0 && (
+        <table className="gpu-table" data-testid="gpu-table">
+          <thead>
+            <tr>
+              <th>GPU</th>
+              <th>role</th>
+              <th>util</th>
+              <th>memory</th>
+              <th>temp</th>
+              <th>power</th>
+            </tr>
+          </thead>
+          <tbody>
+            {gpu.gpus.map((g) => (
+              <tr key={g.index} data-testid={`gpu-row-${g.index}`}>
+                <td>
+                  {g.index} <span className="muted">{g.name}</span>
+                </td>
+                <td>
+                  {groups.find((x) => x.gpus.includes(g.index))?.role ?? (
+                    <span className="muted">unassigned</span>
+                  )}
+                </td>
+                <td>{formatValue('percent', g.utilPct)}</td>
+                <td>
+                  {formatBytes(g.memUsedMiB === null ? null : g.memUsedMiB * 1024 * 1024)} /{' '}
+                  {formatBytes(g.memTotalMiB === null ? null : g.memTotalMiB * 1024 * 1024)}
+                </td>
+                <td>{formatValue('celsius', g.tempC)}</td>
+                <td>{formatValue('watts', g.powerW)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {!gpu?.gpus.length && !gpu?.error && (
+        <p className="muted">Waiting for the first nvidia-smi reading (every 5 s)…</p>
+      )}
+      {groups.map(({ role, gpus }) => (
+        <div key={role} data-testid={`gpu-group-${role}`}>
+          <h3 className="subsection">
+            {role} GPUs {gpus.join(', ')}
+          </h3>
+          <div className="chart-grid">
+            {(
+              [
+                ['util', 'Utilization', 'percent'],
+                ['mem_used', 'Memory used', 'bytes'],
+                ['temp', 'Temperature', 'celsius'],
+                ['power', 'Power', 'watts'],
+              ] as const
+            ).map(([field, title, unit]) => (
+              <TimeChart
+                key={field}
+                id={`gpu-${role}-${field}`}
+                title={`${title} (${role})`}
+                deploymentId={id}
+                series={gpus.map((g, i) => ({
+                  key: `gpu.${g}.${field}`,
+                  label: `GPU ${g}`,
+                  color: GPU_COLORS[i % GPU_COLORS.length],
+                }))}
+                unit={unit}
+                yMin={field === 'util' ? 0 : undefined}
+                yMax={field === 'util' ? 100 : undefined}
+                role={role}
+                events={ev}
+                height={150}
+              />
+            ))}
+          </div>
+        </div>
+      ))}
+    </div>
+  );
+}

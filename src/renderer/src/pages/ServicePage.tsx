@@ -1,0 +1,135 @@
+// One service in detail: systemd properties, its signals over time, and its live journal.
+import type { Role } from '@shared/domain';
+import type { DeploymentView } from '../state/store';
+import { formatBytes, formatDateTime, formatDuration } from '../format';
+import { JournalView } from '../components/JournalView';
+import { TimeChart } from '../charts/TimeChart';
+
+export function ServicePage({
+  view,
+  role,
+  now,
+}: {
+  view: DeploymentView;
+  role: Role;
+  now: number;
+}): React.JSX.Element {
+  const { deployment } = view.summary;
+  const svc = deployment.services.find((s) => s.role === role);
+  const obs = view.latest?.services.find((s) => s.role === role);
+  const sd = obs?.systemd;
+  if (!svc)
+    return (
+      <div className="page" data-testid="service-page">
+        <p className="error-box">This deployment has no {role} service.</p>
+      </div>
+    );
+  const props: Array<[string, React.ReactNode]> = [
+    ['Unit', svc.unit],
+    ['ActiveState', sd?.activeState ?? '—'],
+    ['SubState', sd?.subState ?? '—'],
+    ['MainPID', sd ? sd.mainPid || '—' : '—'],
+    [
+      'Since',
+      sd?.activeEnterTimestamp
+        ? `${formatDateTime(sd.activeEnterTimestamp)} (${formatDuration(now - sd.activeEnterTimestamp)} ago)`
+        : '—',
+    ],
+    ['NRestarts', sd ? sd.nRestarts : '—'],
+    ['Result', sd?.result || '—'],
+    ['Memory', formatBytes(sd?.memoryCurrentBytes ?? null)],
+    [
+      'ExecStart',
+      sd?.execStart ? (
+        <code className="exec" title={sd.execStart}>
+          {commandLine(sd.execStart)}
+        </code>
+      ) : (
+        '—'
+      ),
+    ],
+    ['Health', obs?.health ? `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}` : '—'],
+  ];
+  const ev = view.events.filter((e) => !e.role || e.role === role);
+  return (
+    <div className="page service-page" data-testid="service-page" data-role={role}>
+      <section className="card" data-testid="systemd-props">
+        <h2>
+          {role} · {svc.unit}
+        </h2>
+        {!sd && <p className="muted">{obs?.systemdError ?? 'Waiting for the first systemctl show…'}</p>}
+        <dl className="props">
+          {props.map(([k, v]) => (
+            <div key={k} data-testid={`prop-${k}`}>
+              <dt>{k}</dt>
+              <dd>{v}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      <div className="chart-grid">
+        {role === 'router' ? (
+          <TimeChart
+            id={`svc-${role}-rps`}
+            title="Requests and 5xx"
+            deploymentId={deployment.id}
+            series={[
+              { key: 'router.router_requests_per_s', label: 'requests/s', color: '--router' },
+              { key: 'router.router_errors_per_s', label: '5xx/s', color: '--bad' },
+            ]}
+            unit="requests_per_s"
+            role={role}
+            events={ev}
+          />
+        ) : (
+          <>
+            <TimeChart
+              id={`svc-${role}-reqs`}
+              title="Running and queued requests"
+              deploymentId={deployment.id}
+              series={[
+                { key: `${role}.running`, label: 'running', color: `--${role}` },
+                { key: `${role}.queued`, label: 'queued', color: '--warn' },
+              ]}
+              unit="requests"
+              role={role}
+              events={ev}
+            />
+            <TimeChart
+              id={`svc-${role}-kv`}
+              title="KV usage"
+              deploymentId={deployment.id}
+              series={[{ key: `${role}.kv_ratio`, label: 'KV %', color: `--${role}`, fill: true }]}
+              unit="ratio"
+              yMin={0}
+              yMax={1}
+              role={role}
+              events={ev}
+            />
+          </>
+        )}
+        <TimeChart
+          id={`svc-${role}-up`}
+          title="Active and healthy"
+          deploymentId={deployment.id}
+          series={[
+            { key: `${role}.active`, label: 'active', color: '--ok' },
+            { key: `${role}.health_ok`, label: 'healthy', color: '--accent', dash: [4, 3] },
+          ]}
+          unit="bool"
+          yMin={0}
+          yMax={1.05}
+          role={role}
+          events={ev}
+        />
+      </div>
+      <JournalView deploymentId={deployment.id} role={role} />
+    </div>
+  );
+}
+
+/** systemctl show prints ExecStart as "{ path=… ; argv[]=… ; … }": the argv is what an operator reads. */
+function commandLine(execStart: string): string {
+  const m = /argv\[\]=(.*?) ; (?:ignore_errors|start_time)=/.exec(execStart);
+  return m ? m[1] : execStart;
+}

@@ -1,0 +1,20 @@
+// One subscription to the core's `signals` events, fanned out to the charts that asked for keys. Charts
+// append points themselves (no React render per second), which keeps a live update to one push + draw.
+import { api } from '../api/client';
+
+type Listener = (ts: number, values: Record<string, number | null>) => void;
+const byDeployment = new Map<string, Set<Listener>>();
+let wired = false;
+
+export function onSignals(deploymentId: string, l: Listener): () => void {
+  if (!wired) {
+    wired = true;
+    api.on('signals', (e) => {
+      for (const f of byDeployment.get(e.deploymentId) ?? []) f(e.ts, e.values);
+    });
+  }
+  let set = byDeployment.get(deploymentId);
+  if (!set) byDeployment.set(deploymentId, (set = new Set()));
+  set.add(l);
+  return () => set.delete(l);
+}
