@@ -4,6 +4,7 @@ import type { Core } from '../core/core';
 import { ROLES, type Role } from '@shared/domain';
 import type { DeploymentSummary, HostConfig, ServiceObservation } from '@shared/domain';
 import { parseCommand } from './parse-command';
+import { restartCommand } from './restart-command';
 
 const USAGE = `usage: pd-console <command> [options]
 
@@ -13,6 +14,8 @@ commands:
   discover [--host H] [--json]   find the SGLang units on the host; say what is missing and what to change
   metrics --service prefill|decode|router [--host H] [--json]
                                  every metric family the endpoint serves: type, series, last value
+  restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]
+                                 restart a service or the PD stack in order, step by step (see restart --help)
   parse --format prometheus|openmetrics [--json] < FILE
                                  check an exposition read on stdin (exit 0 if it parses)
 
@@ -31,6 +34,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(USAGE);
     return cmd ? 0 : 2;
   }
+  if (cmd === 'restart') return restartCommand(rest, io);
   if (cmd === 'parse') {
     const r = parseCommand(rest, await io.readStdin());
     io.stdout(r.stdout);

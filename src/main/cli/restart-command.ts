@@ -1,0 +1,347 @@
+// `pd-console restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]`: the same plan, guard
+// rails and step-by-step following as the app, in a terminal. Without --yes it prints the plan and asks y/N
+// on a terminal; without a terminal it refuses rather than restart unconfirmed.
+import type { Core } from '../core/core';
+import type { ApiHandlers, RestartOperation, RestartPlan, RestartTarget } from '@shared/contract';
+import { RESTART_TARGETS } from '@shared/api/restart';
+import { createApp } from '../compose';
+import { formatDuration } from '../core/actions/operation';
+import { describeProgress } from '../core/actions/load-progress';
+import { hostFromArg } from './main';
+
+export const RESTART_USAGE = `usage: pd-console restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json] [--demo-speed N]
+
+  Shows the plan (host, unit, exact command, what will break), asks y/N on a terminal, then follows every
+  step: systemd active, /health 200, the router reporting the worker healthy. Ctrl-C asks to cancel before
+  the next step; a second Ctrl-C leaves without waiting (the restart goes on on the host).
+  --yes       do not ask (required when stdin is not a terminal)
+  --drain     stop new work to the worker first, where the router supports it
+  --json      print the plan and the final operation as JSON lines on stdout (progress goes to stderr)
+exit status: 0 restarted · 1 failed · 2 refused or bad usage · 3 outcome unknown (lost contact) · 4 cancelled or declined
+`;
+
+export interface RestartCliIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  /** Whether stdin is a terminal someone can answer on. */
+  isTTY?: boolean;
+  /** Asks a question on the terminal and resolves with the answer line. */
+  ask?: (question: string) => Promise<string>;
+  /** Calls `fn` on Ctrl-C; returns the unsubscribe function. */
+  onInterrupt?: (fn: () => void) => () => void;
+}
+
+type Handlers = Pick<
+  ApiHandlers,
+  'planRestart' | 'startRestart' | 'cancelRestart' | 'getRestart' | 'openDemo' | 'connectHost'
+>;
+
+export interface RestartCliApp {
+  core: Core;
+  handlers: Handlers;
+  shutdown(): Promise<void>;
+}
+
+const EXIT = { ok: 0, failed: 1, usage: 2, unknown: 3, cancelled: 4 } as const;
+
+interface Args {
+  target: RestartTarget;
+  host: string;
+  yes: boolean;
+  drain: boolean;
+  json: boolean;
+  demoSpeed?: number;
+}
+
+function parseArgs(argv: string[]): Args | string {
+  let target: RestartTarget | undefined;
+  const out: Omit<Args, 'target'> = { host: 'demo', yes: false, drain: false, json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--yes' || a === '-y') out.yes = true;
+    else if (a === '--drain') out.drain = true;
+    else if (a === '--json') out.json = true;
+    else if (a === '--host' || a === '--demo-speed') {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('--')) return `${a} needs a value`;
+      if (a === '--host') out.host = v;
+      else {
+        const n = Number(v);
+        if (!(n > 0 && n <= 10_000))
+          return `--demo-speed needs a number between 0 and 10000, got ${JSON.stringify(v)}`;
+        out.demoSpeed = n;
+      }
+    } else if (!a.startsWith('-') && target === undefined) {
+      if (!(RESTART_TARGETS as readonly string[]).includes(a))
+        return `unknown service ${JSON.stringify(a)}: expected one of ${RESTART_TARGETS.join(', ')}`;
+      target = a as RestartTarget;
+    } else return `unexpected argument ${JSON.stringify(a)}`;
+  }
+  if (!target) return `which service? expected one of ${RESTART_TARGETS.join(', ')}`;
+  return { ...out, target };
+}
+
+export async function restartCommand(
+  argv: string[],
+  io: RestartCliIo,
+  deps: { app?: RestartCliApp } = {},
+): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(RESTART_USAGE);
+    return EXIT.ok;
+  }
+  const args = parseArgs(argv);
+  if (typeof args === 'string') {
+    io.stderr(`pd-console restart: ${args}\n${RESTART_USAGE}`);
+    return EXIT.usage;
+  }
+  const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000, demoSpeed: args.demoSpeed });
+  // Progress is for people: with --json it goes to stderr so stdout stays machine-readable.
+  const say = args.json ? io.stderr : io.stdout;
+  try {
+    const summary =
+      args.host === 'demo'
+        ? await app.handlers.openDemo({})
+        : await app.handlers.connectHost({ host: hostFromArg(args.host) });
+    const deploymentId = summary.deployment.id;
+    await firstObservation(app.core, deploymentId);
+    const plan = await app.handlers.planRestart({ deploymentId, target: args.target, drain: args.drain });
+    if (args.json) io.stdout(`${JSON.stringify({ plan })}\n`);
+    say(planText(plan));
+    if (plan.blockedReason) {
+      io.stderr(`pd-console restart: refused: ${plan.blockedReason}\n`);
+      return EXIT.usage;
+    }
+    if (!args.yes) {
+      const isTTY = io.isTTY ?? Boolean(process.stdin.isTTY);
+      if (!isTTY) {
+        io.stderr(
+          'pd-console restart: refusing to restart without confirmation: stdin is not a terminal. Pass --yes to confirm.\n',
+        );
+        return EXIT.usage;
+      }
+      const answer = await (io.ask ?? askOnTerminal)(
+        `Restart ${targetName(plan)} on ${plan.hostLabel}? [y/N] `,
+      );
+      if (!/^(y|yes)$/i.test(answer.trim())) {
+        say('Not restarted.\n');
+        return EXIT.cancelled;
+      }
+    }
+    const { operation, joined } = await app.handlers.startRestart({
+      deploymentId,
+      target: args.target,
+      drain: args.drain,
+    });
+    if (joined)
+      say(`A restart of ${operation.target} is already running (operation ${operation.id}): following it.\n`);
+    else say(`Started operation ${operation.id} as ${operation.requestedBy}.\n`);
+    const end = await follow(app, operation, say, io);
+    if (args.json) io.stdout(`${JSON.stringify({ operation: end })}\n`);
+    say(resultText(end));
+    return end.state === 'succeeded'
+      ? EXIT.ok
+      : end.state === 'failed'
+        ? EXIT.failed
+        : end.state === 'unknown'
+          ? EXIT.unknown
+          : EXIT.cancelled;
+  } catch (err) {
+    const e = err as Error & { hint?: string };
+    io.stderr(`pd-console restart: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+    return (e as { code?: string }).code === 'restart-refused' ||
+      (e as { code?: string }).code === 'read-only' ||
+      (e as { code?: string }).code === 'not-connected' ||
+      (e as { code?: string }).code === 'restart-running'
+      ? EXIT.usage
+      : EXIT.failed;
+  } finally {
+    await app.shutdown();
+  }
+}
+
+function targetName(plan: RestartPlan): string {
+  return plan.target === 'stack'
+    ? `the PD stack (${plan.services.map((s) => s.unit).join(', ')})`
+    : `${plan.target} (${plan.services[0]?.unit ?? '?'})`;
+}
+
+function num(n: number | null): string {
+  return n === null ? 'unknown' : String(n);
+}
+
+function ago(at: number | null, now: number): string {
+  return at === null
+    ? 'unknown'
+    : `${new Date(at).toISOString().replace('T', ' ').slice(0, 19)} UTC (${formatDuration(now - at)} ago)`;
+}
+
+export function planText(plan: RestartPlan): string {
+  const lines: string[] = [];
+  const who = plan.connectedAs
+    ? ` as ${plan.connectedAs.user}${plan.connectedAs.uid === 0 ? ' (root)' : ''}`
+    : '';
+  lines.push(`Restart plan: ${targetName(plan)} on ${plan.hostLabel}${who}`);
+  lines.push(`Order: ${plan.stages.map((s) => s.join(' + ')).join(' → ')}`);
+  for (const s of plan.services) {
+    lines.push(``, `  ${s.role}: ${s.unit} — now ${s.activeState ?? '?'}/${s.subState ?? '?'}`);
+    lines.push(`    command:        ${s.command}`);
+    lines.push(`    last restart:   ${ago(s.lastRestartAt, plan.plannedAt)}`);
+    if (s.role === 'router')
+      lines.push(`    in flight:      ${num(s.impact.inFlightAtRouter)} request(s) at the router`);
+    else {
+      lines.push(
+        `    running:        ${num(s.impact.runningOnWorker)} request(s) on the worker, ${num(s.impact.queuedOnWorker)} queued`,
+      );
+      lines.push(`    router:         ${num(s.impact.inFlightAtRouter)} request(s) in flight to it`);
+      lines.push(`    drain:          ${s.drain.supported ? 'available — ' : ''}${s.drain.detail}`);
+    }
+    for (const note of s.impact.notes) lines.push(`    note:           ${note}`);
+    lines.push(
+      `    steps:          ${s.steps.map((st) => st.label).join(' → ')}`,
+      `    timeouts:       active ${formatDuration(s.timeouts.activeMs)}, health ${formatDuration(s.timeouts.healthMs)}, router ${formatDuration(s.timeouts.routerMs)}`,
+    );
+  }
+  if (plan.routerInFlight !== null)
+    lines.push(``, `The router has ${plan.routerInFlight} request(s) in flight in total.`);
+  for (const w of plan.warnings) lines.push(`! ${w}`);
+  if (plan.running) lines.push(`! A restart is already running (operation ${plan.running.operationId}).`);
+  if (plan.blockedReason) lines.push(`! Refused: ${plan.blockedReason}`);
+  return `${lines.join('\n')}\n\n`;
+}
+
+export function resultText(op: RestartOperation): string {
+  const lines: string[] = [''];
+  const mark =
+    op.state === 'succeeded' ? '✔' : op.state === 'cancelled' ? '■' : op.state === 'unknown' ? '?' : '✖';
+  lines.push(`${mark} ${op.summary}`);
+  const f = op.failure;
+  if (f) {
+    lines.push(`  failed step: ${f.role ? `${f.role} ` : ''}${f.step}`);
+    if (f.result) lines.push(`  systemd Result=${f.result}`);
+    if (f.hint) lines.push(`  next: ${f.hint}`);
+    if (f.sudoersLine) lines.push(`  sudoers line:`, `    ${f.sudoersLine}`);
+    if (f.journalTail?.length) lines.push(`  last journal lines:`, ...f.journalTail.map((l) => `    │ ${l}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Prints step changes, new journal lines and progress as snapshots arrive, until the operation ends. */
+function follow(
+  app: RestartCliApp,
+  first: RestartOperation,
+  say: (s: string) => void,
+  io: RestartCliIo,
+): Promise<RestartOperation> {
+  const seenSteps = new Map<string, string>();
+  const lastLine = new Map<string, { ts: number; text: string }>();
+  const lastProgress = new Map<string, string>();
+  let link: RestartOperation['link'] = 'up';
+  const t = (op: RestartOperation): string => `[${formatDuration(op.elapsedMs).padStart(9)}]`;
+  const show = (op: RestartOperation): void => {
+    if (op.link !== link) {
+      link = op.link;
+      say(
+        `${t(op)} ${link === 'down' ? 'lost contact with the host; reconnecting and following on' : 'connection back'}\n`,
+      );
+    }
+    for (const s of op.services) {
+      const journal = s.journal;
+      const prev = lastLine.get(s.role);
+      let from = 0;
+      if (prev) {
+        const i = journal.findLastIndex((l) => l.ts === prev.ts && l.text === prev.text);
+        from = i + 1;
+      }
+      for (const l of journal.slice(from)) say(`    ${s.role.padEnd(7)} │ ${l.text}\n`);
+      if (journal.length) lastLine.set(s.role, journal[journal.length - 1]);
+      if (s.progress) {
+        const text = describeProgress(s.progress);
+        if (lastProgress.get(s.role) !== text) {
+          lastProgress.set(s.role, text);
+          say(`${t(op)} ${s.role.padEnd(7)} ${text}\n`);
+        }
+      }
+      for (const st of s.steps) {
+        const key = `${s.role}:${st.kind}`;
+        const was = seenSteps.get(key);
+        if (was === st.state || (st.state === 'pending' && was === undefined)) continue;
+        seenSteps.set(key, st.state);
+        if (st.state === 'pending') continue;
+        say(`${t(op)} ${s.role.padEnd(7)} ${st.label}: ${st.state}${st.detail ? ` — ${st.detail}` : ''}\n`);
+      }
+    }
+  };
+  return new Promise((resolve) => {
+    let interrupts = 0;
+    let settled = false;
+    const done = (op: RestartOperation): void => {
+      if (settled) return;
+      settled = true;
+      app.core.off('restartProgress', on);
+      offInterrupt();
+      resolve(op);
+    };
+    const on = (op: RestartOperation): void => {
+      if (op.id !== first.id) return;
+      show(op);
+      if (op.state !== 'running') done(op);
+    };
+    const offInterrupt = (io.onInterrupt ?? onSigint)(() => {
+      interrupts++;
+      if (interrupts === 1) {
+        say(
+          '\nCancel requested: stopping before the next step. (Ctrl-C again to leave now; the host keeps going.)\n',
+        );
+        void app.handlers.cancelRestart({ operationId: first.id });
+        return;
+      }
+      void app.handlers.getRestart({ operationId: first.id }).then(done, () => done(first));
+    });
+    app.core.on('restartProgress', on);
+    show(first);
+    // It may have ended between the start call and subscribing.
+    void app.handlers.getRestart({ operationId: first.id }).then((op) => {
+      if (op.state !== 'running') {
+        show(op);
+        done(op);
+      }
+    });
+  });
+}
+
+function firstObservation(core: Core, deploymentId: string, timeoutMs = 20_000): Promise<void> {
+  const complete = (): boolean => {
+    const latest = core.deploymentOf(deploymentId).latest;
+    return !!latest && latest.services.every((s) => s.systemd || s.systemdError);
+  };
+  if (complete()) return Promise.resolve();
+  return new Promise((resolve) => {
+    // Without an observation the plan still works; its impact figures say "unknown".
+    const timer = setTimeout(finish, timeoutMs);
+    function finish(): void {
+      clearTimeout(timer);
+      core.off('observation', on);
+      resolve();
+    }
+    function on(): void {
+      if (complete()) finish();
+    }
+    core.on('observation', on);
+  });
+}
+
+function onSigint(fn: () => void): () => void {
+  process.on('SIGINT', fn);
+  return () => process.off('SIGINT', fn);
+}
+
+async function askOnTerminal(question: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}
