@@ -127,4 +127,6 @@ export interface WriterStats {
   outOfOrderDropped: number;
   /** Last timestamp appended (epoch ms), or null before the first record. */
   lastTs: number | null;
+  /** Appended but not yet written to the file (uncompressed and compressed bytes); the writer stops at 64 MiB. */
+  queuedBytes: number;
 }

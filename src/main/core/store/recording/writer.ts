@@ -219,6 +219,7 @@ export class RecordingWriter {
       series: this.encoder.seriesCount,
       outOfOrderDropped: this.counters.outOfOrderDropped,
       lastTs: this.lastTs,
+      queuedBytes: this.pending.length + this.gzip.writableLength + this.file.writableLength,
     };
   }
 

@@ -1,0 +1,91 @@
+// docs/recording-format.md promises the format can be read without PD Console and gives a Python reader written
+// from the spec alone. This runs that very code (extracted from the document) against a recording and compares
+// every value with the app's reader.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
+import { SyntheticPdSession } from '../../bench/recording';
+import { exposition, header, manualClock, tempDir } from './helpers';
+
+const run = promisify(execFile);
+const DOC = resolve(__dirname, '../../docs/recording-format.md');
+const PYTHON = ['python3', 'python'].find((p) => {
+  try {
+    return /Python 3/.test(
+      execFileSync(p, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
+  } catch {
+    return false;
+  }
+});
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir());
+});
+afterAll(async () => {
+  await cleanup();
+});
+
+describe('the Python reference decoder in docs/recording-format.md', () => {
+  it.skipIf(!PYTHON)(
+    `decodes a recording to exactly the app's values${PYTHON ? '' : ' — SKIPPED: no python3 on this machine'}`,
+    async () => {
+      const doc = await readFile(DOC, 'utf8');
+      const m = /<!-- reference-decoder -->\s*```python\n([\s\S]*?)```\s*<!-- \/reference-decoder -->/.exec(
+        doc,
+      );
+      expect(m, 'reference decoder block in the doc').not.toBeNull();
+      const script = join(dir, 'decode.py');
+      await writeFile(script, m![1]);
+
+      const path = join(dir, 'r.pdrec.jsonl.gz');
+      const start = Date.UTC(2026, 0, 5, 8);
+      const sim = new SyntheticPdSession(start, 9, 300_000);
+      const clock = manualClock(start);
+      const w = await RecordingWriter.open(path, header({ startedAt: start }), { clock });
+      for (let i = 0; i < 300; i++) {
+        const tick = sim.step();
+        clock.set(sim.now);
+        for (const s of tick.scrapes) w.appendScrape(s.ts, s.target, s.exp);
+        const special = [NaN, Infinity, -Infinity, -0, 1e21, 5e-324, i / 3, 2 ** 53 - i][i % 8];
+        w.appendScrape(
+          start + i * 1000 + 999,
+          'odd',
+          exposition([{ name: 'odd', type: 'gauge', samples: [['odd', {}, special]] }]),
+        );
+      }
+      await w.close();
+
+      const { stdout } = await run(PYTHON!, [script, path], { maxBuffer: 256 << 20 });
+      const py = new Map<string, { t: number[]; v: (number | string)[] }>();
+      for (const line of stdout.trim().split('\n')) {
+        const [target, name, labels, t, v] = JSON.parse(line) as [
+          string,
+          string,
+          Record<string, string>,
+          number[],
+          (number | string)[],
+        ];
+        py.set(`${target}|${name}|${JSON.stringify(labels)}`, { t, v });
+      }
+      const rec = await readRecording(path);
+      expect(py.size).toBe(rec.series.length);
+      const asPython = (x: number): number | string =>
+        x !== x ? 'nan' : x === Infinity ? 'inf' : x === -Infinity ? '-inf' : x;
+      for (const s of rec.series) {
+        const p = py.get(`${s.target}|${s.name}|${JSON.stringify(s.labels)}`);
+        expect(p, s.name).toBeDefined();
+        expect(p!.t).toEqual([...s.t]);
+        for (let i = 0; i < s.v.length; i++)
+          if (!Object.is(p!.v[i], asPython(s.v[i])))
+            throw new Error(`${s.target} ${s.name}[${i}]: python ${p!.v[i]}, app ${s.v[i]}`);
+      }
+    },
+    60_000,
+  );
+});
