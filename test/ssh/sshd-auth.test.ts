@@ -38,7 +38,7 @@ if (skip) console.warn(`[skipped] SSH tests against a real sshd: ${skip}`);
 describe.skipIf(skip !== null)('against a real OpenSSH sshd: host keys and authentication', () => {
   let h: TestHome;
   let sshd: Sshd;
-  let agents: SshAgent[] = [];
+  const agents: SshAgent[] = [];
 
   beforeAll(async () => {
     h = await makeHome();
@@ -156,7 +156,9 @@ describe.skipIf(skip !== null)('against a real OpenSSH sshd: host keys and authe
       await conn.stop();
 
       await fs.rm(h.knownHosts);
-      await h.writeConfig(hostBlock('gpu', sshd.port, h, [`IdentityFile ${h.keys.user.privateFile}`, 'HashKnownHosts yes']));
+      await h.writeConfig(
+        hostBlock('gpu', sshd.port, h, [`IdentityFile ${h.keys.user.privateFile}`, 'HashKnownHosts yes']),
+      );
       const second = connection(() => resolverFor(h, prompts).resolve(sshHost('gpu')));
       await second.start();
       expect(second.status.state).toBe('connected');
@@ -290,7 +292,9 @@ describe.skipIf(skip !== null)('against a real OpenSSH sshd: host keys and authe
       await agent.add(h.keys.agent.privateFile);
       await h.writeConfig(hostBlock('gpu', sshd.port, h, []));
       const { prompts } = recordingPrompts({});
-      const conn = connection(() => resolverFor(h, prompts, { agentSocket: agent.socket }).resolve(sshHost('gpu')));
+      const conn = connection(() =>
+        resolverFor(h, prompts, { agentSocket: agent.socket }).resolve(sshHost('gpu')),
+      );
       await conn.start();
       expect(conn.status.state).toBe('connected');
       await conn.stop();
@@ -348,8 +352,12 @@ describe.skipIf(skip !== null)('against a real OpenSSH sshd: host keys and authe
       expect(err.explained.hint).toContain('IdentitiesOnly yes');
 
       // IdentitiesOnly: only the configured identity is offered (through the agent, which holds it).
-      await h.writeConfig(hostBlock('gpu', sshd.port, h, [`IdentityFile ${h.keys.agent.privateFile}`, 'IdentitiesOnly yes']));
-      const conn = connection(() => resolverFor(h, prompts, { agentSocket: agent.socket }).resolve(sshHost('gpu')));
+      await h.writeConfig(
+        hostBlock('gpu', sshd.port, h, [`IdentityFile ${h.keys.agent.privateFile}`, 'IdentitiesOnly yes']),
+      );
+      const conn = connection(() =>
+        resolverFor(h, prompts, { agentSocket: agent.socket }).resolve(sshHost('gpu')),
+      );
       await conn.start();
       expect(conn.status.state).toBe('connected');
       await conn.stop();

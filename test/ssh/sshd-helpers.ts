@@ -25,7 +25,10 @@ export interface TestHome {
   sshDir: string;
   knownHosts: string;
   configFile: string;
-  keys: Record<'user' | 'enc' | 'agent' | 'other', { privateFile: string; publicFile: string; publicLine: string }>;
+  keys: Record<
+    'user' | 'enc' | 'agent' | 'other',
+    { privateFile: string; publicFile: string; publicLine: string }
+  >;
   writeConfig(text: string): Promise<void>;
   cleanup(): Promise<void>;
 }
@@ -106,7 +109,10 @@ export function resolverFor(
   h: TestHome,
   prompts: SshPrompts,
   extra: Partial<SshResolverDeps> & { agentSocket?: string } = {},
-): { resolve: (host: HostConfig) => ReturnType<ReturnType<typeof createSshResolver>>; warnings: ConfigWarning[] } {
+): {
+  resolve: (host: HostConfig) => ReturnType<ReturnType<typeof createSshResolver>>;
+  warnings: ConfigWarning[];
+} {
   const warnings: ConfigWarning[] = [];
   const { agentSocket, ...rest } = extra;
   const resolve = createSshResolver({
@@ -183,7 +189,8 @@ export function demoAnswer(): { answer: Answer; load: { current: number; max: nu
 export async function waitFor(what: string, cond: () => boolean, timeoutMs: number): Promise<number> {
   const start = Date.now();
   while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() - start > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
   return Date.now() - start;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { HostConfig } from '@shared/domain';
 import { ApiError } from '../api-error';
-import { locatePath, syntaxErrorPosition } from './json-location';
+import { findSyntaxError, locatePath, positionAt } from './json-location';
 
 export const HOSTS_FILE_VERSION = 1;
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -19,11 +19,19 @@ const NAME = /^[^\s'"\\-][^\s'"\\]{0,254}$/;
 
 const hostSchema = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'id must be 1-64 letters, digits, dots, dashes or underscores'),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'id must be 1-64 letters, digits, dots, dashes or underscores'),
     label: z.string().trim().min(1, 'label must not be empty').max(200),
     kind: z.enum(['ssh', 'demo']),
-    alias: z.string().regex(NAME, 'alias must be a Host name from ~/.ssh/config (no spaces or quotes)').optional(),
-    hostname: z.string().regex(NAME, 'hostname must be a host name or IP address (no spaces or quotes)').optional(),
+    alias: z
+      .string()
+      .regex(NAME, 'alias must be a Host name from ~/.ssh/config (no spaces or quotes)')
+      .optional(),
+    hostname: z
+      .string()
+      .regex(NAME, 'hostname must be a host name or IP address (no spaces or quotes)')
+      .optional(),
     port: z.number().int().min(1).max(65535).optional(),
     user: z
       .string()
@@ -86,7 +94,12 @@ export class HostStore {
       const data = await this.read();
       const id = input.id ?? newId(input.label, data.hosts);
       if (data.hosts.some((h) => h.id === id))
-        throw new HostStoreError('conflict', `a host with id "${id}" already exists in ${this.file}`, undefined, this.file);
+        throw new HostStoreError(
+          'conflict',
+          `a host with id "${id}" already exists in ${this.file}`,
+          undefined,
+          this.file,
+        );
       const host = this.validateHost({ ...input, id });
       data.hosts.push(host);
       await this.write(data);
@@ -98,7 +111,13 @@ export class HostStore {
     return this.serialized(async () => {
       const data = await this.read();
       const i = data.hosts.findIndex((h) => h.id === id);
-      if (i < 0) throw new HostStoreError('not-found', `no host with id "${id}" in ${this.file}`, undefined, this.file);
+      if (i < 0)
+        throw new HostStoreError(
+          'not-found',
+          `no host with id "${id}" in ${this.file}`,
+          undefined,
+          this.file,
+        );
       const merged: Record<string, unknown> = { ...data.hosts[i], ...patch, id };
       // An explicit undefined in the patch clears the field (e.g. switching from hostname to alias).
       for (const [k, v] of Object.entries(patch)) if (v === undefined) delete merged[k];
@@ -114,7 +133,12 @@ export class HostStore {
       const data = await this.read();
       const next = data.hosts.filter((h) => h.id !== id);
       if (next.length === data.hosts.length)
-        throw new HostStoreError('not-found', `no host with id "${id}" in ${this.file}`, undefined, this.file);
+        throw new HostStoreError(
+          'not-found',
+          `no host with id "${id}" in ${this.file}`,
+          undefined,
+          this.file,
+        );
       data.hosts = next;
       await this.write(data);
     });
@@ -131,7 +155,12 @@ export class HostStore {
     if (r.success) return r.data;
     const issue = r.error.issues[0];
     const field = issue.path.length ? `${issue.path.join('.')}: ` : '';
-    throw new HostStoreError('invalid-argument', `invalid host: ${field}${issue.message}`, undefined, this.file);
+    throw new HostStoreError(
+      'invalid-argument',
+      `invalid host: ${field}${issue.message}`,
+      undefined,
+      this.file,
+    );
   }
 
   private async read(): Promise<FileData> {
@@ -161,10 +190,11 @@ export class HostStore {
     try {
       json = JSON.parse(text);
     } catch (err) {
-      const pos = syntaxErrorPosition(text, err as SyntaxError);
+      const found = findSyntaxError(text);
+      const pos = positionAt(text, found?.offset ?? 0);
       throw new HostStoreError(
         'config',
-        `${this.file}:${pos.line}:${pos.column}: not valid JSON (${(err as Error).message})`,
+        `${this.file}:${pos.line}:${pos.column}: not valid JSON (${found?.message ?? (err as Error).message})`,
         'Fix the file by hand (or restore a backup); PD Console does not overwrite a hosts file it cannot read.',
         this.file,
         pos.line,
@@ -214,7 +244,10 @@ export class HostStore {
   private async write(data: FileData): Promise<void> {
     const dir = path.dirname(this.file);
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    const tmp = path.join(dir, `.${path.basename(this.file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const tmp = path.join(
+      dir,
+      `.${path.basename(this.file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+    );
     const body = JSON.stringify({ ...data, version: HOSTS_FILE_VERSION }, null, 2) + '\n';
     const fh = await fs.open(tmp, 'w', 0o600);
     try {

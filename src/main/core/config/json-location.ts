@@ -19,14 +19,96 @@ export function positionAt(text: string, offset: number): TextPosition {
   return { line, column: clamped - lineStart + 1 };
 }
 
-/** The position a JSON.parse SyntaxError points at, from its message. */
-export function syntaxErrorPosition(text: string, err: SyntaxError): TextPosition {
-  const lc = /line (\d+) column (\d+)/.exec(err.message);
-  if (lc) return { line: Number(lc[1]), column: Number(lc[2]) };
-  const pos = /position (\d+)/.exec(err.message);
-  if (pos) return positionAt(text, Number(pos[1]));
-  // "Unexpected end of JSON input": the problem is where the text stops.
-  return positionAt(text, text.length);
+/**
+ * Where and why JSON text is invalid, found by a strict RFC 8259 scan. JSON.parse's messages differ between Node
+ * versions and some (Node 20: "Unexpected token ']', ...") carry no position at all; or null when valid.
+ */
+export function findSyntaxError(text: string): { offset: number; message: string } | null {
+  let i = 0;
+  const fail = (message: string): never => {
+    throw Object.assign(new Error(message), { offset: i });
+  };
+  const ws = (): void => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  };
+  const describe = (): string => (i >= text.length ? 'end of file' : `"${text[i]}"`);
+  const expect = (ch: string, what: string): void => {
+    ws();
+    if (text[i] !== ch) fail(`expected ${what}, found ${describe()}`);
+    i++;
+  };
+  const string = (): void => {
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      const c = text.charCodeAt(i);
+      if (c < 0x20) fail('control character in a string (use \\n, \\t…)');
+      if (text[i] === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail('bad \\u escape');
+          i += 5;
+          continue;
+        }
+        if (!'"\\/bfnrt'.includes(text[i] ?? '')) fail('bad escape in a string');
+      }
+      i++;
+    }
+    if (i >= text.length) fail('unterminated string');
+    i++;
+  };
+  const value = (depth: number): void => {
+    if (depth > 512) fail('nested too deeply');
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') return void i++;
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail(`expected a property name in double quotes, found ${describe()}`);
+        string();
+        expect(':', '":"');
+        value(depth + 1);
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') return void i++;
+        fail(`expected "," or "}", found ${describe()}`);
+      }
+    }
+    if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') return void i++;
+      for (;;) {
+        value(depth + 1);
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') return void i++;
+        fail(`expected "," or "]", found ${describe()}`);
+      }
+    }
+    if (c === '"') return string();
+    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
+    if (!m) fail(`unexpected ${describe()}`);
+    i += m![0].length;
+  };
+  try {
+    value(0);
+    ws();
+    if (i < text.length) fail(`unexpected ${describe()} after the end of the document`);
+    return null;
+  } catch (err) {
+    const e = err as Error & { offset?: number };
+    if (e.offset === undefined) throw err;
+    return { offset: e.offset, message: e.message };
+  }
 }
 
 /**

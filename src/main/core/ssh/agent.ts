@@ -46,7 +46,12 @@ export function probeAgent(agentPath: string, where: string, timeoutMs = 3000): 
     try {
       agent = createAgent(agentPath);
     } catch (err) {
-      finish({ ok: false, where, reason: 'unreachable', message: `ssh-agent (${where}): ${(err as Error).message}` });
+      finish({
+        ok: false,
+        where,
+        reason: 'unreachable',
+        message: `ssh-agent (${where}): ${(err as Error).message}`,
+      });
       return;
     }
     agent.getIdentities((err, keys) => {

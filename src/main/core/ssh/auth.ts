@@ -1,7 +1,13 @@
 // The ssh2 authHandler: agent identities, then key files, then keyboard-interactive, then password — each
 // only when the server still lists its method — asking the operator only for the last two. It records what it
 // offered, so a refusal can say exactly which keys the server rejected.
-import type { AnyAuthMethod, AuthHandlerMiddleware, BaseAgent, KeyboardInteractiveCallback, Prompt } from 'ssh2';
+import type {
+  AnyAuthMethod,
+  AuthHandlerMiddleware,
+  BaseAgent,
+  KeyboardInteractiveCallback,
+  Prompt,
+} from 'ssh2';
 import type { IdentityKey } from './key-files';
 import { askWithin, type SshPrompts } from './prompts';
 
@@ -106,7 +112,13 @@ export function createAuthHandler(plan: AuthPlan, report: AuthReport): AuthHandl
 function keyboardPrompt(
   plan: AuthPlan,
   report: AuthReport,
-): (name: string, instructions: string, lang: string, prompts: Prompt[], finish: KeyboardInteractiveCallback) => void {
+): (
+  name: string,
+  instructions: string,
+  lang: string,
+  prompts: Prompt[],
+  finish: KeyboardInteractiveCallback,
+) => void {
   return (name, instructions, _lang, prompts, finish) => {
     const answers: string[] = [];
     const askNext = async (): Promise<void> => {

@@ -87,7 +87,13 @@ interface PassContext {
   host: string;
 }
 
-function walkFile(file: ConfigFile, eligible: boolean, ctx: PassContext, state: PassState, input: EvaluateInput): void {
+function walkFile(
+  file: ConfigFile,
+  eligible: boolean,
+  ctx: PassContext,
+  state: PassState,
+  input: EvaluateInput,
+): void {
   // readconf.c: each file starts active; an Include from an inactive block is read with "never match".
   let active = eligible;
   for (const node of file.nodes) {
@@ -98,7 +104,8 @@ function walkFile(file: ConfigFile, eligible: boolean, ctx: PassContext, state: 
     }
     if (d.keyword === 'host') {
       if (d.args.length === 0) throw new ConfigError('Host needs at least one pattern', d.file, d.line);
-      active = eligible && patternListMatch(ctx.host, d.args);
+      // readconf.c matches Host patterns case-sensitively against the name as typed (Match host folds case).
+      active = eligible && patternListMatch(ctx.host, d.args, false);
       if (active && d.args.some((p) => !p.startsWith('!') && !/^[*?]+$/.test(p)))
         state.matchedBlocks.push(`${d.file}:${d.line}`);
       continue;
@@ -112,8 +119,14 @@ function walkFile(file: ConfigFile, eligible: boolean, ctx: PassContext, state: 
   }
 }
 
-function evaluateMatch(d: ConfigDirective, ctx: PassContext, state: PassState, input: EvaluateInput): boolean {
-  if (d.args.length === 0) throw new ConfigError('Match needs criteria (e.g. "Match host name")', d.file, d.line);
+function evaluateMatch(
+  d: ConfigDirective,
+  ctx: PassContext,
+  state: PassState,
+  input: EvaluateInput,
+): boolean {
+  if (d.args.length === 0)
+    throw new ConfigError('Match needs criteria (e.g. "Match host name")', d.file, d.line);
   let result = true;
   let blocked: string | null = null;
   let specific = false;
@@ -184,14 +197,17 @@ function apply(d: ConfigDirective, state: PassState): void {
     state.identityFiles.push({ args: d.args, file: d.file, line: d.line });
     return;
   }
-  if (!state.settings.has(d.keyword)) state.settings.set(d.keyword, { args: d.args, file: d.file, line: d.line });
+  if (!state.settings.has(d.keyword))
+    state.settings.set(d.keyword, { args: d.args, file: d.file, line: d.line });
 }
 
 function currentHostname(state: PassState, hostArg: string): string {
+  // ssh lowercases the host name before expanding %h into HostName.
+  const host = hostArg.toLowerCase();
   const h = state.settings.get('hostname');
-  if (!h || h.args.length === 0) return hostArg;
+  if (!h || h.args.length === 0) return host;
   // readconf.c expands only %h (and %%) in HostName.
-  return h.args[0].replace(/%(.)/g, (m, t: string) => (t === 'h' ? hostArg : t === '%' ? '%' : m));
+  return h.args[0].replace(/%(.)/g, (m, t: string) => (t === 'h' ? host : t === '%' ? '%' : m));
 }
 
 function one(state: PassState, key: string, what: string): Setting | undefined {
@@ -270,7 +286,9 @@ function toOptions(state: PassState, input: EvaluateInput, files: ConfigFile[]):
 
   const ct = one(state, 'connecttimeout', 'ConnectTimeout');
   const connectTimeout =
-    ct && ct.args[0].toLowerCase() !== 'none' ? parseCount(ct.args[0], 'ConnectTimeout', ct.file, ct.line) : null;
+    ct && ct.args[0].toLowerCase() !== 'none'
+      ? parseCount(ct.args[0], 'ConnectTimeout', ct.file, ct.line)
+      : null;
   const shk = one(state, 'stricthostkeychecking', 'StrictHostKeyChecking');
   const pc = str('proxycommand', 'ProxyCommand');
 
@@ -296,7 +314,8 @@ function toOptions(state: PassState, input: EvaluateInput, files: ConfigFile[]):
     pubkeyAuthentication: bool('pubkeyauthentication', 'PubkeyAuthentication', true),
     passwordAuthentication: bool('passwordauthentication', 'PasswordAuthentication', true),
     kbdInteractiveAuthentication:
-      state.settings.has('kbdinteractiveauthentication') || !state.settings.has('challengeresponseauthentication')
+      state.settings.has('kbdinteractiveauthentication') ||
+      !state.settings.has('challengeresponseauthentication')
         ? bool('kbdinteractiveauthentication', 'KbdInteractiveAuthentication', true)
         : bool('challengeresponseauthentication', 'ChallengeResponseAuthentication', true),
     batchMode: bool('batchmode', 'BatchMode', false),

@@ -15,7 +15,8 @@ export interface ConfigDirective {
   args: string[];
 }
 
-export type ConfigNode = { kind: 'directive'; d: ConfigDirective } | { kind: 'include'; d: ConfigDirective; files: ConfigFile[] };
+export type ConfigNode =
+  { kind: 'directive'; d: ConfigDirective } | { kind: 'include'; d: ConfigDirective; files: ConfigFile[] };
 
 export interface ConfigFile {
   path: string;
@@ -47,7 +48,11 @@ export function tokenizeConfigLine(text: string, file: string, line: number): Co
   } catch (err) {
     // ssh-config throws plain Errors (unbalanced quotes, Match without a value, even TypeErrors on `Host`
     // with nothing after it); all of them mean this one line is malformed.
-    throw new ConfigError(`cannot parse "${text.trim().slice(0, 120)}": ${(err as Error).message}`, file, line);
+    throw new ConfigError(
+      `cannot parse "${text.trim().slice(0, 120)}": ${(err as Error).message}`,
+      file,
+      line,
+    );
   }
   const first = parsed.find((l) => l.type === LineType.DIRECTIVE);
   if (!first || first.type !== LineType.DIRECTIVE || !first.param) return null;
@@ -84,13 +89,19 @@ async function readOne(
   top: boolean,
 ): Promise<ConfigFile> {
   if (++state.files > MAX_FILES)
-    throw new ConfigError(`more than ${MAX_FILES} config files through Include; is there an Include loop?`, file);
+    throw new ConfigError(
+      `more than ${MAX_FILES} config files through Include; is there an Include loop?`,
+      file,
+    );
   let text: string;
   try {
     const st = await fs.stat(file);
     if (st.isDirectory()) throw new ConfigError('is a directory, not a config file', file);
     if (st.size > MAX_FILE_BYTES)
-      throw new ConfigError(`is ${st.size} bytes; config files over ${MAX_FILE_BYTES} bytes are refused`, file);
+      throw new ConfigError(
+        `is ${st.size} bytes; config files over ${MAX_FILE_BYTES} bytes are refused`,
+        file,
+      );
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
@@ -114,7 +125,11 @@ async function readOne(
     }
     if (d.args.length === 0) throw new ConfigError('Include needs a file name or pattern', file, d.line);
     if (depth + 1 > MAX_INCLUDE_DEPTH)
-      throw new ConfigError(`Include nested more than ${MAX_INCLUDE_DEPTH} levels deep (a loop?)`, file, d.line);
+      throw new ConfigError(
+        `Include nested more than ${MAX_INCLUDE_DEPTH} levels deep (a loop?)`,
+        file,
+        d.line,
+      );
     const included: ConfigFile[] = [];
     for (const arg of d.args) {
       const pattern = includePath(arg, system, state.opts, file, d.line);
@@ -126,7 +141,13 @@ async function readOne(
   return { path: file, system, exists: true, nodes };
 }
 
-function includePath(arg: string, system: boolean, opts: ConfigReadOptions, file: string, line: number): string {
+function includePath(
+  arg: string,
+  system: boolean,
+  opts: ConfigReadOptions,
+  file: string,
+  line: number,
+): string {
   let p: string;
   try {
     p = expandTilde(arg, opts.homeDir, 'Include');
@@ -141,7 +162,10 @@ function includePath(arg: string, system: boolean, opts: ConfigReadOptions, file
 /** glob(3) for Include: `*` and `?` in any path segment, results sorted, missing directories match nothing. */
 async function expandGlob(pattern: string, file: string, line: number): Promise<string[]> {
   const parsed = path.parse(pattern);
-  const segments = pattern.slice(parsed.root.length).split(/[\\/]+/).filter(Boolean);
+  const segments = pattern
+    .slice(parsed.root.length)
+    .split(/[\\/]+/)
+    .filter(Boolean);
   let bases = [parsed.root || '.'];
   for (const seg of segments) {
     const next: string[] = [];
@@ -157,10 +181,15 @@ async function expandGlob(pattern: string, file: string, line: number): Promise<
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' || code === 'ENOTDIR') continue;
-        throw new ConfigError(`Include "${pattern}": cannot list ${base}: ${(err as Error).message}`, file, line);
+        throw new ConfigError(
+          `Include "${pattern}": cannot list ${base}: ${(err as Error).message}`,
+          file,
+          line,
+        );
       }
       // glob(3) does not let wildcards match a leading dot.
-      for (const e of entries.sort()) if (!e.startsWith('.') && wildcardMatch(e, seg, false)) next.push(path.join(base, e));
+      for (const e of entries.sort())
+        if (!e.startsWith('.') && wildcardMatch(e, seg, false)) next.push(path.join(base, e));
     }
     bases = next;
     if (bases.length > MAX_GLOB_MATCHES)

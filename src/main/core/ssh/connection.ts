@@ -108,7 +108,11 @@ export class SshConnection extends EventEmitter<Events> {
     if (this.isConnected) return Promise.resolve();
     if (this.current.state === 'failed')
       return Promise.reject(
-        new SshError({ code: this.failedCode ?? 'failed', message: this.current.reason, hint: this.current.hint }),
+        new SshError({
+          code: this.failedCode ?? 'failed',
+          message: this.current.reason,
+          hint: this.current.hint,
+        }),
       );
     return new Promise((resolve, reject) => {
       const waiter = {
@@ -144,7 +148,12 @@ export class SshConnection extends EventEmitter<Events> {
    */
   reconnectNow(reason: string, opts: { automatic?: boolean } = {}): boolean {
     if (this.stopped || this.current.state === 'connecting') return false;
-    if (opts.automatic && this.current.state === 'failed' && this.failedCode && PERMANENT_CODES.has(this.failedCode))
+    if (
+      opts.automatic &&
+      this.current.state === 'failed' &&
+      this.failedCode &&
+      PERMANENT_CODES.has(this.failedCode)
+    )
       return false;
     if (this.retryTimer) {
       this.clock.clearTimeout(this.retryTimer);
@@ -292,8 +301,10 @@ export class SshConnection extends EventEmitter<Events> {
       let ready = false;
       let tcpUp = false;
       let lastError: ExplainedError | null = null;
+      let expired = false;
       const handshakeMs = config.readyTimeout ?? this.opts.readyTimeoutMs ?? 20_000;
       const deadline = new HandshakeDeadline(handshakeMs, () => {
+        expired = true;
         lastError = {
           code: 'timeout',
           message: tcpUp
@@ -323,7 +334,8 @@ export class SshConnection extends EventEmitter<Events> {
       client.on('error', (err) => {
         // ssh2 emits 'error' then 'close'; remember the reason for the close handler. The resolver's
         // diagnostics know what was offered and what the host-key check decided, so they explain best.
-        lastError = diagnostics?.explain(err) ?? explainSshError(err, this.label);
+        // After our deadline destroyed the socket, ssh2's follow-up error ("connection lost") says less.
+        if (!expired) lastError = diagnostics?.explain(err) ?? explainSshError(err, this.label);
       });
       client.on('close', () => {
         deadline.cancel();
@@ -363,7 +375,8 @@ export class SshConnection extends EventEmitter<Events> {
   private afterFailure(why: ExplainedError, wasConnected: boolean): void {
     const permanent =
       !wasConnected &&
-      (PERMANENT_CODES.has(why.code) || (!this.everConnected && PERMANENT_UNTIL_CONNECTED_CODES.has(why.code)));
+      (PERMANENT_CODES.has(why.code) ||
+        (!this.everConnected && PERMANENT_UNTIL_CONNECTED_CODES.has(why.code)));
     if (permanent) this.fail(why);
     else this.scheduleRetry(why);
   }

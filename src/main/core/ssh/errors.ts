@@ -33,7 +33,11 @@ export const PERMANENT_CODES = new Set([
 export const PERMANENT_UNTIL_CONNECTED_CODES = new Set(['dns', 'unknown-host']);
 
 export function explainSshError(err: unknown, where: string): ExplainedError {
-  const e = err as NodeJS.ErrnoException & { level?: string; code?: string | number; explained?: ExplainedError };
+  const e = err as NodeJS.ErrnoException & {
+    level?: string;
+    code?: string | number;
+    explained?: ExplainedError;
+  };
   if (e && typeof e === 'object' && e.explained) return e.explained;
   const msg = e instanceof Error ? e.message : String(err);
   const code = typeof e?.code === 'string' ? e.code : '';

@@ -1,10 +1,21 @@
 // A deadline for "TCP connect + SSH handshake + authentication" that stops counting while the operator is being
 // asked something (unknown host key, password, keyboard-interactive). ssh2's own readyTimeout cannot pause, so a
 // host-key dialog left open for 30 s would fail the attempt with a misleading "timed out".
-import type { AnyAuthMethod, AuthHandlerMiddleware, ConnectConfig, HostVerifier, KeyboardInteractiveCallback, Prompt } from 'ssh2';
+import type {
+  AnyAuthMethod,
+  AuthHandlerMiddleware,
+  ConnectConfig,
+  HostVerifier,
+  KeyboardInteractiveCallback,
+  Prompt,
+} from 'ssh2';
+
+/** Even a paused deadline ends eventually: a callback that never answers must not hold the attempt forever. */
+const MAX_PAUSED_MS = 10 * 60_000;
 
 export class HandshakeDeadline {
   private timer: NodeJS.Timeout | null = null;
+  private pauseTimer: NodeJS.Timeout | null = null;
   private remaining: number;
   private startedAt = 0;
   private pauses = 0;
@@ -14,6 +25,7 @@ export class HandshakeDeadline {
   constructor(
     readonly totalMs: number,
     private readonly onExpire: () => void,
+    private readonly maxPausedMs = MAX_PAUSED_MS,
   ) {
     this.remaining = totalMs;
   }
@@ -27,39 +39,49 @@ export class HandshakeDeadline {
   /** Stop the clock (nested calls allowed; each pause needs one resume). */
   pause(): void {
     if (this.finished) return;
-    if (this.pauses++ === 0 && this.timer) {
+    if (this.pauses++ !== 0) return;
+    if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
       this.remaining = Math.max(0, this.remaining - (Date.now() - this.startedAt));
     }
+    this.pauseTimer = setTimeout(() => this.expire(), this.maxPausedMs);
+    this.pauseTimer.unref?.();
   }
 
   resume(): void {
     if (this.finished || this.pauses === 0) return;
-    if (--this.pauses === 0 && this.started) this.arm();
+    if (--this.pauses !== 0) return;
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    this.pauseTimer = null;
+    if (this.started) this.arm();
   }
 
   cancel(): void {
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
     this.timer = null;
+    this.pauseTimer = null;
   }
 
   /** Returns a copy of the config whose operator-facing callbacks pause this deadline while they wait. */
   wrap(config: ConnectConfig): ConnectConfig {
     const out: ConnectConfig = { ...config };
     if (typeof config.hostVerifier === 'function' && config.hostHash === undefined) {
-      const inner = config.hostVerifier as HostVerifier;
+      // ssh2 accepts both forms: return a boolean, or call `verify` later.
+      const inner = config.hostVerifier as (key: Buffer, verify: (ok: boolean) => void) => boolean | void;
       out.hostVerifier = ((key: Buffer, verify: (ok: boolean) => void) => {
         this.pause();
-        let resumed = false;
-        inner(key, (ok: boolean) => {
-          if (!resumed) {
-            resumed = true;
-            this.resume();
-          }
+        let answered = false;
+        const answer = (ok: boolean): void => {
+          if (answered) return;
+          answered = true;
+          this.resume();
           verify(ok);
-        });
+        };
+        const ret = inner(key, answer);
+        if (typeof ret === 'boolean') answer(ret);
       }) as HostVerifier;
     }
     if (typeof config.authHandler === 'function') {
@@ -84,7 +106,13 @@ export class HandshakeDeadline {
     const inner = m.prompt;
     return {
       ...m,
-      prompt: (name: string, instructions: string, lang: string, prompts: Prompt[], finish: KeyboardInteractiveCallback) => {
+      prompt: (
+        name: string,
+        instructions: string,
+        lang: string,
+        prompts: Prompt[],
+        finish: KeyboardInteractiveCallback,
+      ) => {
         this.pause();
         let resumed = false;
         inner(name, instructions, lang, prompts, (answers) => {
@@ -100,12 +128,13 @@ export class HandshakeDeadline {
 
   private arm(): void {
     this.startedAt = Date.now();
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (this.finished) return;
-      this.finished = true;
-      this.onExpire();
-    }, this.remaining);
+    this.timer = setTimeout(() => this.expire(), this.remaining);
     this.timer.unref?.();
+  }
+
+  private expire(): void {
+    if (this.finished) return;
+    this.cancel();
+    this.onExpire();
   }
 }

@@ -60,7 +60,8 @@ export function createHostVerifier(opts: HostKeyCheckOptions, outcome: HostKeyOu
   };
 }
 
-type CheckResult = { ok: true; accepted: HostKeyOutcome['accepted'] } | { ok: false; failure: ExplainedError };
+type CheckResult =
+  { ok: true; accepted: HostKeyOutcome['accepted'] } | { ok: false; failure: ExplainedError };
 
 async function check(opts: HostKeyCheckOptions, key: Buffer): Promise<CheckResult> {
   const name = knownHostsName(opts.host, opts.port);

@@ -65,7 +65,7 @@ export async function resolveHostOptions(req: HostRequest, deps: HostOptionsDeps
       globalKnownHostsDefault: deps.globalKnownHostsDefault,
     });
 
-  let options: SshOptions | null = null;
+  let options: SshOptions;
   const execLines = findMatchExec(tree);
   if (deps.sshBinary !== null && execLines.length === 0) {
     try {
@@ -85,7 +85,8 @@ export async function resolveHostOptions(req: HostRequest, deps: HostOptionsDeps
       // No OpenSSH client (typical on Windows without the optional feature): the evaluator is the fallback.
       if (!(err instanceof SshBinaryMissing)) throw err;
       options = evaluate();
-      if (deps.sshBinary !== undefined) options.warnings.push({ message: `${err.message}; used the built-in parser` });
+      if (deps.sshBinary !== undefined)
+        options.warnings.push({ message: `${err.message}; used the built-in parser` });
     }
   } else {
     options = evaluate();
@@ -137,7 +138,12 @@ async function checkResolvable(
   deps: HostOptionsDeps,
   evaluate: () => SshOptions,
 ): Promise<void> {
-  if (req.checkDns === false || options.proxyJump || net.isIP(options.hostname) || options.hostname.toLowerCase() !== req.hostArg.toLowerCase())
+  if (
+    req.checkDns === false ||
+    options.proxyJump ||
+    net.isIP(options.hostname) ||
+    options.hostname.toLowerCase() !== req.hostArg.toLowerCase()
+  )
     return;
   try {
     await deps.lookup(options.hostname);

@@ -26,7 +26,8 @@ export class ForwardingAgent extends http.Agent {
         // RFC 4254 §5.1 reasons: 1 administratively prohibited (AllowTcpForwarding no), 2 connect failed.
         const reason = (err as Error & { reason?: number }).reason;
         const prohibited = reason === 1 || /prohibited/i.test(err.message);
-        const refused = !prohibited && (reason === 2 || /Connection refused|Connect failed/i.test(err.message));
+        const refused =
+          !prohibited && (reason === 2 || /Connection refused|Connect failed/i.test(err.message));
         const e = Object.assign(
           new Error(
             prohibited

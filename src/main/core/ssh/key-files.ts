@@ -14,13 +14,7 @@ export interface IdentityKey {
 }
 
 export type KeyProblemReason =
-  | 'missing'
-  | 'unreadable'
-  | 'permissions'
-  | 'format'
-  | 'public'
-  | 'wrong-passphrase'
-  | 'cancelled';
+  'missing' | 'unreadable' | 'permissions' | 'format' | 'public' | 'wrong-passphrase' | 'cancelled';
 
 export interface KeyProblem {
   file: string;
@@ -78,7 +72,11 @@ export class KeyLoader {
     this.passphrases.clear();
   }
 
-  private async loadNow(file: string, explicit: boolean, label: string): Promise<IdentityKey | KeyProblem | null> {
+  private async loadNow(
+    file: string,
+    explicit: boolean,
+    label: string,
+  ): Promise<IdentityKey | KeyProblem | null> {
     let st;
     try {
       st = await fs.stat(file);
@@ -86,9 +84,20 @@ export class KeyLoader {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') {
         if (!explicit) return null;
-        return problem(file, 'bad-key', 'missing', `key file ${file} does not exist`, 'Fix IdentityFile (or the key file set for this host).');
+        return problem(
+          file,
+          'bad-key',
+          'missing',
+          `key file ${file} does not exist`,
+          'Fix IdentityFile (or the key file set for this host).',
+        );
       }
-      return problem(file, 'bad-key', 'unreadable', `cannot read key file ${file}: ${(err as Error).message}`);
+      return problem(
+        file,
+        'bad-key',
+        'unreadable',
+        `cannot read key file ${file}: ${(err as Error).message}`,
+      );
     }
     if (!st.isFile()) return problem(file, 'bad-key', 'format', `key file ${file} is not a regular file`);
     const platform = this.deps.platform ?? process.platform;
@@ -104,7 +113,12 @@ export class KeyLoader {
       );
     }
     if (st.size > MAX_KEY_BYTES)
-      return problem(file, 'bad-key', 'format', `key file ${file} is ${st.size} bytes; that is not a private key`);
+      return problem(
+        file,
+        'bad-key',
+        'format',
+        `key file ${file} is ${st.size} bytes; that is not a private key`,
+      );
     const cached = this.parsed.get(file);
     if (cached && cached.mtimeMs === st.mtimeMs && cached.size === st.size) return cached.key;
 
@@ -112,7 +126,12 @@ export class KeyLoader {
     try {
       data = await fs.readFile(file);
     } catch (err) {
-      return problem(file, 'bad-key', 'unreadable', `cannot read key file ${file}: ${(err as Error).message}`);
+      return problem(
+        file,
+        'bad-key',
+        'unreadable',
+        `cannot read key file ${file}: ${(err as Error).message}`,
+      );
     }
     const plain = utils.parseKey(data);
     let key: ParsedKey;
@@ -138,7 +157,8 @@ export class KeyLoader {
   private async decrypt(file: string, data: Buffer, label: string): Promise<ParsedKey | KeyProblem> {
     const tryWith = (pass: string): ParsedKey | 'wrong' | KeyProblem => {
       const r = utils.parseKey(data, pass);
-      if (r instanceof Error) return WRONG_PASSPHRASE.test(r.message) ? 'wrong' : formatProblem(file, r.message);
+      if (r instanceof Error)
+        return WRONG_PASSPHRASE.test(r.message) ? 'wrong' : formatProblem(file, r.message);
       return Array.isArray(r) ? r[0] : r;
     };
     let previousWasWrong = false;
@@ -189,7 +209,8 @@ export class KeyLoader {
       }
       if (!isKeyProblem(r)) {
         this.passphrases.set(file, pass);
-        if (secrets && typeof answer !== 'string' && answer.remember) await secrets.set(secretKeyFor(file), pass);
+        if (secrets && typeof answer !== 'string' && answer.remember)
+          await secrets.set(secretKeyFor(file), pass);
       }
       return r;
     }

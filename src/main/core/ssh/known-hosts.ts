@@ -44,7 +44,10 @@ export class KnownHostsUnreadable extends Error {
 /** Big enough for tens of thousands of hosts; a larger file is refused rather than read without bound. */
 const MAX_KNOWN_HOSTS_BYTES = 32 * 1024 * 1024;
 
-export function parseKnownHosts(text: string, file: string): { entries: KnownHostEntry[]; warnings: KnownHostsWarning[] } {
+export function parseKnownHosts(
+  text: string,
+  file: string,
+): { entries: KnownHostEntry[]; warnings: KnownHostsWarning[] } {
   const entries: KnownHostEntry[] = [];
   const warnings: KnownHostsWarning[] = [];
   const lines = text.split('\n');
@@ -53,7 +56,8 @@ export function parseKnownHosts(text: string, file: string): { entries: KnownHos
     const trimmed = raw.trim();
     if (trimmed === '' || trimmed.startsWith('#')) continue;
     const r = parseLine(trimmed);
-    if (typeof r === 'string') warnings.push({ file, line: i + 1, message: `${file}:${i + 1}: ${r}; line ignored` });
+    if (typeof r === 'string')
+      warnings.push({ file, line: i + 1, message: `${file}:${i + 1}: ${r}; line ignored` });
     else entries.push({ ...r, file, line: i + 1 });
   }
   return { entries, warnings };
@@ -82,7 +86,8 @@ function parseLine(text: string): Omit<KnownHostEntry, 'file' | 'line'> | string
     if (!m) return 'hashed host field is not |1|salt|hash';
     const salt = Buffer.from(m[1], 'base64');
     const hash = Buffer.from(m[2], 'base64');
-    if (salt.length !== 20 || hash.length !== 20) return 'hashed host field has a salt or hash of the wrong length';
+    if (salt.length !== 20 || hash.length !== 20)
+      return 'hashed host field has a salt or hash of the wrong length';
     hashed = { salt, hash };
   }
   return { marker, hosts, hashed, keyType, key };

@@ -78,7 +78,11 @@ export class NetworkWatcher extends EventEmitter<{ change: [NetworkChange] }> {
     // arrives far too late also means the process was frozen.
     const late = Math.max(wallDelta - monoDelta, monoDelta - this.intervalMs);
     if (late > this.resumeThresholdMs) {
-      this.report({ kind: 'resume', reason: `system resumed after ~${Math.round(wallDelta / 1000)} s`, at: wall });
+      this.report({
+        kind: 'resume',
+        reason: `system resumed after ~${Math.round(wallDelta / 1000)} s`,
+        at: wall,
+      });
       this.lastSignature = this.signature();
       return;
     }

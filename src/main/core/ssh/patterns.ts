@@ -30,12 +30,12 @@ export function wildcardMatch(text: string, pattern: string, foldCase = true): b
  * A pattern list: matches when some positive pattern matches and no negated (`!`) pattern does.
  * A negated match wins regardless of order, as in OpenSSH's match_pattern_list().
  */
-export function patternListMatch(text: string, patterns: readonly string[]): boolean {
+export function patternListMatch(text: string, patterns: readonly string[], foldCase = true): boolean {
   let matched = false;
   for (const raw of patterns) {
     if (raw.startsWith('!')) {
-      if (wildcardMatch(text, raw.slice(1))) return false;
-    } else if (wildcardMatch(text, raw)) matched = true;
+      if (wildcardMatch(text, raw.slice(1), foldCase)) return false;
+    } else if (wildcardMatch(text, raw, foldCase)) matched = true;
   }
   return matched;
 }

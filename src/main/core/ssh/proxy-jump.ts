@@ -26,7 +26,12 @@ export function parseProxyJump(value: string, file?: string, line?: number): Jum
   for (const part of value.split(',')) {
     const raw = part.trim();
     const bad = (why: string): never => {
-      throw new ConfigError(`ProxyJump "${value}": "${raw}" ${why}`, file, line, 'Use [user@]host[:port], comma-separated.');
+      throw new ConfigError(
+        `ProxyJump "${value}": "${raw}" ${why}`,
+        file,
+        line,
+        'Use [user@]host[:port], comma-separated.',
+      );
     };
     if (!raw) bad('is empty');
     let rest = raw.startsWith('ssh://') ? raw.slice(6).replace(/\/$/, '') : raw;
@@ -112,7 +117,9 @@ function connectHop(hop: HopPlan, sock: ClientChannel | undefined): Promise<Clie
     let lastError: ExplainedError | null = null;
     let connected = false;
     let settled = false;
+    let expired = false;
     const deadline = new HandshakeDeadline(hop.handshakeTimeoutMs, () => {
+      expired = true;
       lastError = {
         code: 'timeout',
         message: connected
@@ -131,13 +138,17 @@ function connectHop(hop: HopPlan, sock: ClientChannel | undefined): Promise<Clie
       resolve(client);
     });
     client.on('error', (err) => {
-      lastError = hop.explain(err) ?? lastError ?? explainSshError(err, `jump host ${hop.label}`);
+      if (!expired) lastError = hop.explain(err) ?? explainSshError(err, `jump host ${hop.label}`);
     });
     client.on('close', () => {
       deadline.cancel();
       if (settled) return;
       settled = true;
-      reject(new SshError(lastError ?? { code: 'jump', message: `jump host ${hop.label} closed the connection during login` }));
+      reject(
+        new SshError(
+          lastError ?? { code: 'jump', message: `jump host ${hop.label} closed the connection during login` },
+        ),
+      );
     });
     try {
       client.connect({ ...deadline.wrap(hop.config), ...(sock ? { sock } : {}), readyTimeout: 0 });
@@ -150,7 +161,13 @@ function connectHop(hop: HopPlan, sock: ClientChannel | undefined): Promise<Clie
   });
 }
 
-function forward(client: Client, hopLabel: string, host: string, port: number, nextLabel: string): Promise<ClientChannel> {
+function forward(
+  client: Client,
+  hopLabel: string,
+  host: string,
+  port: number,
+  nextLabel: string,
+): Promise<ClientChannel> {
   return new Promise((resolve, reject) => {
     client.forwardOut('127.0.0.1', 0, host, port, (err, channel) => {
       if (!err) return resolve(channel);

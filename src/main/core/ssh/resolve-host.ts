@@ -86,7 +86,13 @@ export function createSshResolver(deps: SshResolverDeps): (host: HostConfig) => 
     checkDns: boolean,
   ): Promise<SshOptions> => {
     const o = await resolveHostOptions(
-      { hostArg, user: over.user, port: over.port, identityFile: over.identityFile, checkDns: checkDns && !over.hostname },
+      {
+        hostArg,
+        user: over.user,
+        port: over.port,
+        identityFile: over.identityFile,
+        checkDns: checkDns && !over.hostname,
+      },
       optionDeps,
     );
     if (over.hostname) o.hostname = over.hostname;
@@ -100,7 +106,11 @@ export function createSshResolver(deps: SshResolverDeps): (host: HostConfig) => 
     o: SshOptions,
     label: string,
     jumpFor: string | undefined,
-  ): Promise<{ config: ConnectConfig; explain: (err: Error) => ExplainedError | undefined; handshakeMs: number }> => {
+  ): Promise<{
+    config: ConnectConfig;
+    explain: (err: Error) => ExplainedError | undefined;
+    handshakeMs: number;
+  }> => {
     const who = `${o.user}@${o.hostname}${o.port === 22 ? '' : `:${o.port}`}`;
     const where = jumpFor ? `jump host ${label} (${who})` : `${label} (${who})`;
 
@@ -133,7 +143,11 @@ export function createSshResolver(deps: SshResolverDeps): (host: HostConfig) => 
     if (o.pubkeyAuthentication && probe?.ok && loc.path !== null && agentKeys.length > 0) {
       if (!o.identitiesOnly) agent = { agent: loc.path, where: probe.where, keyCount: agentKeys.length };
       else if (heldByAgent.length > 0)
-        agent = { agent: new FilteredAgent(createAgent(loc.path), heldByAgent), where: probe.where, keyCount: heldByAgent.length };
+        agent = {
+          agent: new FilteredAgent(createAgent(loc.path), heldByAgent),
+          where: probe.where,
+          keyCount: heldByAgent.length,
+        };
     }
     const interactive = !o.batchMode;
     const kbd = interactive && o.kbdInteractiveAuthentication;
@@ -144,7 +158,8 @@ export function createSshResolver(deps: SshResolverDeps): (host: HostConfig) => 
       // Nothing to offer for publickey. A broken explicitly-configured key is the answer the operator needs
       // now, not after a password prompt that cannot help.
       const p = problems[0];
-      if (p && o.identityFilesExplicit) throw new SshError({ code: p.code, message: `${where}: ${p.message}`, hint: p.hint });
+      if (p && o.identityFilesExplicit)
+        throw new SshError({ code: p.code, message: `${where}: ${p.message}`, hint: p.hint });
       if (!kbd && !password) throw noCredentials(where, o, agentNote, problems);
     }
 
@@ -215,14 +230,26 @@ export function createSshResolver(deps: SshResolverDeps): (host: HostConfig) => 
 
   return async (host: HostConfig): Promise<ConnectConfig> => {
     if (host.kind !== 'ssh')
-      throw new ConfigError(`host ${host.label} is a ${host.kind} host; only ssh hosts are resolved through OpenSSH config`);
+      throw new ConfigError(
+        `host ${host.label} is a ${host.kind} host; only ssh hosts are resolved through OpenSSH config`,
+      );
     const hostArg = host.alias ?? host.hostname;
     if (!hostArg)
-      throw new ConfigError(`host ${host.label} has neither an ssh alias nor a host name`, undefined, undefined, 'Edit the host and set one of them.');
+      throw new ConfigError(
+        `host ${host.label} has neither an ssh alias nor a host name`,
+        undefined,
+        undefined,
+        'Edit the host and set one of them.',
+      );
     const label = host.label || hostArg;
     const o = await resolveOptions(
       hostArg,
-      { user: host.user, port: host.port, identityFile: host.identityFile, hostname: host.alias ? host.hostname : undefined },
+      {
+        user: host.user,
+        port: host.port,
+        identityFile: host.identityFile,
+        hostname: host.alias ? host.hostname : undefined,
+      },
       true,
     );
     const target = await plan(o, label, undefined);
@@ -269,7 +296,11 @@ export function createSshResolver(deps: SshResolverDeps): (host: HostConfig) => 
  */
 async function jumpChain(
   o: SshOptions,
-  resolveOptions: (hostArg: string, over: { user?: string; port?: number }, checkDns: boolean) => Promise<SshOptions>,
+  resolveOptions: (
+    hostArg: string,
+    over: { user?: string; port?: number },
+    checkDns: boolean,
+  ) => Promise<SshOptions>,
   depth: number,
 ): Promise<SshOptions[]> {
   if (!o.proxyJump) return [];
@@ -318,7 +349,8 @@ function agentSummary(
   loc: ReturnType<typeof agentLocation>,
 ): { state: 'none' | 'unreachable' | 'empty' | 'keys'; text: string } {
   if (loc.path === null) return { state: 'none', text: `no ssh-agent: ${loc.why}` };
-  if (!probe || !probe.ok) return { state: 'unreachable', text: probe && !probe.ok ? probe.message : 'ssh-agent not checked' };
+  if (!probe || !probe.ok)
+    return { state: 'unreachable', text: probe && !probe.ok ? probe.message : 'ssh-agent not checked' };
   if (probe.keys.length === 0) return { state: 'empty', text: `ssh-agent (${probe.where}) holds no keys` };
   return { state: 'keys', text: `ssh-agent (${probe.where}) holds ${probe.keys.length} key(s)` };
 }
@@ -359,7 +391,11 @@ function authFailure(
   const problemText = problems.length ? ` Unusable keys: ${problems.map((p) => p.message).join('; ')}.` : '';
   if (problems.length && !report.offered.some((x) => x.startsWith('key ') || x.startsWith('ssh-agent'))) {
     const p = problems[0];
-    return { code: p.code, message: `${where}: ${p.message}.${problems.length > 1 ? problemText : ''}`, hint: p.hint };
+    return {
+      code: p.code,
+      message: `${where}: ${p.message}.${problems.length > 1 ? problemText : ''}`,
+      hint: p.hint,
+    };
   }
   if (report.offered.length === 0 && agentNote.state !== 'keys')
     return {

@@ -198,13 +198,15 @@ export function parseYesNo(value: string, what: string, file?: string, line?: nu
 
 export function parsePort(value: string, what: string, file?: string, line?: number): number {
   const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
-  if (!(n >= 1 && n <= 65535)) throw new ConfigError(`${what} must be a port number 1-65535, got "${value}"`, file, line);
+  if (!(n >= 1 && n <= 65535))
+    throw new ConfigError(`${what} must be a port number 1-65535, got "${value}"`, file, line);
   return n;
 }
 
 export function parseCount(value: string, what: string, file?: string, line?: number): number {
   const n = /^\d{1,9}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isFinite(n)) throw new ConfigError(`${what} must be a whole number, got "${value}"`, file, line);
+  if (!Number.isFinite(n))
+    throw new ConfigError(`${what} must be a whole number, got "${value}"`, file, line);
   return n;
 }
 
@@ -214,5 +216,9 @@ export function parseStrict(value: string, file?: string, line?: number): Strict
   if (v === 'no' || v === 'false' || v === 'off') return 'no';
   if (v === 'ask') return 'ask';
   if (v === 'accept-new') return 'accept-new';
-  throw new ConfigError(`StrictHostKeyChecking must be yes, no, ask or accept-new, got "${value}"`, file, line);
+  throw new ConfigError(
+    `StrictHostKeyChecking must be yes, no, ask or accept-new, got "${value}"`,
+    file,
+    line,
+  );
 }
