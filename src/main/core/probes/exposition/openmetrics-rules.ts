@@ -9,7 +9,7 @@ import * as lexical from './lexical';
 
 // Bound once to local constants: loaders that compile ESM to CommonJS (tsx, vite-node) turn every access to an
 // imported binding into a getter call, which dominated the profile of the hot loops.
-const { codePointLength, isCanonicalInfinity, parseFloatToken } = lexical;
+const { codePointLength, isCanonicalInfinity } = lexical;
 
 /** What a sample is within its family, from its name suffix. */
 export const ROLE_BASE = 0;
@@ -155,9 +155,8 @@ export class OpenMetricsFamilyRules {
     const raw = labels.le;
     const at = s.labelValueStart('le');
     if (raw === undefined) s.fail(`a ${this.type} _bucket sample needs an "le" label`, s.lineStart);
-    const le = parseFloatToken(raw, 0, raw.length);
-    if (le === undefined || Number.isNaN(le))
-      s.fail(`bucket bound le=${JSON.stringify(raw)} is not a number`, at);
+    const le = s.leBound(raw);
+    if (le === null || Number.isNaN(le)) s.fail(`bucket bound le=${JSON.stringify(raw)} is not a number`, at);
     if ((le === Infinity || le === -Infinity) && !isCanonicalInfinity(raw)) {
       s.fail(`bucket bound le=${JSON.stringify(raw)} must be written "+Inf" or "-Inf"`, at);
     }
@@ -168,8 +167,8 @@ export class OpenMetricsFamilyRules {
     const s: ExpositionScanner = this.s;
     const raw = labels.quantile;
     if (raw === undefined) s.fail('a summary quantile sample needs a "quantile" label', s.lineStart);
-    const q = parseFloatToken(raw, 0, raw.length);
-    if (q === undefined || !(q >= 0 && q <= 1)) {
+    const q = s.quantileValue(raw);
+    if (q === null || !(q >= 0 && q <= 1)) {
       s.fail(
         `quantile=${JSON.stringify(raw)} is not a number between 0 and 1`,
         s.labelValueStart('quantile'),

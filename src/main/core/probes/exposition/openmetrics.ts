@@ -2,6 +2,7 @@
 // exemplars, timestamps in seconds) and family boundaries; per-family rules live in openmetrics-rules.ts.
 
 import { ExpositionScanner } from './scanner';
+import { SERIES_CACHES } from './series-cache';
 import type { Exemplar, Exposition, MetricFamily, MetricType, Sample } from './types';
 import * as lexical from './lexical';
 import { OpenMetricsFamilyRules, ROLE_BASE, roleSuffix, rolesOf } from './openmetrics-rules';
@@ -192,7 +193,9 @@ class OpenMetricsParser {
     if (keyword === 'HELP') {
       if (entry.helpLine > 0)
         s.fail(`second # HELP for "${name}" (the first is on line ${entry.helpLine})`, start);
-      family.help = unescapeHelp(text, restStart, end, true);
+      family.help = s.hasBackslash(restStart, end)
+        ? unescapeHelp(text, restStart, end, true)
+        : text.slice(restStart, end);
       entry.helpLine = s.lineNo;
     } else if (keyword === 'UNIT') {
       if (entry.unitLine > 0)
@@ -241,20 +244,30 @@ class OpenMetricsParser {
     const s: ExpositionScanner = this.s;
     const text = s.text;
     const end = s.lineEnd;
-    const name = s.readMetricName();
-    if (name === '') {
-      s.fail(
-        text.charCodeAt(s.pos) === CH_LBRACE
-          ? "expected a metric name before '{' (quoted UTF-8 metric names are not supported)"
-          : `expected a metric name, found ${s.describe()}`,
-      );
-    }
-    let labels: Record<string, string>;
-    if (s.pos < end && text.charCodeAt(s.pos) === CH_LBRACE) {
-      labels = s.readLabelSet(true, true);
+    let name: string;
+    let labels = s.lookupSeries(SERIES_CACHES.openmetrics);
+    if (labels !== undefined) {
+      name = s.seriesName;
     } else {
-      labels = {};
-      s.clearLabels();
+      name = s.readMetricName();
+      if (name === '') {
+        s.fail(
+          text.charCodeAt(s.pos) === CH_LBRACE
+            ? "expected a metric name before '{' (quoted UTF-8 metric names are not supported)"
+            : `expected a metric name, found ${s.describe()}`,
+        );
+      }
+      if (s.pos < end && text.charCodeAt(s.pos) === CH_LBRACE) {
+        labels = s.readLabelSet(true, true);
+        const cached = s.rememberSeries(SERIES_CACHES.openmetrics, name);
+        if (cached !== undefined) {
+          labels = cached;
+          name = s.seriesName;
+        }
+      } else {
+        labels = {};
+        s.clearLabels();
+      }
     }
     if (s.pos >= end || text.charCodeAt(s.pos) !== CH_SPACE) {
       s.fail(

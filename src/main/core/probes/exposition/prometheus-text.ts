@@ -8,6 +8,7 @@
 // parseable `le`/`quantile`. docs/parser.md lists every choice.
 
 import { ExpositionScanner } from './scanner';
+import { SERIES_CACHES } from './series-cache';
 import type { Exposition, MetricFamily, MetricType, Sample } from './types';
 import * as lexical from './lexical';
 
@@ -121,7 +122,9 @@ class PrometheusTextParser {
       if (family.help !== undefined) {
         s.fail(`second HELP line for "${name}" (the first is on line ${entry.helpLine})`, keywordStart);
       }
-      family.help = unescapeHelp(text, s.pos, end, false);
+      family.help = s.hasBackslash(s.pos, end)
+        ? unescapeHelp(text, s.pos, end, false)
+        : text.slice(s.pos, end);
       entry.helpLine = s.lineNo;
       return;
     }
@@ -150,29 +153,39 @@ class PrometheusTextParser {
     const s: ExpositionScanner = this.s;
     const text = s.text;
     const end = s.lineEnd;
-    const name = s.readMetricName();
-    if (name === '') {
-      if (text.charCodeAt(s.pos) === CH_LBRACE) {
-        s.fail("expected a metric name before '{' (quoted UTF-8 metric names are not supported)");
+    let name: string;
+    let labels = s.lookupSeries(SERIES_CACHES.prometheus);
+    if (labels !== undefined) {
+      name = s.seriesName;
+    } else {
+      name = s.readMetricName();
+      if (name === '') {
+        if (text.charCodeAt(s.pos) === CH_LBRACE) {
+          s.fail("expected a metric name before '{' (quoted UTF-8 metric names are not supported)");
+        }
+        s.fail(`expected a metric name, found ${s.describe()}`);
       }
-      s.fail(`expected a metric name, found ${s.describe()}`);
-    }
-    const afterName = s.pos < end ? text.charCodeAt(s.pos) : CH_SPACE;
-    if (afterName !== CH_SPACE && afterName !== CH_TAB && afterName !== CH_LBRACE) {
-      // expfmt reads "a1.5" as a1 = 0.5; textparse demands a blank or '{' after the name, and so do we
-      s.fail(
-        `invalid character ${s.describe()} in metric name "${name}…" (names match [a-zA-Z_:][a-zA-Z0-9_:]*)`,
-      );
+      const afterName = s.pos < end ? text.charCodeAt(s.pos) : CH_SPACE;
+      if (afterName !== CH_SPACE && afterName !== CH_TAB && afterName !== CH_LBRACE) {
+        // expfmt reads "a1.5" as a1 = 0.5; textparse demands a blank or '{' after the name, and so do we
+        s.fail(
+          `invalid character ${s.describe()} in metric name "${name}…" (names match [a-zA-Z_:][a-zA-Z0-9_:]*)`,
+        );
+      }
+      s.skipBlanks();
+      if (s.pos < end && text.charCodeAt(s.pos) === CH_LBRACE) {
+        labels = s.readLabelSet(false, true);
+        const cached = s.rememberSeries(SERIES_CACHES.prometheus, name);
+        if (cached !== undefined) {
+          labels = cached;
+          name = s.seriesName;
+        }
+      } else {
+        labels = {};
+        s.clearLabels();
+      }
     }
     s.skipBlanks();
-    let labels: Record<string, string>;
-    if (s.pos < end && text.charCodeAt(s.pos) === CH_LBRACE) {
-      labels = s.readLabelSet(false, true);
-      s.skipBlanks();
-    } else {
-      labels = {};
-      s.clearLabels();
-    }
     const valueStart = s.pos;
     const valueEnd = tokenEnd(text, valueStart, end);
     if (valueStart === valueEnd) s.fail(`expected a value for "${name}", found ${s.describe()}`);
@@ -213,14 +226,14 @@ class PrometheusTextParser {
       name.endsWith('_bucket')
     ) {
       // expfmt rejects a bucket bound that is not a float; a histogram cannot be read without it
-      if (parseFloatToken(labels.le, 0, labels.le.length) === undefined) {
+      if (s.leBound(labels.le) === null) {
         s.fail(
           `histogram bucket bound le=${JSON.stringify(labels.le)} is not a number`,
           s.labelValueStart('le'),
         );
       }
     } else if (family.type === 'summary' && labels.quantile !== undefined && name === family.name) {
-      if (parseFloatToken(labels.quantile, 0, labels.quantile.length) === undefined) {
+      if (s.quantileValue(labels.quantile) === null) {
         s.fail(
           `summary quantile=${JSON.stringify(labels.quantile)} is not a number`,
           s.labelValueStart('quantile'),

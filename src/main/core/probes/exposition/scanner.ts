@@ -2,6 +2,7 @@
 // Positions are UTF-16 indexes into the input; errors carry 1-based line and column.
 
 import { ExpositionParseError, type ExpositionFormat } from './types';
+import { detach, type CachedSeries, type SeriesCache } from './series-cache';
 import * as lexical from './lexical';
 
 // Bound once to local constants: loaders that compile ESM to CommonJS (tsx, vite-node) turn every access to an
@@ -19,6 +20,7 @@ const {
   isLabelNameStart,
   isMetricNameChar,
   isMetricNameStart,
+  parseFloatToken,
   unescapeLabelValue,
 } = lexical;
 
@@ -57,12 +59,23 @@ export class ExpositionScanner {
   private exemplarValueStarts: number[] = [];
   /** Index of the next backslash at or after the last query, -1 when none is left (see hasBackslash). */
   private nextBackslash: number;
+  /** Same for '}', which ends the series text of a labeled sample (see lookupSeries). */
+  private nextBrace: number;
+  // The series text of the current line that missed the cache, to be remembered once it parsed.
+  private seriesStart = -1;
+  private seriesClose = -1;
+  private seriesKey = '';
+  /** Metric name of the series found by lookupSeries or stored by rememberSeries. */
+  seriesName = '';
+  /** Cache entry of the current sample's series, if it has one. */
+  seriesEntry: CachedSeries | undefined;
 
   constructor(text: string, format: ExpositionFormat) {
     this.text = text;
     this.format = format;
     this.length = text.length;
     this.nextBackslash = text.indexOf('\\');
+    this.nextBrace = text.indexOf('}');
   }
 
   /** Advances to the next line; false at the end of the input. */
@@ -139,6 +152,7 @@ export class ExpositionScanner {
   clearLabels(): void {
     this.labelCount = 0;
     this.previousLabels = undefined;
+    this.seriesEntry = undefined;
   }
 
   /**
@@ -157,16 +171,10 @@ export class ExpositionScanner {
     let values: string[];
     let valueStarts: number[];
     if (record) {
-      names = this.spareNames;
-      values = this.spareValues;
-      valueStarts = this.spareValueStarts;
-      this.spareNames = previousNames;
-      this.spareValues = previousValues;
-      this.spareValueStarts = this.labelValueStarts;
-      this.labelNames = names;
-      this.labelValues = values;
-      this.labelValueStarts = valueStarts;
-      this.labelCount = 0;
+      this.takeScratch();
+      names = this.labelNames;
+      values = this.labelValues;
+      valueStarts = this.labelValueStarts;
     } else {
       names = this.exemplarNames;
       values = this.exemplarValues;
@@ -283,6 +291,122 @@ export class ExpositionScanner {
       this.previousLabels = labels;
     }
     return labels;
+  }
+
+  /** Makes the spare label arrays current (to be filled) and keeps the current ones as the previous set. */
+  private takeScratch(): void {
+    const names = this.spareNames;
+    const values = this.spareValues;
+    const valueStarts = this.spareValueStarts;
+    this.spareNames = this.labelNames;
+    this.spareValues = this.labelValues;
+    this.spareValueStarts = this.labelValueStarts;
+    this.labelNames = names;
+    this.labelValues = values;
+    this.labelValueStarts = valueStarts;
+    this.labelCount = 0;
+  }
+
+  /**
+   * Looks up the series text at the read position (from the metric name through the line's first '}') in
+   * `cache`. On a hit the read position moves past it, the label arrays are filled, seriesName is set and a
+   * copy of the labels is returned. On a miss nothing moves; rememberSeries may store the parse afterwards.
+   * A key is only ever stored as the complete series text of a line whose label set closed at its first '}',
+   * so equal text parses identically whatever follows it.
+   */
+  lookupSeries(cache: SeriesCache): Record<string, string> | undefined {
+    const start = this.pos;
+    this.seriesStart = -1;
+    this.seriesEntry = undefined;
+    let close = this.nextBrace;
+    if (close !== -1 && close < start) close = this.nextBrace = this.text.indexOf('}', start);
+    if (close === -1 || close >= this.lineEnd) return undefined;
+    const key = this.text.slice(start, close + 1);
+    const hit = cache.get(key);
+    if (hit === undefined) {
+      this.seriesStart = start;
+      this.seriesClose = close;
+      this.seriesKey = key;
+      return undefined;
+    }
+    this.seriesEntry = hit;
+    this.takeScratch();
+    const names = this.labelNames;
+    const values = this.labelValues;
+    const valueStarts = this.labelValueStarts;
+    const count = hit.names.length;
+    for (let k = 0; k < count; k++) {
+      names[k] = hit.names[k];
+      values[k] = hit.values[k];
+      valueStarts[k] = start + hit.valueOffsets[k];
+    }
+    this.labelCount = count;
+    this.pos = close + 1;
+    this.previousMetricName = hit.name;
+    this.seriesName = hit.name;
+    const labels = { ...hit.labels };
+    this.previousLabels = labels;
+    return labels;
+  }
+
+  /**
+   * After a miss of lookupSeries, stores the series just read (name and label set ending at the read
+   * position) and returns a copy of its labels that shares no memory with the scrape; seriesName is set.
+   * Returns undefined when the label set did not end at the line's first '}' (a '}' inside a value).
+   */
+  rememberSeries(cache: SeriesCache, name: string): Record<string, string> | undefined {
+    const start = this.seriesStart;
+    if (start === -1 || this.pos !== this.seriesClose + 1) return undefined;
+    this.seriesStart = -1;
+    const count = this.labelCount;
+    const names: string[] = new Array<string>(count);
+    const values: string[] = new Array<string>(count);
+    const valueOffsets: number[] = new Array<number>(count);
+    const template: Record<string, string> = {};
+    for (let k = 0; k < count; k++) {
+      names[k] = detach(this.labelNames[k]);
+      values[k] = detach(this.labelValues[k]);
+      valueOffsets[k] = this.labelValueStarts[k] - start;
+      setLabel(template, names[k], values[k]);
+      // later lines compare against these copies, so that they too stop referring to the scrape
+      this.labelNames[k] = names[k];
+      this.labelValues[k] = values[k];
+    }
+    const entry: CachedSeries = {
+      key: detach(this.seriesKey),
+      name: detach(name),
+      labels: template,
+      names,
+      values,
+      valueOffsets,
+      le: undefined,
+      quantile: undefined,
+    };
+    cache.set(entry);
+    this.seriesEntry = entry;
+    this.previousMetricName = entry.name;
+    this.seriesName = entry.name;
+    const labels = { ...template };
+    this.previousLabels = labels;
+    return labels;
+  }
+
+  /** The `le` label value `raw` of the current sample read as a float, or null; memoised per cached series. */
+  leBound(raw: string): number | null {
+    const entry = this.seriesEntry;
+    if (entry !== undefined && entry.le !== undefined) return entry.le;
+    const value = parseFloatToken(raw, 0, raw.length) ?? null;
+    if (entry !== undefined) entry.le = value;
+    return value;
+  }
+
+  /** The `quantile` label value `raw` of the current sample read as a float, or null; memoised likewise. */
+  quantileValue(raw: string): number | null {
+    const entry = this.seriesEntry;
+    if (entry !== undefined && entry.quantile !== undefined) return entry.quantile;
+    const value = parseFloatToken(raw, 0, raw.length) ?? null;
+    if (entry !== undefined) entry.quantile = value;
+    return value;
   }
 
   /**
