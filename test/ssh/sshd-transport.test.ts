@@ -176,16 +176,19 @@ describe.skipIf(skip !== null)(
       });
     });
 
-    it('notices a dead link within the keepalive budget and reconnects by itself when sshd is back', async () => {
+    it('notices a dead link within the keepalive budget, leaves other hosts alone, and reconnects by itself when sshd is back', async () => {
       const flaky = await startSshd({
         answer: demoAnswer().answer,
         authorizedKeys: [h.keys.user.publicLine],
       });
       try {
-        await trust(flaky);
-        await h.writeConfig(hostBlock('gpu', flaky.port, h));
+        await trust(flaky, target);
+        await h.writeConfig(hostBlock('gpu', flaky.port, h) + hostBlock('steady', target.port, h));
         const { prompts } = recordingPrompts({});
         const { resolve } = resolverFor(h, prompts);
+        // A second host on the same resolver: each host has its own connection and state.
+        const steady = connection(() => resolve(sshHost('steady')));
+        await steady.start();
         const seen: ConnectionStatus[] = [];
         const conn = connection(() => resolve(sshHost('gpu')), {
           keepaliveIntervalMs: 300,
@@ -208,6 +211,9 @@ describe.skipIf(skip !== null)(
         const lost = conn.status as Extract<ConnectionStatus, { state: 'reconnecting' }>;
         expect(lost.lastError).toMatch(/keepalive/i);
 
+        expect(steady.status.state).toBe('connected');
+        expect((await steady.exec('echo unaffected')).stdout).toBe('unaffected\n');
+
         await flaky.restart();
         await conn.waitConnected(15_000);
         expect((await conn.exec('echo after')).stdout).toBe('after\n');
@@ -215,6 +221,7 @@ describe.skipIf(skip !== null)(
         expect(states.indexOf('reconnecting')).toBeGreaterThan(states.indexOf('connected'));
         expect(states.at(-1)).toBe('connected');
         await conn.stop();
+        await steady.stop();
       } finally {
         await flaky.stop();
       }

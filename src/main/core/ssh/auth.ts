@@ -1,5 +1,6 @@
-// The ssh2 authHandler: agent identities, then key files, then keyboard-interactive, then password — each
-// only when the server still lists its method — asking the operator only for the last two. It records what it
+// The ssh2 authHandler: "none" to learn the server's methods, then agent identities, key files,
+// keyboard-interactive and password — each only when the server lists its method — asking the operator only
+// for the last two. It records what it
 // offered, so a refusal can say exactly which keys the server rejected.
 import type {
   AnyAuthMethod,
@@ -83,8 +84,15 @@ export function createAuthHandler(plan: AuthPlan, report: AuthReport): AuthHandl
       },
     });
 
+  let probed = false;
   return (methodsLeft, _partial, next) => {
     if (methodsLeft) report.serverMethods = [...methodsLeft];
+    // Like OpenSSH, ask with "none" first: the refusal lists the methods the server allows, so we never offer
+    // (or prompt for) one it would refuse anyway. sshd does not count this first "none" against MaxAuthTries.
+    if (!probed && !methodsLeft) {
+      probed = true;
+      return next({ type: 'none', username });
+    }
     // ssh2 accepts `false` for "no more methods"; its typings only list method names.
     const giveUp = next as unknown as (v: false) => void;
     const advance = (): void => {

@@ -403,10 +403,13 @@ function authFailure(
       message: `${where} rejected authentication: ${agentNote.text}, and no key file was offered${server}.${problemText}`,
       hint: 'Load your key into ssh-agent (ssh-add) or set IdentityFile for this host.',
     };
+  const keysOffered = report.offered.some((x) => x.startsWith('key ') || x.startsWith('ssh-agent'));
   return {
     code: 'auth-failed',
-    message: `${where} rejected the key(s): offered ${offered}, none accepted${report.cancelled ? ' (a prompt was cancelled)' : ''}${server}.${problemText}`,
-    hint: `Make sure your public key is in ~${o.user}/.ssh/authorized_keys on ${o.hostname} (e.g. ssh-copy-id -i <key>.pub ${o.user}@${o.hostname}), and that User (${o.user}) is right.`,
+    message: `${where} refused the login: offered ${offered}, none accepted${report.cancelled ? ' (a prompt was cancelled)' : ''}${server}.${problemText}`,
+    hint: keysOffered
+      ? `Make sure your public key is in ~${o.user}/.ssh/authorized_keys on ${o.hostname} (e.g. ssh-copy-id -i <key>.pub ${o.user}@${o.hostname}), and that User (${o.user}) is right.`
+      : `Check the user name (${o.user}) and password, or set up key authentication (IdentityFile or ssh-agent) for this host.`,
   };
 }
 
