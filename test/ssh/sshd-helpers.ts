@@ -186,12 +186,17 @@ export function demoAnswer(): { answer: Answer; load: { current: number; max: nu
   return { answer, load };
 }
 
-export async function waitFor(what: string, cond: () => boolean, timeoutMs: number): Promise<number> {
+export async function waitFor(
+  what: string,
+  cond: () => boolean,
+  timeoutMs: number,
+  everyMs = 25,
+): Promise<number> {
   const start = Date.now();
   while (!cond()) {
     if (Date.now() - start > timeoutMs)
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
   return Date.now() - start;
 }
