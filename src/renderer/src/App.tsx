@@ -24,6 +24,7 @@ import { ShortcutHelp } from './components/ShortcutHelp';
 import { AroundDrawer } from './components/AroundDrawer';
 import { AlertToasts } from './components/AlertToasts';
 import { useShortcuts } from './shortcuts';
+import { RestartLayer, useRestartCommands } from './restart/RestartLayer';
 
 export function App(): React.JSX.Element {
   const state = useAppState();
@@ -176,6 +177,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
     return cmds;
     // eslint-disable-next-line react-hooks/exhaustive-deps -- commands depend only on the deployment's identity
   }, [deployment.id, host.kind]);
+  const restartCommands = useRestartCommands(deployment);
   const page = ui.page;
   return (
     <main className="console">
@@ -187,7 +189,8 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
       {page.name === 'alerts' && <AlertsPage view={view} />}
       {page.name === 'service' && <ServicePage key={page.role} view={view} role={page.role} now={now} />}
       <AroundDrawer deploymentId={deployment.id} />
-      <CommandPalette commands={commands} />
+      <RestartLayer deploymentId={deployment.id} />
+      <CommandPalette commands={[...commands, ...restartCommands]} />
     </main>
   );
 }

@@ -151,6 +151,8 @@ export interface LoadProgress {
   fraction: number | null;
   /** The log line it was read from. */
   text: string;
+  /** In words: "loading weights: shard 9/17 (53 %)". */
+  label: string;
 }
 
 export interface RestartStepView {

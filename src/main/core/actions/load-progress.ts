@@ -9,6 +9,9 @@
 //   "The server is fired up and ready to roll!"                                                   (ready)
 import type { LoadProgress } from '@shared/contract';
 
+/** Progress as read from one line; the label is added once the furthest point is known. */
+export type RawProgress = Omit<LoadProgress, 'label'>;
+
 const SHARDS = /Loading (?:safetensors|pt|bin)? ?checkpoint shards:\s*(\d+)%[^|]*\|\s*(\d+)\/(\d+)/i;
 const CUDA_BATCHES = /Capturing batches[^:]*:\s*(\d+)%[^|]*\|[^|]*\|\s*(\d+)\/(\d+)/i;
 
@@ -17,7 +20,7 @@ function ratio(done: number, total: number): number | null {
 }
 
 /** The progress a line reveals, or undefined when it says nothing about startup. */
-export function progressFromLine(text: string): LoadProgress | undefined {
+export function progressFromLine(text: string): RawProgress | undefined {
   let m = SHARDS.exec(text);
   if (m) {
     const done = Number(m[2]);
@@ -41,17 +44,17 @@ export function progressFromLine(text: string): LoadProgress | undefined {
   return undefined;
 }
 
-const ORDER: LoadProgress['phase'][] = ['starting', 'weights', 'kv-cache', 'cuda-graph', 'warmup', 'ready'];
+const ORDER: RawProgress['phase'][] = ['starting', 'weights', 'kv-cache', 'cuda-graph', 'warmup', 'ready'];
 
 /**
  * Folds new lines into the progress so far. Several tensor-parallel ranks log the same phases; a later
  * phase never goes back to an earlier one, and within a phase the furthest figure wins.
  */
 export function advanceProgress(
-  prev: LoadProgress | undefined,
+  prev: RawProgress | undefined,
   lines: readonly string[],
 ): LoadProgress | undefined {
-  let cur = prev;
+  let cur: RawProgress | undefined = prev;
   for (const line of lines) {
     const p = progressFromLine(line);
     if (!p) continue;
@@ -64,10 +67,10 @@ export function advanceProgress(
     if (b > a) cur = p;
     else if (b === a && (p.fraction ?? -1) >= (cur.fraction ?? -1)) cur = p;
   }
-  return cur;
+  return cur && { ...cur, label: describeProgress(cur) };
 }
 
-export function describeProgress(p: LoadProgress): string {
+export function describeProgress(p: RawProgress): string {
   const pct = p.fraction !== null ? ` (${Math.round(p.fraction * 100)} %)` : '';
   switch (p.phase) {
     case 'starting':

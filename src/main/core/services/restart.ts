@@ -42,6 +42,7 @@ export interface RestartServiceOptions {
 }
 
 const PUSH_EVERY_MS = 200;
+const HEARTBEAT_MS = 1000;
 
 function osUser(): string {
   try {
@@ -59,6 +60,8 @@ function targetText(t: RestartTarget): string {
 interface Tracked {
   run: RestartRun;
   pushTimer: ReturnType<typeof setTimeout> | null;
+  /** Pushes a snapshot every second while running, so clients show the elapsed time on the host's clock. */
+  heartbeat: ReturnType<typeof setInterval> | null;
   done: Promise<void>;
 }
 
@@ -105,7 +108,10 @@ export class RestartService {
 
   dispose(): void {
     for (const off of this.offs.splice(0)) off();
-    for (const t of this.ops.values()) if (t.pushTimer) clearTimeout(t.pushTimer);
+    for (const t of this.ops.values()) {
+      if (t.pushTimer) clearTimeout(t.pushTimer);
+      if (t.heartbeat) clearInterval(t.heartbeat);
+    }
   }
 
   async getRestartSettings(): Promise<RestartSettings> {
@@ -316,7 +322,9 @@ export class RestartService {
       (urgent) => this.push(id, urgent),
       (e) => this.onStepEnd(run, e),
     );
-    const tracked: Tracked = { run, pushTimer: null, done: Promise.resolve() };
+    const heartbeat = setInterval(() => this.push(id, false), HEARTBEAT_MS);
+    heartbeat.unref?.();
+    const tracked: Tracked = { run, pushTimer: null, heartbeat, done: Promise.resolve() };
     this.ops.set(id, tracked);
     for (const r of roles) this.busy.set(`${args.deploymentId}:${r}`, id);
     this.record(args.deploymentId, {
@@ -339,6 +347,9 @@ export class RestartService {
   }
 
   private finished(run: RestartRun): void {
+    const t = this.ops.get(run.id);
+    if (t?.heartbeat) clearInterval(t.heartbeat);
+    if (t) t.heartbeat = null;
     for (const [k, v] of this.busy) if (v === run.id) this.busy.delete(k);
     const took = formatDuration(run.elapsedMs());
     const f = run.failure;

@@ -4,6 +4,7 @@ import type { ServiceConfig, ServiceObservation } from '@shared/domain';
 import type { DashboardSnapshot } from '@shared/contract';
 import { formatDuration, formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
+import { RestartButton } from '../restart/RestartButton';
 
 function stateTone(o?: ServiceObservation): 'ok' | 'warn' | 'bad' | 'idle' {
   const a = o?.systemd?.activeState;
@@ -67,6 +68,7 @@ export function ServiceCard({
         <span className="unit" title="systemd unit">
           {service.unit}
         </span>
+        <RestartButton role={role} compact />
       </header>
       <dl>
         <dt>State</dt>

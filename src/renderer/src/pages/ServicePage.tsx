@@ -4,6 +4,7 @@ import type { DeploymentView } from '../state/store';
 import { formatBytes, formatDateTime, formatDuration } from '../format';
 import { JournalView } from '../components/JournalView';
 import { TimeChart } from '../charts/TimeChart';
+import { RestartButton } from '../restart/RestartButton';
 
 export function ServicePage({
   view,
@@ -55,7 +56,7 @@ export function ServicePage({
     <div className="page service-page" data-testid="service-page" data-role={role}>
       <section className="card" data-testid="systemd-props">
         <h2>
-          {role} · {svc.unit}
+          {role} · {svc.unit} <RestartButton deploymentId={deployment.id} role={role} />
         </h2>
         {!sd && <p className="muted">{obs?.systemdError ?? 'Waiting for the first systemctl show…'}</p>}
         <dl className="props">
