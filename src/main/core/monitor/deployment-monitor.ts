@@ -132,10 +132,33 @@ export class DeploymentMonitor extends EventEmitter<Events> {
       };
     }
     const checkHealthNow = (this.tick - 1) % (this.opts.healthEveryTicks ?? 5) === 0;
-    const [systemd, perService] = await Promise.all([
-      this.readSystemd(services),
-      Promise.all(services.map((s) => this.observeService(s, checkHealthNow, ts))),
+    // Each probe gets most of one interval. One that takes longer (a hung endpoint, a trickling body) keeps
+    // running in the background and is reported as "no answer yet", so it never holds back the others.
+    const budget = Math.max(200, (this.opts.intervalMs ?? 1000) * 0.8);
+    const [sd, perService] = await Promise.all([
+      this.timeBoxed('systemd', () => this.readSystemd(services), budget),
+      Promise.all(
+        services.map(async (s): Promise<ServiceObservation> => {
+          const r = await this.timeBoxed(`svc:${s.role}`, () => this.observeService(s, checkHealthNow, ts), budget);
+          if (r.done) return r.value;
+          const url = s.metricsUrl ?? s.healthUrl ?? s.apiUrl;
+          return {
+            role: s.role,
+            unit: s.unit,
+            health: this.memory.get(s.role)?.health,
+            metrics: {
+              ok: false,
+              at: ts,
+              error: `${s.role}: no answer yet from ${url} (waiting ${((clock.now() - r.since) / 1000).toFixed(1)} s)`,
+            },
+            signals: {},
+          };
+        }),
+      ),
     ]);
+    const systemd = sd.done
+      ? sd.value
+      : { error: `systemctl show on ${this.conn.label} has not answered for ${((clock.now() - sd.since) / 1000).toFixed(1)} s` };
     let anyTraffic = !('error' in systemd);
     const out: ServiceObservation[] = perService.map((o) => {
       const unit = 'error' in systemd ? undefined : systemd.units.get(o.unit);
@@ -152,6 +175,30 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     if (anyTraffic) this.conn.markFresh();
     else this.conn.markStale('no command or scrape answered in the last poll');
     return { deploymentId: this.deployment.id, hostId: this.hostId, ts, services: out };
+  }
+
+  private readonly pending = new Map<string, { promise: Promise<unknown>; since: number }>();
+
+  /** Runs `start` unless the same probe is still running from an earlier tick; waits at most budgetMs for it. */
+  private async timeBoxed<T>(
+    key: string,
+    start: () => Promise<T>,
+    budgetMs: number,
+  ): Promise<{ done: true; value: T } | { done: false; since: number }> {
+    let p = this.pending.get(key) as { promise: Promise<T>; since: number } | undefined;
+    if (!p) {
+      const entry = { promise: start(), since: this.opts.clock.now() };
+      this.pending.set(key, entry);
+      void entry.promise.finally(() => {
+        if (this.pending.get(key) === entry) this.pending.delete(key);
+      });
+      p = entry;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), budgetMs)));
+    const winner = await Promise.race([p.promise.then((value) => ({ value })), timeout]);
+    clearTimeout(timer);
+    return winner === 'timeout' ? { done: false, since: p.since } : { done: true, value: winner.value };
   }
 
   private async readSystemd(
