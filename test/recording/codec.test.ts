@@ -43,7 +43,7 @@ function parseBoth(line: string): [ParsedRow, ParsedRow, boolean] {
   return [fast, slow, ok];
 }
 
-describe('value tokens', () => {
+describe('value tokens', { timeout: 60_000 }, () => {
   it('decode every double exactly, the same way on the fast and the JSON path', () => {
     fc.assert(
       fc.property(
@@ -98,7 +98,7 @@ describe('value tokens', () => {
   });
 });
 
-describe('a recording re-serialised by another tool', () => {
+describe('a recording re-serialised by another tool', { timeout: 120_000 }, () => {
   it('reads back identically', async () => {
     const path = join(dir, 'orig.pdrec.jsonl.gz');
     const start = Date.UTC(2026, 0, 5, 8);

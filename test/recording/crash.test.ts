@@ -40,7 +40,7 @@ beforeAll(async () => {
   }
   await w.close();
   fullRec = await readRecording(full);
-});
+}, 120_000);
 afterAll(async () => {
   await cleanup();
 });

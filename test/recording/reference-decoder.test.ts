@@ -86,6 +86,6 @@ describe('the Python reference decoder in docs/recording-format.md', () => {
             throw new Error(`${s.target} ${s.name}[${i}]: python ${p!.v[i]}, app ${s.v[i]}`);
       }
     },
-    60_000,
+    120_000,
   );
 });

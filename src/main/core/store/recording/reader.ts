@@ -282,9 +282,9 @@ interface SeriesAcc {
 }
 
 /**
- * Rows of one target are decoded into blocks of BLOCK_ROWS × slots, column per slot, so the hot loop writes
- * typed arrays only. A block is sealed when full or when the target's layout changes; its columns become chunks
- * of their series.
+ * Rows of one target are decoded into blocks of BLOCK_ROWS rows: one Float64Array per block, column-major (kept
+ * slot c at offset c·BLOCK_ROWS), so the hot loop writes one typed array. A block is sealed when full or when
+ * the target's layout changes; its columns become chunks (views) of their series.
  */
 class TargetBlocks {
   times: Float64Array[] = [];
@@ -293,21 +293,23 @@ class TargetBlocks {
   private blockTimes = new Float64Array(BLOCK_ROWS);
   private n = 0;
   private ids: Int32Array | null = null;
-  private cols: Float64Array[] = [];
+  private flat: Float64Array | null = null;
+  private outIdx = new Int32Array(0);
 
-  constructor(
-    private readonly acc: SeriesAcc[],
-    private readonly scratch: Float64Array,
-  ) {}
+  constructor(private readonly acc: SeriesAcc[]) {}
 
-  /** Columns to decode the next stored row into, for layout `ids`; `row` is the index within them. */
-  columns(ids: Int32Array): { cols: Float64Array[]; row: number } {
+  /** Where to decode the next stored row of layout `ids`: out[outIdx[slot] + row]. */
+  prepare(ids: Int32Array): { out: Float64Array | null; outIdx: Int32Array; row: number } {
     if (ids !== this.ids || this.n === BLOCK_ROWS) {
       this.seal();
       this.ids = ids;
-      this.cols = Array.from(ids, (id) => (this.acc[id].keep ? new Float64Array(BLOCK_ROWS) : this.scratch));
+      this.outIdx = new Int32Array(ids.length).fill(-1);
+      let cols = 0;
+      for (let slot = 0; slot < ids.length; slot++)
+        if (this.acc[ids[slot]].keep) this.outIdx[slot] = BLOCK_ROWS * cols++;
+      this.flat = cols ? new Float64Array(cols * BLOCK_ROWS) : null;
     }
-    return { cols: this.cols, row: this.n };
+    return { out: this.flat, outIdx: this.outIdx, row: this.n };
   }
 
   commit(ts: number): void {
@@ -319,13 +321,15 @@ class TargetBlocks {
     const n = this.n;
     const row0 = this.storedRows;
     this.times.push(this.blockTimes.slice(0, n));
-    for (let slot = 0; slot < this.ids.length; slot++) {
-      const a = this.acc[this.ids[slot]];
-      if (a.keep) a.chunks.push({ row0, n, data: this.cols[slot] });
-    }
+    if (this.flat !== null)
+      for (let slot = 0; slot < this.ids.length; slot++) {
+        const o = this.outIdx[slot];
+        if (o >= 0) this.acc[this.ids[slot]].chunks.push({ row0, n, data: this.flat.subarray(o, o + n) });
+      }
     this.storedRows += n;
     this.n = 0;
     this.ids = null;
+    this.flat = null;
   }
 }
 
@@ -345,10 +349,9 @@ export async function readRecording(path: string, opts: ReadOptions = {}): Promi
   const toMs = opts.toMs ?? Infinity;
   const inRange = (t: number): boolean => t >= fromMs && t <= toMs;
   let header!: StoredHeader;
-  const dec = new ScrapeDecoder();
+  const dec = new ScrapeDecoder((id) => acc[id].keep);
   const acc: SeriesAcc[] = [];
   const targets = new Map<string, TargetBlocks>();
-  const scratch = new Float64Array(BLOCK_ROWS);
   const events: AppEvent[] = [];
   const unitStates: TimedUnitState[] = [];
   const health: TimedHealth[] = [];
@@ -372,7 +375,7 @@ export async function readRecording(path: string, opts: ReadOptions = {}): Promi
   const onRow = (): void => {
     let tg = targets.get(pr.g);
     if (!tg) {
-      tg = new TargetBlocks(acc, scratch);
+      tg = new TargetBlocks(acc);
       targets.set(pr.g, tg);
     }
     const ordered = pr.t > tg.lastTs;
@@ -380,10 +383,10 @@ export async function readRecording(path: string, opts: ReadOptions = {}): Promi
     else outOfOrder++;
     const ids = dec.layoutOf(pr.g);
     if (ordered && inRange(pr.t) && ids) {
-      const { cols, row } = tg.columns(ids);
-      dec.row(pr, cols, row);
+      const { out, outIdx, row } = tg.prepare(ids);
+      dec.row(pr, out, outIdx, row);
       tg.commit(pr.t);
-    } else dec.row(pr, null, 0);
+    } else dec.row(pr, null, null, 0);
     scrapes++;
     samples += ids ? ids.length : 0;
     seen(pr.t);

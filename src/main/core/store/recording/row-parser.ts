@@ -137,7 +137,7 @@ export class RowParser {
   private readonly targets: { bytes: Uint8Array; name: string }[] = [];
 
   /** Parses the canonical row text in buf[a, b) into pr. False if the text is not canonical (use JSON.parse). */
-  parse(buf: Uint8Array, a: number, b: number, pr: ParsedRow): boolean {
+  parse(buf: Buffer, a: number, b: number, pr: ParsedRow): boolean {
     if (!isRowLine(buf, a, b)) return false;
     let i = a + PREFIX.length;
     // t: non-negative integer (epoch ms)
@@ -206,22 +206,26 @@ export class RowParser {
           const te = i;
           i++;
           // Mirrors decimalToken(): plain decimal with a safe mantissa and scale ≤ MAX_SCALE.
+          const dd = d < 0 ? 0 : d;
           if (
             plain &&
             digits > 0 &&
             d !== 0 &&
             m <= Number.MAX_SAFE_INTEGER &&
             !(neg && m === 0) &&
-            (d < 0 ? 0 : d) <= MAX_SCALE
+            dd <= MAX_SCALE
           ) {
-            const dd = d < 0 ? 0 : d;
             const mm = neg ? -m : m;
-            pr.kind[k] = 1;
+            pr.kind[k] = TOKEN_DECIMAL;
             pr.mant[k] = mm;
             pr.dec[k] = dd;
             pr.num[k] = mm / P10[dd];
+          } else if (plain && digits > 0 && d !== 0) {
+            // A plain decimal with too many digits (a full-precision float): raw, parsed by the engine.
+            pr.kind[k] = TOKEN_RAW;
+            pr.num[k] = Number(buf.toString('latin1', ts, te));
           } else {
-            pr.setAbsolute(k, latin1(buf, ts, te));
+            pr.setAbsolute(k, buf.toString('latin1', ts, te));
           }
         } else {
           // delta token: -?digits
@@ -238,7 +242,7 @@ export class RowParser {
             x = x * 10 + (c - 48);
           }
           if (i === xs || x > Number.MAX_SAFE_INTEGER) return false;
-          pr.kind[k] = 0;
+          pr.kind[k] = TOKEN_DELTA;
           pr.num[k] = neg ? -x : x;
         }
         k++;
@@ -271,10 +275,4 @@ export class RowParser {
     if (this.targets.length < 64) this.targets.push({ bytes, name });
     return name;
   }
-}
-
-function latin1(buf: Uint8Array, s: number, e: number): string {
-  let out = '';
-  for (let i = s; i < e; i++) out += String.fromCharCode(buf[i]);
-  return out;
 }

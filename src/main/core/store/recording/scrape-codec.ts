@@ -320,9 +320,17 @@ interface DecTarget {
   pred: Int32Array;
   /** Slots whose series had no value when the layout was set: the next row must give them one. */
   unset: number[] | null;
+  /** Slots to decode, ascending: the kept series and their predecessors; null when every slot is kept. */
+  needed: Int32Array | null;
 }
 
 export class ScrapeDecoder {
+  /**
+   * @param keep whether a series' values are wanted. Series not wanted (and not a predecessor of one that is) are
+   *   not decoded at all, which is what makes opening a few series of a long session fast.
+   */
+  constructor(private readonly keep: (id: number) => boolean = () => true) {}
+
   readonly series: DecodedSeriesMeta[] = [];
   readonly families = new Map<string, FamilyRecord>();
   private readonly layouts = new Map<string, DecTarget>();
@@ -364,9 +372,18 @@ export class ScrapeDecoder {
         throw new RecordDamageError(`layout of ${rec.g} has an invalid predecessor pair [${slot},${p}]`);
       pred[slot] = p;
     }
+    const need = new Uint8Array(ids.length);
+    let all = true;
+    for (let slot = ids.length - 1; slot >= 0; slot--) {
+      if (this.keep(ids[slot])) need[slot] = 1;
+      if (need[slot] && pred[slot] >= 0) need[pred[slot]] = 1;
+      if (!need[slot]) all = false;
+    }
+    const needed = all ? null : Int32Array.from(need.keys()).filter((slot) => need[slot] === 1);
     const unset: number[] = [];
-    for (let slot = 0; slot < ids.length; slot++) if (this.state.scale[ids[slot]] === UNSET) unset.push(slot);
-    this.layouts.set(rec.g, { ids, pred, unset: unset.length ? unset : null });
+    for (let slot = 0; slot < ids.length; slot++)
+      if (need[slot] && this.state.scale[ids[slot]] === UNSET) unset.push(slot);
+    this.layouts.set(rec.g, { ids, pred, unset: unset.length ? unset : null, needed });
     if (this.chain.length < ids.length) this.chain = new Float64Array(ids.length * 2);
   }
 
@@ -376,27 +393,46 @@ export class ScrapeDecoder {
   }
 
   /**
-   * Decodes a parsed row and, when `out` is given, writes each slot's value to out[slot][r]. Returns the slot →
-   * series id map the row applies to.
+   * Decodes a parsed row. When `out` is given, the value of each slot with outIdx[slot] ≥ 0 is written to
+   * out[outIdx[slot] + r]. Returns the slot → series id map the row applies to.
    */
-  row(pr: ParsedRow, out: Float64Array[] | null, r: number): Int32Array {
+  row(pr: ParsedRow, out: Float64Array | null, outIdx: Int32Array | null, r: number): Int32Array {
     const lay = this.layouts.get(pr.g);
     if (!lay) throw new RecordDamageError(`scrape of ${pr.g} before its layout`);
+    if (lay.needed === null) this.rowAll(lay, pr, out, outIdx, r);
+    else this.rowNeeded(lay, lay.needed, pr, out, outIdx, r);
+    if (lay.unset !== null) {
+      // A series must get its first value as an absolute token; if it did not, the slot read above was garbage.
+      for (const slot of lay.unset)
+        if (this.state.scale[lay.ids[slot]] === UNSET)
+          throw new RecordDamageError(
+            `scrape of ${pr.g} at ${pr.t}: series ${lay.ids[slot]} has no value yet`,
+          );
+      lay.unset = null;
+    }
+    return lay.ids;
+  }
+
+  private rowAll(
+    lay: DecTarget,
+    pr: ParsedRow,
+    out: Float64Array | null,
+    outIdx: Int32Array | null,
+    r: number,
+  ): void {
     const { ids, pred } = lay;
     const n = ids.length;
     const st = this.state;
     const prev = st.prev;
-    const scale = st.scale;
     const chain = this.chain;
-    const { gap, kind, num, mant, dec } = pr;
-    const count = pr.count;
+    const { gap, count } = pr;
     let s = 0;
     let lastTokSlot = -1;
     for (let k = 0; ; k++) {
       let stop = n;
       if (k < count) {
         stop = lastTokSlot + gap[k];
-        if (stop >= n || gap[k] < 1)
+        if (stop >= n)
           throw new RecordDamageError(`scrape of ${pr.g} at ${pr.t}: token beyond the layout's ${n} slots`);
       }
       // Slots without a token: unchanged, or (histogram buckets) the same delta as their predecessor.
@@ -408,33 +444,85 @@ export class ScrapeDecoder {
           chain[s] = delta;
           if (delta !== 0) applyDelta(st, id, delta, pr);
         } else chain[s] = 0;
-        if (out !== null) out[s][r] = prev[id];
+        if (out !== null) {
+          const o = (outIdx as Int32Array)[s];
+          if (o >= 0) out[o + r] = prev[id];
+        }
       }
       if (k >= count) break;
-      const id = ids[s];
-      if (kind[k] === TOKEN_DELTA) {
-        const p = pred[s];
-        const delta = p >= 0 ? num[k] + chain[p] : num[k];
-        chain[s] = delta;
-        if (scale[id] === UNSET)
-          throw new RecordDamageError(`scrape of ${pr.g} at ${pr.t}: series ${id} has no value yet`);
-        if (delta !== 0) applyDelta(st, id, delta, pr);
-      } else {
-        chain[s] = 0;
-        st.setAbsolute(id, num[k], mant[k], kind[k] === TOKEN_DECIMAL ? dec[k] : -1);
+      this.token(lay, pr, k, s);
+      if (out !== null) {
+        const o = (outIdx as Int32Array)[s];
+        if (o >= 0) out[o + r] = prev[ids[s]];
       }
-      if (out !== null) out[s][r] = prev[id];
       lastTokSlot = s;
       s++;
     }
-    if (lay.unset !== null) {
-      // A series must get its first value as an absolute token; if it did not, the slot read above was garbage.
-      for (const slot of lay.unset)
-        if (scale[ids[slot]] === UNSET)
-          throw new RecordDamageError(`scrape of ${pr.g} at ${pr.t}: series ${ids[slot]} has no value yet`);
-      lay.unset = null;
+  }
+
+  /** Like rowAll, but visits only the needed slots; tokens of other slots are checked for position only. */
+  private rowNeeded(
+    lay: DecTarget,
+    needed: Int32Array,
+    pr: ParsedRow,
+    out: Float64Array | null,
+    outIdx: Int32Array | null,
+    r: number,
+  ): void {
+    const { ids, pred } = lay;
+    const n = ids.length;
+    const st = this.state;
+    const prev = st.prev;
+    const chain = this.chain;
+    const { gap, count } = pr;
+    let k = 0;
+    let tokSlot = count > 0 ? gap[0] - 1 : n;
+    for (let i = 0; i < needed.length; i++) {
+      const s = needed[i];
+      while (tokSlot < s) {
+        k++;
+        tokSlot = k < count ? tokSlot + gap[k] : n;
+      }
+      if (tokSlot >= n && k < count)
+        throw new RecordDamageError(`scrape of ${pr.g} at ${pr.t}: token beyond the layout's ${n} slots`);
+      const id = ids[s];
+      if (tokSlot === s) this.token(lay, pr, k, s);
+      else {
+        const p = pred[s];
+        if (p >= 0) {
+          const delta = chain[p];
+          chain[s] = delta;
+          if (delta !== 0) applyDelta(st, id, delta, pr);
+        } else chain[s] = 0;
+      }
+      if (out !== null) {
+        const o = (outIdx as Int32Array)[s];
+        if (o >= 0) out[o + r] = prev[id];
+      }
     }
-    return ids;
+    while (k < count) {
+      if (tokSlot >= n)
+        throw new RecordDamageError(`scrape of ${pr.g} at ${pr.t}: token beyond the layout's ${n} slots`);
+      k++;
+      if (k < count) tokSlot += gap[k];
+    }
+  }
+
+  /** Applies token k of the row to slot s. */
+  private token(lay: DecTarget, pr: ParsedRow, k: number, s: number): void {
+    const id = lay.ids[s];
+    const st = this.state;
+    if (pr.kind[k] === TOKEN_DELTA) {
+      const p = lay.pred[s];
+      const delta = p >= 0 ? pr.num[k] + this.chain[p] : pr.num[k];
+      this.chain[s] = delta;
+      if (st.scale[id] === UNSET)
+        throw new RecordDamageError(`scrape of ${pr.g} at ${pr.t}: series ${id} has no value yet`);
+      if (delta !== 0) applyDelta(st, id, delta, pr);
+    } else {
+      this.chain[s] = 0;
+      st.setAbsolute(id, pr.num[k], pr.mant[k], pr.kind[k] === TOKEN_DECIMAL ? pr.dec[k] : -1);
+    }
   }
 }
 
