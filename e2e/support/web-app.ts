@@ -1,5 +1,7 @@
 // Starts browser mode (`node out/main/web.js`) as a real child process and reads the URL it prints.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface WebApp {
@@ -11,12 +13,16 @@ export interface WebApp {
   stop(): Promise<void>;
 }
 
-export async function startWebApp(args: string[] = ['--demo', '--no-open']): Promise<WebApp> {
+export async function startWebApp(
+  args: string[] = ['--demo', '--no-open'],
+  extraEnv: Record<string, string> = {},
+): Promise<WebApp> {
   const root = join(__dirname, '..', '..');
   const proc = spawn(process.execPath, [join(root, 'out', 'main', 'web.js'), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env },
+    // Recordings and exports of a test run go to a fresh folder, never the developer's own.
+    env: { ...process.env, PD_CONSOLE_DATA_DIR: mkdtempSync(join(tmpdir(), 'pdc-e2e-')), ...extraEnv },
   });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));

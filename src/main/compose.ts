@@ -1,7 +1,10 @@
 // Composition root shared by every shell: builds the core with the demo host and the SSH resolver wired in.
 import type { DeploymentConfig, HostConfig } from '@shared/domain';
 import type { ApiHandlers } from '@shared/contract';
+import { join } from 'node:path';
 import { DiscoveryService, discoverForCore } from './core/services/discovery';
+import { RecordingService } from './core/services/recording';
+import { dataDir } from './paths';
 import { Core, type CoreOptions } from './core/core';
 import { acceleratedClock, systemClock, type Clock } from './core/clock';
 import { startDemoHost, type DemoSimulation, type FaultName } from './demo';
@@ -50,7 +53,13 @@ export interface App {
   shutdown(): Promise<void>;
 }
 
-type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & { demoSpeed?: number };
+type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
+  demoSpeed?: number;
+  /** Record sessions (default: on for the desktop app and browser mode, off for one-shot CLI commands). */
+  record?: boolean;
+  /** Where recordings and exports go; default dataDir(). */
+  dataDir?: string;
+};
 
 /** Everything a shell needs: the core (also the event bus) and the full handler map for dispatch. */
 export function createApp(opts: AppOptions): App {
@@ -66,13 +75,28 @@ export function createApp(opts: AppOptions): App {
   });
   const restart = new RestartService(core, { clockFor: (host) => deploymentClock(core, host) });
   const discovery = new DiscoveryService(core);
+  const dir = opts.dataDir ?? dataDir();
+  const recording = new RecordingService(core, {
+    dir: join(dir, 'recordings'),
+    exportDir: join(dir, 'exports'),
+    appVersion: APP_VERSION,
+    settings: { enabled: opts.record ?? opts.shell !== 'cli' },
+  });
   const handlers: ApiHandlers = {
     ...core.handlers(),
     ...dashboard.handlers(),
     ...restart.handlers(),
     ...discovery.handlers(),
+    ...recording.handlers(),
   };
-  return { core, handlers, shutdown: () => core.shutdown() };
+  return {
+    core,
+    handlers,
+    shutdown: async () => {
+      await core.shutdown();
+      await recording.shutdown();
+    },
+  };
 }
 
 const demoClocks = new WeakMap<Core, Clock>();

@@ -5,7 +5,11 @@ import { forwardEvents, isTrustedRendererUrl, registerIpc, type IpcEventLike } f
 import { createMainWindow, installSessionPolicies } from './window';
 
 const devServerUrl = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
-const desktop = createApp({ shell: 'electron', autoOpenDemo: process.argv.includes('--demo') });
+const desktop = createApp({
+  shell: 'electron',
+  autoOpenDemo: process.argv.includes('--demo'),
+  dataDir: process.env.PD_CONSOLE_DATA_DIR ?? app.getPath('userData'),
+});
 const core = desktop.core;
 const trustedIds = new Set<number>();
 

@@ -17,6 +17,12 @@ import {
 } from './api/discovery';
 import { RESTART_EVENTS, RESTART_REQUESTS, type RestartEvents, type RestartRequests } from './api/restart';
 import {
+  RECORDING_EVENTS,
+  RECORDING_REQUESTS,
+  type RecordingEvents,
+  type RecordingRequests,
+} from './api/recording';
+import {
   DASHBOARD_EVENTS,
   DASHBOARD_REQUESTS,
   type DashboardEvents,
@@ -27,13 +33,15 @@ export type * from './api/monitoring';
 export type * from './api/restart';
 export type * from './api/dashboard';
 export type * from './api/discovery';
+export type * from './api/recording';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
 export interface ApiRequests
-  extends MonitoringRequests, RestartRequests, DashboardRequests, DiscoveryRequests {}
+  extends MonitoringRequests, RestartRequests, DashboardRequests, DiscoveryRequests, RecordingRequests {}
 
 /** Push events from the core. */
-export interface ApiEvents extends MonitoringEvents, RestartEvents, DashboardEvents, DiscoveryEvents {}
+export interface ApiEvents
+  extends MonitoringEvents, RestartEvents, DashboardEvents, DiscoveryEvents, RecordingEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
@@ -45,6 +53,7 @@ export const REQUEST_NAMES = [
   ...RESTART_REQUESTS,
   ...DASHBOARD_REQUESTS,
   ...DISCOVERY_REQUESTS,
+  ...RECORDING_REQUESTS,
 ] as const satisfies readonly RequestName[];
 
 export const EVENT_NAMES = [
@@ -52,6 +61,7 @@ export const EVENT_NAMES = [
   ...RESTART_EVENTS,
   ...DASHBOARD_EVENTS,
   ...DISCOVERY_EVENTS,
+  ...RECORDING_EVENTS,
 ] as const satisfies readonly EventName[];
 
 // Compile-time proof that the lists above name every method and event exactly once.

@@ -8,6 +8,7 @@ import { monitoringSchemas } from './schemas/monitoring';
 import { restartSchemas } from './schemas/restart';
 import { dashboardSchemas } from './schemas/dashboard';
 import { discoverySchemas } from './schemas/discovery';
+import { recordingSchemas } from './schemas/recording';
 
 export { hostConfigSchema } from './schemas/monitoring';
 
@@ -16,6 +17,7 @@ export const requestSchemas = {
   ...restartSchemas,
   ...dashboardSchemas,
   ...discoverySchemas,
+  ...recordingSchemas,
 } satisfies { [K in RequestName]: z.ZodType<RequestArgs<K>> };
 
 export class ArgumentError extends Error {

@@ -1,0 +1,349 @@
+// Records every monitoring session (on by default) to one file per session: parsed scrapes, unit state and
+// health changes, timeline events (alerts, actions, restart steps, annotations) and the journal lines of the
+// monitored units. A recording that fails (disk full) stops with a clear message; monitoring goes on.
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type {
+  ActiveRecording,
+  ExportResult,
+  RecordingRequests,
+  RecordingSettings,
+  RecordingStatus,
+  SessionInfoDto,
+} from '@shared/api/recording';
+import type { AppEvent, DeploymentConfig, HostConfig, Role } from '@shared/domain';
+import type { Core } from '../core';
+import type { RecordingWriter } from '../store/recording/writer';
+import { SessionStore } from '../store/recording/session-store';
+import { writeCsvFile } from '../store/recording/export-csv';
+import { exportOpenMetrics, writeOpenMetricsFile } from '../store/recording/export-openmetrics';
+import { systemctlCatCommand } from '../discovery/commands';
+import { httpGet } from '../ssh/http-agent';
+import { systemClock } from '../clock';
+import { writeIncidentBundle } from '../store/recording/incident-bundle';
+import { JournalFollower } from '../journal/follower';
+import { ApiError } from '../api-error';
+
+export interface RecordingServiceOptions {
+  /** Folder holding the session files. */
+  dir: string;
+  /** Folder exports are written to. */
+  exportDir: string;
+  settings?: Partial<RecordingSettings>;
+  appVersion: string;
+  journalIntervalMs?: number;
+}
+
+interface Live {
+  deploymentId: string;
+  sessionId: string | null;
+  path: string | null;
+  writer: RecordingWriter | null;
+  state: ActiveRecording['state'];
+  error?: string;
+  followers: JournalFollower[];
+  lastUnit: Map<string, string>;
+  lastHealth: Map<string, string>;
+}
+
+const DEFAULT_SETTINGS: RecordingSettings = { enabled: true, maxTotalBytes: 2 * 1024 ** 3 };
+
+export class RecordingService {
+  readonly store: SessionStore;
+  private settings: RecordingSettings;
+  private readonly live = new Map<string, Live>();
+  private readonly closing = new Set<Promise<void>>();
+
+  constructor(
+    private readonly core: Core,
+    private readonly opts: RecordingServiceOptions,
+  ) {
+    this.store = new SessionStore(opts.dir);
+    this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
+    core.hooks.on('opened', (e) => void this.begin(e.deploymentId, e.host, e.deployment));
+    core.hooks.on('closed', (e) => {
+      const p = this.end(e.deploymentId);
+      this.closing.add(p);
+      void p.finally(() => this.closing.delete(p));
+    });
+    core.hooks.on('scrape', (e) =>
+      this.live.get(e.deploymentId)?.writer?.appendScrape(e.ts, e.role, e.exposition),
+    );
+    core.hooks.on('observed', (o) => {
+      const l = this.live.get(o.deploymentId);
+      if (!l?.writer) return;
+      for (const s of o.services) {
+        // Store changes only: a steady unit costs nothing per poll.
+        if (s.systemd) {
+          const key = JSON.stringify([
+            s.systemd.activeState,
+            s.systemd.subState,
+            s.systemd.mainPid,
+            s.systemd.nRestarts,
+            s.systemd.result,
+          ]);
+          if (l.lastUnit.get(s.role) !== key) {
+            l.lastUnit.set(s.role, key);
+            l.writer.appendUnitState(o.ts, s.role, s.systemd);
+          }
+        }
+        if (s.health) {
+          const key = `${s.health.ok}|${s.health.status}|${s.health.detail}`;
+          if (l.lastHealth.get(s.role) !== key) {
+            l.lastHealth.set(s.role, key);
+            l.writer.appendHealth(o.ts, s.role, s.health);
+          }
+        }
+      }
+    });
+    core.on('event', (e: AppEvent) => {
+      if (e.deploymentId) this.live.get(e.deploymentId)?.writer?.appendEvent(e);
+    });
+  }
+
+  handlers(): RecordingRequests {
+    return {
+      getRecordingStatus: async () => this.status(),
+      setRecordingSettings: async (a) => {
+        this.settings = { ...this.settings, ...a };
+        if (a.maxTotalBytes !== undefined) await this.enforceRetention();
+        this.publish();
+        return this.status();
+      },
+      listSessions: async () => (await this.store.list()).map((s): SessionInfoDto => ({ ...s })),
+      renameSession: (a) => this.store.rename(a.id, a.name),
+      annotateSession: async (a) => {
+        const event = await this.store.annotate(a.id, a.ts, a.text);
+        // On the session being recorded the note also goes onto the live timeline (and so into the file).
+        const l = [...this.live.values()].find((x) => x.sessionId === a.id);
+        if (l) this.core.addEvent(l.deploymentId, { ...event, kind: 'annotation' });
+      },
+      deleteSession: async (a) => {
+        if (this.store.activeIds().includes(a.id))
+          throw new ApiError(
+            'recording-active',
+            'this session is being recorded',
+            'Close the deployment first.',
+          );
+        await this.store.delete(a.id);
+      },
+      exportSession: (a) => this.export(a.id, a.format, a.fromMs, a.toMs),
+    };
+  }
+
+  status(): RecordingStatus {
+    return {
+      dir: this.opts.dir,
+      settings: { ...this.settings },
+      active: [...this.live.values()].map((l) => ({
+        deploymentId: l.deploymentId,
+        sessionId: l.sessionId,
+        path: l.path,
+        state: l.state,
+        bytesWritten: l.writer?.stats.bytesWritten ?? 0,
+        samples: l.writer?.stats.samples ?? 0,
+        error: l.error,
+      })),
+    };
+  }
+
+  /** Closes every recording cleanly (app quit). */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((id) => this.end(id)));
+    await Promise.all([...this.closing]);
+  }
+
+  private async begin(deploymentId: string, host: HostConfig, deployment: DeploymentConfig): Promise<void> {
+    const l: Live = {
+      deploymentId,
+      sessionId: null,
+      path: null,
+      writer: null,
+      state: 'off',
+      followers: [],
+      lastUnit: new Map(),
+      lastHealth: new Map(),
+    };
+    this.live.set(deploymentId, l);
+    if (!this.settings.enabled) return this.publish();
+    try {
+      await mkdir(this.opts.dir, { recursive: true });
+      const { id, path, writer } = await this.store.start({
+        startedAt: this.core.now,
+        host: { id: host.id, label: host.label, kind: host.kind, hostname: host.hostname },
+        deployment,
+        appVersion: this.opts.appVersion,
+      });
+      if (this.live.get(deploymentId) !== l) {
+        // Closed while the file was being created.
+        await writer.close();
+        return;
+      }
+      Object.assign(l, { sessionId: id, path, writer, state: 'recording' });
+      writer.onError((err) => this.stopped(l, err));
+      this.followJournals(l, deployment);
+      await this.enforceRetention();
+    } catch (err) {
+      this.stopped(l, err as Error);
+    }
+    this.publish();
+  }
+
+  private followJournals(l: Live, deployment: DeploymentConfig): void {
+    const conn = this.core.connectionOf(l.deploymentId);
+    const startedAt = this.core.now;
+    for (const s of deployment.services) {
+      const f = new JournalFollower({
+        exec: (cmd, o) => conn.exec(cmd, o),
+        unit: s.unit,
+        clock: systemClock,
+        intervalMs: this.opts.journalIntervalMs ?? 2000,
+        onLines: (lines) => {
+          for (const line of lines)
+            if (line.ts >= startedAt)
+              l.writer?.appendJournal({
+                ts: line.ts,
+                role: s.role as Role,
+                unit: s.unit,
+                priority: line.priority,
+                message: line.message,
+              });
+        },
+        // A journal that cannot be read is shown by the dashboard; the recording just has no lines for it.
+        onError: () => undefined,
+      });
+      l.followers.push(f);
+      // Only new lines: the backlog belongs to before this session. The deployment's link may still be
+      // coming up; once it is, the follower keeps polling through drops by itself.
+      void conn
+        .waitConnected(120_000)
+        .then(() => (l.state === 'recording' ? f.start(0) : undefined))
+        .catch(() => undefined);
+    }
+  }
+
+  private stopped(l: Live, err: Error): void {
+    if (l.state === 'stopped') return;
+    const message = `Recording stopped: ${err.message}. Monitoring goes on; free disk space or change the recordings folder (${this.opts.dir}), then reopen the deployment to record again.`;
+    Object.assign(l, { state: 'stopped', error: message });
+    for (const f of l.followers) f.stop();
+    l.writer = null;
+    try {
+      this.core.addEvent(l.deploymentId, {
+        ts: this.core.now,
+        kind: 'info',
+        severity: 'error',
+        title: 'recording stopped',
+        detail: message,
+      });
+    } catch {
+      // The deployment is already closed: nothing to tell.
+    }
+    this.publish();
+  }
+
+  private async end(deploymentId: string): Promise<void> {
+    const l = this.live.get(deploymentId);
+    if (!l) return;
+    this.live.delete(deploymentId);
+    for (const f of l.followers) f.stop();
+    const w = l.writer;
+    l.writer = null;
+    if (w) await w.close().catch(() => undefined);
+    this.publish();
+  }
+
+  private async enforceRetention(): Promise<void> {
+    const active = this.store.activeIds();
+    await this.store.enforceRetention(this.settings.maxTotalBytes, active[0]).catch(() => undefined);
+  }
+
+  private async export(
+    id: string,
+    format: 'csv' | 'openmetrics' | 'bundle',
+    fromMs?: number,
+    toMs?: number,
+  ): Promise<ExportResult> {
+    await mkdir(this.opts.exportDir, { recursive: true });
+    const rec = await this.store.open(id);
+    // Exports never overwrite: each gets the time it was made in its name.
+    const base = join(
+      this.opts.exportDir,
+      `${id}-export-${new Date(this.core.now).toISOString().replace(/[:.]/g, '')}`,
+    );
+    let path: string;
+    let redactions: number | undefined;
+    if (format === 'csv') {
+      path = `${base}.csv`;
+      await writeCsvFile(rec, { fromMs, toMs }, path);
+    } else if (format === 'openmetrics') {
+      path = `${base}.om.txt`;
+      await writeOpenMetricsFile(rec, { fromMs, toMs }, path);
+    } else {
+      path = `${base}.incident.tar.gz`;
+      const from = fromMs ?? rec.firstTs;
+      const to = toMs ?? rec.lastTs;
+      const extras = await this.liveExtras(rec.header.deployment.id);
+      const info = await this.store.info(id);
+      const r = await writeIncidentBundle(
+        {
+          recordingPath: this.store.pathOf(id),
+          session: { id, name: info.name },
+          unitFiles: extras.unitFiles,
+          journal: rec.journal.filter((j) => j.ts >= from && j.ts <= to),
+          snapshots: extras.snapshots.length
+            ? extras.snapshots
+            : [
+                {
+                  name: 'window-end.om.txt',
+                  takenAt: to,
+                  text: exportOpenMetrics(rec, { fromMs: Math.max(from, to - 60_000), toMs: to }),
+                },
+              ],
+          window: { fromMs: from, toMs: to },
+          note: extras.unitFiles.length
+            ? undefined
+            : 'Unit files were not included: the deployment was not connected when the bundle was made.',
+        },
+        path,
+      );
+      redactions = r.redactions;
+    }
+    return { path, bytes: (await stat(path)).size, format, redactions };
+  }
+
+  /** Unit files and raw /metrics of a deployment that is open right now; empty when it is not. */
+  private async liveExtras(deploymentId: string): Promise<{
+    unitFiles: { unit: string; text: string }[];
+    snapshots: { name: string; takenAt: number; text: string }[];
+  }> {
+    const unitFiles: { unit: string; text: string }[] = [];
+    const snapshots: { name: string; takenAt: number; text: string }[] = [];
+    let conn;
+    let deployment;
+    try {
+      conn = this.core.connectionOf(deploymentId);
+      deployment = this.core.deploymentOf(deploymentId).deployment;
+    } catch {
+      return { unitFiles, snapshots };
+    }
+    for (const s of deployment.services) {
+      const cat = await conn
+        .exec(systemctlCatCommand(s.unit), { timeoutMs: 10_000, maxBytes: 1024 * 1024 })
+        .catch(() => null);
+      if (cat?.exitCode === 0) unitFiles.push({ unit: s.unit, text: cat.stdout });
+      if (!s.metricsUrl) continue;
+      const res = await httpGet(conn.httpAgent(), s.metricsUrl, {
+        timeoutMs: 5000,
+        maxBytes: 16 * 1024 * 1024,
+      }).catch(() => null);
+      if (res?.status === 200)
+        snapshots.push({ name: `${s.role}.metrics.txt`, takenAt: this.core.now, text: res.body });
+    }
+    return { unitFiles, snapshots };
+  }
+
+  private publish(): void {
+    this.core.emit('recordingStatus', this.status());
+  }
+}

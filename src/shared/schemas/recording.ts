@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import type { RecordingRequests } from '../api/recording';
+import { empty } from './common';
+
+type Args<K extends keyof RecordingRequests> = Parameters<RecordingRequests[K]>[0];
+
+const sessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/);
+
+export const recordingSchemas = {
+  getRecordingStatus: empty,
+  setRecordingSettings: z.strictObject({
+    enabled: z.boolean().optional(),
+    maxTotalBytes: z
+      .number()
+      .int()
+      .min(16 * 1024 * 1024)
+      .max(2 ** 45)
+      .optional(),
+  }),
+  listSessions: empty,
+  renameSession: z.strictObject({ id: sessionId, name: z.string().trim().min(1).max(200) }),
+  annotateSession: z.strictObject({
+    id: sessionId,
+    ts: z.number().finite(),
+    text: z.string().trim().min(1).max(10_000),
+  }),
+  deleteSession: z.strictObject({ id: sessionId }),
+  exportSession: z.strictObject({
+    id: sessionId,
+    format: z.enum(['csv', 'openmetrics', 'bundle']),
+    fromMs: z.number().finite().optional(),
+    toMs: z.number().finite().optional(),
+  }),
+} satisfies { [K in keyof RecordingRequests]: z.ZodType<Args<K>> };

@@ -1,0 +1,64 @@
+// Every monitoring session is recorded: a live demo session ends up in a file that holds the scrapes of
+// all three services, unit states, journal lines and timeline events; the session list knows it.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/main/compose';
+import { readRecording } from '../../src/main/core/store/recording';
+
+let app: App | undefined;
+afterEach(async () => {
+  await app?.shutdown();
+  app = undefined;
+});
+
+describe('recording service', () => {
+  it('records a live demo session and lists it; exports CSV and OpenMetrics', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdc-rec-'));
+    app = createApp({ shell: 'browser', intervalMs: 300, dataDir: dir });
+    const s = await app.core.openDemo({});
+    const id = s.deployment.id;
+    await expect
+      .poll(async () => (await app!.handlers.getRecordingStatus({})).active[0]?.samples ?? 0, {
+        timeout: 15_000,
+      })
+      .toBeGreaterThan(500);
+    const status = await app.handlers.getRecordingStatus({});
+    expect(status.active[0]).toMatchObject({ deploymentId: id, state: 'recording' });
+    app.core.addEvent(id, { ts: app.core.now, kind: 'alert', severity: 'warning', title: 'test alert' });
+    // Journal lines are followed every 2 s.
+    await new Promise((r) => setTimeout(r, 4500));
+    const sessionId = status.active[0].sessionId!;
+    const listed = await app.handlers.listSessions({});
+    expect(listed.find((x) => x.id === sessionId)?.state).toBe('recording');
+    await app.handlers.annotateSession({ id: sessionId, ts: app.core.now, text: 'looked fine here' });
+    await app.core.closeDeployment({ deploymentId: id });
+    await expect
+      .poll(async () => (await app!.handlers.listSessions({})).find((x) => x.id === sessionId)?.state, {
+        timeout: 10_000,
+      })
+      .toBe('complete');
+
+    const rec = await readRecording(join(dir, 'recordings', `${sessionId}.pdrec.jsonl.gz`));
+    expect(rec.closedCleanly).toBe(true);
+    expect(rec.warnings).toEqual([]);
+    const targets = new Set(rec.series.map((x) => x.target));
+    expect([...targets].sort()).toEqual(['decode', 'prefill', 'router']);
+    const used = rec.series.find((x) => x.name === 'sglang:kv_used_tokens' && x.target === 'decode');
+    expect(used && used.v.length).toBeGreaterThan(3);
+    expect(rec.unitStates.map((u) => u.source).sort()).toEqual(['decode', 'prefill', 'router']);
+    expect(rec.events.some((e) => e.title === 'test alert')).toBe(true);
+    expect(rec.events.some((e) => e.kind === 'annotation' && e.title.includes('looked fine here'))).toBe(
+      true,
+    );
+    expect(rec.journal.length).toBeGreaterThan(0);
+
+    const csv = await app.handlers.exportSession({ id: sessionId, format: 'csv' });
+    expect(csv.bytes).toBeGreaterThan(1000);
+    const om = await app.handlers.exportSession({ id: sessionId, format: 'openmetrics' });
+    expect(om.path).toMatch(/\.om\.txt$/);
+    await expect(app.handlers.deleteSession({ id: sessionId })).resolves.toBeUndefined();
+    expect((await app.handlers.listSessions({})).some((x) => x.id === sessionId)).toBe(false);
+  }, 60_000);
+});
