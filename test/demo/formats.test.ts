@@ -59,7 +59,11 @@ describe('journal output formats', () => {
     priority: 6,
   };
   const plain = j.append({ ...base, fromSystemd: false, message: 'Decode batch. #running-req: 57' });
-  const pid1 = j.append({ ...base, fromSystemd: true, message: 'Started sglang-decode.service - SGLang decode (PD).' });
+  const pid1 = j.append({
+    ...base,
+    fromSystemd: true,
+    message: 'Started sglang-decode.service - SGLang decode (PD).',
+  });
   const bad = Buffer.from([0x61, 0xff, 0xfe, 0x62]);
   const binary = j.append({ ...base, fromSystemd: false, message: bad.toString('utf8'), messageBytes: bad });
 
@@ -82,12 +86,18 @@ describe('journal output formats', () => {
     const o = JSON.parse(formatEntry(binary, 'json', { all: false }).toString()) as Record<string, unknown>;
     expect(o.MESSAGE).toEqual([0x61, 0xff, 0xfe, 0x62]);
     const big = j.append({ ...base, fromSystemd: false, message: 'x'.repeat(5000) });
-    expect((JSON.parse(formatEntry(big, 'json', { all: false }).toString()) as { MESSAGE: unknown }).MESSAGE).toBeNull();
-    expect((JSON.parse(formatEntry(big, 'json', { all: true }).toString()) as { MESSAGE: string }).MESSAGE).toHaveLength(5000);
+    expect(
+      (JSON.parse(formatEntry(big, 'json', { all: false }).toString()) as { MESSAGE: unknown }).MESSAGE,
+    ).toBeNull();
+    expect(
+      (JSON.parse(formatEntry(big, 'json', { all: true }).toString()) as { MESSAGE: string }).MESSAGE,
+    ).toHaveLength(5000);
   });
 
   it('short formats print "[N blob data]" for unprintable messages unless --all', () => {
-    expect(formatEntry(binary, 'short', { all: false }).toString()).toBe('Nov 29 16:00:00 h100-pd-01 python[48211]: [4B blob data]');
+    expect(formatEntry(binary, 'short', { all: false }).toString()).toBe(
+      'Nov 29 16:00:00 h100-pd-01 python[48211]: [4B blob data]',
+    );
     expect(formatEntry(binary, 'short', { all: true }).subarray(-4)).toEqual(bad);
     expect(formatEntry(pid1, 'short-iso', { all: false }).toString()).toBe(
       '2026-11-29T16:00:00+00:00 h100-pd-01 systemd[1]: Started sglang-decode.service - SGLang decode (PD).',
@@ -104,7 +114,9 @@ describe('journal output formats', () => {
 
 describe('shell parsing', () => {
   it('keeps quoted words whole and splits lists', () => {
-    const p = parseShell(`sudo -n systemctl show 'sglang-decode.service' -p "ActiveState,SubState" && id -u; whoami`);
+    const p = parseShell(
+      `sudo -n systemctl show 'sglang-decode.service' -p "ActiveState,SubState" && id -u; whoami`,
+    );
     expect(p.ok).toBe(true);
     if (!p.ok) return;
     expect(p.items.map((i) => [i.join, i.cmd.argv])).toEqual([
@@ -115,7 +127,11 @@ describe('shell parsing', () => {
   });
   it('understands stream redirections and environment prefixes', () => {
     const p = parseShell('LC_ALL=C systemctl is-active x 2>/dev/null');
-    expect(p.ok && p.items[0].cmd).toMatchObject({ argv: ['systemctl', 'is-active', 'x'], env: { LC_ALL: 'C' }, discardStderr: true });
+    expect(p.ok && p.items[0].cmd).toMatchObject({
+      argv: ['systemctl', 'is-active', 'x'],
+      env: { LC_ALL: 'C' },
+      discardStderr: true,
+    });
     const q = parseShell('journalctl -n 1 2>&1');
     expect(q.ok && q.items[0].cmd.stderrToStdout).toBe(true);
   });

@@ -42,7 +42,10 @@ export function manualClock(start = T0): ManualClock {
   };
 }
 
-export async function connect(host: DemoHost, extra: { username?: string; password?: string; privateKey?: string } = {}): Promise<Client> {
+export async function connect(
+  host: DemoHost,
+  extra: { username?: string; password?: string; privateKey?: string } = {},
+): Promise<Client> {
   const c = new Client();
   await new Promise<void>((resolve, reject) => {
     c.once('ready', () => resolve());
@@ -51,7 +54,9 @@ export async function connect(host: DemoHost, extra: { username?: string; passwo
       host: host.host,
       port: host.port,
       username: extra.username ?? host.username,
-      ...(extra.password !== undefined ? { password: extra.password } : { privateKey: extra.privateKey ?? host.clientPrivateKey }),
+      ...(extra.password !== undefined
+        ? { password: extra.password }
+        : { privateKey: extra.privateKey ?? host.clientPrivateKey }),
       hostVerifier: (key: Buffer) => key.equals(host.hostKeyPublic),
       readyTimeout: 5000,
     });
@@ -111,7 +116,10 @@ export function httpGet(c: Client, port: number, path: string, timeoutMs = 5000)
         path,
         // No agent: with createConnection set, the request then uses the forwarded channel as its socket.
         createConnection: (_opts: unknown, cb: (err: Error | null, s?: Duplex) => void) => {
-          forward(c, port).then((s) => cb(null, s), (e: Error) => cb(e));
+          forward(c, port).then(
+            (s) => cb(null, s),
+            (e: Error) => cb(e),
+          );
           return undefined;
         },
       } as http.RequestOptions,
@@ -122,17 +130,23 @@ export function httpGet(c: Client, port: number, path: string, timeoutMs = 5000)
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
       },
     );
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`GET :${port}${path} timed out after ${timeoutMs} ms`)));
+    req.setTimeout(timeoutMs, () =>
+      req.destroy(new Error(`GET :${port}${path} timed out after ${timeoutMs} ms`)),
+    );
     req.on('error', reject);
   });
 }
 
 /** Polls `fn` until it returns a truthy value or `ms` of real time passed. */
-export async function waitFor<T>(fn: () => T | Promise<T>, ms: number, what: string): Promise<T> {
+export async function waitFor<T>(
+  fn: () => T | Promise<T>,
+  ms: number,
+  what: string,
+): Promise<NonNullable<T>> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
-    if (v) return v;
+    if (v) return v as NonNullable<T>;
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -34,16 +34,29 @@ interface Resp {
   body: Buffer;
 }
 
-function get(e: Env, port: number, path: string, opts: { timeoutMs?: number; onHeaders?: (r: http.IncomingMessage) => void } = {}): Promise<Resp> {
+function get(
+  e: Env,
+  port: number,
+  path: string,
+  opts: { timeoutMs?: number; onHeaders?: (r: http.IncomingMessage) => void } = {},
+): Promise<Resp> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port: e.ports[port], path, agent: false }, (res) => {
       opts.onHeaders?.(res);
       const chunks: Buffer[] = [];
       res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          type: String(res.headers['content-type'] ?? ''),
+          body: Buffer.concat(chunks),
+        }),
+      );
       res.on('error', reject);
     });
-    req.setTimeout(opts.timeoutMs ?? 5000, () => req.destroy(new Error(`timeout after ${opts.timeoutMs ?? 5000} ms`)));
+    req.setTimeout(opts.timeoutMs ?? 5000, () =>
+      req.destroy(new Error(`timeout after ${opts.timeoutMs ?? 5000} ms`)),
+    );
     req.on('error', reject);
   });
 }
@@ -61,7 +74,10 @@ function fam(exp: Exposition, name: string): MetricFamily | undefined {
 }
 
 function sampleValues(exp: Exposition, name: string): number[] {
-  return exp.families.flatMap((f) => f.samples).filter((s) => s.name === name).map((s) => s.value);
+  return exp.families
+    .flatMap((f) => f.samples)
+    .filter((s) => s.name === name)
+    .map((s) => s.value);
 }
 
 function names(exp: Exposition): Set<string> {
@@ -73,7 +89,12 @@ describe("era 'kv-tokens' (newest)", () => {
     const e = await env();
     const p = await scrape(e, 30100);
     const d = await scrape(e, 30200);
-    for (const n of ['sglang:kv_used_tokens', 'sglang:kv_evictable_tokens', 'sglang:kv_available_tokens', 'sglang:max_total_num_tokens']) {
+    for (const n of [
+      'sglang:kv_used_tokens',
+      'sglang:kv_evictable_tokens',
+      'sglang:kv_available_tokens',
+      'sglang:max_total_num_tokens',
+    ]) {
       expect(fam(d.exp, n)?.type).toBe('gauge');
     }
     expect(sampleValues(d.exp, 'sglang:max_total_num_tokens')).toEqual([2_580_000]);
@@ -88,22 +109,44 @@ describe("era 'kv-tokens' (newest)", () => {
     const lat = fam(p.exp, 'sglang:kv_transfer_latency_ms');
     expect(lat?.type).toBe('histogram');
     const les = lat?.samples.filter((s) => s.name.endsWith('_bucket')).map((s) => s.labels.le);
-    expect(les).toEqual(['1.0', '2.0', '5.0', '10.0', '25.0', '50.0', '100.0', '250.0', '500.0', '1000.0', '2500.0', '5000.0', '+Inf']);
+    expect(les).toEqual([
+      '1.0',
+      '2.0',
+      '5.0',
+      '10.0',
+      '25.0',
+      '50.0',
+      '100.0',
+      '250.0',
+      '500.0',
+      '1000.0',
+      '2500.0',
+      '5000.0',
+      '+Inf',
+    ]);
     const ttft = fam(d.exp, 'sglang:time_to_first_token_seconds');
-    expect(ttft?.samples.find((s) => s.name.endsWith('_bucket'))?.labels).toEqual({ engine_type: 'decode', le: '0.1', model_name: 'Qwen/Qwen3-32B' });
+    expect(ttft?.samples.find((s) => s.name.endsWith('_bucket'))?.labels).toEqual({
+      engine_type: 'decode',
+      le: '0.1',
+      model_name: 'Qwen/Qwen3-32B',
+    });
   });
 
   it('writes prometheus_client multiprocess text: sorted labels, _sum before buckets, pid on num_retracted_reqs', async () => {
     const e = await env();
     const { text, exp } = await scrape(e, 30200);
     const line = text.split('\n').find((l) => l.startsWith('sglang:num_running_reqs{'));
-    expect(line).toMatch(/^sglang:num_running_reqs\{engine_type="decode",model_name="Qwen\/Qwen3-32B",moe_ep_rank="0",pp_rank="0",tp_rank="0"\} \d+\.0$/);
+    expect(line).toMatch(
+      /^sglang:num_running_reqs\{engine_type="decode",model_name="Qwen\/Qwen3-32B",moe_ep_rank="0",pp_rank="0",tp_rank="0"\} \d+\.0$/,
+    );
     const after = text.split('# TYPE sglang:e2e_request_latency_seconds histogram\n')[1];
     expect(after.split('\n')[0]).toMatch(/^sglang:e2e_request_latency_seconds_sum\{/);
     const retracted = fam(exp, 'sglang:num_retracted_reqs')?.samples[0];
     expect(retracted?.labels.pid).toMatch(/^\d+$/);
     for (const l of text.split('\n').filter((x) => x.includes('{'))) {
-      const keys = [...l.slice(l.indexOf('{') + 1, l.lastIndexOf('}')).matchAll(/([a-z_]+)="/g)].map((m) => m[1]);
+      const keys = [...l.slice(l.indexOf('{') + 1, l.lastIndexOf('}')).matchAll(/([a-z_]+)="/g)].map(
+        (m) => m[1],
+      );
       expect(keys).toEqual([...keys].sort());
     }
     const counters = exp.families.filter((f) => f.type === 'counter').map((f) => f.name);
@@ -116,7 +159,11 @@ describe("era 'kv-tokens' (newest)", () => {
     const a = (await scrape(e, 30200)).exp;
     e.clock.advance(60_000);
     const b = (await scrape(e, 30200)).exp;
-    for (const n of ['sglang:generation_tokens_total', 'sglang:num_requests_total', 'sglang:inter_token_latency_seconds_count']) {
+    for (const n of [
+      'sglang:generation_tokens_total',
+      'sglang:num_requests_total',
+      'sglang:inter_token_latency_seconds_count',
+    ]) {
       expect(sampleValues(b, n)[0]).toBeGreaterThan(sampleValues(a, n)[0]);
     }
     const itl = fam(b, 'sglang:inter_token_latency_seconds');
@@ -129,7 +176,9 @@ describe("era 'kv-tokens' (newest)", () => {
     for (const path of ['/server_info', '/get_server_info']) {
       const r = await get(e, 30200, path);
       expect(r.status).toBe(200);
-      expect((JSON.parse(r.body.toString()) as { max_total_num_tokens: number }).max_total_num_tokens).toBe(2_580_000);
+      expect((JSON.parse(r.body.toString()) as { max_total_num_tokens: number }).max_total_num_tokens).toBe(
+        2_580_000,
+      );
     }
     const h = await get(e, 30200, '/health');
     expect(h.status).toBe(200);
@@ -150,7 +199,10 @@ describe("era 'full-token-usage'", () => {
     expect(names(p.exp).has('sglang:num_prefill_prealloc_queue_reqs')).toBe(true);
     expect(names(p.exp).has('sglang:num_prefill_bootstrap_queue_reqs')).toBe(false);
     expect(fam(p.exp, 'sglang:kv_transfer_latency_ms')?.type).toBe('gauge');
-    expect(fam(d.exp, 'sglang:prompt_tokens_total')?.samples[0].labels).toEqual({ engine_type: 'unified', model_name: 'Qwen/Qwen3-32B' });
+    expect(fam(d.exp, 'sglang:prompt_tokens_total')?.samples[0].labels).toEqual({
+      engine_type: 'unified',
+      model_name: 'Qwen/Qwen3-32B',
+    });
   });
 });
 
@@ -170,10 +222,14 @@ describe("era 'token-usage-only'", () => {
       pp_rank: '0',
       tp_rank: '0',
     });
-    expect(fam(d.exp, 'sglang:generation_tokens_total')?.samples[0].labels).toEqual({ model_name: 'Qwen/Qwen3-32B' });
+    expect(fam(d.exp, 'sglang:generation_tokens_total')?.samples[0].labels).toEqual({
+      model_name: 'Qwen/Qwen3-32B',
+    });
     expect((await get(e, 30200, '/server_info')).status).toBe(404);
     const info = await get(e, 30200, '/get_server_info');
-    expect((JSON.parse(info.body.toString()) as { max_total_num_tokens: number }).max_total_num_tokens).toBe(2_580_000);
+    expect((JSON.parse(info.body.toString()) as { max_total_num_tokens: number }).max_total_num_tokens).toBe(
+      2_580_000,
+    );
     // Before PR #31495 the prefill server always reported 0 running requests.
     const p = await scrape(e, 30100);
     expect(sampleValues(p.exp, 'sglang:num_running_reqs')).toEqual([0]);
@@ -188,7 +244,9 @@ describe('data-parallel ranks and disabled metrics', () => {
     expect(series.map((s) => s.labels.dp_rank)).toEqual(['0', '1', '2', '3']);
     expect(series.reduce((a, s) => a + s.value, 0)).toBe(e.sim.snapshot().kv.decode?.used);
     expect(sampleValues(d.exp, 'sglang:max_total_num_tokens')).toEqual([645_000, 645_000, 645_000, 645_000]);
-    const exec = parseShow((await emulateCommand(e.sim, 'systemctl show sglang-decode -p ExecStart', 'operator')).stdout)[0];
+    const exec = parseShow(
+      (await emulateCommand(e.sim, 'systemctl show sglang-decode -p ExecStart', 'operator')).stdout,
+    )[0];
     expect(exec.ExecStart).toContain('--dp-size 4 --enable-dp-attention');
   });
 
@@ -198,7 +256,10 @@ describe('data-parallel ranks and disabled metrics', () => {
     expect(r.status).toBe(404);
     expect(JSON.parse(r.body.toString())).toEqual({ detail: 'Not Found' });
     expect((await get(e, 30200, '/metrics')).status).toBe(200);
-    const show = parseShow((await emulateCommand(e.sim, 'systemctl show sglang-prefill sglang-decode -p ExecStart', 'operator')).stdout);
+    const show = parseShow(
+      (await emulateCommand(e.sim, 'systemctl show sglang-prefill sglang-decode -p ExecStart', 'operator'))
+        .stdout,
+    );
     expect(show[0].ExecStart).not.toContain('--enable-metrics');
     expect(show[1].ExecStart).toContain('--enable-metrics');
   });
@@ -267,10 +328,13 @@ describe('/metrics faults', () => {
     e.sim.setFault('metrics-trickle', true, 'prefill');
     let got = 0;
     let status = 0;
-    const req = http.get({ host: '127.0.0.1', port: e.ports[30100], path: '/metrics', agent: false }, (res) => {
-      status = res.statusCode ?? 0;
-      res.on('data', (d: Buffer) => (got += d.length));
-    });
+    const req = http.get(
+      { host: '127.0.0.1', port: e.ports[30100], path: '/metrics', agent: false },
+      (res) => {
+        status = res.statusCode ?? 0;
+        res.on('data', (d: Buffer) => (got += d.length));
+      },
+    );
     req.on('error', () => undefined);
     await waitFor(() => status === 200 && got > 0, 3000, 'the headers and the first byte');
     const start = got;
@@ -304,11 +368,14 @@ describe('/metrics faults', () => {
 });
 
 describe('eras are all well-formed', () => {
-  it.each<DemoEra>(['kv-tokens', 'full-token-usage', 'token-usage-only'])('%s parses on both servers and the router', async (era) => {
-    const e = await env({ era });
-    for (const port of [30100, 30200, 29001]) {
-      const { exp } = await scrape(e, port);
-      expect(exp.sampleCount).toBeGreaterThan(10);
-    }
-  });
+  it.each<DemoEra>(['kv-tokens', 'full-token-usage', 'token-usage-only'])(
+    '%s parses on both servers and the router',
+    async (era) => {
+      const e = await env({ era });
+      for (const port of [30100, 30200, 29001]) {
+        const { exp } = await scrape(e, port);
+        expect(exp.sampleCount).toBeGreaterThan(10);
+      }
+    },
+  );
 });

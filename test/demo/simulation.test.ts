@@ -42,7 +42,8 @@ describe('steady state', () => {
   it('starts with all three units active, healthy and serving traffic', () => {
     const { sim } = world();
     const s = sim.snapshot();
-    for (const r of ['prefill', 'decode', 'router'] as const) expect(s.units[r]).toMatchObject({ activeState: 'active', subState: 'running', healthy: true });
+    for (const r of ['prefill', 'decode', 'router'] as const)
+      expect(s.units[r]).toMatchObject({ activeState: 'active', subState: 'running', healthy: true });
     expect(s.router.ready).toBe(true);
     expect(s.kv.decode?.capacity).toBe(2_580_000);
     expect(s.kv.prefill?.capacity).toBe(447_416);
@@ -98,7 +99,11 @@ describe('restart', () => {
     const oldPid = before.units.decode.mainPid;
     const oldRequests = before.counters.decode?.numRequests ?? 0;
     sim.restartUnit('decode');
-    expect(sim.snapshot().units.decode).toMatchObject({ activeState: 'deactivating', subState: 'stop-sigterm', listening: false });
+    expect(sim.snapshot().units.decode).toMatchObject({
+      activeState: 'deactivating',
+      subState: 'stop-sigterm',
+      listening: false,
+    });
     const states = watch(sim, clock, 120_000);
     expect(states).toEqual(['deactivating/stop-sigterm', 'activating/start-post', 'active/running']);
     const after = sim.snapshot();
@@ -119,14 +124,16 @@ describe('restart', () => {
       if (health[health.length - 1] !== h) health.push(h);
     }
     expect(health).toEqual(['refused', 'starting', 'ok']);
-    const msgs = sim.journal.query({ units: ['sglang-decode.service'], afterSeq: seq0 }).map((e) => e.message);
+    const msgs = sim.journal
+      .query({ units: ['sglang-decode.service'], afterSeq: seq0 })
+      .map((e) => e.message);
     const idx = (re: RegExp): number => msgs.findIndex((m) => re.test(m));
     const order = [
       /^Stopping sglang-decode\.service - SGLang decode \(PD\)\.\.\.$/,
       /^Stopped sglang-decode\.service/,
       /^Starting sglang-decode\.service/,
-      /Loading safetensors checkpoint shards:   0% Completed \| 0\/17/,
-      /Loading safetensors checkpoint shards:  23% Completed \| 4\/17/,
+      /Loading safetensors checkpoint shards: {3}0% Completed \| 0\/17/,
+      /Loading safetensors checkpoint shards: {2}23% Completed \| 4\/17/,
       /Loading safetensors checkpoint shards: 100% Completed \| 17\/17/,
       /KV Cache is allocated\. #tokens: 2580000/,
       /Capture cuda graph begin/,
@@ -172,11 +179,21 @@ describe('restart', () => {
     const { sim, clock } = world();
     sim.stopUnit('prefill');
     clock.advance(10_000);
-    let show = parseShow((await emulateCommand(sim, 'systemctl show sglang-prefill -p ActiveState,SubState,MainPID,Result', 'root')).stdout)[0];
+    let show = parseShow(
+      (
+        await emulateCommand(
+          sim,
+          'systemctl show sglang-prefill -p ActiveState,SubState,MainPID,Result',
+          'root',
+        )
+      ).stdout,
+    )[0];
     expect(show).toEqual({ MainPID: '0', Result: 'success', ActiveState: 'inactive', SubState: 'dead' });
     sim.startUnit('prefill');
     clock.advance(90_000);
-    show = parseShow((await emulateCommand(sim, 'systemctl show sglang-prefill -p ActiveState,MainPID', 'root')).stdout)[0];
+    show = parseShow(
+      (await emulateCommand(sim, 'systemctl show sglang-prefill -p ActiveState,MainPID', 'root')).stdout,
+    )[0];
     expect(show.ActiveState).toBe('active');
     expect(Number(show.MainPID)).toBeGreaterThan(0);
   });
@@ -189,11 +206,25 @@ describe('faults', () => {
     sim.restartUnit('decode');
     clock.advance(120_000);
     const show = parseShow(
-      (await emulateCommand(sim, 'systemctl show sglang-decode.service -p ActiveState,SubState,Result,ExecMainStatus,ExecMainCode,NRestarts,MainPID', 'operator'))
-        .stdout,
+      (
+        await emulateCommand(
+          sim,
+          'systemctl show sglang-decode.service -p ActiveState,SubState,Result,ExecMainStatus,ExecMainCode,NRestarts,MainPID',
+          'operator',
+        )
+      ).stdout,
     )[0];
-    expect(show).toMatchObject({ ActiveState: 'failed', SubState: 'failed', Result: 'exit-code', ExecMainStatus: '1', ExecMainCode: '1', MainPID: '0', NRestarts: '0' });
-    const log = (await emulateCommand(sim, 'journalctl -u sglang-decode.service -n 40 -o cat', 'operator')).stdout;
+    expect(show).toMatchObject({
+      ActiveState: 'failed',
+      SubState: 'failed',
+      Result: 'exit-code',
+      ExecMainStatus: '1',
+      ExecMainCode: '1',
+      MainPID: '0',
+      NRestarts: '0',
+    });
+    const log = (await emulateCommand(sim, 'journalctl -u sglang-decode.service -n 40 -o cat', 'operator'))
+      .stdout;
     expect(log).toMatch(/Traceback \(most recent call last\)/);
     expect(log).toMatch(/RuntimeError: Not enough memory/);
     expect(log).toMatch(/Failed to start sglang-decode\.service - SGLang decode \(PD\)\./);
@@ -206,11 +237,17 @@ describe('faults', () => {
     sim.setFault('start-timeout', true, 'prefill');
     sim.restartUnit('prefill');
     clock.advance(29 * 60_000);
-    expect(sim.snapshot().units.prefill).toMatchObject({ activeState: 'activating', subState: 'start-post', listening: false });
+    expect(sim.snapshot().units.prefill).toMatchObject({
+      activeState: 'activating',
+      subState: 'start-post',
+      listening: false,
+    });
     const states = new Set<string>();
     for (let i = 0; i < 180 && sim.units.prefill.result !== 'timeout'; i++) clock.advance(1000);
     for (let i = 0; i < 15; i++) {
-      states.add(`${sim.units.prefill.activeState}/${sim.units.prefill.subState}/${sim.units.prefill.result}`);
+      states.add(
+        `${sim.units.prefill.activeState}/${sim.units.prefill.subState}/${sim.units.prefill.result}`,
+      );
       clock.advance(1000);
     }
     expect(states).toContain('activating/auto-restart/timeout');

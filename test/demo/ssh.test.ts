@@ -34,7 +34,9 @@ describe('authentication', () => {
   it('rejects a wrong password, an unknown user and a host key that does not match', async () => {
     await expect(connect(host, { password: 'nope' })).rejects.toThrow(/authentication methods failed/);
     await expect(connect(host, { username: 'mallory' })).rejects.toThrow(/authentication methods failed/);
-    await expect(connect({ ...host, hostKeyPublic: Buffer.from('other') })).rejects.toThrow(/verification failed/i);
+    await expect(connect({ ...host, hostKeyPublic: Buffer.from('other') })).rejects.toThrow(
+      /verification failed/i,
+    );
   });
 });
 
@@ -50,8 +52,18 @@ describe('exec', () => {
     expect(units).toHaveLength(4);
     expect(r.stdout.split('\n\n')).toHaveLength(4);
     const [p, d, router, missing] = units;
-    expect(p).toMatchObject({ Id: 'sglang-prefill.service', LoadState: 'loaded', ActiveState: 'active', SubState: 'running', Result: 'success', NRestarts: '0', UnitFileState: 'enabled' });
-    expect(p.ActiveEnterTimestamp).toMatch(/^(Sun|Mon|Tue|Wed|Thu|Fri|Sat) \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+    expect(p).toMatchObject({
+      Id: 'sglang-prefill.service',
+      LoadState: 'loaded',
+      ActiveState: 'active',
+      SubState: 'running',
+      Result: 'success',
+      NRestarts: '0',
+      UnitFileState: 'enabled',
+    });
+    expect(p.ActiveEnterTimestamp).toMatch(
+      /^(Sun|Mon|Tue|Wed|Thu|Fri|Sat) \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/,
+    );
     expect(p.ExecStart).toMatch(
       /^\{ path=\/opt\/sglang\/venv\/bin\/python ; argv\[\]=\/opt\/sglang\/venv\/bin\/python -m sglang\.launch_server .* ; ignore_errors=no ; start_time=\[.+\] ; stop_time=\[n\/a\] ; pid=\d+ ; code=\(null\) ; status=0\/0 \}$/,
     );
@@ -69,14 +81,25 @@ describe('exec', () => {
   });
 
   it('is-active, list-units, cat and the small commands answer like the real tools', async () => {
-    expect(await exec(c, 'systemctl is-active sglang-decode.service')).toMatchObject({ stdout: 'active\n', code: 0 });
-    expect(await exec(c, 'systemctl is-active nosuch.service')).toMatchObject({ stdout: 'inactive\n', code: 3 });
+    expect(await exec(c, 'systemctl is-active sglang-decode.service')).toMatchObject({
+      stdout: 'active\n',
+      code: 0,
+    });
+    expect(await exec(c, 'systemctl is-active nosuch.service')).toMatchObject({
+      stdout: 'inactive\n',
+      code: 3,
+    });
     const lu = await exec(c, 'systemctl list-units --type=service --all --no-pager --plain --no-legend');
     expect(lu.stdout).toMatch(/^sglang-decode\.service +loaded active running SGLang decode \(PD\)$/m);
     const cat = await exec(c, 'systemctl cat sglang-router.service');
     expect(cat.stdout.split('\n')[0]).toBe('# /etc/systemd/system/sglang-router.service');
-    expect(cat.stdout).toMatch(/^ExecStart=\/opt\/sglang\/venv\/bin\/python -m sglang_router\.launch_router/m);
-    expect(await exec(c, 'systemctl cat nosuch.service')).toMatchObject({ stderr: 'No files found for nosuch.service.\n', code: 1 });
+    expect(cat.stdout).toMatch(
+      /^ExecStart=\/opt\/sglang\/venv\/bin\/python -m sglang_router\.launch_router/m,
+    );
+    expect(await exec(c, 'systemctl cat nosuch.service')).toMatchObject({
+      stderr: 'No files found for nosuch.service.\n',
+      code: 1,
+    });
     expect((await exec(c, 'id -u; whoami; hostname')).stdout).toBe('1000\noperator\nh100-pd-01\n');
     expect((await exec(c, 'uname -a')).stdout).toMatch(/^Linux h100-pd-01 .* x86_64 GNU\/Linux\n$/);
     expect(await exec(c, 'htop')).toMatchObject({ stderr: 'bash: htop: command not found\n', code: 127 });
@@ -87,7 +110,10 @@ describe('exec', () => {
       c,
       'nvidia-smi --query-gpu=index,name,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,power.limit --format=csv,noheader,nounits',
     );
-    const rows = r.stdout.trim().split('\n').map((l) => l.split(', '));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(', '));
     expect(rows).toHaveLength(8);
     for (const [i, row] of rows.entries()) {
       expect(row[0]).toBe(String(i));
@@ -97,21 +123,28 @@ describe('exec', () => {
       expect(row[8]).toBe('700.00');
       expect(row[7]).toMatch(/^\d+\.\d{2}$/);
     }
-    expect((await exec(c, 'nvidia-smi --query-gpu=bogus --format=csv')).stdout).toBe('Field "bogus" is not a valid field to query.\n\n');
+    expect((await exec(c, 'nvidia-smi --query-gpu=bogus --format=csv')).stdout).toBe(
+      'Field "bogus" is not a valid field to query.\n\n',
+    );
   });
 });
 
 describe('restart', () => {
   it('without sudo it is refused the way polkit refuses a non-interactive session', async () => {
     const r = await exec(c, 'systemctl restart sglang-decode.service');
-    expect(r).toMatchObject({ code: 4, stderr: 'Failed to restart sglang-decode.service: Interactive authentication required.\n' });
+    expect(r).toMatchObject({
+      code: 4,
+      stderr: 'Failed to restart sglang-decode.service: Interactive authentication required.\n',
+    });
   });
 
   it('sudo -n systemctl restart blocks until the unit is active again; the PID changes, NRestarts does not', async () => {
     const before = parseShow((await exec(c, 'systemctl show sglang-prefill -p MainPID,NRestarts')).stdout)[0];
     const r = await exec(c, 'sudo -n systemctl restart sglang-prefill.service');
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    const after = parseShow((await exec(c, 'systemctl show sglang-prefill -p MainPID,NRestarts,ActiveState')).stdout)[0];
+    const after = parseShow(
+      (await exec(c, 'systemctl show sglang-prefill -p MainPID,NRestarts,ActiveState')).stdout,
+    )[0];
     expect(after.ActiveState).toBe('active');
     expect(after.MainPID).not.toBe(before.MainPID);
     expect(after.NRestarts).toBe(before.NRestarts);
@@ -123,7 +156,10 @@ describe('restart', () => {
   it('the sudo-password fault makes sudo -n fail', async () => {
     host.sim.setFault('sudo-password', true);
     try {
-      expect(await exec(c, 'sudo -n systemctl restart sglang-decode.service')).toMatchObject({ code: 1, stderr: 'sudo: a password is required\n' });
+      expect(await exec(c, 'sudo -n systemctl restart sglang-decode.service')).toMatchObject({
+        code: 1,
+        stderr: 'sudo: a password is required\n',
+      });
     } finally {
       host.sim.setFault('sudo-password', false);
     }
@@ -144,9 +180,21 @@ describe('port forwarding', () => {
 
   it('the decode port is refused while decode restarts, then serves again', async () => {
     expect((await exec(c, 'sudo -n systemctl restart --no-block sglang-decode.service')).code).toBe(0);
-    await waitFor(() => forward(c, 30200).then((ch) => (ch.destroy(), false), () => true), 3000, 'the decode port to close');
     await waitFor(
-      () => httpGet(c, 30200, '/health').then((r) => r.status === 200, () => false),
+      () =>
+        forward(c, 30200).then(
+          (ch) => (ch.destroy(), false),
+          () => true,
+        ),
+      3000,
+      'the decode port to close',
+    );
+    await waitFor(
+      () =>
+        httpGet(c, 30200, '/health').then(
+          (r) => r.status === 200,
+          () => false,
+        ),
       5000,
       'decode /health to answer 200',
     );
@@ -157,7 +205,10 @@ describe('journalctl -f', () => {
   it('streams new entries until the channel closes, then detaches', async () => {
     const seen: string[] = [];
     const channel = await new Promise<import('ssh2').ClientChannel>((resolve, reject) =>
-      c.exec('journalctl -u sglang-router.service -u sglang-decode.service -f -o json --no-pager', (err, s) => (err ? reject(err) : resolve(s))),
+      c.exec(
+        'journalctl -u sglang-router.service -u sglang-decode.service -f -o json --no-pager',
+        (err, s) => (err ? reject(err) : resolve(s)),
+      ),
     );
     let buf = '';
     channel.on('data', (d: Buffer) => {
@@ -169,7 +220,11 @@ describe('journalctl -f', () => {
     await waitFor(() => seen.length >= 10, 3000, 'the initial 10 lines');
     expect(host.sim.journal.followers).toBe(1);
     await exec(c, 'sudo -n systemctl restart --no-block sglang-router.service');
-    await waitFor(() => seen.some((m) => m === 'Started sglang-router.service - SGLang router (PD).'), 3000, 'the router restart in the stream');
+    await waitFor(
+      () => seen.some((m) => m === 'Started sglang-router.service - SGLang router (PD).'),
+      3000,
+      'the router restart in the stream',
+    );
     expect(seen).toContain('Stopping sglang-router.service - SGLang router (PD)...');
     channel.close();
     await waitFor(() => host.sim.journal.followers === 0, 3000, 'the follower to detach');
@@ -228,7 +283,15 @@ describe('connection faults', () => {
     host.sim.reboot(60_000);
     await closed;
     await expect(connect(host)).rejects.toThrow(/ECONNREFUSED|closed|reset/i);
-    const back = await waitFor(() => connect(host).then((cl) => cl, () => null), 5000, 'ssh to come back');
+    const back = await waitFor(
+      () =>
+        connect(host).then(
+          (cl) => cl,
+          () => null,
+        ),
+      5000,
+      'ssh to come back',
+    );
     expect(host.sim.bootId).not.toBe(bootBefore);
     const st = await exec(back, 'systemctl show sglang-decode -p NRestarts,ActiveState');
     expect(parseShow(st.stdout)[0].NRestarts).toBe('0');

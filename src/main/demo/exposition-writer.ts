@@ -134,12 +134,18 @@ export class RustExposition {
     this.out.push('');
   }
 
-  histogram(name: string, help: string | undefined, series: Array<[Array<[string, string]>, Histogram]>): void {
+  histogram(
+    name: string,
+    help: string | undefined,
+    series: Array<[Array<[string, string]>, Histogram]>,
+  ): void {
     if (!series.length) return;
     this.header(name, help, 'histogram');
     for (const [l, h] of series) {
       for (const [le, c] of h.cumulative()) {
-        this.out.push(`${name}_bucket${rustLabels([...l, ['le', le === Infinity ? '+Inf' : String(le)]])} ${c}`);
+        this.out.push(
+          `${name}_bucket${rustLabels([...l, ['le', le === Infinity ? '+Inf' : String(le)]])} ${c}`,
+        );
       }
       this.out.push(`${name}_sum${rustLabels(l)} ${rustNumber(h.sum)}`);
       this.out.push(`${name}_count${rustLabels(l)} ${h.count}`);

@@ -36,7 +36,12 @@ function json(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function text(res: http.ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
+function text(
+  res: http.ServerResponse,
+  status: number,
+  body: string,
+  type = 'text/plain; charset=utf-8',
+): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -45,7 +50,12 @@ function text(res: http.ServerResponse, status: number, body: string, type = 'te
  * Answers one HTTP request to a simulated port. The caller has already checked `sim.portOpen(port)`;
  * a request to a port nothing listens on has its connection reset.
  */
-export function handleHttp(sim: DemoSimulation, port: number, req: http.IncomingMessage, res: http.ServerResponse): void {
+export function handleHttp(
+  sim: DemoSimulation,
+  port: number,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
   sim.advance();
   if (!sim.portOpen(port)) {
     req.socket.destroy();
@@ -117,7 +127,16 @@ function serverApi(
     logged(200);
     return json(res, 200, {
       object: 'list',
-      data: [{ id: MODEL_NAME, object: 'model', created: Math.floor(p.startedAt / 1000), owned_by: 'sglang', root: MODEL_NAME, max_model_len: 524_288 }],
+      data: [
+        {
+          id: MODEL_NAME,
+          object: 'model',
+          created: Math.floor(p.startedAt / 1000),
+          owned_by: 'sglang',
+          root: MODEL_NAME,
+          max_model_len: 524_288,
+        },
+      ],
     });
   }
   if (path === '/v1/loads' && sim.era === 'kv-tokens') {
@@ -180,7 +199,12 @@ function serverInfo(sim: DemoSimulation, role: ServerRole, p: ServerProcess): Re
     max_running_requests: role === 'decode' ? 256 : 32,
     internal_states: p.ranks.map(() => ({
       last_gen_throughput: Math.round((p.genThroughput / p.dpRanks) * 100) / 100,
-      memory_usage: { weight: 15.66, kvcache: role === 'decode' ? 52.68 : 9.14, token_capacity: Math.floor(p.capacity / p.dpRanks), graph: role === 'decode' ? 1.52 : 0 },
+      memory_usage: {
+        weight: 15.66,
+        kvcache: role === 'decode' ? 52.68 : 9.14,
+        token_capacity: Math.floor(p.capacity / p.dpRanks),
+        graph: role === 'decode' ? 1.52 : 0,
+      },
       effective_max_running_requests_per_dp: role === 'decode' ? Math.floor(256 / p.dpRanks) : 32,
     })),
     version: sim.era === 'token-usage-only' ? '0.5.3' : sim.era === 'full-token-usage' ? '0.5.10' : '0.5.12',
@@ -229,7 +253,8 @@ function routerApi(sim: DemoSimulation, path: string, method: string, res: http.
     case '/liveness':
       return reply(200, smg ? { status: 'alive' } : 'OK');
     case '/readiness':
-      if (r.ready) return reply(200, { status: 'ready', healthy_workers: healthy, total_workers: r.workers.length });
+      if (r.ready)
+        return reply(200, { status: 'ready', healthy_workers: healthy, total_workers: r.workers.length });
       return reply(
         503,
         {
@@ -273,11 +298,17 @@ function routerApi(sim: DemoSimulation, path: string, method: string, res: http.
         },
       });
     case '/v1/models':
-      return reply(200, { object: 'list', data: [{ id: MODEL_NAME, object: 'model', created: Math.floor(r.startedAt / 1000), owned_by: 'sglang' }] });
+      return reply(200, {
+        object: 'list',
+        data: [
+          { id: MODEL_NAME, object: 'model', created: Math.floor(r.startedAt / 1000), owned_by: 'sglang' },
+        ],
+      });
     case '/get_server_info':
     case '/server_info': {
       const d = sim.units.decode.server;
-      if (!d || sim.serverHealth('decode') === 'refused') return reply(503, { error: 'No available workers', code: 'no_workers' }, 'no_workers');
+      if (!d || sim.serverHealth('decode') === 'refused')
+        return reply(503, { error: 'No available workers', code: 'no_workers' }, 'no_workers');
       return reply(200, serverInfo(sim, 'decode', d));
     }
     default:
@@ -285,7 +316,12 @@ function routerApi(sim: DemoSimulation, path: string, method: string, res: http.
   }
 }
 
-function routerMetricsPort(sim: DemoSimulation, path: string, method: string, res: http.ServerResponse): void {
+function routerMetricsPort(
+  sim: DemoSimulation,
+  path: string,
+  method: string,
+  res: http.ServerResponse,
+): void {
   const r = sim.units.router.router;
   if (!r) {
     res.destroy();
@@ -297,7 +333,13 @@ function routerMetricsPort(sim: DemoSimulation, path: string, method: string, re
     res.end();
     return;
   }
-  serveMetrics(sim, 'router', () => renderRouterMetrics(r, sim.routerEra), res, () => undefined);
+  serveMetrics(
+    sim,
+    'router',
+    () => renderRouterMetrics(r, sim.routerEra),
+    res,
+    () => undefined,
+  );
 }
 
 /** Writes a /metrics body, or misbehaves the way the active fault for this role says. */
@@ -369,7 +411,10 @@ function trickle(sim: DemoSimulation, body: Buffer, res: http.ServerResponse): v
 function huge(head: string, res: http.ServerResponse): void {
   let written = 0;
   let idx = 0;
-  const first = Buffer.from(`${head}# HELP sglang:demo_padding Padding series.\n# TYPE sglang:demo_padding gauge\n`, 'utf8');
+  const first = Buffer.from(
+    `${head}# HELP sglang:demo_padding Padding series.\n# TYPE sglang:demo_padding gauge\n`,
+    'utf8',
+  );
   const pump = (): void => {
     if (written === 0) {
       written += first.length;
@@ -378,7 +423,8 @@ function huge(head: string, res: http.ServerResponse): void {
     while (written < HUGE_BYTES) {
       if (res.destroyed) return;
       let chunk = '';
-      while (chunk.length < 64 * 1024) chunk += `sglang:demo_padding{idx="${idx++}",model_name="${MODEL_NAME}"} 1.0\n`;
+      while (chunk.length < 64 * 1024)
+        chunk += `sglang:demo_padding{idx="${idx++}",model_name="${MODEL_NAME}"} 1.0\n`;
       written += chunk.length;
       if (!res.write(chunk)) return void res.once('drain', pump);
     }
@@ -435,7 +481,8 @@ export class DemoHttpServers {
         listener.listen(0, '127.0.0.1', () => resolve());
       });
       const addr = listener.address();
-      if (!addr || typeof addr === 'string') throw new Error(`demo host: could not read the address of the listener for port ${port}`);
+      if (!addr || typeof addr === 'string')
+        throw new Error(`demo host: could not read the address of the listener for port ${port}`);
       map[port] = addr.port;
       this.real.set(port, listener);
     }

@@ -11,7 +11,15 @@ import { DemoSimulation, type DemoEra, type RouterEra } from './simulation';
 import { DEMO_PASSWORD, DemoSshServer } from './ssh-server';
 import { PORTS, type ServerRole } from './units';
 
-export type { DemoEra, RouterEra, FaultName, DemoSnapshot, UnitSnapshot, KvTruth, GpuReading } from './simulation';
+export type {
+  DemoEra,
+  RouterEra,
+  FaultName,
+  DemoSnapshot,
+  UnitSnapshot,
+  KvTruth,
+  GpuReading,
+} from './simulation';
 export { DemoSimulation, FAULT_NAMES, FAULT_SCOPES, KV_CAPACITY } from './simulation';
 export { emulateCommand, runCommand, type CommandResult } from './commands/emulate';
 export type { CommandIO } from './commands/context';
@@ -64,7 +72,9 @@ export interface DemoHost {
 }
 
 /** The demo host's deployment in the app's config shape (services, units, endpoints, GPUs). */
-export function demoDeployment(metricsDisabled: ReadonlyArray<ServerRole> = []): Omit<DeploymentConfig, 'id'> {
+export function demoDeployment(
+  metricsDisabled: ReadonlyArray<ServerRole> = [],
+): Omit<DeploymentConfig, 'id'> {
   const server = (role: ServerRole): DeploymentConfig['services'][number] => {
     const port = role === 'prefill' ? PORTS.prefill : PORTS.decode;
     const base = `http://127.0.0.1:${port}`;
@@ -98,7 +108,8 @@ export function demoDeployment(metricsDisabled: ReadonlyArray<ServerRole> = []):
 export async function startDemoHost(opts: DemoHostOptions = {}): Promise<DemoHost> {
   const clock = opts.clock ?? systemClock;
   const username = opts.user ?? 'operator';
-  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(username)) throw new RangeError(`demo host: "${username}" is not a valid user name`);
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(username))
+    throw new RangeError(`demo host: "${username}" is not a valid user name`);
   const sim = new DemoSimulation({
     clock,
     era: opts.era,

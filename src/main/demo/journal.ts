@@ -3,12 +3,7 @@
 // rather than _SYSTEMD_UNIT=, json shows non-UTF-8 messages as byte arrays and fields over 4096 bytes as
 // null unless --all, and short formats show unprintable messages as "[N blob data]" unless --all.
 import { HOSTNAME } from './units';
-import {
-  journalShort,
-  journalShortIso,
-  journalShortIsoPrecise,
-  journalShortPrecise,
-} from './time-format';
+import { journalShort, journalShortIso, journalShortIsoPrecise, journalShortPrecise } from './time-format';
 
 export interface JournalEntry {
   seq: number;
@@ -272,6 +267,7 @@ export function formatEntry(e: JournalEntry, output: JournalOutput, opts: Format
   const unitPart = output === 'with-unit' ? ` ${e.fromSystemd ? 'init.scope' : e.unit}` : '';
   const host = opts.noHostname ? '' : ` ${HOSTNAME}`;
   const head = Buffer.from(`${ts}${host}${unitPart} ${ident}: `, 'utf8');
-  const body = opts.all || isPrintable(msg) ? msg : Buffer.from(`[${formatBytes(msg.length)} blob data]`, 'utf8');
+  const body =
+    opts.all || isPrintable(msg) ? msg : Buffer.from(`[${formatBytes(msg.length)} blob data]`, 'utf8');
   return Buffer.concat([head, body]);
 }

@@ -54,8 +54,12 @@ export class LoadModel {
 
   /** One request's sizes; long-tailed like real agent traffic. */
   sample(rng: Rng): RequestShape {
-    const promptTokens = Math.round(Math.min(120_000, Math.max(300, rng.logNormal(MEAN_PROMPT_TOKENS * 0.8, 0.6))));
-    const outputTokens = Math.round(Math.min(16_000, Math.max(8, rng.logNormal(MEAN_OUTPUT_TOKENS * 0.75, 0.7))));
+    const promptTokens = Math.round(
+      Math.min(120_000, Math.max(300, rng.logNormal(MEAN_PROMPT_TOKENS * 0.8, 0.6))),
+    );
+    const outputTokens = Math.round(
+      Math.min(16_000, Math.max(8, rng.logNormal(MEAN_OUTPUT_TOKENS * 0.75, 0.7))),
+    );
     return { promptTokens, outputTokens };
   }
 }

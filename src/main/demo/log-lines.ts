@@ -37,7 +37,8 @@ export function shardProgress(done: number, elapsedS: number): string {
   const pct = Math.floor((100 * done) / SHARDS);
   const per = done > 0 ? elapsedS / done : 0;
   const remaining = done > 0 ? per * (SHARDS - done) : 0;
-  const fmt = (s: number): string => `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(Math.round(s % 60)).padStart(2, '0')}`;
+  const fmt = (s: number): string =>
+    `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(Math.round(s % 60)).padStart(2, '0')}`;
   const rate = done > 0 ? `${per.toFixed(2)}s/it` : '?it/s';
   const eta = done > 0 ? fmt(remaining) : '?';
   return `Loading safetensors checkpoint shards: ${String(pct).padStart(3, ' ')}% Completed | ${done}/${SHARDS} [${fmt(elapsedS)}<${eta}, ${rate}]`;
@@ -56,7 +57,12 @@ export function uvicornAccess(clientPort: number, method: string, path: string, 
 }
 
 /** Rust tracing-subscriber's default format without ANSI colours: level right-aligned to 5. */
-export function rust(us: number, level: 'INFO' | 'WARN' | 'ERROR' | 'DEBUG', target: string, msg: string): string {
+export function rust(
+  us: number,
+  level: 'INFO' | 'WARN' | 'ERROR' | 'DEBUG',
+  target: string,
+  msg: string,
+): string {
   return `${rustTracingTimestamp(us)} ${level.padStart(5, ' ')} ${target}: ${msg}`;
 }
 
@@ -74,10 +80,12 @@ export const systemdText = {
     `${unit}: Consumed ${cpuTimespan(cpuS)} CPU time, ${peakGiB.toFixed(1)}G memory peak, 0B memory swap peak.`,
   exited: (unit: string, status: number) =>
     `${unit}: Main process exited, code=exited, status=${status}/${status === 0 ? 'SUCCESS' : 'FAILURE'}`,
-  killed: (unit: string, sig: number, name: string) => `${unit}: Main process exited, code=killed, status=${sig}/${name}`,
+  killed: (unit: string, sig: number, name: string) =>
+    `${unit}: Main process exited, code=killed, status=${sig}/${name}`,
   failedResult: (unit: string, result: string) => `${unit}: Failed with result '${result}'.`,
   failedToStart: (unit: string, desc: string) => `Failed to start ${unit} - ${desc}.`,
-  scheduledRestart: (unit: string, n: number) => `${unit}: Scheduled restart job, restart counter is at ${n}.`,
+  scheduledRestart: (unit: string, n: number) =>
+    `${unit}: Scheduled restart job, restart counter is at ${n}.`,
   startTimedOut: (unit: string, phase: string) => `${unit}: ${phase} operation timed out. Terminating.`,
   controlKilled: (unit: string) => `${unit}: Control process exited, code=killed, status=15/TERM`,
 };

@@ -36,6 +36,8 @@ const BOOTSTRAP_TIMEOUT_MS = 300_000;
 const PREALLOC_HEADROOM = 0.985;
 const RETRACT_ABOVE = 0.999;
 const RETRACT_TO = 0.975;
+/** The router's admission bound: beyond this many requests in flight it sheds load. */
+const MAX_IN_FLIGHT = 3000;
 
 export interface TrafficContext {
   prefill: ServerProcess | null;
@@ -81,6 +83,11 @@ export class PdTraffic {
         router.countRequest('POST', '/v1/chat/completions');
         if (pw.health !== 'healthy' || dw.health !== 'healthy') {
           router.countResponse('/v1/chat/completions', 503, 'no_workers');
+          stats.rejected++;
+          continue;
+        }
+        if (this.reqs.length >= MAX_IN_FLIGHT) {
+          router.countResponse('/v1/chat/completions', 503, 'queue_full');
           stats.rejected++;
           continue;
         }
@@ -131,7 +138,9 @@ export class PdTraffic {
     const rankCap = decode.ranks.map((r) => r.capacity);
 
     // 1. Bootstrap: decode preallocates the prompt's KV; FIFO per rank, head-of-line blocking when full.
+    // Retracted requests come first: while any wait on a rank, that rank preallocates nothing new.
     const blocked = new Set<number>();
+    for (const r of this.reqs) if (r.retracted) blocked.add(r.rank);
     for (const r of this.reqs) {
       if (r.stage !== 'bootstrap') continue;
       if (t1 - r.arrivedAt > BOOTSTRAP_TIMEOUT_MS) {
@@ -149,8 +158,10 @@ export class PdTraffic {
       r.bootstrapDoneAt = Math.max(r.arrivedAt, t0) + this.rng.range(1, 6);
       r.bootstrapMs = r.bootstrapDoneAt - r.arrivedAt;
       r.allocMs = Math.max(0.5, r.bootstrapMs * this.rng.range(0.2, 0.6));
-      const hit = this.load.cacheHitTarget(t0) * Math.min(1, prefill.evictableTokens / (0.25 * prefill.capacity));
-      r.cached = Math.floor((r.prompt * Math.max(0, Math.min(0.95, hit + this.rng.normal() * 0.08))) / 64) * 64;
+      const hit =
+        this.load.cacheHitTarget(t0) * Math.min(1, prefill.evictableTokens / (0.25 * prefill.capacity));
+      r.cached =
+        Math.floor((r.prompt * Math.max(0, Math.min(0.95, hit + this.rng.normal() * 0.08))) / 64) * 64;
       r.prefillRemaining = r.prompt - r.cached;
       decode.queueTime.observe((r.bootstrapDoneAt - r.arrivedAt) / 1000);
       decode.queueTimeLegacy.observe((r.bootstrapDoneAt - r.arrivedAt) / 1000);
@@ -221,7 +232,12 @@ export class PdTraffic {
     // The radix cache fills up to what the pool allows and then evicts least-recently-used prefixes.
     const prefillUsed = this.reqs.reduce(
       (a, r) =>
-        a + (r.stage === 'transferring' ? r.prompt : r.stage === 'prefilling' ? r.prompt - r.prefillRemaining : 0),
+        a +
+        (r.stage === 'transferring'
+          ? r.prompt
+          : r.stage === 'prefilling'
+            ? r.prompt - r.prefillRemaining
+            : 0),
       0,
     );
     const evictCap = prefill.capacity * (0.72 + 0.2 * this.load.cacheHitTarget(t0 + 3_600_000)) - prefillUsed;
@@ -334,50 +350,66 @@ export class PdTraffic {
     return lost.length;
   }
 
+  /** One pass over the in-flight requests to set every gauge the processes and the router expose. */
   private refreshGauges(ctx: TrafficContext): void {
     const { prefill, decode, router } = ctx;
-    const count = (s: Stage): number => this.reqs.filter((r) => r.stage === s).length;
+    const byStage: Record<Stage, number> = {
+      bootstrap: 0,
+      waiting: 0,
+      prefilling: 0,
+      transferring: 0,
+      'decode-wait': 0,
+      decoding: 0,
+      aborted: 0,
+    };
+    const dp = decode?.dpRanks ?? 1;
+    const running = new Array<number>(dp).fill(0);
+    const queued = new Array<number>(dp).fill(0);
+    const held = new Array<number>(dp).fill(0);
+    const seqLens = new Array<number>(dp).fill(0);
+    let prefillUsed = 0;
+    let retracted = 0;
+    let pendingTokens = 0;
+    for (const r of this.reqs) {
+      byStage[r.stage]++;
+      const k = r.rank < dp ? r.rank : 0;
+      held[k] += r.kvHeld;
+      if (r.stage === 'decoding') {
+        running[k]++;
+        seqLens[k] += r.prompt + r.generated;
+      } else if (r.stage === 'decode-wait') queued[k]++;
+      else if (r.stage === 'transferring') prefillUsed += r.prompt;
+      else if (r.stage === 'prefilling') prefillUsed += r.prompt - r.prefillRemaining;
+      else if (r.stage === 'bootstrap') pendingTokens += r.prompt;
+      if (r.retracted) retracted++;
+    }
     if (prefill) {
       const rank = prefill.ranks[0];
-      rank.running = count('prefilling');
-      rank.queue = count('waiting');
-      rank.usedTokens = Math.round(
-        this.reqs.reduce(
-          (a, r) =>
-            a +
-            (r.stage === 'transferring' ? r.prompt : r.stage === 'prefilling' ? r.prompt - r.prefillRemaining : 0),
-          0,
-        ),
-      );
+      rank.running = byStage.prefilling;
+      rank.queue = byStage.waiting;
+      rank.usedTokens = Math.round(prefillUsed);
       rank.evictableTokens = Math.round(prefill.evictableTokens);
       rank.sumSeqLens = 0;
-      prefill.bootstrapQueue = count('bootstrap');
-      prefill.inflightQueue = count('transferring');
+      prefill.bootstrapQueue = byStage.bootstrap;
+      prefill.inflightQueue = byStage.transferring;
     }
     if (decode) {
-      for (let i = 0; i < decode.dpRanks; i++) {
-        const mine = this.reqs.filter((r) => r.rank === i);
-        const rank = decode.ranks[i];
-        rank.running = mine.filter((r) => r.stage === 'decoding').length;
-        rank.queue = mine.filter((r) => r.stage === 'decode-wait').length;
-        rank.usedTokens = Math.round(mine.reduce((a, r) => a + r.kvHeld, 0));
+      decode.ranks.forEach((rank, i) => {
+        rank.running = running[i];
+        rank.queue = queued[i];
+        rank.usedTokens = Math.round(held[i]);
         rank.evictableTokens = 0;
-        rank.sumSeqLens = Math.round(
-          mine.filter((r) => r.stage === 'decoding').reduce((a, r) => a + r.prompt + r.generated, 0),
-        );
-      }
-      decode.preallocQueue = count('bootstrap');
-      decode.transferQueue = count('waiting') + count('prefilling') + count('transferring');
-      decode.retractedQueue = this.reqs.filter((r) => r.retracted).length;
-      decode.pendingPreallocTokens = this.reqs
-        .filter((r) => r.stage === 'bootstrap')
-        .reduce((a, r) => a + r.prompt, 0);
+        rank.sumSeqLens = Math.round(seqLens[i]);
+      });
+      decode.preallocQueue = byStage.bootstrap;
+      decode.transferQueue = byStage.waiting + byStage.prefilling + byStage.transferring;
+      decode.retractedQueue = retracted;
+      decode.pendingPreallocTokens = pendingTokens;
     }
     if (router) {
-      const p = router.worker('prefill');
-      const d = router.worker('decode');
-      p.active = this.reqs.filter((r) => r.stage !== 'decode-wait' && r.stage !== 'decoding').length;
-      d.active = this.reqs.length;
+      router.worker('prefill').active =
+        byStage.bootstrap + byStage.waiting + byStage.prefilling + byStage.transferring;
+      router.worker('decode').active = this.reqs.length;
       router.connectionsActive = this.reqs.length;
     }
   }

@@ -72,7 +72,8 @@ function renderSmg(r: RouterProcess): string {
   const errors = responses(r).filter((e) => e.status !== '200');
   if (errors.length) {
     const byType = new Map<string, number>();
-    for (const e of errors) byType.set(e.error || 'internal_error', (byType.get(e.error || 'internal_error') ?? 0) + e.n);
+    for (const e of errors)
+      byType.set(e.error || 'internal_error', (byType.get(e.error || 'internal_error') ?? 0) + e.n);
     x.counter(
       'smg_router_request_errors_total',
       'Router request errors by router_type, backend_type, connection_mode, model, endpoint, error_type',
@@ -82,14 +83,7 @@ function renderSmg(r: RouterProcess): string {
   x.gauge(
     'smg_worker_pool_size',
     'Current worker pool size by worker_type, connection_mode, model',
-    r.workers.map((w): [L, number] => [
-      [
-        ['worker_type', w.role],
-        ['connection_mode', 'http'],
-        model,
-      ],
-      1,
-    ]),
+    r.workers.map((w): [L, number] => [[['worker_type', w.role], ['connection_mode', 'http'], model], 1]),
   );
   x.gauge(
     'smg_worker_health',
@@ -137,12 +131,7 @@ function renderSmg(r: RouterProcess): string {
     r.workers
       .filter((w) => w.processed > 0)
       .map((w): [L, number] => [
-        [
-          ['worker_type', w.role],
-          ['connection_mode', 'http'],
-          model,
-          ['policy', 'cache_aware'],
-        ],
+        [['worker_type', w.role], ['connection_mode', 'http'], model, ['policy', 'cache_aware']],
         w.processed,
       ]),
   );
@@ -152,9 +141,12 @@ function renderSmg(r: RouterProcess): string {
 function renderLegacy(r: RouterProcess): string {
   const x = new RustExposition();
   const route: L = [['route', '/v1/chat/completions']];
-  if (r.routedRequests > 0) x.counter('sgl_router_requests_total', 'Total number of requests by route', [[route, r.routedRequests]]);
+  if (r.routedRequests > 0)
+    x.counter('sgl_router_requests_total', 'Total number of requests by route', [[route, r.routedRequests]]);
   if (r.durationLegacy.count > 0) {
-    x.histogram('sgl_router_request_duration_seconds', 'Request duration in seconds', [[[], r.durationLegacy]]);
+    x.histogram('sgl_router_request_duration_seconds', 'Request duration in seconds', [
+      [[], r.durationLegacy],
+    ]);
   }
   const errors = responses(r).filter((e) => e.status !== '200');
   if (errors.length) {
@@ -193,16 +185,24 @@ function renderLegacy(r: RouterProcess): string {
   const prefill = r.worker('prefill');
   const decode = r.worker('decode');
   if (prefill.processed > 0) {
-    x.counter('sgl_router_pd_prefill_requests_total', 'Total prefill requests per worker', [[[['worker', prefill.url]], prefill.processed]]);
+    x.counter('sgl_router_pd_prefill_requests_total', 'Total prefill requests per worker', [
+      [[['worker', prefill.url]], prefill.processed],
+    ]);
   }
   if (decode.processed > 0) {
-    x.counter('sgl_router_pd_decode_requests_total', 'Total decode requests per worker', [[[['worker', decode.url]], decode.processed]]);
+    x.counter('sgl_router_pd_decode_requests_total', 'Total decode requests per worker', [
+      [[['worker', decode.url]], decode.processed],
+    ]);
   }
   if (prefill.errors > 0) {
-    x.counter('sgl_router_pd_prefill_errors_total', 'Total prefill errors per worker', [[[['worker', prefill.url]], prefill.errors]]);
+    x.counter('sgl_router_pd_prefill_errors_total', 'Total prefill errors per worker', [
+      [[['worker', prefill.url]], prefill.errors],
+    ]);
   }
   if (decode.errors > 0) {
-    x.counter('sgl_router_pd_decode_errors_total', 'Total decode errors per worker', [[[['worker', decode.url]], decode.errors]]);
+    x.counter('sgl_router_pd_decode_errors_total', 'Total decode errors per worker', [
+      [[['worker', decode.url]], decode.errors],
+    ]);
   }
   return x.text();
 }

@@ -41,7 +41,11 @@ export function renderServerMetrics(p: ServerProcess, era: DemoEra, dpRanks: num
   // Before PR #31495 the prefill server never set num_running_reqs.
   const running = (i: number): number => (role === 'prefill' && !newest ? 0 : p.ranks[i].running);
   x.gauge('sglang:num_running_reqs', 'The number of running requests.', perRank(running));
-  x.gauge('sglang:num_used_tokens', 'The number of used tokens.', perRank((i) => p.ranks[i].usedTokens));
+  x.gauge(
+    'sglang:num_used_tokens',
+    'The number of used tokens.',
+    perRank((i) => p.ranks[i].usedTokens),
+  );
   x.gauge(
     'sglang:token_usage',
     'The token usage.',
@@ -54,8 +58,17 @@ export function renderServerMetrics(p: ServerProcess, era: DemoEra, dpRanks: num
       perRank((i) => p.ranks[i].usedTokens / p.ranks[i].capacity),
     );
   }
-  x.gauge('sglang:swa_token_usage', 'The token usage for SWA layers.', perRank(() => 0));
-  if (!oldest) x.gauge('sglang:mamba_usage', 'The usage of mamba states.', perRank(() => 0));
+  x.gauge(
+    'sglang:swa_token_usage',
+    'The token usage for SWA layers.',
+    perRank(() => 0),
+  );
+  if (!oldest)
+    x.gauge(
+      'sglang:mamba_usage',
+      'The usage of mamba states.',
+      perRank(() => 0),
+    );
   if (newest) {
     x.gauge(
       'sglang:kv_used_tokens',
@@ -85,16 +98,28 @@ export function renderServerMetrics(p: ServerProcess, era: DemoEra, dpRanks: num
     'The generation throughput (token/s).',
     perRank(() => (role === 'decode' ? p.genThroughput / dp : 0)),
   );
-  x.gauge('sglang:num_queue_reqs', 'The number of requests in the waiting queue.', perRank((i) => p.ranks[i].queue));
-  x.gauge('sglang:num_grammar_queue_reqs', 'The number of requests in the grammar waiting queue.', perRank(() => 0));
+  x.gauge(
+    'sglang:num_queue_reqs',
+    'The number of requests in the waiting queue.',
+    perRank((i) => p.ranks[i].queue),
+  );
+  x.gauge(
+    'sglang:num_grammar_queue_reqs',
+    'The number of requests in the grammar waiting queue.',
+    perRank(() => 0),
+  );
   if (!newest) {
     x.gauge(
       'sglang:num_running_reqs_offline_batch',
-      'The number of running low-priority offline batch requests(label is \'batch\').',
+      "The number of running low-priority offline batch requests(label is 'batch').",
       perRank(() => 0),
     );
   }
-  x.gauge('sglang:cache_hit_rate', 'The prefix cache hit rate.', perRank(() => (role === 'prefill' ? p.cacheHitRate : 0)));
+  x.gauge(
+    'sglang:cache_hit_rate',
+    'The prefix cache hit rate.',
+    perRank(() => (role === 'prefill' ? p.cacheHitRate : 0)),
+  );
   if (!oldest) {
     x.gauge(
       'sglang:decode_sum_seq_lens',
@@ -107,7 +132,11 @@ export function renderServerMetrics(p: ServerProcess, era: DemoEra, dpRanks: num
     'The average acceptance length of speculative decoding.',
     perRank(() => 0),
   );
-  x.gauge('sglang:spec_accept_rate', 'The average acceptance rate of speculative decoding.', perRank(() => 0));
+  x.gauge(
+    'sglang:spec_accept_rate',
+    'The average acceptance rate of speculative decoding.',
+    perRank(() => 0),
+  );
   x.gauge(
     newest ? 'sglang:num_prefill_bootstrap_queue_reqs' : 'sglang:num_prefill_prealloc_queue_reqs',
     newest
@@ -139,7 +168,10 @@ export function renderServerMetrics(p: ServerProcess, era: DemoEra, dpRanks: num
   x.gauge(
     'sglang:num_retracted_reqs',
     'The number of retracted requests.',
-    p.ranks.map((_, i): [Labels, number] => [{ ...schedLabels(i), pid: schedPid(i) }, role === 'decode' ? p.retractedQueue : 0]),
+    p.ranks.map((_, i): [Labels, number] => [
+      { ...schedLabels(i), pid: schedPid(i) },
+      role === 'decode' ? p.retractedQueue : 0,
+    ]),
   );
   if (newest) {
     x.gauge(
@@ -148,35 +180,81 @@ export function renderServerMetrics(p: ServerProcess, era: DemoEra, dpRanks: num
       p.ranks.map((_, i): [Labels, number] => [{ ...schedLabels(i), pid: schedPid(i) }, 0]),
     );
   }
-  x.gauge('sglang:utilization', 'The utilization.', perRank((i) => Math.min(1, p.ranks[i].usedTokens / p.ranks[i].capacity)));
-  x.gauge('sglang:engine_startup_time', 'The time taken for the engine to start up.', perRank(() => startupSeconds(p)));
+  x.gauge(
+    'sglang:utilization',
+    'The utilization.',
+    perRank((i) => Math.min(1, p.ranks[i].usedTokens / p.ranks[i].capacity)),
+  );
+  x.gauge(
+    'sglang:engine_startup_time',
+    'The time taken for the engine to start up.',
+    perRank(() => startupSeconds(p)),
+  );
   x.gauge(
     'sglang:engine_load_weights_time',
     'The time taken for the engine to load weights.',
     perRank(() => Math.round(startupSeconds(p) * 0.45 * 100) / 100),
   );
   if (newest) {
-    x.gauge('sglang:page_size', 'The page size of the KV cache.', perRank(() => 1));
-    x.gauge('sglang:context_len', 'The context length of the model.', perRank(() => 524_288));
+    x.gauge(
+      'sglang:page_size',
+      'The page size of the KV cache.',
+      perRank(() => 1),
+    );
+    x.gauge(
+      'sglang:context_len',
+      'The context length of the model.',
+      perRank(() => 524_288),
+    );
   }
 
   // KV transfer: gauges until PR #19009, histograms since.
   if (role === 'prefill' && p.kvSpeed.count > 0) {
     if (newest) {
       const s = schedLabels(0);
-      x.histogram('sglang:kv_transfer_speed_gb_s', 'Histogram of KV transfer speed in GB/s.', [[s, p.kvSpeed]]);
-      x.histogram('sglang:kv_transfer_latency_ms', 'Histogram of KV cache transfer latency in ms.', [[s, p.kvLatency]]);
-      x.histogram('sglang:kv_transfer_bootstrap_ms', 'Histogram of KV transfer bootstrap time in ms.', [[s, p.kvBootstrap]]);
-      x.histogram('sglang:kv_transfer_alloc_ms', 'Histogram of KV transfer allocation wait time in ms.', [[s, p.kvAlloc]]);
-      x.histogram('sglang:kv_transfer_total_mb', 'Histogram of KV transfer size per request in MB.', [[s, p.kvTotalMb]]);
+      x.histogram('sglang:kv_transfer_speed_gb_s', 'Histogram of KV transfer speed in GB/s.', [
+        [s, p.kvSpeed],
+      ]);
+      x.histogram('sglang:kv_transfer_latency_ms', 'Histogram of KV cache transfer latency in ms.', [
+        [s, p.kvLatency],
+      ]);
+      x.histogram('sglang:kv_transfer_bootstrap_ms', 'Histogram of KV transfer bootstrap time in ms.', [
+        [s, p.kvBootstrap],
+      ]);
+      x.histogram('sglang:kv_transfer_alloc_ms', 'Histogram of KV transfer allocation wait time in ms.', [
+        [s, p.kvAlloc],
+      ]);
+      x.histogram('sglang:kv_transfer_total_mb', 'Histogram of KV transfer size per request in MB.', [
+        [s, p.kvTotalMb],
+      ]);
     } else {
       const k = p.lastKvTransfer;
-      x.gauge('sglang:kv_transfer_speed_gb_s', 'The transfer speed of the KV cache in GB/s.', rank0(round2(k.speedGbS)));
-      x.gauge('sglang:kv_transfer_latency_ms', 'The transfer latency of the KV cache in ms.', rank0(round2(k.latencyMs)));
+      x.gauge(
+        'sglang:kv_transfer_speed_gb_s',
+        'The transfer speed of the KV cache in GB/s.',
+        rank0(round2(k.speedGbS)),
+      );
+      x.gauge(
+        'sglang:kv_transfer_latency_ms',
+        'The transfer latency of the KV cache in ms.',
+        rank0(round2(k.latencyMs)),
+      );
       if (!oldest) {
-        x.gauge('sglang:kv_transfer_bootstrap_ms', 'The bootstrap time of the KV transfer in ms.', rank0(round2(k.bootstrapMs)));
-        x.gauge('sglang:kv_transfer_alloc_ms', 'The allocation waiting time of the KV transfer in ms.', rank0(round2(k.allocMs)));
-        x.gauge('sglang:kv_transfer_total_mb', 'The total transfer size of the KV cache in MB.', rank0(round2(k.totalMb)));
+        x.gauge(
+          'sglang:kv_transfer_bootstrap_ms',
+          'The bootstrap time of the KV transfer in ms.',
+          rank0(round2(k.bootstrapMs)),
+        );
+        x.gauge(
+          'sglang:kv_transfer_alloc_ms',
+          'The allocation waiting time of the KV transfer in ms.',
+          rank0(round2(k.allocMs)),
+        );
+        x.gauge(
+          'sglang:kv_transfer_total_mb',
+          'The total transfer size of the KV cache in MB.',
+          rank0(round2(k.totalMb)),
+        );
       }
     }
   }
@@ -187,7 +265,11 @@ export function renderServerMetrics(p: ServerProcess, era: DemoEra, dpRanks: num
     'The number of bootstrap failed requests.',
     rank0(role === 'prefill' ? p.bootstrapFailed : 0),
   );
-  x.counter('sglang:num_transfer_failed_reqs_total', 'The number of transfer failed requests.', rank0(p.transferFailed));
+  x.counter(
+    'sglang:num_transfer_failed_reqs_total',
+    'The number of transfer failed requests.',
+    rank0(p.transferFailed),
+  );
   if (!oldest) {
     x.counter('sglang:num_prefill_retries_total', 'The number of prefill retries.', rank0(p.prefillRetries));
     x.counter(
@@ -216,19 +298,23 @@ export function renderServerMetrics(p: ServerProcess, era: DemoEra, dpRanks: num
     );
   }
   if (p.queueTime.count > 0) {
-    x.histogram(
-      'sglang:queue_time_seconds',
-      'Histogram of queueing time in seconds.',
-      [[schedLabels(0), newest ? p.queueTime : p.queueTimeLegacy]],
-    );
+    x.histogram('sglang:queue_time_seconds', 'Histogram of queueing time in seconds.', [
+      [schedLabels(0), newest ? p.queueTime : p.queueTimeLegacy],
+    ]);
   }
 
   // Tokenizer-side metrics: created at the first request.
   if (p.numRequests > 0) {
-    x.counter('sglang:prompt_tokens_total', 'Number of prefill tokens processed.', [[tokLabels, p.promptTokens]]);
-    x.counter('sglang:generation_tokens_total', 'Number of generation tokens processed.', [[tokLabels, p.generationTokens]]);
+    x.counter('sglang:prompt_tokens_total', 'Number of prefill tokens processed.', [
+      [tokLabels, p.promptTokens],
+    ]);
+    x.counter('sglang:generation_tokens_total', 'Number of generation tokens processed.', [
+      [tokLabels, p.generationTokens],
+    ]);
     x.counter('sglang:num_requests_total', 'Number of requests processed.', [[tokLabels, p.numRequests]]);
-    x.counter('sglang:num_aborted_requests_total', 'Number of requests aborted.', [[tokLabels, p.abortedRequests]]);
+    x.counter('sglang:num_aborted_requests_total', 'Number of requests aborted.', [
+      [tokLabels, p.abortedRequests],
+    ]);
     x.counter(
       'sglang:cached_tokens_total',
       'Number of cached prompt tokens.',
@@ -236,13 +322,19 @@ export function renderServerMetrics(p: ServerProcess, era: DemoEra, dpRanks: num
     );
   }
   if (p.ttft.count > 0) {
-    x.histogram('sglang:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', [[tokLabels, p.ttft]]);
+    x.histogram('sglang:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', [
+      [tokLabels, p.ttft],
+    ]);
   }
   if (p.itl.count > 0) {
-    x.histogram('sglang:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', [[tokLabels, p.itl]]);
+    x.histogram('sglang:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', [
+      [tokLabels, p.itl],
+    ]);
   }
   if (p.e2e.count > 0) {
-    x.histogram('sglang:e2e_request_latency_seconds', 'Histogram of End-to-end request latency in seconds', [[tokLabels, p.e2e]]);
+    x.histogram('sglang:e2e_request_latency_seconds', 'Histogram of End-to-end request latency in seconds', [
+      [tokLabels, p.e2e],
+    ]);
   }
   return x.text();
 }

@@ -82,7 +82,8 @@ export const FAULT_SCOPES: Record<FaultName, readonly DemoRole[] | null> = {
 export const KV_CAPACITY: Record<ServerRole, number> = { prefill: 447_416, decode: 2_580_000 };
 
 export type ActiveState = 'active' | 'activating' | 'deactivating' | 'inactive' | 'failed';
-export type SubState = 'running' | 'start' | 'start-post' | 'stop-sigterm' | 'dead' | 'failed' | 'auto-restart';
+export type SubState =
+  'running' | 'start' | 'start-post' | 'stop-sigterm' | 'dead' | 'failed' | 'auto-restart';
 
 export interface UnitRuntime {
   readonly def: UnitDefinition;
@@ -92,7 +93,13 @@ export interface UnitRuntime {
   nRestarts: number;
   mainPid: number;
   controlPid: number;
-  execMain: { pid: number; startAt: number | null; exitAt: number | null; code: 0 | 1 | 2 | 3; status: number };
+  execMain: {
+    pid: number;
+    startAt: number | null;
+    exitAt: number | null;
+    code: 0 | 1 | 2 | 3;
+    status: number;
+  };
   ts: {
     inactiveExit: number | null;
     activeEnter: number | null;
@@ -160,7 +167,13 @@ export interface DemoSnapshot {
   kv: Record<ServerRole, KvTruth | null>;
   queues: {
     prefill: { waiting: number; bootstrap: number; inflight: number; running: number } | null;
-    decode: { running: number; waiting: number; prealloc: number; transfer: number; retracted: number } | null;
+    decode: {
+      running: number;
+      waiting: number;
+      prealloc: number;
+      transfer: number;
+      retracted: number;
+    } | null;
   };
   counters: Record<
     ServerRole,
@@ -221,6 +234,7 @@ export class DemoSimulation {
   private _bootId: string;
   private _bootedAt: number;
   private advancing = false;
+  private stepMs = 1000;
   /** Until this time the host is rebooting: SSH refuses and nothing runs. */
   downUntil = 0;
 
@@ -290,6 +304,9 @@ export class DemoSimulation {
     const target = this.clock.now();
     if (target <= this.t || this.advancing) return;
     this.advancing = true;
+    // Across long gaps (nobody read the host for hours), coarser steps keep the catch-up bounded.
+    const gap = target - this.t;
+    this.stepMs = gap > 6 * 3_600_000 ? gap / 6000 : 1000;
     try {
       for (;;) {
         const ev = this.events[0];
@@ -323,17 +340,17 @@ export class DemoSimulation {
   private schedule(at: number, fn: () => void): void {
     const ev = { at: Math.max(at, this.t), seq: this.eventSeq++, fn };
     let i = this.events.length;
-    while (i > 0 && (this.events[i - 1].at > ev.at || (this.events[i - 1].at === ev.at && this.events[i - 1].seq > ev.seq)))
+    while (
+      i > 0 &&
+      (this.events[i - 1].at > ev.at || (this.events[i - 1].at === ev.at && this.events[i - 1].seq > ev.seq))
+    )
       i--;
     this.events.splice(i, 0, ev);
   }
 
   private integrate(to: number): void {
-    const gap = to - this.t;
-    // Across long gaps (a laptop that slept), coarser steps keep the catch-up bounded.
-    const stepMs = gap > 6 * 3_600_000 ? gap / 20_000 : 1000;
     while (this.t < to) {
-      const dt = Math.min(stepMs, to - this.t);
+      const dt = Math.min(this.stepMs, to - this.t);
       this.stepWorld(this.t, dt);
       this.t += dt;
     }
@@ -381,7 +398,12 @@ export class DemoSimulation {
     if (stats.rejected > 0 && ctx.router && this.rng.next() < 0.2) {
       this.log(
         'router',
-        rust(t1 * 1000, 'WARN', routerTarget(this.routerEra, 'routers::http::pd_router'), 'No healthy prefill or decode workers available'),
+        rust(
+          t1 * 1000,
+          'WARN',
+          routerTarget(this.routerEra, 'routers::http::pd_router'),
+          'No healthy prefill or decode workers available',
+        ),
         t1,
       );
     }
@@ -391,7 +413,11 @@ export class DemoSimulation {
   /** "Prefill batch." / "Decode batch." lines at the scheduler's logging cadence. */
   private batchLogs(t: number): void {
     const p = this.unitMap.prefill.server;
-    if (p?.stage === 'ready' && t - p.lastBatchLogAt >= 3500 && (p.inflightQueue > 0 || p.ranks[0].running > 0)) {
+    if (
+      p?.stage === 'ready' &&
+      t - p.lastBatchLogAt >= 3500 &&
+      (p.inflightQueue > 0 || p.ranks[0].running > 0)
+    ) {
       p.lastBatchLogAt = t;
       const r = p.ranks[0];
       const newSeq = Math.max(1, r.running + Math.round(p.inputThroughput / 20_000));
@@ -430,7 +456,12 @@ export class DemoSimulation {
 
   // ---------------------------------------------------------------- journal
 
-  log(role: DemoRole, message: string, at = this.t, opts: { priority?: number; bytes?: Buffer } = {}): JournalEntry {
+  log(
+    role: DemoRole,
+    message: string,
+    at = this.t,
+    opts: { priority?: number; bytes?: Buffer } = {},
+  ): JournalEntry {
     return this.appendJournal(role, message, at, false, opts.priority ?? 6, opts.bytes);
   }
 
@@ -479,11 +510,14 @@ export class DemoSimulation {
   // ---------------------------------------------------------------- faults
 
   setFault(name: FaultName, on: boolean, role?: DemoRole): void {
-    if (!FAULT_NAMES.includes(name)) throw new RangeError(`unknown demo fault "${name}"; known: ${FAULT_NAMES.join(', ')}`);
+    if (!FAULT_NAMES.includes(name))
+      throw new RangeError(`unknown demo fault "${name}"; known: ${FAULT_NAMES.join(', ')}`);
     this.advance();
     const scope = FAULT_SCOPES[name];
     if (role && scope && !scope.includes(role))
-      throw new RangeError(`demo fault "${name}" does not apply to ${role}; it applies to ${scope.join(', ')}`);
+      throw new RangeError(
+        `demo fault "${name}" does not apply to ${role}; it applies to ${scope.join(', ')}`,
+      );
     const roles: DemoRole[] = scope ? (role ? [role] : [...scope]) : [];
     const cur = this.faults.get(name);
     if (on) {
@@ -570,7 +604,8 @@ export class DemoSimulation {
   startUnit(role: DemoRole): boolean {
     this.advance();
     const u = this.unitMap[role];
-    if (u.activeState === 'active' || (u.activeState === 'activating' && u.subState !== 'auto-restart')) return false;
+    if (u.activeState === 'active' || (u.activeState === 'activating' && u.subState !== 'auto-restart'))
+      return false;
     if (u.activeState === 'deactivating') {
       u.restartPending = true;
       return true;
@@ -632,7 +667,16 @@ export class DemoSimulation {
       ])
         this.log(role, line);
     }
-    if (u.router) this.log(role, rust(this.t * 1000, 'INFO', routerTarget(this.routerEra, 'server'), 'Received SIGTERM, starting graceful shutdown'));
+    if (u.router)
+      this.log(
+        role,
+        rust(
+          this.t * 1000,
+          'INFO',
+          routerTarget(this.routerEra, 'server'),
+          'Received SIGTERM, starting graceful shutdown',
+        ),
+      );
     const stopMs = role === 'router' ? this.rng.range(200, 600) : this.rng.range(3000, 6000);
     this.schedule(this.t + stopMs, () => {
       if (u.gen !== gen) return;
@@ -704,17 +748,27 @@ export class DemoSimulation {
     }
     u.controlPid = pid + 1;
     this.setState(u, 'activating', 'start-post');
-    const server = new ServerProcess(role, pid, this.t, KV_CAPACITY[role], role === 'decode' ? this.dpRanks : 1);
+    const server = new ServerProcess(
+      role,
+      pid,
+      this.t,
+      KV_CAPACITY[role],
+      role === 'decode' ? this.dpRanks : 1,
+    );
     u.server = server;
     u.router = null;
     this.scheduleLoad(u, gen, server);
     this.schedule(this.t + u.def.timeoutStartSec * 1000, () => {
-      if (u.gen === gen && u.activeState === 'activating' && u.subState === 'start-post') this.startTimedOut(u);
+      if (u.gen === gen && u.activeState === 'activating' && u.subState === 'start-post')
+        this.startTimedOut(u);
     });
   }
 
   private uuid(gen: number, salt: number): string {
-    const h = (n: number): string => hash32(this.seed ^ (gen * 7919) ^ (salt * 104729) ^ n).toString(16).padStart(8, '0');
+    const h = (n: number): string =>
+      hash32(this.seed ^ (gen * 7919) ^ (salt * 104729) ^ n)
+        .toString(16)
+        .padStart(8, '0');
     const a = h(1) + h(2) + h(3) + h(4);
     return `${a.slice(0, 8)}-${a.slice(8, 12)}-4${a.slice(13, 16)}-a${a.slice(17, 20)}-${a.slice(20, 32)}`;
   }
@@ -745,7 +799,8 @@ export class DemoSimulation {
     say(1500, 'Attention backend not explicitly specified. Use fa3 backend by default.');
     for (let tp = 0; tp < TP_SIZE; tp++) say(3000 + tp * 40, 'Init torch distributed begin.', { tp });
     if (hangs) return; // NCCL/bootstrap never completes: the classic silent hang.
-    for (let tp = 0; tp < TP_SIZE; tp++) say(5000 + tp * 30, 'Init torch distributed ends. mem usage=0.91 GB', { tp });
+    for (let tp = 0; tp < TP_SIZE; tp++)
+      say(5000 + tp * 30, 'Init torch distributed ends. mem usage=0.91 GB', { tp });
     at(5200, () => {
       p.gpuMemMiB = 1460;
       this.log(role, sgl(this.t, 'Load weight begin. avail mem=78.53 GB', { tp: 0 }));
@@ -761,9 +816,13 @@ export class DemoSimulation {
       });
     }
     const weightsDone = loadStart + loadLen + 400;
-    say(weightsDone, 'Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=62.87 GB, mem usage=15.66 GB.', {
-      tp: 0,
-    });
+    say(
+      weightsDone,
+      'Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=62.87 GB, mem usage=15.66 GB.',
+      {
+        tp: 0,
+      },
+    );
     if (failsToStart) {
       at(weightsDone + 1500, () => {
         for (const line of startupFailureTraceback(this.t, role)) this.log(role, line);
@@ -777,7 +836,11 @@ export class DemoSimulation {
       const perRankGb = role === 'decode' ? 26.34 : 4.57;
       this.log(
         role,
-        sgl(this.t, `KV Cache is allocated. #tokens: ${KV_CAPACITY[role]}, K size: ${perRankGb} GB, V size: ${perRankGb} GB`, { tp: 0 }),
+        sgl(
+          this.t,
+          `KV Cache is allocated. #tokens: ${KV_CAPACITY[role]}, K size: ${perRankGb} GB, V size: ${perRankGb} GB`,
+          { tp: 0 },
+        ),
       );
       this.log(role, sgl(this.t, 'Memory pool end. avail mem=8.12 GB', { tp: 0 }));
     });
@@ -785,17 +848,27 @@ export class DemoSimulation {
     if (role === 'decode') {
       const capStart = total * 0.62;
       const capEnd = total * 0.86;
-      say(capStart, 'Capture cuda graph begin. This can take up to several minutes. avail mem=7.90 GB', { tp: 0 });
-      say(capStart + 300, 'Capture cuda graph bs [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256]', {
+      say(capStart, 'Capture cuda graph begin. This can take up to several minutes. avail mem=7.90 GB', {
         tp: 0,
       });
+      say(
+        capStart + 300,
+        'Capture cuda graph bs [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256]',
+        {
+          tp: 0,
+        },
+      );
       at(capEnd, () => {
         p.gpuMemMiB = 74_580;
         this.log(
           role,
-          sgl(this.t, `Capture cuda graph end. Time elapsed: ${((capEnd - capStart) / 1000).toFixed(2)} s. mem usage=1.52 GB. avail mem=6.38 GB.`, {
-            tp: 0,
-          }),
+          sgl(
+            this.t,
+            `Capture cuda graph end. Time elapsed: ${((capEnd - capStart) / 1000).toFixed(2)} s. mem usage=1.52 GB. avail mem=6.38 GB.`,
+            {
+              tp: 0,
+            },
+          ),
         );
       });
       configDone = capEnd + 500;
@@ -849,7 +922,15 @@ export class DemoSimulation {
     const wasActivating = u.activeState === 'activating';
     if (u.server) for (const line of runtimeCrash(this.t)) this.log(role, line);
     else if (u.router)
-      this.log(role, rust(this.t * 1000, 'ERROR', routerTarget(this.routerEra, 'server'), 'thread \'tokio-runtime-worker\' panicked: worker registry poisoned'));
+      this.log(
+        role,
+        rust(
+          this.t * 1000,
+          'ERROR',
+          routerTarget(this.routerEra, 'server'),
+          "thread 'tokio-runtime-worker' panicked: worker registry poisoned",
+        ),
+      );
     this.closeProcessPorts(u);
     this.processExited(u, { code: 2, status: 9 });
     this.systemdLog(role, systemdText.killed(u.def.name, 9, 'KILL'), 5);
@@ -931,16 +1012,36 @@ export class DemoSimulation {
     });
     at(900, () => {
       r.listening = true;
-      this.log('router', rust(this.t * 1000, 'INFO', target('metrics'), `Starting prometheus exporter on 127.0.0.1:${PORTS.routerMetrics}`));
-      this.log('router', rust(this.t * 1000, 'INFO', target('server'), `Waiting for 2 workers to become healthy (timeout: 1800s)`));
+      this.log(
+        'router',
+        rust(
+          this.t * 1000,
+          'INFO',
+          target('metrics'),
+          `Starting prometheus exporter on 127.0.0.1:${PORTS.routerMetrics}`,
+        ),
+      );
+      this.log(
+        'router',
+        rust(
+          this.t * 1000,
+          'INFO',
+          target('server'),
+          `Waiting for 2 workers to become healthy (timeout: 1800s)`,
+        ),
+      );
     });
     const check = (): void => {
       if (u.gen !== gen || !r.listening) return;
       this.routerHealthCheck(r);
-      this.schedule(this.t + ROUTER_HEALTH_INTERVAL_S * 1000, check);
+      // While catching up on hours nobody watched, space the checks out: their outcome cannot change then.
+      const lag = this.clock.now() - this.t;
+      const interval = ROUTER_HEALTH_INTERVAL_S * 1000;
+      this.schedule(this.t + (lag > 3_600_000 ? Math.max(interval, lag / 500) : interval), check);
     };
     at(1500, check);
-    if (this.isFaultOn('crash-loop', 'router')) this.scheduleCrash(u, this.t + this.rng.range(15_000, 25_000));
+    if (this.isFaultOn('crash-loop', 'router'))
+      this.scheduleCrash(u, this.t + this.rng.range(15_000, 25_000));
   }
 
   /** What /health on a server answers right now: 'ok', 'starting' (503) or 'refused' (port closed). */
@@ -969,7 +1070,15 @@ export class DemoSimulation {
           w.consecutiveFailures = 0;
           this.log('router', rust(this.t * 1000, 'INFO', target, `Worker ${w.url} (${w.role}) is healthy`));
           if (r.workers.every((x) => x.health === 'healthy'))
-            this.log('router', rust(this.t * 1000, 'INFO', routerTarget(this.routerEra, 'server'), `All 2 workers are healthy`));
+            this.log(
+              'router',
+              rust(
+                this.t * 1000,
+                'INFO',
+                routerTarget(this.routerEra, 'server'),
+                `All 2 workers are healthy`,
+              ),
+            );
         }
         continue;
       }
@@ -984,7 +1093,12 @@ export class DemoSimulation {
             w.cbConsecutiveFailures = 0;
             this.log(
               'router',
-              rust(this.t * 1000, 'INFO', target, `Worker ${w.url} is healthy again after ${w.consecutiveSuccesses} consecutive successes`),
+              rust(
+                this.t * 1000,
+                'INFO',
+                target,
+                `Worker ${w.url} is healthy again after ${w.consecutiveSuccesses} consecutive successes`,
+              ),
             );
           }
         }
@@ -994,7 +1108,12 @@ export class DemoSimulation {
         if (w.health === 'healthy') {
           this.log(
             'router',
-            rust(this.t * 1000, 'WARN', target, `Health check failed for worker ${w.url}: ${why} (${w.consecutiveFailures}/${ROUTER_HEALTH_FAILURE_THRESHOLD})`),
+            rust(
+              this.t * 1000,
+              'WARN',
+              target,
+              `Health check failed for worker ${w.url}: ${why} (${w.consecutiveFailures}/${ROUTER_HEALTH_FAILURE_THRESHOLD})`,
+            ),
             this.t,
             { priority: 6 },
           );
@@ -1004,7 +1123,12 @@ export class DemoSimulation {
             if (this.isFaultOn('router-never-readds', w.role)) w.stuck = true;
             this.log(
               'router',
-              rust(this.t * 1000, 'WARN', target, `Worker ${w.url} marked unhealthy after ${w.consecutiveFailures} consecutive failures`),
+              rust(
+                this.t * 1000,
+                'WARN',
+                target,
+                `Worker ${w.url} marked unhealthy after ${w.consecutiveFailures} consecutive failures`,
+              ),
             );
           }
         }
@@ -1020,7 +1144,9 @@ export class DemoSimulation {
     this.spawn(this.unitMap.decode, 'boot');
     // The router is ordered After= both servers: it starts once their start jobs finished (they are active).
     const waitForServers = (): void => {
-      const ready = (['prefill', 'decode'] as const).every((r) => this.unitMap[r].activeState !== 'activating');
+      const ready = (['prefill', 'decode'] as const).every(
+        (r) => this.unitMap[r].activeState !== 'activating',
+      );
       if (ready) {
         if (this.unitMap.router.activeState === 'inactive') this.spawn(this.unitMap.router, 'boot');
       } else this.schedule(this.t + 1000, waitForServers);
@@ -1054,7 +1180,13 @@ export class DemoSimulation {
         const u = this.unitMap[role];
         u.nRestarts = 0;
         u.result = 'success';
-        u.ts = { inactiveExit: null, activeEnter: null, activeExit: null, inactiveEnter: null, stateChange: null };
+        u.ts = {
+          inactiveExit: null,
+          activeEnter: null,
+          activeExit: null,
+          inactiveEnter: null,
+          stateChange: null,
+        };
         u.execMain = { pid: 0, startAt: null, exitAt: null, code: 0, status: 0 };
       }
       this.bootStart(this.t);
@@ -1083,7 +1215,8 @@ export class DemoSimulation {
       const p = this.unitMap[port === PORTS.prefill ? 'prefill' : 'decode'].server;
       return !!p && p.stage !== 'loading';
     }
-    if (port === PORTS.routerApi || port === PORTS.routerMetrics) return !!this.unitMap.router.router?.listening;
+    if (port === PORTS.routerApi || port === PORTS.routerMetrics)
+      return !!this.unitMap.router.router?.listening;
     return false;
   }
 
@@ -1095,7 +1228,13 @@ export class DemoSimulation {
     if (!p || p.stage === 'loading') return null;
     const used = p.usedTokens;
     const evictable = p.ranks.reduce((a, r) => a + r.evictableTokens, 0);
-    return { used, evictable, available: p.capacity - used - evictable, capacity: p.capacity, ratio: used / p.capacity };
+    return {
+      used,
+      evictable,
+      available: p.capacity - used - evictable,
+      capacity: p.capacity,
+      ratio: used / p.capacity,
+    };
   }
 
   gpus(): GpuReading[] {
@@ -1104,7 +1243,8 @@ export class DemoSimulation {
     for (let i = 0; i < GPU_COUNT; i++) {
       const role: ServerRole = i < 4 ? 'prefill' : 'decode';
       const p = this.unitMap[role].server;
-      const n = (salt: number, scale: number): number => valueNoise(this.seed ^ (i * 31 + salt), this.t / scale);
+      const n = (salt: number, scale: number): number =>
+        valueNoise(this.seed ^ (i * 31 + salt), this.t / scale);
       let util = 0;
       let mem = 4;
       if (p && !this.isDown) {
@@ -1114,7 +1254,9 @@ export class DemoSimulation {
             role === 'decode'
               ? Math.min(1, p.runningReqs / 70)
               : Math.min(1, p.inputThroughput / 52_000 + (p.bootstrapQueue > 0 ? 0.1 : 0));
-          util = Math.round(Math.max(0, Math.min(100, (role === 'decode' ? 25 : 5) + 75 * load + 6 * n(2, 3000))));
+          util = Math.round(
+            Math.max(0, Math.min(100, (role === 'decode' ? 25 : 5) + 75 * load + 6 * n(2, 3000))),
+          );
         } else util = Math.round(Math.max(0, 4 + 3 * n(3, 2000)));
       }
       const temp = Math.round(31 + util * 0.38 + 2 * n(4, 60_000));
@@ -1138,7 +1280,10 @@ export class DemoSimulation {
   }
 
   private uuidFor(i: number): string {
-    const h = (n: number): string => hash32(this.seed * 13 + i * 977 + n).toString(16).padStart(8, '0');
+    const h = (n: number): string =>
+      hash32(this.seed * 13 + i * 977 + n)
+        .toString(16)
+        .padStart(8, '0');
     const a = h(1) + h(2) + h(3) + h(4);
     return `${a.slice(0, 8)}-${a.slice(8, 12)}-${a.slice(12, 16)}-${a.slice(16, 20)}-${a.slice(20, 32)}`;
   }
@@ -1159,8 +1304,10 @@ export class DemoSimulation {
     this.advance();
     const unitSnap = (role: DemoRole): UnitSnapshot => {
       const u = this.unitMap[role];
-      const listening = role === 'router' ? !!u.router?.listening : !!u.server && u.server.stage !== 'loading';
-      const healthy = role === 'router' ? !!u.router?.listening : this.serverHealth(role as ServerRole) === 'ok';
+      const listening =
+        role === 'router' ? !!u.router?.listening : !!u.server && u.server.stage !== 'loading';
+      const healthy =
+        role === 'router' ? !!u.router?.listening : this.serverHealth(role as ServerRole) === 'ok';
       return {
         unit: u.def.name,
         activeState: u.activeState,
@@ -1202,7 +1349,12 @@ export class DemoSimulation {
       kv: { prefill: this.kvTruth('prefill'), decode: this.kvTruth('decode') },
       queues: {
         prefill: pp
-          ? { waiting: pp.queueReqs, bootstrap: pp.bootstrapQueue, inflight: pp.inflightQueue, running: pp.runningReqs }
+          ? {
+              waiting: pp.queueReqs,
+              bootstrap: pp.bootstrapQueue,
+              inflight: pp.inflightQueue,
+              running: pp.runningReqs,
+            }
           : null,
         decode: dp
           ? {

@@ -39,8 +39,9 @@ export class DemoSshServer {
   lastError: Error | null = null;
 
   constructor(private readonly opts: DemoSshServerOptions) {
-    this.ssh = new Server({ hostKeys: [opts.keys.hostPrivateKey], ident: 'OpenSSH_9.6p1 Ubuntu-3ubuntu13.5' }, (client) =>
-      this.onClient(client),
+    this.ssh = new Server(
+      { hostKeys: [opts.keys.hostPrivateKey], ident: 'OpenSSH_9.6p1 Ubuntu-3ubuntu13.5' },
+      (client) => this.onClient(client),
     );
     this.listener = net.createServer((sock) => {
       if (this.opts.sim.isDown) return void sock.destroy();
@@ -92,7 +93,10 @@ export class DemoSshServer {
     } catch (err) {
       this.lastError = err as Error;
       if (attempt < 20) setTimeout(() => void this.comeBack(attempt + 1), 100 * (attempt + 1)).unref();
-      else process.emitWarning(`demo host: could not listen on 127.0.0.1:${this.port} again after the simulated reboot: ${this.lastError.message}`);
+      else
+        process.emitWarning(
+          `demo host: could not listen on 127.0.0.1:${this.port} again after the simulated reboot: ${this.lastError.message}`,
+        );
     }
   }
 
@@ -100,7 +104,9 @@ export class DemoSshServer {
     this.closed = true;
     this.offNetwork();
     this.dropAll();
-    await new Promise<void>((resolve) => (this.listener.listening ? this.listener.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      this.listener.listening ? this.listener.close(() => resolve()) : resolve(),
+    );
   }
 
   private onClient(client: Connection): void {
@@ -116,7 +122,8 @@ export class DemoSshServer {
       }
       if (ctx.method === 'publickey') {
         const want = this.opts.keys.clientPublic;
-        if (ctx.key.algo !== want.type || !sameBytes(ctx.key.data, want.getPublicSSH())) return ctx.reject(['publickey', 'password']);
+        if (ctx.key.algo !== want.type || !sameBytes(ctx.key.data, want.getPublicSSH()))
+          return ctx.reject(['publickey', 'password']);
         if (!ctx.signature || !ctx.blob) return ctx.accept();
         if (want.verify(ctx.blob, ctx.signature, ctx.hashAlgo) === true) return ctx.accept();
         return ctx.reject(['publickey', 'password']);
@@ -184,7 +191,10 @@ export class DemoSshServer {
       });
     } catch (err) {
       code = 1;
-      if (!channel.destroyed) channel.stderr.write(`demo host: internal error running "${command}": ${(err as Error).stack ?? String(err)}\n`);
+      if (!channel.destroyed)
+        channel.stderr.write(
+          `demo host: internal error running "${command}": ${(err as Error).stack ?? String(err)}\n`,
+        );
     }
     channel.off('close', abort);
     if (channel.destroyed || controller.signal.aborted) return;

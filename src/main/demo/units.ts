@@ -79,7 +79,8 @@ function serverArgv(role: ServerRole, opts: UnitOptions): string[] {
   ];
   if (role === 'prefill') argv.push('--disaggregation-bootstrap-port', String(PORTS.bootstrap));
   argv.push('--disaggregation-transfer-backend', 'mooncake', '--disaggregation-ib-device', 'mlx5_0');
-  if (role === 'decode' && opts.dpRanks > 1) argv.push('--dp-size', String(opts.dpRanks), '--enable-dp-attention');
+  if (role === 'decode' && opts.dpRanks > 1)
+    argv.push('--dp-size', String(opts.dpRanks), '--enable-dp-attention');
   if (!opts.metricsDisabled.has(role)) argv.push('--enable-metrics');
   return argv;
 }
@@ -128,14 +129,22 @@ function wrapExec(argv: string[]): string {
 function readinessWait(port: number): string[] {
   // The servers do not speak sd_notify, so the unit stays "activating" until the API answers. That makes
   // systemd's own state mean "loading", and TimeoutStartSec bound the load.
-  return ['/bin/sh', '-c', `until curl -sf -o /dev/null http://127.0.0.1:${port}/get_model_info; do sleep 5; done`];
+  return [
+    '/bin/sh',
+    '-c',
+    `until curl -sf -o /dev/null http://127.0.0.1:${port}/get_model_info; do sleep 5; done`,
+  ];
 }
 
 function renderUnitFile(def: Omit<UnitDefinition, 'unitFileText'>): string {
   const lines = ['[Unit]', `Description=${def.description}`];
   lines.push(`After=${def.after.join(' ')}`);
   if (def.wants.length) lines.push(`Wants=${def.wants.join(' ')}`);
-  lines.push(`StartLimitIntervalSec=${def.startLimitIntervalSec}`, `StartLimitBurst=${def.startLimitBurst}`, '');
+  lines.push(
+    `StartLimitIntervalSec=${def.startLimitIntervalSec}`,
+    `StartLimitBurst=${def.startLimitBurst}`,
+    '',
+  );
   lines.push('[Service]', 'Type=simple');
   for (const e of def.environment) lines.push(`Environment=${e}`);
   lines.push(`ExecStart=${wrapExec(def.execStartArgv)}`);
@@ -212,14 +221,22 @@ export const BACKGROUND_UNITS: ReadonlyArray<{ name: string; description: string
   { name: 'dbus.service', description: 'D-Bus System Message Bus', sub: 'running' },
   { name: 'nvidia-fabricmanager.service', description: 'NVIDIA fabric manager service', sub: 'running' },
   { name: 'nvidia-persistenced.service', description: 'NVIDIA Persistence Daemon', sub: 'running' },
-  { name: 'prometheus-node-exporter.service', description: 'Prometheus exporter for machine metrics', sub: 'running' },
+  {
+    name: 'prometheus-node-exporter.service',
+    description: 'Prometheus exporter for machine metrics',
+    sub: 'running',
+  },
   { name: 'rsyslog.service', description: 'System Logging Service', sub: 'running' },
   { name: 'ssh.service', description: 'OpenBSD Secure Shell server', sub: 'running' },
   { name: 'systemd-journald.service', description: 'Journal Service', sub: 'running' },
   { name: 'systemd-logind.service', description: 'User Login Management', sub: 'running' },
   { name: 'systemd-resolved.service', description: 'Network Name Resolution', sub: 'running' },
   { name: 'systemd-timesyncd.service', description: 'Network Time Synchronization', sub: 'running' },
-  { name: 'systemd-udevd.service', description: 'Rule-based Manager for Device Events and Files', sub: 'running' },
+  {
+    name: 'systemd-udevd.service',
+    description: 'Rule-based Manager for Device Events and Files',
+    sub: 'running',
+  },
 ];
 
 /** systemctl's unit name mangling: a bare name means NAME.service. */

@@ -64,8 +64,14 @@ export async function curl(argv: string[], ctx: CommandContext): Promise<number>
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const val = (): string => args[++i] ?? '';
-    if (/^-[a-zA-Z]{2,}$/.test(a) && !['-sS', '-fsS', '-sf', '-fs', '-sSf', '-sfS'].includes(a) && !/^-[sSfiIL]+$/.test(a)) {
-      io.err(`curl: option ${a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n`);
+    if (
+      /^-[a-zA-Z]{2,}$/.test(a) &&
+      !['-sS', '-fsS', '-sf', '-fs', '-sSf', '-sfS'].includes(a) &&
+      !/^-[sSfiIL]+$/.test(a)
+    ) {
+      io.err(
+        `curl: option ${a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n`,
+      );
       return 2;
     }
     if (/^-[sSfiIL]+$/.test(a)) {
@@ -128,7 +134,9 @@ export async function curl(argv: string[], ctx: CommandContext): Promise<number>
         break;
       default:
         if (a.startsWith('-')) {
-          io.err(`curl: option ${a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n`);
+          io.err(
+            `curl: option ${a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n`,
+          );
           return 2;
         }
         o.url = a;
@@ -147,7 +155,8 @@ export async function curl(argv: string[], ctx: CommandContext): Promise<number>
   if (!m) return fail(3, 'URL using bad/illegal format or missing URL');
   const [, scheme = 'http', host, portText, path = '/'] = m;
   const port = Number(portText ?? (scheme === 'https' ? 443 : 80));
-  if (!['127.0.0.1', 'localhost', '::1', '0.0.0.0'].includes(host)) return fail(6, `Could not resolve host: ${host}`);
+  if (!['127.0.0.1', 'localhost', '::1', '0.0.0.0'].includes(host))
+    return fail(6, `Could not resolve host: ${host}`);
   const started = sim.clock.now();
   sim.advance();
   if (!isDemoHttpPort(port) || !sim.portOpen(port) || scheme === 'https') {
@@ -177,7 +186,9 @@ export async function curl(argv: string[], ctx: CommandContext): Promise<number>
         path,
         host,
         port,
-        headers: Object.fromEntries(o.headers.map((h) => [h.split(':')[0].trim(), h.split(':').slice(1).join(':').trim()])),
+        headers: Object.fromEntries(
+          o.headers.map((h) => [h.split(':')[0].trim(), h.split(':').slice(1).join(':').trim()]),
+        ),
         createConnection: () => clientSide as unknown as import('node:net').Socket,
       },
       (res) => {
@@ -195,7 +206,8 @@ export async function curl(argv: string[], ctx: CommandContext): Promise<number>
           if (!o.outputNull) io.out(chunk);
         });
         res.on('end', () => {
-          if (o.writeOut !== null) io.out(o.writeOut.replace(/%\{http_code\}/g, String(status)).replace(/\\n/g, '\n'));
+          if (o.writeOut !== null)
+            io.out(o.writeOut.replace(/%\{http_code\}/g, String(status)).replace(/\\n/g, '\n'));
           done(0);
         });
         res.on('error', () => done(fail(56, 'Failure when receiving data from the peer')));

@@ -20,7 +20,12 @@ export interface CommandResult {
 const MAX_NESTING = 4;
 
 /** Streams a command's output into `io`; resolves with its exit code. */
-export async function runCommand(sim: DemoSimulation, commandLine: string, asUser: string, io: CommandIO): Promise<number> {
+export async function runCommand(
+  sim: DemoSimulation,
+  commandLine: string,
+  asUser: string,
+  io: CommandIO,
+): Promise<number> {
   return runLine({ sim, user: asUser, loginUser: asUser, io }, commandLine, 0);
 }
 
@@ -77,7 +82,9 @@ async function runArgv(ctx: CommandContext, argv: string[], depth: number): Prom
   if (!argv.length) return 0;
   let name = argv[0];
   if (name.includes('/')) {
-    const known = Object.entries(BINARIES).find(([, path]) => path === name || path.replace('/usr', '') === name);
+    const known = Object.entries(BINARIES).find(
+      ([, path]) => path === name || path.replace('/usr', '') === name,
+    );
     if (!known) {
       io.err(`bash: ${name}: No such file or directory\n`);
       return 127;
@@ -140,7 +147,9 @@ async function sudo(ctx: CommandContext, args: string[], depth: number): Promise
   }
   const rest = args.slice(i);
   if (!rest.length) {
-    io.err('usage: sudo -h | -K | -k | -V\nusage: sudo -v [-ABkNnS] [-g group] [-h host] [-p prompt] [-u user]\n');
+    io.err(
+      'usage: sudo -h | -K | -k | -V\nusage: sudo -v [-ABkNnS] [-g group] [-h host] [-p prompt] [-u user]\n',
+    );
     return 1;
   }
   if (ctx.user !== 'root' && sim.isFaultOn('sudo-password')) {
@@ -155,7 +164,11 @@ async function sudo(ctx: CommandContext, args: string[], depth: number): Promise
 }
 
 /** Runs a command to completion and returns its buffered output. `journalctl -f` prints its backlog and returns. */
-export async function emulateCommand(sim: DemoSimulation, commandLine: string, asUser: string): Promise<CommandResult> {
+export async function emulateCommand(
+  sim: DemoSimulation,
+  commandLine: string,
+  asUser: string,
+): Promise<CommandResult> {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const toBuf = (c: string | Buffer): Buffer => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c);

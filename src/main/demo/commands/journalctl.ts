@@ -101,7 +101,8 @@ function parseArgs(argv: string[]): Parsed {
       case '--output': {
         const v = need(a);
         if (typeof v !== 'string') return { ok: false, message: v.error };
-        if (!(JOURNAL_OUTPUTS as readonly string[]).includes(v)) return { ok: false, message: `Unknown output format '${v}'.\n` };
+        if (!(JOURNAL_OUTPUTS as readonly string[]).includes(v))
+          return { ok: false, message: `Unknown output format '${v}'.\n` };
         o.output = v as JournalOutput;
         break;
       }
@@ -137,7 +138,8 @@ function parseArgs(argv: string[]): Parsed {
         break;
       case '-b':
       case '--boot':
-        o.boot = inline ?? (i + 1 < argv.length && /^(-?\d+|[0-9a-f]{32})$/.test(argv[i + 1]) ? argv[++i] : '0');
+        o.boot =
+          inline ?? (i + 1 < argv.length && /^(-?\d+|[0-9a-f]{32})$/.test(argv[i + 1]) ? argv[++i] : '0');
         break;
       case '--cursor': {
         const v = need(a);
@@ -244,13 +246,25 @@ export async function journalctl(argv: string[], ctx: CommandContext): Promise<n
   }
   if (o.boot !== null && o.boot !== '0') {
     if (o.boot !== sim.bootId) {
-      io.err(o.boot.startsWith('-') ? `Data from the specified boot (${o.boot}) is not available: No such boot ID in journal\n` : `No journal boot entry found for the specified boot (${o.boot}).\n`);
+      io.err(
+        o.boot.startsWith('-')
+          ? `Data from the specified boot (${o.boot}) is not available: No such boot ID in journal\n`
+          : `No journal boot entry found for the specified boot (${o.boot}).\n`,
+      );
       return 1;
     }
   }
   if (o.boot !== null) q.bootId = sim.bootId;
 
-  const unitRes = o.units.map((u) => new RegExp(`^${u.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`));
+  const unitRes = o.units.map(
+    (u) =>
+      new RegExp(
+        `^${u
+          .replace(/[.+^${}()|\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.')}$`,
+      ),
+  );
   const extra = (e: JournalEntry): boolean =>
     (!unitRes.length || unitRes.some((re) => re.test(e.unit))) &&
     (o.maxPriority === null || e.priority <= o.maxPriority) &&
@@ -293,7 +307,11 @@ export async function journalctl(argv: string[], ctx: CommandContext): Promise<n
 function corruptLine(output: JournalOutput): Buffer {
   const bad = Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]);
   if (output === 'json' || output === 'json-pretty') {
-    return Buffer.concat([Buffer.from('{"__CURSOR":"s=corrupt;i=ffffffff","__REALTIME_TIMESTAMP":"17', 'utf8'), bad, Buffer.from('\n')]);
+    return Buffer.concat([
+      Buffer.from('{"__CURSOR":"s=corrupt;i=ffffffff","__REALTIME_TIMESTAMP":"17', 'utf8'),
+      bad,
+      Buffer.from('\n'),
+    ]);
   }
   return Buffer.concat([Buffer.from('Journal file corrupted, ignoring: ', 'utf8'), bad, Buffer.from('\n')]);
 }

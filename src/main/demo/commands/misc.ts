@@ -91,8 +91,10 @@ export function misc(argv: string[], ctx: CommandContext): number | null {
       const now = sim.now;
       const fmt = args.find((a) => a.startsWith('+'));
       if (fmt === '+%s') io.out(`${Math.floor(now / 1000)}\n`);
-      else if (fmt === '+%s%N') io.out(`${Math.floor(now / 1000)}${String((now % 1000) * 1_000_000).padStart(9, '0')}\n`);
-      else if (fmt === '+%s.%N') io.out(`${Math.floor(now / 1000)}.${String((now % 1000) * 1_000_000).padStart(9, '0')}\n`);
+      else if (fmt === '+%s%N')
+        io.out(`${Math.floor(now / 1000)}${String((now % 1000) * 1_000_000).padStart(9, '0')}\n`);
+      else if (fmt === '+%s.%N')
+        io.out(`${Math.floor(now / 1000)}.${String((now % 1000) * 1_000_000).padStart(9, '0')}\n`);
       else if (args.some((a) => a === '-Is' || a.startsWith('--iso-8601')))
         io.out(`${new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', '+00:00')}\n`);
       else io.out(`${systemdTimestamp(now)}\n`);
@@ -100,11 +102,15 @@ export function misc(argv: string[], ctx: CommandContext): number | null {
     }
     case 'uptime': {
       const up = Math.floor((sim.now - sim.bootedAt) / 1000);
-      if (args.includes('-s')) io.out(`${new Date(sim.bootedAt).toISOString().slice(0, 19).replace('T', ' ')}\n`);
-      else if (args.includes('-p')) io.out(`up ${Math.floor(up / 86400)} days, ${Math.floor((up % 86400) / 3600)} hours\n`);
+      if (args.includes('-s'))
+        io.out(`${new Date(sim.bootedAt).toISOString().slice(0, 19).replace('T', ' ')}\n`);
+      else if (args.includes('-p'))
+        io.out(`up ${Math.floor(up / 86400)} days, ${Math.floor((up % 86400) / 3600)} hours\n`);
       else {
         const t = new Date(sim.now).toISOString().slice(11, 19);
-        io.out(` ${t} up ${Math.floor(up / 86400)} days, ${Math.floor((up % 86400) / 3600)}:${String(Math.floor((up % 3600) / 60)).padStart(2, '0')},  1 user,  load average: 5.41, 5.37, 5.22\n`);
+        io.out(
+          ` ${t} up ${Math.floor(up / 86400)} days, ${Math.floor((up % 86400) / 3600)}:${String(Math.floor((up % 3600) / 60)).padStart(2, '0')},  1 user,  load average: 5.41, 5.37, 5.22\n`,
+        );
       }
       return 0;
     }
@@ -123,7 +129,8 @@ export function misc(argv: string[], ctx: CommandContext): number | null {
       let code = 0;
       for (const n of names) {
         const path = BINARIES[n];
-        if (path) io.out(cmd === 'type' ? `${n} is ${path}\n` : cmd === 'command' ? `${path}\n` : `${path}\n`);
+        if (path)
+          io.out(cmd === 'type' ? `${n} is ${path}\n` : cmd === 'command' ? `${path}\n` : `${path}\n`);
         else {
           if (cmd === 'type') io.err(`bash: type: ${n}: not found\n`);
           code = 1;

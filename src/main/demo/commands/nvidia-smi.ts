@@ -21,23 +21,35 @@ const GPU_FIELDS: Record<string, Field> = {
   'pci.bus_id': { header: 'pci.bus_id', value: (g) => g.busId },
   gpu_bus_id: { header: 'pci.bus_id', value: (g) => g.busId },
   'utilization.gpu': { header: 'utilization.gpu', unit: '%', value: (g) => num(g.utilization) },
-  'utilization.memory': { header: 'utilization.memory', unit: '%', value: (g) => num(Math.round(g.utilization * 0.62)) },
+  'utilization.memory': {
+    header: 'utilization.memory',
+    unit: '%',
+    value: (g) => num(Math.round(g.utilization * 0.62)),
+  },
   'memory.used': { header: 'memory.used', unit: 'MiB', value: (g) => num(g.memoryUsedMiB) },
   'memory.total': { header: 'memory.total', unit: 'MiB', value: (g) => num(g.memoryTotalMiB) },
-  'memory.free': { header: 'memory.free', unit: 'MiB', value: (g) => num(g.memoryTotalMiB - g.memoryUsedMiB - 510) },
+  'memory.free': {
+    header: 'memory.free',
+    unit: 'MiB',
+    value: (g) => num(g.memoryTotalMiB - g.memoryUsedMiB - 510),
+  },
   'temperature.gpu': { header: 'temperature.gpu', value: (g) => num(g.temperature) },
   'power.draw': { header: 'power.draw', unit: 'W', value: (g) => num(g.powerDraw, 2) },
   'power.limit': { header: 'power.limit', unit: 'W', value: (g) => num(g.powerLimit, 2) },
   pstate: { header: 'pstate', value: (g) => g.pstate },
-  'driver_version': { header: 'driver_version', value: () => '550.127.05' },
-  'persistence_mode': { header: 'persistence_mode', value: () => 'Enabled' },
-  'clocks.sm': { header: 'clocks.current.sm', unit: 'MHz', value: (g) => num(g.utilization > 0 ? 1980 : 345) },
+  driver_version: { header: 'driver_version', value: () => '550.127.05' },
+  persistence_mode: { header: 'persistence_mode', value: () => 'Enabled' },
+  'clocks.sm': {
+    header: 'clocks.current.sm',
+    unit: 'MHz',
+    value: (g) => num(g.utilization > 0 ? 1980 : 345),
+  },
 };
 
 const ALIASES: Record<string, string> = {
   'power.draw.instant': 'power.draw',
   'enforced.power.limit': 'power.limit',
-  'gpu_name': 'name',
+  gpu_name: 'name',
 };
 
 interface Format {
@@ -102,7 +114,13 @@ export function nvidiaSmi(argv: string[], ctx: CommandContext): number {
   return 0;
 }
 
-function queryGpu(ctx: CommandContext, query: string, f: Format, gpus: GpuReading[], malformed: boolean): number {
+function queryGpu(
+  ctx: CommandContext,
+  query: string,
+  f: Format,
+  gpus: GpuReading[],
+  malformed: boolean,
+): number {
   const names = query.split(',').map((s) => s.trim());
   const fields: Field[] = [];
   for (const n of names) {
@@ -114,7 +132,8 @@ function queryGpu(ctx: CommandContext, query: string, f: Format, gpus: GpuReadin
     fields.push(field);
   }
   const lines: string[] = [];
-  if (f.header) lines.push(fields.map((x) => (x.unit && f.units ? `${x.header} [${x.unit}]` : x.header)).join(', '));
+  if (f.header)
+    lines.push(fields.map((x) => (x.unit && f.units ? `${x.header} [${x.unit}]` : x.header)).join(', '));
   for (const g of gpus) {
     const cells = fields.map((x) => {
       const v = x.value(g);
@@ -125,7 +144,13 @@ function queryGpu(ctx: CommandContext, query: string, f: Format, gpus: GpuReadin
       continue;
     }
     if (malformed && g.index === 5) {
-      lines.push(fields.map((x) => (x.header === 'index' || x.header === 'name' || x.header === 'uuid' ? x.value(g) : '[N/A]')).join(', '));
+      lines.push(
+        fields
+          .map((x) =>
+            x.header === 'index' || x.header === 'name' || x.header === 'uuid' ? x.value(g) : '[N/A]',
+          )
+          .join(', '),
+      );
       continue;
     }
     if (malformed && g.index === 7) {
@@ -136,19 +161,34 @@ function queryGpu(ctx: CommandContext, query: string, f: Format, gpus: GpuReadin
     lines.push(cells.join(', '));
   }
   if (malformed) {
-    lines.splice(f.header ? 4 : 3, 0, 'Unable to determine the device handle for GPU0000:5D:00.0: Unknown Error');
+    lines.splice(
+      f.header ? 4 : 3,
+      0,
+      'Unable to determine the device handle for GPU0000:5D:00.0: Unknown Error',
+    );
   }
   ctx.io.out(`${lines.join('\n')}\n`);
   return 0;
 }
 
 function computeApps(ctx: CommandContext, query: string, f: Format, gpus: GpuReading[]): number {
-  const fields: Record<string, { header: string; unit?: string; value: (g: GpuReading, pid: number) => string }> = {
+  const fields: Record<
+    string,
+    { header: string; unit?: string; value: (g: GpuReading, pid: number) => string }
+  > = {
     pid: { header: 'pid', value: (_g, pid) => String(pid) },
     process_name: { header: 'process_name', value: () => '/opt/sglang/venv/bin/python' },
     name: { header: 'process_name', value: () => '/opt/sglang/venv/bin/python' },
-    used_memory: { header: 'used_gpu_memory', unit: 'MiB', value: (g) => String(Math.max(0, g.memoryUsedMiB - 520)) },
-    used_gpu_memory: { header: 'used_gpu_memory', unit: 'MiB', value: (g) => String(Math.max(0, g.memoryUsedMiB - 520)) },
+    used_memory: {
+      header: 'used_gpu_memory',
+      unit: 'MiB',
+      value: (g) => String(Math.max(0, g.memoryUsedMiB - 520)),
+    },
+    used_gpu_memory: {
+      header: 'used_gpu_memory',
+      unit: 'MiB',
+      value: (g) => String(Math.max(0, g.memoryUsedMiB - 520)),
+    },
     gpu_uuid: { header: 'gpu_uuid', value: (g) => g.uuid },
     gpu_name: { header: 'gpu_name', value: (g) => g.name },
     gpu_bus_id: { header: 'gpu_bus_id', value: (g) => g.busId },
@@ -162,7 +202,13 @@ function computeApps(ctx: CommandContext, query: string, f: Format, gpus: GpuRea
   }
   const lines: string[] = [];
   if (f.header) {
-    lines.push(names.map((n) => (fields[n].unit && f.units ? `${fields[n].header} [${fields[n].unit}]` : fields[n].header)).join(', '));
+    lines.push(
+      names
+        .map((n) =>
+          fields[n].unit && f.units ? `${fields[n].header} [${fields[n].unit}]` : fields[n].header,
+        )
+        .join(', '),
+    );
   }
   for (const g of gpus) {
     // Each TP rank is its own process; the demo reports the scheduler PID of the rank on this GPU.

@@ -57,7 +57,13 @@ export function parseShell(line: string): ShellParse {
     const t = tokens[i];
     if (typeof t === 'string') {
       const next = tokens[i + 1];
-      if ((t === '1' || t === '2') && next && typeof next === 'object' && 'op' in next && line.includes(`${t}>`)) {
+      if (
+        (t === '1' || t === '2') &&
+        next &&
+        typeof next === 'object' &&
+        'op' in next &&
+        line.includes(`${t}>`)
+      ) {
         const r = redirect(cur, Number(t), next.op, tokens[i + 2]);
         if (r) return r;
         i += 2;
@@ -104,10 +110,19 @@ function fresh(): SimpleCommand {
 }
 
 function syntaxError(op: string): ShellParse {
-  return { ok: false, exitCode: 2, message: `bash: -c: line 1: syntax error near unexpected token \`${op}'\n` };
+  return {
+    ok: false,
+    exitCode: 2,
+    message: `bash: -c: line 1: syntax error near unexpected token \`${op}'\n`,
+  };
 }
 
-function redirect(cur: SimpleCommand, fd: number, op: string, target: ParseEntry | undefined): ShellParse | null {
+function redirect(
+  cur: SimpleCommand,
+  fd: number,
+  op: string,
+  target: ParseEntry | undefined,
+): ShellParse | null {
   if (typeof target !== 'string') return syntaxError('newline');
   if (op === '>&') {
     if (fd === 2 && target === '1') cur.stderrToStdout = true;

@@ -90,7 +90,11 @@ function parseArgs(argv: string[]): Parsed {
     }
     if (a === '-p' || a === '--property' || a === '-P') {
       const v = take();
-      if (v === null) return { ok: false, message: `systemctl: option requires an argument -- '${a.replace(/^-+/, '')}'\n` };
+      if (v === null)
+        return {
+          ok: false,
+          message: `systemctl: option requires an argument -- '${a.replace(/^-+/, '')}'\n`,
+        };
       opts.props.push(...v.split(','));
       if (a === '-P') opts.value = true;
       continue;
@@ -112,7 +116,8 @@ function parseArgs(argv: string[]): Parsed {
     m = /^--lines=(\d+)$/.exec(a) ?? /^-n(\d+)$/.exec(a);
     if (m || a === '-n' || a === '--lines') {
       const v = m ? m[1] : take();
-      if (v === null || !/^\d+$/.test(v)) return { ok: false, message: `Failed to parse lines '${v ?? ''}'\n` };
+      if (v === null || !/^\d+$/.test(v))
+        return { ok: false, message: `Failed to parse lines '${v ?? ''}'\n` };
       opts.lines = Number(v);
       continue;
     }
@@ -132,7 +137,10 @@ function roleOfUnit(sim: DemoSimulation, name: string): DemoRole | null {
 }
 
 function globToRegExp(glob: string): RegExp {
-  const esc = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const esc = glob
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${esc}$`);
 }
 
@@ -272,7 +280,10 @@ function unitProperties(sim: DemoSimulation, u: UnitRuntime): Array<[string, str
     ['WantedBy', 'multi-user.target'],
     ['Conflicts', 'shutdown.target'],
     ['Before', 'shutdown.target multi-user.target'],
-    ['After', ['systemd-journald.socket', 'basic.target', 'sysinit.target', 'system.slice', ...d.after].join(' ')],
+    [
+      'After',
+      ['systemd-journald.socket', 'basic.target', 'sysinit.target', 'system.slice', ...d.after].join(' '),
+    ],
     ['Description', d.description],
     ['LoadState', 'loaded'],
     ['ActiveState', u.activeState],
@@ -327,12 +338,16 @@ function unitProperties(sim: DemoSimulation, u: UnitRuntime): Array<[string, str
   return props;
 }
 
-function backgroundProperties(name: string, description: string, sim: DemoSimulation): Array<[string, string]> {
+function backgroundProperties(
+  name: string,
+  description: string,
+  sim: DemoSimulation,
+): Array<[string, string]> {
   const since = sim.bootedAt + 9000;
   return [
     ['Type', 'simple'],
     ['Restart', 'on-failure'],
-    ['MainPID', String(600 + (name.length * 37) % 900)],
+    ['MainPID', String(600 + ((name.length * 37) % 900))],
     ['Result', 'success'],
     ['NRestarts', '0'],
     ['ExecMainStatus', '0'],
@@ -414,10 +429,12 @@ function malform(text: string): string {
   const out: string[] = [];
   lines.forEach((l, i) => {
     if (l.startsWith('NRestarts=')) out.push('NRestarts=several');
-    else if (l.startsWith('ActiveEnterTimestamp=')) out.push('ActiveEnterTimestamp=Tue 2026-13-45 99:99:99 XYZ');
+    else if (l.startsWith('ActiveEnterTimestamp='))
+      out.push('ActiveEnterTimestamp=Tue 2026-13-45 99:99:99 XYZ');
     else if (l.startsWith('MainPID=')) out.push(l, 'MainPID=-1');
     else out.push(l);
-    if (i === 1) out.push('Failed to parse bus message: Bad message', '\u0000\u0001garbage\u0007 without equals sign');
+    if (i === 1)
+      out.push('Failed to parse bus message: Bad message', '\u0000\u0001garbage\u0007 without equals sign');
   });
   const joined = out.join('\n');
   return joined.slice(0, Math.max(10, joined.length - 17));
@@ -444,7 +461,8 @@ function statusText(sim: DemoSimulation, name: string, opts: Opts): { text: stri
       : u.activeState === 'failed' || u.activeState === 'inactive'
         ? u.ts.inactiveEnter
         : u.ts.stateChange;
-  const sub = u.activeState === 'failed' ? `failed (Result: ${u.result})` : `${u.activeState} (${u.subState})`;
+  const sub =
+    u.activeState === 'failed' ? `failed (Result: ${u.result})` : `${u.activeState} (${u.subState})`;
   const lines = [
     `${dot} ${d.name} - ${d.description}`,
     `     Loaded: loaded (${d.fragmentPath}; enabled; preset: enabled)`,
@@ -452,14 +470,22 @@ function statusText(sim: DemoSimulation, name: string, opts: Opts): { text: stri
   ];
   if (u.mainPid) lines.push(`   Main PID: ${u.mainPid} (python)`);
   else if (u.execMain.pid && u.execMain.exitAt !== null) {
-    const how = u.execMain.code === 1 ? `exited, status=${u.execMain.status}/${u.execMain.status ? 'FAILURE' : 'SUCCESS'}` : `killed, signal=${u.execMain.status === 9 ? 'KILL' : 'TERM'}`;
-    lines.push(`    Process: ${u.execMain.pid} ExecStart=${d.execStartArgv[0]} ${d.execStartArgv.slice(1).join(' ')} (code=${how})`);
+    const how =
+      u.execMain.code === 1
+        ? `exited, status=${u.execMain.status}/${u.execMain.status ? 'FAILURE' : 'SUCCESS'}`
+        : `killed, signal=${u.execMain.status === 9 ? 'KILL' : 'TERM'}`;
+    lines.push(
+      `    Process: ${u.execMain.pid} ExecStart=${d.execStartArgv[0]} ${d.execStartArgv.slice(1).join(' ')} (code=${how})`,
+    );
     lines.push(`   Main PID: ${u.execMain.pid} (code=${how})`);
   }
   const mem = sim.memoryCurrentBytes(d.role);
   if (u.mainPid) {
     lines.push(`      Tasks: ${d.role === 'router' ? 37 : 412} (limit: 618936)`);
-    if (mem !== null) lines.push(`     Memory: ${(mem / 1024 ** 3).toFixed(1)}G (peak: ${Math.max(mem / 1024 ** 3, u.peakMemGiB).toFixed(1)}G)`);
+    if (mem !== null)
+      lines.push(
+        `     Memory: ${(mem / 1024 ** 3).toFixed(1)}G (peak: ${Math.max(mem / 1024 ** 3, u.peakMemGiB).toFixed(1)}G)`,
+      );
     lines.push(`     CGroup: /system.slice/${d.name}`);
     lines.push(`             └─${u.mainPid} ${d.execStartArgv.join(' ')}`);
   }
@@ -468,7 +494,8 @@ function statusText(sim: DemoSimulation, name: string, opts: Opts): { text: stri
     lines.push('');
     for (const e of entries) lines.push(formatEntry(e, 'short', { all: false }).toString('utf8'));
   }
-  const code = u.activeState === 'active' || u.activeState === 'activating' || u.activeState === 'deactivating' ? 0 : 3;
+  const code =
+    u.activeState === 'active' || u.activeState === 'activating' || u.activeState === 'deactivating' ? 0 : 3;
   return { text: `${lines.join('\n')}\n`, code };
 }
 
@@ -521,7 +548,8 @@ function listUnits(sim: DemoSimulation, patterns: string[], opts: Opts): string 
   let rows = allRows(sim);
   if (types.length) rows = [];
   if (res.length) rows = rows.filter((r) => res.some((re) => re.test(r.unit)));
-  if (opts.states.length) rows = rows.filter((r) => opts.states.includes(r.active) || opts.states.includes(r.sub));
+  if (opts.states.length)
+    rows = rows.filter((r) => opts.states.includes(r.active) || opts.states.includes(r.sub));
   else if (!opts.all) rows = rows.filter((r) => r.active !== 'inactive');
   const w = {
     unit: Math.max(4, ...rows.map((r) => r.unit.length)),
@@ -570,7 +598,11 @@ const JOB_EXPLANATION: Record<string, string> = {
   'core-dump': 'a fatal signal was delivered causing the control process to dump core',
 };
 
-async function waitForJob(ctx: CommandContext, role: DemoRole, want: 'active' | 'inactive'): Promise<string | null> {
+async function waitForJob(
+  ctx: CommandContext,
+  role: DemoRole,
+  want: 'active' | 'inactive',
+): Promise<string | null> {
   const { sim } = ctx;
   // Let the state machine take its first step (stopping takes a few seconds before the start begins).
   for (;;) {
@@ -712,7 +744,9 @@ export async function systemctl(argv: string[], ctx: CommandContext): Promise<nu
         if (s.code !== 0 && code === 0) code = s.code;
       }
       if (!names.length) {
-        parts.push(`● ${HOSTNAME}\n    State: running\n    Units: 312 loaded (incl. loaded aliases)\n     Jobs: 0 queued\n   Failed: 0 units\n`);
+        parts.push(
+          `● ${HOSTNAME}\n    State: running\n    Units: 312 loaded (incl. loaded aliases)\n     Jobs: 0 queued\n   Failed: 0 units\n`,
+        );
       }
       io.out(parts.join('\n'));
       return code;
@@ -752,7 +786,9 @@ export async function systemctl(argv: string[], ctx: CommandContext): Promise<nu
     case 'daemon-reload':
     case 'reset-failed':
       if (ctx.user !== 'root') {
-        io.err(`Failed to ${verb === 'daemon-reload' ? 'reload daemon' : 'reset failed state'}: Interactive authentication required.\n`);
+        io.err(
+          `Failed to ${verb === 'daemon-reload' ? 'reload daemon' : 'reset failed state'}: Interactive authentication required.\n`,
+        );
         return 4;
       }
       return 0;
