@@ -158,16 +158,25 @@ function ServiceRun({ s, op }: { s: ServiceRestartView; op: RestartOperation }):
 
 function Journal({ s }: { s: ServiceRestartView }): React.JSX.Element | null {
   const box = useRef<HTMLPreElement>(null);
+  // Follow the newest line unless the operator scrolled up to read.
+  const follow = useRef(true);
   const lines = s.journal.slice(-60);
   const last = lines.at(-1);
   useEffect(() => {
     const el = box.current;
-    // Follow the newest line unless the operator scrolled up to read.
-    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 80) el.scrollTop = el.scrollHeight;
+    if (el && follow.current) el.scrollTop = el.scrollHeight;
   }, [last?.ts, last?.text]);
   if (!lines.length) return null;
   return (
-    <pre className="restart-journal" ref={box} data-testid={`restart-journal-${s.role}`}>
+    <pre
+      className="restart-journal"
+      ref={box}
+      data-testid={`restart-journal-${s.role}`}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        follow.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+      }}
+    >
       {lines.map((l, i) => (
         <div key={`${l.ts}-${i}`} className={l.priority !== undefined && l.priority <= 3 ? 'bad' : undefined}>
           {l.text}

@@ -1,0 +1,334 @@
+// Restarts end to end: browser mode with the demo host on a fast clock (--demo-speed), the real core and
+// renderer, real Chromium. The happy path walks every step on screen; failure modes are switched on in the
+// demo host through the app's own demoControl request and must end in the message an operator needs.
+// One app serves the file (2 cores); tests run in order, faults are switched off after each.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, expect, type Browser, type Page } from '@playwright/test';
+import WebSocket from 'ws';
+import { launchChromium } from './support/browser';
+
+/** The demo runs this many times faster than real time: a ~2 min decode restart takes a few seconds. */
+const SPEED = 40;
+const root = join(__dirname, '..');
+// PD_E2E_OUT lets a run use its own build (electron-vite build --outDir …) while others use out/.
+const outDir = process.env.PD_E2E_OUT ?? join(root, 'out');
+const shots = join(root, 'docs', 'screenshots');
+
+let proc: ChildProcess;
+let url: string;
+let browser: Browser;
+let page: Page;
+const errors: string[] = [];
+
+async function startBrowserMode(): Promise<string> {
+  proc = spawn(
+    process.execPath,
+    [join(outDir, 'main', 'web.js'), '--demo', '--no-open', '--demo-speed', String(SPEED)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_PATH: join(root, 'node_modules') },
+    },
+  );
+  let out = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`browser mode printed no URL within 20 s:\n${out}`)),
+      20_000,
+    );
+    proc.stdout!.on('data', () => {
+      const m = /^(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`browser mode exited with ${code}:\n${out}`)));
+  });
+}
+
+/** Calls one API request over the app's WebSocket, as the renderer does (token + same origin). */
+async function call(method: string, args: unknown): Promise<unknown> {
+  const u = new URL(url);
+  const ws = new WebSocket(`ws://${u.host}/api?token=${u.searchParams.get('token')}`, { origin: u.origin });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    ws.send(JSON.stringify({ t: 'req', id: 1, method, args }));
+    return await new Promise((resolve, reject) => {
+      ws.on('message', (data: WebSocket.RawData) => {
+        const f = JSON.parse(data.toString()) as {
+          t: string;
+          id?: number;
+          envelope?: { ok: boolean; result?: unknown; error?: { message: string } };
+        };
+        if (f.t !== 'res' || f.id !== 1 || !f.envelope) return;
+        if (f.envelope.ok) resolve(f.envelope.result);
+        else reject(new Error(f.envelope.error?.message));
+      });
+    });
+  } finally {
+    ws.close();
+  }
+}
+
+const fault = (name: string, on: boolean, role?: string): Promise<unknown> =>
+  call('demoControl', { deploymentId: 'demo', fault: name, on, ...(role ? { role } : {}) });
+
+async function openPlan(role: 'prefill' | 'decode' | 'router'): Promise<void> {
+  await page.getByTestId(`service-card-${role}`).getByTestId(`restart-button-${role}`).click();
+  await expect(page.getByTestId('restart-dialog')).toBeVisible();
+  await expect(page.getByTestId('restart-confirm')).toBeEnabled();
+}
+
+async function confirmAndWaitEnd(): Promise<void> {
+  await page.getByTestId('restart-confirm').click();
+  const panel = page.getByTestId('restart-progress');
+  await expect(panel).toBeVisible();
+  await expect(panel).not.toHaveAttribute('data-state', 'running', { timeout: 45_000 });
+}
+
+async function closePanel(): Promise<void> {
+  await page.getByTestId('restart-close').click();
+  await expect(page.getByTestId('restart-progress')).toBeHidden();
+}
+
+async function setTimeoutMinutes(kind: 'server' | 'router', step: string, minutes: number): Promise<void> {
+  await page.getByTestId('open-palette').click();
+  await page.getByTestId('palette-input').fill('restart settings');
+  await page.getByTestId('palette-item').first().click();
+  const input = page.getByTestId(`restart-timeout-${kind}-${step}`);
+  await input.fill(String(minutes));
+  await input.blur();
+  await page.getByTestId('restart-settings-close').click();
+}
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  url = await startBrowserMode();
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  for (const role of ['prefill', 'decode', 'router'])
+    await expect(page.getByTestId(`service-card-${role}`).getByTestId('active-state')).toContainText(
+      'active',
+      {
+        timeout: 30_000,
+      },
+    );
+});
+
+test.afterAll(async () => {
+  await browser?.close();
+  if (proc && proc.exitCode === null) {
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await exited;
+  }
+});
+
+test('restart decode from its card: the plan, then every step visible until the router takes it back', async () => {
+  await openPlan('decode');
+  const dialog = page.getByTestId('restart-dialog');
+  await expect(dialog.getByTestId('restart-plan-host')).toHaveText('demo GPU host (simulated)');
+  await expect(dialog.getByTestId('restart-command-decode')).toHaveText(
+    'sudo -n systemctl --no-block restart sglang-decode.service',
+  );
+  await expect(dialog.getByTestId('restart-impact-decode')).toContainText(
+    /\d+ running request\(s\) on the worker/,
+  );
+  await expect(dialog.getByTestId('restart-last-decode')).toContainText(/last restart: .+ ago/);
+  await expect(dialog.getByTestId('restart-drain')).toBeDisabled();
+  await expect(dialog.getByTestId('restart-drain-reason')).toContainText(
+    'drain not supported by this router version',
+  );
+  await expect(dialog.getByTestId('restart-warning').first()).toContainText(
+    'PD needs a healthy prefill and a healthy decode',
+  );
+  await page.screenshot({ path: join(shots, 'restart-plan.png') });
+
+  await page.getByTestId('restart-confirm').click();
+  const panel = page.getByTestId('restart-progress');
+  await expect(panel).toHaveAttribute('data-state', 'running');
+  // Each step is seen running, in order, with the load's progress and journal as they happen.
+  for (const kind of ['command', 'active'])
+    await expect(panel.getByTestId(`restart-step-decode-${kind}`)).toHaveAttribute(
+      'data-state',
+      /running|succeeded/,
+    );
+  await expect(panel.getByTestId('restart-progress-decode')).toHaveAttribute(
+    'data-phase',
+    /weights|kv-cache|cuda-graph/,
+  );
+  await expect(panel.getByTestId('restart-journal-decode')).toContainText(
+    'Loading safetensors checkpoint shards',
+  );
+  await page.screenshot({ path: join(shots, 'restart-progress.png') });
+  await expect(panel.getByTestId('restart-step-decode-health')).toHaveAttribute(
+    'data-state',
+    /running|succeeded/,
+    {
+      timeout: 30_000,
+    },
+  );
+  await expect(panel.getByTestId('restart-step-decode-router')).toHaveAttribute(
+    'data-state',
+    /running|succeeded/,
+    {
+      timeout: 30_000,
+    },
+  );
+  await expect(panel).toHaveAttribute('data-state', 'succeeded', { timeout: 30_000 });
+  await expect(panel.getByTestId('restart-summary')).toHaveText(/^decode restarted in \d+ min \d+ s$/);
+  for (const kind of ['command', 'active', 'health', 'router'])
+    await expect(panel.getByTestId(`restart-step-decode-${kind}`)).toHaveAttribute('data-state', 'succeeded');
+  await expect(panel.getByTestId('restart-journal-decode')).toContainText('fired up and ready to roll');
+  await page.screenshot({ path: join(shots, 'restart-done.png') });
+  await closePanel();
+  // Who, when, what, result and duration are on the deployment's timeline (drawn on the charts).
+  const events = (await call('listEvents', { deploymentId: 'demo' })) as Array<{
+    kind: string;
+    title: string;
+  }>;
+  const restartEvents = events
+    .filter((e) => e.kind === 'action' || e.kind === 'restart-step')
+    .map((e) => e.title);
+  expect(restartEvents[0]).toMatch(/^\S+ started a restart of decode on demo GPU host \(simulated\)$/);
+  expect(restartEvents.at(-1)).toMatch(/^restart of decode succeeded after \d+ min \d+ s$/);
+  expect(restartEvents.filter((t) => t.startsWith('decode restart: '))).toHaveLength(4);
+  expect(errors).toEqual([]);
+});
+
+test('a stack restart from the palette survives a page reload and resumes on screen', async () => {
+  await page.getByTestId('open-palette').click();
+  await page.getByTestId('palette-input').fill('restart pd stack');
+  await page.getByTestId('palette-item').first().click();
+  await expect(page.getByTestId('restart-plan-order')).toHaveText('prefill + decode → router');
+  await page.getByTestId('restart-confirm').click();
+  const panel = page.getByTestId('restart-progress');
+  await expect(panel.getByTestId('restart-step-decode-active')).toHaveAttribute('data-state', 'running');
+  const id = await panel.getAttribute('data-operation');
+  await page.reload();
+  await expect(panel).toBeVisible({ timeout: 20_000 });
+  await expect(panel).toHaveAttribute('data-operation', id!);
+  await expect(panel).toHaveAttribute('data-state', 'succeeded', { timeout: 45_000 });
+  await expect(panel.getByTestId('restart-step-router-router')).toContainText('/readiness 200');
+  await closePanel();
+});
+
+test('sudo asks for a password: nothing restarts, the sudoers line that would allow it is shown', async () => {
+  await fault('sudo-password', true);
+  try {
+    await openPlan('prefill');
+    await confirmAndWaitEnd();
+    const panel = page.getByTestId('restart-progress');
+    await expect(panel).toHaveAttribute('data-state', 'failed');
+    await expect(panel.getByTestId('restart-failure-message')).toContainText(
+      'prefill: command step — sudo on demo GPU host (simulated) asks for a password',
+    );
+    await expect(panel.getByTestId('restart-sudoers')).toHaveText(
+      /^\S+ ALL=\(root\) NOPASSWD: \/usr\/bin\/systemctl --no-block restart sglang-prefill\.service, \/usr\/bin\/systemctl --no-block restart sglang-decode\.service, \/usr\/bin\/systemctl --no-block restart sglang-router\.service$/,
+    );
+    await expect(panel.getByTestId('restart-step-prefill-active')).toHaveAttribute('data-state', 'skipped');
+    await page.screenshot({ path: join(shots, 'restart-sudo.png') });
+    await closePanel();
+  } finally {
+    await fault('sudo-password', false);
+  }
+});
+
+test('decode fails to start: the failed step, systemd Result=exit-code and the traceback from the journal', async () => {
+  await fault('unit-fails-to-start', true, 'decode');
+  try {
+    await openPlan('decode');
+    await confirmAndWaitEnd();
+    const panel = page.getByTestId('restart-progress');
+    await expect(panel).toHaveAttribute('data-state', 'failed');
+    await expect(panel.getByTestId('restart-failure-message')).toContainText(
+      'decode: active step — sglang-decode.service failed to start: the main process exited with an error, exit status 1',
+    );
+    await expect(panel.getByTestId('restart-failure-result')).toHaveText('systemd Result=exit-code');
+    await expect(panel.getByTestId('restart-failure-journal')).toContainText(
+      'RuntimeError: Not enough memory',
+    );
+    await expect(page.getByTestId('service-card-decode').getByTestId('active-state')).toContainText('failed');
+    await closePanel();
+  } finally {
+    await fault('unit-fails-to-start', false, 'decode');
+  }
+});
+
+test('/health never turns 200 within the (configured) timeout: fails at the health step with the last answer', async () => {
+  await setTimeoutMinutes('server', 'healthMs', 1);
+  await fault('health-never-ok', true, 'decode');
+  try {
+    await openPlan('decode');
+    await confirmAndWaitEnd();
+    const panel = page.getByTestId('restart-progress');
+    await expect(panel).toHaveAttribute('data-state', 'failed');
+    await expect(panel.getByTestId('restart-step-decode-active')).toHaveAttribute('data-state', 'succeeded');
+    await expect(panel.getByTestId('restart-step-decode-health')).toHaveAttribute('data-state', 'failed');
+    await expect(panel.getByTestId('restart-failure-message')).toContainText(
+      /decode never answered http:\/\/127\.0\.0\.1:30200\/health with 200 within 1 min 0 s \(last: GET .* 503/,
+    );
+    await closePanel();
+  } finally {
+    await fault('health-never-ok', false, 'decode');
+    await setTimeoutMinutes('server', 'healthMs', 35);
+  }
+  // Without the fault the same service comes back by itself: the card says so once the router re-adds it.
+  await expect(page.getByTestId('service-card-decode').getByTestId('health')).toContainText('healthy', {
+    timeout: 30_000,
+  });
+});
+
+test('read-only mode hides every restart action, and the core refuses too', async () => {
+  await page.getByTestId('open-palette').click();
+  await page.getByTestId('palette-input').fill('restart settings');
+  await page.getByTestId('palette-item').first().click();
+  // The checkbox shows the core's setting: it turns checked when the core pushes the new settings back.
+  await page.getByTestId('restart-setting-readonly').click();
+  await expect(page.getByTestId('restart-setting-readonly')).toBeChecked();
+  await page.getByTestId('restart-settings-close').click();
+  for (const role of ['prefill', 'decode', 'router'])
+    await expect(page.getByTestId(`restart-button-${role}`)).toHaveCount(0);
+  await page.getByTestId('open-palette').click();
+  await page.getByTestId('palette-input').fill('restart');
+  await expect(page.locator('[data-command^="restart-"]')).toHaveText([/Restart settings/]);
+  await page.keyboard.press('Escape');
+  await expect(call('startRestart', { deploymentId: 'demo', target: 'decode' })).rejects.toThrow(
+    'PD Console is in read-only mode: restarts are switched off',
+  );
+  await call('setRestartSettings', { readOnly: false });
+  await expect(page.getByTestId('restart-button-decode')).toBeVisible();
+});
+
+test('the router never re-adds decode: fails at the router step, saying what the router reports', async () => {
+  await setTimeoutMinutes('server', 'routerMs', 1);
+  await fault('router-never-readds', true, 'decode');
+  try {
+    await openPlan('decode');
+    await confirmAndWaitEnd();
+    const panel = page.getByTestId('restart-progress');
+    await expect(panel).toHaveAttribute('data-state', 'failed');
+    await expect(panel.getByTestId('restart-step-decode-health')).toHaveAttribute('data-state', 'succeeded');
+    await expect(panel.getByTestId('restart-failure-message')).toContainText(
+      /decode: router step — the router never re-added decode within 1 min 0 s: the router reports http:\/\/127\.0\.0\.1:30200 unhealthy/,
+    );
+    await expect(panel.getByTestId('restart-failure-hint')).toContainText('restarting the router');
+    await page.screenshot({ path: join(shots, 'restart-router-failure.png') });
+    await closePanel();
+  } finally {
+    await fault('router-never-readds', false, 'decode');
+  }
+  expect(errors).toEqual([]);
+});
