@@ -24,6 +24,8 @@ export async function openFixture(
     speed?: number;
     demo?: DemoHostOptions;
     restart?: RestartServiceOptions;
+    /** SSH user the core logs in as (the demo host accepts its user and root). */
+    sshUser?: string;
     /** Edit the deployment the core is given (e.g. a misspelt unit). */
     deployment?: (d: Omit<DeploymentConfig, 'id'>) => Omit<DeploymentConfig, 'id'>;
   } = {},
@@ -36,7 +38,11 @@ export async function openFixture(
     version: 'test',
     clock: systemClock,
     intervalMs: 500,
-    demo: async () => ({ ...demo, deployment: opts.deployment ? opts.deployment(base) : base }),
+    demo: async () => ({
+      ...demo,
+      username: opts.sshUser ?? demo.username,
+      deployment: opts.deployment ? opts.deployment(base) : base,
+    }),
   });
   const restart = new RestartService(core, {
     clockFor: () => clock,

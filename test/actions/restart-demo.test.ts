@@ -193,6 +193,35 @@ describe('restart against the demo host', () => {
     expect(stepOf(end, 'decode', 'active').state).toBe('skipped');
   });
 
+  it('connected as root: plain systemctl, no sudo involved (even where sudo would ask for a password)', async () => {
+    f = await openFixture({ sshUser: 'root' });
+    await settled(f);
+    f.demo.sim.setFault('sudo-password', true);
+    const plan = await f.restart.planRestart({ deploymentId: f.deploymentId, target: 'router' });
+    expect(plan.connectedAs).toEqual({ user: 'root', uid: 0 });
+    expect(plan.services[0]).toMatchObject({
+      privilege: 'root',
+      command: 'systemctl --no-block restart sglang-router.service',
+    });
+    const end = await restart(f, 'router');
+    expect(end.state).toBe('succeeded');
+    expect(stepOf(end, 'router', 'router').detail).toMatch(
+      /^\/readiness 200 \(prefill healthy, decode healthy\)/,
+    );
+  });
+
+  it('polkit mode without a polkit rule: systemd refuses, and the hint says how to switch back to sudo', async () => {
+    f = await openFixture({ restart: { settings: { polkit: true } } });
+    await settled(f);
+    const end = await restart(f, 'router');
+    expect(end.failure).toMatchObject({
+      step: 'command',
+      message:
+        'systemd on demo GPU host (simulated) refused the restart: Failed to restart sglang-router.service: Interactive authentication required.',
+    });
+    expect(end.failure?.hint).toMatch(/turn "polkit" off in the restart settings/);
+  });
+
   it('a unit name systemd does not know: refused before anything runs, with how to find the right one', async () => {
     f = await openFixture({
       deployment: (d) => ({
