@@ -43,6 +43,9 @@ export interface StreamEnd {
 type LineHandler = (buf: Buffer, start: number, end: number) => void;
 
 const NL = 10;
+/** Decompressed bytes allowed to wait for parsing before zlib is paused, and resumed. */
+const QUEUE_HIGH = 8 * 1024 * 1024;
+const QUEUE_LOW = 2 * 1024 * 1024;
 
 /**
  * Streams the decompressed lines of `path` into `onHeader` (line 1) and `onLine` (the rest). A zlib error or an
@@ -102,6 +105,15 @@ export async function streamLines(
     let lineNo = 0;
     let decodedBytes = 0;
     let settled = false;
+    // Decompressed chunks wait here and are parsed in separate macrotasks: zlib's 'data' callback returns at
+    // once, so the thread pool inflates the next chunk while this thread parses (two cores, not one).
+    const queue: Buffer[] = [];
+    let queuedBytes = 0;
+    let scheduled = false;
+    let paused = false;
+    let waiting = false;
+    let zlibEnded = false;
+    let zlibError: Error | null = null;
     const finish = (damage: string | null, partialTail: boolean): void => {
       if (settled) return;
       settled = true;
@@ -136,8 +148,8 @@ export async function streamLines(
         return false;
       }
     };
-    gunzip.on('data', (chunk: Buffer) => {
-      if (settled) return;
+    /** Splits one decompressed chunk into lines; false once reading must stop. */
+    const processChunk = (chunk: Buffer): boolean => {
       decodedBytes += chunk.length;
       let pos = 0;
       if (carry !== null) {
@@ -148,33 +160,26 @@ export async function streamLines(
         } else {
           const line = Buffer.concat([carry, chunk.subarray(0, nl)]);
           carry = null;
-          if (!handle(line, 0, line.length)) return;
+          if (!handle(line, 0, line.length)) return false;
           pos = nl + 1;
         }
       }
       for (;;) {
         const nl = chunk.indexOf(NL, pos);
         if (nl < 0) break;
-        if (!handle(chunk, pos, nl)) return;
+        if (!handle(chunk, pos, nl)) return false;
         pos = nl + 1;
       }
-      if (pos < chunk.length) carry = carry === null ? Buffer.from(chunk.subarray(pos)) : carry;
-      const wait = throttle?.();
-      if (wait) {
-        gunzip.pause();
-        wait.then(
-          () => gunzip.resume(),
-          (err: unknown) => fatal(err),
-        );
-      }
+      if (pos < chunk.length && carry === null) carry = Buffer.from(chunk.subarray(pos));
       const limit = lineNo === 0 ? MAX_HEADER_CHARS : MAX_RECORD_CHARS;
       if (carry !== null && carry.length > limit) {
         if (lineNo === 0) fatal(notOurs());
         else finish(`line ${lineNo + 1} is longer than ${limit} bytes`, false);
+        return false;
       }
-    });
-    gunzip.on('end', () => {
-      if (settled) return;
+      return true;
+    };
+    const onZlibEnd = (): void => {
       if (lineNo === 0) {
         // Not even one full line: either a foreign gzip file or a recording cut inside its header.
         const text = carry ? carry.toString('utf8') : '';
@@ -190,9 +195,8 @@ export async function streamLines(
         return;
       }
       finish(null, carry !== null && carry.length > 0);
-    });
-    gunzip.on('error', (err: Error) => {
-      if (settled) return;
+    };
+    const onZlibError = (err: Error): void => {
       if (lineNo === 0)
         fatal(
           new RecordingOpenError(
@@ -206,6 +210,60 @@ export async function streamLines(
           `the compressed data is damaged after ${decodedBytes} decompressed bytes (${err.message})`,
           carry !== null && carry.length > 0,
         );
+    };
+    const drain = (): void => {
+      scheduled = false;
+      if (settled || waiting) return;
+      // A few chunks per macrotask, so zlib's completions get the thread in between.
+      for (let i = 0; i < 4 && queue.length; i++) {
+        const chunk = queue.shift() as Buffer;
+        queuedBytes -= chunk.length;
+        if (!processChunk(chunk)) return;
+        const wait = throttle?.();
+        if (wait) {
+          waiting = true;
+          wait.then(
+            () => {
+              waiting = false;
+              schedule();
+            },
+            (err: unknown) => fatal(err),
+          );
+          return;
+        }
+      }
+      if (paused && queuedBytes < QUEUE_LOW) {
+        paused = false;
+        gunzip.resume();
+      }
+      if (queue.length) schedule();
+      // Everything decompressed before an error or the end is parsed first.
+      else if (zlibError) onZlibError(zlibError);
+      else if (zlibEnded) onZlibEnd();
+    };
+    const schedule = (): void => {
+      if (!scheduled && !settled) {
+        scheduled = true;
+        setImmediate(drain);
+      }
+    };
+    gunzip.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      queue.push(chunk);
+      queuedBytes += chunk.length;
+      if (queuedBytes > QUEUE_HIGH && !paused) {
+        paused = true;
+        gunzip.pause();
+      }
+      schedule();
+    });
+    gunzip.on('end', () => {
+      zlibEnded = true;
+      schedule();
+    });
+    gunzip.on('error', (err: Error) => {
+      zlibError = err;
+      schedule();
     });
     input.on('error', (err) =>
       fatal(new RecordingOpenError(`Cannot read recording ${path}: ${err.message}`, 'unreadable', path)),

@@ -9,6 +9,9 @@ export const TOKEN_DELTA = 0;
 export const TOKEN_DECIMAL = 1;
 /** Absolute value that is not a short decimal (full float in exponent form, NaN, ±Inf, -0, >15 digits…). */
 export const TOKEN_RAW = 2;
+/** TOKEN_RAW not parsed yet: its text is bytes [start[k], end[k]) of `buf` (parsing a float string is the
+ * costliest step of reading a row, and a filtered open never needs most of them). */
+export const TOKEN_RAW_TEXT = 3;
 
 const P10: readonly number[] = POW10.slice();
 
@@ -30,6 +33,10 @@ export class ParsedRow {
   num = new Float64Array(0);
   mant = new Float64Array(0);
   dec = new Int8Array(0);
+  start = new Int32Array(0);
+  end = new Int32Array(0);
+  /** The bytes TOKEN_RAW_TEXT tokens point into; valid until the next parse. */
+  buf: Buffer | null = null;
 
   constructor(capacity = 1024) {
     this.grow(capacity);
@@ -46,6 +53,12 @@ export class ParsedRow {
     mant.set(this.mant);
     const dec = new Int8Array(capacity);
     dec.set(this.dec);
+    const start = new Int32Array(capacity);
+    start.set(this.start);
+    const end = new Int32Array(capacity);
+    end.set(this.end);
+    this.start = start;
+    this.end = end;
     this.gap = gap;
     this.kind = kind;
     this.num = num;
@@ -56,6 +69,15 @@ export class ParsedRow {
   /** Room for token k. */
   ensure(k: number): void {
     if (k >= this.gap.length) this.grow(Math.max(k + 1, this.gap.length * 2));
+  }
+
+  /** Value of absolute token k (parses a TOKEN_RAW_TEXT token now). */
+  value(k: number): number {
+    if (this.kind[k] !== TOKEN_RAW_TEXT) return this.num[k];
+    const v = Number((this.buf as Buffer).toString('latin1', this.start[k], this.end[k]));
+    this.kind[k] = TOKEN_RAW;
+    this.num[k] = v;
+    return v;
   }
 
   setAbsolute(k: number, tok: string): void {
@@ -161,6 +183,7 @@ export class RowParser {
     for (let j = 0; j < V_KEY.length; j++, i++) if (buf[i] !== V_KEY[j]) return false;
     pr.t = t;
     pr.g = g;
+    pr.buf = buf;
     let k = 0;
     if (buf[i] === 93) {
       i++;
@@ -221,9 +244,10 @@ export class RowParser {
             pr.dec[k] = dd;
             pr.num[k] = mm / P10[dd];
           } else if (plain && digits > 0 && d !== 0) {
-            // A plain decimal with too many digits (a full-precision float): raw, parsed by the engine.
-            pr.kind[k] = TOKEN_RAW;
-            pr.num[k] = Number(buf.toString('latin1', ts, te));
+            // A plain decimal with too many digits (a full-precision float): raw, parsed only if used.
+            pr.kind[k] = TOKEN_RAW_TEXT;
+            pr.start[k] = ts;
+            pr.end[k] = te;
           } else {
             pr.setAbsolute(k, buf.toString('latin1', ts, te));
           }

@@ -521,7 +521,7 @@ export class ScrapeDecoder {
       if (delta !== 0) applyDelta(st, id, delta, pr);
     } else {
       this.chain[s] = 0;
-      st.setAbsolute(id, pr.num[k], pr.mant[k], pr.kind[k] === TOKEN_DECIMAL ? pr.dec[k] : -1);
+      st.setAbsolute(id, pr.value(k), pr.mant[k], pr.kind[k] === TOKEN_DECIMAL ? pr.dec[k] : -1);
     }
   }
 }
