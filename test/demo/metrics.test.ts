@@ -379,3 +379,23 @@ describe('eras are all well-formed', () => {
     },
   );
 });
+
+describe('listenHttp', () => {
+  it('exposes the simulated ports on real loopback ports; a stopped server resets connections', async () => {
+    const { startDemoHost } = await import('../../src/main/demo');
+    const clock = manualClock(T0);
+    const host = await startDemoHost({ clock, historyMs: 5 * 60_000, listenHttp: true });
+    try {
+      expect(Object.keys(host.httpPorts).map(Number).sort()).toEqual([29001, 30001, 30100, 30200]);
+      expect(host.sim.httpPorts).toEqual(host.httpPorts);
+      const e: Env = { sim: host.sim, clock, ports: host.httpPorts, servers: new DemoHttpServers(host.sim) };
+      expect((await get(e, 30200, '/health')).status).toBe(200);
+      host.sim.stopUnit('decode');
+      clock.advance(10_000);
+      await expect(get(e, 30200, '/health')).rejects.toThrow(/ECONNRESET|socket hang up/);
+      expect((await get(e, 30100, '/health')).status).toBe(200);
+    } finally {
+      await host.stop();
+    }
+  });
+});

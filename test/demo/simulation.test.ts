@@ -9,7 +9,7 @@ import { manualClock, parseShow, T0 } from './helpers';
 
 function world(extra: Partial<ConstructorParameters<typeof DemoSimulation>[0]> = {}) {
   const clock = manualClock(T0);
-  const sim = new DemoSimulation({ clock, historyMs: 8 * 60_000, ...extra });
+  const sim = new DemoSimulation({ clock, historyMs: 5 * 60_000, ...extra });
   return { clock, sim };
 }
 
@@ -52,9 +52,9 @@ describe('steady state', () => {
   });
 
   it('is deterministic for a seed and different across seeds', () => {
-    const a = world({ seed: 7 }).sim.snapshot();
-    const b = world({ seed: 7 }).sim.snapshot();
-    const c = world({ seed: 8 }).sim.snapshot();
+    const a = world({ seed: 7, historyMs: 3 * 60_000 }).sim.snapshot();
+    const b = world({ seed: 7, historyMs: 3 * 60_000 }).sim.snapshot();
+    const c = world({ seed: 8, historyMs: 3 * 60_000 }).sim.snapshot();
     expect(b.kv.decode).toEqual(a.kv.decode);
     expect(b.units.decode.mainPid).toBe(a.units.decode.mainPid);
     expect(c.kv.decode?.used).not.toBe(a.kv.decode?.used);
@@ -139,11 +139,13 @@ describe('restart', () => {
       /Capture cuda graph begin/,
       /Capture cuda graph end/,
       /Uvicorn running on http:\/\/127\.0\.0\.1:30200/,
-      /^Started sglang-decode\.service/,
-      /The server is fired up and ready to roll!/,
     ].map(idx);
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+    // After uvicorn listens, systemd's readiness poll and the warmup request finish in either order.
+    const uvicorn = order[order.length - 1];
+    expect(idx(/^Started sglang-decode\.service/)).toBeGreaterThan(uvicorn);
+    expect(idx(/The server is fired up and ready to roll!/)).toBeGreaterThan(uvicorn);
   });
 
   it('resets KV and counters: the new process starts from zero and fills up again', () => {
@@ -306,7 +308,7 @@ describe('faults', () => {
   it('kv-full: decode KV is pinned at 97–100 % and the PD queues grow', () => {
     const { sim, clock } = world();
     sim.setFault('kv-full', true);
-    clock.advance(15 * 60_000);
+    clock.advance(8 * 60_000);
     const ratios: number[] = [];
     const queues: number[] = [];
     for (let i = 0; i < 10; i++) {
@@ -315,7 +317,7 @@ describe('faults', () => {
       ratios.push(s.kv.decode?.ratio ?? 0);
       queues.push((s.queues.decode?.prealloc ?? 0) + (s.queues.prefill?.bootstrap ?? 0));
     }
-    expect(Math.min(...ratios)).toBeGreaterThanOrEqual(0.96);
+    expect(Math.min(...ratios)).toBeGreaterThanOrEqual(0.97);
     expect(Math.max(...ratios)).toBeLessThanOrEqual(1);
     expect(queues[queues.length - 1]).toBeGreaterThan(20);
   });

@@ -33,9 +33,11 @@ const PREFILL_TOKENS_PER_S = 52_000;
 const KV_MB_PER_TOKEN_PER_RANK = (64 * 8 * 128 * 2 * 2) / 4 / 1e6;
 const BOOTSTRAP_TIMEOUT_MS = 300_000;
 /** Decode admits a preallocation only while the pool stays under this fraction. */
-const PREALLOC_HEADROOM = 0.985;
+const PREALLOC_HEADROOM = 0.99;
 const RETRACT_ABOVE = 0.999;
-const RETRACT_TO = 0.975;
+const RETRACT_TO = 0.985;
+/** A retracted request is readmitted once it fits under this fraction again. */
+const READMIT_BELOW = 0.995;
 /** The router's admission bound: beyond this many requests in flight it sheds load. */
 const MAX_IN_FLIGHT = 3000;
 
@@ -105,7 +107,7 @@ export class PdTraffic {
           id: this.nextId,
           arrivedAt,
           prompt: shape.promptTokens,
-          output: ctx.kvFull ? shape.outputTokens * 40 : shape.outputTokens,
+          output: ctx.kvFull ? Math.min(shape.outputTokens * 40, 30_000) : shape.outputTokens,
           cached: 0,
           generated: 0,
           stage: 'bootstrap',
@@ -137,7 +139,61 @@ export class PdTraffic {
     for (const r of this.reqs) rankUsed[r.rank] += r.kvHeld;
     const rankCap = decode.ranks.map((r) => r.capacity);
 
-    // 1. Bootstrap: decode preallocates the prompt's KV; FIFO per rank, head-of-line blocking when full.
+    // 1. Decode: every running request generates at a speed that falls with batch size.
+    const batch = this.reqs.filter((r) => r.stage === 'decoding');
+    const perReqSpeed = 60 / (1 + batch.length / 180);
+    let generated = 0;
+    const finished: Request[] = [];
+    for (const r of batch) {
+      const tokens = Math.min(r.output - r.generated, perReqSpeed * dt);
+      r.generated += tokens;
+      r.kvHeld += tokens;
+      rankUsed[r.rank] += tokens;
+      generated += tokens;
+      if (r.generated >= r.output - 1e-9) finished.push(r);
+    }
+    if (generated > 0) {
+      decode.itl.observe(1 / perReqSpeed, Math.round(generated));
+      decode.generationTokensFloat += generated;
+      decode.realtimeDecode += generated;
+      decode.cudaGraphPasses += Math.round((dt * perReqSpeed) / 1);
+    }
+    decode.genThroughput = generated / dt;
+    for (const r of finished) {
+      const doneAt = Math.min(t1, r.firstTokenAt + (r.output / perReqSpeed) * 1000);
+      const end = Math.max(doneAt, t0);
+      decode.promptTokens += r.prompt;
+      decode.e2e.observe((end - r.arrivedAt) / 1000);
+      rankUsed[r.rank] -= r.kvHeld;
+      r.kvHeld = 0;
+      if (router) {
+        router.countResponse('/v1/chat/completions', 200, '');
+        router.duration.observe((end - r.arrivedAt) / 1000);
+        router.durationLegacy.observe((end - r.arrivedAt) / 1000);
+      }
+    }
+    if (finished.length) {
+      const done = new Set(finished);
+      this.reqs = this.reqs.filter((r) => !done.has(r));
+    }
+
+    // 2. Retraction: when generation overruns a rank's pool, the newest requests give their KV back.
+    for (let rank = 0; rank < decode.dpRanks; rank++) {
+      if (rankUsed[rank] <= rankCap[rank] * RETRACT_ABOVE) continue;
+      const victims = this.reqs.filter((r) => r.rank === rank && r.stage === 'decoding').reverse();
+      for (const v of victims) {
+        if (rankUsed[rank] <= rankCap[rank] * RETRACT_TO) break;
+        rankUsed[rank] -= v.kvHeld;
+        decode.retractedRequests++;
+        decode.retractedInputTokens += v.prompt;
+        decode.retractedOutputTokens += Math.floor(v.generated);
+        v.kvHeld = 0;
+        v.stage = 'decode-wait';
+        v.retracted = true;
+      }
+    }
+
+    // 3. Bootstrap: decode preallocates the prompt's KV; FIFO per rank, head-of-line blocking when full.
     // Retracted requests come first: while any wait on a rank, that rank preallocates nothing new.
     const blocked = new Set<number>();
     for (const r of this.reqs) if (r.retracted) blocked.add(r.rank);
@@ -168,7 +224,7 @@ export class PdTraffic {
     }
     this.reqs = this.reqs.filter((r) => r.stage !== 'aborted');
 
-    // 2. Prefill forward with a token budget per step (chunked prefill carries a partial request over).
+    // 4. Prefill forward with a token budget per step (chunked prefill carries a partial request over).
     let budget = PREFILL_TOKENS_PER_S * dt;
     let spent = 0;
     let prefillNewTokens = 0;
@@ -216,7 +272,7 @@ export class PdTraffic {
     }
     prefill.inputThroughput = prefillNewTokens / dt;
 
-    // 3. Transfers complete: prefill inserts the prompt into its radix cache, decode takes over.
+    // 5. Transfers complete: prefill inserts the prompt into its radix cache, decode takes over.
     for (const r of this.reqs) {
       if (r.stage !== 'transferring' || r.transferEndsAt > t1) continue;
       r.stage = 'decode-wait';
@@ -243,70 +299,16 @@ export class PdTraffic {
     const evictCap = prefill.capacity * (0.72 + 0.2 * this.load.cacheHitTarget(t0 + 3_600_000)) - prefillUsed;
     prefill.evictableTokens = Math.max(0, Math.min(prefill.evictableTokens, evictCap));
 
-    // 4. Decode admission: a transferred request joins the running batch; a retracted one needs room again.
+    // 6. Decode admission: a transferred request joins the running batch; a retracted one needs room again.
     for (const r of this.reqs) {
       if (r.stage !== 'decode-wait') continue;
       if (r.retracted) {
-        if (rankUsed[r.rank] + r.prompt + r.generated > rankCap[r.rank] * RETRACT_TO) continue;
+        if (rankUsed[r.rank] + r.prompt + r.generated > rankCap[r.rank] * READMIT_BELOW) continue;
         rankUsed[r.rank] += r.prompt + r.generated;
         r.kvHeld = r.prompt + r.generated;
         r.retracted = false;
       }
       r.stage = 'decoding';
-    }
-
-    // 5. Decode: every running request generates at a speed that falls with batch size.
-    const batch = this.reqs.filter((r) => r.stage === 'decoding');
-    const perReqSpeed = 60 / (1 + batch.length / 180);
-    let generated = 0;
-    const finished: Request[] = [];
-    for (const r of batch) {
-      const tokens = Math.min(r.output - r.generated, perReqSpeed * dt);
-      r.generated += tokens;
-      r.kvHeld += tokens;
-      rankUsed[r.rank] += tokens;
-      generated += tokens;
-      if (r.generated >= r.output - 1e-9) finished.push(r);
-    }
-    if (generated > 0) {
-      decode.itl.observe(1 / perReqSpeed, Math.round(generated));
-      decode.generationTokensFloat += generated;
-      decode.realtimeDecode += generated;
-      decode.cudaGraphPasses += Math.round((dt * perReqSpeed) / 1);
-    }
-    decode.genThroughput = generated / dt;
-    for (const r of finished) {
-      const doneAt = Math.min(t1, r.firstTokenAt + (r.output / perReqSpeed) * 1000);
-      const end = Math.max(doneAt, t0);
-      decode.promptTokens += r.prompt;
-      decode.e2e.observe((end - r.arrivedAt) / 1000);
-      rankUsed[r.rank] -= r.kvHeld;
-      r.kvHeld = 0;
-      if (router) {
-        router.countResponse('/v1/chat/completions', 200, '');
-        router.duration.observe((end - r.arrivedAt) / 1000);
-        router.durationLegacy.observe((end - r.arrivedAt) / 1000);
-      }
-    }
-    if (finished.length) {
-      const done = new Set(finished);
-      this.reqs = this.reqs.filter((r) => !done.has(r));
-    }
-
-    // 6. Retraction: when generation overruns a rank's pool, the newest requests give their KV back.
-    for (let rank = 0; rank < decode.dpRanks; rank++) {
-      if (rankUsed[rank] <= rankCap[rank] * RETRACT_ABOVE) continue;
-      const victims = this.reqs.filter((r) => r.rank === rank && r.stage === 'decoding').reverse();
-      for (const v of victims) {
-        if (rankUsed[rank] <= rankCap[rank] * RETRACT_TO) break;
-        rankUsed[rank] -= v.kvHeld;
-        decode.retractedRequests++;
-        decode.retractedInputTokens += v.prompt;
-        decode.retractedOutputTokens += Math.floor(v.generated);
-        v.kvHeld = 0;
-        v.stage = 'decode-wait';
-        v.retracted = true;
-      }
     }
 
     this.refreshGauges(ctx);
