@@ -8,7 +8,10 @@ import { dataDir } from './paths';
 import { Core, type CoreOptions } from './core/core';
 import { acceleratedClock, systemClock, type Clock } from './core/clock';
 import { startDemoHost, type DemoSimulation, type FaultName } from './demo';
-import { resolveSshHost } from './core/ssh/resolve-host';
+import type { ConnectConfig } from 'ssh2';
+import { createSshResolver, resolveSshHost, type SecretStore } from './core/ssh/resolve-host';
+import { refusingPrompts } from './core/ssh/prompts';
+import { HostsService } from './core/services/hosts';
 import { DashboardService } from './core/services/dashboard';
 import { RestartService } from './core/services/restart';
 
@@ -50,6 +53,7 @@ export function standardDeployment(host: HostConfig): Omit<DeploymentConfig, 'id
 export interface App {
   core: Core;
   handlers: ApiHandlers;
+  hosts: HostsService;
   shutdown(): Promise<void>;
 }
 
@@ -57,13 +61,29 @@ type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
   demoSpeed?: number;
   /** Record sessions (default: on for the desktop app and browser mode, off for one-shot CLI commands). */
   record?: boolean;
-  /** Where recordings and exports go; default dataDir(). */
+  /** Where recordings, exports and the hosts file go; default dataDir(). */
   dataDir?: string;
+  /** Keychain for remembered passphrases (Electron safeStorage); absent elsewhere. */
+  secrets?: SecretStore;
+  /** Home folder whose ~/.ssh is used (tests point it at a temp folder). */
+  homeDir?: string;
 };
 
 /** Everything a shell needs: the core (also the event bus) and the full handler map for dispatch. */
 export function createApp(opts: AppOptions): App {
-  const core = createCore(opts);
+  const dir = opts.dataDir ?? dataDir();
+  // The resolver asks the operator through the hosts service, which needs the core: bind it late.
+  let resolver: ((host: HostConfig) => Promise<ConnectConfig>) | null = null;
+  const core = createCore(opts, (host) => resolver!(host));
+  const hosts = new HostsService(core, join(dir, 'hosts.json'));
+  resolver = createSshResolver({
+    // One-shot CLI commands have nobody to ask: they refuse unknown keys and encrypted keys not in the agent.
+    prompts: opts.shell === 'cli' ? refusingPrompts : hosts.prompts,
+    secrets: opts.secrets,
+    homeDir: opts.homeDir,
+    warn: (w) => core.emit('sshWarning', w),
+  });
+  if (opts.shell !== 'cli') hosts.watchNetwork();
   const dashboard = new DashboardService(core, {
     benchHistoryHours: Number(process.env.PD_CONSOLE_BENCH_HISTORY_HOURS ?? 0) || 0,
   });
@@ -75,7 +95,6 @@ export function createApp(opts: AppOptions): App {
   });
   const restart = new RestartService(core, { clockFor: (host) => deploymentClock(core, host) });
   const discovery = new DiscoveryService(core);
-  const dir = opts.dataDir ?? dataDir();
   const recording = new RecordingService(core, {
     dir: join(dir, 'recordings'),
     exportDir: join(dir, 'exports'),
@@ -88,11 +107,14 @@ export function createApp(opts: AppOptions): App {
     ...restart.handlers(),
     ...discovery.handlers(),
     ...recording.handlers(),
+    ...hosts.handlers(),
   };
   return {
     core,
     handlers,
+    hosts,
     shutdown: async () => {
+      hosts.stop();
       await core.shutdown();
       await recording.shutdown();
     },
@@ -107,7 +129,7 @@ export function deploymentClock(core: Core, host: HostConfig): Clock {
   return (host.kind === 'demo' && demoClocks.get(core)) || systemClock;
 }
 
-export function createCore(opts: AppOptions): Core {
+export function createCore(opts: AppOptions, resolveSsh: CoreOptions['resolveSsh'] = resolveSshHost): Core {
   const core: Core = new Core({
     ...opts,
     version: APP_VERSION,
@@ -129,7 +151,7 @@ export function createCore(opts: AppOptions): Core {
         stop: () => demo.stop(),
       };
     },
-    resolveSsh: resolveSshHost,
+    resolveSsh,
     discover: discoverForCore,
     defaultDeployment: standardDeployment,
   });

@@ -16,6 +16,7 @@ import {
   type DiscoveryRequests,
 } from './api/discovery';
 import { RESTART_EVENTS, RESTART_REQUESTS, type RestartEvents, type RestartRequests } from './api/restart';
+import { HOSTS_EVENTS, HOSTS_REQUESTS, type HostsEvents, type HostsRequests } from './api/hosts';
 import {
   RECORDING_EVENTS,
   RECORDING_REQUESTS,
@@ -34,14 +35,21 @@ export type * from './api/restart';
 export type * from './api/dashboard';
 export type * from './api/discovery';
 export type * from './api/recording';
+export type * from './api/hosts';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
 export interface ApiRequests
-  extends MonitoringRequests, RestartRequests, DashboardRequests, DiscoveryRequests, RecordingRequests {}
+  extends
+    MonitoringRequests,
+    RestartRequests,
+    DashboardRequests,
+    DiscoveryRequests,
+    RecordingRequests,
+    HostsRequests {}
 
 /** Push events from the core. */
 export interface ApiEvents
-  extends MonitoringEvents, RestartEvents, DashboardEvents, DiscoveryEvents, RecordingEvents {}
+  extends MonitoringEvents, RestartEvents, DashboardEvents, DiscoveryEvents, RecordingEvents, HostsEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
@@ -54,6 +62,7 @@ export const REQUEST_NAMES = [
   ...DASHBOARD_REQUESTS,
   ...DISCOVERY_REQUESTS,
   ...RECORDING_REQUESTS,
+  ...HOSTS_REQUESTS,
 ] as const satisfies readonly RequestName[];
 
 export const EVENT_NAMES = [
@@ -62,6 +71,7 @@ export const EVENT_NAMES = [
   ...DASHBOARD_EVENTS,
   ...DISCOVERY_EVENTS,
   ...RECORDING_EVENTS,
+  ...HOSTS_EVENTS,
 ] as const satisfies readonly EventName[];
 
 // Compile-time proof that the lists above name every method and event exactly once.

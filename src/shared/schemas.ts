@@ -9,6 +9,7 @@ import { restartSchemas } from './schemas/restart';
 import { dashboardSchemas } from './schemas/dashboard';
 import { discoverySchemas } from './schemas/discovery';
 import { recordingSchemas } from './schemas/recording';
+import { hostsSchemas } from './schemas/hosts';
 
 export { hostConfigSchema } from './schemas/monitoring';
 
@@ -18,6 +19,7 @@ export const requestSchemas = {
   ...dashboardSchemas,
   ...discoverySchemas,
   ...recordingSchemas,
+  ...hostsSchemas,
 } satisfies { [K in RequestName]: z.ZodType<RequestArgs<K>> };
 
 export class ArgumentError extends Error {

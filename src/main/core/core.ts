@@ -249,8 +249,8 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
   }
 
   /** The machine woke up or the network changed: links are probably dead although nothing said so yet. */
-  onResume(): void {
-    for (const d of this.open.values()) d.conn.reconnectNow('resumed from sleep or the network changed');
+  onResume(reason = 'resumed from sleep or the network changed'): void {
+    for (const d of this.open.values()) d.conn.reconnectNow(reason, { automatic: true });
   }
 
   /** Close everything (app quit, end of a CLI command). */
