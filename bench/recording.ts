@@ -9,7 +9,7 @@
 // token_usage, gauges refreshed only when the scheduler logs stats.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus as osCpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createGzip, createGunzip } from 'node:zlib';
@@ -1094,7 +1094,6 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
   let nBase = 0;
   let samples = 0;
   let baseSamples = 0;
-  let recSamplesInBaseWindow = 0;
   let journalLines = 0;
   const t0 = performance.now();
   for (let i = 0; i < ticks; i++) {
@@ -1106,7 +1105,6 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
       wMetrics.appendScrape(s.ts, s.target, s.exp);
       samples += s.exp.sampleCount;
       if (i < baseTicks) {
-        recSamplesInBaseWindow += s.exp.sampleCount;
         const text = formatExposition(s.exp);
         const b = performance.now();
         baseGzip.write(text);
@@ -1123,11 +1121,6 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
     for (const e of tick.events) wAll.appendEvent(e);
     for (const j of tick.journal) wAll.appendJournal(j);
     journalLines += tick.journal.length;
-    if (i === baseTicks - 1) {
-      // Size of the recording over the baseline window, measured at the same point of the same run.
-      await wMetrics.flush();
-      await new Promise((r) => setImmediate(r));
-    }
     // Let zlib's thread pool keep up, as it does when scrapes arrive once a second (the simulation runs ~100×
     // faster than that).
     if (i % 4 === 0) await new Promise((r) => setImmediate(r));
@@ -1146,17 +1139,25 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
   const baseBytes = (await stat(basePath)).size;
 
   // Time to open: full decode, then a UI-like selection (KV usage, queues, throughput: a handful of series).
+  // CPU time is printed too: on a shared machine wall time mostly measures the neighbours.
+  const cpuMs = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1000;
+  const loadBefore = loadavg()[0];
+  let c0 = process.cpuUsage();
   const o1 = performance.now();
   const rec = await readRecording(allPath);
   const openAllMs = performance.now() - o1;
+  const openAllCpu = cpuMs(process.cpuUsage(c0));
   const decodedSamples = rec.series.reduce((a, s) => a + s.v.length, 0);
   const seriesCount = rec.series.length;
   rec.series.length = 0;
   const uiSeries =
     /^(sglang:(kv_used_tokens|kv_evictable_tokens|kv_available_tokens|max_total_num_tokens|num_running_reqs|num_queue_reqs|gen_throughput|token_usage)|smg_http_connections_active)$/;
+  c0 = process.cpuUsage();
   const o2 = performance.now();
   const recUi = await readRecording(allPath, { series: (s) => uiSeries.test(s.name) });
   const openUiMs = performance.now() - o2;
+  const openUiCpu = cpuMs(process.cpuUsage(c0));
+  c0 = process.cpuUsage();
   const o3 = performance.now();
   const baseSeries = new Map<string, { t: number[]; v: number[] }>();
   let baseRead = 0;
@@ -1178,7 +1179,10 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
     });
   }
   const openBaseMs = performance.now() - o3;
+  const openBaseCpu = cpuMs(process.cpuUsage(c0));
+  const loadAfter = loadavg()[0];
   await rm(dir, { recursive: true, force: true });
+  const cpus = osCpus().length;
 
   appendUs.subarray(0, nAppend).sort();
   baseUs.subarray(0, nBase).sort();
@@ -1186,34 +1190,47 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
   const bp = baseUs.subarray(0, nBase);
   const f = (x: number, d = 2): string => x.toFixed(d);
   const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
+  const scale = hours / baselineHours;
   console.log('');
   console.log(
-    `Recording benchmark — synthetic PD session, ${hours} h at 1 s, 3 targets (Node ${process.version})`,
+    `Recording benchmark: synthetic PD session, ${hours} h at 1 s, 3 targets (Node ${process.version})`,
   );
   console.log(
-    `  scrapes ${nAppend}, samples ${samples}, series ${seriesCount}, journal lines ${journalLines}, events ${rec.events.length}`,
-  );
-  console.log(`  simulation + append loop ${f(genSeconds, 1)} s`);
-  console.log('');
-  console.log(
-    '                                     size          B/sample   append µs/scrape p50 / p99   open',
+    `  ${nAppend} scrapes, ${samples} samples, ${seriesCount} series, ${journalLines} journal lines, ${rec.events.length} events; simulation + append loop ${f(genSeconds, 1)} s`,
   );
   console.log(
-    `  recording, metrics only          ${mib(metricsBytes).padStart(11)}     ${f(metricsBytes / samples, 3)}`,
-  );
-  console.log(
-    `  recording, all records           ${mib(allBytes).padStart(11)}     ${f(allBytes / samples, 3)}      ${f(pct(ap, 0.5), 0).padStart(5)} / ${f(pct(ap, 0.99), 0).padStart(5)}          ${f(openAllMs, 0)} ms (all ${seriesCount} series, ${decodedSamples} samples); ${f(openUiMs, 0)} ms (${recUi.series.length} UI series)`,
-  );
-  const recWindowBytes = metricsBytes * (recSamplesInBaseWindow / samples);
-  console.log(
-    `  baseline gzip raw text (${baselineHours} h)    ${mib(baseBytes).padStart(11)}     ${f(baseBytes / baseSamples, 3)}      ${f(pct(bp, 0.5), 0).padStart(5)} / ${f(pct(bp, 0.99), 0).padStart(5)}          ${f(openBaseMs, 0)} ms for ${baselineHours} h (${baseRead} samples, naive scanner) ≈ ${f((openBaseMs * hours) / baselineHours / 1000, 1)} s for ${hours} h`,
+    `  machine load average ${f(loadBefore, 1)} → ${f(loadAfter, 1)} on ${cpus} cores during the open measurements`,
   );
   console.log('');
+  console.log('  size and density');
   console.log(
-    `  baseline / recording size ratio: ${f(baseBytes / baseSamples / (metricsBytes / samples), 2)}× (recording ≈ ${mib(recWindowBytes)} over the baseline's ${baselineHours} h if evenly spread)`,
+    `    recording, metrics only             ${mib(metricsBytes).padStart(10)}   ${f(metricsBytes / samples, 3)} B/sample`,
   );
   console.log(
-    `  decoded ${mib(rec.stats.decodedBytes)} of JSON lines; warnings: ${rec.warnings.length ? rec.warnings.join(' | ') : 'none'}`,
+    `    recording, all records              ${mib(allBytes).padStart(10)}   ${f(allBytes / samples, 3)} B/sample (incl. journal, states, events)`,
+  );
+  console.log(
+    `    baseline: gzip'd raw text, ${baselineHours} h      ${mib(baseBytes).padStart(10)}   ${f(baseBytes / baseSamples, 3)} B/sample  → ${f(baseBytes / baseSamples / (metricsBytes / samples), 1)}× the recording`,
+  );
+  console.log('  append cost per scrape (µs)                 p50      p99      max');
+  console.log(
+    `    recording appendScrape                ${f(pct(ap, 0.5), 0).padStart(7)}  ${f(pct(ap, 0.99), 0).padStart(7)}  ${f(ap[ap.length - 1], 0).padStart(7)}`,
+  );
+  console.log(
+    `    baseline gzip.write(raw text)         ${f(pct(bp, 0.5), 0).padStart(7)}  ${f(pct(bp, 0.99), 0).padStart(7)}  ${f(bp[bp.length - 1], 0).padStart(7)}   (text formatting not counted)`,
+  );
+  console.log('  time to open                                  wall      CPU');
+  console.log(
+    `    readRecording, all ${seriesCount} series              ${f(openAllMs / 1000, 2).padStart(6)} s  ${f(openAllCpu / 1000, 2).padStart(6)} s   ${decodedSamples} samples as Float64Array columns`,
+  );
+  console.log(
+    `    readRecording, ${recUi.series.length} UI series               ${f(openUiMs / 1000, 2).padStart(6)} s  ${f(openUiCpu / 1000, 2).padStart(6)} s   (KV tokens, running, queue, throughput…)`,
+  );
+  console.log(
+    `    baseline gunzip + line scan, ${baselineHours} h      ${f(openBaseMs / 1000, 2).padStart(6)} s  ${f(openBaseCpu / 1000, 2).padStart(6)} s   ≈ ${f((openBaseMs * scale) / 1000, 1)} s / ${f((openBaseCpu * scale) / 1000, 1)} s CPU for ${hours} h (${baseRead} samples; a real parser is slower)`,
+  );
+  console.log(
+    `  decompressed ${mib(rec.stats.decodedBytes)} of JSON lines; warnings: ${rec.warnings.length ? rec.warnings.join(' | ') : 'none'}`,
   );
 }
 
