@@ -69,6 +69,8 @@ export class ExpositionScanner {
   seriesName = '';
   /** Cache entry of the current sample's series, if it has one. */
   seriesEntry: CachedSeries | undefined;
+  /** Cache entry of the previous labeled sample. */
+  private lastEntry: CachedSeries | undefined;
 
   constructor(text: string, format: ExpositionFormat) {
     this.text = text;
@@ -322,13 +324,23 @@ export class ExpositionScanner {
     if (close !== -1 && close < start) close = this.nextBrace = this.text.indexOf('}', start);
     if (close === -1 || close >= this.lineEnd) return undefined;
     const key = this.text.slice(start, close + 1);
-    const hit = cache.get(key);
+    // Series come in the same order scrape after scrape, so the series that followed the previous one last
+    // time is usually this one: comparing with it costs no hashing of the key.
+    const predicted = this.lastEntry?.next;
+    let hit: CachedSeries | undefined;
+    if (predicted !== undefined && predicted.key === key) {
+      hit = predicted;
+    } else {
+      hit = cache.get(key);
+      if (hit !== undefined && this.lastEntry !== undefined) this.lastEntry.next = hit;
+    }
     if (hit === undefined) {
       this.seriesStart = start;
       this.seriesClose = close;
       this.seriesKey = key;
       return undefined;
     }
+    this.lastEntry = hit;
     this.seriesEntry = hit;
     this.takeScratch();
     const names = this.labelNames;
@@ -381,8 +393,11 @@ export class ExpositionScanner {
       valueOffsets,
       le: undefined,
       quantile: undefined,
+      next: undefined,
     };
     cache.set(entry);
+    if (this.lastEntry !== undefined) this.lastEntry.next = entry;
+    this.lastEntry = entry;
     this.seriesEntry = entry;
     this.previousMetricName = entry.name;
     this.seriesName = entry.name;

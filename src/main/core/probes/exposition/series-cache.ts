@@ -13,6 +13,8 @@ export interface CachedSeries {
   values: string[];
   /** Where each label value starts, relative to the start of the key (for error columns). */
   valueOffsets: number[];
+  /** The series that followed this one in the last parse that read it: usually the next one again. */
+  next: CachedSeries | undefined;
   /** Memo of the `le` label read as a float (null: not a float), filled by the first check that needs it. */
   le: number | null | undefined;
   /** Same for the `quantile` label. */
@@ -43,6 +45,10 @@ export class SeriesCache {
 
   set(entry: CachedSeries): void {
     if (this.current.size >= this.generationSize) {
+      // Dropped entries must not keep others alive through their `next` links.
+      for (const [key, dropped] of this.previous) {
+        if (this.current.get(key) !== dropped) dropped.next = undefined;
+      }
       this.previous = this.current;
       this.current = new Map();
     }
