@@ -51,12 +51,12 @@ function uid(user: string): number {
 export function id(argv: string[], ctx: CommandContext): number {
   const u = ctx.user;
   const n = uid(u);
-  const flags = argv.slice(1);
-  if (flags.includes('-u')) ctx.io.out(flags.includes('-n') ? `${u}\n` : `${n}\n`);
-  else if (flags.includes('-g')) ctx.io.out(flags.includes('-n') ? `${u}\n` : `${n}\n`);
-  else if (flags.includes('-Gn') || (flags.includes('-G') && flags.includes('-n')))
-    ctx.io.out(u === 'root' ? 'root\n' : `${u} adm sudo systemd-journal\n`);
-  else if (flags.includes('-G')) ctx.io.out(u === 'root' ? '0\n' : `${n} 4 27 999\n`);
+  // Short flags combine: `id -un` is `id -u -n`.
+  const f = new Set(argv.slice(1).flatMap((a) => (/^-[a-zA-Z]+$/.test(a) ? a.slice(1).split('') : [a])));
+  const groupNames = u === 'root' ? 'root' : `${u} adm sudo systemd-journal`;
+  const groupIds = u === 'root' ? '0' : `${n} 4 27 999`;
+  if (f.has('u') || f.has('g')) ctx.io.out(f.has('n') ? `${u}\n` : `${n}\n`);
+  else if (f.has('G')) ctx.io.out(f.has('n') ? `${groupNames}\n` : `${groupIds}\n`);
   else
     ctx.io.out(
       u === 'root'
