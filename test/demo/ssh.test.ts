@@ -100,7 +100,9 @@ describe('exec', () => {
       stderr: 'No files found for nosuch.service.\n',
       code: 1,
     });
-    expect((await exec(c, 'id -u; id -un; whoami; hostname')).stdout).toBe('1000\noperator\noperator\nh100-pd-01\n');
+    expect((await exec(c, 'id -u; id -un; whoami; hostname')).stdout).toBe(
+      '1000\noperator\noperator\nh100-pd-01\n',
+    );
     expect((await exec(c, 'uname -a')).stdout).toMatch(/^Linux h100-pd-01 .* x86_64 GNU\/Linux\n$/);
     expect(await exec(c, 'htop')).toMatchObject({ stderr: 'bash: htop: command not found\n', code: 127 });
   });
