@@ -58,7 +58,8 @@ async function restart(
 
 describe('restart against the demo host', () => {
   it('plans a decode restart with host, unit, exact command, impact and last restart, then walks every step', async () => {
-    f = await openFixture();
+    // Slower than the other tests, so the snapshots catch the load's phases on a busy machine too.
+    f = await openFixture({ speed: 25 });
     const obs = await settled(f);
     const plan = await f.restart.planRestart({ deploymentId: f.deploymentId, target: 'decode' });
     const truth = f.demo.sim.snapshot();
@@ -123,12 +124,10 @@ describe('restart against the demo host', () => {
     // The state was visible at each moment: every step was seen running, and the load's progress as it went.
     for (const kind of ['command', 'active', 'health', 'router'])
       expect(f.pushed.some((op) => stepOf(op, 'decode', kind).state === 'running')).toBe(true);
-    const shards = f.pushed
-      .map((op) => op.services[0].progress)
-      .filter((p) => p?.phase === 'weights' && p.done !== undefined)
-      .map((p) => p!.done!);
-    expect(shards.length).toBeGreaterThan(1);
-    expect(f.pushed.some((op) => op.services[0].progress?.phase === 'cuda-graph')).toBe(true);
+    const phases = f.pushed.map((op) => op.services[0].progress).filter((p) => p !== undefined);
+    expect(phases.some((p) => p.phase === 'weights' && p.done! < p.total!)).toBe(true);
+    expect(phases.some((p) => p.phase === 'cuda-graph')).toBe(true);
+    expect(phases.at(-1)).toMatchObject({ phase: 'ready', label: 'server reports ready' });
     expect(end.services[0].journal.map((l) => l.text).join('\n')).toMatch(/fired up and ready to roll/);
 
     const events = await f.core.listEvents({ deploymentId: f.deploymentId });
@@ -263,8 +262,10 @@ describe('restart against the demo host', () => {
     expect(end.failure).toMatchObject({
       step: 'active',
       result: 'timeout',
-      message:
-        'sglang-decode.service failed to start: systemd gave up: the start took longer than the unit’s TimeoutStartSec; systemd will start it again by itself (Restart=on-failure)',
+      // Between two polls systemd may already have started it again: both are the same failed start.
+      message: expect.stringMatching(
+        /^sglang-decode\.service failed to start: systemd gave up: the start took longer than the unit’s TimeoutStartSec; systemd (will start it again by itself \(Restart=on-failure\)|already started it again by itself \(1 automatic restart, now activating\/start-post\))$/,
+      ),
     });
     expect(end.failure?.hint).toMatch(/TimeoutStartSec/);
     // systemd's own limit is 1800 s in the demo unit: that is what ended it, not ours (35 min).

@@ -5,7 +5,14 @@ import type { RestartPlan, RestartSettings, RestartTarget, PlannedService } from
 import type { DeploymentConfig, HostConfig, Observation, Role } from '@shared/domain';
 import { restartImpact, routerInFlight, type LatestScrape } from './impact';
 import type { DrainProbe } from './drain';
-import { restartCommand, sudoersLine, type HostIdentity, type Privilege } from './unit-commands';
+import { parseSystemdTimestamp } from '../probes/systemd';
+import {
+  restartCommand,
+  sudoersLine,
+  type HostIdentity,
+  type Privilege,
+  type UnitSnapshot,
+} from './unit-commands';
 import { STEP_LABELS, stepsFor } from './service-restart';
 import { stagesFor, timeoutsFor } from './restart-settings';
 
@@ -19,6 +26,8 @@ export interface PlanInput {
   connectionText: string;
   identity: HostIdentity | null;
   latest?: Observation;
+  /** Each unit as `systemctl show` reported it while planning; preferred over the latest observation. */
+  units: Map<Role, UnitSnapshot>;
   scrapes: Map<Role, LatestScrape>;
   drain: Map<Role, DrainProbe>;
   running?: { operationId: string; target: RestartTarget };
@@ -43,13 +52,23 @@ export function buildPlan(p: PlanInput): RestartPlan {
   const warnings: string[] = [];
   const services: PlannedService[] = roles.map((role) => {
     const cfg = p.deployment.services.find((s) => s.role === role)!;
-    const obs = p.latest?.services.find((s) => s.role === role);
+    const obs = p.latest?.services.find((s) => s.role === role)?.systemd;
+    const fresh = p.units.get(role);
+    const unit = fresh
+      ? {
+          loadState: fresh.loadState,
+          activeState: fresh.activeState,
+          subState: fresh.subState,
+          activeEnterTimestamp: parseSystemdTimestamp(fresh.activeEnter),
+          nRestarts: fresh.nRestarts,
+        }
+      : obs;
     const drain = p.drain.get(role) ?? {
       supported: false,
       detail: role === 'router' ? 'the router itself cannot be drained' : 'drain was not checked',
     };
     const drainThis = p.drainRequested && drain.supported;
-    if (obs?.systemd?.loadState === 'not-found')
+    if (unit?.loadState === 'not-found')
       warnings.push(`${cfg.unit} is not known to systemd on ${p.host.label}: its restart will fail`);
     return {
       role,
@@ -58,10 +77,10 @@ export function buildPlan(p: PlanInput): RestartPlan {
       hostLabel: p.host.label,
       command: restartCommand(cfg.unit, privilege),
       privilege,
-      activeState: obs?.systemd?.activeState ?? null,
-      subState: obs?.systemd?.subState ?? null,
-      lastRestartAt: obs?.systemd?.activeEnterTimestamp ?? null,
-      nRestarts: obs?.systemd?.nRestarts ?? null,
+      activeState: unit?.activeState ?? null,
+      subState: unit?.subState ?? null,
+      lastRestartAt: unit?.activeEnterTimestamp ?? null,
+      nRestarts: unit?.nRestarts ?? null,
       impact: restartImpact(role, cfg, p.scrapes.get(role), router),
       drain: { supported: drain.supported, detail: drain.detail },
       timeouts: timeoutsFor(role, p.settings),

@@ -116,6 +116,8 @@ class ServiceRestart {
   /** The link dropped while the command was in flight: whether it arrived is for the unit state to tell. */
   private commandUncertain = false;
   private drained = false;
+  /** The unit as seen when the new invocation became active. */
+  private activeSeen: UnitSnapshot | null = null;
 
   constructor(private readonly ctx: ServiceRestartContext) {
     this.role = ctx.service.role;
@@ -368,7 +370,7 @@ class ServiceRestart {
     step.begin(timeouts.activeMs, 'waiting for systemd to stop and start the unit');
     const before = this.before!;
     let transition = false;
-    const outcome = await waitUntil({
+    const outcome = await waitUntil<UnitSnapshot>({
       run,
       step,
       conn,
@@ -385,12 +387,17 @@ class ServiceRestart {
         // With Restart=on-failure a failed start shows as activating/auto-restart, often without ever
         // showing "failed" between two polls: either way this start failed.
         if (isStartFailure(now) && (fresh || before.activeState === 'active'))
-          return { kind: 'failed', failure: this.startFailure(now) };
+          return { kind: 'failed', failure: await this.startFailure(now) };
+        // NRestarts counts only systemd's automatic restarts after a failure: if it grew, a start failed
+        // and was retried between two polls, even though neither "failed" nor "auto-restart" was seen.
+        if (now.nRestarts > before.nRestarts)
+          return { kind: 'failed', failure: await this.startFailure(now, now.nRestarts - before.nRestarts) };
         const progress = this.progressText();
         return { kind: 'pending', detail: `${describeUnit(now)}${progress ? ` — ${progress}` : ''}` };
       },
     });
     if (outcome.kind === 'done') {
+      this.activeSeen = outcome.value;
       step.finish('succeeded', outcome.detail);
       return null;
     }
@@ -407,26 +414,42 @@ class ServiceRestart {
     });
   }
 
-  private startFailure(now: UnitSnapshot): Omit<RestartFailure, 'step' | 'role'> {
-    const status = now.execMainStatus ? `, exit status ${now.execMainStatus}` : '';
+  private async startFailure(now: UnitSnapshot, retried = 0): Promise<Omit<RestartFailure, 'step' | 'role'>> {
+    // After an automatic restart systemd shows the new run's Result; the failed one is in the journal.
+    const result = retried ? ((await this.resultFromJournal()) ?? now.result) : now.result;
+    const status = now.execMainStatus && !retried ? `, exit status ${now.execMainStatus}` : '';
     const why =
-      now.result === 'timeout'
+      result === 'timeout'
         ? 'systemd gave up: the start took longer than the unit’s TimeoutStartSec'
-        : now.result === 'exit-code'
+        : result === 'exit-code'
           ? `the main process exited with an error${status}`
-          : now.result === 'signal' || now.result === 'core-dump'
+          : result === 'signal' || result === 'core-dump'
             ? 'the main process was killed by a signal'
-            : `Result=${now.result || 'unknown'}${status}`;
-    const retry =
-      now.subState === 'auto-restart' ? '; systemd will start it again by itself (Restart=on-failure)' : '';
+            : `Result=${result || 'unknown'}${status}`;
+    const retry = retried
+      ? `; systemd already started it again by itself (${retried} automatic restart${retried === 1 ? '' : 's'}, now ${describeUnit(now)})`
+      : now.subState === 'auto-restart'
+        ? '; systemd will start it again by itself (Restart=on-failure)'
+        : '';
     return {
       message: `${this.unit} failed to start: ${why}${retry}`,
-      result: now.result || undefined,
+      result: result || undefined,
       hint:
-        now.result === 'timeout'
+        result === 'timeout'
           ? 'Loading took longer than TimeoutStartSec, or hung: see the journal below; raise TimeoutStartSec in the unit if the model needs longer.'
           : `See the journal below for the error (out of GPU memory, a bad flag, a missing model path), fix it, then restart again. On the host: journalctl -u ${this.unit} -n 200`,
     };
+  }
+
+  /** The Result of the last failed run as systemd logged it ("…: Failed with result 'timeout'."). */
+  private async resultFromJournal(): Promise<string | undefined> {
+    // A fresh tail rather than the followed lines: the follower may not have read that far yet.
+    const lines = await this.journal.tail(200);
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /Failed with result '([a-z-]+)'/.exec(lines[i].text);
+      if (m) return m[1];
+    }
+    return undefined;
   }
 
   // ---- health ------------------------------------------------------------------------------------------
@@ -450,7 +473,10 @@ class ServiceRestart {
         ]);
         this.ctx.run.setUnitState(this.role, describeUnit(unit));
         // The new invocation was seen active in the previous step: failed now means it crashed while loading.
-        if (isStartFailure(unit)) return { kind: 'failed', failure: this.startFailure(unit) };
+        if (isStartFailure(unit)) return { kind: 'failed', failure: await this.startFailure(unit) };
+        const seen = this.activeSeen;
+        if (seen && unit.nRestarts > seen.nRestarts)
+          return { kind: 'failed', failure: await this.startFailure(unit, unit.nRestarts - seen.nRestarts) };
         if (health.ok) return { kind: 'done', value: health, detail: `GET ${url} → ${health.detail}` };
         const progress = this.progressText();
         const state = unit.activeState === 'active' ? '' : ` — unit ${describeUnit(unit)}`;

@@ -23,7 +23,14 @@ import { buildPlan } from '../actions/plan';
 import { applyPatch, defaultSettings, SettingsError } from '../actions/restart-settings';
 import { formatDuration, RestartRun, type StepEnd } from '../actions/operation';
 import { runRestart } from '../actions/orchestrator';
-import { IDENTITY_COMMAND, parseIdentity, type HostIdentity } from '../actions/unit-commands';
+import {
+  followShowCommand,
+  IDENTITY_COMMAND,
+  parseIdentity,
+  parseUnitSnapshot,
+  type HostIdentity,
+  type UnitSnapshot,
+} from '../actions/unit-commands';
 
 export interface RestartServiceOptions {
   /** The clock a deployment's restarts run on (the demo host's accelerated clock for the demo). */
@@ -142,7 +149,25 @@ export class RestartService {
       ? await this.identity(args.deploymentId)
       : (this.identities.get(args.deploymentId) ?? null);
     const drain = new Map<Role, DrainProbe>();
+    const units = new Map<Role, UnitSnapshot>();
     if (connected) {
+      const planned = args.target === 'stack' ? deployment.services.map((s) => s.role) : [args.target];
+      await Promise.all(
+        deployment.services
+          .filter((s) => planned.includes(s.role))
+          .map(async (s) => {
+            try {
+              const res = await conn.exec(followShowCommand(s.unit), {
+                timeoutMs: 10_000,
+                maxBytes: 64 * 1024,
+              });
+              units.set(s.role, parseUnitSnapshot(res.stdout, s.unit));
+            } catch {
+              // The plan falls back to the monitor's latest observation of this unit.
+              units.delete(s.role);
+            }
+          }),
+      );
       const router = deployment.services.find((s) => s.role === 'router');
       const roles = args.target === 'stack' ? (['prefill', 'decode'] as const) : [args.target];
       await Promise.all(
@@ -173,6 +198,7 @@ export class RestartService {
       connectionText: status.state === 'reconnecting' ? `reconnecting: ${status.lastError}` : status.state,
       identity,
       latest,
+      units,
       scrapes: this.scrapes.get(args.deploymentId) ?? new Map(),
       drain,
       running: this.runningFor(args.deploymentId, args.target),
