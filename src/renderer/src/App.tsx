@@ -25,6 +25,7 @@ import { AroundDrawer } from './components/AroundDrawer';
 import { AlertToasts } from './components/AlertToasts';
 import { useShortcuts } from './shortcuts';
 import { RestartLayer, useRestartCommands } from './restart/RestartLayer';
+import { SshPromptLayer } from './hosts/SshPromptLayer';
 
 export function App(): React.JSX.Element {
   const state = useAppState();
@@ -76,6 +77,7 @@ export function App(): React.JSX.Element {
       )}
       <ShortcutHelp />
       <AlertToasts />
+      <SshPromptLayer />
     </>
   );
 }

@@ -45,6 +45,7 @@ export function formatDateTime(ts: number): string {
 export function formatSeconds(s: number | null | undefined): string {
   if (s === null || s === undefined || !Number.isFinite(s)) return '—';
   const a = Math.abs(s);
+  if (s === 0) return '0';
   if (a < 1) return `${(s * 1000).toFixed(a < 0.01 ? 1 : 0)} ms`;
   if (a < 60) return `${s.toFixed(a < 10 ? 2 : 1)} s`;
   if (a < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;

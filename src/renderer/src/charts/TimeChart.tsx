@@ -12,7 +12,7 @@ import { onSignals } from '../state/live';
 import { onCrosshair } from '../state/crosshair';
 import { RANGES, setFixedWindow, showAround, useUi, viewWindow, type View } from '../state/ui';
 import { formatDateTime, formatTick, formatValue } from '../format';
-import { Chart, cssVar, DECIMATE } from './setup';
+import { Chart, cssVar, DECIMATE, LIVE } from './setup';
 import { nearestEvent, overlayPlugin, type OverlayOptions } from './overlays';
 import { recordPerf } from './perf';
 import { downloadCsv, downloadPng } from './export';
@@ -126,6 +126,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         scales: {
           x: {
             type: 'time',
+            time: {
+              displayFormats: { second: 'HH:mm:ss', minute: 'HH:mm', hour: 'HH:mm', day: 'MMM d' },
+            },
             grid: { color: grid },
             ticks: { color: text, maxRotation: 0, minRotation: 0, sampleSize: 8, autoSkipPadding: 24 },
           },
@@ -190,7 +193,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     let livePoints = 0;
     const offLive = onSignals(p.deploymentId, (ts, values) => {
       const v = viewRef.current;
-      if (v.mode !== 'live') return;
+      if (v.mode !== 'live' || !LIVE) return;
       let touched = false;
       const started = performance.now();
       p.series.forEach((s, i) => {
@@ -326,7 +329,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         </span>
       </header>
       {p.source && <p className="chart-source">{p.source}</p>}
-      <div className="chart-box" style={{ height: p.height ?? 180 }}>
+      <div className="chart-box" style={{ height: `${(p.height ?? 180) / 14}rem` }}>
         <canvas ref={canvas} aria-label={`${p.title} chart`} data-testid={`canvas-${p.id}`} />
         {load.s !== 'ready' && (
           <div className={`chart-overlay overlay-${load.s}`} data-testid={`chart-state-${p.id}`}>

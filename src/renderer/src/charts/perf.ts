@@ -22,6 +22,8 @@ export function recordPerf(chart: string, kind: PerfKind, ms: number, points: nu
   if (list.length >= MAX) list.splice(0, list.length - MAX + 1);
   list.push({ chart, kind, ms, points });
   try {
+    // Keep only the latest measure per name: the performance timeline is not bounded by itself.
+    performance.clearMeasures(`pdc:${chart}:${kind}`);
     performance.measure(`pdc:${chart}:${kind}`, { start: performance.now() - ms, duration: ms });
   } catch {
     // performance.measure with options is missing in very old engines; the array above still has it.

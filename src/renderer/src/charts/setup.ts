@@ -39,3 +39,6 @@ export function cssVar(name: string, fallback: string): string {
  * so the same charts can be measured with and without it side by side.
  */
 export const DECIMATE = new URLSearchParams(window.location.search).get('decimate') !== '0';
+
+/** Benchmark switch: `?live=0` stops appending live points, to time history and zoom alone. */
+export const LIVE = new URLSearchParams(window.location.search).get('live') !== '0';

@@ -118,7 +118,7 @@ export function ServiceCard({
               <b data-testid="stage-running">{count('running')}</b> running ·{' '}
               <b data-testid="stage-queued">{count('queued')}</b> queued
             </dd>
-            <dt>PD queues</dt>
+            <dt>Queues</dt>
             <dd data-testid="stage-queues">
               {QUEUES[role].map(([k, label], i) => (
                 <span key={k} data-testid={`queue-${k}`}>

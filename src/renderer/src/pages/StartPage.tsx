@@ -4,6 +4,7 @@ import type { HostConfig } from '@shared/domain';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { addDeployment } from '../state/store';
+import { HostsPanel } from '../hosts/HostsPanel';
 
 export function parseHostInput(input: string): HostConfig | string {
   const v = input.trim();
@@ -96,6 +97,7 @@ export function StartPage(): React.JSX.Element {
             </button>
           </form>
         </section>
+        <HostsPanel />
       </div>
       {error && (
         <div className="error-box" role="alert" data-testid="start-error">

@@ -45,6 +45,12 @@ export function pageHash(p: Page): string {
   return p.name === 'service' ? `#/service/${p.role}` : `#/${p.name}`;
 }
 
+/** `?range=24h` in the URL opens on that range (links, and the benchmark). */
+function initialRange(): RangeId {
+  const r = new URLSearchParams(window.location.search).get('range');
+  return RANGES.find((x) => x.id === r)?.id ?? '5m';
+}
+
 function storedTheme(): ThemeChoice {
   const t = localStorage.getItem('pdc-theme');
   return t === 'light' || t === 'dark' ? t : 'system';
@@ -52,7 +58,7 @@ function storedTheme(): ThemeChoice {
 
 let ui: UiState = {
   page: parseHash(window.location.hash),
-  view: { mode: 'live', range: '5m' },
+  view: { mode: 'live', range: initialRange() },
   theme: storedTheme(),
   paletteOpen: false,
   helpOpen: false,
