@@ -80,7 +80,10 @@ export function createApp(opts: AppOptions): App {
     // One-shot CLI commands have nobody to ask: they refuse unknown keys and encrypted keys not in the agent.
     prompts: opts.shell === 'cli' ? refusingPrompts : hosts.prompts,
     secrets: opts.secrets,
-    homeDir: opts.homeDir,
+    // PD_CONSOLE_SSH_HOME (tests, sandboxes): read ~/.ssh from that folder, and skip `ssh -G`, which
+    // would expand ~ to the account's real home from the password database.
+    homeDir: opts.homeDir ?? process.env.PD_CONSOLE_SSH_HOME,
+    sshBinary: opts.homeDir || process.env.PD_CONSOLE_SSH_HOME ? null : undefined,
     warn: (w) => core.emit('sshWarning', w),
   });
   if (opts.shell !== 'cli') hosts.watchNetwork();
