@@ -155,6 +155,14 @@ test('restart decode from its card: the plan, then every step visible until the 
     'PD needs a healthy prefill and a healthy decode',
   );
   await page.screenshot({ path: join(shots, 'restart-plan.png') });
+  // The same dialog restarts the whole stack instead, in order.
+  await dialog.getByTestId('restart-target-stack').check();
+  await expect(dialog.getByTestId('restart-plan-order')).toHaveText('prefill + decode → router');
+  await expect(dialog.getByTestId('restart-command-router')).toHaveText(
+    'sudo -n systemctl --no-block restart sglang-router.service',
+  );
+  await dialog.getByTestId('restart-target-service').check();
+  await expect(dialog.getByTestId('restart-plan-order')).toHaveText('decode');
 
   await page.getByTestId('restart-confirm').click();
   const panel = page.getByTestId('restart-progress');
@@ -292,6 +300,8 @@ test('/health never turns 200 within the (configured) timeout: fails at the heal
 });
 
 test('read-only mode hides every restart action, and the core refuses too', async () => {
+  await page.getByTestId('nav-service-decode').click();
+  await expect(page.getByTestId('service-page').getByTestId('restart-button-decode')).toBeVisible();
   await page.getByTestId('open-palette').click();
   await page.getByTestId('palette-input').fill('restart settings');
   await page.getByTestId('palette-item').first().click();
@@ -299,6 +309,8 @@ test('read-only mode hides every restart action, and the core refuses too', asyn
   await page.getByTestId('restart-setting-readonly').click();
   await expect(page.getByTestId('restart-setting-readonly')).toBeChecked();
   await page.getByTestId('restart-settings-close').click();
+  await expect(page.getByTestId('service-page').getByTestId('restart-button-decode')).toHaveCount(0);
+  await page.getByTestId('nav-overview').click();
   for (const role of ['prefill', 'decode', 'router'])
     await expect(page.getByTestId(`restart-button-${role}`)).toHaveCount(0);
   await page.getByTestId('open-palette').click();
