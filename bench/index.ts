@@ -1,0 +1,33 @@
+// `npm run bench`: every benchmark, one after the other, each printing its figures and ratios side by side.
+// Pass names to run a subset: `npm run bench -- parser recording`.
+import { runParserBench } from './parser';
+import { runRecordingBench } from './recording';
+import { runDashboardBench } from './dashboard';
+
+const BENCHES: Record<string, () => Promise<void>> = {
+  parser: () => runParserBench(),
+  recording: () => runRecordingBench(),
+  dashboard: () => runDashboardBench(),
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((w) => !(w in BENCHES));
+  if (unknown.length) {
+    process.stderr.write(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}\n`);
+    process.exit(2);
+  }
+  for (const [name, run] of Object.entries(BENCHES)) {
+    if (wanted.length && !wanted.includes(name)) continue;
+    process.stdout.write(`\n=== ${name} ===\n`);
+    await run();
+  }
+}
+
+void main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);
