@@ -7,7 +7,9 @@ import { runDashboardBench } from './dashboard';
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
   recording: () => runRecordingBench(),
-  dashboard: () => runDashboardBench(),
+  dashboard: async () => {
+    await runDashboardBench();
+  },
 };
 
 async function main(): Promise<void> {
