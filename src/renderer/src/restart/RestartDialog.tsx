@@ -191,7 +191,11 @@ function PlanView({ plan }: { plan: RestartPlan }): React.JSX.Element {
       )}
       {plan.running && (
         <p className="warn-box" data-testid="restart-plan-running">
-          A restart is already running (operation {plan.running.operationId}); starting again joins it.
+          A restart of {plan.running.target === 'stack' ? 'the PD stack' : plan.running.target} is already
+          running (operation {plan.running.operationId})
+          {plan.running.target === plan.target
+            ? '; starting again joins it.'
+            : ': follow it, or cancel it before starting another.'}
         </p>
       )}
       {plan.services.map((s) => (
