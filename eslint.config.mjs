@@ -5,7 +5,16 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'docs/**', 'test-results/**', 'playwright-report/**', 'release/**'] },
+  {
+    ignores: [
+      'out/**',
+      'node_modules/**',
+      'docs/**',
+      'test-results/**',
+      'playwright-report/**',
+      'release/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -24,7 +33,18 @@ export default tseslint.config(
   },
   {
     // The core must run under plain Node: no Electron anywhere below src/main/core or src/shared.
-    files: ['src/main/core/**/*.ts', 'src/shared/**/*.ts', 'src/main/demo/**/*.ts', 'src/main/web/**/*.ts', 'src/main/cli/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'core is Electron-free; use an injected interface' }] }] },
+    files: [
+      'src/main/core/**/*.ts',
+      'src/shared/**/*.ts',
+      'src/main/demo/**/*.ts',
+      'src/main/web/**/*.ts',
+      'src/main/cli/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'electron', message: 'core is Electron-free; use an injected interface' }] },
+      ],
+    },
   },
 );
