@@ -97,6 +97,18 @@ describe('series cache', () => {
     );
   });
 
+  it('admits a series to the cache the second time it is seen, so one-off parses store nothing', () => {
+    const cache = new SeriesCache(16);
+    expect(cache.admit('m{a="1"}')).toBe(false);
+    expect(cache.admit('m{a="2"}')).toBe(false);
+    expect(cache.admit('m{a="1"}')).toBe(true);
+    clearSeriesCaches();
+    const text = 'm{a="1"} 1\n';
+    parseExposition(text, 'prometheus');
+    parseExposition(text, 'prometheus');
+    expect(parseExposition(text, 'prometheus')).toEqual(parseExposition(text, 'prometheus'));
+  });
+
   it('keeps at most two generations of entries and keeps series that are still used', () => {
     const cache = new SeriesCache(3);
     const entry = (key: string): CachedSeries => ({

@@ -335,6 +335,7 @@ export class ExpositionScanner {
       if (hit !== undefined && this.lastEntry !== undefined) this.lastEntry.next = hit;
     }
     if (hit === undefined) {
+      if (!cache.admit(key)) return undefined;
       this.seriesStart = start;
       this.seriesClose = close;
       this.seriesKey = key;

@@ -2,6 +2,10 @@
 // scraped every second repeats the same series text every time; like Prometheus' scrape cache, recognising
 // the text skips label parsing entirely. The result does not depend on the cache: an entry is only ever the
 // parse of exactly its key, so parseExposition stays a pure function.
+//
+// Storing a series costs several times more than parsing it (copies, long-lived objects for the GC), so a
+// series is only stored the second time it is seen: a one-off parse or an exporter whose series change on
+// every scrape then pays only a hash per series.
 
 export interface CachedSeries {
   /** The key, detached from the scrape it was first read in. */
@@ -30,9 +34,26 @@ export class SeriesCache {
   private current = new Map<string, CachedSeries>();
   private previous = new Map<string, CachedSeries>();
   private readonly generationSize: number;
+  /** Hashes of series seen once, direct-mapped; a collision only forgets or admits early. */
+  private readonly seenOnce = new Uint32Array(1 << 16);
 
   constructor(generationSize: number) {
     this.generationSize = generationSize;
+  }
+
+  /**
+   * Whether `key` is worth storing: true when it was seen before (recently enough to still be remembered);
+   * otherwise remembers it and returns false.
+   */
+  admit(key: string): boolean {
+    // FNV-1a over the UTF-16 code units; | 1 keeps 0 free to mean an empty slot
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+    hash = (hash | 1) >>> 0;
+    const slot = hash & 0xffff;
+    if (this.seenOnce[slot] === hash) return true;
+    this.seenOnce[slot] = hash;
+    return false;
   }
 
   get(key: string): CachedSeries | undefined {
@@ -62,6 +83,7 @@ export class SeriesCache {
   clear(): void {
     this.current = new Map();
     this.previous = new Map();
+    this.seenOnce.fill(0);
   }
 }
 
