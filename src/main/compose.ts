@@ -127,6 +127,11 @@ export function createApp(opts: AppOptions): App {
 const demoClocks = new WeakMap<Core, Clock>();
 const demoSims = new WeakMap<Core, DemoSimulation>();
 
+/** The running demo host's simulation, for tests and benchmarks that inject faults or journal lines. */
+export function demoSimOf(core: Core): DemoSimulation | undefined {
+  return demoSims.get(core);
+}
+
 /** The clock a deployment lives on: the demo host's simulated time for the demo, wall time otherwise. */
 export function deploymentClock(core: Core, host: HostConfig): Clock {
   return (host.kind === 'demo' && demoClocks.get(core)) || systemClock;

@@ -21,6 +21,7 @@ import { systemctlCatCommand } from '../discovery/commands';
 import { httpGet } from '../ssh/http-agent';
 import { systemClock } from '../clock';
 import { writeIncidentBundle } from '../store/recording/incident-bundle';
+import { redactSecrets } from '../store/recording/redact';
 import { JournalFollower } from '../journal/follower';
 import { ApiError } from '../api-error';
 
@@ -84,7 +85,11 @@ export class RecordingService {
           ]);
           if (l.lastUnit.get(s.role) !== key) {
             l.lastUnit.set(s.role, key);
-            l.writer.appendUnitState(o.ts, s.role, s.systemd);
+            // ExecStart may carry --api-key and friends: secrets never go into a recording.
+            const st = s.systemd.execStart
+              ? { ...s.systemd, execStart: redactSecrets(s.systemd.execStart) }
+              : s.systemd;
+            l.writer.appendUnitState(o.ts, s.role, st);
           }
         }
         if (s.health) {
@@ -97,7 +102,14 @@ export class RecordingService {
       }
     });
     core.on('event', (e: AppEvent) => {
-      if (e.deploymentId) this.live.get(e.deploymentId)?.writer?.appendEvent(e);
+      if (e.deploymentId)
+        this.live
+          .get(e.deploymentId)
+          ?.writer?.appendEvent({
+            ...e,
+            title: redactSecrets(e.title),
+            detail: e.detail && redactSecrets(e.detail),
+          });
     });
   }
 
@@ -206,7 +218,7 @@ export class RecordingService {
                 role: s.role as Role,
                 unit: s.unit,
                 priority: line.priority,
-                message: line.message,
+                message: redactSecrets(line.message),
               });
         },
         // A journal that cannot be read is shown by the dashboard; the recording just has no lines for it.
