@@ -140,7 +140,31 @@ describe('metric types', () => {
       'h_bucket{a="1",le="+Inf"} 0',
       '# EOF',
     );
-    expect(errorOf(interleaved)).toMatchObject({ line: 4, reason: expect.stringMatching(/interleaved/) });
+    expect(errorOf(interleaved)).toEqual({
+      line: 4,
+      column: 1,
+      reason:
+        'samples of the label set {a="1"} are interleaved with others; OpenMetrics requires each label set of a ' +
+        'family to be contiguous',
+    });
+  });
+
+  it('treats the same labels written in another order as the same series group', () => {
+    const reordered = lines(
+      '# TYPE h histogram',
+      'h_bucket{a="1",b="2",le="1"} 0',
+      'h_bucket{le="+Inf",b="2",a="1"} 1',
+      'h_count{b="2",a="1"} 1',
+      'h_sum{a="1",b="2"} 0.5',
+      'h_bucket{a="2",b="2",le="+Inf"} 0',
+      'h_bucket{b="2",a="1",le="+Inf"} 0',
+      '# EOF',
+    );
+    expect(errorOf(reordered)).toMatchObject({
+      line: 7,
+      reason: expect.stringMatching(/\{b="2",a="1"\} are interleaved/),
+    });
+    expect(parse(reordered.split('\n').slice(0, 6).join('\n') + '\n# EOF\n').sampleCount).toBe(5);
   });
 });
 

@@ -121,6 +121,8 @@ describe('series cache', () => {
       next: undefined,
       le: undefined,
       quantile: undefined,
+      groupKey: undefined,
+      groupKeyExcluded: '',
     });
     const hot = entry('hot');
     cache.set(hot);

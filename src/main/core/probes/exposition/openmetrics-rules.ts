@@ -59,7 +59,8 @@ export class OpenMetricsFamilyRules {
   // The metric group (label set without le/quantile/the stateset label) the last sample belonged to.
   private seenGroups = new Set<string>();
   private hasGroup = false;
-  private groupLabels: Record<string, string> = {};
+  private groupNames: string[] = [];
+  private groupValues: string[] = [];
   private groupSize = 0;
   private groupExcluded = '';
   private groupTimestamp: number | undefined;
@@ -124,7 +125,7 @@ export class OpenMetricsFamilyRules {
       this.checkQuantile(labels);
     }
 
-    this.checkGroup(role, labels, timestampMs);
+    this.checkGroup(role, timestampMs);
 
     if (type === 'stateset' && value !== 0 && value !== 1) {
       s.fail(`stateset values must be 0 or 1, found ${formatValue(value)}`, valueStart);
@@ -211,7 +212,7 @@ export class OpenMetricsFamilyRules {
   }
 
   /** Samples of one group must be contiguous, with non-decreasing timestamps, all with or all without one. */
-  private checkGroup(role: number, labels: Record<string, string>, timestampMs: number | undefined): void {
+  private checkGroup(role: number, timestampMs: number | undefined): void {
     const s: ExpositionScanner = this.s;
     const type = this.type;
     const excluded =
@@ -238,7 +239,7 @@ export class OpenMetricsFamilyRules {
       const key = type === 'info' ? '' : this.groupKey(excluded);
       if (this.seenGroups.has(key)) {
         s.fail(
-          `samples of the label set ${key === '' ? '{}' : `{${key}}`} are interleaved with others; ` +
+          `samples of the label set ${this.describeLabels(excluded)} are interleaved with others; ` +
             'OpenMetrics requires each label set of a family to be contiguous',
           s.lineStart,
         );
@@ -246,49 +247,88 @@ export class OpenMetricsFamilyRules {
       this.seenGroups.add(key);
       this.hasGroup = true;
       this.groupExcluded = excluded;
-      this.groupLabels = labels;
-      this.groupSize = this.currentSize(excluded);
+      let n = 0;
+      for (let k = 0; k < s.labelCount; k++) {
+        if (s.labelNames[k] === excluded) continue;
+        this.groupNames[n] = s.labelNames[k];
+        this.groupValues[n] = s.labelValues[k];
+        n++;
+      }
+      this.groupSize = n;
       if (this.runActive) this.finishRun();
       this.runActive = false;
     }
     this.groupTimestamp = timestampMs;
   }
 
-  private currentSize(excluded: string): number {
-    const s: ExpositionScanner = this.s;
-    let n = 0;
-    for (let k = 0; k < s.labelCount; k++) if (s.labelNames[k] !== excluded) n++;
-    return n;
-  }
-
+  /** Whether the current sample's labels, `excluded` aside, are those of the current group. */
   private inCurrentGroup(excluded: string): boolean {
     const s: ExpositionScanner = this.s;
-    const group = this.groupLabels;
-    let n = 0;
-    for (let k = 0; k < s.labelCount; k++) {
+    const names = this.groupNames;
+    const values = this.groupValues;
+    // Fast path: the same names in the same order, as exporters write them.
+    let j = 0;
+    let k = 0;
+    for (; k < s.labelCount; k++) {
       const name = s.labelNames[k];
       if (name === excluded) continue;
-      if (name === this.groupExcluded) return false;
-      if (!Object.prototype.hasOwnProperty.call(group, name) || group[name] !== s.labelValues[k])
-        return false;
+      if (j >= this.groupSize || name !== names[j]) break;
+      if (s.labelValues[k] !== values[j]) return false;
+      j++;
+    }
+    if (k === s.labelCount) return j === this.groupSize;
+    // Same set in another order?
+    const group = new Map<string, string>();
+    for (let g = 0; g < this.groupSize; g++) group.set(names[g], values[g]);
+    let n = 0;
+    for (k = 0; k < s.labelCount; k++) {
+      const name = s.labelNames[k];
+      if (name === excluded) continue;
+      if (group.get(name) !== s.labelValues[k]) return false;
       n++;
     }
     return n === this.groupSize;
   }
 
-  /** Canonical text of the current sample's group: sorted, with length-prefixed values so no two collide. */
+  /**
+   * Canonical text of the current sample's group: sorted names, length-prefixed values so that no two
+   * groups collide. Memoised per cached series, since it only depends on its labels and `excluded`.
+   */
   private groupKey(excluded: string): string {
     const s: ExpositionScanner = this.s;
+    const entry = s.seriesEntry;
+    if (entry !== undefined && entry.groupKey !== undefined && entry.groupKeyExcluded === excluded) {
+      return entry.groupKey;
+    }
     const order: number[] = [];
-    for (let k = 0; k < s.labelCount; k++) if (s.labelNames[k] !== excluded) order.push(k);
-    order.sort((a, b) =>
-      s.labelNames[a] < s.labelNames[b] ? -1 : s.labelNames[a] > s.labelNames[b] ? 1 : 0,
-    );
+    let sorted = true;
+    for (let k = 0; k < s.labelCount; k++) {
+      if (s.labelNames[k] === excluded) continue;
+      if (order.length > 0 && s.labelNames[order[order.length - 1]] > s.labelNames[k]) sorted = false;
+      order.push(k);
+    }
+    if (!sorted) {
+      order.sort((a, b) =>
+        s.labelNames[a] < s.labelNames[b] ? -1 : s.labelNames[a] > s.labelNames[b] ? 1 : 0,
+      );
+    }
     let key = '';
-    for (const k of order) {
-      key += `${key === '' ? '' : ','}${s.labelNames[k]}=${JSON.stringify(s.labelValues[k])}`;
+    for (const k of order) key += `${s.labelNames[k]}=${s.labelValues[k].length}:${s.labelValues[k]},`;
+    if (entry !== undefined) {
+      entry.groupKey = key;
+      entry.groupKeyExcluded = excluded;
     }
     return key;
+  }
+
+  /** The current sample's labels without `excluded`, for messages. */
+  private describeLabels(excluded: string): string {
+    const s: ExpositionScanner = this.s;
+    const parts: string[] = [];
+    for (let k = 0; k < s.labelCount; k++) {
+      if (s.labelNames[k] !== excluded) parts.push(`${s.labelNames[k]}=${JSON.stringify(s.labelValues[k])}`);
+    }
+    return `{${parts.join(',')}}`;
   }
 
   private histogramSample(role: number, value: number, le: number, valueStart: number): void {

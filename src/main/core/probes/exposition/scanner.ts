@@ -395,6 +395,8 @@ export class ExpositionScanner {
       le: undefined,
       quantile: undefined,
       next: undefined,
+      groupKey: undefined,
+      groupKeyExcluded: '',
     };
     cache.set(entry);
     if (this.lastEntry !== undefined) this.lastEntry.next = entry;

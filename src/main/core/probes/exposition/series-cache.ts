@@ -23,6 +23,9 @@ export interface CachedSeries {
   le: number | null | undefined;
   /** Same for the `quantile` label. */
   quantile: number | null | undefined;
+  /** Memo of the OpenMetrics group key of this series without the label `groupKeyExcluded`. */
+  groupKey: string | undefined;
+  groupKeyExcluded: string;
 }
 
 /**
