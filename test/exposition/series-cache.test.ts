@@ -99,9 +99,15 @@ describe('series cache', () => {
 
   it('admits a series to the cache the second time it is seen, so one-off parses store nothing', () => {
     const cache = new SeriesCache(16);
+    cache.beginParse(100);
     expect(cache.admit('m{a="1"}')).toBe(false);
     expect(cache.admit('m{a="2"}')).toBe(false);
     expect(cache.admit('m{a="1"}')).toBe(true);
+    // first sightings are forgotten after a few parses, so that they keep no old scrape alive
+    for (let i = 0; i < 8; i++) cache.beginParse(100);
+    expect(cache.admit('m{a="2"}')).toBe(false);
+    cache.beginParse(64 * 1024 * 1024);
+    expect(cache.admit('m{a="2"}')).toBe(false);
     clearSeriesCaches();
     const text = 'm{a="1"} 1\n';
     parseExposition(text, 'prometheus');

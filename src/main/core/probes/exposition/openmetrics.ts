@@ -64,6 +64,7 @@ class OpenMetricsParser {
 
   constructor(text: string, options: OpenMetricsOptions) {
     this.s = new ExpositionScanner(text, 'openmetrics');
+    SERIES_CACHES.openmetrics.beginParse(text.length);
     this.rules = new OpenMetricsFamilyRules(this.s, { valueRules: options.valueRules });
   }
 

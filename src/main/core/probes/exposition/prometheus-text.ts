@@ -55,6 +55,7 @@ class PrometheusTextParser {
 
   constructor(text: string) {
     this.s = new ExpositionScanner(text, 'prometheus');
+    SERIES_CACHES.prometheus.beginParse(text.length);
   }
 
   parse(): Exposition {

@@ -5,7 +5,7 @@
 //
 // Storing a series costs several times more than parsing it (copies, long-lived objects for the GC), so a
 // series is only stored the second time it is seen: a one-off parse or an exporter whose series change on
-// every scrape then pays only a hash per series.
+// every scrape then pays only a set lookup per series.
 
 export interface CachedSeries {
   /** The key, detached from the scrape it was first read in. */
@@ -37,25 +37,34 @@ export class SeriesCache {
   private current = new Map<string, CachedSeries>();
   private previous = new Map<string, CachedSeries>();
   private readonly generationSize: number;
-  /** Hashes of series seen once, direct-mapped; a collision only forgets or admits early. */
-  private readonly seenOnce = new Uint32Array(1 << 16);
+  // Series seen once, keyed by views into recent scrapes (the map lookup already hashed them); forgotten every
+  // few parses so that those views keep only a few scrapes alive.
+  private seenOnce = new Set<string>();
+  private seenParses = 0;
+  private seenChars = 0;
 
   constructor(generationSize: number) {
     this.generationSize = generationSize;
   }
 
+  /** Called once per parse with the size of its text; bounds how much recent text seenOnce may keep alive. */
+  beginParse(textLength: number): void {
+    if (this.seenParses >= 8 || this.seenChars + textLength > 32 * 1024 * 1024) {
+      this.seenOnce = new Set();
+      this.seenParses = 0;
+      this.seenChars = 0;
+    }
+    this.seenParses++;
+    this.seenChars += textLength;
+  }
+
   /**
-   * Whether `key` is worth storing: true when it was seen before (recently enough to still be remembered);
-   * otherwise remembers it and returns false.
+   * Whether `key` is worth storing: true when it was seen in one of the last few parses; otherwise remembers
+   * it and returns false.
    */
   admit(key: string): boolean {
-    // FNV-1a over the UTF-16 code units; | 1 keeps 0 free to mean an empty slot
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-    hash = (hash | 1) >>> 0;
-    const slot = hash & 0xffff;
-    if (this.seenOnce[slot] === hash) return true;
-    this.seenOnce[slot] = hash;
+    if (this.seenOnce.has(key)) return true;
+    this.seenOnce.add(key);
     return false;
   }
 
@@ -86,7 +95,9 @@ export class SeriesCache {
   clear(): void {
     this.current = new Map();
     this.previous = new Map();
-    this.seenOnce.fill(0);
+    this.seenOnce = new Set();
+    this.seenParses = 0;
+    this.seenChars = 0;
   }
 }
 
