@@ -52,7 +52,6 @@ export class ExpositionScanner {
   private spareNames: string[] = [];
   private spareValues: string[] = [];
   private spareValueStarts: number[] = [];
-  private previousMetricName = '';
   private previousLabels: Record<string, string> | undefined;
   private exemplarNames: string[] = [];
   private exemplarValues: string[] = [];
@@ -133,21 +132,11 @@ export class ExpositionScanner {
     const text = this.text;
     const start = this.pos;
     const end = this.lineEnd;
-    const previous = this.previousMetricName;
-    const after = start + previous.length;
-    if (previous.length > 0 && after <= end && text.startsWith(previous, start)) {
-      if (after === end || !isMetricNameChar(text.charCodeAt(after))) {
-        this.pos = after;
-        return previous;
-      }
-    }
     if (start >= end || !isMetricNameStart(text.charCodeAt(start))) return '';
     let i = start + 1;
     while (i < end && isMetricNameChar(text.charCodeAt(i))) i++;
     this.pos = i;
-    const name = text.slice(start, i);
-    this.previousMetricName = name;
-    return name;
+    return text.slice(start, i);
   }
 
   /** Marks the current sample as having no labels. */
@@ -193,25 +182,19 @@ export class ExpositionScanner {
       return {};
     }
     for (;;) {
-      // Label name, reusing the previous line's string when the same name sits in the same slot.
+      // Label name; the previous line's string when it is the same name in the same slot, which keeps the
+      // object keys pointer-equal (cheap property stores) and tells whether the previous object can be copied.
       const nameStart = i;
-      let name: string | undefined;
-      if (count < previousCount) {
-        const candidate = previousNames[count];
-        const after = i + candidate.length;
-        if (after <= end && text.startsWith(candidate, i) && !isLabelNameChar(text.charCodeAt(after))) {
-          name = candidate;
-          i = after;
-        }
-      }
-      if (name === undefined) {
+      if (i >= end) this.fail("unterminated label set: expected '}' before the end of the line", openBrace);
+      if (!isLabelNameStart(text.charCodeAt(i)))
+        this.fail(`expected a label name, found ${this.describe(i)}`, i);
+      i++;
+      while (i < end && isLabelNameChar(text.charCodeAt(i))) i++;
+      let name = text.slice(nameStart, i);
+      if (count < previousCount && name === previousNames[count]) {
+        name = previousNames[count];
+      } else {
         sameNames = false;
-        if (i >= end) this.fail("unterminated label set: expected '}' before the end of the line", openBrace);
-        if (!isLabelNameStart(text.charCodeAt(i)))
-          this.fail(`expected a label name, found ${this.describe(i)}`, i);
-        i++;
-        while (i < end && isLabelNameChar(text.charCodeAt(i))) i++;
-        name = text.slice(nameStart, i);
         if (name === '__name__')
           this.fail('label name "__name__" is reserved for the metric name', nameStart);
       }
@@ -233,19 +216,9 @@ export class ExpositionScanner {
       if (valueEnd === -1 || valueEnd >= end) {
         this.fail(`unterminated value of label "${name}": no closing '"' on this line`, openQuote);
       }
-      let value: string;
-      if (escaped) {
-        value = unescapeLabelValue(text, valueStart, valueEnd);
-      } else if (
-        sameNames &&
-        count < previousCount &&
-        previousValues[count].length === valueEnd - valueStart &&
-        text.startsWith(previousValues[count], valueStart)
-      ) {
-        value = previousValues[count];
-      } else {
-        value = text.slice(valueStart, valueEnd);
-      }
+      const value = escaped
+        ? unescapeLabelValue(text, valueStart, valueEnd)
+        : text.slice(valueStart, valueEnd);
       i = valueEnd + 1;
       names[count] = name;
       values[count] = value;
@@ -355,7 +328,6 @@ export class ExpositionScanner {
     }
     this.labelCount = count;
     this.pos = close + 1;
-    this.previousMetricName = hit.name;
     this.seriesName = hit.name;
     const labels = { ...hit.labels };
     this.previousLabels = labels;
@@ -402,7 +374,6 @@ export class ExpositionScanner {
     if (this.lastEntry !== undefined) this.lastEntry.next = entry;
     this.lastEntry = entry;
     this.seriesEntry = entry;
-    this.previousMetricName = entry.name;
     this.seriesName = entry.name;
     const labels = { ...template };
     this.previousLabels = labels;
