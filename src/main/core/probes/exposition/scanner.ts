@@ -1,5 +1,5 @@
-// Line cursor over an exposition, with the metric-name and label-set readers both dialects share.
-// Positions are UTF-16 indexes into the input; errors carry 1-based line and column.
+// Line cursor over an exposition, with what both dialects share: metric-name and label-set readers and the
+// series-cache lookup. Positions are UTF-16 indexes into the input; errors carry 1-based line and column.
 
 import { ExpositionParseError, type ExpositionFormat } from './types';
 import { detach, type CachedSeries, type SeriesCache } from './series-cache';
@@ -47,8 +47,9 @@ export class ExpositionScanner {
   labelValues: string[] = [];
   labelValueStarts: number[] = [];
   labelCount = 0;
-  // The previous sample's label set. Consecutive lines usually repeat names and most values, so matching
-  // them in place avoids allocating the same short strings over and over.
+  // The previous sample's label set (the arrays are swapped, not reallocated, for each sample). Consecutive
+  // lines usually repeat the same names: reusing those strings and copying the previous object is cheaper
+  // than building a new one.
   private spareNames: string[] = [];
   private spareValues: string[] = [];
   private spareValueStarts: number[] = [];
