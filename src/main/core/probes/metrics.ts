@@ -68,7 +68,9 @@ export async function scrapeMetrics(
     };
   const format = formatFromContentType(ctype);
   try {
-    const exposition = parseExposition(res.body, format);
+    // Monitoring should not drop a whole scrape over OpenMetrics' value rules (e.g. a negative _sum, which
+    // Prometheus' own scraper accepts too); structure is still checked exactly.
+    const exposition = parseExposition(res.body, format, { openMetricsValueRules: 'skip' });
     return { ok: true, exposition, durationMs: res.durationMs, bytes: res.body.length };
   } catch (err) {
     if (err instanceof ExpositionParseError)
