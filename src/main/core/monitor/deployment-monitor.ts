@@ -139,7 +139,11 @@ export class DeploymentMonitor extends EventEmitter<Events> {
       this.timeBoxed('systemd', () => this.readSystemd(services), budget),
       Promise.all(
         services.map(async (s): Promise<ServiceObservation> => {
-          const r = await this.timeBoxed(`svc:${s.role}`, () => this.observeService(s, checkHealthNow, ts), budget);
+          const r = await this.timeBoxed(
+            `svc:${s.role}`,
+            () => this.observeService(s, checkHealthNow, ts),
+            budget,
+          );
           if (r.done) return r.value;
           const url = s.metricsUrl ?? s.healthUrl ?? s.apiUrl;
           return {
@@ -158,7 +162,9 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     ]);
     const systemd = sd.done
       ? sd.value
-      : { error: `systemctl show on ${this.conn.label} has not answered for ${((clock.now() - sd.since) / 1000).toFixed(1)} s` };
+      : {
+          error: `systemctl show on ${this.conn.label} has not answered for ${((clock.now() - sd.since) / 1000).toFixed(1)} s`,
+        };
     let anyTraffic = !('error' in systemd);
     const out: ServiceObservation[] = perService.map((o) => {
       const unit = 'error' in systemd ? undefined : systemd.units.get(o.unit);

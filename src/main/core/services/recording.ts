@@ -103,13 +103,11 @@ export class RecordingService {
     });
     core.on('event', (e: AppEvent) => {
       if (e.deploymentId)
-        this.live
-          .get(e.deploymentId)
-          ?.writer?.appendEvent({
-            ...e,
-            title: redactSecrets(e.title),
-            detail: e.detail && redactSecrets(e.detail),
-          });
+        this.live.get(e.deploymentId)?.writer?.appendEvent({
+          ...e,
+          title: redactSecrets(e.title),
+          detail: e.detail && redactSecrets(e.detail),
+        });
     });
   }
 
