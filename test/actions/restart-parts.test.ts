@@ -14,7 +14,9 @@ import {
   followShowCommand,
   IDENTITY_COMMAND,
 } from '../../src/main/core/actions/unit-commands';
-import { parseJournalJson, journalAfterCommand } from '../../src/main/core/actions/journal-follow';
+import { restartJournalLines } from '../../src/main/core/actions/journal-follow';
+import { journalAfterCursorCommand } from '../../src/main/core/journal/commands';
+import { parseJournalJson } from '../../src/main/core/journal/journal-json';
 import { advanceProgress, progressFromLine } from '../../src/main/core/actions/load-progress';
 import { applyPatch, defaultSettings, stagesFor } from '../../src/main/core/actions/restart-settings';
 import { addToRouter, probeDrain, removeFromRouter } from '../../src/main/core/actions/drain';
@@ -112,19 +114,21 @@ describe('journal and load progress', () => {
       '{"__CURSOR":"s=1;i=8","__REALTIME_TIMESTAMP":"1795972448000000","MESSAGE":null}',
     ].join('\n');
     const p = parseJournalJson(out);
-    expect(p.lastCursor).toBe('s=1;i=8');
-    expect(p.skipped).toBe(1);
-    expect(p.lines.map((l) => l.text)).toEqual([
+    expect(p.lines.at(-1)?.cursor).toBe('s=1;i=8');
+    expect(p.rejected).toEqual(['-- No entries --']);
+    const lines = restartJournalLines(p.lines);
+    expect(lines.map((l) => l.text)).toEqual([
       'Load weight begin.',
       'Traceback:',
       '  File x',
       'RuntimeError: boom',
       'bytes ok',
-      '[message over 4096 bytes not shown; use journalctl --all]',
+      '[message larger than 4096 bytes; journalctl --all shows it]',
     ]);
-    expect(p.lines[0]).toMatchObject({ ts: 1795972445451, priority: 6 });
-    expect(journalAfterCommand('sglang-decode.service', 's=1;i=8')).toBe(
-      "journalctl --no-pager -o json -u sglang-decode.service '--after-cursor=s=1;i=8'",
+    expect(lines[0]).toMatchObject({ ts: 1795972445451, priority: 6 });
+    expect(lines[1]).toMatchObject({ ts: 1795972446000, priority: 3 });
+    expect(journalAfterCursorCommand('sglang-decode.service', 's=1;i=8', 5000)).toBe(
+      "journalctl --no-pager -o json -u sglang-decode.service --after-cursor 's=1;i=8' -n 5000",
     );
   });
 

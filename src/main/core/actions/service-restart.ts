@@ -16,7 +16,7 @@ import {
   type Privilege,
   type UnitSnapshot,
 } from './unit-commands';
-import { JournalFollower } from './journal-follow';
+import { RestartJournal } from './journal-follow';
 import { describeProgress } from './load-progress';
 import { addToRouter, readdCurl, removeFromRouter, type RouterRegistration } from './drain';
 import { judgeWorker, readRouter } from './router-watch';
@@ -109,7 +109,7 @@ export async function restartService(ctx: ServiceRestartContext): Promise<Servic
 class ServiceRestart {
   private readonly role: Role;
   private readonly unit: string;
-  private readonly journal: JournalFollower;
+  private readonly journal: RestartJournal;
   private journalStopped = false;
   private journalLoop: Promise<void> | null = null;
   private before: UnitSnapshot | null = null;
@@ -122,7 +122,7 @@ class ServiceRestart {
   constructor(private readonly ctx: ServiceRestartContext) {
     this.role = ctx.service.role;
     this.unit = ctx.service.unit;
-    this.journal = new JournalFollower(ctx.conn, this.unit);
+    this.journal = new RestartJournal(ctx.conn, this.unit);
   }
 
   private step(kind: RestartStepKind): StepHandle {
