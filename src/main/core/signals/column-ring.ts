@@ -75,9 +75,12 @@ export class ColumnRing {
     return c ? c[this.phys(k)] : NaN;
   }
 
-  /** The raw column and a mapping from logical to physical index, for tight loops. */
-  columnView(key: string): { col: Float32Array | undefined; phys: (k: number) => number } {
-    return { col: this.cols.get(key), phys: (k) => this.phys(k) };
+  /**
+   * The raw arrays for tight loops: logical row k lives at physical index (start + k) % capacity.
+   * Read-only by contract; the arrays are the ring's own.
+   */
+  raw(key: string): { t: Float64Array; col: Float32Array | undefined; start: number; capacity: number } {
+    return { t: this.t, col: this.cols.get(key), start: this.start, capacity: this.capacity };
   }
 
   /** Latest non-NaN value of `key` within the last `maxRows` rows. */

@@ -21,54 +21,63 @@ export function decimateColumn(
   maxPoints: number,
   gapMs: number,
 ): DecimatedColumn {
-  const { col, phys } = ring.columnView(key);
+  const { t, col, start, capacity } = ring.raw(key);
   const out: DecimatedColumn = { t: [], v: [] };
   if (!col || hi <= lo) return out;
+  // Physical index of logical row k, without a modulo per row (a day is 86,400 rows per key).
+  const at = (k: number): number => {
+    const i = start + k;
+    return i >= capacity ? i - capacity : i;
+  };
   const n = hi - lo;
   if (n <= maxPoints) {
-    for (let k = lo; k < hi; k++) push(out, ring.timeAt(k), col[phys(k)]);
+    for (let k = lo; k < hi; k++) {
+      const i = at(k);
+      push(out, t[i], col[i]);
+    }
     return withGaps(out, gapMs);
   }
   const buckets = Math.max(1, Math.floor(maxPoints / 2));
-  const t0 = ring.timeAt(lo);
-  const span = ring.timeAt(hi - 1) - t0 + 1;
-  const width = span / buckets;
+  const t0 = t[at(lo)];
+  const width = (t[at(hi - 1)] - t0 + 1) / buckets;
   let bucket = -1;
-  let minK = -1;
-  let maxK = -1;
-  let nanK = -1;
+  let minI = -1;
+  let maxI = -1;
+  let nanI = -1;
   let minV = Infinity;
   let maxV = -Infinity;
   const flush = (): void => {
     if (bucket < 0) return;
     const picks: number[] = [];
-    if (minK >= 0) picks.push(minK);
-    if (maxK >= 0 && maxK !== minK) picks.push(maxK);
-    if (nanK >= 0) picks.push(nanK);
-    picks.sort((a, b) => a - b);
-    for (const k of picks) push(out, ring.timeAt(k), col[phys(k)]);
+    if (minI >= 0) picks.push(minI);
+    if (maxI >= 0 && maxI !== minI) picks.push(maxI);
+    if (nanI >= 0) picks.push(nanI);
+    // Emitted in time order: the lowest and highest of a bucket come in whichever order they happened.
+    picks.sort((x, y) => t[x] - t[y]);
+    for (const i of picks) push(out, t[i], col[i]);
   };
-  for (let k = lo; k < hi; k++) {
-    const b = Math.min(buckets - 1, Math.floor((ring.timeAt(k) - t0) / width));
+  for (let k = lo, i = at(lo); k < hi; k++, i = i + 1 === capacity ? 0 : i + 1) {
+    let b = Math.floor((t[i] - t0) / width);
+    if (b >= buckets) b = buckets - 1;
     if (b !== bucket) {
       flush();
       bucket = b;
-      minK = maxK = nanK = -1;
+      minI = maxI = nanI = -1;
       minV = Infinity;
       maxV = -Infinity;
     }
-    const v = col[phys(k)];
-    if (Number.isNaN(v)) {
-      if (nanK < 0) nanK = k;
+    const v = col[i];
+    if (v !== v) {
+      if (nanI < 0) nanI = i;
       continue;
     }
     if (v < minV) {
       minV = v;
-      minK = k;
+      minI = i;
     }
     if (v > maxV) {
       maxV = v;
-      maxK = k;
+      maxI = i;
     }
   }
   flush();

@@ -59,6 +59,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const overlay = useRef<OverlayOptions | null>(null);
   const firstMsRef = useRef<number | null>(null);
   const refetch = useRef<((why: 'view' | 'live') => Promise<void>) | null>(null);
+  const onFetched = useRef<((points: number) => void) | null>(null);
   const { view, theme } = useUi();
   const viewRef = useRef<View>(view);
   const [load, setLoad] = useState<LoadState>({ s: 'loading' });
@@ -120,6 +121,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       ],
       options: {
         animation: false,
+        // Data arrive as {x, y} sorted by x: no parsing, and the time scale may skip sorting and de-duplicating.
+        parsing: false,
+        normalized: true,
         responsive: true,
         maintainAspectRatio: false,
         interaction: { mode: 'nearest', axis: 'x', intersect: false },
@@ -159,7 +163,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
               label: (c) => `${c.dataset.label}: ${formatValue(p.unit, c.parsed.y)}`,
             },
           },
-          decimation: { enabled: DECIMATE, algorithm: 'min-max' },
+          // Decimation happens in the core (min-max per pixel bucket) before data cross the bridge; running
+          // Chart.js's plugin again on every live update would only cost time.
+          decimation: { enabled: false },
           zoom: {
             zoom: {
               drag: { enabled: true, threshold: 8 },
@@ -191,6 +197,11 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     });
 
     let livePoints = 0;
+    let fetchedPoints = 0;
+    onFetched.current = (n) => {
+      fetchedPoints = n;
+      livePoints = 0;
+    };
     const offLive = onSignals(p.deploymentId, (ts, values) => {
       const v = viewRef.current;
       if (v.mode !== 'live' || !LIVE) return;
@@ -216,8 +227,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       chart.options.scales!.x!.max = win.to;
       chart.update('none');
       recordPerf(p.id, 'live-update', performance.now() - started, pointCount(dataRef.current));
-      // Long ranges accumulate raw live points on top of the decimated history: re-fetch now and then.
-      if (livePoints > Math.max(600, MAX_FETCH_POINTS / 2)) {
+      // Long ranges accumulate raw live points on top of the decimated history: once they are a quarter of
+      // it, fetch again, so what the chart holds stays bounded whatever the range and however long it runs.
+      if (DECIMATE && livePoints > Math.max(300, fetchedPoints / 4 / Math.max(1, p.series.length))) {
         livePoints = 0;
         void refetch.current?.('live');
       }
@@ -251,10 +263,18 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       const started = performance.now();
       const now = Date.now();
       const win = viewWindow(view, now, firstMsRef.current);
+      if (why === 'view' && view.mode === 'fixed') {
+        // Every chart follows a zoom or pan at once with the points it holds; the fetch below refines it.
+        chart.options.scales!.x!.min = win.from;
+        chart.options.scales!.x!.max = win.to;
+        chart.update('none');
+        recordPerf(p.id, 'zoom', performance.now() - started, pointCount(dataRef.current));
+      }
       const finiteRange =
         view.mode === 'fixed' || Number.isFinite(RANGES.find((r) => r.id === view.range)!.ms);
       const width = canvas.current?.clientWidth ?? 800;
-      const maxPoints = DECIMATE ? Math.min(MAX_FETCH_POINTS, Math.max(300, Math.round(width * 2))) : 200_000;
+      // One min-max pair per two pixels: every spike still gets its pixel, and a live update moves half the points.
+      const maxPoints = DECIMATE ? Math.min(MAX_FETCH_POINTS, Math.max(300, Math.round(width))) : 200_000;
       let res: SeriesResult;
       try {
         res = await api.getSeries({
@@ -271,10 +291,13 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       if (cancelled || chartRef.current !== chart) return;
       const fetched = performance.now();
       firstMsRef.current = res.firstMs;
+      // A fresh array per dataset: Chart.js hooks push/splice on the array it holds, and refilling it one
+      // push at a time would cost a splice per point (quadratic on a day of points).
       res.series.forEach((col, i) => {
-        const data = dataRef.current[i];
-        data.length = 0;
-        for (let k = 0; k < col.t.length; k++) data.push({ x: col.t[k], y: col.v[k] });
+        const data: Point[] = new Array<Point>(col.t.length);
+        for (let k = 0; k < col.t.length; k++) data[k] = { x: col.t[k], y: col.v[k] };
+        dataRef.current[i] = data;
+        chart.data.datasets[i].data = data;
       });
       const shown = viewWindow(view, view.mode === 'live' ? (res.lastMs ?? now) : now, res.firstMs);
       chart.options.scales!.x!.min =
@@ -283,8 +306,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       chart.update('none');
       const points = pointCount(dataRef.current);
       recordPerf(p.id, 'fetch', fetched - started, points);
+      onFetched.current?.(points);
       if (why === 'view' && view.mode === 'fixed')
-        recordPerf(p.id, 'zoom', performance.now() - started, points);
+        recordPerf(p.id, 'zoom-refined', performance.now() - started, points);
       const missingKeys = Object.keys(res.missing);
       setPartial(missingKeys.length > 0 && missingKeys.length < p.series.length ? res.missing : {});
       if (points > 0) setLoad({ s: 'ready' });

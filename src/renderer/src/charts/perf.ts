@@ -1,6 +1,6 @@
 // Timings of the real charts, as performance marks/measures and in window.__pdcPerf for the benchmark
 // (bench/dashboard.ts reads them through the page). Cheap enough to stay on: one array push per event.
-export type PerfKind = 'first-paint' | 'fetch' | 'live-update' | 'zoom';
+export type PerfKind = 'first-paint' | 'fetch' | 'live-update' | 'zoom' | 'zoom-refined';
 
 export interface PerfRecord {
   chart: string;

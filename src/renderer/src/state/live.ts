@@ -6,12 +6,22 @@ type Listener = (ts: number, values: Record<string, number | null>) => void;
 const byDeployment = new Map<string, Set<Listener>>();
 let wired = false;
 
+function dispatch(deploymentId: string, ts: number, values: Record<string, number | null>): void {
+  for (const f of byDeployment.get(deploymentId) ?? []) f(ts, values);
+}
+
+declare global {
+  interface Window {
+    /** Benchmark only (`?bench=1`): feed a live update through the same path as the core's events. */
+    __pdcPushSignals?: typeof dispatch;
+  }
+}
+if (new URLSearchParams(window.location.search).get('bench') === '1') window.__pdcPushSignals = dispatch;
+
 export function onSignals(deploymentId: string, l: Listener): () => void {
   if (!wired) {
     wired = true;
-    api.on('signals', (e) => {
-      for (const f of byDeployment.get(e.deploymentId) ?? []) f(e.ts, e.values);
-    });
+    api.on('signals', (e) => dispatch(e.deploymentId, e.ts, e.values));
   }
   let set = byDeployment.get(deploymentId);
   if (!set) byDeployment.set(deploymentId, (set = new Set()));
