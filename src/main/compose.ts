@@ -14,6 +14,7 @@ import { refusingPrompts } from './core/ssh/prompts';
 import { HostsService } from './core/services/hosts';
 import { DashboardService } from './core/services/dashboard';
 import { RestartService } from './core/services/restart';
+import { ReviewService } from './core/services/review';
 
 export const APP_VERSION = '0.1.0';
 
@@ -54,6 +55,8 @@ export interface App {
   core: Core;
   handlers: ApiHandlers;
   hosts: HostsService;
+  /** Recorded sessions opened for review (the desktop menu's File → Open, the CLI's `open`). */
+  review: ReviewService;
   shutdown(): Promise<void>;
 }
 
@@ -104,22 +107,32 @@ export function createApp(opts: AppOptions): App {
     appVersion: APP_VERSION,
     settings: { enabled: opts.record ?? opts.shell !== 'cli' },
   });
-  const handlers: ApiHandlers = {
+  const review = new ReviewService(core, {
+    store: recording.store,
+    cacheDir: join(dir, 'cache', 'review'),
+    recentFile: join(dir, 'review-recent.json'),
+    recordingIds: () => recording.store.activeIds(),
+  });
+  // Requests about a recording opened for review are answered by the review service, not SSH.
+  const handlers: ApiHandlers = review.route({
     ...core.handlers(),
     ...dashboard.handlers(),
     ...restart.handlers(),
     ...discovery.handlers(),
     ...recording.handlers(),
     ...hosts.handlers(),
-  };
+    ...review.handlers(),
+  });
   return {
     core,
     handlers,
     hosts,
+    review,
     shutdown: async () => {
       hosts.stop();
       await core.shutdown();
       await recording.shutdown();
+      await review.shutdown();
     },
   };
 }

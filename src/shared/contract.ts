@@ -29,6 +29,7 @@ import {
   type DashboardEvents,
   type DashboardRequests,
 } from './api/dashboard';
+import { REVIEW_EVENTS, REVIEW_REQUESTS, type ReviewEvents, type ReviewRequests } from './api/review';
 
 export type * from './api/monitoring';
 export type * from './api/restart';
@@ -36,6 +37,7 @@ export type * from './api/dashboard';
 export type * from './api/discovery';
 export type * from './api/recording';
 export type * from './api/hosts';
+export type * from './api/review';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
 export interface ApiRequests
@@ -45,11 +47,19 @@ export interface ApiRequests
     DashboardRequests,
     DiscoveryRequests,
     RecordingRequests,
-    HostsRequests {}
+    HostsRequests,
+    ReviewRequests {}
 
 /** Push events from the core. */
 export interface ApiEvents
-  extends MonitoringEvents, RestartEvents, DashboardEvents, DiscoveryEvents, RecordingEvents, HostsEvents {}
+  extends
+    MonitoringEvents,
+    RestartEvents,
+    DashboardEvents,
+    DiscoveryEvents,
+    RecordingEvents,
+    HostsEvents,
+    ReviewEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
@@ -63,6 +73,7 @@ export const REQUEST_NAMES = [
   ...DISCOVERY_REQUESTS,
   ...RECORDING_REQUESTS,
   ...HOSTS_REQUESTS,
+  ...REVIEW_REQUESTS,
 ] as const satisfies readonly RequestName[];
 
 export const EVENT_NAMES = [
@@ -72,6 +83,7 @@ export const EVENT_NAMES = [
   ...DISCOVERY_EVENTS,
   ...RECORDING_EVENTS,
   ...HOSTS_EVENTS,
+  ...REVIEW_EVENTS,
 ] as const satisfies readonly EventName[];
 
 // Compile-time proof that the lists above name every method and event exactly once.

@@ -150,4 +150,30 @@ export interface DeploymentSummary {
   host: HostConfig;
   connection: ConnectionStatus;
   latest?: Observation;
+  /** Set when this is a recorded session opened for review: read-only, replayed from a file. */
+  review?: ReviewSource;
+}
+
+/** Where a review deployment comes from and the span it covers. */
+export interface ReviewSource {
+  /** Session id in the recordings folder; null for a file opened from elsewhere. */
+  sessionId: string | null;
+  path: string;
+  name: string;
+  /** The host the session was recorded on. */
+  recordedHost: { id: string; label: string; kind: string; hostname?: string };
+  startedAt: number;
+  /** First and last recorded time (epoch ms). */
+  firstTs: number;
+  lastTs: number;
+  /** The review cursor when the summary was made. */
+  cursor: number;
+  /** False when the app was killed or crashed while recording (the end may be missing). */
+  closedCleanly: boolean;
+  /** What could not be read, in words (damaged, truncated, newer minor version…). */
+  warnings: string[];
+  /** Computed from the recording now, or read from the review cache made at an earlier open. */
+  loadedFrom: 'recording' | 'cache';
+  /** How long opening took in the core (ms). */
+  openMs: number;
 }

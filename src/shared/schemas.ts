@@ -10,6 +10,7 @@ import { dashboardSchemas } from './schemas/dashboard';
 import { discoverySchemas } from './schemas/discovery';
 import { recordingSchemas } from './schemas/recording';
 import { hostsSchemas } from './schemas/hosts';
+import { reviewSchemas } from './schemas/review';
 
 export { hostConfigSchema } from './schemas/monitoring';
 
@@ -20,6 +21,7 @@ export const requestSchemas = {
   ...discoverySchemas,
   ...recordingSchemas,
   ...hostsSchemas,
+  ...reviewSchemas,
 } satisfies { [K in RequestName]: z.ZodType<RequestArgs<K>> };
 
 export class ArgumentError extends Error {

@@ -1,0 +1,103 @@
+// A synthetic PD session recorded to a file, for the review benchmark and tests: the recording benchmark's
+// queueing model (bench/recording.ts) stepped one second at a time and written with the real RecordingWriter,
+// with the deployment in the header that a live session would have. Kept between runs (generating 24 h takes
+// minutes); `fresh` regenerates.
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../src/main/core/clock';
+import type { DeploymentConfig } from '../src/shared/domain';
+import { RecordingWriter } from '../src/main/core/store/recording';
+import { SyntheticPdSession } from './recording';
+
+export const BENCH_START = Date.UTC(2026, 0, 5, 8, 0, 0);
+
+export const BENCH_DEPLOYMENT: DeploymentConfig = {
+  id: 'demo',
+  name: 'Synthetic PD deployment',
+  services: (['prefill', 'decode', 'router'] as const).map((role, i) => ({
+    role,
+    hostId: 'demo',
+    unit: `sglang-${role}.service`,
+    apiUrl: `http://127.0.0.1:${[30100, 30200, 30001][i]}`,
+    metricsUrl: `http://127.0.0.1:${[30100, 30200, 29001][i]}/metrics`,
+  })),
+};
+
+/** Writes `hours` of the synthetic session to `path` (replaced atomically); returns the path. */
+export async function writeSyntheticRecording(
+  path: string,
+  hours: number,
+  opts: { seed?: number; close?: boolean; progress?: (h: number) => void } = {},
+): Promise<string> {
+  const sim = new SyntheticPdSession(BENCH_START, opts.seed ?? 42, hours * 3_600_000);
+  // The writer's flush cadence follows simulated time, like a real session's.
+  const simClock: Clock = {
+    now: () => sim.now,
+    setTimeout: (fn, ms) => {
+      const h = setTimeout(fn, ms);
+      h.unref();
+      return { id: Number(h[Symbol.toPrimitive]()) };
+    },
+    clearTimeout: () => undefined,
+  };
+  const tmp = `${path}.part`;
+  const w = await RecordingWriter.open(
+    tmp,
+    {
+      sessionId: 'synthetic',
+      name: `Synthetic ${hours} h session`,
+      startedAt: BENCH_START,
+      host: { id: 'demo', label: 'gpu-host-01 (synthetic)', kind: 'demo' },
+      deployment: BENCH_DEPLOYMENT,
+      appVersion: '0.1.0',
+    },
+    { clock: simClock },
+  );
+  const ticks = Math.round(hours * 3600);
+  for (let i = 0; i < ticks; i++) {
+    const tick = sim.step();
+    for (const s of tick.scrapes) w.appendScrape(s.ts, s.target, s.exp);
+    for (const u of tick.unitStates) w.appendUnitState(u.ts, u.role, u.state);
+    for (const h of tick.health) w.appendHealth(h.ts, h.role, h.health);
+    for (const e of tick.events) w.appendEvent(e);
+    for (const j of tick.journal) w.appendJournal(j);
+    if (i % 4 === 0) await new Promise((r) => setImmediate(r));
+    while (w.stats.queuedBytes > 8 << 20) await new Promise((r) => setTimeout(r, 5));
+    if (i % 3600 === 3599) opts.progress?.((i + 1) / 3600);
+  }
+  if (opts.close === false) await w.flush();
+  else await w.close();
+  if (w.error) throw w.error;
+  await rename(tmp, path);
+  return path;
+}
+
+/** The cached synthetic recording of `hours`, generated on first use. */
+export async function syntheticRecording(hours: number, fresh = false): Promise<string> {
+  const dir = join(tmpdir(), 'pdc-review-bench');
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, `synthetic-${hours}h-v1.pdrec.jsonl.gz`);
+  if (fresh) await rm(path, { force: true });
+  const exists = await stat(path).then(
+    (s) => s.size > 0,
+    () => false,
+  );
+  if (!exists)
+    await writeSyntheticRecording(path, hours, {
+      progress: (h) => process.stdout.write(`  generating: ${h.toFixed(0)} h of ${hours} h\r`),
+    });
+  return path;
+}
+
+const isMain = process.argv[1] !== undefined && /bench[\\/]review-fixture\.ts$/.test(process.argv[1]);
+if (isMain) {
+  const hours = Number(process.argv[2]) || 24;
+  syntheticRecording(hours, process.argv.includes('--fresh')).then(
+    (p) => console.log(`\n${p}`),
+    (err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
+}

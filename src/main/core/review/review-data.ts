@@ -1,0 +1,270 @@
+// Everything review mode shows of one recording, built once when it is opened: the signal table (one group per
+// role, a row per recorded scrape plus a row per poll interval while a service was not scraped, as the live
+// store writes one per poll), the KV source per row, what the servers never exposed, and the recorded events,
+// unit states, health results and journal.
+import type { SignalMissing } from '@shared/contract';
+import { ROLES, type AppEvent, type Role } from '@shared/domain';
+import type {
+  JournalLine,
+  Recording,
+  RecordingStats,
+  StoredHeader,
+  TimedHealth,
+  TimedUnitState,
+} from '../store/recording/types';
+import { alignTargets } from './target-columns';
+import { routerSignalColumns, serverSignalColumns, type KvMeta, type TargetSignals } from './signal-columns';
+import { SignalTable, type GroupColumns } from './signal-table';
+
+export interface RoleInfo {
+  /** Distinct metric families the role's /metrics served during the session. */
+  families: number;
+  /** Distinct series recorded for it. */
+  series: number;
+  /** Typical time between two scrapes (ms). */
+  stepMs: number;
+}
+
+export interface ReviewData {
+  header: StoredHeader;
+  firstTs: number;
+  lastTs: number;
+  closedCleanly: boolean;
+  warnings: string[];
+  stats: RecordingStats;
+  roles: Role[];
+  table: SignalTable;
+  /** Per role, aligned with its table group's rows: index into metas of the KV source, −1 = none. */
+  kv: Map<Role, { source: Int8Array; metas: KvMeta[] }>;
+  notExposed: Record<string, SignalMissing>;
+  roleInfo: Map<Role, RoleInfo>;
+  /** Recorded events, oldest first (later annotations from the sidecar are added by the caller). */
+  events: AppEvent[];
+  unitStates: TimedUnitState[];
+  health: TimedHealth[];
+}
+
+/** Counts of every series seen while reading (the reader decodes only the ones review mode needs). */
+export interface SeenSeries {
+  families: Set<string>;
+  series: number;
+}
+
+/** A recorded source or target ('decode', or 'hostId/decode' on multi-host deployments) → its role. */
+export function roleOf(source: string): Role | null {
+  const r = source.includes('/') ? source.slice(source.lastIndexOf('/') + 1) : source;
+  return (ROLES as readonly string[]).includes(r) ? (r as Role) : null;
+}
+
+/** Hard bound on rows per role group (filler rows of a long outage at a coarse step count too). */
+const MAX_ROWS = 400_000;
+
+export function buildReviewData(
+  rec: Recording,
+  seen: Map<string, SeenSeries> = new Map(),
+  opts: { rateWindowMs?: number } = {},
+): ReviewData {
+  const targets = alignTargets(rec.series);
+  const services = rec.header.deployment.services;
+  const roles: Role[] = services.length
+    ? [...new Set(services.map((s) => s.role))]
+    : [...new Set([...targets.keys()].map(roleOf).filter((r): r is Role => r !== null))];
+  const groups = new Map<string, GroupColumns>();
+  const kv = new Map<Role, { source: Int8Array; metas: KvMeta[] }>();
+  const notExposed: Record<string, SignalMissing> = {};
+  const roleInfo = new Map<Role, RoleInfo>();
+  const warnings = [...rec.warnings];
+  for (const role of roles) {
+    const matching = [...targets.values()].filter((c) => roleOf(c.target) === role);
+    if (matching.length > 1)
+      warnings.push(
+        `${matching.length} ${role} targets were recorded (${matching.map((c) => c.target).join(', ')}); review shows ${matching[0].target} only.`,
+      );
+    const cols = matching[0];
+    const signals: TargetSignals | null = cols
+      ? role === 'router'
+        ? routerSignalColumns(cols, opts)
+        : serverSignalColumns(cols, role, opts)
+      : null;
+    const scrapeT = cols?.t ?? new Float64Array(0);
+    const stepMs = medianStep(scrapeT);
+    const g = buildGroup(role, scrapeT, signals, stepMs, rec);
+    groups.set(role, g.group);
+    if (signals) {
+      kv.set(role, { source: g.kvSource, metas: signals.kvMetas });
+      Object.assign(notExposed, signals.notExposed);
+    }
+    const s = cols ? seen.get(cols.target) : undefined;
+    roleInfo.set(role, {
+      families: s?.families.size ?? 0,
+      series: s?.series ?? 0,
+      stepMs,
+    });
+  }
+  return {
+    header: rec.header,
+    firstTs: rec.firstTs,
+    lastTs: rec.lastTs,
+    closedCleanly: rec.closedCleanly,
+    warnings,
+    stats: rec.stats,
+    roles,
+    table: new SignalTable(groups),
+    kv,
+    notExposed,
+    roleInfo,
+    events: rec.events,
+    unitStates: rec.unitStates,
+    health: rec.health,
+  };
+}
+
+export function medianStep(t: Float64Array): number {
+  if (t.length < 2) return 1000;
+  const steps: number[] = [];
+  const every = Math.max(1, Math.floor((t.length - 1) / 512));
+  for (let k = 1; k < t.length; k += every) steps.push(t[k] - t[k - 1]);
+  steps.sort((a, b) => a - b);
+  return Math.min(60_000, Math.max(250, steps[steps.length >> 1]));
+}
+
+/** Row times: every scrape, plus one per step wherever scrapes stop for longer than 2.5 steps. */
+function rowTimes(
+  scrapeT: Float64Array,
+  stepMs: number,
+  fromMs: number,
+  toMs: number,
+): { t: Float64Array; scrapeRow: Int32Array } {
+  let step = stepMs;
+  const span = Math.max(0, toMs - fromMs);
+  if (span / step + scrapeT.length > MAX_ROWS) step = Math.ceil(span / (MAX_ROWS - scrapeT.length || 1));
+  const times: number[] = [];
+  const scrapeRow = new Int32Array(scrapeT.length);
+  const fill = (a: number, b: number): void => {
+    // Filler rows strictly between a and b, one step apart, the last at least half a step before b.
+    if (!(b - a > 2.5 * step)) return;
+    for (let x = a + step; x <= b - step / 2; x += step) times.push(x);
+  };
+  let prev = fromMs - step;
+  for (let k = 0; k < scrapeT.length; k++) {
+    fill(prev, scrapeT[k]);
+    scrapeRow[k] = times.length;
+    times.push(scrapeT[k]);
+    prev = scrapeT[k];
+  }
+  fill(prev, toMs + step);
+  return { t: Float64Array.from(times), scrapeRow };
+}
+
+function buildGroup(
+  role: Role,
+  scrapeT: Float64Array,
+  signals: TargetSignals | null,
+  stepMs: number,
+  rec: Recording,
+): { group: GroupColumns; kvSource: Int8Array } {
+  const { t, scrapeRow } = rowTimes(scrapeT, stepMs, rec.firstTs, rec.lastTs);
+  const n = t.length;
+  const cols = new Map<string, Float32Array>();
+  const col = (key: string): Float32Array => {
+    let c = cols.get(`${role}.${key}`);
+    if (!c) cols.set(`${role}.${key}`, (c = new Float32Array(n).fill(NaN)));
+    return c;
+  };
+  const kvSource = new Int8Array(n).fill(-1);
+  const metricsOk = col('metrics_ok');
+  metricsOk.fill(0);
+  for (let k = 0; k < scrapeRow.length; k++) metricsOk[scrapeRow[k]] = 1;
+  if (signals) {
+    for (const [key, values] of signals.values) {
+      const c = col(key);
+      for (let k = 0; k < scrapeRow.length; k++) c[scrapeRow[k]] = values[k];
+    }
+    for (let k = 0; k < scrapeRow.length; k++) kvSource[scrapeRow[k]] = signals.kvSource[k];
+  }
+  // systemd and health as step functions: each row shows the last state recorded at or before it.
+  const active = col('active');
+  const restarts = col('restarts');
+  stepFill(
+    t,
+    rec.unitStates.filter((u) => roleOf(u.source) === role),
+    (u) => [u.state.activeState === 'active' ? 1 : 0, u.state.nRestarts],
+    [active, restarts],
+  );
+  stepFill(
+    t,
+    rec.health.filter((h) => roleOf(h.source) === role),
+    (h) => [h.health.ok ? 1 : 0],
+    [col('health_ok')],
+  );
+  if (role !== 'router') col('kv_ttf_s').set(timeToFull(t, col('kv_ratio')));
+  return { group: { t, cols }, kvSource };
+}
+
+function stepFill<T extends { ts: number }>(
+  t: Float64Array,
+  records: readonly T[],
+  values: (r: T) => number[],
+  into: Float32Array[],
+): void {
+  let j = -1;
+  for (let i = 0; i < t.length; i++) {
+    while (j + 1 < records.length && records[j + 1].ts <= t[i]) j++;
+    if (j < 0) continue;
+    const v = values(records[j]);
+    for (let c = 0; c < into.length; c++) into[c][i] = v[c];
+  }
+}
+
+/**
+ * derived.ts timeToFullSeconds at every row: least-squares slope of the KV ratio over the last 5 minutes of the
+ * run since the last gap (≥ 5 points spanning ≥ 30 s); seconds to reach 1, or NaN when flat, falling or > 24 h.
+ */
+export function timeToFull(t: Float64Array, ratio: Float32Array, windowMs = 5 * 60_000): Float64Array {
+  const n = t.length;
+  const out = new Float64Array(n).fill(NaN);
+  if (n === 0) return out;
+  const base = t[0] / 1000;
+  // Prefix sums of x, y, xy, xx over rows (x in seconds from the first row); gap rows add nothing.
+  const sx = new Float64Array(n + 1);
+  const sy = new Float64Array(n + 1);
+  const sxy = new Float64Array(n + 1);
+  const sxx = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const y = ratio[i];
+    const ok = Number.isFinite(y);
+    const x = t[i] / 1000 - base;
+    sx[i + 1] = sx[i] + (ok ? x : 0);
+    sy[i + 1] = sy[i] + (ok ? y : 0);
+    sxy[i + 1] = sxy[i] + (ok ? x * y : 0);
+    sxx[i + 1] = sxx[i] + (ok ? x * x : 0);
+  }
+  let runStart = 0;
+  let lo = 0;
+  for (let i = 0; i < n; i++) {
+    const y = ratio[i];
+    if (!Number.isFinite(y)) {
+      runStart = i + 1;
+      continue;
+    }
+    if (lo < runStart) lo = runStart;
+    while (t[lo] < t[i] - windowMs) lo++;
+    const m = i - lo + 1;
+    if (m < 5 || t[i] - t[lo] < 30_000) continue;
+    const X = sx[i + 1] - sx[lo];
+    const Y = sy[i + 1] - sy[lo];
+    const XY = sxy[i + 1] - sxy[lo];
+    const XX = sxx[i + 1] - sxx[lo];
+    const den = m * XX - X * X;
+    const slope = den > 0 ? (m * XY - X * Y) / den : 0;
+    if (y >= 1) out[i] = 0;
+    else if (slope > 0) {
+      const seconds = (1 - y) / slope;
+      if (seconds <= 24 * 3600) out[i] = seconds;
+    }
+  }
+  return out;
+}
+
+/** Journal lines of a recording, sorted by time (the reader sorts them already). */
+export type ReviewJournal = JournalLine[];

@@ -1,0 +1,242 @@
+// The signal history of a review deployment: per group (role) a time column and one float32 column per signal
+// key, the layout of the live ColumnRing but filled once and read-only. Charts are served from it decimated the
+// way the live store does (min-max per bucket so spikes survive, gaps as nulls), and the cursor reads the row at
+// or before a time.
+import type { SeriesQuery, SeriesResult, SignalMissing } from '@shared/contract';
+
+export interface GroupColumns {
+  /** Epoch ms, ascending. */
+  t: Float64Array;
+  /** Signal key (with the role prefix) → value per row; NaN = gap. */
+  cols: Map<string, Float32Array>;
+}
+
+export class SignalTable {
+  constructor(readonly groups: Map<string, GroupColumns>) {}
+
+  /** Index of the last row at or before ts in a group, or −1. */
+  rowAtOrBefore(group: string, ts: number): number {
+    const g = this.groups.get(group);
+    if (!g) return -1;
+    return upperBound(g.t, ts) - 1;
+  }
+
+  /** Every key's value at the last row at or before ts of its group (null = gap there). */
+  valuesAt(ts: number): Record<string, number | null> {
+    const out: Record<string, number | null> = {};
+    for (const [name, g] of this.groups) {
+      const k = this.rowAtOrBefore(name, ts);
+      if (k < 0) continue;
+      for (const [key, col] of g.cols) {
+        const v = col[k];
+        out[key] = Number.isNaN(v) ? null : v;
+      }
+    }
+    return out;
+  }
+
+  value(key: string, ts: number): number | null {
+    const group = groupOf(key);
+    const col = this.groups.get(group)?.cols.get(key);
+    const k = this.rowAtOrBefore(group, ts);
+    if (!col || k < 0) return null;
+    return Number.isNaN(col[k]) ? null : col[k];
+  }
+
+  /** Change of `key` over the `ms` before ts, as SignalsStore.growth reads it at the latest row. */
+  growth(key: string, ts: number, ms: number): number | null {
+    const group = groupOf(key);
+    const g = this.groups.get(group);
+    const col = g?.cols.get(key);
+    if (!g || !col) return null;
+    const hi = upperBound(g.t, ts);
+    if (hi === 0) return null;
+    const end = g.t[hi - 1];
+    const lo = lowerBound(g.t, end - ms);
+    if (hi - lo < 2 || end - g.t[lo] < ms * 0.8) return null;
+    const a = col[lo];
+    const b = col[hi - 1];
+    return Number.isNaN(a) || Number.isNaN(b) ? null : b - a;
+  }
+
+  get firstMs(): number | null {
+    let first: number | null = null;
+    for (const g of this.groups.values())
+      if (g.t.length && (first === null || g.t[0] < first)) first = g.t[0];
+    return first;
+  }
+
+  get lastMs(): number | null {
+    let last: number | null = null;
+    for (const g of this.groups.values())
+      if (g.t.length && (last === null || g.t[g.t.length - 1] > last)) last = g.t[g.t.length - 1];
+    return last;
+  }
+
+  /** getSeries of the dashboard API, answered from the table. */
+  series(
+    q: Omit<SeriesQuery, 'deploymentId'>,
+    notExposed: Record<string, SignalMissing>,
+    expected: (key: string) => string[] | undefined,
+  ): SeriesResult {
+    const result: SeriesResult = {
+      series: [],
+      firstMs: null,
+      lastMs: null,
+      rawPoints: 0,
+      decimated: false,
+      missing: {},
+    };
+    for (const key of q.keys) {
+      if (notExposed[key]) result.missing[key] = notExposed[key];
+      const g = this.groups.get(groupOf(key));
+      const col = g?.cols.get(key);
+      if (!g || !col) {
+        result.series.push({ key, t: [], v: [] });
+        const exp = expected(key);
+        if (!result.missing[key] && exp)
+          result.missing[key] = { expected: exp, why: 'not in this recording' };
+        continue;
+      }
+      if (g.t.length) {
+        const first = g.t[0];
+        const last = g.t[g.t.length - 1];
+        result.firstMs = result.firstMs === null ? first : Math.min(result.firstMs, first);
+        result.lastMs = result.lastMs === null ? last : Math.max(result.lastMs, last);
+      }
+      const lo = lowerBound(g.t, q.fromMs ?? -Infinity);
+      const hi = upperBound(g.t, q.toMs ?? Infinity);
+      result.rawPoints += Math.max(0, hi - lo);
+      if (hi - lo > q.maxPoints) result.decimated = true;
+      const d = decimate(g.t, col, lo, hi, q.maxPoints, typicalGap(g.t));
+      result.series.push({ key, t: d.t, v: d.v });
+    }
+    return result;
+  }
+}
+
+export function groupOf(key: string): string {
+  const i = key.indexOf('.');
+  return i < 0 ? key : key.slice(0, i);
+}
+
+export function lowerBound(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function upperBound(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Three times the median step between rows (at least 3 s): a longer step is drawn as a gap. */
+export function typicalGap(t: Float64Array): number {
+  const n = t.length;
+  if (n < 3) return 3000;
+  // Median over a spread sample of the whole session, not only its end: a recording is read as a whole.
+  const steps: number[] = [];
+  const every = Math.max(1, Math.floor((n - 1) / 256));
+  for (let k = 1; k < n; k += every) steps.push(t[k] - t[k - 1]);
+  steps.sort((a, b) => a - b);
+  return Math.max(3000, 3 * steps[steps.length >> 1]);
+}
+
+/**
+ * Rows [lo, hi) decimated to about maxPoints: per time bucket the lowest and highest value (in time order) and
+ * the first gap, as signals/decimate.ts does for the live ring; a step longer than gapMs becomes a null point.
+ */
+export function decimate(
+  t: Float64Array,
+  col: Float32Array,
+  lo: number,
+  hi: number,
+  maxPoints: number,
+  gapMs: number,
+): { t: number[]; v: (number | null)[] } {
+  const out = { t: [] as number[], v: [] as (number | null)[] };
+  if (hi <= lo) return out;
+  const push = (k: number): void => {
+    out.t.push(t[k]);
+    const v = col[k];
+    out.v.push(Number.isFinite(v) ? v : null);
+  };
+  if (hi - lo <= maxPoints) {
+    for (let k = lo; k < hi; k++) push(k);
+    return withGaps(out, gapMs);
+  }
+  const buckets = Math.max(1, Math.floor(maxPoints / 2));
+  const t0 = t[lo];
+  const width = (t[hi - 1] - t0 + 1) / buckets;
+  let bucket = -1;
+  let minK = -1;
+  let maxK = -1;
+  let nanK = -1;
+  let minV = Infinity;
+  let maxV = -Infinity;
+  const flush = (): void => {
+    if (bucket < 0) return;
+    const picks: number[] = [];
+    if (minK >= 0) picks.push(minK);
+    if (maxK >= 0 && maxK !== minK) picks.push(maxK);
+    if (nanK >= 0) picks.push(nanK);
+    picks.sort((a, b) => a - b);
+    for (const k of picks) push(k);
+  };
+  for (let k = lo; k < hi; k++) {
+    const b = Math.min(buckets - 1, Math.floor((t[k] - t0) / width));
+    if (b !== bucket) {
+      flush();
+      bucket = b;
+      minK = maxK = nanK = -1;
+      minV = Infinity;
+      maxV = -Infinity;
+    }
+    const v = col[k];
+    if (Number.isNaN(v)) {
+      if (nanK < 0) nanK = k;
+      continue;
+    }
+    if (v < minV) {
+      minV = v;
+      minK = k;
+    }
+    if (v > maxV) {
+      maxV = v;
+      maxK = k;
+    }
+  }
+  flush();
+  return withGaps(out, Math.max(gapMs, 2.5 * width));
+}
+
+function withGaps(
+  c: { t: number[]; v: (number | null)[] },
+  gapMs: number,
+): { t: number[]; v: (number | null)[] } {
+  let needs = false;
+  for (let i = 1; i < c.t.length; i++) if (c.t[i] - c.t[i - 1] > gapMs) needs = true;
+  if (!needs) return c;
+  const out = { t: [] as number[], v: [] as (number | null)[] };
+  for (let i = 0; i < c.t.length; i++) {
+    if (i > 0 && c.t[i] - c.t[i - 1] > gapMs && c.v[i] !== null && c.v[i - 1] !== null) {
+      out.t.push(c.t[i - 1] + 1);
+      out.v.push(null);
+    }
+    out.t.push(c.t[i]);
+    out.v.push(c.v[i]);
+  }
+  return out;
+}

@@ -1,0 +1,194 @@
+// The deployment as it was at one moment of a recording: an Observation (unit state, health, scrape, KV and
+// signals per service) and a DashboardSnapshot (values, KV detail, verdict, alerts firing then), the same
+// objects a live poll produces, so every card and page shows the cursor's moment unchanged.
+import type { ActiveAlert, DashboardSnapshot, KvDetail } from '@shared/contract';
+import type { AppEvent, KvUsage, Observation, Role, ServiceObservation } from '@shared/domain';
+import { KV_METRICS } from '../probes/sglang/kv';
+import { pipelineVerdict } from '../signals/verdict';
+import { roleOf, type ReviewData } from './review-data';
+
+const QUEUE_KEYS = [
+  'prefill.queued',
+  'prefill.prefill_bootstrap_queue',
+  'prefill.prefill_inflight_queue',
+  'decode.queued',
+  'decode.decode_prealloc_queue',
+  'decode.decode_transfer_queue',
+];
+
+/** The last record of a role at or before ts (records sorted by ts). */
+function lastAt<T extends { ts: number; source: string }>(
+  list: readonly T[],
+  role: Role,
+  ts: number,
+): T | undefined {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid].ts <= ts) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo - 1; i >= 0; i--) if (roleOf(list[i].source) === role) return list[i];
+  return undefined;
+}
+
+/** Values of one role's row at or before ts, the row index, and whether that row is a scrape. */
+function rowOf(data: ReviewData, role: Role, ts: number): { k: number; scraped: boolean; at: number } | null {
+  const g = data.table.groups.get(role);
+  const k = data.table.rowAtOrBefore(role, ts);
+  if (!g || k < 0) return null;
+  const ok = g.cols.get(`${role}.metrics_ok`);
+  const step = data.roleInfo.get(role)?.stepMs ?? 1000;
+  return { k, scraped: ok?.[k] === 1 && ts - g.t[k] <= 2.5 * step, at: g.t[k] };
+}
+
+export function observationAt(
+  data: ReviewData,
+  deploymentId: string,
+  hostId: string,
+  ts: number,
+): Observation {
+  const services: ServiceObservation[] = data.header.deployment.services.map((svc) => {
+    const role = svc.role;
+    const unit = lastAt(data.unitStates, role, ts);
+    const health = lastAt(data.health, role, ts);
+    const row = rowOf(data, role, ts);
+    const g = data.table.groups.get(role);
+    const signals: Record<string, number | null> = {};
+    if (g && row?.scraped)
+      for (const [key, col] of g.cols) {
+        const v = col[row.k];
+        signals[key.slice(role.length + 1)] = Number.isNaN(v) ? null : v;
+      }
+    const info = data.roleInfo.get(role);
+    const o: ServiceObservation = { role, unit: svc.unit, signals };
+    if (unit) o.systemd = unit.state;
+    if (health) o.health = health.health;
+    if (row?.scraped)
+      o.metrics = {
+        ok: true,
+        scrapedAt: row.at,
+        // Scrape durations are not recorded.
+        durationMs: 0,
+        families: info?.families ?? 0,
+        samples: info?.series ?? 0,
+      };
+    else
+      o.metrics = {
+        ok: false,
+        at: ts,
+        error: info?.series
+          ? 'no /metrics scrape recorded at this moment'
+          : `no /metrics scrape of ${role} in this recording`,
+        hint: 'The service was down or unreachable, or its metrics failed: the recording has no values here.',
+      };
+    if (role !== 'router') {
+      const kv = row?.scraped ? kvAt(data, role, row.k) : undefined;
+      if (kv) o.kv = kv;
+      else {
+        const missing = data.notExposed[`${role}.kv_ratio`];
+        o.kvMissing = {
+          reason: missing?.why ?? 'no KV figure recorded at this moment (no scrape)',
+          expected: missing?.expected ?? [KV_METRICS.used, KV_METRICS.capacity],
+        };
+      }
+    }
+    return o;
+  });
+  return { deploymentId, hostId, ts, services };
+}
+
+function kvAt(data: ReviewData, role: Role, k: number): KvUsage | undefined {
+  const src = data.kv.get(role);
+  const g = data.table.groups.get(role);
+  const idx = src?.source[k] ?? -1;
+  if (!src || !g || idx < 0) return undefined;
+  const meta = src.metas[idx];
+  const v = (key: string): number => g.cols.get(`${role}.${key}`)?.[k] ?? NaN;
+  const evictable = v('kv_evictable');
+  const free = v('kv_free');
+  return {
+    usedTokens: v('kv_used'),
+    capacityTokens: v('kv_capacity'),
+    ratio: v('kv_ratio'),
+    ...(Number.isFinite(evictable) ? { evictableTokens: evictable } : {}),
+    ...(meta.sourceMetrics.includes(KV_METRICS.available) && Number.isFinite(free)
+      ? { availableTokens: free }
+      : {}),
+    source: meta.source,
+    sourceMetrics: meta.sourceMetrics,
+    ...(meta.caveat ? { caveat: meta.caveat } : {}),
+  };
+}
+
+/** Alerts firing at ts: fired and not yet followed by their "resolved: …" event. */
+export function alertsAt(events: readonly AppEvent[], ts: number): ActiveAlert[] {
+  const active = new Map<string, ActiveAlert>();
+  for (const e of events) {
+    if (e.ts > ts) break;
+    if (e.kind !== 'alert') continue;
+    const resolved = /^resolved: /.test(e.title);
+    const title = resolved ? e.title.slice('resolved: '.length) : e.title;
+    const key = `${e.role ?? ''}|${title}`;
+    if (resolved) active.delete(key);
+    else if (e.severity !== 'info' && !active.has(key))
+      active.set(key, {
+        ruleId: `recorded-${e.id}`,
+        ...(e.role ? { role: e.role } : {}),
+        severity: e.severity === 'error' ? 'error' : 'warning',
+        title,
+        detail: e.detail ?? '',
+        since: e.ts,
+      });
+  }
+  return [...active.values()];
+}
+
+export function snapshotAt(
+  data: ReviewData,
+  events: readonly AppEvent[],
+  deploymentId: string,
+  ts: number,
+): DashboardSnapshot {
+  const values = data.table.valuesAt(ts);
+  const growth: Record<string, number | null> = {};
+  for (const k of QUEUE_KEYS) growth[k] = data.table.growth(k, ts, 120_000);
+  const kv: KvDetail[] = data.roles
+    .filter((r) => r !== 'router')
+    .map((role) => {
+      const row = rowOf(data, role, ts);
+      const src = data.kv.get(role);
+      const idx = row ? (src?.source[row.k] ?? -1) : -1;
+      // The last KV source seen so far names the figures while a scrape is missing.
+      const meta = idx >= 0 ? src!.metas[idx] : src?.metas[0];
+      const v = (k: string): number | null => values[`${role}.${k}`] ?? null;
+      return {
+        role,
+        usedTokens: v('kv_used'),
+        evictableTokens: v('kv_evictable'),
+        freeTokens: v('kv_free'),
+        capacityTokens: v('kv_capacity'),
+        ratio: v('kv_ratio'),
+        timeToFullS: v('kv_ttf_s'),
+        source: meta?.source ?? 'none',
+        sourceMetrics: meta?.sourceMetrics ?? [],
+        ...(meta?.caveat ? { caveat: meta.caveat } : {}),
+      };
+    });
+  return {
+    deploymentId,
+    ts,
+    values,
+    kv,
+    verdict: pipelineVerdict({ values, growth, roles: data.roles }),
+    gpu: {
+      ts: null,
+      gpus: [],
+      error: 'GPU readings are not part of recordings',
+      hint: 'nvidia-smi is read live only; open the live deployment to see the GPUs.',
+    },
+    alerts: alertsAt(events, ts),
+    notExposed: { ...data.notExposed },
+  };
+}

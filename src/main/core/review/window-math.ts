@@ -1,0 +1,260 @@
+// Windowed counter math over whole recorded columns, with the semantics of the live signal code
+// (probes/sglang/derived.ts) evaluated at every scrape of a target at once: at row i the window holds each
+// series' points with t in [t_i − w, t_i]; increase sums positive steps and treats a decrease as a reset; a
+// series needs two points in the window to count. Prefix sums of the per-step increases and two pointers per
+// series make each row O(series) instead of O(series × points).
+import { parseLe } from '../probes/sglang/series';
+import type { AlignedSeries, TargetColumns } from './target-columns';
+
+export type LabelFilter = (labels: Record<string, string>) => boolean;
+
+/** A series prepared for window scans: the time of each value and the running sum of its increases. */
+interface Prepared {
+  times: Float64Array;
+  prefix: Float64Array;
+  v: Float64Array;
+}
+
+const prepared = new WeakMap<AlignedSeries, Prepared>();
+
+function prepare(axis: Float64Array, s: AlignedSeries): Prepared {
+  let p = prepared.get(s);
+  if (p) return p;
+  const m = s.v.length;
+  let times: Float64Array;
+  if (s.rows) {
+    times = new Float64Array(m);
+    for (let k = 0; k < m; k++) times[k] = axis[s.rows[k]];
+  } else times = axis.subarray(s.row0, s.row0 + m);
+  const prefix = new Float64Array(m);
+  const v = s.v;
+  for (let k = 1; k < m; k++) {
+    const prev = v[k - 1];
+    const cur = v[k];
+    prefix[k] = prefix[k - 1] + (cur >= prev ? cur - prev : cur);
+  }
+  p = { times, prefix, v: s.v };
+  prepared.set(s, p);
+  return p;
+}
+
+/** Walks the rows of a target keeping, per series, the index range [lo, hi] of its points in the window. */
+class WindowWalk {
+  readonly lo: Int32Array;
+  readonly hi: Int32Array;
+  readonly p: Prepared[];
+
+  constructor(
+    private readonly axis: Float64Array,
+    series: readonly AlignedSeries[],
+    private readonly windowMs: number,
+  ) {
+    this.p = series.map((s) => prepare(axis, s));
+    this.lo = new Int32Array(series.length);
+    this.hi = new Int32Array(series.length).fill(-1);
+  }
+
+  /** Moves every series' window to end at row i (rows must be visited in ascending order). */
+  to(i: number): void {
+    const end = this.axis[i];
+    const from = end - this.windowMs;
+    for (let j = 0; j < this.p.length; j++) {
+      const { times } = this.p[j];
+      let hi = this.hi[j];
+      while (hi + 1 < times.length && times[hi + 1] <= end) hi++;
+      let lo = this.lo[j];
+      while (lo <= hi && times[lo] < from) lo++;
+      this.hi[j] = hi;
+      this.lo[j] = lo;
+    }
+  }
+
+  /** Points of series j in the window. */
+  count(j: number): number {
+    return this.hi[j] - this.lo[j] + 1;
+  }
+
+  increase(j: number): number {
+    const p = this.p[j];
+    return p.prefix[this.hi[j]] - p.prefix[this.lo[j]];
+  }
+
+  /** Seconds between the first and last point of series j in the window. */
+  seconds(j: number): number {
+    const t = this.p[j].times;
+    return (t[this.hi[j]] - t[this.lo[j]]) / 1000;
+  }
+
+  latest(j: number): number {
+    return this.p[j].v[this.hi[j]];
+  }
+}
+
+function pick(cols: TargetColumns, name: string, filter?: LabelFilter): AlignedSeries[] {
+  const all = cols.series(name);
+  return filter ? all.filter((s) => filter(s.labels)) : all;
+}
+
+/**
+ * sum(increase(name[w])) (or sum(rate(name[w])) with `rate`) at every row; NaN where no series has two points
+ * in the window — derived.ts's sumIncrease / sumRate returning null.
+ */
+export function windowSum(
+  cols: TargetColumns,
+  name: string,
+  windowMs: number,
+  opts: { rate?: boolean; filter?: LabelFilter } = {},
+): Float64Array {
+  const n = cols.rows;
+  const out = new Float64Array(n).fill(NaN);
+  const series = pick(cols, name, opts.filter);
+  if (series.length === 0) return out;
+  const w = new WindowWalk(cols.t, series, windowMs);
+  for (let i = 0; i < n; i++) {
+    w.to(i);
+    let total = 0;
+    let any = false;
+    for (let j = 0; j < series.length; j++) {
+      if (w.count(j) < 2) continue;
+      if (opts.rate) {
+        const secs = w.seconds(j);
+        if (!(secs > 0)) continue;
+        total += w.increase(j) / secs;
+      } else total += w.increase(j);
+      any = true;
+    }
+    if (any) out[i] = total;
+  }
+  return out;
+}
+
+/** 1 where at least one series of `name` (passing `filter`) has a point in the window, else 0. */
+export function anyInWindow(
+  cols: TargetColumns,
+  name: string,
+  windowMs: number,
+  filter?: LabelFilter,
+): Uint8Array {
+  const n = cols.rows;
+  const out = new Uint8Array(n);
+  const series = pick(cols, name, filter);
+  if (series.length === 0) return out;
+  const w = new WindowWalk(cols.t, series, windowMs);
+  for (let i = 0; i < n; i++) {
+    w.to(i);
+    for (let j = 0; j < series.length; j++)
+      if (w.count(j) > 0) {
+        out[i] = 1;
+        break;
+      }
+  }
+  return out;
+}
+
+/** The latest value in the window of each series of `name` that has one, per row (for gauge-era figures). */
+export function latestInWindow(
+  cols: TargetColumns,
+  name: string,
+  windowMs: number,
+  each: (i: number, latest: { labels: Record<string, string>; value: number }[]) => void,
+): void {
+  const series = cols.series(name);
+  if (series.length === 0) return;
+  const w = new WindowWalk(cols.t, series, windowMs);
+  const buf: { labels: Record<string, string>; value: number }[] = [];
+  for (let i = 0; i < cols.rows; i++) {
+    w.to(i);
+    buf.length = 0;
+    for (let j = 0; j < series.length; j++)
+      if (w.count(j) > 0) buf.push({ labels: series[j].labels, value: w.latest(j) });
+    if (buf.length) each(i, buf);
+  }
+}
+
+/**
+ * histogram_quantile(q, sum by (le) (increase(base_bucket[w]))) at every row, for each q in `qs`; NaN where the
+ * live code says null (no bucket series with two points, or no observation in the window).
+ */
+export function windowQuantiles(
+  cols: TargetColumns,
+  base: string,
+  qs: readonly number[],
+  windowMs: number,
+  filter?: LabelFilter,
+): Float64Array[] {
+  const n = cols.rows;
+  const outs = qs.map(() => new Float64Array(n).fill(NaN));
+  const series = pick(cols, `${base}_bucket`, filter).filter((s) => !Number.isNaN(parseLe(s.labels.le)));
+  if (series.length === 0) return outs;
+  const les = [...new Set(series.map((s) => parseLe(s.labels.le)))].sort((a, b) => a - b);
+  const leIndex = series.map((s) => les.indexOf(parseLe(s.labels.le)));
+  const counts = new Float64Array(les.length);
+  const present = new Uint8Array(les.length);
+  const L = new Float64Array(les.length);
+  const C = new Float64Array(les.length);
+  const w = new WindowWalk(cols.t, series, windowMs);
+  const { lo, hi } = w;
+  for (let i = 0; i < n; i++) {
+    w.to(i);
+    counts.fill(0);
+    present.fill(0);
+    let any = false;
+    for (let j = 0; j < series.length; j++) {
+      const h = hi[j];
+      const l = lo[j];
+      if (h - l < 1) continue;
+      const prefix = w.p[j].prefix;
+      counts[leIndex[j]] += prefix[h] - prefix[l];
+      present[leIndex[j]] = 1;
+      any = true;
+    }
+    if (!any) continue;
+    let m = 0;
+    for (let b = 0; b < les.length; b++)
+      if (present[b]) {
+        L[m] = les[b];
+        C[m++] = counts[b];
+      }
+    for (let q = 0; q < qs.length; q++) outs[q][i] = quantileOfSorted(qs[q], L, C, m);
+  }
+  return outs;
+}
+
+/**
+ * histogramQuantile (derived.ts, Prometheus' bucketQuantile) for buckets already sorted by distinct bound:
+ * bounds L[0..m), cumulative counts C[0..m) (C is not modified: monotonicity is applied on the fly).
+ */
+export function quantileOfSorted(q: number, L: Float64Array, C: Float64Array, m: number): number {
+  if (Number.isNaN(q)) return NaN;
+  if (q < 0) return -Infinity;
+  if (q > 1) return Infinity;
+  if (m === 0 || L[m - 1] !== Infinity || m < 2) return NaN;
+  // Counts are forced monotonic (each bucket at least the one below it), so the +Inf bucket holds the maximum.
+  let observations = C[0];
+  for (let b = 1; b < m; b++) if (C[b] > observations) observations = C[b];
+  if (!(observations > 0)) return NaN;
+  let rank = q * observations;
+  let b = -1;
+  let running = -Infinity;
+  let prevRunning = 0;
+  for (let k = 0; k < m - 1; k++) {
+    const c = Math.max(running, C[k]);
+    if (c >= rank) {
+      b = k;
+      running = c;
+      break;
+    }
+    prevRunning = c;
+    running = c;
+  }
+  if (b === -1) return L[m - 2];
+  if (b === 0 && L[0] <= 0) return L[0];
+  let start = 0;
+  let count = running;
+  if (b > 0) {
+    start = L[b - 1];
+    count -= prevRunning;
+    rank -= prevRunning;
+  }
+  return start + (L[b] - start) * (rank / count);
+}

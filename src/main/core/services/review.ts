@@ -1,0 +1,748 @@
+// Review mode: a recorded session opened as a read-only deployment (`rec:<key>`) that the same dashboard renders
+// — its signal history, events as timeline markers, a cursor whose moment the cards show, the journal around it.
+// It never touches SSH: requests about a review deployment are answered here (route()), and actions on it
+// (restart, live journal, faults, discovery) are refused with a message.
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  open as openFile,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+  mkdir,
+  type FileHandle,
+} from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import type {
+  ApiHandlers,
+  DashboardRequests,
+  JournalAroundResult,
+  JournalEntry,
+  KvHistoryArgs,
+  RecentReview,
+  ReviewCursorResult,
+  ReviewOpenResult,
+  ReviewRequests,
+  SeriesQuery,
+  UploadStart,
+} from '@shared/contract';
+import { REQUEST_NAMES } from '@shared/contract';
+import { REVIEW_ID_PREFIX, REVIEW_REQUESTS } from '@shared/api/review';
+import type {
+  AppEvent,
+  DeploymentConfig,
+  DeploymentSummary,
+  HostConfig,
+  KvHistory,
+  Role,
+} from '@shared/domain';
+import { MAX_UPLOAD_BYTES, UPLOAD_CHUNK_BYTES } from '@shared/schemas/review';
+import type { Core } from '../core';
+import { ApiError } from '../api-error';
+import { systemClock, type Clock } from '../clock';
+import { catalogFor, expectedMetrics } from '../signals/catalog';
+import { FILE_EXTENSION, RecordingOpenError } from '../store/recording/format';
+import { readHeader } from '../store/recording/reader';
+import type { SessionStore } from '../store/recording/session-store';
+import type { JournalLine } from '../store/recording/types';
+import { loadReview, type LoadedReview } from '../review/load-review';
+import { ReviewCache } from '../review/review-cache';
+import { roleOf } from '../review/review-data';
+import { groupOf } from '../review/signal-table';
+import { observationAt, snapshotAt } from '../review/state-at';
+
+export interface ReviewServiceOptions {
+  /** The recordings folder (shared with the recording service). */
+  store: SessionStore;
+  /** Where the review cache lives (bounded; safe to delete). */
+  cacheDir: string;
+  /** Where the list of recently opened recordings is kept. */
+  recentFile: string;
+  cacheMaxBytes?: number;
+  /** Review deployments open at once (each holds its session's signals and journal in memory). */
+  maxOpen?: number;
+  clock?: Clock;
+  /** Ids of sessions being recorded right now (read as they are, never cached). */
+  recordingIds?: () => string[];
+}
+
+interface Review {
+  id: string;
+  key: string;
+  sessionId: string | null;
+  path: string;
+  name: string;
+  loaded: LoadedReview;
+  events: AppEvent[];
+  host: HostConfig;
+  deployment: DeploymentConfig;
+  cursor: number;
+}
+
+interface Upload {
+  id: string;
+  name: string;
+  size: number;
+  received: number;
+  tmp: string;
+  fh: FileHandle;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+const ID_OK = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const MAX_RECENT = 20;
+const MAX_UPLOADS = 2;
+const UPLOAD_IDLE_MS = 60_000;
+const AROUND_MAX_LINES = 2000;
+
+const recentSchema = z.array(
+  z.object({
+    key: z.string(),
+    name: z.string(),
+    path: z.string(),
+    sessionId: z.string().nullable(),
+    hostLabel: z.string(),
+    deploymentName: z.string(),
+    firstTs: z.number(),
+    lastTs: z.number(),
+    openedAt: z.number(),
+  }),
+);
+type RecentEntry = z.infer<typeof recentSchema>[number];
+
+const sidecarSchema = z.object({
+  name: z.string().optional(),
+  annotations: z
+    .array(z.object({ id: z.string(), ts: z.number(), text: z.string() }))
+    .optional()
+    .default([]),
+});
+
+export function isReviewId(id: unknown): id is string {
+  return typeof id === 'string' && id.startsWith(REVIEW_ID_PREFIX);
+}
+
+export class ReviewService {
+  readonly cache: ReviewCache;
+  private readonly reviews = new Map<string, Review>();
+  private readonly opening = new Map<string, Promise<ReviewOpenResult>>();
+  private readonly uploads = new Map<string, Upload>();
+  private readonly clock: Clock;
+  private recentLock: Promise<unknown> = Promise.resolve();
+  private prebuilding: Promise<void> = Promise.resolve();
+  private lastRecording = new Set<string>();
+
+  constructor(
+    private readonly core: Core,
+    private readonly opts: ReviewServiceOptions,
+  ) {
+    this.cache = new ReviewCache(opts.cacheDir, opts.cacheMaxBytes);
+    this.clock = opts.clock ?? systemClock;
+    // A session that just stopped recording gets its review cache made in the background, so opening it
+    // for review later is instant.
+    core.on('recordingStatus', (s) => {
+      const now = new Set(s.active.map((a) => a.sessionId).filter((x): x is string => !!x));
+      for (const id of this.lastRecording) if (!now.has(id)) this.prebuild(id);
+      this.lastRecording = now;
+    });
+  }
+
+  handlers(): ReviewRequests {
+    return {
+      openSessionReview: (a) => this.openSession(a.id),
+      openRecentReview: (a) => this.openRecent(a.key),
+      listRecentReviews: () => this.listRecent(),
+      setReviewCursor: async (a) => this.setCursor(a.deploymentId, a.ts),
+      beginRecordingUpload: (a) => this.beginUpload(a.name, a.sizeBytes),
+      uploadRecordingChunk: (a) => this.uploadChunk(a.uploadId, a.offset, a.data),
+      finishRecordingUpload: (a) => this.finishUpload(a.uploadId),
+      cancelRecordingUpload: (a) => this.cancelUpload(a.uploadId),
+    };
+  }
+
+  /**
+   * Wraps every handler: a request naming a review deployment is answered from the recording or refused;
+   * listDeployments includes the open reviews; annotating or deleting a reviewed session updates its review.
+   */
+  route(handlers: ApiHandlers): ApiHandlers {
+    const own = this.deploymentHandlers();
+    const out: Record<string, (args: unknown) => Promise<unknown>> = {};
+    const ownRequests = new Set<string>(REVIEW_REQUESTS);
+    for (const name of REQUEST_NAMES) {
+      const original = handlers[name] as (args: unknown) => Promise<unknown>;
+      if (ownRequests.has(name)) {
+        out[name] = original;
+        continue;
+      }
+      const mine = (own as Record<string, ((args: never) => Promise<unknown>) | undefined>)[name];
+      out[name] = async (args) => {
+        const id = (args as { deploymentId?: unknown } | undefined)?.deploymentId;
+        if (!isReviewId(id)) return original(args);
+        if (mine) return mine(args as never);
+        const r = this.need(id);
+        throw new ApiError(
+          'review-read-only',
+          `${name} is not available in review: "${r.name}" is a recording, not a live deployment`,
+          'Open the live deployment from the start screen to act on it.',
+        );
+      };
+    }
+    out.listDeployments = async (a) => [
+      ...(await handlers.listDeployments(a as Record<string, never>)),
+      ...[...this.reviews.values()].map((r) => this.summary(r)),
+    ];
+    out.annotateSession = async (a) => {
+      const args = a as { id: string; ts: number; text: string };
+      await handlers.annotateSession(args);
+      await this.refreshAnnotations(args.id);
+    };
+    out.deleteSession = async (a) => {
+      const args = a as { id: string };
+      const path = this.opts.store.pathOf(args.id);
+      await handlers.deleteSession(args);
+      await this.cache.forget(path).catch((err: Error) => this.cacheProblem(err));
+    };
+    return out as ApiHandlers;
+  }
+
+  /** Summaries of the open reviews (they join listDeployments). */
+  summaries(): DeploymentSummary[] {
+    return [...this.reviews.values()].map((r) => this.summary(r));
+  }
+
+  /** Opens a session of the recordings folder. */
+  openSession(id: string): Promise<ReviewOpenResult> {
+    if (!ID_OK.test(id)) throw new ApiError('bad-arguments', `not a session id: ${JSON.stringify(id)}`);
+    return this.openOnce(id, () => this.load(id, this.opts.store.pathOf(id), id));
+  }
+
+  /**
+   * Opens a recording file by path — for trusted callers only (the desktop app's File → Open dialog, the CLI).
+   * A file inside the recordings folder opens as its session (annotations, rename).
+   */
+  openFile(path: string): Promise<ReviewOpenResult> {
+    const full = resolve(path);
+    const inStore = resolve(dirname(full)) === resolve(this.opts.store.dir) && full.endsWith(FILE_EXTENSION);
+    const sessionId = inStore ? basename(full).slice(0, -FILE_EXTENSION.length) : null;
+    if (sessionId && ID_OK.test(sessionId)) return this.openSession(sessionId);
+    const key = `file-${createHash('sha1').update(full).digest('hex').slice(0, 12)}`;
+    return this.openOnce(key, () => this.load(key, full, null));
+  }
+
+  async close(id: string): Promise<void> {
+    this.reviews.delete(id);
+  }
+
+  /** Stops uploads in progress and removes their partial files (app quit). */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.uploads.keys()].map((id) => this.cancelUpload(id)));
+    await this.prebuilding;
+  }
+
+  // ---- opening ----
+
+  private openOnce(key: string, load: () => Promise<ReviewOpenResult>): Promise<ReviewOpenResult> {
+    const id = REVIEW_ID_PREFIX + key;
+    const open = this.reviews.get(id);
+    if (open) return Promise.resolve(this.result(open));
+    let p = this.opening.get(id);
+    if (!p) {
+      p = load().finally(() => this.opening.delete(id));
+      this.opening.set(id, p);
+    }
+    return p;
+  }
+
+  private async load(key: string, path: string, sessionId: string | null): Promise<ReviewOpenResult> {
+    const max = this.opts.maxOpen ?? 4;
+    if (this.reviews.size >= max)
+      throw new ApiError(
+        'too-many-reviews',
+        `${this.reviews.size} recordings are open for review already`,
+        'Close one (its Close button) before opening another: each holds its session in memory.',
+      );
+    const live = sessionId !== null && (this.opts.recordingIds?.() ?? []).includes(sessionId);
+    let loaded: LoadedReview;
+    try {
+      loaded = await loadReview(path, {
+        cache: this.cache,
+        live,
+        onCacheError: (err) => this.cacheProblem(err),
+      });
+    } catch (err) {
+      throw openError(err, path, sessionId);
+    }
+    const id = REVIEW_ID_PREFIX + key;
+    const { data } = loaded;
+    const side = sessionId
+      ? await this.sidecar(sessionId)
+      : { name: undefined, annotations: [], warning: null };
+    const name = side.name ?? data.header.name;
+    const hostId = data.header.host.id;
+    const events = [...data.events, ...side.annotations.map((a) => annotationEvent(a, id, hostId))]
+      .map((e) => ({ ...e, deploymentId: id }))
+      .sort((a, b) => a.ts - b.ts);
+    if (side.warning) data.warnings.push(side.warning);
+    const r: Review = {
+      id,
+      key,
+      sessionId,
+      path,
+      name,
+      loaded,
+      events,
+      host: {
+        id: hostId,
+        label: data.header.host.label,
+        // Never 'demo': a recording of the demo is not the demo (no fault switches, no auto-open).
+        // What makes it a review is summary.review; the recorded kind is in review.recordedHost.
+        kind: 'ssh',
+        ...(data.header.host.hostname ? { hostname: data.header.host.hostname } : {}),
+      },
+      deployment: { id, name, services: data.header.deployment.services },
+      // Opens at the end: the moment an operator usually comes back to look at.
+      cursor: data.lastTs,
+    };
+    this.reviews.set(id, r);
+    await this.remember(r).catch((err: Error) => this.cacheProblem(err));
+    return this.result(r);
+  }
+
+  private result(r: Review): ReviewOpenResult {
+    return { summary: this.summary(r), events: [...r.events] };
+  }
+
+  private summary(r: Review): DeploymentSummary {
+    const d = r.loaded.data;
+    return {
+      deployment: r.deployment,
+      host: r.host,
+      connection: { state: 'idle' },
+      latest: observationAt(d, r.id, r.host.id, r.cursor),
+      review: {
+        sessionId: r.sessionId,
+        path: r.path,
+        name: r.name,
+        recordedHost: { ...d.header.host },
+        startedAt: d.header.startedAt,
+        firstTs: d.firstTs,
+        lastTs: d.lastTs,
+        cursor: r.cursor,
+        closedCleanly: d.closedCleanly,
+        warnings: [...d.warnings],
+        loadedFrom: r.loaded.loadedFrom,
+        openMs: Math.round(r.loaded.openMs),
+      },
+    };
+  }
+
+  private need(id: string): Review {
+    const r = this.reviews.get(id);
+    if (!r)
+      throw new ApiError(
+        'unknown-deployment',
+        `no recording open for review as "${id}"`,
+        'Open it again from the sessions list.',
+      );
+    return r;
+  }
+
+  private async sidecar(sessionId: string): Promise<{
+    name?: string;
+    annotations: { id: string; ts: number; text: string }[];
+    warning: string | null;
+  }> {
+    const path = join(this.opts.store.dir, `${sessionId}.meta.json`);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { annotations: [], warning: null };
+      return {
+        annotations: [],
+        warning: `Cannot read ${path}: ${(err as Error).message}; later renames and notes are not shown.`,
+      };
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    const parsed = sidecarSchema.safeParse(json);
+    if (!parsed.success)
+      return {
+        annotations: [],
+        warning: `${path} is not a valid session sidecar; later renames and notes are not shown.`,
+      };
+    return { name: parsed.data.name, annotations: parsed.data.annotations, warning: null };
+  }
+
+  private async refreshAnnotations(sessionId: string): Promise<void> {
+    const r = [...this.reviews.values()].find((x) => x.sessionId === sessionId);
+    if (!r) return;
+    const side = await this.sidecar(sessionId);
+    const known = new Set(r.events.map((e) => e.id));
+    for (const a of side.annotations) {
+      if (known.has(a.id)) continue;
+      const e = annotationEvent(a, r.id, r.host.id);
+      r.events.push(e);
+      this.core.emit('event', e);
+    }
+    r.events.sort((a, b) => a.ts - b.ts);
+  }
+
+  // ---- the cursor ----
+
+  private setCursor(deploymentId: string, ts: number): ReviewCursorResult {
+    const r = this.need(deploymentId);
+    const d = r.loaded.data;
+    r.cursor = Math.min(d.lastTs, Math.max(d.firstTs, ts));
+    const observation = observationAt(d, r.id, r.host.id, r.cursor);
+    const dashboard = snapshotAt(d, r.events, r.id, r.cursor);
+    // The same pushes a live poll makes: every page that shows the latest state shows the cursor's.
+    this.core.emit('observation', observation);
+    this.core.emit('dashboard', dashboard);
+    return { deploymentId, ts: r.cursor, observation, dashboard };
+  }
+
+  // ---- requests about a review deployment ----
+
+  private deploymentHandlers(): Partial<{ [K in keyof ApiHandlers]: ApiHandlers[K] }> {
+    const d = (id: string) => this.need(id).loaded.data;
+    const dashboard: Partial<DashboardRequests> = {
+      getSignalCatalog: async (a) => catalogFor(d(a.deploymentId).roles, []),
+      getSeries: async (a: SeriesQuery) => {
+        const data = d(a.deploymentId);
+        return data.table.series(a, data.notExposed, (key) =>
+          expectedMetrics(groupOf(key) as Role, key.slice(key.indexOf('.') + 1)),
+        );
+      },
+      getDashboard: async (a) => {
+        const r = this.need(a.deploymentId);
+        return snapshotAt(r.loaded.data, r.events, r.id, r.cursor);
+      },
+      journalAround: (a) => this.journalAround(a.deploymentId, a.ts, a.spanMs ?? 20_000, a.role),
+      followJournal: async (a) => {
+        const r = this.need(a.deploymentId);
+        const unit = r.deployment.services.find((s) => s.role === a.role)?.unit;
+        if (!unit) throw new ApiError('unknown-role', `${r.name} has no ${a.role} service`);
+        const lines = (await r.loaded.journal).filter((l) => l.ts <= r.cursor && roleOf(l.role) === a.role);
+        return {
+          followId: `rec-${randomBytes(8).toString('hex')}`,
+          unit,
+          command: `recorded journal of ${unit} up to ${new Date(r.cursor).toISOString()} (a recording: not followed)`,
+          lines: lines.slice(-(a.lines ?? 200)).map((l, i) => entry(l, i)),
+        };
+      },
+    };
+    return {
+      ...dashboard,
+      closeDeployment: async (a) => this.close(a.deploymentId),
+      listEvents: async (a) => [...this.need(a.deploymentId).events],
+      getKvHistory: async (a: KvHistoryArgs) => this.kvHistory(a),
+      listRestarts: async (a) => {
+        this.need(a.deploymentId);
+        return [];
+      },
+    };
+  }
+
+  private kvHistory(a: KvHistoryArgs): KvHistory {
+    const data = this.need(a.deploymentId).loaded.data;
+    const g = data.table.groups.get(a.role);
+    if (!g || a.role === 'router')
+      throw new ApiError('unknown-role', `this recording has no ${a.role} KV history`);
+    let lo = 0;
+    while (a.fromMs !== undefined && lo < g.t.length && g.t[lo] < a.fromMs) lo++;
+    const max = a.maxPoints ?? 4000;
+    const stride = Math.max(1, Math.ceil((g.t.length - lo) / max));
+    const out: KvHistory = { role: a.role, t: [], ratio: [], used: [], capacity: [] };
+    const val = (key: string, k: number): number | null => {
+      const v = g.cols.get(`${a.role}.${key}`)?.[k] ?? NaN;
+      return Number.isNaN(v) ? null : v;
+    };
+    for (let k = lo; k < g.t.length; k += stride) {
+      out.t.push(g.t[k]);
+      out.ratio.push(val('kv_ratio', k));
+      out.used.push(val('kv_used', k));
+      out.capacity.push(val('kv_capacity', k));
+    }
+    return out;
+  }
+
+  private async journalAround(
+    deploymentId: string,
+    ts: number,
+    spanMs: number,
+    role?: Role,
+  ): Promise<JournalAroundResult> {
+    const r = this.need(deploymentId);
+    const journal = await r.loaded.journal.catch((err: Error) => {
+      throw new ApiError(
+        'journal-failed',
+        `the recorded journal could not be read: ${err.message}`,
+        'Open the recording again; the review cache may have been removed.',
+      );
+    });
+    const fromMs = ts - spanMs;
+    const toMs = ts + spanMs;
+    let lo = 0;
+    let hi = journal.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (journal[mid].ts < fromMs) lo = mid + 1;
+      else hi = mid;
+    }
+    const lines: JournalEntry[] = [];
+    let truncated = false;
+    for (let k = lo; k < journal.length && journal[k].ts <= toMs; k++) {
+      if (role && roleOf(journal[k].role) !== role) continue;
+      if (lines.length >= AROUND_MAX_LINES) {
+        truncated = true;
+        break;
+      }
+      lines.push(entry(journal[k], k));
+    }
+    return { fromMs, toMs, command: `recorded journal in ${basename(r.path)}`, lines, truncated };
+  }
+
+  // ---- recent ----
+
+  private async readRecent(): Promise<RecentEntry[]> {
+    try {
+      const parsed = recentSchema.safeParse(JSON.parse(await readFile(this.opts.recentFile, 'utf8')));
+      return parsed.success ? parsed.data : [];
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if (err instanceof SyntaxError) return [];
+      throw err;
+    }
+  }
+
+  private remember(r: Review): Promise<void> {
+    const next = this.recentLock.then(async () => {
+      const list = (await this.readRecent()).filter((e) => e.key !== r.key);
+      const d = r.loaded.data;
+      list.unshift({
+        key: r.key,
+        name: r.name,
+        path: r.path,
+        sessionId: r.sessionId,
+        hostLabel: d.header.host.label,
+        deploymentName: d.header.deployment.name,
+        firstTs: d.firstTs,
+        lastTs: d.lastTs,
+        openedAt: this.clock.now(),
+      });
+      await mkdir(dirname(this.opts.recentFile), { recursive: true });
+      const tmp = `${this.opts.recentFile}.tmp-${randomBytes(4).toString('hex')}`;
+      await writeFile(tmp, JSON.stringify(list.slice(0, MAX_RECENT), null, 1), { mode: 0o600 });
+      await rename(tmp, this.opts.recentFile);
+    });
+    this.recentLock = next.catch(() => undefined);
+    return next;
+  }
+
+  private async listRecent(): Promise<RecentReview[]> {
+    const list = await this.readRecent();
+    return Promise.all(
+      list.map(async (e) => ({
+        ...e,
+        exists: await stat(e.path).then(
+          (s) => s.isFile(),
+          () => false,
+        ),
+      })),
+    );
+  }
+
+  private async openRecent(key: string): Promise<ReviewOpenResult> {
+    const e = (await this.readRecent()).find((x) => x.key === key);
+    if (!e)
+      throw new ApiError(
+        'unknown-recent',
+        'that recording is no longer in the recent list',
+        'Open it from the sessions list.',
+      );
+    return e.sessionId ? this.openSession(e.sessionId) : this.openFile(e.path);
+  }
+
+  // ---- uploads (a file dropped on the window) ----
+
+  private async beginUpload(name: string, size: number): Promise<UploadStart> {
+    if (this.uploads.size >= MAX_UPLOADS)
+      throw new ApiError(
+        'upload-busy',
+        'two recordings are being uploaded already',
+        'Wait for them to finish.',
+      );
+    if (size > MAX_UPLOAD_BYTES)
+      throw new ApiError(
+        'too-large',
+        `${name} is ${size} bytes; recordings up to ${MAX_UPLOAD_BYTES} bytes can be opened`,
+      );
+    await mkdir(this.opts.store.dir, { recursive: true });
+    const id = randomBytes(12).toString('hex');
+    // A dot file without the recording extension: the sessions list never shows a partial upload.
+    const tmp = join(this.opts.store.dir, `.upload-${id}.part`);
+    const fh = await openFile(tmp, 'wx', 0o600);
+    const u: Upload = { id, name, size, received: 0, tmp, fh, timer: this.idleTimer(id) };
+    this.uploads.set(id, u);
+    return { uploadId: id, chunkBytes: UPLOAD_CHUNK_BYTES };
+  }
+
+  private idleTimer(id: string): ReturnType<typeof setTimeout> {
+    const t = setTimeout(() => void this.cancelUpload(id), UPLOAD_IDLE_MS);
+    t.unref?.();
+    return t;
+  }
+
+  private upload(id: string): Upload {
+    const u = this.uploads.get(id);
+    if (!u)
+      throw new ApiError('unknown-upload', 'this upload was cancelled or timed out', 'Drop the file again.');
+    return u;
+  }
+
+  private async uploadChunk(id: string, offset: number, data: string): Promise<{ receivedBytes: number }> {
+    const u = this.upload(id);
+    if (offset !== u.received)
+      throw new ApiError('bad-chunk', `chunk at byte ${offset} of ${u.name}, expected byte ${u.received}`);
+    const bytes = Buffer.from(data, 'base64');
+    if (bytes.length > UPLOAD_CHUNK_BYTES || u.received + bytes.length > u.size) {
+      await this.cancelUpload(id);
+      throw new ApiError('bad-chunk', `${u.name}: more bytes than announced (${u.size})`);
+    }
+    await u.fh.write(bytes, 0, bytes.length, offset);
+    u.received += bytes.length;
+    clearTimeout(u.timer);
+    u.timer = this.idleTimer(id);
+    return { receivedBytes: u.received };
+  }
+
+  private async finishUpload(id: string): Promise<ReviewOpenResult> {
+    const u = this.upload(id);
+    this.uploads.delete(id);
+    clearTimeout(u.timer);
+    await u.fh.close();
+    try {
+      if (u.received !== u.size)
+        throw new ApiError(
+          'incomplete-upload',
+          `${u.name}: received ${u.received} of ${u.size} bytes`,
+          'Drop the file again.',
+        );
+      let header;
+      try {
+        header = await readHeader(u.tmp);
+      } catch (err) {
+        throw openError(err, u.tmp, null, u.name);
+      }
+      // Keep the session's own id when it is free; a different file with the same id gets a suffix.
+      let sessionId = ID_OK.test(header.sessionId)
+        ? header.sessionId
+        : `imported-${randomBytes(4).toString('hex')}`;
+      const existing = await stat(this.opts.store.pathOf(sessionId)).catch(() => null);
+      if (existing) {
+        if (
+          existing.size === u.size &&
+          (await sameBytes(existing.size, this.opts.store.pathOf(sessionId), u.tmp))
+        ) {
+          await rm(u.tmp, { force: true });
+          return this.openSession(sessionId);
+        }
+        sessionId = `${sessionId.slice(0, 100)}-imported-${randomBytes(3).toString('hex')}`;
+      }
+      await rename(u.tmp, this.opts.store.pathOf(sessionId));
+      return await this.openSession(sessionId);
+    } finally {
+      await rm(u.tmp, { force: true });
+    }
+  }
+
+  private async cancelUpload(id: string): Promise<void> {
+    const u = this.uploads.get(id);
+    if (!u) return;
+    this.uploads.delete(id);
+    clearTimeout(u.timer);
+    await u.fh.close().catch(() => undefined);
+    await rm(u.tmp, { force: true });
+  }
+
+  // ---- background ----
+
+  private prebuild(sessionId: string): void {
+    // One at a time, after the writer has closed the file; a failure only means the first open is slower.
+    this.prebuilding = this.prebuilding.then(async () => {
+      await new Promise((r) => setTimeout(r, 2000).unref?.());
+      const path = this.opts.store.pathOf(sessionId);
+      try {
+        const loaded = await loadReview(path, {
+          cache: this.cache,
+          onCacheError: (e) => this.cacheProblem(e),
+        });
+        await loaded.cached;
+      } catch (err) {
+        this.cacheProblem(new Error(`review cache not made for ${path}: ${(err as Error).message}`));
+      }
+    });
+  }
+
+  private cacheProblem(err: Error): void {
+    // Opening still works without the cache (it is only slower); say so where the operator's logs are.
+    console.warn(`PD Console review: ${err.message}`);
+  }
+}
+
+function annotationEvent(
+  a: { id: string; ts: number; text: string },
+  deploymentId: string,
+  hostId: string,
+): AppEvent {
+  return { id: a.id, ts: a.ts, kind: 'annotation', severity: 'info', title: a.text, deploymentId, hostId };
+}
+
+function entry(l: JournalLine, k: number): JournalEntry {
+  return {
+    cursor: `rec-${k}`,
+    ts: l.ts,
+    priority: l.priority,
+    message: l.message,
+    unit: l.unit,
+    identifier: l.unit.replace(/\.service$/, ''),
+  };
+}
+
+function openError(err: unknown, path: string, sessionId: string | null, shownName?: string): Error {
+  if (err instanceof RecordingOpenError) {
+    const message = shownName ? err.message.split(path).join(shownName) : err.message;
+    const hint =
+      err.code === 'newer-version'
+        ? 'Update PD Console to open it.'
+        : err.code === 'not-a-recording'
+          ? `Recordings are ${FILE_EXTENSION} files written by PD Console.`
+          : 'Check that the file exists and can be read.';
+    return new ApiError(err.code, message, hint);
+  }
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'ENOENT')
+    return new ApiError(
+      'not-found',
+      sessionId
+        ? `session ${sessionId} no longer exists (deleted, or removed by retention)`
+        : `${path} does not exist`,
+      'Refresh the sessions list.',
+    );
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+async function sameBytes(size: number, a: string, b: string): Promise<boolean> {
+  const hash = async (p: string): Promise<string> =>
+    createHash('sha1')
+      .update(await readFile(p))
+      .digest('hex');
+  return size <= 256 * 1024 * 1024 && (await hash(a)) === (await hash(b));
+}

@@ -1,0 +1,87 @@
+// Contract part: reviewing a recorded session offline in the same dashboard. A recording opens as a read-only
+// deployment (id `rec:<key>`, summary.review set) that every page renders like a live one; a cursor picks the
+// moment whose state the cards show, and the usual dashboard requests (series, snapshot, journal around a time)
+// answer from the recording.
+import type { AppEvent, DeploymentSummary, Observation } from '../domain';
+import type { DashboardSnapshot } from './dashboard';
+
+/** Prefix of every review deployment id. */
+export const REVIEW_ID_PREFIX = 'rec:';
+
+export interface ReviewOpenResult {
+  summary: DeploymentSummary;
+  /** Every recorded event (alerts, restarts, state changes, annotations), oldest first. */
+  events: AppEvent[];
+}
+
+export interface RecentReview {
+  /** Pass to openRecentReview. */
+  key: string;
+  name: string;
+  path: string;
+  sessionId: string | null;
+  hostLabel: string;
+  deploymentName: string;
+  firstTs: number;
+  lastTs: number;
+  openedAt: number;
+  /** False when the file is gone (deleted, moved, retention). */
+  exists: boolean;
+}
+
+export interface ReviewCursorResult {
+  deploymentId: string;
+  /** The cursor as set (clamped to the recording). */
+  ts: number;
+  /** The services as they were at `ts`: unit state, health, scrape, KV, signals. */
+  observation: Observation;
+  dashboard: DashboardSnapshot;
+}
+
+export interface UploadStart {
+  uploadId: string;
+  /** Largest chunk uploadRecordingChunk accepts (bytes before base64). */
+  chunkBytes: number;
+}
+
+export interface ReviewRequests {
+  /** Opens a session of the recordings folder for review (or returns the review already open). */
+  openSessionReview(args: { id: string }): Promise<ReviewOpenResult>;
+  /** Opens an entry of listRecentReviews. */
+  openRecentReview(args: { key: string }): Promise<ReviewOpenResult>;
+  /** Recordings opened lately, newest first. */
+  listRecentReviews(args: Record<string, never>): Promise<RecentReview[]>;
+  /** Moves the review cursor; also pushes `observation` and `dashboard` for the review deployment. */
+  setReviewCursor(args: { deploymentId: string; ts: number }): Promise<ReviewCursorResult>;
+  /**
+   * A recording file dropped on the window (browser mode has no file paths): its bytes are uploaded in chunks,
+   * checked, stored in the recordings folder and opened.
+   */
+  beginRecordingUpload(args: { name: string; sizeBytes: number }): Promise<UploadStart>;
+  uploadRecordingChunk(args: {
+    uploadId: string;
+    offset: number;
+    /** base64 */
+    data: string;
+  }): Promise<{ receivedBytes: number }>;
+  finishRecordingUpload(args: { uploadId: string }): Promise<ReviewOpenResult>;
+  cancelRecordingUpload(args: { uploadId: string }): Promise<void>;
+}
+
+export const REVIEW_REQUESTS = [
+  'openSessionReview',
+  'openRecentReview',
+  'listRecentReviews',
+  'setReviewCursor',
+  'beginRecordingUpload',
+  'uploadRecordingChunk',
+  'finishRecordingUpload',
+  'cancelRecordingUpload',
+] as const satisfies readonly (keyof ReviewRequests)[];
+
+export interface ReviewEvents {
+  /** A recording was opened outside the window (the desktop app's File → Open): show it. */
+  reviewOpened: ReviewOpenResult;
+}
+
+export const REVIEW_EVENTS = ['reviewOpened'] as const satisfies readonly (keyof ReviewEvents)[];

@@ -1,0 +1,66 @@
+// A recorded PD session in a recordings folder, as the recording service leaves it: the recording benchmark's
+// queueing model (a decode crash with an alert, restart steps, journal lines) written with the real writer.
+import { mkdir } from 'node:fs/promises';
+import { SyntheticPdSession } from '../../bench/recording';
+import { SessionStore } from '../../src/main/core/store/recording';
+import type { DeploymentConfig } from '../../src/shared/domain';
+import { manualClock } from '../recording/helpers';
+
+export const START = Date.UTC(2026, 0, 5, 8, 0, 0);
+
+export const DEPLOYMENT: DeploymentConfig = {
+  id: 'demo',
+  name: 'Demo PD',
+  services: (['prefill', 'decode', 'router'] as const).map((role) => ({
+    role,
+    hostId: 'demo',
+    unit: `sglang-${role}.service`,
+    apiUrl: 'http://127.0.0.1:30000',
+  })),
+};
+
+export interface WrittenSession {
+  id: string;
+  path: string;
+  /** When the decode crash (alert + restart step) happened. */
+  crashAt: number;
+  lastTs: number;
+}
+
+/** Writes `minutes` of the synthetic session into `dir` (the decode crash comes at 58 % of it). */
+export async function writeSession(
+  dir: string,
+  minutes: number,
+  opts: { close?: boolean; seed?: number } = {},
+): Promise<WrittenSession> {
+  await mkdir(dir, { recursive: true });
+  const store = new SessionStore(dir);
+  const sim = new SyntheticPdSession(START, opts.seed ?? 3, minutes * 60_000);
+  const clock = manualClock(START);
+  const { id, path, writer } = await store.start(
+    {
+      startedAt: START,
+      host: { id: 'demo', label: 'gpu-host-01', kind: 'demo' },
+      deployment: DEPLOYMENT,
+      appVersion: '0.1.0-test',
+    },
+    { clock },
+  );
+  let crashAt = NaN;
+  for (let i = 0; i < minutes * 60; i++) {
+    const tick = sim.step();
+    clock.set(sim.now);
+    for (const s of tick.scrapes) writer.appendScrape(s.ts, s.target, s.exp);
+    for (const u of tick.unitStates) writer.appendUnitState(u.ts, u.role, u.state);
+    for (const h of tick.health) writer.appendHealth(h.ts, h.role, h.health);
+    for (const e of tick.events) {
+      if (e.kind === 'alert' && Number.isNaN(crashAt)) crashAt = e.ts;
+      writer.appendEvent(e);
+    }
+    for (const j of tick.journal) writer.appendJournal(j);
+  }
+  const lastTs = writer.stats.lastTs ?? START;
+  if (opts.close === false) await writer.flush();
+  else await writer.close();
+  return { id, path, crashAt, lastTs };
+}

@@ -1,0 +1,278 @@
+// Review mode through the app's own handler map (the one IPC and the WebSocket dispatch into): a recorded
+// session opens as a read-only deployment whose charts, cursor state, markers and journal come from the file.
+import { copyFile, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/main/compose';
+import type { ApiEvents, ReviewOpenResult } from '../../src/shared/contract';
+import { writeSession, type WrittenSession } from './helpers';
+
+let app: App | undefined;
+let dataDir: string;
+let session: WrittenSession;
+
+async function freshApp(): Promise<App> {
+  await app?.shutdown();
+  app = createApp({ shell: 'browser', dataDir, record: false });
+  return app;
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'pdc-review-svc-'));
+  session = await writeSession(join(dataDir, 'recordings'), 6);
+}, 60_000);
+
+afterEach(async () => {
+  await app?.shutdown();
+  app = undefined;
+});
+
+function capture<E extends keyof ApiEvents>(a: App, name: E): ApiEvents[E][] {
+  const got: ApiEvents[E][] = [];
+  a.core.on(name, ((p: ApiEvents[E]) => got.push(p)) as never);
+  return got;
+}
+
+describe('review service', () => {
+  let opened: ReviewOpenResult;
+
+  it('opens a recorded session as a read-only deployment with its events as markers', async () => {
+    const a = await freshApp();
+    const listed = await a.handlers.listSessions({});
+    expect(listed.map((s) => s.id)).toContain(session.id);
+    opened = await a.handlers.openSessionReview({ id: session.id });
+    const { summary, events } = opened;
+    expect(summary.deployment.id).toBe(`rec:${session.id}`);
+    expect(summary.deployment.services.map((s) => s.role)).toEqual(['prefill', 'decode', 'router']);
+    expect(summary.host.kind).toBe('ssh');
+    expect(summary.review).toMatchObject({
+      sessionId: session.id,
+      closedCleanly: true,
+      loadedFrom: 'recording',
+      warnings: [],
+      cursor: summary.review!.lastTs,
+    });
+    expect(summary.review!.lastTs).toBeGreaterThanOrEqual(session.lastTs - 1000);
+    const alert = events.find((e) => e.kind === 'alert');
+    expect(alert?.ts).toBe(session.crashAt);
+    expect(events.some((e) => e.kind === 'restart-step')).toBe(true);
+    expect(events.every((e) => e.deploymentId === summary.deployment.id)).toBe(true);
+    const deployments = await a.handlers.listDeployments({});
+    expect(deployments.map((d) => d.deployment.id)).toContain(summary.deployment.id);
+    // Opening again joins the open review instead of reading the file twice.
+    const again = await a.handlers.openSessionReview({ id: session.id });
+    expect(again.summary.deployment.id).toBe(summary.deployment.id);
+  });
+
+  it('serves the whole session to the same charts, decimated, and says what was never exposed', async () => {
+    const a = await freshApp();
+    const { summary } = await a.handlers.openSessionReview({ id: session.id });
+    const id = summary.deployment.id;
+    const res = await a.handlers.getSeries({
+      deploymentId: id,
+      keys: ['decode.kv_ratio', 'router.router_requests_per_s', 'decode.kv_transfer_latency_p50_ms'],
+      maxPoints: 200,
+    });
+    expect(res.firstMs).toBeLessThanOrEqual(summary.review!.firstTs + 1000);
+    expect(res.decimated).toBe(true);
+    const kv = res.series[0];
+    expect(kv.t.length).toBeGreaterThan(50);
+    expect(kv.t.length).toBeLessThanOrEqual(260);
+    expect(kv.v.some((v) => v !== null && v > 0)).toBe(true);
+    // The decode outage is a gap, not a line.
+    expect(kv.v.filter((v) => v === null).length).toBeGreaterThan(0);
+    expect(res.series[1].v.some((v) => v !== null && v > 0)).toBe(true);
+    // The decode server of this session exports no kv_transfer_latency histogram.
+    expect(res.missing['decode.kv_transfer_latency_p50_ms']?.expected).toEqual([
+      'sglang:kv_transfer_latency_ms_bucket',
+    ]);
+    const catalog = await a.handlers.getSignalCatalog({ deploymentId: id });
+    expect(catalog.some((c) => c.key === 'decode.kv_ratio')).toBe(true);
+  });
+
+  it('moves the cursor: cards get the state at that moment, pushed like a live poll', async () => {
+    const a = await freshApp();
+    const { summary } = await a.handlers.openSessionReview({ id: session.id });
+    const id = summary.deployment.id;
+    const pushed = capture(a, 'observation');
+    const dashboards = capture(a, 'dashboard');
+
+    const during = await a.handlers.setReviewCursor({ deploymentId: id, ts: session.crashAt + 30_000 });
+    const decode = during.observation.services.find((s) => s.role === 'decode')!;
+    expect(decode.systemd?.activeState).toBe('activating');
+    expect(decode.health?.ok).toBe(false);
+    expect(decode.metrics).toMatchObject({ ok: false });
+    expect(decode.kv).toBeUndefined();
+    expect(during.dashboard.alerts.map((x) => x.title)).toEqual([
+      'decode exited: CUDA error: an illegal memory access',
+    ]);
+    expect(pushed.at(-1)?.deploymentId).toBe(id);
+    expect(dashboards.at(-1)?.ts).toBe(during.ts);
+
+    const before = await a.handlers.setReviewCursor({ deploymentId: id, ts: session.crashAt - 60_000 });
+    const d2 = before.observation.services.find((s) => s.role === 'decode')!;
+    expect(d2.systemd?.activeState).toBe('active');
+    expect(d2.metrics).toMatchObject({ ok: true });
+    expect(d2.kv?.source).toBe('kv_tokens');
+    expect(d2.kv!.ratio).toBeCloseTo(before.dashboard.values['decode.kv_ratio']!, 6);
+    expect(before.dashboard.alerts).toEqual([]);
+    expect(before.dashboard.gpu.error).toMatch(/not part of recordings/);
+
+    // Clamped to the recording.
+    const far = await a.handlers.setReviewCursor({ deploymentId: id, ts: 0 });
+    expect(far.ts).toBe(summary.review!.firstTs);
+  });
+
+  it('shows the recorded journal around a moment and refuses live actions', async () => {
+    const a = await freshApp();
+    const { summary } = await a.handlers.openSessionReview({ id: session.id });
+    const id = summary.deployment.id;
+    const around = await a.handlers.journalAround({ deploymentId: id, ts: session.crashAt, spanMs: 20_000 });
+    expect(around.lines.some((l) => /CUDA error/.test(l.message))).toBe(true);
+    expect(around.lines.every((l) => Math.abs(l.ts - session.crashAt) <= 20_000)).toBe(true);
+    const decodeOnly = await a.handlers.journalAround({
+      deploymentId: id,
+      ts: session.crashAt,
+      role: 'prefill',
+    });
+    expect(decodeOnly.lines.every((l) => l.unit === 'sglang-prefill.service')).toBe(true);
+
+    await expect(a.handlers.planRestart({ deploymentId: id, target: 'decode' })).rejects.toMatchObject({
+      code: 'review-read-only',
+    });
+    await expect(
+      a.handlers.demoControl({ deploymentId: id, fault: 'kv-full', on: true }),
+    ).rejects.toMatchObject({ code: 'review-read-only' });
+    expect(await a.handlers.listRestarts({ deploymentId: id })).toEqual([]);
+    const follow = await a.handlers.followJournal({ deploymentId: id, role: 'decode', lines: 50 });
+    expect(follow.command).toMatch(/not followed/);
+    expect(follow.lines.length).toBeGreaterThan(0);
+    expect(follow.lines.every((l) => l.ts <= summary.review!.cursor)).toBe(true);
+
+    await a.handlers.closeDeployment({ deploymentId: id });
+    expect((await a.handlers.listDeployments({})).some((d) => d.deployment.id === id)).toBe(false);
+    await expect(
+      a.handlers.getSeries({ deploymentId: id, keys: ['decode.kv_ratio'], maxPoints: 10 }),
+    ).rejects.toMatchObject({
+      code: 'unknown-deployment',
+    });
+  });
+
+  it('opens the second time from the review cache with the same data', async () => {
+    const a = await freshApp();
+    const first = await a.handlers.openSessionReview({ id: session.id });
+    const q = { keys: ['decode.kv_ratio', 'prefill.ttft_p99_s', 'decode.active'], maxPoints: 500 };
+    const s1 = await a.handlers.getSeries({ deploymentId: first.summary.deployment.id, ...q });
+    await a.handlers.closeDeployment({ deploymentId: first.summary.deployment.id });
+    // The cache entry is written right after the first open.
+    await expect
+      .poll(async () => (await readdir(join(dataDir, 'cache', 'review')).catch(() => [])).length, {
+        timeout: 10_000,
+      })
+      .toBeGreaterThan(0);
+    const second = await a.handlers.openSessionReview({ id: session.id });
+    expect(second.summary.review!.loadedFrom).toBe('cache');
+    expect(second.events).toEqual(first.events);
+    const s2 = await a.handlers.getSeries({ deploymentId: second.summary.deployment.id, ...q });
+    expect(s2).toEqual(s1);
+    const j = await a.handlers.journalAround({
+      deploymentId: second.summary.deployment.id,
+      ts: session.crashAt,
+    });
+    expect(j.lines.some((l) => /CUDA error/.test(l.message))).toBe(true);
+    const recent = await a.handlers.listRecentReviews({});
+    expect(recent[0]).toMatchObject({ key: session.id, sessionId: session.id, exists: true });
+  });
+
+  it('adds a note made in review to its timeline at once', async () => {
+    const a = await freshApp();
+    const { summary } = await a.handlers.openSessionReview({ id: session.id });
+    const pushed = capture(a, 'event');
+    await a.handlers.annotateSession({
+      id: session.id,
+      ts: session.crashAt + 5000,
+      text: 'decode OOM here?',
+    });
+    expect(pushed.map((e) => [e.deploymentId, e.kind, e.title])).toEqual([
+      [summary.deployment.id, 'annotation', 'decode OOM here?'],
+    ]);
+    const events = await a.handlers.listEvents({ deploymentId: summary.deployment.id });
+    expect(events.find((e) => e.kind === 'annotation')?.ts).toBe(session.crashAt + 5000);
+  });
+});
+
+describe('review of damaged and foreign files', () => {
+  it('opens a recording cut short by a crash with what was lost, and refuses files that are not recordings', async () => {
+    const a = await freshApp();
+    const dir = join(dataDir, 'recordings');
+    const full = (await readFile(session.path)).length;
+    const cut = join(dir, 'cut-session.pdrec.jsonl.gz');
+    await copyFile(session.path, cut);
+    await truncate(cut, Math.floor(full * 0.6));
+    const r = await a.handlers.openSessionReview({ id: 'cut-session' });
+    expect(r.summary.review!.closedCleanly).toBe(false);
+    expect(r.summary.review!.warnings.join(' ')).toMatch(/not closed|damaged/);
+    expect(r.summary.review!.lastTs).toBeLessThan(session.lastTs);
+
+    await writeFile(join(dir, 'text.pdrec.jsonl.gz'), 'hello\n');
+    await expect(a.handlers.openSessionReview({ id: 'text' })).rejects.toMatchObject({
+      code: 'not-a-recording',
+    });
+    const newer = gzipSync(
+      JSON.stringify({ format: 'pd-console-recording', version: 2, minorVersion: 0, sessionId: 'x' }) + '\n',
+    );
+    await writeFile(join(dir, 'newer.pdrec.jsonl.gz'), newer);
+    await expect(a.handlers.openSessionReview({ id: 'newer' })).rejects.toMatchObject({
+      code: 'newer-version',
+    });
+    await expect(a.handlers.openSessionReview({ id: 'gone' })).rejects.toMatchObject({ code: 'not-found' });
+    await rm(cut);
+  });
+
+  it('takes a dropped file in chunks, keeps it in the recordings folder and opens it', async () => {
+    const a = await freshApp();
+    const other = await mkdtemp(join(tmpdir(), 'pdc-review-drop-'));
+    const dropped = await writeSession(other, 2, { seed: 9 });
+    const bytes = await readFile(dropped.path);
+    const { uploadId, chunkBytes } = await a.handlers.beginRecordingUpload({
+      name: 'from-a-colleague.pdrec.jsonl.gz',
+      sizeBytes: bytes.length,
+    });
+    for (let off = 0; off < bytes.length; off += chunkBytes)
+      await a.handlers.uploadRecordingChunk({
+        uploadId,
+        offset: off,
+        data: bytes.subarray(off, off + chunkBytes).toString('base64'),
+      });
+    const r = await a.handlers.finishRecordingUpload({ uploadId });
+    expect(r.summary.review!.sessionId).toBe(dropped.id);
+    expect(r.events.some((e) => e.kind === 'alert')).toBe(true);
+    expect((await a.handlers.listSessions({})).map((s) => s.id)).toContain(dropped.id);
+
+    // Not a recording: refused with the file's own name, nothing left behind.
+    const junk = Buffer.from('not a recording at all');
+    const u2 = await a.handlers.beginRecordingUpload({ name: 'notes.txt', sizeBytes: junk.length });
+    await a.handlers.uploadRecordingChunk({
+      uploadId: u2.uploadId,
+      offset: 0,
+      data: junk.toString('base64'),
+    });
+    await expect(a.handlers.finishRecordingUpload({ uploadId: u2.uploadId })).rejects.toMatchObject({
+      code: 'not-a-recording',
+      message: expect.stringContaining('notes.txt'),
+    });
+    const u3 = await a.handlers.beginRecordingUpload({ name: 'x.gz', sizeBytes: 4 });
+    await expect(
+      a.handlers.uploadRecordingChunk({
+        uploadId: u3.uploadId,
+        offset: 0,
+        data: Buffer.from('12345').toString('base64'),
+      }),
+    ).rejects.toMatchObject({ code: 'bad-chunk' });
+    const left = (await readdir(join(dataDir, 'recordings'))).filter((n) => n.includes('.upload-'));
+    expect(left).toEqual([]);
+    await rm(other, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,133 @@
+// Review mode computes the dashboard's signals from a recording's columns instead of replaying every scrape
+// through the live code (which is ~100× slower). Here both run on the same session — the recording benchmark's
+// queueing model with a decode crash, counter reset and new series — and must agree at every scrape.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { join } from 'node:path';
+import { SyntheticPdSession } from '../../bench/recording';
+import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
+import { SignalsStore } from '../../src/main/core/signals/signals-store';
+import { buildReviewData } from '../../src/main/core/review/review-data';
+import { histogramQuantile } from '../../src/main/core/probes/sglang/derived';
+import { quantileOfSorted } from '../../src/main/core/review/window-math';
+import type { Role } from '../../src/shared/domain';
+import { header, manualClock, tempDir } from '../recording/helpers';
+
+const START = Date.UTC(2026, 0, 5, 8, 0, 0);
+const MINUTES = 14;
+
+/** Live values per "role|ts" → key → value, as SignalsStore.ingest computed them during the session. */
+const live = new Map<string, Record<string, number | null>>();
+let dir: { dir: string; cleanup: () => Promise<void> };
+let data: ReturnType<typeof buildReviewData>;
+
+beforeAll(async () => {
+  dir = await tempDir('pdc-review-sig-');
+  const sim = new SyntheticPdSession(START, 7, MINUTES * 60_000);
+  const clock = manualClock(START);
+  const path = join(dir.dir, 's.pdrec.jsonl.gz');
+  const deployment = {
+    id: 'demo',
+    name: 'Demo PD',
+    services: (['prefill', 'decode', 'router'] as const).map((role) => ({
+      role,
+      hostId: 'demo',
+      unit: `sglang-${role}.service`,
+      apiUrl: 'http://127.0.0.1:1',
+    })),
+  };
+  const w = await RecordingWriter.open(path, header({ deployment }), { clock });
+  const store = new SignalsStore();
+  store.open('d', ['prefill', 'decode', 'router']);
+  for (let i = 0; i < MINUTES * 60; i++) {
+    const tick = sim.step();
+    clock.set(sim.now);
+    // The simulation mutates its samples in place: ingest each scrape before the next step.
+    for (const s of tick.scrapes) {
+      w.appendScrape(s.ts, s.target, s.exp);
+      live.set(`${s.target}|${s.ts}`, store.ingest('d', s.ts, s.target as Role, s.exp));
+    }
+    for (const u of tick.unitStates) w.appendUnitState(u.ts, u.role, u.state);
+    for (const h of tick.health) w.appendHealth(h.ts, h.role, h.health);
+    for (const e of tick.events) w.appendEvent(e);
+  }
+  await w.close();
+  data = buildReviewData(await readRecording(path));
+}, 120_000);
+
+afterAll(async () => {
+  await dir?.cleanup();
+});
+
+describe('review signals from recorded columns', () => {
+  it('match the live signal code at every scrape of every role', () => {
+    let compared = 0;
+    const mismatches: string[] = [];
+    for (const [roleTs, values] of live) {
+      const [role, tsText] = roleTs.split('|');
+      const ts = Number(tsText);
+      const g = data.table.groups.get(role)!;
+      const k = data.table.rowAtOrBefore(role, ts);
+      expect(g.t[k], `row of ${roleTs}`).toBe(ts);
+      for (const [key, want] of Object.entries(values)) {
+        const col = g.cols.get(key);
+        if (!col) {
+          mismatches.push(`${key}: no column`);
+          continue;
+        }
+        // The table stores float32, like the live ring does.
+        const got = col[k];
+        const expected = want === null || !Number.isFinite(want) ? NaN : Math.fround(want);
+        const same = Number.isNaN(expected)
+          ? Number.isNaN(got)
+          : Math.abs(got - expected) <= 1e-6 * Math.max(1, Math.abs(expected));
+        if (!same && mismatches.length < 20) mismatches.push(`${roleTs} ${key}: live ${want}, review ${got}`);
+        compared++;
+      }
+    }
+    expect(mismatches).toEqual([]);
+    // Three roles × ~840 scrapes × ~40 keys: the comparison really covered the session.
+    expect(compared).toBeGreaterThan(60_000);
+  });
+
+  it('cover the decode outage: gaps while down, systemd and health as recorded', () => {
+    const g = data.table.groups.get('decode')!;
+    const ok = g.cols.get('decode.metrics_ok')!;
+    const active = g.cols.get('decode.active')!;
+    const ratio = g.cols.get('decode.kv_ratio')!;
+    let down = 0;
+    for (let k = 0; k < g.t.length; k++)
+      if (ok[k] === 0) {
+        down++;
+        expect(Number.isNaN(ratio[k])).toBe(true);
+      }
+    // 190 s outage at about one poll per second.
+    expect(down).toBeGreaterThan(150);
+    expect([...active].some((v) => v === 0)).toBe(true);
+    const restarts = g.cols.get('decode.restarts')!;
+    expect(restarts[g.t.length - 1]).toBe(1);
+  });
+});
+
+describe('quantileOfSorted', () => {
+  it('equals histogramQuantile for any cumulative buckets and q', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.double({ min: -5, max: 100, noNaN: true }), { minLength: 0, maxLength: 8 }),
+        fc.array(fc.nat(1000), { minLength: 9, maxLength: 9 }),
+        fc.boolean(),
+        fc.double({ min: -0.5, max: 1.5, noNaN: true }),
+        (bounds, counts, withInf, q) => {
+          const les = [...bounds].sort((a, b) => a - b);
+          if (withInf) les.push(Infinity);
+          const buckets = les.map((le, i) => ({ le, count: counts[i] }));
+          const L = Float64Array.from(les);
+          const C = Float64Array.from(buckets.map((b) => b.count));
+          const want = histogramQuantile(q, buckets);
+          const got = quantileOfSorted(q, L, C, les.length);
+          expect(Number.isNaN(got) ? 'NaN' : got).toEqual(Number.isNaN(want) ? 'NaN' : want);
+        },
+      ),
+    );
+  });
+});
