@@ -98,16 +98,55 @@ export async function httpGet(
   throw new HttpError(`${url}: more than ${opts.maxRedirects ?? 3} redirects`, 'redirects');
 }
 
-function getOnce(
-  agent: http.Agent,
-  url: string,
-  opts: HttpGetOptions,
-): Promise<Omit<HttpResponse, 'url' | 'durationMs'>> {
+function getOnce(agent: http.Agent, url: string, opts: HttpGetOptions): Promise<BoundedResponse> {
   const timeoutMs = opts.timeoutMs ?? 5000;
   const maxBytes = opts.maxBytes ?? 16 * 1024 * 1024;
+  return boundedRequest(
+    agent,
+    { method: 'GET', url, headers: { 'accept-encoding': 'identity', ...opts.headers } },
+    { timeoutMs, maxBytes },
+    {
+      tooLarge: `${url}: response larger than ${(maxBytes / 1024 / 1024).toFixed(0)} MB; stopped reading`,
+      timeout: `${url}: no complete response within ${timeoutMs / 1000} s`,
+      failed: (e, phase) => (phase === 'response' ? `${url}: ${e.message}` : e.message),
+    },
+  );
+}
+
+export interface BoundedResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface BoundedRequestSpec {
+  method: string;
+  url: string;
+  headers: http.OutgoingHttpHeaders;
+  body?: Buffer;
+}
+
+/** How a caller words each way a bounded request fails (its errors name the request as the caller knows it). */
+export interface BoundedRequestWording {
+  tooLarge: string;
+  timeout: string;
+  /** A socket or tunnel error before the response (`request`) or while reading it (`response`). */
+  failed: (e: Error, phase: 'request' | 'response') => string;
+}
+
+/**
+ * One HTTP exchange through the agent, bounded by a real-time timeout and a response size cap; the
+ * request is destroyed on the first failure. No redirects: callers decide whether to follow them.
+ */
+export function boundedRequest(
+  agent: http.Agent,
+  spec: BoundedRequestSpec,
+  bounds: { timeoutMs: number; maxBytes: number },
+  wording: BoundedRequestWording,
+): Promise<BoundedResponse> {
   return new Promise((resolve, reject) => {
     let done = false;
-    const finish = (err: Error | null, value?: Omit<HttpResponse, 'url' | 'durationMs'>): void => {
+    const finish = (err: Error | null, value?: BoundedResponse): void => {
       if (done) return;
       done = true;
       systemClock.clearTimeout(timer);
@@ -116,28 +155,23 @@ function getOnce(
         reject(err);
       } else resolve(value!);
     };
-    const u = new URL(url);
+    const u = new URL(spec.url);
     const req = http.request(
       {
         agent,
         host: u.hostname,
         port: u.port || 80,
         path: u.pathname + u.search,
-        method: 'GET',
-        headers: { 'accept-encoding': 'identity', ...opts.headers },
+        method: spec.method,
+        headers: spec.headers,
       },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {
           size += c.length;
-          if (size > maxBytes) {
-            finish(
-              new HttpError(
-                `${url}: response larger than ${(maxBytes / 1024 / 1024).toFixed(0)} MB; stopped reading`,
-                'too-large',
-              ),
-            );
+          if (size > bounds.maxBytes) {
+            finish(new HttpError(wording.tooLarge, 'too-large'));
             return;
           }
           chunks.push(c);
@@ -149,16 +183,16 @@ function getOnce(
             body: Buffer.concat(chunks).toString('utf8'),
           }),
         );
-        res.on('error', (e) => finish(new HttpError(`${url}: ${e.message}`, 'network')));
+        res.on('error', (e) => finish(new HttpError(wording.failed(e, 'response'), 'network')));
       },
     );
     const timer = systemClock.setTimeout(
-      () => finish(new HttpError(`${url}: no complete response within ${timeoutMs / 1000} s`, 'timeout')),
-      timeoutMs,
+      () => finish(new HttpError(wording.timeout, 'timeout')),
+      bounds.timeoutMs,
     );
     req.on('error', (e: NodeJS.ErrnoException) =>
-      finish(new HttpError(e.message, e.code === 'ECONNREFUSED' ? 'refused' : 'network')),
+      finish(new HttpError(wording.failed(e, 'request'), e.code === 'ECONNREFUSED' ? 'refused' : 'network')),
     );
-    req.end();
+    req.end(spec.body);
   });
 }
