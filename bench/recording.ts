@@ -18,43 +18,8 @@ import type { Exposition, MetricFamily, MetricType, Sample } from '../src/main/c
 import type { Clock } from '../src/main/core/clock';
 import type { AppEvent, HealthResult, UnitState } from '../src/shared/domain';
 import { RecordingWriter, readRecording, type JournalLine } from '../src/main/core/store/recording';
-
-// ---------------------------------------------------------------------------------------------------------------
-// Deterministic randomness
-
-class Rng {
-  private s: number;
-  constructor(seed: number) {
-    this.s = seed >>> 0;
-  }
-  next(): number {
-    // mulberry32
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  normal(): number {
-    const u = 1 - this.next();
-    const v = this.next();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-  }
-  logNormal(median: number, sigma: number): number {
-    return median * Math.exp(sigma * this.normal());
-  }
-  poisson(lambda: number): number {
-    if (lambda <= 0) return 0;
-    if (lambda > 30) return Math.max(0, Math.round(lambda + Math.sqrt(lambda) * this.normal()));
-    const l = Math.exp(-lambda);
-    let k = 0;
-    let p = 1;
-    do {
-      k++;
-      p *= this.next();
-    } while (p > l);
-    return k - 1;
-  }
-}
+// The demo host's seeded generator: one seed reproduces one synthetic session.
+import { Rng } from '../src/main/demo/rng';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Metric families whose samples are mutated in place each tick (the writer reads values, not identities).
