@@ -211,13 +211,7 @@ export function sumRate(
   windowMs?: number,
   filter?: LabelFilter,
 ): number | null {
-  let total: number | null = null;
-  for (const s of win.series(name, windowMs)) {
-    if (filter && !filter(s.labels)) continue;
-    const r = counterRate(finite(s.points));
-    if (r !== null) total = (total ?? 0) + r;
-  }
-  return total;
+  return sumOverSeries(win, name, windowMs, filter, counterRate);
 }
 
 /** sum(increase(name[w])) over the series that have at least two points; null when none has. */
@@ -227,11 +221,22 @@ export function sumIncrease(
   windowMs?: number,
   filter?: LabelFilter,
 ): number | null {
+  return sumOverSeries(win, name, windowMs, filter, counterIncrease);
+}
+
+/** Sums `per` over the (filtered) series of `name`; series for which `per` says null do not count. */
+function sumOverSeries(
+  win: SeriesWindow,
+  name: string,
+  windowMs: number | undefined,
+  filter: LabelFilter | undefined,
+  per: (points: readonly Point[]) => number | null,
+): number | null {
   let total: number | null = null;
   for (const s of win.series(name, windowMs)) {
     if (filter && !filter(s.labels)) continue;
-    const inc = counterIncrease(finite(s.points));
-    if (inc !== null) total = (total ?? 0) + inc;
+    const v = per(finite(s.points));
+    if (v !== null) total = (total ?? 0) + v;
   }
   return total;
 }
