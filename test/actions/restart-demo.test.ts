@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RestartOperation } from '../../src/shared/contract';
 import type { Observation } from '../../src/shared/domain';
+import { nextObservation } from '../support/demo-core';
 import { openFixture, stepOf, type Fixture } from './demo-fixture';
 
 let f: Fixture | undefined;
@@ -16,16 +17,11 @@ const SIM_MIN = 60_000;
 
 /** The first observation that has systemd state for every service and a scrape of both servers. */
 function settled(fx: Fixture, timeoutMs = 15_000): Promise<Observation> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('no complete observation in time')), timeoutMs);
-    const on = (o: Observation): void => {
-      if (!o.services.every((s) => s.systemd) || !o.services.every((s) => s.metrics?.ok)) return;
-      clearTimeout(t);
-      fx.core.off('observation', on);
-      resolve(o);
-    };
-    fx.core.on('observation', on);
-  });
+  return nextObservation(
+    fx.core,
+    (o) => o.services.every((s) => s.systemd) && o.services.every((s) => s.metrics?.ok),
+    timeoutMs,
+  );
 }
 
 /** Resolves with the first pushed snapshot matching `pred` (already pushed ones count). */

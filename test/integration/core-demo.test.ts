@@ -2,51 +2,26 @@
 // server), against the demo's simulated services. Values the app reports are compared with the simulation's
 // ground truth, not with numbers written here.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Core } from '../../src/main/core/core';
-import { systemClock } from '../../src/main/core/clock';
-import { startDemoHost, type DemoHost, type DemoHostOptions } from '../../src/main/demo';
-import { standardDeployment } from '../../src/main/compose';
-import type { Observation, ServiceObservation } from '../../src/shared/domain';
+import type { Core } from '../../src/main/core/core';
+import type { DemoHostOptions } from '../../src/main/demo';
+import type { Observation } from '../../src/shared/domain';
+import { nextObservation, openDemoCore, serviceOf as svc, type DemoCore } from '../support/demo-core';
 
-let demo: DemoHost | undefined;
-let core: Core | undefined;
+let opened: DemoCore | undefined;
 
 afterEach(async () => {
-  await core?.shutdown();
-  await demo?.stop();
-  core = undefined;
-  demo = undefined;
+  await opened?.stop();
+  opened = undefined;
 });
 
-async function openDemo(
-  opts: DemoHostOptions = {},
-): Promise<{ core: Core; demo: DemoHost; deploymentId: string }> {
-  const d = await startDemoHost({ clock: systemClock, seed: 7, ...opts });
-  demo = d;
-  core = new Core({
-    shell: 'cli',
-    version: 'test',
-    intervalMs: 250,
-    demo: async () => ({ ...d, deployment: standardDeployment({ id: 'demo', label: 'demo', kind: 'demo' }) }),
-  });
-  const summary = await core.openDemo({});
-  return { core, demo: d, deploymentId: summary.deployment.id };
+async function openDemo(opts: DemoHostOptions = {}): Promise<DemoCore> {
+  opened = await openDemoCore({ seed: 7, intervalMs: 250, demo: opts });
+  return opened;
 }
 
-function observation(c: Core, pred: (o: Observation) => boolean, timeoutMs = 15_000): Promise<Observation> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('no matching observation in time')), timeoutMs);
-    const on = (o: Observation): void => {
-      if (!pred(o)) return;
-      clearTimeout(t);
-      c.off('observation', on);
-      resolve(o);
-    };
-    c.on('observation', on);
-  });
-}
+const observation = (c: Core, pred: (o: Observation) => boolean, timeoutMs = 15_000): Promise<Observation> =>
+  nextObservation(c, pred, timeoutMs);
 
-const svc = (o: Observation, role: string): ServiceObservation => o.services.find((s) => s.role === role)!;
 const complete = (o: Observation): boolean =>
   o.services.every((s) => s.systemd) &&
   !!svc(o, 'decode').kv &&

@@ -1,50 +1,25 @@
 // Hostile endpoints and a host that misbehaves, against the real core over SSH: only the affected service
 // degrades, with a clear state; memory stays bounded; the link heals after a reboot.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Core } from '../../src/main/core/core';
-import { systemClock } from '../../src/main/core/clock';
-import { startDemoHost, type DemoHost, type FaultName } from '../../src/main/demo';
-import { standardDeployment } from '../../src/main/compose';
-import type { Observation, ServiceObservation } from '../../src/shared/domain';
+import type { Core } from '../../src/main/core/core';
+import type { DemoHost, FaultName } from '../../src/main/demo';
+import type { Observation } from '../../src/shared/domain';
+import { nextObservation, openDemoCore, serviceOf as svc, type DemoCore } from '../support/demo-core';
 
-let demo: DemoHost | undefined;
-let core: Core | undefined;
+let opened: DemoCore | undefined;
 afterEach(async () => {
-  await core?.shutdown();
-  await demo?.stop();
-  core = undefined;
-  demo = undefined;
+  await opened?.stop();
+  opened = undefined;
 });
 
 async function open(): Promise<{ c: Core; d: DemoHost; id: string }> {
-  const d = (demo = await startDemoHost({ clock: systemClock, seed: 11 }));
-  const c = (core = new Core({
-    shell: 'cli',
-    version: 'test',
-    intervalMs: 300,
-    demo: async () => ({ ...d, deployment: standardDeployment({ id: 'demo', label: 'demo', kind: 'demo' }) }),
-  }));
-  const s = await c.openDemo({});
-  return { c, d, id: s.deployment.id };
+  opened = await openDemoCore({ seed: 11, intervalMs: 300 });
+  return { c: opened.core, d: opened.demo, id: opened.deploymentId };
 }
 
-function next(c: Core, pred: (o: Observation) => boolean, timeoutMs = 20_000): Promise<Observation> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      c.off('observation', on);
-      reject(new Error('no matching observation in time'));
-    }, timeoutMs);
-    const on = (o: Observation): void => {
-      if (!pred(o)) return;
-      clearTimeout(t);
-      c.off('observation', on);
-      resolve(o);
-    };
-    c.on('observation', on);
-  });
-}
+const next = (c: Core, pred: (o: Observation) => boolean, timeoutMs = 20_000): Promise<Observation> =>
+  nextObservation(c, pred, timeoutMs);
 
-const svc = (o: Observation, role: string): ServiceObservation => o.services.find((s) => s.role === role)!;
 const healthy = (o: Observation): boolean => o.services.every((s) => s.systemd && s.metrics?.ok);
 
 const cases: Array<[FaultName, RegExp]> = [
