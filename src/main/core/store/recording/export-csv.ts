@@ -1,13 +1,16 @@
 // CSV export of a time range: one row per sample (long format, RFC 4180), ordered by series then time, which
 // spreadsheets and pandas pivot easily. Values are exact (shortest round-trip decimals; NaN, +Inf, -Inf).
-import { fmtValue, timeRange, writeChunks } from './export-util';
-import type { RecordedSeries, Recording } from './types';
+import {
+  boundedExportString,
+  countSelected,
+  fmtValue,
+  timeRange,
+  writeChunks,
+  type ExportSelection,
+} from './export-util';
+import type { Recording } from './types';
 
-export interface CsvOptions {
-  fromMs?: number;
-  toMs?: number;
-  series?: (s: RecordedSeries) => boolean;
-}
+export type CsvOptions = ExportSelection;
 
 /** The string form is for modest ranges; beyond this many rows use writeCsvFile. */
 export const MAX_CSV_STRING_ROWS = 2_000_000;
@@ -48,30 +51,16 @@ export function* csvChunks(rec: Recording, opts: CsvOptions = {}): Generator<str
   }
 }
 
-function countRows(rec: Recording, opts: CsvOptions): number {
-  let n = 0;
-  for (const s of rec.series) {
-    if (opts.series && !opts.series(s)) continue;
-    const [lo, hi] = timeRange(s.t, opts.fromMs ?? -Infinity, opts.toMs ?? Infinity);
-    n += Math.max(0, hi - lo);
-  }
-  return n;
-}
-
 /** CSV of the selected samples as one string. Throws RangeError above MAX_CSV_STRING_ROWS rows. */
 export function exportCsv(rec: Recording, opts: CsvOptions = {}): string {
-  const rows = countRows(rec, opts);
-  if (rows > MAX_CSV_STRING_ROWS)
-    throw new RangeError(
-      `The CSV export would have ${rows} rows (limit ${MAX_CSV_STRING_ROWS} in memory): narrow the time range or the series, or export to a file.`,
-    );
-  let out = '';
-  for (const c of csvChunks(rec, opts)) out += c;
-  return out;
+  return boundedExportString(csvChunks(rec, opts), countSelected(rec, opts), MAX_CSV_STRING_ROWS, {
+    format: 'CSV',
+    unit: 'rows',
+  });
 }
 
 /** Streams the CSV to `outPath` (any size; the file must not exist). Resolves with the number of sample rows. */
 export async function writeCsvFile(rec: Recording, opts: CsvOptions, outPath: string): Promise<number> {
   await writeChunks(csvChunks(rec, opts), outPath, 'CSV export');
-  return countRows(rec, opts);
+  return countSelected(rec, opts);
 }

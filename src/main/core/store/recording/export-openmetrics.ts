@@ -4,14 +4,17 @@
 // are named <family>_total; timestamps are seconds; the text ends with # EOF. A `target` label tells prefill,
 // decode and router apart (a scraped `target` label is kept as `exported_target`, as Prometheus does).
 import type { MetricType } from '../../probes/exposition/types';
-import { fmtValue, timeRange, writeChunks } from './export-util';
+import {
+  boundedExportString,
+  countSelected,
+  fmtValue,
+  timeRange,
+  writeChunks,
+  type ExportSelection,
+} from './export-util';
 import type { RecordedSeries, Recording } from './types';
 
-export interface OpenMetricsOptions {
-  fromMs?: number;
-  toMs?: number;
-  series?: (s: RecordedSeries) => boolean;
-}
+export type OpenMetricsOptions = ExportSelection;
 
 export interface OpenMetricsResult {
   families: number;
@@ -223,19 +226,12 @@ export function* openMetricsChunks(
 
 /** OpenMetrics text of the selected samples. Throws RangeError above MAX_OPENMETRICS_STRING_SAMPLES samples. */
 export function exportOpenMetrics(rec: Recording, opts: OpenMetricsOptions = {}): string {
-  let n = 0;
-  for (const s of rec.series) {
-    if (opts.series && !opts.series(s)) continue;
-    const [lo, hi] = timeRange(s.t, opts.fromMs ?? -Infinity, opts.toMs ?? Infinity);
-    n += Math.max(0, hi - lo);
-  }
-  if (n > MAX_OPENMETRICS_STRING_SAMPLES)
-    throw new RangeError(
-      `The OpenMetrics export would have ${n} samples (limit ${MAX_OPENMETRICS_STRING_SAMPLES} in memory): narrow the time range or the series, or export to a file.`,
-    );
-  let out = '';
-  for (const c of openMetricsChunks(rec, opts)) out += c;
-  return out;
+  return boundedExportString(
+    openMetricsChunks(rec, opts),
+    countSelected(rec, opts),
+    MAX_OPENMETRICS_STRING_SAMPLES,
+    { format: 'OpenMetrics', unit: 'samples' },
+  );
 }
 
 /** Streams the export to `outPath` (any size; the file must not exist). */

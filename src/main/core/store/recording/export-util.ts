@@ -1,6 +1,14 @@
 // Helpers shared by the CSV and OpenMetrics exports.
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import type { RecordedSeries, Recording } from './types';
+
+/** Which samples of a recording an export covers. */
+export interface ExportSelection {
+  fromMs?: number;
+  toMs?: number;
+  series?: (s: RecordedSeries) => boolean;
+}
 
 /** Exact text of a value: shortest round-trip decimal, NaN, +Inf, -Inf, -0. */
 export function fmtValue(v: number): string {
@@ -50,4 +58,34 @@ export async function writeChunks(chunks: Iterable<string>, outPath: string, wha
     file.destroy();
     throw new Error(`${what} to ${outPath} failed: ${(failed as Error).message}`, { cause: failed });
   }
+}
+
+/** How many samples the selection covers (a CSV row or an OpenMetrics sample each). */
+export function countSelected(rec: Recording, sel: ExportSelection): number {
+  let n = 0;
+  for (const s of rec.series) {
+    if (sel.series && !sel.series(s)) continue;
+    const [lo, hi] = timeRange(s.t, sel.fromMs ?? -Infinity, sel.toMs ?? Infinity);
+    n += Math.max(0, hi - lo);
+  }
+  return n;
+}
+
+/**
+ * Joins an export into one string, refusing with a RangeError when `count` (counted before any chunk is made)
+ * is above `limit`: the in-memory form is for modest ranges, files take any size.
+ */
+export function boundedExportString(
+  chunks: Iterable<string>,
+  count: number,
+  limit: number,
+  what: { format: string; unit: string },
+): string {
+  if (count > limit)
+    throw new RangeError(
+      `The ${what.format} export would have ${count} ${what.unit} (limit ${limit} in memory): narrow the time range or the series, or export to a file.`,
+    );
+  let out = '';
+  for (const c of chunks) out += c;
+  return out;
 }
