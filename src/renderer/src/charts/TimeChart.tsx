@@ -223,8 +223,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         while (drop < data.length - 1 && data[drop].x < win.from) drop++;
         if (drop > 0) data.splice(0, drop);
       }
-      chart.options.scales!.x!.min = win.from;
-      chart.options.scales!.x!.max = win.to;
+      setWindow(chart, win.from, win.to);
       chart.update('none');
       recordPerf(p.id, 'live-update', performance.now() - started, pointCount(dataRef.current));
       // Long ranges accumulate raw live points on top of the decimated history: once they are a quarter of
@@ -265,8 +264,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       const win = viewWindow(view, now, firstMsRef.current);
       if (why === 'view' && view.mode === 'fixed') {
         // Every chart follows a zoom or pan at once with the points it holds; the fetch below refines it.
-        chart.options.scales!.x!.min = win.from;
-        chart.options.scales!.x!.max = win.to;
+        setWindow(chart, win.from, win.to);
         chart.update('none');
         recordPerf(p.id, 'zoom', performance.now() - started, pointCount(dataRef.current));
       }
@@ -300,9 +298,11 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         chart.data.datasets[i].data = data;
       });
       const shown = viewWindow(view, view.mode === 'live' ? (res.lastMs ?? now) : now, res.firstMs);
-      chart.options.scales!.x!.min =
-        view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from;
-      chart.options.scales!.x!.max = view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to;
+      setWindow(
+        chart,
+        view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from,
+        view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to,
+      );
       chart.update('none');
       const points = pointCount(dataRef.current);
       recordPerf(p.id, 'fetch', fetched - started, points);
@@ -394,6 +394,41 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       </p>
     </section>
   );
+}
+
+const TICK_STEPS: Array<[number, 'second' | 'minute' | 'hour' | 'day', number]> = [
+  [1000, 'second', 1],
+  [5000, 'second', 5],
+  [15_000, 'second', 15],
+  [30_000, 'second', 30],
+  [60_000, 'minute', 1],
+  [120_000, 'minute', 2],
+  [300_000, 'minute', 5],
+  [600_000, 'minute', 10],
+  [900_000, 'minute', 15],
+  [1_800_000, 'minute', 30],
+  [3_600_000, 'hour', 1],
+  [7_200_000, 'hour', 2],
+  [10_800_000, 'hour', 3],
+  [21_600_000, 'hour', 6],
+  [43_200_000, 'hour', 12],
+  [86_400_000, 'day', 1],
+];
+
+/** Shows [from, to] with ticks on round times (every 30 s, 1 min, 1 h…), at most about seven of them. */
+function setWindow(chart: Chart<'line', Point[]>, from: number, to: number): void {
+  const x = chart.options.scales!.x as {
+    min?: number;
+    max?: number;
+    time?: { unit?: string; stepSize?: number };
+  };
+  x.min = from;
+  x.max = to;
+  const span = Math.max(1, to - from);
+  const [, unit, stepSize] = TICK_STEPS.find(([ms]) => span / ms <= 7) ?? TICK_STEPS[TICK_STEPS.length - 1];
+  x.time ??= {};
+  x.time.unit = unit;
+  x.time.stepSize = stepSize;
 }
 
 function gibTicks(scale: { min: number; max: number; ticks: { value: number }[] }): void {
