@@ -311,10 +311,15 @@ test('screenshots of every page, light and dark, and at 1280×720 and 4K', async
     [3840, 2160, '4k'],
   ] as const) {
     await page.setViewportSize({ width: w, height: h });
+    // Open the page at that size, as a window of that size would (chart type follows the page's type size).
+    await page.reload();
+    await expect(page.getByTestId('chart-kv-pct-decode')).toHaveAttribute('data-state', 'ready');
     await page.waitForTimeout(1500);
     await page.screenshot({ path: join(shots, `dashboard-overview-${name}.png`) });
   }
   await page.setViewportSize({ width: 1440, height: 900 });
+  await page.reload();
+  await expect(page.getByTestId('pipeline')).toBeVisible();
 });
 
 test('an alert fires on the demo kv-full fault: in the UI, as a desktop notification and on the charts', async () => {

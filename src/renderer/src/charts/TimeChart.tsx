@@ -85,6 +85,10 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       colors,
       onPick: (ts) => showAround(ts, p.role),
     };
+    // Axis and legend text follow the page's type size (larger on a 4K panel at 100 % scaling).
+    Chart.defaults.font.size = Math.round(
+      parseFloat(getComputedStyle(document.documentElement).fontSize) * 0.85,
+    );
     const grid = cssVar('--grid', 'rgba(128,128,128,0.2)');
     const text = cssVar('--muted', '#888');
     dataRef.current = p.series.map(() => []);
