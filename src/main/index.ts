@@ -5,6 +5,7 @@ import { createApp, type App } from './compose';
 import { forwardEvents, isTrustedRendererUrl, registerIpc, type IpcEventLike } from './ipc';
 import { createMainWindow, installSessionPolicies } from './window';
 import { createSafeStorageSecrets } from './secrets';
+import { installMenu } from './menu';
 
 const devServerUrl = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
 const trustedIds = new Set<number>();
@@ -23,6 +24,7 @@ void app.whenReady().then(async () => {
     secrets,
   }));
   installSessionPolicies(devServerUrl);
+  installMenu(d.review, d.core);
   registerIpc(ipcMain, d.handlers, {
     isTrustedSender: (e: IpcEventLike) =>
       trustedIds.has(e.sender.id) && !!e.senderFrame && isTrustedRendererUrl(e.senderFrame.url, devServerUrl),

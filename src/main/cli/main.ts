@@ -5,6 +5,7 @@ import { ROLES, type Role } from '@shared/domain';
 import type { DeploymentSummary, HostConfig, ServiceObservation } from '@shared/domain';
 import { parseCommand } from './parse-command';
 import { restartCommand } from './restart-command';
+import { openCommand } from './open-command';
 
 const USAGE = `usage: pd-console <command> [options]
 
@@ -16,6 +17,7 @@ commands:
                                  every metric family the endpoint serves: type, series, last value
   restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]
                                  restart a service or the PD stack in order, step by step (see restart --help)
+  open FILE [--json]             a recorded session offline: host, time span, series, events with times, warnings
   parse --format prometheus|openmetrics [--json] < FILE
                                  check an exposition read on stdin (exit 0 if it parses)
 
@@ -35,6 +37,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return cmd ? 0 : 2;
   }
   if (cmd === 'restart') return restartCommand(rest, io);
+  if (cmd === 'open') return openCommand(rest, io);
   if (cmd === 'parse') {
     const r = parseCommand(rest, await io.readStdin());
     io.stdout(r.stdout);

@@ -26,6 +26,11 @@ import { AlertToasts } from './components/AlertToasts';
 import { useShortcuts } from './shortcuts';
 import { RestartLayer, useRestartCommands } from './restart/RestartLayer';
 import { SshPromptLayer } from './hosts/SshPromptLayer';
+import { ReviewBar, useReviewNow } from './review/ReviewBar';
+import { ReviewRoot } from './review/ReviewRoot';
+import { reviewCommands } from './review/commands';
+import { SessionsPage } from './sessions/SessionsPage';
+import { openSessionsPage, useSessionsPage } from './sessions/state';
 
 export function App(): React.JSX.Element {
   const state = useAppState();
@@ -54,7 +59,8 @@ export function App(): React.JSX.Element {
   }, []);
 
   const active = state.activeId ? state.deployments[state.activeId] : undefined;
-  useShortcuts(active !== undefined);
+  const sessionsPage = useSessionsPage();
+  useShortcuts(active !== undefined && !sessionsPage);
   return (
     <>
       {bridge.state === 'closed' && (
@@ -68,7 +74,9 @@ export function App(): React.JSX.Element {
           {bootError.hint ? ` — ${bootError.hint}` : ''}
         </div>
       )}
-      {active ? (
+      {sessionsPage ? (
+        <SessionsPage />
+      ) : active ? (
         <Console view={active} />
       ) : booting && bridge.state !== 'closed' ? (
         <p className="boot muted">Starting PD Console…</p>
@@ -78,6 +86,7 @@ export function App(): React.JSX.Element {
       <ShortcutHelp />
       <AlertToasts />
       <SshPromptLayer />
+      <ReviewRoot />
     </>
   );
 }
@@ -90,6 +99,9 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
     return () => clearInterval(t);
   }, []);
   const { deployment, host } = view.summary;
+  // A recording under review shows its cursor's moment: every "now" on the pages is that moment.
+  const reviewNow = useReviewNow(view);
+  const shownNow = reviewNow ?? now;
   const close = (): void => {
     void api.closeDeployment({ deploymentId: deployment.id }).finally(() => removeDeployment(deployment.id));
   };
@@ -136,6 +148,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
         run: () => void requestNotifications(),
       },
       { id: 'help', title: 'Keyboard shortcuts', hint: '?', run: () => setHelp(true) },
+      { id: 'sessions', title: 'Recorded sessions (review, rename, export, delete)', run: openSessionsPage },
       { id: 'close', title: `Close ${deployment.name}`, run: close },
     ];
     if (host.kind === 'demo') {
@@ -181,18 +194,20 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
   }, [deployment.id, host.kind]);
   const restartCommands = useRestartCommands(deployment);
   const page = ui.page;
+  const review = view.summary.review !== undefined;
   return (
-    <main className="console">
+    <main className="console" data-mode={review ? 'review' : 'live'}>
       <TopBar view={view} onClose={close} />
+      {review && <ReviewBar view={view} />}
       <ConnectionBanner view={view} now={now} />
-      {page.name === 'overview' && <Overview view={view} now={now} />}
+      {page.name === 'overview' && <Overview view={view} now={shownNow} />}
       {page.name === 'kv' && <KvPage view={view} />}
       {page.name === 'metrics' && <MetricsPage view={view} />}
       {page.name === 'alerts' && <AlertsPage view={view} />}
-      {page.name === 'service' && <ServicePage key={page.role} view={view} role={page.role} now={now} />}
+      {page.name === 'service' && <ServicePage key={page.role} view={view} role={page.role} now={shownNow} />}
       <AroundDrawer deploymentId={deployment.id} />
-      <RestartLayer deploymentId={deployment.id} />
-      <CommandPalette commands={[...commands, ...restartCommands]} />
+      {!review && <RestartLayer deploymentId={deployment.id} />}
+      <CommandPalette commands={[...commands, ...(review ? reviewCommands(view) : restartCommands)]} />
     </main>
   );
 }

@@ -7,6 +7,10 @@ import type { DashboardSnapshot } from './dashboard';
 
 /** Prefix of every review deployment id. */
 export const REVIEW_ID_PREFIX = 'rec:';
+/** Largest recording accepted by upload (a dropped file): a week at 1 s is ≈ 300 MiB. */
+export const MAX_UPLOAD_BYTES = 1024 * 1024 * 1024;
+/** Upload chunk: its base64 must fit the browser-mode WebSocket frame limit (1 MiB) with room to spare. */
+export const UPLOAD_CHUNK_BYTES = 512 * 1024;
 
 export interface ReviewOpenResult {
   summary: DeploymentSummary;

@@ -1,15 +1,11 @@
 import { z } from 'zod';
-import type { ReviewRequests } from '../api/review';
+import { MAX_UPLOAD_BYTES, UPLOAD_CHUNK_BYTES, type ReviewRequests } from '../api/review';
 import { empty, id } from './common';
 
 type Args<K extends keyof ReviewRequests> = Parameters<ReviewRequests[K]>[0];
 
 const sessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/);
 const uploadId = z.string().regex(/^[a-f0-9]{16,64}$/);
-/** Largest recording accepted by upload: a week at 1 s is ≈ 300 MiB. */
-export const MAX_UPLOAD_BYTES = 1024 * 1024 * 1024;
-/** Chunk size: its base64 must fit the browser-mode WebSocket frame limit (1 MiB) with room for the envelope. */
-export const UPLOAD_CHUNK_BYTES = 512 * 1024;
 
 export const reviewSchemas = {
   openSessionReview: z.strictObject({ id: sessionId }),

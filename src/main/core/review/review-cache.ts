@@ -25,7 +25,7 @@ import { SignalTable, type GroupColumns } from './signal-table';
 import type { ReviewData, RoleInfo } from './review-data';
 
 const MAGIC = 'PDRVC001';
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
@@ -43,6 +43,7 @@ interface CacheMeta {
   header: StoredHeader;
   firstTs: number;
   lastTs: number;
+  lastScrapeTs: number;
   closedCleanly: boolean;
   warnings: string[];
   stats: RecordingStats;
@@ -123,6 +124,7 @@ export class ReviewCache {
       header: meta.header,
       firstTs: meta.firstTs,
       lastTs: meta.lastTs,
+      lastScrapeTs: meta.lastScrapeTs,
       closedCleanly: meta.closedCleanly,
       warnings: meta.warnings,
       stats: meta.stats,
@@ -176,6 +178,7 @@ export class ReviewCache {
       header: data.header,
       firstTs: data.firstTs,
       lastTs: data.lastTs,
+      lastScrapeTs: data.lastScrapeTs,
       closedCleanly: data.closedCleanly,
       warnings: data.warnings,
       stats: data.stats,

@@ -29,6 +29,8 @@ export interface ReviewData {
   header: StoredHeader;
   firstTs: number;
   lastTs: number;
+  /** Time of the last recorded scrape (events and journal lines may reach further). */
+  lastScrapeTs: number;
   closedCleanly: boolean;
   warnings: string[];
   stats: RecordingStats;
@@ -101,10 +103,13 @@ export function buildReviewData(
       stepMs,
     });
   }
+  let lastScrapeTs = -Infinity;
+  for (const c of targets.values()) if (c.rows) lastScrapeTs = Math.max(lastScrapeTs, c.t[c.rows - 1]);
   return {
     header: rec.header,
     firstTs: rec.firstTs,
     lastTs: rec.lastTs,
+    lastScrapeTs: Number.isFinite(lastScrapeTs) ? lastScrapeTs : rec.lastTs,
     closedCleanly: rec.closedCleanly,
     warnings,
     stats: rec.stats,

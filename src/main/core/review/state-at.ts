@@ -85,14 +85,11 @@ export function observationAt(
       };
     if (role !== 'router') {
       const kv = row?.scraped ? kvAt(data, role, row.k) : undefined;
+      // Never exposed in the whole session: say which metrics were expected. Merely not scraped at this
+      // moment: the scrape status above already says so.
+      const missing = data.notExposed[`${role}.kv_ratio`];
       if (kv) o.kv = kv;
-      else {
-        const missing = data.notExposed[`${role}.kv_ratio`];
-        o.kvMissing = {
-          reason: missing?.why ?? 'no KV figure recorded at this moment (no scrape)',
-          expected: missing?.expected ?? [KV_METRICS.used, KV_METRICS.capacity],
-        };
-      }
+      else if (missing) o.kvMissing = { reason: missing.why, expected: missing.expected };
     }
     return o;
   });

@@ -29,7 +29,7 @@ import type {
   UploadStart,
 } from '@shared/contract';
 import { REQUEST_NAMES } from '@shared/contract';
-import { REVIEW_ID_PREFIX, REVIEW_REQUESTS } from '@shared/api/review';
+import { MAX_UPLOAD_BYTES, REVIEW_ID_PREFIX, REVIEW_REQUESTS, UPLOAD_CHUNK_BYTES } from '@shared/api/review';
 import type {
   AppEvent,
   DeploymentConfig,
@@ -38,7 +38,6 @@ import type {
   KvHistory,
   Role,
 } from '@shared/domain';
-import { MAX_UPLOAD_BYTES, UPLOAD_CHUNK_BYTES } from '@shared/schemas/review';
 import type { Core } from '../core';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
@@ -50,6 +49,7 @@ import type { JournalLine } from '../store/recording/types';
 import { loadReview, type LoadedReview } from '../review/load-review';
 import { ReviewCache } from '../review/review-cache';
 import { roleOf } from '../review/review-data';
+import { readSidecar } from '../review/sidecar';
 import { groupOf } from '../review/signal-table';
 import { observationAt, snapshotAt } from '../review/state-at';
 
@@ -111,14 +111,6 @@ const recentSchema = z.array(
   }),
 );
 type RecentEntry = z.infer<typeof recentSchema>[number];
-
-const sidecarSchema = z.object({
-  name: z.string().optional(),
-  annotations: z
-    .array(z.object({ id: z.string(), ts: z.number(), text: z.string() }))
-    .optional()
-    .default([]),
-});
 
 export function isReviewId(id: unknown): id is string {
   return typeof id === 'string' && id.startsWith(REVIEW_ID_PREFIX);
@@ -277,7 +269,7 @@ export class ReviewService {
     const id = REVIEW_ID_PREFIX + key;
     const { data } = loaded;
     const side = sessionId
-      ? await this.sidecar(sessionId)
+      ? await readSidecar(this.opts.store.dir, sessionId)
       : { name: undefined, annotations: [], warning: null };
     const name = side.name ?? data.header.name;
     const hostId = data.header.host.id;
@@ -302,8 +294,9 @@ export class ReviewService {
         ...(data.header.host.hostname ? { hostname: data.header.host.hostname } : {}),
       },
       deployment: { id, name, services: data.header.deployment.services },
-      // Opens at the end: the moment an operator usually comes back to look at.
-      cursor: data.lastTs,
+      // Opens at the last recorded scrape: the moment an operator usually comes back to look at (journal
+      // lines and events may be stamped later, e.g. by a host whose clock runs ahead).
+      cursor: data.lastScrapeTs,
     };
     this.reviews.set(id, r);
     await this.remember(r).catch((err: Error) => this.cacheProblem(err));
@@ -349,41 +342,10 @@ export class ReviewService {
     return r;
   }
 
-  private async sidecar(sessionId: string): Promise<{
-    name?: string;
-    annotations: { id: string; ts: number; text: string }[];
-    warning: string | null;
-  }> {
-    const path = join(this.opts.store.dir, `${sessionId}.meta.json`);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { annotations: [], warning: null };
-      return {
-        annotations: [],
-        warning: `Cannot read ${path}: ${(err as Error).message}; later renames and notes are not shown.`,
-      };
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = null;
-    }
-    const parsed = sidecarSchema.safeParse(json);
-    if (!parsed.success)
-      return {
-        annotations: [],
-        warning: `${path} is not a valid session sidecar; later renames and notes are not shown.`,
-      };
-    return { name: parsed.data.name, annotations: parsed.data.annotations, warning: null };
-  }
-
   private async refreshAnnotations(sessionId: string): Promise<void> {
     const r = [...this.reviews.values()].find((x) => x.sessionId === sessionId);
     if (!r) return;
-    const side = await this.sidecar(sessionId);
+    const side = await readSidecar(this.opts.store.dir, sessionId);
     const known = new Set(r.events.map((e) => e.id));
     for (const a of side.annotations) {
       if (known.has(a.id)) continue;

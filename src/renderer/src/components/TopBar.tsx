@@ -12,6 +12,8 @@ import {
   type Page,
 } from '../state/ui';
 import { formatClock, formatDateTime } from '../format';
+import { ReviewRanges } from '../review/ReviewRanges';
+import { openSessionsPage } from '../sessions/state';
 
 const TABS: Array<{ page: Page; label: string; key: string; testid: string }> = [
   { page: { name: 'overview' }, label: 'Overview', key: 'o', testid: 'nav-overview' },
@@ -41,7 +43,16 @@ export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () =>
             {view.latest ? ` · updated ${formatClock(view.latest.ts)}` : ''}
           </span>
         </div>
-        <ConnectionIndicator status={view.connection} />
+        {view.summary.review ? (
+          <span className="review-pill" data-testid="review-indicator" title={view.summary.review.path}>
+            Recording · read-only
+          </span>
+        ) : (
+          <ConnectionIndicator status={view.connection} />
+        )}
+        <button data-testid="open-sessions-topbar" onClick={openSessionsPage} title="Recorded sessions">
+          Sessions
+        </button>
         <button data-testid="open-palette" onClick={() => setPalette(true)} title="Command palette (Ctrl+K)">
           ⌘K
         </button>
@@ -75,33 +86,37 @@ export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () =>
             </button>
           ))}
         </nav>
-        <div className="ranges" role="group" aria-label="Time range">
-          {RANGES.map((r, i) => (
-            <button
-              key={r.id}
-              data-testid={`range-${r.id}`}
-              aria-pressed={ui.view.mode === 'live' && ui.view.range === r.id}
-              title={`last ${r.label} (${i + 1})`}
-              onClick={() => setRange(r.id)}
-            >
-              {r.label}
-            </button>
-          ))}
-          {ui.view.mode === 'fixed' ? (
-            <button
-              className="primary"
-              data-testid="back-to-live"
-              onClick={backToLive}
-              title="Back to live (l)"
-            >
-              {formatDateTime(ui.view.from)} – {formatClock(ui.view.to)} · back to live
-            </button>
-          ) : (
-            <span className="live-dot" data-testid="live-indicator" title="Following live data">
-              live
-            </span>
-          )}
-        </div>
+        {view.summary.review ? (
+          <ReviewRanges view={view} />
+        ) : (
+          <div className="ranges" role="group" aria-label="Time range">
+            {RANGES.map((r, i) => (
+              <button
+                key={r.id}
+                data-testid={`range-${r.id}`}
+                aria-pressed={ui.view.mode === 'live' && ui.view.range === r.id}
+                title={`last ${r.label} (${i + 1})`}
+                onClick={() => setRange(r.id)}
+              >
+                {r.label}
+              </button>
+            ))}
+            {ui.view.mode === 'fixed' ? (
+              <button
+                className="primary"
+                data-testid="back-to-live"
+                onClick={backToLive}
+                title="Back to live (l)"
+              >
+                {formatDateTime(ui.view.from)} – {formatClock(ui.view.to)} · back to live
+              </button>
+            ) : (
+              <span className="live-dot" data-testid="live-indicator" title="Following live data">
+                live
+              </span>
+            )}
+          </div>
+        )}
       </div>
     </header>
   );

@@ -5,6 +5,7 @@ import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { addDeployment } from '../state/store';
 import { HostsPanel } from '../hosts/HostsPanel';
+import { RecentCard } from '../sessions/RecentCard';
 
 export function parseHostInput(input: string): HostConfig | string {
   const v = input.trim();
@@ -98,6 +99,7 @@ export function StartPage(): React.JSX.Element {
           </form>
         </section>
         <HostsPanel />
+        <RecentCard />
       </div>
       {error && (
         <div className="error-box" role="alert" data-testid="start-error">

@@ -86,6 +86,11 @@ async function loadDashboard(id: string): Promise<void> {
   }
 }
 
+/** Puts an open deployment on screen (e.g. back from the sessions page). */
+export function setActive(id: string): void {
+  if (state.deployments[id]) set({ ...state, activeId: id });
+}
+
 export function removeDeployment(id: string): void {
   const rest = { ...state.deployments };
   delete rest[id];
