@@ -205,6 +205,33 @@ describe('review service', () => {
   });
 });
 
+describe('review cache made when a session stops recording', () => {
+  it('builds the cache in the background, so the first review of a finished session is instant', async () => {
+    const a = await freshApp();
+    const finished = await writeSession(join(dataDir, 'recordings'), 2, { seed: 5 });
+    const status = await a.handlers.getRecordingStatus({});
+    const active = {
+      deploymentId: 'demo',
+      sessionId: finished.id,
+      path: finished.path,
+      state: 'recording' as const,
+      bytesWritten: 0,
+      samples: 0,
+    };
+    // What the recording service pushes while it records, and once the deployment is closed.
+    a.core.emit('recordingStatus', { ...status, active: [active] });
+    a.core.emit('recordingStatus', { ...status, active: [] });
+    const entries = async (): Promise<number> =>
+      (await readdir(join(dataDir, 'cache', 'review')).catch(() => [] as string[])).filter((n) =>
+        n.endsWith('.rvc'),
+      ).length;
+    const before = await entries();
+    await expect.poll(entries, { timeout: 20_000 }).toBe(before + 1);
+    const r = await a.handlers.openSessionReview({ id: finished.id });
+    expect(r.summary.review!.loadedFrom).toBe('cache');
+  });
+});
+
 describe('review of damaged and foreign files', () => {
   it('opens a recording cut short by a crash with what was lost, and refuses files that are not recordings', async () => {
     const a = await freshApp();

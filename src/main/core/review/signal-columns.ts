@@ -107,10 +107,14 @@ function pointSpec(cols: TargetColumns, names: string[], agg: RankAgg, hist: boo
   const out = new Float64Array(n).fill(NaN);
   const decided = new Uint8Array(n);
   for (const name of names) {
-    const histForm =
-      hist && (cols.has(`${name}_bucket`) || cols.has(`${name}_count`))
-        ? or(presence(cols, `${name}_bucket`), presence(cols, `${name}_count`))
-        : null;
+    // A histogram scrape has its _count (one series) whenever it has buckets (many): test the cheap one.
+    const histForm = !hist
+      ? null
+      : cols.has(`${name}_count`)
+        ? presence(cols, `${name}_count`)
+        : cols.has(`${name}_bucket`)
+          ? presence(cols, `${name}_bucket`)
+          : null;
     const gaugeHere = cols.has(name) ? presence(cols, name) : null;
     if (!histForm && !gaugeHere) continue;
     const hv = histForm ? histogramMean(cols, name, agg) : null;

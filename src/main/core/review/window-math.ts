@@ -38,11 +38,19 @@ function prepare(axis: Float64Array, s: AlignedSeries): Prepared {
   return p;
 }
 
-/** Walks the rows of a target keeping, per series, the index range [lo, hi] of its points in the window. */
+/**
+ * Walks the rows of a target keeping, per series, the index range [lo, hi] of its points in the window. Series
+ * present over the same rows (most of them: every bucket of a histogram) share one range, so a row costs one
+ * pointer update per distinct time axis, not per series.
+ */
 class WindowWalk {
+  /** Per group: the range of point indices in the window. */
   readonly lo: Int32Array;
   readonly hi: Int32Array;
+  /** Per series: its group. */
+  readonly group: Int32Array;
   readonly p: Prepared[];
+  private readonly times: Float64Array[];
 
   constructor(
     private readonly axis: Float64Array,
@@ -50,43 +58,57 @@ class WindowWalk {
     private readonly windowMs: number,
   ) {
     this.p = series.map((s) => prepare(axis, s));
-    this.lo = new Int32Array(series.length);
-    this.hi = new Int32Array(series.length).fill(-1);
+    const keys = new Map<string, number>();
+    this.times = [];
+    this.group = Int32Array.from(series, (s, j) => {
+      const key = s.rows ? `own:${j}` : `${s.row0}:${s.v.length}`;
+      let g = keys.get(key);
+      if (g === undefined) {
+        keys.set(key, (g = this.times.length));
+        this.times.push(this.p[j].times);
+      }
+      return g;
+    });
+    this.lo = new Int32Array(this.times.length);
+    this.hi = new Int32Array(this.times.length).fill(-1);
   }
 
-  /** Moves every series' window to end at row i (rows must be visited in ascending order). */
+  /** Moves every window to end at row i (rows must be visited in ascending order). */
   to(i: number): void {
     const end = this.axis[i];
     const from = end - this.windowMs;
-    for (let j = 0; j < this.p.length; j++) {
-      const { times } = this.p[j];
-      let hi = this.hi[j];
+    for (let g = 0; g < this.times.length; g++) {
+      const times = this.times[g];
+      let hi = this.hi[g];
       while (hi + 1 < times.length && times[hi + 1] <= end) hi++;
-      let lo = this.lo[j];
+      let lo = this.lo[g];
       while (lo <= hi && times[lo] < from) lo++;
-      this.hi[j] = hi;
-      this.lo[j] = lo;
+      this.hi[g] = hi;
+      this.lo[g] = lo;
     }
   }
 
   /** Points of series j in the window. */
   count(j: number): number {
-    return this.hi[j] - this.lo[j] + 1;
+    const g = this.group[j];
+    return this.hi[g] - this.lo[g] + 1;
   }
 
   increase(j: number): number {
+    const g = this.group[j];
     const p = this.p[j];
-    return p.prefix[this.hi[j]] - p.prefix[this.lo[j]];
+    return p.prefix[this.hi[g]] - p.prefix[this.lo[g]];
   }
 
   /** Seconds between the first and last point of series j in the window. */
   seconds(j: number): number {
+    const g = this.group[j];
     const t = this.p[j].times;
-    return (t[this.hi[j]] - t[this.lo[j]]) / 1000;
+    return (t[this.hi[g]] - t[this.lo[g]]) / 1000;
   }
 
   latest(j: number): number {
-    return this.p[j].v[this.hi[j]];
+    return this.p[j].v[this.hi[this.group[j]]];
   }
 }
 
@@ -193,15 +215,16 @@ export function windowQuantiles(
   const L = new Float64Array(les.length);
   const C = new Float64Array(les.length);
   const w = new WindowWalk(cols.t, series, windowMs);
-  const { lo, hi } = w;
+  const { lo, hi, group } = w;
   for (let i = 0; i < n; i++) {
     w.to(i);
     counts.fill(0);
     present.fill(0);
     let any = false;
     for (let j = 0; j < series.length; j++) {
-      const h = hi[j];
-      const l = lo[j];
+      const g = group[j];
+      const h = hi[g];
+      const l = lo[g];
       if (h - l < 1) continue;
       const prefix = w.p[j].prefix;
       counts[leIndex[j]] += prefix[h] - prefix[l];
