@@ -316,5 +316,10 @@ test('screenshots: sessions page and review mode, light and dark', async () => {
     .poll(async () => Number(await page.getByTestId('review-cursor-time').getAttribute('data-ts')))
     .toBeGreaterThan(before + 30_000);
   await page.getByTestId('review-play').click();
+  // A note pinned at the cursor becomes a marker at once.
+  await page.getByTestId('review-note').click();
+  await page.getByTestId('review-note-text').fill('traffic came back here');
+  await page.getByTestId('review-note-save').click();
+  await expect(page.locator('[data-testid=review-marker][data-kinds~="annotation"]')).toHaveCount(1);
   expect(errors).toEqual([]);
 });

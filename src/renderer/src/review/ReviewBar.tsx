@@ -71,7 +71,10 @@ export function ReviewBar({ view }: { view: DeploymentView }): React.JSX.Element
     for (const e of view.events) c.set(groupOf(e), (c.get(groupOf(e)) ?? 0) + 1);
     return c;
   }, [view.events]);
-  const visible = view.events.filter((e) => !hidden.has(groupOf(e)));
+  const visible = useMemo(
+    () => view.events.filter((e) => !hidden.has(groupOf(e))).sort((a, b) => a.ts - b.ts),
+    [view.events, hidden],
+  );
   const prev = [...visible].reverse().find((e) => e.ts < cursor - 500);
   const next = visible.find((e) => e.ts > cursor + 500);
   const playing = rui.playing === id;
@@ -148,7 +151,7 @@ export function ReviewBar({ view }: { view: DeploymentView }): React.JSX.Element
           data-testid="review-play"
           aria-pressed={playing}
           onClick={() => (playing ? pause() : play(id))}
-          title="Play the recording from the cursor (space)"
+          title="Play the recording from the cursor"
         >
           {playing ? '❚❚ Pause' : '▶ Play'}
         </button>

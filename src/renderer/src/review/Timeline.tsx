@@ -73,7 +73,8 @@ export function Timeline({
   const clusters = useMemo(() => {
     const out: Cluster[] = [];
     let cur: Cluster | null = null;
-    for (const e of events) {
+    // Pushed events (a note just added) arrive at the end of the list, not in time order.
+    for (const e of [...events].sort((a, b) => a.ts - b.ts)) {
       if (e.ts < firstTs || e.ts > lastTs) continue;
       const g = groupOf(e);
       if (hidden.has(g)) continue;

@@ -11,10 +11,8 @@ export function reviewCommands(view: DeploymentView): Command[] {
   const cursor = (): number => getReviewUi().cursors[id] ?? r.cursor;
   const jump = (dir: 1 | -1) => (): void => {
     const c = cursor();
-    const e =
-      dir > 0
-        ? view.events.find((x) => x.ts > c + 500)
-        : [...view.events].reverse().find((x) => x.ts < c - 500);
+    const events = [...view.events].sort((a, b) => a.ts - b.ts);
+    const e = dir > 0 ? events.find((x) => x.ts > c + 500) : events.reverse().find((x) => x.ts < c - 500);
     if (e) seek(id, e.ts);
   };
   return [
