@@ -26,10 +26,25 @@ export interface ModeResult {
   mode: 'decimated' | 'raw';
   charts: Record<
     string,
-    { firstPaintMs: number; points: number; liveMs: number[]; zoomMs: number[]; zoomPoints: number }
+    {
+      firstPaintMs: number;
+      /** Of which: the history request's round trip (core decimation, JSON, WebSocket). */
+      firstFetchMs: number;
+      points: number;
+      /** Updates pushed through the dispatcher (?bench=1). */
+      liveMs: number[];
+      /** The demo's own live updates. */
+      realLiveMs: number[];
+      /** Redraw of every chart on the zoomed window with the points at hand. */
+      zoomMs: number[];
+      /** The same chart after its data for the zoomed window arrived. */
+      zoomRefinedMs: number[];
+      zoomPoints: number;
+    }
   >;
   heapMiB: number[];
-  heapSampleEveryS: number;
+  heapSampleEvery: number;
+  pushes: number;
 }
 
 const CHARTS = ['kv-pct-prefill', 'kv-tokens-prefill', 'kv-pct-decode', 'kv-tokens-decode'];
@@ -71,6 +86,7 @@ async function measure(
   for (const c of CHARTS)
     charts[c] = {
       firstPaintMs: NaN,
+      firstFetchMs: NaN,
       points: 0,
       liveMs: [],
       realLiveMs: [],
@@ -188,7 +204,11 @@ async function measure(
                 [`${role}.kv_capacity`]: cap,
               });
             }
-            window.__pdcPushSignals!('demo', ts, v);
+            (
+              window as unknown as {
+                __pdcPushSignals: (id: string, ts: number, values: Record<string, number>) => void;
+              }
+            ).__pdcPushSignals('demo', ts, v);
             // Let fetch responses and rendering in between, as between two real events.
             await new Promise((r) => setTimeout(r, 0));
           }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toCsv } from '../../src/renderer/src/charts/export';
+import { toCsv } from '../../src/renderer/src/charts/csv';
 
 describe('chart CSV export', () => {
   it('writes one row per timestamp across series, leaves gaps empty and quotes labels that need it', () => {

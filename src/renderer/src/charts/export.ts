@@ -1,5 +1,6 @@
 // Export what a chart shows: the canvas as PNG, its data as CSV (one row per timestamp, one column per series).
 import type { Chart } from 'chart.js';
+import { toCsv, type CsvSeries } from './csv';
 
 function download(url: string, name: string): void {
   const a = document.createElement('a');
@@ -13,28 +14,6 @@ function download(url: string, name: string): void {
 
 export function downloadPng(chart: Chart, name: string): void {
   download(chart.toBase64Image('image/png', 1), name);
-}
-
-export interface CsvSeries {
-  label: string;
-  key: string;
-  data: ReadonlyArray<{ x: number; y: number | null }>;
-}
-
-export function toCsv(series: readonly CsvSeries[]): string {
-  const times = [...new Set(series.flatMap((s) => s.data.map((p) => p.x)))].sort((a, b) => a - b);
-  const maps = series.map((s) => new Map(s.data.map((p) => [p.x, p.y])));
-  const esc = (v: string): string => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-  const lines = [['time', 'epoch_ms', ...series.map((s) => `${s.label} [${s.key}]`)].map(esc).join(',')];
-  for (const t of times) {
-    const row = [new Date(t).toISOString(), String(t)];
-    for (const m of maps) {
-      const v = m.get(t);
-      row.push(v === null || v === undefined ? '' : String(v));
-    }
-    lines.push(row.join(','));
-  }
-  return lines.join('\n') + '\n';
 }
 
 export function downloadCsv(series: readonly CsvSeries[], name: string): void {
