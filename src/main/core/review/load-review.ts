@@ -27,6 +27,8 @@ export interface LoadOptions {
   live?: boolean;
   /** Told when the cache could not be read or written (opening goes on). */
   onCacheError?: (err: Error) => void;
+  /** Delay before the cache entry of a fresh read is written; default 1 s. */
+  cacheDelayMs?: number;
 }
 
 export async function loadReview(path: string, opts: LoadOptions = {}): Promise<LoadedReview> {
@@ -64,11 +66,12 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
   });
   const data = buildReviewData(rec, seen);
   const openMs = performance.now() - started;
-  // The cache is written after the caller has shown the review (a macrotask later), not before.
+  // The cache is written once the first screen has been served (its requests follow within a second), so the
+  // write does not compete with the first paint.
   const cache = opts.cache;
   const cached =
     cache && !opts.live
-      ? new Promise<void>((resolve) => setTimeout(resolve, 0))
+      ? new Promise<void>((resolve) => setTimeout(resolve, opts.cacheDelayMs ?? 1000))
           .then(() => cache.store(stamp, data, rec.journal))
           .catch((err: Error) =>
             opts.onCacheError?.(new Error(`review cache not written for ${path}: ${err.message}`)),

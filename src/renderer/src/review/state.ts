@@ -46,22 +46,15 @@ const bounds = new Map<string, { first: number; last: number }>();
 /** The review on screen: its span (for clamping and playback) and where its cursor is. */
 export function showReview(id: string, first: number, last: number, cursor: number): void {
   bounds.set(id, { first, last });
-  if (state.cursors[id] === undefined) set({ cursors: { ...state.cursors, [id]: cursor } });
-  setChartCursor(state.cursors[id] ?? cursor);
+  // Coming back to a review (or reopening it after a close) keeps the cursor where the operator left it, and
+  // tells the core, whose cursor may have been reset meanwhile.
+  seek(id, state.cursors[id] ?? cursor);
 }
 
 /** Leaving review (another deployment on screen): no cursor line, no playback. */
 export function hideReview(): void {
   pause();
   setChartCursor(null);
-}
-
-export function forgetReview(id: string): void {
-  bounds.delete(id);
-  if (state.playing === id) pause();
-  const cursors = { ...state.cursors };
-  delete cursors[id];
-  set({ cursors });
 }
 
 const inflight = new Set<string>();
