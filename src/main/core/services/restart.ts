@@ -430,7 +430,9 @@ export class RestartService {
 
   private record(deploymentId: string, e: Parameters<Core['addEvent']>[1]): void {
     try {
-      this.core.addEvent(deploymentId, e);
+      // The timeline is on the core's clock. A demo run faster than real time waits on the demo's clock,
+      // whose timestamps would land minutes after the recorded data; the event happens now.
+      this.core.addEvent(deploymentId, { ...e, ts: this.core.now });
     } catch (err) {
       // The deployment was closed while its restart ended; the event has no timeline left to go on.
       if ((err as { code?: string }).code !== 'unknown-deployment') throw err;
