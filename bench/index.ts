@@ -3,10 +3,14 @@
 import { runParserBench } from './parser';
 import { runRecordingBench } from './recording';
 import { runDashboardBench } from './dashboard';
+import { runReviewBench } from './review';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
   recording: () => runRecordingBench(),
+  review: async () => {
+    await runReviewBench();
+  },
   dashboard: async () => {
     await runDashboardBench();
   },
