@@ -78,12 +78,8 @@ describe('secrets stay out of recordings, exports and logs', () => {
       void app!.handlers.answerSshPrompt({ promptId: p.promptId, secret: PASS });
     });
     // An encrypted key the prompt is for; connecting to a dead port fails after the passphrase is asked.
-    const { utils } = await import('ssh2');
-    const pair = utils.generateKeyPairSync('ed25519', {
-      passphrase: 'something-else',
-      cipher: 'aes256-ctr',
-      rounds: 16,
-    });
+    const { ed25519 } = await import('../../src/main/demo/keys');
+    const pair = ed25519('', { passphrase: 'something-else', cipher: 'aes256-ctr', rounds: 16 });
     writeFileSync(join(home, '.ssh', 'id_enc'), pair.private, { mode: 0o600 });
     const err = await app.handlers
       .connectHost({
