@@ -168,11 +168,15 @@ describe('review service', () => {
     const q = { keys: ['decode.kv_ratio', 'prefill.ttft_p99_s', 'decode.active'], maxPoints: 500 };
     const s1 = await a.handlers.getSeries({ deploymentId: first.summary.deployment.id, ...q });
     await a.handlers.closeDeployment({ deploymentId: first.summary.deployment.id });
-    // The cache entry is written right after the first open.
+    // The cache entry is written right after the first open; the .rvc file is renamed into place last.
     await expect
-      .poll(async () => (await readdir(join(dataDir, 'cache', 'review')).catch(() => [])).length, {
-        timeout: 10_000,
-      })
+      .poll(
+        async () =>
+          (await readdir(join(dataDir, 'cache', 'review')).catch(() => [] as string[])).filter((f) =>
+            f.endsWith('.rvc'),
+          ).length,
+        { timeout: 10_000 },
+      )
       .toBeGreaterThan(0);
     const second = await a.handlers.openSessionReview({ id: session.id });
     expect(second.summary.review!.loadedFrom).toBe('cache');
