@@ -5,6 +5,7 @@ import type { ActiveAlert, DashboardSnapshot, KvDetail } from '@shared/contract'
 import type { AppEvent, KvUsage, Observation, Role, ServiceObservation } from '@shared/domain';
 import { KV_METRICS } from '../probes/sglang/kv';
 import { pipelineVerdict } from '../signals/verdict';
+import { kvDetail } from '../signals/kv-detail';
 import { roleOf, type ReviewData } from './review-data';
 
 const QUEUE_KEYS = [
@@ -159,19 +160,7 @@ export function snapshotAt(
       const idx = row ? (src?.source[row.k] ?? -1) : -1;
       // The last KV source seen so far names the figures while a scrape is missing.
       const meta = idx >= 0 ? src!.metas[idx] : src?.metas[0];
-      const v = (k: string): number | null => values[`${role}.${k}`] ?? null;
-      return {
-        role,
-        usedTokens: v('kv_used'),
-        evictableTokens: v('kv_evictable'),
-        freeTokens: v('kv_free'),
-        capacityTokens: v('kv_capacity'),
-        ratio: v('kv_ratio'),
-        timeToFullS: v('kv_ttf_s'),
-        source: meta?.source ?? 'none',
-        sourceMetrics: meta?.sourceMetrics ?? [],
-        ...(meta?.caveat ? { caveat: meta.caveat } : {}),
-      };
+      return kvDetail(role, values, meta);
     });
   return {
     deploymentId,

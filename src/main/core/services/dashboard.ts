@@ -21,6 +21,7 @@ import { NVIDIA_SMI_COMMAND, parseNvidiaSmiLines } from '../probes/gpu';
 import { SignalsStore } from '../signals/signals-store';
 import { catalogFor } from '../signals/catalog';
 import { pipelineVerdict } from '../signals/verdict';
+import { kvDetail } from '../signals/kv-detail';
 import { fillSyntheticHistory } from '../signals/synthetic-history';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
 import { evaluateAlerts, initialAlertState, type AlertState } from '../alerts/engine';
@@ -237,22 +238,7 @@ export class DashboardService {
     for (const k of QUEUE_KEYS) growth[k] = this.store.growth(deploymentId, k, 120_000);
     const kv: KvDetail[] = o.roles
       .filter((r) => r !== 'router')
-      .map((role) => {
-        const meta = this.store.kvMeta(deploymentId, role);
-        const v = (k: string): number | null => values[`${role}.${k}`] ?? null;
-        return {
-          role,
-          usedTokens: v('kv_used'),
-          evictableTokens: v('kv_evictable'),
-          freeTokens: v('kv_free'),
-          capacityTokens: v('kv_capacity'),
-          ratio: v('kv_ratio'),
-          timeToFullS: v('kv_ttf_s'),
-          source: meta?.source ?? 'none',
-          sourceMetrics: meta?.sourceMetrics ?? [],
-          ...(meta?.caveat ? { caveat: meta.caveat } : {}),
-        };
-      });
+      .map((role) => kvDetail(role, values, this.store.kvMeta(deploymentId, role)));
     return {
       deploymentId,
       ts,
