@@ -3,6 +3,7 @@
 // way the live store does (min-max per bucket so spikes survive, gaps as nulls), and the cursor reads the row at
 // or before a time.
 import type { SeriesQuery, SeriesResult, SignalMissing } from '@shared/contract';
+import { decimateRows } from '../signals/decimate';
 
 export interface GroupColumns {
   /** Epoch ms, ascending. */
@@ -154,10 +155,7 @@ export function typicalGap(t: Float64Array): number {
   return Math.max(3000, 3 * steps[steps.length >> 1]);
 }
 
-/**
- * Rows [lo, hi) decimated to about maxPoints: per time bucket the lowest and highest value (in time order) and
- * the first gap, as signals/decimate.ts does for the live ring; a step longer than gapMs becomes a null point.
- */
+/** Min-max decimation of flat columns: the same algorithm the live signal store uses on its rings. */
 export function decimate(
   t: Float64Array,
   col: Float32Array,
@@ -166,77 +164,5 @@ export function decimate(
   maxPoints: number,
   gapMs: number,
 ): { t: number[]; v: (number | null)[] } {
-  const out = { t: [] as number[], v: [] as (number | null)[] };
-  if (hi <= lo) return out;
-  const push = (k: number): void => {
-    out.t.push(t[k]);
-    const v = col[k];
-    out.v.push(Number.isFinite(v) ? v : null);
-  };
-  if (hi - lo <= maxPoints) {
-    for (let k = lo; k < hi; k++) push(k);
-    return withGaps(out, gapMs);
-  }
-  const buckets = Math.max(1, Math.floor(maxPoints / 2));
-  const t0 = t[lo];
-  const width = (t[hi - 1] - t0 + 1) / buckets;
-  let bucket = -1;
-  let minK = -1;
-  let maxK = -1;
-  let nanK = -1;
-  let minV = Infinity;
-  let maxV = -Infinity;
-  const flush = (): void => {
-    if (bucket < 0) return;
-    const picks: number[] = [];
-    if (minK >= 0) picks.push(minK);
-    if (maxK >= 0 && maxK !== minK) picks.push(maxK);
-    if (nanK >= 0) picks.push(nanK);
-    picks.sort((a, b) => a - b);
-    for (const k of picks) push(k);
-  };
-  for (let k = lo; k < hi; k++) {
-    const b = Math.min(buckets - 1, Math.floor((t[k] - t0) / width));
-    if (b !== bucket) {
-      flush();
-      bucket = b;
-      minK = maxK = nanK = -1;
-      minV = Infinity;
-      maxV = -Infinity;
-    }
-    const v = col[k];
-    if (Number.isNaN(v)) {
-      if (nanK < 0) nanK = k;
-      continue;
-    }
-    if (v < minV) {
-      minV = v;
-      minK = k;
-    }
-    if (v > maxV) {
-      maxV = v;
-      maxK = k;
-    }
-  }
-  flush();
-  return withGaps(out, Math.max(gapMs, 2.5 * width));
-}
-
-function withGaps(
-  c: { t: number[]; v: (number | null)[] },
-  gapMs: number,
-): { t: number[]; v: (number | null)[] } {
-  let needs = false;
-  for (let i = 1; i < c.t.length; i++) if (c.t[i] - c.t[i - 1] > gapMs) needs = true;
-  if (!needs) return c;
-  const out = { t: [] as number[], v: [] as (number | null)[] };
-  for (let i = 0; i < c.t.length; i++) {
-    if (i > 0 && c.t[i] - c.t[i - 1] > gapMs && c.v[i] !== null && c.v[i - 1] !== null) {
-      out.t.push(c.t[i - 1] + 1);
-      out.v.push(null);
-    }
-    out.t.push(c.t[i]);
-    out.v.push(c.v[i]);
-  }
-  return out;
+  return decimateRows(t, col, 0, t.length, lo, hi, maxPoints, gapMs);
 }

@@ -22,8 +22,26 @@ export function decimateColumn(
   gapMs: number,
 ): DecimatedColumn {
   const { t, col, start, capacity } = ring.raw(key);
+  if (!col) return { t: [], v: [] };
+  return decimateRows(t, col, start, capacity, lo, hi, maxPoints, gapMs);
+}
+
+/**
+ * The same over plain arrays stored as a ring: logical row k lives at physical index (start + k) mod capacity.
+ * Flat arrays (a recording's columns) pass start 0 and capacity = their length.
+ */
+export function decimateRows(
+  t: ArrayLike<number>,
+  col: ArrayLike<number>,
+  start: number,
+  capacity: number,
+  lo: number,
+  hi: number,
+  maxPoints: number,
+  gapMs: number,
+): DecimatedColumn {
   const out: DecimatedColumn = { t: [], v: [] };
-  if (!col || hi <= lo) return out;
+  if (hi <= lo) return out;
   // Physical index of logical row k, without a modulo per row (a day is 86,400 rows per key).
   const at = (k: number): number => {
     const i = start + k;
