@@ -2,81 +2,25 @@
 // renderer, real Chromium. The happy path walks every step on screen; failure modes are switched on in the
 // demo host through the app's own demoControl request and must end in the message an operator needs.
 // One app serves the file (2 cores); tests run in order, faults are switched off after each.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect, type Browser, type Page } from '@playwright/test';
-import WebSocket from 'ws';
 import { launchChromium } from './support/browser';
+import { apiCall } from './support/api';
+import { startWebApp, type WebApp } from './support/web-app';
 
 /** The demo runs this many times faster than real time: a ~2 min decode restart takes a few seconds. */
 const SPEED = 40;
 const root = join(__dirname, '..');
-// PD_E2E_OUT lets a run use its own build (electron-vite build --outDir …) while others use out/.
-const outDir = process.env.PD_E2E_OUT ?? join(root, 'out');
 const shots = join(root, 'docs', 'screenshots');
 
-let proc: ChildProcess;
+let app: WebApp;
 let url: string;
 let browser: Browser;
 let page: Page;
 const errors: string[] = [];
 
-async function startBrowserMode(): Promise<string> {
-  proc = spawn(
-    process.execPath,
-    [join(outDir, 'main', 'web.js'), '--demo', '--no-open', '--demo-speed', String(SPEED)],
-    {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_PATH: join(root, 'node_modules') },
-    },
-  );
-  let out = '';
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`browser mode printed no URL within 20 s:\n${out}`)),
-      20_000,
-    );
-    proc.stdout!.on('data', () => {
-      const m = /^(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/m.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`browser mode exited with ${code}:\n${out}`)));
-  });
-}
-
-/** Calls one API request over the app's WebSocket, as the renderer does (token + same origin). */
-async function call(method: string, args: unknown): Promise<unknown> {
-  const u = new URL(url);
-  const ws = new WebSocket(`ws://${u.host}/api?token=${u.searchParams.get('token')}`, { origin: u.origin });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    ws.send(JSON.stringify({ t: 'req', id: 1, method, args }));
-    return await new Promise((resolve, reject) => {
-      ws.on('message', (data: WebSocket.RawData) => {
-        const f = JSON.parse(data.toString()) as {
-          t: string;
-          id?: number;
-          envelope?: { ok: boolean; result?: unknown; error?: { message: string } };
-        };
-        if (f.t !== 'res' || f.id !== 1 || !f.envelope) return;
-        if (f.envelope.ok) resolve(f.envelope.result);
-        else reject(new Error(f.envelope.error?.message));
-      });
-    });
-  } finally {
-    ws.close();
-  }
-}
+const call = (method: string, args: unknown): Promise<unknown> => apiCall(url, method, args);
 
 const fault = (name: string, on: boolean, role?: string): Promise<unknown> =>
   call('demoControl', { deploymentId: 'demo', fault: name, on, ...(role ? { role } : {}) });
@@ -113,7 +57,8 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
-  url = await startBrowserMode();
+  app = await startWebApp(['--demo', '--no-open', '--demo-speed', String(SPEED)]);
+  url = app.url;
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on('pageerror', (e) => errors.push(e.message));
@@ -129,11 +74,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await browser?.close();
-  if (proc && proc.exitCode === null) {
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
-  }
+  await app?.stop();
 });
 
 test('restart decode from its card: the plan, then every step visible until the router takes it back', async () => {

@@ -3,80 +3,29 @@
 // sessions list — the alert and the restart are markers on the timeline, the data reaches to within 5 s of
 // the kill, and its OpenMetrics export loads into promtool. Then: a recording dropped on the window, a file that
 // is not one, and screenshots of the sessions page and review mode in light and dark.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect, type Browser, type Page } from '@playwright/test';
-import WebSocket from 'ws';
 import { launchChromium } from './support/browser';
+import { apiCall } from './support/api';
+import { startWebApp, type WebApp } from './support/web-app';
 import { writeSession, type WrittenSession } from '../test/review/helpers';
 
 const root = join(__dirname, '..');
-// PD_E2E_OUT lets a run use its own build (electron-vite build --outDir …) while others use out/.
-const outDir = process.env.PD_E2E_OUT ?? join(root, 'out');
 const shots = join(root, 'docs', 'screenshots');
 const PROMTOOL = '/usr/bin/promtool';
 const dataDir = mkdtempSync(join(tmpdir(), 'pdc-e2e-review-'));
 
-interface Running {
-  proc: ChildProcess;
-  url: string;
-  output: () => string;
-}
+type Running = WebApp;
 
-async function startApp(args: string[]): Promise<Running> {
-  const proc = spawn(process.execPath, [join(outDir, 'main', 'web.js'), '--no-open', ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_PATH: join(root, 'node_modules'), PD_CONSOLE_DATA_DIR: dataDir },
-  });
-  let out = '';
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`browser mode printed no URL within 20 s:\n${out}`)),
-      20_000,
-    );
-    proc.stdout!.on('data', () => {
-      const m = /^(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/m.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`browser mode exited with ${code}:\n${out}`)));
-  });
-  return { proc, url, output: () => out };
-}
+/** Browser mode on this spec's data folder, so a second app finds what the first recorded. */
+const startApp = (args: string[]): Promise<Running> =>
+  startWebApp(['--no-open', ...args], { PD_CONSOLE_DATA_DIR: dataDir });
 
-/** One API request over the app's WebSocket, as the renderer makes it (token + same origin). */
-async function call<T>(app: Running, method: string, args: unknown): Promise<T> {
-  const u = new URL(app.url);
-  const ws = new WebSocket(`ws://${u.host}/api?token=${u.searchParams.get('token')}`, { origin: u.origin });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    ws.send(JSON.stringify({ t: 'req', id: 1, method, args }));
-    return await new Promise<T>((resolve, reject) => {
-      ws.on('message', (data: WebSocket.RawData) => {
-        const f = JSON.parse(data.toString()) as {
-          t: string;
-          id?: number;
-          envelope?: { ok: boolean; result?: unknown; error?: { message: string } };
-        };
-        if (f.t !== 'res' || f.id !== 1 || !f.envelope) return;
-        if (f.envelope.ok) resolve(f.envelope.result as T);
-        else reject(new Error(`${method}: ${f.envelope.error?.message}`));
-      });
-    });
-  } finally {
-    ws.close();
-  }
-}
+const call = <T>(app: Running, method: string, args: unknown): Promise<T> =>
+  apiCall<T>(app.url, method, args);
 
 async function stop(app: Running | undefined): Promise<void> {
   if (!app || app.proc.exitCode !== null || app.proc.signalCode !== null) return;

@@ -18,11 +18,19 @@ export async function startWebApp(
   extraEnv: Record<string, string> = {},
 ): Promise<WebApp> {
   const root = join(__dirname, '..', '..');
-  const proc = spawn(process.execPath, [join(root, 'out', 'main', 'web.js'), ...args], {
+  // PD_E2E_OUT lets a run use its own build (electron-vite build --outDir …) while others use out/.
+  const outDir = process.env.PD_E2E_OUT ?? join(root, 'out');
+  const proc = spawn(process.execPath, [join(outDir, 'main', 'web.js'), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Recordings and exports of a test run go to a fresh folder, never the developer's own.
-    env: { ...process.env, PD_CONSOLE_DATA_DIR: mkdtempSync(join(tmpdir(), 'pdc-e2e-')), ...extraEnv },
+    env: {
+      ...process.env,
+      // A build outside the repo still finds the externalized dependencies.
+      NODE_PATH: join(root, 'node_modules'),
+      PD_CONSOLE_DATA_DIR: mkdtempSync(join(tmpdir(), 'pdc-e2e-')),
+      ...extraEnv,
+    },
   });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
