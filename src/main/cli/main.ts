@@ -4,6 +4,7 @@ import type { Core } from '../core/core';
 import { ROLES, type Role } from '@shared/domain';
 import type { DeploymentSummary, HostConfig, ServiceObservation } from '@shared/domain';
 import { parseCommand } from './parse-command';
+import { HOST_SPEC_HELP, parseHostSpec } from '@shared/host-spec';
 import { restartCommand } from './restart-command';
 import { openCommand } from './open-command';
 
@@ -99,19 +100,9 @@ export function parseFlags(args: string[]): Flags {
 
 /** "demo", an ssh alias, or user@host[:port]. */
 export function hostFromArg(arg: string): HostConfig {
-  const m = /^(?:([^@]+)@)?([^:@]+)(?::(\d+))?$/.exec(arg);
-  if (!m)
-    throw new Error(`cannot read host ${JSON.stringify(arg)}: expected an ssh alias or user@host[:port]`);
-  const [, user, hostname, port] = m;
-  if (!user && !port) return { id: hostname, label: hostname, kind: 'ssh', alias: hostname };
-  return {
-    id: arg.replace(/[^A-Za-z0-9._@:-]/g, '_'),
-    label: arg,
-    kind: 'ssh',
-    hostname,
-    user,
-    port: port ? Number(port) : undefined,
-  };
+  const host = parseHostSpec(arg);
+  if (!host) throw new Error(`cannot read host ${JSON.stringify(arg)}: expected ${HOST_SPEC_HELP}`);
+  return host;
 }
 
 async function openTarget(core: Core, host: string): Promise<DeploymentSummary> {

@@ -6,21 +6,10 @@ import { errorText } from '../api/errors';
 import { addDeployment } from '../state/store';
 import { HostsPanel } from '../hosts/HostsPanel';
 import { RecentCard } from '../sessions/RecentCard';
+import { HOST_SPEC_HELP, parseHostSpec } from '@shared/host-spec';
 
 export function parseHostInput(input: string): HostConfig | string {
-  const v = input.trim();
-  const m = /^(?:([A-Za-z0-9._-]+)@)?([A-Za-z0-9._-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?$/.exec(v);
-  if (!m) return 'Enter an ssh alias from ~/.ssh/config (e.g. gpu-box) or user@host[:port].';
-  const [, user, hostname, port] = m;
-  if (!user && !port) return { id: hostname, label: hostname, kind: 'ssh', alias: hostname };
-  return {
-    id: v.replace(/[^A-Za-z0-9._@:-]/g, '_'),
-    label: v,
-    kind: 'ssh',
-    hostname,
-    user,
-    port: port ? Number(port) : undefined,
-  };
+  return parseHostSpec(input) ?? `Enter ${HOST_SPEC_HELP}.`;
 }
 
 export function StartPage(): React.JSX.Element {
