@@ -7,7 +7,7 @@ import { RecordingService } from './core/services/recording';
 import { dataDir } from './paths';
 import { Core, type CoreOptions } from './core/core';
 import { acceleratedClock, systemClock, type Clock } from './core/clock';
-import { startDemoHost, type DemoSimulation, type FaultName } from './demo';
+import { startDemoHost, type DemoSimulation } from './demo';
 import type { ConnectConfig } from 'ssh2';
 import { createSshResolver, resolveSshHost, type SecretStore } from './core/ssh/resolve-host';
 import { refusingPrompts } from './core/ssh/prompts';
@@ -96,7 +96,7 @@ export function createApp(opts: AppOptions): App {
   dashboard.attachDemoFaults((fault, on, role) => {
     const sim = demoSims.get(core);
     if (!sim) throw new Error('the demo host is not running');
-    sim.setFault(fault as FaultName, on, role);
+    sim.setFault(fault, on, role);
     return sim.activeFaults().map((f) => (f.roles ? `${f.name}:${f.roles.join('+')}` : f.name));
   });
   const restart = new RestartService(core, { clockFor: (host) => deploymentClock(core, host) });

@@ -4,6 +4,7 @@
 // scheduled events in time order and integrating the traffic in steps of at most one simulated second.
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../core/clock';
+import { DEMO_FAULT_NAMES, type DemoFaultName } from '@shared/demo-faults';
 import { Journal, type JournalEntry } from './journal';
 import { LoadModel } from './load-model';
 import {
@@ -40,24 +41,8 @@ import {
 export type DemoEra = 'kv-tokens' | 'full-token-usage' | 'token-usage-only';
 export type RouterEra = 'smg' | 'sgl-router';
 
-export const FAULT_NAMES = [
-  'sudo-password',
-  'unit-fails-to-start',
-  'start-timeout',
-  'health-never-ok',
-  'router-never-readds',
-  'crash-loop',
-  'metrics-500',
-  'metrics-hang',
-  'metrics-trickle',
-  'metrics-huge',
-  'metrics-garbage',
-  'malformed-systemctl',
-  'malformed-journal',
-  'malformed-nvidia-smi',
-  'kv-full',
-] as const;
-export type FaultName = (typeof FAULT_NAMES)[number];
+export const FAULT_NAMES = DEMO_FAULT_NAMES;
+export type FaultName = DemoFaultName;
 
 /** Roles a fault can be scoped to; null = host-wide. Omitting the role in setFault means all of them. */
 export const FAULT_SCOPES: Record<FaultName, readonly DemoRole[] | null> = {

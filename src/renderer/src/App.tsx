@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
+import type { DemoFaultName } from '@shared/demo-faults';
 import { api, onBridgeState } from './api/client';
 import { errorText } from './api/errors';
 import {
@@ -152,7 +153,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
       { id: 'close', title: `Close ${deployment.name}`, run: close },
     ];
     if (host.kind === 'demo') {
-      const fault = (fault: string, on: boolean, role?: 'prefill' | 'decode' | 'router') => () =>
+      const fault = (fault: DemoFaultName, on: boolean, role?: 'prefill' | 'decode' | 'router') => () =>
         void api
           .demoControl({ deploymentId: deployment.id, fault, on, role })
           .catch((err: unknown) => window.alert(errorText(err).message));

@@ -1,6 +1,7 @@
 // Contract part: the operator's dashboard — signal history, the PD pipeline verdict, GPUs, alerts, the
 // journal of each service, and (demo only) fault injection.
 import type { Role } from '../domain';
+import type { DemoFaultName } from '../demo-faults';
 
 /** How a signal's numbers read; the renderer formats by this (tokens with k/M, %, GB/s, ms…). */
 export type SignalUnit =
@@ -205,11 +206,9 @@ export interface JournalAroundResult {
   truncated: boolean;
 }
 
-export type DemoFault = 'kv-full' | 'crash-loop' | 'metrics-disabled' | 'metrics-stale' | 'transfer-failures';
-
 export interface DemoControlArgs {
   deploymentId: string;
-  fault: string;
+  fault: DemoFaultName;
   on: boolean;
   role?: Role;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DashboardRequests } from '../api/dashboard';
 import { empty, id, role } from './common';
+import { DEMO_FAULT_NAMES } from '../demo-faults';
 
 type Args<K extends keyof DashboardRequests> = Parameters<DashboardRequests[K]>[0];
 
@@ -60,11 +61,7 @@ export const dashboardSchemas = {
   }),
   demoControl: z.strictObject({
     deploymentId: id,
-    fault: z
-      .string()
-      .min(1)
-      .max(60)
-      .regex(/^[a-z0-9-]+$/),
+    fault: z.enum(DEMO_FAULT_NAMES),
     on: z.boolean(),
     role: role.optional(),
   }),

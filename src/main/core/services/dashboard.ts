@@ -14,6 +14,7 @@ import type {
   SignalInfo,
 } from '@shared/contract';
 import type { DeploymentConfig, Observation, Role } from '@shared/domain';
+import type { DemoFaultName } from '@shared/demo-faults';
 import type { Core } from '../core';
 import { systemClock, type Clock, type ClockTimer } from '../clock';
 import { ApiError } from '../api-error';
@@ -30,7 +31,7 @@ import { journalWindowCommand } from '../journal/commands';
 import { parseJournalJson } from '../journal/journal-json';
 
 /** Turns a simulated fault of the demo host on or off (wired by the composition root for the demo only). */
-export type DemoFaultSwitch = (fault: string, on: boolean, role?: Role) => string[];
+export type DemoFaultSwitch = (fault: DemoFaultName, on: boolean, role?: Role) => string[];
 
 export interface DashboardServiceOptions {
   clock?: Clock;
