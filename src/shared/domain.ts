@@ -102,8 +102,6 @@ export interface ServiceObservation {
   kv?: KvUsage;
   /** Why there is no KV figure although metrics were scraped (an older server version, a missing gauge). */
   kvMissing?: { reason: string; expected: string[] };
-  /** Derived signals by name (running, queued, ttft_p50_s, …); absent when not exposed. */
-  signals: Record<string, number | null>;
 }
 
 export interface Observation {
@@ -111,23 +109,6 @@ export interface Observation {
   hostId: string;
   ts: number;
   services: ServiceObservation[];
-}
-
-/** A point in a KV history series; null values are gaps (service down, scrape failed). */
-export interface KvPoint {
-  t: number;
-  used: number | null;
-  capacity: number | null;
-  ratio: number | null;
-}
-
-export interface KvHistory {
-  role: Role;
-  /** Columnar for compact transport. */
-  t: number[];
-  ratio: (number | null)[];
-  used: (number | null)[];
-  capacity: (number | null)[];
 }
 
 export type AppEventKind =

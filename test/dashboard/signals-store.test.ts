@@ -130,7 +130,6 @@ describe('SignalsStore', () => {
         {
           role: 'decode',
           unit: 'sglang-decode.service',
-          signals: {},
           systemd: {
             unit: 'sglang-decode.service',
             loadState: 'loaded',
@@ -190,7 +189,6 @@ describe('SignalsStore', () => {
           {
             role: 'decode',
             unit: 'u',
-            signals: {},
             metrics: { ok: true, scrapedAt: T0, durationMs: 1, families: 1, samples: 1 },
             kv: {
               usedTokens: ratio * 1e6,

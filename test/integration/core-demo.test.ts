@@ -101,14 +101,4 @@ describe('core against the demo host over SSH', () => {
     const events = await c.listEvents({ deploymentId });
     expect(events.some((e) => e.kind === 'connection' && /lost/.test(e.title))).toBe(true);
   });
-
-  it('keeps a bounded KV history with gaps where the service had no figure', async () => {
-    const { core: c, deploymentId } = await openDemo();
-    await observation(c, complete);
-    await new Promise((r) => setTimeout(r, 1000));
-    const h = await c.getKvHistory({ deploymentId, role: 'decode' });
-    expect(h.t.length).toBeGreaterThanOrEqual(3);
-    expect(h.t).toEqual([...h.t].sort((a, b) => a - b));
-    expect(h.capacity.filter((x) => x !== null).every((x) => x === 2_580_000)).toBe(true);
-  });
 });

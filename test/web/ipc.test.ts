@@ -38,9 +38,9 @@ describe('Electron IPC registration', () => {
       ok: true,
       result: { shell: 'electron' },
     });
-    const hist = ipc.handlers.get(requestChannel('getKvHistory'))!;
+    const around = ipc.handlers.get(requestChannel('journalAround'))!;
     expect(
-      await hist({ senderFrame: { url: trustedUrl }, sender: { id: 1 } }, { role: 'decode' }),
+      await around({ senderFrame: { url: trustedUrl }, sender: { id: 1 } }, { role: 'decode' }),
     ).toMatchObject({
       ok: false,
       error: { code: 'bad-arguments' },

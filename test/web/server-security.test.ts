@@ -119,11 +119,11 @@ describe('browser mode server', () => {
       result: { shell: 'browser', version: 'test' },
     });
     expect(await call(2, 'nope', {})).toMatchObject({ ok: false, error: { code: 'unknown-method' } });
-    expect(await call(3, 'getKvHistory', { deploymentId: 'x', role: 'evil' })).toMatchObject({
+    expect(await call(3, 'journalAround', { deploymentId: 'x', role: 'evil', ts: 0 })).toMatchObject({
       ok: false,
       error: { code: 'bad-arguments' },
     });
-    expect(await call(4, 'getKvHistory', { deploymentId: 'x', role: 'decode', extra: 1 })).toMatchObject({
+    expect(await call(4, 'listEvents', { deploymentId: 'x', extra: 1 })).toMatchObject({
       ok: false,
       error: { code: 'bad-arguments' },
     });

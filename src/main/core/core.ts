@@ -9,7 +9,6 @@ import type {
   DeploymentConfig,
   DeploymentSummary,
   HostConfig,
-  KvHistory,
   Observation,
   Role,
 } from '@shared/domain';
@@ -18,7 +17,6 @@ import { systemClock, type Clock } from './clock';
 import { SshConnection } from './ssh/connection';
 import { DeploymentMonitor } from './monitor/deployment-monitor';
 import { diffObservations, newEventId } from './monitor/change-events';
-import { RingSeries } from './store/ring-series';
 import { ApiError } from './api-error';
 import type { Exposition } from './probes/exposition/types';
 
@@ -50,7 +48,6 @@ export interface CoreOptions {
   /** Deployment to assume on a plain SSH host until discovery proposes one. */
   defaultDeployment?: (host: HostConfig) => Omit<DeploymentConfig, 'id'>;
   intervalMs?: number;
-  historyCapacity?: number;
   connectTimeoutMs?: number;
   /** Finds the deployment on a freshly connected host; notes become timeline events (diagnostics). */
   discover?: (
@@ -59,8 +56,6 @@ export interface CoreOptions {
   ) => Promise<{ deployment: Omit<DeploymentConfig, 'id'>; notes: AppEvent[] } | null>;
 }
 
-const KV_FIELDS = ['ratio', 'used', 'capacity'] as const;
-type KvField = (typeof KV_FIELDS)[number];
 const MAX_EVENTS = 2000;
 
 interface OpenDeployment {
@@ -68,7 +63,6 @@ interface OpenDeployment {
   deployment: DeploymentConfig;
   conn: SshConnection;
   monitor: DeploymentMonitor;
-  kv: Map<Role, RingSeries<KvField>>;
   events: AppEvent[];
   dispose: () => Promise<void>;
 }
@@ -107,7 +101,6 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
       openDemo: (a) => this.openDemo(a),
       connectHost: (a) => this.connectHost(a),
       closeDeployment: (a) => this.closeDeployment(a),
-      getKvHistory: (a) => this.getKvHistory(a),
       listEvents: (a) => this.listEvents(a),
     };
   }
@@ -198,26 +191,6 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     this.hooks.emit('closed', { deploymentId: args.deploymentId });
   }
 
-  async getKvHistory(args: {
-    deploymentId: string;
-    role: Role;
-    fromMs?: number;
-    maxPoints?: number;
-  }): Promise<KvHistory> {
-    const d = this.get(args.deploymentId);
-    const ring = d.kv.get(args.role);
-    if (!ring)
-      throw new ApiError('unknown-role', `deployment ${d.deployment.name} has no ${args.role} service`);
-    const s = ring.slice(args.fromMs, args.maxPoints ?? 4000, 'ratio');
-    return {
-      role: args.role,
-      t: s.t,
-      ratio: s.fields.ratio,
-      used: s.fields.used,
-      capacity: s.fields.capacity,
-    };
-  }
-
   async listEvents(args: { deploymentId: string }): Promise<AppEvent[]> {
     return [...this.get(args.deploymentId).events];
   }
@@ -303,18 +276,11 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
       clock: this.clock,
       intervalMs: this.opts.intervalMs,
     });
-    const capacity = this.opts.historyCapacity ?? 86_400;
-    const kv = new Map(
-      deployment.services
-        .filter((s) => s.role !== 'router')
-        .map((s) => [s.role, new RingSeries(KV_FIELDS, capacity)] as const),
-    );
     const d: OpenDeployment = {
       host,
       deployment,
       conn,
       monitor,
-      kv,
       events: [],
       dispose: async () => {
         monitor.stop();
@@ -370,10 +336,6 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     const prev = this.previous.get(d.deployment.id);
     for (const e of diffObservations(prev, obs)) this.record(d, e);
     this.previous.set(d.deployment.id, obs);
-    for (const s of obs.services) {
-      const ring = d.kv.get(s.role);
-      ring?.push(obs.ts, { ratio: s.kv?.ratio, used: s.kv?.usedTokens, capacity: s.kv?.capacityTokens });
-    }
     this.hooks.emit('observed', obs);
     this.emit('observation', obs);
   }

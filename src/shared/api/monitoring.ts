@@ -1,13 +1,5 @@
 // Contract part: opening deployments and watching them (the walking skeleton).
-import type {
-  AppEvent,
-  ConnectionStatus,
-  DeploymentSummary,
-  HostConfig,
-  KvHistory,
-  Observation,
-  Role,
-} from '../domain';
+import type { AppEvent, ConnectionStatus, DeploymentSummary, HostConfig, Observation } from '../domain';
 
 export interface OpenDemoArgs {
   /** Demo host speed: 1 = real time. */
@@ -20,15 +12,6 @@ export interface ConnectHostArgs {
 
 export interface DeploymentRef {
   deploymentId: string;
-}
-
-export interface KvHistoryArgs {
-  deploymentId: string;
-  role: Role;
-  /** Only points at or after this time. */
-  fromMs?: number;
-  /** Decimate (min-max) to about this many points. */
-  maxPoints?: number;
 }
 
 export interface AppInfo {
@@ -45,7 +28,6 @@ export interface MonitoringRequests {
   openDemo(args: OpenDemoArgs): Promise<DeploymentSummary>;
   connectHost(args: ConnectHostArgs): Promise<DeploymentSummary>;
   closeDeployment(args: DeploymentRef): Promise<void>;
-  getKvHistory(args: KvHistoryArgs): Promise<KvHistory>;
   listEvents(args: DeploymentRef): Promise<AppEvent[]>;
 }
 
@@ -55,7 +37,6 @@ export const MONITORING_REQUESTS = [
   'openDemo',
   'connectHost',
   'closeDeployment',
-  'getKvHistory',
   'listEvents',
 ] as const satisfies readonly (keyof MonitoringRequests)[];
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MonitoringRequests } from '../api/monitoring';
-import { empty, id, role } from './common';
+import { empty, id } from './common';
 
 type Args<K extends keyof MonitoringRequests> = Parameters<MonitoringRequests[K]>[0];
 
@@ -36,11 +36,5 @@ export const monitoringSchemas = {
   openDemo: z.strictObject({ speed: z.number().positive().max(10_000).optional() }),
   connectHost: z.strictObject({ host: hostConfigSchema }),
   closeDeployment: z.strictObject({ deploymentId: id }),
-  getKvHistory: z.strictObject({
-    deploymentId: id,
-    role,
-    fromMs: z.number().finite().optional(),
-    maxPoints: z.number().int().min(2).max(200_000).optional(),
-  }),
   listEvents: z.strictObject({ deploymentId: id }),
 } satisfies { [K in keyof MonitoringRequests]: z.ZodType<Args<K>> };

@@ -127,7 +127,6 @@ export class DeploymentMonitor extends EventEmitter<Events> {
           systemdError: `no connection to ${this.conn.label}`,
           metrics: { ok: false, at: ts, error: `no connection to ${this.conn.label}` },
           health: this.memory.get(s.role)?.health,
-          signals: {},
         })),
       };
     }
@@ -155,7 +154,6 @@ export class DeploymentMonitor extends EventEmitter<Events> {
               at: ts,
               error: `${s.role}: no answer yet from ${url} (waiting ${((clock.now() - r.since) / 1000).toFixed(1)} s)`,
             },
-            signals: {},
           };
         }),
       ),
@@ -232,7 +230,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     ts: number,
   ): Promise<ServiceObservation> {
     const mem = this.memoryFor(s.role);
-    const obs: ServiceObservation = { role: s.role, unit: s.unit, signals: {} };
+    const obs: ServiceObservation = { role: s.role, unit: s.unit };
     let agent;
     try {
       agent = this.conn.httpAgent();

@@ -55,15 +55,8 @@ export function observationAt(
     const unit = lastAt(data.unitStates, role, ts);
     const health = lastAt(data.health, role, ts);
     const row = rowOf(data, role, ts);
-    const g = data.table.groups.get(role);
-    const signals: Record<string, number | null> = {};
-    if (g && row?.scraped)
-      for (const [key, col] of g.cols) {
-        const v = col[row.k];
-        signals[key.slice(role.length + 1)] = Number.isNaN(v) ? null : v;
-      }
     const info = data.roleInfo.get(role);
-    const o: ServiceObservation = { role, unit: svc.unit, signals };
+    const o: ServiceObservation = { role, unit: svc.unit };
     if (unit) o.systemd = unit.state;
     if (health) o.health = health.health;
     if (row?.scraped)

@@ -20,7 +20,6 @@ import type {
   DashboardRequests,
   JournalAroundResult,
   JournalEntry,
-  KvHistoryArgs,
   RecentReview,
   ReviewCursorResult,
   ReviewOpenResult,
@@ -30,14 +29,7 @@ import type {
 } from '@shared/contract';
 import { REQUEST_NAMES } from '@shared/contract';
 import { MAX_UPLOAD_BYTES, REVIEW_ID_PREFIX, REVIEW_REQUESTS, UPLOAD_CHUNK_BYTES } from '@shared/api/review';
-import type {
-  AppEvent,
-  DeploymentConfig,
-  DeploymentSummary,
-  HostConfig,
-  KvHistory,
-  Role,
-} from '@shared/domain';
+import type { AppEvent, DeploymentConfig, DeploymentSummary, HostConfig, Role } from '@shared/domain';
 import type { Core } from '../core';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
@@ -404,35 +396,11 @@ export class ReviewService {
       ...dashboard,
       closeDeployment: async (a) => this.close(a.deploymentId),
       listEvents: async (a) => [...this.need(a.deploymentId).events],
-      getKvHistory: async (a: KvHistoryArgs) => this.kvHistory(a),
       listRestarts: async (a) => {
         this.need(a.deploymentId);
         return [];
       },
     };
-  }
-
-  private kvHistory(a: KvHistoryArgs): KvHistory {
-    const data = this.need(a.deploymentId).loaded.data;
-    const g = data.table.groups.get(a.role);
-    if (!g || a.role === 'router')
-      throw new ApiError('unknown-role', `this recording has no ${a.role} KV history`);
-    let lo = 0;
-    while (a.fromMs !== undefined && lo < g.t.length && g.t[lo] < a.fromMs) lo++;
-    const max = a.maxPoints ?? 4000;
-    const stride = Math.max(1, Math.ceil((g.t.length - lo) / max));
-    const out: KvHistory = { role: a.role, t: [], ratio: [], used: [], capacity: [] };
-    const val = (key: string, k: number): number | null => {
-      const v = g.cols.get(`${a.role}.${key}`)?.[k] ?? NaN;
-      return Number.isNaN(v) ? null : v;
-    };
-    for (let k = lo; k < g.t.length; k += stride) {
-      out.t.push(g.t[k]);
-      out.ratio.push(val('kv_ratio', k));
-      out.used.push(val('kv_used', k));
-      out.capacity.push(val('kv_capacity', k));
-    }
-    return out;
   }
 
   private async journalAround(

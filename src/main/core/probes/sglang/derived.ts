@@ -502,7 +502,7 @@ export interface TimeToFullOptions {
 
 /**
  * Seconds until the KV ratio reaches 1 at the recent least-squares slope, or null when the usage is flat or
- * falling or there is too little data. Takes the columnar KvHistory shape (nulls are gaps). Only the run after
+ * falling or there is too little data. Takes columns of times and ratios (nulls are gaps). Only the run after
  * the last gap is used: a gap usually means a restart, and the pool empties with it.
  */
 export function timeToFullSeconds(
