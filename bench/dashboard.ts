@@ -1,10 +1,10 @@
 // Dashboard chart benchmark in real Chromium against the real renderer and core (browser mode, demo host):
-// 24 h of 1 s history per series (filled into the signal store at start through the benchmark-only
-// PD_CONSOLE_BENCH_HISTORY_HOURS switch), then, per chart of the KV page on the 24 h range:
+// 24 h of 1 s history per series (filled into the signal store at start by the benchmarks' own composition,
+// bench/support/bench-web.ts), then, per chart of the KV page on the 24 h range:
 //   first paint   KV page opened in a booted app → first frame drawn with data (includes fetching history)
 //   zoom          drag-zoom → every chart redrawn on the new window, then refined with that window's data
 //   live update   one pushed point + chart.update('none'), timed in the page: the demo's own updates, then
-//                 thousands pushed through the same dispatcher (?bench=1)
+//                 thousands of `signals` events pushed by the backend over the same WebSocket
 //   memory        JS heap after GC along those updates (CDP HeapProfiler.collectGarbage, Runtime.getHeapUsage)
 // The same charts are measured WITHOUT decimation (`?decimate=0`: every stored point fetched and drawn)
 // in the same run, side by side. Run: npx tsx --tsconfig tsconfig.node.json bench/dashboard.ts
@@ -13,7 +13,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { launchChromium } from '../e2e/support/browser';
-import { startWebApp } from '../e2e/support/web-app';
+import { startWebApp, type WebApp } from '../e2e/support/web-app';
+import { BENCH_WEB_ENTRY, BENCH_WEB_ENV, collectPerfScript, pushSignals } from './support/bench-client';
 
 interface PerfRecord {
   chart: string;
@@ -56,16 +57,15 @@ export async function runDashboardBench(
   const root = join(__dirname, '..');
   if (!existsSync(join(root, 'out', 'main', 'web.js')))
     throw new Error('no built app in out/: run `npm run build` first');
-  process.env.PD_CONSOLE_BENCH_HISTORY_HOURS = '24';
-  const app = await startWebApp(['--demo', '--no-open']);
+  const app = await startWebApp([], { ...BENCH_WEB_ENV, BENCH_HISTORY_HOURS: '24' }, BENCH_WEB_ENTRY);
   let browser: Browser | undefined;
   try {
     browser = await launchChromium();
     const results: ModeResult[] = [];
     // Let the demo open and the 24 h fill land before the first page loads.
     await new Promise((r) => setTimeout(r, 3000));
-    results.push(await measure(browser, app.url, 'decimated', opts.pushes ?? 3000, opts.zooms ?? 3));
-    results.push(await measure(browser, app.url, 'raw', opts.rawPushes ?? 300, opts.zooms ?? 3));
+    results.push(await measure(browser, app, 'decimated', opts.pushes ?? 3000, opts.zooms ?? 3));
+    results.push(await measure(browser, app, 'raw', opts.rawPushes ?? 300, opts.zooms ?? 3));
     print(results);
     return results;
   } finally {
@@ -76,7 +76,7 @@ export async function runDashboardBench(
 
 async function measure(
   browser: Browser,
-  url: string,
+  app: WebApp,
   mode: ModeResult['mode'],
   pushes: number,
   zooms: number,
@@ -94,8 +94,9 @@ async function measure(
       zoomRefinedMs: [],
       zoomPoints: 0,
     };
+  const url = app.url;
   const clear = (page: Page) =>
-    page.evaluate(() => ((window as unknown as { __pdcPerf?: PerfRecord[] }).__pdcPerf = []));
+    page.evaluate(() => ((window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf.length = 0));
 
   console.log(`[${mode}] first paint and zoom…`);
   // A: the app booted on the overview, then the KV page opened on 24 h (live appends off, so the raw
@@ -162,11 +163,11 @@ async function measure(
     `[${mode}] live updates: real for 20 s, then ${pushes} through the same path, heap along the way…`,
   );
   // B: live updates on the 24 h window. First the demo's own (one per second), then many more pushed
-  // through the same dispatcher (?bench=1) so "memory over many updates" takes seconds, not hours.
+  // by the backend over the same WebSocket, so "memory over many updates" takes seconds, not hours.
   const heapMiB: number[] = [];
   const every = Math.max(1, Math.floor(pushes / 6));
   {
-    const { page, perf, errors } = await open(browser, `${url}&range=24h&bench=1${raw}#/kv`);
+    const { page, perf, errors } = await open(browser, `${url}&range=24h${raw}#/kv`);
     const cdp = await page.context().newCDPSession(page);
     const heap = async (): Promise<number> => {
       await cdp.send('HeapProfiler.collectGarbage');
@@ -189,31 +190,13 @@ async function measure(
     heapMiB.push(await heap());
     const t0 = Date.now() + 60_000;
     for (let done = 0; done < pushes; done += every) {
-      await page.evaluate(
-        async ({ from, n, t0 }) => {
-          for (let k = from; k < from + n; k++) {
-            const ts = t0 + k * 1000;
-            const wave = 0.5 + 0.4 * Math.sin(k / 50);
-            const v: Record<string, number> = {};
-            for (const role of ['prefill', 'decode']) {
-              const cap = role === 'decode' ? 2_580_000 : 447_416;
-              Object.assign(v, {
-                [`${role}.kv_ratio`]: wave,
-                [`${role}.kv_used`]: wave * cap,
-                [`${role}.kv_evictable`]: 0.05 * cap,
-                [`${role}.kv_capacity`]: cap,
-              });
-            }
-            (
-              window as unknown as {
-                __pdcPushSignals: (id: string, ts: number, values: Record<string, number>) => void;
-              }
-            ).__pdcPushSignals('demo', ts, v);
-            // Let fetch responses and rendering in between, as between two real events.
-            await new Promise((r) => setTimeout(r, 0));
-          }
-        },
-        { from: done, n: Math.min(every, pushes - done), t0 },
+      const n = Math.min(every, pushes - done);
+      await pushSignals(app, n, t0 + done * 1000);
+      await waitFor(
+        page,
+        async () => (await perf()).filter((r) => r.kind === 'live-update').length >= n * CHARTS.length,
+        120_000,
+        `${n} pushed updates drawn (${mode})`,
       );
       // Take the timings out of the page before measuring the heap: they are the benchmark's, not the app's.
       for (const r of await perf()) if (r.kind === 'live-update') charts[r.chart].liveMs.push(r.ms);
@@ -234,9 +217,10 @@ async function open(
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('crash', () => errors.push('the page crashed'));
+  await page.addInitScript(collectPerfScript);
   await page.goto(url);
   const perf = (): Promise<PerfRecord[]> =>
-    page.evaluate(() => (window as unknown as { __pdcPerf?: PerfRecord[] }).__pdcPerf ?? []);
+    page.evaluate(() => (window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf);
   return { page, perf, errors };
 }
 

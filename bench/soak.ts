@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium } from '../e2e/support/browser';
 import { startWebApp } from '../e2e/support/web-app';
+import { BENCH_WEB_ENTRY, BENCH_WEB_ENV } from './support/bench-client';
 
 interface Sample {
   minute: number;
@@ -24,11 +25,11 @@ export async function runSoak(opts: { minutes?: number; speed?: number } = {}): 
   const speed = opts.speed ?? 240;
   const data = mkdtempSync(join(tmpdir(), 'pdc-soak-'));
   const memlog = join(data, 'mem.jsonl');
-  const app = await startWebApp(['--demo', '--no-open', '--demo-speed', String(speed)], {
-    PD_CONSOLE_DATA_DIR: data,
-    PD_CONSOLE_MEMLOG: memlog,
-    PD_CONSOLE_BENCH_HISTORY_HOURS: '24',
-  });
+  const app = await startWebApp(
+    ['--demo-speed', String(speed)],
+    { ...BENCH_WEB_ENV, PD_CONSOLE_DATA_DIR: data, BENCH_MEMLOG: memlog, BENCH_HISTORY_HOURS: '24' },
+    BENCH_WEB_ENTRY,
+  );
   const browser = await launchChromium();
   const samples: Sample[] = [];
   try {

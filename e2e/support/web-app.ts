@@ -16,13 +16,15 @@ export interface WebApp {
 export async function startWebApp(
   args: string[] = ['--demo', '--no-open'],
   extraEnv: Record<string, string> = {},
+  /** Node arguments that start the backend instead of the built web.js (the benchmarks' own composition). */
+  entry?: string[],
 ): Promise<WebApp> {
   const root = join(__dirname, '..', '..');
   // PD_E2E_OUT lets a run use its own build (electron-vite build --outDir …) while others use out/.
   const outDir = process.env.PD_E2E_OUT ?? join(root, 'out');
-  const proc = spawn(process.execPath, [join(outDir, 'main', 'web.js'), ...args], {
+  const proc = spawn(process.execPath, [...(entry ?? [join(outDir, 'main', 'web.js')]), ...args], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
     // Recordings and exports of a test run go to a fresh folder, never the developer's own.
     env: {
       ...process.env,

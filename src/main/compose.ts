@@ -57,6 +57,8 @@ export interface App {
   hosts: HostsService;
   /** Recorded sessions opened for review (the desktop menu's File → Open, the CLI's `open`). */
   review: ReviewService;
+  /** Signal history and alerts (benchmarks fill its store with synthetic history through bench/support). */
+  dashboard: DashboardService;
   shutdown(): Promise<void>;
 }
 
@@ -90,9 +92,7 @@ export function createApp(opts: AppOptions): App {
     warn: (w) => core.emit('sshWarning', w),
   });
   if (opts.shell !== 'cli') hosts.watchNetwork();
-  const dashboard = new DashboardService(core, {
-    benchHistoryHours: Number(process.env.PD_CONSOLE_BENCH_HISTORY_HOURS ?? 0) || 0,
-  });
+  const dashboard = new DashboardService(core);
   dashboard.attachDemoFaults((fault, on, role) => {
     const sim = demoSims.get(core);
     if (!sim) throw new Error('the demo host is not running');
@@ -128,13 +128,35 @@ export function createApp(opts: AppOptions): App {
     handlers,
     hosts,
     review,
-    shutdown: async () => {
-      hosts.stop();
-      await core.shutdown();
-      await recording.shutdown();
-      await review.shutdown();
-    },
+    dashboard,
+    // Every service's timers, followers, uploads and files end here, in reverse order of construction:
+    // the deployments close first (so the recorder sees their last data), then the recorder closes its files.
+    shutdown: () =>
+      disposeAll([
+        () => hosts.stop(),
+        () => core.shutdown(),
+        () => dashboard.stop(),
+        () => restart.dispose(),
+        () => recording.shutdown(),
+        () => review.shutdown(),
+      ]),
   };
+}
+
+/**
+ * Runs every disposer even when one fails (a failed recording close must not leave SSH links open), in the
+ * order given; the first failure is rethrown once all have run.
+ */
+async function disposeAll(disposers: Array<() => void | Promise<void>>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const d of disposers) {
+    try {
+      await d();
+    } catch (err) {
+      failures.push(err);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
 }
 
 const demoClocks = new WeakMap<Core, Clock>();

@@ -69,18 +69,6 @@ async function main(): Promise<void> {
       .catch((err: Error) => process.stderr.write(`demo deployment failed to open: ${err.message}\n`));
   }
   if (args.open) openBrowser(server.url);
-  // Soak runs (bench/soak.ts) read the backend's memory from here: one JSON line every 5 s.
-  const memlog = process.env.PD_CONSOLE_MEMLOG;
-  if (memlog) {
-    const { appendFileSync } = await import('node:fs');
-    setInterval(() => {
-      const m = process.memoryUsage();
-      appendFileSync(
-        memlog,
-        JSON.stringify({ t: Date.now(), rss: m.rss, heapUsed: m.heapUsed, external: m.external }) + '\n',
-      );
-    }, 5000).unref();
-  }
   const stop = async (): Promise<void> => {
     await server.close();
     await app.shutdown();

@@ -23,7 +23,6 @@ import { SignalsStore } from '../signals/signals-store';
 import { catalogFor } from '../signals/catalog';
 import { pipelineVerdict } from '../signals/verdict';
 import { kvDetail } from '../signals/kv-detail';
-import { fillSyntheticHistory } from '../signals/synthetic-history';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
 import { evaluateAlerts, initialAlertState, type AlertState } from '../alerts/engine';
 import { JournalFollower } from '../journal/follower';
@@ -38,11 +37,6 @@ export interface DashboardServiceOptions {
   store?: SignalsStore;
   gpuIntervalMs?: number;
   journalIntervalMs?: number;
-  /**
-   * Benchmark only: fill this many hours of synthetic history when the demo deployment opens. Read from
-   * PD_CONSOLE_BENCH_HISTORY_HOURS by the composition root; never reachable through the API.
-   */
-  benchHistoryHours?: number;
 }
 
 const QUEUE_KEYS = [
@@ -168,16 +162,6 @@ export class DashboardService {
       pending: {},
     };
     this.open.set(deploymentId, o);
-    const hours = this.opts.benchHistoryHours ?? 0;
-    if (isDemo && hours > 0) {
-      const now = this.clock.now();
-      fillSyntheticHistory(this.store, deploymentId, {
-        fromMs: now - hours * 3_600_000,
-        toMs: now - 1000,
-        roles,
-        gpus: deployment.services.flatMap((s) => s.gpus ?? []),
-      });
-    }
     this.scheduleGpu(o, deploymentId, 1500);
   }
 

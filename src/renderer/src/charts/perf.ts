@@ -1,5 +1,6 @@
-// Timings of the real charts, as performance marks/measures and in window.__pdcPerf for the benchmark
-// (bench/dashboard.ts reads them through the page). Cheap enough to stay on: one array push per event.
+// Timings of the real charts as standard performance measures ("pdc:<chart>:<kind>", with chart, kind and
+// point count in `detail`). The dashboard benchmark collects them with a PerformanceObserver of its own, so
+// the product keeps no benchmark state: only the latest measure per name stays on the timeline.
 export type PerfKind = 'first-paint' | 'fetch' | 'live-update' | 'zoom' | 'zoom-refined';
 
 export interface PerfRecord {
@@ -9,23 +10,17 @@ export interface PerfRecord {
   points: number;
 }
 
-declare global {
-  interface Window {
-    __pdcPerf?: PerfRecord[];
-  }
-}
-
-const MAX = 20_000;
-
 export function recordPerf(chart: string, kind: PerfKind, ms: number, points: number): void {
-  const list = (window.__pdcPerf ??= []);
-  if (list.length >= MAX) list.splice(0, list.length - MAX + 1);
-  list.push({ chart, kind, ms, points });
+  const name = `pdc:${chart}:${kind}`;
   try {
-    // Keep only the latest measure per name: the performance timeline is not bounded by itself.
-    performance.clearMeasures(`pdc:${chart}:${kind}`);
-    performance.measure(`pdc:${chart}:${kind}`, { start: performance.now() - ms, duration: ms });
+    // The performance timeline is not bounded by itself: keep one measure per name.
+    performance.clearMeasures(name);
+    performance.measure(name, {
+      start: performance.now() - ms,
+      duration: ms,
+      detail: { chart, kind, points } satisfies Omit<PerfRecord, 'ms'>,
+    });
   } catch {
-    // performance.measure with options is missing in very old engines; the array above still has it.
+    // performance.measure with options is missing in very old engines; timings are then simply not kept.
   }
 }

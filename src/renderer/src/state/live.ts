@@ -10,14 +10,6 @@ function dispatch(deploymentId: string, ts: number, values: Record<string, numbe
   for (const f of byDeployment.get(deploymentId) ?? []) f(ts, values);
 }
 
-declare global {
-  interface Window {
-    /** Benchmark only (`?bench=1`): feed a live update through the same path as the core's events. */
-    __pdcPushSignals?: typeof dispatch;
-  }
-}
-if (new URLSearchParams(window.location.search).get('bench') === '1') window.__pdcPushSignals = dispatch;
-
 export function onSignals(deploymentId: string, l: Listener): () => void {
   if (!wired) {
     wired = true;

@@ -1,8 +1,8 @@
 // A day of plausible PD history written straight into a SignalsStore, for the dashboard benchmark only
 // (a live demo needs 24 h to fill the store; the benchmark needs it at once). Values follow a daily load
 // curve with noise, KV spikes and a short outage, so decimation has peaks and gaps to preserve.
-import type { Role } from '@shared/domain';
-import type { SignalsStore } from './signals-store';
+import type { Role } from '../../src/shared/domain';
+import type { SignalsStore } from '../../src/main/core/signals/signals-store';
 
 export interface SyntheticHistoryOptions {
   fromMs: number;
