@@ -57,6 +57,21 @@ app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
 });
 
-app.on('before-quit', () => {
-  void desktop?.shutdown();
+// Quitting waits for the shutdown (recordings closed cleanly, SSH links ended), but never for long: a stuck
+// disposer must not keep the app from quitting, and a recording left open is still readable up to its last flush.
+const SHUTDOWN_DEADLINE_MS = 5000;
+let quitting = false;
+app.on('before-quit', (e) => {
+  const d = desktop;
+  if (!d || quitting) return;
+  quitting = true;
+  e.preventDefault();
+  const deadline = new Promise<'deadline'>((r) => setTimeout(() => r('deadline'), SHUTDOWN_DEADLINE_MS));
+  void Promise.race([d.shutdown().then(() => 'done' as const), deadline])
+    .then((how) => {
+      if (how === 'deadline')
+        console.error(`PD Console: shutdown took over ${SHUTDOWN_DEADLINE_MS} ms; quitting anyway`);
+    })
+    .catch((err: unknown) => console.error('PD Console: shutdown failed:', err))
+    .finally(() => app.exit(0));
 });

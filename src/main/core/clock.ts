@@ -13,7 +13,8 @@ export interface ClockTimer {
 }
 
 /** Wall-clock time with Node's timers. */
-export const systemClock: Clock = (() => {
+/** Wall time. `pending()` counts its live timers, so a shutdown can be checked to have left none behind. */
+export const systemClock: Clock & { pending(): number } = (() => {
   const handles = new Map<number, NodeJS.Timeout>();
   let next = 1;
   return {
@@ -33,6 +34,7 @@ export const systemClock: Clock = (() => {
       if (h) clearTimeout(h);
       handles.delete(timer.id);
     },
+    pending: () => handles.size,
   };
 })();
 

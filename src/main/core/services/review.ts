@@ -116,6 +116,9 @@ export class ReviewService {
   private readonly clock: Clock;
   private recentLock: Promise<unknown> = Promise.resolve();
   private prebuilding: Promise<void> = Promise.resolve();
+  /** Set at shutdown: cache builds not yet begun are dropped instead of waited for. */
+  private stopping = false;
+  private wakePrebuild: (() => void) | null = null;
   private lastRecording = new Set<string>();
 
   constructor(
@@ -222,6 +225,8 @@ export class ReviewService {
   /** Stops uploads in progress and removes their partial files (app quit). */
   async shutdown(): Promise<void> {
     await Promise.all([...this.uploads.keys()].map((id) => this.cancelUpload(id)));
+    this.stopping = true;
+    this.wakePrebuild?.();
     await this.prebuilding;
   }
 
@@ -607,7 +612,15 @@ export class ReviewService {
   private prebuild(sessionId: string): void {
     // One at a time, after the writer has closed the file; a failure only means the first open is slower.
     this.prebuilding = this.prebuilding.then(async () => {
-      await new Promise((r) => setTimeout(r, 2000).unref?.());
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 2000);
+        this.wakePrebuild = () => {
+          clearTimeout(t);
+          r();
+        };
+      });
+      this.wakePrebuild = null;
+      if (this.stopping) return;
       const path = this.opts.store.pathOf(sessionId);
       try {
         const loaded = await loadReview(path, {
