@@ -1,9 +1,9 @@
 // The operator's dashboard end to end: browser mode, the real core and renderer, the demo host over SSH.
 // One app and one demo deployment serve the whole file (the machine has 2 cores); tests run in order and
 // the fault test comes last because it changes the demo's state.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test, expect, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { startWebApp, type WebApp } from './support/web-app';
 
@@ -12,12 +12,10 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 const errors: string[] = [];
-const shots = join(__dirname, '..', 'docs', 'screenshots');
 
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
   app = await startWebApp(['--demo', '--no-open']);
   browser = await launchChromium();
   context = await browser.newContext({
@@ -286,12 +284,12 @@ test('screenshots of every page, light and dark, and at 1280×720 and 4K', async
     for (const [name, hash] of pages) {
       await page.evaluate((h) => (window.location.hash = h), hash);
       await page.waitForTimeout(name === 'metrics' ? 2500 : 1500);
-      await page.screenshot({ path: join(shots, `dashboard-${name}-${scheme}.png`), fullPage: true });
+      await page.screenshot({ path: shot(`dashboard-${name}-${scheme}.png`), fullPage: true });
     }
     await page.evaluate(() => (window.location.hash = '#/overview'));
     await page.keyboard.press('Control+k');
     await page.getByTestId('palette-input').fill('dec');
-    await page.screenshot({ path: join(shots, `dashboard-palette-${scheme}.png`) });
+    await page.screenshot({ path: shot(`dashboard-palette-${scheme}.png`) });
     await page.keyboard.press('Escape');
     await page.evaluate(() => (window.location.hash = '#/kv'));
     const canvas = page.getByTestId('canvas-kv-pct-decode');
@@ -301,7 +299,7 @@ test('screenshots of every page, light and dark, and at 1280×720 and 4K', async
     await expect(page.getByTestId('journal-around').getByTestId('journal-line').first()).toBeVisible({
       timeout: 15_000,
     });
-    await page.screenshot({ path: join(shots, `dashboard-journal-around-${scheme}.png`) });
+    await page.screenshot({ path: shot(`dashboard-journal-around-${scheme}.png`) });
     await page.keyboard.press('Escape');
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -315,7 +313,7 @@ test('screenshots of every page, light and dark, and at 1280×720 and 4K', async
     await page.reload();
     await expect(page.getByTestId('chart-kv-pct-decode')).toHaveAttribute('data-state', 'ready');
     await page.waitForTimeout(1500);
-    await page.screenshot({ path: join(shots, `dashboard-overview-${name}.png`) });
+    await page.screenshot({ path: shot(`dashboard-overview-${name}.png`) });
   }
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.reload();
@@ -350,12 +348,12 @@ test('an alert fires on the demo kv-full fault: in the UI, as a desktop notifica
     () => (window as unknown as { __notifications: Array<{ title: string }> }).__notifications,
   );
   expect(notes.map((n) => n.title)).toContain('PD Console: decode KV cache above 90 %');
-  await page.screenshot({ path: join(shots, 'dashboard-alert-firing-light.png'), fullPage: true });
+  await page.screenshot({ path: shot('dashboard-alert-firing-light.png'), fullPage: true });
 
   // The verdict now blames decode.
   await page.getByTestId('nav-overview').click();
   await expect(page.getByTestId('verdict')).toHaveAttribute('data-kind', 'decode-bound', { timeout: 60_000 });
-  await page.screenshot({ path: join(shots, 'dashboard-overview-kv-full-light.png'), fullPage: true });
+  await page.screenshot({ path: shot('dashboard-overview-kv-full-light.png'), fullPage: true });
 
   await page.keyboard.press('Control+k');
   await page.getByTestId('palette-input').fill('stop filling');

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect, type Browser } from '@playwright/test';
 import { launchChromium } from './support/browser';
+import { shot } from './support/shots';
 import { startWebApp, type WebApp } from './support/web-app';
 
 const root = join(__dirname, '..');
@@ -74,7 +75,7 @@ test('add a host, confirm its key fingerprint, and see the discovered deployment
   const blob = Buffer.from(target.hostKeyLine.split(' ')[1], 'base64');
   const expected = 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
   await expect(dialog.getByTestId('host-key-fingerprint')).toHaveText(expected);
-  await page.screenshot({ path: join(root, 'docs', 'screenshots', 'host-key-prompt.png') });
+  await page.screenshot({ path: shot('host-key-prompt.png') });
   await dialog.getByTestId('host-key-accept').click();
 
   for (const role of ['prefill', 'decode', 'router'])

@@ -1,17 +1,14 @@
 // The walking skeleton end to end: browser mode, the real core, the demo host over real SSH, real Chromium.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { test, expect, type Browser, type Page } from '@playwright/test';
+import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { startWebApp, type WebApp } from './support/web-app';
 
 let app: WebApp;
 let browser: Browser;
 let page: Page;
-const shots = join(__dirname, '..', 'docs', 'screenshots');
 
 test.beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
   app = await startWebApp(['--no-open']);
   browser = await launchChromium();
 });
@@ -27,7 +24,7 @@ test('first run offers the demo, which opens into three live service cards and m
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(app.url);
   await expect(page.getByTestId('open-demo')).toBeVisible();
-  await page.screenshot({ path: join(shots, 'start.png') });
+  await page.screenshot({ path: shot('start.png') });
   await page.getByTestId('open-demo').click();
 
   for (const role of ['prefill', 'decode', 'router']) {
@@ -46,6 +43,6 @@ test('first run offers the demo, which opens into three live service cards and m
   await expect(page.getByTestId('kv-usage-prefill').getByTestId('kv-percent')).toHaveText(/^\d{1,3}\.\d %$/);
 
   await page.waitForTimeout(1500);
-  await page.screenshot({ path: join(shots, 'overview.png') });
+  await page.screenshot({ path: shot('overview.png') });
   expect(errors).toEqual([]);
 });

@@ -2,17 +2,14 @@
 // renderer, real Chromium. The happy path walks every step on screen; failure modes are switched on in the
 // demo host through the app's own demoControl request and must end in the message an operator needs.
 // One app serves the file (2 cores); tests run in order, faults are switched off after each.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { test, expect, type Browser, type Page } from '@playwright/test';
+import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { apiCall } from './support/api';
 import { startWebApp, type WebApp } from './support/web-app';
 
 /** The demo runs this many times faster than real time: a ~2 min decode restart takes a few seconds. */
 const SPEED = 40;
-const root = join(__dirname, '..');
-const shots = join(root, 'docs', 'screenshots');
 
 let app: WebApp;
 let url: string;
@@ -56,7 +53,6 @@ async function setTimeoutMinutes(kind: 'server' | 'router', step: string, minute
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
   app = await startWebApp(['--demo', '--no-open', '--demo-speed', String(SPEED)]);
   url = app.url;
   browser = await launchChromium();
@@ -95,7 +91,7 @@ test('restart decode from its card: the plan, then every step visible until the 
   await expect(dialog.getByTestId('restart-warning').first()).toContainText(
     'PD needs a healthy prefill and a healthy decode',
   );
-  await page.screenshot({ path: join(shots, 'restart-plan.png') });
+  await page.screenshot({ path: shot('restart-plan.png') });
   // The same dialog restarts the whole stack instead, in order.
   await dialog.getByTestId('restart-target-stack').check();
   await expect(dialog.getByTestId('restart-plan-order')).toHaveText('prefill + decode → router');
@@ -121,7 +117,7 @@ test('restart decode from its card: the plan, then every step visible until the 
   await expect(panel.getByTestId('restart-journal-decode')).toContainText(
     'Loading safetensors checkpoint shards',
   );
-  await page.screenshot({ path: join(shots, 'restart-progress.png') });
+  await page.screenshot({ path: shot('restart-progress.png') });
   await expect(panel.getByTestId('restart-step-decode-health')).toHaveAttribute(
     'data-state',
     /running|succeeded/,
@@ -141,7 +137,7 @@ test('restart decode from its card: the plan, then every step visible until the 
   for (const kind of ['command', 'active', 'health', 'router'])
     await expect(panel.getByTestId(`restart-step-decode-${kind}`)).toHaveAttribute('data-state', 'succeeded');
   await expect(panel.getByTestId('restart-journal-decode')).toContainText('fired up and ready to roll');
-  await page.screenshot({ path: join(shots, 'restart-done.png') });
+  await page.screenshot({ path: shot('restart-done.png') });
   await closePanel();
   // Who, when, what, result and duration are on the deployment's timeline (drawn on the charts).
   const events = (await call('listEvents', { deploymentId: 'demo' })) as Array<{
@@ -188,7 +184,7 @@ test('sudo asks for a password: nothing restarts, the sudoers line that would al
       /^\S+ ALL=\(root\) NOPASSWD: \/usr\/bin\/systemctl --no-block restart sglang-prefill\.service, \/usr\/bin\/systemctl --no-block restart sglang-decode\.service, \/usr\/bin\/systemctl --no-block restart sglang-router\.service$/,
     );
     await expect(panel.getByTestId('restart-step-prefill-active')).toHaveAttribute('data-state', 'skipped');
-    await page.screenshot({ path: join(shots, 'restart-sudo.png') });
+    await page.screenshot({ path: shot('restart-sudo.png') });
     await closePanel();
   } finally {
     await fault('sudo-password', false);
@@ -278,7 +274,7 @@ test('the router never re-adds decode: fails at the router step, saying what the
       /decode: router step — the router never re-added decode within 1 min 0 s: the router reports http:\/\/127\.0\.0\.1:30200 unhealthy/,
     );
     await expect(panel.getByTestId('restart-failure-hint')).toContainText('restarting the router');
-    await page.screenshot({ path: join(shots, 'restart-router-failure.png') });
+    await page.screenshot({ path: shot('restart-router-failure.png') });
     await closePanel();
   } finally {
     await fault('router-never-readds', false, 'decode');

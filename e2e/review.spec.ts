@@ -4,17 +4,16 @@
 // the kill, and its OpenMetrics export loads into promtool. Then: a recording dropped on the window, a file that
 // is not one, and screenshots of the sessions page and review mode in light and dark.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect, type Browser, type Page } from '@playwright/test';
+import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { apiCall } from './support/api';
 import { startWebApp, type WebApp } from './support/web-app';
 import { writeSession, type WrittenSession } from '../test/review/helpers';
 
-const root = join(__dirname, '..');
-const shots = join(root, 'docs', 'screenshots');
 const PROMTOOL = '/usr/bin/promtool';
 const dataDir = mkdtempSync(join(tmpdir(), 'pdc-e2e-review-'));
 
@@ -46,7 +45,6 @@ let synthetic: WrittenSession;
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
   browser = await launchChromium();
 });
 
@@ -236,7 +234,7 @@ test('screenshots: sessions page and review mode, light and dark', async () => {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.waitForTimeout(300);
-    await page.screenshot({ path: join(shots, `review-sessions-${scheme}.png`), fullPage: true });
+    await page.screenshot({ path: shot(`review-sessions-${scheme}.png`), fullPage: true });
   }
   await page.getByTestId(`session-open-${synthetic.id}`).click();
   await expect(page.getByTestId('review-bar')).toBeVisible({ timeout: 60_000 });
@@ -251,12 +249,12 @@ test('screenshots: sessions page and review mode, light and dark', async () => {
     await page.getByTestId('nav-kv').click();
     await page.getByTestId('nav-overview').click();
     await page.waitForTimeout(1500);
-    await page.screenshot({ path: join(shots, `review-overview-${scheme}.png`), fullPage: true });
+    await page.screenshot({ path: shot(`review-overview-${scheme}.png`), fullPage: true });
   }
   await page.getByTestId('nav-metrics').click();
   await page.emulateMedia({ colorScheme: 'light' });
   await page.waitForTimeout(2500);
-  await page.screenshot({ path: join(shots, 'review-metrics-light.png') });
+  await page.screenshot({ path: shot('review-metrics-light.png') });
   // Playback moves the cursor.
   const before = Number(await page.getByTestId('review-cursor-time').getAttribute('data-ts'));
   await page.getByTestId('review-speed-60').click();
