@@ -3,7 +3,7 @@
 // running in its own process, reached through the app's real SSH client.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect, type Browser } from '@playwright/test';
@@ -43,10 +43,12 @@ test.beforeAll(async () => {
       }
     });
   });
-  // A home of its own: the accepted key lands in this known_hosts, not the developer's.
-  app = await startWebApp(['--no-open'], {
-    PD_CONSOLE_SSH_HOME: mkdtempSync(join(tmpdir(), 'pdc-e2e-home-')),
-  });
+  // A home of its own: the accepted key lands in this known_hosts, not the developer's. Its first line is
+  // damaged, as a hand edit leaves it: the operator must be told, not just have it skipped.
+  const home = mkdtempSync(join(tmpdir(), 'pdc-e2e-home-'));
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  writeFileSync(join(home, '.ssh', 'known_hosts'), 'gpu-old.example.com ssh-ed25519\n', { mode: 0o600 });
+  app = await startWebApp(['--no-open'], { PD_CONSOLE_SSH_HOME: home });
   browser = await launchChromium();
 });
 
@@ -83,6 +85,11 @@ test('add a host, confirm its key fingerprint, and see the discovered deployment
       timeout: 30_000,
     });
   await expect(page.getByTestId('connection-state')).toHaveAttribute('data-state', 'connected');
+  // The damaged known_hosts line was reported where the operator sees it, with file and line.
+  await expect(page.getByTestId('notice').filter({ hasText: 'SSH configuration' })).toContainText(
+    /known_hosts:1: .*line ignored/,
+  );
+  await page.screenshot({ path: shot('ssh-warning-notice.png') });
 });
 
 test('a host that refuses the connection gets a clear message on the start page', async () => {

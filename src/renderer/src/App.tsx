@@ -24,6 +24,7 @@ import { CommandPalette, type Command } from './components/CommandPalette';
 import { ShortcutHelp } from './components/ShortcutHelp';
 import { AroundDrawer } from './components/AroundDrawer';
 import { AlertToasts } from './components/AlertToasts';
+import { Notices } from './components/Notices';
 import { useShortcuts } from './shortcuts';
 import { RestartLayer, useRestartCommands } from './restart/RestartLayer';
 import { SshPromptLayer } from './hosts/SshPromptLayer';
@@ -86,6 +87,7 @@ export function App(): React.JSX.Element {
       )}
       <ShortcutHelp />
       <AlertToasts />
+      <Notices />
       <SshPromptLayer />
       <ReviewRoot />
     </>

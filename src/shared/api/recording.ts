@@ -40,6 +40,8 @@ export interface RecordingStatus {
   dir: string;
   settings: RecordingSettings;
   active: ActiveRecording[];
+  /** Recent problems of the recorder that are not about one live recording (closing a file, retention). */
+  problems: { at: number; message: string }[];
 }
 
 export type ExportFormat = 'csv' | 'openmetrics' | 'bundle';

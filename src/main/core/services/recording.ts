@@ -48,12 +48,14 @@ interface Live {
 }
 
 const DEFAULT_SETTINGS: RecordingSettings = { enabled: true, maxTotalBytes: 2 * 1024 ** 3 };
+const MAX_PROBLEMS = 20;
 
 export class RecordingService {
   readonly store: SessionStore;
   private settings: RecordingSettings;
   private readonly live = new Map<string, Live>();
   private readonly closing = new Set<Promise<void>>();
+  private readonly problems: { at: number; message: string }[] = [];
 
   constructor(
     private readonly core: Core,
@@ -154,6 +156,7 @@ export class RecordingService {
         samples: l.writer?.stats.samples ?? 0,
         error: l.error,
       })),
+      problems: [...this.problems],
     };
   }
 
@@ -259,13 +262,33 @@ export class RecordingService {
     for (const f of l.followers) f.stop();
     const w = l.writer;
     l.writer = null;
-    if (w) await w.close().catch(() => undefined);
+    if (w)
+      await w
+        .close()
+        .catch((err: Error) =>
+          this.problem(
+            `closing the recording ${l.path ?? ''} failed: ${err.message}; the file is readable up to its last flush`,
+          ),
+        );
+    this.publish();
+  }
+
+  /** Keeps a recorder problem for the UI (bounded) and pushes the status so it is shown at once. */
+  private problem(message: string): void {
+    this.problems.push({ at: this.core.now, message });
+    if (this.problems.length > MAX_PROBLEMS) this.problems.splice(0, this.problems.length - MAX_PROBLEMS);
     this.publish();
   }
 
   private async enforceRetention(): Promise<void> {
     const active = this.store.activeIds();
-    await this.store.enforceRetention(this.settings.maxTotalBytes, active[0]).catch(() => undefined);
+    await this.store
+      .enforceRetention(this.settings.maxTotalBytes, active[0])
+      .catch((err: Error) =>
+        this.problem(
+          `could not delete old recordings to stay under the retention limit: ${err.message} (folder ${this.opts.dir})`,
+        ),
+      );
   }
 
   private async export(
