@@ -1,7 +1,9 @@
-// `npm start` on a machine that has never downloaded Electron's binary and cannot reach the download: it must
-// try Electron's own installer, then end with one message (what failed, which settings help, `npm run web`), a
-// non-zero exit and no stack trace — not electron-vite's "Electron uninstall". The electron package is a copy in
-// a temp folder (PD_CONSOLE_ELECTRON_DIR) so the shared node_modules/electron is never written to.
+// `npm start` on a machine that has never downloaded Electron's binary. Offline it must try Electron's own
+// installer, then end with one message (what failed, which settings help, `npm run web`), a non-zero exit and no
+// stack trace — not electron-vite's "Electron uninstall". With a mirror that has the binary (a local server with
+// a stand-in, since the real one cannot be fetched here) it downloads once and electron-vite starts that binary.
+// The electron package is a copy in a temp folder (PD_CONSOLE_ELECTRON_DIR): the shared node_modules/electron is
+// never written to.
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
@@ -15,7 +17,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
+import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +52,45 @@ function electronCopy(name: string, engines?: string): string {
   return dir;
 }
 
+/** A zip with stored (uncompressed) entries and Unix modes: the shape of Electron's release zips, minus size. */
+function zipOf(files: Array<{ name: string; data: Buffer; mode: number }>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const f of files) {
+    const name = Buffer.from(f.name);
+    const crc = crc32(f.data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(f.data.length, 18);
+    local.writeUInt32LE(f.data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4); // made by Unix, so the external attributes carry the mode
+    central.writeUInt16LE(20, 6);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(f.data.length, 20);
+    central.writeUInt32LE(f.data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(((0o100000 | f.mode) << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, f.data);
+    centrals.push(central, name);
+    offset += local.length + name.length + f.data.length;
+  }
+  const dir = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(files.length, 8);
+  end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
+}
+
 /** A port nothing listens on: connections to it are refused at once. */
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -61,14 +105,13 @@ function run(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; out: string }> {
-  const clean = { ...process.env };
-  for (const k of [
-    'ELECTRON_OVERRIDE_DIST_PATH',
-    'ELECTRON_EXEC_PATH',
-    'ELECTRON_MIRROR',
-    'electron_config_cache',
-  ])
-    delete clean[k];
+  // Nothing from the machine's own Electron, proxy or npm settings may steer the download under test.
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) =>
+        !/^(electron_|npm_config_electron_|npm_config_(https?-)?proxy$|(https?|no|all)_proxy$)/i.test(k),
+    ),
+  );
   return new Promise((done, failed) => {
     const child = spawn(cmd, args, {
       cwd: root,
@@ -94,18 +137,22 @@ describe('npm start without the Electron binary', () => {
     const cache = join(tmp, 'empty-cache');
     mkdirSync(cache);
     const sharedPathTxt = existsSync(join(realElectron, 'path.txt'));
-    const port = await closedPort();
+    const proxy = await closedPort();
     const r = await run('npm', ['start'], {
       PD_CONSOLE_ELECTRON_DIR: electron,
-      HTTPS_PROXY: `http://127.0.0.1:${port}`,
+      HTTPS_PROXY: `http://127.0.0.1:${proxy}`,
+      HTTP_PROXY: `http://127.0.0.1:${proxy}`,
       ELECTRON_GET_USE_PROXY: '1',
-      ELECTRON_MIRROR: `http://127.0.0.1:${port}/`,
+      ELECTRON_MIRROR: `http://127.0.0.1:${await closedPort()}/`,
       electron_config_cache: cache,
     });
     expect(r.code).not.toBe(0);
     expect(r.out).toContain("fetching it once with Electron's installer");
     expect(r.out).toContain('the desktop app needs the Electron');
-    expect(r.out).toMatch(/What failed: .*ECONNREFUSED 127\.0\.0\.1:\d+/);
+    // The request went to the proxy, as ELECTRON_GET_USE_PROXY asks, and the message says it was refused there.
+    expect(r.out).toMatch(
+      new RegExp(`What failed: fetch failed: connect ECONNREFUSED 127\\.0\\.0\\.1:${proxy} \\(http`),
+    );
     for (const hint of [
       'HTTPS_PROXY=',
       'ELECTRON_GET_USE_PROXY=1',
@@ -163,4 +210,52 @@ describe('npm start without the Electron binary', () => {
     writeFileSync(join(system, 'electron'), '#!/bin/sh\n');
     expect((await which({ ELECTRON_OVERRIDE_DIST_PATH: system })).out.trim()).toBe(join(system, 'electron'));
   });
+
+  it('with a mirror that has it: fetches it once through the installer, then electron-vite starts that binary', async () => {
+    if (process.platform !== 'linux') return; // the stand-in binary below is a shell script
+    const electron = electronCopy('mirror');
+    const version = JSON.parse(readFileSync(join(electron, 'package.json'), 'utf8')).version as string;
+    const zipName = `electron-v${version}-linux-${process.arch}.zip`;
+    const ran = join(tmp, 'stand-in-ran.txt');
+    // A stand-in for the real binary (which cannot be downloaded here): it records how it was started.
+    const zip = zipOf([
+      { name: 'electron', data: Buffer.from(`#!/bin/sh\necho "$@" >> '${ran}'\nexit 0\n`), mode: 0o755 },
+      { name: 'version', data: Buffer.from(version), mode: 0o644 },
+    ]);
+    const requests: string[] = [];
+    const mirror = createHttpServer((req, res) => {
+      requests.push(req.url ?? '');
+      if (req.url === `/v${version}/${zipName}`) return res.end(zip);
+      if (req.url === `/v${version}/SHASUMS256.txt`)
+        return res.end(`${createHash('sha256').update(zip).digest('hex')} *${zipName}\n`);
+      res.statusCode = 404;
+      res.end();
+    });
+    await new Promise<void>((r) => mirror.listen(0, '127.0.0.1', r));
+    const port = (mirror.address() as { port: number }).port;
+    const cache = join(tmp, 'mirror-cache');
+    mkdirSync(cache);
+    try {
+      const env = {
+        PD_CONSOLE_ELECTRON_DIR: electron,
+        ELECTRON_MIRROR: `http://127.0.0.1:${port}/`,
+        // The stand-in is not in Electron's bundled checksums.json: check it against the mirror's list.
+        electron_use_remote_checksums: '1',
+        electron_config_cache: cache,
+      };
+      const first = await run('npm', ['start'], env);
+      expect(first.out).toContain("fetching it once with Electron's installer");
+      expect(first.code).toBe(0);
+      expect(readFileSync(join(electron, 'path.txt'), 'utf8')).toBe('electron');
+      expect(readFileSync(ran, 'utf8').trim()).toBe('.');
+      // Second start: the binary is there, so no download (the build is reused).
+      const second = await run('npm', ['start', '--', '--skipBuild'], env);
+      expect(second.code).toBe(0);
+      expect(second.out).not.toContain('fetching it once');
+      expect(readFileSync(ran, 'utf8').trim().split('\n')).toEqual(['.', '.']);
+      expect(requests.filter((u) => u.endsWith('.zip'))).toEqual([`/v${version}/${zipName}`]);
+    } finally {
+      mirror.close();
+    }
+  }, 120_000);
 });
