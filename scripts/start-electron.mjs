@@ -147,7 +147,12 @@ function main(argv) {
     process.exit(found.binary ? 0 : 1);
   }
 
-  const dir = electronDir();
+  let dir;
+  try {
+    dir = electronDir();
+  } catch {
+    fail(['', 'PD Console: node_modules/electron is missing: run `npm install` first.', '']);
+  }
   const need = requiredNode(dir);
   if (!versionAtLeast(process.versions.node, need)) {
     fail([
@@ -164,7 +169,7 @@ function main(argv) {
     const version = electronPackage(dir).version;
     process.stdout.write(
       `Electron ${version} has not been downloaded on this machine yet (${found.missing}); ` +
-        "fetching it once with Electron's installer…\n",
+        "fetching it once (about 100 MB) with Electron's installer…\n",
     );
     const reason = runElectronInstaller(dir, process.env);
     if (reason) fail(downloadFailedMessage(version, reason));

@@ -147,7 +147,7 @@ describe('npm start without the Electron binary', () => {
       electron_config_cache: cache,
     });
     expect(r.code).not.toBe(0);
-    expect(r.out).toContain("fetching it once with Electron's installer");
+    expect(r.out).toContain("fetching it once (about 100 MB) with Electron's installer");
     expect(r.out).toContain('the desktop app needs the Electron');
     // The request went to the proxy, as ELECTRON_GET_USE_PROXY asks, and the message says it was refused there.
     expect(r.out).toMatch(
@@ -244,7 +244,7 @@ describe('npm start without the Electron binary', () => {
         electron_config_cache: cache,
       };
       const first = await run('npm', ['start'], env);
-      expect(first.out).toContain("fetching it once with Electron's installer");
+      expect(first.out).toContain("fetching it once (about 100 MB) with Electron's installer");
       expect(first.code).toBe(0);
       expect(readFileSync(join(electron, 'path.txt'), 'utf8')).toBe('electron');
       expect(readFileSync(ran, 'utf8').trim()).toBe('.');
