@@ -45,6 +45,10 @@ export class LinkWatch {
     this.core.off('connection', this.onConnection);
   }
 
+  get connected(): boolean {
+    return this.status.state === 'connected';
+  }
+
   /** The link carries traffic (connected, or stale: up but slow to answer). */
   get up(): boolean {
     return this.status.state === 'connected' || this.status.state === 'stale';

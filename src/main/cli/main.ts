@@ -232,7 +232,7 @@ async function status(core: Core, summary: DeploymentSummary, json: boolean, io:
   }
 }
 
-/** `since`: when this service last had a figure, for a watch (a hung scrape is retried, so its wait restarts). */
+/** `since`: when this service's figure went missing, in a watch (a hung scrape is retried, so its wait restarts). */
 function kvText(s: ServiceObservation, link: LinkWatch, since?: number): string {
   if (!s.kv) {
     if (!link.up) return 'n/a (no link)';
@@ -266,7 +266,7 @@ async function kv(
         .filter((s) => s.role !== 'router')
         .map((s) => `${s.role}: ${kvText(s, link, watch ? missingSince.get(s.role) : undefined)}`)
         .join('   ');
-      const linkNote = link.up ? '' : `${link.text(core.now)}   `;
+      const linkNote = link.connected ? '' : `${link.text(core.now)}   `;
       io.stdout(`${new Date(core.now).toISOString()}  ${linkNote}${figures}\n`);
       // A failed link is not retried: watching on would repeat the same line forever.
       if (!watch || link.failed) return services.some((s) => s.role !== 'router' && s.kv) ? 0 : 1;
