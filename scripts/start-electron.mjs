@@ -95,10 +95,15 @@ const realFetch = globalThis.fetch;
 globalThis.fetch = (u, o) => { url = String(u); return realFetch(u, o); };
 const describe = (e, depth = 0) => {
   if (!e || depth > 4) return '';
-  const own = e.errors?.length ? describe(e.errors[0], depth + 1) : (e.code && !String(e.message).includes(e.code) ? e.code + ' ' : '') + (e.message || e.code || String(e));
+  if (e.errors?.length) return describe(e.errors[0], depth + 1); // AggregateError: one per address tried
+  const code = e.code && !String(e.message).includes(e.code) ? e.code + ' ' : '';
+  const own = code + (e.message || e.code || String(e));
   return e.cause ? own + ': ' + describe(e.cause, depth + 1) : own;
 };
-Error.prepareStackTrace = (e) => describe(e) + (url && !describe(e).includes(url) ? ' (' + url + ')' : '');
+Error.prepareStackTrace = (e) => {
+  const text = describe(e);
+  return url && !text.includes(url) ? text + ' (' + url + ')' : text;
+};
 require(process.argv[1]);
 `;
 
@@ -120,16 +125,16 @@ function fail(lines) {
   process.exit(1);
 }
 
-function downloadFailedMessage(version, reason) {
+function downloadFailedMessage(version, reason, again) {
   return [
     '',
     `PD Console: the desktop app needs the Electron ${version} binary, and it could not be downloaded.`,
     `  What failed: ${reason}`,
-    '  What helps, then run `npm start` again:',
-    '    behind a proxy      HTTPS_PROXY=http://proxy:port ELECTRON_GET_USE_PROXY=1 npm start',
-    '    from a mirror       ELECTRON_MIRROR=https://your-mirror/electron/ npm start',
-    '    a system Electron   ELECTRON_OVERRIDE_DIST_PATH=/folder/holding/the/electron/executable npm start',
-    `    a copied cache      electron_config_cache=/copy/of/a/machine's/.cache/electron npm start  (one that has downloaded Electron ${version})`,
+    `  What helps, then run \`${again}\` again:`,
+    `    behind a proxy      HTTPS_PROXY=http://proxy:port ELECTRON_GET_USE_PROXY=1 ${again}`,
+    `    from a mirror       ELECTRON_MIRROR=https://your-mirror/electron/ ${again}`,
+    `    a system Electron   ELECTRON_OVERRIDE_DIST_PATH=/folder/holding/the/electron/executable ${again}`,
+    `    a copied cache      electron_config_cache=/copy/of/a/machine's/.cache/electron ${again}  (one that has downloaded Electron ${version})`,
     '  Run the same app in your browser now, no Electron needed:  npm run web',
     '',
   ];
@@ -172,7 +177,7 @@ function main(argv) {
         "fetching it once (about 100 MB) with Electron's installer…\n",
     );
     const reason = runElectronInstaller(dir, process.env);
-    if (reason) fail(downloadFailedMessage(version, reason));
+    if (reason) fail(downloadFailedMessage(version, reason, mode === 'dev' ? 'npm run dev' : 'npm start'));
     found = locateElectron();
   }
   if (!found.binary) {
