@@ -1,37 +1,25 @@
 // The thin Electron suite: runs only where an Electron binary exists (developer machines). Electron ≥ 42
-// downloads its binary on first use, which the build machines cannot do, so here it reports a skip.
-import { existsSync, readFileSync } from 'node:fs';
+// downloads its binary on first use, which the build machines cannot do, so here it reports a skip. Whether a
+// binary exists is the start script's answer (`npm start` uses the same one), not a second copy of its rules.
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test, expect, _electron as electron } from '@playwright/test';
 
 const root = join(__dirname, '..');
 
-function electronBinary(): string | null {
-  if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const p = join(
-      process.env.ELECTRON_OVERRIDE_DIST_PATH,
-      process.platform === 'win32' ? 'electron.exe' : 'electron',
-    );
-    return existsSync(p) ? p : null;
-  }
-  const pathTxt = join(root, 'node_modules', 'electron', 'path.txt');
-  if (!existsSync(pathTxt)) return null;
-  const p = join(root, 'node_modules', 'electron', 'dist', readFileSync(pathTxt, 'utf8').trim());
-  return existsSync(p) ? p : null;
-}
-
-const binary = electronBinary();
+const which = spawnSync(process.execPath, [join(root, 'scripts', 'start-electron.mjs'), 'which'], {
+  encoding: 'utf8',
+});
+const binary = which.status === 0 ? which.stdout.trim() : null;
+const why = which.stdout.trim() || which.stderr.trim();
 if (!binary)
   console.warn(
-    '[electron.spec] SKIPPED: no Electron binary on this machine (node_modules/electron/dist is absent and ' +
-      'ELECTRON_OVERRIDE_DIST_PATH is unset). Run `npx install-electron` on a machine with internet to enable it.',
+    `[electron.spec] SKIPPED: ${why}. \`npm start\` downloads it on a machine with internet ` +
+      '(or set ELECTRON_OVERRIDE_DIST_PATH to a folder holding an Electron executable).',
   );
 
 test.describe('Electron shell', () => {
-  test.skip(
-    !binary,
-    'no Electron binary here: run `npx install-electron` (needs internet) to enable this suite',
-  );
+  test.skip(!binary, `${why}: run \`npm start\` once on a machine with internet to enable this suite`);
 
   test('opens a sandboxed window whose preload exposes only window.api, and the demo works', async () => {
     const app = await electron.launch({

@@ -7,12 +7,15 @@ import { parseCommand } from './parse-command';
 import { HOST_SPEC_HELP, parseHostSpec } from '@shared/host-spec';
 import { restartCommand } from './restart-command';
 import { openCommand } from './open-command';
+import { LinkWatch } from './link-status';
 
 const USAGE = `usage: pd-console <command> [options]
 
 commands:
-  status [--host H] [--json]     systemd state, health and KV usage of prefill, decode and router
-  kv [--host H] [--watch]        KV-cache usage of prefill and decode (every second with --watch)
+  status [--host H] [--json]     systemd state, health and KV usage of prefill, decode and router, and the
+                                 SSH link (since when it is up, or lost and which reconnect attempt is next)
+  kv [--host H] [--watch]        KV-cache usage of prefill and decode (every second with --watch); where a
+                                 figure is missing it says why: the link, or the endpoint and how long it waits
   discover [--host H] [--json]   find the SGLang units on the host; say what is missing and what to change
   metrics --service prefill|decode|router [--host H] [--json]
                                  every metric family the endpoint serves: type, series, last value
@@ -31,7 +34,14 @@ export interface CliIo {
   readStdin: () => Promise<string>;
 }
 
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+/** What tests inject: an app whose demo host they can fault, and a way to end `kv --watch` (Ctrl-C for people). */
+export interface CliDeps {
+  /** Used instead of a new app, and left open: its owner shuts it down. */
+  app?: App;
+  signal?: AbortSignal;
+}
+
+export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Promise<number> {
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     io.stdout(USAGE);
@@ -57,20 +67,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`pd-console metrics: --service must be one of ${ROLES.join(', ')}\n`);
       return 2;
     }
-    const app = createApp({ shell: 'cli', intervalMs: 1000 });
+    const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
     const core = app.core;
     try {
       const summary = await openTarget(core, String(flags.host ?? 'demo'));
       if (cmd === 'status') return await status(core, summary, !!flags.json, io);
       if (cmd === 'discover') return await discover(app, summary, !!flags.json, io);
       if (cmd === 'metrics') return await metrics(app, summary, flags.service as Role, !!flags.json, io);
-      return await kv(core, summary, !!flags.watch, io);
+      return await kv(core, summary, !!flags.watch, io, deps.signal);
     } catch (err) {
       const e = err as Error & { hint?: string };
       io.stderr(`pd-console ${cmd}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
       return 1;
     } finally {
-      await core.shutdown();
+      if (!deps.app) await core.shutdown();
     }
   }
   io.stderr(`pd-console: unknown command ${JSON.stringify(cmd)}\n${USAGE}`);
@@ -114,91 +124,155 @@ function nextObservation(
   core: Core,
   deploymentId: string,
   timeoutMs = 20_000,
-): Promise<ServiceObservation[]> {
+  signal?: AbortSignal,
+): Promise<ServiceObservation[] | null> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      core.off('observation', on);
-      reject(new Error(`no complete observation within ${timeoutMs / 1000} s`));
-    }, timeoutMs);
-    const on = (o: { deploymentId: string; services: ServiceObservation[] }): void => {
-      if (o.deploymentId !== deploymentId || !o.services.every((s) => s.systemd || s.systemdError)) return;
+    const done = (): void => {
       clearTimeout(timer);
       core.off('observation', on);
+      signal?.removeEventListener('abort', aborted);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`no complete observation within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    const aborted = (): void => {
+      done();
+      resolve(null);
+    };
+    const on = (o: { deploymentId: string; services: ServiceObservation[] }): void => {
+      if (o.deploymentId !== deploymentId || !o.services.every((s) => s.systemd || s.systemdError)) return;
+      done();
       resolve(o.services);
     };
+    if (signal?.aborted) return aborted();
+    signal?.addEventListener('abort', aborted);
     core.on('observation', on);
   });
 }
 
-async function status(core: Core, summary: DeploymentSummary, json: boolean, io: CliIo): Promise<number> {
-  const services = await nextObservation(core, summary.deployment.id);
-  const connection = (await core.listDeployments()).find(
-    (d) => d.deployment.id === summary.deployment.id,
-  )?.connection;
-  if (json) {
-    io.stdout(
-      JSON.stringify(
-        {
-          host: summary.host.label,
-          connection: connection?.state ?? 'idle',
-          services: services.map((s) => ({
-            role: s.role,
-            unit: s.unit,
-            activeState: s.systemd?.activeState ?? null,
-            subState: s.systemd?.subState ?? null,
-            health: s.health ? (s.health.ok ? 'ok' : s.health.detail) : null,
-            ...(s.kv
-              ? {
-                  kv: {
-                    usedTokens: s.kv.usedTokens,
-                    capacityTokens: s.kv.capacityTokens,
-                    ratio: s.kv.ratio,
-                    source: s.kv.source,
-                  },
-                }
-              : {}),
-          })),
-        },
-        null,
-        2,
-      ) + '\n',
-    );
-  } else {
-    io.stdout(`${summary.host.label} — ${connection?.state ?? 'idle'}\n`);
-    for (const s of services) {
-      const state = s.systemd
-        ? `${s.systemd.activeState}/${s.systemd.subState}`
-        : `unknown (${s.systemdError})`;
-      const health = s.health
-        ? s.health.ok
-          ? 'healthy'
-          : `unhealthy: ${s.health.detail}`
-        : 'health not checked';
-      io.stdout(
-        `${s.role.padEnd(8)} ${s.unit.padEnd(28)} ${state.padEnd(20)} ${health}${s.kv ? `  KV ${kvText(s)}` : ''}\n`,
-      );
-      if (s.metrics && !s.metrics.ok)
-        io.stdout(`         metrics: ${s.metrics.error}${s.metrics.hint ? ` — ${s.metrics.hint}` : ''}\n`);
-    }
-  }
-  return services.every((s) => s.systemd?.activeState === 'active') ? 0 : 3;
+/**
+ * Why a service has no figure, in the observation's own words: the scrape failed or hangs (the monitor says
+ * which endpoint and how long it has waited), no KV gauge, or systemd unreadable. The role prefix is dropped
+ * because the CLI prints the role in front.
+ */
+function serviceProblem(s: ServiceObservation): string | null {
+  const withoutRole = (m: string): string => m.replace(new RegExp(`^${s.role}(?: \\([^)]*\\))?: `), '');
+  if (s.metrics && !s.metrics.ok)
+    return withoutRole(s.metrics.error) + (s.metrics.hint ? ` — ${s.metrics.hint}` : '');
+  if (s.role !== 'router' && !s.kv && s.kvMissing) return s.kvMissing.reason;
+  if (s.systemdError) return withoutRole(s.systemdError);
+  return null;
 }
 
-function kvText(s: ServiceObservation): string {
-  if (!s.kv) return s.kvMissing ? `n/a (${s.kvMissing.reason})` : 'n/a';
+async function status(core: Core, summary: DeploymentSummary, json: boolean, io: CliIo): Promise<number> {
+  const link = new LinkWatch(core, summary.deployment.id);
+  try {
+    const services = await nextObservation(core, summary.deployment.id);
+    if (!services) return 1;
+    if (json) {
+      const report = link.report();
+      io.stdout(
+        JSON.stringify(
+          {
+            host: summary.host.label,
+            connection: report.state,
+            link: report,
+            services: services.map((s) => ({
+              role: s.role,
+              unit: s.unit,
+              activeState: s.systemd?.activeState ?? null,
+              subState: s.systemd?.subState ?? null,
+              health: s.health ? (s.health.ok ? 'ok' : s.health.detail) : null,
+              error: serviceProblem(s),
+              ...(s.kv
+                ? {
+                    kv: {
+                      usedTokens: s.kv.usedTokens,
+                      capacityTokens: s.kv.capacityTokens,
+                      ratio: s.kv.ratio,
+                      source: s.kv.source,
+                    },
+                  }
+                : {}),
+            })),
+          },
+          null,
+          2,
+        ) + '\n',
+      );
+    } else {
+      io.stdout(`${summary.host.label} — ${link.text(core.now)}\n`);
+      for (const s of services) {
+        const state = s.systemd
+          ? `${s.systemd.activeState}/${s.systemd.subState}`
+          : `unknown (${link.up ? s.systemdError : 'no link'})`;
+        // A health result from before the link went is not news about now.
+        const health = !link.up
+          ? 'health unknown'
+          : s.health
+            ? s.health.ok
+              ? 'healthy'
+              : `unhealthy: ${s.health.detail}`
+            : 'health not checked';
+        io.stdout(
+          `${s.role.padEnd(8)} ${s.unit.padEnd(28)} ${state.padEnd(20)} ${health}${s.kv ? `  KV ${kvText(s, link)}` : ''}\n`,
+        );
+        // With the link down every probe fails for that one reason, which the first line already gives.
+        if (!link.up) continue;
+        if (s.metrics && !s.metrics.ok)
+          io.stdout(`         metrics: ${s.metrics.error}${s.metrics.hint ? ` — ${s.metrics.hint}` : ''}\n`);
+        else if (s.role !== 'router' && !s.kv && s.kvMissing)
+          io.stdout(`         KV: ${s.kvMissing.reason}\n`);
+      }
+    }
+    return services.every((s) => s.systemd?.activeState === 'active') ? 0 : 3;
+  } finally {
+    link.dispose();
+  }
+}
+
+/** `since`: when this service's figure went missing, in a watch (a hung scrape is retried, so its wait restarts). */
+function kvText(s: ServiceObservation, link: LinkWatch, since?: number): string {
+  if (!s.kv) {
+    if (!link.up) return 'n/a (no link)';
+    const when = since === undefined ? '' : ` since ${new Date(since).toISOString().slice(11, 19)} UTC`;
+    return `n/a${when} (${serviceProblem(s) ?? 'no KV figure'})`;
+  }
   const pct = (s.kv.ratio * 100).toFixed(1);
   return `${pct} % (${s.kv.usedTokens.toLocaleString('en-US')} / ${s.kv.capacityTokens.toLocaleString('en-US')} tokens, from ${s.kv.source})`;
 }
 
-async function kv(core: Core, summary: DeploymentSummary, watch: boolean, io: CliIo): Promise<number> {
-  for (;;) {
-    const services = await nextObservation(core, summary.deployment.id);
-    const line = services
-      .filter((s) => s.role !== 'router')
-      .map((s) => `${s.role}: ${kvText(s)}`)
-      .join('   ');
-    io.stdout(`${new Date().toISOString()}  ${line}\n`);
-    if (!watch) return services.some((s) => s.role !== 'router' && s.kv) ? 0 : 1;
+/** One line per observation; a lost link is named with when it went and which reconnect attempt is next. */
+async function kv(
+  core: Core,
+  summary: DeploymentSummary,
+  watch: boolean,
+  io: CliIo,
+  signal?: AbortSignal,
+): Promise<number> {
+  const link = new LinkWatch(core, summary.deployment.id);
+  try {
+    const missingSince = new Map<Role, number>();
+    for (;;) {
+      const services = await nextObservation(core, summary.deployment.id, 20_000, signal);
+      if (!services) return 0;
+      const now = core.now;
+      for (const s of services) {
+        if (s.kv) missingSince.delete(s.role);
+        else if (!missingSince.has(s.role)) missingSince.set(s.role, now);
+      }
+      const figures = services
+        .filter((s) => s.role !== 'router')
+        .map((s) => `${s.role}: ${kvText(s, link, watch ? missingSince.get(s.role) : undefined)}`)
+        .join('   ');
+      const linkNote = link.connected ? '' : `${link.text(core.now)}   `;
+      io.stdout(`${new Date(core.now).toISOString()}  ${linkNote}${figures}\n`);
+      // A failed link is not retried: watching on would repeat the same line forever.
+      if (!watch || link.failed) return services.some((s) => s.role !== 'router' && s.kv) ? 0 : 1;
+    }
+  } finally {
+    link.dispose();
   }
 }
 
@@ -228,7 +302,7 @@ async function metrics(
   io: CliIo,
 ): Promise<number> {
   // The first scrape arrives with the first observation.
-  await nextObservation(app.core, summary.deployment.id);
+  if (!(await nextObservation(app.core, summary.deployment.id))) return 1;
   const inv = await app.handlers.getMetricsInventory({ deploymentId: summary.deployment.id, role });
   if (json) io.stdout(JSON.stringify(inv, null, 2) + '\n');
   else if (inv.unavailable) io.stdout(`${role}: no metrics: ${inv.unavailable}\n`);
