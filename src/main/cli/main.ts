@@ -28,7 +28,8 @@ commands:
 export interface CliIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
-  readStdin: () => Promise<string>;
+  /** Bytes, so that `parse` can tell invalid UTF-8 from U+FFFD. */
+  readStdin: () => Promise<string | Uint8Array>;
 }
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -242,10 +243,10 @@ async function metrics(
   return inv.unavailable ? 1 : 0;
 }
 
-async function readAll(): Promise<string> {
+async function readAll(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Entry for the `pd-console` bin and `npm run cli`. */
