@@ -123,20 +123,20 @@ function hex(b: number): string {
 /** What is wrong with the ill-formed sequence at byte `i`, for error messages. */
 export function describeInvalidUtf8(bytes: Uint8Array, i: number): string {
   const lead = bytes[i];
-  const length = invalidSubpartLength(bytes, i);
-  const shown = Array.from(bytes.subarray(i, i + Math.max(length, 2)), hex).join(' ');
+  const hexes = (n: number): string => Array.from(bytes.subarray(i, i + n), hex).join(' ');
+  // the lead and, when it is a continuation byte, the next one: what an overlong or surrogate form shows
+  const pair =
+    i + 1 < bytes.length && isContinuation(bytes[i + 1]) ? `bytes ${hexes(2)} are` : `byte ${hex(lead)} is`;
   if (lead >= 0x80 && lead <= 0xbf) return `byte ${hex(lead)} is a continuation byte without a lead byte`;
-  if (lead === 0xc0 || lead === 0xc1) return `bytes ${shown} are an overlong encoding`;
+  if (lead === 0xc0 || lead === 0xc1)
+    return `${pair} an overlong encoding (0xc0 and 0xc1 never occur in UTF-8)`;
   if (lead >= 0xf5) return `byte ${hex(lead)} never occurs in UTF-8`;
-  const range = secondByteRange(lead);
+  const range = secondByteRange(lead) as [number, number];
   const second = bytes[i + 1];
-  if (range !== undefined && i + 1 < bytes.length && isContinuation(second)) {
-    if (second < range[0] || second > range[1]) {
-      if (lead === 0xed) return `bytes ${shown} encode a UTF-16 surrogate`;
-      if (lead === 0xf4) return `bytes ${shown} encode a code point above U+10FFFF`;
-      return `bytes ${shown} are an overlong encoding`;
-    }
+  if (i + 1 < bytes.length && isContinuation(second) && (second < range[0] || second > range[1])) {
+    if (lead === 0xed) return `${pair} the start of an encoded UTF-16 surrogate`;
+    if (lead === 0xf4) return `${pair} the start of a code point above U+10FFFF`;
+    return `${pair} the start of an overlong encoding`;
   }
-  const expected = sequenceLength(lead);
-  return `the ${expected}-byte sequence starting ${Array.from(bytes.subarray(i, i + length), hex).join(' ')} is cut short`;
+  return `the ${sequenceLength(lead)}-byte sequence starting ${hexes(invalidSubpartLength(bytes, i))} is cut short`;
 }
