@@ -1,6 +1,12 @@
 // Exposition parser benchmark: our parser against parse-prometheus-text-format, side by side in one run, on
 // Prometheus' alltypes corpus and on a generated SGLang-style scrape. Prints µs per sample, the ratio and the
-// CPU share of scraping 3 endpoints × 300 samples at 1 Hz. Run alone with `npx tsx bench/parser.ts`.
+// CPU share of scraping 3 endpoints × 300 samples at 1 Hz; then the parser's peak memory against its input
+// size on typical and adversarial inputs, each in a child process of its own (peak RSS is per process).
+// Run alone with `npx tsx bench/parser.ts` (`--memory`: only the memory part).
+
+import { spawnSync } from 'node:child_process';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -377,11 +383,147 @@ export async function runParserBench(): Promise<void> {
   }
   console.log('goals: ≥ 5× faster than parse-prometheus-text-format, ≤ 2 µs/sample');
   if (sink === 0) console.log('');
+  runMemoryBench();
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  runParserBench().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
+// ---------------------------------------------------------------------------------------------------------
+// Peak memory
+
+const MiB = 1024 * 1024;
+
+/**
+ * `prefix`, then `unit` repeated to `total` characters, then `suffix`, as one flat string: a single join, so
+ * that building the input leaves no cons-string tree or flattened copy behind to blur the measurement.
+ */
+function repeated(prefix: string, unit: string, total: number, suffix: string): string {
+  const chunk = unit.repeat(Math.floor((64 * 1024) / unit.length));
+  const parts = Array<string>(Math.floor(total / chunk.length)).fill(chunk);
+  return [prefix, ...parts, suffix].join('');
+}
+
+/** Memory cases: name → [format, input builder]. Typical scrapes first, then inputs built to hurt. */
+const MEMORY_CASES: Record<string, () => { format: ExpositionFormat; text: string }> = {
+  'alltypes.237mfs.prom.txt': () => ({ format: 'prometheus', text: readFileSync(ALLTYPES, 'utf8') }),
+  '100 SGLang scrapes as one (30,100 samples)': () => {
+    const one = sglangScrape('prometheus');
+    const text = Array.from({ length: 100 }, (_, k) => one.replaceAll('sglang:', `sglang${k}:`)).join('');
+    return { format: 'prometheus', text };
+  },
+  '20 MB of \\\\ in one label value': () => ({
+    format: 'prometheus',
+    text: repeated('m{path="', '\\\\', 20 * MiB, '"} 1\n'),
+  }),
+  'same, OpenMetrics': () => ({
+    format: 'openmetrics',
+    text: repeated('m{path="', '\\\\', 20 * MiB, '"} 1\n# EOF\n'),
+  }),
+  '20 MB HELP text': () => ({
+    format: 'prometheus',
+    text: repeated('# HELP m ', 'help text ', 20 * MiB, '\nm 1\n'),
+  }),
+  '20 MB HELP text of \\\\': () => ({
+    format: 'prometheus',
+    text: repeated('# HELP m ', '\\\\', 20 * MiB, '\nm 1\n'),
+  }),
+  '1M tiny series': () => {
+    // joined a thousand lines at a time: a million template strings at once would peak far above the parse
+    const blocks: string[] = [];
+    for (let block = 0; block < 1000; block++) {
+      const lines: string[] = [];
+      for (let i = block * 1000; i < (block + 1) * 1000; i++) lines.push(`s{i="${i}"} ${i}\n`);
+      blocks.push(lines.join(''));
+    }
+    return { format: 'prometheus', text: blocks.join('') };
+  },
+};
+
+interface MemoryFigure {
+  inputBytes: number;
+  samples: number;
+  /** Growth of the process' peak RSS over its RSS just before the parse; null when the parse set no new peak. */
+  peakRss: number | null;
+  /** Heap + external memory allocated by the parse and not collected yet when it returns. */
+  heldAtEnd: number;
+  /** Heap + external memory still used after a full GC, with the result alive. */
+  retained: number;
+}
+
+/** Runs in a child started with --expose-gc: parses one case and prints its MemoryFigure as JSON. */
+function measureMemoryCase(name: string): void {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const { format, text } = MEMORY_CASES[name]();
+  const inputBytes = Buffer.byteLength(text, 'utf8');
+  // compile the parser first: its code and feedback live on the heap too and would be counted on small inputs
+  parseExposition(sglangScrape('prometheus'), 'prometheus');
+  parseExposition(sglangScrape('openmetrics'), 'openmetrics');
+  clearSeriesCaches();
+  gc();
+  gc();
+  const before = process.memoryUsage();
+  const peakBefore = process.resourceUsage().maxRSS;
+  const result = parseExposition(text, format);
+  const end = process.memoryUsage();
+  const peakAfter = process.resourceUsage().maxRSS;
+  // when building the input peaked higher than the parse, the parse's own peak is not visible: report that
+  const peakRss = peakAfter > peakBefore ? peakAfter * 1024 - before.rss : null;
+  gc();
+  gc();
+  const after = process.memoryUsage();
+  const used = (m: NodeJS.MemoryUsage): number => m.heapUsed + m.external;
+  const figure: MemoryFigure = {
+    inputBytes,
+    samples: result.sampleCount,
+    peakRss,
+    heldAtEnd: used(end) - used(before),
+    retained: used(after) - used(before),
+  };
+  process.stdout.write(JSON.stringify(figure));
+}
+
+function runMemoryBench(): void {
+  console.log(
+    '\nPeak memory of one parse (string input, a fresh process per case, parser warmed up, series cache cold)',
+  );
+  console.log(
+    'peak RSS: growth of the process peak during the parse; held: heap+external at its end, before GC; ' +
+      'retained: after GC with the result alive. × = ÷ input bytes\n',
+  );
+  const self = fileURLToPath(import.meta.url);
+  for (const name of Object.keys(MEMORY_CASES)) {
+    if (name.startsWith('alltypes') && !existsSync(ALLTYPES)) continue;
+    const run = spawnSync(process.execPath, [...process.execArgv, self, '--memory-case', name], {
+      encoding: 'utf8',
+      maxBuffer: 1024 * 1024,
+    });
+    if (run.status !== 0) {
+      console.log(`  ${name}: failed (${run.stderr.trim().split('\n').slice(-1)[0]})`);
+      continue;
+    }
+    const f = JSON.parse(run.stdout) as MemoryFigure;
+    const peak = f.peakRss;
+    const mb = (n: number): string => `${fmt(n / MiB, 1)} MiB`;
+    const x = (n: number): string => `${fmt(n / f.inputBytes, 2)}×`;
+    console.log(
+      `  ${name.padEnd(44)} input ${mb(f.inputBytes).padStart(10)}  peak RSS ${peak === null ? 'no new peak'.padStart(18) : `+${mb(peak).padStart(9)} ${x(peak).padStart(7)}`}` +
+        `  held ${mb(f.heldAtEnd).padStart(9)} ${x(f.heldAtEnd).padStart(7)}  retained ${mb(f.retained).padStart(9)} ${x(f.retained).padStart(7)}` +
+        `  (${f.samples} samples)`,
+    );
+  }
+}
+
+const memoryCase = process.argv.indexOf('--memory-case');
+if (memoryCase !== -1) {
+  measureMemoryCase(process.argv[memoryCase + 1]);
+} else if (
+  process.argv[1] !== undefined &&
+  import.meta.url === pathToFileURL(resolve(process.argv[1])).href
+) {
+  // `--memory` runs only the peak-memory part
+  (process.argv.includes('--memory') ? Promise.resolve(runMemoryBench()) : runParserBench()).catch(
+    (err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
 }

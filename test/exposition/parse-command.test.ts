@@ -1,7 +1,13 @@
 // `pd-console parse`: exit codes, JSON output and error reports an operator can act on.
 
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCommand, PARSE_USAGE } from '../../src/main/cli/parse-command';
+
+const REPO_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 
 const SGLANG = [
   '# HELP sglang:token_usage The token usage.',
@@ -82,6 +88,27 @@ describe('parseCommand', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(message);
     expect(r.stderr.endsWith(`${PARSE_USAGE}\n`)).toBe(true);
+  });
+
+  it('reads stdin as bytes: invalid UTF-8 in a label value is reported, not read as U+FFFD', () => {
+    // Before, stdin was decoded to a string first and these two series became one, exit 0.
+    const input = Buffer.concat([
+      Buffer.from('m{a="'),
+      Buffer.from([0xff]),
+      Buffer.from('"} 1\nm{a="'),
+      Buffer.from([0xfe]),
+      Buffer.from('"} 2\n'),
+    ]);
+    const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+    const run = spawnSync(
+      process.execPath,
+      [tsx, '--tsconfig', 'tsconfig.node.json', 'src/main/cli/main.ts', 'parse', '--format', 'prometheus'],
+      { cwd: REPO_ROOT, input, encoding: 'utf8' },
+    );
+    expect(run.status).toBe(1);
+    const [, where, excerpt, caret] = run.stderr.split('\n');
+    expect(where).toMatch(/^line 1, column 6: invalid UTF-8: byte 0xff never occurs in UTF-8/);
+    expect(excerpt[caret.indexOf('^')]).toBe('\ufffd');
   });
 
   it('prints help on --help and tolerates a leading "parse"', () => {

@@ -252,7 +252,7 @@ describe('dialect leniency (expfmt grammar)', () => {
         '  #    TYPE    name2 gauge',
         'name2{labelname="val2"\t,basename   =   "basevalue2"\t\t} +Inf 54321',
         'name2{ labelname = "val1" , }-Inf',
-        '   name2 {x="y"}  7   ',
+        '   name2 {x="y"}  7',
         '',
       ].join('\n'),
     );
@@ -343,6 +343,26 @@ describe('dialect strictness', () => {
     expect(errorOf('a1.5\n')).toMatchObject({ line: 1, column: 3 });
     expect(errorOf('met-ric 1\n').reason).toMatch(/invalid character "-" in metric name "met…"/);
     expect(errorOf('{label="bla"} 1\n').reason).toMatch(/metric name before '\{'/);
+  });
+
+  it('rejects a blank after the value or the timestamp at the end of the line, as promtool does', () => {
+    // these parsed before: the trailing blanks were skipped
+    expect(errorOf('a 1 \n')).toEqual({
+      line: 1,
+      column: 4,
+      reason:
+        'a space after the value ends the line; the text format allows no trailing blanks (Prometheus rejects the line)',
+    });
+    expect(errorOf('ok 1\na{b="c"} 1\t\n')).toMatchObject({ line: 2, column: 11 });
+    expect(errorOf('a 1 1700000000000 \n')).toMatchObject({
+      column: 18,
+      reason: expect.stringMatching(/^a space after the timestamp ends the line/),
+    });
+    expect(errorOf('a 1 1700000000000\t\t\n')).toMatchObject({ column: 18 });
+    // blanks between the fields and blank-only lines stay allowed
+    expect(parse('a  1 \t 1700000000000\n  \n').families[0].samples).toEqual([
+      { name: 'a', labels: {}, value: 1, timestampMs: 1700000000000 },
+    ]);
   });
 
   it('rejects exemplars, extra fields and CRLF line endings with a message that says so', () => {

@@ -200,6 +200,45 @@ describe('robustness', () => {
     );
   });
 
+  it('bytes with stray non-UTF-8 bytes are parsed like their text, or rejected with a positioned error', () => {
+    const strayByte = fc.constantFrom(0x80, 0xbf, 0xc0, 0xc3, 0xe2, 0xed, 0xf0, 0xf4, 0xf5, 0xff);
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...seeds),
+        fc.array(fc.tuple(fc.nat(), strayByte), { minLength: 0, maxLength: 3 }),
+        (seed, inserts) => {
+          let bytes = Buffer.from(seed, 'utf8');
+          for (const [at, b] of inserts) {
+            const k = at % (bytes.length + 1);
+            bytes = Buffer.concat([bytes.subarray(0, k), Buffer.from([b]), bytes.subarray(k)]);
+          }
+          const lineCount = bytes.toString('latin1').split('\n').length;
+          const valid = Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
+          for (const format of FORMATS) {
+            let fromBytes: unknown;
+            try {
+              fromBytes = parseExposition(bytes, format);
+            } catch (err) {
+              if (!(err instanceof ExpositionParseError)) throw err;
+              expect(err.line >= 1 && err.line <= lineCount + 1 && err.column >= 1).toBe(true);
+              fromBytes = err.reason;
+            }
+            if (valid) {
+              let fromText: unknown;
+              try {
+                fromText = parseExposition(bytes.toString('utf8'), format);
+              } catch (err) {
+                fromText = (err as ExpositionParseError).reason;
+              }
+              expect(fromBytes).toEqual(fromText);
+            }
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it('stays linear on large adversarial input (no quadratic rescans)', () => {
     // Each case is ~1-2 MB; a quadratic pass over it would take minutes, a linear one milliseconds.
     const cases = [

@@ -115,6 +115,16 @@ describe('series cache', () => {
     expect(parseExposition(text, 'prometheus')).toEqual(parseExposition(text, 'prometheus'));
   });
 
+  it('remembers at most two generations of first sightings, so a million one-off series cost no memory here', () => {
+    const cache = new SeriesCache(4);
+    cache.beginParse(100);
+    for (let i = 0; i < 100; i++) cache.admit(`m{i="${i}"}`);
+    // the first 8 were remembered and are admitted when seen again; later ones were not kept
+    expect(cache.admit('m{i="7"}')).toBe(true);
+    expect(cache.admit('m{i="8"}')).toBe(false);
+    expect(cache.admit('m{i="99"}')).toBe(false);
+  });
+
   it('keeps at most two generations of entries and keeps series that are still used', () => {
     const cache = new SeriesCache(3);
     const entry = (key: string): CachedSeries => ({

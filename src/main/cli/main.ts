@@ -31,7 +31,8 @@ commands:
 export interface CliIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
-  readStdin: () => Promise<string>;
+  /** Bytes, so that `parse` can tell invalid UTF-8 from U+FFFD. */
+  readStdin: () => Promise<string | Uint8Array>;
 }
 
 /** What tests inject: an app whose demo host they can fault, and a way to end `kv --watch` (Ctrl-C for people). */
@@ -316,10 +317,10 @@ async function metrics(
   return inv.unavailable ? 1 : 0;
 }
 
-async function readAll(): Promise<string> {
+async function readAll(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Entry for the `pd-console` bin and `npm run cli`. */

@@ -23,11 +23,11 @@ const FORMAT_TITLE: Record<ExpositionFormat, string> = {
 const EXCERPT_CHARS = 120;
 
 /**
- * Runs the command on already-read stdin. `argv` holds the arguments after `parse` (a leading "parse" is
+ * Runs the command on already-read stdin, preferably its bytes (a string cannot show invalid UTF-8). `argv` holds the arguments after `parse` (a leading "parse" is
  * tolerated). Exit 0: it parses (with --json the families are printed; NaN/±Inf as "NaN", "+Inf", "-Inf").
  * Exit 1: it does not; stderr says where and why. Exit 2: bad arguments.
  */
-export function parseCommand(argv: string[], stdin: string): CommandResult {
+export function parseCommand(argv: string[], stdin: string | Uint8Array): CommandResult {
   const args = argv[0] === 'parse' ? argv.slice(1) : argv;
   let format: ExpositionFormat | undefined;
   let json = false;
@@ -77,7 +77,9 @@ export function parseCommand(argv: string[], stdin: string): CommandResult {
   } catch (err) {
     // Anything but a parse error is a bug in the parser and must surface as one, not as "invalid input".
     if (!(err instanceof ExpositionParseError)) throw err;
-    return { exitCode: 1, stdout: '', stderr: describeError(err, stdin) };
+    // decoded as the parser decodes it, so the caret lands under the same character
+    const text = typeof stdin === 'string' ? stdin : Buffer.from(stdin).toString('utf8');
+    return { exitCode: 1, stdout: '', stderr: describeError(err, text) };
   }
 }
 

@@ -70,8 +70,9 @@ export async function scrapeMetrics(
   try {
     // Monitoring should not drop a whole scrape over OpenMetrics' value rules (e.g. a negative _sum, which
     // Prometheus' own scraper accepts too); structure is still checked exactly.
-    const exposition = parseExposition(res.body, format, { openMetricsValueRules: 'skip' });
-    return { ok: true, exposition, durationMs: res.durationMs, bytes: res.body.length };
+    // The bytes, not the decoded body: only they show invalid UTF-8, which would otherwise merge series.
+    const exposition = parseExposition(res.bytes, format, { openMetricsValueRules: 'skip' });
+    return { ok: true, exposition, durationMs: res.durationMs, bytes: res.bytes.length };
   } catch (err) {
     if (err instanceof ExpositionParseError)
       return {

@@ -54,6 +54,8 @@ export interface HttpResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The body as received; `body` is its lossy UTF-8 decoding (invalid bytes become U+FFFD). */
+  bytes: Buffer;
   /** URL after redirects. */
   url: string;
   durationMs: number;
@@ -117,6 +119,8 @@ export interface BoundedResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The body as received; `body` is its lossy UTF-8 decoding (invalid bytes become U+FFFD). */
+  bytes: Buffer;
 }
 
 export interface BoundedRequestSpec {
@@ -176,13 +180,15 @@ export function boundedRequest(
           }
           chunks.push(c);
         });
-        res.on('end', () =>
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
           finish(null, {
             status: res.statusCode ?? 0,
             headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
+            body: bytes.toString('utf8'),
+            bytes,
+          });
+        });
         res.on('error', (e) => finish(new HttpError(wording.failed(e, 'response'), 'network')));
       },
     );

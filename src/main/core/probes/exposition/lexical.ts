@@ -2,6 +2,8 @@
 // grammar, timestamps and escapes. Everything works on index ranges of the input so the hot path does not
 // allocate substrings it does not keep.
 
+import { Buffer } from 'node:buffer';
+
 export const CH_TAB = 9;
 export const CH_NEWLINE = 10;
 export const CH_CR = 13;
@@ -222,21 +224,7 @@ export function parseSecondsTimestampMs(text: string, start: number, end: number
  * Prometheus' textparse and the OpenMetrics reference parser do (the suite's `escaping` case keeps "\z").
  */
 export function unescapeLabelValue(text: string, start: number, end: number): string {
-  let out = '';
-  let chunkStart = start;
-  for (let i = start; i < end; i++) {
-    if (text.charCodeAt(i) !== CH_BACKSLASH || i + 1 >= end) continue;
-    const next = text.charCodeAt(i + 1);
-    const decoded = next === CH_BACKSLASH ? '\\' : next === CH_QUOTE ? '"' : next === 0x6e ? '\n' : undefined;
-    if (decoded === undefined) {
-      i++; // keep the unknown sequence, but do not let its second character start an escape
-      continue;
-    }
-    out += text.slice(chunkStart, i) + decoded;
-    i++;
-    chunkStart = i + 1;
-  }
-  return out + text.slice(chunkStart, end);
+  return unescapeRange(text, start, end, true);
 }
 
 /**
@@ -247,28 +235,75 @@ export function unescapeHelp(text: string, start: number, end: number, decodeQuo
   let first = start;
   while (first < end && text.charCodeAt(first) !== CH_BACKSLASH) first++;
   if (first === end) return text.slice(start, end);
-  let out = '';
-  let chunkStart = start;
-  for (let i = first; i < end; i++) {
-    if (text.charCodeAt(i) !== CH_BACKSLASH || i + 1 >= end) continue;
-    const next = text.charCodeAt(i + 1);
-    const decoded =
-      next === CH_BACKSLASH
-        ? '\\'
-        : next === 0x6e
-          ? '\n'
-          : decodeQuote && next === CH_QUOTE
-            ? '"'
-            : undefined;
-    if (decoded === undefined) {
-      i++;
-      continue;
+  return unescapeRange(text, start, end, decodeQuote);
+}
+
+// Decoded text is written as char codes into a buffer and read back as one flat string. Appending pieces to a
+// string (`out += …`) makes one cons-string node of ~32 bytes per escape that lives as long as the result:
+// 20 MB of "\\\\" in one label held ~17× its size. The buffer is one byte per character while every
+// character fits (the latin1 decode then gives V8's one-byte string), two bytes once one does not.
+const SCRATCH_BYTES = 16 * 1024;
+const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+
+function unescapeRange(text: string, start: number, end: number, decodeQuote: boolean): string {
+  // the output is never longer than the input range
+  const capacity = end - start;
+  const narrow = capacity <= SCRATCH_BYTES ? scratch : Buffer.allocUnsafe(capacity);
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    let c = text.charCodeAt(i);
+    if (c === CH_BACKSLASH && i + 1 < end) {
+      const next = text.charCodeAt(i + 1);
+      if (next === CH_BACKSLASH || (next === CH_QUOTE && decodeQuote)) {
+        c = next;
+        i++;
+      } else if (next === 0x6e) {
+        c = CH_NEWLINE;
+        i++;
+      } else {
+        // an unknown sequence is kept, and its second character must not start an escape
+        if (next > 0xff) return unescapeWide(text, i, end, decodeQuote, narrow, n);
+        narrow[n++] = c;
+        c = next;
+        i++;
+      }
     }
-    out += text.slice(chunkStart, i) + decoded;
-    i++;
-    chunkStart = i + 1;
+    if (c > 0xff) return unescapeWide(text, i, end, decodeQuote, narrow, n);
+    narrow[n++] = c;
   }
-  return out + text.slice(chunkStart, end);
+  return narrow.toString('latin1', 0, n);
+}
+
+/** unescapeRange from `i` on, for text with characters above U+00FF; `done` has the first `n` characters. */
+function unescapeWide(
+  text: string,
+  i: number,
+  end: number,
+  decodeQuote: boolean,
+  done: Buffer,
+  n: number,
+): string {
+  const wide = new Uint16Array(n + (end - i));
+  for (let k = 0; k < n; k++) wide[k] = done[k];
+  for (; i < end; i++) {
+    let c = text.charCodeAt(i);
+    if (c === CH_BACKSLASH && i + 1 < end) {
+      const next = text.charCodeAt(i + 1);
+      if (next === CH_BACKSLASH || (next === CH_QUOTE && decodeQuote)) {
+        c = next;
+        i++;
+      } else if (next === 0x6e) {
+        c = CH_NEWLINE;
+        i++;
+      } else {
+        wide[n++] = c;
+        c = next;
+        i++;
+      }
+    }
+    wide[n++] = c;
+  }
+  return Buffer.from(wide.buffer, 0, n * 2).toString('utf16le');
 }
 
 /** Number of Unicode code points (what OpenMetrics' 128-character exemplar limit counts). */

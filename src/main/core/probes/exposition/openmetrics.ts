@@ -6,6 +6,7 @@ import { SERIES_CACHES } from './series-cache';
 import type { Exemplar, Exposition, MetricFamily, MetricType, Sample } from './types';
 import * as lexical from './lexical';
 import { OpenMetricsFamilyRules, ROLE_BASE, roleSuffix, rolesOf } from './openmetrics-rules';
+import type { InvalidUtf8 } from './utf8';
 
 // Bound once to local constants: loaders that compile ESM to CommonJS (tsx, vite-node) turn every access to an
 // imported binding into a getter call, which dominated the profile of the hot loops.
@@ -47,8 +48,12 @@ interface FamilyEntry {
   checking: boolean;
 }
 
-export function parseOpenMetrics(text: string, options: OpenMetricsOptions): Exposition {
-  return new OpenMetricsParser(text, options).parse();
+export function parseOpenMetrics(
+  text: string,
+  options: OpenMetricsOptions,
+  invalidUtf8?: InvalidUtf8,
+): Exposition {
+  return new OpenMetricsParser(text, options, invalidUtf8).parse();
 }
 
 class OpenMetricsParser {
@@ -62,8 +67,8 @@ class OpenMetricsParser {
   private lastSampleName = '';
   private lastRole = -1;
 
-  constructor(text: string, options: OpenMetricsOptions) {
-    this.s = new ExpositionScanner(text, 'openmetrics');
+  constructor(text: string, options: OpenMetricsOptions, invalidUtf8: InvalidUtf8 | undefined) {
+    this.s = new ExpositionScanner(text, 'openmetrics', invalidUtf8);
     SERIES_CACHES.openmetrics.beginParse(text.length);
     this.rules = new OpenMetricsFamilyRules(this.s, { valueRules: options.valueRules });
   }
@@ -77,6 +82,8 @@ class OpenMetricsParser {
         s.fail(`text after "# EOF" (line ${eofLine}); "# EOF" must be the last line`, s.lineStart);
       }
       if (s.lineStart === s.lineEnd) s.fail('blank line; OpenMetrics does not allow empty lines');
+      // every OpenMetrics line counts (there are no free comments), so none may hold invalid UTF-8
+      s.checkUtf8();
       if (s.lineEnd - s.lineStart === 5 && text.startsWith('# EOF', s.lineStart)) {
         this.closeFamily();
         eofLine = s.lineNo;

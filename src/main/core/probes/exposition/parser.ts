@@ -4,6 +4,7 @@
 import { parseOpenMetrics } from './openmetrics';
 import { parsePrometheusText } from './prometheus-text';
 import type { Exposition, ExpositionFormat } from './types';
+import { decodeExposition, type InvalidUtf8 } from './utf8';
 
 export { ExpositionParseError } from './types';
 export type { Exemplar, Exposition, ExpositionFormat, MetricFamily, MetricType, Sample } from './types';
@@ -30,19 +31,32 @@ export interface ParseOptions {
 /**
  * Parses a whole exposition. Pure: the result depends only on the arguments. Throws ExpositionParseError
  * (1-based line and column, and what was expected) on the first violation of the format.
+ *
+ * Pass the bytes of a response as they came: only bytes show where the input is not UTF-8 (a lossy decode
+ * turns such bytes into U+FFFD, so different label values would become one series), and the parser then
+ * rejects them where Prometheus does. A string is read as it is.
  */
 export function parseExposition(
-  text: string,
+  input: string | Uint8Array,
   format: ExpositionFormat,
   options: ParseOptions = {},
 ): Exposition {
-  if (format === 'openmetrics') {
-    return parseOpenMetrics(text, { valueRules: options.openMetricsValueRules !== 'skip' });
+  if (format !== 'openmetrics' && format !== 'prometheus') {
+    throw new TypeError(
+      `unknown exposition format ${JSON.stringify(format)}; expected "prometheus" or "openmetrics"`,
+    );
   }
-  if (format === 'prometheus') return parsePrometheusText(text);
-  throw new TypeError(
-    `unknown exposition format ${JSON.stringify(format)}; expected "prometheus" or "openmetrics"`,
-  );
+  let text: string;
+  let invalidUtf8: InvalidUtf8 | undefined;
+  if (typeof input === 'string') {
+    text = input;
+  } else {
+    ({ text, invalid: invalidUtf8 } = decodeExposition(input));
+  }
+  if (format === 'openmetrics') {
+    return parseOpenMetrics(text, { valueRules: options.openMetricsValueRules !== 'skip' }, invalidUtf8);
+  }
+  return parsePrometheusText(text, invalidUtf8);
 }
 
 /**

@@ -11,6 +11,7 @@ import { ExpositionScanner } from './scanner';
 import { SERIES_CACHES } from './series-cache';
 import type { Exposition, MetricFamily, MetricType, Sample } from './types';
 import * as lexical from './lexical';
+import type { InvalidUtf8 } from './utf8';
 
 // Bound once to local constants: loaders that compile ESM to CommonJS (tsx, vite-node) turn every access to an
 // imported binding into a getter call, which dominated the profile of the hot loops.
@@ -40,8 +41,8 @@ interface FamilyEntry {
   firstSampleLine: number;
 }
 
-export function parsePrometheusText(text: string): Exposition {
-  return new PrometheusTextParser(text).parse();
+export function parsePrometheusText(text: string, invalidUtf8?: InvalidUtf8): Exposition {
+  return new PrometheusTextParser(text, invalidUtf8).parse();
 }
 
 class PrometheusTextParser {
@@ -53,8 +54,8 @@ class PrometheusTextParser {
   private lastSampleName = '';
   private lastEntry: FamilyEntry | undefined;
 
-  constructor(text: string) {
-    this.s = new ExpositionScanner(text, 'prometheus');
+  constructor(text: string, invalidUtf8: InvalidUtf8 | undefined) {
+    this.s = new ExpositionScanner(text, 'prometheus', invalidUtf8);
     SERIES_CACHES.prometheus.beginParse(text.length);
   }
 
@@ -101,6 +102,8 @@ class PrometheusTextParser {
     const isHelp = text.startsWith('HELP', keywordStart);
     if (!isHelp && !text.startsWith('TYPE', keywordStart)) return;
     const keyword = isHelp ? 'HELP' : 'TYPE';
+    // Like textparse: HELP text must be UTF-8 too (expfmt, and so promtool, does not check it)
+    s.checkUtf8();
     s.pos = i;
     s.skipBlanks();
     if (s.pos === end) return; // "# HELP " with no name: expfmt treats it as a plain comment
@@ -154,6 +157,7 @@ class PrometheusTextParser {
     const s: ExpositionScanner = this.s;
     const text = s.text;
     const end = s.lineEnd;
+    s.checkUtf8();
     let name: string;
     let labels = s.lookupSeries(SERIES_CACHES.prometheus);
     if (labels !== undefined) {
@@ -195,13 +199,16 @@ class PrometheusTextParser {
     s.pos = valueEnd;
     s.skipBlanks();
     let timestampMs: number | undefined;
-    if (s.pos < end) {
+    if (s.pos === end) {
+      if (end > valueEnd) s.fail(trailingBlank(s.describe(valueEnd), 'value'), valueEnd);
+    } else {
       const tsStart = s.pos;
       const tsEnd = tokenEnd(text, tsStart, end);
       timestampMs = parseIntegerTimestamp(text, tsStart, tsEnd);
       if (timestampMs === undefined) s.fail(invalidTimestamp(text.slice(tsStart, tsEnd)), tsStart);
       s.pos = tsEnd;
       s.skipBlanks();
+      if (s.pos === end && end > tsEnd) s.fail(trailingBlank(s.describe(tsEnd), 'timestamp'), tsEnd);
       if (s.pos < end) {
         s.fail(
           text.charCodeAt(s.pos) === CH_HASH
@@ -277,6 +284,12 @@ function tokenEnd(text: string, i: number, end: number): number {
     i++;
   }
   return i;
+}
+
+// Prometheus (expfmt, and so promtool) rejects a blank after the last field: after a value it expects a
+// timestamp, after a timestamp the end of the line.
+function trailingBlank(found: string, field: 'value' | 'timestamp'): string {
+  return `${found} after the ${field} ends the line; the text format allows no trailing blanks (Prometheus rejects the line)`;
 }
 
 function invalidTimestamp(token: string): string {

@@ -4,6 +4,7 @@
 import { ExpositionParseError, type ExpositionFormat } from './types';
 import { detach, type CachedSeries, type SeriesCache } from './series-cache';
 import * as lexical from './lexical';
+import { describeInvalidUtf8, utf16Column, type InvalidUtf8 } from './utf8';
 
 // Bound once to local constants: loaders that compile ESM to CommonJS (tsx, vite-node) turn every access to an
 // imported binding into a getter call, which dominated the profile of the hot loops.
@@ -71,13 +72,43 @@ export class ExpositionScanner {
   seriesEntry: CachedSeries | undefined;
   /** Cache entry of the previous labeled sample. */
   private lastEntry: CachedSeries | undefined;
+  /** Lines of the input bytes that were not UTF-8 (see checkUtf8), and the next one not yet passed. */
+  private readonly invalidUtf8: InvalidUtf8 | undefined;
+  private invalidIndex = 0;
+  private nextInvalidLine: number;
 
-  constructor(text: string, format: ExpositionFormat) {
+  constructor(text: string, format: ExpositionFormat, invalidUtf8?: InvalidUtf8) {
     this.text = text;
     this.format = format;
     this.length = text.length;
     this.nextBackslash = text.indexOf('\\');
     this.nextBrace = text.indexOf('}');
+    this.invalidUtf8 = invalidUtf8;
+    this.nextInvalidLine = invalidUtf8?.lines[0] ?? Infinity;
+  }
+
+  /**
+   * Fails when the current line held bytes that are not UTF-8 (the text was decoded from bytes and they became
+   * U+FFFD). Called for every line whose content counts; lines it is not called for (plain comments in
+   * Prometheus text, which Prometheus does not check either) may hold such bytes.
+   */
+  checkUtf8(): void {
+    if (this.nextInvalidLine > this.lineNo) return;
+    const invalid = this.invalidUtf8 as InvalidUtf8;
+    let k = this.invalidIndex;
+    while (k < invalid.lines.length && invalid.lines[k] < this.lineNo) k++;
+    this.invalidIndex = k;
+    this.nextInvalidLine = k < invalid.lines.length ? invalid.lines[k] : Infinity;
+    if (this.nextInvalidLine !== this.lineNo) return;
+    const offset = invalid.byteOffsets[k];
+    throw new ExpositionParseError(
+      `invalid UTF-8: ${describeInvalidUtf8(invalid.bytes, offset)} (byte offset ${offset}). An exposition ` +
+        'must be UTF-8 text; read as U+FFFD, label values that differ in such bytes would become one series. ' +
+        'Fix what the exporter writes here.',
+      this.lineNo,
+      utf16Column(invalid.bytes, offset),
+      this.format,
+    );
   }
 
   /** Advances to the next line; false at the end of the input. */

@@ -64,7 +64,9 @@ export class SeriesCache {
    */
   admit(key: string): boolean {
     if (this.seenOnce.has(key)) return true;
-    this.seenOnce.add(key);
+    // The cache holds two generations; remembering more first sightings than that can never pay off, and an
+    // exposition of a million one-off series would otherwise hold a million entries here (~50 bytes each).
+    if (this.seenOnce.size < this.generationSize * 2) this.seenOnce.add(key);
     return false;
   }
 
