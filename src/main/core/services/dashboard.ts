@@ -14,6 +14,7 @@ import type {
   SignalInfo,
 } from '@shared/contract';
 import type { DeploymentConfig, Observation, Role } from '@shared/domain';
+import type { Settings } from '@shared/api/settings';
 import type { Core } from '../core';
 import { systemClock, type Clock, type ClockTimer } from '../clock';
 import { ApiError } from '../api-error';
@@ -24,6 +25,7 @@ import { pipelineVerdict } from '../signals/verdict';
 import { kvDetail } from '../signals/kv-detail';
 import { fillSyntheticHistory } from '../signals/synthetic-history';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
+import { memoryCell, type SettingCell } from '../config/setting-cell';
 import { evaluateAlerts, initialAlertState, type AlertState } from '../alerts/engine';
 import { JournalFollower } from '../journal/follower';
 import { journalWindowCommand } from '../journal/commands';
@@ -42,6 +44,8 @@ export interface DashboardServiceOptions {
    * PD_CONSOLE_BENCH_HISTORY_HOURS by the composition root; never reachable through the API.
    */
   benchHistoryHours?: number;
+  /** Alert rules, global and per deployment (the settings file); in memory when absent. */
+  alerts?: SettingCell<Settings['alerts']>;
 }
 
 const QUEUE_KEYS = [
@@ -71,7 +75,7 @@ export class DashboardService {
   readonly store: SignalsStore;
   private readonly clock: Clock;
   private readonly open = new Map<string, Open>();
-  private rules: AlertRule[] = DEFAULT_ALERT_RULES.map((r) => ({ ...r, roles: [...r.roles] }));
+  private readonly alerts: SettingCell<Settings['alerts']>;
   private readonly followers = new Map<string, { deploymentId: string; follower: JournalFollower }>();
   private demoFaults: DemoFaultSwitch | null = null;
 
@@ -81,6 +85,9 @@ export class DashboardService {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.store = opts.store ?? new SignalsStore();
+    this.alerts =
+      opts.alerts ??
+      memoryCell({ rules: DEFAULT_ALERT_RULES.map((r) => ({ ...r, roles: [...r.roles] })), deployments: {} });
     core.hooks.on('opened', (e) => this.onOpened(e.deploymentId, e.deployment, e.host.kind === 'demo'));
     core.hooks.on('closed', (e) => this.onClosed(e.deploymentId));
     core.hooks.on('scrape', (e) => {
@@ -104,15 +111,15 @@ export class DashboardService {
         return this.store.getSeries(a);
       },
       getDashboard: async (a) => this.snapshot(a.deploymentId),
-      getAlertRules: async () => this.rules.map((r) => ({ ...r })),
+      getAlertRules: async () => structuredClone(this.alerts.get().rules),
       setAlertRules: async (a) => {
         const ids = new Set<string>();
         for (const r of a.rules) {
           if (ids.has(r.id)) throw new ApiError('bad-arguments', `alert rule id "${r.id}" is used twice`);
           ids.add(r.id);
         }
-        this.rules = a.rules.map((r) => ({ ...r, roles: [...r.roles] }));
-        return this.rules.map((r) => ({ ...r }));
+        await this.alerts.set({ ...this.alerts.get(), rules: structuredClone(a.rules) });
+        return structuredClone(this.alerts.get().rules);
       },
       followJournal: (a) => this.followJournal(a.deploymentId, a.role, a.lines ?? 200),
       unfollowJournal: async (a) => {
@@ -134,6 +141,12 @@ export class DashboardService {
         }
       },
     };
+  }
+
+  /** A deployment's own rules where it has them (they replace the global list), else the global list. */
+  rulesFor(deploymentId: string): readonly AlertRule[] {
+    const a = this.alerts.get();
+    return a.deployments[deploymentId] ?? a.rules;
   }
 
   /** Stops timers and followers (app shutdown). */
@@ -198,7 +211,7 @@ export class DashboardService {
     const values = { ...o.pending, ...this.store.ingestObservation(obs) };
     o.pending = {};
     const latest = this.store.latest(obs.deploymentId);
-    const { state, changes, active } = evaluateAlerts(this.rules, o.alertState, {
+    const { state, changes, active } = evaluateAlerts(this.rulesFor(obs.deploymentId), o.alertState, {
       ts: obs.ts,
       roles: o.roles,
       values: latest,
