@@ -7,6 +7,7 @@ import { parseCommand } from './parse-command';
 import { HOST_SPEC_HELP, parseHostSpec } from '@shared/host-spec';
 import { restartCommand } from './restart-command';
 import { openCommand } from './open-command';
+import { settingsCommand } from './settings-command';
 
 const USAGE = `usage: pd-console <command> [options]
 
@@ -19,6 +20,8 @@ commands:
   restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]
                                  restart a service or the PD stack in order, step by step (see restart --help)
   open FILE [--json]             a recorded session offline: host, time span, series, events with times, warnings
+  settings show|export FILE|import FILE [--yes]
+                                 the settings file: what is in effect, a copy to share, a shared copy taken in
   parse --format prometheus|openmetrics [--json] < FILE
                                  check an exposition read on stdin (exit 0 if it parses)
 
@@ -39,6 +42,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   if (cmd === 'restart') return restartCommand(rest, io);
   if (cmd === 'open') return openCommand(rest, io);
+  if (cmd === 'settings') return settingsCommand(rest, io);
   if (cmd === 'parse') {
     const r = parseCommand(rest, await io.readStdin());
     io.stdout(r.stdout);
