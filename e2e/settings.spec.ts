@@ -64,6 +64,9 @@ test('an edited alert rule and the theme survive a restart of the app', async ()
   await threshold.blur();
   await page.getByTestId('settings-theme').selectOption('dark');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.getByTestId('settings-chart-range').selectOption('6h');
+  // The range on screen follows the new default while the operator has not picked another one.
+  await expect(page.getByTestId('range-6h')).toHaveAttribute('aria-pressed', 'true');
   await expect
     .poll(() => saved(dataDir)?.alerts.rules.find((r) => r.id === 'decode-kv-high')?.threshold)
     .toBe(0.42);
@@ -76,6 +79,8 @@ test('an edited alert rule and the theme survive a restart of the app', async ()
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   await expect(page.getByTestId('settings-theme')).toHaveValue('dark');
   await expect(page.getByTestId('theme-toggle')).toHaveText('Theme: dark');
+  await expect(page.getByTestId('range-6h')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('settings-chart-range')).toHaveValue('6h');
   await expect(page.getByTestId('settings-path')).toContainText(join(dataDir, 'settings.json'));
   await page.close();
 });
