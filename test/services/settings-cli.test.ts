@@ -65,4 +65,19 @@ describe('pd-console settings', () => {
     expect(await fs.readFile(file, 'utf8')).toBe('{\n  "version": 1,\n  "ui": { "theme": "purple" }\n}\n');
     expect((await run(dir, 'frobnicate')).code).toBe(2);
   });
+
+  it('choose saves the unit discovery uses for a role on a host; --clear forgets it', async () => {
+    const dir = await fs.mkdtemp(join(tmpdir(), 'pdc-settings-cli-'));
+    const r = await run(dir, 'choose', 'gpu1', 'decode', 'dsv4-old-decode.service');
+    expect(r).toMatchObject({
+      code: 0,
+      out: 'on gpu1, decode is dsv4-old-decode.service from the next connect on\n',
+    });
+    expect((await run(dir, 'show')).out).toContain('discovery: on gpu1, decode is dsv4-old-decode.service\n');
+    const bad = await run(dir, 'choose', 'gpu1', 'decode', 'x;rm -rf /');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/unit: a systemd unit name/);
+    expect((await run(dir, 'choose', 'gpu1', 'decode', '--clear')).code).toBe(0);
+    expect((await run(dir, 'show')).out).not.toContain('discovery:');
+  });
 });

@@ -6,15 +6,19 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { SettingsService } from '../core/services/settings';
 import { dataDir } from '../paths';
+import { validateArgs } from '@shared/schemas';
 
 export const SETTINGS_USAGE = `usage: pd-console settings show [--json]
        pd-console settings export FILE|-
        pd-console settings import FILE [--yes]
+       pd-console settings choose HOST prefill|decode|router UNIT|--clear
 
   show     where the settings file is, whether it is in use, and what is in effect (--json: the whole file)
   export   write the settings in effect to FILE (a new file; - for stdout), to share alert rules with a team
   import   show what FILE would change; with --yes, take it in (the previous file is kept as settings.json.bak).
            Sections FILE leaves out keep their current values.
+  choose   when several units on HOST (its id in hosts.json, or demo) claim a role, use UNIT from the next
+           connect on (--clear: let discovery pick again)
 exit status: 0 done · 1 the file (or FILE) cannot be used · 2 bad usage
 `;
 
@@ -99,6 +103,27 @@ export async function settingsCommand(
       io.stderr(`pd-console settings: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
       return 1;
     }
+  }
+  if (sub === 'choose') {
+    const [hostId, role, unit] = files;
+    const clear = flags.length === 1 && flags[0] === '--clear';
+    if (!hostId || !role || (clear ? unit !== undefined : unit === undefined || flags.length > 0))
+      return usage('choose needs HOST ROLE UNIT (or HOST ROLE --clear)');
+    let args;
+    try {
+      args = validateArgs('setDiscoveryChoice', { hostId, role, unit: clear ? null : unit });
+    } catch (err) {
+      return usage((err as Error).message);
+    }
+    warnProblem();
+    const after = await api.setDiscoveryChoice(args);
+    if (after.problem) return 1;
+    io.stdout(
+      clear
+        ? `discovery picks the ${role} unit on ${hostId} again\n`
+        : `on ${hostId}, ${role} is ${unit} from the next connect on\n`,
+    );
+    return 0;
   }
   return usage(`unknown subcommand ${JSON.stringify(sub)}`);
 }

@@ -98,7 +98,9 @@ export async function discoverForCore(
       severity: 'warning',
       role: c.role,
       title: `discovery: several units look like the ${c.role} (${c.units.join(', ')}); using ${c.chosen}`,
-      detail: 'Check that this is the right one.',
+      detail:
+        `Check that this is the right one. To use another from the next connect on, run ` +
+        `\`pd-console settings choose ${host.id} ${c.role} UNIT\` (saved in the settings file).`,
     });
   if (result.deployment.services.length === 0)
     return { deployment: { name: result.deployment.name, services: [] }, notes };

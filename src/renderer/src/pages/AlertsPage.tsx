@@ -30,8 +30,10 @@ export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Elemen
   const settings = useSettings().state;
   const own = settings?.settings.alerts.deployments[deploymentId];
   const [scope, setScope] = useState<'global' | 'deployment' | null>(null);
+  // A recording under review is read-only: only the rules of every deployment can be edited from it.
+  const review = view.summary.review !== undefined;
   // Open on the list that applies here: this deployment's own rules where it has them.
-  const shown = scope ?? (own ? 'deployment' : 'global');
+  const shown = review ? 'global' : (scope ?? (own ? 'deployment' : 'global'));
   const rules = !settings ? null : shown === 'deployment' ? (own ?? null) : settings.settings.alerts.rules;
   const [error, setError] = useState<string | null>(null);
   const [perm, setPerm] = useState<NotifyPermission>(notificationPermission());
@@ -90,28 +92,30 @@ export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Elemen
       </section>
       <section className="card" data-testid="alert-rules">
         <h2>Rules</h2>
-        <div className="settings-row" role="radiogroup" aria-label="Which rules">
-          <label>
-            <input
-              type="radio"
-              name="rule-scope"
-              data-testid="rules-scope-global"
-              checked={shown === 'global'}
-              onChange={() => setScope('global')}
-            />{' '}
-            Every deployment{own ? ' (not used here: this deployment has its own rules)' : ''}
-          </label>{' '}
-          <label>
-            <input
-              type="radio"
-              name="rule-scope"
-              data-testid="rules-scope-deployment"
-              checked={shown === 'deployment'}
-              onChange={() => setScope('deployment')}
-            />{' '}
-            Only {view.summary.deployment.name}
-          </label>
-        </div>
+        {!review && (
+          <div className="settings-row" role="radiogroup" aria-label="Which rules">
+            <label>
+              <input
+                type="radio"
+                name="rule-scope"
+                data-testid="rules-scope-global"
+                checked={shown === 'global'}
+                onChange={() => setScope('global')}
+              />{' '}
+              Every deployment{own ? ' (not used here: this deployment has its own rules)' : ''}
+            </label>{' '}
+            <label>
+              <input
+                type="radio"
+                name="rule-scope"
+                data-testid="rules-scope-deployment"
+                checked={shown === 'deployment'}
+                onChange={() => setScope('deployment')}
+              />{' '}
+              Only {view.summary.deployment.name}
+            </label>
+          </div>
+        )}
         {error && <p className="error-box">{error}</p>}
         {!settings ? (
           <p className="muted">Loading rules…</p>
