@@ -20,8 +20,9 @@ commands:
   restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]
                                  restart a service or the PD stack in order, step by step (see restart --help)
   open FILE [--json]             a recorded session offline: host, time span, series, events with times, warnings
-  settings show|export FILE|import FILE [--yes]
-                                 the settings file: what is in effect, a copy to share, a shared copy taken in
+  settings show|export|import|choose …
+                                 the settings file: what is in effect, a copy to share, a shared copy taken in,
+                                 the unit discovery uses for a role (see settings --help)
   parse --format prometheus|openmetrics [--json] < FILE
                                  check an exposition read on stdin (exit 0 if it parses)
 
