@@ -1,5 +1,5 @@
 // Composition root shared by every shell: builds the core with the demo host and the SSH resolver wired in.
-import type { DeploymentConfig, HostConfig } from '@shared/domain';
+import type { DeploymentConfig, HostConfig, Role } from '@shared/domain';
 import type { ApiHandlers } from '@shared/contract';
 import { join } from 'node:path';
 import { DiscoveryService, discoverForCore } from './core/services/discovery';
@@ -15,6 +15,7 @@ import { HostsService } from './core/services/hosts';
 import { DashboardService } from './core/services/dashboard';
 import { RestartService } from './core/services/restart';
 import { ReviewService } from './core/services/review';
+import { SettingsService } from './core/services/settings';
 
 export const APP_VERSION = '0.1.0';
 
@@ -59,6 +60,8 @@ export interface App {
   review: ReviewService;
   /** Signal history and alerts (benchmarks fill its store with synthetic history through bench/support). */
   dashboard: DashboardService;
+  /** The settings file (settings.json in the data folder) and what is in effect. */
+  settings: SettingsService;
   shutdown(): Promise<void>;
 }
 
@@ -77,9 +80,18 @@ type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
 /** Everything a shell needs: the core (also the event bus) and the full handler map for dispatch. */
 export function createApp(opts: AppOptions): App {
   const dir = opts.dataDir ?? dataDir();
+  // Read before anything starts: every feature begins with the saved settings. Its events go out on the core.
+  const settings = new SettingsService(
+    { emit: (event, state) => core.emit(event, state) },
+    join(dir, 'settings.json'),
+  );
   // The resolver asks the operator through the hosts service, which needs the core: bind it late.
   let resolver: ((host: HostConfig) => Promise<ConnectConfig>) | null = null;
-  const core = createCore(opts, (host) => resolver!(host));
+  const core = createCore(
+    opts,
+    (host) => resolver!(host),
+    (hostId) => settings.discoveryChoices(hostId),
+  );
   const hosts = new HostsService(core, join(dir, 'hosts.json'));
   resolver = createSshResolver({
     // One-shot CLI commands have nobody to ask: they refuse unknown keys and encrypted keys not in the agent.
@@ -92,20 +104,27 @@ export function createApp(opts: AppOptions): App {
     warn: (w) => core.emit('sshWarning', w),
   });
   if (opts.shell !== 'cli') hosts.watchNetwork();
-  const dashboard = new DashboardService(core);
+  const dashboard = new DashboardService(core, { alerts: settings.cell('alerts') });
   dashboard.attachDemoFaults((fault, on, role) => {
     const sim = demoSims.get(core);
     if (!sim) throw new Error('the demo host is not running');
     sim.setFault(fault, on, role);
     return sim.activeFaults().map((f) => (f.roles ? `${f.name}:${f.roles.join('+')}` : f.name));
   });
-  const restart = new RestartService(core, { clockFor: (host) => deploymentClock(core, host) });
-  const discovery = new DiscoveryService(core);
+  const restart = new RestartService(core, {
+    clockFor: (host) => deploymentClock(core, host),
+    store: settings.cell('restart'),
+  });
+  const discovery = new DiscoveryService(core, (hostId) => settings.discoveryChoices(hostId));
+  // Recording on/off is the operator's saved choice, unless this run says otherwise (one-shot CLI commands
+  // record nothing).
+  const record = opts.record ?? (opts.shell === 'cli' ? false : undefined);
   const recording = new RecordingService(core, {
     dir: join(dir, 'recordings'),
     exportDir: join(dir, 'exports'),
     appVersion: APP_VERSION,
-    settings: { enabled: opts.record ?? opts.shell !== 'cli' },
+    settings: record === undefined ? {} : { enabled: record },
+    store: settings.cell('recording'),
   });
   const review = new ReviewService(core, {
     store: recording.store,
@@ -122,6 +141,7 @@ export function createApp(opts: AppOptions): App {
     ...recording.handlers(),
     ...hosts.handlers(),
     ...review.handlers(),
+    ...settings.handlers(),
   });
   return {
     core,
@@ -129,6 +149,7 @@ export function createApp(opts: AppOptions): App {
     hosts,
     review,
     dashboard,
+    settings,
     // Every service's timers, followers, uploads and files end here, in reverse order of construction:
     // the deployments close first (so the recorder sees their last data), then the recorder closes its files.
     shutdown: () =>
@@ -172,7 +193,11 @@ export function deploymentClock(core: Core, host: HostConfig): Clock {
   return (host.kind === 'demo' && demoClocks.get(core)) || systemClock;
 }
 
-export function createCore(opts: AppOptions, resolveSsh: CoreOptions['resolveSsh'] = resolveSshHost): Core {
+export function createCore(
+  opts: AppOptions,
+  resolveSsh: CoreOptions['resolveSsh'] = resolveSshHost,
+  discoveryChoices: (hostId: string) => Partial<Record<Role, string>> = () => ({}),
+): Core {
   const core: Core = new Core({
     ...opts,
     version: APP_VERSION,
@@ -195,7 +220,7 @@ export function createCore(opts: AppOptions, resolveSsh: CoreOptions['resolveSsh
       };
     },
     resolveSsh,
-    discover: discoverForCore,
+    discover: (conn, host) => discoverForCore(conn, host, discoveryChoices(host.id)),
     defaultDeployment: standardDeployment,
   });
   return core;

@@ -30,6 +30,12 @@ import {
   type DashboardRequests,
 } from './api/dashboard';
 import { REVIEW_EVENTS, REVIEW_REQUESTS, type ReviewEvents, type ReviewRequests } from './api/review';
+import {
+  SETTINGS_EVENTS,
+  SETTINGS_REQUESTS,
+  type SettingsEvents,
+  type SettingsRequests,
+} from './api/settings';
 
 export type * from './api/monitoring';
 export type * from './api/restart';
@@ -38,6 +44,7 @@ export type * from './api/discovery';
 export type * from './api/recording';
 export type * from './api/hosts';
 export type * from './api/review';
+export type * from './api/settings';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
 export interface ApiRequests
@@ -48,7 +55,8 @@ export interface ApiRequests
     DiscoveryRequests,
     RecordingRequests,
     HostsRequests,
-    ReviewRequests {}
+    ReviewRequests,
+    SettingsRequests {}
 
 /** Push events from the core. */
 export interface ApiEvents
@@ -59,7 +67,8 @@ export interface ApiEvents
     DiscoveryEvents,
     RecordingEvents,
     HostsEvents,
-    ReviewEvents {}
+    ReviewEvents,
+    SettingsEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
@@ -74,6 +83,7 @@ export const REQUEST_NAMES = [
   ...RECORDING_REQUESTS,
   ...HOSTS_REQUESTS,
   ...REVIEW_REQUESTS,
+  ...SETTINGS_REQUESTS,
 ] as const satisfies readonly RequestName[];
 
 export const EVENT_NAMES = [
@@ -84,6 +94,7 @@ export const EVENT_NAMES = [
   ...RECORDING_EVENTS,
   ...HOSTS_EVENTS,
   ...REVIEW_EVENTS,
+  ...SETTINGS_EVENTS,
 ] as const satisfies readonly EventName[];
 
 // Compile-time proof that the lists above name every method and event exactly once.

@@ -11,6 +11,7 @@ import { discoverySchemas } from './schemas/discovery';
 import { recordingSchemas } from './schemas/recording';
 import { hostsSchemas } from './schemas/hosts';
 import { reviewSchemas } from './schemas/review';
+import { settingsSchemas } from './schemas/settings';
 
 export { hostConfigSchema } from './schemas/monitoring';
 
@@ -22,6 +23,7 @@ export const requestSchemas = {
   ...recordingSchemas,
   ...hostsSchemas,
   ...reviewSchemas,
+  ...settingsSchemas,
 } satisfies { [K in RequestName]: z.ZodType<RequestArgs<K>> };
 
 export class ArgumentError extends Error {

@@ -8,6 +8,7 @@ import { HOST_SPEC_HELP, parseHostSpec } from '@shared/host-spec';
 import { restartCommand } from './restart-command';
 import { openCommand } from './open-command';
 import { LinkWatch } from './link-status';
+import { settingsCommand } from './settings-command';
 
 const USAGE = `usage: pd-console <command> [options]
 
@@ -22,6 +23,9 @@ commands:
   restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]
                                  restart a service or the PD stack in order, step by step (see restart --help)
   open FILE [--json]             a recorded session offline: host, time span, series, events with times, warnings
+  settings show|export|import|choose …
+                                 the settings file: what is in effect, a copy to share, a shared copy taken in,
+                                 the unit discovery uses for a role (see settings --help)
   parse --format prometheus|openmetrics [--json] < FILE
                                  check an exposition read on stdin (exit 0 if it parses)
 
@@ -50,6 +54,7 @@ export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Pro
   }
   if (cmd === 'restart') return restartCommand(rest, io);
   if (cmd === 'open') return openCommand(rest, io);
+  if (cmd === 'settings') return settingsCommand(rest, io);
   if (cmd === 'parse') {
     const r = parseCommand(rest, await io.readStdin());
     io.stdout(r.stdout);

@@ -2,7 +2,13 @@
 // rails and step-by-step following as the app, in a terminal. Without --yes it prints the plan and asks y/N
 // on a terminal; without a terminal it refuses rather than restart unconfirmed.
 import type { Core } from '../core/core';
-import type { ApiHandlers, RestartOperation, RestartPlan, RestartTarget } from '@shared/contract';
+import type {
+  ApiHandlers,
+  RestartOperation,
+  RestartPlan,
+  RestartTarget,
+  SettingsState,
+} from '@shared/contract';
 import { RESTART_TARGETS } from '@shared/api/restart';
 import { createApp } from '../compose';
 import { formatDuration } from '../core/actions/operation';
@@ -39,6 +45,8 @@ type Handlers = Pick<
 export interface RestartCliApp {
   core: Core;
   handlers: Handlers;
+  /** The saved settings the restart runs with (timeouts, order, polkit). */
+  settings?: { state(): SettingsState };
   shutdown(): Promise<void>;
 }
 
@@ -96,6 +104,9 @@ export async function restartCommand(
     return EXIT.usage;
   }
   const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000, demoSpeed: args.demoSpeed });
+  const unusable = app.settings?.state().problem;
+  if (unusable)
+    io.stderr(`pd-console restart: warning: ${unusable.message}; using the default restart settings\n`);
   // Progress is for people: with --json it goes to stderr so stdout stays machine-readable.
   const say = args.json ? io.stderr : io.stdout;
   try {

@@ -33,6 +33,8 @@ import { ReviewRoot } from './review/ReviewRoot';
 import { reviewCommands } from './review/commands';
 import { SessionsPage } from './sessions/SessionsPage';
 import { openSessionsPage, useSessionsPage } from './sessions/state';
+import { wireSettings } from './state/settings';
+import { SettingsBanner } from './settings/SettingsBanner';
 
 export function App(): React.JSX.Element {
   const state = useAppState();
@@ -44,6 +46,7 @@ export function App(): React.JSX.Element {
 
   useEffect(() => {
     wireEvents();
+    wireSettings();
     void (async () => {
       try {
         const info = await api.getAppInfo({});
@@ -76,6 +79,7 @@ export function App(): React.JSX.Element {
           {bootError.hint ? ` — ${bootError.hint}` : ''}
         </div>
       )}
+      <SettingsBanner />
       {sessionsPage ? (
         <SessionsPage />
       ) : active ? (

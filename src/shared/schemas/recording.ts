@@ -4,18 +4,20 @@ import { empty } from './common';
 
 type Args<K extends keyof RecordingRequests> = Parameters<RecordingRequests[K]>[0];
 
+/** Retention by total size: at least 16 MiB, at most 32 TiB. */
+export const retentionBytes = z
+  .number()
+  .int()
+  .min(16 * 1024 * 1024)
+  .max(2 ** 45);
+
 const sessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/);
 
 export const recordingSchemas = {
   getRecordingStatus: empty,
   setRecordingSettings: z.strictObject({
     enabled: z.boolean().optional(),
-    maxTotalBytes: z
-      .number()
-      .int()
-      .min(16 * 1024 * 1024)
-      .max(2 ** 45)
-      .optional(),
+    maxTotalBytes: retentionBytes.optional(),
   }),
   listSessions: empty,
   renameSession: z.strictObject({ id: sessionId, name: z.string().trim().min(1).max(200) }),

@@ -6,17 +6,18 @@ type Args<K extends keyof RestartRequests> = Parameters<RestartRequests[K]>[0];
 
 const target = z.enum(RESTART_TARGETS);
 // Up to six hours: a longer limit would hide a stuck restart rather than wait for a slow model load.
-const limitMs = z
+export const restartLimitMs = z
   .number()
   .int()
   .min(1_000)
   .max(6 * 3600_000);
-const timeouts = z.strictObject({
-  drainMs: limitMs.optional(),
-  activeMs: limitMs.optional(),
-  healthMs: limitMs.optional(),
-  routerMs: limitMs.optional(),
+export const restartTimeoutsPatch = z.strictObject({
+  drainMs: restartLimitMs.optional(),
+  activeMs: restartLimitMs.optional(),
+  healthMs: restartLimitMs.optional(),
+  routerMs: restartLimitMs.optional(),
 });
+export const stackOrder = z.enum(['parallel', 'prefill-first', 'decode-first']);
 const plan = z.strictObject({ deploymentId: id, target, drain: z.boolean().optional() });
 
 export const restartSchemas = {
@@ -36,8 +37,10 @@ export const restartSchemas = {
   setRestartSettings: z.strictObject({
     readOnly: z.boolean().optional(),
     polkit: z.boolean().optional(),
-    stackOrder: z.enum(['parallel', 'prefill-first', 'decode-first']).optional(),
+    stackOrder: stackOrder.optional(),
     stackIncludesRouter: z.boolean().optional(),
-    timeouts: z.strictObject({ server: timeouts.optional(), router: timeouts.optional() }).optional(),
+    timeouts: z
+      .strictObject({ server: restartTimeoutsPatch.optional(), router: restartTimeoutsPatch.optional() })
+      .optional(),
   }),
 } satisfies { [K in keyof RestartRequests]: z.ZodType<Args<K>> };

@@ -2,13 +2,10 @@
 // JSON validated with zod on every load. A file that does not parse or validate is reported with its path and
 // line:column and is never overwritten or reset — the operator's list is theirs to fix. Writes are atomic
 // (temp file, fsync, rename) and serialized, and keys this version does not know are preserved.
-import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import type { HostConfig } from '@shared/domain';
-import { ApiError } from '../api-error';
-import { findSyntaxError, locatePath, positionAt } from './json-location';
+import { ConfigFileError, readJsonFile, validateJson, writeFileAtomic, type ErrorFactory } from './json-file';
+import { locatePath } from './json-location';
 
 export const HOSTS_FILE_VERSION = 1;
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -57,16 +54,16 @@ const fileSchema = z.looseObject({
 export type HostInput = Omit<HostConfig, 'id'> & { id?: string };
 export type HostPatch = Partial<Omit<HostConfig, 'id'>>;
 
-export class HostStoreError extends ApiError {
+export class HostStoreError extends ConfigFileError {
   constructor(
     code: string,
     message: string,
     hint: string | undefined,
-    readonly file: string,
-    readonly line?: number,
-    readonly column?: number,
+    file: string,
+    line?: number,
+    column?: number,
   ) {
-    super(code, message, hint);
+    super(code, message, hint, file, line, column);
     this.name = 'HostStoreError';
   }
 }
@@ -164,69 +161,33 @@ export class HostStore {
   }
 
   private async read(): Promise<FileData> {
-    let text: string;
-    try {
-      const st = await fs.stat(this.file);
-      if (st.size > MAX_FILE_BYTES)
-        throw new HostStoreError(
-          'config',
-          `${this.file} is ${st.size} bytes; a hosts file over ${MAX_FILE_BYTES} bytes is refused`,
-          'Check that the path points at the PD Console hosts file.',
-          this.file,
-        );
-      text = await fs.readFile(this.file, 'utf8');
-    } catch (err) {
-      if (err instanceof HostStoreError) throw err;
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: HOSTS_FILE_VERSION, hosts: [] };
-      throw new HostStoreError(
-        'config',
-        `cannot read hosts file ${this.file}: ${(err as Error).message}`,
-        'Fix the file permissions; PD Console will not replace a file it cannot read.',
-        this.file,
-      );
-    }
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      const found = findSyntaxError(text);
-      const pos = positionAt(text, found?.offset ?? 0);
-      throw new HostStoreError(
-        'config',
-        `${this.file}:${pos.line}:${pos.column}: not valid JSON (${found?.message ?? (err as Error).message})`,
+    const src = await readJsonFile(this.file, {
+      what: 'hosts file',
+      maxBytes: MAX_FILE_BYTES,
+      fixHint:
         'Fix the file by hand (or restore a backup); PD Console does not overwrite a hosts file it cannot read.',
-        this.file,
-        pos.line,
-        pos.column,
-      );
-    }
-    const r = fileSchema.safeParse(json);
-    if (!r.success) {
-      const issue = r.error.issues[0];
-      const pos = locatePath(text, issue.path);
-      const where = issue.path.length ? `${formatPath(issue.path)}: ` : '';
+      error: this.error,
+    });
+    if (!src) return { version: HOSTS_FILE_VERSION, hosts: [] };
+    const data = validateJson(
+      this.file,
+      src,
+      fileSchema,
+      'Fix or remove that entry; PD Console does not overwrite a hosts file it cannot read.',
+      this.error,
+    );
+    if (data.version > HOSTS_FILE_VERSION)
       throw new HostStoreError(
         'config',
-        `${this.file}:${pos.line}:${pos.column}: ${where}${issue.message}`,
-        'Fix or remove that entry; PD Console does not overwrite a hosts file it cannot read.',
-        this.file,
-        pos.line,
-        pos.column,
-      );
-    }
-    if (r.data.version > HOSTS_FILE_VERSION)
-      throw new HostStoreError(
-        'config',
-        `${this.file} was written by a newer PD Console (format version ${r.data.version}; this one reads ${HOSTS_FILE_VERSION})`,
+        `${this.file} was written by a newer PD Console (format version ${data.version}; this one reads ${HOSTS_FILE_VERSION})`,
         'Update PD Console; this version leaves the file untouched.',
         this.file,
       );
     const ids = new Set<string>();
-    for (let i = 0; i < r.data.hosts.length; i++) {
-      const id = r.data.hosts[i].id;
+    for (let i = 0; i < data.hosts.length; i++) {
+      const id = data.hosts[i].id;
       if (ids.has(id)) {
-        const pos = locatePath(text, ['hosts', i, 'id']);
+        const pos = locatePath(src.text, ['hosts', i, 'id']);
         throw new HostStoreError(
           'config',
           `${this.file}:${pos.line}:${pos.column}: hosts[${i}].id "${id}" is used by an earlier host too`,
@@ -238,48 +199,22 @@ export class HostStore {
       }
       ids.add(id);
     }
-    return r.data;
+    return data;
   }
 
-  private async write(data: FileData): Promise<void> {
-    const dir = path.dirname(this.file);
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    const tmp = path.join(
-      dir,
-      `.${path.basename(this.file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  private readonly error: ErrorFactory = (code, message, hint, line, column) =>
+    new HostStoreError(code, message, hint, this.file, line, column);
+
+  private write(data: FileData): Promise<void> {
+    return writeFileAtomic(
+      this.file,
+      JSON.stringify({ ...data, version: HOSTS_FILE_VERSION }, null, 2) + '\n',
     );
-    const body = JSON.stringify({ ...data, version: HOSTS_FILE_VERSION }, null, 2) + '\n';
-    const fh = await fs.open(tmp, 'w', 0o600);
-    try {
-      await fh.writeFile(body, 'utf8');
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    try {
-      await fs.rename(tmp, this.file);
-    } catch (err) {
-      await fs.rm(tmp, { force: true });
-      throw err;
-    }
-    if (process.platform !== 'win32') {
-      // Make the rename itself durable: without this a crash can bring back the old file.
-      const d = await fs.open(dir, 'r');
-      try {
-        await d.sync();
-      } finally {
-        await d.close();
-      }
-    }
   }
 }
 
 function copyHost(h: HostConfig): HostConfig {
   return { ...h };
-}
-
-function formatPath(p: ReadonlyArray<PropertyKey>): string {
-  return p.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? String(k) : `.${String(k)}`)).join('');
 }
 
 function newId(label: string, existing: ReadonlyArray<{ id: string }>): string {

@@ -34,6 +34,8 @@ export interface DiscoveryInput {
   /** Output of `systemctl list-units --type=service --all --plain --no-legend --no-pager`. */
   listUnits?: string;
   units: readonly UnitEvidence[];
+  /** Units the operator picked (the settings file) for roles several units claim; they win over the ranking. */
+  chosen?: Partial<Record<Role, string>>;
 }
 
 export type DiagnosticCode =
@@ -126,14 +128,25 @@ export function discoverDeployment(input: DiscoveryInput): DiscoveryResult {
   }
 
   const needsOperatorChoice: DiscoveryResult['needsOperatorChoice'] = [];
-  const router = choose('router', found, diagnostics, needsOperatorChoice, () => 0);
+  const picked = input.chosen ?? {};
+  const router = choose('router', found, diagnostics, needsOperatorChoice, () => 0, picked.router);
   const routedBy = (d: DiscoveredUnit, refs: WorkerRef[] | undefined) =>
     (refs ?? []).some((r) => d.server && matchEndpoint(r.url, d.server).ok) ? 1 : 0;
-  const prefill = choose('prefill', found, diagnostics, needsOperatorChoice, (d) =>
-    routedBy(d, router?.router?.prefill),
+  const prefill = choose(
+    'prefill',
+    found,
+    diagnostics,
+    needsOperatorChoice,
+    (d) => routedBy(d, router?.router?.prefill),
+    picked.prefill,
   );
-  const decode = choose('decode', found, diagnostics, needsOperatorChoice, (d) =>
-    routedBy(d, router?.router?.decode),
+  const decode = choose(
+    'decode',
+    found,
+    diagnostics,
+    needsOperatorChoice,
+    (d) => routedBy(d, router?.router?.decode),
+    picked.decode,
   );
 
   const unified = found.filter((d) => d.kind === 'server' && !d.role).map((d) => d.unit);
@@ -368,9 +381,21 @@ function choose(
   diagnostics: DiscoveryDiagnostic[],
   needsChoice: DiscoveryResult['needsOperatorChoice'],
   preference: (d: DiscoveredUnit) => number,
+  operatorChoice?: string,
 ): DiscoveredUnit | undefined {
   const candidates = found.filter((d) => d.role === role);
   if (candidates.length <= 1) return candidates[0];
+  const picked = candidates.find((d) => d.unit === operatorChoice);
+  if (picked) {
+    diagnostics.push({
+      severity: 'info',
+      code: 'duplicate-role',
+      role,
+      message: `${candidates.length} units claim ${role}: ${candidates.map((d) => d.unit).join(', ')}; using ${picked.unit}, the unit you chose (saved in the settings file)`,
+      fix: `to choose again, clear the ${role} choice for this host in the discovery settings`,
+    });
+    return picked;
+  }
   const score = (d: DiscoveredUnit) => preference(d) * 2 + (d.activeState === 'active' ? 1 : 0);
   const ranked = [...candidates].sort((a, b) => score(b) - score(a) || a.unit.localeCompare(b.unit));
   const chosen = ranked[0];

@@ -3,7 +3,7 @@
 // so a host with hundreds of services costs a few commands, not hundreds.
 import { parseListUnits, splitShowBatch } from './unit-text';
 import { LIST_UNITS_COMMAND, discoveryShowCommands, systemctlCatCommand } from './commands';
-import { discoverDeployment, type DiscoveryResult, type UnitEvidence } from './discover';
+import { discoverDeployment, type DiscoveryInput, type DiscoveryResult, type UnitEvidence } from './discover';
 
 export interface Exec {
   exec(
@@ -18,7 +18,12 @@ export interface Exec {
 
 const MENTIONS_SGLANG = /sglang|smg|mini_lb/i;
 
-export async function runDiscovery(conn: Exec, hostId: string, hostLabel: string): Promise<DiscoveryResult> {
+export async function runDiscovery(
+  conn: Exec,
+  hostId: string,
+  hostLabel: string,
+  chosen?: DiscoveryInput['chosen'],
+): Promise<DiscoveryResult> {
   const list = await conn.exec(LIST_UNITS_COMMAND, { timeoutMs: 20_000, maxBytes: 4 * 1024 * 1024 });
   if (list.exitCode !== 0)
     throw new Error(
@@ -39,5 +44,5 @@ export async function runDiscovery(conn: Exec, hostId: string, hostLabel: string
     const cat = await conn.exec(systemctlCatCommand(unit), { timeoutMs: 10_000, maxBytes: 1024 * 1024 });
     evidence.push({ unit, show, cat: cat.exitCode === 0 ? cat.stdout : undefined });
   }
-  return discoverDeployment({ hostId, listUnits: list.stdout, units: evidence, name: undefined });
+  return discoverDeployment({ hostId, listUnits: list.stdout, units: evidence, name: undefined, chosen });
 }

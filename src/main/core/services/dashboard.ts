@@ -15,6 +15,7 @@ import type {
 } from '@shared/contract';
 import type { DeploymentConfig, Observation, Role } from '@shared/domain';
 import type { DemoFaultName } from '@shared/demo-faults';
+import type { Settings } from '@shared/api/settings';
 import type { Core } from '../core';
 import { systemClock, type Clock, type ClockTimer } from '../clock';
 import { ApiError } from '../api-error';
@@ -24,6 +25,7 @@ import { catalogFor } from '../signals/catalog';
 import { pipelineVerdict } from '../signals/verdict';
 import { kvDetail } from '../signals/kv-detail';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
+import { memoryCell, type SettingCell } from '../config/setting-cell';
 import { evaluateAlerts, initialAlertState, type AlertState } from '../alerts/engine';
 import { JournalFollower } from '../journal/follower';
 import { journalWindowCommand } from '../journal/commands';
@@ -37,6 +39,8 @@ export interface DashboardServiceOptions {
   store?: SignalsStore;
   gpuIntervalMs?: number;
   journalIntervalMs?: number;
+  /** Alert rules, global and per deployment (the settings file); in memory when absent. */
+  alerts?: SettingCell<Settings['alerts']>;
 }
 
 const QUEUE_KEYS = [
@@ -66,7 +70,7 @@ export class DashboardService {
   readonly store: SignalsStore;
   private readonly clock: Clock;
   private readonly open = new Map<string, Open>();
-  private rules: AlertRule[] = DEFAULT_ALERT_RULES.map((r) => ({ ...r, roles: [...r.roles] }));
+  private readonly alerts: SettingCell<Settings['alerts']>;
   private readonly followers = new Map<string, { deploymentId: string; follower: JournalFollower }>();
   private demoFaults: DemoFaultSwitch | null = null;
 
@@ -76,6 +80,9 @@ export class DashboardService {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.store = opts.store ?? new SignalsStore();
+    this.alerts =
+      opts.alerts ??
+      memoryCell({ rules: DEFAULT_ALERT_RULES.map((r) => ({ ...r, roles: [...r.roles] })), deployments: {} });
     core.hooks.on('opened', (e) => this.onOpened(e.deploymentId, e.deployment, e.host.kind === 'demo'));
     core.hooks.on('closed', (e) => this.onClosed(e.deploymentId));
     core.hooks.on('scrape', (e) => {
@@ -99,15 +106,15 @@ export class DashboardService {
         return this.store.getSeries(a);
       },
       getDashboard: async (a) => this.snapshot(a.deploymentId),
-      getAlertRules: async () => this.rules.map((r) => ({ ...r })),
+      getAlertRules: async () => structuredClone(this.alerts.get().rules),
       setAlertRules: async (a) => {
         const ids = new Set<string>();
         for (const r of a.rules) {
           if (ids.has(r.id)) throw new ApiError('bad-arguments', `alert rule id "${r.id}" is used twice`);
           ids.add(r.id);
         }
-        this.rules = a.rules.map((r) => ({ ...r, roles: [...r.roles] }));
-        return this.rules.map((r) => ({ ...r }));
+        await this.alerts.set({ ...this.alerts.get(), rules: structuredClone(a.rules) });
+        return structuredClone(this.alerts.get().rules);
       },
       followJournal: (a) => this.followJournal(a.deploymentId, a.role, a.lines ?? 200),
       unfollowJournal: async (a) => {
@@ -129,6 +136,12 @@ export class DashboardService {
         }
       },
     };
+  }
+
+  /** A deployment's own rules where it has them (they replace the global list), else the global list. */
+  rulesFor(deploymentId: string): readonly AlertRule[] {
+    const a = this.alerts.get();
+    return a.deployments[deploymentId] ?? a.rules;
   }
 
   /** Stops timers and followers (app shutdown). */
@@ -183,7 +196,7 @@ export class DashboardService {
     const values = { ...o.pending, ...this.store.ingestObservation(obs) };
     o.pending = {};
     const latest = this.store.latest(obs.deploymentId);
-    const { state, changes, active } = evaluateAlerts(this.rules, o.alertState, {
+    const { state, changes, active } = evaluateAlerts(this.rulesFor(obs.deploymentId), o.alertState, {
       ts: obs.ts,
       roles: o.roles,
       values: latest,

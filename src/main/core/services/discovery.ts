@@ -13,7 +13,11 @@ export class DiscoveryService {
   /** Latest parsed scrape per deployment and role, for the inventory. */
   private readonly latest = new Map<string, { ts: number; exposition: Exposition }>();
 
-  constructor(private readonly core: Core) {
+  constructor(
+    private readonly core: Core,
+    /** The units the operator picked on a host (the settings file), by role. */
+    private readonly chosen: (hostId: string) => Partial<Record<Role, string>> = () => ({}),
+  ) {
     core.hooks.on('scrape', (e) =>
       this.latest.set(`${e.deploymentId}/${e.role}`, { ts: e.ts, exposition: e.exposition }),
     );
@@ -31,7 +35,12 @@ export class DiscoveryService {
 
   async discover(deploymentId: string): Promise<DiscoveryReport> {
     const { host } = this.core.deploymentOf(deploymentId);
-    const result = await runDiscovery(this.core.connectionOf(deploymentId), host.id, host.label);
+    const result = await runDiscovery(
+      this.core.connectionOf(deploymentId),
+      host.id,
+      host.label,
+      this.chosen(host.id),
+    );
     return toReport(host.id, this.core.now, result);
   }
 
@@ -68,8 +77,9 @@ export class DiscoveryService {
 export async function discoverForCore(
   conn: SshConnection,
   host: HostConfig,
+  chosen?: Partial<Record<Role, string>>,
 ): Promise<{ deployment: Omit<DeploymentConfig, 'id'>; notes: AppEvent[] } | null> {
-  const result = await runDiscovery(conn, host.id, host.label);
+  const result = await runDiscovery(conn, host.id, host.label, chosen);
   const now = Date.now();
   const notes: AppEvent[] = result.diagnostics.map((d) => ({
     id: newEventId(now),
@@ -88,7 +98,9 @@ export async function discoverForCore(
       severity: 'warning',
       role: c.role,
       title: `discovery: several units look like the ${c.role} (${c.units.join(', ')}); using ${c.chosen}`,
-      detail: 'Check that this is the right one.',
+      detail:
+        `Check that this is the right one. To use another from the next connect on, run ` +
+        `\`pd-console settings choose ${host.id} ${c.role} UNIT\` (saved in the settings file).`,
     });
   if (result.deployment.services.length === 0)
     return { deployment: { name: result.deployment.name, services: [] }, notes };

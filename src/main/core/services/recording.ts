@@ -24,13 +24,17 @@ import { writeIncidentBundle } from '../store/recording/incident-bundle';
 import { redactSecrets } from '../store/recording/redact';
 import { JournalFollower } from '../journal/follower';
 import { ApiError } from '../api-error';
+import type { SettingCell } from '../config/setting-cell';
 
 export interface RecordingServiceOptions {
   /** Folder holding the session files. */
   dir: string;
   /** Folder exports are written to. */
   exportDir: string;
+  /** This run's overrides of the saved settings (a one-shot CLI command records nothing). */
   settings?: Partial<RecordingSettings>;
+  /** The saved settings (the settings file): read at start, written when the operator changes them. */
+  store?: SettingCell<RecordingSettings>;
   appVersion: string;
   journalIntervalMs?: number;
 }
@@ -47,7 +51,7 @@ interface Live {
   lastHealth: Map<string, string>;
 }
 
-const DEFAULT_SETTINGS: RecordingSettings = { enabled: true, maxTotalBytes: 2 * 1024 ** 3 };
+export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { enabled: true, maxTotalBytes: 2 * 1024 ** 3 };
 const MAX_PROBLEMS = 20;
 
 export class RecordingService {
@@ -62,7 +66,11 @@ export class RecordingService {
     private readonly opts: RecordingServiceOptions,
   ) {
     this.store = new SessionStore(opts.dir);
-    this.settings = { ...DEFAULT_SETTINGS, ...opts.settings };
+    this.settings = { ...DEFAULT_RECORDING_SETTINGS, ...opts.store?.get(), ...opts.settings };
+    opts.store?.onChange((saved) => {
+      this.settings = { ...saved, ...opts.settings };
+      void this.enforceRetention().then(() => this.publish());
+    });
     core.hooks.on('opened', (e) => void this.begin(e.deploymentId, e.host, e.deployment));
     core.hooks.on('closed', (e) => {
       const p = this.end(e.deploymentId);
@@ -118,6 +126,7 @@ export class RecordingService {
       getRecordingStatus: async () => this.status(),
       setRecordingSettings: async (a) => {
         this.settings = { ...this.settings, ...a };
+        if (this.opts.store) await this.opts.store.set({ ...this.opts.store.get(), ...a });
         if (a.maxTotalBytes !== undefined) await this.enforceRetention();
         this.publish();
         return this.status();

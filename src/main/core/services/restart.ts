@@ -14,6 +14,8 @@ import type {
   StartRestartResult,
 } from '@shared/contract';
 import type { HostConfig, Role } from '@shared/domain';
+import type { StoredRestartSettings } from '@shared/api/settings';
+import type { SettingCell } from '../config/setting-cell';
 import type { Core } from '../core';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
@@ -42,6 +44,8 @@ export interface RestartServiceOptions {
   /** Start in read-only mode that clients cannot switch off (a shell flag or PD_CONSOLE_READ_ONLY=1). */
   lockReadOnly?: boolean;
   settings?: RestartSettingsPatch;
+  /** The saved restart settings (the settings file): read at start, written on every change. */
+  store?: SettingCell<StoredRestartSettings>;
   /** Who is acting, for the record; defaults to the OS user running PD Console. */
   userName?: () => string;
   /** Finished operations kept per deployment for getRestart/listRestarts. */
@@ -58,6 +62,12 @@ function osUser(): string {
     // No passwd entry for this uid (containers): the environment is the next best witness.
     return process.env.USER ?? process.env.USERNAME ?? `uid ${process.getuid?.() ?? '?'}`;
   }
+}
+
+/** Saved settings as this run applies them: a read-only lock wins over what was saved. */
+function effective(stored: StoredRestartSettings | undefined, locked: boolean): RestartSettings {
+  const base = { ...defaultSettings(), ...(stored && structuredClone(stored)) };
+  return { ...base, readOnly: locked || base.readOnly, readOnlyLocked: locked };
 }
 
 function targetText(t: RestartTarget): string {
@@ -87,10 +97,14 @@ export class RestartService {
     private readonly opts: RestartServiceOptions = {},
   ) {
     const locked = opts.lockReadOnly ?? process.env.PD_CONSOLE_READ_ONLY === '1';
-    this.settings = applyPatch(
-      { ...defaultSettings(), readOnly: locked, readOnlyLocked: locked },
-      opts.settings ?? {},
-    );
+    this.settings = applyPatch(effective(opts.store?.get(), locked), opts.settings ?? {});
+    if (opts.store)
+      this.offs.push(
+        opts.store.onChange((stored) => {
+          this.settings = effective(stored, locked);
+          this.core.emit('restartSettings', structuredClone(this.settings));
+        }),
+      );
     const onScrape = (e: Parameters<typeof this.rememberScrape>[0]): void => this.rememberScrape(e);
     const onClosed = ({ deploymentId }: { deploymentId: string }): void => this.forget(deploymentId);
     core.hooks.on('scrape', onScrape);
@@ -132,6 +146,15 @@ export class RestartService {
       if (err instanceof SettingsError)
         throw new ApiError('read-only-locked', err.message, 'Restart PD Console without --read-only.');
       throw err;
+    }
+    const store = this.opts.store;
+    if (store) {
+      const { readOnlyLocked, readOnly, ...rest } = this.settings;
+      // A read-only lock is of this run only: the file keeps what the operator chose.
+      await store.set({
+        ...rest,
+        readOnly: readOnlyLocked ? (patch.readOnly ?? store.get().readOnly) : readOnly,
+      });
     }
     this.core.emit('restartSettings', structuredClone(this.settings));
     return structuredClone(this.settings);

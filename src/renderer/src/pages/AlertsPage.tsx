@@ -1,5 +1,6 @@
-// Alerts: what is firing now, what fired before, the rules (editable), and desktop notifications.
-import { useEffect, useState } from 'react';
+// Alerts: what is firing now, what fired before, the rules (editable, for every deployment or for this one
+// only; saved in the settings file), desktop notifications, and the settings file (export/import).
+import { useState } from 'react';
 import type { AlertRule } from '@shared/contract';
 import type { DeploymentView } from '../state/store';
 import { api } from '../api/client';
@@ -8,6 +9,8 @@ import { formatClock } from '../format';
 import { notificationPermission, requestNotifications, type NotifyPermission } from '../state/notifications';
 import { EventList } from '../components/EventList';
 import { showAround } from '../state/ui';
+import { settingsChanged, useSettings } from '../state/settings';
+import { SettingsFileCard } from '../settings/SettingsFileCard';
 
 const RULE_TEXT: Record<AlertRule['kind'], (r: AlertRule) => string> = {
   'kv-high': (r) => `KV usage above ${Math.round((r.threshold ?? 0.9) * 100)} % for ${r.forS ?? 0} s`,
@@ -23,15 +26,22 @@ const RULE_TEXT: Record<AlertRule['kind'], (r: AlertRule) => string> = {
 
 export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Element {
   const active = view.dashboard?.alerts ?? [];
-  const [rules, setRules] = useState<AlertRule[] | null>(null);
+  const deploymentId = view.summary.deployment.id;
+  const settings = useSettings().state;
+  const own = settings?.settings.alerts.deployments[deploymentId];
+  const [scope, setScope] = useState<'global' | 'deployment' | null>(null);
+  // A recording under review is read-only: only the rules of every deployment can be edited from it.
+  const review = view.summary.review !== undefined;
+  // Open on the list that applies here: this deployment's own rules where it has them.
+  const shown = review ? 'global' : (scope ?? (own ? 'deployment' : 'global'));
+  const rules = !settings ? null : shown === 'deployment' ? (own ?? null) : settings.settings.alerts.rules;
   const [error, setError] = useState<string | null>(null);
   const [perm, setPerm] = useState<NotifyPermission>(notificationPermission());
-  useEffect(() => {
-    api.getAlertRules({}).then(setRules, (err: unknown) => setError(errorText(err).message));
-  }, []);
-  const save = (next: AlertRule[]): void => {
-    setRules(next);
-    api.setAlertRules({ rules: next }).then(setRules, (err: unknown) => setError(errorText(err).message));
+  const fail = (err: unknown): void => setError(errorText(err).message);
+  const save = (next: AlertRule[] | null): void => {
+    setError(null);
+    if (shown === 'global') api.setAlertRules({ rules: next ?? [] }).catch(fail);
+    else api.setDeploymentAlertRules({ deploymentId, rules: next }).then(settingsChanged, fail);
   };
   const edit = (id: string, patch: Partial<AlertRule>): void => {
     if (rules) save(rules.map((r) => (r.id === id ? { ...r, ...patch } : r)));
@@ -82,9 +92,40 @@ export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Elemen
       </section>
       <section className="card" data-testid="alert-rules">
         <h2>Rules</h2>
+        {!review && (
+          <div className="settings-row" role="radiogroup" aria-label="Which rules">
+            <label>
+              <input
+                type="radio"
+                name="rule-scope"
+                data-testid="rules-scope-global"
+                checked={shown === 'global'}
+                onChange={() => setScope('global')}
+              />{' '}
+              Every deployment{own ? ' (not used here: this deployment has its own rules)' : ''}
+            </label>{' '}
+            <label>
+              <input
+                type="radio"
+                name="rule-scope"
+                data-testid="rules-scope-deployment"
+                checked={shown === 'deployment'}
+                onChange={() => setScope('deployment')}
+              />{' '}
+              Only {view.summary.deployment.name}
+            </label>
+          </div>
+        )}
         {error && <p className="error-box">{error}</p>}
-        {!rules ? (
+        {!settings ? (
           <p className="muted">Loading rules…</p>
+        ) : !rules ? (
+          <p className="muted" data-testid="rules-own-none">
+            This deployment uses the rules of every deployment.{' '}
+            <button data-testid="rules-own-create" onClick={() => save(settings.settings.alerts.rules)}>
+              Give it its own rules (starting from those)
+            </button>
+          </p>
         ) : (
           <table className="rules">
             <thead>
@@ -117,6 +158,7 @@ export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Elemen
                   <td>
                     {r.threshold !== undefined ? (
                       <input
+                        key={`${shown}-${r.threshold}`}
                         type="number"
                         step="any"
                         min={0}
@@ -134,6 +176,7 @@ export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Elemen
                   </td>
                   <td>
                     <input
+                      key={`${shown}-${r.forS ?? r.windowS}`}
                       type="number"
                       min={0}
                       defaultValue={r.forS ?? r.windowS}
@@ -154,7 +197,13 @@ export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Elemen
             </tbody>
           </table>
         )}
+        {shown === 'deployment' && own && (
+          <button data-testid="rules-own-drop" onClick={() => save(null)}>
+            Use the rules of every deployment here again
+          </button>
+        )}
       </section>
+      <SettingsFileCard />
       <EventList
         events={view.events}
         limit={100}

@@ -5,6 +5,7 @@ import type { RestartSettings, RestartSettingsPatch, RestartTimeouts, StackOrder
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { openRestartSettings } from './useRestart';
+import { useSettings } from '../state/settings';
 import './restart.css';
 
 const STEPS: Array<[keyof RestartTimeouts, string]> = [
@@ -16,6 +17,7 @@ const STEPS: Array<[keyof RestartTimeouts, string]> = [
 
 export function RestartSettingsPanel({ settings }: { settings: RestartSettings }): React.JSX.Element {
   const [error, setError] = useState<string | null>(null);
+  const saved = useSettings().state;
   const save = (patch: RestartSettingsPatch): void => {
     setError(null);
     // The core pushes the new settings (restartSettings) to every client, this one included.
@@ -109,6 +111,13 @@ export function RestartSettingsPanel({ settings }: { settings: RestartSettings }
           </tbody>
         </table>
         {error && <p className="error-box">{error}</p>}
+        {saved && (
+          <p className="muted small" data-testid="restart-settings-saved">
+            {saved.problem
+              ? 'Not saved: the settings file cannot be used (see the banner); changes last until PD Console quits.'
+              : `Saved in ${saved.file}; the CLI's restart uses them too.`}
+          </p>
+        )}
         <footer>
           <span className="spacer" />
           <button

@@ -2,6 +2,8 @@
 // drawer. Pages live in location.hash so reload and the back button work.
 import { useSyncExternalStore } from 'react';
 import type { Role } from '@shared/domain';
+import type { ChartRange, Settings, ThemeChoice } from '@shared/contract';
+import { api } from '../api/client';
 
 export const RANGES = [
   { id: '5m', label: '5 m', ms: 5 * 60_000 },
@@ -11,6 +13,10 @@ export const RANGES = [
   { id: 'all', label: 'all', ms: Infinity },
 ] as const;
 export type RangeId = (typeof RANGES)[number]['id'];
+// The saved default range and the ranges on screen are the same list.
+const _sameRanges: [RangeId] extends [ChartRange] ? ([ChartRange] extends [RangeId] ? true : never) : never =
+  true;
+void _sameRanges;
 
 export type Page =
   | { name: 'overview' }
@@ -23,7 +29,7 @@ export type Page =
 export type View =
   { mode: 'live'; range: RangeId } | { mode: 'fixed'; range: RangeId; from: number; to: number };
 
-export type ThemeChoice = 'system' | 'light' | 'dark';
+export type { ThemeChoice };
 
 export interface UiState {
   page: Page;
@@ -45,21 +51,16 @@ export function pageHash(p: Page): string {
   return p.name === 'service' ? `#/service/${p.role}` : `#/${p.name}`;
 }
 
-/** `?range=24h` in the URL opens on that range (links, and the benchmark). */
-function initialRange(): RangeId {
-  const r = new URLSearchParams(window.location.search).get('range');
-  return RANGES.find((x) => x.id === r)?.id ?? '5m';
-}
-
-function storedTheme(): ThemeChoice {
-  const t = localStorage.getItem('pdc-theme');
-  return t === 'light' || t === 'dark' ? t : 'system';
-}
+/** `?range=24h` in the URL opens on that range (links, and the benchmark); it wins over the saved default. */
+const urlRange: RangeId | undefined = RANGES.find(
+  (x) => x.id === new URLSearchParams(window.location.search).get('range'),
+)?.id;
 
 let ui: UiState = {
   page: parseHash(window.location.hash),
-  view: { mode: 'live', range: initialRange() },
-  theme: storedTheme(),
+  view: { mode: 'live', range: urlRange ?? '5m' },
+  // Until the saved settings arrive (a moment after start) the theme follows the system.
+  theme: 'system',
   paletteOpen: false,
   helpOpen: false,
   around: null,
@@ -106,15 +107,33 @@ export function backToLive(): void {
   set({ view: { mode: 'live', range: ui.view.range } });
 }
 
+function showTheme(t: ThemeChoice): void {
+  if (t === 'system') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = t;
+  if (ui.theme !== t) set({ theme: t });
+}
+
+/** The operator picked a theme: show it and save it (every window follows through the settings event). */
 export function applyTheme(t: ThemeChoice): void {
-  if (t === 'system') {
-    localStorage.removeItem('pdc-theme');
-    delete document.documentElement.dataset.theme;
-  } else {
-    localStorage.setItem('pdc-theme', t);
-    document.documentElement.dataset.theme = t;
-  }
-  set({ theme: t });
+  showTheme(t);
+  api.setUiSettings({ theme: t }).catch((err: unknown) => console.warn('theme not saved:', err));
+}
+
+let savedRange: RangeId | null = null;
+
+/** The saved settings arrived or changed: theme at once; the default range until the operator picks one. */
+export function adoptSavedUi(saved: Settings['ui']): void {
+  showTheme(saved.theme);
+  const first = savedRange === null;
+  const untouched = ui.view.mode === 'live' && ui.view.range === (savedRange ?? '5m');
+  savedRange = saved.chartRange;
+  if (!urlRange && (first || untouched) && ui.view.mode === 'live' && ui.view.range !== saved.chartRange)
+    set({ view: { mode: 'live', range: saved.chartRange } });
+}
+
+/** Saves the range charts open on. */
+export function saveDefaultRange(r: RangeId): Promise<unknown> {
+  return api.setUiSettings({ chartRange: r });
 }
 
 /** Light ↔ dark from whatever shows now (system included). */
@@ -151,6 +170,4 @@ export function viewWindow(v: View, now: number, firstMs: number | null): { from
   return { from, to: now };
 }
 
-// Theme follows the system until the operator picks one.
-if (ui.theme !== 'system') document.documentElement.dataset.theme = ui.theme;
 window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => set({}));
