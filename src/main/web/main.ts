@@ -123,20 +123,23 @@ async function main(): Promise<void> {
     stopping = true;
     const started = Date.now();
     // Whatever a client or a host does, the process ends: after the deadline it exits with what it has.
+    // Not unref'd: it also keeps the process alive while shutdown waits only on unref'd timers, which would
+    // otherwise let Node exit silently half-way (before "stopped" is printed).
     setTimeout(() => {
       process.stderr.write(
         `pd-console web: shutdown did not finish within ${STOP_DEADLINE_MS / 1000} s; exiting anyway ` +
           '(an unclosed recording loses at most its last 5 s)\n',
       );
       process.exit(1);
-    }, STOP_DEADLINE_MS).unref();
+    }, STOP_DEADLINE_MS);
     // Both run whatever the other does: the recording is closed even if a socket misbehaves.
     const results = await Promise.allSettled([server.close(), app.shutdown()]);
     for (const r of results)
       if (r.status === 'rejected')
         process.stderr.write(`pd-console web: shutdown step failed: ${(r.reason as Error).message}\n`);
-    process.stdout.write(`pd-console web: stopped in ${Date.now() - started} ms\n`);
-    process.exit(results.some((r) => r.status === 'rejected') ? 1 : 0);
+    const code = results.some((r) => r.status === 'rejected') ? 1 : 0;
+    // Exit once the line is out: a pipe (a supervisor, a test) would otherwise lose it.
+    process.stdout.write(`pd-console web: stopped in ${Date.now() - started} ms\n`, () => process.exit(code));
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));

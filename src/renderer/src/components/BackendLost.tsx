@@ -24,7 +24,7 @@ export function BackendLost(): React.JSX.Element | null {
           {status.state === 'connecting'
             ? `Attempt ${status.attempt}: connecting…`
             : `Attempt ${status.attempt} failed; next in ${inS} s.`}{' '}
-          <span className="muted">({status.detail})</span>
+          <span className="muted">— {status.detail}</span>
         </p>
         <p>
           What you see is the last data received, not live. Monitoring, recording and restarts run in the PD
