@@ -146,6 +146,8 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
         'Send it in smaller parts. If PD Console itself made this request, it is a bug: please report it.',
       );
     const sock = await opened;
+    // The caller's deadline passed while the socket was connecting: it no longer waits for an answer.
+    if (o.signal?.aborted) throw new ApiCallError('aborted', `${method}: abandoned before it was sent`);
     if (sock.readyState !== OPEN) throw lost(status.detail ?? 'the connection is closed');
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
