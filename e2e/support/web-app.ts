@@ -61,7 +61,7 @@ export async function startWebApp(
     output: () => out,
     stop: () =>
       new Promise((resolve) => {
-        if (proc.exitCode !== null) return resolve();
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
         proc.once('exit', () => resolve());
         proc.kill('SIGTERM');
         setTimeout(() => proc.kill('SIGKILL'), 5000).unref();

@@ -1,8 +1,8 @@
-import type { Api } from '../shared/contract';
+import type { PreloadBridge } from '../shared/contract';
 
 declare global {
   interface Window {
-    /** Present in the Electron shell; browser mode builds the same object over a WebSocket. */
-    api?: Api;
+    /** Present in the Electron shell (the preload's two functions); browser mode uses a WebSocket instead. */
+    api?: PreloadBridge;
   }
 }

@@ -129,6 +129,24 @@ export interface ApiErrorShape {
 /** What a request returns over any transport: errors keep their code and hint instead of becoming strings. */
 export type Envelope<T> = { ok: true; result: T } | { ok: false; error: ApiErrorShape };
 
+/**
+ * What the Electron preload exposes as `window.api`: two functions over plain data. contextBridge copies an
+ * Error's message but drops its own properties (code, hint), so requests resolve an envelope and the renderer
+ * turns a failed one into its ApiCallError.
+ */
+export interface PreloadBridge {
+  invoke(method: RequestName, args: unknown): Promise<Envelope<unknown>>;
+  on(event: EventName, listener: (payload: unknown) => void): () => void;
+}
+
+/**
+ * Largest client→server frame in browser mode (bytes of the JSON text). The largest legitimate request is an
+ * upload chunk: UPLOAD_CHUNK_BYTES (512 KiB) as base64 is 683 KiB plus a few dozen bytes of envelope, so 1 MiB
+ * holds it with a third to spare while bounding what one message can make the backend buffer and parse.
+ * The server enforces it (ws maxPayload, close 1009); the renderer refuses locally before sending.
+ */
+export const MAX_CLIENT_FRAME_BYTES = 1024 * 1024;
+
 /** Browser-mode WebSocket frames. */
 export type ClientFrame = { t: 'req'; id: number; method: string; args: unknown };
 export type ServerFrame =

@@ -90,6 +90,15 @@ describe('browser mode server', () => {
     expect(r.body).not.toContain('do not serve');
   });
 
+  it('answers 400 with a plain message to a path with a malformed %-escape', async () => {
+    for (const path of ['/%', '/%E0%A4%A', '/assets/%zz.js']) {
+      const r = await get(`${path}?token=${server.token}`);
+      expect(r.status, path).toBe(400);
+      expect(r.headers['content-type']).toMatch(/^text\/plain/);
+      expect(r.body).toContain('malformed %-escape');
+    }
+  });
+
   it('refuses WebSocket upgrades without the token, from another origin, or with a foreign Host', async () => {
     expect((await wsOpen({ origin: goodOrigin() })).status).toBe(401);
     expect((await wsOpen({ token: 'nope', origin: goodOrigin() })).status).toBe(401);

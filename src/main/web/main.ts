@@ -6,6 +6,21 @@ import { join } from 'node:path';
 import { createApp } from '../compose';
 import { startWebServer } from './server';
 
+/** How long SIGTERM / Ctrl-C may take before the process exits anyway. */
+const STOP_DEADLINE_MS = 5000;
+
+const USAGE = `usage: npm run web -- [--demo] [--no-open] [--port N] [--demo-speed X]
+
+  --demo          open the simulated demo deployment at start
+  --no-open       do not open a browser; just print the URL
+  --port N        listen on 127.0.0.1:N (default: a free port)
+  --demo-speed X  run the demo host's clock X times faster than real time
+
+environment (for tests and automation):
+  PD_CONSOLE_WEB_TOKEN  use this token instead of a new random one per run (at least 16 characters of
+                        A-Z a-z 0-9 - _), so a restarted backend on the same --port takes back open pages
+`;
+
 interface WebArgs {
   port: number;
   open: boolean;
@@ -26,11 +41,21 @@ export function parseWebArgs(argv: string[]): WebArgs {
       if (a === '--port') args.port = v;
       else args.demoSpeed = v;
     } else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: npm run web -- [--demo] [--no-open] [--port N] [--demo-speed X]\n');
+      process.stdout.write(USAGE);
       process.exit(0);
     } else throw new Error(`unknown option ${a} (try --help)`);
   }
   return args;
+}
+
+/** The token from PD_CONSOLE_WEB_TOKEN, or undefined for a fresh random one. */
+export function tokenFromEnv(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^[A-Za-z0-9_-]{16,}$/.test(value))
+    throw new Error(
+      'PD_CONSOLE_WEB_TOKEN must be at least 16 characters of A-Z a-z 0-9 - _ (it goes into the URL unescaped)',
+    );
+  return value;
 }
 
 function openBrowser(url: string): void {
@@ -45,8 +70,10 @@ function openBrowser(url: string): void {
 
 async function main(): Promise<void> {
   let args: WebArgs;
+  let token: string | undefined;
   try {
     args = parseWebArgs(process.argv.slice(2));
+    token = tokenFromEnv(process.env.PD_CONSOLE_WEB_TOKEN);
   } catch (err) {
     process.stderr.write(`pd-console web: ${(err as Error).message}\n`);
     process.exit(2);
@@ -60,7 +87,13 @@ async function main(): Promise<void> {
   }
   const app = createApp({ shell: 'browser', autoOpenDemo: args.demo, demoSpeed: args.demoSpeed });
   const core = app.core;
-  const server = await startWebServer({ handlers: app.handlers, bus: core, rendererDir, port: args.port });
+  const server = await startWebServer({
+    handlers: app.handlers,
+    bus: core,
+    rendererDir,
+    port: args.port,
+    token,
+  });
   process.stdout.write(`PD Console (browser mode) is serving on 127.0.0.1:${server.port}\n`);
   process.stdout.write(`${server.url}\n`);
   if (args.demo) {
@@ -69,13 +102,35 @@ async function main(): Promise<void> {
       .catch((err: Error) => process.stderr.write(`demo deployment failed to open: ${err.message}\n`));
   }
   if (args.open) openBrowser(server.url);
-  const stop = async (): Promise<void> => {
-    await server.close();
-    await app.shutdown();
-    process.exit(0);
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) {
+      process.stderr.write(`pd-console web: ${signal} again; exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    const started = Date.now();
+    // Whatever a client or a host does, the process ends: after the deadline it exits with what it has.
+    // Not unref'd: it also keeps the process alive while shutdown waits only on unref'd timers, which would
+    // otherwise let Node exit silently half-way (before "stopped" is printed).
+    setTimeout(() => {
+      process.stderr.write(
+        `pd-console web: shutdown did not finish within ${STOP_DEADLINE_MS / 1000} s; exiting anyway ` +
+          '(an unclosed recording loses at most its last 5 s)\n',
+      );
+      process.exit(1);
+    }, STOP_DEADLINE_MS);
+    // Both run whatever the other does: the recording is closed even if a socket misbehaves.
+    const results = await Promise.allSettled([server.close(), app.shutdown()]);
+    for (const r of results)
+      if (r.status === 'rejected')
+        process.stderr.write(`pd-console web: shutdown step failed: ${(r.reason as Error).message}\n`);
+    const code = results.some((r) => r.status === 'rejected') ? 1 : 0;
+    // Exit once the line is out: a pipe (a supervisor, a test) would otherwise lose it.
+    process.stdout.write(`pd-console web: stopped in ${Date.now() - started} ms\n`, () => process.exit(code));
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 void main();

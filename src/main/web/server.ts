@@ -2,12 +2,14 @@
 // It holds the same security bar as the Electron shell: loopback only, a per-run token for the page and
 // the socket, Host and Origin checks (no DNS rebinding, no cross-site WebSocket hijacking), no CORS.
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
   EVENT_NAMES,
+  MAX_CLIENT_FRAME_BYTES,
   type ApiEvents,
   type ClientFrame,
   type EventName,
@@ -22,6 +24,8 @@ export interface WebServerOptions {
   rendererDir: string;
   port?: number;
   token?: string;
+  /** One line per dropped client (bad frame, socket error); default stderr. */
+  log?: (line: string) => void;
 }
 
 export interface WebServer {
@@ -43,10 +47,12 @@ const TYPES: Record<string, string> = {
 };
 
 const COOKIE = 'pdc_token';
-const MAX_FRAME = 1024 * 1024;
+/** How long close() lets open sockets finish before it destroys them. */
+const CLOSE_GRACE_MS = 500;
 
 export async function startWebServer(opts: WebServerOptions): Promise<WebServer> {
   const token = opts.token ?? randomBytes(24).toString('base64url');
+  const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   let port = 0;
   const allowedHosts = (): string[] => [`127.0.0.1:${port}`, `localhost:${port}`];
   const allowedOrigins = (): string[] => allowedHosts().map((h) => `http://${h}`);
@@ -82,7 +88,15 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         );
       return;
     }
-    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1));
+    let rel: string;
+    try {
+      rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1));
+    } catch {
+      res
+        .writeHead(400, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(`bad request: the path ${url.pathname} has a malformed %-escape`);
+      return;
+    }
     const file = normalize(join(opts.rendererDir, rel));
     if (!file.startsWith(normalize(opts.rendererDir) + sep)) {
       res.writeHead(404).end();
@@ -108,22 +122,38 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
+  // Every raw connection, page or socket, so close() can end them all whatever a client does.
+  const connections = new Set<Duplex>();
+  server.on('connection', (socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+    // Node hands the socket over without an 'error' listener: a reset here must not end the process.
+    socket.on('error', () => socket.destroy());
     const refuse = (code: number, why: string): void => {
-      socket.end(`HTTP/1.1 ${code} ${why}\r\nconnection: close\r\n\r\n`);
+      // Destroyed once written: a client that never reads or closes must not hold the socket (and shutdown).
+      socket.end(`HTTP/1.1 ${code} ${why}\r\nconnection: close\r\n\r\n`, () => socket.destroy());
     };
     if (!allowedHosts().includes(req.headers.host ?? '')) return refuse(421, 'Misdirected Request');
     if (!allowedOrigins().includes(req.headers.origin ?? '')) return refuse(403, 'Forbidden Origin');
+    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
     if (url.pathname !== '/api') return refuse(404, 'Not Found');
     if (!tokenOk(req, url)) return refuse(401, 'Unauthorized');
-    wss.handleUpgrade(req, socket, head, (ws) => attach(ws));
+    const client = `${req.socket.remoteAddress}:${req.socket.remotePort}`;
+    wss.handleUpgrade(req, socket, head, (ws) => attach(ws, client));
   });
 
   const sockets = new Set<WebSocket>();
-  function attach(ws: WebSocket): void {
+  function attach(ws: WebSocket, client: string): void {
     sockets.add(ws);
+    // A malformed frame (too big, bad UTF-8, reserved bits, unmasked…) makes ws emit 'error' and close this
+    // socket with the matching code (1009, 1007, 1002…); without a listener that error would end the process.
+    ws.on('error', (err: Error & { code?: string }) =>
+      log(`pd-console web: dropped WebSocket client ${client}: ${err.code ?? 'error'} ${err.message}`),
+    );
     const send = (f: ServerFrame): void => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(f));
     };
@@ -137,16 +167,25 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       try {
         frame = JSON.parse(String(data)) as ClientFrame;
       } catch {
+        log(`pd-console web: dropped WebSocket client ${client}: a frame that is not JSON`);
         ws.close(1003, 'frames must be JSON');
         return;
       }
       if (frame?.t !== 'req' || typeof frame.id !== 'number') {
+        log(`pd-console web: dropped WebSocket client ${client}: a frame that is not a request`);
         ws.close(1003, 'unexpected frame');
         return;
       }
-      void dispatch(opts.handlers, frame.method, frame.args).then((envelope) =>
-        send({ t: 'res', id: frame.id, envelope }),
-      );
+      void dispatch(opts.handlers, frame.method, frame.args)
+        .then((envelope) => send({ t: 'res', id: frame.id, envelope }))
+        .catch((err: Error) =>
+          // A result that cannot be serialised: the caller still gets an answer instead of waiting.
+          send({
+            t: 'res',
+            id: frame.id,
+            envelope: { ok: false, error: { code: 'internal', message: `${frame.method}: ${err.message}` } },
+          }),
+        );
     });
     ws.on('close', () => {
       sockets.delete(ws);
@@ -163,12 +202,21 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
     token,
+    // Bounded whatever clients do: sockets get a close frame, then everything still open is destroyed.
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of sockets) s.terminate();
+        const force = setTimeout(() => {
+          for (const s of sockets) s.terminate();
+          for (const c of connections) c.destroy();
+          server.closeAllConnections();
+        }, CLOSE_GRACE_MS);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        for (const s of sockets) s.close(1001, 'PD Console is shutting down');
         wss.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
+        server.closeIdleConnections();
       }),
   };
 }

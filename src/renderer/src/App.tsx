@@ -1,10 +1,11 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { DemoFaultName } from '@shared/demo-faults';
-import { api, onBridgeState } from './api/client';
+import { api, onBridgeState, onReconnected } from './api/client';
 import { errorText } from './api/errors';
 import {
   addDeployment,
   removeDeployment,
+  resyncFromBackend,
   setInfo,
   useAppState,
   wireEvents,
@@ -20,6 +21,7 @@ import { AlertsPage } from './pages/AlertsPage';
 import { ServicePage } from './pages/ServicePage';
 import { TopBar } from './components/TopBar';
 import { ConnectionBanner } from './components/ConnectionBanner';
+import { BackendLost } from './components/BackendLost';
 import { CommandPalette, type Command } from './components/CommandPalette';
 import { ShortcutHelp } from './components/ShortcutHelp';
 import { AroundDrawer } from './components/AroundDrawer';
@@ -39,10 +41,22 @@ import { SettingsBanner } from './settings/SettingsBanner';
 export function App(): React.JSX.Element {
   const state = useAppState();
   const [bridge, setBridge] = useState<{ state: string; detail?: string }>({ state: 'open' });
+  // Bumped after each reconnection: the console remounts, so charts and journals fetch and follow again.
+  const [epoch, setEpoch] = useState(0);
   const [bootError, setBootError] = useState<{ message: string; hint?: string } | null>(null);
   const [booting, setBooting] = useState(true);
 
-  useEffect(() => onBridgeState((s, detail) => setBridge({ state: s, detail })), []);
+  useEffect(() => onBridgeState(setBridge), []);
+  useEffect(
+    () =>
+      onReconnected(() => {
+        setBootError(null);
+        resyncFromBackend()
+          .catch((err: unknown) => setBootError(errorText(err)))
+          .finally(() => setEpoch((e) => e + 1));
+      }),
+    [],
+  );
 
   useEffect(() => {
     wireEvents();
@@ -68,11 +82,7 @@ export function App(): React.JSX.Element {
   useShortcuts(active !== undefined && !sessionsPage);
   return (
     <>
-      {bridge.state === 'closed' && (
-        <div className="banner banner-bad" role="alert" data-testid="backend-banner">
-          Lost the connection to the PD Console backend ({bridge.detail}). Retrying… Data shown is frozen.
-        </div>
-      )}
+      <BackendLost />
       {bootError && (
         <div className="banner banner-bad" role="alert">
           Could not start: {bootError.message}
@@ -83,7 +93,7 @@ export function App(): React.JSX.Element {
       {sessionsPage ? (
         <SessionsPage />
       ) : active ? (
-        <Console view={active} />
+        <Console key={epoch} view={active} />
       ) : booting && bridge.state !== 'closed' ? (
         <p className="boot muted">Starting PD Console…</p>
       ) : (

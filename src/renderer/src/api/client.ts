@@ -1,28 +1,38 @@
-// The renderer's single access point to the core: window.api in Electron, a WebSocket bridge in browser mode.
+// The renderer's single access point to the core: the typed `Api` over the Electron preload's window.api, or
+// over the WebSocket bridge in browser mode. Both are transports (transport.ts); the Api is built once.
 import type { Api } from '@shared/contract';
-import { createWsApi, type BridgeState } from './ws-bridge';
+import { preloadTransport } from './preload-transport';
+import { createApi } from './typed-client';
+import type { Transport } from './transport';
+import { createWsTransport, type BridgeStatus, type WsTransport } from './ws-bridge';
 
-type BridgeListener = (s: BridgeState, detail?: string) => void;
-const bridgeListeners = new Set<BridgeListener>();
-let bridgeState: { state: BridgeState; detail?: string } = { state: 'open' };
+export type { BridgeStatus } from './ws-bridge';
 
-function pickApi(): Api {
-  if (window.api) return window.api;
+let bridge: WsTransport | null = null;
+
+function pickTransport(): Transport {
+  if (window.api) return preloadTransport(window.api);
   const params = new URLSearchParams(window.location.search);
   const token = params.get('token') ?? sessionStorage.getItem('pdc-token') ?? '';
   if (token) sessionStorage.setItem('pdc-token', token);
   const url = `ws://${window.location.host}/api?token=${encodeURIComponent(token)}`;
-  bridgeState = { state: 'connecting' };
-  return createWsApi(url, (state, detail) => {
-    bridgeState = { state, detail };
-    for (const l of bridgeListeners) l(state, detail);
-  });
+  bridge = createWsTransport({ url, WebSocket: window.WebSocket });
+  return bridge;
 }
 
-export const api: Api = pickApi();
+export const api: Api = createApi(pickTransport());
 
-export function onBridgeState(l: BridgeListener): () => void {
-  bridgeListeners.add(l);
-  l(bridgeState.state, bridgeState.detail);
-  return () => bridgeListeners.delete(l);
+/** The browser-mode connection's state (always open in Electron, where the backend is the app itself). */
+export function onBridgeState(l: (s: BridgeStatus) => void): () => void {
+  l(bridge?.status() ?? { state: 'open', lost: false, attempt: 0 });
+  return bridge?.onStatus(l) ?? (() => undefined);
+}
+
+/** Called each time the connection comes back after a loss: what is on screen must be fetched again. */
+export function onReconnected(l: () => void): () => void {
+  let wasLost = bridge?.status().lost ?? false;
+  return onBridgeState((s) => {
+    if (wasLost && s.state === 'open') l();
+    wasLost = s.lost;
+  });
 }

@@ -1,81 +1,181 @@
-// Browser mode: the same `Api` object the Electron preload exposes, carried over a WebSocket to the
-// Node core. Built from the contract's lists, so it cannot drift from the preload.
-import {
-  EVENT_NAMES,
-  REQUEST_NAMES,
-  type Api,
-  type ApiEvents,
-  type EventName,
-  type ServerFrame,
-} from '@shared/contract';
+// Browser mode's transport: requests and events over one WebSocket to the Node core. It reconnects by itself
+// with backoff, and never leaves a caller waiting on a socket that is gone: a request made while the socket
+// is down, or pending when it drops, or waiting on a socket that closes before it ever opened, is rejected
+// with 'backend-lost'.
+import { MAX_CLIENT_FRAME_BYTES, type EventName, type RequestName, type ServerFrame } from '@shared/contract';
 import { ApiCallError } from './errors';
+import type { InvokeOptions, Transport } from './transport';
 
-export type BridgeState = 'connecting' | 'open' | 'closed';
+/** The part of the WebSocket API used here (the browser's, or the `ws` package's in tests). */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open', l: () => void): void;
+  addEventListener(type: 'message', l: (ev: { data: unknown }) => void): void;
+  addEventListener(type: 'close', l: (ev: { code: number; reason: string }) => void): void;
+  addEventListener(type: 'error', l: () => void): void;
+}
+export type SocketConstructor = new (url: string) => SocketLike;
 
-export function createWsApi(url: string, onState: (s: BridgeState, detail?: string) => void): Api {
-  let ws: WebSocket | null = null;
+const OPEN = 1;
+
+export interface BridgeStatus {
+  state: 'connecting' | 'open' | 'closed';
+  /** True from the first loss until a socket opens again. */
+  lost: boolean;
+  /** Connection attempts since the backend was lost (0 while connected). */
+  attempt: number;
+  /** Why the last socket closed. */
+  detail?: string;
+  /** When the next attempt starts (closed state only; renderer clock). */
+  retryAt?: number;
+}
+
+export interface WsTransport extends Transport {
+  status(): BridgeStatus;
+  onStatus(l: (s: BridgeStatus) => void): () => void;
+  /** Stops reconnecting and closes the socket (tests). */
+  dispose(): void;
+}
+
+export interface WsTransportOptions {
+  url: string;
+  WebSocket: SocketConstructor;
+  retry?: { firstMs: number; maxMs: number };
+}
+
+const LOST_HINT =
+  'The PD Console backend (the `npm run web` process) stopped or restarted. This page reconnects by itself ' +
+  'when it is back on the same port; a new run has a new token, so open the URL it printed instead.';
+
+export function createWsTransport(opts: WsTransportOptions): WsTransport {
+  const retry = opts.retry ?? { firstMs: 500, maxMs: 10_000 };
+  let retryMs = retry.firstMs;
   let nextId = 1;
-  let retryMs = 500;
+  let disposed = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let status: BridgeStatus = { state: 'connecting', lost: false, attempt: 0 };
+  const statusListeners = new Set<(s: BridgeStatus) => void>();
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  const listeners = new Map<EventName, Set<(p: unknown) => void>>(EVENT_NAMES.map((e) => [e, new Set()]));
-  let opened: Promise<void>;
+  const listeners = new Map<EventName, Set<(p: unknown) => void>>();
+  let opened: Promise<SocketLike>;
+
+  const setStatus = (s: BridgeStatus): void => {
+    status = s;
+    for (const l of statusListeners) l(s);
+  };
+  const lost = (why: string): ApiCallError =>
+    new ApiCallError('backend-lost', `lost the connection to the PD Console backend (${why})`, LOST_HINT);
+
+  const onFrame = (data: unknown): void => {
+    let frame: ServerFrame;
+    try {
+      frame = JSON.parse(String(data)) as ServerFrame;
+    } catch {
+      console.warn('PD Console: ignored a frame from the backend that is not JSON');
+      return;
+    }
+    if (frame.t === 'res') {
+      const p = pending.get(frame.id);
+      pending.delete(frame.id);
+      if (!p) return;
+      if (frame.envelope.ok) p.resolve(frame.envelope.result);
+      else
+        p.reject(
+          new ApiCallError(
+            frame.envelope.error.code,
+            frame.envelope.error.message,
+            frame.envelope.error.hint,
+          ),
+        );
+    } else if (frame.t === 'evt') {
+      for (const l of listeners.get(frame.event) ?? []) l(frame.payload);
+    }
+  };
 
   const connect = (): void => {
-    onState('connecting');
-    const sock = new WebSocket(url);
-    ws = sock;
-    opened = new Promise((resolve) => sock.addEventListener('open', () => resolve(), { once: true }));
+    setStatus({ ...status, state: 'connecting', retryAt: undefined });
+    const sock = new opts.WebSocket(opts.url);
+    let wasOpen = false;
+    opened = new Promise<SocketLike>((resolve, reject) => {
+      sock.addEventListener('open', () => resolve(sock));
+      sock.addEventListener('close', (ev) =>
+        reject(lost(ev.reason || `the connection closed before it opened, code ${ev.code}`)),
+      );
+    });
+    // Nobody may be waiting when an attempt fails; the rejection is for those who are.
+    opened.catch(() => undefined);
     sock.addEventListener('open', () => {
-      retryMs = 500;
-      onState('open');
+      wasOpen = true;
+      retryMs = retry.firstMs;
+      setStatus({ state: 'open', lost: false, attempt: 0 });
     });
-    sock.addEventListener('message', (m) => {
-      const frame = JSON.parse(String(m.data)) as ServerFrame;
-      if (frame.t === 'res') {
-        const p = pending.get(frame.id);
-        pending.delete(frame.id);
-        if (!p) return;
-        if (frame.envelope.ok) p.resolve(frame.envelope.result);
-        else
-          p.reject(
-            new ApiCallError(
-              frame.envelope.error.code,
-              frame.envelope.error.message,
-              frame.envelope.error.hint,
-            ),
-          );
-      } else if (frame.t === 'evt') {
-        for (const l of listeners.get(frame.event) ?? []) l(frame.payload);
-      }
-    });
+    sock.addEventListener('message', (m) => onFrame(m.data));
+    // Every failure is followed by 'close', which handles it; an unheard 'error' would throw in Node's ws.
+    sock.addEventListener('error', () => undefined);
     sock.addEventListener('close', (ev) => {
-      for (const [, p] of pending)
-        p.reject(new ApiCallError('backend-lost', 'lost the connection to the PD Console backend'));
+      const detail =
+        ev.reason ||
+        (wasOpen
+          ? `the backend process stopped or restarted (code ${ev.code})`
+          : `no connection to the backend (code ${ev.code})`);
+      for (const [, p] of pending) p.reject(lost(detail));
       pending.clear();
-      onState('closed', ev.reason || `the backend process stopped or restarted (code ${ev.code})`);
-      // The backend may come back (restarted `npm run web`): keep trying, gently.
-      setTimeout(connect, retryMs);
-      retryMs = Math.min(10_000, retryMs * 2);
+      if (disposed) return;
+      const retryAt = Date.now() + retryMs;
+      setStatus({ state: 'closed', lost: true, attempt: status.attempt + 1, detail, retryAt });
+      // The backend may come back (restarted on the same port and token): keep trying, gently.
+      timer = setTimeout(connect, retryMs);
+      retryMs = Math.min(retry.maxMs, retryMs * 2);
     });
   };
   connect();
 
-  const api: Record<string, unknown> = {};
-  for (const name of REQUEST_NAMES) {
-    api[name] = async (args: unknown) => {
-      await opened;
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        ws!.send(JSON.stringify({ t: 'req', id, method: name, args: args ?? {} }));
-      });
-    };
-  }
-  api.on = <E extends EventName>(event: E, l: (p: ApiEvents[E]) => void) => {
-    const set = listeners.get(event)!;
-    const wrapped = l as (p: unknown) => void;
-    set.add(wrapped);
-    return () => set.delete(wrapped);
+  const invoke = async (method: RequestName, args: unknown, o: InvokeOptions = {}): Promise<unknown> => {
+    const id = nextId++;
+    const body = JSON.stringify({ t: 'req', id, method, args: args ?? {} });
+    // Characters count at most 3 UTF-8 bytes each: only long bodies need encoding to know their size.
+    const bytes =
+      body.length * 3 <= MAX_CLIENT_FRAME_BYTES ? body.length : new TextEncoder().encode(body).length;
+    if (bytes > MAX_CLIENT_FRAME_BYTES)
+      throw new ApiCallError(
+        'too-large',
+        `${method}: the request is ${bytes} bytes; browser mode carries at most ${MAX_CLIENT_FRAME_BYTES} bytes ` +
+          `(${MAX_CLIENT_FRAME_BYTES / 1024 / 1024} MiB) per request`,
+        'Send it in smaller parts. If PD Console itself made this request, it is a bug: please report it.',
+      );
+    const sock = await opened;
+    // The caller's deadline passed while the socket was connecting: it no longer waits for an answer.
+    if (o.signal?.aborted) throw new ApiCallError('aborted', `${method}: abandoned before it was sent`);
+    if (sock.readyState !== OPEN) throw lost(status.detail ?? 'the connection is closed');
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      o.signal?.addEventListener('abort', () => pending.delete(id), { once: true });
+      sock.send(body);
+    });
   };
-  return api as unknown as Api;
+
+  return {
+    invoke,
+    on: (event, listener) => {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener);
+      return () => set.delete(listener);
+    },
+    status: () => status,
+    onStatus: (l) => {
+      statusListeners.add(l);
+      return () => statusListeners.delete(l);
+    },
+    dispose: () => {
+      disposed = true;
+      clearTimeout(timer);
+      void opened.then(
+        (s) => s.close(1000, 'closed by the page'),
+        () => undefined,
+      );
+    },
+  };
 }

@@ -86,6 +86,25 @@ async function loadDashboard(id: string): Promise<void> {
   }
 }
 
+/**
+ * After the connection to the backend came back: what it has open now replaces what was shown. A restarted
+ * backend has reopened the demo (when it runs with --demo) but not recordings under review or SSH hosts.
+ */
+export async function resyncFromBackend(): Promise<void> {
+  const info = await api.getAppInfo({});
+  const open = await api.listDeployments({});
+  if (info.autoOpenDemo && !open.some((d) => d.host.kind === 'demo')) open.push(await api.openDemo({}));
+  const loaded = await Promise.all(
+    open.map(async (d) => ({ d, events: await api.listEvents({ deploymentId: d.deployment.id }) })),
+  );
+  const shown = state.activeId;
+  const still = new Set(open.map((d) => d.deployment.id));
+  for (const id of Object.keys(state.deployments)) if (!still.has(id)) removeDeployment(id);
+  setInfo(info);
+  for (const { d, events } of loaded) addDeployment(d, events);
+  if (shown) setActive(shown);
+}
+
 /** Puts an open deployment on screen (e.g. back from the sessions page). */
 export function setActive(id: string): void {
   if (state.deployments[id]) set({ ...state, activeId: id });

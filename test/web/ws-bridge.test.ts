@@ -1,0 +1,148 @@
+// Browser mode's transport against the real server (ws in Node standing in for the browser's WebSocket):
+// nothing waits forever on a socket that is gone or never opened, a request over the frame cap is refused
+// before it is sent (an upload chunk fits), and the bridge comes back by itself when the backend does.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { MAX_CLIENT_FRAME_BYTES, type ApiHandlers } from '../../src/shared/contract';
+import { UPLOAD_CHUNK_BYTES } from '../../src/shared/api/review';
+import { Core } from '../../src/main/core/core';
+import { startWebServer, type WebServer } from '../../src/main/web/server';
+import {
+  createWsTransport,
+  type BridgeStatus,
+  type SocketConstructor,
+  type WsTransport,
+} from '../../src/renderer/src/api/ws-bridge';
+import { createApi } from '../../src/renderer/src/api/typed-client';
+import type { ApiCallError } from '../../src/renderer/src/api/errors';
+
+const dir = mkdtempSync(join(tmpdir(), 'pdc-ws-bridge-'));
+writeFileSync(join(dir, 'index.html'), '<!doctype html>');
+
+/** The `ws` client as the browser's WebSocket: same origin as the page, as a browser sends it. */
+const socketFor = (port: number): SocketConstructor =>
+  class extends WebSocket {
+    constructor(url: string) {
+      super(url, { origin: `http://127.0.0.1:${port}` });
+    }
+  } as unknown as SocketConstructor;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function serve(
+  opts: { port?: number; token?: string; handlers?: Partial<ApiHandlers> } = {},
+  logged: string[] = [],
+): Promise<WebServer> {
+  const core = new Core({ shell: 'browser', version: 'test' });
+  const server = await startWebServer({
+    handlers: { ...core.handlers(), ...opts.handlers } as never,
+    bus: core,
+    rendererDir: dir,
+    port: opts.port,
+    token: opts.token,
+    log: (l) => logged.push(l),
+  });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+function bridge(server: { port: number; token: string }, token = server.token): WsTransport {
+  const t = createWsTransport({
+    url: `ws://127.0.0.1:${server.port}/api?token=${token}`,
+    WebSocket: socketFor(server.port),
+    retry: { firstMs: 50, maxMs: 200 },
+  });
+  cleanups.push(() => t.dispose());
+  return t;
+}
+
+const until = (t: WsTransport, ok: (s: BridgeStatus) => boolean): Promise<BridgeStatus> =>
+  new Promise((resolve) => {
+    if (ok(t.status())) return resolve(t.status());
+    const off = t.onStatus((s) => {
+      if (ok(s)) {
+        off();
+        resolve(s);
+      }
+    });
+  });
+
+const failure = (p: Promise<unknown>): Promise<ApiCallError> =>
+  p.then(
+    () => {
+      throw new Error('expected the request to fail');
+    },
+    (e: ApiCallError) => e,
+  );
+
+describe('browser-mode WebSocket bridge', () => {
+  it('rejects what waits on a socket that closes before it opened (refused upgrade)', async () => {
+    const server = await serve();
+    const api = createApi(bridge(server, 'wrong-token'));
+    const e = await failure(api.getAppInfo({}));
+    expect(e.code).toBe('backend-lost');
+    expect(e.message).toMatch(/lost the connection to the PD Console backend \(.*before it opened/);
+    expect(e.hint).toMatch(/same port/);
+  });
+
+  it('refuses a request over the frame cap before sending it; a full upload chunk fits', async () => {
+    const logged: string[] = [];
+    const server = await serve({}, logged);
+    const t = bridge(server);
+    const api = createApi(t);
+    expect(await api.getAppInfo({})).toMatchObject({ shell: 'browser' });
+    const chunk = Buffer.alloc(UPLOAD_CHUNK_BYTES, 7).toString('base64');
+    // Reaches the server (which answers about the unknown upload), not refused for its size.
+    const fits = await failure(
+      api.uploadRecordingChunk({ uploadId: 'a'.repeat(32), offset: 0, data: chunk }),
+    );
+    expect(fits.code).not.toBe('too-large');
+    const tooBig = await failure(
+      api.uploadRecordingChunk({
+        uploadId: 'a'.repeat(32),
+        offset: 0,
+        data: 'A'.repeat(MAX_CLIENT_FRAME_BYTES),
+      }),
+    );
+    expect(tooBig.code).toBe('too-large');
+    expect(tooBig.message).toMatch(
+      /^uploadRecordingChunk: the request is 1048\d{3} bytes; browser mode carries at most 1048576 bytes \(1 MiB\) per request$/,
+    );
+    // Refused here: the server saw no oversized frame and the connection is still up.
+    expect(logged).toEqual([]);
+    expect(t.status().state).toBe('open');
+    expect(await api.getAppInfo({})).toMatchObject({ shell: 'browser' });
+  });
+
+  it('rejects pending requests when the backend goes, and recovers by itself when it is back', async () => {
+    let answer = false;
+    const handlers: Partial<ApiHandlers> = {
+      listDeployments: () => (answer ? Promise.resolve([]) : new Promise(() => undefined)),
+    };
+    const first = await serve({ handlers });
+    const t = bridge(first);
+    const api = createApi(t);
+    await until(t, (s) => s.state === 'open');
+    const pending = failure(api.listDeployments({}));
+    await first.close();
+    const e = await pending;
+    expect(e.code).toBe('backend-lost');
+    const down = await until(t, (s) => s.state === 'closed');
+    expect(down).toMatchObject({ lost: true, attempt: 1 });
+    // While it is down, a request fails at once instead of waiting.
+    expect((await failure(api.listDeployments({}))).code).toBe('backend-lost');
+    const retried = await until(t, (s) => s.attempt >= 2);
+    expect(retried.lost).toBe(true);
+    // The backend restarts on the same port with the same token (PD_CONSOLE_WEB_TOKEN).
+    answer = true;
+    await serve({ port: first.port, token: first.token, handlers });
+    expect(await until(t, (s) => s.state === 'open')).toEqual({ state: 'open', lost: false, attempt: 0 });
+    expect(await api.listDeployments({})).toEqual([]);
+  });
+});
