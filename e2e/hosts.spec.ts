@@ -108,4 +108,13 @@ test('a host that refuses the connection gets a clear message on the start page'
     .getByRole('button', { name: 'Connect' })
     .click();
   await expect(page.getByTestId('hosts-error')).toContainText(/refused|cannot connect/);
+
+  // Its display name can be changed in place; the new name is what hosts.json holds from now on.
+  const row = page.getByTestId('hosts-panel').locator('li', { hasText: 'dead-host' });
+  await row.getByRole('button', { name: 'Rename dead-host' }).click();
+  await page.getByRole('textbox', { name: 'New name for dead-host' }).fill('lab box (powered off)');
+  await page.getByRole('button', { name: 'Save name' }).click();
+  await page.reload();
+  await expect(page.getByTestId('hosts-panel')).toContainText('lab box (powered off)');
+  await expect(page.getByTestId('hosts-panel')).not.toContainText('dead-host');
 });

@@ -23,6 +23,8 @@ export function HostsPanel(): React.JSX.Element {
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<{ message: string; hint?: string } | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
+  /** The host whose display name is being edited, and the name typed so far. */
+  const [renaming, setRenaming] = useState<{ id: string; label: string } | null>(null);
 
   // Bumped after every change; the effect below re-reads the hosts file.
   const [version, setVersion] = useState(0);
@@ -83,6 +85,22 @@ export function HostsPanel(): React.JSX.Element {
     }
   };
 
+  // The display name lives in hosts.json with the rest of the host; it changes at once everywhere.
+  const rename = async (e: React.FormEvent): Promise<void> => {
+    e.preventDefault();
+    if (!renaming) return;
+    const label = renaming.label.trim();
+    if (!label) return;
+    setError(null);
+    try {
+      await api.updateHost({ id: renaming.id, patch: { label } });
+      setRenaming(null);
+      reload();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+
   const remove = async (id: string): Promise<void> => {
     try {
       await api.removeHost({ id });
@@ -126,14 +144,30 @@ export function HostsPanel(): React.JSX.Element {
         <ul className="host-list">
           {hosts.map((h) => (
             <li key={h.id} data-testid={`host-${h.id}`}>
-              <span>
-                <strong>{h.label}</strong>{' '}
-                <span className="muted">
-                  {h.alias
-                    ? `ssh ${h.alias}`
-                    : `${h.user ? `${h.user}@` : ''}${h.hostname}${h.port ? `:${h.port}` : ''}`}
+              {renaming?.id === h.id ? (
+                <form className="host-rename" onSubmit={(e) => void rename(e)}>
+                  <input
+                    data-testid={`rename-field-${h.id}`}
+                    aria-label={`New name for ${h.label}`}
+                    value={renaming.label}
+                    autoFocus
+                    onChange={(e) => setRenaming({ id: h.id, label: e.target.value })}
+                    onKeyDown={(e) => e.key === 'Escape' && setRenaming(null)}
+                  />
+                  <button type="submit" data-testid={`rename-save-${h.id}`}>
+                    Save name
+                  </button>
+                </form>
+              ) : (
+                <span>
+                  <strong>{h.label}</strong>{' '}
+                  <span className="muted">
+                    {h.alias
+                      ? `ssh ${h.alias}`
+                      : `${h.user ? `${h.user}@` : ''}${h.hostname}${h.port ? `:${h.port}` : ''}`}
+                  </span>
                 </span>
-              </span>
+              )}
               <span className="actions">
                 <button
                   className="primary"
@@ -142,6 +176,13 @@ export function HostsPanel(): React.JSX.Element {
                   data-testid={`connect-${h.id}`}
                 >
                   {busy === h.id ? 'Connecting…' : 'Connect'}
+                </button>
+                <button
+                  onClick={() => setRenaming({ id: h.id, label: h.label })}
+                  aria-label={`Rename ${h.label}`}
+                  data-testid={`rename-${h.id}`}
+                >
+                  Rename
                 </button>
                 <button onClick={() => void remove(h.id)} aria-label={`Remove ${h.label}`}>
                   Remove
