@@ -763,10 +763,7 @@ export async function readRecording(path: string, opts: ReadOptions = {}): Promi
   else if (!ended)
     warnings.push(
       `The recording was not closed (the app was killed, crashed or lost power): it ends ${lostAfter}` +
-        (end.partialTail ? ', an incomplete last record was dropped' : '') +
-        (end.unsealedLines
-          ? `, ${end.unsealedLines} records written after the last block checksum were dropped (they cannot be checked)`
-          : '') +
+        droppedTail(end) +
         `${lostUntil}.`,
     );
   if (outOfOrder) warnings.push(`${outOfOrder} scrape rows out of time order were skipped.`);
@@ -848,6 +845,22 @@ export async function summarizeRecording(path: string): Promise<RecordingSummary
   if (end.damage) warnings.push(`damaged after ${iso(lastTs)}: ${end.damage}`);
   else if (!ended) warnings.push(`not closed: ends after ${iso(lastTs)}`);
   return { header, firstTs, lastTs, closedCleanly: ended && !end.damage, warnings };
+}
+
+/** What was dropped after the last intact record of an unclosed file, in words (empty when nothing was). */
+function droppedTail(end: StreamEnd): string {
+  const what =
+    end.unsealedLines && end.partialTail
+      ? `${end.unsealedLines + 1} records after it (the last incomplete) were`
+      : end.unsealedLines
+        ? `${end.unsealedLines} records after it were`
+        : end.partialTail
+          ? 'an incomplete record after it was'
+          : '';
+  if (!what) return '';
+  return end.sealed
+    ? `; ${what} dropped: nothing vouches for them (no block checksum followed: a crash while writing, a copy cut short, or damage on disk)`
+    : `, ${what.replace(/ were$| was$/, '')} dropped`;
 }
 
 export function describeMs(ms: number): string {
