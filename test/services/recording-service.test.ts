@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import { readRecording } from '../../src/main/core/store/recording';
+import { dispatch } from '../../src/main/api/dispatch';
 
 let app: App | undefined;
 afterEach(async () => {
@@ -61,4 +62,30 @@ describe('recording service', () => {
     await expect(app.handlers.deleteSession({ id: sessionId })).resolves.toBeUndefined();
     expect((await app.handlers.listSessions({})).some((x) => x.id === sessionId)).toBe(false);
   }, 60_000);
+
+  it('a session that does not exist is not-found, naming the session and not the data folder, for every request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdc-rec-missing-'));
+    app = createApp({ shell: 'browser', dataDir: dir, record: false });
+    const id = '20260105-080000Z-abcdef';
+    const calls: [string, Record<string, unknown>][] = [
+      ['renameSession', { id, name: 'x' }],
+      ['annotateSession', { id, ts: Date.now(), text: 'note' }],
+      ['deleteSession', { id }],
+      ['exportSession', { id, format: 'csv' }],
+      ['exportSession', { id, format: 'openmetrics' }],
+      ['exportSession', { id, format: 'bundle' }],
+      ['openSessionReview', { id }],
+    ];
+    for (const [method, args] of calls) {
+      const r = await dispatch(app.handlers, method, args);
+      expect(r.ok, method).toBe(false);
+      if (r.ok) continue;
+      expect(r.error, `${method} ${JSON.stringify(args)}`).toMatchObject({
+        code: 'not-found',
+        message: `no recorded session "${id}"`,
+      });
+      expect(r.error.hint, method).toMatch(/refresh the sessions list/);
+      expect(JSON.stringify(r.error), method).not.toContain(dir);
+    }
+  });
 });

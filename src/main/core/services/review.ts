@@ -44,7 +44,7 @@ import { systemClock, type Clock } from '../clock';
 import { catalogFor, expectedMetrics } from '../signals/catalog';
 import { FILE_EXTENSION, RecordingOpenError } from '../store/recording/format';
 import { readHeader } from '../store/recording/reader';
-import type { SessionStore } from '../store/recording/session-store';
+import { SessionNotFoundError, type SessionStore } from '../store/recording/session-store';
 import type { JournalLine } from '../store/recording/types';
 import { loadReview, type LoadedReview } from '../review/load-review';
 import { ReviewCache } from '../review/review-cache';
@@ -255,6 +255,16 @@ export class ReviewService {
         `${this.reviews.size} recordings are open for review already`,
         'Close one (its Close button) before opening another: each holds its session in memory.',
       );
+    // A session that is not there is the operator's news, not an internal error, and the data folder's path is
+    // not theirs to read.
+    if (
+      sessionId !== null &&
+      !(await stat(path).then(
+        (st) => st.isFile(),
+        () => false,
+      ))
+    )
+      throw new SessionNotFoundError(sessionId, this.opts.store.dir);
     const live = sessionId !== null && (this.opts.recordingIds?.() ?? []).includes(sessionId);
     let loaded: LoadedReview;
     try {
