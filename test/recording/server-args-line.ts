@@ -10,7 +10,6 @@ export const SERVER_ARGS_SECRETS = {
   api_key: 'sk-PLANTEDapiKEY0123456789abcdef',
   admin_api_key: 'PLANTED-admin-key-7f3a9c',
   ssl_keyfile_password: 'PLANTED ssl pass phrase',
-  model_path_url_password: 'PLANTEDmodelUrlPw',
   tokenizer_path_token: 'PLANTEDtokQueryToken42',
   draft_model_url_password: 'PLANTEDdraftPw',
   loader_secret_access_key: 'PLANTEDwJalrXUtnFEMIK7MDENGbPxRfiCY',
@@ -52,8 +51,12 @@ export const SERVER_ARGS_HARMLESS = [
   'random_seed=478665048',
 ];
 
-/** The start-up line of a decode server whose configuration holds every secret above. */
-export function serverArgsLineWithSecrets(): string {
+/**
+ * The start-up line of a decode server whose configuration holds every secret above. `full: false` leaves out a
+ * few dozen harmless fields so the line stays under 4096 bytes: `journalctl -o json` (without --all, as the app
+ * runs it) shows a longer MESSAGE as null, so only a line that short reaches the recorder through the journal.
+ */
+export function serverArgsLineWithSecrets({ full = true }: { full?: boolean } = {}): string {
   return (
     `[2026-11-29 16:46:30] server_args=ServerArgs(model_path='/models/Qwen3-32B', ` +
     `tokenizer_path='https://hf-mirror.internal/models/qwen3?token=${S.tokenizer_path_token}', tokenizer_mode='auto', ` +
@@ -65,10 +68,13 @@ export function serverArgsLineWithSecrets(): string {
     `ssl_keyfile_password='${S.ssl_keyfile_password}', enable_ssl_refresh=False, dtype='auto', quantization=None, ` +
     `kv_cache_dtype='auto', mem_fraction_static=0.88, max_running_requests=None, max_queued_requests=None, ` +
     `max_total_tokens=447416, chunked_prefill_size=8192, max_prefill_tokens=16384, schedule_policy='fcfs', ` +
-    `schedule_conservativeness=1.0, page_size=1, device='cuda', tp_size=4, pp_size=1, stream_interval=1, ` +
-    `random_seed=478665048, watchdog_timeout=300, download_dir=None, base_gpu_id=4, gpu_id_step=1, ` +
-    `log_level='info', log_level_http=None, log_requests=False, log_requests_level=2, crash_dump_folder=None, ` +
-    `show_time_cost=False, enable_metrics=True, enable_metrics_for_all_schedulers=False, ` +
+    (full
+      ? `schedule_conservativeness=1.0, page_size=1, device='cuda', tp_size=4, pp_size=1, stream_interval=1, ` +
+        `watchdog_timeout=300, download_dir=None, base_gpu_id=4, gpu_id_step=1, ` +
+        `log_level='info', log_level_http=None, log_requests=False, log_requests_level=2, crash_dump_folder=None, ` +
+        `show_time_cost=False, enable_metrics_for_all_schedulers=False, `
+      : '') +
+    `random_seed=478665048, enable_metrics=True, ` +
     `tokenizer_metrics_custom_labels_header='x-custom-labels', tokenizer_metrics_allowed_custom_labels=None, ` +
     `extra_metric_labels=None, bucket_time_to_first_token=[0.1, 0.25, 0.5, 1.0], bucket_inter_token_latency=None, ` +
     `bucket_e2e_request_latency=None, collect_tokens_histogram=False, decode_log_interval=40, ` +

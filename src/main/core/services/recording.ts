@@ -1,6 +1,7 @@
 // Records every monitoring session (on by default) to one file per session: parsed scrapes, unit state and
 // health changes, timeline events (alerts, actions, restart steps, annotations) and the journal lines of the
 // monitored units. A recording that fails (disk full) stops with a clear message; monitoring goes on.
+import { randomBytes } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
@@ -14,14 +15,13 @@ import type {
 import type { AppEvent, DeploymentConfig, HostConfig, Role } from '@shared/domain';
 import type { Core } from '../core';
 import type { RecordingWriter } from '../store/recording/writer';
-import { SessionStore } from '../store/recording/session-store';
+import { noteText, SessionStore } from '../store/recording/session-store';
 import { writeCsvFile } from '../store/recording/export-csv';
 import { exportOpenMetrics, writeOpenMetricsFile } from '../store/recording/export-openmetrics';
 import { systemctlCatCommand } from '../discovery/commands';
 import { httpGet } from '../ssh/http-agent';
 import { systemClock } from '../clock';
 import { writeIncidentBundle } from '../store/recording/incident-bundle';
-import { redactSecrets } from '../store/recording/redact';
 import { JournalFollower } from '../journal/follower';
 import { ApiError } from '../api-error';
 
@@ -85,11 +85,8 @@ export class RecordingService {
           ]);
           if (l.lastUnit.get(s.role) !== key) {
             l.lastUnit.set(s.role, key);
-            // ExecStart may carry --api-key and friends: secrets never go into a recording.
-            const st = s.systemd.execStart
-              ? { ...s.systemd, execStart: redactSecrets(s.systemd.execStart) }
-              : s.systemd;
-            l.writer.appendUnitState(o.ts, s.role, st);
+            // The writer redacts ExecStart (--api-key and friends), event texts and journal lines itself.
+            l.writer.appendUnitState(o.ts, s.role, s.systemd);
           }
         }
         if (s.health) {
@@ -102,12 +99,7 @@ export class RecordingService {
       }
     });
     core.on('event', (e: AppEvent) => {
-      if (e.deploymentId)
-        this.live.get(e.deploymentId)?.writer?.appendEvent({
-          ...e,
-          title: redactSecrets(e.title),
-          detail: e.detail && redactSecrets(e.detail),
-        });
+      if (e.deploymentId) this.live.get(e.deploymentId)?.writer?.appendEvent(e);
     });
   }
 
@@ -123,10 +115,20 @@ export class RecordingService {
       listSessions: async () => (await this.store.list()).map((s): SessionInfoDto => ({ ...s })),
       renameSession: (a) => this.store.rename(a.id, a.name),
       annotateSession: async (a) => {
-        const event = await this.store.annotate(a.id, a.ts, a.text);
-        // On the session being recorded the note also goes onto the live timeline (and so into the file).
-        const l = [...this.live.values()].find((x) => x.sessionId === a.id);
-        if (l) this.core.addEvent(l.deploymentId, { ...event, kind: 'annotation' });
+        const l = [...this.live.values()].find((x) => x.sessionId === a.id && x.writer);
+        if (!l) {
+          await this.store.annotate(a.id, a.ts, a.text);
+          return;
+        }
+        // A note on the session being recorded goes onto the live timeline, whose every event the recorder
+        // writes (redacted): through the store as well, it would be in the file twice.
+        this.core.addEvent(l.deploymentId, {
+          id: `note-${randomBytes(6).toString('hex')}`,
+          ts: a.ts,
+          kind: 'annotation',
+          severity: 'info',
+          title: noteText(a.text, a.ts),
+        });
       },
       deleteSession: async (a) => {
         if (this.store.activeIds().includes(a.id))
@@ -177,7 +179,7 @@ export class RecordingService {
     this.live.set(deploymentId, l);
     if (!this.settings.enabled) return this.publish();
     try {
-      await mkdir(this.opts.dir, { recursive: true });
+      await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
       const { id, path, writer } = await this.store.start({
         startedAt: this.core.now,
         host: { id: host.id, label: host.label, kind: host.kind, hostname: host.hostname },
@@ -216,7 +218,7 @@ export class RecordingService {
                 role: s.role as Role,
                 unit: s.unit,
                 priority: line.priority,
-                message: redactSecrets(line.message),
+                message: line.message,
               });
         },
         // A journal that cannot be read is shown by the dashboard; the recording just has no lines for it.
@@ -274,7 +276,7 @@ export class RecordingService {
     fromMs?: number,
     toMs?: number,
   ): Promise<ExportResult> {
-    await mkdir(this.opts.exportDir, { recursive: true });
+    await mkdir(this.opts.exportDir, { recursive: true, mode: 0o700 });
     const rec = await this.store.open(id);
     // Exports never overwrite: each gets the time it was made in its name.
     const base = join(

@@ -509,7 +509,7 @@ export class ReviewService {
         lastTs: d.lastTs,
         openedAt: this.clock.now(),
       });
-      await mkdir(dirname(this.opts.recentFile), { recursive: true });
+      await mkdir(dirname(this.opts.recentFile), { recursive: true, mode: 0o700 });
       const tmp = `${this.opts.recentFile}.tmp-${randomBytes(4).toString('hex')}`;
       await writeFile(tmp, JSON.stringify(list.slice(0, MAX_RECENT), null, 1), { mode: 0o600 });
       await rename(tmp, this.opts.recentFile);
@@ -556,7 +556,7 @@ export class ReviewService {
         'too-large',
         `${name} is ${size} bytes; recordings up to ${MAX_UPLOAD_BYTES} bytes can be opened`,
       );
-    await mkdir(this.opts.store.dir, { recursive: true });
+    await mkdir(this.opts.store.dir, { recursive: true, mode: 0o700 });
     const id = randomBytes(12).toString('hex');
     // A dot file without the recording extension: the sessions list never shows a partial upload.
     const tmp = join(this.opts.store.dir, `.upload-${id}.part`);

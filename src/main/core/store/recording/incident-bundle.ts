@@ -151,7 +151,7 @@ export async function writeIncidentBundle(
     };
     await writeFile(join(root, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
 
-    await createTar({ gzip: true, file: outPath, cwd: staging, portable: true }, [top]);
+    await createTar({ gzip: true, file: outPath, cwd: staging, portable: true, mode: 0o600 }, [top]);
     return {
       path: outPath,
       files: ['manifest.json', ...files.map((f) => f.path)].map((f) => `${top}/${f}`),

@@ -10,6 +10,7 @@ import type { AppEvent } from '@shared/domain';
 import { systemClock, type Clock } from '../../clock';
 import { FILE_EXTENSION, RecordingOpenError } from './format';
 import { readRecording, summarizeRecording } from './reader';
+import { redactSecrets } from './redact';
 import type { ReadOptions, RecordingHeader, Recording } from './types';
 import { RecordingWriter, type WriterOptions } from './writer';
 
@@ -270,10 +271,7 @@ export class SessionStore {
 
   /** Pins a note to a time. While the session is recording the note goes into the recording itself. */
   async annotate(id: string, ts: number, text: string): Promise<AppEvent> {
-    const clean = text.trim();
-    if (!clean || clean.length > MAX_NOTE)
-      throw new RangeError(`An annotation must be 1…${MAX_NOTE} characters, got ${clean.length}`);
-    if (!Number.isFinite(ts)) throw new RangeError(`An annotation needs a time (epoch ms), got ${ts}`);
+    const clean = noteText(text, ts);
     const a: Annotation = {
       id: `note-${randomBytes(6).toString('hex')}`,
       ts,
@@ -444,6 +442,18 @@ export class SessionStore {
       if (this.metaLocks.get(id) === next) this.metaLocks.delete(id);
     });
   }
+}
+
+/**
+ * A note as it is stored: trimmed, checked, and with secrets removed (an operator pasting a command line with its
+ * --api-key into a note is the usual way one gets there).
+ */
+export function noteText(text: string, ts: number): string {
+  const clean = text.trim();
+  if (!clean || clean.length > MAX_NOTE)
+    throw new RangeError(`An annotation must be 1…${MAX_NOTE} characters, got ${clean.length}`);
+  if (!Number.isFinite(ts)) throw new RangeError(`An annotation needs a time (epoch ms), got ${ts}`);
+  return redactSecrets(clean);
 }
 
 function safeJson(text: string): unknown {
