@@ -106,6 +106,7 @@ export function createApp(opts: AppOptions): App {
     exportDir: join(dir, 'exports'),
     appVersion: APP_VERSION,
     settings: { enabled: opts.record ?? opts.shell !== 'cli' },
+    clockFor: (host) => deploymentClock(core, host),
   });
   const review = new ReviewService(core, {
     store: recording.store,

@@ -20,7 +20,7 @@ import { writeCsvFile } from '../store/recording/export-csv';
 import { exportOpenMetrics, writeOpenMetricsFile } from '../store/recording/export-openmetrics';
 import { systemctlCatCommand } from '../discovery/commands';
 import { httpGet } from '../ssh/http-agent';
-import { systemClock } from '../clock';
+import { systemClock, type Clock } from '../clock';
 import { writeIncidentBundle } from '../store/recording/incident-bundle';
 import { JournalFollower } from '../journal/follower';
 import { ApiError } from '../api-error';
@@ -33,6 +33,8 @@ export interface RecordingServiceOptions {
   settings?: Partial<RecordingSettings>;
   appVersion: string;
   journalIntervalMs?: number;
+  /** The clock a deployment's host stamps its journal with (the demo's runs faster than real time). */
+  clockFor?: (host: HostConfig) => Clock;
 }
 
 interface Live {
@@ -193,7 +195,7 @@ export class RecordingService {
       }
       Object.assign(l, { sessionId: id, path, writer, state: 'recording' });
       writer.onError((err) => this.stopped(l, err));
-      this.followJournals(l, deployment);
+      this.followJournals(l, host, deployment);
       await this.enforceRetention();
     } catch (err) {
       this.stopped(l, err as Error);
@@ -201,9 +203,17 @@ export class RecordingService {
     this.publish();
   }
 
-  private followJournals(l: Live, deployment: DeploymentConfig): void {
+  private followJournals(l: Live, host: HostConfig, deployment: DeploymentConfig): void {
     const conn = this.core.connectionOf(l.deploymentId);
     const startedAt = this.core.now;
+    // One clock for every record of a recording: the core's, which stamps scrapes, states and events. Journal
+    // lines carry the host's own time; on a host whose clock runs at wall speed that is the same time line, but
+    // the demo's clock runs `speed` times faster, and its stamps would land minutes after the scrapes around
+    // them. Mapping each stamp back to the wall clock (rather than stamping lines when a poll receives them,
+    // up to a poll interval late and all at once) keeps "the journal around this moment" true to the second.
+    const hostClock = this.opts.clockFor?.(host);
+    const toCore = (ms: number): number =>
+      hostClock?.wallTimeOf ? Math.round(hostClock.wallTimeOf(ms)) + (this.core.now - Date.now()) : ms;
     for (const s of deployment.services) {
       const f = new JournalFollower({
         exec: (cmd, o) => conn.exec(cmd, o),
@@ -211,15 +221,17 @@ export class RecordingService {
         clock: systemClock,
         intervalMs: this.opts.journalIntervalMs ?? 2000,
         onLines: (lines) => {
-          for (const line of lines)
-            if (line.ts >= startedAt)
+          for (const line of lines) {
+            const ts = toCore(line.ts);
+            if (ts >= startedAt)
               l.writer?.appendJournal({
-                ts: line.ts,
+                ts,
                 role: s.role as Role,
                 unit: s.unit,
                 priority: line.priority,
                 message: line.message,
               });
+          }
         },
         // A journal that cannot be read is shown by the dashboard; the recording just has no lines for it.
         onError: () => undefined,
