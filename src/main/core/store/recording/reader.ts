@@ -222,6 +222,17 @@ export async function streamLines(
       if (checker === null) return deliver(buf, start, end, lineNo);
       if (isSumLine(buf, start, end)) {
         const why = checker.verify(buf.toString('utf8', start, end));
+        if (why && lineNo === 2) {
+          // The first block is the header alone: without it nothing else can be trusted either.
+          fatal(
+            new RecordingOpenError(
+              `${path} is damaged: its header line fails its checksum (${why}), so nothing in the file can be trusted`,
+              'unreadable',
+              path,
+            ),
+          );
+          return false;
+        }
         if (why) {
           finish(
             `the block of lines ${lineNo - held.length}–${lineNo - 1} fails its checksum: ${why}; the file was changed or damaged on disk`,
