@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import { demoSimOf } from '../../src/main/compose';
 import { extract } from 'tar';
+import { runCli } from '../../src/main/cli/main';
 import {
   SERVER_ARGS_HARMLESS,
   SERVER_ARGS_SECRETS,
@@ -167,7 +168,20 @@ describe('secrets stay out of recordings, exports and logs', () => {
     const bundleDir = join(mkdtempSync(join(tmpdir(), 'pdc-secrets-bundle-')), 'x');
     mkdirSync(bundleDir);
     await extract({ file: bundle.path, cwd: bundleDir });
+    // The terminal's view of the session (`pd-console open`, text and --json, with the notes from the sidecar).
+    let cliOut = '';
+    for (const args of [
+      ['open', recording],
+      ['open', recording, '--json'],
+    ])
+      await runCli(args, {
+        stdout: (t) => (cliOut += t),
+        stderr: (t) => (cliOut += t),
+        readStdin: async () => '',
+      });
+    expect(cliOut).toContain('restarted by hand');
     const outputs: [string, string][] = [
+      ['pd-console open (text and --json)', cliOut],
       ...filesUnder(dir).map((f): [string, string] => [f.slice(dir.length + 1), textOf(f)]),
       ...filesUnder(bundleDir).map((f): [string, string] => [
         `bundle:${f.slice(bundleDir.length + 1)}`,
