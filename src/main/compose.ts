@@ -125,6 +125,7 @@ export function createApp(opts: AppOptions): App {
     appVersion: APP_VERSION,
     settings: record === undefined ? {} : { enabled: record },
     store: settings.cell('recording'),
+    clockFor: (host) => deploymentClock(core, host),
   });
   const review = new ReviewService(core, {
     store: recording.store,

@@ -10,10 +10,12 @@ import {
   RecordingWriter,
   readRecording,
   redactSecrets,
+  redactSecretsCounted,
   writeIncidentBundle,
   type JournalLine,
 } from '../../src/main/core/store/recording';
 import { exposition, header, manualClock, tempDir } from './helpers';
+import { SERVER_ARGS_HARMLESS, SERVER_ARGS_SECRETS, serverArgsLineWithSecrets } from './server-args-line';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -35,6 +37,8 @@ const SECRETS = {
   keyBody2: 'plantedKEYbodyLINEtwoZZZZ0123456789abcdefghijklmnopqrstuv==',
   snapshotKey: 'sk-PLANTEDsnapshotKEY0123456789',
   githubToken: 'ghp_PLANTED0123456789abcdefghijklmnopqrstu',
+  noteWhileRecording: 'PLANTEDnoteSecret-4f2a9c',
+  ...SERVER_ARGS_SECRETS,
 };
 
 const PEM = `-----BEGIN RSA PRIVATE KEY-----\n${SECRETS.keyBody1}\n${SECRETS.keyBody2}\n-----END RSA PRIVATE KEY-----`;
@@ -90,6 +94,28 @@ describe('redactSecrets', () => {
   });
 });
 
+describe("redactSecrets on SGLang's ServerArgs line (Python repr, quoted, dict and JSON-in-string forms)", () => {
+  it('removes every secret-bearing field and leaves the token-ish numbers and paths alone', () => {
+    const r = redactSecretsCounted(serverArgsLineWithSecrets());
+    for (const [what, secret] of Object.entries(SERVER_ARGS_SECRETS))
+      expect(r.text, what).not.toContain(secret);
+    for (const h of SERVER_ARGS_HARMLESS) expect(r.text, h).toContain(h);
+    expect(r.count).toBe(Object.keys(SERVER_ARGS_SECRETS).length);
+    for (const [text, want] of [
+      ["api_key='sk-x1', admin_api_key=None", "api_key='[REDACTED]', admin_api_key=None"],
+      [`{'api_key': 'abc def', "password": "p w"}`, `{'api_key': '[REDACTED]', "password": "[REDACTED]"}`],
+      // Python's repr of a string holding a single quote uses double quotes.
+      [`ssl_keyfile_password="it's mine"`, 'ssl_keyfile_password="[REDACTED]"'],
+      ['redis://:hunter2@cache:6379/0', 'redis://:[REDACTED]@cache:6379/0'],
+      [
+        'bucket_time_to_first_token=[0.1, 0.2], max_total_tokens=20480',
+        'bucket_time_to_first_token=[0.1, 0.2], max_total_tokens=20480',
+      ],
+    ])
+      expect(redactSecrets(text)).toBe(want);
+  });
+});
+
 describe('incident bundle', () => {
   it('contains the recording, unit files, journal window and snapshots with no secret left', async () => {
     const t0 = Date.UTC(2026, 0, 5, 12);
@@ -138,6 +164,7 @@ describe('incident bundle', () => {
           jl(ts + 3, `upstream said Authorization: Bearer ${SECRETS.bearer}`),
         );
       if (i === 20) pemLines.forEach((m, k) => lines.push(jl(ts + 10 + k, m)));
+      if (i === 12) lines.push(jl(ts + 4, serverArgsLineWithSecrets()));
       for (const l of lines) {
         w.appendJournal(l);
         journal.push(l);
@@ -162,7 +189,21 @@ describe('incident bundle', () => {
       title: 'restart decode',
       detail: `curl -H "Authorization: Bearer ${SECRETS.bearer}" ${SECRETS.githubToken}`,
     });
+    // A note typed while recording, with a pasted secret, goes into the file through the writer.
+    w.appendEvent({
+      id: 'note-1',
+      ts: t0 + 9,
+      kind: 'annotation',
+      severity: 'info',
+      title: `tried --admin-api-key ${SECRETS.noteWhileRecording} here`,
+    });
     await w.close();
+    // The recording itself holds no secret either: the writer redacts what it is given.
+    const own = gunzipSync(await readFile(recPath)).toString('utf8');
+    expect(own).toContain('server_args=ServerArgs(');
+    for (const [what, secret] of Object.entries(SECRETS))
+      if (what !== 'snapshotKey') expect(own, `${what} in the recording`).not.toContain(secret);
+    for (const h of SERVER_ARGS_HARMLESS) expect(own, h).toContain(h);
 
     const out = join(dir, 'incident.tar.gz');
     const res = await writeIncidentBundle(
@@ -208,6 +249,9 @@ describe('incident bundle', () => {
     for (const [what, secret] of Object.entries(SECRETS))
       expect(everything, `${what} survived`).not.toContain(secret);
     expect(everything).toContain('[REDACTED]');
+    expect(everything).toContain("api_key='[REDACTED]', admin_api_key='[REDACTED]'");
+    for (const h of SERVER_ARGS_HARMLESS) expect(everything, h).toContain(h);
+    expect((await stat(out)).mode & 0o777).toBe(0o600);
 
     // Still useful: the non-secret parts are there, and the recording inside opens.
     const journalLog = await readFile(join(x, top, 'journal.log'), 'utf8');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { copyFile, open, readFile, truncate, writeFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import {
   RecordingOpenError,
   RecordingWriter,
@@ -13,7 +13,7 @@ import {
   type Recording,
 } from '../../src/main/core/store/recording';
 import { SyntheticPdSession } from '../../bench/recording';
-import { header, manualClock, tempDir } from './helpers';
+import { header, manualClock, resealed, tempDir } from './helpers';
 
 const ROOT = resolve(__dirname, '../..');
 const FIXTURE = join(__dirname, 'fixtures', 'crash-writer.ts');
@@ -174,19 +174,38 @@ describe('corrupted files', () => {
     expect(rec.stats.scrapes).toBeGreaterThan(fullRec.stats.scrapes * 0.3);
   });
 
-  it('warn that values may be wrong when only the checksum disagrees', async () => {
-    const p = await damagedCopy('crc.pdrec.jsonl.gz', async (path, size) => {
-      const fh = await open(path, 'r+');
-      const b = Buffer.alloc(1);
-      await fh.read(b, 0, 1, size - 6);
-      b[0] ^= 0xff;
-      await fh.write(b, 0, 1, size - 6);
-      await fh.close();
-    });
+  const flipTrailerCrc = async (path: string, size: number): Promise<void> => {
+    const fh = await open(path, 'r+');
+    const b = Buffer.alloc(1);
+    await fh.read(b, 0, 1, size - 6);
+    b[0] ^= 0xff;
+    await fh.write(b, 0, 1, size - 6);
+    await fh.close();
+  };
+
+  it('in a file with block checksums, a damaged gzip checksum costs only the end: what is shown was checked', async () => {
+    const p = await damagedCopy('crc.pdrec.jsonl.gz', flipTrailerCrc);
     const rec = await readRecording(p);
-    expect(rec.warnings[0]).toMatch(/checksum does not match/);
+    expect(rec.closedCleanly).toBe(false);
+    expect(rec.warnings[0]).toMatch(
+      /^The recording is damaged \(.*incorrect data check.*\): nothing after \d{4}-.+ could be read; every block before it matched its checksum\.$/,
+    );
+    expectPrefixOfFull(rec);
     // zlib discards the output of the step that failed, at most one 64 KiB chunk.
     expect(fullRec.stats.decodedBytes - rec.stats.decodedBytes).toBeLessThanOrEqual(64 * 1024 + 8192);
+  });
+
+  it('in a file without block checksums (format 1.0), warn that values may be wrong when only the checksum disagrees', async () => {
+    const text = gunzipSync(await readFile(full)).toString('utf8');
+    const lines = text.split('\n').filter((l) => !l.startsWith('{"k":"sum",'));
+    const h = JSON.parse(lines[0]);
+    delete h.blockChecksums;
+    lines[0] = JSON.stringify({ ...h, minorVersion: 0 });
+    const p = join(dir, 'crc-v1.0.pdrec.jsonl.gz');
+    await writeFile(p, gzipSync(lines.join('\n')));
+    await flipTrailerCrc(p, (await readFile(p)).length);
+    const rec = await readRecording(p);
+    expect(rec.warnings[0]).toMatch(/checksum does not match .*values anywhere in it may be wrong/);
   });
 });
 
@@ -242,7 +261,8 @@ describe('files that are not recordings, or too new', () => {
       '{"k":"gpu","t":1767600001000,"u":[0.5,0.7]}',
       '{"k":"gpu","t":1767600002000,"u":[0.5,0.7]}',
     );
-    await writeFile(p, gzipSync(lines.join('\n')));
+    // A newer writer seals its blocks too (format 1.1).
+    await writeFile(p, gzipSync(resealed(lines)));
     const rec = await readRecording(p);
     expect(rec.stats.scrapes).toBe(fullRec.stats.scrapes);
     expect(rec.warnings).toEqual([

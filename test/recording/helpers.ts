@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { Exposition, MetricType } from '../../src/main/core/probes/exposition/types';
 import type { Clock } from '../../src/main/core/clock';
 import type { RecordingHeader } from '../../src/main/core/store/recording';
@@ -84,3 +85,21 @@ export function manualClock(start: number): Clock & { set(ms: number): void } {
 /** Key of a recorded series for comparisons. */
 export const seriesKey = (target: string, name: string, labels: Record<string, string>): string =>
   `${target}|${name}|${JSON.stringify(Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1))))}`;
+
+/**
+ * Lines of a recording (header first) re-sealed the way a writer of format 1.1 does (docs/recording-format.md §1.1):
+ * old `sum` records dropped, one after the header and one at the end. For tests that edit a recording's text.
+ */
+export function resealed(lines: string[]): string {
+  const body = lines.filter((l) => l && !l.startsWith('{"k":"sum",'));
+  const seal = (block: string, t: number): string => {
+    const b = Buffer.from(block);
+    return JSON.stringify({ k: 'sum', t, b: b.length, c: crc32(b) >>> 0 }) + '\n';
+  };
+  const head = body[0] + '\n';
+  const rest = body
+    .slice(1)
+    .map((l) => l + '\n')
+    .join('');
+  return head + seal(head, 0) + rest + seal(rest, 0);
+}

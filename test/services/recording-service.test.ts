@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import { readRecording } from '../../src/main/core/store/recording';
+import { dispatch } from '../../src/main/api/dispatch';
 
 let app: App | undefined;
 afterEach(async () => {
@@ -60,5 +61,67 @@ describe('recording service', () => {
     expect(om.path).toMatch(/\.om\.txt$/);
     await expect(app.handlers.deleteSession({ id: sessionId })).resolves.toBeUndefined();
     expect((await app.handlers.listSessions({})).some((x) => x.id === sessionId)).toBe(false);
+  }, 60_000);
+
+  it('a session that does not exist is not-found, naming the session and not the data folder, for every request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdc-rec-missing-'));
+    app = createApp({ shell: 'browser', dataDir: dir, record: false });
+    const id = '20260105-080000Z-abcdef';
+    const calls: [string, Record<string, unknown>][] = [
+      ['renameSession', { id, name: 'x' }],
+      ['annotateSession', { id, ts: Date.now(), text: 'note' }],
+      ['deleteSession', { id }],
+      ['exportSession', { id, format: 'csv' }],
+      ['exportSession', { id, format: 'openmetrics' }],
+      ['exportSession', { id, format: 'bundle' }],
+      ['openSessionReview', { id }],
+    ];
+    for (const [method, args] of calls) {
+      const r = await dispatch(app.handlers, method, args);
+      expect(r.ok, method).toBe(false);
+      if (r.ok) continue;
+      expect(r.error, `${method} ${JSON.stringify(args)}`).toMatchObject({
+        code: 'not-found',
+        message: `no recorded session "${id}"`,
+      });
+      expect(r.error.hint, method).toMatch(/refresh the sessions list/);
+      expect(JSON.stringify(r.error), method).not.toContain(dir);
+    }
+  });
+
+  it('a demo run 10× faster than real time records everything on one clock: journal lines sit among the scrapes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdc-rec-speed-'));
+    app = createApp({ shell: 'browser', intervalMs: 300, dataDir: dir, demoSpeed: 10 });
+    const wallStart = Date.now();
+    const s = await app.core.openDemo({});
+    await expect
+      .poll(async () => (await app!.handlers.getRecordingStatus({})).active[0]?.state, { timeout: 10_000 })
+      .toBe('recording');
+    const sessionId = (await app.handlers.getRecordingStatus({})).active[0].sessionId!;
+    // Three journal polls (every 2 s of wall time), i.e. ~60 s of the demo's own time.
+    await new Promise((r) => setTimeout(r, 6500));
+    await app.core.closeDeployment({ deploymentId: s.deployment.id });
+    const wallMs = Date.now() - wallStart;
+    await expect
+      .poll(async () => (await app!.handlers.listSessions({})).find((x) => x.id === sessionId)?.state, {
+        timeout: 10_000,
+      })
+      .toBe('complete');
+    const info = (await app.handlers.listSessions({})).find((x) => x.id === sessionId)!;
+    const rec = await readRecording(join(dir, 'recordings', `${sessionId}.pdrec.jsonl.gz`));
+    const scrapeTimes = rec.series.flatMap((x) => [x.t[0], x.t[x.t.length - 1]]);
+    const firstScrape = Math.min(...scrapeTimes);
+    const lastScrape = Math.max(...scrapeTimes);
+    expect(rec.journal.length).toBeGreaterThan(5);
+    // Lines are stamped on the demo's clock, 10× faster; recorded, they are on the scrapes' clock. A line may
+    // follow the last scrape by less than a poll interval.
+    for (const j of rec.journal) {
+      expect(j.ts).toBeGreaterThanOrEqual(rec.header.startedAt);
+      expect(j.ts).toBeLessThanOrEqual(lastScrape + 1000);
+    }
+    expect(firstScrape).toBeGreaterThanOrEqual(rec.header.startedAt);
+    // The session lasts what it lasted on the wall clock (it read "9m 37s" for a minute before).
+    expect(info.durationMs).toBeLessThanOrEqual(wallMs);
+    expect(rec.lastTs - rec.header.startedAt).toBeLessThanOrEqual(wallMs);
   }, 60_000);
 });

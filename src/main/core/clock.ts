@@ -6,6 +6,11 @@ export interface Clock {
   now(): number;
   setTimeout(fn: () => void, ms: number): ClockTimer;
   clearTimeout(timer: ClockTimer): void;
+  /**
+   * The wall-clock epoch ms at which this clock read `ms`, for a clock that does not run at wall speed (absent:
+   * it does). Lets a record stamped on this clock be put on the wall clock's time line.
+   */
+  wallTimeOf?(ms: number): number;
 }
 
 export interface ClockTimer {
@@ -47,6 +52,7 @@ export function acceleratedClock(speed: number, start = Date.now()): Clock {
   const realStart = Date.now();
   return {
     now: () => start + (Date.now() - realStart) * speed,
+    wallTimeOf: (ms) => realStart + (ms - start) / speed,
     setTimeout: (fn, ms) => systemClock.setTimeout(fn, ms / speed),
     clearTimeout: (t) => systemClock.clearTimeout(t),
   };

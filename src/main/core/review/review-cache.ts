@@ -149,7 +149,7 @@ export class ReviewCache {
 
   /** Stores an entry (atomically), then evicts the oldest entries beyond the size bound. */
   async store(s: SourceStamp, data: ReviewData, journal: readonly JournalLine[]): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const base = this.base(s);
     const blobs: Blob[] = [];
     const parts: Uint8Array[] = [];

@@ -1,6 +1,7 @@
 // Records every monitoring session (on by default) to one file per session: parsed scrapes, unit state and
 // health changes, timeline events (alerts, actions, restart steps, annotations) and the journal lines of the
 // monitored units. A recording that fails (disk full) stops with a clear message; monitoring goes on.
+import { randomBytes } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
@@ -14,14 +15,13 @@ import type {
 import type { AppEvent, DeploymentConfig, HostConfig, Role } from '@shared/domain';
 import type { Core } from '../core';
 import type { RecordingWriter } from '../store/recording/writer';
-import { SessionStore } from '../store/recording/session-store';
+import { noteText, SessionStore } from '../store/recording/session-store';
 import { writeCsvFile } from '../store/recording/export-csv';
 import { exportOpenMetrics, writeOpenMetricsFile } from '../store/recording/export-openmetrics';
 import { systemctlCatCommand } from '../discovery/commands';
 import { httpGet } from '../ssh/http-agent';
-import { systemClock } from '../clock';
+import { systemClock, type Clock } from '../clock';
 import { writeIncidentBundle } from '../store/recording/incident-bundle';
-import { redactSecrets } from '../store/recording/redact';
 import { JournalFollower } from '../journal/follower';
 import { ApiError } from '../api-error';
 import type { SettingCell } from '../config/setting-cell';
@@ -37,6 +37,8 @@ export interface RecordingServiceOptions {
   store?: SettingCell<RecordingSettings>;
   appVersion: string;
   journalIntervalMs?: number;
+  /** The clock a deployment's host stamps its journal with (the demo's runs faster than real time). */
+  clockFor?: (host: HostConfig) => Clock;
 }
 
 interface Live {
@@ -95,11 +97,8 @@ export class RecordingService {
           ]);
           if (l.lastUnit.get(s.role) !== key) {
             l.lastUnit.set(s.role, key);
-            // ExecStart may carry --api-key and friends: secrets never go into a recording.
-            const st = s.systemd.execStart
-              ? { ...s.systemd, execStart: redactSecrets(s.systemd.execStart) }
-              : s.systemd;
-            l.writer.appendUnitState(o.ts, s.role, st);
+            // The writer redacts ExecStart (--api-key and friends), event texts and journal lines itself.
+            l.writer.appendUnitState(o.ts, s.role, s.systemd);
           }
         }
         if (s.health) {
@@ -112,12 +111,7 @@ export class RecordingService {
       }
     });
     core.on('event', (e: AppEvent) => {
-      if (e.deploymentId)
-        this.live.get(e.deploymentId)?.writer?.appendEvent({
-          ...e,
-          title: redactSecrets(e.title),
-          detail: e.detail && redactSecrets(e.detail),
-        });
+      if (e.deploymentId) this.live.get(e.deploymentId)?.writer?.appendEvent(e);
     });
   }
 
@@ -134,10 +128,20 @@ export class RecordingService {
       listSessions: async () => (await this.store.list()).map((s): SessionInfoDto => ({ ...s })),
       renameSession: (a) => this.store.rename(a.id, a.name),
       annotateSession: async (a) => {
-        const event = await this.store.annotate(a.id, a.ts, a.text);
-        // On the session being recorded the note also goes onto the live timeline (and so into the file).
-        const l = [...this.live.values()].find((x) => x.sessionId === a.id);
-        if (l) this.core.addEvent(l.deploymentId, { ...event, kind: 'annotation' });
+        const l = [...this.live.values()].find((x) => x.sessionId === a.id && x.writer);
+        if (!l) {
+          await this.store.annotate(a.id, a.ts, a.text);
+          return;
+        }
+        // A note on the session being recorded goes onto the live timeline, whose every event the recorder
+        // writes (redacted): through the store as well, it would be in the file twice.
+        this.core.addEvent(l.deploymentId, {
+          id: `note-${randomBytes(6).toString('hex')}`,
+          ts: a.ts,
+          kind: 'annotation',
+          severity: 'info',
+          title: noteText(a.text, a.ts),
+        });
       },
       deleteSession: async (a) => {
         if (this.store.activeIds().includes(a.id))
@@ -189,7 +193,7 @@ export class RecordingService {
     this.live.set(deploymentId, l);
     if (!this.settings.enabled) return this.publish();
     try {
-      await mkdir(this.opts.dir, { recursive: true });
+      await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
       const { id, path, writer } = await this.store.start({
         startedAt: this.core.now,
         host: { id: host.id, label: host.label, kind: host.kind, hostname: host.hostname },
@@ -203,7 +207,7 @@ export class RecordingService {
       }
       Object.assign(l, { sessionId: id, path, writer, state: 'recording' });
       writer.onError((err) => this.stopped(l, err));
-      this.followJournals(l, deployment);
+      this.followJournals(l, host, deployment);
       await this.enforceRetention();
     } catch (err) {
       this.stopped(l, err as Error);
@@ -211,9 +215,17 @@ export class RecordingService {
     this.publish();
   }
 
-  private followJournals(l: Live, deployment: DeploymentConfig): void {
+  private followJournals(l: Live, host: HostConfig, deployment: DeploymentConfig): void {
     const conn = this.core.connectionOf(l.deploymentId);
     const startedAt = this.core.now;
+    // One clock for every record of a recording: the core's, which stamps scrapes, states and events. Journal
+    // lines carry the host's own time; on a host whose clock runs at wall speed that is the same time line, but
+    // the demo's clock runs `speed` times faster, and its stamps would land minutes after the scrapes around
+    // them. Mapping each stamp back to the wall clock (rather than stamping lines when a poll receives them,
+    // up to a poll interval late and all at once) keeps "the journal around this moment" true to the second.
+    const hostClock = this.opts.clockFor?.(host);
+    const toCore = (ms: number): number =>
+      hostClock?.wallTimeOf ? Math.round(hostClock.wallTimeOf(ms)) + (this.core.now - Date.now()) : ms;
     for (const s of deployment.services) {
       const f = new JournalFollower({
         exec: (cmd, o) => conn.exec(cmd, o),
@@ -221,15 +233,17 @@ export class RecordingService {
         clock: systemClock,
         intervalMs: this.opts.journalIntervalMs ?? 2000,
         onLines: (lines) => {
-          for (const line of lines)
-            if (line.ts >= startedAt)
+          for (const line of lines) {
+            const ts = toCore(line.ts);
+            if (ts >= startedAt)
               l.writer?.appendJournal({
-                ts: line.ts,
+                ts,
                 role: s.role as Role,
                 unit: s.unit,
                 priority: line.priority,
-                message: redactSecrets(line.message),
+                message: line.message,
               });
+          }
         },
         // A journal that cannot be read is shown by the dashboard; the recording just has no lines for it.
         onError: () => undefined,
@@ -306,7 +320,7 @@ export class RecordingService {
     fromMs?: number,
     toMs?: number,
   ): Promise<ExportResult> {
-    await mkdir(this.opts.exportDir, { recursive: true });
+    await mkdir(this.opts.exportDir, { recursive: true, mode: 0o700 });
     const rec = await this.store.open(id);
     // Exports never overwrite: each gets the time it was made in its name.
     const base = join(

@@ -36,7 +36,7 @@ import { systemClock, type Clock } from '../clock';
 import { catalogFor, expectedMetrics } from '../signals/catalog';
 import { FILE_EXTENSION, RecordingOpenError } from '../store/recording/format';
 import { readHeader } from '../store/recording/reader';
-import type { SessionStore } from '../store/recording/session-store';
+import { SessionNotFoundError, type SessionStore } from '../store/recording/session-store';
 import type { JournalLine } from '../store/recording/types';
 import { loadReview, type LoadedReview } from '../review/load-review';
 import { ReviewCache } from '../review/review-cache';
@@ -252,6 +252,16 @@ export class ReviewService {
         `${this.reviews.size} recordings are open for review already`,
         'Close one (its Close button) before opening another: each holds its session in memory.',
       );
+    // A session that is not there is the operator's news, not an internal error, and the data folder's path is
+    // not theirs to read.
+    if (
+      sessionId !== null &&
+      !(await stat(path).then(
+        (st) => st.isFile(),
+        () => false,
+      ))
+    )
+      throw new SessionNotFoundError(sessionId, this.opts.store.dir);
     const live = sessionId !== null && (this.opts.recordingIds?.() ?? []).includes(sessionId);
     let loaded: LoadedReview;
     try {
@@ -472,7 +482,7 @@ export class ReviewService {
         lastTs: d.lastTs,
         openedAt: this.clock.now(),
       });
-      await mkdir(dirname(this.opts.recentFile), { recursive: true });
+      await mkdir(dirname(this.opts.recentFile), { recursive: true, mode: 0o700 });
       const tmp = `${this.opts.recentFile}.tmp-${randomBytes(4).toString('hex')}`;
       await writeFile(tmp, JSON.stringify(list.slice(0, MAX_RECENT), null, 1), { mode: 0o600 });
       await rename(tmp, this.opts.recentFile);
@@ -519,7 +529,7 @@ export class ReviewService {
         'too-large',
         `${name} is ${size} bytes; recordings up to ${MAX_UPLOAD_BYTES} bytes can be opened`,
       );
-    await mkdir(this.opts.store.dir, { recursive: true });
+    await mkdir(this.opts.store.dir, { recursive: true, mode: 0o700 });
     const id = randomBytes(12).toString('hex');
     // A dot file without the recording extension: the sessions list never shows a partial upload.
     const tmp = join(this.opts.store.dir, `.upload-${id}.part`);

@@ -39,7 +39,8 @@ export function timeRange(t: Float64Array, fromMs: number, toMs: number): [numbe
 
 /** Writes text chunks to a new file (it must not exist), with backpressure. */
 export async function writeChunks(chunks: Iterable<string>, outPath: string, what: string): Promise<void> {
-  const file = createWriteStream(outPath, { flags: 'wx' });
+  // Exports hold what the recording holds (command lines, journal text): private to the user, as recordings are.
+  const file = createWriteStream(outPath, { flags: 'wx', mode: 0o600 });
   let failed: Error | null = null;
   file.on('error', (err) => {
     failed = err;

@@ -7,7 +7,7 @@ export const FORMAT_ID = 'pd-console-recording';
 /** Major version: a reader refuses files with a higher one. */
 export const FORMAT_VERSION = 1;
 /** Minor version: additive changes (new optional fields, new record kinds a v1 reader may skip). */
-export const FORMAT_MINOR_VERSION = 0;
+export const FORMAT_MINOR_VERSION = 1;
 export const FILE_EXTENSION = '.pdrec.jsonl.gz';
 
 /** Upper bound for the writer's sync-flush interval: a kill -9 may lose at most this plus the write latency. */
@@ -85,6 +85,17 @@ export interface EndRecord {
   t: number;
 }
 
+/** Seals the block of lines before it (block-sum.ts; format 1.1). */
+export interface SumRecord {
+  k: 'sum';
+  /** Time of the last record of the block (epoch ms), or the header's start for the header's block. */
+  t: number;
+  /** Decompressed bytes of the block: every line since the previous sum record (or the file start), newlines included. */
+  b: number;
+  /** CRC-32 (as zlib and Python's zlib.crc32 compute it) of those bytes. */
+  c: number;
+}
+
 export type WireRecord =
   | FamilyRecord
   | SeriesRecord
@@ -94,7 +105,8 @@ export type WireRecord =
   | HealthRecord
   | EventRecord
   | JournalRecord
-  | EndRecord;
+  | EndRecord
+  | SumRecord;
 
 // ---- Exact value codec ---------------------------------------------------------------------------------------
 // A value is a decimal mantissa m (a safe integer) and a per-series scale d: value = m / 10^d. Successive values

@@ -11,6 +11,7 @@ import { create as createTar } from 'tar';
 import { isRowLine, rowTime } from './row-parser';
 import { iso, parseHeader, parseRecord, streamLines } from './reader';
 import { LineRedactor, redactJson, redactSecretsCounted } from './redact';
+import { BLOCK_CHECKSUMS, BlockSealer } from './block-sum';
 import type { JournalLine } from './types';
 
 export interface IncidentBundleInput {
@@ -150,7 +151,7 @@ export async function writeIncidentBundle(
     };
     await writeFile(join(root, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
 
-    await createTar({ gzip: true, file: outPath, cwd: staging, portable: true }, [top]);
+    await createTar({ gzip: true, file: outPath, cwd: staging, portable: true, mode: 0o600 }, [top]);
     return {
       path: outPath,
       files: ['manifest.json', ...files.map((f) => f.path)].map((f) => `${top}/${f}`),
@@ -185,12 +186,18 @@ async function redactedRecordingCopy(
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let lastTs = -Infinity;
+  let startedAt = 0;
+  // The copy's records differ from the source's (redacted), so it gets block checksums of its own.
+  const sealer = new BlockSealer();
   const push = (b: Buffer): void => {
     pending.push(b);
     pendingBytes += b.length;
+    sealer.add(b);
     if (pendingBytes > 1 << 20) drain();
   };
   const drain = (): void => {
+    const seal = sealer.seal(Number.isFinite(lastTs) ? lastTs : startedAt);
+    if (seal) pending.push(Buffer.from(seal));
     if (!pending.length) return;
     gzip.write(Buffer.concat(pending));
     pending = [];
@@ -201,6 +208,7 @@ async function redactedRecordingCopy(
     src,
     (line) => {
       const h = redactJson(parseHeader(src, line), counter);
+      startedAt = h.startedAt;
       header = {
         sessionId: h.sessionId,
         name: h.name,
@@ -208,7 +216,7 @@ async function redactedRecordingCopy(
         host: h.host,
         deployment: h.deployment.name,
       };
-      push(Buffer.from(JSON.stringify({ ...h, redactedCopy: true }) + '\n'));
+      push(Buffer.from(JSON.stringify({ ...h, blockChecksums: BLOCK_CHECKSUMS, redactedCopy: true }) + '\n'));
     },
     (buf, a, b) => {
       if (isRowLine(buf, a, b)) {

@@ -3,6 +3,7 @@ export { RecordingWriter, type WriterOptions } from './writer';
 export { readRecording, readHeader, summarizeRecording, type RecordingSummary } from './reader';
 export {
   SessionStore,
+  SessionNotFoundError,
   type SessionInfo,
   type SessionState,
   type Annotation,

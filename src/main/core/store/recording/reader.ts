@@ -5,9 +5,17 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { constants as zc, createGunzip } from 'node:zlib';
 import type { AppEvent } from '@shared/domain';
-import { FILE_EXTENSION, FORMAT_ID, FORMAT_VERSION, RecordingOpenError, type WireRecord } from './format';
+import {
+  DEFAULT_FLUSH_INTERVAL_MS,
+  FILE_EXTENSION,
+  FORMAT_ID,
+  FORMAT_VERSION,
+  RecordingOpenError,
+  type WireRecord,
+} from './format';
 import { isRowLine, ParsedRow, rowTime, RowParser } from './row-parser';
 import { RecordDamageError, ScrapeDecoder } from './scrape-codec';
+import { BLOCK_CHECKSUMS, BlockChecker, MAX_BLOCK_BYTES, SUM_PREFIX } from './block-sum';
 import type {
   JournalLine,
   ReadOptions,
@@ -30,27 +38,56 @@ export const iso = (ms: number): string =>
 
 /** How the line stream ended. */
 export interface StreamEnd {
-  /** zlib or record error that stopped reading, if any. */
+  /** zlib, checksum or record error that stopped reading, if any. */
   damage: string | null;
   /** A last line without its newline was dropped. */
   partialTail: boolean;
+  /** Complete lines after the last block seal, dropped because nothing vouches for them (format 1.1). */
+  unsealedLines: number;
+  /** The file seals its blocks (format 1.1): every line handed out was checked. */
+  sealed: boolean;
   decodedBytes: number;
   fileBytes: number;
-  mtimeMs: number;
 }
 
 /** A complete line: bytes [start, end) of buf, without the newline. */
 type LineHandler = (buf: Buffer, start: number, end: number) => void;
 
 const NL = 10;
+const NL_BUF = Buffer.from('\n');
+const SUM_PREFIX_BUF = Buffer.from(SUM_PREFIX);
 /** Decompressed bytes allowed to wait for parsing before zlib is paused, and resumed. */
 const QUEUE_HIGH = 8 * 1024 * 1024;
 const QUEUE_LOW = 2 * 1024 * 1024;
+/**
+ * Deflate can inflate 1 KiB into 1 MiB (a "gzip bomb"). PD Console's recordings inflate about 3–15× (JSON lines of
+ * integer deltas and journal text; an idle deployment ~20×), so a file that inflates more than MAX_INFLATE_RATIO
+ * times what has been read of it is refused once RATIO_CHECK_AFTER bytes came out, before it can fill the memory.
+ */
+export const MAX_INFLATE_RATIO = 100;
+const RATIO_CHECK_AFTER = 16 * 1024 * 1024;
+
+function isSumLine(buf: Buffer, start: number, end: number): boolean {
+  return (
+    end - start > SUM_PREFIX_BUF.length &&
+    buf.compare(SUM_PREFIX_BUF, 0, SUM_PREFIX_BUF.length, start, start + SUM_PREFIX_BUF.length) === 0
+  );
+}
+
+function sealsBlocks(headerLine: string): boolean {
+  try {
+    return (JSON.parse(headerLine) as { blockChecksums?: unknown }).blockChecksums === BLOCK_CHECKSUMS;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Streams the decompressed lines of `path` into `onHeader` (line 1) and `onLine` (the rest). A zlib error or an
  * exception thrown by a handler ends the stream and is reported as damage; a RecordingOpenError thrown by
- * onHeader is rethrown. A handler may throw StopReading to end early without damage.
+ * onHeader is rethrown. A handler may throw StopReading to end early without damage. In a file that seals its
+ * blocks (block-sum.ts) a line reaches onLine only once the checksum of its block matched; `sum` lines are
+ * consumed here.
  */
 export async function streamLines(
   path: string,
@@ -101,10 +138,17 @@ export async function streamLines(
     const input = createReadStream(path, { highWaterMark: 64 * 1024 });
     // Z_SYNC_FLUSH as the final flush: a stream cut after a sync flush point ends without an error.
     const gunzip = createGunzip({ finishFlush: zc.Z_SYNC_FLUSH, chunkSize: 64 * 1024 });
-    let carry: Buffer | null = null;
+    // An incomplete last line, in pieces (joined once it completes: appending chunk by chunk would be quadratic).
+    let carry: Buffer[] | null = null;
+    let carryBytes = 0;
     let lineNo = 0;
     let decodedBytes = 0;
+    let inflated = 0;
     let settled = false;
+    // Set after the header when the file seals its blocks: lines wait in `held` until their block checks out.
+    let checker: BlockChecker | null = null;
+    let held: [Buffer, number, number][] = [];
+    let heldBytes = 0;
     // Decompressed chunks wait here and are parsed in separate macrotasks: zlib's 'data' callback returns at
     // once, so the thread pool inflates the next chunk while this thread parses (two cores, not one).
     const queue: Buffer[] = [];
@@ -119,7 +163,14 @@ export async function streamLines(
       settled = true;
       input.destroy();
       gunzip.destroy();
-      resolve({ damage, partialTail, decodedBytes, fileBytes: st.size, mtimeMs: st.mtimeMs });
+      resolve({
+        damage,
+        partialTail,
+        unsealedLines: damage ? 0 : held.length,
+        sealed: checker !== null,
+        decodedBytes,
+        fileBytes: st.size,
+      });
     };
     const fatal = (err: unknown): void => {
       if (settled) return;
@@ -135,44 +186,121 @@ export async function streamLines(
         path,
       );
     /** False once reading must stop. */
-    const handle = (buf: Buffer, start: number, end: number): boolean => {
-      lineNo++;
+    const deliver = (buf: Buffer, start: number, end: number, no: number): boolean => {
       try {
-        if (lineNo === 1) onHeader(buf.toString('utf8', start, end));
-        else onLine(buf, start, end);
+        onLine(buf, start, end);
         return true;
       } catch (err) {
         if (err instanceof RecordingOpenError) fatal(err);
         else if (err === STOP) finish(null, false);
-        else finish(`line ${lineNo}: ${(err as Error).message}`, false);
+        else finish(`line ${no}: ${(err as Error).message}`, false);
         return false;
       }
+    };
+    /** One complete line; `whole` when buf holds just this line (a carried one), not yet fed to the checker. */
+    const handle = (buf: Buffer, start: number, end: number, whole: boolean): boolean => {
+      lineNo++;
+      if (lineNo === 1) {
+        const text = buf.toString('utf8', start, end);
+        try {
+          onHeader(text);
+        } catch (err) {
+          if (err instanceof RecordingOpenError) fatal(err);
+          else if (err === STOP) finish(null, false);
+          else finish(`line 1: ${(err as Error).message}`, false);
+          return false;
+        }
+        if (sealsBlocks(text)) {
+          checker = new BlockChecker();
+          if (whole) {
+            checker.add(buf, start, end);
+            checker.add(NL_BUF, 0, 1);
+          }
+        }
+        return true;
+      }
+      if (checker === null) return deliver(buf, start, end, lineNo);
+      if (isSumLine(buf, start, end)) {
+        const why = checker.verify(buf.toString('utf8', start, end));
+        if (why && lineNo === 2) {
+          // The first block is the header alone: without it nothing else can be trusted either.
+          fatal(
+            new RecordingOpenError(
+              `${path} is damaged: its header line fails its checksum (${why}), so nothing in the file can be trusted`,
+              'unreadable',
+              path,
+            ),
+          );
+          return false;
+        }
+        if (why) {
+          finish(
+            `the block of lines ${lineNo - held.length}–${lineNo - 1} fails its checksum: ${why}; the file was changed or damaged on disk`,
+            false,
+          );
+          return false;
+        }
+        const lines = held;
+        const first = lineNo - lines.length;
+        held = [];
+        heldBytes = 0;
+        for (let i = 0; i < lines.length; i++)
+          if (!deliver(lines[i][0], lines[i][1], lines[i][2], first + i)) return false;
+        return true;
+      }
+      if (whole) {
+        checker.add(buf, start, end);
+        checker.add(NL_BUF, 0, 1);
+      }
+      held.push([buf, start, end]);
+      heldBytes += end - start + 1;
+      if (heldBytes > MAX_BLOCK_BYTES) {
+        finish(
+          `no block checksum record for more than ${MAX_BLOCK_BYTES} bytes after line ${lineNo - held.length}`,
+          false,
+        );
+        return false;
+      }
+      return true;
     };
     /** Splits one decompressed chunk into lines; false once reading must stop. */
     const processChunk = (chunk: Buffer): boolean => {
       decodedBytes += chunk.length;
       let pos = 0;
+      // chunk bytes from `span` on are not yet fed to the checker (a sum line is never fed).
+      let span = 0;
       if (carry !== null) {
         const nl = chunk.indexOf(NL);
         if (nl < 0) {
-          carry = Buffer.concat([carry, chunk]);
-          pos = chunk.length;
+          carry.push(chunk);
+          carryBytes += chunk.length;
+          pos = span = chunk.length;
         } else {
-          const line = Buffer.concat([carry, chunk.subarray(0, nl)]);
+          const line = Buffer.concat([...carry, chunk.subarray(0, nl)]);
           carry = null;
-          if (!handle(line, 0, line.length)) return false;
-          pos = nl + 1;
+          carryBytes = 0;
+          pos = span = nl + 1;
+          if (!handle(line, 0, line.length, true)) return false;
         }
       }
       for (;;) {
         const nl = chunk.indexOf(NL, pos);
         if (nl < 0) break;
-        if (!handle(chunk, pos, nl)) return false;
+        if (checker !== null && lineNo > 0 && isSumLine(chunk, pos, nl)) {
+          checker.add(chunk, span, pos);
+          span = nl + 1;
+        }
+        if (!handle(chunk, pos, nl, false)) return false;
         pos = nl + 1;
       }
-      if (pos < chunk.length && carry === null) carry = Buffer.from(chunk.subarray(pos));
+      // Complete lines up to `pos`; the incomplete rest is fed once its line completes.
+      if (checker !== null) (checker as BlockChecker).add(chunk, span, pos);
+      if (pos < chunk.length && carry === null) {
+        carry = [Buffer.from(chunk.subarray(pos))];
+        carryBytes = chunk.length - pos;
+      }
       const limit = lineNo === 0 ? MAX_HEADER_CHARS : MAX_RECORD_CHARS;
-      if (carry !== null && carry.length > limit) {
+      if (carry !== null && carryBytes > limit) {
         if (lineNo === 0) fatal(notOurs());
         else finish(`line ${lineNo + 1} is longer than ${limit} bytes`, false);
         return false;
@@ -182,7 +310,7 @@ export async function streamLines(
     const onZlibEnd = (): void => {
       if (lineNo === 0) {
         // Not even one full line: either a foreign gzip file or a recording cut inside its header.
-        const text = carry ? carry.toString('utf8') : '';
+        const text = carry ? Buffer.concat(carry).toString('utf8') : '';
         if (text.startsWith(`{"format":"${FORMAT_ID}"`))
           fatal(
             new RecordingOpenError(
@@ -194,7 +322,7 @@ export async function streamLines(
         else fatal(notOurs());
         return;
       }
-      finish(null, carry !== null && carry.length > 0);
+      finish(null, carry !== null && carryBytes > 0);
     };
     const onZlibError = (err: Error): void => {
       if (lineNo === 0)
@@ -208,7 +336,7 @@ export async function streamLines(
       else
         finish(
           `the compressed data is damaged after ${decodedBytes} decompressed bytes (${err.message})`,
-          carry !== null && carry.length > 0,
+          carry !== null && carryBytes > 0,
         );
     };
     const drain = (): void => {
@@ -249,6 +377,21 @@ export async function streamLines(
     };
     gunzip.on('data', (chunk: Buffer) => {
       if (settled) return;
+      inflated += chunk.length;
+      if (inflated > RATIO_CHECK_AFTER && inflated > MAX_INFLATE_RATIO * gunzip.bytesWritten) {
+        const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
+        fatal(
+          new RecordingOpenError(
+            `${path} is not a PD Console recording: ${mib(gunzip.bytesWritten)} of it inflated to more than ${mib(inflated)}, ` +
+              `over ${MAX_INFLATE_RATIO}× (recordings inflate about 3–20×), so reading stopped there. It may be a ` +
+              `"gzip bomb" meant to fill the memory. Check where the file came from; if you trust it, look inside ` +
+              `with \`zcat FILE | head\` instead of opening it.`,
+            'not-a-recording',
+            path,
+          ),
+        );
+        return;
+      }
       queue.push(chunk);
       queuedBytes += chunk.length;
       if (queuedBytes > QUEUE_HIGH && !paused) {
@@ -557,6 +700,9 @@ export async function readRecording(path: string, opts: ReadOptions = {}): Promi
         case 'end':
           ended = true;
           break;
+        case 'sum':
+          // A block seal in a file whose header does not announce them (rewritten by another tool): unchecked.
+          break;
         default: {
           const kind = (r as { k: string }).k;
           unknownKinds.set(kind, (unknownKinds.get(kind) ?? 0) + 1);
@@ -605,22 +751,30 @@ export async function readRecording(path: string, opts: ReadOptions = {}): Promi
   const warnings: string[] = [];
   if (!Number.isFinite(firstTs)) firstTs = lastTs = header.startedAt;
   const lostAfter = `after ${iso(lastTs)} (the last intact record)`;
-  const lostUntil =
-    end.mtimeMs > lastTs
-      ? `; the file was last written at ${iso(end.mtimeMs)}, so up to ${describeMs(end.mtimeMs - lastTs)} may be lost`
-      : '';
-  if (end.damage && /incorrect (data|length) check/.test(end.damage))
+  // From the file's own content, never from its modification time (a copy has the time it was copied): the
+  // writer pushes records into the file every flushIntervalMs, so a crash loses at most that much.
+  const flushMs = Number.isFinite(header.flushIntervalMs)
+    ? header.flushIntervalMs
+    : DEFAULT_FLUSH_INTERVAL_MS;
+  const lostUntil = `; it was written to disk every ${describeMs(flushMs)}, so a crash lost at most the ${describeMs(flushMs)} after it (a file cut short, e.g. an incomplete copy, lost everything after it)`;
+  // zlib's "incorrect data check" is the gzip trailer disagreeing with the data: in a file that seals its blocks,
+  // that is damage to the trailer alone only if the sealed end record was read; otherwise damaged deflate data
+  // happened to decode into a premature end of stream.
+  if (end.damage && /incorrect (data|length) check/.test(end.damage) && (!end.sealed || ended))
     warnings.push(
-      `The recording's checksum does not match its contents (${end.damage}): the file was changed or damaged on disk after it was written, so values anywhere in it may be wrong.`,
+      end.sealed
+        ? `The recording's checksum does not match its contents (${end.damage}): every block up to ${iso(lastTs)} matched its own checksum and is shown; the end of the file was changed or damaged on disk.`
+        : `The recording's checksum does not match its contents (${end.damage}): the file was changed or damaged on disk after it was written, so values anywhere in it may be wrong.`,
     );
   else if (end.damage)
     warnings.push(
-      `The recording is damaged (${end.damage}): nothing ${lostAfter} could be read${lostUntil}.`,
+      `The recording is damaged (${end.damage}): nothing ${lostAfter} could be read` +
+        (end.sealed ? '; every block before it matched its checksum.' : '.'),
     );
   else if (!ended)
     warnings.push(
       `The recording was not closed (the app was killed, crashed or lost power): it ends ${lostAfter}` +
-        (end.partialTail ? ', an incomplete last record was dropped' : '') +
+        droppedTail(end) +
         `${lostUntil}.`,
     );
   if (outOfOrder) warnings.push(`${outOfOrder} scrape rows out of time order were skipped.`);
@@ -702,6 +856,22 @@ export async function summarizeRecording(path: string): Promise<RecordingSummary
   if (end.damage) warnings.push(`damaged after ${iso(lastTs)}: ${end.damage}`);
   else if (!ended) warnings.push(`not closed: ends after ${iso(lastTs)}`);
   return { header, firstTs, lastTs, closedCleanly: ended && !end.damage, warnings };
+}
+
+/** What was dropped after the last intact record of an unclosed file, in words (empty when nothing was). */
+function droppedTail(end: StreamEnd): string {
+  const what =
+    end.unsealedLines && end.partialTail
+      ? `${end.unsealedLines + 1} records after it (the last incomplete) were`
+      : end.unsealedLines
+        ? `${end.unsealedLines} records after it were`
+        : end.partialTail
+          ? 'an incomplete record after it was'
+          : '';
+  if (!what) return '';
+  return end.sealed
+    ? `; ${what} dropped: nothing vouches for them (no block checksum followed: a crash while writing, a copy cut short, or damage on disk)`
+    : `, ${what.replace(/ were$| was$/, '')} dropped`;
 }
 
 export function describeMs(ms: number): string {

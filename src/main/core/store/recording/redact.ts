@@ -14,12 +14,16 @@ interface Rule {
 // Secret-ish words for flag names (--api-key) and key=value keys (password=…). A word must END the flag or key, so
 // --tokenizer-path and --max-total-tokens are left alone.
 const FLAG_WORDS = String.raw`(?:api[-_]?key|token|secret|password|passwd|passphrase|credentials?|private[-_]?key|access[-_]?key|auth)`;
-const KEY_WORDS = String.raw`(?:password|passwd|passphrase|secret|token|api[-_]?key|apikey|access[-_]?key|private[-_]?key|client[-_]?secret|auth[-_]?token|credentials?)`;
+const KEY_WORDS = String.raw`(?:password|passwd|passphrase|secret|token|api[-_]?key|apikey|access[-_]?key(?:[-_]?id)?|secret[-_]?key|account[-_]?key|private[-_]?key|client[-_]?secret|auth[-_]?token|credentials?|signature|sig)`;
 // Parts of UPPER_SNAKE environment names that mark the value as secret (HF_TOKEN, OPENAI_API_KEY, DB_PASSWORD…);
 // whole parts only, so TOKENIZERS_PARALLELISM is not one.
 const ENV_PARTS = String.raw`(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|KEY|APIKEY|CREDENTIALS?|AUTH)`;
 // A value: quoted, or up to whitespace/quote/separator.
 const VALUE = String.raw`("[^"\n]*"|'[^'\n]*'|[^\s"',;&]+)`;
+// Values that say "no secret here" and stay readable: Python's None/True/False (SGLang prints
+// `api_key=None` in every ServerArgs line), JSON null/true/false, empty quotes, plain numbers, and the start of a
+// list, dict or call (`bucket_time_to_first_token=[0.1, …]`), which a secret never is.
+const NOT_A_SECRET = String.raw`(?!(?:None|null|True|False|true|false)\b|''|""|-?\d+(?:\.\d+)?(?:[\s,;"')}\]]|$)|[[{(])`;
 const NOT_DONE = String.raw`(?!\[REDACTED\])`;
 
 const RULES: Rule[] = [
@@ -44,7 +48,7 @@ const RULES: Rule[] = [
   },
   {
     name: 'url credentials',
-    re: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:@/]+):([^\s@/]+)@/gi,
+    re: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:@/'"]*):(?!\[REDACTED\]@)([^\s@/'"]+)@/gi,
     replace: (_m, scheme, user) => `${scheme}${user}:${REDACTED}@`,
   },
   {
@@ -58,10 +62,21 @@ const RULES: Rule[] = [
     replace: (_m, name) => `${name}=${REDACTED}`,
   },
   {
+    // Python repr and dict forms, as SGLang logs its whole configuration at start-up:
+    // `server_args=ServerArgs(…, api_key='sk-…', admin_api_key='…', ssl_keyfile_password='…', …)` and
+    // `{'api_key': '…'}`. A quoted value is removed whole, spaces included; None and numbers stay.
+    name: 'secret quoted key/value',
+    re: new RegExp(
+      String.raw`\b((?:[A-Za-z0-9]+[_-])*${KEY_WORDS}['"]?\s*[:=]\s*)${NOT_DONE}${NOT_A_SECRET}('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")`,
+      'gi',
+    ),
+    replace: (m, key, value) => `${key}${value[0]}${REDACTED}${value[0]}`,
+  },
+  {
     // password=…, "api_key": "…", token: … — but not "#token: 236544" (SGLang batch logs) or "token usage: 0.53".
     name: 'secret key/value',
     re: new RegExp(
-      String.raw`\b((?:[A-Za-z0-9]+[_-])*${KEY_WORDS}"?\s*[:=]\s*"?)${NOT_DONE}(?!-?\d+(?:\.\d+)?(?:[\s,;"'}\]]|$))([^\s"',;&}\]]+)`,
+      String.raw`\b((?:[A-Za-z0-9]+[_-])*${KEY_WORDS}['"]?\s*[:=]\s*['"]?)${NOT_DONE}${NOT_A_SECRET}([^\s"',;&}\])]+)`,
       'gi',
     ),
     replace: (_m, key) => `${key}${REDACTED}`,

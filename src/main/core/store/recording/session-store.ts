@@ -3,12 +3,14 @@
 // sessions does not decompress every file. The sidecar is rewritten atomically (temp file + rename).
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { AppEvent } from '@shared/domain';
 import { systemClock, type Clock } from '../../clock';
 import { FILE_EXTENSION, RecordingOpenError } from './format';
 import { readRecording, summarizeRecording } from './reader';
+import { redactSecrets } from './redact';
 import type { ReadOptions, RecordingHeader, Recording } from './types';
 import { RecordingWriter, type WriterOptions } from './writer';
 
@@ -18,6 +20,29 @@ const ID_OK = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const LIVE_ELSEWHERE_MS = 30_000;
 const MAX_NAME = 200;
 const MAX_NOTE = 10_000;
+
+/**
+ * No session of that id in the recordings folder. The message names the folder (for logs and the CLI); what goes
+ * to clients (`explained`, read by toApiErrorShape) names only the session, with what to do.
+ */
+export class SessionNotFoundError extends Error {
+  readonly code = 'not-found';
+  constructor(
+    readonly sessionId: string,
+    dir: string,
+  ) {
+    super(`No recorded session ${sessionId} in ${dir}`);
+    this.name = 'SessionNotFoundError';
+  }
+
+  get explained(): { code: string; message: string; hint: string } {
+    return {
+      code: 'not-found',
+      message: `no recorded session "${this.sessionId}"`,
+      hint: 'It was deleted, removed by retention or never existed here: refresh the sessions list.',
+    };
+  }
+}
 
 export type SessionState = 'recording' | 'complete' | 'interrupted' | 'damaged';
 
@@ -151,9 +176,7 @@ export class SessionStore {
   /** One session's entry; throws if it does not exist. */
   async info(id: string): Promise<SessionInfo> {
     const path = this.pathOf(id);
-    const st = await stat(path).catch(() => {
-      throw new Error(`No recorded session ${id} in ${this.dir}`);
-    });
+    const st = await this.statOf(id);
     const metaBytes = (): Promise<number> =>
       stat(this.metaPath(id)).then(
         (m) => m.size,
@@ -219,6 +242,7 @@ export class SessionStore {
 
   /** Opens a session for review: the recording plus later renames and annotations from the sidecar. */
   async open(id: string, opts: ReadOptions = {}): Promise<Recording> {
+    await this.statOf(id);
     const rec = await readRecording(this.pathOf(id), opts);
     let meta: Meta;
     try {
@@ -247,10 +271,7 @@ export class SessionStore {
 
   /** Pins a note to a time. While the session is recording the note goes into the recording itself. */
   async annotate(id: string, ts: number, text: string): Promise<AppEvent> {
-    const clean = text.trim();
-    if (!clean || clean.length > MAX_NOTE)
-      throw new RangeError(`An annotation must be 1…${MAX_NOTE} characters, got ${clean.length}`);
-    if (!Number.isFinite(ts)) throw new RangeError(`An annotation needs a time (epoch ms), got ${ts}`);
+    const clean = noteText(text, ts);
     const a: Annotation = {
       id: `note-${randomBytes(6).toString('hex')}`,
       ts,
@@ -315,6 +336,15 @@ export class SessionStore {
   }
 
   // ---- internals ----
+
+  private async statOf(id: string): Promise<Stats> {
+    try {
+      return await stat(this.pathOf(id));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionNotFoundError(id, this.dir);
+      throw new Error(`Cannot read session ${id} in ${this.dir}: ${(err as Error).message}`, { cause: err });
+    }
+  }
 
   private isProtected(id: string, info: SessionInfo): boolean {
     const w = this.active.get(id);
@@ -412,6 +442,18 @@ export class SessionStore {
       if (this.metaLocks.get(id) === next) this.metaLocks.delete(id);
     });
   }
+}
+
+/**
+ * A note as it is stored: trimmed, checked, and with secrets removed (an operator pasting a command line with its
+ * --api-key into a note is the usual way one gets there).
+ */
+export function noteText(text: string, ts: number): string {
+  const clean = text.trim();
+  if (!clean || clean.length > MAX_NOTE)
+    throw new RangeError(`An annotation must be 1…${MAX_NOTE} characters, got ${clean.length}`);
+  if (!Number.isFinite(ts)) throw new RangeError(`An annotation needs a time (epoch ms), got ${ts}`);
+  return redactSecrets(clean);
 }
 
 function safeJson(text: string): unknown {

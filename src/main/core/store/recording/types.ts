@@ -39,6 +39,8 @@ export interface StoredHeader extends RecordingHeader {
   version: number;
   minorVersion: number;
   flushIntervalMs: number;
+  /** 'crc32' when every block of the file is sealed by a `sum` record (format 1.1); absent in older files. */
+  blockChecksums?: 'crc32';
 }
 
 /** One recorded series: columnar, time-ordered. `t` may be a view shared with other series of the same target. */

@@ -2,7 +2,9 @@
 // Appends are synchronous and cheap (encode to a string, queue it); compression runs in zlib's thread pool and the
 // file is written by an fs stream, so the event loop never waits on either. A Z_SYNC_FLUSH at least every
 // flushIntervalMs puts everything appended so far into the file as complete deflate blocks: a kill -9 loses
-// only what was appended since the last flush.
+// only what was appended since the last flush. Each flush also seals the block it ends with a checksum record
+// (block-sum.ts), so damage in a file that was never closed is found, not decoded into other values. Every
+// string that goes in passes the redactor first: a recording never holds a secret, whoever the caller is.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import type { AppEvent, HealthResult, UnitState } from '@shared/domain';
@@ -21,6 +23,8 @@ import {
   type UnitRecord,
 } from './format';
 import { ScrapeEncoder } from './scrape-codec';
+import { BLOCK_CHECKSUMS, BlockSealer, SEAL_BYTES } from './block-sum';
+import { LineRedactor, redactJson, redactSecrets } from './redact';
 import type { JournalLine, RecordingHeader, SourceKey, StoredHeader, WriterStats } from './types';
 
 export interface WriterOptions {
@@ -41,6 +45,8 @@ const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 export class RecordingWriter {
   private readonly encoder = new ScrapeEncoder();
+  private readonly sealer = new BlockSealer();
+  private readonly journalRedactor = new LineRedactor();
   private readonly flushIntervalMs: number;
   private readonly clock: Clock;
   private readonly maxQueuedBytes: number;
@@ -92,12 +98,17 @@ export class RecordingWriter {
         `flushIntervalMs must be 100…${MAX_FLUSH_INTERVAL_MS} ms (a crash loses up to that much), got ${flushIntervalMs}`,
       );
     validateHeader(header);
+    // Host and deployment hold URLs, which may carry credentials (http://user:pass@…).
+    const counter = { count: 0 };
     const stored: StoredHeader = {
       format: FORMAT_ID,
       version: FORMAT_VERSION,
       minorVersion: FORMAT_MINOR_VERSION,
       ...header,
+      host: redactJson(header.host, counter),
+      deployment: redactJson(header.deployment, counter),
       flushIntervalMs,
+      blockChecksums: BLOCK_CHECKSUMS,
     };
     // The file holds journal lines and unit command lines: keep it private to the user.
     const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
@@ -147,7 +158,13 @@ export class RecordingWriter {
       if (last.memory === memoryCurrentBytes || ts - last.at < MEMORY_ONLY_CHANGE_MIN_MS) return;
     }
     this.lastUnit.set(source, { key, memory: memoryCurrentBytes, at: ts });
-    const rec: UnitRecord = { k: 'unit', t: ts, r: source, s };
+    // ExecStart may carry --api-key and friends.
+    const rec: UnitRecord = {
+      k: 'unit',
+      t: ts,
+      r: source,
+      s: s.execStart ? { ...s, execStart: redactSecrets(s.execStart) } : s,
+    };
     this.push(JSON.stringify(rec) + '\n', ts);
   }
 
@@ -161,10 +178,10 @@ export class RecordingWriter {
     this.push(JSON.stringify(rec) + '\n', ts);
   }
 
-  /** Alerts, operator actions, restart steps, annotations… every event is stored. */
+  /** Alerts, operator actions, restart steps, annotations… every event is stored, every string redacted. */
   appendEvent(e: AppEvent): void {
     if (!this.accepting(e.ts)) return;
-    const rec: EventRecord = { k: 'event', t: e.ts, e };
+    const rec: EventRecord = { k: 'event', t: e.ts, e: redactJson(e, { count: 0 }) };
     this.push(JSON.stringify(rec) + '\n', e.ts);
   }
 
@@ -176,7 +193,8 @@ export class RecordingWriter {
       r: line.role,
       u: line.unit,
       p: line.priority,
-      m: line.message,
+      // Per unit: a private key printed over several lines is removed up to its END line.
+      m: this.journalRedactor.line(`${line.role}\u0000${line.unit}`, line.message),
     };
     this.push(JSON.stringify(rec) + '\n', line.ts);
   }
@@ -235,12 +253,18 @@ export class RecordingWriter {
 
   private push(text: string, ts: number): void {
     if (!text) return;
-    this.pending += text;
+    this.write(text);
     this.dirty = true;
     this.counters.records++;
     if (this.lastTs === null || ts > this.lastTs) this.lastTs = ts;
+    if (this.sealer.pendingBytes >= SEAL_BYTES) this.pending += this.sealer.seal(this.lastTs);
     if (this.pending.length >= PENDING_CHUNK_CHARS) this.drainPending();
     if (this.clock.now() - this.lastFlushAt >= this.flushIntervalMs) void this.flushNow();
+  }
+
+  private write(text: string): void {
+    this.pending += text;
+    this.sealer.add(text);
   }
 
   private drainPending(): void {
@@ -260,6 +284,7 @@ export class RecordingWriter {
     this.lastFlushAt = this.clock.now();
     if (!this.dirty || this.failure) return Promise.resolve();
     this.dirty = false;
+    this.pending += this.sealer.seal(this.lastTs ?? this.header.startedAt);
     this.drainPending();
     if (this.failure) return Promise.resolve();
     return new Promise<void>((resolve) => {
@@ -281,7 +306,8 @@ export class RecordingWriter {
     this.timer = null;
     if (!this.failure) {
       const end: EndRecord = { k: 'end', t: this.lastTs ?? this.header.startedAt };
-      this.pending += JSON.stringify(end) + '\n';
+      this.write(JSON.stringify(end) + '\n');
+      this.pending += this.sealer.seal(end.t);
       this.counters.records++;
       this.drainPending();
     }
