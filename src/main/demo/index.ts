@@ -31,9 +31,9 @@ export type { CommandResult as DemoCommandResult };
 export interface DemoHostOptions {
   /** All simulation time comes from it. Default systemClock. */
   clock?: Clock;
-  /** SGLang KV metric era. Default 'kv-tokens'. */
+  /** SGLang server metric era (E1…E4, see simulation.ts). Default 'E4' (newest). */
   era?: DemoEra;
-  /** Router metric era. Default 'smg'. */
+  /** Router era. Default 'smg-1.5' (newest smg without --engine-metrics). */
   routerEra?: RouterEra;
   /** >1 runs decode with DP attention: one scheduler series per dp_rank. Default 1. */
   dpRanks?: number;

@@ -151,6 +151,9 @@ export class RouterProcess {
   readonly duration = new Histogram(BUCKETS.routerDuration);
   readonly durationLegacy = new Histogram(BUCKETS.routerDurationLegacy);
   routedRequests = 0;
+  /** sglang-router 0.2.4's PD router: requests it took in, and those it found no worker pair for. */
+  pdRequests = 0;
+  pdSelectionErrors = 0;
   connectionsActive = 0;
   cpuSeconds = 0;
 
