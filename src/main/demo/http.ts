@@ -247,6 +247,7 @@ function routerApi(sim: DemoSimulation, path: string, method: string, res: http.
   r.countRequest(method, path);
   const reply = (status: number, body: unknown, errorCode = ''): void => {
     r.countResponse(path, status, errorCode);
+    r.observeHttp(method, path, 0.0004);
     if (typeof body === 'string') text(res, status, body);
     else json(res, status, body);
   };

@@ -171,6 +171,7 @@ export class PdTraffic {
       if (router) {
         router.countResponse('/v1/chat/completions', 200, '');
         router.duration.observe((end - r.arrivedAt) / 1000);
+        router.observeHttp('POST', '/v1/chat/completions', (end - r.arrivedAt) / 1000);
         router.durationLegacy.observe((end - r.arrivedAt) / 1000);
       }
     }

@@ -8,6 +8,7 @@
 // - 'smg-1.5': smg_http_responses_total gains the `path` label;
 // - 'smg-engine-metrics' (≥ 1.7 with --engine-metrics): + smg_engine_* gauges scraped from the workers.
 import { RustExposition } from './exposition-writer';
+import type { Histogram } from './histogram';
 import { isSmgEra, type RouterEra } from './eras';
 import type { RouterProcess, ServerProcess } from './processes';
 import { MODEL_NAME, type ServerRole } from './units';
@@ -82,6 +83,20 @@ function renderSmg(r: RouterProcess, pathLabel: boolean): string {
             n,
           ];
         }),
+  );
+  x.histogram(
+    'smg_http_request_duration_seconds',
+    'HTTP request duration by method and path',
+    [...r.httpDurations.entries()].map(([k, h]): [L, Histogram] => {
+      const [method, path] = k.split(' ');
+      return [
+        [
+          ['method', method],
+          ['path', path],
+        ],
+        h,
+      ];
+    }),
   );
   x.gauge('smg_http_connections_active', 'Currently active HTTP connections', [[[], r.connectionsActive]]);
   const routeLabels: L = [
