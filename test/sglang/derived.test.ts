@@ -296,8 +296,8 @@ describe('deriveServerSignals on §7.2-style decode scrapes', () => {
   const base = readFileSync(join(__dirname, 'fixtures', 'decode-newest.prom'), 'utf8');
   const later = base
     .replace(
-      'sglang:generation_tokens_total{engine_type="decode",model_name="Qwen/Qwen3-32B"} 9.021377e+06',
-      'sglang:generation_tokens_total{engine_type="decode",model_name="Qwen/Qwen3-32B"} 9090728',
+      'sglang:generation_tokens_total{engine_type="decode",is_streaming="true",model_name="Qwen/Qwen3-32B"} 9.021377e+06',
+      'sglang:generation_tokens_total{engine_type="decode",is_streaming="true",model_name="Qwen/Qwen3-32B"} 9090728',
     )
     .replace(
       /(inter_token_latency_seconds_bucket\{engine_type="decode",le="0.025",model_name="Qwen\/Qwen3-32B"\}) 8.40112e\+06/,

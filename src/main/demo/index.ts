@@ -24,6 +24,7 @@ export { DemoSimulation, FAULT_NAMES, FAULT_SCOPES, KV_CAPACITY } from './simula
 export { emulateCommand, runCommand, type CommandResult } from './commands/emulate';
 export type { CommandIO } from './commands/context';
 export { handleHttp, DemoHttpServers, DEMO_HTTP_PORTS } from './http';
+export { DEMO_ERAS, ROUTER_ERAS } from './eras';
 export { PORTS as DEMO_PORTS, HOSTNAME as DEMO_HOSTNAME, MODEL_NAME as DEMO_MODEL_NAME } from './units';
 export { DEMO_PASSWORD } from './ssh-server';
 export type { CommandResult as DemoCommandResult };
