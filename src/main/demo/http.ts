@@ -323,7 +323,8 @@ function routerMetricsPort(
     res.destroy();
     return;
   }
-  // smg ≥ 1.4 serves only GET /metrics on this listener; sglang-router's exporter answered any path.
+  // smg HEAD serves only GET /metrics on this listener (metrics_server.rs); when that began is not in the
+  // inventory, so only the ≥ 1.5 eras do it. sglang-router's exporter answered any path.
   if (
     sim.routerEra !== 'sglang-router-0.2.4' &&
     sim.routerEra !== 'smg-0.3' &&
