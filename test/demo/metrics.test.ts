@@ -2,7 +2,8 @@
 // /metrics faults. Requests go over real loopback sockets to the same handlers the SSH forwards use.
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DemoHttpServers, DemoSimulation, emulateCommand, type DemoEra } from '../../src/main/demo';
+import { DemoHttpServers, DemoSimulation, emulateCommand } from '../../src/main/demo';
+import { DEMO_ERAS, ROUTER_ERAS } from '../../src/main/demo/eras';
 import { parseExposition } from '../../src/main/core/probes/exposition/parser';
 import type { Exposition, MetricFamily } from '../../src/main/core/probes/exposition/types';
 import { manualClock, parseShow, T0, waitFor, type ManualClock } from './helpers';
@@ -84,7 +85,7 @@ function names(exp: Exposition): Set<string> {
   return new Set(exp.families.map((f) => f.name));
 }
 
-describe("era 'kv-tokens' (newest)", () => {
+describe('era E4 (newest, @016d8605)', () => {
   it('serves kv_* token gauges, capacity, the bootstrap queue name and kv_transfer_* histograms', async () => {
     const e = await env();
     const p = await scrape(e, 30100);
@@ -127,9 +128,11 @@ describe("era 'kv-tokens' (newest)", () => {
     const ttft = fam(d.exp, 'sglang:time_to_first_token_seconds');
     expect(ttft?.samples.find((s) => s.name.endsWith('_bucket'))?.labels).toEqual({
       engine_type: 'decode',
+      is_streaming: 'true',
       le: '0.1',
       model_name: 'Qwen/Qwen3-32B',
     });
+    expect(names(d.exp).has('sglang:engine_startup_time')).toBe(false);
   });
 
   it('writes prometheus_client multiprocess text: sorted labels, _sum before buckets, pid on num_retracted_reqs', async () => {
@@ -186,9 +189,9 @@ describe("era 'kv-tokens' (newest)", () => {
   });
 });
 
-describe("era 'full-token-usage'", () => {
-  it('has full_token_usage and capacity, no kv_* gauges, the old prealloc queue name and kv_transfer_* gauges', async () => {
-    const e = await env({ era: 'full-token-usage' });
+describe('era E3 (@00eef542)', () => {
+  it('has full_token_usage and capacity, no kv_* gauges, the old prealloc queue name and kv_transfer_* histograms', async () => {
+    const e = await env({ era: 'E3' });
     const p = await scrape(e, 30100);
     const d = await scrape(e, 30200);
     expect(names(d.exp).has('sglang:kv_used_tokens')).toBe(false);
@@ -198,24 +201,44 @@ describe("era 'full-token-usage'", () => {
     expect(ratio).toBeCloseTo(usedTokens / 2_580_000, 6);
     expect(names(p.exp).has('sglang:num_prefill_prealloc_queue_reqs')).toBe(true);
     expect(names(p.exp).has('sglang:num_prefill_bootstrap_queue_reqs')).toBe(false);
-    expect(fam(p.exp, 'sglang:kv_transfer_latency_ms')?.type).toBe('gauge');
+    expect(fam(p.exp, 'sglang:kv_transfer_latency_ms')?.type).toBe('histogram');
     expect(fam(d.exp, 'sglang:prompt_tokens_total')?.samples[0].labels).toEqual({
-      engine_type: 'unified',
       model_name: 'Qwen/Qwen3-32B',
     });
   });
 });
 
-describe("era 'token-usage-only'", () => {
-  it('has only token_usage (2 decimals) and num_used_tokens: capacity must come from /get_server_info', async () => {
-    const e = await env({ era: 'token-usage-only' });
+describe('era E2 (early 2026, @44cedc2b)', () => {
+  it('has the capacity gauge and five kv_transfer_* gauges but no full_token_usage', async () => {
+    const e = await env({ era: 'E2' });
+    const p = await scrape(e, 30100);
+    const d = await scrape(e, 30200);
+    expect(names(d.exp).has('sglang:full_token_usage')).toBe(false);
+    expect(names(d.exp).has('sglang:kv_used_tokens')).toBe(false);
+    expect(sampleValues(d.exp, 'sglang:max_total_num_tokens')).toEqual([2_580_000]);
+    for (const n of ['speed_gb_s', 'latency_ms', 'bootstrap_ms', 'alloc_ms', 'total_mb'])
+      expect(fam(p.exp, `sglang:kv_transfer_${n}`)?.type).toBe('gauge');
+    expect(fam(d.exp, 'sglang:num_used_tokens')?.samples[0].labels).toEqual({
+      engine_type: 'decode',
+      model_name: 'Qwen/Qwen3-32B',
+      moe_ep_rank: '0',
+      pp_rank: '0',
+      tp_rank: '0',
+    });
+    expect(names(d.exp).has('sglang:engine_startup_time')).toBe(true);
+  });
+});
+
+describe('era E1 (autumn 2025, @93d04878)', () => {
+  it('has only token_usage and num_used_tokens: capacity must come from /get_server_info', async () => {
+    const e = await env({ era: 'E1' });
     const d = await scrape(e, 30200);
     const n = names(d.exp);
     expect(n.has('sglang:max_total_num_tokens')).toBe(false);
     expect(n.has('sglang:full_token_usage')).toBe(false);
     expect(n.has('sglang:kv_used_tokens')).toBe(false);
     const usage = sampleValues(d.exp, 'sglang:token_usage')[0];
-    expect(Math.round(usage * 100) / 100).toBe(usage);
+    expect(usage).toBeCloseTo(sampleValues(d.exp, 'sglang:num_used_tokens')[0] / 2_580_000, 9);
     expect(fam(d.exp, 'sglang:num_used_tokens')?.samples[0].labels).toEqual({
       engine_type: 'unified',
       model_name: 'Qwen/Qwen3-32B',
@@ -233,6 +256,8 @@ describe("era 'token-usage-only'", () => {
     // Before PR #31495 the prefill server always reported 0 running requests.
     const p = await scrape(e, 30100);
     expect(sampleValues(p.exp, 'sglang:num_running_reqs')).toEqual([0]);
+    expect(fam(p.exp, 'sglang:kv_transfer_latency_ms')?.type).toBe('gauge');
+    expect(names(p.exp).has('sglang:kv_transfer_total_mb')).toBe(false);
   });
 });
 
@@ -266,44 +291,104 @@ describe('data-parallel ranks and disabled metrics', () => {
 });
 
 describe('router', () => {
-  it("'smg' era: smg_* names, worker health per URL, readiness and /workers", async () => {
+  it("'smg-1.5' (default): smg_* names, worker health per URL, readiness and /workers as the gateway answers", async () => {
     const e = await env();
     const { exp, text } = await scrape(e, 29001);
     expect(fam(exp, 'smg_worker_health')?.samples.map((s) => [s.labels.worker, s.value])).toEqual([
       ['http://127.0.0.1:30100', 1],
       ['http://127.0.0.1:30200', 1],
     ]);
-    expect(fam(exp, 'smg_http_responses_total')?.type).toBe('counter');
+    expect(fam(exp, 'smg_http_responses_total')?.samples.every((s) => 'path' in s.labels)).toBe(true);
     expect(fam(exp, 'smg_router_request_duration_seconds')?.type).toBe('histogram');
     expect(fam(exp, 'smg_worker_requests_active')?.type).toBe('gauge');
-    expect(text).not.toMatch(/sgl_router_/);
+    expect(text).not.toMatch(/sgl_router_|smg_engine_/);
     expect((await get(e, 29001, '/other')).status).toBe(404);
-    expect((await get(e, 30001, '/readiness')).status).toBe(200);
+    const ready = await get(e, 30001, '/readiness');
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.body.toString())).toEqual({
+      status: 'ready',
+      healthy_workers: 2,
+      total_workers: 2,
+    });
+    for (const path of ['/health', '/liveness'])
+      expect((await get(e, 30001, path)).body.toString()).toBe('OK');
     const workers = JSON.parse((await get(e, 30001, '/workers')).body.toString()) as {
-      workers: Array<{ url: string; worker_type: string; is_healthy: boolean }>;
-      stats: { healthy_workers: number };
+      workers: Array<{ id: string; url: string; worker_type: string; is_healthy: boolean; status: string }>;
+      total: number;
+      stats: Record<string, number>;
     };
-    expect(workers.workers.map((w) => [w.worker_type, w.is_healthy])).toEqual([
-      ['prefill', true],
-      ['decode', true],
+    expect(workers.workers.map((w) => [w.worker_type, w.is_healthy, w.status])).toEqual([
+      ['prefill', true, 'ready'],
+      ['decode', true, 'ready'],
     ]);
-    expect(workers.stats.healthy_workers).toBe(2);
+    for (const w of workers.workers)
+      expect(w.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(workers.total).toBe(2);
+    expect(workers.stats).toEqual({ prefill_count: 1, decode_count: 1, regular_count: 0 });
   });
 
-  it("'sgl-router' era: sgl_router_* names", async () => {
-    const e = await env({ routerEra: 'sgl-router' });
+  it("'smg-0.3': smg_http_responses_total counts every path together (status_code, error_code only)", async () => {
+    const e = await env({ routerEra: 'smg-0.3' });
+    await get(e, 30001, '/health');
+    const { exp } = await scrape(e, 29001);
+    const labels = fam(exp, 'smg_http_responses_total')?.samples.map((s) => Object.keys(s.labels).sort());
+    expect(labels?.length).toBeGreaterThan(0);
+    for (const l of labels ?? []) expect(l).toEqual(['error_code', 'status_code']);
+  });
+
+  it("'smg-engine-metrics': smg_engine_* gauges per worker and DP rank, roles on the pd gauges", async () => {
+    const e = await env({ routerEra: 'smg-engine-metrics' });
+    const { exp } = await scrape(e, 29001);
+    expect(fam(exp, 'smg_engine_running_requests')?.samples.map((s) => s.labels)).toEqual([
+      { worker: 'http://127.0.0.1:30100', model: 'Qwen/Qwen3-32B', dp_rank: '0' },
+      { worker: 'http://127.0.0.1:30200', model: 'Qwen/Qwen3-32B', dp_rank: '0' },
+    ]);
+    expect(fam(exp, 'smg_engine_pd_prefill_queue_reqs')?.samples.map((s) => s.labels.role)).toEqual([
+      'prefill',
+      'decode',
+    ]);
+    const exec = parseShow(
+      (await emulateCommand(e.sim, 'systemctl show sglang-router -p ExecStart', 'operator')).stdout,
+    )[0];
+    expect(exec.ExecStart).toContain('--engine-metrics');
+  });
+
+  it("'sglang-router-0.2.4': the PD router's sgl_router_pd_* names and none of the regular router's", async () => {
+    const e = await env({ routerEra: 'sglang-router-0.2.4' });
     const { exp, text } = await scrape(e, 29001);
     expect(fam(exp, 'sgl_router_worker_health')?.samples).toHaveLength(2);
+    expect(fam(exp, 'sgl_router_pd_requests_total')?.samples[0].labels).toEqual({
+      route: '/v1/chat/completions',
+    });
+    expect(fam(exp, 'sgl_router_pd_request_duration_seconds')?.type).toBe('histogram');
+    for (const n of [
+      'sgl_router_requests_total',
+      'sgl_router_request_errors_total',
+      'sgl_router_running_requests',
+      'sgl_router_active_workers',
+      'sgl_router_request_duration_seconds',
+    ])
+      expect(names(exp).has(n)).toBe(false);
     expect(text).not.toMatch(/smg_/);
+    expect((await get(e, 30001, '/health')).body.toString()).toBe('OK');
+    const workers = JSON.parse((await get(e, 30001, '/workers')).body.toString()) as {
+      workers: Array<Record<string, unknown>>;
+      stats: Record<string, number>;
+    };
+    expect(workers.stats).toEqual({ prefill_count: 1, decode_count: 1, regular_count: 0 });
+    expect(workers.workers[0]).not.toHaveProperty('status');
   });
 
-  it('/readiness is 503 while the decode worker is out of the router', async () => {
+  it('/readiness is 503 with the reason while the decode worker is out of the router', async () => {
     const e = await env();
     e.sim.stopUnit('decode');
     e.clock.advance(45_000);
     const r = await get(e, 30001, '/readiness');
     expect(r.status).toBe(503);
-    expect(JSON.parse(r.body.toString())).toMatchObject({ status: 'not_ready', healthy_workers: 1 });
+    expect(JSON.parse(r.body.toString())).toEqual({
+      status: 'not ready',
+      reason: 'insufficient healthy workers',
+    });
   });
 });
 
@@ -368,10 +453,10 @@ describe('/metrics faults', () => {
 });
 
 describe('eras are all well-formed', () => {
-  it.each<DemoEra>(['kv-tokens', 'full-token-usage', 'token-usage-only'])(
-    '%s parses on both servers and the router',
-    async (era) => {
-      const e = await env({ era });
+  it.each(DEMO_ERAS.map((era, i) => [era, ROUTER_ERAS[i]] as const))(
+    '%s and router %s parse on both servers and the router',
+    async (era, routerEra) => {
+      const e = await env({ era, routerEra });
       for (const port of [30100, 30200, 29001]) {
         const { exp } = await scrape(e, port);
         expect(exp.sampleCount).toBeGreaterThan(10);

@@ -167,7 +167,7 @@ describe('restart', () => {
       clock.advance(2000);
       const r = sim.units.router.router;
       if (!r) throw new Error('router down');
-      const v = samples(renderRouterMetrics(r, 'smg'), 'smg_worker_health');
+      const v = samples(renderRouterMetrics(r, 'smg-1.5'), 'smg_worker_health');
       const decode = v[1];
       if (health[health.length - 1] !== decode) health.push(decode);
       ready.push(sim.snapshot().router.ready);

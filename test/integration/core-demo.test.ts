@@ -51,7 +51,7 @@ describe('core against the demo host over SSH', () => {
   });
 
   it('falls back through the KV metric eras and says which source it used', async () => {
-    const { core: c } = await openDemo({ era: 'token-usage-only' });
+    const { core: c } = await openDemo({ era: 'E1' });
     const o = await observation(c, (x) => !!svc(x, 'decode').kv);
     const kv = svc(o, 'decode').kv!;
     // No max_total_num_tokens gauge in this era: capacity comes from /get_server_info.

@@ -296,8 +296,8 @@ describe('deriveServerSignals on §7.2-style decode scrapes', () => {
   const base = readFileSync(join(__dirname, 'fixtures', 'decode-newest.prom'), 'utf8');
   const later = base
     .replace(
-      'sglang:generation_tokens_total{engine_type="decode",model_name="Qwen/Qwen3-32B"} 9.021377e+06',
-      'sglang:generation_tokens_total{engine_type="decode",model_name="Qwen/Qwen3-32B"} 9090728',
+      'sglang:generation_tokens_total{engine_type="decode",is_streaming="true",model_name="Qwen/Qwen3-32B"} 9.021377e+06',
+      'sglang:generation_tokens_total{engine_type="decode",is_streaming="true",model_name="Qwen/Qwen3-32B"} 9090728',
     )
     .replace(
       /(inter_token_latency_seconds_bucket\{engine_type="decode",le="0.025",model_name="Qwen\/Qwen3-32B"\}) 8.40112e\+06/,
@@ -355,7 +355,81 @@ describe('router signals in both eras', () => {
     expect(sig.router_error_share).toBeCloseTo(0.1, 12);
   });
 
-  it('sgl_router ≤ 0.2.4: route-labelled counters and upstream status codes', () => {
+  it('PD-mode sglang-router ≤ 0.2.4: requests, error share and latency from sgl_router_pd_*', () => {
+    const hist = (le: Array<[string, number]>, sum: number, count: number): string =>
+      le
+        .map(
+          ([l, n]) =>
+            `sgl_router_pd_request_duration_seconds_bucket{route="/v1/chat/completions",le="${l}"} ${n}\n`,
+        )
+        .join('') +
+      `sgl_router_pd_request_duration_seconds_sum{route="/v1/chat/completions"} ${sum}\n` +
+      `sgl_router_pd_request_duration_seconds_count{route="/v1/chat/completions"} ${count}\n`;
+    const win = windowOf([
+      [
+        0,
+        'sgl_router_pd_requests_total{route="/v1/chat/completions"} 900\n' +
+          'sgl_router_pd_errors_total{error_type="server_selection"} 2\n' +
+          'sgl_router_pd_decode_errors_total{worker="http://d:1"} 1\n' +
+          // The middleware counts every route, /health included: not the traffic denominator.
+          'sgl_router_http_responses_total{status_code="200"} 5000\n' +
+          hist(
+            [
+              ['1', 100],
+              ['10', 800],
+              ['+Inf', 890],
+            ],
+            4000,
+            890,
+          ),
+      ],
+      [
+        30,
+        'sgl_router_pd_requests_total{route="/v1/chat/completions"} 960\n' +
+          'sgl_router_pd_errors_total{error_type="server_selection"} 4\n' +
+          'sgl_router_pd_decode_errors_total{worker="http://d:1"} 2\n' +
+          'sgl_router_http_responses_total{status_code="200"} 9000\n' +
+          hist(
+            [
+              ['1', 150],
+              ['10', 850],
+              ['+Inf', 950],
+            ],
+            4300,
+            950,
+          ),
+      ],
+    ]);
+    const sig = deriveRouterSignals(win);
+    // (960-900)/30 = 2 requests/s
+    expect(sig.router_requests_per_s).toBeCloseTo(2, 12);
+    // errors: server_selection +2, decode +1 = 3 of 60 requests = 0.05
+    expect(sig.router_error_share).toBeCloseTo(0.05, 12);
+    // 60 new observations: 50 in (0,1], 0 in (1,10], 10 in (10,+Inf) → p50 inside the first bucket
+    expect(sig.router_latency_p50_s).not.toBeNull();
+    expect(sig.router_latency_p50_s ?? 2).toBeLessThanOrEqual(1);
+  });
+
+  it('smg before 1.5 (no path label): every response counts, the console polls included', () => {
+    const win = windowOf([
+      [
+        0,
+        'smg_router_requests_total{endpoint="chat"} 100\n' +
+          'smg_http_responses_total{status_code="200",error_code=""} 150\n' +
+          'smg_http_responses_total{status_code="503",error_code="no_workers"} 0\n',
+      ],
+      [
+        30,
+        'smg_router_requests_total{endpoint="chat"} 190\n' +
+          'smg_http_responses_total{status_code="200",error_code=""} 290\n' +
+          'smg_http_responses_total{status_code="503",error_code="no_workers"} 10\n',
+      ],
+    ]);
+    // 10 of 150 responses (90 + 10 traffic, 50 /health,/readiness,/workers polls that cannot be told apart)
+    expect(deriveRouterSignals(win).router_error_share).toBeCloseTo(10 / 150, 12);
+  });
+
+  it('sgl_router with upstream status codes (an unreleased 2025-12 build; never in a release)', () => {
     const win = windowOf([
       [
         0,

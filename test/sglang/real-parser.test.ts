@@ -44,15 +44,15 @@ describe.skipIf(!hasParser)('SGLang mappings over the real exposition parser', (
     const a = readFileSync(join(FIXTURES, 'prefill-newest.prom'), 'utf8');
     const b = a
       .replace(
-        'sglang:prompt_tokens_total{engine_type="prefill",model_name="Qwen/Qwen3-32B"} 4.118204e+06',
-        'sglang:prompt_tokens_total{engine_type="prefill",model_name="Qwen/Qwen3-32B"} 4148204',
+        'sglang:prompt_tokens_total{engine_type="prefill",is_streaming="true",model_name="Qwen/Qwen3-32B"} 4.118204e+06',
+        'sglang:prompt_tokens_total{engine_type="prefill",is_streaming="true",model_name="Qwen/Qwen3-32B"} 4148204',
       )
       .replace(
-        /(time_to_first_token_seconds_bucket\{engine_type="prefill",le="0.4",model_name="Qwen\/Qwen3-32B"\}) 1402.0/,
+        /(time_to_first_token_seconds_bucket\{engine_type="prefill",is_streaming="true",le="0.4",model_name="Qwen\/Qwen3-32B"\}) 1402.0/,
         '$1 1412',
       )
       .replace(
-        /(time_to_first_token_seconds_bucket\{engine_type="prefill",le="\+Inf",model_name="Qwen\/Qwen3-32B"\}) 1533.0/,
+        /(time_to_first_token_seconds_bucket\{engine_type="prefill",is_streaming="true",le="\+Inf",model_name="Qwen\/Qwen3-32B"\}) 1533.0/,
         '$1 1553',
       );
     const win = new SeriesWindow();

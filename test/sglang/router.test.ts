@@ -24,16 +24,27 @@ describe('router metrics', () => {
     expect(h.errorsTotal).toBeUndefined();
   });
 
-  it('sglang-router ≤ 0.2.4: sgl_router_* names, roles from the PD per-worker counters', () => {
+  it('sglang-router ≤ 0.2.4 in PD mode: sgl_router_pd_* counters, roles from the PD per-worker counters', () => {
     const h = routerHealthFromMetrics(fixture('router-sgl-0.2.4.prom'));
     expect(h.era).toBe('sgl_router');
+    // A PD router has no per-worker running-requests gauge (sgl_router_running_requests is regular-only).
     expect(h.workers).toEqual([
-      { url: 'http://127.0.0.1:30100', healthy: true, cbState: 'closed', activeRequests: 3, role: 'prefill' },
-      { url: 'http://127.0.0.1:30200', healthy: false, cbState: 'open', activeRequests: 0, role: 'decode' },
+      { url: 'http://127.0.0.1:30100', healthy: true, cbState: 'closed', role: 'prefill' },
+      { url: 'http://127.0.0.1:30200', healthy: false, cbState: 'open', role: 'decode' },
     ]);
-    // 900 + 40 requests, 7 errors
-    expect(h.requestsTotal).toBe(940);
+    // sgl_router_pd_requests_total; errors = pd_errors_total 4 + pd_decode_errors_total 3
+    expect(h.requestsTotal).toBe(907);
     expect(h.errorsTotal).toBe(7);
+  });
+
+  it('a regular-mode sglang-router still counts sgl_router_requests_total and request_errors_total', () => {
+    const h = routerHealthFromMetrics(
+      expo(
+        'sgl_router_requests_total{route="/generate"} 50\nsgl_router_request_errors_total{route="/generate",error_type="no_available_workers"} 2\n',
+      ),
+    );
+    expect(h.requestsTotal).toBe(50);
+    expect(h.errorsTotal).toBe(2);
   });
 
   it('health −1 marks a removed worker (not merely unhealthy)', () => {
@@ -73,6 +84,11 @@ describe('/readiness and /workers', () => {
     expect(r.ready).toBe(false);
     expect(r.detail).toMatch(/prefill and one healthy decode/);
     expect(r.detail).toContain('not ready');
+    // The router's own reason is shown as it wrote it.
+    const why = parseReadiness(503, '{"status":"not ready","reason":"insufficient healthy workers"}');
+    expect(why.ready).toBe(false);
+    expect(why.detail).toMatch(/^503 not ready: insufficient healthy workers \(PD needs/);
+    expect(parseReadiness(503, '{"status":"not ready","reason":"draining"}').detail).toContain(': draining');
     expect(parseReadiness(404).ready).toBeNull();
     expect(parseReadiness(500).detail).toMatch(/unexpected HTTP 500/);
   });
@@ -97,6 +113,42 @@ describe('/readiness and /workers', () => {
       { url: 'http://127.0.0.1:30200', healthy: false, role: 'decode' },
     ]);
     expect(rep.stats).toEqual({ totalWorkers: 2, healthyWorkers: 1, totalLoad: 2 });
+  });
+
+  it('parses /workers as sglang-router 0.2.x and smg answer it: UUID ids, status, {prefill_count,…} stats', () => {
+    const rep = parseWorkersJson({
+      workers: [
+        {
+          id: '2f1c8a52-3c55-4e8a-9d2b-4c1d7a0e9b11',
+          model_id: 'Qwen/Qwen3-32B',
+          url: 'http://127.0.0.1:30100',
+          worker_type: 'prefill',
+          connection_mode: 'http',
+          runtime_type: 'sglang',
+          priority: 50,
+          cost: 1.0,
+          bootstrap_port: 8998,
+          is_healthy: true,
+          status: 'ready',
+          load: 2,
+        },
+        {
+          id: '9b0e2c41-5d6f-4a7b-8c9d-0e1f2a3b4c5d',
+          url: 'http://127.0.0.1:30200',
+          worker_type: 'decode',
+          status: 'not_ready',
+          load: 0,
+        },
+      ],
+      total: 2,
+      stats: { prefill_count: 1, decode_count: 1, regular_count: 0 },
+    });
+    expect(rep.workers).toEqual([
+      { url: 'http://127.0.0.1:30100', healthy: true, role: 'prefill', activeRequests: 2 },
+      // No is_healthy: the lifecycle status says it.
+      { url: 'http://127.0.0.1:30200', healthy: false, role: 'decode', activeRequests: 0 },
+    ]);
+    expect(rep.stats).toEqual({ totalWorkers: 2, prefillCount: 1, decodeCount: 1, regularCount: 0 });
   });
 
   it('accepts the legacy /list_workers {urls} shape', () => {
@@ -126,8 +178,8 @@ describe('/readiness and /workers', () => {
     expect(merged.ready).toBe(true);
     expect(merged.era).toBe('sgl_router');
     expect(merged.workers).toEqual([
-      { url: 'http://127.0.0.1:30100', healthy: true, cbState: 'closed', activeRequests: 3, role: 'prefill' },
-      { url: 'http://127.0.0.1:30200', healthy: true, cbState: 'open', activeRequests: 0, role: 'decode' },
+      { url: 'http://127.0.0.1:30100', healthy: true, cbState: 'closed', role: 'prefill' },
+      { url: 'http://127.0.0.1:30200', healthy: true, cbState: 'open', role: 'decode' },
       { url: 'http://127.0.0.1:30300', healthy: true, role: 'decode' },
     ]);
   });

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { ServerProcess } from './processes';
 import { renderRouterMetrics } from './router-metrics';
 import { renderServerMetrics } from './sglang-metrics';
+import { isSmgEra, type DemoEra } from './eras';
 import type { DemoSimulation } from './simulation';
 import { KV_CAPACITY } from './simulation';
 import { MODEL_NAME, MODEL_PATH, PORTS, TP_SIZE, type DemoRole, type ServerRole } from './units';
@@ -18,6 +19,8 @@ export type DemoHttpPort = (typeof DEMO_HTTP_PORTS)[number];
 
 const PROM_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const HUGE_BYTES = 50 * 1024 * 1024;
+/** The sglang version string /get_server_info reports per era. */
+const SERVER_VERSION: Record<DemoEra, string> = { E1: '0.5.3', E2: '0.5.8', E3: '0.5.10', E4: '0.5.12' };
 
 export function isDemoHttpPort(port: number): port is DemoHttpPort {
   return (DEMO_HTTP_PORTS as readonly number[]).includes(port);
@@ -83,7 +86,8 @@ function serverApi(
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): void {
-  const newer = sim.era !== 'token-usage-only';
+  // E1 (autumn 2025) had only the get_-prefixed routes.
+  const newer = sim.era !== 'E1';
   const logged = (status: number): void => sim.logHttpRequest(role, method, req.url ?? path, status);
   const get = method === 'GET' || method === 'HEAD';
   if (path === '/metrics' || path === '/metrics/') {
@@ -139,7 +143,7 @@ function serverApi(
       ],
     });
   }
-  if (path === '/v1/loads' && sim.era === 'kv-tokens') {
+  if (path === '/v1/loads' && sim.era === 'E4') {
     logged(200);
     return json(res, 200, loads(sim, p));
   }
@@ -207,7 +211,7 @@ function serverInfo(sim: DemoSimulation, role: ServerRole, p: ServerProcess): Re
       },
       effective_max_running_requests_per_dp: role === 'decode' ? Math.floor(256 / p.dpRanks) : 32,
     })),
-    version: sim.era === 'token-usage-only' ? '0.5.3' : sim.era === 'full-token-usage' ? '0.5.10' : '0.5.12',
+    version: SERVER_VERSION[sim.era],
   };
 }
 
@@ -239,37 +243,35 @@ function routerApi(sim: DemoSimulation, path: string, method: string, res: http.
     res.destroy();
     return;
   }
-  const smg = sim.routerEra === 'smg';
+  const smg = isSmgEra(sim.routerEra);
   r.countRequest(method, path);
   const reply = (status: number, body: unknown, errorCode = ''): void => {
     r.countResponse(path, status, errorCode);
+    r.observeHttp(method, path, 0.0004);
     if (typeof body === 'string') text(res, status, body);
     else json(res, status, body);
   };
   const healthy = r.workers.filter((w) => w.health === 'healthy').length;
   switch (path) {
+    // Both router generations answer the liveness probes with plain text.
     case '/health':
-      return reply(200, smg ? { status: 'ok' } : 'OK');
     case '/liveness':
-      return reply(200, smg ? { status: 'alive' } : 'OK');
+      return reply(200, 'OK');
     case '/readiness':
       if (r.ready)
         return reply(200, { status: 'ready', healthy_workers: healthy, total_workers: r.workers.length });
-      return reply(
-        503,
-        {
-          status: 'not_ready',
-          healthy_workers: healthy,
-          total_workers: r.workers.length,
-          reason: 'PD mode requires at least one healthy prefill and one healthy decode worker',
-        },
-        'not_ready',
-      );
+      return reply(503, { status: 'not ready', reason: 'insufficient healthy workers' });
     case '/workers':
-      if (method !== 'GET') return reply(405, { error: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED' });
+      if (method !== 'GET')
+        return reply(
+          405,
+          smg ? { error: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED' } : 'Method Not Allowed',
+        );
+      // sglang-router 0.2.0 … smg HEAD: {workers, total, stats:{prefill_count, decode_count, regular_count}}.
       return reply(200, {
         workers: r.workers.map((w) => ({
           id: w.id,
+          model_id: MODEL_NAME,
           url: w.url,
           worker_type: w.role,
           connection_mode: 'http',
@@ -277,24 +279,18 @@ function routerApi(sim: DemoSimulation, path: string, method: string, res: http.
           priority: 50,
           cost: 1.0,
           ...(w.role === 'prefill' ? { bootstrap_port: PORTS.bootstrap } : {}),
-          health: {
-            timeout_secs: 5,
-            check_interval_secs: 10,
-            success_threshold: 2,
-            failure_threshold: 3,
-            disable_health_check: false,
-          },
-          max_connection_attempts: 20,
           is_healthy: w.health === 'healthy',
+          // The lifecycle status is an smg addition, served next to is_healthy.
+          ...(smg
+            ? { status: w.health === 'healthy' ? 'ready' : w.health === 'pending' ? 'pending' : 'not_ready' }
+            : {}),
           load: w.active,
         })),
         total: r.workers.length,
         stats: {
-          total_workers: r.workers.length,
-          healthy_workers: healthy,
-          total_models: 1,
-          total_load: r.workers.reduce((a, w) => a + w.active, 0),
-          by_type: { regular: 0, prefill: 1, decode: 1 },
+          prefill_count: r.workers.filter((w) => w.role === 'prefill').length,
+          decode_count: r.workers.filter((w) => w.role === 'decode').length,
+          regular_count: 0,
         },
       });
     case '/v1/models':
@@ -327,8 +323,13 @@ function routerMetricsPort(
     res.destroy();
     return;
   }
-  // smg ≥ 1.4 serves only GET /metrics on this listener; sglang-router's exporter answered any path.
-  if (sim.routerEra === 'smg' && (path !== '/metrics' || method !== 'GET')) {
+  // smg HEAD serves only GET /metrics on this listener (metrics_server.rs); when that began is not in the
+  // inventory, so only the ≥ 1.5 eras do it. sglang-router's exporter answered any path.
+  if (
+    sim.routerEra !== 'sglang-router-0.2.4' &&
+    sim.routerEra !== 'smg-0.3' &&
+    (path !== '/metrics' || method !== 'GET')
+  ) {
     res.writeHead(404, { 'content-length': 0 });
     res.end();
     return;
@@ -336,7 +337,11 @@ function routerMetricsPort(
   serveMetrics(
     sim,
     'router',
-    () => renderRouterMetrics(r, sim.routerEra),
+    () =>
+      renderRouterMetrics(r, sim.routerEra, {
+        prefill: sim.units.prefill.server,
+        decode: sim.units.decode.server,
+      }),
     res,
     () => undefined,
   );

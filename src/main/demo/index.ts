@@ -24,6 +24,7 @@ export { DemoSimulation, FAULT_NAMES, FAULT_SCOPES, KV_CAPACITY } from './simula
 export { emulateCommand, runCommand, type CommandResult } from './commands/emulate';
 export type { CommandIO } from './commands/context';
 export { handleHttp, DemoHttpServers, DEMO_HTTP_PORTS } from './http';
+export { DEMO_ERAS, ROUTER_ERAS } from './eras';
 export { PORTS as DEMO_PORTS, HOSTNAME as DEMO_HOSTNAME, MODEL_NAME as DEMO_MODEL_NAME } from './units';
 export { DEMO_PASSWORD } from './ssh-server';
 export type { CommandResult as DemoCommandResult };
@@ -31,9 +32,9 @@ export type { CommandResult as DemoCommandResult };
 export interface DemoHostOptions {
   /** All simulation time comes from it. Default systemClock. */
   clock?: Clock;
-  /** SGLang KV metric era. Default 'kv-tokens'. */
+  /** SGLang server metric era (E1…E4, see simulation.ts). Default 'E4' (newest). */
   era?: DemoEra;
-  /** Router metric era. Default 'smg'. */
+  /** Router era. Default 'smg-1.5' (newest smg without --engine-metrics). */
   routerEra?: RouterEra;
   /** >1 runs decode with DP attention: one scheduler series per dp_rank. Default 1. */
   dpRanks?: number;

@@ -2,6 +2,7 @@
 // ("[2026-11-29 16:46:30 TP0] …"), uvicorn's access log, the router's Rust tracing output, and the
 // messages systemd (PID 1) writes about the units.
 import { MODEL_NAME, MODEL_PATH, PORTS, TP_SIZE, type ServerRole } from './units';
+import { isSmgEra, type RouterEra } from './eras';
 import { cpuTimespan, pythonAsctime, rustTracingTimestamp } from './time-format';
 
 export const SHARDS = 17;
@@ -66,8 +67,8 @@ export function rust(
   return `${rustTracingTimestamp(us)} ${level.padStart(5, ' ')} ${target}: ${msg}`;
 }
 
-export function routerTarget(era: 'smg' | 'sgl-router', module: string): string {
-  return `${era === 'smg' ? 'smg' : 'sglang_router_rs'}::${module}`;
+export function routerTarget(era: RouterEra, module: string): string {
+  return `${isSmgEra(era) ? 'smg' : 'sglang_router_rs'}::${module}`;
 }
 
 export const systemdText = {

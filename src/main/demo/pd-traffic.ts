@@ -83,8 +83,10 @@ export class PdTraffic {
       const dw = router.worker('decode');
       for (let i = 0; i < offered; i++) {
         router.countRequest('POST', '/v1/chat/completions');
+        router.pdRequests++;
         if (pw.health !== 'healthy' || dw.health !== 'healthy') {
           router.countResponse('/v1/chat/completions', 503, 'no_workers');
+          router.pdSelectionErrors++;
           stats.rejected++;
           continue;
         }
@@ -169,6 +171,7 @@ export class PdTraffic {
       if (router) {
         router.countResponse('/v1/chat/completions', 200, '');
         router.duration.observe((end - r.arrivedAt) / 1000);
+        router.observeHttp('POST', '/v1/chat/completions', (end - r.arrivedAt) / 1000);
         router.durationLegacy.observe((end - r.arrivedAt) / 1000);
       }
     }

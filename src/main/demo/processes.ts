@@ -148,9 +148,13 @@ export class RouterProcess {
   readonly workers: RouterWorker[];
   readonly httpRequests = new Map<string, number>();
   readonly httpResponses = new Map<string, number>();
+  readonly httpDurations = new Map<string, Histogram>();
   readonly duration = new Histogram(BUCKETS.routerDuration);
   readonly durationLegacy = new Histogram(BUCKETS.routerDurationLegacy);
   routedRequests = 0;
+  /** sglang-router 0.2.4's PD router: requests it took in, and those it found no worker pair for. */
+  pdRequests = 0;
+  pdSelectionErrors = 0;
   connectionsActive = 0;
   cpuSeconds = 0;
 
@@ -184,6 +188,14 @@ export class RouterProcess {
   countRequest(method: string, path: string): void {
     const k = `${method} ${path}`;
     this.httpRequests.set(k, (this.httpRequests.get(k) ?? 0) + 1);
+  }
+
+  /** smg's HTTP middleware times every request by method and path. */
+  observeHttp(method: string, path: string, seconds: number): void {
+    const k = `${method} ${path}`;
+    let h = this.httpDurations.get(k);
+    if (!h) this.httpDurations.set(k, (h = new Histogram(BUCKETS.routerDuration)));
+    h.observe(seconds);
   }
 
   countResponse(path: string, status: number, errorCode: string, n = 1): void {

@@ -1,14 +1,28 @@
-// The router's Prometheus text (metrics-exporter-prometheus, Rust): `smg_*` names from sglang-router 0.3.0
-// / smg 1.x, `sgl_router_*` names up to sglang-router 0.2.4.
+// The router's Prometheus text (metrics-exporter-prometheus, Rust) per router era, as the upstream code
+// records it in PD mode (shared/reference/upstream/router-real-metrics.tsv; test/demo/inventory.test.ts):
+// - 'sglang-router-0.2.4': the PD router's sgl_router_pd_* counters and histogram, per-worker health and
+//   circuit-breaker gauges, the policy's processed_requests_total and the middleware's
+//   sgl_router_http_responses_total{status_code}. The regular router's sgl_router_requests_total,
+//   request_errors_total, running_requests and active_workers are never recorded in PD mode;
+// - 'smg-0.3' (0.3.0 … 1.4): smg_* names; smg_http_responses_total has status_code and error_code only;
+// - 'smg-1.5': smg_http_responses_total gains the `path` label;
+// - 'smg-engine-metrics' (≥ 1.7 with --engine-metrics): + smg_engine_* gauges scraped from the workers.
 import { RustExposition } from './exposition-writer';
-import type { RouterProcess } from './processes';
-import type { RouterEra } from './simulation';
-import { MODEL_NAME } from './units';
+import type { Histogram } from './histogram';
+import { isSmgEra, type RouterEra } from './eras';
+import type { RouterProcess, ServerProcess } from './processes';
+import { MODEL_NAME, type ServerRole } from './units';
 
 type L = Array<[string, string]>;
 
-export function renderRouterMetrics(r: RouterProcess, era: RouterEra): string {
-  return era === 'smg' ? renderSmg(r) : renderLegacy(r);
+/** What the engine-metrics poller of smg reads from each worker's /v1/loads. */
+export type EngineLoads = Partial<Record<ServerRole, ServerProcess | null>>;
+
+export function renderRouterMetrics(r: RouterProcess, era: RouterEra, engines: EngineLoads = {}): string {
+  if (!isSmgEra(era)) return renderLegacy(r);
+  let text = renderSmg(r, era !== 'smg-0.3');
+  if (era === 'smg-engine-metrics') text += renderEngineMetrics(r, engines);
+  return text;
 }
 
 function responses(r: RouterProcess): Array<{ path: string; status: string; error: string; n: number }> {
@@ -18,7 +32,17 @@ function responses(r: RouterProcess): Array<{ path: string; status: string; erro
   });
 }
 
-function renderSmg(r: RouterProcess): string {
+/** Before smg 1.5 the middleware counted responses without a path: every path sums into one series. */
+function byStatus(r: RouterProcess): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const e of responses(r)) {
+    const k = `${e.status}\t${e.error}`;
+    out.set(k, (out.get(k) ?? 0) + e.n);
+  }
+  return out;
+}
+
+function renderSmg(r: RouterProcess, pathLabel: boolean): string {
   const x = new RustExposition();
   const model: [string, string] = ['model', MODEL_NAME];
   x.counter(
@@ -37,15 +61,42 @@ function renderSmg(r: RouterProcess): string {
   );
   x.counter(
     'smg_http_responses_total',
-    'Total HTTP responses by path, status_code and error_code',
-    responses(r).map((e): [L, number] => [
-      [
-        ['path', e.path],
-        ['status_code', e.status],
-        ['error_code', e.error],
-      ],
-      e.n,
-    ]),
+    pathLabel
+      ? 'Total HTTP responses by path, status_code and error_code'
+      : 'Total HTTP responses by status code and error code',
+    pathLabel
+      ? responses(r).map((e): [L, number] => [
+          [
+            ['path', e.path],
+            ['status_code', e.status],
+            ['error_code', e.error],
+          ],
+          e.n,
+        ])
+      : [...byStatus(r).entries()].map(([k, n]): [L, number] => {
+          const [status, error] = k.split('\t');
+          return [
+            [
+              ['status_code', status],
+              ['error_code', error],
+            ],
+            n,
+          ];
+        }),
+  );
+  x.histogram(
+    'smg_http_request_duration_seconds',
+    'HTTP request duration by method and path',
+    [...r.httpDurations.entries()].map(([k, h]): [L, Histogram] => {
+      const [method, path] = k.split(' ');
+      return [
+        [
+          ['method', method],
+          ['path', path],
+        ],
+        h,
+      ];
+    }),
   );
   x.gauge('smg_http_connections_active', 'Currently active HTTP connections', [[[], r.connectionsActive]]);
   const routeLabels: L = [
@@ -69,7 +120,7 @@ function renderSmg(r: RouterProcess): string {
       [[routeLabels, r.duration]],
     );
   }
-  const errors = responses(r).filter((e) => e.status !== '200');
+  const errors = responses(r).filter((e) => e.path === '/v1/chat/completions' && e.status !== '200');
   if (errors.length) {
     const byType = new Map<string, number>();
     for (const e of errors)
@@ -141,68 +192,145 @@ function renderSmg(r: RouterProcess): string {
 function renderLegacy(r: RouterProcess): string {
   const x = new RustExposition();
   const route: L = [['route', '/v1/chat/completions']];
-  if (r.routedRequests > 0)
-    x.counter('sgl_router_requests_total', 'Total number of requests by route', [[route, r.routedRequests]]);
+  const prefill = r.worker('prefill');
+  const decode = r.worker('decode');
+  const perWorker = (f: (w: RouterProcess['workers'][number]) => number): Array<[L, number]> =>
+    r.workers.map((w): [L, number] => [[['worker', w.url]], f(w)]);
+  // Counters of metrics-exporter-prometheus exist from their first increment.
+  const once = (w: RouterProcess['workers'][number], v: number): Array<[L, number]> =>
+    v > 0 ? [[[['worker', w.url]], v]] : [];
+
+  if (r.pdRequests > 0)
+    x.counter('sgl_router_pd_requests_total', 'Total PD requests by route', [[route, r.pdRequests]]);
   if (r.durationLegacy.count > 0) {
-    x.histogram('sgl_router_request_duration_seconds', 'Request duration in seconds', [
-      [[], r.durationLegacy],
+    x.histogram('sgl_router_pd_request_duration_seconds', 'PD request duration by route', [
+      [route, r.durationLegacy],
     ]);
   }
-  const errors = responses(r).filter((e) => e.status !== '200');
-  if (errors.length) {
-    x.counter(
-      'sgl_router_request_errors_total',
-      'Total number of request errors by route and error type',
-      errors.map((e): [L, number] => [[...route, ['error_type', e.error || 'internal_error']], e.n]),
-    );
+  if (r.pdSelectionErrors > 0) {
+    x.counter('sgl_router_pd_errors_total', 'Total PD errors by type', [
+      [[['error_type', 'server_selection']], r.pdSelectionErrors],
+    ]);
   }
-  x.gauge('sgl_router_active_workers', 'Number of active workers', [
-    [[], r.workers.filter((w) => w.health === 'healthy').length],
-  ]);
-  x.gauge(
-    'sgl_router_worker_health',
-    'Worker health status (1=healthy, 0=unhealthy)',
-    r.workers.map((w): [L, number] => [[['worker', w.url]], w.health === 'healthy' ? 1 : 0]),
+  x.counter(
+    'sgl_router_pd_prefill_requests_total',
+    'Total prefill requests per worker',
+    once(prefill, prefill.processed),
   );
-  x.gauge(
-    'sgl_router_running_requests',
-    'Number of running requests per worker',
-    r.workers.map((w): [L, number] => [[['worker', w.url]], w.active]),
+  x.counter(
+    'sgl_router_pd_decode_requests_total',
+    'Total decode requests per worker',
+    once(decode, decode.processed),
+  );
+  x.counter(
+    'sgl_router_pd_prefill_errors_total',
+    'Total prefill errors per worker',
+    once(prefill, prefill.errors),
+  );
+  x.counter(
+    'sgl_router_pd_decode_errors_total',
+    'Total decode errors per worker',
+    once(decode, decode.errors),
   );
   x.counter(
     'sgl_router_processed_requests_total',
     'Total requests processed by each worker',
-    r.workers.filter((w) => w.processed > 0).map((w): [L, number] => [[['worker', w.url]], w.processed]),
+    r.workers.flatMap((w) => once(w, w.processed)),
+  );
+  x.gauge(
+    'sgl_router_worker_health',
+    'Worker health status (1=healthy, 0=unhealthy)',
+    perWorker((w) => (w.health === 'healthy' ? 1 : 0)),
   );
   x.gauge(
     'sgl_router_cb_state',
     'Circuit breaker state per worker (0=closed, 1=open, 2=half_open)',
-    r.workers.map((w): [L, number] => [[['worker', w.url]], w.cbState]),
+    perWorker((w) => w.cbState),
   );
-  if (r.routedRequests > 0) {
-    x.counter('sgl_router_pd_requests_total', 'Total PD requests by route', [[route, r.routedRequests]]);
+  const statuses = byStatus(r);
+  const byCode = new Map<string, number>();
+  for (const [k, n] of statuses) {
+    const code = k.split('\t')[0];
+    byCode.set(code, (byCode.get(code) ?? 0) + n);
   }
-  const prefill = r.worker('prefill');
-  const decode = r.worker('decode');
-  if (prefill.processed > 0) {
-    x.counter('sgl_router_pd_prefill_requests_total', 'Total prefill requests per worker', [
-      [[['worker', prefill.url]], prefill.processed],
+  x.counter(
+    'sgl_router_http_responses_total',
+    'Total HTTP responses by status code',
+    [...byCode.entries()].map(([code, n]): [L, number] => [[['status_code', code]], n]),
+  );
+  return x.text();
+}
+
+/** smg --engine-metrics: gauges polled from each worker's /v1/loads, one series per DP rank. */
+function renderEngineMetrics(r: RouterProcess, engines: EngineLoads): string {
+  const x = new RustExposition();
+  const rows = r.workers.flatMap((w) => {
+    const p = engines[w.role];
+    if (!p || p.stage === 'loading') return [];
+    return p.ranks.map((rank, i) => ({ w, p, rank, dpRank: String(i) }));
+  });
+  const byModel = (f: (row: (typeof rows)[number]) => number): Array<[L, number]> =>
+    rows.map((row): [L, number] => [
+      [
+        ['worker', row.w.url],
+        ['model', MODEL_NAME],
+        ['dp_rank', row.dpRank],
+      ],
+      f(row),
     ]);
-  }
-  if (decode.processed > 0) {
-    x.counter('sgl_router_pd_decode_requests_total', 'Total decode requests per worker', [
-      [[['worker', decode.url]], decode.processed],
+  const byRole = (f: (row: (typeof rows)[number]) => number): Array<[L, number]> =>
+    rows.map((row): [L, number] => [
+      [
+        ['worker', row.w.url],
+        ['role', row.w.role],
+        ['dp_rank', row.dpRank],
+      ],
+      f(row),
     ]);
-  }
-  if (prefill.errors > 0) {
-    x.counter('sgl_router_pd_prefill_errors_total', 'Total prefill errors per worker', [
-      [[['worker', prefill.url]], prefill.errors],
-    ]);
-  }
-  if (decode.errors > 0) {
-    x.counter('sgl_router_pd_decode_errors_total', 'Total decode errors per worker', [
-      [[['worker', decode.url]], decode.errors],
-    ]);
-  }
+  x.gauge(
+    'smg_engine_running_requests',
+    'Engine running requests',
+    byModel((o) => o.rank.running),
+  );
+  x.gauge(
+    'smg_engine_waiting_requests',
+    'Engine waiting requests',
+    byModel((o) => o.rank.queue),
+  );
+  x.gauge(
+    'smg_engine_token_usage',
+    'Engine KV token usage',
+    byModel((o) => Math.round((o.rank.usedTokens / o.rank.capacity) * 100) / 100),
+  );
+  x.gauge(
+    'smg_engine_gen_throughput',
+    'Engine generation throughput',
+    byModel((o) => Math.round((o.p.genThroughput / o.p.dpRanks) * 100) / 100),
+  );
+  x.gauge(
+    'smg_engine_cache_hit_rate',
+    'Engine prefix cache hit rate',
+    byModel((o) => (o.p.role === 'prefill' ? Math.round(o.p.cacheHitRate * 1000) / 1000 : 0)),
+  );
+  x.gauge(
+    'smg_engine_pd_prefill_queue_reqs',
+    'Engine PD prefill queue requests',
+    byRole((o) => (o.p.role === 'prefill' ? o.p.bootstrapQueue : 0)),
+  );
+  x.gauge(
+    'smg_engine_pd_decode_queue_reqs',
+    'Engine PD decode queue requests',
+    byRole((o) => (o.p.role === 'decode' ? o.p.preallocQueue + o.p.transferQueue : 0)),
+  );
+  x.gauge(
+    'smg_engine_pd_kv_transfer_latency_ms',
+    'Engine PD KV transfer latency',
+    byRole((o) => (o.p.role === 'prefill' ? Math.round(o.p.lastKvTransfer.latencyMs * 100) / 100 : 0)),
+  );
+  x.gauge(
+    'smg_engine_pd_kv_transfer_speed_gb_s',
+    'Engine PD KV transfer speed',
+    byRole((o) => (o.p.role === 'prefill' ? Math.round(o.p.lastKvTransfer.speedGbS * 100) / 100 : 0)),
+  );
   return x.text();
 }

@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../core/clock';
 import { DEMO_FAULT_NAMES, type DemoFaultName } from '@shared/demo-faults';
+import type { DemoEra, RouterEra } from './eras';
 import { Journal, type JournalEntry } from './journal';
 import { LoadModel } from './load-model';
 import {
@@ -38,8 +39,7 @@ import {
   type UnitDefinition,
 } from './units';
 
-export type DemoEra = 'kv-tokens' | 'full-token-usage' | 'token-usage-only';
-export type RouterEra = 'smg' | 'sgl-router';
+export { DEMO_ERAS, ROUTER_ERAS, isSmgEra, type DemoEra, type RouterEra } from './eras';
 
 export const FAULT_NAMES = DEMO_FAULT_NAMES;
 export type FaultName = DemoFaultName;
@@ -240,8 +240,8 @@ export class DemoSimulation {
 
   constructor(opts: DemoSimulationOptions) {
     this.clock = opts.clock;
-    this.era = opts.era ?? 'kv-tokens';
-    this.routerEra = opts.routerEra ?? 'smg';
+    this.era = opts.era ?? 'E4';
+    this.routerEra = opts.routerEra ?? 'smg-1.5';
     this.dpRanks = Math.max(1, Math.floor(opts.dpRanks ?? 1));
     this.metricsDisabled = new Set(opts.metricsDisabled ?? []);
     this.seed = (opts.seed ?? 20261129) >>> 0;
@@ -249,7 +249,11 @@ export class DemoSimulation {
     this.load = new LoadModel(this.seed);
     this.traffic = new PdTraffic(this.rng.fork(1), this.load);
     this.nextPid = 40_000 + this.rng.int(0, 8000);
-    const defs = buildUnits({ dpRanks: this.dpRanks, metricsDisabled: this.metricsDisabled });
+    const defs = buildUnits({
+      dpRanks: this.dpRanks,
+      metricsDisabled: this.metricsDisabled,
+      engineMetrics: this.routerEra === 'smg-engine-metrics',
+    });
     const now = this.clock.now();
     const history = opts.historyMs ?? 45 * 60_000;
     this.t = now - history;

@@ -54,6 +54,8 @@ export interface UnitDefinition {
 export interface UnitOptions {
   dpRanks: number;
   metricsDisabled: ReadonlySet<ServerRole>;
+  /** smg ≥ 1.7 polls the workers' loads into smg_engine_* gauges only when started with --engine-metrics. */
+  engineMetrics?: boolean;
 }
 
 function serverArgv(role: ServerRole, opts: UnitOptions): string[] {
@@ -85,7 +87,7 @@ function serverArgv(role: ServerRole, opts: UnitOptions): string[] {
   return argv;
 }
 
-function routerArgv(): string[] {
+function routerArgv(opts: UnitOptions): string[] {
   return [
     PYTHON,
     '-m',
@@ -106,6 +108,7 @@ function routerArgv(): string[] {
     String(PORTS.routerMetrics),
     '--health-check-interval-secs',
     String(ROUTER_HEALTH_INTERVAL_S),
+    ...(opts.engineMetrics ? ['--engine-metrics'] : []),
   ];
 }
 
@@ -195,7 +198,7 @@ export function buildUnits(opts: UnitOptions): Record<DemoRole, UnitDefinition> 
     name: 'sglang-router.service',
     description: 'SGLang router (PD)',
     fragmentPath: '/etc/systemd/system/sglang-router.service',
-    execStartArgv: routerArgv(),
+    execStartArgv: routerArgv(opts),
     environment: ['RUST_LOG=info'],
     restart: 'on-failure',
     restartSec: 5,

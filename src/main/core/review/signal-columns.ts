@@ -489,15 +489,35 @@ export function routerSignalColumns(
     inc('smg_http_responses_total', (l) => trafficOnly(l) && is5xx(l)),
     inc('smg_http_responses_total', trafficOnly),
   );
-  const oldRequests = rate('sgl_router_requests_total', trafficOnly);
+  // As deriveRouterSignals: a PD-mode sglang-router (≤ 0.2.4) records only sgl_router_pd_*.
+  const pdHere = anyInWindow(cols, 'sgl_router_pd_requests_total', w);
+  const pickPd = (pd: Float64Array, regular: Float64Array): Float64Array => {
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) out[i] = pdHere[i] ? pd[i] : regular[i];
+    return out;
+  };
+  const pdErrors = new Float64Array(n).fill(NaN);
+  for (const name of [
+    'sgl_router_pd_errors_total',
+    'sgl_router_pd_prefill_errors_total',
+    'sgl_router_pd_decode_errors_total',
+  ]) {
+    const col = inc(name);
+    for (let i = 0; i < n; i++)
+      if (col[i] === col[i]) pdErrors[i] = (pdErrors[i] === pdErrors[i] ? pdErrors[i] : 0) + col[i];
+  }
+  const oldRequests = pickPd(
+    rate('sgl_router_pd_requests_total'),
+    rate('sgl_router_requests_total', trafficOnly),
+  );
   const upstreamAll = inc('sgl_router_upstream_http_responses_total', trafficOnly);
   const oldShare = share(
     inc('sgl_router_upstream_http_responses_total', (l) => trafficOnly(l) && is5xx(l)),
     upstreamAll,
   );
-  const oldErrShare = share(
-    inc('sgl_router_request_errors_total', trafficOnly),
-    inc('sgl_router_requests_total', trafficOnly),
+  const oldErrShare = pickPd(
+    share(pdErrors, inc('sgl_router_pd_requests_total')),
+    share(inc('sgl_router_request_errors_total', trafficOnly), inc('sgl_router_requests_total', trafficOnly)),
   );
   const oldShareAll = new Float64Array(n);
   for (let i = 0; i < n; i++)
@@ -505,7 +525,10 @@ export function routerSignalColumns(
   const requests = pickCol(smgRequests, oldRequests);
   const errorShare = pickCol(smgShare, oldShareAll);
   const [smgP50, smgP99] = windowQuantiles(cols, 'smg_router_request_duration_seconds', [0.5, 0.99], w);
-  const [oldP50, oldP99] = windowQuantiles(cols, 'sgl_router_request_duration_seconds', [0.5, 0.99], w);
+  const [regP50, regP99] = windowQuantiles(cols, 'sgl_router_request_duration_seconds', [0.5, 0.99], w);
+  const [pdP50, pdP99] = windowQuantiles(cols, 'sgl_router_pd_request_duration_seconds', [0.5, 0.99], w);
+  const oldP50 = pickPd(pdP50, regP50);
+  const oldP99 = pickPd(pdP99, regP99);
   values.set('router_requests_per_s', requests);
   values.set('router_error_share', errorShare);
   values.set('router_latency_p50_s', pickCol(smgP50, oldP50));

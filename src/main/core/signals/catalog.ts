@@ -225,13 +225,22 @@ export const ROUTER_DEFS: Record<string, Def> = {
   router_requests_per_s: {
     label: 'router requests/s',
     unit: 'requests_per_s',
-    source: 'rate(smg_router_requests_total) | rate(sgl_router_requests_total)',
-    metrics: ['smg_router_requests_total', 'smg_http_requests_total', 'sgl_router_requests_total'],
+    source:
+      'rate(smg_router_requests_total) | rate(sgl_router_pd_requests_total) (PD sglang-router ≤ 0.2.4) | rate(sgl_router_requests_total)',
+    metrics: [
+      'smg_router_requests_total',
+      'smg_http_requests_total',
+      'sgl_router_pd_requests_total',
+      'sgl_router_requests_total',
+    ],
   },
   router_error_share: {
     label: 'router 5xx share',
     unit: 'ratio',
-    source: 'smg_http_responses_total{status_code=~"5.."} / all | sgl_router_upstream_http_responses_total',
+    source:
+      'smg_http_responses_total{status_code=~"5.."} / all | sgl_router_pd_{,prefill_,decode_}errors_total / sgl_router_pd_requests_total',
+    caveat:
+      'smg before 1.5 has no path label on smg_http_responses_total: the console’s own /health, /readiness and /workers polls are counted in the share (excluded where the label exists)',
   },
   router_errors_per_s: {
     label: 'router errors/s',
@@ -241,12 +250,14 @@ export const ROUTER_DEFS: Record<string, Def> = {
   router_latency_p50_s: {
     label: 'router latency p50',
     unit: 'seconds',
-    source: 'histogram_quantile(0.5, smg_router_request_duration_seconds)',
+    source:
+      'histogram_quantile(0.5, smg_router_request_duration_seconds | sgl_router_pd_request_duration_seconds)',
   },
   router_latency_p99_s: {
     label: 'router latency p99',
     unit: 'seconds',
-    source: 'histogram_quantile(0.99, smg_router_request_duration_seconds)',
+    source:
+      'histogram_quantile(0.99, smg_router_request_duration_seconds | sgl_router_pd_request_duration_seconds)',
   },
   workers_healthy: {
     label: 'healthy workers',

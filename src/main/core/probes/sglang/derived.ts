@@ -414,17 +414,29 @@ export function isControlPath(path: string | undefined): boolean {
   );
 }
 
+const PD_REQUESTS = 'sgl_router_pd_requests_total';
+const PD_DURATION = 'sgl_router_pd_request_duration_seconds';
+const PD_ERRORS = [
+  'sgl_router_pd_errors_total',
+  'sgl_router_pd_prefill_errors_total',
+  'sgl_router_pd_decode_errors_total',
+];
+
 const trafficOnly: LabelFilter = (l) => !isControlPath(l.path ?? l.route);
 const is5xx = (l: Record<string, string>) => /^5\d\d$/.test(l.status_code ?? '');
 
 /**
  * Keys of deriveRouterSignals():
  *   router_requests_per_s   smg: rate(smg_router_requests_total), else rate(smg_http_requests_total) on
- *                           traffic paths; sgl_router: rate(sgl_router_requests_total) on traffic routes
- *   router_error_share      5xx share of responses on traffic paths (0..1); smg: smg_http_responses_total;
- *                           sgl_router: sgl_router_upstream_http_responses_total, else errors/requests
+ *                           traffic paths; sgl_router: rate(sgl_router_pd_requests_total) (PD mode), else
+ *                           rate(sgl_router_requests_total) on traffic routes (regular mode)
+ *   router_error_share      5xx share of responses on traffic paths (0..1); smg: smg_http_responses_total
+ *                           (before smg 1.5 it has no path label, so control polls are counted too);
+ *                           sgl_router: sgl_router_upstream_http_responses_total, else PD errors
+ *                           (sgl_router_pd_{,prefill_,decode_}errors_total) / sgl_router_pd_requests_total,
+ *                           else regular errors/requests
  *   router_latency_{p50,p99}_s   histogram_quantile over smg_router_request_duration_seconds /
- *                           sgl_router_request_duration_seconds
+ *                           sgl_router_pd_request_duration_seconds / sgl_router_request_duration_seconds
  */
 export const DERIVED_ROUTER_KEYS = [
   'router_requests_per_s',
@@ -453,7 +465,10 @@ export function deriveRouterSignals(
     );
     durationBase = 'smg_router_request_duration_seconds';
   } else {
-    requests = sumRate(win, 'sgl_router_requests_total', w, trafficOnly);
+    // A PD-mode sglang-router (≤ 0.2.4) records only sgl_router_pd_*; the unprefixed request counters and
+    // the duration histogram are the regular router's (shared/reference/upstream/README.md, router eras).
+    const pd = win.series(PD_REQUESTS, w).length > 0;
+    requests = pd ? sumRate(win, PD_REQUESTS, w) : sumRate(win, 'sgl_router_requests_total', w, trafficOnly);
     const upstreamAll = sumIncrease(win, 'sgl_router_upstream_http_responses_total', w, trafficOnly);
     errorShare =
       upstreamAll !== null
@@ -466,11 +481,13 @@ export function deriveRouterSignals(
             ),
             upstreamAll,
           )
-        : share(
-            sumIncrease(win, 'sgl_router_request_errors_total', w, trafficOnly),
-            sumIncrease(win, 'sgl_router_requests_total', w, trafficOnly),
-          );
-    durationBase = 'sgl_router_request_duration_seconds';
+        : pd
+          ? share(addKnown(PD_ERRORS.map((n) => sumIncrease(win, n, w))), sumIncrease(win, PD_REQUESTS, w))
+          : share(
+              sumIncrease(win, 'sgl_router_request_errors_total', w, trafficOnly),
+              sumIncrease(win, 'sgl_router_requests_total', w, trafficOnly),
+            );
+    durationBase = pd ? PD_DURATION : 'sgl_router_request_duration_seconds';
   }
   return {
     router_requests_per_s: requests,
@@ -478,6 +495,12 @@ export function deriveRouterSignals(
     router_latency_p50_s: windowQuantile(win, durationBase, 0.5, w),
     router_latency_p99_s: windowQuantile(win, durationBase, 0.99, w),
   };
+}
+
+/** Sum of the known parts; null when none is known. */
+function addKnown(parts: (number | null)[]): number | null {
+  const known = parts.filter((p): p is number => p !== null);
+  return known.length ? known.reduce((a, b) => a + b, 0) : null;
 }
 
 /** part / whole; 0 errors among responses is 0, no responses at all is null. A missing part counts as 0. */
@@ -565,6 +588,7 @@ const HISTOGRAM_BASES = [
   KV_TOTAL_MB,
   'smg_router_request_duration_seconds',
   'sgl_router_request_duration_seconds',
+  PD_DURATION,
 ];
 const DERIVED_INPUTS = new Set<string>([
   ...HISTOGRAM_BASES.flatMap((b) => [`${b}_bucket`, `${b}_sum`, `${b}_count`]),
@@ -579,6 +603,8 @@ const DERIVED_INPUTS = new Set<string>([
   'sgl_router_requests_total',
   'sgl_router_request_errors_total',
   'sgl_router_upstream_http_responses_total',
+  PD_REQUESTS,
+  ...PD_ERRORS,
 ]);
 
 /** Whether a sample name is read by deriveServerSignals/deriveRouterSignals (SeriesWindow's default filter). */

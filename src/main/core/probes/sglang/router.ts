@@ -40,12 +40,17 @@ const HEALTH = { smg: 'smg_worker_health', sgl_router: 'sgl_router_worker_health
 const CB = { smg: 'smg_worker_cb_state', sgl_router: 'sgl_router_cb_state' } as const;
 const ACTIVE = { smg: 'smg_worker_requests_active', sgl_router: 'sgl_router_running_requests' } as const;
 const REQUESTS = {
-  smg: ['smg_router_requests_total', 'smg_http_requests_total'],
-  sgl_router: ['sgl_router_requests_total'],
+  smg: [['smg_router_requests_total'], ['smg_http_requests_total']],
+  // A PD-mode sglang-router (≤ 0.2.4) records only sgl_router_pd_*; sgl_router_requests_total and
+  // sgl_router_request_errors_total are the regular router's (shared/reference/upstream/README.md).
+  sgl_router: [['sgl_router_pd_requests_total'], ['sgl_router_requests_total']],
 } as const;
 const ERRORS = {
-  smg: ['smg_router_request_errors_total'],
-  sgl_router: ['sgl_router_request_errors_total'],
+  smg: [['smg_router_request_errors_total']],
+  sgl_router: [
+    ['sgl_router_pd_errors_total', 'sgl_router_pd_prefill_errors_total', 'sgl_router_pd_decode_errors_total'],
+    ['sgl_router_request_errors_total'],
+  ],
 } as const;
 
 /** Which router generation produced this exposition, by metric prefix; null if neither. */
@@ -148,9 +153,10 @@ function cbState(v: number): CbState | undefined {
   return undefined;
 }
 
-function firstTotal(view: MetricView, names: readonly string[]): number | undefined {
-  for (const name of names) {
-    const samples = view.samples(name).filter((s) => Number.isFinite(s.value));
+/** The sum over the first group of names that has any sample (a group's names add up). */
+function firstTotal(view: MetricView, groups: readonly (readonly string[])[]): number | undefined {
+  for (const names of groups) {
+    const samples = names.flatMap((n) => view.samples(n)).filter((s) => Number.isFinite(s.value));
     if (samples.length > 0) return samples.reduce((t, s) => t + s.value, 0);
   }
   return undefined;
@@ -168,9 +174,13 @@ export function parseReadiness(status: number, body = ''): Readiness {
   const suffix = text ? `: ${text}` : '';
   if (status >= 200 && status < 300) return { ready: true, detail: `${status} ready` };
   if (status === 503) {
+    // smg and sglang-router answer {"status":"not ready","reason":…}: the router's own words go first.
+    const reason = readinessReason(body);
     return {
       ready: false,
-      detail: `503 not ready — PD needs at least one healthy prefill and one healthy decode worker (or the router is draining)${suffix}`,
+      detail: reason
+        ? `503 not ready: ${reason} (PD needs at least one healthy prefill and one healthy decode worker)`
+        : `503 not ready — PD needs at least one healthy prefill and one healthy decode worker (or the router is draining)${suffix}`,
     };
   }
   if (status === 404) {
@@ -180,6 +190,17 @@ export function parseReadiness(status: number, body = ''): Readiness {
     };
   }
   return { ready: null, detail: `unexpected HTTP ${status} from /readiness${suffix}` };
+}
+
+function readinessReason(body: string): string | undefined {
+  try {
+    const j = JSON.parse(body) as unknown;
+    if (j && typeof j === 'object' && typeof (j as { reason?: unknown }).reason === 'string')
+      return (j as { reason: string }).reason.slice(0, 200);
+  } catch {
+    // Not JSON: the caller shows the raw text.
+  }
+  return undefined;
 }
 
 export class RouterResponseError extends Error {
@@ -197,6 +218,7 @@ const workerEntry = z.object({
   id: z.string().optional(),
   worker_type: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
   is_healthy: z.boolean().optional(),
+  // smg's lifecycle status (pending | ready | not_ready | failed | draining), next to is_healthy.
   status: z.unknown().optional(),
   load: z.number().optional(),
 });
@@ -210,6 +232,10 @@ const workersResponse = z.union([
         healthy_workers: z.number().optional(),
         total_models: z.number().optional(),
         total_load: z.number().optional(),
+        // What sglang-router 0.2.0+ and smg answer; the four above were RouterManager's (IGW mode) only.
+        prefill_count: z.number().optional(),
+        decode_count: z.number().optional(),
+        regular_count: z.number().optional(),
       })
       .optional(),
   }),
@@ -219,7 +245,14 @@ const workersResponse = z.union([
 
 export interface RouterWorkersReport {
   workers: RouterWorker[];
-  stats?: { totalWorkers?: number; healthyWorkers?: number; totalLoad?: number };
+  stats?: {
+    totalWorkers?: number;
+    healthyWorkers?: number;
+    totalLoad?: number;
+    prefillCount?: number;
+    decodeCount?: number;
+    regularCount?: number;
+  };
 }
 
 /** Parses GET /workers (or the legacy /list_workers) JSON. Throws RouterResponseError on any other shape. */
@@ -240,20 +273,31 @@ export function parseWorkersJson(json: unknown, endpoint = 'GET /workers'): Rout
     const role = workerRole(w.worker_type);
     return {
       url: normalizeWorkerUrl(w.url),
-      healthy: w.is_healthy ?? null,
+      healthy: w.is_healthy ?? healthFromStatus(w.status),
       ...(role ? { role } : {}),
       ...(w.load !== undefined ? { activeRequests: w.load } : {}),
     };
   });
   const report: RouterWorkersReport = { workers };
   if (data.stats) {
+    const st = data.stats;
+    const total = st.total_workers ?? data.total;
     report.stats = {
-      ...(data.stats.total_workers !== undefined ? { totalWorkers: data.stats.total_workers } : {}),
-      ...(data.stats.healthy_workers !== undefined ? { healthyWorkers: data.stats.healthy_workers } : {}),
-      ...(data.stats.total_load !== undefined ? { totalLoad: data.stats.total_load } : {}),
+      ...(total !== undefined ? { totalWorkers: total } : {}),
+      ...(st.healthy_workers !== undefined ? { healthyWorkers: st.healthy_workers } : {}),
+      ...(st.total_load !== undefined ? { totalLoad: st.total_load } : {}),
+      ...(st.prefill_count !== undefined ? { prefillCount: st.prefill_count } : {}),
+      ...(st.decode_count !== undefined ? { decodeCount: st.decode_count } : {}),
+      ...(st.regular_count !== undefined ? { regularCount: st.regular_count } : {}),
     };
   }
   return report;
+}
+
+function healthFromStatus(status: unknown): boolean | null {
+  if (typeof status !== 'string') return null;
+  if (status === 'ready') return true;
+  return ['not_ready', 'failed', 'draining'].includes(status) ? false : null;
 }
 
 /** "prefill" | "Prefill" | {"Prefill": {"bootstrap_port": 8998}} → "prefill". */
