@@ -18,6 +18,16 @@ export const restartTimeoutsPatch = z.strictObject({
   routerMs: restartLimitMs.optional(),
 });
 export const stackOrder = z.enum(['parallel', 'prefill-first', 'decode-first']);
+/** A change to the restart settings: the API's argument and the settings file's section alike. */
+export const restartSettingsPatch = z.strictObject({
+  readOnly: z.boolean().optional(),
+  polkit: z.boolean().optional(),
+  stackOrder: stackOrder.optional(),
+  stackIncludesRouter: z.boolean().optional(),
+  timeouts: z
+    .strictObject({ server: restartTimeoutsPatch.optional(), router: restartTimeoutsPatch.optional() })
+    .optional(),
+});
 const plan = z.strictObject({ deploymentId: id, target, drain: z.boolean().optional() });
 
 export const restartSchemas = {
@@ -34,13 +44,5 @@ export const restartSchemas = {
   listRestarts: z.strictObject({ deploymentId: id }),
   cancelRestart: z.strictObject({ operationId: id }),
   getRestartSettings: empty,
-  setRestartSettings: z.strictObject({
-    readOnly: z.boolean().optional(),
-    polkit: z.boolean().optional(),
-    stackOrder: stackOrder.optional(),
-    stackIncludesRouter: z.boolean().optional(),
-    timeouts: z
-      .strictObject({ server: restartTimeoutsPatch.optional(), router: restartTimeoutsPatch.optional() })
-      .optional(),
-  }),
+  setRestartSettings: restartSettingsPatch,
 } satisfies { [K in keyof RestartRequests]: z.ZodType<Args<K>> };

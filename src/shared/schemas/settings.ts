@@ -3,7 +3,7 @@ import { CHART_RANGES, THEME_CHOICES, type SettingsRequests } from '../api/setti
 import { ROLES } from '../domain';
 import { alertRuleSchema } from './dashboard';
 import { retentionBytes } from './recording';
-import { restartTimeoutsPatch, stackOrder } from './restart';
+import { restartSettingsPatch } from './restart';
 import { empty, role } from './common';
 
 type Args<K extends keyof SettingsRequests> = Parameters<SettingsRequests[K]>[0];
@@ -42,17 +42,7 @@ export const settingsFileSchema = z.strictObject({
       deployments: z.record(hostId, ruleList).optional(),
     })
     .optional(),
-  restart: z
-    .strictObject({
-      readOnly: z.boolean().optional(),
-      polkit: z.boolean().optional(),
-      stackOrder: stackOrder.optional(),
-      stackIncludesRouter: z.boolean().optional(),
-      timeouts: z
-        .strictObject({ server: restartTimeoutsPatch.optional(), router: restartTimeoutsPatch.optional() })
-        .optional(),
-    })
-    .optional(),
+  restart: restartSettingsPatch.optional(),
   recording: z
     .strictObject({ enabled: z.boolean().optional(), maxTotalBytes: retentionBytes.optional() })
     .optional(),

@@ -55,17 +55,7 @@ export type HostInput = Omit<HostConfig, 'id'> & { id?: string };
 export type HostPatch = Partial<Omit<HostConfig, 'id'>>;
 
 export class HostStoreError extends ConfigFileError {
-  constructor(
-    code: string,
-    message: string,
-    hint: string | undefined,
-    file: string,
-    line?: number,
-    column?: number,
-  ) {
-    super(code, message, hint, file, line, column);
-    this.name = 'HostStoreError';
-  }
+  override name = 'HostStoreError';
 }
 
 type FileData = z.infer<typeof fileSchema>;

@@ -29,17 +29,7 @@ export const UNUSABLE_HINT =
   'then choose "Reload settings file" (or restart PD Console).';
 
 export class SettingsStoreError extends ConfigFileError {
-  constructor(
-    code: string,
-    message: string,
-    hint: string | undefined,
-    file: string,
-    line?: number,
-    column?: number,
-  ) {
-    super(code, message, hint, file, line, column);
-    this.name = 'SettingsStoreError';
-  }
+  override name = 'SettingsStoreError';
 }
 
 export interface ParsedSettings {
