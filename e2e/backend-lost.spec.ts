@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect, type Browser } from '@playwright/test';
 import { launchChromium } from './support/browser';
+import { shot } from './support/shots';
 import { apiCall } from './support/api';
 import { startWebApp, type WebApp } from './support/web-app';
 import { readRecording } from '../src/main/core/store/recording';
@@ -70,7 +71,7 @@ test('a killed backend leaves the last data on screen with a reconnecting notice
   await expect(kv).toHaveText(/^\d{1,3}\.\d %$/);
   // It keeps trying: the attempt count goes up while the backend is away.
   await expect(page.getByTestId('backend-lost-attempt')).toContainText(/Attempt [2-9]/, { timeout: 15_000 });
-  await page.screenshot({ path: test.info().outputPath('backend-lost.png') });
+  await page.screenshot({ path: shot('backend-lost.png') });
 
   // The same backend again: same port, same token, same data folder.
   await start(dataDir, token, Number(new URL(first.url).port));
