@@ -263,7 +263,8 @@ function fromRatio(
   return {
     usedTokens: Math.round(c.used),
     capacityTokens: cap.total,
-    ratio: c.ratio,
+    // One rank: the gauge itself, not the gauge × capacity / capacity round trip.
+    ratio: ratios.size === 1 ? [...ratios.values()][0] : c.ratio,
     ...rankFields(ranks),
     source,
     sourceMetrics: [metric, cap.metric],
