@@ -107,7 +107,11 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
           deploymentId={id}
           series={[
             // The counters give the real share of prompt tokens served from cache; the gauge is one batch's.
-            { key: 'prefill.cache_hit_rate_window', label: 'prefill (60 s, from counters)', color: '--prefill' },
+            {
+              key: 'prefill.cache_hit_rate_window',
+              label: 'prefill (60 s, from counters)',
+              color: '--prefill',
+            },
             {
               key: 'prefill.cache_hit_rate',
               label: 'prefill gauge (last prefill batch, zeroed at decode logs)',

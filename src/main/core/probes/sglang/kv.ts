@@ -259,7 +259,11 @@ function fromRatio(
   const caveats = [caveat];
   if (c.ranks) caveats.push(dpCaveat(c.ranks.length));
   // The gauge is the rank's ratio; recomputing it from rounded tokens would only add float noise.
-  const ranks = c.ranks?.map((r) => ({ ...r, used: Math.round(r.used), ratio: ratios.get(r.rank) ?? r.ratio }));
+  const ranks = c.ranks?.map((r) => ({
+    ...r,
+    used: Math.round(r.used),
+    ratio: ratios.get(r.rank) ?? r.ratio,
+  }));
   return {
     usedTokens: Math.round(c.used),
     capacityTokens: cap.total,
