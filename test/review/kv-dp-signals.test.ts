@@ -10,12 +10,21 @@ import { parseExposition } from '../../src/main/core/probes/exposition/parser';
 import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';
+import { observationAt } from '../../src/main/core/review/state-at';
 import { header, manualClock, tempDir } from '../recording/helpers';
 
 const START = Date.UTC(2026, 0, 5, 8, 0, 0);
 const DP = 2;
 const compared = (key: string): boolean =>
   /^decode\.(kv_|retracted|cache_hit_rate$)/.test(key) && key !== 'decode.kv_ttf_s';
+
+const DEPLOYMENT = {
+  id: 'demo',
+  name: 'Demo PD',
+  services: [
+    { role: 'decode' as const, hostId: 'demo', unit: 'sglang-decode.service', apiUrl: 'http://127.0.0.1:1' },
+  ],
+};
 
 const runs = new Map<
   DemoEra,
@@ -29,7 +38,7 @@ beforeAll(async () => {
     const clock = manualClock(START);
     const sim = new DemoSimulation({ clock, era, dpRanks: DP, historyMs: 10 * 60_000 });
     const path = join(dir.dir, `${era}.pdrec.jsonl.gz`);
-    const w = await RecordingWriter.open(path, header(), { clock });
+    const w = await RecordingWriter.open(path, header({ deployment: DEPLOYMENT }), { clock });
     const store = new SignalsStore();
     store.open('d', ['decode']);
     const live = new Map<number, Record<string, number | null>>();
@@ -86,5 +95,15 @@ describe('KV with 2 dp ranks, live and review', () => {
     expect(last['decode.kv_ratio']).toBeCloseTo(last['decode.kv_used']! / last['decode.kv_capacity']!, 12);
     // Decode never reads the cache-hit gauge.
     expect(last['decode.cache_hit_rate']).toBeNull();
+  });
+
+  it('a review observation names the fullest dp rank like the live one', () => {
+    const { live, data } = runs.get('E4')!;
+    const [ts, last] = [...live.entries()].at(-1)!;
+    const obs = observationAt(data, 'd', 'h', ts);
+    const kv = obs.services.find((s) => s.role === 'decode')?.kv;
+    expect(kv?.fullestRank?.ratio).toBeCloseTo(last['decode.kv_fullest_rank_ratio']!, 6);
+    const rank = kv!.fullestRank!.rank;
+    expect(last[`decode.kv_rank.${rank}.ratio`]).toBe(last['decode.kv_fullest_rank_ratio']);
   });
 });
