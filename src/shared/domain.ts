@@ -76,8 +76,12 @@ export type KvSource = 'kv_tokens' | 'full_token_usage' | 'num_used_tokens' | 't
 export interface KvUsage {
   usedTokens: number;
   capacityTokens: number;
-  /** used / capacity, 0..1 */
+  /** used / capacity, 0..1 (summed over dp ranks, so it always agrees with the token counts) */
   ratio: number;
+  /** Each dp rank's own pool, sorted by rank; present only with 2 or more dp ranks. */
+  ranks?: { rank: string; used: number; capacity: number; ratio: number }[];
+  /** The rank with the highest ratio (it refuses requests first); present with `ranks`. */
+  fullestRank?: { rank: string; ratio: number };
   evictableTokens?: number;
   availableTokens?: number;
   source: KvSource;

@@ -68,6 +68,31 @@ describe('alert rules', () => {
     expect(changes[0].alert.detail).toContain('95 %');
   });
 
+  it('with DP attention fires on the fullest dp rank, not on the summed usage', () => {
+    // 81.4 % overall would never cross 90 %; rank 1 at 93 % is already refusing requests.
+    const { changes } = run(
+      only('decode-kv-high'),
+      (s) => ({
+        ...healthy(),
+        'decode.kv_ratio': 0.814,
+        'decode.kv_fullest_rank_ratio': s >= 10 ? 0.93 : 0.85,
+      }),
+      60,
+    );
+    expect(changes.map((c) => [c.type, c.sec])).toEqual([['fired', 40]]);
+    expect(changes[0].alert.detail).toContain('81.4 %, its fullest dp rank at 93');
+  });
+
+  it('stays quiet when only the summed usage is high but the key of the fullest rank says otherwise', () => {
+    // Cannot happen with real data (the fullest rank ≥ the sum); guards that the rule reads the rank key.
+    const { changes } = run(
+      only('decode-kv-high'),
+      () => ({ ...healthy(), 'decode.kv_ratio': 0.95, 'decode.kv_fullest_rank_ratio': 0.5 }),
+      60,
+    );
+    expect(changes).toEqual([]);
+  });
+
   it('does not fire when the KV spike is shorter than the hold time', () => {
     const { changes } = run(
       only('decode-kv-high'),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
+import { catalogFor } from '../../src/main/core/signals/catalog';
 import type { Observation, Role } from '../../src/shared/domain';
 import { expo } from '../sglang/helpers/exposition';
 
@@ -23,6 +24,57 @@ function advanced(text: string, k: number): string {
 }
 
 describe('SignalsStore', () => {
+  it('with 2 dp ranks stores the summed KV ratio, the fullest rank and each rank, and catalogues the ranks', () => {
+    const store = new SignalsStore({ capacity: 100 });
+    store.open('d', ROLES);
+    store.ingest('d', T0, 'decode', expo(fixture('decode-dp.prom')));
+    const latest = store.latest('d');
+    // dp0 100000 / 500000, dp1 250000 / 500000
+    expect(latest['decode.kv_ratio']).toBeCloseTo(0.35, 6); // the ring stores float32
+    expect(latest['decode.kv_fullest_rank_ratio']).toBeCloseTo(0.5, 6);
+    expect(latest['decode.kv_rank.0.ratio']).toBeCloseTo(0.2, 6);
+    expect(latest['decode.kv_rank.1.ratio']).toBeCloseTo(0.5, 6);
+    expect(store.kvRanks('d')).toEqual({ decode: ['0', '1'] });
+    const keys = catalogFor(ROLES, [], store.kvRanks('d')).map((c) => c.key);
+    expect(keys).toContain('decode.kv_rank.0.ratio');
+    expect(keys).toContain('decode.kv_rank.1.ratio');
+    expect(keys).toContain('decode.kv_fullest_rank_ratio');
+  });
+
+  it('with one rank the fullest-rank key equals the usage and no per-rank keys are written', () => {
+    const store = new SignalsStore({ capacity: 100 });
+    store.open('d', ROLES);
+    store.ingest('d', T0, 'decode', expo(fixture('decode-newest.prom')));
+    const latest = store.latest('d');
+    expect(latest['decode.kv_fullest_rank_ratio']).toBe(latest['decode.kv_ratio']);
+    expect(Object.keys(latest).filter((k) => k.includes('kv_rank.'))).toEqual([]);
+    expect(store.kvRanks('d')).toEqual({});
+  });
+
+  it('turns the retraction counter into retractions per minute, and leaves it null where it is absent', () => {
+    const store = new SignalsStore({ capacity: 100, rateWindowMs: 60_000 });
+    store.open('d', ROLES);
+    const scrape = (total: number | null, gauge: number) =>
+      expo(
+        `# TYPE sglang:num_retracted_reqs gauge
+sglang:num_retracted_reqs{pid="7",tp_rank="0"} ${gauge}
+` +
+          (total === null
+            ? ''
+            : `# TYPE sglang:num_retracted_requests_total counter
+sglang:num_retracted_requests_total{tp_rank="0"} ${total}
+`),
+      );
+    // 3 retractions every 10 s = 18 per minute; the gauge is only the last interval's count.
+    for (let s = 0; s <= 60; s += 10)
+      store.ingest('d', T0 + s * 1000, 'decode', scrape(100 + (s / 10) * 3, 3));
+    const latest = store.latest('d');
+    expect(latest['decode.retracted_per_min']).toBeCloseTo(18, 6);
+    expect(latest['decode.retracted']).toBe(3);
+    store.ingest('d', T0, 'prefill', scrape(null, 0));
+    expect(store.latest('d')['prefill.retracted_per_min']).toBeNull();
+  });
+
   it('turns successive scrapes into point-in-time and windowed signals under stable keys', () => {
     const store = new SignalsStore({ capacity: 1000 });
     store.open('d', ROLES);

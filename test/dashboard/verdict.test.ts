@@ -91,6 +91,19 @@ describe('pipelineVerdict', () => {
     expect(v.evidence).toContain('also: 10 requests queued for prefill');
   });
 
+  it('names a full dp rank as decode KV pressure although the summed usage is moderate', () => {
+    const v = pipelineVerdict({
+      values: values({
+        'decode.decode_prealloc_queue': 20,
+        'decode.kv_ratio': 0.8,
+        'decode.kv_fullest_rank_ratio': 0.97,
+      }),
+      roles: ROLES,
+    });
+    expect(v.kind).toBe('decode-bound');
+    expect(v.evidence).toContain('decode KV cache 97 % full on its fullest dp rank (80 % overall)');
+  });
+
   it('is transfer-bound when requests sit between prefill and decode and transfers are slow or failing', () => {
     const v = pipelineVerdict({
       values: values({

@@ -60,6 +60,23 @@ describe('core against the demo host over SSH', () => {
     expect(kv.sourceMetrics.join(' ')).toMatch(/server_info|num_used_tokens|token_usage/);
   });
 
+  it('with 2 dp ranks the headline KV ratio is the summed pool, as in the simulation, and the fullest rank is named', async () => {
+    const { core: c, demo: d } = await openDemo({ dpRanks: 2 });
+    const o = await observation(c, (x) => (svc(x, 'decode').kv?.usedTokens ?? 0) > 0);
+    const truth = d.sim.snapshot().kv.decode!;
+    const kv = svc(o, 'decode').kv!;
+    expect(kv.capacityTokens).toBe(truth.capacity);
+    // The percentage beside the token counts is their quotient, never one rank's ratio.
+    expect(kv.ratio).toBe(kv.usedTokens / kv.capacityTokens);
+    expect(Math.abs(kv.ratio - truth.ratio)).toBeLessThan(0.05);
+    expect(kv.ranks?.map((r) => r.rank)).toEqual(['0', '1']);
+    expect(kv.ranks!.reduce((a, r) => a + r.used, 0)).toBe(kv.usedTokens);
+    expect(kv.ranks!.reduce((a, r) => a + r.capacity, 0)).toBe(kv.capacityTokens);
+    const fullest = kv.ranks!.reduce((a, r) => (r.ratio > a.ratio ? r : a));
+    expect(kv.fullestRank).toEqual({ rank: fullest.rank, ratio: fullest.ratio });
+    expect(kv.fullestRank!.ratio).toBeGreaterThanOrEqual(kv.ratio);
+  });
+
   it('marks only the failing service when its /metrics breaks, and says why', async () => {
     const { core: c, demo: d } = await openDemo();
     await observation(c, complete);

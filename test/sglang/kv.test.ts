@@ -48,18 +48,68 @@ describe('extractKv — newest era (kv_*_tokens + max_total_num_tokens)', () => 
     expect(kv.usedTokens).toBe(236544);
   });
 
-  it('DP attention: sums dp ranks, collapses tp-rank replicas of the same pool, ratio of the fullest rank', () => {
+  it('DP attention: sums dp ranks, collapses tp-rank replicas of the same pool, names the fullest rank', () => {
     const kv = usage(extractKv(fixture('decode-dp.prom')));
     // dp0: used 100000 of 500000 (tp_rank 0 and 1 report the same pool → counted once)
     // dp1: used 250000 of 500000
     // used = 100000 + 250000 = 350000; capacity = 500000 + 500000 = 1000000
-    // ratio = max(100000/500000, 250000/500000) = max(0.2, 0.5) = 0.5
+    // ratio = 350000 / 1000000 = 0.35, the headline agrees with the counts; dp1 is the fullest at 0.5
     expect(kv.usedTokens).toBe(350000);
     expect(kv.capacityTokens).toBe(1_000_000);
-    expect(kv.ratio).toBe(0.5);
+    expect(kv.ratio).toBe(0.35);
+    expect(kv.fullestRank).toEqual({ rank: '1', ratio: 0.5 });
+    expect(kv.ranks).toEqual([
+      { rank: '0', used: 100000, capacity: 500000, ratio: 0.2 },
+      { rank: '1', used: 250000, capacity: 500000, ratio: 0.5 },
+    ]);
     expect(kv.evictableTokens).toBe(20000);
     expect(kv.availableTokens).toBe(380000 + 250000);
-    expect(kv.caveat).toContain('fullest of 2 dp ranks');
+    expect(kv.caveat).toContain('2 dp ranks');
+    expect(kv.caveat).not.toContain('fullest of');
+  });
+
+  it('4 unequal dp ranks: ratio = Σused / Σcapacity exactly, fullest rank by its own pool', () => {
+    // Unequal pools too: rank 3 holds fewer tokens than rank 2 but is fuller.
+    const used = [120_000, 40_000, 300_000, 190_000];
+    const cap = [500_000, 500_000, 600_000, 200_000];
+    const lines = [
+      '# TYPE sglang:kv_used_tokens gauge',
+      ...used.map((u, r) => `sglang:kv_used_tokens{dp_rank="${r}",tp_rank="0"} ${u}`),
+      '# TYPE sglang:max_total_num_tokens gauge',
+      ...cap.map((c, r) => `sglang:max_total_num_tokens{dp_rank="${r}",tp_rank="0"} ${c}`),
+    ];
+    const kv = usage(extractKv(expo(lines.join('\n') + '\n')));
+    expect(kv.usedTokens).toBe(650_000);
+    expect(kv.capacityTokens).toBe(1_800_000);
+    expect(kv.ratio).toBe(650_000 / 1_800_000);
+    expect(kv.fullestRank).toEqual({ rank: '3', ratio: 0.95 });
+    expect(kv.ranks?.map((r) => r.rank)).toEqual(['0', '1', '2', '3']);
+    expect(kv.ranks?.map((r) => r.ratio)).toEqual([0.24, 0.08, 0.5, 0.95]);
+  });
+
+  it('2 dp ranks of token_usage with a capacity gauge: tokens per rank, headline from the sums', () => {
+    const kv = usage(
+      extractKv(
+        expo(`
+# TYPE sglang:token_usage gauge
+sglang:token_usage{dp_rank="0"} 0.93
+sglang:token_usage{dp_rank="1"} 0.7
+# TYPE sglang:max_total_num_tokens gauge
+sglang:max_total_num_tokens{dp_rank="0"} 1290240
+sglang:max_total_num_tokens{dp_rank="1"} 1290240
+`),
+      ),
+    );
+    expect(kv.usedTokens).toBe(Math.round(0.93 * 1290240 + 0.7 * 1290240));
+    expect(kv.capacityTokens).toBe(2_580_480);
+    expect(kv.ratio).toBeCloseTo((0.93 + 0.7) / 2, 12);
+    expect(kv.fullestRank).toEqual({ rank: '0', ratio: 0.93 });
+  });
+
+  it('one rank has no ranks/fullestRank: the headline is the only figure', () => {
+    const kv = usage(extractKv(fixture('decode-newest.prom')));
+    expect(kv.ranks).toBeUndefined();
+    expect(kv.fullestRank).toBeUndefined();
   });
 
   it('drops the pid label instead of treating each pid as another pool', () => {

@@ -34,11 +34,22 @@ describe('serverSignals', () => {
     expect(s.values.transfer_failed_total).toBe(2);
     expect(s.values.prefill_bootstrap_queue).toBeNull();
     expect(s.kvTransferForm).toBeNull();
-    expect(keysOf(s.notExposed)).toEqual([
-      'cache_hit_rate',
-      'kv_transfer_latency_ms',
-      'kv_transfer_speed_gb_s',
-    ]);
+    // cache_hit_rate is not expected of decode: the gauge would only ever read ~0 there.
+    expect(keysOf(s.notExposed)).toEqual(['kv_transfer_latency_ms', 'kv_transfer_speed_gb_s']);
+  });
+
+  it('never reads the cache_hit_rate gauge on decode, where every decode log zeroes it', () => {
+    const text = `# TYPE sglang:cache_hit_rate gauge
+sglang:cache_hit_rate{tp_rank="0"} 0.0
+# TYPE sglang:num_running_reqs gauge
+sglang:num_running_reqs{tp_rank="0"} 12
+`;
+    const decode = serverSignals(expo(text), { role: 'decode' });
+    expect(decode.values.cache_hit_rate).toBeNull();
+    expect(keysOf(decode.notExposed)).not.toContain('cache_hit_rate');
+    // A prefill server's gauge is its last prefill batch's ratio and is read as such.
+    const prefill = serverSignals(expo(text.replace('0.0', '0.42')), { role: 'prefill' });
+    expect(prefill.values.cache_hit_rate).toBe(0.42);
   });
 
   it('autumn 2025 prefill: old prealloc queue name, gauge-era KV transfer, the running=0 misreading noted', () => {

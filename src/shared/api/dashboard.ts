@@ -93,6 +93,8 @@ export interface KvDetail {
   freeTokens: number | null;
   capacityTokens: number | null;
   ratio: number | null;
+  /** The fullest dp rank's own ratio (what the KV alert watches); equals `ratio` with one rank. */
+  fullestRankRatio?: number | null;
   /** Seconds until the pool is full at the recent slope; null when flat, falling or unknown. */
   timeToFullS: number | null;
   source: string;

@@ -149,11 +149,16 @@ function checkRule(
   switch (rule.kind) {
     case 'kv-high': {
       const th = rule.threshold ?? 0.9;
-      const r = val(`${role}.kv_ratio`);
+      // With DP attention each dp rank has its own pool and a request is refused by the rank it lands on:
+      // one rank at 95 % starts retracting while the summed usage may read 70 %. So the rule watches the
+      // fullest rank (equal to the usage with one rank; older rows without the key fall back to the usage).
+      const total = val(`${role}.kv_ratio`);
+      const r = val(`${role}.kv_fullest_rank_ratio`) ?? total;
       if (r === null || r <= th) return null;
+      const perRank = total !== null && r > total;
       return {
-        title: `${role} KV cache above ${pct(th)}`,
-        detail: `${role} KV usage is ${pct(r)} (threshold ${pct(th)} for ${rule.forS ?? 0} s); new requests will wait for KV slots or be retracted`,
+        title: `${role} KV cache above ${pct(th)}${perRank ? ' on a dp rank' : ''}`,
+        detail: `${role} KV usage is ${perRank ? `${pct(total)}, its fullest dp rank at ${pct(r)}` : pct(r)} (threshold ${pct(th)} for ${rule.forS ?? 0} s); new requests will wait for KV slots or be retracted`,
       };
     }
     case 'service-inactive': {

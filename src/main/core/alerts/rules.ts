@@ -2,6 +2,7 @@
 import type { AlertRule } from '@shared/contract';
 
 export const DEFAULT_ALERT_RULES: readonly AlertRule[] = [
+  // Fires on the fullest dp rank's KV ratio, not the summed one: that rank refuses requests first.
   {
     id: 'decode-kv-high',
     kind: 'kv-high',

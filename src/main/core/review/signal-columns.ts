@@ -43,6 +43,7 @@ const CACHED = 'sglang:cached_tokens_total';
 const REQUESTS = 'sglang:num_requests_total';
 const TRANSFER_FAILED = 'sglang:num_transfer_failed_reqs_total';
 const BOOTSTRAP_FAILED = 'sglang:num_bootstrap_failed_reqs_total';
+const RETRACTED = 'sglang:num_retracted_requests_total';
 
 /** server-signals.ts SPECS: key, metric names (newest first), rank aggregation, histogram-era capable. */
 const POINT_SPECS: [string, string[], RankAgg, boolean?][] = [
@@ -81,6 +82,7 @@ const INPUTS = new Set<string>([
     names.flatMap((n) => (hist ? [n, `${n}_sum`, `${n}_count`, `${n}_bucket`] : [n])),
   ),
   ...Object.values(KV_METRICS),
+  RETRACTED,
   ...Object.values(ROUTER_HEALTH),
   ...Object.values(ROUTER_CB),
   ...Object.values(ROUTER_ACTIVE),
@@ -155,6 +157,8 @@ export function serverSignalColumns(
   const n = cols.rows;
   const values = new Map<string, Float64Array>();
   for (const [key, names, agg, hist] of POINT_SPECS) put(values, key, pointSpec(cols, names, agg, !!hist));
+  // server-signals.ts notOn: the gauge is zeroed at every decode log, so decode never reads it.
+  if (role === 'decode') put(values, 'cache_hit_rate', new Float64Array(n).fill(NaN));
 
   const Q = [0.5, 0.9, 0.99];
   const P = ['p50', 'p90', 'p99'];
@@ -186,6 +190,7 @@ export function serverSignalColumns(
   for (const [key, name] of [
     ['transfer_failed_per_min', TRANSFER_FAILED],
     ['bootstrap_failed_per_min', BOOTSTRAP_FAILED],
+    ['retracted_per_min', RETRACTED],
   ] as const) {
     const rate = windowSum(cols, name, w, { rate: true });
     const here = presence(cols, name);
@@ -246,12 +251,13 @@ function kvTransferGbps(cols: TargetColumns, w: number): Float64Array {
   return out;
 }
 
-const TOKEN_USAGE_CAVEAT = 'rounded to 2 decimals and excludes evictable radix-cache tokens';
+const TOKEN_USAGE_CAVEAT =
+  'rounded to 2 decimals by SGLang versions before early 2026; excludes evictable radix-cache tokens';
 const EXCLUDES_EVICTABLE = 'excludes evictable radix-cache tokens';
 const APPROX_CAPACITY =
   'capacity approximated as used + evictable + available (max_total_num_tokens not exposed); protected tokens are not counted';
 const dpCaveat = (ranks: number): string =>
-  `ratio is the fullest of ${ranks} dp ranks; token counts are summed`;
+  `${ranks} dp ranks: tokens and % are summed over ranks; the fullest rank is shown beside them`;
 
 /** Index of each rank of `from` among the ranks of `to` (−1 when absent): rank sets are fixed per series. */
 function rankMap(from: PerRank, to: PerRank): Int32Array {
@@ -295,9 +301,30 @@ function kvColumns(cols: TargetColumns): {
   metas: KvMeta[];
 } {
   const n = cols.rows;
-  const keys = ['kv_ratio', 'kv_used', 'kv_evictable', 'kv_free', 'kv_capacity'] as const;
+  const keys = [
+    'kv_ratio',
+    'kv_used',
+    'kv_evictable',
+    'kv_free',
+    'kv_capacity',
+    'kv_fullest_rank_ratio',
+  ] as const;
   const out = new Map(keys.map((k) => [k as string, new Float64Array(n).fill(NaN)]));
-  const [ratioCol, usedCol, evCol, freeCol, capCol] = keys.map((k) => out.get(k)!);
+  const [ratioCol, usedCol, evCol, freeCol, capCol, fullestCol] = keys.map((k) => out.get(k)!);
+  /** kv.ts rankFields + signals-store kvValues: the fullest rank's ratio, and each rank's with ≥ 2 ranks. */
+  const putRanks = (i: number, labels: string[], ratios: number[]): void => {
+    if (labels.length < 2) {
+      fullestCol[i] = ratioCol[i];
+      return;
+    }
+    fullestCol[i] = Math.max(...ratios);
+    labels.forEach((rank, k) => {
+      const key = `kv_rank.${rank}.ratio`;
+      let col = out.get(key);
+      if (!col) out.set(key, (col = new Float64Array(n).fill(NaN)));
+      col[i] = ratios[k];
+    });
+  };
   const source = new Int8Array(n).fill(-1);
   const metas: KvMeta[] = [];
   const metaIndex = new Map<string, number>();
@@ -340,17 +367,20 @@ function kvColumns(cols: TargetColumns): {
     metric: string,
     caveat: string,
   ): void => {
-    let ratio = -Infinity;
     let tokens = 0;
     let ranks = 0;
+    const labels: string[] = [];
+    const ratios: number[] = [];
     for (const col of p.values) if (col[i] === col[i]) ranks++;
     for (let r = 0; r < p.values.length; r++) {
       const v = p.values[r][i];
       if (v !== v) continue;
-      ratio = Math.max(ratio, v);
+      labels.push(p.ranks[r]);
+      ratios.push(v);
       tokens += v * rankCap(cap, map, r, i, capTotal, ranks);
     }
-    ratioCol[i] = ratio;
+    ratioCol[i] = ranks === 1 ? ratios[0] : tokens / capTotal;
+    putRanks(i, labels, ratios);
     usedCol[i] = Math.round(tokens);
     freeCol[i] = Math.max(0, capTotal - Math.round(tokens));
     capCol[i] = capTotal;
@@ -382,7 +412,8 @@ function kvColumns(cols: TargetColumns): {
         capacity = 0;
       }
       if (capN > 0 || approx) {
-        let ratio = 0;
+        const labels: string[] = [];
+        const ratios: number[] = [];
         for (let r = 0; r < used.values.length; r++) {
           const uv = used.values[r][i];
           if (uv !== uv) continue;
@@ -393,9 +424,11 @@ function kvColumns(cols: TargetColumns): {
             c = uv + (ev0 === ev0 ? ev0 : 0) + (av0 === av0 ? av0 : 0);
             capacity += c;
           } else c = rankCap(cap, usedToCap, r, i, capTotal, u.n);
-          ratio = Math.max(ratio, uv / c);
+          labels.push(used.ranks[r]);
+          ratios.push(c > 0 ? uv / c : 0);
         }
-        ratioCol[i] = ratio;
+        ratioCol[i] = capacity > 0 ? u.sum / capacity : 0;
+        putRanks(i, labels, ratios);
         usedCol[i] = u.sum;
         evCol[i] = e.n > 0 ? e.sum : NaN;
         freeCol[i] = a.n > 0 ? a.sum : Math.max(0, capacity - u.sum - (e.n > 0 ? e.sum : 0));
@@ -432,12 +465,17 @@ function kvColumns(cols: TargetColumns): {
     const nu = sumAt(numUsed, i);
     if (nu.n > 0) {
       if (capN > 0) {
-        let ratio = 0;
+        const labels: string[] = [];
+        const ratios: number[] = [];
         for (let r = 0; r < numUsed.values.length; r++) {
           const v = numUsed.values[r][i];
-          if (v === v) ratio = Math.max(ratio, v / rankCap(cap, numToCap, r, i, capTotal, nu.n));
+          if (v !== v) continue;
+          const c = rankCap(cap, numToCap, r, i, capTotal, nu.n);
+          labels.push(numUsed.ranks[r]);
+          ratios.push(c > 0 ? v / c : 0);
         }
-        ratioCol[i] = ratio;
+        ratioCol[i] = capTotal > 0 ? nu.sum / capTotal : 0;
+        putRanks(i, labels, ratios);
         usedCol[i] = nu.sum;
         freeCol[i] = Math.max(0, capTotal - nu.sum);
         capCol[i] = capTotal;

@@ -99,10 +99,19 @@ function kvAt(data: ReviewData, role: Role, k: number): KvUsage | undefined {
   const v = (key: string): number => g.cols.get(`${role}.${key}`)?.[k] ?? NaN;
   const evictable = v('kv_evictable');
   const free = v('kv_free');
+  // Per-rank token counts are not kept in review; the fullest rank still is, from its ratio column.
+  let fullestRank: KvUsage['fullestRank'];
+  const rankPrefix = `${role}.kv_rank.`;
+  for (const [key, col] of g.cols) {
+    if (!key.startsWith(rankPrefix) || !(col[k] === col[k])) continue;
+    if (!fullestRank || col[k] > fullestRank.ratio)
+      fullestRank = { rank: key.slice(rankPrefix.length, -'.ratio'.length), ratio: col[k] };
+  }
   return {
     usedTokens: v('kv_used'),
     capacityTokens: v('kv_capacity'),
     ratio: v('kv_ratio'),
+    ...(fullestRank ? { fullestRank } : {}),
     ...(Number.isFinite(evictable) ? { evictableTokens: evictable } : {}),
     ...(meta.sourceMetrics.includes(KV_METRICS.available) && Number.isFinite(free)
       ? { availableTokens: free }

@@ -158,6 +158,7 @@ export class DashboardService {
     return catalogFor(
       o.roles,
       [...gpus].sort((a, b) => a - b),
+      this.store.kvRanks(deploymentId),
     );
   }
 

@@ -76,9 +76,11 @@ export const SERVER_DEFS: Record<string, Def> = {
     metrics: ['sglang:gen_throughput'],
   },
   cache_hit_rate: {
-    label: 'prefix cache hit rate',
+    label: 'prefix cache hit rate (last prefill batch)',
     unit: 'ratio',
     source: 'sglang:cache_hit_rate',
+    caveat:
+      'the last prefill batch’s ratio, zeroed at every decode log; not read on decode servers (it reads ~0 there). The 60 s figure from the counters is the one to trust',
     metrics: ['sglang:cache_hit_rate'],
   },
   cache_hit_rate_window: {
@@ -93,7 +95,19 @@ export const SERVER_DEFS: Record<string, Def> = {
     source: 'sglang:pending_prealloc_token_usage',
     metrics: ['sglang:pending_prealloc_token_usage'],
   },
-  retracted: { label: 'retracted requests', unit: 'requests', source: 'sglang:num_retracted_reqs' },
+  retracted: {
+    label: 'retracted in the last log interval',
+    unit: 'requests',
+    source: 'sglang:num_retracted_reqs (summed over pid and dp ranks)',
+    caveat: 'a count per scheduler log interval, reset after each log; not a queue length',
+  },
+  retracted_per_min: {
+    label: 'retractions',
+    unit: 'per_min',
+    source: 'rate(sglang:num_retracted_requests_total[60s]) × 60',
+    caveat: 'newer SGLang versions only; the counter appears after the first retraction',
+    metrics: ['sglang:num_retracted_requests_total'],
+  },
   kv_transfer_latency_ms: {
     label: 'KV transfer latency (mean)',
     unit: 'ms',
@@ -189,7 +203,14 @@ export const SERVER_DEFS: Record<string, Def> = {
   kv_ratio: {
     label: 'KV usage',
     unit: 'ratio',
-    source: 'see the KV panel (kv_used_tokens, full_token_usage, num_used_tokens or token_usage)',
+    source:
+      'used / capacity summed over dp ranks (kv_used_tokens, full_token_usage, num_used_tokens or token_usage; see the KV panel)',
+  },
+  kv_fullest_rank_ratio: {
+    label: 'KV usage of the fullest dp rank',
+    unit: 'ratio',
+    source: 'max over dp ranks of the rank’s used / capacity; equals KV usage with one rank',
+    caveat: 'a request is refused by the rank it lands on: the KV alert watches this figure',
   },
   kv_used: { label: 'KV used tokens', unit: 'tokens', source: 'sglang:kv_used_tokens or equivalent' },
   kv_evictable: {
@@ -283,8 +304,17 @@ export function expectedMetrics(role: Role, signal: string): string[] | undefine
   return defsFor(role)[signal]?.metrics;
 }
 
-/** The catalogue of a deployment: every role's signals plus the GPUs it has seen. */
-export function catalogFor(roles: readonly Role[], gpuIndices: readonly number[]): SignalInfo[] {
+/** Keys of one dp rank's KV ratio (`decode.kv_rank.1.ratio`), written only when a server has ≥ 2 dp ranks. */
+export function kvRankKey(role: Role, rank: string): string {
+  return `${role}.kv_rank.${rank}.ratio`;
+}
+
+/** The catalogue of a deployment: every role's signals, its dp ranks' KV ratios and the GPUs it has seen. */
+export function catalogFor(
+  roles: readonly Role[],
+  gpuIndices: readonly number[],
+  kvRanks: Partial<Record<Role, readonly string[]>> = {},
+): SignalInfo[] {
   const out: SignalInfo[] = [];
   for (const role of roles) {
     for (const [name, d] of Object.entries(defsFor(role))) {
@@ -294,6 +324,16 @@ export function catalogFor(roles: readonly Role[], gpuIndices: readonly number[]
         unit: d.unit,
         source: d.source,
         caveat: d.caveat,
+      });
+    }
+  }
+  for (const role of roles) {
+    for (const rank of kvRanks[role] ?? []) {
+      out.push({
+        key: kvRankKey(role, rank),
+        label: `${role} KV usage, dp rank ${rank}`,
+        unit: 'ratio',
+        source: `the dp_rank="${rank}" series of the KV source, over that rank’s own capacity`,
       });
     }
   }

@@ -17,6 +17,7 @@ export function kvDetail(
     freeTokens: v('kv_free'),
     capacityTokens: v('kv_capacity'),
     ratio: v('kv_ratio'),
+    fullestRankRatio: v('kv_fullest_rank_ratio'),
     timeToFullS: v('kv_ttf_s'),
     source: meta?.source ?? 'none',
     sourceMetrics: meta?.sourceMetrics ?? [],

@@ -25,8 +25,9 @@ export const DAY_AT_1S = 86_400;
 
 const TRANSFER_FAILED = 'sglang:num_transfer_failed_reqs_total';
 const BOOTSTRAP_FAILED = 'sglang:num_bootstrap_failed_reqs_total';
+const RETRACTED = 'sglang:num_retracted_requests_total';
 const trackedInputs = (name: string): boolean =>
-  isDerivedInput(name) || name === TRANSFER_FAILED || name === BOOTSTRAP_FAILED;
+  isDerivedInput(name) || name === TRANSFER_FAILED || name === BOOTSTRAP_FAILED || name === RETRACTED;
 
 export interface KvMeta {
   source: string;
@@ -42,6 +43,8 @@ interface DeploymentSignals {
   kvMeta: Map<Role, KvMeta>;
   capacity: Map<Role, number>;
   gpuIndices: Set<number>;
+  /** dp ranks seen per role, for the catalogue's per-rank KV keys. */
+  kvRanks: Map<Role, Set<string>>;
 }
 
 export interface SignalsStoreOptions {
@@ -72,6 +75,7 @@ export class SignalsStore {
       kvMeta: new Map(),
       capacity: new Map(),
       gpuIndices: new Set(),
+      kvRanks: new Map(),
     });
   }
 
@@ -85,6 +89,14 @@ export class SignalsStore {
 
   roles(deploymentId: string): Role[] {
     return [...(this.deployments.get(deploymentId)?.roles ?? [])];
+  }
+
+  /** dp ranks with their own KV series, per role (empty for single-rank servers). */
+  kvRanks(deploymentId: string): Partial<Record<Role, string[]>> {
+    const out: Partial<Record<Role, string[]>> = {};
+    for (const [role, ranks] of this.deployments.get(deploymentId)?.kvRanks ?? [])
+      out[role] = [...ranks].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+    return out;
   }
 
   gpuIndices(deploymentId: string): number[] {
@@ -123,12 +135,13 @@ export class SignalsStore {
       };
       values.transfer_failed_per_min = perMin(TRANSFER_FAILED);
       values.bootstrap_failed_per_min = perMin(BOOTSTRAP_FAILED);
+      values.retracted_per_min = perMin(RETRACTED);
       for (const ne of sig.notExposed)
         d.notExposed[`${role}.${ne.key}`] = { expected: ne.expected, why: ne.why };
       for (const key of Object.keys(sig.values))
         if (sig.values[key as keyof typeof sig.values] !== null) delete d.notExposed[`${role}.${key}`];
       const kv = extractKv(exp, { capacityFromServerInfo: d.capacity.get(role) });
-      if (!isKvMissing(kv)) Object.assign(values, kvValues(kv));
+      if (!isKvMissing(kv)) Object.assign(values, this.kvValues(d, role, kv));
     }
     // Windowed signals whose input families this server does not serve at all: say which name is expected.
     for (const [name, def] of Object.entries(defsFor(role))) {
@@ -160,7 +173,7 @@ export class SignalsStore {
         values.scrape_ms = s.metrics.ok ? s.metrics.durationMs : null;
       }
       if (s.kv) {
-        Object.assign(values, kvValues(s.kv));
+        Object.assign(values, this.kvValues(d, s.role, s.kv));
         d.capacity.set(s.role, s.kv.capacityTokens);
         d.kvMeta.set(s.role, { source: s.kv.source, sourceMetrics: s.kv.sourceMetrics, caveat: s.kv.caveat });
         delete d.notExposed[`${s.role}.kv_ratio`];
@@ -284,6 +297,15 @@ export class SignalsStore {
     return result;
   }
 
+  private kvValues(d: DeploymentSignals, role: Role, kv: KvUsage): Record<string, number | null> {
+    if (kv.ranks) {
+      let seen = d.kvRanks.get(role);
+      if (!seen) d.kvRanks.set(role, (seen = new Set()));
+      for (const r of kv.ranks) seen.add(r.rank);
+    }
+    return kvValues(kv);
+  }
+
   private timeToFull(d: DeploymentSignals, role: Role, ts: number): number | null {
     const ring = d.rings.get(role);
     if (!ring) return null;
@@ -324,13 +346,17 @@ function kvValues(kv: KvUsage): Record<string, number | null> {
   const evictable = kv.evictableTokens ?? null;
   const free =
     kv.availableTokens ?? Math.max(0, kv.capacityTokens - kv.usedTokens - (kv.evictableTokens ?? 0));
-  return {
+  const out: Record<string, number | null> = {
     kv_ratio: kv.ratio,
+    // With one rank the pool is its own fullest rank, so alerts can watch this key whatever the dp size.
+    kv_fullest_rank_ratio: kv.fullestRank?.ratio ?? kv.ratio,
     kv_used: kv.usedTokens,
     kv_evictable: evictable,
     kv_free: free,
     kv_capacity: kv.capacityTokens,
   };
+  for (const r of kv.ranks ?? []) out[`kv_rank.${r.rank}.ratio`] = r.ratio;
+  return out;
 }
 
 function prefixed(role: string, values: Record<string, number | null>): Record<string, number | null> {

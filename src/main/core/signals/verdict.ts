@@ -103,9 +103,17 @@ export function pipelineVerdict(
     `${reqs('prefill.prefill_bootstrap_queue')} in the prefill bootstrap queue, waiting for decode to accept`,
   );
   add('decode', norm('decode.queued'), `${reqs('decode.queued')} queued on decode${grow('decode.queued')}`);
-  const kv = v('decode.kv_ratio');
+  // The fullest dp rank is the one refusing requests (the same figure the KV alert watches).
+  const kvTotal = v('decode.kv_ratio');
+  const kv = v('decode.kv_fullest_rank_ratio') ?? kvTotal;
   if (kv !== null && kv >= th.kvFull)
-    add('decode', 1 + (kv - th.kvFull) * 10, `decode KV cache ${pct(kv)} full`);
+    add(
+      'decode',
+      1 + (kv - th.kvFull) * 10,
+      kvTotal !== null && kv > kvTotal
+        ? `decode KV cache ${pct(kv)} full on its fullest dp rank (${pct(kvTotal)} overall)`
+        : `decode KV cache ${pct(kv)} full`,
+    );
   add(
     'transfer',
     norm('prefill.prefill_inflight_queue'),

@@ -1,9 +1,12 @@
-// KV-cache usage of one server: used / evictable / free tokens and % of capacity, the time-to-full
-// forecast, where the figure comes from (and its caveat), and its history.
+// KV-cache usage of one server: used / evictable / free tokens and % of capacity (with DP attention also the
+// fullest dp rank), the time-to-full forecast, where the figure comes from (and its caveat), and its history.
 import type { DashboardSnapshot } from '@shared/contract';
 import type { AppEvent, Role, ServiceObservation } from '@shared/domain';
-import { formatPct, formatSeconds, formatTokens } from '../format';
+import { formatSeconds, formatTokens } from '../format';
 import { TimeChart } from '../charts/TimeChart';
+import { kvHeadline } from './kv-headline';
+
+const RANK_COLORS = ['--accent', '--warn', '--muted', '--prefill', '--decode', '--router'];
 
 export function KvUsagePanel({
   deploymentId,
@@ -22,7 +25,8 @@ export function KvUsagePanel({
 }): React.JSX.Element {
   const kv = obs?.kv;
   const detail = dashboard?.kv.find((k) => k.role === role);
-  const tone = kv ? (kv.ratio >= 0.9 ? 'bad' : kv.ratio >= 0.75 ? 'warn' : 'ok') : 'idle';
+  const head = kv ? kvHeadline(kv) : undefined;
+  const tone = head?.tone ?? 'idle';
   const ttf = detail?.timeToFullS ?? null;
   const free = detail?.freeTokens ?? (kv ? (kv.availableTokens ?? kv.capacityTokens - kv.usedTokens) : null);
   return (
@@ -38,13 +42,20 @@ export function KvUsagePanel({
       </header>
       <div className="kv-figure">
         <span className={`big tone-${tone}`} data-testid="kv-percent">
-          {kv ? formatPct(kv.ratio) : '—'}
+          {head ? head.percent : '—'}
         </span>
+        {head?.fullestRank && (
+          <span
+            className={`fullest-rank tone-${head.fullestTone}`}
+            data-testid="kv-fullest-rank"
+            title="each dp rank has its own pool; a request is refused by the rank it lands on, and the KV alert watches this rank"
+          >
+            · {head.fullestRank}
+          </span>
+        )}
         <span className="tokens" data-testid="kv-tokens">
-          {kv ? (
-            <>
-              {formatTokens(kv.usedTokens)} / {formatTokens(kv.capacityTokens)} tokens
-            </>
+          {head ? (
+            head.tokens
           ) : obs?.kvMissing ? (
             <span className="muted">
               not exposed by this server version ({obs.kvMissing.reason}; expected{' '}
@@ -84,7 +95,16 @@ export function KvUsagePanel({
         id={`kv-pct-${role}`}
         title={`${role} KV usage, % of capacity`}
         deploymentId={deploymentId}
-        series={[{ key: `${role}.kv_ratio`, label: `${role} KV %`, color: `--${role}`, fill: true }]}
+        series={[
+          { key: `${role}.kv_ratio`, label: `${role} KV %`, color: `--${role}`, fill: true },
+          // One line per dp rank (written only with ≥ 2 ranks), so the rank that fills first is visible.
+          ...(detailed ? (kv?.ranks ?? []) : []).map((r, i) => ({
+            key: `${role}.kv_rank.${r.rank}.ratio`,
+            label: `dp rank ${r.rank}`,
+            color: RANK_COLORS[i % RANK_COLORS.length],
+            dash: [4, 3],
+          })),
+        ]}
         unit="ratio"
         yMin={0}
         yMax={1}

@@ -1,9 +1,13 @@
-// KV usage in depth: per server the token breakdown, forecast, source, and history with the capacity line.
+// KV usage in depth: per server the token breakdown, forecast, source, and history with the capacity line; with
+// DP attention one line per dp rank; and decode's retractions, which is what a full KV pool turns into.
 import type { DeploymentView } from '../state/store';
 import { KvUsagePanel } from '../components/KvUsagePanel';
+import { TimeChart } from '../charts/TimeChart';
 
 export function KvPage({ view }: { view: DeploymentView }): React.JSX.Element {
   const { deployment } = view.summary;
+  const hasDecode = deployment.services.some((s) => s.role === 'decode');
+  const src = (k: string): string | undefined => view.catalog?.[k]?.source;
   return (
     <div className="page kv-page" data-testid="page-kv">
       <div className="kv-row">
@@ -21,6 +25,34 @@ export function KvPage({ view }: { view: DeploymentView }): React.JSX.Element {
             />
           ))}
       </div>
+      {hasDecode && (
+        <div className="kv-row">
+          <TimeChart
+            id="retractions-decode"
+            title="decode retractions per minute (KV cache full)"
+            deploymentId={deployment.id}
+            series={[{ key: 'decode.retracted_per_min', label: 'retractions / min', color: '--bad' }]}
+            unit="per_min"
+            yMin={0}
+            role="decode"
+            events={view.events}
+            height={160}
+            source={src('decode.retracted_per_min')}
+          />
+          <TimeChart
+            id="retracted-interval-decode"
+            title="decode retracted in the last log interval (not a queue)"
+            deploymentId={deployment.id}
+            series={[{ key: 'decode.retracted', label: 'retracted in the interval', color: '--warn' }]}
+            unit="requests"
+            yMin={0}
+            role="decode"
+            events={view.events}
+            height={160}
+            source={src('decode.retracted')}
+          />
+        </div>
+      )}
     </div>
   );
 }

@@ -106,10 +106,15 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
           title="Prefix cache hit rate"
           deploymentId={id}
           series={[
-            { key: 'prefill.cache_hit_rate', label: 'prefill (gauge)', color: '--prefill' },
+            // The counters give the real share of prompt tokens served from cache; the gauge is one batch's.
             {
               key: 'prefill.cache_hit_rate_window',
               label: 'prefill (60 s, from counters)',
+              color: '--prefill',
+            },
+            {
+              key: 'prefill.cache_hit_rate',
+              label: 'prefill gauge (last prefill batch, zeroed at decode logs)',
               color: '--accent',
               dash: [4, 3],
             },
@@ -119,7 +124,7 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
           yMax={1}
           role="prefill"
           events={ev}
-          source={src('prefill.cache_hit_rate')}
+          source={src('prefill.cache_hit_rate_window')}
         />
       </div>
       <h2 className="section">PD queues and KV transfer</h2>

@@ -7,8 +7,10 @@
 //   token_usage       sglang:token_usage (× capacity)                                       (all versions, coarse)
 // engine_type is never consulted: it read "unified" on PD servers until PR #18552. The caller knows the role.
 //
-// Across dp ranks token counts are summed and `ratio` is the fullest rank's ratio, because a request is
-// refused by the rank it lands on, not by the average. With one rank ratio = used / capacity exactly.
+// Across dp ranks token counts are summed and `ratio` is their quotient (sum used / sum capacity), so the
+// headline percentage always agrees with the token counts beside it. The fullest rank is reported on its own
+// (`fullestRank`, `ranks`) because a request is refused by the rank it lands on, not by the average: alerts
+// watch that figure, the headline does not.
 
 import type { KvSource, KvUsage } from '@shared/domain';
 import type { Exposition } from '../exposition/types';
@@ -27,7 +29,8 @@ export const KV_METRICS = {
 /** Where a capacity taken from the server's JSON info is credited in `sourceMetrics`. */
 export const SERVER_INFO_CAPACITY = '/server_info max_total_num_tokens';
 
-export const TOKEN_USAGE_CAVEAT = 'rounded to 2 decimals and excludes evictable radix-cache tokens';
+export const TOKEN_USAGE_CAVEAT =
+  'rounded to 2 decimals by SGLang versions before early 2026; excludes evictable radix-cache tokens';
 const EXCLUDES_EVICTABLE = 'excludes evictable radix-cache tokens';
 
 export interface KvMissing {
@@ -89,11 +92,12 @@ export function extractKv(exp: Exposition, opts: KvOptions = {}): KvUsage | KvMi
     }
     if (capUse) {
       const r = combineCounts(used, capUse);
-      if (r.dpRanks > 1) caveats.push(dpCaveat(r.dpRanks));
+      if (r.ranks) caveats.push(dpCaveat(r.ranks.length));
       return {
         usedTokens: r.used,
         capacityTokens: r.capacity,
         ratio: r.ratio,
+        ...rankFields(r.ranks),
         ...(evictableTokens !== undefined ? { evictableTokens } : {}),
         ...(availableTokens !== undefined ? { availableTokens } : {}),
         source: 'kv_tokens',
@@ -120,11 +124,12 @@ export function extractKv(exp: Exposition, opts: KvOptions = {}): KvUsage | KvMi
     if (cap) {
       const r = combineCounts(numUsed, cap);
       const caveats = [EXCLUDES_EVICTABLE];
-      if (r.dpRanks > 1) caveats.push(dpCaveat(r.dpRanks));
+      if (r.ranks) caveats.push(dpCaveat(r.ranks.length));
       return {
         usedTokens: r.used,
         capacityTokens: r.capacity,
         ratio: r.ratio,
+        ...rankFields(r.ranks),
         source: 'num_used_tokens',
         sourceMetrics: [KV_METRICS.numUsedTokens, cap.metric],
         caveat: caveats.join('; '),
@@ -195,11 +200,37 @@ function rankCapacity(cap: Capacity, rank: string, ranks: number): number {
   return cap.byRank.get(rank) ?? cap.total / ranks;
 }
 
+type KvRank = NonNullable<KvUsage['ranks']>[number];
+
+/** Sums per-rank usage; `ranks` (sorted by rank) only when there are at least two dp ranks. */
 function combineCounts(used: Map<string, number>, cap: Capacity) {
   const total = sum(used);
-  let ratio = 0;
-  for (const [rank, u] of used) ratio = Math.max(ratio, u / rankCapacity(cap, rank, used.size));
-  return { used: total, capacity: cap.total, ratio, dpRanks: used.size };
+  const ranks: KvRank[] = [];
+  for (const [rank, u] of used) {
+    const c = rankCapacity(cap, rank, used.size);
+    ranks.push({ rank, used: u, capacity: c, ratio: c > 0 ? u / c : 0 });
+  }
+  ranks.sort(byRank);
+  return {
+    used: total,
+    capacity: cap.total,
+    ratio: cap.total > 0 ? total / cap.total : 0,
+    ranks: ranks.length > 1 ? ranks : undefined,
+  };
+}
+
+function byRank(a: KvRank, b: KvRank): number {
+  const na = Number(a.rank);
+  const nb = Number(b.rank);
+  return Number.isFinite(na) && Number.isFinite(nb) && na !== nb ? na - nb : a.rank.localeCompare(b.rank);
+}
+
+function rankFields(ranks: KvRank[] | undefined): Pick<KvUsage, 'ranks' | 'fullestRank'> {
+  if (!ranks) return {};
+  // The first of equally full ranks, so the named rank does not flip between polls.
+  let fullest = ranks[0];
+  for (const r of ranks) if (r.ratio > fullest.ratio) fullest = r;
+  return { ranks, fullestRank: { rank: fullest.rank, ratio: fullest.ratio } };
 }
 
 function fromRatio(
@@ -209,8 +240,9 @@ function fromRatio(
   caveat: string,
   cap: Capacity | undefined,
 ): KvUsage | KvMissing {
-  const ratio = Math.max(...ratios.values());
   if (!cap) {
+    // Without capacities the ranks cannot be weighted: the fullest rank is the one safe figure.
+    const ratio = Math.max(...ratios.values());
     return {
       missing: true,
       reason:
@@ -221,14 +253,23 @@ function fromRatio(
       ratioOnly: { ratio, source, sourceMetrics: [metric], caveat },
     };
   }
-  let used = 0;
-  for (const [rank, r] of ratios) used += r * rankCapacity(cap, rank, ratios.size);
+  const usedByRank = new Map<string, number>();
+  for (const [rank, r] of ratios) usedByRank.set(rank, r * rankCapacity(cap, rank, ratios.size));
+  const c = combineCounts(usedByRank, cap);
   const caveats = [caveat];
-  if (ratios.size > 1) caveats.push(dpCaveat(ratios.size));
+  if (c.ranks) caveats.push(dpCaveat(c.ranks.length));
+  // The gauge is the rank's ratio; recomputing it from rounded tokens would only add float noise.
+  const ranks = c.ranks?.map((r) => ({
+    ...r,
+    used: Math.round(r.used),
+    ratio: ratios.get(r.rank) ?? r.ratio,
+  }));
   return {
-    usedTokens: Math.round(used),
+    usedTokens: Math.round(c.used),
     capacityTokens: cap.total,
-    ratio,
+    // One rank: the gauge itself, not the gauge × capacity / capacity round trip.
+    ratio: ratios.size === 1 ? [...ratios.values()][0] : c.ratio,
+    ...rankFields(ranks),
     source,
     sourceMetrics: [metric, cap.metric],
     caveat: caveats.join('; '),
@@ -236,7 +277,7 @@ function fromRatio(
 }
 
 function dpCaveat(ranks: number): string {
-  return `ratio is the fullest of ${ranks} dp ranks; token counts are summed`;
+  return `${ranks} dp ranks: tokens and % are summed over ranks; the fullest rank is shown beside them`;
 }
 
 function sum(m: Map<string, number>): number {

@@ -9,9 +9,13 @@
 //   decode_prealloc_queue        sglang:num_decode_prealloc_queue_reqs
 //   decode_transfer_queue        sglang:num_decode_transfer_queue_reqs
 //   gen_throughput               sglang:gen_throughput (tokens/s over the last log interval; 0 when idle)
-//   cache_hit_rate               sglang:cache_hit_rate (0..1, mean over dp ranks)
+//   cache_hit_rate               sglang:cache_hit_rate (0..1, mean over dp ranks): the last prefill batch's ratio,
+//                                set to 0 at every decode log, so never read on decode servers (null there);
+//                                the windowed cache_hit_rate_window from the token counters is the headline
 //   pending_prealloc_token_usage sglang:pending_prealloc_token_usage (0..1, worst dp rank)
-//   retracted                    sglang:num_retracted_reqs (pid label dropped)
+//   retracted                    sglang:num_retracted_reqs (pid label dropped): retractions in the last log
+//                                interval, reset after each log, not a queue; the rate of the newer counter
+//                                sglang:num_retracted_requests_total is retracted_per_min (signals store)
 //   kv_transfer_latency_ms, kv_transfer_bootstrap_ms, kv_transfer_alloc_ms (worst rank),
 //   kv_transfer_speed_gb_s (slowest rank), kv_transfer_total_mb (largest):
 //                                gauge era: the last request's value; histogram era (PR #19009): the mean since
@@ -70,7 +74,7 @@ export interface ServerSignals {
 }
 
 type Agg = 'sum' | 'max' | 'min' | 'mean';
-type Expect = 'any' | 'not-prefill' | 'prefill' | 'decode' | 'pd' | 'never';
+type Expect = 'any' | 'not-prefill' | 'not-decode' | 'prefill' | 'decode' | 'pd' | 'never';
 
 interface Spec {
   key: ServerSignalKey;
@@ -81,6 +85,8 @@ interface Spec {
   /** Why it may be missing, phrased for the operator. */
   why: string;
   histogram?: boolean;
+  /** Roles on which the metric is meaningless and is not read at all. */
+  notOn?: Role[];
 }
 
 const LAZY = 'appears only after the first event of its kind, or not in this SGLang version';
@@ -125,7 +131,15 @@ const SPECS: Spec[] = [
     expect: 'not-prefill',
     why: gaugeWhy(),
   },
-  { key: 'cache_hit_rate', metrics: ['sglang:cache_hit_rate'], agg: 'mean', expect: 'any', why: gaugeWhy() },
+  // Zeroed by every decode log: on a decode server it would read ~0 however well its prefix cache works.
+  {
+    key: 'cache_hit_rate',
+    metrics: ['sglang:cache_hit_rate'],
+    agg: 'mean',
+    expect: 'not-decode',
+    why: gaugeWhy(),
+    notOn: ['decode'],
+  },
   {
     key: 'pending_prealloc_token_usage',
     metrics: ['sglang:pending_prealloc_token_usage'],
@@ -188,6 +202,10 @@ export function serverSignals(exp: Exposition, opts: ServerSignalOptions = {}): 
   let kvTransferForm: ServerSignals['kvTransferForm'] = null;
 
   for (const spec of SPECS) {
+    if (opts.role && spec.notOn?.includes(opts.role)) {
+      values[spec.key] = null;
+      continue;
+    }
     let value: number | undefined;
     for (const name of spec.metrics) {
       if (spec.histogram && isHistogram(view, name)) {
@@ -227,6 +245,8 @@ function expected(e: Expect, role: Role | undefined): boolean {
       return role !== 'router';
     case 'not-prefill':
       return role !== 'router' && role !== 'prefill';
+    case 'not-decode':
+      return role !== 'router' && role !== 'decode';
     case 'pd':
       return role === 'prefill' || role === 'decode';
     case 'prefill':
