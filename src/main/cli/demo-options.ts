@@ -7,7 +7,10 @@ import {
 } from '@shared/api/monitoring';
 
 const OPTIONS: Array<[string, string]> = [
-  [`--demo-era ${DEMO_SERVER_ERAS.join('|')}`, 'SGLang server metric era of the demo host (default E4, newest)'],
+  [
+    `--demo-era ${DEMO_SERVER_ERAS.join('|')}`,
+    'SGLang server metric era of the demo host (default E4, newest)',
+  ],
   [`--demo-router ${DEMO_ROUTER_ERAS.join('|')}`, 'router metric era of the demo host (default smg-1.5)'],
 ];
 

@@ -35,7 +35,8 @@ const ROUTER_ERA_TEXT: Record<RouterEra, string> = {
   'smg-engine-metrics': 'smg 1.7 or later started with --engine-metrics',
 };
 
-const FIRST_INCREMENT = 'appears after the first request of its kind (labelled counters start at first increment)';
+const FIRST_INCREMENT =
+  'appears after the first request of its kind (labelled counters start at first increment)';
 
 /** Server headline families, and what adds each where it is missing. Era-dependent ones name the era. */
 const SERVER_HEADLINE: Array<{ family: string; since?: ServerEra; addedBy: string }> = [

@@ -4,6 +4,7 @@
 import type { SignalMissing } from '@shared/contract';
 import type { Role, ServiceObservation } from '@shared/domain';
 import { defsFor } from '../core/signals/catalog';
+import type { ServerEra } from './era-of';
 
 export const ROUTER_HEADLINE = {
   requestsPerSecond: 'router_requests_per_s',
@@ -32,6 +33,8 @@ export interface HeadlineInput {
   scrapes: number;
   /** The deployment names a /metrics URL for this service. */
   metricsConfigured: boolean;
+  /** The server era its last scrape reads as (era-of.ts), where known. */
+  era?: ServerEra | null;
 }
 
 export function headlineOf(s: ServiceObservation, input: HeadlineInput): Headline {
@@ -40,6 +43,14 @@ export function headlineOf(s: ServiceObservation, input: HeadlineInput): Headlin
   const why: Record<string, string> = {};
   for (const [field, signal] of Object.entries(fields)) {
     const v = input.values[`${s.role}.${signal}`];
+    if (signal === 'running' && s.role === 'prefill' && input.era && input.era !== 'E4') {
+      // A 0 that the server never set is not "idle": say so instead of printing it.
+      signals[field] = null;
+      why[field] =
+        'SGLang before E4 never sets sglang:num_running_reqs on a PD prefill server (it reads 0; ' +
+        'fixed by SGLang PR #31495, the newest metrics era)';
+      continue;
+    }
     signals[field] = v ?? null;
     if (v === null || v === undefined) why[field] = whyMissing(s, signal, input);
   }

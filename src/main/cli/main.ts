@@ -11,7 +11,7 @@ import { LinkWatch } from './link-status';
 import { settingsCommand } from './settings-command';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
 import { headlineOf } from './headline';
-import { readEra } from './era-of';
+import { readEra, serverEraOf } from './era-of';
 import type { Exposition } from '../core/probes/exposition/types';
 
 const USAGE = `usage: pd-console <command> [options]
@@ -276,6 +276,7 @@ async function status(
           notExposed,
           scrapes: scrapes.times(s.role).length,
           metricsConfigured: !!summary.deployment.services.find((c) => c.role === s.role)?.metricsUrl,
+          era: eraOfScrape(scrapes.last(s.role)),
         }),
       ]),
     );
@@ -344,6 +345,10 @@ async function status(
     scrapes.dispose();
     link.dispose();
   }
+}
+
+function eraOfScrape(exp: Exposition | undefined): ReturnType<typeof serverEraOf> {
+  return exp ? serverEraOf(new Set(exp.families.map((f) => f.name))) : null;
 }
 
 /** KV figures as `status --json` gives them; `fullestRank` where the server has several DP ranks. */

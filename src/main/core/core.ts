@@ -139,7 +139,10 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     const summary = await this.demoPromise;
     // Joining a demo that runs other eras would show the operator figures of a version they did not ask for.
     const running = this.demoEras;
-    if (running && ((args.era && args.era !== running.era) || (args.router && args.router !== running.router)))
+    if (
+      running &&
+      ((args.era && args.era !== running.era) || (args.router && args.router !== running.router))
+    )
       throw new ApiError(
         'demo-open',
         `the demo deployment is already open with server era ${running.era} and router era ${running.router}`,
