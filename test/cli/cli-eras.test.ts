@@ -19,7 +19,7 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The demo at 10× so a 2 s run holds enough requests for rates and quantiles to be more than noise. */
+/** The demo at 10× so a 4 s run holds enough requests for rates and quantiles to be more than noise. */
 function newApp(era: DemoServerEra, router: DemoRouterEra): App {
   dir = mkdtempSync(join(tmpdir(), 'pd-cli-eras-'));
   app = createApp({
@@ -125,7 +125,7 @@ describe('status --json headline figures agree with the demo simulation in every
     it(`server ${era}, router ${routerEra}`, async () => {
       const a = newApp(era, routerEra);
       const truth = recordTruth(a, routerEra);
-      const r = await cli(a, ['status', '--json', '--wait', '2']);
+      const r = await cli(a, ['status', '--json', '--wait', '4']);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
       const j = JSON.parse(r.out) as { deployment: string; services: ServiceJson[] };
@@ -133,9 +133,10 @@ describe('status --json headline figures agree with the demo simulation in every
       const by = (role: Role): ServiceJson => j.services.find((s) => s.role === role)!;
 
       // The truth of a rate is the simulation's counter change between the same two scrapes, over their
-      // timestamps. The simulation moves on between rendering /metrics and the moment the test reads it
-      // (a few ms, ×10 at this speed): at ~30 req/s simulated that is well under 5 % of a 2 s window's
-      // count, so 10 % relative is a bound that still catches a wrong counter, window or unit (×60, ×1000).
+      // timestamps. Those are taken when a poll starts; the server renders /metrics one probe latency later and
+      // the test reads the simulation after the parse: on a loaded 2-core machine each end can be off by
+      // 100–200 ms of the 4 s window (seen: 13 % off with a 2 s window). 20 % relative still catches a wrong
+      // counter, a wrong window or a wrong unit (×60 per minute, ×1000 ms).
       const window = (role: Role): [Truth, Truth] => {
         const list = truth.get(role)!;
         const s = by(role);
@@ -154,7 +155,7 @@ describe('status --json headline figures agree with the demo simulation in every
       const routed = routerEra === 'sglang-router-0.2.4' ? 'pdRequests' : 'routed';
       const rps = rate(rw[0][routed], rw[1][routed], rw);
       expect(rps).toBeGreaterThan(0);
-      expect(Math.abs(router.signals.requestsPerSecond! - rps) / rps).toBeLessThan(0.1);
+      expect(Math.abs(router.signals.requestsPerSecond! - rps) / rps).toBeLessThan(0.2);
       // No fault is on: the simulation answers no 5xx, so the share is 0 whatever the denominator
       // (smg before 1.5 also counts the console's own polls there: see the catalogue's caveat).
       const errors = rw[1].traffic5xx - rw[0].traffic5xx;
@@ -180,14 +181,15 @@ describe('status --json headline figures agree with the demo simulation in every
         const c0 = w[0].snap.counters[role]!;
         const c1 = snap.counters[role]!;
         const gen = rate(c0.generationTokens, c1.generationTokens, w);
-        if (gen > 0) expect(Math.abs(s.signals.generationTokensPerSecond! - gen) / gen).toBeLessThan(0.1);
+        if (gen > 0) expect(Math.abs(s.signals.generationTokensPerSecond! - gen) / gen).toBeLessThan(0.2);
         else expect(s.signals.generationTokensPerSecond).toBe(0);
         const q = snap.queues[role]!;
         const running = role === 'prefill' ? snap.queues.prefill!.running : snap.queues.decode!.running;
-        // Gauges are read at one instant: the drift above moves them by a few requests at most.
+        // Gauges are read at one instant: the drift above (up to ~2 s simulated at 10×, ~30 arrivals/s spread
+        // over ~70 running) moves them by a few requests; a wrong gauge or a missing DP-rank sum is off by far more.
         const near = (v: number | null, want: number): void => {
           expect(v).not.toBeNull();
-          expect(Math.abs(v! - want)).toBeLessThanOrEqual(Math.max(3, want * 0.1));
+          expect(Math.abs(v! - want)).toBeLessThanOrEqual(Math.max(5, want * 0.15));
         };
         near(s.signals.queued, q.waiting);
         if (role === 'prefill' && era !== 'E4') {

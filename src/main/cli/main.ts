@@ -312,7 +312,8 @@ async function status(
         ) + '\n',
       );
     } else {
-      io.stdout(`${summary.host.label} — ${summary.deployment.name} — ${link.text(core.now)}\n`);
+      // The first line keeps its shape (host — link) for scripts that read it; which eras the demo runs is in the name.
+      io.stdout(`${summary.host.label} — ${link.text(core.now)}\n${summary.deployment.name}\n`);
       for (const s of services) {
         const state = s.systemd
           ? `${s.systemd.activeState}/${s.systemd.subState}`
