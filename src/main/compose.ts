@@ -7,7 +7,13 @@ import { RecordingService } from './core/services/recording';
 import { dataDir } from './paths';
 import { Core, type CoreOptions } from './core/core';
 import { acceleratedClock, systemClock, type Clock } from './core/clock';
-import { startDemoHost, type DemoSimulation } from './demo';
+import { startDemoHost, type DemoEra, type DemoSimulation, type RouterEra } from './demo';
+import {
+  DEMO_ROUTER_ERA_LABEL,
+  DEMO_SERVER_ERA_LABEL,
+  type DemoRouterEra,
+  type DemoServerEra,
+} from '@shared/api/monitoring';
 import type { ConnectConfig } from 'ssh2';
 import { createSshResolver, resolveSshHost, type SecretStore } from './core/ssh/resolve-host';
 import { refusingPrompts } from './core/ssh/prompts';
@@ -67,6 +73,9 @@ export interface App {
 
 type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
   demoSpeed?: number;
+  /** Metric eras the demo host runs when openDemo does not name one (--demo-era, --demo-router). */
+  demoEra?: DemoServerEra;
+  demoRouterEra?: DemoRouterEra;
   /** Record sessions (default: on for the desktop app and browser mode, off for one-shot CLI commands). */
   record?: boolean;
   /** Where recordings, exports and the hosts file go; default dataDir(). */
@@ -181,6 +190,10 @@ async function disposeAll(disposers: Array<() => void | Promise<void>>): Promise
   if (failures.length > 0) throw failures[0];
 }
 
+// The contract's era names and the demo's must be the same lists: these fail to compile otherwise.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const ERA_LISTS_AGREE: Same<DemoEra, DemoServerEra> & Same<RouterEra, DemoRouterEra> = true;
+
 const demoClocks = new WeakMap<Core, Clock>();
 const demoSims = new WeakMap<Core, DemoSimulation>();
 
@@ -203,10 +216,14 @@ export function createCore(
     ...opts,
     version: APP_VERSION,
     clock: systemClock,
-    demo: async ({ speed }) => {
+    demo: async ({ speed, era, router }) => {
       const clock = acceleratedClock(opts.demoSpeed ?? speed);
       demoClocks.set(core, clock);
-      const demo = await startDemoHost({ clock });
+      const demo = await startDemoHost({
+        clock,
+        era: era ?? opts.demoEra,
+        routerEra: router ?? opts.demoRouterEra,
+      });
       demoSims.set(core, demo.sim);
       const host: HostConfig = { id: 'demo', label: 'demo GPU host (simulated)', kind: 'demo' };
       const d = standardDeployment(host);
@@ -216,7 +233,12 @@ export function createCore(
         username: demo.username,
         clientPrivateKey: demo.clientPrivateKey,
         hostKeyPublic: demo.hostKeyPublic,
-        deployment: { ...d, name: 'Demo: Qwen3-32B PD on 8×H100' },
+        deployment: {
+          ...d,
+          name: `Demo: Qwen3-32B PD on 8×H100 · ${DEMO_SERVER_ERA_LABEL[demo.sim.era]} · ${DEMO_ROUTER_ERA_LABEL[demo.sim.routerEra]}`,
+        },
+        era: demo.sim.era,
+        router: demo.sim.routerEra,
         stop: () => demo.stop(),
       };
     },

@@ -9,17 +9,27 @@ import { restartCommand } from './restart-command';
 import { openCommand } from './open-command';
 import { LinkWatch } from './link-status';
 import { settingsCommand } from './settings-command';
+import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
+import { headlineOf } from './headline';
+import { readEra, serverEraOf } from './era-of';
+import type { Exposition } from '../core/probes/exposition/types';
 
 const USAGE = `usage: pd-console <command> [options]
 
 commands:
-  status [--host H] [--json]     systemd state, health and KV usage of prefill, decode and router, and the
-                                 SSH link (since when it is up, or lost and which reconnect attempt is next)
+  status [--host H] [--json] [--wait S]
+                                 systemd state, health and KV usage of prefill, decode and router, the SSH
+                                 link (since when it is up, or lost and which reconnect attempt is next), and
+                                 the headline figures: router requests/s, 5xx share, latency p50/p99; servers'
+                                 running and queued requests, generation tokens/s — rates over the scrapes of
+                                 at least S seconds (default 3); a missing figure says which metric it needs
   kv [--host H] [--watch]        KV-cache usage of prefill and decode (every second with --watch); where a
                                  figure is missing it says why: the link, or the endpoint and how long it waits
   discover [--host H] [--json]   find the SGLang units on the host; say what is missing and what to change
   metrics --service prefill|decode|router [--host H] [--json]
-                                 every metric family the endpoint serves: type, series, last value
+                                 every metric family the endpoint serves: type, series, last value; the
+                                 server or router version it recognises, the headline families missing and
+                                 what adds them, and how many families PD Console does not use
   restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]
                                  restart a service or the PD stack in order, step by step (see restart --help)
   open FILE [--json]             a recorded session offline: host, time span, series, events with times, warnings
@@ -30,7 +40,8 @@ commands:
                                  check an exposition read on stdin (exit 0 if it parses)
 
 --host demo is the built-in simulated GPU host (default); otherwise an ssh alias or user@host[:port].
-`;
+With --host demo:
+${demoEraHelp(33)}`;
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -73,11 +84,23 @@ export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Pro
       io.stderr(`pd-console metrics: --service must be one of ${ROLES.join(', ')}\n`);
       return 2;
     }
+    const host = String(flags.host ?? 'demo');
+    let eras: DemoEraOptions;
+    let waitMs: number;
+    try {
+      eras = demoEraOptions(flags['demo-era'], flags['demo-router']);
+      if (host !== 'demo' && (eras.era || eras.router))
+        throw new Error('--demo-era and --demo-router apply to --host demo only');
+      waitMs = waitOption(flags.wait);
+    } catch (err) {
+      io.stderr(`pd-console ${cmd}: ${(err as Error).message}\n`);
+      return 2;
+    }
     const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
     const core = app.core;
     try {
-      const summary = await openTarget(core, String(flags.host ?? 'demo'));
-      if (cmd === 'status') return await status(core, summary, !!flags.json, io);
+      const summary = await openTarget(core, host, eras);
+      if (cmd === 'status') return await status(app, summary, !!flags.json, waitMs, io);
       if (cmd === 'discover') return await discover(app, summary, !!flags.json, io);
       if (cmd === 'metrics') return await metrics(app, summary, flags.service as Role, !!flags.json, io);
       return await kv(core, summary, !!flags.watch, io, deps.signal);
@@ -121,8 +144,20 @@ export function hostFromArg(arg: string): HostConfig {
   return host;
 }
 
-async function openTarget(core: Core, host: string): Promise<DeploymentSummary> {
-  return host === 'demo' ? core.openDemo({}) : core.connectHost({ host: hostFromArg(host) });
+async function openTarget(core: Core, host: string, eras: DemoEraOptions): Promise<DeploymentSummary> {
+  return host === 'demo' ? core.openDemo(eras) : core.connectHost({ host: hostFromArg(host) });
+}
+
+const DEFAULT_WAIT_S = 3;
+const MAX_WAIT_S = 300;
+
+/** `--wait S`: how many seconds of scrapes the rates of `status` span at least. */
+function waitOption(v: string | boolean | undefined): number {
+  if (v === undefined) return DEFAULT_WAIT_S * 1000;
+  const n = typeof v === 'string' ? Number(v) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > MAX_WAIT_S)
+    throw new Error(`--wait needs a number of seconds from 0 to ${MAX_WAIT_S}, got ${JSON.stringify(v)}`);
+  return n * 1000;
 }
 
 /** Waits for the first observation that has systemd state and, where configured, a scrape attempt. */
@@ -171,44 +206,114 @@ function serviceProblem(s: ServiceObservation): string | null {
   return null;
 }
 
-async function status(core: Core, summary: DeploymentSummary, json: boolean, io: CliIo): Promise<number> {
-  const link = new LinkWatch(core, summary.deployment.id);
+/** Scrape times per role of one deployment, and the latest exposition, from the core's scrape hook. */
+function watchScrapes(core: Core, deploymentId: string) {
+  const times = new Map<Role, number[]>();
+  const last = new Map<Role, Exposition>();
+  const on = (e: { deploymentId: string; ts: number; role: Role; exposition: Exposition }): void => {
+    if (e.deploymentId !== deploymentId) return;
+    const t = times.get(e.role) ?? [];
+    t.push(e.ts);
+    times.set(e.role, t);
+    last.set(e.role, e.exposition);
+  };
+  core.hooks.on('scrape', on);
+  return {
+    times: (role: Role): number[] => times.get(role) ?? [],
+    last: (role: Role): Exposition | undefined => last.get(role),
+    dispose: () => core.hooks.off('scrape', on),
+  };
+}
+
+/**
+ * Observations until every service that is being scraped has two scrapes at least `waitMs` apart (rates
+ * need two), or until `waitMs` + 20 s have passed: then what there is, with the reason for what is not.
+ */
+async function observeForRates(
+  core: Core,
+  deploymentId: string,
+  scrapes: ReturnType<typeof watchScrapes>,
+  waitMs: number,
+): Promise<ServiceObservation[] | null> {
+  const deadline = core.now + waitMs + 20_000;
+  let services = await nextObservation(core, deploymentId);
+  for (;;) {
+    if (!services) return null;
+    const settled = services.every((s) => {
+      if (!s.metrics?.ok) return true;
+      const t = scrapes.times(s.role);
+      return t.length >= 2 && t[t.length - 1] - t[0] >= waitMs;
+    });
+    if (settled || core.now >= deadline) return services;
+    services = await nextObservation(core, deploymentId, Math.max(1000, deadline - core.now)).catch(
+      () => services,
+    );
+  }
+}
+
+async function status(
+  app: App,
+  summary: DeploymentSummary,
+  json: boolean,
+  waitMs: number,
+  io: CliIo,
+): Promise<number> {
+  const core = app.core;
+  const id = summary.deployment.id;
+  const link = new LinkWatch(core, id);
+  const scrapes = watchScrapes(core, id);
   try {
-    const services = await nextObservation(core, summary.deployment.id);
+    const services = await observeForRates(core, id, scrapes, waitMs);
     if (!services) return 1;
+    // The dashboard ingested every scrape before the observation that followed it was pushed.
+    const values = app.dashboard.store.latest(id);
+    const notExposed = app.dashboard.store.notExposed(id);
+    const headlines = new Map(
+      services.map((s) => [
+        s.role,
+        headlineOf(s, {
+          values,
+          notExposed,
+          scrapes: scrapes.times(s.role).length,
+          metricsConfigured: !!summary.deployment.services.find((c) => c.role === s.role)?.metricsUrl,
+          era: eraOfScrape(scrapes.last(s.role)),
+        }),
+      ]),
+    );
     if (json) {
       const report = link.report();
       io.stdout(
         JSON.stringify(
           {
             host: summary.host.label,
+            deployment: summary.deployment.name,
             connection: report.state,
             link: report,
-            services: services.map((s) => ({
-              role: s.role,
-              unit: s.unit,
-              activeState: s.systemd?.activeState ?? null,
-              subState: s.systemd?.subState ?? null,
-              health: s.health ? (s.health.ok ? 'ok' : s.health.detail) : null,
-              error: serviceProblem(s),
-              ...(s.kv
-                ? {
-                    kv: {
-                      usedTokens: s.kv.usedTokens,
-                      capacityTokens: s.kv.capacityTokens,
-                      ratio: s.kv.ratio,
-                      source: s.kv.source,
-                    },
-                  }
-                : {}),
-            })),
+            services: services.map((s) => {
+              const t = scrapes.times(s.role);
+              const h = headlines.get(s.role)!;
+              return {
+                role: s.role,
+                unit: s.unit,
+                activeState: s.systemd?.activeState ?? null,
+                subState: s.systemd?.subState ?? null,
+                health: s.health ? (s.health.ok ? 'ok' : s.health.detail) : null,
+                error: serviceProblem(s),
+                ...(s.kv ? { kv: kvJson(s.kv) } : {}),
+                signals: h.signals,
+                ...(Object.keys(h.why).length > 0 ? { signalsWhy: h.why } : {}),
+                // The scrapes the figures span: rates are the counters' change between the first and last.
+                scrapes: { count: t.length, firstMs: t[0] ?? null, lastMs: t.at(-1) ?? null },
+              };
+            }),
           },
           null,
           2,
         ) + '\n',
       );
     } else {
-      io.stdout(`${summary.host.label} — ${link.text(core.now)}\n`);
+      // The first line keeps its shape (host — link) for scripts that read it; which eras the demo runs is in the name.
+      io.stdout(`${summary.host.label} — ${link.text(core.now)}\n${summary.deployment.name}\n`);
       for (const s of services) {
         const state = s.systemd
           ? `${s.systemd.activeState}/${s.systemd.subState}`
@@ -228,14 +333,81 @@ async function status(core: Core, summary: DeploymentSummary, json: boolean, io:
         if (!link.up) continue;
         if (s.metrics && !s.metrics.ok)
           io.stdout(`         metrics: ${s.metrics.error}${s.metrics.hint ? ` — ${s.metrics.hint}` : ''}\n`);
-        else if (s.role !== 'router' && !s.kv && s.kvMissing)
-          io.stdout(`         KV: ${s.kvMissing.reason}\n`);
+        else {
+          if (s.role !== 'router' && !s.kv && s.kvMissing) io.stdout(`         KV: ${s.kvMissing.reason}\n`);
+          const h = headlines.get(s.role)!;
+          io.stdout(`         ${headlineText(h.signals)}\n`);
+          for (const [k, why] of Object.entries(h.why)) io.stdout(`         ${k}: n/a — ${why}\n`);
+        }
       }
     }
     return services.every((s) => s.systemd?.activeState === 'active') ? 0 : 3;
   } finally {
+    scrapes.dispose();
     link.dispose();
   }
+}
+
+function eraOfScrape(exp: Exposition | undefined): ReturnType<typeof serverEraOf> {
+  return exp ? serverEraOf(new Set(exp.families.map((f) => f.name))) : null;
+}
+
+/** KV figures as `status --json` gives them; `fullestRank` where the server has several DP ranks. */
+function kvJson(kv: NonNullable<ServiceObservation['kv']>): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    usedTokens: kv.usedTokens,
+    capacityTokens: kv.capacityTokens,
+    ratio: kv.capacityTokens > 0 ? kv.usedTokens / kv.capacityTokens : null,
+    source: kv.source,
+  };
+  const ranks = ranksOf(kv);
+  if (ranks && ranks.length > 1) {
+    const fullest = ranks
+      .filter((r) => r.capacity > 0)
+      .map((r) => ({ rank: r.rank, ratio: r.used / r.capacity }))
+      .sort((a, b) => b.ratio - a.ratio)[0];
+    if (fullest) out.fullestRank = fullest;
+  }
+  return out;
+}
+
+interface RankUsage {
+  rank: string;
+  used: number;
+  capacity: number;
+}
+
+/** Per-DP-rank usage where the KV figure carries it (read structurally: older cores' KvUsage has none). */
+function ranksOf(kv: object): RankUsage[] | null {
+  const ranks = (kv as { ranks?: unknown }).ranks;
+  if (!Array.isArray(ranks)) return null;
+  const ok = ranks.every(
+    (r): r is RankUsage =>
+      typeof r === 'object' &&
+      r !== null &&
+      typeof (r as RankUsage).rank === 'string' &&
+      typeof (r as RankUsage).used === 'number' &&
+      typeof (r as RankUsage).capacity === 'number',
+  );
+  return ok ? (ranks as RankUsage[]) : null;
+}
+
+function headlineText(signals: Record<string, number | null>): string {
+  const f = (k: string, digits: number, unit = ''): string | null => {
+    const v = signals[k];
+    return v === undefined ? null : `${k} ${v === null ? 'n/a' : `${v.toFixed(digits)}${unit}`}`;
+  };
+  return [
+    f('requestsPerSecond', 2),
+    f('errorShare', 4),
+    f('latencyP50Seconds', 3, ' s'),
+    f('latencyP99Seconds', 3, ' s'),
+    f('running', 0),
+    f('queued', 0),
+    f('generationTokensPerSecond', 1),
+  ]
+    .filter((x): x is string => x !== null)
+    .join('  ');
 }
 
 /** `since`: when this service's figure went missing, in a watch (a hung scrape is retried, so its wait restarts). */
@@ -307,19 +479,31 @@ async function metrics(
   json: boolean,
   io: CliIo,
 ): Promise<number> {
-  // The first scrape arrives with the first observation.
-  if (!(await nextObservation(app.core, summary.deployment.id))) return 1;
-  const inv = await app.handlers.getMetricsInventory({ deploymentId: summary.deployment.id, role });
-  if (json) io.stdout(JSON.stringify(inv, null, 2) + '\n');
-  else if (inv.unavailable) io.stdout(`${role}: no metrics: ${inv.unavailable}\n`);
-  else {
-    io.stdout(`${role} ${inv.url}: ${inv.families.length} families\n`);
-    for (const f of inv.families)
-      io.stdout(
-        `  ${f.name.padEnd(52)} ${f.type.padEnd(10)} ${String(f.series).padStart(4)} series  ${String(f.lastValue)}\n`,
-      );
+  const scrapes = watchScrapes(app.core, summary.deployment.id);
+  try {
+    // The first scrape arrives with the first observation.
+    if (!(await nextObservation(app.core, summary.deployment.id))) return 1;
+    const inv = await app.handlers.getMetricsInventory({ deploymentId: summary.deployment.id, role });
+    const exp = scrapes.last(role);
+    const era = exp ? readEra(role, exp) : null;
+    if (json) io.stdout(JSON.stringify(era ? { ...inv, ...era } : inv, null, 2) + '\n');
+    else if (inv.unavailable) io.stdout(`${role}: no metrics: ${inv.unavailable}\n`);
+    else {
+      io.stdout(`${role} ${inv.url}: ${inv.families.length} families\n`);
+      if (era) {
+        io.stdout(`  era: ${era.era ?? 'not recognised'} — ${era.because}\n`);
+        for (const m of era.missing) io.stdout(`  missing: ${m.family} — ${m.addedBy}\n`);
+        io.stdout(`  not used by PD Console: ${era.notUsed.length} families (names with --json)\n`);
+      }
+      for (const f of inv.families)
+        io.stdout(
+          `  ${f.name.padEnd(52)} ${f.type.padEnd(10)} ${String(f.series).padStart(4)} series  ${String(f.lastValue)}\n`,
+        );
+    }
+    return inv.unavailable ? 1 : 0;
+  } finally {
+    scrapes.dispose();
   }
-  return inv.unavailable ? 1 : 0;
 }
 
 async function readAll(): Promise<Buffer> {

@@ -12,7 +12,15 @@ import type {
   Observation,
   Role,
 } from '@shared/domain';
-import type { ApiEvents, AppInfo, EventName, MonitoringRequests } from '@shared/contract';
+import type {
+  ApiEvents,
+  AppInfo,
+  DemoRouterEra,
+  DemoServerEra,
+  EventName,
+  MonitoringRequests,
+  OpenDemoArgs,
+} from '@shared/contract';
 import { systemClock, type Clock } from './clock';
 import { SshConnection } from './ssh/connection';
 import { DeploymentMonitor } from './monitor/deployment-monitor';
@@ -22,7 +30,10 @@ import type { Exposition } from './probes/exposition/types';
 
 /** What the core needs from a demo host implementation (src/main/demo provides it). */
 export interface DemoLauncher {
-  (opts: { speed: number }): Promise<{
+  (opts: { speed: number; era?: DemoServerEra; router?: DemoRouterEra }): Promise<{
+    /** The eras it runs (the defaults filled in), so a request for other eras can be refused. */
+    era?: DemoServerEra;
+    router?: DemoRouterEra;
     host: string;
     port: number;
     username: string;
@@ -87,6 +98,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
   /** Hooks for feature services inside main; never exposed to clients. */
   readonly hooks = new EventEmitter<CoreHooks>();
   private demoPromise: Promise<DeploymentSummary> | null = null;
+  private demoEras: { era: DemoServerEra; router: DemoRouterEra } | null = null;
 
   constructor(private readonly opts: CoreOptions) {
     super();
@@ -118,13 +130,25 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     return [...this.open.values()].map((d) => this.summary(d));
   }
 
-  openDemo(args: { speed?: number }): Promise<DeploymentSummary> {
+  async openDemo(args: OpenDemoArgs): Promise<DeploymentSummary> {
     // Opening the demo twice (two windows, a double click) joins the first attempt.
-    this.demoPromise ??= this.startDemo(args.speed ?? 1).catch((err) => {
+    this.demoPromise ??= this.startDemo(args).catch((err) => {
       this.demoPromise = null;
       throw err;
     });
-    return this.demoPromise;
+    const summary = await this.demoPromise;
+    // Joining a demo that runs other eras would show the operator figures of a version they did not ask for.
+    const running = this.demoEras;
+    if (
+      running &&
+      ((args.era && args.era !== running.era) || (args.router && args.router !== running.router))
+    )
+      throw new ApiError(
+        'demo-open',
+        `the demo deployment is already open with server era ${running.era} and router era ${running.router}`,
+        'Close the demo deployment first, then open it again with the era you want.',
+      );
+    return summary;
   }
 
   async connectHost(args: { host: HostConfig }): Promise<DeploymentSummary> {
@@ -186,7 +210,10 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     const d = this.open.get(args.deploymentId);
     if (!d) return;
     this.open.delete(args.deploymentId);
-    if (d.host.kind === 'demo') this.demoPromise = null;
+    if (d.host.kind === 'demo') {
+      this.demoPromise = null;
+      this.demoEras = null;
+    }
     await d.dispose();
     this.hooks.emit('closed', { deploymentId: args.deploymentId });
   }
@@ -231,10 +258,11 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     await Promise.all([...this.open.keys()].map((id) => this.closeDeployment({ deploymentId: id })));
   }
 
-  private async startDemo(speed: number): Promise<DeploymentSummary> {
+  private async startDemo(args: OpenDemoArgs): Promise<DeploymentSummary> {
     const launch = this.opts.demo;
     if (!launch) throw new ApiError('unsupported', 'this build has no demo host');
-    const demo = await launch({ speed });
+    const demo = await launch({ speed: args.speed ?? 1, era: args.era, router: args.router });
+    this.demoEras = demo.era && demo.router ? { era: demo.era, router: demo.router } : null;
     const host: HostConfig = {
       id: 'demo',
       label: 'demo GPU host (simulated)',

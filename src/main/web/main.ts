@@ -5,17 +5,18 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../compose';
 import { startWebServer } from './server';
+import { demoEraHelp, demoEraOptions, type DemoEraOptions } from '../cli/demo-options';
 
 /** How long SIGTERM / Ctrl-C may take before the process exits anyway. */
 const STOP_DEADLINE_MS = 5000;
 
-const USAGE = `usage: npm run web -- [--demo] [--no-open] [--port N] [--demo-speed X]
+const USAGE = `usage: npm run web -- [--demo] [--no-open] [--port N] [--demo-speed X] [--demo-era E] [--demo-router R]
 
   --demo          open the simulated demo deployment at start
   --no-open       do not open a browser; just print the URL
   --port N        listen on 127.0.0.1:N (default: a free port)
   --demo-speed X  run the demo host's clock X times faster than real time
-
+${demoEraHelp(18)}
 environment (for tests and automation):
   PD_CONSOLE_WEB_TOKEN  use this token instead of a new random one per run (at least 16 characters of
                         A-Z a-z 0-9 - _), so a restarted backend on the same --port takes back open pages
@@ -26,13 +27,18 @@ interface WebArgs {
   open: boolean;
   demo: boolean;
   demoSpeed?: number;
+  demoEras: DemoEraOptions;
 }
 
 export function parseWebArgs(argv: string[]): WebArgs {
-  const args: WebArgs = { port: 0, open: true, demo: false };
+  const args: WebArgs = { port: 0, open: true, demo: false, demoEras: {} };
+  let era: string | undefined;
+  let router: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--no-open') args.open = false;
+    else if (a === '--demo-era') era = argv[++i] ?? '';
+    else if (a === '--demo-router') router = argv[++i] ?? '';
     else if (a === '--demo') args.demo = true;
     else if (a === '--port' || a === '--demo-speed') {
       const v = Number(argv[++i]);
@@ -45,6 +51,7 @@ export function parseWebArgs(argv: string[]): WebArgs {
       process.exit(0);
     } else throw new Error(`unknown option ${a} (try --help)`);
   }
+  args.demoEras = demoEraOptions(era, router);
   return args;
 }
 
@@ -85,7 +92,13 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
-  const app = createApp({ shell: 'browser', autoOpenDemo: args.demo, demoSpeed: args.demoSpeed });
+  const app = createApp({
+    shell: 'browser',
+    autoOpenDemo: args.demo,
+    demoSpeed: args.demoSpeed,
+    demoEra: args.demoEras.era,
+    demoRouterEra: args.demoEras.router,
+  });
   const core = app.core;
   const server = await startWebServer({
     handlers: app.handlers,
@@ -98,7 +111,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${server.url}\n`);
   if (args.demo) {
     core
-      .openDemo({})
+      .openDemo(args.demoEras)
       .catch((err: Error) => process.stderr.write(`demo deployment failed to open: ${err.message}\n`));
   }
   if (args.open) openBrowser(server.url);

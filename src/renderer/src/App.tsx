@@ -1,5 +1,12 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { DemoFaultName } from '@shared/demo-faults';
+import {
+  DEMO_ROUTER_ERA_LABEL,
+  DEMO_ROUTER_ERAS,
+  DEMO_SERVER_ERA_LABEL,
+  DEMO_SERVER_ERAS,
+  type OpenDemoArgs,
+} from '@shared/api/monitoring';
 import { api, onBridgeState, onReconnected } from './api/client';
 import { errorText } from './api/errors';
 import {
@@ -108,6 +115,9 @@ export function App(): React.JSX.Element {
   );
 }
 
+/** The eras this window last reopened the demo with, so choosing a router era keeps the server era. */
+let demoEras: OpenDemoArgs = {};
+
 function Console({ view }: { view: DeploymentView }): React.JSX.Element {
   const ui = useUi();
   const [now, setNow] = useState(() => Date.now());
@@ -204,6 +214,30 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
           title: 'Demo: decode /metrics answers again',
           run: fault('metrics-500', false, 'decode'),
         },
+      );
+      // The demo cannot change era while it runs: close it and open it again with the chosen one.
+      const reopen = (eras: OpenDemoArgs) => () => {
+        demoEras = { ...demoEras, ...eras };
+        void api
+          .closeDeployment({ deploymentId: deployment.id })
+          .then(() => {
+            removeDeployment(deployment.id);
+            return api.openDemo(demoEras);
+          })
+          .then((d) => addDeployment(d))
+          .catch((err: unknown) => window.alert(errorText(err).message));
+      };
+      cmds.push(
+        ...DEMO_SERVER_ERAS.map((era) => ({
+          id: `demo-era-${era}`,
+          title: `Demo: reopen as ${DEMO_SERVER_ERA_LABEL[era]}`,
+          run: reopen({ era }),
+        })),
+        ...DEMO_ROUTER_ERAS.map((router) => ({
+          id: `demo-router-${router}`,
+          title: `Demo: reopen with router ${DEMO_ROUTER_ERA_LABEL[router]}`,
+          run: reopen({ router }),
+        })),
       );
     }
     return cmds;

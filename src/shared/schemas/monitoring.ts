@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { MonitoringRequests } from '../api/monitoring';
+import { DEMO_ROUTER_ERAS, DEMO_SERVER_ERAS, type MonitoringRequests } from '../api/monitoring';
 import { empty, id } from './common';
 
 type Args<K extends keyof MonitoringRequests> = Parameters<MonitoringRequests[K]>[0];
@@ -33,7 +33,11 @@ export const hostConfigSchema = z.strictObject({
 export const monitoringSchemas = {
   getAppInfo: empty,
   listDeployments: empty,
-  openDemo: z.strictObject({ speed: z.number().positive().max(10_000).optional() }),
+  openDemo: z.strictObject({
+    speed: z.number().positive().max(10_000).optional(),
+    era: z.enum(DEMO_SERVER_ERAS).optional(),
+    router: z.enum(DEMO_ROUTER_ERAS).optional(),
+  }),
   connectHost: z.strictObject({ host: hostConfigSchema }),
   closeDeployment: z.strictObject({ deploymentId: id }),
   listEvents: z.strictObject({ deploymentId: id }),
