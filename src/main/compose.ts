@@ -76,6 +76,8 @@ type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
   /** Metric eras the demo host runs when openDemo does not name one (--demo-era, --demo-router). */
   demoEra?: DemoServerEra;
   demoRouterEra?: DemoRouterEra;
+  /** Data-parallel ranks of the demo's decode server (DP attention); default 1. */
+  demoDpRanks?: number;
   /** Record sessions (default: on for the desktop app and browser mode, off for one-shot CLI commands). */
   record?: boolean;
   /** Where recordings, exports and the hosts file go; default dataDir(). */
@@ -223,6 +225,7 @@ export function createCore(
         clock,
         era: era ?? opts.demoEra,
         routerEra: router ?? opts.demoRouterEra,
+        dpRanks: opts.demoDpRanks,
       });
       demoSims.set(core, demo.sim);
       const host: HostConfig = { id: 'demo', label: 'demo GPU host (simulated)', kind: 'demo' };

@@ -245,3 +245,30 @@ describe('era options', () => {
     expect(demoSimOf(a.core)?.era).toBe('E3');
   });
 });
+
+describe('status --json with DP attention', () => {
+  it('gives kv.ratio = used / capacity and names the fullest dp rank as the simulation has it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pd-cli-dp-'));
+    app = createApp({ shell: 'cli', intervalMs: 500, dataDir: dir, record: false, demoDpRanks: 2 });
+    const sim = await app.core.openDemo({}).then(() => demoSimOf(app!.core)!);
+    const r = await cli(app, ['status', '--host', 'demo', '--json', '--wait', '1']);
+    expect(r.code, r.err).toBe(0);
+    const decode = (
+      JSON.parse(r.out) as { services: Array<{ role: string; kv: Record<string, unknown> }> }
+    ).services.find((s) => s.role === 'decode')!;
+    const kv = decode.kv as { usedTokens: number; capacityTokens: number; ratio: number };
+    expect(kv.ratio).toBeCloseTo(kv.usedTokens / kv.capacityTokens, 12);
+    const fullest = decode.kv.fullestRank as { rank: string; ratio: number };
+    // The truth at the end of the run: each rank's own pool, read from the simulation's decode process.
+    const ranks = sim.units.decode.server!.ranks.map((x, i) => ({
+      rank: String(i),
+      ratio: x.usedTokens / x.capacity,
+    }));
+    expect(ranks).toHaveLength(2);
+    expect(['0', '1']).toContain(fullest.rank);
+    const truth = ranks.find((x) => x.rank === fullest.rank)!.ratio;
+    // A scrape or two old by the time the test reads the simulation: usage moves by a few % per second at most.
+    expect(Math.abs(fullest.ratio - truth)).toBeLessThan(0.05);
+    expect(fullest.ratio).toBeGreaterThanOrEqual(kv.ratio - 1e-9);
+  });
+});

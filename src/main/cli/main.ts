@@ -354,42 +354,14 @@ function eraOfScrape(exp: Exposition | undefined): ReturnType<typeof serverEraOf
 
 /** KV figures as `status --json` gives them; `fullestRank` where the server has several DP ranks. */
 function kvJson(kv: NonNullable<ServiceObservation['kv']>): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+  return {
     usedTokens: kv.usedTokens,
     capacityTokens: kv.capacityTokens,
     ratio: kv.capacityTokens > 0 ? kv.usedTokens / kv.capacityTokens : null,
     source: kv.source,
+    // The core names the fullest rank (kv.ts) only when there are several; the CLI does not recompute it.
+    ...(kv.ranks && kv.ranks.length > 1 && kv.fullestRank ? { fullestRank: kv.fullestRank } : {}),
   };
-  const ranks = ranksOf(kv);
-  if (ranks && ranks.length > 1) {
-    const fullest = ranks
-      .filter((r) => r.capacity > 0)
-      .map((r) => ({ rank: r.rank, ratio: r.used / r.capacity }))
-      .sort((a, b) => b.ratio - a.ratio)[0];
-    if (fullest) out.fullestRank = fullest;
-  }
-  return out;
-}
-
-interface RankUsage {
-  rank: string;
-  used: number;
-  capacity: number;
-}
-
-/** Per-DP-rank usage where the KV figure carries it (read structurally: older cores' KvUsage has none). */
-function ranksOf(kv: object): RankUsage[] | null {
-  const ranks = (kv as { ranks?: unknown }).ranks;
-  if (!Array.isArray(ranks)) return null;
-  const ok = ranks.every(
-    (r): r is RankUsage =>
-      typeof r === 'object' &&
-      r !== null &&
-      typeof (r as RankUsage).rank === 'string' &&
-      typeof (r as RankUsage).used === 'number' &&
-      typeof (r as RankUsage).capacity === 'number',
-  );
-  return ok ? (ranks as RankUsage[]) : null;
 }
 
 function headlineText(signals: Record<string, number | null>): string {
