@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, demoSimOf, type App } from '../../src/main/compose';
-import { runCli } from '../../src/main/cli/main';
+import { cliOnApp } from './run-on-app';
 import type { DemoRouterEra, DemoServerEra } from '../../src/shared/api/monitoring';
 import type { DemoSnapshot } from '../../src/main/demo';
 import type { Role } from '../../src/shared/domain';
@@ -34,16 +34,7 @@ function newApp(era: DemoServerEra, router: DemoRouterEra): App {
   return app;
 }
 
-async function cli(a: App, argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(
-    argv,
-    { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: async () => '' },
-    { app: a },
-  );
-  return { code, out, err };
-}
+const cli = cliOnApp;
 
 /** What the simulation held when the console's scrape of a role arrived (its ground truth). */
 interface Truth {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, demoSimOf, type App } from '../../src/main/compose';
 import { runCli } from '../../src/main/cli/main';
+import { cliOnApp } from './run-on-app';
 
 let app: App | undefined;
 let dir = '';
@@ -65,16 +66,7 @@ function watchKv(a: App) {
   return { until, lines, bareNa, stop: () => stop.abort(), exit, err: () => err };
 }
 
-async function cli(a: App, argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(
-    argv,
-    { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: async () => '' },
-    { app: a },
-  );
-  return { code, out, err };
-}
+const cli = cliOnApp;
 
 const FIGURE = /prefill: \d+\.\d % .*decode: \d+\.\d %/;
 
