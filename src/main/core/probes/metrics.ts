@@ -60,10 +60,12 @@ export async function scrapeMetrics(
       error: `${target.what}: ${target.url} answered HTTP ${res.status}${describeBody(res.body)}`,
     };
   const ctype = String(res.headers['content-type'] ?? '');
-  if (/text\/html/i.test(ctype) || /^\s*<(!doctype|html)/i.test(res.body))
+  // Only the start of the body is looked at here: the parser reads the bytes, so the whole text is never built.
+  const head = res.bytes.subarray(0, HEAD_BYTES).toString('utf8');
+  if (/text\/html/i.test(ctype) || /^\s*<(!doctype|html)/i.test(head))
     return {
       ok: false,
-      error: `${target.what}: ${target.url} returned an HTML page${describeBody(res.body)} instead of Prometheus metrics`,
+      error: `${target.what}: ${target.url} returned an HTML page${describeBody(head)} instead of Prometheus metrics`,
       hint: 'Something else (a proxy or another app) answers on that port; check the port in ExecStart.',
     };
   const format = formatFromContentType(ctype);
@@ -82,6 +84,9 @@ export async function scrapeMetrics(
     throw err;
   }
 }
+
+/** Enough of a body to recognise an HTML page and find its <title>. */
+const HEAD_BYTES = 64 * 1024;
 
 function describeBody(body: string): string {
   const title = /<title>([^<]{1,80})<\/title>/i.exec(body)?.[1];

@@ -95,7 +95,10 @@ export async function httpGet(
       current = new URL(res.headers.location, current).toString();
       continue;
     }
-    return { ...res, url: current, durationMs: Date.now() - started };
+    return withText(
+      { status: res.status, headers: res.headers, url: current, durationMs: Date.now() - started },
+      res.bytes,
+    );
   }
   throw new HttpError(`${url}: more than ${opts.maxRedirects ?? 3} redirects`, 'redirects');
 }
@@ -136,6 +139,18 @@ export interface BoundedRequestWording {
   timeout: string;
   /** A socket or tunnel error before the response (`request`) or while reading it (`response`). */
   failed: (e: Error, phase: 'request' | 'response') => string;
+}
+
+/**
+ * Adds `bytes` and a `body` decoded from them on first read: a /metrics scrape (up to 16 MB every second)
+ * is parsed from its bytes and never needs the whole text, while JSON and error paths read `body` as before.
+ */
+function withText<T extends object>(head: T, bytes: Buffer): T & { body: string; bytes: Buffer } {
+  let text: string | undefined;
+  return Object.defineProperty({ ...head, bytes }, 'body', {
+    enumerable: true,
+    get: () => (text ??= bytes.toString('utf8')),
+  }) as T & { body: string; bytes: Buffer };
 }
 
 /**
@@ -181,13 +196,10 @@ export function boundedRequest(
           chunks.push(c);
         });
         res.on('end', () => {
-          const bytes = Buffer.concat(chunks);
-          finish(null, {
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: bytes.toString('utf8'),
-            bytes,
-          });
+          finish(
+            null,
+            withText({ status: res.statusCode ?? 0, headers: res.headers }, Buffer.concat(chunks)),
+          );
         });
         res.on('error', (e) => finish(new HttpError(wording.failed(e, 'response'), 'network')));
       },
