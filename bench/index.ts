@@ -4,6 +4,7 @@ import { runParserBench } from './parser';
 import { runRecordingBench } from './recording';
 import { runDashboardBench } from './dashboard';
 import { runReviewBench } from './review';
+import { runEvaluatorBench } from './evaluator';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -11,6 +12,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   review: async () => {
     await runReviewBench();
   },
+  evaluator: () => runEvaluatorBench(),
   dashboard: async () => {
     await runDashboardBench();
   },

@@ -20,7 +20,7 @@ import { loadReview } from '../src/main/core/review/load-review';
 import { ReviewCache } from '../src/main/core/review/review-cache';
 import { observationAt, snapshotAt } from '../src/main/core/review/state-at';
 import { readRecording } from '../src/main/core/store/recording';
-import { isReviewInput } from '../src/main/core/review/signal-columns';
+import { isSignalInput as isReviewInput } from '../src/main/core/signals/evaluate';
 import { buildReviewData } from '../src/main/core/review/review-data';
 import { BENCH_START, syntheticRecording } from './review-fixture';
 import { SyntheticPdSession, formatExposition } from './recording';

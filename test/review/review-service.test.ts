@@ -88,7 +88,7 @@ describe('review service', () => {
     expect(res.series[1].v.some((v) => v !== null && v > 0)).toBe(true);
     // The decode server of this session exports no kv_transfer_latency histogram.
     expect(res.missing['decode.kv_transfer_latency_p50_ms']?.expected).toEqual([
-      'sglang:kv_transfer_latency_ms_bucket',
+      'sglang:kv_transfer_latency_ms',
     ]);
     const catalog = await a.handlers.getSignalCatalog({ deploymentId: id });
     expect(catalog.some((c) => c.key === 'decode.kv_ratio')).toBe(true);

@@ -8,8 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Exposition } from '../../src/main/core/probes/exposition/types';
 import { extractKv } from '../../src/main/core/probes/sglang/kv';
 import { routerHealthFromMetrics } from '../../src/main/core/probes/sglang/router';
-import { serverSignals } from '../../src/main/core/probes/sglang/server-signals';
-import { deriveServerSignals, SeriesWindow } from '../../src/main/core/probes/sglang/derived';
+import { evaluateScrape } from '../../src/main/core/signals/evaluate';
 import { expo } from './helpers/exposition';
 
 const PARSER = join(__dirname, '../../src/main/core/probes/exposition/parser.ts');
@@ -34,35 +33,8 @@ describe.skipIf(!hasParser)('SGLang mappings over the real exposition parser', (
       expect(extractKv(real, { capacityFromServerInfo: 1e6 })).toEqual(
         extractKv(helper, { capacityFromServerInfo: 1e6 }),
       );
-      expect(serverSignals(real, { role: 'decode' })).toEqual(serverSignals(helper, { role: 'decode' }));
+      expect(evaluateScrape(real, 'decode')).toEqual(evaluateScrape(helper, 'decode'));
       expect(routerHealthFromMetrics(real)).toEqual(routerHealthFromMetrics(helper));
     });
   }
-
-  it('windowed counters and histograms read the same samples', async () => {
-    const parse = await load();
-    const a = readFileSync(join(FIXTURES, 'prefill-newest.prom'), 'utf8');
-    const b = a
-      .replace(
-        'sglang:prompt_tokens_total{engine_type="prefill",is_streaming="true",model_name="Qwen/Qwen3-32B"} 4.118204e+06',
-        'sglang:prompt_tokens_total{engine_type="prefill",is_streaming="true",model_name="Qwen/Qwen3-32B"} 4148204',
-      )
-      .replace(
-        /(time_to_first_token_seconds_bucket\{engine_type="prefill",is_streaming="true",le="0.4",model_name="Qwen\/Qwen3-32B"\}) 1402.0/,
-        '$1 1412',
-      )
-      .replace(
-        /(time_to_first_token_seconds_bucket\{engine_type="prefill",is_streaming="true",le="\+Inf",model_name="Qwen\/Qwen3-32B"\}) 1533.0/,
-        '$1 1553',
-      );
-    const win = new SeriesWindow();
-    win.ingest(1_000, parse(a));
-    win.ingest(31_000, parse(b));
-    const sig = deriveServerSignals(win);
-    // (4148204 - 4118204) / 30 s = 1000 tokens/s
-    expect(sig.prompt_tokens_per_s).toBeCloseTo(1000, 9);
-    // TTFT increases: le=0.4: 10, +Inf: 20 → p50 rank 10 → 0 + 10/10 × 0.4 = 0.4; p90 rank 18 → +Inf → 0.4
-    expect(sig.ttft_p50_s).toBeCloseTo(0.4, 12);
-    expect(sig.ttft_p90_s).toBe(0.4);
-  });
 });

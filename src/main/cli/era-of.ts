@@ -4,7 +4,7 @@
 import type { Role } from '@shared/domain';
 import type { Exposition } from '../core/probes/exposition/types';
 import type { DemoRouterEra, DemoServerEra } from '@shared/api/monitoring';
-import { isReviewInput } from '../core/review/signal-columns';
+import { isSignalInput as isReviewInput } from '../core/signals/evaluate';
 
 /** The demo host speaks exactly these eras, so their names are the demo's. */
 export type ServerEra = DemoServerEra;

@@ -3,7 +3,7 @@
 // that is not there is null with the reason: the metric this version lacks, or a scrape that failed.
 import type { SignalMissing } from '@shared/contract';
 import type { Role, ServiceObservation } from '@shared/domain';
-import { defsFor } from '../core/signals/catalog';
+import { specsFor } from '@shared/signals/spec';
 import type { ServerEra } from './era-of';
 
 export const ROUTER_HEADLINE = {
@@ -62,8 +62,9 @@ function whyMissing(s: ServiceObservation, signal: string, input: HeadlineInput)
   if (s.metrics && !s.metrics.ok) return `no scrape: ${s.metrics.error}`;
   const ne = input.notExposed[`${s.role}.${signal}`];
   if (ne) return `${ne.why}; expected ${ne.expected.join(' or ')}`;
-  const def = defsFor(s.role as Role)[signal];
-  const windowed = /per_s|share|_p\d\d_/.test(signal);
+  const def = specsFor(s.role as Role)[signal];
+  // Rates, quantiles and window ratios need two scrapes; gauges need one.
+  const windowed = def?.kind === 'rate' || def?.kind === 'quantile' || def?.kind === 'ratio';
   if (windowed && input.scrapes < 2)
     return `needs two scrapes of ${def?.source ?? signal}; only ${input.scrapes} so far (try a longer --wait)`;
   return windowed

@@ -4,7 +4,9 @@
 import type { RestartImpact } from '@shared/contract';
 import type { Role, ServiceConfig } from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
-import { serverSignals } from '../probes/sglang/server-signals';
+import { evaluateScrape } from '../signals/evaluate';
+import { scrapeNotes } from '../signals/evaluate/notes';
+import { QUEUE_SIGNALS } from '@shared/signals/spec';
 import { routerHealthFromMetrics } from '../probes/sglang/router';
 import { findWorker } from './router-watch';
 
@@ -12,14 +14,6 @@ export interface LatestScrape {
   ts: number;
   exposition: Exposition;
 }
-
-const QUEUES = [
-  'queued',
-  'prefill_bootstrap_queue',
-  'prefill_inflight_queue',
-  'decode_prealloc_queue',
-  'decode_transfer_queue',
-] as const;
 
 /** Everything the router has in flight, summed over workers; null when its metrics do not say. */
 export function routerInFlight(router: LatestScrape | undefined): number | null {
@@ -53,11 +47,11 @@ export function restartImpact(
   let running: number | null = null;
   let queued: number | null = null;
   if (own) {
-    const s = serverSignals(own.exposition, { role });
-    running = s.values.running;
-    const qs = QUEUES.map((k) => s.values[k]).filter((v): v is number => typeof v === 'number');
+    const values = evaluateScrape(own.exposition, role);
+    running = values.running ?? null;
+    const qs = QUEUE_SIGNALS[role].map((k) => values[k]).filter((v): v is number => typeof v === 'number');
     queued = qs.length ? qs.reduce((a, b) => a + b, 0) : null;
-    notes.push(...s.notes);
+    notes.push(...scrapeNotes(values, role));
     if (running === null) notes.push('sglang:num_running_reqs is not exposed');
   } else notes.push(`no metrics scraped from ${service.unit} yet (metrics off, or the service is down)`);
   let inFlight: number | null = null;

@@ -6,7 +6,7 @@ import type { Role, ServiceConfig } from '@shared/domain';
 import type { SshConnection } from '../ssh/connection';
 import { checkHealth } from '../probes/health';
 import { scrapeMetrics } from '../probes/metrics';
-import { serverSignals } from '../probes/sglang/server-signals';
+import { evaluateScrape } from '../signals/evaluate';
 import {
   classifyCommandError,
   describeUnit,
@@ -230,7 +230,7 @@ class ServiceRestart {
       kind: 'server',
     });
     if (!res.ok) return null;
-    const v = serverSignals(res.exposition, { role: s.role }).values;
+    const v = evaluateScrape(res.exposition, s.role);
     const parts = [v.running, v.prefill_inflight_queue, v.decode_transfer_queue].filter(
       (x): x is number => typeof x === 'number',
     );

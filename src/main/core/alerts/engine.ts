@@ -1,6 +1,7 @@
 // The alert rule engine: a pure step function. Given the rules, the previous state and the latest
 // signal values at `ts`, it returns the next state and what changed (fired / resolved). No clock, no I/O:
 // the dashboard service feeds it each poll and turns changes into timeline events.
+import { QUEUE_SIGNALS } from '@shared/signals/spec';
 import type { ActiveAlert, AlertRule } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import { SERVER_ONLY_KINDS } from './rules';
@@ -41,13 +42,6 @@ export function initialAlertState(): AlertState {
 
 const MAX_HISTORY = 4000;
 const HOLD_KINDS: ReadonlySet<AlertRule['kind']> = new Set(['kv-high', 'service-inactive', 'health-failing']);
-const PD_QUEUES = [
-  'queued',
-  'prefill_bootstrap_queue',
-  'prefill_inflight_queue',
-  'decode_prealloc_queue',
-  'decode_transfer_queue',
-];
 
 export function evaluateAlerts(
   rules: readonly AlertRule[],
@@ -80,7 +74,8 @@ export function evaluateAlerts(
     record(`${role}.restarts`, val(`${role}.restarts`));
     const failures = sumKnown([val(`${role}.transfer_failed_total`), val(`${role}.bootstrap_failed_total`)]);
     record(`${role}.failures`, failures);
-    record(`${role}.queue`, sumKnown(PD_QUEUES.map((q) => val(`${role}.${q}`))));
+    const queues = role === 'router' ? [] : QUEUE_SIGNALS[role];
+    record(`${role}.queue`, sumKnown(queues.map((q) => val(`${role}.${q}`))));
   }
 
   const changes: AlertChange[] = [];

@@ -6,7 +6,7 @@ import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { readRecording } from '../store/recording/reader';
 import type { JournalLine } from '../store/recording/types';
-import { isReviewInput } from './signal-columns';
+import { isSignalInput as isReviewInput } from '../signals/evaluate';
 import { buildReviewData, type ReviewData, type SeenSeries } from './review-data';
 import type { ReviewCache, SourceStamp } from './review-cache';
 

@@ -20,7 +20,7 @@ import type {
   TimedHealth,
   TimedUnitState,
 } from '../store/recording/types';
-import type { KvMeta } from './signal-columns';
+import type { KvMeta } from '../signals/evaluate';
 import { SignalTable, type GroupColumns } from './signal-table';
 import type { ReviewData, RoleInfo } from './review-data';
 

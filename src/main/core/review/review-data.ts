@@ -13,7 +13,14 @@ import type {
   TimedUnitState,
 } from '../store/recording/types';
 import { alignTargets } from './target-columns';
-import { routerSignalColumns, serverSignalColumns, type KvMeta, type TargetSignals } from './signal-columns';
+import {
+  evaluateTarget,
+  notExposed as notExposedIn,
+  type KvMeta,
+  type TargetSignals,
+} from '../signals/evaluate';
+import { KV_SOURCE_METRICS } from '../signals/evaluate/kv';
+import { timeToFull } from '../signals/evaluate/time-to-full';
 import { SignalTable, type GroupColumns } from './signal-table';
 
 export interface RoleInfo {
@@ -83,18 +90,27 @@ export function buildReviewData(
         `${matching.length} ${role} targets were recorded (${matching.map((c) => c.target).join(', ')}); review shows ${matching[0].target} only.`,
       );
     const cols = matching[0];
-    const signals: TargetSignals | null = cols
-      ? role === 'router'
-        ? routerSignalColumns(cols, opts)
-        : serverSignalColumns(cols, role, opts)
-      : null;
+    const signals: TargetSignals | null = cols ? evaluateTarget(cols, role, opts) : null;
     const scrapeT = cols?.t ?? new Float64Array(0);
     const stepMs = medianStep(scrapeT);
     const g = buildGroup(role, scrapeT, signals, stepMs, rec);
     groups.set(role, g.group);
     if (signals) {
       kv.set(role, { source: g.kvSource, metas: signals.kvMetas });
-      Object.assign(notExposed, signals.notExposed);
+      Object.assign(
+        notExposed,
+        notExposedIn(
+          role,
+          (name) => cols.has(name),
+          'not in this recording: the server did not expose it while the session was recorded',
+        ),
+      );
+      if (role !== 'router' && signals.kvMetas.length === 0)
+        notExposed[`${role}.kv_ratio`] = {
+          expected: KV_SOURCE_METRICS,
+          why: 'no KV-cache figure in this recording: the server exposed none of these with a known capacity (a capacity read from /server_info is not recorded)',
+        };
+      else delete notExposed[`${role}.kv_ratio`];
     }
     const s = cols ? seen.get(cols.target) : undefined;
     roleInfo.set(role, {
@@ -219,56 +235,6 @@ function stepFill<T extends { ts: number }>(
     const v = values(records[j]);
     for (let c = 0; c < into.length; c++) into[c][i] = v[c];
   }
-}
-
-/**
- * derived.ts timeToFullSeconds at every row: least-squares slope of the KV ratio over the last 5 minutes of the
- * run since the last gap (≥ 5 points spanning ≥ 30 s); seconds to reach 1, or NaN when flat, falling or > 24 h.
- */
-export function timeToFull(t: Float64Array, ratio: Float32Array, windowMs = 5 * 60_000): Float64Array {
-  const n = t.length;
-  const out = new Float64Array(n).fill(NaN);
-  if (n === 0) return out;
-  const base = t[0] / 1000;
-  // Prefix sums of x, y, xy, xx over rows (x in seconds from the first row); gap rows add nothing.
-  const sx = new Float64Array(n + 1);
-  const sy = new Float64Array(n + 1);
-  const sxy = new Float64Array(n + 1);
-  const sxx = new Float64Array(n + 1);
-  for (let i = 0; i < n; i++) {
-    const y = ratio[i];
-    const ok = Number.isFinite(y);
-    const x = t[i] / 1000 - base;
-    sx[i + 1] = sx[i] + (ok ? x : 0);
-    sy[i + 1] = sy[i] + (ok ? y : 0);
-    sxy[i + 1] = sxy[i] + (ok ? x * y : 0);
-    sxx[i + 1] = sxx[i] + (ok ? x * x : 0);
-  }
-  let runStart = 0;
-  let lo = 0;
-  for (let i = 0; i < n; i++) {
-    const y = ratio[i];
-    if (!Number.isFinite(y)) {
-      runStart = i + 1;
-      continue;
-    }
-    if (lo < runStart) lo = runStart;
-    while (t[lo] < t[i] - windowMs) lo++;
-    const m = i - lo + 1;
-    if (m < 5 || t[i] - t[lo] < 30_000) continue;
-    const X = sx[i + 1] - sx[lo];
-    const Y = sy[i + 1] - sy[lo];
-    const XY = sxy[i + 1] - sxy[lo];
-    const XX = sxx[i + 1] - sxx[lo];
-    const den = m * XX - X * X;
-    const slope = den > 0 ? (m * XY - X * Y) / den : 0;
-    if (y >= 1) out[i] = 0;
-    else if (slope > 0) {
-      const seconds = (1 - y) / slope;
-      if (seconds <= 24 * 3600) out[i] = seconds;
-    }
-  }
-  return out;
 }
 
 /** Journal lines of a recording, sorted by time (the reader sorts them already). */

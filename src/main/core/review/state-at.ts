@@ -1,21 +1,13 @@
 // The deployment as it was at one moment of a recording: an Observation (unit state, health, scrape, KV and
 // signals per service) and a DashboardSnapshot (values, KV detail, verdict, alerts firing then), the same
 // objects a live poll produces, so every card and page shows the cursor's moment unchanged.
+import { QUEUE_KEYS } from '@shared/signals/spec';
 import type { ActiveAlert, DashboardSnapshot, KvDetail } from '@shared/contract';
 import type { AppEvent, KvUsage, Observation, Role, ServiceObservation } from '@shared/domain';
 import { KV_METRICS } from '../probes/sglang/kv';
 import { pipelineVerdict } from '../signals/verdict';
 import { kvDetail } from '../signals/kv-detail';
 import { roleOf, type ReviewData } from './review-data';
-
-const QUEUE_KEYS = [
-  'prefill.queued',
-  'prefill.prefill_bootstrap_queue',
-  'prefill.prefill_inflight_queue',
-  'decode.queued',
-  'decode.decode_prealloc_queue',
-  'decode.decode_transfer_queue',
-];
 
 /** The last record of a role at or before ts (records sorted by ts). */
 function lastAt<T extends { ts: number; source: string }>(

@@ -1,8 +1,8 @@
-// Windowed counter math over whole recorded columns, with the semantics of the live signal code
-// (probes/sglang/derived.ts) evaluated at every scrape of a target at once: at row i the window holds each
-// series' points with t in [t_i − w, t_i]; increase sums positive steps and treats a decrease as a reset; a
-// series needs two points in the window to count. Prefix sums of the per-step increases and two pointers per
-// series make each row O(series) instead of O(series × points).
+// Windowed counter math over the columns of one target (the live store's last minutes, or a whole recording),
+// with Prometheus semantics: at row i the window holds each series' points with t in [t_i − w, t_i]; increase
+// sums positive steps and treats a decrease as a reset; a series needs two points in the window to count. Rows
+// are evaluated from `from` on (the live push asks only for the newest). Prefix sums of the per-step increases
+// and two pointers per series make each row O(series) instead of O(series × points).
 import { parseLe } from '../probes/sglang/series';
 import type { AlignedSeries, TargetColumns } from './target-columns';
 
@@ -16,6 +16,15 @@ interface Prepared {
 }
 
 const prepared = new WeakMap<AlignedSeries, Prepared>();
+
+/**
+ * Hands the window scans a series' point times and running increases already kept by its owner (the live
+ * columns maintain them as scrapes arrive), so a scan does not recompute them: `prefix[k]` is the sum of the
+ * increases up to point k (a decrease counts as a reset), `times[k]` the time of point k.
+ */
+export function seedPrepared(s: AlignedSeries, times: Float64Array, prefix: Float64Array): void {
+  prepared.set(s, { times, prefix, v: s.v });
+}
 
 function prepare(axis: Float64Array, s: AlignedSeries): Prepared {
   let p = prepared.get(s);
@@ -125,14 +134,14 @@ export function windowSum(
   cols: TargetColumns,
   name: string,
   windowMs: number,
-  opts: { rate?: boolean; filter?: LabelFilter } = {},
+  opts: { rate?: boolean; filter?: LabelFilter; from?: number } = {},
 ): Float64Array {
   const n = cols.rows;
   const out = new Float64Array(n).fill(NaN);
   const series = pick(cols, name, opts.filter);
   if (series.length === 0) return out;
   const w = new WindowWalk(cols.t, series, windowMs);
-  for (let i = 0; i < n; i++) {
+  for (let i = opts.from ?? 0; i < n; i++) {
     w.to(i);
     let total = 0;
     let any = false;
@@ -156,13 +165,14 @@ export function anyInWindow(
   name: string,
   windowMs: number,
   filter?: LabelFilter,
+  from = 0,
 ): Uint8Array {
   const n = cols.rows;
   const out = new Uint8Array(n);
   const series = pick(cols, name, filter);
   if (series.length === 0) return out;
   const w = new WindowWalk(cols.t, series, windowMs);
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < n; i++) {
     w.to(i);
     for (let j = 0; j < series.length; j++)
       if (w.count(j) > 0) {
@@ -179,12 +189,13 @@ export function latestInWindow(
   name: string,
   windowMs: number,
   each: (i: number, latest: { labels: Record<string, string>; value: number }[]) => void,
+  from = 0,
 ): void {
   const series = cols.series(name);
   if (series.length === 0) return;
   const w = new WindowWalk(cols.t, series, windowMs);
   const buf: { labels: Record<string, string>; value: number }[] = [];
-  for (let i = 0; i < cols.rows; i++) {
+  for (let i = from; i < cols.rows; i++) {
     w.to(i);
     buf.length = 0;
     for (let j = 0; j < series.length; j++)
@@ -203,6 +214,7 @@ export function windowQuantiles(
   qs: readonly number[],
   windowMs: number,
   filter?: LabelFilter,
+  from = 0,
 ): Float64Array[] {
   const n = cols.rows;
   const outs = qs.map(() => new Float64Array(n).fill(NaN));
@@ -216,7 +228,7 @@ export function windowQuantiles(
   const C = new Float64Array(les.length);
   const w = new WindowWalk(cols.t, series, windowMs);
   const { lo, hi, group } = w;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < n; i++) {
     w.to(i);
     counts.fill(0);
     present.fill(0);

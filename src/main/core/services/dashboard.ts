@@ -1,6 +1,7 @@
 // The dashboard service: keeps each open deployment's signal history (live from the core's hooks), polls
 // its GPUs, evaluates alert rules, reads the PD pipeline verdict, follows journals and answers the
 // dashboard part of the API. Events go out on the core's bus like every other push.
+import { QUEUE_KEYS } from '@shared/signals/spec';
 import { randomUUID } from 'node:crypto';
 import type {
   ActiveAlert,
@@ -43,14 +44,6 @@ export interface DashboardServiceOptions {
   alerts?: SettingCell<Settings['alerts']>;
 }
 
-const QUEUE_KEYS = [
-  'prefill.queued',
-  'prefill.prefill_bootstrap_queue',
-  'prefill.prefill_inflight_queue',
-  'decode.queued',
-  'decode.decode_prealloc_queue',
-  'decode.decode_transfer_queue',
-];
 const MAX_FOLLOWERS = 8;
 const AROUND_MAX_LINES = 2000;
 

@@ -5,29 +5,14 @@
 import type { GpuReading, SeriesQuery, SeriesResult, SignalMissing } from '@shared/contract';
 import type { KvUsage, Observation, Role } from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
-import {
-  deriveRouterSignals,
-  deriveServerSignals,
-  isDerivedInput,
-  SeriesWindow,
-  sumRate,
-  timeToFullSeconds,
-} from '../probes/sglang/derived';
-import { serverSignals } from '../probes/sglang/server-signals';
-import { routerHealthFromMetrics } from '../probes/sglang/router';
-import { extractKv, isKvMissing } from '../probes/sglang/kv';
-import { viewOf } from '../probes/sglang/series';
 import { ColumnRing } from './column-ring';
 import { decimateColumn, typicalGapMs } from './decimate';
-import { defsFor } from './catalog';
+import { evaluateTarget, isSignalInput, notExposed } from './evaluate';
+import { expectedMetrics } from './catalog';
+import { LiveColumns } from './live-columns';
+import { timeToFull } from './evaluate/time-to-full';
 
 export const DAY_AT_1S = 86_400;
-
-const TRANSFER_FAILED = 'sglang:num_transfer_failed_reqs_total';
-const BOOTSTRAP_FAILED = 'sglang:num_bootstrap_failed_reqs_total';
-const RETRACTED = 'sglang:num_retracted_requests_total';
-const trackedInputs = (name: string): boolean =>
-  isDerivedInput(name) || name === TRANSFER_FAILED || name === BOOTSTRAP_FAILED || name === RETRACTED;
 
 export interface KvMeta {
   source: string;
@@ -38,7 +23,10 @@ export interface KvMeta {
 interface DeploymentSignals {
   roles: Role[];
   rings: Map<string, ColumnRing>;
-  windows: Map<Role, SeriesWindow>;
+  /** The last rate window of each role's scrapes, for the evaluator. */
+  live: Map<Role, LiveColumns>;
+  /** The family names of each role's live columns when its "not exposed" list was last worked out. */
+  familiesSeen: Map<Role, string>;
   notExposed: Record<string, SignalMissing>;
   kvMeta: Map<Role, KvMeta>;
   capacity: Map<Role, number>;
@@ -70,7 +58,8 @@ export class SignalsStore {
     this.deployments.set(deploymentId, {
       roles: [...roles],
       rings: new Map(),
-      windows: new Map(),
+      live: new Map(),
+      familiesSeen: new Map(),
       notExposed: {},
       kvMeta: new Map(),
       capacity: new Map(),
@@ -103,56 +92,42 @@ export class SignalsStore {
     return [...(this.deployments.get(deploymentId)?.gpuIndices ?? [])].sort((a, b) => a - b);
   }
 
-  /** One parsed /metrics scrape of `role` taken at `ts`: point-in-time and windowed signals, KV figures. */
+  /**
+   * One parsed /metrics scrape of `role` taken at `ts`: appended to the role's live columns, and the newest row
+   * of every signal evaluated by the one evaluator (the code review runs over a whole recording).
+   */
   ingest(deploymentId: string, ts: number, role: Role, exp: Exposition): Record<string, number | null> {
     const d = this.need(deploymentId);
-    let win = d.windows.get(role);
-    if (!win) {
-      win = new SeriesWindow({ windowMs: Math.max(5 * 60_000, this.rateWindowMs * 2), track: trackedInputs });
-      d.windows.set(role, win);
-    }
-    win.ingest(ts, exp);
+    let live = d.live.get(role);
+    if (!live)
+      d.live.set(role, (live = new LiveColumns({ keepMs: this.rateWindowMs, track: isSignalInput })));
+    if (!live.append(ts, exp)) return {};
+    const cols = live.columns(role);
+    const last = cols.rows - 1;
+    const sig = evaluateTarget(cols, role, {
+      rateWindowMs: this.rateWindowMs,
+      from: last,
+      capacityFromServerInfo: d.capacity.get(role),
+    });
     const values: Record<string, number | null> = {};
-    const view = viewOf(exp);
-    if (role === 'router') {
-      Object.assign(values, deriveRouterSignals(win, { windowMs: this.rateWindowMs }));
-      const rps = values.router_requests_per_s;
-      const share = values.router_error_share;
-      values.router_errors_per_s = rps !== null && share !== null ? rps * share : null;
-      const health = routerHealthFromMetrics(exp);
-      if (health.era) {
-        const live = health.workers.filter((w) => !w.removed);
-        values.workers_total = live.length;
-        values.workers_healthy = live.filter((w) => w.healthy === true).length;
-      }
-    } else {
-      const sig = serverSignals(exp, { role });
-      Object.assign(values, sig.values);
-      Object.assign(values, deriveServerSignals(win, { windowMs: this.rateWindowMs }));
-      const perMin = (name: string): number | null => {
-        const r = sumRate(win, name, this.rateWindowMs);
-        return r === null ? (view.has(name) ? 0 : null) : r * 60;
-      };
-      values.transfer_failed_per_min = perMin(TRANSFER_FAILED);
-      values.bootstrap_failed_per_min = perMin(BOOTSTRAP_FAILED);
-      values.retracted_per_min = perMin(RETRACTED);
-      for (const ne of sig.notExposed)
-        d.notExposed[`${role}.${ne.key}`] = { expected: ne.expected, why: ne.why };
-      for (const key of Object.keys(sig.values))
-        if (sig.values[key as keyof typeof sig.values] !== null) delete d.notExposed[`${role}.${key}`];
-      const kv = extractKv(exp, { capacityFromServerInfo: d.capacity.get(role) });
-      if (!isKvMissing(kv)) Object.assign(values, this.kvValues(d, role, kv));
+    const noKv = role !== 'router' && sig.kvSource[last] < 0;
+    for (const [key, col] of sig.values) {
+      // Without a KV figure in this scrape the observation of the same poll says why; write nothing here.
+      if (noKv && isKvUsageKey(key)) continue;
+      const v = col[last];
+      values[key] = v === v ? v : null;
+      if (key.startsWith('kv_rank.') && v === v) this.seeRank(d, role, key.split('.')[1]);
     }
-    // Windowed signals whose input families this server does not serve at all: say which name is expected.
-    for (const [name, def] of Object.entries(defsFor(role))) {
-      if (!def.metrics || !(name in values)) continue;
-      const key = `${role}.${name}`;
-      if (def.metrics.some((m) => view.has(m))) delete d.notExposed[key];
-      else if (values[name] === null)
-        d.notExposed[key] ??= {
-          expected: def.metrics,
-          why: 'not in this server’s /metrics: an older SGLang version, or it appears after the first request of its kind',
-        };
+    // Every family a signal reads is kept in the live columns: what they lack, the server did not serve for a
+    // whole rate window.
+    const families = cols.names().join('\n');
+    if (d.familiesSeen.get(role) !== families) {
+      d.familiesSeen.set(role, families);
+      for (const key of Object.keys(d.notExposed))
+        if (key.startsWith(`${role}.`) && key !== `${role}.kv_ratio`) delete d.notExposed[key];
+      const missing = notExposed(role, (name) => cols.has(name), 'not in this server’s /metrics');
+      delete missing[`${role}.kv_ratio`];
+      Object.assign(d.notExposed, missing);
     }
     return this.write(d, role, ts, prefixed(role, values));
   }
@@ -276,9 +251,10 @@ export class SignalsStore {
         const role = groupOf(key) as Role;
         const signal = key.slice(key.indexOf('.') + 1);
         if (result.missing[key]) continue;
-        if (d.roles.includes(role) && defsFor(role)[signal]?.metrics)
+        const expected = d.roles.includes(role) ? expectedMetrics(role, signal) : undefined;
+        if (expected)
           result.missing[key] = {
-            expected: defsFor(role)[signal].metrics ?? [],
+            expected,
             why: 'no data yet: not scraped so far, or not exposed by this server version',
           };
         continue;
@@ -298,12 +274,14 @@ export class SignalsStore {
   }
 
   private kvValues(d: DeploymentSignals, role: Role, kv: KvUsage): Record<string, number | null> {
-    if (kv.ranks) {
-      let seen = d.kvRanks.get(role);
-      if (!seen) d.kvRanks.set(role, (seen = new Set()));
-      for (const r of kv.ranks) seen.add(r.rank);
-    }
+    for (const r of kv.ranks ?? []) this.seeRank(d, role, r.rank);
     return kvValues(kv);
+  }
+
+  private seeRank(d: DeploymentSignals, role: Role, rank: string): void {
+    let seen = d.kvRanks.get(role);
+    if (!seen) d.kvRanks.set(role, (seen = new Set()));
+    seen.add(rank);
   }
 
   private timeToFull(d: DeploymentSignals, role: Role, ts: number): number | null {
@@ -311,13 +289,15 @@ export class SignalsStore {
     if (!ring) return null;
     const [lo, hi] = ring.range(ts - 5 * 60_000, ts);
     const t: number[] = [];
-    const ratio: (number | null)[] = [];
+    const ratio: number[] = [];
     for (let k = lo; k < hi; k++) {
       t.push(ring.timeAt(k));
-      const v = ring.valueAt(`${role}.kv_ratio`, k);
-      ratio.push(Number.isNaN(v) ? null : v);
+      ratio.push(ring.valueAt(`${role}.kv_ratio`, k));
     }
-    return timeToFullSeconds({ t, ratio });
+    const last = t.length - 1;
+    if (last < 0) return null;
+    const ttf = timeToFull(t, ratio, 5 * 60_000, last)[last];
+    return ttf === ttf ? ttf : null;
   }
 
   private write(
@@ -357,6 +337,19 @@ function kvValues(kv: KvUsage): Record<string, number | null> {
   };
   for (const r of kv.ranks ?? []) out[`kv_rank.${r.rank}.ratio`] = r.ratio;
   return out;
+}
+
+/** The keys of KV usage (not kv_transfer_*): written only when the scrape gave a KV figure. */
+function isKvUsageKey(key: string): boolean {
+  return (
+    key.startsWith('kv_rank.') ||
+    key === 'kv_ratio' ||
+    key === 'kv_used' ||
+    key === 'kv_evictable' ||
+    key === 'kv_free' ||
+    key === 'kv_capacity' ||
+    key === 'kv_fullest_rank_ratio'
+  );
 }
 
 function prefixed(role: string, values: Record<string, number | null>): Record<string, number | null> {

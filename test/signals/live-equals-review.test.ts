@@ -1,15 +1,13 @@
-// Review mode computes the dashboard's signals from a recording's columns instead of replaying every scrape
-// through the live code (which is ~100× slower). Here both run on the same session — the recording benchmark's
-// queueing model with a decode crash, counter reset and new series — and must agree at every scrape.
+// The live push and a chart of a recording are the same evaluator: the live store evaluates the newest row of
+// its bounded live columns after every scrape, review evaluates every row of the recorded columns at once. On
+// one session — the recording benchmark's queueing model with a decode crash, counter reset and new series —
+// the two must agree at every scrape; a difference means the live columns dropped or kept the wrong rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import fc from 'fast-check';
 import { join } from 'node:path';
 import { SyntheticPdSession } from '../../bench/recording';
 import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';
-import { histogramQuantile } from '../../src/main/core/probes/sglang/derived';
-import { quantileOfSorted } from '../../src/main/core/review/window-math';
 import type { Role } from '../../src/shared/domain';
 import { header, manualClock, tempDir } from '../recording/helpers';
 
@@ -59,8 +57,8 @@ afterAll(async () => {
   await dir?.cleanup();
 });
 
-describe('review signals from recorded columns', () => {
-  it('match the live signal code at every scrape of every role', () => {
+describe('the live push and the review of the same session', () => {
+  it('agree at every scrape of every role (one evaluator, bounded live columns)', () => {
     let compared = 0;
     const mismatches: string[] = [];
     for (const [roleTs, values] of live) {
@@ -106,28 +104,5 @@ describe('review signals from recorded columns', () => {
     expect([...active].some((v) => v === 0)).toBe(true);
     const restarts = g.cols.get('decode.restarts')!;
     expect(restarts[g.t.length - 1]).toBe(1);
-  });
-});
-
-describe('quantileOfSorted', () => {
-  it('equals histogramQuantile for any cumulative buckets and q', () => {
-    fc.assert(
-      fc.property(
-        fc.uniqueArray(fc.double({ min: -5, max: 100, noNaN: true }), { minLength: 0, maxLength: 8 }),
-        fc.array(fc.nat(1000), { minLength: 9, maxLength: 9 }),
-        fc.boolean(),
-        fc.double({ min: -0.5, max: 1.5, noNaN: true }),
-        (bounds, counts, withInf, q) => {
-          const les = [...bounds].sort((a, b) => a - b);
-          if (withInf) les.push(Infinity);
-          const buckets = les.map((le, i) => ({ le, count: counts[i] }));
-          const L = Float64Array.from(les);
-          const C = Float64Array.from(buckets.map((b) => b.count));
-          const want = histogramQuantile(q, buckets);
-          const got = quantileOfSorted(q, L, C, les.length);
-          expect(Number.isNaN(got) ? 'NaN' : got).toEqual(Number.isNaN(want) ? 'NaN' : want);
-        },
-      ),
-    );
   });
 });

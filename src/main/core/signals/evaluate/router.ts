@@ -1,0 +1,191 @@
+// Signals of the router / model gateway over the columns of its scrapes, in every router era
+// (shared/reference/upstream/README.md): smg (requests from smg_router_requests_total, the error share from
+// smg_http_responses_total on traffic paths — before smg 1.5 that counter has no path label, so the console's
+// own polls are in it), and sglang-router ≤ 0.2.4, which in PD mode records only sgl_router_pd_* (the
+// unprefixed request counters and histogram are the regular router's).
+import { SGL_ROUTER as R, SGL_ROUTER_PD_ERRORS, SMG } from '@shared/signals/metric-names';
+import { ROUTER_SIGNALS, type SignalSpec } from '@shared/signals/spec';
+import { isControlPath } from '../../probes/sglang/control-paths';
+import { normalizeWorkerUrl } from '../../probes/sglang/router';
+import { rowAt, type TargetColumns } from '../../review/target-columns';
+import { anyInWindow, windowQuantiles, windowSum, type LabelFilter } from '../../review/window-math';
+import type { EvaluateOptions, TargetSignals } from './types';
+
+const trafficOnly: LabelFilter = (l) => !isControlPath(l.path ?? l.route);
+const is5xx = (l: Record<string, string>): boolean => /^5\d\d$/.test(l.status_code ?? '');
+
+/** Signals of the router (smg or sglang-router) at every row from `opts.from` on. */
+export function routerSignalColumns(cols: TargetColumns, opts: EvaluateOptions = {}): TargetSignals {
+  const w = opts.rateWindowMs ?? 60_000;
+  const from = opts.from ?? 0;
+  const n = cols.rows;
+  const values = new Map<string, Float64Array>();
+  const rate = (name: string, filter?: LabelFilter): Float64Array =>
+    windowSum(cols, name, w, { rate: true, filter, from });
+  const inc = (name: string, filter?: LabelFilter): Float64Array =>
+    windowSum(cols, name, w, { filter, from });
+  const column = (f: (i: number) => number): Float64Array => {
+    const out = new Float64Array(n).fill(NaN);
+    for (let i = from; i < n; i++) out[i] = f(i);
+    return out;
+  };
+  const share = (part: Float64Array, whole: Float64Array): Float64Array =>
+    column((i) => (whole[i] > 0 ? Math.min(1, (part[i] === part[i] ? part[i] : 0) / whole[i]) : NaN));
+  const first = (a: Float64Array, b: Float64Array): Float64Array =>
+    column((i) => (a[i] === a[i] ? a[i] : b[i]));
+
+  const smgHere = anyInWindow(cols, SMG.routerRequestsTotal, w, undefined, from);
+  const smgResponses = anyInWindow(cols, SMG.httpResponsesTotal, w, undefined, from);
+  const pdHere = anyInWindow(cols, R.pdRequestsTotal, w, undefined, from);
+  const era = (i: number): 'smg' | 'pd' | 'regular' =>
+    smgHere[i] || smgResponses[i] ? 'smg' : pdHere[i] ? 'pd' : 'regular';
+
+  const smgRequests = first(rate(SMG.routerRequestsTotal), rate(SMG.httpRequestsTotal, trafficOnly));
+  const pdRequests = rate(R.pdRequestsTotal);
+  const regularRequests = rate(R.requestsTotal, trafficOnly);
+  const requests = column((i) => {
+    const e = era(i);
+    return e === 'smg' ? smgRequests[i] : e === 'pd' ? pdRequests[i] : regularRequests[i];
+  });
+
+  const smgShare = share(
+    inc(SMG.httpResponsesTotal, (l) => trafficOnly(l) && is5xx(l)),
+    inc(SMG.httpResponsesTotal, trafficOnly),
+  );
+  const upstreamAll = inc(R.upstreamHttpResponsesTotal, trafficOnly);
+  const upstreamShare = share(
+    inc(R.upstreamHttpResponsesTotal, (l) => trafficOnly(l) && is5xx(l)),
+    upstreamAll,
+  );
+  const pdErrors = new Float64Array(n).fill(NaN);
+  for (const name of SGL_ROUTER_PD_ERRORS) {
+    const col = inc(name);
+    for (let i = from; i < n; i++)
+      if (col[i] === col[i]) pdErrors[i] = (pdErrors[i] === pdErrors[i] ? pdErrors[i] : 0) + col[i];
+  }
+  const pdShare = share(pdErrors, inc(R.pdRequestsTotal));
+  const regularShare = share(inc(R.requestErrorsTotal, trafficOnly), inc(R.requestsTotal, trafficOnly));
+  const errorShare = column((i) => {
+    const e = era(i);
+    if (e === 'smg') return smgShare[i];
+    if (upstreamAll[i] === upstreamAll[i]) return upstreamShare[i];
+    return e === 'pd' ? pdShare[i] : regularShare[i];
+  });
+
+  // Latency: the era's histogram (specification order smg, PD, regular), picked by the era of the row.
+  const latency = Object.entries(ROUTER_SIGNALS).filter(([, s]) => s.kind === 'quantile') as [
+    string,
+    SignalSpec,
+  ][];
+  const [smgBase, pdBase, regularBase] = latency[0][1].metrics ?? [];
+  const qs = latency.map(([, s]) => s.q ?? NaN);
+  const bySmg = windowQuantiles(cols, smgBase, qs, w, undefined, from);
+  const byPd = windowQuantiles(cols, pdBase, qs, w, undefined, from);
+  const byRegular = windowQuantiles(cols, regularBase, qs, w, undefined, from);
+  latency.forEach(([key], k) =>
+    values.set(
+      key,
+      column((i) => {
+        const e = era(i);
+        return (e === 'smg' ? bySmg : e === 'pd' ? byPd : byRegular)[k][i];
+      }),
+    ),
+  );
+
+  values.set('router_requests_per_s', requests);
+  values.set('router_error_share', errorShare);
+  values.set(
+    'router_errors_per_s',
+    column((i) => requests[i] * errorShare[i]),
+  );
+  const workers = workerColumns(cols);
+  if (workers) {
+    values.set('workers_total', workers.total);
+    values.set('workers_healthy', workers.healthy);
+  }
+  return { role: 'router', values, kvSource: new Int8Array(n).fill(-1), kvMetas: [] };
+}
+
+const ROUTER_HEALTH = { smg: SMG.workerHealth, sgl_router: R.workerHealth } as const;
+const ROUTER_CB = { smg: SMG.workerCbState, sgl_router: R.cbState } as const;
+const ROUTER_ACTIVE = { smg: SMG.workerRequestsActive, sgl_router: R.runningRequests } as const;
+
+/**
+ * Workers the router lists and how many are healthy, at every row. A worker is seen through any per-worker
+ * gauge (keyed by the `worker` label; `worker_url` in the 2026-06 in-tree router); health 1 healthy, 0 not,
+ * −1 removed; circuit breaker −1 removed.
+ */
+function workerColumns(cols: TargetColumns): { total: Float64Array; healthy: Float64Array } | null {
+  const names = cols.names();
+  const era = names.some((x) => x.startsWith('smg_'))
+    ? 'smg'
+    : names.some((x) => x.startsWith(R.prefix))
+      ? 'sgl_router'
+      : null;
+  if (!era) return null;
+  const n = cols.rows;
+  const urls = new Map<string, number>();
+  const idOf = (labels: Record<string, string>): number => {
+    const raw = labels.worker ?? labels.worker_url;
+    if (!raw) return -1;
+    const url = normalizeWorkerUrl(raw);
+    let id = urls.get(url);
+    if (id === undefined) urls.set(url, (id = urls.size));
+    return id;
+  };
+  // Per worker and row: seen (any gauge), health (NaN = unknown), removed.
+  const seen: Uint8Array[] = [];
+  const health: Float64Array[] = [];
+  const removed: Uint8Array[] = [];
+  const slot = (id: number): void => {
+    while (seen.length <= id) {
+      seen.push(new Uint8Array(n));
+      health.push(new Float64Array(n).fill(NaN));
+      removed.push(new Uint8Array(n));
+    }
+  };
+  const each = (name: string, f: (id: number, row: number, v: number) => void): void => {
+    for (const s of cols.series(name)) {
+      const id = idOf(s.labels);
+      if (id < 0) continue;
+      slot(id);
+      for (let k = 0; k < s.v.length; k++) f(id, rowAt(s, k), s.v[k]);
+    }
+  };
+  each(ROUTER_HEALTH[era], (id, r, v) => {
+    seen[id][r] = 1;
+    if (v < 0) {
+      removed[id][r] = 1;
+      health[id][r] = 0;
+    } else health[id][r] = v >= 1 ? 1 : 0;
+  });
+  each(ROUTER_CB[era], (id, r, v) => {
+    seen[id][r] = 1;
+    if (v === -1) {
+      removed[id][r] = 1;
+      health[id][r] = 0;
+    }
+  });
+  each(ROUTER_ACTIVE[era], (id, r) => (seen[id][r] = 1));
+  const roleNames =
+    era === 'smg'
+      ? names.filter((x) => x.startsWith(SMG.enginePrefix))
+      : [R.pdPrefillRequestsTotal, R.pdDecodeRequestsTotal];
+  for (const name of roleNames)
+    for (const s of cols.series(name)) {
+      if (era === 'smg' && !s.labels.role) continue;
+      const id = idOf(s.labels);
+      if (id < 0) continue;
+      slot(id);
+      for (let k = 0; k < s.v.length; k++) seen[id][rowAt(s, k)] = 1;
+    }
+  const totalCol = new Float64Array(n);
+  const healthyCol = new Float64Array(n);
+  for (let id = 0; id < seen.length; id++)
+    for (let i = 0; i < n; i++) {
+      if (!seen[id][i] || removed[id][i]) continue;
+      totalCol[i]++;
+      if (health[id][i] === 1) healthyCol[i]++;
+    }
+  return { total: totalCol, healthy: healthyCol };
+}

@@ -1,0 +1,180 @@
+// The last minutes of one scrape target as columns: each scrape appends a row of the samples the evaluator
+// reads, rows older than the evaluation window fall off, and columns() hands the evaluator the same shape a
+// recording gives review — so the live push and a chart of a recording are computed by the same code.
+//
+// Values, point times and running counter increases live in typed buffers that are appended to and compacted
+// now and then, so columns() hands out views instead of copies and the window scans find their prefix sums
+// ready: a scrape costs O(its samples), not O(samples × rows in the window).
+import type { Exposition } from '../probes/exposition/types';
+import { TargetColumns, type AlignedSeries } from '../review/target-columns';
+import { seedPrepared } from '../review/window-math';
+
+/** A growable window of (absolute row, time, value, running increase) per point. */
+class PointBuffer {
+  rows: Int32Array;
+  times: Float64Array;
+  v: Float64Array;
+  prefix: Float64Array;
+  start = 0;
+  end = 0;
+
+  constructor(capacity: number) {
+    this.rows = new Int32Array(capacity);
+    this.times = new Float64Array(capacity);
+    this.v = new Float64Array(capacity);
+    this.prefix = new Float64Array(capacity);
+  }
+
+  get length(): number {
+    return this.end - this.start;
+  }
+
+  push(row: number, t: number, value: number): void {
+    if (this.end === this.v.length) this.makeRoom();
+    const i = this.end++;
+    this.rows[i] = row;
+    this.times[i] = t;
+    this.v[i] = value;
+    if (i === this.start) this.prefix[i] = 0;
+    else {
+      const prev = this.v[i - 1];
+      this.prefix[i] = this.prefix[i - 1] + (value >= prev ? value - prev : value);
+    }
+  }
+
+  /** Drops the points of rows before `firstRow`. */
+  dropBefore(firstRow: number): void {
+    while (this.start < this.end && this.rows[this.start] < firstRow) this.start++;
+  }
+
+  /** Moves the kept points to the front, or doubles the buffers when they are more than half full. */
+  private makeRoom(): void {
+    const n = this.length;
+    const cap = this.v.length;
+    const grow = n * 2 > cap;
+    const size = grow ? cap * 2 : cap;
+    const move = <T extends Int32Array | Float64Array>(a: T, make: (k: number) => T): T => {
+      const out = grow ? make(size) : a;
+      if (grow) out.set(a.subarray(this.start, this.end));
+      else a.copyWithin(0, this.start, this.end);
+      return out;
+    };
+    this.rows = move(this.rows, (k) => new Int32Array(k));
+    this.times = move(this.times, (k) => new Float64Array(k));
+    this.v = move(this.v, (k) => new Float64Array(k));
+    this.prefix = move(this.prefix, (k) => new Float64Array(k));
+    this.start = 0;
+    this.end = n;
+  }
+}
+
+interface LiveSeries {
+  name: string;
+  labels: Record<string, string>;
+  points: PointBuffer;
+}
+
+export interface LiveColumnsOptions {
+  /** How far back rows are kept (ms): the longest window the evaluator reads. */
+  keepMs: number;
+  /** Which sample names to keep. */
+  track: (sampleName: string) => boolean;
+  /** Bound on distinct series; new series beyond it are dropped and counted. Default 5000. */
+  maxSeries?: number;
+}
+
+const INITIAL_POINTS = 64;
+
+export class LiveColumns {
+  private readonly axis = new PointBuffer(INITIAL_POINTS);
+  private rowCount = 0;
+  private readonly series = new Map<string, LiveSeries>();
+  private readonly maxSeries: number;
+  /** Series refused because maxSeries was reached (a label explosion upstream). */
+  droppedSeries = 0;
+
+  constructor(private readonly opts: LiveColumnsOptions) {
+    this.maxSeries = opts.maxSeries ?? 5000;
+  }
+
+  get rows(): number {
+    return this.axis.length;
+  }
+
+  /** Appends the scrape taken at `t`; false (and nothing appended) when it is not newer than the last one. */
+  append(t: number, exp: Exposition): boolean {
+    const a = this.axis;
+    if (a.length > 0 && !(t > a.times[a.end - 1])) return false;
+    const row = this.rowCount++;
+    a.push(row, t, 0);
+    for (const fam of exp.families)
+      for (const s of fam.samples) {
+        if (!Number.isFinite(s.value) || !this.opts.track(s.name)) continue;
+        const key = seriesKey(s.name, s.labels);
+        let ls = this.series.get(key);
+        if (!ls) {
+          if (this.series.size >= this.maxSeries) {
+            this.droppedSeries++;
+            continue;
+          }
+          this.series.set(
+            key,
+            (ls = { name: s.name, labels: s.labels, points: new PointBuffer(INITIAL_POINTS) }),
+          );
+        }
+        ls.points.push(row, t, s.value);
+      }
+    this.prune(t - this.opts.keepMs);
+    return true;
+  }
+
+  /** The kept rows as evaluator columns (views of the buffers: valid until the next append). */
+  columns(target: string): TargetColumns {
+    const a = this.axis;
+    const first = a.rows[a.start];
+    const cols = new TargetColumns(target, a.times.subarray(a.start, a.end));
+    for (const s of this.series.values()) {
+      const p = s.points;
+      const m = p.length;
+      const contiguous = p.rows[p.end - 1] - p.rows[p.start] === m - 1;
+      let rows: Int32Array | null = null;
+      if (!contiguous) {
+        rows = new Int32Array(m);
+        for (let k = 0; k < m; k++) rows[k] = p.rows[p.start + k] - first;
+      }
+      const aligned: AlignedSeries = {
+        name: s.name,
+        labels: s.labels,
+        rows,
+        row0: contiguous ? p.rows[p.start] - first : 0,
+        v: p.v.subarray(p.start, p.end),
+      };
+      seedPrepared(aligned, p.times.subarray(p.start, p.end), p.prefix.subarray(p.start, p.end));
+      cols.add(aligned);
+    }
+    return cols;
+  }
+
+  private prune(from: number): void {
+    const a = this.axis;
+    // The newest row always stays, whatever the window.
+    while (a.length > 1 && a.times[a.start] < from) a.start++;
+    const first = a.rows[a.start];
+    for (const [key, s] of this.series) {
+      s.points.dropBefore(first);
+      if (s.points.length === 0) this.series.delete(key);
+    }
+  }
+}
+
+/**
+ * Identity of a series: its name and labels in key order. NUL separates the parts (it cannot occur in a
+ * metric or label name, and a label value holding one would only merge series that differ by it).
+ */
+function seriesKey(name: string, labels: Record<string, string>): string {
+  const keys = Object.keys(labels);
+  if (keys.length > 1) keys.sort();
+  let key = name;
+  for (const k of keys) key += `\u0000${k}\u0000${labels[k]}`;
+  return key;
+}
