@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   cacheHitRate,
@@ -16,7 +14,7 @@ import {
   timeToFullSeconds,
   windowQuantile,
 } from '../../src/main/core/probes/sglang/derived';
-import { expo } from './helpers/exposition';
+import { fixtureText, prom } from './prom';
 
 const T0 = 1_800_000_000_000;
 const s = (sec: number) => T0 + sec * 1000;
@@ -26,7 +24,7 @@ function windowOf(
   opts?: ConstructorParameters<typeof SeriesWindow>[0],
 ): SeriesWindow {
   const win = new SeriesWindow(opts);
-  for (const [sec, text] of scrapes) win.ingest(s(sec), expo(text));
+  for (const [sec, text] of scrapes) win.ingest(s(sec), prom(text));
   return win;
 }
 
@@ -142,12 +140,12 @@ describe('histogramQuantile (Prometheus semantics)', () => {
 describe('SeriesWindow', () => {
   it('keeps only tracked names, prunes by age, ignores out-of-order scrapes', () => {
     const win = new SeriesWindow({ windowMs: 60_000 });
-    win.ingest(s(0), expo('sglang:prompt_tokens_total 10\nsglang:num_running_reqs 3\n'));
-    win.ingest(s(30), expo('sglang:prompt_tokens_total 20\n'));
-    win.ingest(s(20), expo('sglang:prompt_tokens_total 999\n')); // older than the latest: ignored
+    win.ingest(s(0), prom('sglang:prompt_tokens_total 10\nsglang:num_running_reqs 3\n'));
+    win.ingest(s(30), prom('sglang:prompt_tokens_total 20\n'));
+    win.ingest(s(20), prom('sglang:prompt_tokens_total 999\n')); // older than the latest: ignored
     expect(win.series('sglang:num_running_reqs')).toEqual([]);
     expect(win.series('sglang:prompt_tokens_total')[0].points.map((p) => p.v)).toEqual([10, 20]);
-    win.ingest(s(70), expo('sglang:prompt_tokens_total 30\n')); // s(0) is now older than 60 s
+    win.ingest(s(70), prom('sglang:prompt_tokens_total 30\n')); // s(0) is now older than 60 s
     expect(win.series('sglang:prompt_tokens_total')[0].points.map((p) => p.v)).toEqual([20, 30]);
     // query window shorter than the buffer
     expect(win.series('sglang:prompt_tokens_total', 10_000)[0].points.map((p) => p.v)).toEqual([30]);
@@ -157,7 +155,7 @@ describe('SeriesWindow', () => {
     const win = new SeriesWindow({ maxSeries: 2 });
     win.ingest(
       s(0),
-      expo(
+      prom(
         'sglang:prompt_tokens_total{a="1"} 1\nsglang:prompt_tokens_total{a="2"} 1\nsglang:prompt_tokens_total{a="3"} 1\n',
       ),
     );
@@ -167,8 +165,8 @@ describe('SeriesWindow', () => {
 
   it('forgets series that stopped appearing once they age out', () => {
     const win = new SeriesWindow({ windowMs: 10_000 });
-    win.ingest(s(0), expo('sglang:prompt_tokens_total{x="old"} 1\n'));
-    win.ingest(s(20), expo('sglang:prompt_tokens_total{x="new"} 1\n'));
+    win.ingest(s(0), prom('sglang:prompt_tokens_total{x="old"} 1\n'));
+    win.ingest(s(20), prom('sglang:prompt_tokens_total{x="new"} 1\n'));
     expect(win.series('sglang:prompt_tokens_total').map((x) => x.labels.x)).toEqual(['new']);
   });
 });
@@ -293,7 +291,7 @@ describe('cache hit rate and KV transfer speed', () => {
 });
 
 describe('deriveServerSignals on §7.2-style decode scrapes', () => {
-  const base = readFileSync(join(__dirname, 'fixtures', 'decode-newest.prom'), 'utf8');
+  const base = fixtureText('decode-newest.prom');
   const later = base
     .replace(
       'sglang:generation_tokens_total{engine_type="decode",is_streaming="true",model_name="Qwen/Qwen3-32B"} 9.021377e+06',

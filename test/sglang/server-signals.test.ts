@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SERVER_SIGNAL_KEYS, serverSignals } from '../../src/main/core/probes/sglang/server-signals';
-import { expo, fixture } from './helpers/exposition';
+import { fixture, prom } from './prom';
 
 const keysOf = (xs: { key: string }[]) => xs.map((x) => x.key).sort();
 
@@ -44,11 +44,11 @@ sglang:cache_hit_rate{tp_rank="0"} 0.0
 # TYPE sglang:num_running_reqs gauge
 sglang:num_running_reqs{tp_rank="0"} 12
 `;
-    const decode = serverSignals(expo(text), { role: 'decode' });
+    const decode = serverSignals(prom(text), { role: 'decode' });
     expect(decode.values.cache_hit_rate).toBeNull();
     expect(keysOf(decode.notExposed)).not.toContain('cache_hit_rate');
     // A prefill server's gauge is its last prefill batch's ratio and is read as such.
-    const prefill = serverSignals(expo(text.replace('0.0', '0.42')), { role: 'prefill' });
+    const prefill = serverSignals(prom(text.replace('0.0', '0.42')), { role: 'prefill' });
     expect(prefill.values.cache_hit_rate).toBe(0.42);
   });
 
@@ -70,7 +70,7 @@ sglang:num_running_reqs{tp_rank="0"} 12
   });
 
   it('uses the priority="" totals instead of adding per-priority series to them', () => {
-    const exp = expo(`
+    const exp = prom(`
 sglang:num_queue_reqs{priority="",tp_rank="0"} 7
 sglang:num_queue_reqs{priority="0",tp_rank="0"} 3
 sglang:num_queue_reqs{priority="1",tp_rank="0"} 4
@@ -79,7 +79,7 @@ sglang:num_queue_reqs{priority="1",tp_rank="0"} 4
   });
 
   it('histogram kv_transfer_* before the first transfer is null, not NaN', () => {
-    const exp = expo(`
+    const exp = prom(`
 # TYPE sglang:kv_transfer_latency_ms histogram
 sglang:kv_transfer_latency_ms_bucket{le="+Inf"} 0
 sglang:kv_transfer_latency_ms_sum 0
@@ -99,7 +99,7 @@ sglang:kv_transfer_latency_ms_count 0
   });
 
   it('without a role only the universal scheduler gauges are expected', () => {
-    const s = serverSignals(expo('sglang:num_running_reqs 1\n'));
+    const s = serverSignals(prom('sglang:num_running_reqs 1\n'));
     expect(keysOf(s.notExposed)).toEqual(['cache_hit_rate', 'gen_throughput', 'queued']);
   });
 });
