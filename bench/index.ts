@@ -4,6 +4,7 @@ import { runParserBench } from './parser';
 import { runRecordingBench } from './recording';
 import { runDashboardBench } from './dashboard';
 import { runReviewBench } from './review';
+import { runHostileInputBench } from './hostile-input';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   dashboard: async () => {
     await runDashboardBench();
   },
+  'hostile-input': async () => runHostileInputBench(),
 };
 
 async function main(): Promise<void> {
