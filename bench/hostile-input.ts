@@ -83,6 +83,7 @@ function wildcardSection(): void {
   // test/ssh/known-hosts.test.ts: a pattern that backtracks badly in a naive matcher, on a long name
   console.log('\nssh pattern matching: "*a*a*a*a*a*a*a*a*a*a*b" against "aaa…" (best of 5)');
   const pattern = '*a'.repeat(10) + '*b';
+  wildcardMatch('a'.repeat(5000), pattern); // warm-up
   let prev: number | null = null;
   for (const len of [5000, 10_000, 20_000]) {
     const name = 'a'.repeat(len);
