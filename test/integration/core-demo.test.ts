@@ -88,7 +88,8 @@ describe('core against the demo host over SSH', () => {
     expect(m.ok).toBe(false);
     if (!m.ok) expect(m.error).toMatch(/HTTP 500/);
     expect(svc(o, 'decode').metrics?.ok).toBe(true);
-    expect(svc(o, 'decode').kv).toBeDefined();
+    expect(svc(o, 'decode').kv?.capacityTokens).toBe(2_580_000);
+    expect(svc(o, 'prefill').kv).toBeUndefined();
     expect(svc(o, 'router').metrics?.ok).toBe(true);
   });
 
@@ -115,8 +116,9 @@ describe('core against the demo host over SSH', () => {
     await expect.poll(() => states.includes('reconnecting'), { timeout: 10_000 }).toBe(true);
     await expect.poll(() => states.at(-1), { timeout: 20_000 }).toBe('connected');
     // Scraping resumes after the reconnect.
-    const o = await observation(c, complete, 20_000);
-    expect(svc(o, 'decode').kv).toBeDefined();
+    const after = await observation(c, complete, 20_000);
+    expect(svc(after, 'decode').metrics?.ok).toBe(true);
+    expect(svc(after, 'decode').systemd?.activeState).toBe('active');
     const events = await c.listEvents({ deploymentId });
     expect(events.some((e) => e.kind === 'connection' && /lost/.test(e.title))).toBe(true);
   });
