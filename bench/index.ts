@@ -5,6 +5,7 @@ import { runRecordingBench } from './recording';
 import { runDashboardBench } from './dashboard';
 import { runReviewBench } from './review';
 import { runEvaluatorBench } from './evaluator';
+import { runHostileInputBench } from './hostile-input';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -16,6 +17,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   dashboard: async () => {
     await runDashboardBench();
   },
+  'hostile-input': async () => runHostileInputBench(),
 };
 
 async function main(): Promise<void> {

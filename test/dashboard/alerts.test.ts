@@ -45,7 +45,12 @@ function run(
   return { state, changes, active };
 }
 
-const only = (id: string): AlertRule[] => DEFAULT_ALERT_RULES.filter((r) => r.id === id);
+/** The default rule `id` alone; a renamed rule must not turn the "stays quiet" cases into runs without rules. */
+function only(id: string): AlertRule[] {
+  const rules = DEFAULT_ALERT_RULES.filter((r) => r.id === id);
+  if (rules.length !== 1) throw new Error(`expected one default alert rule "${id}", found ${rules.length}`);
+  return rules;
+}
 
 describe('alert rules', () => {
   it('stays quiet on a healthy deployment with the default rules', () => {

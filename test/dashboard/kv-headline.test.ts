@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractKv, isKvMissing } from '../../src/main/core/probes/sglang/kv';
 import { kvHeadline } from '../../src/renderer/src/components/kv-headline';
-import { expo } from '../sglang/helpers/exposition';
+import { prom } from '../sglang/prom';
 
 function dpDecode(used: number[], cap: number[]) {
   const lines = [
@@ -12,7 +12,7 @@ function dpDecode(used: number[], cap: number[]) {
     '# TYPE sglang:max_total_num_tokens gauge',
     ...cap.map((c, r) => `sglang:max_total_num_tokens{dp_rank="${r}",tp_rank="${r}"} ${c}`),
   ];
-  const kv = extractKv(expo(lines.join('\n') + '\n'));
+  const kv = extractKv(prom(lines.join('\n') + '\n'));
   if (isKvMissing(kv)) throw new Error(kv.reason);
   return kv;
 }

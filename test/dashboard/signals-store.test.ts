@@ -1,15 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { catalogFor } from '../../src/main/core/signals/catalog';
 import type { Observation, Role } from '../../src/shared/domain';
-import { expo } from '../sglang/helpers/exposition';
+import { fixture, fixtureText, prom } from '../sglang/prom';
 
 const T0 = 1_800_000_000_000;
 const ROLES: Role[] = ['router', 'prefill', 'decode'];
-const fixture = (name: string): string =>
-  readFileSync(join(__dirname, '..', 'sglang', 'fixtures', name), 'utf8');
 
 /** The fixture with every counter line scaled up by `k` seconds of traffic, so rates are non-zero. */
 function advanced(text: string, k: number): string {
@@ -27,7 +23,7 @@ describe('SignalsStore', () => {
   it('with 2 dp ranks stores the summed KV ratio, the fullest rank and each rank, and catalogues the ranks', () => {
     const store = new SignalsStore({ capacity: 100 });
     store.open('d', ROLES);
-    store.ingest('d', T0, 'decode', expo(fixture('decode-dp.prom')));
+    store.ingest('d', T0, 'decode', fixture('decode-dp.prom'));
     const latest = store.latest('d');
     // dp0 100000 / 500000, dp1 250000 / 500000
     expect(latest['decode.kv_ratio']).toBeCloseTo(0.35, 6); // the ring stores float32
@@ -44,8 +40,10 @@ describe('SignalsStore', () => {
   it('with one rank the fullest-rank key equals the usage and no per-rank keys are written', () => {
     const store = new SignalsStore({ capacity: 100 });
     store.open('d', ROLES);
-    store.ingest('d', T0, 'decode', expo(fixture('decode-newest.prom')));
+    store.ingest('d', T0, 'decode', fixture('decode-newest.prom'));
     const latest = store.latest('d');
+    // 236544 used of 447416 (the ring stores float32)
+    expect(latest['decode.kv_ratio']).toBeCloseTo(236544 / 447416, 6);
     expect(latest['decode.kv_fullest_rank_ratio']).toBe(latest['decode.kv_ratio']);
     expect(Object.keys(latest).filter((k) => k.includes('kv_rank.'))).toEqual([]);
     expect(store.kvRanks('d')).toEqual({});
@@ -55,7 +53,7 @@ describe('SignalsStore', () => {
     const store = new SignalsStore({ capacity: 100, rateWindowMs: 60_000 });
     store.open('d', ROLES);
     const scrape = (total: number | null, gauge: number) =>
-      expo(
+      prom(
         `# TYPE sglang:num_retracted_reqs gauge
 sglang:num_retracted_reqs{pid="7",tp_rank="0"} ${gauge}
 ` +
@@ -78,8 +76,8 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
   it('turns successive scrapes into point-in-time and windowed signals under stable keys', () => {
     const store = new SignalsStore({ capacity: 1000 });
     store.open('d', ROLES);
-    const text = fixture('decode-newest.prom');
-    for (let s = 0; s <= 10; s++) store.ingest('d', T0 + s * 1000, 'decode', expo(advanced(text, s)));
+    const text = fixtureText('decode-newest.prom');
+    for (let s = 0; s <= 10; s++) store.ingest('d', T0 + s * 1000, 'decode', prom(advanced(text, s)));
     const latest = store.latest('d');
     expect(latest['decode.kv_used']).toBe(236544);
     expect(latest['decode.decode_prealloc_queue']).toBe(1);
@@ -94,8 +92,7 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
   it('says which metric an older server lacks instead of returning an empty series silently', () => {
     const store = new SignalsStore({ capacity: 100 });
     store.open('d', ROLES);
-    for (let s = 0; s < 3; s++)
-      store.ingest('d', T0 + s * 1000, 'decode', expo(fixture('decode-2024-12.prom')));
+    for (let s = 0; s < 3; s++) store.ingest('d', T0 + s * 1000, 'decode', fixture('decode-2024-12.prom'));
     const r = store.getSeries({
       deploymentId: 'd',
       keys: ['decode.kv_evictable', 'decode.decode_prealloc_queue', 'decode.kv_used'],
@@ -209,12 +206,12 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
         },
       ],
     });
-    store.ingest('d', T0, 'decode', expo(fixture('decode-newest.prom')));
+    store.ingest('d', T0, 'decode', fixture('decode-newest.prom'));
     const merged = store.ingestObservation(obs(T0, true));
     expect(merged['decode.active']).toBe(1);
     expect(merged['decode.kv_ratio']).toBe(0.5);
     store.ingestObservation(obs(T0 + 1000, false));
-    store.ingest('d', T0 + 2000, 'decode', expo(fixture('decode-newest.prom')));
+    store.ingest('d', T0 + 2000, 'decode', fixture('decode-newest.prom'));
     store.ingestObservation(obs(T0 + 2000, true));
     const r = store.getSeries({
       deploymentId: 'd',

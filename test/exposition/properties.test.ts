@@ -250,9 +250,8 @@ describe('robustness', () => {
       'x' + '_'.repeat(1_000_000) + ' 1\n',
     ];
     for (const text of cases) {
-      const started = performance.now();
+      // A quadratic pass runs into the test timeout; bench/hostile-input.ts prints the time and its growth.
       parsesOrRejectsCleanly(text);
-      expect(performance.now() - started).toBeLessThan(10_000);
     }
   });
 });

@@ -58,9 +58,7 @@ describe('host output parsers under hostile input', () => {
   it('systemctl show: a UnitState map or a SystemdParseError', () => {
     fc.assert(
       fc.property(damaged(SHOW), (text) => {
-        const started = Date.now();
         onlyTyped(() => parseSystemctlShow(text, ['sglang-decode.service']), SystemdParseError);
-        expect(Date.now() - started).toBeLessThan(500);
       }),
       RUNS,
     );

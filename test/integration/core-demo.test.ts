@@ -3,6 +3,8 @@
 // ground truth, not with numbers written here.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/main/core/core';
+import { DashboardService } from '../../src/main/core/services/dashboard';
+import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import type { DemoHostOptions } from '../../src/main/demo';
 import type { Observation } from '../../src/shared/domain';
 import { nextObservation, openDemoCore, serviceOf as svc, type DemoCore } from '../support/demo-core';
@@ -14,8 +16,8 @@ afterEach(async () => {
   opened = undefined;
 });
 
-async function openDemo(opts: DemoHostOptions = {}): Promise<DemoCore> {
-  opened = await openDemoCore({ seed: 7, intervalMs: 250, demo: opts });
+async function openDemo(opts: DemoHostOptions = {}, attach?: (core: Core) => void): Promise<DemoCore> {
+  opened = await openDemoCore({ seed: 7, intervalMs: 250, demo: opts, attach });
   return opened;
 }
 
@@ -86,7 +88,8 @@ describe('core against the demo host over SSH', () => {
     expect(m.ok).toBe(false);
     if (!m.ok) expect(m.error).toMatch(/HTTP 500/);
     expect(svc(o, 'decode').metrics?.ok).toBe(true);
-    expect(svc(o, 'decode').kv).toBeDefined();
+    expect(svc(o, 'decode').kv?.capacityTokens).toBe(2_580_000);
+    expect(svc(o, 'prefill').kv).toBeUndefined();
     expect(svc(o, 'router').metrics?.ok).toBe(true);
   });
 
@@ -113,9 +116,75 @@ describe('core against the demo host over SSH', () => {
     await expect.poll(() => states.includes('reconnecting'), { timeout: 10_000 }).toBe(true);
     await expect.poll(() => states.at(-1), { timeout: 20_000 }).toBe('connected');
     // Scraping resumes after the reconnect.
-    const o = await observation(c, complete, 20_000);
-    expect(svc(o, 'decode').kv).toBeDefined();
+    const after = await observation(c, complete, 20_000);
+    expect(svc(after, 'decode').metrics?.ok).toBe(true);
+    expect(svc(after, 'decode').systemd?.activeState).toBe('active');
     const events = await c.listEvents({ deploymentId });
     expect(events.some((e) => e.kind === 'connection' && /lost/.test(e.title))).toBe(true);
+  });
+
+  it('keeps a bounded KV history, with a gap exactly where the decode scrape failed', async () => {
+    // A small ring, overfilled before the failure: the gap is then written into reused slots, where a row
+    // that kept its old value would show up as a stale figure instead of a gap.
+    const CAPACITY = 16;
+    const store = new SignalsStore({ capacity: CAPACITY });
+    const {
+      core: c,
+      demo: d,
+      deploymentId,
+    } = await openDemo({}, (core) => {
+      new DashboardService(core, { store });
+    });
+    const seen = new Map<number, Observation>();
+    c.on('observation', (o) => {
+      if (o.deploymentId === deploymentId) seen.set(o.ts, o);
+    });
+    await expect.poll(() => seen.size, { timeout: 20_000 }).toBeGreaterThanOrEqual(CAPACITY + 2);
+    const scrapeFailed = (x: Observation): boolean => svc(x, 'decode').metrics?.ok === false;
+    const scraped = (x: Observation): boolean =>
+      svc(x, 'decode').metrics?.ok === true && !!svc(x, 'decode').kv;
+    d.sim.setFault('metrics-500', true, 'decode');
+    await observation(c, scrapeFailed);
+    await observation(c, scrapeFailed);
+    d.sim.setFault('metrics-500', false, 'decode');
+    for (let i = 0; i < 3; i++) await observation(c, scraped);
+
+    // kv_ratio is written as null on a failed poll; kv_used is not written at all, so only the ring's clearing of
+    // a reused slot makes it a gap.
+    const r = store.getSeries({ deploymentId, keys: ['decode.kv_ratio', 'decode.kv_used'], maxPoints: 1000 });
+    const { t, v } = r.series[0];
+    const used = r.series[1].v;
+    expect(r.series[1].t).toEqual(t);
+    // Bounded: more polls than rows were written, and the ring holds exactly the newest CAPACITY of them.
+    expect(seen.size).toBeGreaterThan(CAPACITY + 4);
+    expect(r.decimated).toBe(false);
+    expect(r.rawPoints).toBe(2 * CAPACITY);
+    expect(t).toHaveLength(CAPACITY);
+    const polls = [...seen.keys()].filter((ts) => ts <= r.lastMs!).sort((a, b) => a - b);
+    expect(t).toEqual(polls.slice(-CAPACITY));
+    expect(r.firstMs).toBe(t[0]);
+    expect(r.firstMs).toBeGreaterThan(polls[0]);
+
+    // Every row: null where the decode scrape failed, otherwise the KV ratio the poll reported.
+    const failedAt: number[] = [];
+    t.forEach((ts, i) => {
+      const o = seen.get(ts)!;
+      if (scrapeFailed(o)) {
+        failedAt.push(i);
+        expect(v[i], `row ${i} (failed scrape)`).toBeNull();
+        expect(used[i], `row ${i} (failed scrape)`).toBeNull();
+      } else {
+        const kv = svc(o, 'decode').kv!;
+        expect(kv.ratio).toBeGreaterThan(0);
+        expect(kv.ratio).toBeLessThanOrEqual(1);
+        expect(v[i], `row ${i}`).toBeCloseTo(kv.ratio, 6); // the ring stores float32
+        expect(used[i], `row ${i}`).toBe(kv.usedTokens);
+      }
+    });
+    expect(failedAt.length).toBeGreaterThanOrEqual(2);
+    // The gap has figures on both sides.
+    expect(v.slice(0, failedAt[0]).some((x) => x !== null)).toBe(true);
+    expect(v.slice(failedAt.at(-1)! + 1)).toHaveLength(3);
+    expect(v.slice(failedAt.at(-1)! + 1).every((x) => typeof x === 'number')).toBe(true);
   });
 });

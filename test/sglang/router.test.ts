@@ -8,7 +8,7 @@ import {
   RouterResponseError,
   routerHealthFromMetrics,
 } from '../../src/main/core/probes/sglang/router';
-import { expo, fixture } from './helpers/exposition';
+import { fixture, prom } from './prom';
 
 describe('router metrics', () => {
   it('smg 1.x (§7.3): per-worker health, cb state, active requests; roles from --engine-metrics gauges', () => {
@@ -39,7 +39,7 @@ describe('router metrics', () => {
 
   it('a regular-mode sglang-router still counts sgl_router_requests_total and request_errors_total', () => {
     const h = routerHealthFromMetrics(
-      expo(
+      prom(
         'sgl_router_requests_total{route="/generate"} 50\nsgl_router_request_errors_total{route="/generate",error_type="no_available_workers"} 2\n',
       ),
     );
@@ -49,7 +49,7 @@ describe('router metrics', () => {
 
   it('health −1 marks a removed worker (not merely unhealthy)', () => {
     const h = routerHealthFromMetrics(
-      expo(`
+      prom(`
 smg_worker_health{worker="http://10.0.0.5:30200/"} -1
 smg_worker_cb_state{worker="http://10.0.0.5:30200/"} -1
 smg_worker_health{worker="HTTP://10.0.0.5:30100"} 0
@@ -62,7 +62,7 @@ smg_worker_health{worker="HTTP://10.0.0.5:30100"} 0
   });
 
   it('the experimental in-tree sgl-router labels workers worker_url', () => {
-    const h = routerHealthFromMetrics(expo('sgl_router_worker_health{worker_url="http://h:1"} 1\n'));
+    const h = routerHealthFromMetrics(prom('sgl_router_worker_health{worker_url="http://h:1"} 1\n'));
     expect(h.workers).toEqual([{ url: 'http://h:1', healthy: true }]);
   });
 

@@ -60,6 +60,7 @@ afterAll(async () => {
 describe('the live push and the review of the same session', () => {
   it('agree at every scrape of every role (one evaluator, bounded live columns)', () => {
     let compared = 0;
+    let figures = 0;
     const mismatches: string[] = [];
     for (const [roleTs, values] of live) {
       const [role, tsText] = roleTs.split('|');
@@ -81,11 +82,14 @@ describe('the live push and the review of the same session', () => {
           : Math.abs(got - expected) <= 1e-6 * Math.max(1, Math.abs(expected));
         if (!same && mismatches.length < 20) mismatches.push(`${roleTs} ${key}: live ${want}, review ${got}`);
         compared++;
+        if (!Number.isNaN(expected)) figures++;
       }
     }
     expect(mismatches).toEqual([]);
     // Three roles × ~840 scrapes × ~40 keys: the comparison really covered the session.
     expect(compared).toBeGreaterThan(60_000);
+    // Two missing figures also compare equal: most comparisons must have been of numbers.
+    expect(figures).toBeGreaterThan(40_000);
   });
 
   it('cover the decode outage: gaps while down, systemd and health as recorded', () => {

@@ -387,13 +387,13 @@ describe('property: arbitrary config text', () => {
     .tuple(fc.array(token, { maxLength: 6 }), fc.constantFrom(' ', '\t', '=', '', '  '))
     .map(([t, sep]) => t.join(sep));
 
-  it('only ever yields options or a ConfigError, quickly', () => {
+  // The time this takes is measured in bench/hostile-input.ts.
+  it('only ever yields options or a ConfigError', () => {
     fc.assert(
       fc.property(
         fc.array(line, { maxLength: 25 }),
         fc.constantFrom('gpu', 'a.b', '10.0.0.1', 'x*'),
         (lines, host) => {
-          const started = Date.now();
           try {
             const nodes: ConfigNode[] = [];
             lines.forEach((l, i) => {
@@ -418,7 +418,6 @@ describe('property: arbitrary config text', () => {
             if (!(err instanceof ConfigError)) throw err;
             expect(err.file).toBe('/fuzz/config');
           }
-          expect(Date.now() - started).toBeLessThan(250);
         },
       ),
       { numRuns: 400 },

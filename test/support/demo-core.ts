@@ -22,6 +22,8 @@ export async function openDemoCore(opts: {
   seed: number;
   intervalMs: number;
   demo?: DemoHostOptions;
+  /** Feature services to wire to the core before the demo deployment opens (they hear its 'opened' hook). */
+  attach?: (core: Core) => void;
 }): Promise<DemoCore> {
   const demo = await startDemoHost({ clock: systemClock, seed: opts.seed, ...opts.demo });
   const core = new Core({
@@ -38,6 +40,7 @@ export async function openDemoCore(opts: {
     await demo.stop();
   };
   try {
+    opts.attach?.(core);
     const summary = await core.openDemo({});
     return { core, demo, deploymentId: summary.deployment.id, stop };
   } catch (err) {

@@ -4,7 +4,14 @@
 // with structuredClone, which, like Electron's bridge, keeps an Error's message and drops its code and hint.
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import type { Api, ApiHandlers, PreloadBridge } from '../../src/shared/contract';
+import {
+  requestChannel,
+  type Api,
+  type ApiHandlers,
+  type Envelope,
+  type PreloadBridge,
+} from '../../src/shared/contract';
+import { requestSchemas } from '../../src/shared/schemas';
 import { Core } from '../../src/main/core/core';
 import { ApiError } from '../../src/main/core/api-error';
 import type { ApiEventBus } from '../../src/main/api/dispatch';
@@ -101,7 +108,7 @@ describe('Electron IPC and preload', () => {
     const { api, off } = desktopApi(core.handlers() as never);
     expect(await api.getAppInfo({})).toMatchObject({ shell: 'electron', version: 't' });
     const methods = Object.keys(api).filter((k) => k !== 'on');
-    expect(methods.length).toBeGreaterThan(40);
+    expect(methods.sort()).toEqual(Object.keys(requestSchemas).sort());
     const call = api as unknown as Record<string, (a: unknown) => Promise<unknown>>;
     for (const m of methods) {
       // Arguments no schema accepts, so nothing runs: the refusal must come from dispatch's validation,
@@ -186,5 +193,129 @@ describe('Electron IPC and preload', () => {
     expect(isTrustedRendererUrl('http://localhost:5173/', 'http://localhost:5173')).toBe(true);
     expect(isTrustedRendererUrl('http://localhost:5174/', 'http://localhost:5173')).toBe(false);
     expect(isTrustedRendererUrl('not a url')).toBe(false);
+  });
+});
+
+type IpcListener = (event: IpcEventLike, ...args: unknown[]) => Promise<unknown>;
+
+/** ipcMain as Electron has it: one handler per channel (a second handle() on a channel throws), removable. */
+function recordingIpcMain(): IpcMainLike & { handlers: Map<string, IpcListener> } {
+  const handlers = new Map<string, IpcListener>();
+  return {
+    handlers,
+    handle: (channel, listener) => {
+      if (handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
+      handlers.set(channel, listener);
+    },
+    removeHandler: (channel) => void handlers.delete(channel),
+  };
+}
+
+/** A handler for every request that notes which one ran and answers with its name and arguments. */
+function namedHandlers(): { handlers: ApiHandlers; ran: string[] } {
+  const ran: string[] = [];
+  const handlers = new Proxy({} as ApiHandlers, {
+    get: (_, name) => async (args: unknown) => {
+      ran.push(String(name));
+      return { name, args };
+    },
+  });
+  return { handlers, ran };
+}
+
+const frame = (url: string | null): IpcEventLike => ({
+  senderFrame: url === null ? null : { url },
+  sender: { id: 1 },
+});
+const REQUESTS = Object.keys(requestSchemas);
+
+describe('registerIpc', () => {
+  it('registers each request of the contract on its own channel, dispatching as that request, and removes them all', async () => {
+    const main = recordingIpcMain();
+    const { handlers, ran } = namedHandlers();
+    const off = registerIpc(main, handlers, { isTrustedSender: () => true });
+    expect([...main.handlers.keys()].sort()).toEqual(REQUESTS.map((n) => requestChannel(n as never)).sort());
+    expect(main.handlers.has('api:getAppInfo')).toBe(true);
+    // A payload no request accepts: each channel's refusal names the request it dispatches to.
+    for (const name of REQUESTS) {
+      const reply = (await main.handlers.get(requestChannel(name as never))!(
+        frame(TRUSTED),
+        12345,
+      )) as Envelope<unknown>;
+      expect(reply, name).toEqual({
+        ok: false,
+        error: {
+          code: 'bad-arguments',
+          message: expect.stringMatching(new RegExp(`^invalid arguments for ${name}: `)),
+        },
+      });
+    }
+    expect(ran).toEqual([]);
+    expect(await main.handlers.get('api:getAppInfo')!(frame(TRUSTED), {})).toEqual({
+      ok: true,
+      result: { name: 'getAppInfo', args: {} },
+    });
+    expect(ran).toEqual(['getAppInfo']);
+    off();
+    expect([...main.handlers.keys()]).toEqual([]);
+    // Registering again (a reopened window's app) finds every channel free.
+    registerIpc(main, handlers, { isTrustedSender: () => true });
+    expect(main.handlers.size).toBe(REQUESTS.length);
+  });
+
+  it('asks the sender check about every request and refuses an untrusted frame before arguments are read', async () => {
+    const main = recordingIpcMain();
+    const { handlers, ran } = namedHandlers();
+    const asked: IpcEventLike[] = [];
+    registerIpc(main, handlers, {
+      isTrustedSender: (e) => {
+        asked.push(e);
+        return !!e.senderFrame && isTrustedRendererUrl(e.senderFrame.url);
+      },
+    });
+    const untrusted = [frame('https://evil.example/'), frame('file:///tmp/evil.html'), frame(null)];
+    for (const name of REQUESTS)
+      for (const e of untrusted) {
+        // A malformed payload too: an untrusted frame learns nothing about the arguments a request takes.
+        for (const payload of [{}, 12345]) {
+          const reply = await main.handlers.get(requestChannel(name as never))!(e, payload);
+          expect(reply, `${name} from ${e.senderFrame?.url ?? 'a destroyed frame'}`).toEqual({
+            ok: false,
+            error: { code: 'untrusted-sender', message: `refused ${name} from an untrusted frame` },
+          });
+          expect(asked.at(-1)).toBe(e);
+        }
+      }
+    expect(asked).toHaveLength(REQUESTS.length * untrusted.length * 2);
+    expect(ran).toEqual([]);
+    expect(await main.handlers.get('api:getAppInfo')!(frame(TRUSTED), {})).toMatchObject({ ok: true });
+    expect(ran).toEqual(['getAppInfo']);
+  });
+
+  it('refuses a malformed payload with a message naming the request and the field', async () => {
+    const main = recordingIpcMain();
+    const { handlers, ran } = namedHandlers();
+    registerIpc(main, handlers, { isTrustedSender: () => true });
+    const call = (name: string, payload: unknown): Promise<unknown> =>
+      main.handlers.get(requestChannel(name as never))!(frame(TRUSTED), payload);
+    expect(await call('listEvents', { deploymentId: 5 })).toEqual({
+      ok: false,
+      error: {
+        code: 'bad-arguments',
+        message: expect.stringMatching(/^invalid arguments for listEvents: deploymentId: .*string/),
+      },
+    });
+    expect(await call('listEvents', 'demo')).toEqual({
+      ok: false,
+      error: {
+        code: 'bad-arguments',
+        message: expect.stringMatching(/^invalid arguments for listEvents: \(root\): /),
+      },
+    });
+    expect(ran).toEqual([]);
+    expect(await call('listEvents', { deploymentId: 'demo' })).toEqual({
+      ok: true,
+      result: { name: 'listEvents', args: { deploymentId: 'demo' } },
+    });
   });
 });
