@@ -1,7 +1,8 @@
 // The KV panel's headline text, as the renderer shows it: with DP attention the percentage must agree with the
 // token counts beside it (issue 13.4: "2.10M / 2.58M tokens — 93.0 %" read as a bug), the fullest rank beside it.
 import { describe, expect, it } from 'vitest';
-import { extractKv, isKvMissing } from '../../src/main/core/probes/sglang/kv';
+import { isKvMissing } from '../../src/main/core/probes/sglang/kv';
+import { extractKv } from '../../src/main/core/signals/evaluate/kv-usage';
 import { kvHeadline } from '../../src/renderer/src/components/kv-headline';
 import { prom } from '../sglang/prom';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KvUsage } from '@shared/domain';
+import { extractKv } from '../../src/main/core/signals/evaluate/kv-usage';
 import {
-  extractKv,
   isKvMissing,
   kvPhysicalRatio,
   serverInfoCapacity,

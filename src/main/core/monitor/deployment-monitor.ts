@@ -20,7 +20,8 @@ import { parseSystemctlShow, systemctlShowCommand } from '../probes/systemd';
 import { scrapeMetrics } from '../probes/metrics';
 import { checkHealth } from '../probes/health';
 import type { Exposition } from '../probes/exposition/types';
-import { extractKv, isKvMissing, serverInfoCapacity, type KvMissing } from '../probes/sglang/kv';
+import { isKvMissing, serverInfoCapacity, type KvMissing } from '../probes/sglang/kv';
+import { extractKv } from '../signals/evaluate/kv-usage';
 import { httpGet } from '../ssh/http-agent';
 
 export interface MonitorOptions {

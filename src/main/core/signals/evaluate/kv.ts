@@ -8,7 +8,12 @@
 // headline percentage always agrees with the token counts beside it; the fullest rank is its own figure. Rank
 // sets are fixed per series, so rank lookups are precomputed and each row is plain arithmetic.
 import type { KvSource } from '@shared/domain';
-import { SGLANG } from '@shared/signals/metric-names';
+import {
+  EXCLUDES_EVICTABLE,
+  KV_METRICS,
+  SERVER_INFO_CAPACITY,
+  TOKEN_USAGE_CAVEAT,
+} from '../../probes/sglang/kv';
 import { perRank, type PerRank } from '../../review/rank-math';
 import type { TargetColumns } from '../../review/target-columns';
 
@@ -17,16 +22,6 @@ export interface KvMeta {
   sourceMetrics: string[];
   caveat?: string;
 }
-
-const KV_METRICS = {
-  used: SGLANG.kvUsedTokens,
-  evictable: SGLANG.kvEvictableTokens,
-  available: SGLANG.kvAvailableTokens,
-  capacity: SGLANG.maxTotalNumTokens,
-  fullTokenUsage: SGLANG.fullTokenUsage,
-  numUsedTokens: SGLANG.numUsedTokens,
-  tokenUsage: SGLANG.tokenUsage,
-} as const;
 
 /** The families any KV source reads, best source first. */
 export const KV_SOURCE_METRICS = [
@@ -43,9 +38,6 @@ export interface KvColumns {
   metas: KvMeta[];
 }
 
-const TOKEN_USAGE_CAVEAT =
-  'rounded to 2 decimals by SGLang versions before early 2026; excludes evictable radix-cache tokens';
-const EXCLUDES_EVICTABLE = 'excludes evictable radix-cache tokens';
 const APPROX_CAPACITY =
   'capacity approximated as used + evictable + available (max_total_num_tokens not exposed); protected tokens are not counted';
 const dpCaveat = (ranks: number): string =>
@@ -83,14 +75,13 @@ function sumAt(p: PerRank, i: number): { sum: number; n: number } {
   return { sum, n };
 }
 
-/** Where a capacity taken from the server's JSON info is credited in `sourceMetrics`. */
-export const SERVER_INFO_CAPACITY = '/server_info max_total_num_tokens';
-
 export interface KvColumnOptions {
   /** Rows before this one are left NaN (the live push evaluates only the newest row). */
   from?: number;
   /** Total capacity from /server_info, used where no max_total_num_tokens gauge is in the scrape (live only). */
   capacityFromServerInfo?: number;
+  /** Also write each rank's used and capacity tokens (`kv_rank.<r>.used`, `.capacity`). */
+  rankTokens?: boolean;
 }
 
 /** The KV figures at every row from `from` on. */
@@ -106,18 +97,27 @@ export function kvColumns(cols: TargetColumns, opts: KvColumnOptions = {}): KvCo
   ] as const;
   const out = new Map(keys.map((k) => [k as string, new Float64Array(n).fill(NaN)]));
   const [ratioCol, usedCol, evCol, freeCol, capCol, fullestCol] = keys.map((k) => out.get(k)!);
-  /** kv.ts rankFields + signals-store kvValues: the fullest rank's ratio, and each rank's with ≥ 2 ranks. */
-  const putRanks = (i: number, labels: string[], ratios: number[]): void => {
+  /**
+   * The fullest rank's ratio, and each rank's own with ≥ 2 ranks (`kv_rank.<r>.ratio`; with `rankTokens` also
+   * `.used` and `.capacity`, for the KvUsage of one scrape).
+   */
+  const putRanks = (i: number, labels: string[], ratios: number[], used: number[], caps: number[]): void => {
     if (labels.length < 2) {
       fullestCol[i] = ratioCol[i];
       return;
     }
     fullestCol[i] = Math.max(...ratios);
-    labels.forEach((rank, k) => {
-      const key = `kv_rank.${rank}.ratio`;
+    const put = (key: string, v: number): void => {
       let col = out.get(key);
       if (!col) out.set(key, (col = new Float64Array(n).fill(NaN)));
-      col[i] = ratios[k];
+      col[i] = v;
+    };
+    labels.forEach((rank, k) => {
+      put(`kv_rank.${rank}.ratio`, ratios[k]);
+      if (opts.rankTokens) {
+        put(`kv_rank.${rank}.used`, used[k]);
+        put(`kv_rank.${rank}.capacity`, caps[k]);
+      }
     });
   };
   const source = new Int8Array(n).fill(-1);
@@ -166,16 +166,21 @@ export function kvColumns(cols: TargetColumns, opts: KvColumnOptions = {}): KvCo
     let ranks = 0;
     const labels: string[] = [];
     const ratios: number[] = [];
+    const usedBy: number[] = [];
+    const caps: number[] = [];
     for (const col of p.values) if (col[i] === col[i]) ranks++;
     for (let r = 0; r < p.values.length; r++) {
       const v = p.values[r][i];
       if (v !== v) continue;
+      const c = rankCap(cap, map, r, i, capTotal, ranks);
       labels.push(p.ranks[r]);
       ratios.push(v);
-      tokens += v * rankCap(cap, map, r, i, capTotal, ranks);
+      usedBy.push(Math.round(v * c));
+      caps.push(c);
+      tokens += v * c;
     }
     ratioCol[i] = ranks === 1 ? ratios[0] : tokens / capTotal;
-    putRanks(i, labels, ratios);
+    putRanks(i, labels, ratios, usedBy, caps);
     usedCol[i] = Math.round(tokens);
     freeCol[i] = Math.max(0, capTotal - Math.round(tokens));
     capCol[i] = capTotal;
@@ -217,6 +222,8 @@ export function kvColumns(cols: TargetColumns, opts: KvColumnOptions = {}): KvCo
       if (capN > 0 || approx) {
         const labels: string[] = [];
         const ratios: number[] = [];
+        const usedBy: number[] = [];
+        const caps: number[] = [];
         for (let r = 0; r < used.values.length; r++) {
           const uv = used.values[r][i];
           if (uv !== uv) continue;
@@ -229,9 +236,11 @@ export function kvColumns(cols: TargetColumns, opts: KvColumnOptions = {}): KvCo
           } else c = rankCap(cap, usedToCap, r, i, capTotal, u.n);
           labels.push(used.ranks[r]);
           ratios.push(c > 0 ? uv / c : 0);
+          usedBy.push(uv);
+          caps.push(c);
         }
         ratioCol[i] = capacity > 0 ? u.sum / capacity : 0;
-        putRanks(i, labels, ratios);
+        putRanks(i, labels, ratios, usedBy, caps);
         usedCol[i] = u.sum;
         evCol[i] = e.n > 0 ? e.sum : NaN;
         freeCol[i] = a.n > 0 ? a.sum : Math.max(0, capacity - u.sum - (e.n > 0 ? e.sum : 0));
@@ -270,15 +279,19 @@ export function kvColumns(cols: TargetColumns, opts: KvColumnOptions = {}): KvCo
       if (capN > 0) {
         const labels: string[] = [];
         const ratios: number[] = [];
+        const usedBy: number[] = [];
+        const caps: number[] = [];
         for (let r = 0; r < numUsed.values.length; r++) {
           const v = numUsed.values[r][i];
           if (v !== v) continue;
           const c = rankCap(cap, numToCap, r, i, capTotal, nu.n);
           labels.push(numUsed.ranks[r]);
           ratios.push(c > 0 ? v / c : 0);
+          usedBy.push(v);
+          caps.push(c);
         }
         ratioCol[i] = capTotal > 0 ? nu.sum / capTotal : 0;
-        putRanks(i, labels, ratios);
+        putRanks(i, labels, ratios, usedBy, caps);
         usedCol[i] = nu.sum;
         freeCol[i] = Math.max(0, capTotal - nu.sum);
         capCol[i] = capTotal;
