@@ -90,7 +90,9 @@ export function buildReviewData(
         `${matching.length} ${role} targets were recorded (${matching.map((c) => c.target).join(', ')}); review shows ${matching[0].target} only.`,
       );
     const cols = matching[0];
-    const signals: TargetSignals | null = cols ? evaluateTarget(cols, role, opts) : null;
+    const signals: TargetSignals | null = cols
+      ? evaluateTarget(cols, role, { ...opts, rankTokens: true })
+      : null;
     const scrapeT = cols?.t ?? new Float64Array(0);
     const stepMs = medianStep(scrapeT);
     const g = buildGroup(role, scrapeT, signals, stepMs, rec);

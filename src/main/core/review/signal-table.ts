@@ -3,7 +3,9 @@
 // way the live store does (min-max per bucket so spikes survive, gaps as nulls), and the cursor reads the row at
 // or before a time.
 import type { SeriesQuery, SeriesResult, SignalMissing } from '@shared/contract';
+import { ColumnRing } from '../signals/column-ring';
 import { decimateRows } from '../signals/decimate';
+import { answerSeries, growthOf } from '../signals/series-query';
 
 export interface GroupColumns {
   /** Epoch ms, ascending. */
@@ -13,6 +15,9 @@ export interface GroupColumns {
 }
 
 export class SignalTable {
+  private readonly rings = new Map<string, ColumnRing>();
+  private readonly gaps = new Map<ColumnRing, number>();
+
   constructor(readonly groups: Map<string, GroupColumns>) {}
 
   /** Index of the last row at or before ts in a group, or −1. */
@@ -46,18 +51,7 @@ export class SignalTable {
 
   /** Change of `key` over the `ms` before ts, as SignalsStore.growth reads it at the latest row. */
   growth(key: string, ts: number, ms: number): number | null {
-    const group = groupOf(key);
-    const g = this.groups.get(group);
-    const col = g?.cols.get(key);
-    if (!g || !col) return null;
-    const hi = upperBound(g.t, ts);
-    if (hi === 0) return null;
-    const end = g.t[hi - 1];
-    const lo = lowerBound(g.t, end - ms);
-    if (hi - lo < 2 || end - g.t[lo] < ms * 0.8) return null;
-    const a = col[lo];
-    const b = col[hi - 1];
-    return Number.isNaN(a) || Number.isNaN(b) ? null : b - a;
+    return growthOf(this.ring(groupOf(key)), key, ms, ts);
   }
 
   get firstMs(): number | null {
@@ -74,45 +68,45 @@ export class SignalTable {
     return last;
   }
 
-  /** getSeries of the dashboard API, answered from the table. */
+  /** getSeries of the dashboard API, answered from the table by the live store's code. */
   series(
     q: Omit<SeriesQuery, 'deploymentId'>,
     notExposed: Record<string, SignalMissing>,
     expected: (key: string) => string[] | undefined,
   ): SeriesResult {
-    const result: SeriesResult = {
-      series: [],
-      firstMs: null,
-      lastMs: null,
-      rawPoints: 0,
-      decimated: false,
-      missing: {},
-    };
-    for (const key of q.keys) {
-      if (notExposed[key]) result.missing[key] = notExposed[key];
-      const g = this.groups.get(groupOf(key));
-      const col = g?.cols.get(key);
-      if (!g || !col) {
-        result.series.push({ key, t: [], v: [] });
+    return answerSeries(q, {
+      ring: (key) => this.ring(groupOf(key)),
+      gapMs: (ring) => this.gaps.get(ring) ?? 3000,
+      notExposed,
+      missing: (key) => {
         const exp = expected(key);
-        if (!result.missing[key] && exp)
-          result.missing[key] = { expected: exp, why: 'not in this recording' };
-        continue;
+        return exp ? { expected: exp, why: 'not in this recording' } : undefined;
+      },
+    });
+  }
+
+  /** dp ranks with their own KV series, per role (for the catalogue's per-rank keys). */
+  kvRanks(): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const [group, g] of this.groups)
+      for (const key of g.cols.keys()) {
+        const m = /^[a-z]+\.kv_rank\.(.+)\.ratio$/.exec(key);
+        if (m) (out[group] ??= []).push(m[1]);
       }
-      if (g.t.length) {
-        const first = g.t[0];
-        const last = g.t[g.t.length - 1];
-        result.firstMs = result.firstMs === null ? first : Math.min(result.firstMs, first);
-        result.lastMs = result.lastMs === null ? last : Math.max(result.lastMs, last);
-      }
-      const lo = lowerBound(g.t, q.fromMs ?? -Infinity);
-      const hi = upperBound(g.t, q.toMs ?? Infinity);
-      result.rawPoints += Math.max(0, hi - lo);
-      if (hi - lo > q.maxPoints) result.decimated = true;
-      const d = decimate(g.t, col, lo, hi, q.maxPoints, typicalGap(g.t));
-      result.series.push({ key, t: d.t, v: d.v });
-    }
-    return result;
+    for (const ranks of Object.values(out)) ranks.sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+    return out;
+  }
+
+  /** Each group as a ring over its columns (built once), with its gap threshold. */
+  private ring(group: string): ColumnRing | undefined {
+    let r = this.rings.get(group);
+    if (r) return r;
+    const g = this.groups.get(group);
+    if (!g) return undefined;
+    r = ColumnRing.over(g.t, g.cols);
+    this.rings.set(group, r);
+    this.gaps.set(r, typicalGap(g.t));
+    return r;
   }
 }
 

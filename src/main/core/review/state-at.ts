@@ -91,19 +91,29 @@ function kvAt(data: ReviewData, role: Role, k: number): KvUsage | undefined {
   const v = (key: string): number => g.cols.get(`${role}.${key}`)?.[k] ?? NaN;
   const evictable = v('kv_evictable');
   const free = v('kv_free');
-  // Per-rank token counts are not kept in review; the fullest rank still is, from its ratio column.
-  let fullestRank: KvUsage['fullestRank'];
+  // Each dp rank's own pool (review evaluates rank tokens too), sorted by rank; the fullest is the first of
+  // the equally full, as live.
+  const ranks: NonNullable<KvUsage['ranks']> = [];
   const rankPrefix = `${role}.kv_rank.`;
   for (const [key, col] of g.cols) {
-    if (!key.startsWith(rankPrefix) || !(col[k] === col[k])) continue;
-    if (!fullestRank || col[k] > fullestRank.ratio)
-      fullestRank = { rank: key.slice(rankPrefix.length, -'.ratio'.length), ratio: col[k] };
+    if (!key.startsWith(rankPrefix) || !key.endsWith('.ratio') || !(col[k] === col[k])) continue;
+    const rank = key.slice(rankPrefix.length, -'.ratio'.length);
+    ranks.push({
+      rank,
+      ratio: col[k],
+      used: v(`kv_rank.${rank}.used`),
+      capacity: v(`kv_rank.${rank}.capacity`),
+    });
   }
+  ranks.sort((a, b) => Number(a.rank) - Number(b.rank) || a.rank.localeCompare(b.rank));
+  let fullestRank: KvUsage['fullestRank'];
+  for (const r of ranks)
+    if (!fullestRank || r.ratio > fullestRank.ratio) fullestRank = { rank: r.rank, ratio: r.ratio };
   return {
     usedTokens: v('kv_used'),
     capacityTokens: v('kv_capacity'),
     ratio: v('kv_ratio'),
-    ...(fullestRank ? { fullestRank } : {}),
+    ...(ranks.length > 1 && fullestRank ? { ranks, fullestRank } : {}),
     ...(Number.isFinite(evictable) ? { evictableTokens: evictable } : {}),
     ...(meta.sourceMetrics.includes(KV_METRICS.available) && Number.isFinite(free)
       ? { availableTokens: free }

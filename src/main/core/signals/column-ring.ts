@@ -6,15 +6,33 @@
 
 export class ColumnRing {
   private readonly t: Float64Array;
-  private readonly cols = new Map<string, Float32Array>();
+  private readonly cols: Map<string, Float32Array>;
   private start = 0;
   private count = 0;
   /** Rows refused because their time was before the latest row (a clock jump, a replay out of order). */
   droppedBackwards = 0;
 
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly capacity: number,
+    full?: { t: Float64Array; cols: ReadonlyMap<string, Float32Array> },
+  ) {
+    if (full) {
+      this.t = full.t;
+      this.cols = new Map(full.cols);
+      this.count = full.t.length;
+      return;
+    }
     if (!(capacity >= 2)) throw new RangeError(`ColumnRing capacity must be ≥ 2, got ${capacity}`);
     this.t = new Float64Array(capacity);
+    this.cols = new Map();
+  }
+
+  /**
+   * A full ring over columns already built (a recording's table), so the same queries answer both. The
+   * arrays are shared, not copied; do not append to it.
+   */
+  static over(t: Float64Array, cols: ReadonlyMap<string, Float32Array>): ColumnRing {
+    return new ColumnRing(t.length, { t, cols });
   }
 
   get length(): number {

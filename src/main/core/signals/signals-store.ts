@@ -6,7 +6,8 @@ import type { GpuReading, SeriesQuery, SeriesResult, SignalMissing } from '@shar
 import type { KvUsage, Observation, Role } from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
 import { ColumnRing } from './column-ring';
-import { decimateColumn, typicalGapMs } from './decimate';
+import { typicalGapMs } from './decimate';
+import { answerSeries, growthOf } from './series-query';
 import { evaluateTarget, isSignalInput, notExposed } from './evaluate';
 import { expectedMetrics } from './catalog';
 import { LiveColumns } from './live-columns';
@@ -221,56 +222,25 @@ export class SignalsStore {
 
   /** Change of `key` over the last `ms` (latest − value at the start of the span); null when unknown. */
   growth(deploymentId: string, key: string, ms: number): number | null {
-    const d = this.deployments.get(deploymentId);
-    const ring = d?.rings.get(groupOf(key));
-    const end = ring?.lastTime();
-    if (!ring || end === undefined) return null;
-    const [lo, hi] = ring.range(end - ms, end);
-    if (hi - lo < 2 || end - ring.timeAt(lo) < ms * 0.8) return null;
-    const a = ring.valueAt(key, lo);
-    const b = ring.valueAt(key, hi - 1);
-    return Number.isNaN(a) || Number.isNaN(b) ? null : b - a;
+    return growthOf(this.deployments.get(deploymentId)?.rings.get(groupOf(key)), key, ms);
   }
 
   getSeries(q: Omit<SeriesQuery, 'deploymentId'> & { deploymentId: string }): SeriesResult {
     const d = this.deployments.get(q.deploymentId);
-    const result: SeriesResult = {
-      series: [],
-      firstMs: null,
-      lastMs: null,
-      rawPoints: 0,
-      decimated: false,
-      missing: {},
-    };
-    if (!d) return result;
-    for (const key of q.keys) {
-      if (d.notExposed[key]) result.missing[key] = d.notExposed[key];
-      const ring = d.rings.get(groupOf(key));
-      if (!ring || !ring.has(key)) {
-        result.series.push({ key, t: [], v: [] });
+    return answerSeries(q, {
+      ring: (key) => d?.rings.get(groupOf(key)),
+      gapMs: typicalGapMs,
+      notExposed: d?.notExposed ?? {},
+      missing: (key) => {
         const role = groupOf(key) as Role;
-        const signal = key.slice(key.indexOf('.') + 1);
-        if (result.missing[key]) continue;
-        const expected = d.roles.includes(role) ? expectedMetrics(role, signal) : undefined;
-        if (expected)
-          result.missing[key] = {
-            expected,
-            why: 'no data yet: not scraped so far, or not exposed by this server version',
-          };
-        continue;
-      }
-      const first = ring.firstTime();
-      const last = ring.lastTime();
-      if (first !== undefined)
-        result.firstMs = result.firstMs === null ? first : Math.min(result.firstMs, first);
-      if (last !== undefined) result.lastMs = result.lastMs === null ? last : Math.max(result.lastMs, last);
-      const [lo, hi] = ring.range(q.fromMs, q.toMs);
-      result.rawPoints += hi - lo;
-      if (hi - lo > q.maxPoints) result.decimated = true;
-      const col = decimateColumn(ring, key, lo, hi, q.maxPoints, typicalGapMs(ring));
-      result.series.push({ key, t: col.t, v: col.v });
-    }
-    return result;
+        const expected = d?.roles.includes(role)
+          ? expectedMetrics(role, key.slice(key.indexOf('.') + 1))
+          : undefined;
+        return expected
+          ? { expected, why: 'no data yet: not scraped so far, or not exposed by this server version' }
+          : undefined;
+      },
+    });
   }
 
   private kvValues(d: DeploymentSignals, role: Role, kv: KvUsage): Record<string, number | null> {

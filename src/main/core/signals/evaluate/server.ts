@@ -124,7 +124,11 @@ export function serverSignalColumns(
   quantiles(cols, quantileSpecs, w, from, values);
   values.set('cache_hit_rate_window', cacheHitRate(cols, w, from));
   values.set('kv_transfer_gb_s', kvTransferGbps(cols, w, from));
-  const kv = kvColumns(cols, { from, capacityFromServerInfo: opts.capacityFromServerInfo });
+  const kv = kvColumns(cols, {
+    from,
+    capacityFromServerInfo: opts.capacityFromServerInfo,
+    rankTokens: opts.rankTokens,
+  });
   for (const [k, col] of kv.values) values.set(k, col);
   return { role, values, kvSource: kv.source, kvMetas: kv.metas };
 }

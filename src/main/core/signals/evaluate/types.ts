@@ -9,6 +9,8 @@ export interface EvaluateOptions {
   from?: number;
   /** KV capacity from /server_info, where the scrape has no max_total_num_tokens gauge (live only). */
   capacityFromServerInfo?: number;
+  /** Also evaluate each dp rank's used and capacity tokens (`kv_rank.<r>.used`, `.capacity`). */
+  rankTokens?: boolean;
 }
 
 export interface TargetSignals {
