@@ -13,11 +13,16 @@ export const FUTURE_SERVER_UNKNOWN = ['sglang:kv_offload_bytes_total', 'sglang:s
 export const FUTURE_ROUTER_UNKNOWN = ['smg_worker_kv_pressure'];
 
 export function futureServerText(): string {
-  return read('sglang', 'fixtures', 'decode-newest.prom') + read('signals', 'fixtures', 'future-server-families.prom');
+  return (
+    read('sglang', 'fixtures', 'decode-newest.prom') +
+    read('signals', 'fixtures', 'future-server-families.prom')
+  );
 }
 
 export function futureRouterText(): string {
-  return read('sglang', 'fixtures', 'router-smg.prom') + read('signals', 'fixtures', 'future-router-families.prom');
+  return (
+    read('sglang', 'fixtures', 'router-smg.prom') + read('signals', 'fixtures', 'future-router-families.prom')
+  );
 }
 
 export function futureServerScrape(): Exposition {

@@ -51,16 +51,14 @@ describe.skipIf(!inventoryAvailable)('the shipped known-family list against the 
   });
 
   it('a family no supported era emits says where upstream has it, and only such a family does', () => {
-    for (const f of KNOWN_FAMILIES.values()) expect(f.eras.length === 0, f.name).toBe(f.outside !== undefined);
+    for (const f of KNOWN_FAMILIES.values())
+      expect(f.eras.length === 0, f.name).toBe(f.outside !== undefined);
     // The TSV marks these regular-router only or never recorded: known, but no PD router's metric.
     expect(knownFamily('sgl_router_requests_total')?.outside).toMatch(/regular \(non-PD\) router only/);
   });
 
   it('the check can fail: a name the TSVs lack is not known', () => {
-    const all = new Set([
-      ...tsvNames('sglang-real-metrics.tsv'),
-      ...tsvNames('router-real-metrics.tsv'),
-    ]);
+    const all = new Set([...tsvNames('sglang-real-metrics.tsv'), ...tsvNames('router-real-metrics.tsv')]);
     // The hypothetical future families the classification fixture uses are in no TSV.
     for (const n of [
       'sglang:spec_decode_accept_length',

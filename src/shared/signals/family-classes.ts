@@ -47,7 +47,12 @@ export function familyClass(name: string, isUsed: (name: string) => boolean): Fa
 
 export function familyCensus(names: Iterable<string>, isUsed: (name: string) => boolean): FamilyCensus {
   const c: FamilyCensus = { used: [], knownNotUsed: [], unknown: [], otherExporters: [] };
-  const list = { used: c.used, 'known-not-used': c.knownNotUsed, unknown: c.unknown, 'other-exporter': c.otherExporters };
+  const list = {
+    used: c.used,
+    'known-not-used': c.knownNotUsed,
+    unknown: c.unknown,
+    'other-exporter': c.otherExporters,
+  };
   for (const n of new Set(names)) list[familyClass(n, isUsed)].push(n);
   for (const l of Object.values(c)) l.sort();
   return c;
