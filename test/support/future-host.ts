@@ -24,6 +24,10 @@ export interface FutureHost {
   host: HostConfig;
   /** A home folder whose ~/.ssh/known_hosts already trusts the sshd (createApp's homeDir). */
   home: string;
+  /** The same host as the start page's form takes it. */
+  port: number;
+  user: string;
+  keyFile: string;
   stop(): Promise<void>;
 }
 
@@ -123,6 +127,9 @@ export async function startFutureHost(): Promise<FutureHost> {
   return {
     host: { id: ALIAS, label: ALIAS, kind: 'ssh', alias: ALIAS },
     home,
+    port: started.port,
+    user: os.userInfo().username,
+    keyFile: key.privateFile,
     stop: async () => {
       await started.stop();
       for (const s of servers) s.closeAllConnections();
