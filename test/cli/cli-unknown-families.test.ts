@@ -38,7 +38,7 @@ describe.skipIf(skip !== null)('families no supported era lists, from a real SSH
     expect(r.out).toContain('era: E4 — ');
     expect(r.out).toContain(
       [
-        '  not understood by this PD Console version: 2 families',
+        '  2 families not understood by this PD Console version:',
         ...FUTURE_SERVER_UNKNOWN.map((n) => `    ${n}`),
       ].join('\n'),
     );
@@ -80,6 +80,10 @@ describe.skipIf(skip !== null)('families no supported era lists, from a real SSH
     const j = JSON.parse(r.out) as { era: string; unknown: string[] };
     expect(j.era).toBe('smg-engine-metrics');
     expect(j.unknown).toEqual(FUTURE_ROUTER_UNKNOWN);
+    const human = await cliOnApp(app, ['metrics', '--service', 'router', '--host', ALIAS]);
+    expect(human.out).toContain(
+      `  1 family not understood by this PD Console version:\n    ${FUTURE_ROUTER_UNKNOWN[0]}\n`,
+    );
   });
 
   it('the dashboard snapshot carries each role’s unknown names, and the signals it recognises', async () => {

@@ -470,7 +470,8 @@ async function metrics(
         io.stdout(`  era: ${era.era ?? 'not recognised'} — ${era.because}\n`);
         for (const m of era.missing) io.stdout(`  missing: ${m.family} — ${m.addedBy}\n`);
         if (era.unknown.length > 0) {
-          io.stdout(`  ${NOT_UNDERSTOOD}: ${era.unknown.length} families\n`);
+          const n = era.unknown.length;
+          io.stdout(`  ${n} ${n === 1 ? 'family' : 'families'} ${NOT_UNDERSTOOD}:\n`);
           for (const n of era.unknown.slice(0, UNKNOWN_SHOWN)) io.stdout(`    ${n}\n`);
           if (era.unknown.length > UNKNOWN_SHOWN)
             io.stdout(`    … and ${era.unknown.length - UNKNOWN_SHOWN} more (all with --json)\n`);
