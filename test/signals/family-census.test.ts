@@ -9,6 +9,11 @@ import { parseExposition } from '../../src/main/core/probes/exposition/parser';
 import { censusOf, FamilyCensusCache, familyIsUsed } from '../../src/main/core/signals/family-census';
 import { readEra } from '../../src/main/cli/era-of';
 import { familyClass } from '../../src/shared/signals/family-classes';
+import { DemoSimulation } from '../../src/main/demo';
+import { DEMO_ERAS, ROUTER_ERAS } from '../../src/main/demo/eras';
+import { renderServerMetrics } from '../../src/main/demo/sglang-metrics';
+import { renderRouterMetrics } from '../../src/main/demo/router-metrics';
+import { manualClock, T0 } from '../demo/helpers';
 import {
   FUTURE_ROUTER_UNKNOWN,
   FUTURE_SERVER_UNKNOWN,
@@ -54,6 +59,28 @@ describe('the family census of one scrape', () => {
       const c = censusOf(parseExposition(readFileSync(join(FIXTURES, file), 'utf8'), 'prometheus'));
       expect(c.unknown).toEqual([]);
       expect(c.used.length).toBeGreaterThan(0);
+    },
+  );
+
+  // The demo is the default deployment: it must never show the note (it emits only what its era's code does).
+  it.each(DEMO_ERAS.map((era, i) => [era, ROUTER_ERAS[i]] as const))(
+    'the demo in server era %s and router era %s: nothing unknown, nothing from other exporters',
+    (era, routerEra) => {
+      const clock = manualClock(T0);
+      const sim = new DemoSimulation({ clock, era, routerEra, historyMs: 5 * 60_000 });
+      clock.advance(5 * 60_000);
+      const { prefill, decode, router } = sim.units;
+      const texts = [
+        renderServerMetrics(prefill.server!, era, 1),
+        renderServerMetrics(decode.server!, era, 1),
+        renderRouterMetrics(router.router!, routerEra, { prefill: prefill.server, decode: decode.server }),
+      ];
+      for (const t of texts) {
+        const c = censusOf(parseExposition(t, 'prometheus'));
+        expect(c.unknown).toEqual([]);
+        expect(c.otherExporters).toEqual([]);
+        expect(c.used.length).toBeGreaterThan(3);
+      }
     },
   );
 
