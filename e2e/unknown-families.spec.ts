@@ -97,6 +97,10 @@ test('the Metrics page notes the families it does not understand and still chart
   // Quiet: closed until asked; opened, it names exactly the unknown families.
   const names = note.getByTestId('unknown-families-decode-names');
   await expect(names).toBeHidden();
+  await page.screenshot({
+    path: shot('unknown-families-closed.png'),
+    clip: { x: 0, y: 0, width: 1280, height: 360 },
+  });
   await note.getByTestId('unknown-families-decode').locator('summary').click();
   await expect(names).toBeVisible();
   await expect(names.locator('li')).toHaveText(FUTURE_SERVER_UNKNOWN);
