@@ -1,10 +1,11 @@
 // Which SGLang server or router version an exposition comes from, told by the families that distinguish the
 // eras (docs/architecture.md "Metric eras the demo host speaks"), and which headline families it lacks with
-// the version or flag that adds them — so `pd-console metrics` can say why a figure is missing.
+// the version or flag that adds them — so `pd-console metrics` can say why a figure is missing — and which
+// families no supported era lists (a newer version's, "not understood by this PD Console version").
 import type { Role } from '@shared/domain';
 import type { Exposition } from '../core/probes/exposition/types';
 import type { DemoRouterEra, DemoServerEra } from '@shared/api/monitoring';
-import { isSignalInput as isReviewInput } from '../core/signals/evaluate';
+import { censusOf } from '../core/signals/family-census';
 
 /** The demo host speaks exactly these eras, so their names are the demo's. */
 export type ServerEra = DemoServerEra;
@@ -17,8 +18,12 @@ export interface EraReading {
   because: string;
   /** Headline families this endpoint lacks, each with what would add it. */
   missing: Array<{ family: string; addedBy: string }>;
-  /** Families the console reads nothing from (names; count in the human output). */
+  /** Families a supported era lists that the console reads nothing from (names; count in the human output). */
   notUsed: string[];
+  /** SGLang / router families no supported era lists: "not understood by this PD Console version". */
+  unknown: string[];
+  /** Families of other exporters on the same endpoint (python_*, process_*…): not SGLang's. */
+  otherExporters: string[];
 }
 
 const SERVER_ERA_TEXT: Record<ServerEra, string> = {
@@ -73,9 +78,8 @@ export function routerEraOf(names: ReadonlySet<string>, pathLabel: boolean): Rou
 /** Reads one scrape of `role`'s /metrics. */
 export function readEra(role: Role, exp: Exposition): EraReading {
   const names = new Set(exp.families.map((f) => f.name));
-  const notUsed = exp.families
-    .filter((f) => !isReviewInput(f.name) && !f.samples.some((s) => isReviewInput(s.name)))
-    .map((f) => f.name);
+  const { knownNotUsed: notUsed, unknown, otherExporters } = censusOf(exp);
+  const families = { notUsed, unknown, otherExporters };
   if (role !== 'router') {
     const era = serverEraOf(names);
     const because =
@@ -95,7 +99,7 @@ export function readEra(role: Role, exp: Exposition): EraReading {
         // A family of a later era is "missing" only in the eras before it; kv_used_tokens replaces the others.
         (h.since === undefined || era === null || ERA_ORDER.indexOf(era) < ERA_ORDER.indexOf(h.since)),
     ).map(({ family, addedBy }) => ({ family, addedBy }));
-    return { era, because, missing, notUsed };
+    return { era, because, missing, ...families };
   }
   const responses = exp.families.find((f) => f.name === 'smg_http_responses_total');
   const pathLabel = !!responses?.samples.some((s) => 'path' in s.labels);
@@ -136,5 +140,5 @@ export function readEra(role: Role, exp: Exposition): EraReading {
               : 'smg_* families without smg_http_responses_total (no response counted yet), so ≥ 1.5 cannot be told',
           }[era]
         }`;
-  return { era, because, missing, notUsed };
+  return { era, because, missing, ...families };
 }

@@ -12,6 +12,7 @@ import { settingsCommand } from './settings-command';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
 import { headlineOf } from './headline';
 import { readEra, serverEraOf } from './era-of';
+import { NOT_UNDERSTOOD } from '@shared/signals/family-classes';
 import type { Exposition } from '../core/probes/exposition/types';
 
 const USAGE = `usage: pd-console <command> [options]
@@ -444,6 +445,9 @@ async function discover(app: App, summary: DeploymentSummary, json: boolean, io:
   return r.diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
 }
 
+/** Unknown family names listed in the human output; the rest are counted (--json has all). */
+const UNKNOWN_SHOWN = 20;
+
 async function metrics(
   app: App,
   summary: DeploymentSummary,
@@ -465,7 +469,18 @@ async function metrics(
       if (era) {
         io.stdout(`  era: ${era.era ?? 'not recognised'} — ${era.because}\n`);
         for (const m of era.missing) io.stdout(`  missing: ${m.family} — ${m.addedBy}\n`);
+        if (era.unknown.length > 0) {
+          const n = era.unknown.length;
+          io.stdout(`  ${n} ${n === 1 ? 'family' : 'families'} ${NOT_UNDERSTOOD}:\n`);
+          for (const n of era.unknown.slice(0, UNKNOWN_SHOWN)) io.stdout(`    ${n}\n`);
+          if (era.unknown.length > UNKNOWN_SHOWN)
+            io.stdout(`    … and ${era.unknown.length - UNKNOWN_SHOWN} more (all with --json)\n`);
+        }
         io.stdout(`  not used by PD Console: ${era.notUsed.length} families (names with --json)\n`);
+        if (era.otherExporters.length > 0)
+          io.stdout(
+            `  other exporters on this endpoint (not SGLang): ${era.otherExporters.length} families (names with --json)\n`,
+          );
       }
       for (const f of inv.families)
         io.stdout(

@@ -141,6 +141,20 @@ export interface DashboardSnapshot {
   alerts: ActiveAlert[];
   /** Signals this deployment's servers do not expose, with the names expected. */
   notExposed: Record<string, SignalMissing>;
+  /** Per scraped role, its latest successful scrape's families by class; absent before the first scrape. */
+  families?: Partial<Record<Role, ScrapeFamilies>>;
+}
+
+/**
+ * A scrape's metric families as src/shared/signals/family-classes.ts sorts them: counted, except the ones no
+ * supported era lists ("not understood by this PD Console version"), which the operator may want to look up.
+ */
+export interface ScrapeFamilies {
+  used: number;
+  knownNotUsed: number;
+  otherExporters: number;
+  /** Sorted names. */
+  unknown: string[];
 }
 
 /** One configurable alert rule; thresholds are in the units named by the field. */

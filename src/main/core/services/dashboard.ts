@@ -12,6 +12,7 @@ import type {
   JournalAroundResult,
   JournalFollowResult,
   KvDetail,
+  ScrapeFamilies,
   SignalInfo,
 } from '@shared/contract';
 import type { DeploymentConfig, Observation, Role } from '@shared/domain';
@@ -31,6 +32,7 @@ import { evaluateAlerts, initialAlertState, type AlertState } from '../alerts/en
 import { JournalFollower } from '../journal/follower';
 import { journalWindowCommand } from '../journal/commands';
 import { parseJournalJson } from '../journal/journal-json';
+import { FamilyCensusCache } from '../signals/family-census';
 
 /** Turns a simulated fault of the demo host on or off (wired by the composition root for the demo only). */
 export type DemoFaultSwitch = (fault: DemoFaultName, on: boolean, role?: Role) => string[];
@@ -56,6 +58,7 @@ interface Open {
   gpu: GpuStatus;
   gpuTimer: ClockTimer | null;
   pending: Record<string, number | null>;
+  families: Partial<Record<Role, ScrapeFamilies>>;
   snapshot?: DashboardSnapshot;
 }
 
@@ -66,6 +69,7 @@ export class DashboardService {
   private readonly alerts: SettingCell<Settings['alerts']>;
   private readonly followers = new Map<string, { deploymentId: string; follower: JournalFollower }>();
   private demoFaults: DemoFaultSwitch | null = null;
+  private readonly census = new FamilyCensusCache();
 
   constructor(
     private readonly core: Core,
@@ -82,6 +86,13 @@ export class DashboardService {
       const o = this.open.get(e.deploymentId);
       if (!o) return;
       Object.assign(o.pending, this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition));
+      const c = this.census.census(`${e.deploymentId}/${e.role}`, e.exposition);
+      o.families[e.role] = {
+        used: c.used.length,
+        knownNotUsed: c.knownNotUsed.length,
+        otherExporters: c.otherExporters.length,
+        unknown: c.unknown,
+      };
     });
     core.hooks.on('observed', (obs) => this.onObserved(obs));
   }
@@ -167,6 +178,7 @@ export class DashboardService {
       gpu: { ts: null, gpus: [] },
       gpuTimer: null,
       pending: {},
+      families: {},
     };
     this.open.set(deploymentId, o);
     this.scheduleGpu(o, deploymentId, 1500);
@@ -176,6 +188,7 @@ export class DashboardService {
     const o = this.open.get(deploymentId);
     if (o?.gpuTimer) this.clock.clearTimeout(o.gpuTimer);
     this.open.delete(deploymentId);
+    this.census.drop(`${deploymentId}/`);
     for (const [id, f] of this.followers)
       if (f.deploymentId === deploymentId) {
         f.follower.stop();
@@ -240,6 +253,7 @@ export class DashboardService {
       gpu: o.gpu,
       alerts: o.active,
       notExposed: this.store.notExposed(deploymentId),
+      families: { ...o.families },
     };
   }
 

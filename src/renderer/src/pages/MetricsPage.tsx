@@ -1,9 +1,11 @@
 // The panels an operator reads during an incident: latency quantiles, token throughput, router traffic
-// and errors, cache hit rate, PD queues and KV transfer, and per-GPU readings grouped by role.
+// and errors, cache hit rate, PD queues and KV transfer, and per-GPU readings grouped by role; above them, a
+// quiet note of the metric families a service serves that this version does not understand.
 import type { Role } from '@shared/domain';
 import type { DeploymentView } from '../state/store';
 import { TimeChart, type SeriesSpec } from '../charts/TimeChart';
 import { formatBytes, formatValue } from '../format';
+import { UnknownFamiliesNote } from '../components/UnknownFamiliesNote';
 
 const Q = (role: Role, base: string, what: string): SeriesSpec[] => [
   { key: `${role}.${base}_p50_s`, label: `${what} p50`, color: '--ok' },
@@ -24,6 +26,7 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
   const src = (k: string): string | undefined => view.catalog?.[k]?.source;
   return (
     <div className="page metrics-page" data-testid="page-metrics">
+      <UnknownFamiliesNote families={view.dashboard?.families} />
       <h2 className="section">Latency (decode: what clients see)</h2>
       <div className="chart-grid">
         <TimeChart
