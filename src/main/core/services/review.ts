@@ -382,7 +382,8 @@ export class ReviewService {
   private deploymentHandlers(): Partial<{ [K in keyof ApiHandlers]: ApiHandlers[K] }> {
     const d = (id: string) => this.need(id).loaded.data;
     const dashboard: Partial<DashboardRequests> = {
-      getSignalCatalog: async (a) => catalogFor(d(a.deploymentId).roles, [], d(a.deploymentId).table.kvRanks()),
+      getSignalCatalog: async (a) =>
+        catalogFor(d(a.deploymentId).roles, [], d(a.deploymentId).table.kvRanks()),
       getSeries: async (a: SeriesQuery) => {
         const data = d(a.deploymentId);
         return data.table.series(a, data.notExposed, (key) =>
