@@ -6,6 +6,7 @@ import type { Role } from '@shared/domain';
 import type { Exposition } from '../core/probes/exposition/types';
 import type { DemoRouterEra, DemoServerEra } from '@shared/api/monitoring';
 import { censusOf } from '../core/signals/family-census';
+import { SGLANG, SGL_ROUTER, SMG } from '@shared/signals/metric-names';
 
 /** The demo host speaks exactly these eras, so their names are the demo's. */
 export type ServerEra = DemoServerEra;
@@ -45,12 +46,12 @@ const FIRST_INCREMENT =
 
 /** Server headline families, and what adds each where it is missing. Era-dependent ones name the era. */
 const SERVER_HEADLINE: Array<{ family: string; since?: ServerEra; addedBy: string }> = [
-  { family: 'sglang:num_running_reqs', addedBy: 'every SGLang version started with --enable-metrics' },
-  { family: 'sglang:num_queue_reqs', addedBy: 'every SGLang version started with --enable-metrics' },
-  { family: 'sglang:generation_tokens_total', addedBy: FIRST_INCREMENT },
-  { family: 'sglang:max_total_num_tokens', since: 'E2', addedBy: `KV capacity gauge: ${SERVER_ERA_TEXT.E2}` },
-  { family: 'sglang:full_token_usage', since: 'E3', addedBy: `exact KV usage ratio: ${SERVER_ERA_TEXT.E3}` },
-  { family: 'sglang:kv_used_tokens', since: 'E4', addedBy: `KV token counts: ${SERVER_ERA_TEXT.E4}` },
+  { family: SGLANG.runningReqs, addedBy: 'every SGLang version started with --enable-metrics' },
+  { family: SGLANG.queueReqs, addedBy: 'every SGLang version started with --enable-metrics' },
+  { family: SGLANG.generationTokensTotal, addedBy: FIRST_INCREMENT },
+  { family: SGLANG.maxTotalNumTokens, since: 'E2', addedBy: `KV capacity gauge: ${SERVER_ERA_TEXT.E2}` },
+  { family: SGLANG.fullTokenUsage, since: 'E3', addedBy: `exact KV usage ratio: ${SERVER_ERA_TEXT.E3}` },
+  { family: SGLANG.kvUsedTokens, since: 'E4', addedBy: `KV token counts: ${SERVER_ERA_TEXT.E4}` },
 ];
 
 const ERA_ORDER: ServerEra[] = ['E1', 'E2', 'E3', 'E4'];
@@ -61,16 +62,16 @@ const has = (names: ReadonlySet<string>, prefix: string): boolean => {
 };
 
 export function serverEraOf(names: ReadonlySet<string>): ServerEra | null {
-  if (names.has('sglang:kv_used_tokens')) return 'E4';
-  if (names.has('sglang:full_token_usage')) return 'E3';
-  if (names.has('sglang:max_total_num_tokens')) return 'E2';
+  if (names.has(SGLANG.kvUsedTokens)) return 'E4';
+  if (names.has(SGLANG.fullTokenUsage)) return 'E3';
+  if (names.has(SGLANG.maxTotalNumTokens)) return 'E2';
   return has(names, 'sglang:') ? 'E1' : null;
 }
 
 /** `pathLabel`: smg_http_responses_total carries a `path` label (smg ≥ 1.5). */
 export function routerEraOf(names: ReadonlySet<string>, pathLabel: boolean): RouterEra | null {
-  if (has(names, 'sgl_router_pd_')) return 'sglang-router-0.2.4';
-  if (has(names, 'smg_engine_')) return 'smg-engine-metrics';
+  if (has(names, SGL_ROUTER.pdPrefix)) return 'sglang-router-0.2.4';
+  if (has(names, SMG.enginePrefix)) return 'smg-engine-metrics';
   if (!has(names, 'smg_')) return null;
   return pathLabel ? 'smg-1.5' : 'smg-0.3';
 }
@@ -101,19 +102,19 @@ export function readEra(role: Role, exp: Exposition): EraReading {
     ).map(({ family, addedBy }) => ({ family, addedBy }));
     return { era, because, missing, ...families };
   }
-  const responses = exp.families.find((f) => f.name === 'smg_http_responses_total');
+  const responses = exp.families.find((f) => f.name === SMG.httpResponsesTotal);
   const pathLabel = !!responses?.samples.some((s) => 'path' in s.labels);
   const era = routerEraOf(names, pathLabel);
   const missing: EraReading['missing'] = [];
   if (era === 'sglang-router-0.2.4') {
-    for (const f of ['sgl_router_pd_requests_total', 'sgl_router_pd_request_duration_seconds'])
+    for (const f of [SGL_ROUTER.pdRequestsTotal, SGL_ROUTER.pdRequestDuration])
       if (!names.has(f)) missing.push({ family: f, addedBy: FIRST_INCREMENT });
     missing.push({
       family: 'smg_http_responses_total{path}',
       addedBy: 'error share without the console’s own polls: smg 1.5 or later',
     });
   } else if (era !== null) {
-    for (const f of ['smg_router_requests_total', 'smg_router_request_duration_seconds'])
+    for (const f of [SMG.routerRequestsTotal, SMG.routerRequestDuration])
       if (!names.has(f)) missing.push({ family: f, addedBy: FIRST_INCREMENT });
     if (era === 'smg-0.3')
       missing.push({

@@ -6,6 +6,7 @@ import type { Role, ServiceConfig } from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
 import { evaluateScrape } from '../signals/evaluate';
 import { scrapeNotes } from '../signals/evaluate/notes';
+import { SGLANG } from '@shared/signals/metric-names';
 import { QUEUE_SIGNALS } from '@shared/signals/spec';
 import { routerHealthFromMetrics } from '../probes/sglang/router';
 import { findWorker } from './router-watch';
@@ -52,7 +53,7 @@ export function restartImpact(
     const qs = QUEUE_SIGNALS[role].map((k) => values[k]).filter((v): v is number => typeof v === 'number');
     queued = qs.length ? qs.reduce((a, b) => a + b, 0) : null;
     notes.push(...scrapeNotes(values, role));
-    if (running === null) notes.push('sglang:num_running_reqs is not exposed');
+    if (running === null) notes.push(`${SGLANG.runningReqs} is not exposed`);
   } else notes.push(`no metrics scraped from ${service.unit} yet (metrics off, or the service is down)`);
   let inFlight: number | null = null;
   if (router) {

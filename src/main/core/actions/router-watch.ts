@@ -18,6 +18,7 @@ import {
   type RouterWorker,
   type RouterWorkersReport,
 } from '../probes/sglang/router';
+import { SGL_ROUTER, SMG } from '@shared/signals/metric-names';
 
 export interface RouterReading {
   health: RouterHealth;
@@ -46,7 +47,7 @@ export async function readRouter(agent: http.Agent, router: ServiceConfig): Prom
   if (workers) sources.push('GET /workers');
   const metricHealth = metrics?.ok ? routerHealthFromMetrics(metrics.exposition) : undefined;
   if (metricHealth?.era)
-    sources.push(metricHealth.era === 'smg' ? 'smg_worker_health' : 'sgl_router_worker_health');
+    sources.push(metricHealth.era === 'smg' ? SMG.workerHealth : SGL_ROUTER.workerHealth);
   if (readiness && readiness.ready !== null) sources.push('/readiness');
   return {
     health: mergeRouterHealth({

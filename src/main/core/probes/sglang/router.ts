@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { Exposition, Sample } from '../exposition/types';
 import { viewOf, type MetricView } from './series';
+import { SGL_ROUTER, SMG } from '@shared/signals/metric-names';
 
 export type RouterEra = 'smg' | 'sgl_router';
 export type CbState = 'closed' | 'open' | 'half_open' | 'removed';
@@ -36,20 +37,20 @@ export interface RouterHealth {
   errorsTotal?: number;
 }
 
-const HEALTH = { smg: 'smg_worker_health', sgl_router: 'sgl_router_worker_health' } as const;
-const CB = { smg: 'smg_worker_cb_state', sgl_router: 'sgl_router_cb_state' } as const;
-const ACTIVE = { smg: 'smg_worker_requests_active', sgl_router: 'sgl_router_running_requests' } as const;
+const HEALTH = { smg: SMG.workerHealth, sgl_router: SGL_ROUTER.workerHealth } as const;
+const CB = { smg: SMG.workerCbState, sgl_router: SGL_ROUTER.cbState } as const;
+const ACTIVE = { smg: SMG.workerRequestsActive, sgl_router: SGL_ROUTER.runningRequests } as const;
 const REQUESTS = {
-  smg: [['smg_router_requests_total'], ['smg_http_requests_total']],
+  smg: [[SMG.routerRequestsTotal], [SMG.httpRequestsTotal]],
   // A PD-mode sglang-router (≤ 0.2.4) records only sgl_router_pd_*; sgl_router_requests_total and
   // sgl_router_request_errors_total are the regular router's (shared/reference/upstream/README.md).
-  sgl_router: [['sgl_router_pd_requests_total'], ['sgl_router_requests_total']],
+  sgl_router: [[SGL_ROUTER.pdRequestsTotal], [SGL_ROUTER.requestsTotal]],
 } as const;
 const ERRORS = {
-  smg: [['smg_router_request_errors_total']],
+  smg: [[SMG.routerRequestErrorsTotal]],
   sgl_router: [
-    ['sgl_router_pd_errors_total', 'sgl_router_pd_prefill_errors_total', 'sgl_router_pd_decode_errors_total'],
-    ['sgl_router_request_errors_total'],
+    [SGL_ROUTER.pdErrorsTotal, SGL_ROUTER.pdPrefillErrorsTotal, SGL_ROUTER.pdDecodeErrorsTotal],
+    [SGL_ROUTER.requestErrorsTotal],
   ],
 } as const;
 
@@ -106,7 +107,7 @@ export function routerHealthFromMetrics(exp: Exposition): RouterHealth {
   // Roles: smg only names them on the --engine-metrics gauges; the old router had per-role PD counters.
   if (era === 'smg') {
     for (const fam of exp.families) {
-      if (!fam.name.startsWith('smg_engine_')) continue;
+      if (!fam.name.startsWith(SMG.enginePrefix)) continue;
       for (const s of fam.samples) {
         const url = workerOf(s);
         if (url && s.labels.role) get(url).role = s.labels.role;
@@ -114,8 +115,8 @@ export function routerHealthFromMetrics(exp: Exposition): RouterHealth {
     }
   } else {
     for (const [name, role] of [
-      ['sgl_router_pd_prefill_requests_total', 'prefill'],
-      ['sgl_router_pd_decode_requests_total', 'decode'],
+      [SGL_ROUTER.pdPrefillRequestsTotal, 'prefill'],
+      [SGL_ROUTER.pdDecodeRequestsTotal, 'decode'],
     ] as const) {
       for (const { url } of perWorker(view.samples(name))) get(url).role = role;
     }
