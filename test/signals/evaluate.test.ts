@@ -339,26 +339,31 @@ describe('router signals in both eras', () => {
     expect(sig.router_latency_p50_s).toBeCloseTo(0.6, 12);
   });
 
-  it('smg before 1.5 (no path label): every response counts, the console polls included', () => {
+  it('smg before 1.5 (no path label): errors of routed requests, so the console polls do not dilute it', () => {
+    const scrape = (requests: number, ok: number, unavailable: number, errors: number): string =>
+      `smg_router_requests_total{endpoint="chat"} ${requests}\n` +
+      `smg_http_responses_total{status_code="200",error_code=""} ${ok}\n` +
+      `smg_http_responses_total{status_code="503",error_code="no_workers"} ${unavailable}\n` +
+      `smg_router_request_errors_total{endpoint="chat",error_type="no_workers"} ${errors}\n`;
     const v = at(
       [
-        [
-          0,
-          'smg_router_requests_total{endpoint="chat"} 100\n' +
-            'smg_http_responses_total{status_code="200",error_code=""} 150\n' +
-            'smg_http_responses_total{status_code="503",error_code="no_workers"} 0\n',
-        ],
-        [
-          30,
-          'smg_router_requests_total{endpoint="chat"} 190\n' +
-            'smg_http_responses_total{status_code="200",error_code=""} 290\n' +
-            'smg_http_responses_total{status_code="503",error_code="no_workers"} 10\n',
-        ],
+        [0, scrape(100, 150, 0, 0)],
+        // 90 routed requests, 10 of them failed; 50 more 200s are /health, /readiness and /workers polls.
+        [30, scrape(190, 290, 10, 10)],
       ],
       'router',
     );
-    // 10 of 150 responses (90 + 10 traffic, 50 /health,/readiness,/workers polls that cannot be told apart)
-    expect(v.router_error_share).toBeCloseTo(10 / 150, 12);
+    // 10 errors of 90 routed requests (counting the responses would give 10 / 150)
+    expect(v.router_error_share).toBeCloseTo(10 / 90, 12);
+    // Before the first error the counter is absent: no error among the routed requests is a share of 0.
+    const quiet = at(
+      [
+        [0, 'smg_router_requests_total{endpoint="chat"} 100\n'],
+        [30, 'smg_router_requests_total{endpoint="chat"} 190\n'],
+      ],
+      'router',
+    );
+    expect(quiet.router_error_share).toBe(0);
   });
 
   it('sgl_router with upstream status codes (an unreleased 2025-12 build; never in a release)', () => {

@@ -120,7 +120,7 @@ export function readEra(role: Role, exp: Exposition): EraReading {
       missing.push({
         family: 'smg_http_responses_total{path}',
         addedBy:
-          'the path label (error share without the console’s own /health, /readiness, /workers polls): smg 1.5 or later',
+          'the path label (a 5xx share per path; before it the error share is read from smg_router_request_errors_total): smg 1.5 or later',
       });
   }
   if (era !== null && era !== 'smg-engine-metrics')

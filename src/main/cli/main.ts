@@ -21,7 +21,7 @@ commands:
   status [--host H] [--json] [--wait S]
                                  systemd state, health and KV usage of prefill, decode and router, the SSH
                                  link (since when it is up, or lost and which reconnect attempt is next), and
-                                 the headline figures: router requests/s, 5xx share, latency p50/p99; servers'
+                                 the headline figures: router requests/s, error share, latency p50/p99; servers'
                                  running and queued requests, generation tokens/s — rates over the scrapes of
                                  at least S seconds (default 3); a missing figure says which metric it needs
   kv [--host H] [--watch]        KV-cache usage of prefill and decode (every second with --watch); where a

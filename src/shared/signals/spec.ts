@@ -398,18 +398,19 @@ export const ROUTER_SIGNALS = {
     missing: `${FIRST_INCREMENT}; smg and sglang-router ≤ 0.2.4 record it on their --prometheus-port`,
   },
   router_error_share: {
-    label: 'router 5xx share',
+    label: 'router error share',
     unit: 'ratio',
     kind: 'ratio',
     metrics: [
       SMG.httpResponsesTotal,
+      SMG.routerRequestErrorsTotal,
       R.upstreamHttpResponsesTotal,
       ...SGL_ROUTER_PD_ERRORS,
       R.pdRequestsTotal,
     ],
-    source: `${SMG.httpResponsesTotal}{status_code=~"5.."} / all | sgl_router_pd_{,prefill_,decode_}errors_total / ${R.pdRequestsTotal}`,
+    source: `smg ≥ 1.5: ${SMG.httpResponsesTotal}{status_code=~"5.."} / all, on traffic paths | smg < 1.5: ${SMG.routerRequestErrorsTotal} / ${SMG.routerRequestsTotal} | sglang-router ≤ 0.2.4: sgl_router_pd_{,prefill_,decode_}errors_total / ${R.pdRequestsTotal}`,
     caveat:
-      'smg before 1.5 has no path label on smg_http_responses_total: the console’s own /health, /readiness and /workers polls are counted in the share (excluded where the label exists)',
+      'smg before 1.5 has no path label on smg_http_responses_total, so the share there is errors of any kind among routed requests (the console’s own /health, /readiness and /workers polls are not counted either way)',
     missing: FIRST_INCREMENT,
   },
   router_errors_per_s: {

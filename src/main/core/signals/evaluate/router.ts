@@ -1,8 +1,9 @@
 // Signals of the router / model gateway over the columns of its scrapes, in every router era
-// (shared/reference/upstream/README.md): smg (requests from smg_router_requests_total, the error share from
-// smg_http_responses_total on traffic paths — before smg 1.5 that counter has no path label, so the console's
-// own polls are in it), and sglang-router ≤ 0.2.4, which in PD mode records only sgl_router_pd_* (the
-// unprefixed request counters and histogram are the regular router's).
+// (shared/reference/upstream/README.md): smg (requests from smg_router_requests_total; the error share from
+// smg_http_responses_total on traffic paths from smg 1.5, whose path label tells the console's own polls apart,
+// and from smg_router_request_errors_total / smg_router_requests_total before it), and sglang-router ≤ 0.2.4,
+// which in PD mode records only sgl_router_pd_* (the unprefixed request counters and histogram are the
+// regular router's).
 import { SGL_ROUTER as R, SGL_ROUTER_PD_ERRORS, SMG } from '@shared/signals/metric-names';
 import { ROUTER_SIGNALS, type SignalSpec } from '@shared/signals/spec';
 import { isControlPath } from '../../probes/sglang/control-paths';
@@ -48,10 +49,16 @@ export function routerSignalColumns(cols: TargetColumns, opts: EvaluateOptions =
     return e === 'smg' ? smgRequests[i] : e === 'pd' ? pdRequests[i] : regularRequests[i];
   });
 
-  const smgShare = share(
+  // smg ≥ 1.5 labels its responses by path: the 5xx share of traffic paths, the console's polls left out.
+  // Before 1.5 those polls cannot be told apart in smg_http_responses_total, so the share is read from the
+  // routed requests' own counters instead (errors of any kind over routed requests).
+  const pathLabelled = anyInWindow(cols, SMG.httpResponsesTotal, w, (l) => l.path !== undefined, from);
+  const smg5xxShare = share(
     inc(SMG.httpResponsesTotal, (l) => trafficOnly(l) && is5xx(l)),
     inc(SMG.httpResponsesTotal, trafficOnly),
   );
+  const smgRoutedShare = share(inc(SMG.routerRequestErrorsTotal), inc(SMG.routerRequestsTotal));
+  const smgShare = column((i) => (pathLabelled[i] ? smg5xxShare[i] : smgRoutedShare[i]));
   const upstreamAll = inc(R.upstreamHttpResponsesTotal, trafficOnly);
   const upstreamShare = share(
     inc(R.upstreamHttpResponsesTotal, (l) => trafficOnly(l) && is5xx(l)),
