@@ -253,6 +253,26 @@ test('the command palette and keyboard shortcuts reach every page', async () => 
   await expect(page.getByTestId('page-overview')).toBeVisible();
 });
 
+test('the router page lists the workers the router reports, with health and circuit breaker', async () => {
+  await page.keyboard.press('Control+k');
+  await page.getByTestId('palette-input').fill('router service');
+  await page.keyboard.press('Enter');
+  const table = page.getByTestId('router-workers');
+  await expect(table).toBeVisible();
+  const rows = table.getByTestId('router-worker');
+  // The demo's router routes to one prefill and one decode worker; both are up.
+  await expect(rows).toHaveCount(2);
+  await expect(rows.getByTestId('router-worker-health')).toHaveText(['healthy', 'healthy']);
+  await expect(rows.first()).toContainText('closed');
+  await expect(rows.first()).toContainText('http://127.0.0.1:');
+  // smg names no role in its metrics without --engine-metrics: the deployment's service at the URL does.
+  await expect(rows.nth(0)).toContainText('prefill');
+  await expect(rows.nth(1)).toContainText('decode');
+  await page.screenshot({ path: shot('router-workers.png') });
+  await page.keyboard.press('o');
+  await expect(page.getByTestId('page-overview')).toBeVisible();
+});
+
 test('the theme follows the system and can be switched by hand', async () => {
   const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   expect(await bg()).toBe('rgb(245, 246, 248)');

@@ -143,6 +143,22 @@ export interface DashboardSnapshot {
   notExposed: Record<string, SignalMissing>;
   /** Per scraped role, its latest successful scrape's families by class; absent before the first scrape. */
   families?: Partial<Record<Role, ScrapeFamilies>>;
+  /** The workers the router's latest scrape reports, with health and circuit breaker; absent without one. */
+  routerWorkers?: RouterWorkerState[];
+}
+
+/** One worker as the router's metrics describe it (smg_worker_* / sgl_router_worker_health, cb_state). */
+export interface RouterWorkerState {
+  /** Normalised worker URL (lower-case scheme/host, no trailing slash), as the router names it. */
+  url: string;
+  /** prefill | decode | regular | encode, when the router says so. */
+  role?: string;
+  /** null when nothing reports this worker's health. */
+  healthy: boolean | null;
+  /** The router dropped the worker (health or circuit-breaker gauge −1). */
+  removed?: boolean;
+  activeRequests?: number;
+  cbState?: 'closed' | 'open' | 'half_open' | 'removed';
 }
 
 /**

@@ -12,6 +12,7 @@ import type {
   JournalAroundResult,
   JournalFollowResult,
   KvDetail,
+  RouterWorkerState,
   ScrapeFamilies,
   SignalInfo,
 } from '@shared/contract';
@@ -33,6 +34,7 @@ import { JournalFollower } from '../journal/follower';
 import { journalWindowCommand } from '../journal/commands';
 import { parseJournalJson } from '../journal/journal-json';
 import { FamilyCensusCache } from '../signals/family-census';
+import { routerHealthFromMetrics } from '../probes/sglang/router';
 
 /** Turns a simulated fault of the demo host on or off (wired by the composition root for the demo only). */
 export type DemoFaultSwitch = (fault: DemoFaultName, on: boolean, role?: Role) => string[];
@@ -59,6 +61,8 @@ interface Open {
   gpuTimer: ClockTimer | null;
   pending: Record<string, number | null>;
   families: Partial<Record<Role, ScrapeFamilies>>;
+  /** The workers of the router's latest scrape. */
+  routerWorkers?: RouterWorkerState[];
   snapshot?: DashboardSnapshot;
 }
 
@@ -86,6 +90,7 @@ export class DashboardService {
       const o = this.open.get(e.deploymentId);
       if (!o) return;
       Object.assign(o.pending, this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition));
+      if (e.role === 'router') o.routerWorkers = routerHealthFromMetrics(e.exposition).workers;
       const c = this.census.census(`${e.deploymentId}/${e.role}`, e.exposition);
       o.families[e.role] = {
         used: c.used.length,
@@ -254,6 +259,7 @@ export class DashboardService {
       alerts: o.active,
       notExposed: this.store.notExposed(deploymentId),
       families: { ...o.families },
+      ...(o.routerWorkers ? { routerWorkers: o.routerWorkers } : {}),
     };
   }
 

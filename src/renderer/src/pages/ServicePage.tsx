@@ -5,6 +5,7 @@ import { formatBytes, formatDateTime, formatDuration } from '../format';
 import { JournalView } from '../components/JournalView';
 import { TimeChart } from '../charts/TimeChart';
 import { RestartButton } from '../restart/RestartButton';
+import { RouterWorkers } from '../components/RouterWorkers';
 
 export function ServicePage({
   view,
@@ -68,6 +69,9 @@ export function ServicePage({
           ))}
         </dl>
       </section>
+      {role === 'router' && (
+        <RouterWorkers workers={view.dashboard?.routerWorkers} services={deployment.services} />
+      )}
       <div className="chart-grid">
         {role === 'router' ? (
           <TimeChart

@@ -6,25 +6,14 @@
 // 1 open, 2 half-open, −1 removed.
 
 import { z } from 'zod';
+import type { RouterWorkerState } from '@shared/contract';
 import type { Exposition, Sample } from '../exposition/types';
 import { viewOf, type MetricView } from './series';
 import { SGL_ROUTER, SMG } from '@shared/signals/metric-names';
 
 export type RouterEra = 'smg' | 'sgl_router';
-export type CbState = 'closed' | 'open' | 'half_open' | 'removed';
-
-export interface RouterWorker {
-  /** Normalised worker URL (lower-case scheme/host, no trailing slash). */
-  url: string;
-  /** prefill | decode | regular | encode, when something says so. */
-  role?: string;
-  /** null when nothing reports this worker's health. */
-  healthy: boolean | null;
-  /** The router dropped the worker (health or cb gauge −1). */
-  removed?: boolean;
-  activeRequests?: number;
-  cbState?: CbState;
-}
+export type CbState = NonNullable<RouterWorkerState['cbState']>;
+export type RouterWorker = RouterWorkerState;
 
 export interface RouterHealth {
   /** null when the exposition carries no router metric at all. */
