@@ -45,7 +45,19 @@ describe('recording service', () => {
     expect(rec.closedCleanly).toBe(true);
     expect(rec.warnings).toEqual([]);
     const targets = new Set(rec.series.map((x) => x.target));
-    expect([...targets].sort()).toEqual(['decode', 'prefill', 'router']);
+    // The servers' scrapes, and what the monitor itself read: nvidia-smi and each poll's scrape health.
+    expect([...targets].sort()).toEqual(['decode', 'gpu', 'monitor', 'prefill', 'router']);
+    const temps = rec.series.filter((x) => x.target === 'gpu' && x.name === 'pdc_gpu_temperature_celsius');
+    expect(temps.map((x) => x.labels.gpu).sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
+    for (const t of temps) {
+      expect(t.v.length).toBeGreaterThan(0);
+      expect(Number.isFinite(t.v[0])).toBe(true);
+    }
+    const durations = rec.series.filter(
+      (x) => x.target === 'monitor' && x.name === 'scrape_duration_seconds',
+    );
+    expect(durations.map((x) => x.labels.role).sort()).toEqual(['decode', 'prefill', 'router']);
+    for (const d of durations) expect(d.v.some((v) => v > 0)).toBe(true);
     const used = rec.series.find((x) => x.name === 'sglang:kv_used_tokens' && x.target === 'decode');
     expect(used && used.v.length).toBeGreaterThan(3);
     expect(rec.unitStates.map((u) => u.source).sort()).toEqual(['decode', 'prefill', 'router']);

@@ -15,6 +15,7 @@ import type {
   SessionInfoDto,
 } from '@shared/api/recording';
 import type { AppEvent, DeploymentConfig, HostConfig, Role } from '@shared/domain';
+import type { JournalEntry } from '@shared/contract';
 import type { Core } from '../core';
 import type { RecordingWriter } from '../store/recording/writer';
 import { noteText, SessionStore } from '../store/recording/session-store';
@@ -244,28 +245,26 @@ export class RecordingService {
         // A unit the monitor does not follow (another host's): the recording has no lines for it.
         continue;
       }
-      // Only new lines: the backlog belongs to before this session. The tail keeps reading through link drops;
-      // a journal that cannot be read is shown by the dashboard, and the recording just has no lines for it.
-      l.journals.push(
-        tail.subscribe(
-          {
-            onLines: (lines) => {
-              for (const line of lines) {
-                const ts = toCore(line.ts);
-                if (ts >= startedAt)
-                  l.writer?.appendJournal({
-                    ts,
-                    role: s.role as Role,
-                    unit: s.unit,
-                    priority: line.priority,
-                    message: line.message,
-                  });
-              }
-            },
-          },
-          { intervalMs: this.opts.journalIntervalMs ?? 2000 },
-        ),
-      );
+      const record = (lines: readonly JournalEntry[]): void => {
+        for (const line of lines) {
+          const ts = toCore(line.ts);
+          // Lines of the backlog logged before this session belong to an earlier one.
+          if (ts >= startedAt)
+            l.writer?.appendJournal({
+              ts,
+              role: s.role as Role,
+              unit: s.unit,
+              priority: line.priority,
+              message: line.message,
+            });
+        }
+      };
+      // The tail keeps reading through link drops; a journal that cannot be read is shown by the dashboard,
+      // and the recording just has no lines for it.
+      const sub = tail.subscribe({ onLines: record }, { intervalMs: this.opts.journalIntervalMs ?? 2000 });
+      l.journals.push(sub);
+      // The backlog ends where the live lines begin: its part since the session started is recorded first.
+      sub.backlog.then(record, () => undefined);
     }
   }
 

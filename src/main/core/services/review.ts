@@ -43,6 +43,7 @@ import { ReviewCache } from '../review/review-cache';
 import { roleOf } from '../review/review-data';
 import { readSidecar } from '../review/sidecar';
 import { groupOf } from '../review/signal-table';
+import { gpuIndices } from '../review/host-columns';
 import { observationAt, snapshotAt } from '../review/state-at';
 
 export interface ReviewServiceOptions {
@@ -382,7 +383,10 @@ export class ReviewService {
   private deploymentHandlers(): Partial<{ [K in keyof ApiHandlers]: ApiHandlers[K] }> {
     const d = (id: string) => this.need(id).loaded.data;
     const dashboard: Partial<DashboardRequests> = {
-      getSignalCatalog: async (a) => catalogFor(d(a.deploymentId).roles, []),
+      getSignalCatalog: async (a) => {
+        const data = d(a.deploymentId);
+        return catalogFor(data.roles, gpuIndices(data.table));
+      },
       getSeries: async (a: SeriesQuery) => {
         const data = d(a.deploymentId);
         return data.table.series(a, data.notExposed, (key) =>

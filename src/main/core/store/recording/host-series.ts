@@ -97,7 +97,7 @@ export function monitorExposition(o: Observation): Exposition {
       capacity.push({ name: MONITOR_FAMILIES.capacity, labels, value: s.kv.capacityTokens });
   }
   return exposition([
-    gauge(MONITOR_FAMILIES.up, 'the service’s /metrics answered this poll (1) or not (0)', up),
+    gauge(MONITOR_FAMILIES.up, 'whether the /metrics scrape answered this poll (1) or not (0)', up),
     gauge(MONITOR_FAMILIES.duration, 'time the /metrics scrape took', duration),
     gauge(MONITOR_FAMILIES.samples, 'samples the /metrics scrape served', samples),
     gauge(
