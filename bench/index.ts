@@ -4,6 +4,7 @@ import { runParserBench } from './parser';
 import { runRecordingBench } from './recording';
 import { runDashboardBench } from './dashboard';
 import { runReviewBench } from './review';
+import { runChannelsBench } from './channels';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -13,6 +14,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
   },
   dashboard: async () => {
     await runDashboardBench();
+  },
+  channels: async () => {
+    await runChannelsBench();
   },
 };
 
