@@ -30,8 +30,11 @@ export class RestartJournal {
     readonly unit: string,
   ) {}
 
-  /** Starts listening; resolves once the tail has read where the journal ends now (rejects if it could not). */
-  async prime(): Promise<void> {
+  /**
+   * Starts listening, asking the tail for new lines every `intervalMs` of real time; resolves once the tail has
+   * read where the journal ends now (rejects if it could not).
+   */
+  async prime(intervalMs: number): Promise<void> {
     this.sub ??= this.tail.subscribe(
       {
         onLines: (lines) => {
@@ -43,7 +46,7 @@ export class RestartJournal {
           this.error = cause;
         },
       },
-      { intervalMs: 1000 },
+      { intervalMs },
     );
     await this.sub.backlog;
     // The tail may have been reading for others for a while: lines logged since its last read are from

@@ -22,7 +22,7 @@ import { describeProgress } from './load-progress';
 import { addToRouter, readdCurl, removeFromRouter, type RouterRegistration } from './drain';
 import { judgeWorker, readRouter } from './router-watch';
 import { formatDuration, type RestartRun, type StepHandle } from './operation';
-import { isLinkError, pace, waitUntil, type Pacer, type WaitOutcome } from './wait';
+import { isLinkError, pace, realPaceMs, waitUntil, type Pacer, type WaitOutcome } from './wait';
 
 export interface ServiceRestartContext {
   run: RestartRun;
@@ -282,7 +282,8 @@ class ServiceRestart {
     this.ctx.run.setUnitState(this.role, describeUnit(this.before));
     if (this.before.loadState === 'not-found') return this.unitNotFound(step, '');
     try {
-      await this.journal.prime();
+      // As often as the restart looks at the unit, so load progress is seen phase by phase.
+      await this.journal.prime(realPaceMs(this.ctx.pacer, Math.max(this.ctx.pacer.pollMs, 1000)));
     } catch (err) {
       run.addJournal(this.role, [
         {
