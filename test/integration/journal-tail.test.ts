@@ -183,6 +183,17 @@ describe('one journal tail per unit', () => {
       expect(tail.latest(10_000).length).toBe(50);
       expect(tail.latest(10_000).at(-1)!.message).toBe(secondLive.at(-1)!.message);
 
+      // The link drops: lines logged while it is down arrive once it is back, once each (the cursor is kept).
+      sim.dropConnections();
+      for (let i = 131; i <= 140; i++) sim.log('decode', `tail-test marker ${i}`);
+      await until(
+        'marker 140 after the reconnect',
+        () => firstLive.some((l) => l.message === 'tail-test marker 140'),
+        45_000,
+      );
+      const all = firstLive.filter((l) => l.message.startsWith('tail-test marker ')).map((l) => l.message);
+      expect(all).toEqual(Array.from({ length: 140 }, (_, i) => `tail-test marker ${i + 1}`));
+
       // Nobody listens: the tail stops reading the host.
       first.dispose();
       second.dispose();

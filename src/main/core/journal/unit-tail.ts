@@ -266,6 +266,7 @@ export class UnitJournalTail {
 
   private async fetch(command: string): Promise<JournalEntry[]> {
     let res: ExecResult;
+    let caughtUp = false;
     this.counters.reads++;
     try {
       res = await this.opts.exec(command, { timeoutMs: 10_000, maxBytes: MAX_BYTES });
@@ -273,6 +274,7 @@ export class UnitJournalTail {
       if ((err as { explained?: { code?: string } }).explained?.code !== 'output-too-large') throw err;
       // More than the byte cap since the last read: skip to the newest entries; the middle stays on the host.
       this.counters.reads++;
+      caughtUp = true;
       res = await this.opts.exec(journalTailCommand(this.opts.unit, CATCH_UP_LINES), {
         timeoutMs: 10_000,
         maxBytes: MAX_BYTES,
@@ -286,6 +288,10 @@ export class UnitJournalTail {
           : why,
       );
     }
-    return parseJournalJson(res.stdout).lines;
+    const lines = parseJournalJson(res.stdout).lines;
+    if (!caughtUp || !this.cursor) return lines;
+    // The newest entries may reach back to ones already heard (a few very large entries): keep what is new.
+    const seen = lines.findIndex((l) => l.cursor === this.cursor);
+    return seen >= 0 ? lines.slice(seen + 1) : lines;
   }
 }

@@ -43,7 +43,8 @@ import { ReviewCache } from '../review/review-cache';
 import { roleOf } from '../review/review-data';
 import { readSidecar } from '../review/sidecar';
 import { groupOf } from '../review/signal-table';
-import { gpuIndices } from '../review/host-columns';
+import { GPU_GROUP, gpuIndices } from '../review/host-columns';
+import { NVIDIA_SMI_COMMAND } from '../probes/gpu';
 import { observationAt, snapshotAt } from '../review/state-at';
 
 export interface ReviewServiceOptions {
@@ -390,7 +391,9 @@ export class ReviewService {
       getSeries: async (a: SeriesQuery) => {
         const data = d(a.deploymentId);
         return data.table.series(a, data.notExposed, (key) =>
-          expectedMetrics(groupOf(key) as Role, key.slice(key.indexOf('.') + 1)),
+          groupOf(key) === GPU_GROUP
+            ? [NVIDIA_SMI_COMMAND]
+            : expectedMetrics(groupOf(key) as Role, key.slice(key.indexOf('.') + 1)),
         );
       },
       getDashboard: async (a) => {
