@@ -6,6 +6,7 @@ import { runDashboardBench } from './dashboard';
 import { runReviewBench } from './review';
 import { runEvaluatorBench } from './evaluator';
 import { runHostileInputBench } from './hostile-input';
+import { runChannelsBench } from './channels';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -18,6 +19,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
     await runDashboardBench();
   },
   'hostile-input': async () => runHostileInputBench(),
+  channels: async () => {
+    await runChannelsBench();
+  },
 };
 
 async function main(): Promise<void> {

@@ -174,6 +174,18 @@ test('the killed session reopens offline: markers for the alert and the restart,
   // Restart actions are not offered on a recording.
   await expect(page.locator('[data-testid^=restart-button-]')).toHaveCount(0);
 
+  // The monitor's GPU readings were recorded: the GPU page draws them from the file, and its table shows the
+  // reading at the cursor (put at the last scrape, after several nvidia-smi readings).
+  await page.getByTestId('nav-metrics').click();
+  await expect(page.getByTestId('chart-gpu-decode-util')).toHaveAttribute('data-state', 'ready', {
+    timeout: 20_000,
+  });
+  await expect(page.getByTestId('chart-gpu-prefill-temp')).toHaveAttribute('data-state', 'ready');
+  await call(reviewer, 'setReviewCursor', { deploymentId: `rec:${sessionId}`, ts: series.lastMs });
+  await expect(page.getByTestId('gpu-table').locator('tbody tr')).toHaveCount(8);
+  await expect(page.getByTestId('gpu-row-6')).toContainText('decode');
+  await expect(page.getByTestId('gpu-row-6')).toContainText(/\d+ °C/);
+
   // OpenMetrics export of the session, loaded into promtool.
   await page.getByTestId('review-export').click();
   await page.getByTestId('review-export-openmetrics').click();

@@ -120,7 +120,7 @@ describe('review service', () => {
     expect(d2.kv?.source).toBe('kv_tokens');
     expect(d2.kv!.ratio).toBeCloseTo(before.dashboard.values['decode.kv_ratio']!, 6);
     expect(before.dashboard.alerts).toEqual([]);
-    expect(before.dashboard.gpu.error).toMatch(/not part of recordings/);
+    expect(before.dashboard.gpu.error).toMatch(/this recording holds no GPU readings/);
 
     // Clamped to the recording.
     const far = await a.handlers.setReviewCursor({ deploymentId: id, ts: 0 });

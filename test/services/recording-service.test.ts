@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import { readRecording } from '../../src/main/core/store/recording';
 import { dispatch } from '../../src/main/api/dispatch';
+import { KV_CAPACITY } from '../../src/main/demo';
 
 let app: App | undefined;
 afterEach(async () => {
@@ -45,7 +46,19 @@ describe('recording service', () => {
     expect(rec.closedCleanly).toBe(true);
     expect(rec.warnings).toEqual([]);
     const targets = new Set(rec.series.map((x) => x.target));
-    expect([...targets].sort()).toEqual(['decode', 'prefill', 'router']);
+    // The servers' scrapes, and what the monitor itself read: nvidia-smi and each poll's scrape health.
+    expect([...targets].sort()).toEqual(['decode', 'gpu', 'monitor', 'prefill', 'router']);
+    const temps = rec.series.filter((x) => x.target === 'gpu' && x.name === 'pdc_gpu_temperature_celsius');
+    expect(temps.map((x) => x.labels.gpu).sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
+    for (const t of temps) {
+      expect(t.v.length).toBeGreaterThan(0);
+      expect(Number.isFinite(t.v[0])).toBe(true);
+    }
+    const durations = rec.series.filter(
+      (x) => x.target === 'monitor' && x.name === 'scrape_duration_seconds',
+    );
+    expect(durations.map((x) => x.labels.role).sort()).toEqual(['decode', 'prefill', 'router']);
+    for (const d of durations) expect(d.v.some((v) => v > 0)).toBe(true);
     const used = rec.series.find((x) => x.name === 'sglang:kv_used_tokens' && x.target === 'decode');
     expect(used && used.v.length).toBeGreaterThan(3);
     expect(rec.unitStates.map((u) => u.source).sort()).toEqual(['decode', 'prefill', 'router']);
@@ -61,6 +74,38 @@ describe('recording service', () => {
     expect(om.path).toMatch(/\.om\.txt$/);
     await expect(app.handlers.deleteSession({ id: sessionId })).resolves.toBeUndefined();
     expect((await app.handlers.listSessions({})).some((x) => x.id === sessionId)).toBe(false);
+  }, 60_000);
+
+  it('records the KV capacity read from /server_info for servers that do not export it (era E1)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdc-rec-e1-'));
+    app = createApp({ shell: 'browser', intervalMs: 300, dataDir: dir, demoEra: 'E1' });
+    const s = await app.core.openDemo({});
+    const seen = new Promise<void>((resolve) =>
+      app!.core.on('observation', (o) => {
+        if (o.services.filter((x) => x.kv?.capacityTokens).length === 2) resolve();
+      }),
+    );
+    await seen;
+    const sessionId = (await app.handlers.getRecordingStatus({})).active[0].sessionId!;
+    // Two more polls, then the file is closed.
+    await new Promise((r) => setTimeout(r, 800));
+    await app.core.closeDeployment({ deploymentId: s.deployment.id });
+    await expect
+      .poll(async () => (await app!.handlers.listSessions({})).find((x) => x.id === sessionId)?.state, {
+        timeout: 10_000,
+      })
+      .toBe('complete');
+    const rec = await readRecording(join(dir, 'recordings', `${sessionId}.pdrec.jsonl.gz`));
+    const capacity = rec.series.filter(
+      (x) => x.target === 'monitor' && x.name === 'pdc_server_info_max_total_num_tokens',
+    );
+    expect(capacity.map((x) => x.labels.role).sort()).toEqual(['decode', 'prefill']);
+    for (const c of capacity)
+      expect(new Set(c.v), c.labels.role).toEqual(
+        new Set([KV_CAPACITY[c.labels.role as 'prefill' | 'decode']]),
+      );
+    // The servers' own scrapes hold no capacity gauge in this era: the recording has it only from /server_info.
+    expect(rec.series.some((x) => x.name === 'sglang:max_total_num_tokens')).toBe(false);
   }, 60_000);
 
   it('a session that does not exist is not-found, naming the session and not the data folder, for every request', async () => {

@@ -15,6 +15,7 @@ import type {
 import type {
   ApiEvents,
   AppInfo,
+  GpuStatus,
   DemoRouterEra,
   DemoServerEra,
   EventName,
@@ -27,6 +28,7 @@ import { DeploymentMonitor } from './monitor/deployment-monitor';
 import { diffObservations, newEventId } from './monitor/change-events';
 import { ApiError } from './api-error';
 import type { Exposition } from './probes/exposition/types';
+import type { UnitJournalTail } from './journal/unit-tail';
 
 /** What the core needs from a demo host implementation (src/main/demo provides it). */
 export interface DemoLauncher {
@@ -59,6 +61,8 @@ export interface CoreOptions {
   /** Deployment to assume on a plain SSH host until discovery proposes one. */
   defaultDeployment?: (host: HostConfig) => Omit<DeploymentConfig, 'id'>;
   intervalMs?: number;
+  /** nvidia-smi interval of every monitor (ms). */
+  gpuIntervalMs?: number;
   connectTimeoutMs?: number;
   /** Finds the deployment on a freshly connected host; notes become timeline events (diagnostics). */
   discover?: (
@@ -90,6 +94,8 @@ export interface CoreHooks {
   closed: [{ deploymentId: string }];
   /** Each observation, after the core has stored it (same object the API pushes). */
   observed: [Observation];
+  /** Each nvidia-smi reading of a deployment's host (readings, or why there are none). */
+  gpu: [{ deploymentId: string; hostId: string; status: GpuStatus }];
 }
 
 export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests {
@@ -227,6 +233,14 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     return this.get(deploymentId).conn;
   }
 
+  /**
+   * The one journal tail of a unit of an open deployment, owned by its monitor: views, restarts and the recorder
+   * subscribe to it rather than each polling the host.
+   */
+  journalTail(deploymentId: string, unit: string): UnitJournalTail {
+    return this.get(deploymentId).monitor.journalTail(unit);
+  }
+
   deploymentOf(deploymentId: string): {
     host: HostConfig;
     deployment: DeploymentConfig;
@@ -303,6 +317,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     const monitor = new DeploymentMonitor(host.id, deployment, conn, {
       clock: this.clock,
       intervalMs: this.opts.intervalMs,
+      gpuIntervalMs: this.opts.gpuIntervalMs,
     });
     const d: OpenDeployment = {
       host,
@@ -322,6 +337,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     conn.on('status', (status) => this.onConnection(d, status));
     monitor.on('observation', (obs) => this.onObservation(d, obs));
     monitor.on('scrape', (e) => this.hooks.emit('scrape', { ...e, deploymentId: id, hostId: host.id }));
+    monitor.on('gpu', (status) => this.hooks.emit('gpu', { deploymentId: id, hostId: host.id, status }));
     this.hooks.emit('opened', { deploymentId: id, host, deployment });
     if (connected) this.onConnection(d, conn.status);
     else await conn.start();

@@ -10,6 +10,7 @@ import { generateDemoKeys } from './keys';
 import { DemoSimulation, type DemoEra, type RouterEra } from './simulation';
 import { DEMO_PASSWORD, DemoSshServer } from './ssh-server';
 import { PORTS, type ServerRole } from './units';
+import type { DemoChannelLog } from './channel-log';
 
 export type {
   DemoEra,
@@ -23,6 +24,7 @@ export type {
 export { DemoSimulation, FAULT_NAMES, FAULT_SCOPES, KV_CAPACITY } from './simulation';
 export { emulateCommand, runCommand, type CommandResult } from './commands/emulate';
 export type { CommandIO } from './commands/context';
+export type { DemoChannelLog, ExecEntry } from './channel-log';
 export { handleHttp, DemoHttpServers, DEMO_HTTP_PORTS } from './http';
 export { DEMO_ERAS, ROUTER_ERAS } from './eras';
 export { PORTS as DEMO_PORTS, HOSTNAME as DEMO_HOSTNAME, MODEL_NAME as DEMO_MODEL_NAME } from './units';
@@ -69,6 +71,8 @@ export interface DemoHost {
   httpPorts: Record<number, number>;
   /** The deployment this host runs, in the app's config shape. */
   deployment: Omit<DeploymentConfig, 'id'>;
+  /** Every SSH channel clients opened (exec command lines, direct-tcpip count). */
+  channels: DemoChannelLog;
   stop(): Promise<void>;
 }
 
@@ -142,6 +146,7 @@ export async function startDemoHost(opts: DemoHostOptions = {}): Promise<DemoHos
     sim,
     httpPorts,
     deployment: demoDeployment(opts.metricsDisabled ?? []),
+    channels: ssh.channels,
     stop: () => (stopped ??= Promise.all([ssh.close(), http.close()]).then(() => undefined)),
   };
 }

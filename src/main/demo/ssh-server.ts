@@ -10,6 +10,7 @@ import { runCommand } from './commands/emulate';
 import type { DemoHttpServers } from './http';
 import type { DemoKeys } from './keys';
 import type { DemoSimulation } from './simulation';
+import { DemoChannelLog } from './channel-log';
 
 export const DEMO_PASSWORD = 'demo';
 /** OpenSSH's default MaxSessions: session channels (exec) per connection. */
@@ -35,6 +36,8 @@ export class DemoSshServer {
   private port = 0;
   private closed = false;
   private readonly offNetwork: () => void;
+  /** Every channel clients opened, for tests and benchmarks that count them. */
+  readonly channels = new DemoChannelLog();
   /** Last problem re-listening after a simulated reboot, for diagnosis. */
   lastError: Error | null = null;
 
@@ -157,6 +160,7 @@ export class DemoSshServer {
         });
         session.on('exec', (ok, _no, info) => {
           const channel = ok();
+          this.channels.exec(info.command);
           this.exec(channel, info.command, username).finally(release);
         });
         session.on('close', release);
@@ -165,6 +169,7 @@ export class DemoSshServer {
         const port = info.destPort;
         if (!LOOPBACK.has(info.destIP) || !this.opts.sim.portOpen(port)) return reject();
         const channel = accept();
+        this.channels.tcpip();
         if (!this.opts.http.connect(port, channel)) channel.destroy();
       });
     });

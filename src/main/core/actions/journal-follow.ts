@@ -1,20 +1,8 @@
-// Follows a unit's journal during a restart by polling `journalctl -o json` after the last cursor seen.
-// Polling (rather than one long `journalctl -f` exec) survives SSH reconnects without losing or repeating
-// lines: the cursor says exactly where to pick up. Commands and parsing are the journal module's; what is
-// the restart's own is when it reads (on demand, paced by the restart) and the catch-up after a burst.
+// The journal of a unit during its restart, heard from the monitor's tail of that unit (which keeps its cursor
+// through SSH reconnects, so no line is lost or repeated): lines queue up as the tail reads them and the restart
+// takes them when it is ready (paced by the restart). The subscription lasts for the restart only.
 import type { JournalEntry, JournalLine } from '@shared/contract';
-import { journalAfterCursorCommand, journalTailCommand } from '../journal/commands';
-import { parseJournalJson } from '../journal/journal-json';
-import type { SshConnection } from '../ssh/connection';
-
-/** Output cap per poll; a unit that logs more than this between two polls loses the middle, not the end. */
-const MAX_POLL_BYTES = 1024 * 1024;
-/**
- * Line cap per poll, the journal module's largest. Real journal JSON entries run to a kilobyte or more, so
- * the byte cap above is what a burst meets first; this bounds a flood of tiny entries too.
- */
-const MAX_POLL_LINES = 5000;
-const CATCH_UP_LINES = 200;
+import type { JournalSubscription, UnitJournalTail } from '../journal/unit-tail';
 
 /** One journal entry as restart lines: a message holding several lines (a traceback logged at once) shows each. */
 export function restartJournalLines(entries: readonly JournalEntry[]): JournalLine[] {
@@ -29,53 +17,81 @@ export function restartJournalLines(entries: readonly JournalEntry[]): JournalLi
 }
 
 /**
- * Reads new journal lines of one unit each time `poll` is called. `prime` must run before the restart
- * command, so the first lines shown are the ones the restart caused.
+ * New journal lines of one unit since `prime`. `prime` must run before the restart command, so the first lines
+ * shown are the ones the restart caused.
  */
 export class RestartJournal {
-  private cursor: string | undefined;
-  private primed = false;
+  private sub: JournalSubscription | null = null;
+  private queued: JournalEntry[] = [];
+  private error: Error | null = null;
 
   constructor(
-    private readonly conn: SshConnection,
+    private readonly tail: UnitJournalTail,
     readonly unit: string,
   ) {}
 
-  /** Remembers where the journal ends now. Returns false when the unit has no entries yet. */
-  async prime(): Promise<boolean> {
-    this.cursor = lastCursor(await this.read(journalTailCommand(this.unit, 1)));
-    this.primed = true;
-    return this.cursor !== undefined;
+  /**
+   * Starts listening, asking the tail for new lines every `intervalMs` of real time; resolves once the tail has
+   * read where the journal ends now (rejects if it could not).
+   */
+  async prime(intervalMs: number): Promise<void> {
+    this.sub ??= this.tail.subscribe(
+      {
+        onLines: (lines) => {
+          this.queued.push(...lines);
+          // Bounded like the tail: a restart that is not read from (it is waiting on a step) keeps the newest.
+          if (this.queued.length > MAX_QUEUED) this.queued.splice(0, this.queued.length - MAX_QUEUED);
+        },
+        onError: (_error, _hint, cause) => {
+          this.error = cause;
+        },
+      },
+      { intervalMs },
+    );
+    await this.sub.backlog;
+    // The tail may have been reading for others for a while: lines logged since its last read are from
+    // before the restart. Read up to now and drop them.
+    await this.tail.readNow();
+    this.queued = [];
+    this.error = null;
   }
 
-  /** Lines logged since the previous call (or since `prime`). */
-  async poll(): Promise<JournalLine[]> {
-    let cmd: string;
-    if (this.cursor) cmd = journalAfterCursorCommand(this.unit, this.cursor, MAX_POLL_LINES);
-    else cmd = journalTailCommand(this.unit, this.primed ? CATCH_UP_LINES : 0);
-    let entries: JournalEntry[];
-    try {
-      entries = await this.read(cmd);
-    } catch (err) {
-      if ((err as { explained?: { code?: string } }).explained?.code !== 'output-too-large') throw err;
-      // More than a megabyte since the last poll: skip to the newest lines rather than never catching up.
-      entries = await this.read(journalTailCommand(this.unit, CATCH_UP_LINES));
-    }
-    this.cursor = lastCursor(entries) ?? this.cursor;
+  /** Lines logged since the previous call (or since `prime`); throws what the tail's last read failed with. */
+  poll(): JournalLine[] {
+    const err = this.error;
+    this.error = null;
+    if (err && this.queued.length === 0) throw err;
+    const entries = this.queued;
+    this.queued = [];
     return restartJournalLines(entries);
   }
 
+  /** Reads the host now, then returns what arrived: for the last lines before the end. */
+  async pollNow(): Promise<JournalLine[]> {
+    await this.tail.readNow();
+    return this.poll();
+  }
+
   /** The unit's last `n` journal lines, whatever was seen before: for failure reports. */
-  async tail(n: number): Promise<JournalLine[]> {
-    return restartJournalLines(await this.read(journalTailCommand(this.unit, n)));
+  async tailLines(n: number): Promise<JournalLine[]> {
+    if (this.sub) {
+      await this.tail.readNow();
+      return restartJournalLines(this.tail.latest(n));
+    }
+    // Not primed (the restart ended before its command): listen just long enough to read the backlog.
+    const once = this.tail.subscribe({ onLines: () => undefined });
+    try {
+      return restartJournalLines((await once.backlog).slice(-n));
+    } finally {
+      once.dispose();
+    }
   }
 
-  private async read(command: string): Promise<JournalEntry[]> {
-    const res = await this.conn.exec(command, { timeoutMs: 15_000, maxBytes: MAX_POLL_BYTES });
-    return parseJournalJson(res.stdout).lines;
+  /** Stops listening (the restart of this unit is over). */
+  dispose(): void {
+    this.sub?.dispose();
+    this.sub = null;
   }
 }
 
-function lastCursor(entries: readonly JournalEntry[]): string | undefined {
-  return entries.length > 0 ? entries[entries.length - 1].cursor : undefined;
-}
+const MAX_QUEUED = 5000;

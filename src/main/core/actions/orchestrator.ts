@@ -5,6 +5,7 @@
 import type { RestartFailure, RestartPlan } from '@shared/contract';
 import type { DeploymentConfig, Role } from '@shared/domain';
 import type { SshConnection } from '../ssh/connection';
+import type { UnitJournalTail } from '../journal/unit-tail';
 import type { RestartRun } from './operation';
 import type { RouterRegistration } from './drain';
 import { restartService, type ServiceResult } from './service-restart';
@@ -16,6 +17,8 @@ export interface RunDeps {
   plan: RestartPlan;
   deployment: DeploymentConfig;
   conn: SshConnection;
+  /** The monitor's journal tail of a unit of the deployment. */
+  journalOf: (unit: string) => UnitJournalTail;
   pacer: Pacer;
   drain: Map<Role, RouterRegistration>;
 }
@@ -40,6 +43,7 @@ export async function runRestart(d: RunDeps): Promise<void> {
           return restartService({
             run,
             conn: d.conn,
+            journal: d.journalOf(service.unit),
             pacer: d.pacer,
             hostLabel: plan.hostLabel,
             service,

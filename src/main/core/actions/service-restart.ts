@@ -4,6 +4,7 @@
 import type { RestartFailure, RestartStepKind, RestartTimeouts } from '@shared/contract';
 import type { Role, ServiceConfig } from '@shared/domain';
 import type { SshConnection } from '../ssh/connection';
+import type { UnitJournalTail } from '../journal/unit-tail';
 import { checkHealth } from '../probes/health';
 import { scrapeMetrics } from '../probes/metrics';
 import { evaluateScrape } from '../signals/evaluate';
@@ -21,11 +22,13 @@ import { describeProgress } from './load-progress';
 import { addToRouter, readdCurl, removeFromRouter, type RouterRegistration } from './drain';
 import { judgeWorker, readRouter } from './router-watch';
 import { formatDuration, type RestartRun, type StepHandle } from './operation';
-import { isLinkError, pace, waitUntil, type Pacer, type WaitOutcome } from './wait';
+import { isLinkError, pace, realPaceMs, waitUntil, type Pacer, type WaitOutcome } from './wait';
 
 export interface ServiceRestartContext {
   run: RestartRun;
   conn: SshConnection;
+  /** The monitor's journal tail of the service's unit: the restart listens to it while it runs. */
+  journal: UnitJournalTail;
   pacer: Pacer;
   hostLabel: string;
   service: ServiceConfig;
@@ -101,7 +104,11 @@ export async function restartService(ctx: ServiceRestartContext): Promise<Servic
   } finally {
     r.stopJournal();
   }
-  await r.lastJournalLines();
+  try {
+    await r.lastJournalLines();
+  } finally {
+    r.disposeJournal();
+  }
   ctx.run.endService(ctx.service.role, res.state, res.state === 'cancelled' ? 'cancelled' : 'skipped');
   return res;
 }
@@ -122,7 +129,7 @@ class ServiceRestart {
   constructor(private readonly ctx: ServiceRestartContext) {
     this.role = ctx.service.role;
     this.unit = ctx.service.unit;
-    this.journal = new RestartJournal(ctx.conn, this.unit);
+    this.journal = new RestartJournal(ctx.journal, this.unit);
   }
 
   private step(kind: RestartStepKind): StepHandle {
@@ -275,7 +282,8 @@ class ServiceRestart {
     this.ctx.run.setUnitState(this.role, describeUnit(this.before));
     if (this.before.loadState === 'not-found') return this.unitNotFound(step, '');
     try {
-      await this.journal.prime();
+      // As often as the restart looks at the unit, so load progress is seen phase by phase.
+      await this.journal.prime(realPaceMs(this.ctx.pacer, Math.max(this.ctx.pacer.pollMs, 1000)));
     } catch (err) {
       run.addJournal(this.role, [
         {
@@ -444,7 +452,7 @@ class ServiceRestart {
   /** The Result of the last failed run as systemd logged it ("…: Failed with result 'timeout'."). */
   private async resultFromJournal(): Promise<string | undefined> {
     // A fresh tail rather than the followed lines: the follower may not have read that far yet.
-    const lines = await this.journal.tail(200);
+    const lines = await this.journal.tailLines(200);
     for (let i = lines.length - 1; i >= 0; i--) {
       const m = /Failed with result '([a-z-]+)'/.exec(lines[i].text);
       if (m) return m[1];
@@ -650,7 +658,7 @@ class ServiceRestart {
     let tail = afterStart ? this.collectedTail() : [];
     if (afterStart && this.ctx.conn.isConnected) {
       try {
-        tail = (await this.journal.tail(FAILURE_JOURNAL_LINES)).map((l) => l.text);
+        tail = (await this.journal.tailLines(FAILURE_JOURNAL_LINES)).map((l) => l.text);
       } catch {
         // The lines followed so far stand in for the tail; the failure message does not depend on them.
         tail = this.collectedTail();
@@ -707,7 +715,7 @@ class ServiceRestart {
         await pace(pacer, Math.max(pacer.pollMs, 1000));
         if (this.journalStopped || !this.ctx.conn.isConnected) continue;
         try {
-          run.addJournal(this.role, await this.journal.poll());
+          run.addJournal(this.role, this.journal.poll());
           reported = false;
         } catch (err) {
           if (isLinkError(err, this.ctx.conn) || reported) continue;
@@ -724,12 +732,16 @@ class ServiceRestart {
     this.journalStopped = true;
   }
 
+  disposeJournal(): void {
+    this.journal.dispose();
+  }
+
   /** One last read, so the lines logged just before the end (the "ready" line, a traceback) are shown. */
   async lastJournalLines(): Promise<void> {
     if (!this.journalLoop || !this.ctx.conn.isConnected) return;
     await this.journalLoop;
     try {
-      this.ctx.run.addJournal(this.role, await this.journal.poll());
+      this.ctx.run.addJournal(this.role, await this.journal.pollNow());
     } catch (err) {
       this.ctx.run.addJournal(this.role, [
         { ts: this.ctx.run.now(), text: `[PD Console] last journal read failed: ${(err as Error).message}` },

@@ -29,6 +29,13 @@ export function pace(p: Pacer, ms = p.pollMs): Promise<void> {
   return Promise.all([sleep(p.clock, ms), sleep(systemClock, p.minRealGapMs)]).then(() => undefined);
 }
 
+/** How long `pace(p, ms)` lasts in real time: for a listener whose cadence is kept on the wall clock. */
+export function realPaceMs(p: Pacer, ms = p.pollMs): number {
+  const now = p.clock.now();
+  const wall = p.clock.wallTimeOf ? p.clock.wallTimeOf(now + ms) - p.clock.wallTimeOf(now) : ms;
+  return Math.max(p.minRealGapMs, wall);
+}
+
 /** True when an error means "no answer from the host" rather than an answer we must judge. */
 export function isLinkError(err: unknown, conn: SshConnection): boolean {
   if (!conn.isConnected) return true;

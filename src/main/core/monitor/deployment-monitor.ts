@@ -1,6 +1,8 @@
 // Polls one deployment over its host's SSH connection and turns what it sees into Observations:
 // systemd state (one batched systemctl call), /metrics (every tick), /health (every few ticks; SGLang's
-// /health may run a 1-token generation, so it is not hammered at scrape rate).
+// /health may run a 1-token generation, so it is not hammered at scrape rate). It also reads the host's GPUs
+// (nvidia-smi, every few seconds) and owns one journal tail per unit: every periodic read of the host is here,
+// and the services that show, record or act on what it reads listen instead of asking the host themselves.
 import { EventEmitter } from 'node:events';
 import type http from 'node:http';
 import type {
@@ -14,6 +16,7 @@ import type {
   ServiceObservation,
   UnitState,
 } from '@shared/domain';
+import type { GpuStatus } from '@shared/contract';
 import type { Clock, ClockTimer } from '../clock';
 import type { SshConnection } from '../ssh/connection';
 import { parseSystemctlShow, systemctlShowCommand } from '../probes/systemd';
@@ -23,6 +26,8 @@ import type { Exposition } from '../probes/exposition/types';
 import { isKvMissing, serverInfoCapacity, type KvMissing } from '../probes/sglang/kv';
 import { extractKv } from '../signals/evaluate/kv-usage';
 import { httpGet } from '../ssh/http-agent';
+import { readGpuStatus } from '../probes/gpu';
+import { UnitJournalTail } from '../journal/unit-tail';
 
 export interface MonitorOptions {
   clock: Clock;
@@ -30,6 +35,8 @@ export interface MonitorOptions {
   intervalMs?: number;
   /** Health is checked every N ticks. */
   healthEveryTicks?: number;
+  /** nvidia-smi interval (ms); its first read comes a little after the first poll. */
+  gpuIntervalMs?: number;
 }
 
 export interface ScrapeEvent {
@@ -41,7 +48,11 @@ export interface ScrapeEvent {
 interface Events {
   observation: [Observation];
   scrape: [ScrapeEvent];
+  gpu: [GpuStatus];
 }
+
+const GPU_FIRST_READ_MS = 1500;
+const GPU_INTERVAL_MS = 5000;
 
 interface ServiceMemory {
   health?: HealthResult;
@@ -57,6 +68,10 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   private inFlight = false;
   private readonly memory = new Map<Role, ServiceMemory>();
   private latest: Observation | undefined;
+  private gpuTimer: ClockTimer | null = null;
+  /** Stopped for good (the deployment closed): its journal tails are closed too. */
+  private stopped = false;
+  private readonly tails = new Map<string, UnitJournalTail>();
 
   constructor(
     readonly hostId: string,
@@ -75,12 +90,57 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     if (this.running) return;
     this.running = true;
     this.schedule(0);
+    this.scheduleGpu(GPU_FIRST_READ_MS);
   }
 
   stop(): void {
     this.running = false;
+    this.stopped = true;
     if (this.timer) this.opts.clock.clearTimeout(this.timer);
     this.timer = null;
+    if (this.gpuTimer) this.opts.clock.clearTimeout(this.gpuTimer);
+    this.gpuTimer = null;
+    for (const t of this.tails.values()) t.close();
+    this.tails.clear();
+  }
+
+  /** The one journal tail of a unit of this host; listeners subscribe to it (see UnitJournalTail). */
+  journalTail(unit: string): UnitJournalTail {
+    let tail = this.tails.get(unit);
+    if (tail) return tail;
+    if (!this.deployment.services.some((s) => s.unit === unit && s.hostId === this.hostId))
+      throw new Error(`${unit} is not a unit of ${this.deployment.name} on ${this.conn.label}`);
+    if (this.stopped) throw new Error(`the monitor of ${this.deployment.name} has stopped`);
+    tail = new UnitJournalTail({
+      unit,
+      exec: (cmd, o) => this.conn.exec(cmd, o),
+      isConnected: () => this.conn.isConnected,
+      clock: this.opts.clock,
+    });
+    this.tails.set(unit, tail);
+    return tail;
+  }
+
+  private scheduleGpu(delay: number): void {
+    if (!this.running) return;
+    this.gpuTimer = this.opts.clock.setTimeout(() => void this.pollGpu(), delay);
+  }
+
+  private async pollGpu(): Promise<void> {
+    this.gpuTimer = null;
+    if (!this.running) return;
+    const ts = this.opts.clock.now();
+    const status: GpuStatus = this.conn.isConnected
+      ? await readGpuStatus((cmd, o) => this.conn.exec(cmd, o), this.conn.label, ts)
+      : {
+          ts,
+          gpus: [],
+          error: `GPU readings unavailable: no connection to ${this.conn.label}`,
+          hint: 'They resume when the connection does.',
+        };
+    if (!this.running) return;
+    this.emit('gpu', status);
+    this.scheduleGpu(this.opts.gpuIntervalMs ?? GPU_INTERVAL_MS);
   }
 
   /** Run one poll now (tests, and "refresh" in the UI). */

@@ -1,6 +1,8 @@
 // GPU readings from nvidia-smi's CSV query output, and which service runs on which GPU.
 
+import type { GpuStatus } from '@shared/contract';
 import type { Role, ServiceConfig } from '@shared/domain';
+import type { ExecResult } from '../ssh/connection';
 
 export const NVIDIA_SMI_FIELDS = [
   'index',
@@ -58,6 +60,46 @@ export function parseNvidiaSmiLines(text: string): { gpus: GpuReading[]; errors:
     else gpus.push(r);
   });
   return { gpus, errors };
+}
+
+/**
+ * One nvidia-smi reading of a host, as the dashboard shows it: the GPUs it could read, or why there are none
+ * and what to do. Never throws: a failed read is a status like any other.
+ */
+export async function readGpuStatus(
+  exec: (command: string, opts: { timeoutMs: number; maxBytes: number }) => Promise<ExecResult>,
+  hostLabel: string,
+  ts: number,
+): Promise<GpuStatus> {
+  try {
+    const res = await exec(NVIDIA_SMI_COMMAND, { timeoutMs: 8000, maxBytes: 256 * 1024 });
+    if (res.exitCode !== 0 && !res.stdout.trim()) {
+      const why = (res.stderr || res.stdout).trim().split('\n')[0]?.slice(0, 200) || `exit ${res.exitCode}`;
+      return {
+        ts,
+        gpus: [],
+        error: `nvidia-smi failed on ${hostLabel}: ${why}`,
+        hint: /not found/i.test(why)
+          ? 'Install the NVIDIA driver utilities on the host or put nvidia-smi on the SSH user’s PATH.'
+          : 'Check the NVIDIA driver on the host (dmesg, nvidia-smi by hand).',
+      };
+    }
+    const { gpus, errors } = parseNvidiaSmiLines(res.stdout);
+    return {
+      ts,
+      gpus,
+      ...(errors.length > 0
+        ? { error: errors[0].message, hint: errors[0].hint ?? 'Some GPU lines could not be read.' }
+        : {}),
+    };
+  } catch (err) {
+    return {
+      ts,
+      gpus: [],
+      error: `GPU readings unavailable: ${(err as Error).message}`,
+      hint: 'They resume when the connection does.',
+    };
+  }
 }
 
 /** Parses the whole output; throws the first GpuParseError (which names the line) if any line is malformed. */

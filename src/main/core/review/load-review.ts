@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { readRecording } from '../store/recording/reader';
 import type { JournalLine } from '../store/recording/types';
 import { isSignalInput as isReviewInput } from '../signals/evaluate';
+import { isHostSeries } from '../store/recording/host-series';
 import { buildReviewData, type ReviewData, type SeenSeries } from './review-data';
 import type { ReviewCache, SourceStamp } from './review-cache';
 
@@ -61,7 +62,7 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
       if (!c) seen.set(s.target, (c = { families: new Set(), series: 0 }));
       c.families.add(s.family);
       c.series++;
-      return isReviewInput(s.name);
+      return isReviewInput(s.name) || isHostSeries(s.target, s.name);
     },
   });
   const data = buildReviewData(rec, seen);

@@ -25,7 +25,7 @@ import { SignalTable, type GroupColumns } from './signal-table';
 import type { ReviewData, RoleInfo } from './review-data';
 
 const MAGIC = 'PDRVC001';
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 

@@ -22,6 +22,7 @@ import {
 import { KV_SOURCE_METRICS } from '../signals/evaluate/kv';
 import { timeToFull } from '../signals/evaluate/time-to-full';
 import { SignalTable, type GroupColumns } from './signal-table';
+import { GPU_GROUP, gpuGroup } from './host-columns';
 
 export interface RoleInfo {
   /** Distinct metric families the role's /metrics served during the session. */
@@ -121,8 +122,12 @@ export function buildReviewData(
       stepMs,
     });
   }
+  const gpu = gpuGroup(targets);
+  if (gpu) groups.set(GPU_GROUP, gpu);
   let lastScrapeTs = -Infinity;
-  for (const c of targets.values()) if (c.rows) lastScrapeTs = Math.max(lastScrapeTs, c.t[c.rows - 1]);
+  // The servers' scrapes only: the monitor's own rows (GPU readings, each poll's scrape health) go on when they fail.
+  for (const c of targets.values())
+    if (c.rows && roleOf(c.target)) lastScrapeTs = Math.max(lastScrapeTs, c.t[c.rows - 1]);
   return {
     header: rec.header,
     firstTs: rec.firstTs,

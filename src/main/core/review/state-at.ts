@@ -8,6 +8,7 @@ import { KV_METRICS } from '../probes/sglang/kv';
 import { pipelineVerdict } from '../signals/verdict';
 import { kvDetail } from '../signals/kv-detail';
 import { roleOf, type ReviewData } from './review-data';
+import { gpuStatusAt } from './host-columns';
 
 /** The last record of a role at or before ts (records sorted by ts). */
 function lastAt<T extends { ts: number; source: string }>(
@@ -172,12 +173,7 @@ export function snapshotAt(
     values,
     kv,
     verdict: pipelineVerdict({ values, growth, roles: data.roles }),
-    gpu: {
-      ts: null,
-      gpus: [],
-      error: 'GPU readings are not part of recordings',
-      hint: 'nvidia-smi is read live only; open the live deployment to see the GPUs.',
-    },
+    gpu: gpuStatusAt(data.table, ts),
     alerts: alertsAt(events, ts),
     notExposed: { ...data.notExposed },
   };

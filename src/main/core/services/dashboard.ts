@@ -1,6 +1,6 @@
-// The dashboard service: keeps each open deployment's signal history (live from the core's hooks), polls
-// its GPUs, evaluates alert rules, reads the PD pipeline verdict, follows journals and answers the
-// dashboard part of the API. Events go out on the core's bus like every other push.
+// The dashboard service: keeps each open deployment's signal history (live from the core's hooks, GPU readings
+// included), evaluates alert rules, reads the PD pipeline verdict, hands journal views the monitor's tail of
+// their unit and answers the dashboard part of the API. Events go out on the core's bus like every other push.
 import { QUEUE_KEYS } from '@shared/signals/spec';
 import { randomUUID } from 'node:crypto';
 import type {
@@ -20,9 +20,8 @@ import type { DeploymentConfig, Observation, Role } from '@shared/domain';
 import type { DemoFaultName } from '@shared/demo-faults';
 import type { Settings } from '@shared/api/settings';
 import type { Core } from '../core';
-import { systemClock, type Clock, type ClockTimer } from '../clock';
+import { systemClock, type Clock } from '../clock';
 import { ApiError } from '../api-error';
-import { NVIDIA_SMI_COMMAND, parseNvidiaSmiLines } from '../probes/gpu';
 import { SignalsStore } from '../signals/signals-store';
 import { catalogFor } from '../signals/catalog';
 import { pipelineVerdict } from '../signals/verdict';
@@ -30,7 +29,7 @@ import { kvDetail } from '../signals/kv-detail';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
 import { memoryCell, type SettingCell } from '../config/setting-cell';
 import { evaluateAlerts, initialAlertState, type AlertState } from '../alerts/engine';
-import { JournalFollower } from '../journal/follower';
+import type { JournalSubscription } from '../journal/unit-tail';
 import { journalWindowCommand } from '../journal/commands';
 import { parseJournalJson } from '../journal/journal-json';
 import { FamilyCensusCache } from '../signals/family-census';
@@ -42,7 +41,7 @@ export type DemoFaultSwitch = (fault: DemoFaultName, on: boolean, role?: Role) =
 export interface DashboardServiceOptions {
   clock?: Clock;
   store?: SignalsStore;
-  gpuIntervalMs?: number;
+  /** How often a journal view wants new lines (ms). */
   journalIntervalMs?: number;
   /** Alert rules, global and per deployment (the settings file); in memory when absent. */
   alerts?: SettingCell<Settings['alerts']>;
@@ -58,7 +57,6 @@ interface Open {
   alertState: AlertState;
   active: ActiveAlert[];
   gpu: GpuStatus;
-  gpuTimer: ClockTimer | null;
   pending: Record<string, number | null>;
   families: Partial<Record<Role, ScrapeFamilies>>;
   /** The workers of the router's latest scrape. */
@@ -71,7 +69,7 @@ export class DashboardService {
   private readonly clock: Clock;
   private readonly open = new Map<string, Open>();
   private readonly alerts: SettingCell<Settings['alerts']>;
-  private readonly followers = new Map<string, { deploymentId: string; follower: JournalFollower }>();
+  private readonly followers = new Map<string, { deploymentId: string; sub: JournalSubscription }>();
   private demoFaults: DemoFaultSwitch | null = null;
   private readonly census = new FamilyCensusCache();
 
@@ -100,6 +98,7 @@ export class DashboardService {
       };
     });
     core.hooks.on('observed', (obs) => this.onObserved(obs));
+    core.hooks.on('gpu', (e) => this.onGpu(e.deploymentId, e.status));
   }
 
   /** The composition root hands over the demo host's fault switch when it starts one. */
@@ -127,7 +126,7 @@ export class DashboardService {
       },
       followJournal: (a) => this.followJournal(a.deploymentId, a.role, a.lines ?? 200),
       unfollowJournal: async (a) => {
-        this.followers.get(a.followId)?.follower.stop();
+        this.followers.get(a.followId)?.sub.dispose();
         this.followers.delete(a.followId);
       },
       journalAround: (a) => this.journalAround(a.deploymentId, a.ts, a.spanMs ?? 20_000, a.role),
@@ -181,22 +180,18 @@ export class DashboardService {
       alertState: initialAlertState(),
       active: [],
       gpu: { ts: null, gpus: [] },
-      gpuTimer: null,
       pending: {},
       families: {},
     };
     this.open.set(deploymentId, o);
-    this.scheduleGpu(o, deploymentId, 1500);
   }
 
   private onClosed(deploymentId: string): void {
-    const o = this.open.get(deploymentId);
-    if (o?.gpuTimer) this.clock.clearTimeout(o.gpuTimer);
     this.open.delete(deploymentId);
     this.census.drop(`${deploymentId}/`);
     for (const [id, f] of this.followers)
       if (f.deploymentId === deploymentId) {
-        f.follower.stop();
+        f.sub.dispose();
         this.followers.delete(id);
       }
     this.store.close(deploymentId);
@@ -263,51 +258,15 @@ export class DashboardService {
     };
   }
 
-  private scheduleGpu(o: Open, deploymentId: string, delay: number): void {
-    o.gpuTimer = this.clock.setTimeout(() => void this.pollGpu(o, deploymentId), delay);
-  }
-
-  private async pollGpu(o: Open, deploymentId: string): Promise<void> {
-    if (this.open.get(deploymentId) !== o) return;
-    const interval = this.opts.gpuIntervalMs ?? 5000;
-    const ts = this.clock.now();
-    try {
-      const conn = this.core.connectionOf(deploymentId);
-      if (!conn.isConnected) throw new Error(`no connection to ${conn.label}`);
-      const res = await conn.exec(NVIDIA_SMI_COMMAND, { timeoutMs: 8000, maxBytes: 256 * 1024 });
-      if (res.exitCode !== 0 && !res.stdout.trim()) {
-        const why = (res.stderr || res.stdout).trim().split('\n')[0]?.slice(0, 200) || `exit ${res.exitCode}`;
-        o.gpu = {
-          ts,
-          gpus: [],
-          error: `nvidia-smi failed on ${conn.label}: ${why}`,
-          hint: /not found/i.test(why)
-            ? 'Install the NVIDIA driver utilities on the host or put nvidia-smi on the SSH user’s PATH.'
-            : 'Check the NVIDIA driver on the host (dmesg, nvidia-smi by hand).',
-        };
-      } else {
-        const { gpus, errors } = parseNvidiaSmiLines(res.stdout);
-        o.gpu = {
-          ts,
-          gpus,
-          ...(errors.length > 0
-            ? { error: errors[0].message, hint: errors[0].hint ?? 'Some GPU lines could not be read.' }
-            : {}),
-        };
-        if (gpus.length > 0) {
-          const values = this.store.ingestGpu(deploymentId, ts, gpus);
-          this.core.emit('signals', { deploymentId, ts, values });
-        }
-      }
-    } catch (err) {
-      o.gpu = {
-        ts,
-        gpus: [],
-        error: `GPU readings unavailable: ${(err as Error).message}`,
-        hint: 'They resume when the connection does.',
-      };
+  /** A reading of the host's GPUs from the monitor: the GPU page's table, and history for its charts. */
+  private onGpu(deploymentId: string, status: GpuStatus): void {
+    const o = this.open.get(deploymentId);
+    if (!o) return;
+    o.gpu = status;
+    if (status.gpus.length > 0 && status.ts !== null) {
+      const values = this.store.ingestGpu(deploymentId, status.ts, status.gpus);
+      this.core.emit('signals', { deploymentId, ts: status.ts, values });
     }
-    if (this.open.get(deploymentId) === o) this.scheduleGpu(o, deploymentId, interval);
   }
 
   private async followJournal(deploymentId: string, role: Role, lines: number): Promise<JournalFollowResult> {
@@ -315,26 +274,26 @@ export class DashboardService {
     const unit = this.unitOf(o, role);
     const followId = randomUUID();
     const conn = this.core.connectionOf(deploymentId);
-    const follower = new JournalFollower({
-      exec: (cmd, opts) => conn.exec(cmd, opts),
-      unit,
-      clock: this.clock,
-      intervalMs: this.opts.journalIntervalMs ?? 1000,
-      onLines: (l) => this.core.emit('journal', { followId, lines: l }),
-      onError: (error, hint) => this.core.emit('journal', { followId, lines: [], error, hint }),
-    });
-    // Bounded: a window closed without unfollowing must not leave pollers running forever.
+    const tail = this.core.journalTail(deploymentId, unit);
+    // Bounded: a window closed without unfollowing must not keep the tail reading forever.
     if (this.followers.size >= MAX_FOLLOWERS) {
       const [oldest] = this.followers.keys();
-      this.followers.get(oldest)?.follower.stop();
+      this.followers.get(oldest)?.sub.dispose();
       this.followers.delete(oldest);
     }
-    this.followers.set(followId, { deploymentId, follower });
+    const sub = tail.subscribe(
+      {
+        onLines: (l) => this.core.emit('journal', { followId, lines: l }),
+        onError: (error, hint) => this.core.emit('journal', { followId, lines: [], error, hint }),
+      },
+      { intervalMs: this.opts.journalIntervalMs ?? 1000 },
+    );
+    this.followers.set(followId, { deploymentId, sub });
     try {
-      const start = await follower.start(lines);
-      return { followId, unit, command: start.command, lines: start.lines };
+      const backlog = await sub.backlog;
+      return { followId, unit, command: tail.command, lines: lines > 0 ? backlog.slice(-lines) : [] };
     } catch (err) {
-      follower.stop();
+      sub.dispose();
       this.followers.delete(followId);
       throw new ApiError(
         'journal-failed',

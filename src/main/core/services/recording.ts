@@ -1,6 +1,8 @@
 // Records every monitoring session (on by default) to one file per session: parsed scrapes, unit state and
-// health changes, timeline events (alerts, actions, restart steps, annotations) and the journal lines of the
-// monitored units. A recording that fails (disk full) stops with a clear message; monitoring goes on.
+// health changes, timeline events (alerts, actions, restart steps, annotations), GPU readings, each poll's
+// scrape durations and /server_info capacity (host-series.ts), and the journal lines of the monitored units,
+// heard from the monitor's tail of each unit. A recording that fails (disk full) stops with a clear message;
+// monitoring goes on.
 import { randomBytes } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ import type {
   SessionInfoDto,
 } from '@shared/api/recording';
 import type { AppEvent, DeploymentConfig, HostConfig, Role } from '@shared/domain';
+import type { JournalEntry } from '@shared/contract';
 import type { Core } from '../core';
 import type { RecordingWriter } from '../store/recording/writer';
 import { noteText, SessionStore } from '../store/recording/session-store';
@@ -20,9 +23,10 @@ import { writeCsvFile } from '../store/recording/export-csv';
 import { exportOpenMetrics, writeOpenMetricsFile } from '../store/recording/export-openmetrics';
 import { systemctlCatCommand } from '../discovery/commands';
 import { httpGet } from '../ssh/http-agent';
-import { systemClock, type Clock } from '../clock';
+import type { Clock } from '../clock';
 import { writeIncidentBundle } from '../store/recording/incident-bundle';
-import { JournalFollower } from '../journal/follower';
+import { GPU_TARGET, gpuExposition, MONITOR_TARGET, monitorExposition } from '../store/recording/host-series';
+import type { JournalSubscription } from '../journal/unit-tail';
 import { ApiError } from '../api-error';
 import type { SettingCell } from '../config/setting-cell';
 
@@ -36,6 +40,7 @@ export interface RecordingServiceOptions {
   /** The saved settings (the settings file): read at start, written when the operator changes them. */
   store?: SettingCell<RecordingSettings>;
   appVersion: string;
+  /** How often the recorder wants new journal lines (ms); the unit's tail may read more often for others. */
   journalIntervalMs?: number;
   /** The clock a deployment's host stamps its journal with (the demo's runs faster than real time). */
   clockFor?: (host: HostConfig) => Clock;
@@ -48,7 +53,7 @@ interface Live {
   writer: RecordingWriter | null;
   state: ActiveRecording['state'];
   error?: string;
-  followers: JournalFollower[];
+  journals: JournalSubscription[];
   lastUnit: Map<string, string>;
   lastHealth: Map<string, string>;
 }
@@ -82,9 +87,16 @@ export class RecordingService {
     core.hooks.on('scrape', (e) =>
       this.live.get(e.deploymentId)?.writer?.appendScrape(e.ts, e.role, e.exposition),
     );
+    core.hooks.on('gpu', (e) => {
+      if (e.status.gpus.length === 0 || e.status.ts === null) return;
+      this.live
+        .get(e.deploymentId)
+        ?.writer?.appendScrape(e.status.ts, GPU_TARGET, gpuExposition(e.status.gpus));
+    });
     core.hooks.on('observed', (o) => {
       const l = this.live.get(o.deploymentId);
       if (!l?.writer) return;
+      l.writer.appendScrape(o.ts, MONITOR_TARGET, monitorExposition(o));
       for (const s of o.services) {
         // Store changes only: a steady unit costs nothing per poll.
         if (s.systemd) {
@@ -186,7 +198,7 @@ export class RecordingService {
       path: null,
       writer: null,
       state: 'off',
-      followers: [],
+      journals: [],
       lastUnit: new Map(),
       lastHealth: new Map(),
     };
@@ -216,7 +228,6 @@ export class RecordingService {
   }
 
   private followJournals(l: Live, host: HostConfig, deployment: DeploymentConfig): void {
-    const conn = this.core.connectionOf(l.deploymentId);
     const startedAt = this.core.now;
     // One clock for every record of a recording: the core's, which stamps scrapes, states and events. Journal
     // lines carry the host's own time; on a host whose clock runs at wall speed that is the same time line, but
@@ -227,34 +238,33 @@ export class RecordingService {
     const toCore = (ms: number): number =>
       hostClock?.wallTimeOf ? Math.round(hostClock.wallTimeOf(ms)) + (this.core.now - Date.now()) : ms;
     for (const s of deployment.services) {
-      const f = new JournalFollower({
-        exec: (cmd, o) => conn.exec(cmd, o),
-        unit: s.unit,
-        clock: systemClock,
-        intervalMs: this.opts.journalIntervalMs ?? 2000,
-        onLines: (lines) => {
-          for (const line of lines) {
-            const ts = toCore(line.ts);
-            if (ts >= startedAt)
-              l.writer?.appendJournal({
-                ts,
-                role: s.role as Role,
-                unit: s.unit,
-                priority: line.priority,
-                message: line.message,
-              });
-          }
-        },
-        // A journal that cannot be read is shown by the dashboard; the recording just has no lines for it.
-        onError: () => undefined,
-      });
-      l.followers.push(f);
-      // Only new lines: the backlog belongs to before this session. The deployment's link may still be
-      // coming up; once it is, the follower keeps polling through drops by itself.
-      void conn
-        .waitConnected(120_000)
-        .then(() => (l.state === 'recording' ? f.start(0) : undefined))
-        .catch(() => undefined);
+      let tail;
+      try {
+        tail = this.core.journalTail(l.deploymentId, s.unit);
+      } catch {
+        // A unit the monitor does not follow (another host's): the recording has no lines for it.
+        continue;
+      }
+      const record = (lines: readonly JournalEntry[]): void => {
+        for (const line of lines) {
+          const ts = toCore(line.ts);
+          // Lines of the backlog logged before this session belong to an earlier one.
+          if (ts >= startedAt)
+            l.writer?.appendJournal({
+              ts,
+              role: s.role as Role,
+              unit: s.unit,
+              priority: line.priority,
+              message: line.message,
+            });
+        }
+      };
+      // The tail keeps reading through link drops; a journal that cannot be read is shown by the dashboard,
+      // and the recording just has no lines for it.
+      const sub = tail.subscribe({ onLines: record }, { intervalMs: this.opts.journalIntervalMs ?? 2000 });
+      l.journals.push(sub);
+      // The backlog ends where the live lines begin: its part since the session started is recorded first.
+      sub.backlog.then(record, () => undefined);
     }
   }
 
@@ -262,7 +272,7 @@ export class RecordingService {
     if (l.state === 'stopped') return;
     const message = `Recording stopped: ${err.message}. Monitoring goes on; free disk space or change the recordings folder (${this.opts.dir}), then reopen the deployment to record again.`;
     Object.assign(l, { state: 'stopped', error: message });
-    for (const f of l.followers) f.stop();
+    for (const j of l.journals) j.dispose();
     l.writer = null;
     try {
       this.core.addEvent(l.deploymentId, {
@@ -282,7 +292,7 @@ export class RecordingService {
     const l = this.live.get(deploymentId);
     if (!l) return;
     this.live.delete(deploymentId);
-    for (const f of l.followers) f.stop();
+    for (const j of l.journals) j.dispose();
     const w = l.writer;
     l.writer = null;
     if (w)

@@ -388,6 +388,7 @@ export class RestartService {
       plan,
       deployment,
       conn,
+      journalOf: (unit) => this.core.journalTail(args.deploymentId, unit),
       pacer: { clock, pollMs: this.opts.pollMs ?? 1000, minRealGapMs: this.opts.minRealGapMs ?? 100 },
       drain: drainRegs,
     }).finally(() => this.finished(run));

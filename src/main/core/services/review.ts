@@ -43,6 +43,8 @@ import { ReviewCache } from '../review/review-cache';
 import { roleOf } from '../review/review-data';
 import { readSidecar } from '../review/sidecar';
 import { groupOf } from '../review/signal-table';
+import { GPU_GROUP, gpuIndices } from '../review/host-columns';
+import { NVIDIA_SMI_COMMAND } from '../probes/gpu';
 import { observationAt, snapshotAt } from '../review/state-at';
 
 export interface ReviewServiceOptions {
@@ -382,12 +384,16 @@ export class ReviewService {
   private deploymentHandlers(): Partial<{ [K in keyof ApiHandlers]: ApiHandlers[K] }> {
     const d = (id: string) => this.need(id).loaded.data;
     const dashboard: Partial<DashboardRequests> = {
-      getSignalCatalog: async (a) =>
-        catalogFor(d(a.deploymentId).roles, [], d(a.deploymentId).table.kvRanks()),
+      getSignalCatalog: async (a) => {
+        const data = d(a.deploymentId);
+        return catalogFor(data.roles, gpuIndices(data.table), data.table.kvRanks());
+      },
       getSeries: async (a: SeriesQuery) => {
         const data = d(a.deploymentId);
         return data.table.series(a, data.notExposed, (key) =>
-          expectedMetrics(groupOf(key) as Role, key.slice(key.indexOf('.') + 1)),
+          groupOf(key) === GPU_GROUP
+            ? [NVIDIA_SMI_COMMAND]
+            : expectedMetrics(groupOf(key) as Role, key.slice(key.indexOf('.') + 1)),
         );
       },
       getDashboard: async (a) => {

@@ -273,7 +273,10 @@ export async function journalctl(argv: string[], ctx: CommandContext): Promise<n
 
   const lines = o.lines ?? (o.follow ? 10 : null);
   let entries = [...sim.journal.entries()].filter((e) => matches(e, q, null) && extra(e));
-  if (lines !== null && entries.length > lines) entries = entries.slice(entries.length - lines);
+  // journalctl seeks to a cursor and shows -n entries from there on; otherwise -n is the newest entries.
+  const fromCursor = (o.cursor !== null || o.afterCursor !== null) && !o.reverse;
+  if (lines !== null && entries.length > lines)
+    entries = fromCursor ? entries.slice(0, lines) : entries.slice(entries.length - lines);
   if (o.reverse) entries.reverse();
 
   const fmt = { all: o.all, noHostname: o.noHostname };
