@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
+import { buildReviewData } from '../../src/main/core/review/review-data';
 import { readRecording } from '../../src/main/core/store/recording';
 import { dispatch } from '../../src/main/api/dispatch';
 import { KV_CAPACITY } from '../../src/main/demo';
@@ -106,6 +107,18 @@ describe('recording service', () => {
       );
     // The servers' own scrapes hold no capacity gauge in this era: the recording has it only from /server_info.
     expect(rec.series.some((x) => x.name === 'sglang:max_total_num_tokens')).toBe(false);
+    // …and review uses it: the E1 servers' KV usage (token_usage × capacity) is there, as live.
+    const data = buildReviewData(rec);
+    for (const role of ['prefill', 'decode'] as const) {
+      const g = data.table.groups.get(role)!;
+      const capacityCol = [...g.cols.get(`${role}.kv_capacity`)!].filter((v) => v === v);
+      expect(capacityCol.length, role).toBeGreaterThan(0);
+      expect(new Set(capacityCol), role).toEqual(new Set([KV_CAPACITY[role]]));
+      const ratio = [...g.cols.get(`${role}.kv_ratio`)!].filter((v) => v === v);
+      expect(ratio.length, role).toBe(capacityCol.length);
+      expect(data.kv.get(role)!.metas[0].sourceMetrics, role).toContain('/server_info max_total_num_tokens');
+    }
+    expect(data.notExposed['decode.kv_ratio']).toBeUndefined();
   }, 60_000);
 
   it('a session that does not exist is not-found, naming the session and not the data folder, for every request', async () => {

@@ -25,7 +25,8 @@ import { SignalTable, type GroupColumns } from './signal-table';
 import type { ReviewData, RoleInfo } from './review-data';
 
 const MAGIC = 'PDRVC001';
-const CACHE_VERSION = 3;
+// Bumped whenever what review computes changes (4: one evaluator, dp-rank tokens, recorded /server_info capacity).
+const CACHE_VERSION = 4;
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 

@@ -12,7 +12,8 @@ import type {
   TimedHealth,
   TimedUnitState,
 } from '../store/recording/types';
-import { alignTargets } from './target-columns';
+import { alignTargets, rowAt, type TargetColumns } from './target-columns';
+import { MONITOR_FAMILIES, MONITOR_TARGET } from '../store/recording/host-series';
 import {
   evaluateTarget,
   notExposed as notExposedIn,
@@ -92,7 +93,11 @@ export function buildReviewData(
       );
     const cols = matching[0];
     const signals: TargetSignals | null = cols
-      ? evaluateTarget(cols, role, { ...opts, rankTokens: true })
+      ? evaluateTarget(cols, role, {
+          ...opts,
+          rankTokens: true,
+          capacityFromServerInfo: recordedCapacity(targets, role, cols.t),
+        })
       : null;
     const scrapeT = cols?.t ?? new Float64Array(0);
     const stepMs = medianStep(scrapeT);
@@ -111,7 +116,7 @@ export function buildReviewData(
       if (role !== 'router' && signals.kvMetas.length === 0)
         notExposed[`${role}.kv_ratio`] = {
           expected: KV_SOURCE_METRICS,
-          why: 'no KV-cache figure in this recording: the server exposed none of these with a known capacity (a capacity read from /server_info is not recorded)',
+          why: 'no KV-cache figure in this recording: the server exposed none of these with a known capacity (and no /server_info capacity was recorded for it)',
         };
       else delete notExposed[`${role}.kv_ratio`];
     }
@@ -227,6 +232,27 @@ function buildGroup(
   );
   if (role !== 'router') col('kv_ttf_s').set(timeToFull(t, col('kv_ratio')));
   return { group: { t, cols }, kvSource };
+}
+
+/**
+ * The KV capacity the monitor read from /server_info for `role`, at each of the role's scrape rows (the last
+ * reading at or before the row; NaN before the first): recorded only for servers without the capacity gauge.
+ */
+function recordedCapacity(
+  targets: ReadonlyMap<string, TargetColumns>,
+  role: Role,
+  t: Float64Array,
+): Float64Array | undefined {
+  const monitor = targets.get(MONITOR_TARGET);
+  const s = monitor?.series(MONITOR_FAMILIES.capacity).find((x) => x.labels.role === role);
+  if (!monitor || !s) return undefined;
+  const out = new Float64Array(t.length).fill(NaN);
+  let k = -1;
+  for (let i = 0; i < t.length; i++) {
+    while (k + 1 < s.v.length && monitor.t[rowAt(s, k + 1)] <= t[i]) k++;
+    if (k >= 0) out[i] = s.v[k];
+  }
+  return out;
 }
 
 function stepFill<T extends { ts: number }>(

@@ -78,8 +78,8 @@ function sumAt(p: PerRank, i: number): { sum: number; n: number } {
 export interface KvColumnOptions {
   /** Rows before this one are left NaN (the live push evaluates only the newest row). */
   from?: number;
-  /** Total capacity from /server_info, used where no max_total_num_tokens gauge is in the scrape (live only). */
-  capacityFromServerInfo?: number;
+  /** Total capacity from /server_info, used where no max_total_num_tokens gauge is in the scrape: one number or one per row. */
+  capacityFromServerInfo?: number | ArrayLike<number>;
   /** Also write each rank's used and capacity tokens (`kv_rank.<r>.used`, `.capacity`). */
   rankTokens?: boolean;
 }
@@ -204,8 +204,9 @@ export function kvColumns(cols: TargetColumns, opts: KvColumnOptions = {}): KvCo
       }
     }
     capName = KV_METRICS.capacity;
-    if (capN === 0 && infoCapacity !== undefined && Number.isFinite(infoCapacity) && infoCapacity > 0) {
-      capTotal = infoCapacity;
+    const info = typeof infoCapacity === 'number' ? infoCapacity : infoCapacity?.[i];
+    if (capN === 0 && info !== undefined && Number.isFinite(info) && info > 0) {
+      capTotal = info;
       capN = 1;
       capName = SERVER_INFO_CAPACITY;
     }

@@ -7,8 +7,11 @@ export interface EvaluateOptions {
   rateWindowMs?: number;
   /** Rows before this one are not evaluated (NaN): the live push asks for the newest row only. */
   from?: number;
-  /** KV capacity from /server_info, where the scrape has no max_total_num_tokens gauge (live only). */
-  capacityFromServerInfo?: number;
+  /**
+   * KV capacity from /server_info, where the scrape has no max_total_num_tokens gauge: one number (live), or
+   * one per row (a recording's capacity as the monitor read it at each scrape; NaN where unknown).
+   */
+  capacityFromServerInfo?: number | ArrayLike<number>;
   /** Also evaluate each dp rank's used and capacity tokens (`kv_rank.<r>.used`, `.capacity`). */
   rankTokens?: boolean;
 }
