@@ -91,17 +91,21 @@ function labelText(labels: Record<string, string>): string {
   return `{${names.map((n) => `${n}="${labels[n]}"`).join(',')}}`;
 }
 
-/** One scrape of a PD prefill server, as Prometheus text 0.0.4 or OpenMetrics 1.0. ~300 samples. */
-export function sglangScrape(format: ExpositionFormat): string {
+/**
+ * One scrape of a PD prefill server, as Prometheus text 0.0.4 or OpenMetrics 1.0. ~300 samples with one
+ * scheduler; `ranks` > 1 repeats every scheduler series per tp_rank (a wide TP/DP server, ~240 series each).
+ */
+export function sglangScrape(format: ExpositionFormat, ranks = 1): string {
   const om = format === 'openmetrics';
   const model = 'Qwen/Qwen3-32B';
-  const scheduler = {
+  const schedulers = Array.from({ length: ranks }, (_, rank) => ({
     engine_type: 'prefill',
     model_name: model,
     moe_ep_rank: '0',
     pp_rank: '0',
-    tp_rank: '0',
-  };
+    tp_rank: String(rank),
+  }));
+  const scheduler = schedulers[0];
   const tokenizer = { engine_type: 'prefill', model_name: model };
   const lines: string[] = [];
   let seed = 42;
@@ -113,13 +117,10 @@ export function sglangScrape(format: ExpositionFormat): string {
     name: string,
     help: string,
     value: number,
-    labels: Record<string, string> = scheduler,
+    labels: Record<string, string>[] = schedulers,
   ): void => {
-    lines.push(
-      `# HELP sglang:${name} ${help}`,
-      `# TYPE sglang:${name} gauge`,
-      `sglang:${name}${labelText(labels)} ${goFloat(value)}`,
-    );
+    lines.push(`# HELP sglang:${name} ${help}`, `# TYPE sglang:${name} gauge`);
+    for (const l of labels) lines.push(`sglang:${name}${labelText(l)} ${goFloat(value)}`);
   };
   const counter = (
     name: string,
@@ -178,8 +179,9 @@ export function sglangScrape(format: ExpositionFormat): string {
   gauge('utilization', 'The utilization.', 0.41);
   gauge('num_prefill_bootstrap_queue_reqs', 'The number of requests in the prefill bootstrap queue.', 1);
   gauge('num_prefill_inflight_queue_reqs', 'The number of requests in the prefill inflight queue.', 4);
-  gauge('num_retracted_reqs', 'The number of retracted requests.', 0, { ...scheduler, pid: '48211' });
-  gauge('num_paused_reqs', 'The number of paused requests.', 0, { ...scheduler, pid: '48211' });
+  const withPid = schedulers.map((l, rank) => ({ ...l, pid: String(48211 + rank) }));
+  gauge('num_retracted_reqs', 'The number of retracted requests.', 0, withPid);
+  gauge('num_paused_reqs', 'The number of paused requests.', 0, withPid);
   gauge('engine_startup_time', 'The time taken for the engine to start up.', 187.4);
   gauge('engine_load_weights_time', 'The time taken for the engine to load weights.', 61.9);
   gauge('page_size', 'The page size.', 1);
@@ -204,21 +206,127 @@ export function sglangScrape(format: ExpositionFormat): string {
     BUCKETS.e2e,
     [tokenizer],
   );
-  histogram('queue_time_seconds', 'Histogram of queueing time in seconds.', BUCKETS.queue, [scheduler]);
+  histogram('queue_time_seconds', 'Histogram of queueing time in seconds.', BUCKETS.queue, schedulers);
   histogram(
     'per_stage_req_latency_seconds',
     'The latency of each stage of requests.',
     BUCKETS.perStage,
-    ['prefill_bootstrap', 'prefill_forward', 'prefill_transfer_kv_cache', 'request_process'].map((stage) => ({
-      ...scheduler,
-      stage,
-    })),
+    schedulers.flatMap((l) =>
+      ['prefill_bootstrap', 'prefill_forward', 'prefill_transfer_kv_cache', 'request_process'].map(
+        (stage) => ({ ...l, stage }),
+      ),
+    ),
   );
-  histogram('kv_transfer_latency_ms', 'Histogram of KV cache transfer latency in ms.', BUCKETS.kvLatencyMs, [
-    scheduler,
-  ]);
-  histogram('kv_transfer_speed_gb_s', 'Histogram of KV cache transfer speed in GB/s.', BUCKETS.kvSpeedGbS, [
-    scheduler,
+  histogram(
+    'kv_transfer_latency_ms',
+    'Histogram of KV cache transfer latency in ms.',
+    BUCKETS.kvLatencyMs,
+    schedulers,
+  );
+  histogram(
+    'kv_transfer_speed_gb_s',
+    'Histogram of KV cache transfer speed in GB/s.',
+    BUCKETS.kvSpeedGbS,
+    schedulers,
+  );
+  if (om) lines.push('# EOF');
+  return lines.join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A node_exporter-style scrape of about `series` series: per-CPU, per-disk, per-interface and per-filesystem
+// families as node_exporter 1.x writes them (sorted label names, Go float formatting), scaled by the number
+// of CPUs, disks, interfaces and mounts.
+
+export function nodeExporterScrape(format: ExpositionFormat, series: number): string {
+  const om = format === 'openmetrics';
+  const lines: string[] = [];
+  let seed = 7;
+  const random = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const family = (
+    name: string,
+    type: 'counter' | 'gauge',
+    help: string,
+    labelSets: Record<string, string>[],
+  ): void => {
+    const declared = om && type === 'counter' ? name.replace(/_total$/, '') : name;
+    lines.push(`# HELP ${declared} ${help}`, `# TYPE ${declared} ${type}`);
+    for (const labels of labelSets) {
+      const value = type === 'counter' ? Math.round(random() * 1e9) / 100 : Math.round(random() * 1e6);
+      lines.push(`${name}${Object.keys(labels).length ? labelText(labels) : ''} ${goFloat(value)}`);
+    }
+  };
+  // one unit: 1 CPU × 8 modes + 1 disk × 10 + 1 interface × 16 + 1 mount × 6 = 40 series
+  const units = Math.max(1, Math.round((series - 12) / 40));
+  const cpus = Array.from({ length: units }, (_, i) => String(i));
+  const disks = cpus.map((i) => `nvme${Math.floor(Number(i) / 8)}n${Number(i) % 8}`);
+  const devices = cpus.map((i) => `eth${i}`);
+  const mounts = cpus.map((i) => ({
+    device: `/dev/nvme${i}n1p1`,
+    fstype: 'ext4',
+    mountpoint: `/mnt/data${i}`,
+  }));
+  const modes = ['idle', 'iowait', 'irq', 'nice', 'softirq', 'steal', 'system', 'user'];
+  family(
+    'node_cpu_seconds_total',
+    'counter',
+    'Seconds the CPUs spent in each mode.',
+    cpus.flatMap((cpu) => modes.map((mode) => ({ cpu, mode }))),
+  );
+  const diskFamilies = [
+    'node_disk_read_bytes_total',
+    'node_disk_written_bytes_total',
+    'node_disk_reads_completed_total',
+    'node_disk_writes_completed_total',
+    'node_disk_read_time_seconds_total',
+    'node_disk_write_time_seconds_total',
+    'node_disk_io_time_seconds_total',
+    'node_disk_io_time_weighted_seconds_total',
+    'node_disk_reads_merged_total',
+    'node_disk_writes_merged_total',
+  ];
+  for (const name of diskFamilies)
+    family(name, 'counter', `The total number of ${name.slice(10, -6)}.`, disks.map((device) => ({ device })));
+  const netFamilies = [
+    'receive_bytes',
+    'receive_packets',
+    'receive_errs',
+    'receive_drop',
+    'receive_fifo',
+    'receive_frame',
+    'receive_compressed',
+    'receive_multicast',
+    'transmit_bytes',
+    'transmit_packets',
+    'transmit_errs',
+    'transmit_drop',
+    'transmit_fifo',
+    'transmit_colls',
+    'transmit_carrier',
+    'transmit_compressed',
+  ];
+  for (const stat of netFamilies)
+    family(
+      `node_network_${stat}_total`,
+      'counter',
+      `Network device statistic ${stat}.`,
+      devices.map((device) => ({ device })),
+    );
+  for (const stat of ['avail_bytes', 'free_bytes', 'size_bytes', 'files', 'files_free', 'readonly'])
+    family(`node_filesystem_${stat}`, 'gauge', `Filesystem ${stat.replace('_', ' ')}.`, mounts);
+  for (const name of ['load1', 'load5', 'load15', 'memory_MemTotal_bytes', 'memory_MemFree_bytes'])
+    family(`node_${name}`, 'gauge', `${name}.`, [{}]);
+  family('node_boot_time_seconds', 'gauge', 'Node boot time, in unixtime.', [{}]);
+  family('node_context_switches_total', 'counter', 'Total number of context switches.', [{}]);
+  family('node_forks_total', 'counter', 'Total number of forks.', [{}]);
+  family('node_intr_total', 'counter', 'Total number of interrupts serviced.', [{}]);
+  family('node_procs_running', 'gauge', 'Number of processes in runnable state.', [{}]);
+  family('node_procs_blocked', 'gauge', 'Number of processes blocked waiting for I/O.', [{}]);
+  family('node_uname_info', 'gauge', 'Labeled system information as provided by the uname system call.', [
+    { machine: 'x86_64', nodename: 'gpu-node-17', release: '6.8.0-49-generic', sysname: 'Linux' },
   ]);
   if (om) lines.push('# EOF');
   return lines.join('\n') + '\n';
