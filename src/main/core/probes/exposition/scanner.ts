@@ -359,6 +359,7 @@ export class ExpositionScanner {
       return undefined;
     }
     hit.seen = this.parseNumber;
+    cache.hits++;
     this.lastEntry = hit;
     this.seriesEntry = hit;
     this.takeScratch();

@@ -60,6 +60,9 @@ export class SeriesCache {
   private format: ExpositionFormat | undefined;
   private parses = 0;
   private disposed = false;
+  /** Samples whose series came from the cache, and series stored, over the cache's life (tests, benchmarks). */
+  hits = 0;
+  stored = 0;
 
   /** Number of the parse under way; entries read by it carry it in `seen`. */
   get parseNumber(): number {
@@ -103,6 +106,7 @@ export class SeriesCache {
   }
 
   set(entry: CachedSeries): void {
+    this.stored++;
     entry.seen = this.parses;
     this.entries.set(entry.key, entry);
   }
