@@ -1,8 +1,11 @@
-// Exposition parser benchmark: our parser against parse-prometheus-text-format, side by side in one run, on
-// Prometheus' alltypes corpus and on a generated SGLang-style scrape. Prints µs per sample, the ratio and the
-// CPU share of scraping 3 endpoints × 300 samples at 1 Hz; then the parser's peak memory against its input
-// size on typical and adversarial inputs, each in a child process of its own (peak RSS is per process).
-// Run alone with `npx tsx bench/parser.ts` (`--memory`: only the memory part).
+// Exposition parser benchmark: our parser (warm, cold, second scrape and uncached) against
+// parse-prometheus-text-format, side by side in one run, on Prometheus' alltypes corpus and on a generated
+// SGLang-style scrape. Prints µs per sample, the ratio and the CPU share of scraping 3 endpoints × 300
+// samples at 1 Hz; then the same by target size (node_exporter- and SGLang-style scrapes of 300, 20,000 and
+// 100,000 series, with the peak heap of one parse per mode and the heap a warm cache keeps); then the
+// parser's peak memory against its input size on typical and adversarial inputs, each in a child process of
+// its own (peak RSS is per process). Run alone with `npx tsx bench/parser.ts` (`--memory`: only the memory
+// part; `--sizes`: only the table by size).
 
 import { spawnSync } from 'node:child_process';
 import v8 from 'node:v8';
@@ -12,8 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseExposition } from '../src/main/core/probes/exposition/parser';
-import { clearSeriesCaches } from '../src/main/core/probes/exposition/series-cache';
+import { parseExposition, SeriesCache } from '../src/main/core/probes/exposition/parser';
 import type { ExpositionFormat } from '../src/main/core/probes/exposition/types';
 
 type ParseFn = (text: string) => number;
@@ -289,7 +291,12 @@ export function nodeExporterScrape(format: ExpositionFormat, series: number): st
     'node_disk_writes_merged_total',
   ];
   for (const name of diskFamilies)
-    family(name, 'counter', `The total number of ${name.slice(10, -6)}.`, disks.map((device) => ({ device })));
+    family(
+      name,
+      'counter',
+      `The total number of ${name.slice(10, -6)}.`,
+      disks.map((device) => ({ device })),
+    );
   const netFamilies = [
     'receive_bytes',
     'receive_packets',
@@ -339,8 +346,10 @@ interface Contender {
   name: string;
   /** Returns a number derived from the result so the work cannot be optimised away. */
   parse: ParseFn;
-  /** Runs before every parse, outside the timing (cold runs empty the series cache here). */
+  /** Runs before every parse, outside the timing (cold runs make a new series cache here). */
   before?: () => void;
+  /** Told the input before any parse, for a `before` that needs it. */
+  setText?: (text: string) => void;
 }
 
 interface Figure {
@@ -375,20 +384,28 @@ function cpuOf(c: Contender, text: string, n: number): number {
  * alike, and reports the median round. Time is CPU time of this process, not wall time: these machines are
  * shared, and CPU time is what the 1 Hz budget is about.
  */
-function measure(text: string, samples: number, contenders: Contender[], rounds: number): Figure[] {
+function measure(
+  text: string,
+  samples: number,
+  contenders: Contender[],
+  { rounds, minWarmUp }: { rounds: number; minWarmUp: number },
+): Figure[] {
   const usable: { c: Contender; perRound: number; times: number[] }[] = [];
   const figures = new Map<string, Figure>();
   for (const c of contenders) {
     try {
+      c.setText?.(text);
       const started = performance.now();
       let warm = 0;
-      while (performance.now() - started < 400 || warm < 50) {
+      while (performance.now() - started < 400 || warm < minWarmUp) {
         c.before?.();
         sink += c.parse(text);
         warm++;
       }
       const msPerParse = (performance.now() - started) / warm;
-      usable.push({ c, perRound: Math.max(10, Math.ceil(40 / msPerParse)), times: [] });
+      // at least 10 parses a round for small inputs; one is enough when a parse takes tens of milliseconds
+      const perRound = msPerParse > 20 ? 1 : Math.max(10, Math.ceil(40 / msPerParse));
+      usable.push({ c, perRound, times: [] });
     } catch (err) {
       figures.set(c.name, { name: c.name, usPerParse: NaN, usPerSample: NaN, error: (err as Error).message });
     }
@@ -407,17 +424,52 @@ function fmt(n: number, digits = 2): string {
   return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
 }
 
-export async function runParserBench(): Promise<void> {
-  const competitor = loadCompetitor();
-  const ours =
-    (format: ExpositionFormat): ParseFn =>
-    (text) =>
-      parseExposition(text, format).sampleCount;
-  const theirs: ParseFn = (text) => {
-    const families = competitor(text);
-    return Array.isArray(families) ? families.length : 0;
-  };
+/** The ways our parser is timed; `before` builds the state of the parse outside the timing. */
+function ourContenders(format: ExpositionFormat): Contender[] {
+  // warm: the same target scraped again (the 1 Hz steady state); its cache is filled by the warm-up
+  const warm = new SeriesCache();
+  let fresh = new SeriesCache();
+  let second = new SeriesCache();
+  let text = '';
+  return [
+    { name: 'ours warm', parse: (t) => parseExposition(t, format, { cache: warm }).sampleCount },
+    {
+      name: 'ours cold',
+      parse: (t) => parseExposition(t, format, { cache: fresh }).sampleCount,
+      before: () => (fresh = new SeriesCache()),
+    },
+    {
+      name: 'ours 2nd scrape',
+      parse: (t) => parseExposition(t, format, { cache: second }).sampleCount,
+      before: () => {
+        second = new SeriesCache();
+        parseExposition(text, format, { cache: second });
+      },
+      setText: (t) => (text = t),
+    },
+    { name: 'ours uncached', parse: (t) => parseExposition(t, format).sampleCount },
+  ];
+}
 
+function competitorContender(): Contender | undefined {
+  let competitor: (text: string) => unknown;
+  try {
+    competitor = loadCompetitor();
+  } catch (err) {
+    console.log(`(parse-prometheus-text-format not compared: ${(err as Error).message.split('\n')[0]})`);
+    return undefined;
+  }
+  return {
+    name: 'parse-prometheus-text-format',
+    parse: (text) => {
+      const families = competitor(text);
+      return Array.isArray(families) ? families.length : 0;
+    },
+  };
+}
+
+export async function runParserBench(): Promise<void> {
+  const theirs = competitorContender();
   const inputs: { label: string; text: string; format: ExpositionFormat }[] = [];
   if (existsSync(ALLTYPES)) {
     inputs.push({
@@ -442,26 +494,21 @@ export async function runParserBench(): Promise<void> {
   });
 
   console.log(`Exposition parser benchmark — Node ${process.version}, ${process.platform}/${process.arch}`);
-  console.log('CPU µs per parse (median of 15 interleaved rounds); µs/sample = that ÷ samples in the input');
-  console.log(
-    'ours warm: steady state of scraping the same endpoint again (series cache hit, the 1 Hz case)',
-  );
-  console.log('ours cold: series cache emptied before every parse (first scrape, one-off parse)\n');
-  const figures = new Map<string, { warm: Figure; cold: Figure }>();
+  console.log('CPU µs per parse (median of interleaved rounds); µs/sample = that ÷ samples in the input');
+  console.log('ours warm: the same target scraped again, through its series cache (the 1 Hz steady state)');
+  console.log('ours cold: first scrape of a target (a new cache: series are only noted as seen)');
+  console.log('ours 2nd scrape: second scrape of a target (its series are stored); once per target');
+  console.log('ours uncached: no cache (one-off parses: the CLI, tests)\n');
+  const figures = new Map<string, Map<string, Figure>>();
   for (const input of inputs) {
     const samples = parseExposition(input.text, input.format).sampleCount;
-    const contenders: Contender[] = [
-      { name: 'ours warm', parse: ours(input.format) },
-      { name: 'ours cold', parse: ours(input.format), before: clearSeriesCaches },
-    ];
+    const contenders = ourContenders(input.format);
     // parse-prometheus-text-format has no OpenMetrics mode; it is compared on the text format only
-    if (input.format === 'prometheus')
-      contenders.push({ name: 'parse-prometheus-text-format', parse: theirs });
-    const [warm, cold, other] = measure(input.text, samples, contenders, 15);
-    figures.set(input.label, { warm, cold });
+    if (input.format === 'prometheus' && theirs !== undefined) contenders.push(theirs);
+    const measured = measure(input.text, samples, contenders, { rounds: 15, minWarmUp: 50 });
+    figures.set(input.label, new Map(measured.map((f) => [f.name, f])));
     console.log(`${input.label}: ${fmt(input.text.length / 1024, 1)} KiB, ${samples} samples`);
-    for (const f of [warm, cold, other]) {
-      if (f === undefined) continue;
+    for (const f of measured) {
       if (f.error !== undefined) {
         console.log(`  ${f.name.padEnd(30)} failed: ${f.error}`);
         continue;
@@ -472,10 +519,14 @@ export async function runParserBench(): Promise<void> {
           `${fmt(mibPerS, 0).padStart(5)} MiB/s`,
       );
     }
+    const byName = figures.get(input.label) as Map<string, Figure>;
+    const other = byName.get('parse-prometheus-text-format');
+    const warm = byName.get('ours warm') as Figure;
+    const uncached = byName.get('ours uncached') as Figure;
     if (other !== undefined && other.error === undefined) {
       console.log(
         `  parse-prometheus-text-format ÷ ours: ${fmt(other.usPerSample / warm.usPerSample, 1)}× warm, ` +
-          `${fmt(other.usPerSample / cold.usPerSample, 1)}× cold`,
+          `${fmt(other.usPerSample / uncached.usPerSample, 1)}× uncached`,
       );
     }
     console.log('');
@@ -483,15 +534,148 @@ export async function runParserBench(): Promise<void> {
   // 3 endpoints × 300 samples, once a second: the steady load of a live session
   const sglang = figures.get('SGLang prefill scrape, text 0.0.4');
   if (sglang !== undefined) {
-    const share = (usPerSample: number): string => `${fmt((3 * 300 * usPerSample) / 1e4, 3)} % of one core`;
+    const share = (f: Figure | undefined): string =>
+      `${fmt((3 * 300 * (f?.usPerSample ?? NaN)) / 1e4, 3)} % of one core`;
     console.log(
-      `CPU share of scraping 3 endpoints × 300 samples at 1 Hz: ${share(sglang.warm.usPerSample)} steady, ` +
-        `${share(sglang.cold.usPerSample)} if every scrape were new series`,
+      `CPU share of scraping 3 endpoints × 300 samples at 1 Hz: ${share(sglang.get('ours warm'))} steady, ` +
+        `${share(sglang.get('ours cold'))} if every scrape were new series`,
     );
   }
   console.log('goals: ≥ 5× faster than parse-prometheus-text-format, ≤ 2 µs/sample');
+  runSizeBench(theirs);
   if (sink === 0) console.log('');
   runMemoryBench();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Warm, cold and uncached by target size
+
+const SIZES = [300, 20_000, 100_000];
+type ScrapeKind = 'node_exporter' | 'sglang';
+
+/** A Prometheus-text scrape of about `series` series of one kind. */
+function scrapeOfSize(kind: ScrapeKind, series: number): string {
+  // the SGLang scrape has ~78 series outside the schedulers and ~223 per scheduler rank
+  return kind === 'node_exporter'
+    ? nodeExporterScrape('prometheus', series)
+    : sglangScrape('prometheus', Math.max(1, Math.round((series - 78) / 223)));
+}
+
+interface SizeMemory {
+  /** Peak heap growth during one parse (largest heap before any GC in it, or at its end), bytes. */
+  peak: Record<'warm' | 'cold' | 'uncached', number>;
+  /** Heap the warm target's cache keeps between scrapes (after a full GC). */
+  cacheRetained: number;
+}
+
+function runSizeBench(theirs: Contender | undefined): void {
+  console.log(
+    '\nBy target size (Prometheus text; CPU µs/sample, median of interleaved rounds; peak heap of one parse in ' +
+      'a fresh process, from V8 GC statistics; cache = heap the warm cache keeps between scrapes)',
+  );
+  const rows: string[][] = [
+    [
+      'input',
+      'series',
+      'warm',
+      'cold',
+      '2nd',
+      'uncached',
+      'p-p-t-f',
+      'warm/uncached',
+      'peak heap warm / cold / uncached',
+      'cache',
+    ],
+  ];
+  let allWarmFaster = true;
+  for (const size of SIZES) {
+    for (const kind of ['node_exporter', 'sglang'] as const) {
+      const text = scrapeOfSize(kind, size);
+      const samples = parseExposition(text, 'prometheus').sampleCount;
+      const contenders = ourContenders('prometheus');
+      if (theirs !== undefined) contenders.push(theirs);
+      const big = samples > 50_000;
+      const figures = new Map(
+        measure(text, samples, contenders, {
+          rounds: big ? 5 : size > 1000 ? 7 : 15,
+          minWarmUp: big ? 3 : size > 1000 ? 10 : 50,
+        }).map((f) => [f.name, f]),
+      );
+      const us = (name: string): number => figures.get(name)?.usPerSample ?? NaN;
+      const ratio = us('ours warm') / us('ours uncached');
+      if (!(ratio <= 1)) allWarmFaster = false;
+      const memory = sizeMemoryOf(kind, size);
+      const mib = (n: number): string => fmt(n / MiB, 1);
+      rows.push([
+        `${kind} (${fmt(text.length / MiB, 2)} MiB)`,
+        String(samples),
+        fmt(us('ours warm'), 3),
+        fmt(us('ours cold'), 3),
+        fmt(us('ours 2nd scrape'), 3),
+        fmt(us('ours uncached'), 3),
+        fmt(us('parse-prometheus-text-format'), 3),
+        `${fmt(ratio, 2)}${ratio <= 1 ? '' : ' SLOWER'}`,
+        memory === undefined
+          ? 'n/a'
+          : `${mib(memory.peak.warm)} / ${mib(memory.peak.cold)} / ${mib(memory.peak.uncached)} MiB`,
+        memory === undefined ? 'n/a' : `${mib(memory.cacheRetained)} MiB`,
+      ]);
+    }
+  }
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  for (const r of rows) console.log('  ' + r.map((cell, c) => cell.padStart(widths[c])).join('  '));
+  console.log(
+    `goal: warm ≤ uncached at every size — ${allWarmFaster ? 'met' : 'NOT MET (see SLOWER above)'}`,
+  );
+}
+
+/** Runs in a child with a GC at hand: peak heap of one parse of `kind`/`size` per mode, as JSON. */
+function measureSizeMemory(kind: ScrapeKind, size: number): void {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const text = scrapeOfSize(kind, size);
+  parseExposition(sglangScrape('prometheus'), 'prometheus');
+  const peakOf = (parse: () => unknown): number => {
+    gc();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const profiler = new v8.GCProfiler();
+    profiler.start();
+    const result = parse();
+    const atEnd = process.memoryUsage().heapUsed;
+    const stats = profiler.stop();
+    let peak = atEnd;
+    for (const s of stats.statistics) peak = Math.max(peak, s.beforeGC.heapStatistics.usedHeapSize);
+    sink += result === undefined ? 0 : 1;
+    return peak - before;
+  };
+  const uncached = peakOf(() => parseExposition(text, 'prometheus'));
+  const warmCache = new SeriesCache();
+  for (let i = 0; i < 3; i++) parseExposition(text, 'prometheus', { cache: warmCache });
+  const warm = peakOf(() => parseExposition(text, 'prometheus', { cache: warmCache }));
+  gc();
+  gc();
+  const withCache = process.memoryUsage().heapUsed;
+  warmCache.dispose();
+  gc();
+  gc();
+  const cacheRetained = withCache - process.memoryUsage().heapUsed;
+  const cold = peakOf(() => parseExposition(text, 'prometheus', { cache: new SeriesCache() }));
+  const figure: SizeMemory = { peak: { warm, cold, uncached }, cacheRetained };
+  process.stdout.write(JSON.stringify(figure));
+}
+
+function sizeMemoryOf(kind: ScrapeKind, size: number): SizeMemory | undefined {
+  const run = spawnSync(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), '--size-memory', kind, String(size)],
+    { encoding: 'utf8', maxBuffer: 1024 * 1024 },
+  );
+  if (run.status !== 0) {
+    console.log(`  (memory of ${kind} ${size}: ${run.stderr.trim().split('\n').slice(-1)[0]})`);
+    return undefined;
+  }
+  return JSON.parse(run.stdout) as SizeMemory;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -565,7 +749,6 @@ function measureMemoryCase(name: string): void {
   // compile the parser first: its code and feedback live on the heap too and would be counted on small inputs
   parseExposition(sglangScrape('prometheus'), 'prometheus');
   parseExposition(sglangScrape('openmetrics'), 'openmetrics');
-  clearSeriesCaches();
   gc();
   gc();
   const before = process.memoryUsage();
@@ -591,7 +774,7 @@ function measureMemoryCase(name: string): void {
 
 function runMemoryBench(): void {
   console.log(
-    '\nPeak memory of one parse (string input, a fresh process per case, parser warmed up, series cache cold)',
+    '\nPeak memory of one parse (string input, a fresh process per case, parser warmed up, uncached)',
   );
   console.log(
     'peak RSS: growth of the process peak during the parse; held: heap+external at its end, before GC; ' +
@@ -621,17 +804,23 @@ function runMemoryBench(): void {
 }
 
 const memoryCase = process.argv.indexOf('--memory-case');
+const sizeMemory = process.argv.indexOf('--size-memory');
 if (memoryCase !== -1) {
   measureMemoryCase(process.argv[memoryCase + 1]);
+} else if (sizeMemory !== -1) {
+  measureSizeMemory(process.argv[sizeMemory + 1] as ScrapeKind, Number(process.argv[sizeMemory + 2]));
 } else if (
   process.argv[1] !== undefined &&
   import.meta.url === pathToFileURL(resolve(process.argv[1])).href
 ) {
-  // `--memory` runs only the peak-memory part
-  (process.argv.includes('--memory') ? Promise.resolve(runMemoryBench()) : runParserBench()).catch(
-    (err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    },
-  );
+  // `--memory` runs only the peak-memory part, `--sizes` only the table by target size
+  const only = process.argv.includes('--memory')
+    ? Promise.resolve(runMemoryBench())
+    : process.argv.includes('--sizes')
+      ? Promise.resolve(runSizeBench(competitorContender()))
+      : runParserBench();
+  only.catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
 }
