@@ -86,7 +86,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     this.timer = null;
   }
 
-  /** Stops polling for good and frees the parse state of every target; a scrape still in flight parses uncached. */
+  /** Stops polling for good and frees every target's parse state (a scrape still in flight parses uncached). */
   dispose(): void {
     this.stop();
     for (const cache of this.seriesCaches.values()) cache.dispose();

@@ -326,10 +326,11 @@ export class ExpositionScanner {
 
   /**
    * Looks up the series text at the read position (from the metric name through the line's first '}') in
-   * the series cache. Without a cache it returns undefined at once. On a hit the read position moves past it, the label arrays are filled, seriesName is set and a
-   * copy of the labels is returned. On a miss nothing moves; rememberSeries may store the parse afterwards.
-   * A key is only ever stored as the complete series text of a line whose label set closed at its first '}',
-   * so equal text parses identically whatever follows it.
+   * the series cache; without one it returns undefined at once. On a hit the read position moves past it,
+   * the label arrays are filled, seriesName is set and a copy of the labels is returned. On a miss nothing
+   * moves; rememberSeries may store the parse afterwards. A key is only ever stored as the complete series
+   * text of a line whose label set closed at its first '}', so equal text parses identically whatever
+   * follows it.
    */
   lookupSeries(): Record<string, string> | undefined {
     this.seriesStart = -1;
