@@ -350,6 +350,11 @@ interface Contender {
   before?: () => void;
   /** Told the input before any parse, for a `before` that needs it. */
   setText?: (text: string) => void;
+  /**
+   * Timed after the others, not interleaved with them: its runs leave much long-lived garbage (a new cache
+   * filled every time), and process CPU time includes V8's GC threads, so the others would pay for it.
+   */
+  apart?: boolean;
 }
 
 interface Figure {
@@ -390,7 +395,7 @@ function measure(
   contenders: Contender[],
   { rounds, minWarmUp }: { rounds: number; minWarmUp: number },
 ): Figure[] {
-  const usable: { c: Contender; perRound: number; times: number[] }[] = [];
+  const usable: { c: Contender; msPerParse: number; times: number[] }[] = [];
   const figures = new Map<string, Figure>();
   for (const c of contenders) {
     try {
@@ -402,22 +407,51 @@ function measure(
         sink += c.parse(text);
         warm++;
       }
-      const msPerParse = (performance.now() - started) / warm;
-      // at least 10 parses a round for small inputs; one is enough when a parse takes tens of milliseconds
-      const perRound = msPerParse > 20 ? 1 : Math.max(10, Math.ceil(40 / msPerParse));
-      usable.push({ c, perRound, times: [] });
+      usable.push({ c, msPerParse: (performance.now() - started) / warm, times: [] });
     } catch (err) {
       figures.set(c.name, { name: c.name, usPerParse: NaN, usPerSample: NaN, error: (err as Error).message });
     }
   }
+  // One batch size for all: a contender timed one parse at a time would leave its garbage to be collected
+  // on the next one's clock, while one timed in long batches pays for its own. At least 40 ms for the
+  // fastest, at most ~2 s for the slowest.
+  const ms = usable.map((u) => u.msPerParse);
+  const perRound = Math.max(1, Math.min(Math.ceil(40 / Math.min(...ms)), Math.floor(2000 / Math.max(...ms))));
   for (let r = 0; r < rounds; r++) {
-    for (const u of usable) u.times.push(cpuOf(u.c, text, u.perRound) / u.perRound);
+    // rotated every round, so that no contender always follows the same one
+    for (let k = 0; k < usable.length; k++) {
+      const u = usable[(r + k) % usable.length];
+      u.times.push(cpuOf(u.c, text, perRound) / perRound);
+    }
   }
   for (const u of usable) {
     const us = median(u.times);
     figures.set(u.c.name, { name: u.c.name, usPerParse: us, usPerSample: us / samples });
   }
   return contenders.map((c) => figures.get(c.name) as Figure);
+}
+
+/** measure(), with the contenders marked `apart` timed after the rest; figures in the contenders' order. */
+function measureAll(
+  text: string,
+  samples: number,
+  contenders: Contender[],
+  opts: { rounds: number; minWarmUp: number },
+): Figure[] {
+  const together = measure(
+    text,
+    samples,
+    contenders.filter((c) => c.apart !== true),
+    opts,
+  );
+  const apart = measure(
+    text,
+    samples,
+    contenders.filter((c) => c.apart === true),
+    opts,
+  );
+  const byName = new Map([...together, ...apart].map((f) => [f.name, f]));
+  return contenders.map((c) => byName.get(c.name) as Figure);
 }
 
 function fmt(n: number, digits = 2): string {
@@ -446,6 +480,7 @@ function ourContenders(format: ExpositionFormat): Contender[] {
         parseExposition(text, format, { cache: second });
       },
       setText: (t) => (text = t),
+      apart: true,
     },
     { name: 'ours uncached', parse: (t) => parseExposition(t, format).sampleCount },
   ];
@@ -505,7 +540,7 @@ export async function runParserBench(): Promise<void> {
     const contenders = ourContenders(input.format);
     // parse-prometheus-text-format has no OpenMetrics mode; it is compared on the text format only
     if (input.format === 'prometheus' && theirs !== undefined) contenders.push(theirs);
-    const measured = measure(input.text, samples, contenders, { rounds: 15, minWarmUp: 50 });
+    const measured = measureAll(input.text, samples, contenders, { rounds: 15, minWarmUp: 50 });
     figures.set(input.label, new Map(measured.map((f) => [f.name, f])));
     console.log(`${input.label}: ${fmt(input.text.length / 1024, 1)} KiB, ${samples} samples`);
     for (const f of measured) {
@@ -596,7 +631,7 @@ function runSizeBench(theirs: Contender | undefined): void {
       if (theirs !== undefined) contenders.push(theirs);
       const big = samples > 50_000;
       const figures = new Map(
-        measure(text, samples, contenders, {
+        measureAll(text, samples, contenders, {
           rounds: big ? 5 : size > 1000 ? 7 : 15,
           minWarmUp: big ? 3 : size > 1000 ? 10 : 50,
         }).map((f) => [f.name, f]),
