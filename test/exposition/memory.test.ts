@@ -7,7 +7,6 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { parseExposition } from '../../src/main/core/probes/exposition/parser';
-import { clearSeriesCaches } from '../../src/main/core/probes/exposition/series-cache';
 import type { ExpositionFormat } from '../../src/main/core/probes/exposition/types';
 
 /** A full garbage collection, when this process lets us have one. */
@@ -42,7 +41,6 @@ function big(prefix: string, unit: string, suffix: string): string {
 /** Heap + external bytes the parse adds: the larger of what it holds when it returns and what it keeps. */
 function growth(text: string, format: ExpositionFormat): number {
   const collect = gc as () => void;
-  clearSeriesCaches();
   collect();
   const used = (): number => {
     const m = process.memoryUsage();

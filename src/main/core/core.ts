@@ -326,7 +326,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
       monitor,
       events: [],
       dispose: async () => {
-        monitor.stop();
+        monitor.dispose();
         monitor.removeAllListeners();
         conn.removeAllListeners();
         await conn.stop();

@@ -7,6 +7,7 @@ import type http from 'node:http';
 import type { ServiceConfig } from '@shared/domain';
 import { httpGet } from '../ssh/http-agent';
 import { scrapeMetrics } from '../probes/metrics';
+import type { SeriesCache } from '../probes/exposition/parser';
 import {
   mergeRouterHealth,
   normalizeWorkerUrl,
@@ -29,17 +30,26 @@ export interface RouterReading {
   readiness?: Readiness;
 }
 
-export async function readRouter(agent: http.Agent, router: ServiceConfig): Promise<RouterReading> {
+/** `cache`: the router's series cache, when the caller reads the router again and again. */
+export async function readRouter(
+  agent: http.Agent,
+  router: ServiceConfig,
+  cache?: SeriesCache,
+): Promise<RouterReading> {
   const base = router.apiUrl.replace(/\/+$/, '');
   const [workers, metrics, readiness] = await Promise.all([
     fetchWorkers(agent, `${base}/workers`),
     router.metricsUrl
-      ? scrapeMetrics(agent, {
-          url: router.metricsUrl,
-          what: `router (${router.unit})`,
-          unit: router.unit,
-          kind: 'router',
-        })
+      ? scrapeMetrics(
+          agent,
+          {
+            url: router.metricsUrl,
+            what: `router (${router.unit})`,
+            unit: router.unit,
+            kind: 'router',
+          },
+          { cache },
+        )
       : Promise.resolve(null),
     fetchReadiness(agent, `${base}/readiness`),
   ]);

@@ -8,6 +8,7 @@ import type { UnitJournalTail } from '../journal/unit-tail';
 import { checkHealth } from '../probes/health';
 import { scrapeMetrics } from '../probes/metrics';
 import { evaluateScrape } from '../signals/evaluate';
+import { SeriesCache } from '../probes/exposition/parser';
 import {
   classifyCommandError,
   describeUnit,
@@ -103,6 +104,7 @@ export async function restartService(ctx: ServiceRestartContext): Promise<Servic
     res = await r.run();
   } finally {
     r.stopJournal();
+    r.disposeSeriesCaches();
   }
   try {
     await r.lastJournalLines();
@@ -125,11 +127,20 @@ class ServiceRestart {
   private drained = false;
   /** The unit as seen when the new invocation became active. */
   private activeSeen: UnitSnapshot | null = null;
+  // The drain and router steps scrape the same endpoints every few seconds: one series cache per endpoint,
+  // for as long as this restart runs.
+  private readonly workerSeries = new SeriesCache();
+  private readonly routerSeries = new SeriesCache();
 
   constructor(private readonly ctx: ServiceRestartContext) {
     this.role = ctx.service.role;
     this.unit = ctx.service.unit;
     this.journal = new RestartJournal(ctx.journal, this.unit);
+  }
+
+  disposeSeriesCaches(): void {
+    this.workerSeries.dispose();
+    this.routerSeries.dispose();
   }
 
   private step(kind: RestartStepKind): StepHandle {
@@ -230,12 +241,11 @@ class ServiceRestart {
   private async runningOnWorker(): Promise<number | null> {
     const s = this.ctx.service;
     if (!s.metricsUrl) return null;
-    const res = await scrapeMetrics(this.ctx.conn.httpAgent(), {
-      url: s.metricsUrl,
-      what: `${s.role} (${s.unit})`,
-      unit: s.unit,
-      kind: 'server',
-    });
+    const res = await scrapeMetrics(
+      this.ctx.conn.httpAgent(),
+      { url: s.metricsUrl, what: `${s.role} (${s.unit})`, unit: s.unit, kind: 'server' },
+      { cache: this.workerSeries },
+    );
     if (!res.ok) return null;
     const v = evaluateScrape(res.exposition, s.role);
     const parts = [v.running, v.prefill_inflight_queue, v.decode_transfer_queue].filter(
@@ -548,7 +558,10 @@ class ServiceRestart {
       intervalMs: Math.max(this.ctx.pacer.pollMs, 2000),
       deadlineAt: run.now() + timeouts.routerMs,
       probe: async () => {
-        const verdict = judgeWorker(await readRouter(conn.httpAgent(), router), this.ctx.service);
+        const verdict = judgeWorker(
+          await readRouter(conn.httpAgent(), router, this.routerSeries),
+          this.ctx.service,
+        );
         // Two healthy readings in a row: one could be the router's state from before it noticed the restart.
         healthyInARow = verdict.state === 'healthy' ? healthyInARow + 1 : 0;
         if (healthyInARow >= 2) return { kind: 'done', value: verdict, detail: verdict.detail };
@@ -577,7 +590,7 @@ class ServiceRestart {
       intervalMs: Math.max(this.ctx.pacer.pollMs, 2000),
       deadlineAt: run.now() + timeouts.routerMs,
       probe: async () => {
-        const reading = await readRouter(conn.httpAgent(), router);
+        const reading = await readRouter(conn.httpAgent(), router, this.routerSeries);
         const verdicts = this.ctx.workers.map((w) => ({ w, v: judgeWorker(reading, w) }));
         const workers = verdicts.map(({ w, v }) => `${w.role} ${v.state}`).join(', ');
         if (reading.readiness?.ready === true)

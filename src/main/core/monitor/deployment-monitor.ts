@@ -23,6 +23,7 @@ import { parseSystemctlShow, systemctlShowCommand } from '../probes/systemd';
 import { scrapeMetrics } from '../probes/metrics';
 import { checkHealth } from '../probes/health';
 import type { Exposition } from '../probes/exposition/types';
+import { SeriesCache } from '../probes/exposition/parser';
 import { isKvMissing, serverInfoCapacity, type KvMissing } from '../probes/sglang/kv';
 import { extractKv } from '../signals/evaluate/kv-usage';
 import { httpGet } from '../ssh/http-agent';
@@ -67,6 +68,9 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   private tick = 0;
   private inFlight = false;
   private readonly memory = new Map<Role, ServiceMemory>();
+  // One series cache per scrape target (metrics URL), as Prometheus keeps one per scrape loop: each grows
+  // with its own endpoint's series, and none evicts what another endpoint serves.
+  private readonly seriesCaches = new Map<string, SeriesCache>();
   private latest: Observation | undefined;
   private gpuTimer: ClockTimer | null = null;
   /** Stopped for good (the deployment closed): its journal tails are closed too. */
@@ -141,6 +145,28 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     if (!this.running) return;
     this.emit('gpu', status);
     this.scheduleGpu(this.opts.gpuIntervalMs ?? GPU_INTERVAL_MS);
+  }
+
+  /** Stops polling for good and frees every target's parse state (a scrape still in flight parses uncached). */
+  dispose(): void {
+    this.stop();
+    for (const cache of this.seriesCaches.values()) cache.dispose();
+    this.seriesCaches.clear();
+  }
+
+  /** The series cache of the target at `url`, made on its first scrape. */
+  private seriesCacheFor(url: string): SeriesCache {
+    let cache = this.seriesCaches.get(url);
+    if (cache === undefined) {
+      cache = new SeriesCache();
+      this.seriesCaches.set(url, cache);
+    }
+    return cache;
+  }
+
+  /** Series held for the target at `url` (tests of the bound). */
+  seriesCached(url: string): number {
+    return this.seriesCaches.get(url)?.size ?? 0;
   }
 
   /** Run one poll now (tests, and "refresh" in the UI). */
@@ -302,12 +328,16 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     const healthUrl = s.healthUrl ?? `${s.apiUrl}/health`;
     const [scrape, health] = await Promise.all([
       s.metricsUrl
-        ? scrapeMetrics(agent, {
-            url: s.metricsUrl,
-            what: `${s.role} (${s.unit})`,
-            unit: s.unit,
-            kind: s.role === 'router' ? 'router' : 'server',
-          })
+        ? scrapeMetrics(
+            agent,
+            {
+              url: s.metricsUrl,
+              what: `${s.role} (${s.unit})`,
+              unit: s.unit,
+              kind: s.role === 'router' ? 'router' : 'server',
+            },
+            { cache: this.seriesCacheFor(s.metricsUrl) },
+          )
         : Promise.resolve(null),
       checkHealthNow
         ? checkHealth(agent, healthUrl, () => this.opts.clock.now())

@@ -3,7 +3,7 @@
 import type http from 'node:http';
 import type { Exposition } from './exposition/types';
 import { ExpositionParseError } from './exposition/types';
-import { ACCEPT_HEADER, formatFromContentType, parseExposition } from './exposition/parser';
+import { ACCEPT_HEADER, formatFromContentType, parseExposition, type SeriesCache } from './exposition/parser';
 import { HttpError, httpGet } from '../ssh/http-agent';
 
 export type ScrapeResult =
@@ -21,7 +21,12 @@ export interface ScrapeTarget {
 export async function scrapeMetrics(
   agent: http.Agent,
   target: ScrapeTarget,
-  opts: { timeoutMs?: number; maxBytes?: number } = {},
+  opts: {
+    timeoutMs?: number;
+    maxBytes?: number;
+    /** The target's series cache, when the caller scrapes it again and again (see ParseOptions.cache). */
+    cache?: SeriesCache;
+  } = {},
 ): Promise<ScrapeResult> {
   let res;
   try {
@@ -73,7 +78,10 @@ export async function scrapeMetrics(
     // Monitoring should not drop a whole scrape over OpenMetrics' value rules (e.g. a negative _sum, which
     // Prometheus' own scraper accepts too); structure is still checked exactly.
     // The bytes, not the decoded body: only they show invalid UTF-8, which would otherwise merge series.
-    const exposition = parseExposition(res.bytes, format, { openMetricsValueRules: 'skip' });
+    const exposition = parseExposition(res.bytes, format, {
+      openMetricsValueRules: 'skip',
+      cache: opts.cache,
+    });
     return { ok: true, exposition, durationMs: res.durationMs, bytes: res.bytes.length };
   } catch (err) {
     if (err instanceof ExpositionParseError)

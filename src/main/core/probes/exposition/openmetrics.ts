@@ -2,7 +2,7 @@
 // exemplars, timestamps in seconds) and family boundaries; per-family rules live in openmetrics-rules.ts.
 
 import { ExpositionScanner } from './scanner';
-import { SERIES_CACHES } from './series-cache';
+import type { SeriesCache } from './series-cache';
 import type { Exemplar, Exposition, MetricFamily, MetricType, Sample } from './types';
 import * as lexical from './lexical';
 import { OpenMetricsFamilyRules, ROLE_BASE, roleSuffix, rolesOf } from './openmetrics-rules';
@@ -52,8 +52,9 @@ export function parseOpenMetrics(
   text: string,
   options: OpenMetricsOptions,
   invalidUtf8?: InvalidUtf8,
+  cache?: SeriesCache,
 ): Exposition {
-  return new OpenMetricsParser(text, options, invalidUtf8).parse();
+  return new OpenMetricsParser(text, options, invalidUtf8, cache).parse();
 }
 
 class OpenMetricsParser {
@@ -67,9 +68,13 @@ class OpenMetricsParser {
   private lastSampleName = '';
   private lastRole = -1;
 
-  constructor(text: string, options: OpenMetricsOptions, invalidUtf8: InvalidUtf8 | undefined) {
-    this.s = new ExpositionScanner(text, 'openmetrics', invalidUtf8);
-    SERIES_CACHES.openmetrics.beginParse(text.length);
+  constructor(
+    text: string,
+    options: OpenMetricsOptions,
+    invalidUtf8: InvalidUtf8 | undefined,
+    cache: SeriesCache | undefined,
+  ) {
+    this.s = new ExpositionScanner(text, 'openmetrics', invalidUtf8, cache);
     this.rules = new OpenMetricsFamilyRules(this.s, { valueRules: options.valueRules });
   }
 
@@ -253,7 +258,7 @@ class OpenMetricsParser {
     const text = s.text;
     const end = s.lineEnd;
     let name: string;
-    let labels = s.lookupSeries(SERIES_CACHES.openmetrics);
+    let labels = s.lookupSeries();
     if (labels !== undefined) {
       name = s.seriesName;
     } else {
@@ -267,7 +272,7 @@ class OpenMetricsParser {
       }
       if (s.pos < end && text.charCodeAt(s.pos) === CH_LBRACE) {
         labels = s.readLabelSet(true, true);
-        const cached = s.rememberSeries(SERIES_CACHES.openmetrics, name);
+        const cached = s.rememberSeries(name);
         if (cached !== undefined) {
           labels = cached;
           name = s.seriesName;

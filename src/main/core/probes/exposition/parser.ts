@@ -3,9 +3,11 @@
 
 import { parseOpenMetrics } from './openmetrics';
 import { parsePrometheusText } from './prometheus-text';
+import type { SeriesCache } from './series-cache';
 import type { Exposition, ExpositionFormat } from './types';
 import { decodeExposition, type InvalidUtf8 } from './utf8';
 
+export { SeriesCache } from './series-cache';
 export { ExpositionParseError } from './types';
 export type { Exemplar, Exposition, ExpositionFormat, MetricFamily, MetricType, Sample } from './types';
 
@@ -26,10 +28,17 @@ export interface ParseOptions {
    * (Prometheus' alltypes.5mfs.om.txt is an example), and a console should still show them.
    */
   openMetricsValueRules?: 'enforce' | 'skip';
+  /**
+   * The series cache of the target this exposition came from, owned by whoever scrapes that target again and
+   * again (one per endpoint poller): its later parses then skip label parsing for series they saw before.
+   * Leave it out for a one-off parse. It never changes the result.
+   */
+  cache?: SeriesCache;
 }
 
 /**
- * Parses a whole exposition. Pure: the result depends only on the arguments. Throws ExpositionParseError
+ * Parses a whole exposition. Pure: the result depends only on the text, format and rules (a cache in
+ * `options` changes how fast it comes, never what it is). Throws ExpositionParseError
  * (1-based line and column, and what was expected) on the first violation of the format.
  *
  * Pass the bytes of a response as they came: only bytes show where the input is not UTF-8 (a lossy decode
@@ -54,9 +63,14 @@ export function parseExposition(
     ({ text, invalid: invalidUtf8 } = decodeExposition(input));
   }
   if (format === 'openmetrics') {
-    return parseOpenMetrics(text, { valueRules: options.openMetricsValueRules !== 'skip' }, invalidUtf8);
+    return parseOpenMetrics(
+      text,
+      { valueRules: options.openMetricsValueRules !== 'skip' },
+      invalidUtf8,
+      options.cache,
+    );
   }
-  return parsePrometheusText(text, invalidUtf8);
+  return parsePrometheusText(text, invalidUtf8, options.cache);
 }
 
 /**

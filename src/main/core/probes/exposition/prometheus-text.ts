@@ -8,7 +8,7 @@
 // parseable `le`/`quantile`. docs/parser.md lists every choice.
 
 import { ExpositionScanner } from './scanner';
-import { SERIES_CACHES } from './series-cache';
+import type { SeriesCache } from './series-cache';
 import type { Exposition, MetricFamily, MetricType, Sample } from './types';
 import * as lexical from './lexical';
 import type { InvalidUtf8 } from './utf8';
@@ -41,8 +41,12 @@ interface FamilyEntry {
   firstSampleLine: number;
 }
 
-export function parsePrometheusText(text: string, invalidUtf8?: InvalidUtf8): Exposition {
-  return new PrometheusTextParser(text, invalidUtf8).parse();
+export function parsePrometheusText(
+  text: string,
+  invalidUtf8?: InvalidUtf8,
+  cache?: SeriesCache,
+): Exposition {
+  return new PrometheusTextParser(text, invalidUtf8, cache).parse();
 }
 
 class PrometheusTextParser {
@@ -54,9 +58,8 @@ class PrometheusTextParser {
   private lastSampleName = '';
   private lastEntry: FamilyEntry | undefined;
 
-  constructor(text: string, invalidUtf8: InvalidUtf8 | undefined) {
-    this.s = new ExpositionScanner(text, 'prometheus', invalidUtf8);
-    SERIES_CACHES.prometheus.beginParse(text.length);
+  constructor(text: string, invalidUtf8: InvalidUtf8 | undefined, cache: SeriesCache | undefined) {
+    this.s = new ExpositionScanner(text, 'prometheus', invalidUtf8, cache);
   }
 
   parse(): Exposition {
@@ -159,7 +162,7 @@ class PrometheusTextParser {
     const end = s.lineEnd;
     s.checkUtf8();
     let name: string;
-    let labels = s.lookupSeries(SERIES_CACHES.prometheus);
+    let labels = s.lookupSeries();
     if (labels !== undefined) {
       name = s.seriesName;
     } else {
@@ -180,7 +183,7 @@ class PrometheusTextParser {
       s.skipBlanks();
       if (s.pos < end && text.charCodeAt(s.pos) === CH_LBRACE) {
         labels = s.readLabelSet(false, true);
-        const cached = s.rememberSeries(SERIES_CACHES.prometheus, name);
+        const cached = s.rememberSeries(name);
         if (cached !== undefined) {
           labels = cached;
           name = s.seriesName;

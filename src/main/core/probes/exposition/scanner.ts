@@ -76,11 +76,21 @@ export class ExpositionScanner {
   private readonly invalidUtf8: InvalidUtf8 | undefined;
   private invalidIndex = 0;
   private nextInvalidLine: number;
+  /** The target's series cache; undefined parses uncached (a one-off parse, or a disposed cache). */
+  private readonly cache: SeriesCache | undefined;
+  private readonly parseNumber: number;
 
-  constructor(text: string, format: ExpositionFormat, invalidUtf8?: InvalidUtf8) {
+  constructor(
+    text: string,
+    format: ExpositionFormat,
+    invalidUtf8: InvalidUtf8 | undefined,
+    cache: SeriesCache | undefined,
+  ) {
     this.text = text;
     this.format = format;
     this.length = text.length;
+    this.cache = cache !== undefined && cache.beginParse(format) ? cache : undefined;
+    this.parseNumber = this.cache?.parseNumber ?? 0;
     this.nextBackslash = text.indexOf('\\');
     this.nextBrace = text.indexOf('}');
     this.invalidUtf8 = invalidUtf8;
@@ -316,15 +326,18 @@ export class ExpositionScanner {
 
   /**
    * Looks up the series text at the read position (from the metric name through the line's first '}') in
-   * `cache`. On a hit the read position moves past it, the label arrays are filled, seriesName is set and a
-   * copy of the labels is returned. On a miss nothing moves; rememberSeries may store the parse afterwards.
-   * A key is only ever stored as the complete series text of a line whose label set closed at its first '}',
-   * so equal text parses identically whatever follows it.
+   * the series cache; without one it returns undefined at once. On a hit the read position moves past it,
+   * the label arrays are filled, seriesName is set and a copy of the labels is returned. On a miss nothing
+   * moves; rememberSeries may store the parse afterwards. A key is only ever stored as the complete series
+   * text of a line whose label set closed at its first '}', so equal text parses identically whatever
+   * follows it.
    */
-  lookupSeries(cache: SeriesCache): Record<string, string> | undefined {
-    const start = this.pos;
+  lookupSeries(): Record<string, string> | undefined {
     this.seriesStart = -1;
     this.seriesEntry = undefined;
+    const cache = this.cache;
+    if (cache === undefined) return undefined;
+    const start = this.pos;
     let close = this.nextBrace;
     if (close !== -1 && close < start) close = this.nextBrace = this.text.indexOf('}', start);
     if (close === -1 || close >= this.lineEnd) return undefined;
@@ -346,6 +359,8 @@ export class ExpositionScanner {
       this.seriesKey = key;
       return undefined;
     }
+    hit.seen = this.parseNumber;
+    cache.hits++;
     this.lastEntry = hit;
     this.seriesEntry = hit;
     this.takeScratch();
@@ -371,9 +386,10 @@ export class ExpositionScanner {
    * position) and returns a copy of its labels that shares no memory with the scrape; seriesName is set.
    * Returns undefined when the label set did not end at the line's first '}' (a '}' inside a value).
    */
-  rememberSeries(cache: SeriesCache, name: string): Record<string, string> | undefined {
+  rememberSeries(name: string): Record<string, string> | undefined {
     const start = this.seriesStart;
-    if (start === -1 || this.pos !== this.seriesClose + 1) return undefined;
+    const cache = this.cache;
+    if (start === -1 || cache === undefined || this.pos !== this.seriesClose + 1) return undefined;
     this.seriesStart = -1;
     const count = this.labelCount;
     const names: string[] = new Array<string>(count);
@@ -399,6 +415,7 @@ export class ExpositionScanner {
       le: undefined,
       quantile: undefined,
       next: undefined,
+      seen: this.parseNumber,
       groupKey: undefined,
       groupKeyExcluded: '',
     };

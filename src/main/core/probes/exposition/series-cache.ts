@@ -1,11 +1,20 @@
-// Cache of parsed series text (metric name + label set, exactly as written) across parses. An endpoint
-// scraped every second repeats the same series text every time; like Prometheus' scrape cache, recognising
-// the text skips label parsing entirely. The result does not depend on the cache: an entry is only ever the
-// parse of exactly its key, so parseExposition stays a pure function.
+// Parse state of one scrape target: the parsed series text (metric name + label set, exactly as written) of
+// that target's recent scrapes. An endpoint scraped every second repeats the same series text every time;
+// like the cache of a Prometheus scrape loop, recognising the text skips label parsing entirely. The result
+// does not depend on the cache: an entry is only ever the parse of exactly its key, so parseExposition stays
+// a pure function.
+//
+// One cache belongs to one target and lives as long as the caller's poller of that target (dispose it with
+// the poller). It grows with the target's series and drops the ones the target stopped serving, so it never
+// has to cycle through entries the way a fixed-size cache shared by many targets does: once the shared
+// total exceeded that size, every scrape stored every series again and never hit, which made warm parses
+// several times slower than no cache at all.
 //
 // Storing a series costs several times more than parsing it (copies, long-lived objects for the GC), so a
-// series is only stored the second time it is seen: a one-off parse or an exporter whose series change on
-// every scrape then pays only a set lookup per series.
+// series is only stored the second time it is seen: an exporter whose series change on every scrape then
+// pays only a set lookup per series.
+
+import type { ExpositionFormat } from './types';
 
 export interface CachedSeries {
   /** The key, detached from the scrape it was first read in. */
@@ -19,6 +28,8 @@ export interface CachedSeries {
   valueOffsets: number[];
   /** The series that followed this one in the last parse that read it: usually the next one again. */
   next: CachedSeries | undefined;
+  /** Number of the last parse that read this series (see SeriesCache.parseNumber). */
+  seen: number;
   /** Memo of the `le` label read as a float (null: not a float), filled by the first check that needs it. */
   le: number | null | undefined;
   /** Same for the `quantile` label. */
@@ -29,96 +40,109 @@ export interface CachedSeries {
 }
 
 /**
- * Two generations of at most `generationSize` entries each: when the current one is full it becomes the
- * previous one and the older entries are dropped, so series that are still scraped survive (a hit in the
- * previous generation moves the entry forward) and memory stays bounded.
+ * A series no parse read for this many parses is dropped. Exporters omit a series for a scrape or two (a
+ * histogram with no observations yet, a worker briefly gone); longer than that, it is not being served.
+ */
+export const UNSEEN_PARSES_KEPT = 4;
+
+/**
+ * The series cache of one scrape target. Pass the same instance to every parse of that target's expositions
+ * (ParseOptions.cache), and none for a one-off parse. It only ever changes the speed of a parse, never its
+ * result. Not for sharing between targets: each one would evict what the others serve.
  */
 export class SeriesCache {
-  private current = new Map<string, CachedSeries>();
-  private previous = new Map<string, CachedSeries>();
-  private readonly generationSize: number;
-  // Series seen once, keyed by views into recent scrapes (the map lookup already hashed them); forgotten every
-  // few parses so that those views keep only a few scrapes alive.
-  private seenOnce = new Set<string>();
-  private seenParses = 0;
-  private seenChars = 0;
+  private entries = new Map<string, CachedSeries>();
+  // Series seen in this parse and the previous one without being stored, keyed by views into those scrapes
+  // (the map lookup already hashed them): a series is stored when it comes back in the next parse.
+  private seenNow = new Set<string>();
+  private seenBefore = new Set<string>();
+  /** Entries are only ever the parse of one dialect: a lenient Prometheus label set is not OpenMetrics. */
+  private format: ExpositionFormat | undefined;
+  private parses = 0;
+  private disposed = false;
+  /** Samples whose series came from the cache, and series stored, over the cache's life (tests, benchmarks). */
+  hits = 0;
+  stored = 0;
 
-  constructor(generationSize: number) {
-    this.generationSize = generationSize;
-  }
-
-  /** Called once per parse with the size of its text; bounds how much recent text seenOnce may keep alive. */
-  beginParse(textLength: number): void {
-    if (this.seenParses >= 8 || this.seenChars + textLength > 32 * 1024 * 1024) {
-      this.seenOnce = new Set();
-      this.seenParses = 0;
-      this.seenChars = 0;
-    }
-    this.seenParses++;
-    this.seenChars += textLength;
+  /** Number of the parse under way; entries read by it carry it in `seen`. */
+  get parseNumber(): number {
+    return this.parses;
   }
 
   /**
-   * Whether `key` is worth storing: true when it was seen in one of the last few parses; otherwise remembers
-   * it and returns false.
+   * Called once at the start of every parse. Drops what the target stopped serving and returns false when the
+   * cache was disposed (a scrape still in flight when its poller went away), in which case the parse runs
+   * uncached.
+   */
+  beginParse(format: ExpositionFormat): boolean {
+    if (this.disposed) return false;
+    if (format !== this.format) {
+      // the endpoint changed dialect (an upgrade, a proxy): nothing stored for the other one may answer
+      this.clear();
+      this.format = format;
+    }
+    this.parses++;
+    this.seenBefore = this.seenNow;
+    this.seenNow = new Set();
+    // A sweep costs a pass over the entries, far less than a parse of the series they stand for; doing it
+    // every few parses keeps that share small. Entries unseen for UNSEEN_PARSES_KEPT parses go; so an entry
+    // outlives its last sighting by at most twice that.
+    if (this.parses % UNSEEN_PARSES_KEPT === 0) this.evictUnseen(this.parses - UNSEEN_PARSES_KEPT);
+    return true;
+  }
+
+  /**
+   * Whether `key` is worth storing: true when the previous parse saw it too; otherwise remembers it and
+   * returns false.
    */
   admit(key: string): boolean {
-    if (this.seenOnce.has(key)) return true;
-    // The cache holds two generations; remembering more first sightings than that can never pay off, and an
-    // exposition of a million one-off series would otherwise hold a million entries here (~50 bytes each).
-    if (this.seenOnce.size < this.generationSize * 2) this.seenOnce.add(key);
+    if (this.seenBefore.has(key) || this.seenNow.has(key)) return true;
+    this.seenNow.add(key);
     return false;
   }
 
   get(key: string): CachedSeries | undefined {
-    const hit = this.current.get(key);
-    if (hit !== undefined) return hit;
-    const old = this.previous.get(key);
-    if (old !== undefined) this.set(old);
-    return old;
+    return this.entries.get(key);
   }
 
   set(entry: CachedSeries): void {
-    if (this.current.size >= this.generationSize) {
-      // Dropped entries must not keep others alive through their `next` links.
-      for (const [key, dropped] of this.previous) {
-        if (this.current.get(key) !== dropped) dropped.next = undefined;
-      }
-      this.previous = this.current;
-      this.current = new Map();
-    }
-    this.current.set(entry.key, entry);
+    this.stored++;
+    entry.seen = this.parses;
+    this.entries.set(entry.key, entry);
   }
 
+  /** Stored series. At most the series of the target's last few scrapes. */
   get size(): number {
-    return this.current.size + this.previous.size;
+    return this.entries.size;
+  }
+
+  /** Series remembered as seen once (the admission sets), for tests of the bound. */
+  get pendingSize(): number {
+    return this.seenNow.size + this.seenBefore.size;
   }
 
   clear(): void {
-    this.current = new Map();
-    this.previous = new Map();
-    this.seenOnce = new Set();
-    this.seenParses = 0;
-    this.seenChars = 0;
+    this.entries = new Map();
+    this.seenNow = new Set();
+    this.seenBefore = new Set();
   }
-}
 
-/** Room for a few thousand series per endpoint on several endpoints; ~1-2 kB per entry at most. */
-const GENERATION_SIZE = 8192;
+  /** Frees everything; later parses given this cache run uncached. */
+  dispose(): void {
+    this.disposed = true;
+    this.clear();
+  }
 
-/**
- * One cache per format: a label set written with blanks is valid Prometheus text but not OpenMetrics, so an
- * entry made by the lenient dialect must never answer for the strict one.
- */
-export const SERIES_CACHES = {
-  prometheus: new SeriesCache(GENERATION_SIZE),
-  openmetrics: new SeriesCache(GENERATION_SIZE),
-};
-
-/** Empties the caches (benchmarks measure cold parses with it). */
-export function clearSeriesCaches(): void {
-  SERIES_CACHES.prometheus.clear();
-  SERIES_CACHES.openmetrics.clear();
+  private evictUnseen(before: number): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.seen < before) {
+        this.entries.delete(key);
+      } else if (entry.next !== undefined && entry.next.seen < before) {
+        // a dropped entry must not stay alive (and answer predictions) through the link of a kept one
+        entry.next = undefined;
+      }
+    }
+  }
 }
 
 /**
