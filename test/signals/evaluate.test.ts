@@ -570,34 +570,3 @@ sglang:kv_transfer_latency_ms_count 0
     expect(missingKeys('router', exp)).not.toContain('running');
   });
 });
-
-describe('windowed signals of a real fixture', () => {
-  it('windowed counters and histograms read the same samples', () => {
-    const a = fixtureText('prefill-newest.prom');
-    const b = a
-      .replace(
-        'sglang:prompt_tokens_total{engine_type="prefill",is_streaming="true",model_name="Qwen/Qwen3-32B"} 4.118204e+06',
-        'sglang:prompt_tokens_total{engine_type="prefill",is_streaming="true",model_name="Qwen/Qwen3-32B"} 4148204',
-      )
-      .replace(
-        /(time_to_first_token_seconds_bucket\{engine_type="prefill",is_streaming="true",le="0.4",model_name="Qwen\/Qwen3-32B"\}) 1402.0/,
-        '$1 1412',
-      )
-      .replace(
-        /(time_to_first_token_seconds_bucket\{engine_type="prefill",is_streaming="true",le="\+Inf",model_name="Qwen\/Qwen3-32B"\}) 1533.0/,
-        '$1 1553',
-      );
-    const sig = at(
-      [
-        [1, a],
-        [31, b],
-      ],
-      'prefill',
-    );
-    // (4148204 - 4118204) / 30 s = 1000 tokens/s
-    expect(sig.prompt_tokens_per_s).toBeCloseTo(1000, 9);
-    // TTFT increases: le=0.4: 10, +Inf: 20 → p50 rank 10 → 0 + 10/10 × 0.4 = 0.4; p90 rank 18 → +Inf → 0.4
-    expect(sig.ttft_p50_s).toBeCloseTo(0.4, 12);
-    expect(sig.ttft_p90_s).toBe(0.4);
-  });
-});

@@ -88,16 +88,25 @@ function missing(exp: Exposition): KvMissing {
       ? { ratioOnly: { ratio: Math.max(...r.values()), source, sourceMetrics: [name], caveat } }
       : {};
   };
+  const ratioWithoutCapacity = (
+    name: string,
+    source: 'full_token_usage' | 'token_usage',
+    caveat: string,
+  ): KvMissing => ({
+    missing: true,
+    reason:
+      `${name} gives a ratio but the KV capacity is unknown (no ${SGLANG.maxTotalNumTokens} gauge); ` +
+      'read max_total_num_tokens from /server_info (or /get_server_info) to get token counts',
+    expected: NEEDS_CAPACITY,
+    needsServerInfo: true,
+    ...ratioOnly(name, source, caveat),
+  });
   if (ratios(SGLANG.fullTokenUsage).size > 0)
-    return {
-      missing: true,
-      reason:
-        `${SGLANG.fullTokenUsage} gives a ratio but the KV capacity is unknown (no ${SGLANG.maxTotalNumTokens} gauge); ` +
-        'read max_total_num_tokens from /server_info (or /get_server_info) to get token counts',
-      expected: NEEDS_CAPACITY,
-      needsServerInfo: true,
-      ...ratioOnly(SGLANG.fullTokenUsage, 'full_token_usage', `full-attention pool; ${EXCLUDES_EVICTABLE}`),
-    };
+    return ratioWithoutCapacity(
+      SGLANG.fullTokenUsage,
+      'full_token_usage',
+      `full-attention pool; ${EXCLUDES_EVICTABLE}`,
+    );
   if (ratios(SGLANG.numUsedTokens).size > 0)
     return {
       missing: true,
@@ -109,15 +118,7 @@ function missing(exp: Exposition): KvMissing {
       ...ratioOnly(SGLANG.tokenUsage, 'token_usage', TOKEN_USAGE_CAVEAT),
     };
   if (ratios(SGLANG.tokenUsage).size > 0)
-    return {
-      missing: true,
-      reason:
-        `${SGLANG.tokenUsage} gives a ratio but the KV capacity is unknown (no ${SGLANG.maxTotalNumTokens} gauge); ` +
-        'read max_total_num_tokens from /server_info (or /get_server_info) to get token counts',
-      expected: NEEDS_CAPACITY,
-      needsServerInfo: true,
-      ...ratioOnly(SGLANG.tokenUsage, 'token_usage', TOKEN_USAGE_CAVEAT),
-    };
+    return ratioWithoutCapacity(SGLANG.tokenUsage, 'token_usage', TOKEN_USAGE_CAVEAT);
   return {
     missing: true,
     reason:
