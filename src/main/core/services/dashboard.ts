@@ -31,6 +31,7 @@ import { memoryCell, type SettingCell } from '../config/setting-cell';
 import { evaluateAlerts, initialAlertState, type AlertState } from '../alerts/engine';
 import type { JournalSubscription } from '../journal/unit-tail';
 import { journalWindowCommand } from '../journal/commands';
+import { journalAround } from '../journal/around';
 import { parseJournalJson } from '../journal/journal-json';
 import { FamilyCensusCache } from '../signals/family-census';
 import { routerHealthFromMetrics } from '../probes/sglang/router';
@@ -48,7 +49,6 @@ export interface DashboardServiceOptions {
 }
 
 const MAX_FOLLOWERS = 8;
-const AROUND_MAX_LINES = 2000;
 
 interface Open {
   deployment: DeploymentConfig;
@@ -311,29 +311,36 @@ export class DashboardService {
   ): Promise<JournalAroundResult> {
     const o = this.need(deploymentId);
     const units = role ? [this.unitOf(o, role)] : o.deployment.services.map((s) => s.unit);
-    const fromMs = ts - spanMs;
-    const toMs = ts + spanMs;
-    const command = journalWindowCommand(units, fromMs, toMs, AROUND_MAX_LINES);
     const conn = this.core.connectionOf(deploymentId);
-    const res = await conn
-      .exec(command, { timeoutMs: 15_000, maxBytes: 8 * 1024 * 1024 })
-      .catch((err: Error) => {
-        throw new ApiError(
-          'journal-failed',
-          `could not read the journal on ${conn.label}: ${err.message}`,
-          'Try again once the connection is back.',
-        );
-      });
-    if (res.exitCode !== 0 && !res.stdout.trim())
-      throw new ApiError(
-        'journal-failed',
-        `journalctl failed on ${conn.label}: ${res.stderr.trim().slice(0, 200) || `exit ${res.exitCode}`}`,
-        'Check that the SSH user may read the journal (groups systemd-journal or adm).',
-      );
-    const lines = parseJournalJson(res.stdout).lines.filter(
-      (l) => l.ts >= fromMs - 1000 && l.ts <= toMs + 1000,
+    return journalAround(
+      {
+        read: async (fromMs, toMs, max) => {
+          const command = journalWindowCommand(units, fromMs, toMs, max);
+          const res = await conn
+            .exec(command, { timeoutMs: 15_000, maxBytes: 8 * 1024 * 1024 })
+            .catch((err: Error) => {
+              throw new ApiError(
+                'journal-failed',
+                `could not read the journal on ${conn.label}: ${err.message}`,
+                'Try again once the connection is back.',
+              );
+            });
+          if (res.exitCode !== 0 && !res.stdout.trim())
+            throw new ApiError(
+              'journal-failed',
+              `journalctl failed on ${conn.label}: ${res.stderr.trim().slice(0, 200) || `exit ${res.exitCode}`}`,
+              'Check that the SSH user may read the journal (groups systemd-journal or adm).',
+            );
+          // journalctl's --since/--until are whole seconds: keep the second either side.
+          const lines = parseJournalJson(res.stdout).lines.filter(
+            (l) => l.ts >= fromMs - 1000 && l.ts <= toMs + 1000,
+          );
+          return { lines, command };
+        },
+      },
+      ts,
+      spanMs,
     );
-    return { fromMs, toMs, command, lines, truncated: lines.length >= AROUND_MAX_LINES };
   }
 
   private unitOf(o: Open, role: Role): string {

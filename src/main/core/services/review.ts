@@ -2,6 +2,7 @@
 // — its signal history, events as timeline markers, a cursor whose moment the cards show, the journal around it.
 // It never touches SSH: requests about a review deployment are answered here (route()), and actions on it
 // (restart, live journal, faults, discovery) are refused with a message.
+import { journalAround } from '../journal/around';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   open as openFile,
@@ -89,7 +90,6 @@ const ID_OK = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MAX_RECENT = 20;
 const MAX_UPLOADS = 2;
 const UPLOAD_IDLE_MS = 60_000;
-const AROUND_MAX_LINES = 2000;
 
 const recentSchema = z.array(
   z.object({
@@ -439,26 +439,25 @@ export class ReviewService {
         'Open the recording again; the review cache may have been removed.',
       );
     });
-    const fromMs = ts - spanMs;
-    const toMs = ts + spanMs;
-    let lo = 0;
-    let hi = journal.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (journal[mid].ts < fromMs) lo = mid + 1;
-      else hi = mid;
-    }
-    const lines: JournalEntry[] = [];
-    let truncated = false;
-    for (let k = lo; k < journal.length && journal[k].ts <= toMs; k++) {
-      if (role && roleOf(journal[k].role) !== role) continue;
-      if (lines.length >= AROUND_MAX_LINES) {
-        truncated = true;
-        break;
-      }
-      lines.push(entry(journal[k], k));
-    }
-    return { fromMs, toMs, command: `recorded journal in ${basename(r.path)}`, lines, truncated };
+    return journalAround(
+      {
+        read: async (fromMs, toMs, max) => {
+          let lo = 0;
+          let hi = journal.length;
+          while (lo < hi) {
+            const mid = (lo + hi) >>> 1;
+            if (journal[mid].ts < fromMs) lo = mid + 1;
+            else hi = mid;
+          }
+          const lines: JournalEntry[] = [];
+          for (let k = lo; k < journal.length && journal[k].ts <= toMs && lines.length < max; k++)
+            if (!role || roleOf(journal[k].role) === role) lines.push(entry(journal[k], k));
+          return { lines, command: `recorded journal in ${basename(r.path)}` };
+        },
+      },
+      ts,
+      spanMs,
+    );
   }
 
   // ---- recent ----
