@@ -7,6 +7,7 @@ import { runReviewBench } from './review';
 import { runEvaluatorBench } from './evaluator';
 import { runHostileInputBench } from './hostile-input';
 import { runChannelsBench } from './channels';
+import { runCoreCpuBench } from './core-cpu';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -19,6 +20,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     await runDashboardBench();
   },
   'hostile-input': async () => runHostileInputBench(),
+  'core-cpu': () => runCoreCpuBench(),
   channels: async () => {
     await runChannelsBench();
   },

@@ -86,6 +86,8 @@ type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
   secrets?: SecretStore;
   /** Home folder whose ~/.ssh is used (tests point it at a temp folder). */
   homeDir?: string;
+  /** Starts the demo host some other way (benchmarks run it in its own process); default: in this process. */
+  demoLauncher?: CoreOptions['demo'];
 };
 
 /** Everything a shell needs: the core (also the event bus) and the full handler map for dispatch. */
@@ -218,33 +220,35 @@ export function createCore(
     ...opts,
     version: APP_VERSION,
     clock: systemClock,
-    demo: async ({ speed, era, router }) => {
-      const clock = acceleratedClock(opts.demoSpeed ?? speed);
-      demoClocks.set(core, clock);
-      const demo = await startDemoHost({
-        clock,
-        era: era ?? opts.demoEra,
-        routerEra: router ?? opts.demoRouterEra,
-        dpRanks: opts.demoDpRanks,
-      });
-      demoSims.set(core, demo.sim);
-      const host: HostConfig = { id: 'demo', label: 'demo GPU host (simulated)', kind: 'demo' };
-      const d = standardDeployment(host);
-      return {
-        host: demo.host,
-        port: demo.port,
-        username: demo.username,
-        clientPrivateKey: demo.clientPrivateKey,
-        hostKeyPublic: demo.hostKeyPublic,
-        deployment: {
-          ...d,
-          name: `Demo: Qwen3-32B PD on 8×H100 · ${DEMO_SERVER_ERA_LABEL[demo.sim.era]} · ${DEMO_ROUTER_ERA_LABEL[demo.sim.routerEra]}`,
-        },
-        era: demo.sim.era,
-        router: demo.sim.routerEra,
-        stop: () => demo.stop(),
-      };
-    },
+    demo:
+      opts.demoLauncher ??
+      (async ({ speed, era, router }) => {
+        const clock = acceleratedClock(opts.demoSpeed ?? speed);
+        demoClocks.set(core, clock);
+        const demo = await startDemoHost({
+          clock,
+          era: era ?? opts.demoEra,
+          routerEra: router ?? opts.demoRouterEra,
+          dpRanks: opts.demoDpRanks,
+        });
+        demoSims.set(core, demo.sim);
+        const host: HostConfig = { id: 'demo', label: 'demo GPU host (simulated)', kind: 'demo' };
+        const d = standardDeployment(host);
+        return {
+          host: demo.host,
+          port: demo.port,
+          username: demo.username,
+          clientPrivateKey: demo.clientPrivateKey,
+          hostKeyPublic: demo.hostKeyPublic,
+          deployment: {
+            ...d,
+            name: `Demo: Qwen3-32B PD on 8×H100 · ${DEMO_SERVER_ERA_LABEL[demo.sim.era]} · ${DEMO_ROUTER_ERA_LABEL[demo.sim.routerEra]}`,
+          },
+          era: demo.sim.era,
+          router: demo.sim.routerEra,
+          stop: () => demo.stop(),
+        };
+      }),
     resolveSsh,
     discover: (conn, host) => discoverForCore(conn, host, discoveryChoices(host.id)),
     defaultDeployment: standardDeployment,
