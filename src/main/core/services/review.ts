@@ -40,7 +40,7 @@ import { SessionNotFoundError, type SessionStore } from '../store/recording/sess
 import type { JournalLine } from '../store/recording/types';
 import { loadReview, type LoadedReview } from '../review/load-review';
 import { ReviewCache } from '../review/review-cache';
-import { roleOf } from '../review/review-data';
+import { roleOf, type ReviewData } from '../review/review-data';
 import { readSidecar } from '../review/sidecar';
 import { groupOf } from '../review/signal-table';
 import { observationAt, snapshotAt } from '../review/state-at';
@@ -88,6 +88,20 @@ const MAX_RECENT = 20;
 const MAX_UPLOADS = 2;
 const UPLOAD_IDLE_MS = 60_000;
 const AROUND_MAX_LINES = 2000;
+/** Longest a zoomed-in chart waits for the full detail of a review opened from its overview. */
+const FULL_WAIT_MS = 60_000;
+
+const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+
+/** True when the overview holds fewer than one row per two points asked in the window of `q`. */
+function overviewTooCoarse(data: ReviewData, q: SeriesQuery): boolean {
+  const stepMs = data.header.overview?.stepMs ?? 0;
+  if (!stepMs) return false;
+  const from = Math.max(q.fromMs ?? data.firstTs, data.firstTs);
+  const to = Math.min(q.toMs ?? data.lastTs, data.lastTs);
+  return (to - from) / stepMs < q.maxPoints / 2;
+}
 
 const recentSchema = z.array(
   z.object({
@@ -384,7 +398,11 @@ export class ReviewService {
     const dashboard: Partial<DashboardRequests> = {
       getSignalCatalog: async (a) => catalogFor(d(a.deploymentId).roles, []),
       getSeries: async (a: SeriesQuery) => {
-        const data = d(a.deploymentId);
+        const r = this.need(a.deploymentId);
+        // A window the overview cannot fill at the resolution asked waits for the full detail (bounded).
+        if (r.loaded.detail === 'overview' && overviewTooCoarse(r.loaded.data, a))
+          await Promise.race([r.loaded.full, sleep(FULL_WAIT_MS)]);
+        const data = r.loaded.data;
         return data.table.series(a, data.notExposed, (key) =>
           expectedMetrics(groupOf(key) as Role, key.slice(key.indexOf('.') + 1)),
         );
@@ -635,6 +653,7 @@ export class ReviewService {
       try {
         const loaded = await loadReview(path, {
           cache: this.cache,
+          noOverview: true,
           onCacheError: (e) => this.cacheProblem(e),
         });
         await loaded.cached;
