@@ -76,7 +76,7 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
   }
   const overview = opts.noOverview ? null : await readOverview(path, { series: reviewSeries(new Map()) });
   if (overview) {
-    const data = buildReviewData(overview.recording);
+    const data = overviewReviewData(overview.recording);
     const loaded: LoadedReview = {
       data,
       journal: Promise.resolve([]),
@@ -125,6 +125,14 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     cached: cacheLater(path, stamp, data, rec.journal, opts),
     full: Promise.resolve(),
   };
+}
+
+/** The review's data from a recording's overview. */
+export function overviewReviewData(rec: Recording): ReviewData {
+  // Windowed signals (60 s rates and quantiles) see one overview row per stepMs: widening the window by a step
+  // lets it reach back a full minute, as at full resolution, instead of the 45 s its three earlier rows span.
+  const stepMs = rec.header.overview?.stepMs ?? 0;
+  return buildReviewData(rec, undefined, { rateWindowMs: 60_000 + stepMs });
 }
 
 /** Reads the series review mode needs, counting every series seen (for "families / series recorded"). */

@@ -25,6 +25,7 @@ import { writeIncidentBundle } from '../store/recording/incident-bundle';
 import { JournalFollower } from '../journal/follower';
 import { ApiError } from '../api-error';
 import type { SettingCell } from '../config/setting-cell';
+import { isReviewInput } from '../review/signal-columns';
 
 export interface RecordingServiceOptions {
   /** Folder holding the session files. */
@@ -194,12 +195,16 @@ export class RecordingService {
     if (!this.settings.enabled) return this.publish();
     try {
       await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
-      const { id, path, writer } = await this.store.start({
-        startedAt: this.core.now,
-        host: { id: host.id, label: host.label, kind: host.kind, hostname: host.hostname },
-        deployment,
-        appVersion: this.opts.appVersion,
-      });
+      const { id, path, writer } = await this.store.start(
+        {
+          startedAt: this.core.now,
+          host: { id: host.id, label: host.label, kind: host.kind, hostname: host.hostname },
+          deployment,
+          appVersion: this.opts.appVersion,
+        },
+        // Format 1.2's overview keeps what review mode reads, so a review opens at once from it.
+        { overview: { series: isReviewInput } },
+      );
       if (this.live.get(deploymentId) !== l) {
         // Closed while the file was being created.
         await writer.close();

@@ -38,7 +38,8 @@ export function markedAt(buf: Buffer, at: number): { kind: MarkedKind; length: n
   if (at < 0 || at + MARKED_HEADER_BYTES > buf.length) return null;
   if (buf.compare(PREFIX, 0, PREFIX.length, at, at + PREFIX.length) !== 0) return null;
   const k = buf[at + 13];
-  const kind: MarkedKind | null = k === KIND_BYTE.overview ? 'overview' : k === KIND_BYTE.index ? 'index' : null;
+  const kind: MarkedKind | null =
+    k === KIND_BYTE.overview ? 'overview' : k === KIND_BYTE.index ? 'index' : null;
   if (!kind || buf.readUInt16LE(at + 14) !== 8) return null;
   if (buf.compare(MAGIC, 0, 4, at + 16, at + 20) !== 0) return null;
   const length = buf.readUInt32LE(at + 20);
@@ -67,12 +68,13 @@ export function scanMarked(buf: Buffer, from = 0): { at: number; kind: MarkedKin
 export function openMarked(member: Buffer): Buffer {
   const m = markedAt(member, 0);
   if (!m) throw new Error('no marked gzip member there');
-  if (m.length > member.length) throw new Error(`the member is cut short (${member.length} of ${m.length} bytes)`);
+  if (m.length > member.length)
+    throw new Error(`the member is cut short (${member.length} of ${m.length} bytes)`);
   const raw = member.subarray(MARKED_HEADER_BYTES, m.length - TRAILER_BYTES);
   const text = inflateRawSync(raw, { maxOutputLength: MAX_MARKED_TEXT });
   const crc = member.readUInt32LE(m.length - 8);
   const size = member.readUInt32LE(m.length - 4);
-  if ((crc32(text) >>> 0) !== crc || (text.length >>> 0) !== size)
+  if (crc32(text) >>> 0 !== crc || text.length >>> 0 !== size)
     throw new Error('the member fails its gzip checksum');
   return text;
 }

@@ -12,7 +12,7 @@ import { OVERVIEW_KIND_PREFIX } from './overview-stream';
 import type { ReadOptions, Recording } from './types';
 
 /** The index of a closed file is in its last bytes; an index larger than this is looked for by a scan. */
-const TAIL_BYTES = 256 * 1024;
+const TAIL_BYTES = 64 * 1024;
 
 export interface OverviewRead {
   /** The session at overview resolution (header, events, unit states and health complete). */
@@ -42,13 +42,18 @@ export async function readOverview(path: string, opts: ReadOptions = {}): Promis
   let members: Buffer[] = [];
   let foundBy: OverviewRead['foundBy'] = 'index';
   let index: IndexRecord | null = null;
+  // The index is written at close, after the end record: a file that has one (even damaged) was closed.
+  let closed = false;
   try {
     const tailLen = Math.min(size, TAIL_BYTES);
     const tail = Buffer.alloc(tailLen);
     await fh.read(tail, 0, tailLen, size - tailLen);
     bytesRead += tailLen;
-    const last = scanMarked(tail).filter((m) => m.kind === 'index' && m.at + m.length === tailLen).pop();
+    const last = scanMarked(tail)
+      .filter((m) => m.kind === 'index' && m.at + m.length === tailLen)
+      .pop();
     if (last) {
+      closed = true;
       try {
         index = parseIndex(openMarked(tail.subarray(last.at)), size - tailLen + last.at);
         for (const [offset, length] of index.o) {
@@ -93,8 +98,8 @@ export async function readOverview(path: string, opts: ReadOptions = {}): Promis
       damage = `overview block ${i + 1} of ${members.length}: ${(err as Error).message}`;
     }
   }
-  if (index && !damage) {
-    const end = Buffer.from(`{"k":"end","t":${index.t}}`);
+  if (closed && !damage) {
+    const end = Buffer.from(`{"k":"end","t":${index?.t ?? 0}}`);
     asm.onLine(end, 0, end.length);
   }
   const recording = asm.finish({
@@ -113,7 +118,7 @@ export async function readOverview(path: string, opts: ReadOptions = {}): Promis
     notes.push(
       `Part of the recording's overview is damaged (${damage}): the overview ends at ${iso(recording.lastTs)}; the full detail is read from the recording.`,
     );
-  else if (!index)
+  else if (!closed)
     notes.push(
       `The recording was not closed: its overview reaches ${iso(recording.lastTs)}; the full detail, up to its last intact record, is read from the recording.`,
     );

@@ -349,7 +349,8 @@ export class RecordingWriter {
         head.build = undefined;
       }
       for (const c of head.chunks) {
-        if (head.overview) this.overviewIndex.push([this.offset, c.length, head.overview.t0, head.overview.t1]);
+        if (head.overview)
+          this.overviewIndex.push([this.offset, c.length, head.overview.t0, head.overview.t1]);
         this.file.write(c);
         this.offset += c.length;
       }
