@@ -1,7 +1,8 @@
 // Format 1.2: the same session written as 1.1 and as 1.2 reads back to the same values; the overview of a 1.2
 // file is found from its index (or, when the index is missing or damaged, by a scan that says so), holds every
 // stepMs row of the series asked for with exactly the recorded values, and a file cut short still shows its
-// overview up to the cut. A review opened from the overview shows what the full read shows, at its rows.
+// overview up to the cut. A review opened from the overview shows what the full read shows, at its rows. A 1.1
+// file opens the slow way with a note, and `pd-console recording resave` rewrites it as 1.2 with the same content.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFile, open, readFile, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ import { scanMarked } from '../../src/main/core/store/recording/members';
 import { isReviewInput } from '../../src/main/core/review/signal-columns';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import { loadReview, overviewReviewData, SLOW_FORMAT_NOTE } from '../../src/main/core/review/load-review';
+import { resaveRecording } from '../../src/main/core/store/recording/resave';
+import { runCli } from '../../src/main/cli/main';
 import { SyntheticPdSession } from '../../bench/recording';
 import { header, manualClock, tempDir } from './helpers';
 
@@ -255,7 +258,57 @@ describe('review from the overview', () => {
     expect(loaded.detail).toBe('full');
     expect(loaded.data.warnings).toEqual([SLOW_FORMAT_NOTE]);
     expect(SLOW_FORMAT_NOTE).toBe(
-      'recorded in format 1.1: opens the slow way; re-save it (Sessions → Re-save) to open it at once',
+      'recorded in format 1.1: opens the slow way; re-save it (pd-console recording resave FILE) to open it at once',
     );
+  });
+});
+
+describe('re-saving a 1.1 file (pd-console recording resave FILE)', () => {
+  it('rewrites it as 1.2 with the same content; a review then opens it from the overview', async () => {
+    const p = join(dir, 'resave.pdrec.jsonl.gz');
+    await copyFile(v11, p);
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['recording', 'resave', p], {
+      stdout: (s) => out.push(s),
+      stderr: (s) => err.push(s),
+      readStdin: async () => '',
+    });
+    expect(err.join('')).toBe('');
+    expect(code).toBe(0);
+    expect(out.join('')).toMatch(
+      /re-saved from format 1\.1 to 1\.2 \(\d+ scrapes; .+\); a review now opens it at once/,
+    );
+    const again = await readRecording(p);
+    expect(again.header.minorVersion).toBe(2);
+    expect(again.warnings).toEqual([]);
+    expect(again.closedCleanly).toBe(true);
+    expect(again.header.sessionId).toBe(full11.header.sessionId);
+    const byKey = new Map(full11.series.map((s) => [key(s), s]));
+    expect(again.series.length).toBe(full11.series.length);
+    for (const s of again.series) {
+      const f = byKey.get(key(s))!;
+      expect(Array.from(s.t)).toEqual(Array.from(f.t));
+      for (let k = 0; k < f.v.length; k++) if (!Object.is(f.v[k], s.v[k])) throw new Error(`${key(s)}[${k}]`);
+    }
+    expect(again.events).toEqual(full11.events);
+    expect(again.unitStates).toEqual(full11.unitStates);
+    expect(again.health).toEqual(full11.health);
+    expect(again.journal).toEqual(full11.journal);
+    const loaded = await loadReview(p, { fullDelayMs: 0 });
+    expect(loaded.loadedFrom).toBe('overview');
+    expect(loaded.data.warnings).toEqual([]);
+    await loaded.full;
+  });
+
+  it('refuses a file cut short, which a re-saved copy would make look complete', async () => {
+    const p = join(dir, 'resave-cut.pdrec.jsonl.gz');
+    await copyFile(v11, p);
+    const size = (await readFile(p)).length;
+    await truncate(p, Math.floor(size / 2));
+    await expect(resaveRecording(p)).rejects.toThrow(
+      /is not re-saved: The recording was not closed .* A re-saved copy would look complete and hide that; open it as it is\./,
+    );
+    expect((await readFile(p)).length).toBe(Math.floor(size / 2));
   });
 });

@@ -15,7 +15,7 @@ import type { ReviewCache, SourceStamp } from './review-cache';
 
 /** Said of a file without an overview (written before format 1.2). */
 export const SLOW_FORMAT_NOTE =
-  'recorded in format 1.1: opens the slow way; re-save it (Sessions → Re-save) to open it at once';
+  'recorded in format 1.1: opens the slow way; re-save it (pd-console recording resave FILE) to open it at once';
 
 export interface LoadedReview {
   /** What the review shows now: the overview's data until the full read replaces it (then `detail` is 'full'). */
