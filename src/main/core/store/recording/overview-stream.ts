@@ -10,8 +10,11 @@ import { BlockSealer } from './block-sum';
 import { ScrapeEncoder } from './scrape-codec';
 
 export const OVERVIEW_KIND_PREFIX = 'o.';
-/** Default time between two overview rows of a target. */
-export const DEFAULT_OVERVIEW_STEP_MS = 15_000;
+/**
+ * Default time between two overview rows of a target: a day is 2,880 rows per target, about two per pixel of a
+ * day-wide chart, and what a first screen computes its signals from (15 s doubles that cost and the overview's size).
+ */
+export const DEFAULT_OVERVIEW_STEP_MS = 30_000;
 /** An overview member is written at least this often (recorded time), and at close. */
 export const OVERVIEW_SEGMENT_MS = 10 * 60_000;
 /** … or once its text reaches this size. */
@@ -32,6 +35,8 @@ export class OverviewStream {
   private readonly encoder = new ScrapeEncoder();
   private readonly sealer = new BlockSealer();
   private readonly lastRowAt = new Map<string, number>();
+  /** Each target's latest scrape when the overview did not take it: the last one goes in at close. */
+  private readonly skipped = new Map<string, { ts: number; exp: Exposition }>();
   private text = '';
   private t0 = Infinity;
   private t1 = -Infinity;
@@ -53,7 +58,15 @@ export class OverviewStream {
   /** Takes the scrape into the overview when stepMs has passed since the target's last overview row. */
   scrape(ts: number, target: string, exp: Exposition): void {
     const last = this.lastRowAt.get(target);
-    if (last !== undefined && ts - last < this.stepMs) return;
+    if (last !== undefined && ts - last < this.stepMs) {
+      this.skipped.set(target, { ts, exp });
+      return;
+    }
+    this.skipped.delete(target);
+    this.take1(ts, target, exp);
+  }
+
+  private take1(ts: number, target: string, exp: Exposition): void {
     const keep = this.keep;
     let families: MetricFamily[] = exp.families;
     if (keep) {
@@ -79,8 +92,15 @@ export class OverviewStream {
     this.add(line, ts);
   }
 
-  /** The segment written so far, sealed; null when it holds nothing. Starts the next segment. */
-  take(): OverviewSegment | null {
+  /**
+   * The segment written so far, sealed; null when it holds nothing. Starts the next segment. `final` (at close)
+   * adds each target's last scrape, so the overview ends where the session does.
+   */
+  take(final = false): OverviewSegment | null {
+    if (final) {
+      for (const [target, s] of this.skipped) this.take1(s.ts, target, s.exp);
+      this.skipped.clear();
+    }
     if (!this.text) return null;
     const seal = this.sealer.seal(this.t1);
     const seg = { body: Buffer.from(this.text + seal), t0: this.t0, t1: this.t1 };

@@ -439,7 +439,7 @@ export class RecordingWriter {
           this.file.end();
         };
         this.gzip.end();
-        const seg = this.overview?.take();
+        const seg = this.overview?.take(true);
         if (seg)
           this.members.push({
             chunks: [markedMember('overview', seg.body)],
