@@ -168,11 +168,7 @@ async function baseline(hours: number): Promise<{ bytes: number; samples: number
   }
 }
 
-async function browserFigures(
-  path: string,
-  labels: string[],
-  paints: number[],
-): Promise<string[]> {
+async function browserFigures(path: string, labels: string[], paints: number[]): Promise<string[]> {
   const root = join(__dirname, '..');
   const outDir = process.env.PD_E2E_OUT ?? join(root, 'out');
   if (!existsSync(join(outDir, 'main', 'web.js')))

@@ -91,8 +91,7 @@ const AROUND_MAX_LINES = 2000;
 /** Longest a zoomed-in chart waits for the full detail of a review opened from its overview. */
 const FULL_WAIT_MS = 60_000;
 
-const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 
 /** True when the overview holds fewer than one row per two points asked in the window of `q`. */
 function overviewTooCoarse(data: ReviewData, q: SeriesQuery): boolean {

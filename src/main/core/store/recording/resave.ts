@@ -30,7 +30,7 @@ export async function resaveRecording(
       `${path} is not re-saved: ${rec.warnings.join(' ') || 'it was not closed properly'} A re-saved copy would look complete and hide that; open it as it is.`,
     );
   const tmp = `${path}.resave-${process.pid}.part`;
-  let scrapes = 0;
+  let scrapes: number;
   try {
     scrapes = await writeAgain(rec, tmp, opts.overview);
     await rename(tmp, path);
