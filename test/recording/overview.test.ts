@@ -4,7 +4,7 @@
 // overview up to the cut. A review opened from the overview shows what the full read shows, at its rows. A 1.1
 // file opens the slow way with a note, and `pd-console recording resave` rewrites it as 1.2 with the same content.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFile, open, readFile, truncate } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RecordingWriter, readRecording, type Recording } from '../../src/main/core/store/recording';
 import { readOverview } from '../../src/main/core/store/recording/overview-reader';
@@ -13,6 +13,7 @@ import { isReviewInput } from '../../src/main/core/review/signal-columns';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import { loadReview, overviewReviewData, SLOW_FORMAT_NOTE } from '../../src/main/core/review/load-review';
 import { resaveRecording } from '../../src/main/core/store/recording/resave';
+import { SessionStore } from '../../src/main/core/store/recording/session-store';
 import { runCli } from '../../src/main/cli/main';
 import { SyntheticPdSession } from '../../bench/recording';
 import { header, manualClock, tempDir } from './helpers';
@@ -313,5 +314,20 @@ describe('re-saving a 1.1 file (pd-console recording resave FILE)', () => {
       /is not re-saved: The recording was not closed .* A re-saved copy would look complete and hide that; open it as it is\./,
     );
     expect((await readFile(p)).length).toBe(Math.floor(size / 2));
+  });
+});
+
+describe('the sessions list', () => {
+  it('says of a 1.1 session, in one line, that it opens the slow way and how to make it fast', async () => {
+    const folder = join(dir, 'sessions');
+    await mkdir(folder);
+    await copyFile(v11, join(folder, '20260105-080000Z-aaaaaa.pdrec.jsonl.gz'));
+    await copyFile(v12, join(folder, '20260105-090000Z-bbbbbb.pdrec.jsonl.gz'));
+    const store = new SessionStore(folder);
+    const byId = new Map((await store.list()).map((s) => [s.id, s]));
+    expect(byId.get('20260105-080000Z-aaaaaa')!.warnings).toEqual([SLOW_FORMAT_NOTE]);
+    expect(byId.get('20260105-090000Z-bbbbbb')!.warnings).toEqual([]);
+    // From the cached summary too.
+    expect((await store.info('20260105-080000Z-aaaaaa')).warnings).toEqual([SLOW_FORMAT_NOTE]);
   });
 });

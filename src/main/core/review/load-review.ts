@@ -6,6 +6,7 @@
 // never stop an open; errors of the file do, with the reader's message (not a recording, newer version, unreadable).
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import { SLOW_FORMAT_NOTE } from '../store/recording/format';
 import { readRecording } from '../store/recording/reader';
 import { readOverview } from '../store/recording/overview-reader';
 import type { JournalLine, Recording, SeriesInfo } from '../store/recording/types';
@@ -13,9 +14,7 @@ import { isReviewInput } from './signal-columns';
 import { buildReviewData, type ReviewData, type SeenSeries } from './review-data';
 import type { ReviewCache, SourceStamp } from './review-cache';
 
-/** Said of a file without an overview (written before format 1.2). */
-export const SLOW_FORMAT_NOTE =
-  'recorded in format 1.1: opens the slow way; re-save it (pd-console recording resave FILE) to open it at once';
+export { SLOW_FORMAT_NOTE };
 
 export interface LoadedReview {
   /** What the review shows now: the overview's data until the full read replaces it (then `detail` is 'full'). */

@@ -12,6 +12,9 @@ export const FORMAT_VERSION = 1;
  */
 export const FORMAT_MINOR_VERSION = 2;
 export const LEGACY_MINOR_VERSION = 1;
+/** Said of a file without an overview (written before format 1.2): sessions list and review. */
+export const SLOW_FORMAT_NOTE =
+  'recorded in format 1.1: opens the slow way; re-save it (pd-console recording resave FILE) to open it at once';
 export const FILE_EXTENSION = '.pdrec.jsonl.gz';
 
 /** Upper bound for the writer's sync-flush interval: a kill -9 may lose at most this plus the write latency. */
