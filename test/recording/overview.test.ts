@@ -256,6 +256,20 @@ describe('review from the overview', () => {
     expect((await loaded.journal).length).toBe(full12.journal.length);
   });
 
+  it('reads a file killed before much of it had an overview in full, events and all', async () => {
+    const p = join(dir, 'killed-early.pdrec.jsonl.gz');
+    await copyFile(v12, p);
+    const marked = scanMarked(await readFile(p));
+    // Killed just before the 20-minute overview member: half of the file has no overview.
+    await truncate(p, marked[1].at - 1000);
+    expect((await readOverview(p))!.uncoveredBytes).toBeGreaterThan(marked[1].at / 3);
+    const loaded = await loadReview(p);
+    expect(loaded.loadedFrom).toBe('recording');
+    const rec = await readRecording(p);
+    expect(loaded.data.events).toEqual(rec.events);
+    expect(loaded.data.lastTs).toBe(rec.lastTs);
+  });
+
   it('opens a 1.1 file the slow way, with the one-line note that re-saving makes it fast', async () => {
     const loaded = await loadReview(v11);
     expect(loaded.loadedFrom).toBe('recording');

@@ -74,7 +74,9 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     }
   }
   const overview = opts.noOverview ? null : await readOverview(path, { series: reviewSeries(new Map()) });
-  if (overview) {
+  // A file that was never closed has no overview of its last stretch (up to 10 min): when that is much of it
+  // (a short session killed), the full read is the first screen.
+  if (overview && overview.members > 0 && overview.uncoveredBytes <= st.size / 5) {
     const data = overviewReviewData(overview.recording);
     const loaded: LoadedReview = {
       data,

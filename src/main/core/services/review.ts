@@ -319,6 +319,9 @@ export class ReviewService {
       cursor: data.lastScrapeTs,
     };
     this.reviews.set(id, r);
+    // Opened from the overview: events the overview did not reach (the last stretch of a file never closed)
+    // arrive with the full detail, as markers on the open review.
+    void loaded.full.then(() => this.addEvents(r, loaded.data.events));
     await this.remember(r).catch((err: Error) => this.cacheProblem(err));
     return this.result(r);
   }
@@ -360,6 +363,20 @@ export class ReviewService {
         'Open it again from the sessions list.',
       );
     return r;
+  }
+
+  private addEvents(r: Review, recorded: readonly AppEvent[]): void {
+    if (this.reviews.get(r.id) !== r) return;
+    const known = new Set(r.events.map((e) => e.id));
+    let added = false;
+    for (const e of recorded) {
+      if (known.has(e.id)) continue;
+      const ev = { ...e, deploymentId: r.id };
+      r.events.push(ev);
+      this.core.emit('event', ev);
+      added = true;
+    }
+    if (added) r.events.sort((a, b) => a.ts - b.ts);
   }
 
   private async refreshAnnotations(sessionId: string): Promise<void> {

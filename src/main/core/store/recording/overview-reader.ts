@@ -23,6 +23,8 @@ export interface OverviewRead {
   members: number;
   /** Bytes of the file read to find and decode them. */
   bytesRead: number;
+  /** Bytes of the file after the last overview member that are not the index: what the overview does not cover. */
+  uncoveredBytes: number;
 }
 
 const OVERVIEW_LINE = Buffer.from('{"k":"' + OVERVIEW_KIND_PREFIX);
@@ -41,6 +43,7 @@ export async function readOverview(path: string, opts: ReadOptions = {}): Promis
   let bytesRead = 0;
   let members: Buffer[] = [];
   let foundBy: OverviewRead['foundBy'] = 'index';
+  let uncovered = 0;
   let index: IndexRecord | null = null;
   // The index is written at close, after the end record: a file that has one (even damaged) was closed.
   let closed = false;
@@ -83,9 +86,10 @@ export async function readOverview(path: string, opts: ReadOptions = {}): Promis
     foundBy = 'scan';
     const all = await readFile(path);
     bytesRead += all.length;
-    members = scanMarked(all)
-      .filter((m) => m.kind === 'overview')
-      .map((m) => all.subarray(m.at, m.at + m.length));
+    const found = scanMarked(all).filter((m) => m.kind === 'overview');
+    members = found.map((m) => all.subarray(m.at, m.at + m.length));
+    const last = found[found.length - 1];
+    uncovered = last ? size - (last.at + last.length) : size;
   }
 
   const asm = recordAssembler(path, opts);
@@ -126,7 +130,7 @@ export async function readOverview(path: string, opts: ReadOptions = {}): Promis
       `The recording was not closed: its overview reaches ${iso(recording.lastTs)}; the full detail, up to its last intact record, is read from the recording.`,
     );
   recording.warnings.push(...notes);
-  return { recording, foundBy, members: members.length, bytesRead };
+  return { recording, foundBy, members: members.length, bytesRead, uncoveredBytes: uncovered };
 }
 
 function parseIndex(text: Buffer, at: number): IndexRecord {
