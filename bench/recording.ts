@@ -18,6 +18,10 @@ import type { Exposition, MetricFamily, MetricType, Sample } from '../src/main/c
 import type { Clock } from '../src/main/core/clock';
 import type { AppEvent, HealthResult, UnitState } from '../src/shared/domain';
 import { RecordingWriter, readRecording, type JournalLine } from '../src/main/core/store/recording';
+import { readOverview } from '../src/main/core/store/recording/overview-reader';
+import { scanMarked } from '../src/main/core/store/recording/members';
+import { isReviewInput } from '../src/main/core/review/review-inputs';
+import { readFile } from 'node:fs/promises';
 // The demo host's seeded generator: one seed reproduces one synthetic session.
 import { Rng } from '../src/main/demo/rng';
 
@@ -1042,8 +1046,10 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
   const allPath = join(dir, 'all.pdrec.jsonl.gz');
   const metricsPath = join(dir, 'metrics-only.pdrec.jsonl.gz');
   const basePath = join(dir, 'baseline.prom.gz');
-  const wAll = await RecordingWriter.open(allPath, header, { clock: simClock });
-  const wMetrics = await RecordingWriter.open(metricsPath, header, { clock: simClock });
+  // Format 1.2 with the overview the recording service asks for (the series review mode reads).
+  const overview = { series: isReviewInput };
+  const wAll = await RecordingWriter.open(allPath, header, { clock: simClock, overview });
+  const wMetrics = await RecordingWriter.open(metricsPath, header, { clock: simClock, overview });
   // Same flush cadence for the baseline as for the recording.
   const flushMs = wAll.header.flushIntervalMs;
   const baseGzip = createGzip({ level: 6, memLevel: 9 });
@@ -1123,6 +1129,12 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
   const openUiMs = performance.now() - o2;
   const openUiCpu = cpuMs(process.cpuUsage(c0));
   c0 = process.cpuUsage();
+  const o4 = performance.now();
+  const ov = await readOverview(allPath);
+  const openOvMs = performance.now() - o4;
+  const openOvCpu = cpuMs(process.cpuUsage(c0));
+  const overviewBytes = scanMarked(await readFile(allPath)).reduce((n, m) => n + m.length, 0);
+  c0 = process.cpuUsage();
   const o3 = performance.now();
   const baseSeries = new Map<string, { t: number[]; v: number[] }>();
   let baseRead = 0;
@@ -1177,6 +1189,9 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
   console.log(
     `    baseline: gzip'd raw text, ${baselineHours} h      ${mib(baseBytes).padStart(10)}   ${f(baseBytes / baseSamples, 3)} B/sample  → ${f(baseBytes / baseSamples / (metricsBytes / samples), 1)}× the recording`,
   );
+  console.log(
+    `    of which the overview (format 1.2)  ${mib(overviewBytes).padStart(10)}   ${f(overviewBytes / samples, 3)} B/sample (${f((100 * overviewBytes) / allBytes, 1)} % of the file)`,
+  );
   console.log('  append cost per scrape (µs)                 p50      p99      max');
   console.log(
     `    recording appendScrape                ${f(pct(ap, 0.5), 0).padStart(7)}  ${f(pct(ap, 0.99), 0).padStart(7)}  ${f(ap[ap.length - 1], 0).padStart(7)}`,
@@ -1190,6 +1205,9 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
   );
   console.log(
     `    readRecording, ${recUi.series.length} UI series               ${f(openUiMs / 1000, 2).padStart(6)} s  ${f(openUiCpu / 1000, 2).padStart(6)} s   (KV tokens, running, queue, throughput…)`,
+  );
+  console.log(
+    `    readOverview (index → overview members) ${f(openOvMs / 1000, 2).padStart(6)} s  ${f(openOvCpu / 1000, 2).padStart(6)} s   ${ov?.members ?? 0} members, ${mib(ov?.bytesRead ?? 0)} read, ${ov?.recording.series.length ?? 0} series`,
   );
   console.log(
     `    baseline gunzip + line scan, ${baselineHours} h      ${f(openBaseMs / 1000, 2).padStart(6)} s  ${f(openBaseCpu / 1000, 2).padStart(6)} s   ≈ ${f((openBaseMs * scale) / 1000, 1)} s / ${f((openBaseCpu * scale) / 1000, 1)} s CPU for ${hours} h (${baseRead} samples; a real parser is slower)`,

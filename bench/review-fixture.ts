@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Clock } from '../src/main/core/clock';
 import type { DeploymentConfig } from '../src/shared/domain';
 import { RecordingWriter } from '../src/main/core/store/recording';
+import { isReviewInput } from '../src/main/core/review/signal-columns';
 import { SyntheticPdSession } from './recording';
 
 export const BENCH_START = Date.UTC(2026, 0, 5, 8, 0, 0);
@@ -28,7 +29,7 @@ export const BENCH_DEPLOYMENT: DeploymentConfig = {
 export async function writeSyntheticRecording(
   path: string,
   hours: number,
-  opts: { seed?: number; close?: boolean; progress?: (h: number) => void } = {},
+  opts: { seed?: number; close?: boolean; progress?: (h: number) => void; format?: '1.1' | '1.2' } = {},
 ): Promise<string> {
   const sim = new SyntheticPdSession(BENCH_START, opts.seed ?? 42, hours * 3_600_000);
   // The writer's flush cadence follows simulated time, like a real session's.
@@ -52,7 +53,8 @@ export async function writeSyntheticRecording(
       deployment: BENCH_DEPLOYMENT,
       appVersion: '0.1.0',
     },
-    { clock: simClock },
+    // The overview keeps what review mode reads, as the recording service asks for it.
+    { clock: simClock, overview: opts.format === '1.1' ? false : { series: isReviewInput } },
   );
   const ticks = Math.round(hours * 3600);
   for (let i = 0; i < ticks; i++) {
@@ -73,11 +75,15 @@ export async function writeSyntheticRecording(
   return path;
 }
 
-/** The cached synthetic recording of `hours`, generated on first use. */
-export async function syntheticRecording(hours: number, fresh = false): Promise<string> {
+/** The cached synthetic recording of `hours` in `format` (default the current one), generated on first use. */
+export async function syntheticRecording(
+  hours: number,
+  fresh = false,
+  format: '1.1' | '1.2' = '1.2',
+): Promise<string> {
   const dir = join(tmpdir(), 'pdc-review-bench');
   await mkdir(dir, { recursive: true });
-  const path = join(dir, `synthetic-${hours}h-v1.pdrec.jsonl.gz`);
+  const path = join(dir, `synthetic-${hours}h-v${format}.pdrec.jsonl.gz`);
   if (fresh) await rm(path, { force: true });
   const exists = await stat(path).then(
     (s) => s.size > 0,
@@ -85,6 +91,7 @@ export async function syntheticRecording(hours: number, fresh = false): Promise<
   );
   if (!exists)
     await writeSyntheticRecording(path, hours, {
+      format,
       progress: (h) => process.stdout.write(`  generating: ${h.toFixed(0)} h of ${hours} h\r`),
     });
   return path;
@@ -93,7 +100,8 @@ export async function syntheticRecording(hours: number, fresh = false): Promise<
 const isMain = process.argv[1] !== undefined && /bench[\\/]review-fixture\.ts$/.test(process.argv[1]);
 if (isMain) {
   const hours = Number(process.argv[2]) || 24;
-  syntheticRecording(hours, process.argv.includes('--fresh')).then(
+  const format = process.argv.includes('--v1.1') ? '1.1' : '1.2';
+  syntheticRecording(hours, process.argv.includes('--fresh'), format).then(
     (p) => console.log(`\n${p}`),
     (err: unknown) => {
       console.error(err);

@@ -157,8 +157,11 @@ export interface ReviewSource {
   closedCleanly: boolean;
   /** What could not be read, in words (damaged, truncated, newer minor version…). */
   warnings: string[];
-  /** Computed from the recording now, or read from the review cache made at an earlier open. */
-  loadedFrom: 'recording' | 'cache';
+  /**
+   * Computed from the recording now, read from the review cache made at an earlier open, or drawn from the
+   * recording's overview (format 1.2) while the full detail is read in the background.
+   */
+  loadedFrom: 'recording' | 'cache' | 'overview';
   /** How long opening took in the core (ms). */
   openMs: number;
 }

@@ -260,6 +260,13 @@ describe('incident bundle', () => {
     expect(journalLog).toContain('-----BEGIN RSA PRIVATE KEY-----');
     const inner = await readRecording(join(x, top, 'recording.pdrec.jsonl.gz'));
     expect(inner.closedCleanly).toBe(true);
+    expect(inner.warnings).toEqual([]);
+    // One gzip member: the source's overview members and index (format 1.2) are not copied.
+    expect(inner.header.minorVersion).toBe(1);
+    expect(inner.header.overview).toBeUndefined();
+    expect(gunzipSync(await readFile(join(x, top, 'recording.pdrec.jsonl.gz'))).toString()).not.toMatch(
+      /"k":"(o\.|index)/,
+    );
     expect(inner.series[0].v.length).toBe(60);
     expect(inner.unitStates[0].state.execStart).toContain('--api-key [REDACTED]');
     expect(inner.journal.filter((j) => j.message === '[REDACTED]').length).toBeGreaterThanOrEqual(2);

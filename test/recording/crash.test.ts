@@ -13,6 +13,7 @@ import {
   type Recording,
 } from '../../src/main/core/store/recording';
 import { SyntheticPdSession } from '../../bench/recording';
+import { scanMarked } from '../../src/main/core/store/recording/members';
 import { header, manualClock, resealed, tempDir } from './helpers';
 
 const ROOT = resolve(__dirname, '../..');
@@ -27,10 +28,18 @@ let fullRec: Recording;
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir());
   full = join(dir, 'full.pdrec.jsonl.gz');
+  await writeSession(full, true);
+  fullRec = await readRecording(full);
+}, 120_000);
+
+async function writeSession(path: string, overview: boolean): Promise<void> {
   const start = Date.UTC(2026, 0, 5, 8);
   const sim = new SyntheticPdSession(start, 3, 600_000);
   const clock = manualClock(start);
-  const w = await RecordingWriter.open(full, header({ startedAt: start }), { clock });
+  const w = await RecordingWriter.open(path, header({ startedAt: start }), {
+    clock,
+    ...(overview ? {} : { overview: false }),
+  });
   for (let i = 0; i < 600; i++) {
     const tick = sim.step();
     clock.set(sim.now);
@@ -39,8 +48,10 @@ beforeAll(async () => {
     for (const j of tick.journal) w.appendJournal(j);
   }
   await w.close();
-  fullRec = await readRecording(full);
-}, 120_000);
+}
+
+/** The same session in format 1.1 (one gzip member, no overview). */
+const writeLegacyCopy = (path: string): Promise<void> => writeSession(path, false);
 afterAll(async () => {
   await cleanup();
 });
@@ -60,6 +71,13 @@ function expectPrefixOfFull(part: Recording): number {
     samples += s.v.length;
   }
   return samples;
+}
+
+/** Where the data of a 1.2 file ends: the last overview member and the index member follow it. */
+async function dataBytes(path: string, size: number): Promise<number> {
+  const marked = scanMarked(await readFile(path));
+  const tail = marked.length >= 2 ? marked[marked.length - 2] : null;
+  return tail && tail.kind === 'overview' ? tail.at : size;
 }
 
 async function damagedCopy(
@@ -116,8 +134,9 @@ describe('truncated files', () => {
   it.each([0.25, 0.5, 0.75, 0.99])(
     'open up to the cut at %s of the file, saying what was lost',
     async (frac) => {
-      const p = await damagedCopy(`cut-${frac}.pdrec.jsonl.gz`, (path, size) =>
-        truncate(path, Math.floor(size * frac)),
+      // Cut into the data: a closed 1.2 file ends with its last overview member and the index (tested below).
+      const p = await damagedCopy(`cut-${frac}.pdrec.jsonl.gz`, async (path, size) =>
+        truncate(path, Math.floor((await dataBytes(path, size)) * frac)),
       );
       const rec = await readRecording(p);
       expect(rec.closedCleanly).toBe(false);
@@ -127,8 +146,11 @@ describe('truncated files', () => {
       const samples = expectPrefixOfFull(rec);
       expect(samples).toBeGreaterThan(0);
       expect(rec.stats.scrapes).toBeLessThan(fullRec.stats.scrapes);
-      // Everything up to about the cut is read: decompressed bytes track compressed bytes.
-      const kept = rec.stats.decodedBytes / fullRec.stats.decodedBytes;
+      // Everything up to about the cut is read: decompressed bytes track compressed bytes (of the data: the
+      // last overview member and the index of a 1.2 file follow it).
+      const whole = await readFile(full);
+      const dataText = gunzipSync(whole.subarray(0, await dataBytes(full, whole.length))).length;
+      const kept = rec.stats.decodedBytes / dataText;
       expect(kept).toBeGreaterThan(frac - 0.1);
       expect(kept).toBeLessThanOrEqual(1);
     },
@@ -184,7 +206,35 @@ describe('corrupted files', () => {
   };
 
   it('in a file with block checksums, a damaged gzip checksum costs only the end: what is shown was checked', async () => {
-    const p = await damagedCopy('crc.pdrec.jsonl.gz', flipTrailerCrc);
+    // The gzip trailer of the last data member (format 1.2: the last overview member and the index follow it).
+    const p = await damagedCopy('crc.pdrec.jsonl.gz', async (path, size) =>
+      flipTrailerCrc(path, await dataBytes(path, size)),
+    );
+    const rec = await readRecording(p);
+    expect(rec.closedCleanly).toBe(false);
+    expect(rec.warnings[0]).toMatch(
+      /^The recording is damaged \(.*incorrect data check.*\): nothing after \d{4}-.+ could be read; every block before it matched its checksum\.$/,
+    );
+    expectPrefixOfFull(rec);
+    // zlib discards the output of the step that failed (at most one 64 KiB chunk: well under a minute here).
+    expect(rec.stats.scrapes).toBeGreaterThan(fullRec.stats.scrapes - 3 * 60);
+  });
+
+  it('in a 1.2 file, a damaged index costs nothing of the data: the end record was read', async () => {
+    const p = await damagedCopy('crc-index.pdrec.jsonl.gz', flipTrailerCrc);
+    const rec = await readRecording(p);
+    expect(rec.warnings[0]).toMatch(
+      /^The recording's checksum does not match its contents \(.*incorrect data check.*\): every block up to \d{4}-.+ matched its own checksum and is shown; the end of the file was changed or damaged on disk\.$/,
+    );
+    expectPrefixOfFull(rec);
+    expect(rec.stats.scrapes).toBe(fullRec.stats.scrapes);
+  });
+
+  it('in a 1.1 file, a damaged gzip checksum costs only the end: what is shown was checked', async () => {
+    const p = join(dir, 'crc-1.1.pdrec.jsonl.gz');
+    await writeLegacyCopy(p);
+    const before = await readRecording(p);
+    await flipTrailerCrc(p, (await readFile(p)).length);
     const rec = await readRecording(p);
     expect(rec.closedCleanly).toBe(false);
     expect(rec.warnings[0]).toMatch(
@@ -192,7 +242,7 @@ describe('corrupted files', () => {
     );
     expectPrefixOfFull(rec);
     // zlib discards the output of the step that failed, at most one 64 KiB chunk.
-    expect(fullRec.stats.decodedBytes - rec.stats.decodedBytes).toBeLessThanOrEqual(64 * 1024 + 8192);
+    expect(before.stats.decodedBytes - rec.stats.decodedBytes).toBeLessThanOrEqual(64 * 1024 + 8192);
   });
 
   it('in a file without block checksums (format 1.0), warn that values may be wrong when only the checksum disagrees', async () => {

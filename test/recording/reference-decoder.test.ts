@@ -6,7 +6,13 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
+import {
+  RecordingWriter,
+  readHeader,
+  readRecording,
+  type RecordedSeries,
+} from '../../src/main/core/store/recording';
+import { readOverview } from '../../src/main/core/store/recording/overview-reader';
 import { SyntheticPdSession } from '../../bench/recording';
 import { exposition, header, manualClock, tempDir } from './helpers';
 
@@ -61,31 +67,40 @@ describe('the Python reference decoder in docs/recording-format.md', () => {
       }
       await w.close();
 
-      const { stdout } = await run(PYTHON!, [script, path], { maxBuffer: 256 << 20 });
-      const py = new Map<string, { t: number[]; v: (number | string)[] }>();
-      for (const line of stdout.trim().split('\n')) {
-        const [target, name, labels, t, v] = JSON.parse(line) as [
-          string,
-          string,
-          Record<string, string>,
-          number[],
-          (number | string)[],
-        ];
-        py.set(`${target}|${name}|${JSON.stringify(labels)}`, { t, v });
-      }
+      // Format 1.2 (what the app writes): the full stream, and the overview read by offset from the index.
+      expect((await readHeader(path)).minorVersion).toBe(2);
       const rec = await readRecording(path);
-      expect(py.size).toBe(rec.series.length);
-      const asPython = (x: number): number | string =>
-        x !== x ? 'nan' : x === Infinity ? 'inf' : x === -Infinity ? '-inf' : x;
-      for (const s of rec.series) {
-        const p = py.get(`${s.target}|${s.name}|${JSON.stringify(s.labels)}`);
-        expect(p, s.name).toBeDefined();
-        expect(p!.t).toEqual([...s.t]);
-        for (let i = 0; i < s.v.length; i++)
-          if (!Object.is(p!.v[i], asPython(s.v[i])))
-            throw new Error(`${s.target} ${s.name}[${i}]: python ${p!.v[i]}, app ${s.v[i]}`);
-      }
+      await expectPythonReads([script, path], rec.series);
+      const ov = await readOverview(path);
+      expect(ov!.recording.series.length).toBeGreaterThan(100);
+      await expectPythonReads([script, '--overview', path], ov!.recording.series);
     },
     120_000,
   );
 });
+
+async function expectPythonReads(args: string[], series: RecordedSeries[]): Promise<void> {
+  const { stdout } = await run(PYTHON!, args, { maxBuffer: 256 << 20 });
+  const py = new Map<string, { t: number[]; v: (number | string)[] }>();
+  for (const line of stdout.trim().split('\n')) {
+    const [target, name, labels, t, v] = JSON.parse(line) as [
+      string,
+      string,
+      Record<string, string>,
+      number[],
+      (number | string)[],
+    ];
+    py.set(`${target}|${name}|${JSON.stringify(labels)}`, { t, v });
+  }
+  expect(py.size).toBe(series.length);
+  const asPython = (x: number): number | string =>
+    x !== x ? 'nan' : x === Infinity ? 'inf' : x === -Infinity ? '-inf' : x;
+  for (const s of series) {
+    const p = py.get(`${s.target}|${s.name}|${JSON.stringify(s.labels)}`);
+    expect(p, s.name).toBeDefined();
+    expect(p!.t).toEqual([...s.t]);
+    for (let i = 0; i < s.v.length; i++)
+      if (!Object.is(p!.v[i], asPython(s.v[i])))
+        throw new Error(`${s.target} ${s.name}[${i}]: python ${p!.v[i]}, app ${s.v[i]}`);
+  }
+}

@@ -50,7 +50,8 @@ describe('review service', () => {
     expect(summary.review).toMatchObject({
       sessionId: session.id,
       closedCleanly: true,
-      loadedFrom: 'recording',
+      // Format 1.2: the first screen comes from the recording's overview.
+      loadedFrom: 'overview',
       warnings: [],
     });
     // It opens at the last recorded scrape.
@@ -66,6 +67,24 @@ describe('review service', () => {
     // Opening again joins the open review instead of reading the file twice.
     const again = await a.handlers.openSessionReview({ id: session.id });
     expect(again.summary.deployment.id).toBe(summary.deployment.id);
+  });
+
+  it('opened from the overview, a zoomed-in chart still gets every recorded scrape', async () => {
+    const a = await freshApp();
+    const { summary } = await a.handlers.openSessionReview({ id: session.id });
+    expect(summary.review!.loadedFrom).toBe('overview');
+    const id = summary.deployment.id;
+    const from = summary.review!.firstTs + 60_000;
+    // Two minutes at 1 s scrapes: 120 rows, where the overview has 4 (one per 30 s).
+    const res = await a.handlers.getSeries({
+      deploymentId: id,
+      keys: ['prefill.kv_ratio'],
+      fromMs: from,
+      toMs: from + 120_000,
+      maxPoints: 1000,
+    });
+    expect(res.decimated).toBe(false);
+    expect(res.series[0].t.length).toBeGreaterThanOrEqual(110);
   });
 
   it('serves the whole session to the same charts, decimated, and says what was never exposed', async () => {

@@ -7,6 +7,7 @@ import { parseCommand } from './parse-command';
 import { HOST_SPEC_HELP, parseHostSpec } from '@shared/host-spec';
 import { restartCommand } from './restart-command';
 import { openCommand } from './open-command';
+import { recordingCommand } from './recording-command';
 import { LinkWatch } from './link-status';
 import { settingsCommand } from './settings-command';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
@@ -34,6 +35,7 @@ commands:
   restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]
                                  restart a service or the PD stack in order, step by step (see restart --help)
   open FILE [--json]             a recorded session offline: host, time span, series, events with times, warnings
+  recording resave FILE          rewrite a recording in the current format (1.2): a review then opens it at once
   settings show|export|import|choose …
                                  the settings file: what is in effect, a copy to share, a shared copy taken in,
                                  the unit discovery uses for a role (see settings --help)
@@ -66,6 +68,7 @@ export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Pro
   }
   if (cmd === 'restart') return restartCommand(rest, io);
   if (cmd === 'open') return openCommand(rest, io);
+  if (cmd === 'recording') return recordingCommand(rest, io);
   if (cmd === 'settings') return settingsCommand(rest, io);
   if (cmd === 'parse') {
     const r = parseCommand(rest, await io.readStdin());

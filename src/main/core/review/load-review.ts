@@ -1,25 +1,35 @@
-// Opening a recording for review: from the review cache when it holds this exact file, otherwise by reading the
-// recording (only the series the dashboard's signals need are decoded) and computing the signal table — then
-// caching it for the next open. Errors of the cache never stop an open; errors of the file do, with the
-// reader's message (not a recording, newer version, unreadable).
+// Opening a recording for review: from the review cache when it holds this exact file; otherwise, for a file of
+// format 1.2, the first screen is built from the recording's overview (a fraction of the file, read without
+// inflating the rest) and the full-resolution data is read in the background and takes its place; a file of
+// format 1.1 is read whole (only the series the dashboard's signals need are decoded), with a note that
+// re-saving it makes it open at once. A fresh full read is then cached for the next open. Errors of the cache
+// never stop an open; errors of the file do, with the reader's message (not a recording, newer version, unreadable).
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import { SLOW_FORMAT_NOTE } from '../store/recording/format';
 import { readRecording } from '../store/recording/reader';
-import type { JournalLine } from '../store/recording/types';
-import { isSignalInput as isReviewInput } from '../signals/evaluate';
-import { isHostSeries } from '../store/recording/host-series';
+import { readOverview } from '../store/recording/overview-reader';
+import type { JournalLine, Recording, SeriesInfo } from '../store/recording/types';
+import { isReviewInput } from './review-inputs';
 import { buildReviewData, type ReviewData, type SeenSeries } from './review-data';
 import type { ReviewCache, SourceStamp } from './review-cache';
 
+export { SLOW_FORMAT_NOTE };
+
 export interface LoadedReview {
+  /** What the review shows now: the overview's data until the full read replaces it (then `detail` is 'full'). */
   data: ReviewData;
-  /** The journal; from the cache it is read after the first paint. */
+  /** The journal; from the cache it is read after the first paint, from an overview with the full read. */
   journal: Promise<JournalLine[]>;
-  loadedFrom: 'recording' | 'cache';
+  loadedFrom: 'recording' | 'cache' | 'overview';
+  /** 'overview' while `data` holds the overview's coarser rows (one per target every stepMs). */
+  detail: 'overview' | 'full';
   openMs: number;
   stamp: SourceStamp;
   /** Settles when the cache entry of a fresh read is written (or failed: `cacheError`). */
   cached: Promise<void>;
+  /** Settles once `data` holds the full resolution (at once unless opened from the overview). */
+  full: Promise<void>;
 }
 
 export interface LoadOptions {
@@ -30,7 +40,13 @@ export interface LoadOptions {
   onCacheError?: (err: Error) => void;
   /** Delay before the cache entry of a fresh read is written; default 1 s. */
   cacheDelayMs?: number;
+  /** Delay before the full read that follows an open from the overview starts; default 1 s. */
+  fullDelayMs?: number;
+  /** Read the whole file even when it has an overview (the overview is then not used). */
+  noOverview?: boolean;
 }
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function loadReview(path: string, opts: LoadOptions = {}): Promise<LoadedReview> {
   const started = performance.now();
@@ -49,34 +65,107 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
         data: hit.data,
         journal,
         loadedFrom: 'cache',
+        detail: 'full',
         openMs: performance.now() - started,
         stamp,
         cached: Promise.resolve(),
+        full: Promise.resolve(),
       };
     }
   }
-  const seen = new Map<string, SeenSeries>();
-  const rec = await readRecording(path, {
-    series: (s) => {
-      let c = seen.get(s.target);
-      if (!c) seen.set(s.target, (c = { families: new Set(), series: 0 }));
-      c.families.add(s.family);
-      c.series++;
-      return isReviewInput(s.name) || isHostSeries(s.target, s.name);
-    },
-  });
+  const overview = opts.noOverview ? null : await readOverview(path, { series: reviewSeries(new Map()) });
+  // A file that was never closed has no overview of its last stretch (up to 10 min): when that is much of it
+  // (a short session killed), the full read is the first screen.
+  if (overview && overview.members > 0 && overview.uncoveredBytes <= st.size / 5) {
+    const data = overviewReviewData(overview.recording);
+    const loaded: LoadedReview = {
+      data,
+      journal: Promise.resolve([]),
+      loadedFrom: 'overview',
+      detail: 'overview',
+      openMs: performance.now() - started,
+      stamp,
+      cached: Promise.resolve(),
+      full: Promise.resolve(),
+    };
+    // The full read waits until the first screen has been served (its requests follow within a second): on two
+    // cores it would otherwise compete with the first paint.
+    const rec = delay(opts.fullDelayMs ?? 1000).then(() => readFull(path));
+    loaded.full = rec.then(
+      (r) => {
+        loaded.data = buildReviewData(r.rec, r.seen);
+        loaded.detail = 'full';
+      },
+      (err: Error) => {
+        // The overview stays; the operator learns why zooming in shows no more detail.
+        data.warnings.push(
+          `The full detail of the recording could not be read (${err.message}): the review shows its overview only.`,
+        );
+      },
+    );
+    loaded.journal = rec.then((r) => r.rec.journal);
+    loaded.journal.catch(() => undefined);
+    loaded.cached = loaded.full.then(() =>
+      loaded.detail === 'full'
+        ? rec.then((r) => cacheLater(path, stamp, loaded.data, r.rec.journal, opts))
+        : undefined,
+    );
+    return loaded;
+  }
+  const { rec, seen } = await readFull(path);
   const data = buildReviewData(rec, seen);
+  if ((rec.header.minorVersion ?? 0) < 2 && !opts.noOverview) data.warnings.push(SLOW_FORMAT_NOTE);
   const openMs = performance.now() - started;
-  // The cache is written once the first screen has been served (its requests follow within a second), so the
-  // write does not compete with the first paint.
+  return {
+    data,
+    journal: Promise.resolve(rec.journal),
+    loadedFrom: 'recording',
+    detail: 'full',
+    openMs,
+    stamp,
+    cached: cacheLater(path, stamp, data, rec.journal, opts),
+    full: Promise.resolve(),
+  };
+}
+
+/** The review's data from a recording's overview. */
+export function overviewReviewData(rec: Recording): ReviewData {
+  // Windowed signals (60 s rates and quantiles) see one overview row per stepMs: widening the window by a step
+  // lets it reach back a full minute, as at full resolution, instead of the 45 s its three earlier rows span.
+  const stepMs = rec.header.overview?.stepMs ?? 0;
+  return buildReviewData(rec, undefined, { rateWindowMs: 60_000 + stepMs });
+}
+
+/** Reads the series review mode needs, counting every series seen (for "families / series recorded"). */
+async function readFull(path: string): Promise<{ rec: Recording; seen: Map<string, SeenSeries> }> {
+  const seen = new Map<string, SeenSeries>();
+  const rec = await readRecording(path, { series: reviewSeries(seen) });
+  return { rec, seen };
+}
+
+function reviewSeries(seen: Map<string, SeenSeries>): (s: SeriesInfo) => boolean {
+  return (s) => {
+    let c = seen.get(s.target);
+    if (!c) seen.set(s.target, (c = { families: new Set(), series: 0 }));
+    c.families.add(s.family);
+    c.series++;
+    return isReviewInput(s.name);
+  };
+}
+
+/** The cache is written once the first screen has been served, so the write does not compete with the first paint. */
+function cacheLater(
+  path: string,
+  stamp: SourceStamp,
+  data: ReviewData,
+  journal: JournalLine[],
+  opts: LoadOptions,
+): Promise<void> {
   const cache = opts.cache;
-  const cached =
-    cache && !opts.live
-      ? new Promise<void>((resolve) => setTimeout(resolve, opts.cacheDelayMs ?? 1000))
-          .then(() => cache.store(stamp, data, rec.journal))
-          .catch((err: Error) =>
-            opts.onCacheError?.(new Error(`review cache not written for ${path}: ${err.message}`)),
-          )
-      : Promise.resolve();
-  return { data, journal: Promise.resolve(rec.journal), loadedFrom: 'recording', openMs, stamp, cached };
+  if (!cache || opts.live) return Promise.resolve();
+  return delay(opts.cacheDelayMs ?? 1000)
+    .then(() => cache.store(stamp, data, journal))
+    .catch((err: Error) =>
+      opts.onCacheError?.(new Error(`review cache not written for ${path}: ${err.message}`)),
+    );
 }

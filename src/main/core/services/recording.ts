@@ -29,6 +29,7 @@ import { GPU_TARGET, gpuExposition, MONITOR_TARGET, monitorExposition } from '..
 import type { JournalSubscription } from '../journal/unit-tail';
 import { ApiError } from '../api-error';
 import type { SettingCell } from '../config/setting-cell';
+import { isReviewInput } from '../review/review-inputs';
 
 export interface RecordingServiceOptions {
   /** Folder holding the session files. */
@@ -206,12 +207,16 @@ export class RecordingService {
     if (!this.settings.enabled) return this.publish();
     try {
       await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
-      const { id, path, writer } = await this.store.start({
-        startedAt: this.core.now,
-        host: { id: host.id, label: host.label, kind: host.kind, hostname: host.hostname },
-        deployment,
-        appVersion: this.opts.appVersion,
-      });
+      const { id, path, writer } = await this.store.start(
+        {
+          startedAt: this.core.now,
+          host: { id: host.id, label: host.label, kind: host.kind, hostname: host.hostname },
+          deployment,
+          appVersion: this.opts.appVersion,
+        },
+        // Format 1.2's overview keeps what review mode reads, so a review opens at once from it.
+        { overview: { series: isReviewInput } },
+      );
       if (this.live.get(deploymentId) !== l) {
         // Closed while the file was being created.
         await writer.close();

@@ -41,7 +41,7 @@ import { SessionNotFoundError, type SessionStore } from '../store/recording/sess
 import type { JournalLine } from '../store/recording/types';
 import { loadReview, type LoadedReview } from '../review/load-review';
 import { ReviewCache } from '../review/review-cache';
-import { roleOf } from '../review/review-data';
+import { roleOf, type ReviewData } from '../review/review-data';
 import { readSidecar } from '../review/sidecar';
 import { groupOf } from '../review/signal-table';
 import { GPU_GROUP, gpuIndices } from '../review/host-columns';
@@ -90,6 +90,19 @@ const ID_OK = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MAX_RECENT = 20;
 const MAX_UPLOADS = 2;
 const UPLOAD_IDLE_MS = 60_000;
+/** Longest a zoomed-in chart waits for the full detail of a review opened from its overview. */
+const FULL_WAIT_MS = 60_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+
+/** True when the overview holds fewer than one row per two points asked in the window of `q`. */
+function overviewTooCoarse(data: ReviewData, q: SeriesQuery): boolean {
+  const stepMs = data.header.overview?.stepMs ?? 0;
+  if (!stepMs) return false;
+  const from = Math.max(q.fromMs ?? data.firstTs, data.firstTs);
+  const to = Math.min(q.toMs ?? data.lastTs, data.lastTs);
+  return (to - from) / stepMs < q.maxPoints / 2;
+}
 
 const recentSchema = z.array(
   z.object({
@@ -308,6 +321,9 @@ export class ReviewService {
       cursor: data.lastScrapeTs,
     };
     this.reviews.set(id, r);
+    // Opened from the overview: events the overview did not reach (the last stretch of a file never closed)
+    // arrive with the full detail, as markers on the open review.
+    void loaded.full.then(() => this.addEvents(r, loaded.data.events));
     await this.remember(r).catch((err: Error) => this.cacheProblem(err));
     return this.result(r);
   }
@@ -351,6 +367,20 @@ export class ReviewService {
     return r;
   }
 
+  private addEvents(r: Review, recorded: readonly AppEvent[]): void {
+    if (this.reviews.get(r.id) !== r) return;
+    const known = new Set(r.events.map((e) => e.id));
+    let added = false;
+    for (const e of recorded) {
+      if (known.has(e.id)) continue;
+      const ev = { ...e, deploymentId: r.id };
+      r.events.push(ev);
+      this.core.emit('event', ev);
+      added = true;
+    }
+    if (added) r.events.sort((a, b) => a.ts - b.ts);
+  }
+
   private async refreshAnnotations(sessionId: string): Promise<void> {
     const r = [...this.reviews.values()].find((x) => x.sessionId === sessionId);
     if (!r) return;
@@ -389,7 +419,11 @@ export class ReviewService {
         return catalogFor(data.roles, gpuIndices(data.table), data.table.kvRanks());
       },
       getSeries: async (a: SeriesQuery) => {
-        const data = d(a.deploymentId);
+        const r = this.need(a.deploymentId);
+        // A window the overview cannot fill at the resolution asked waits for the full detail (bounded).
+        if (r.loaded.detail === 'overview' && overviewTooCoarse(r.loaded.data, a))
+          await Promise.race([r.loaded.full, sleep(FULL_WAIT_MS)]);
+        const data = r.loaded.data;
         return data.table.series(a, data.notExposed, (key) =>
           groupOf(key) === GPU_GROUP
             ? [NVIDIA_SMI_COMMAND]
@@ -641,6 +675,7 @@ export class ReviewService {
       try {
         const loaded = await loadReview(path, {
           cache: this.cache,
+          noOverview: true,
           onCacheError: (e) => this.cacheProblem(e),
         });
         await loaded.cached;

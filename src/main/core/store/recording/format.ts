@@ -6,8 +6,15 @@ import type { MetricType } from '../../probes/exposition/types';
 export const FORMAT_ID = 'pd-console-recording';
 /** Major version: a reader refuses files with a higher one. */
 export const FORMAT_VERSION = 1;
-/** Minor version: additive changes (new optional fields, new record kinds a v1 reader may skip). */
-export const FORMAT_MINOR_VERSION = 1;
+/**
+ * Minor version: additive changes (new optional fields, new record kinds a v1 reader may skip). 2 adds the
+ * overview members and the index (§1.2); 1 (block checksums) is still written on request and read.
+ */
+export const FORMAT_MINOR_VERSION = 2;
+export const LEGACY_MINOR_VERSION = 1;
+/** Said of a file without an overview (written before format 1.2): sessions list and review. */
+export const SLOW_FORMAT_NOTE =
+  'recorded in format 1.1: opens the slow way; re-save it (pd-console recording resave FILE) to open it at once';
 export const FILE_EXTENSION = '.pdrec.jsonl.gz';
 
 /** Upper bound for the writer's sync-flush interval: a kill -9 may lose at most this plus the write latency. */
@@ -96,6 +103,14 @@ export interface SumRecord {
   c: number;
 }
 
+/** Where the overview members are (format 1.2): the only record of the last member of a closed file. */
+export interface IndexRecord {
+  k: 'index';
+  t: number;
+  /** [byte offset, byte length, first time, last time] of every overview member, in file order. */
+  o: [number, number, number, number][];
+}
+
 export type WireRecord =
   | FamilyRecord
   | SeriesRecord
@@ -106,7 +121,8 @@ export type WireRecord =
   | EventRecord
   | JournalRecord
   | EndRecord
-  | SumRecord;
+  | SumRecord
+  | IndexRecord;
 
 // ---- Exact value codec ---------------------------------------------------------------------------------------
 // A value is a decimal mantissa m (a safe integer) and a per-series scale d: value = m / 10^d. Successive values

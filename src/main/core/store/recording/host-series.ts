@@ -108,8 +108,13 @@ export function monitorExposition(o: Observation): Exposition {
   ]);
 }
 
-/** Series names review reads from the host targets (the reader decodes only what review asks for). */
-export function isHostSeries(target: string, name: string): boolean {
-  if (target === GPU_TARGET) return Object.values(GPU_FIELDS).some((f) => f.family === name);
-  return target === MONITOR_TARGET && Object.values(MONITOR_FAMILIES).some((f) => f === name);
+/**
+ * Whether `name` is a family of the host targets, which review reads (the reader decodes only what review asks
+ * for); their names are PD Console's own, so the name alone tells.
+ */
+export function isHostFamily(name: string): boolean {
+  return (
+    Object.values(GPU_FIELDS).some((f) => f.family === name) ||
+    Object.values(MONITOR_FAMILIES).some((f) => f === name)
+  );
 }

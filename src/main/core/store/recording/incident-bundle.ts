@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { create as createTar } from 'tar';
 import { isRowLine, rowTime } from './row-parser';
-import { iso, parseHeader, parseRecord, streamLines } from './reader';
+import { isOverviewLine, iso, parseHeader, parseRecord, streamLines } from './reader';
+import { LEGACY_MINOR_VERSION } from './format';
+import { OVERVIEW_KIND_PREFIX } from './overview-stream';
 import { LineRedactor, redactJson, redactSecretsCounted } from './redact';
 import { BLOCK_CHECKSUMS, BlockSealer } from './block-sum';
 import type { JournalLine } from './types';
@@ -216,7 +218,16 @@ async function redactedRecordingCopy(
         host: h.host,
         deployment: h.deployment.name,
       };
-      push(Buffer.from(JSON.stringify({ ...h, blockChecksums: BLOCK_CHECKSUMS, redactedCopy: true }) + '\n'));
+      // The copy is one gzip member without the overview members and index of format 1.2 (their offsets are the
+      // source's): it says format 1.1, which it is.
+      const { overview: _overview, ...rest } = h;
+      const minorVersion = Math.min(h.minorVersion, LEGACY_MINOR_VERSION);
+      push(
+        Buffer.from(
+          JSON.stringify({ ...rest, minorVersion, blockChecksums: BLOCK_CHECKSUMS, redactedCopy: true }) +
+            '\n',
+        ),
+      );
     },
     (buf, a, b) => {
       if (isRowLine(buf, a, b)) {
@@ -226,7 +237,9 @@ async function redactedRecordingCopy(
         push(NL);
         return;
       }
+      if (isOverviewLine(buf, a, b)) return;
       const r = parseRecord(buf.toString('utf8', a, b));
+      if (r.k === 'index' || r.k.startsWith(OVERVIEW_KIND_PREFIX)) return;
       if (typeof r.t === 'number' && r.t > lastTs) lastTs = r.t;
       let out: unknown;
       if (r.k === 'journal' && typeof r.m === 'string')

@@ -15,6 +15,7 @@ import {
 } from './format';
 import { isRowLine, ParsedRow, rowTime, RowParser } from './row-parser';
 import { RecordDamageError, ScrapeDecoder } from './scrape-codec';
+import { OVERVIEW_KIND_PREFIX } from './overview-stream';
 import { BLOCK_CHECKSUMS, BlockChecker, MAX_BLOCK_BYTES, SUM_PREFIX } from './block-sum';
 import type {
   JournalLine,
@@ -546,6 +547,42 @@ function concat(parts: { data: Float64Array; n: number }[], total: number): Floa
 
 /** Opens a recording. Throws RecordingOpenError for a file that is not a recording or is too new; reads a damaged one up to the damage. */
 export async function readRecording(path: string, opts: ReadOptions = {}): Promise<Recording> {
+  const asm = recordAssembler(path, opts);
+  const end = await streamLines(path, asm.onHeader, asm.onLine);
+  return asm.finish(end);
+}
+
+/** Lines of a recording's full stream in, a Recording out: shared by the full read and the overview read. */
+export interface RecordAssembler {
+  onHeader(line: string): void;
+  onLine(buf: Buffer, start: number, end: number): void;
+  finish(end: StreamEnd): Recording;
+}
+
+const OVERVIEW_LINE = Buffer.from('{"k":"o.');
+const INDEX_LINE = Buffer.from('{"k":"index",');
+
+/** Records of the overview stream and its index (format 1.2): not part of the full stream. */
+function isOverviewKind(k: string): boolean {
+  return k === 'index' || k.startsWith(OVERVIEW_KIND_PREFIX);
+}
+
+function isIndexLine(buf: Buffer, start: number, end: number): boolean {
+  return (
+    end - start > INDEX_LINE.length &&
+    buf.compare(INDEX_LINE, 0, INDEX_LINE.length, start, start + INDEX_LINE.length) === 0
+  );
+}
+
+/** True for a line of the overview stream (format 1.2), which the full stream's readers skip. */
+export function isOverviewLine(buf: Buffer, start: number, end: number): boolean {
+  return (
+    end - start > OVERVIEW_LINE.length &&
+    buf.compare(OVERVIEW_LINE, 0, OVERVIEW_LINE.length, start, start + OVERVIEW_LINE.length) === 0
+  );
+}
+
+export function recordAssembler(path: string, opts: ReadOptions = {}): RecordAssembler {
   const fromMs = opts.fromMs ?? -Infinity;
   const toMs = opts.toMs ?? Infinity;
   const inRange = (t: number): boolean => t >= fromMs && t <= toMs;
@@ -593,211 +630,213 @@ export async function readRecording(path: string, opts: ReadOptions = {}): Promi
     seen(pr.t);
   };
 
-  const end = await streamLines(
-    path,
-    (line) => {
-      header = parseHeader(path, line);
-    },
-    (buf, a, b) => {
-      records++;
-      if (ended) {
-        afterEnd++;
-        return;
-      }
-      if (isRowLine(buf, a, b) && parser.parse(buf, a, b, pr)) {
-        onRow();
-        return;
-      }
-      const r = parseRecord(buf.toString('utf8', a, b));
-      switch (r.k) {
-        case 's': {
-          need(
-            typeof r.t === 'number' && typeof r.g === 'string' && Array.isArray(r.v),
-            'malformed scrape record',
-          );
-          pr.fromRecord(r);
-          onRow();
-          break;
-        }
-        case 'series': {
-          need(
-            Number.isInteger(r.id) &&
-              typeof r.g === 'string' &&
-              typeof r.n === 'string' &&
-              typeof r.f === 'string' &&
-              isObject(r.l),
-            'malformed series record',
-          );
-          const meta = dec.addSeries(r);
-          const info: SeriesInfo = {
-            id: meta.id,
-            target: meta.target,
-            name: meta.name,
-            labels: meta.labels,
-            family: meta.family,
-            type: meta.type,
-          };
-          acc.push({ info, keep: opts.series ? opts.series(info) : true, chunks: [] });
-          break;
-        }
-        case 'family':
-          need(
-            typeof r.g === 'string' && typeof r.f === 'string' && typeof r.ty === 'string',
-            'malformed family record',
-          );
-          dec.family(r);
-          break;
-        case 'layout':
-          need(typeof r.g === 'string' && Array.isArray(r.ids), 'malformed layout record');
-          targets.get(r.g)?.seal();
-          dec.layout(r);
-          break;
-        case 'unit':
-          need(
-            typeof r.t === 'number' &&
-              typeof r.r === 'string' &&
-              isObject(r.s) &&
-              typeof r.s.activeState === 'string',
-            'malformed unit record',
-          );
-          seen(r.t);
-          if (inRange(r.t)) unitStates.push({ ts: r.t, source: r.r, state: r.s });
-          break;
-        case 'health':
-          need(
-            typeof r.t === 'number' &&
-              typeof r.r === 'string' &&
-              isObject(r.h) &&
-              typeof r.h.ok === 'boolean',
-            'malformed health record',
-          );
-          seen(r.t);
-          if (inRange(r.t)) health.push({ ts: r.t, source: r.r, health: r.h });
-          break;
-        case 'event':
-          need(
-            typeof r.t === 'number' &&
-              isObject(r.e) &&
-              typeof r.e.kind === 'string' &&
-              typeof r.e.title === 'string',
-            'malformed event record',
-          );
-          seen(r.t);
-          if (inRange(r.t)) events.push(r.e);
-          break;
-        case 'journal':
-          need(
-            typeof r.t === 'number' &&
-              typeof r.r === 'string' &&
-              typeof r.u === 'string' &&
-              typeof r.p === 'number' &&
-              typeof r.m === 'string',
-            'malformed journal record',
-          );
-          seen(r.t);
-          if (inRange(r.t)) journal.push({ ts: r.t, role: r.r, unit: r.u, priority: r.p, message: r.m });
-          break;
-        case 'end':
-          ended = true;
-          break;
-        case 'sum':
-          // A block seal in a file whose header does not announce them (rewritten by another tool): unchecked.
-          break;
-        default: {
-          const kind = (r as { k: string }).k;
-          unknownKinds.set(kind, (unknownKinds.get(kind) ?? 0) + 1);
-        }
-      }
-    },
-  );
-
-  // Columns out. A series present in every stored row of its target since it first appeared shares the
-  // target's time array (a view); one with gaps gets its own.
-  const series: RecordedSeries[] = [];
-  const times = new Map<string, Float64Array>();
-  for (const [g, tg] of targets) {
-    tg.seal();
-    times.set(
-      g,
-      concat(
-        tg.times.map((data) => ({ data, n: data.length })),
-        tg.storedRows,
-      ),
-    );
-  }
-  for (const a of acc) {
-    if (!a.keep || a.chunks.length === 0) continue;
-    const tAll = times.get(a.info.target) as Float64Array;
-    let total = 0;
-    let contiguous = true;
-    for (let i = 0; i < a.chunks.length; i++) {
-      total += a.chunks[i].n;
-      if (i > 0 && a.chunks[i].row0 !== a.chunks[i - 1].row0 + a.chunks[i - 1].n) contiguous = false;
-    }
-    const first = a.chunks[0].row0;
-    const t = contiguous
-      ? tAll.subarray(first, first + total)
-      : concat(
-          a.chunks.map((c) => ({ data: tAll.subarray(c.row0, c.row0 + c.n), n: c.n })),
-          total,
-        );
-    const v = concat(a.chunks, total);
-    a.chunks = [];
-    const fam = dec.families.get(a.info.target + '\u0000' + a.info.family);
-    series.push({ ...a.info, help: fam?.h, unit: fam?.u, t, v });
-  }
-  const byTs = <T extends { ts: number }>(x: T[]): T[] => x.sort((a, b) => a.ts - b.ts);
-
-  const warnings: string[] = [];
-  if (!Number.isFinite(firstTs)) firstTs = lastTs = header.startedAt;
-  const lostAfter = `after ${iso(lastTs)} (the last intact record)`;
-  // From the file's own content, never from its modification time (a copy has the time it was copied): the
-  // writer pushes records into the file every flushIntervalMs, so a crash loses at most that much.
-  const flushMs = Number.isFinite(header.flushIntervalMs)
-    ? header.flushIntervalMs
-    : DEFAULT_FLUSH_INTERVAL_MS;
-  const lostUntil = `; it was written to disk every ${describeMs(flushMs)}, so a crash lost at most the ${describeMs(flushMs)} after it (a file cut short, e.g. an incomplete copy, lost everything after it)`;
-  // zlib's "incorrect data check" is the gzip trailer disagreeing with the data: in a file that seals its blocks,
-  // that is damage to the trailer alone only if the sealed end record was read; otherwise damaged deflate data
-  // happened to decode into a premature end of stream.
-  if (end.damage && /incorrect (data|length) check/.test(end.damage) && (!end.sealed || ended))
-    warnings.push(
-      end.sealed
-        ? `The recording's checksum does not match its contents (${end.damage}): every block up to ${iso(lastTs)} matched its own checksum and is shown; the end of the file was changed or damaged on disk.`
-        : `The recording's checksum does not match its contents (${end.damage}): the file was changed or damaged on disk after it was written, so values anywhere in it may be wrong.`,
-    );
-  else if (end.damage)
-    warnings.push(
-      `The recording is damaged (${end.damage}): nothing ${lostAfter} could be read` +
-        (end.sealed ? '; every block before it matched its checksum.' : '.'),
-    );
-  else if (!ended)
-    warnings.push(
-      `The recording was not closed (the app was killed, crashed or lost power): it ends ${lostAfter}` +
-        droppedTail(end) +
-        `${lostUntil}.`,
-    );
-  if (outOfOrder) warnings.push(`${outOfOrder} scrape rows out of time order were skipped.`);
-  if (afterEnd) warnings.push(`${afterEnd} records after the end record were ignored.`);
-  if (unknownKinds.size)
-    warnings.push(
-      `Skipped ${[...unknownKinds.values()].reduce((a, b) => a + b, 0)} records of kinds this version does not know (${[...unknownKinds.keys()].join(', ')}); a newer PD Console wrote them.`,
-    );
-
-  return {
-    path,
-    header,
-    firstTs,
-    lastTs,
-    closedCleanly: ended && !end.damage,
-    series,
-    events: byTs(events),
-    unitStates: byTs(unitStates),
-    health: byTs(health),
-    journal: byTs(journal),
-    warnings,
-    stats: { fileBytes: end.fileBytes, decodedBytes: end.decodedBytes, records, scrapes, samples },
+  const onHeader = (line: string): void => {
+    header = parseHeader(path, line);
   };
+  const onLine = (buf: Buffer, a: number, b: number): void => {
+    records++;
+    // The overview (format 1.2) is for other readers, and the last overview member and the index follow the
+    // end record of a closed file.
+    if (isOverviewLine(buf, a, b) || isIndexLine(buf, a, b)) return;
+    if (ended) {
+      // (A tool that re-serialised the lines may have spaced them differently.)
+      if (!isOverviewKind(parseRecord(buf.toString('utf8', a, b)).k)) afterEnd++;
+      return;
+    }
+    if (isRowLine(buf, a, b) && parser.parse(buf, a, b, pr)) {
+      onRow();
+      return;
+    }
+    const r = parseRecord(buf.toString('utf8', a, b));
+    switch (r.k) {
+      case 's': {
+        need(
+          typeof r.t === 'number' && typeof r.g === 'string' && Array.isArray(r.v),
+          'malformed scrape record',
+        );
+        pr.fromRecord(r);
+        onRow();
+        break;
+      }
+      case 'series': {
+        need(
+          Number.isInteger(r.id) &&
+            typeof r.g === 'string' &&
+            typeof r.n === 'string' &&
+            typeof r.f === 'string' &&
+            isObject(r.l),
+          'malformed series record',
+        );
+        const meta = dec.addSeries(r);
+        const info: SeriesInfo = {
+          id: meta.id,
+          target: meta.target,
+          name: meta.name,
+          labels: meta.labels,
+          family: meta.family,
+          type: meta.type,
+        };
+        acc.push({ info, keep: opts.series ? opts.series(info) : true, chunks: [] });
+        break;
+      }
+      case 'family':
+        need(
+          typeof r.g === 'string' && typeof r.f === 'string' && typeof r.ty === 'string',
+          'malformed family record',
+        );
+        dec.family(r);
+        break;
+      case 'layout':
+        need(typeof r.g === 'string' && Array.isArray(r.ids), 'malformed layout record');
+        targets.get(r.g)?.seal();
+        dec.layout(r);
+        break;
+      case 'unit':
+        need(
+          typeof r.t === 'number' &&
+            typeof r.r === 'string' &&
+            isObject(r.s) &&
+            typeof r.s.activeState === 'string',
+          'malformed unit record',
+        );
+        seen(r.t);
+        if (inRange(r.t)) unitStates.push({ ts: r.t, source: r.r, state: r.s });
+        break;
+      case 'health':
+        need(
+          typeof r.t === 'number' && typeof r.r === 'string' && isObject(r.h) && typeof r.h.ok === 'boolean',
+          'malformed health record',
+        );
+        seen(r.t);
+        if (inRange(r.t)) health.push({ ts: r.t, source: r.r, health: r.h });
+        break;
+      case 'event':
+        need(
+          typeof r.t === 'number' &&
+            isObject(r.e) &&
+            typeof r.e.kind === 'string' &&
+            typeof r.e.title === 'string',
+          'malformed event record',
+        );
+        seen(r.t);
+        if (inRange(r.t)) events.push(r.e);
+        break;
+      case 'journal':
+        need(
+          typeof r.t === 'number' &&
+            typeof r.r === 'string' &&
+            typeof r.u === 'string' &&
+            typeof r.p === 'number' &&
+            typeof r.m === 'string',
+          'malformed journal record',
+        );
+        seen(r.t);
+        if (inRange(r.t)) journal.push({ ts: r.t, role: r.r, unit: r.u, priority: r.p, message: r.m });
+        break;
+      case 'end':
+        ended = true;
+        break;
+      case 'sum':
+        // A block seal in a file whose header does not announce them (rewritten by another tool): unchecked.
+        break;
+      default: {
+        const kind = (r as { k: string }).k;
+        if (isOverviewKind(kind)) break;
+        unknownKinds.set(kind, (unknownKinds.get(kind) ?? 0) + 1);
+      }
+    }
+  };
+
+  const finish = (end: StreamEnd): Recording => {
+    // Columns out. A series present in every stored row of its target since it first appeared shares the
+    // target's time array (a view); one with gaps gets its own.
+    const series: RecordedSeries[] = [];
+    const times = new Map<string, Float64Array>();
+    for (const [g, tg] of targets) {
+      tg.seal();
+      times.set(
+        g,
+        concat(
+          tg.times.map((data) => ({ data, n: data.length })),
+          tg.storedRows,
+        ),
+      );
+    }
+    for (const a of acc) {
+      if (!a.keep || a.chunks.length === 0) continue;
+      const tAll = times.get(a.info.target) as Float64Array;
+      let total = 0;
+      let contiguous = true;
+      for (let i = 0; i < a.chunks.length; i++) {
+        total += a.chunks[i].n;
+        if (i > 0 && a.chunks[i].row0 !== a.chunks[i - 1].row0 + a.chunks[i - 1].n) contiguous = false;
+      }
+      const first = a.chunks[0].row0;
+      const t = contiguous
+        ? tAll.subarray(first, first + total)
+        : concat(
+            a.chunks.map((c) => ({ data: tAll.subarray(c.row0, c.row0 + c.n), n: c.n })),
+            total,
+          );
+      const v = concat(a.chunks, total);
+      a.chunks = [];
+      const fam = dec.families.get(a.info.target + '\u0000' + a.info.family);
+      series.push({ ...a.info, help: fam?.h, unit: fam?.u, t, v });
+    }
+    const byTs = <T extends { ts: number }>(x: T[]): T[] => x.sort((a, b) => a.ts - b.ts);
+
+    const warnings: string[] = [];
+    if (!Number.isFinite(firstTs)) firstTs = lastTs = header.startedAt;
+    const lostAfter = `after ${iso(lastTs)} (the last intact record)`;
+    // From the file's own content, never from its modification time (a copy has the time it was copied): the
+    // writer pushes records into the file every flushIntervalMs, so a crash loses at most that much.
+    const flushMs = Number.isFinite(header.flushIntervalMs)
+      ? header.flushIntervalMs
+      : DEFAULT_FLUSH_INTERVAL_MS;
+    const lostUntil = `; it was written to disk every ${describeMs(flushMs)}, so a crash lost at most the ${describeMs(flushMs)} after it (a file cut short, e.g. an incomplete copy, lost everything after it)`;
+    // zlib's "incorrect data check" is the gzip trailer disagreeing with the data: in a file that seals its blocks,
+    // that is damage to the trailer alone only if the sealed end record was read; otherwise damaged deflate data
+    // happened to decode into a premature end of stream.
+    if (end.damage && /incorrect (data|length) check/.test(end.damage) && (!end.sealed || ended))
+      warnings.push(
+        end.sealed
+          ? `The recording's checksum does not match its contents (${end.damage}): every block up to ${iso(lastTs)} matched its own checksum and is shown; the end of the file was changed or damaged on disk.`
+          : `The recording's checksum does not match its contents (${end.damage}): the file was changed or damaged on disk after it was written, so values anywhere in it may be wrong.`,
+      );
+    else if (end.damage)
+      warnings.push(
+        `The recording is damaged (${end.damage}): nothing ${lostAfter} could be read` +
+          (end.sealed ? '; every block before it matched its checksum.' : '.'),
+      );
+    else if (!ended)
+      warnings.push(
+        `The recording was not closed (the app was killed, crashed or lost power): it ends ${lostAfter}` +
+          droppedTail(end) +
+          `${lostUntil}.`,
+      );
+    if (outOfOrder) warnings.push(`${outOfOrder} scrape rows out of time order were skipped.`);
+    if (afterEnd) warnings.push(`${afterEnd} records after the end record were ignored.`);
+    if (unknownKinds.size)
+      warnings.push(
+        `Skipped ${[...unknownKinds.values()].reduce((a, b) => a + b, 0)} records of kinds this version does not know (${[...unknownKinds.keys()].join(', ')}); a newer PD Console wrote them.`,
+      );
+
+    return {
+      path,
+      header,
+      firstTs,
+      lastTs,
+      closedCleanly: ended && !end.damage,
+      series,
+      events: byTs(events),
+      unitStates: byTs(unitStates),
+      health: byTs(health),
+      journal: byTs(journal),
+      warnings,
+      stats: { fileBytes: end.fileBytes, decodedBytes: end.decodedBytes, records, scrapes, samples },
+    };
+  };
+  return { onHeader, onLine, finish };
 }
 
 /** Header, time span and integrity of a recording, without building series (for session lists). */

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { AppEvent } from '@shared/domain';
 import { systemClock, type Clock } from '../../clock';
-import { FILE_EXTENSION, RecordingOpenError } from './format';
-import { readRecording, summarizeRecording } from './reader';
+import { FILE_EXTENSION, FORMAT_MINOR_VERSION, RecordingOpenError, SLOW_FORMAT_NOTE } from './format';
+import { readHeader, readRecording, summarizeRecording } from './reader';
 import { redactSecrets } from './redact';
 import type { ReadOptions, RecordingHeader, Recording } from './types';
 import { RecordingWriter, type WriterOptions } from './writer';
@@ -105,6 +105,8 @@ const metaSchema = z.object({
       closedCleanly: z.boolean(),
       damaged: z.boolean(),
       warnings: z.array(z.string()),
+      /** The file's format minor version (absent in summaries cached before format 1.2). */
+      minorVersion: z.number().optional(),
     })
     .optional(),
 });
@@ -210,6 +212,17 @@ export class SessionStore {
       const s = await this.summarize(id, path, st.size, st.mtimeMs);
       await this.updateMeta(id, (m) => ({ ...m, summary: s }));
       summary = s;
+    } else if (summary.minorVersion === undefined && !summary.damaged) {
+      // A summary cached before format 1.2 says nothing of the version: the header alone tells (milliseconds).
+      const minorVersion = await readHeader(path).then(
+        (h) => h.minorVersion,
+        () => undefined,
+      );
+      if (minorVersion !== undefined) {
+        const s: Summary = { ...summary, minorVersion };
+        await this.updateMeta(id, (m) => ({ ...m, summary: s }));
+        summary = s;
+      }
     }
     // File times are wall-clock times: compare with the real clock, not the injected one.
     const liveElsewhere =
@@ -236,7 +249,10 @@ export class SessionStore {
       sizeBytes: st.size + (await metaBytes()),
       state,
       annotations: meta.annotations.length,
-      warnings: summary.warnings,
+      warnings:
+        !summary.damaged && (summary.minorVersion ?? FORMAT_MINOR_VERSION) < FORMAT_MINOR_VERSION
+          ? [...summary.warnings, SLOW_FORMAT_NOTE]
+          : summary.warnings,
     };
   }
 
@@ -390,6 +406,7 @@ export class SessionStore {
         closedCleanly: s.closedCleanly,
         damaged: false,
         warnings: s.warnings,
+        minorVersion: h.minorVersion,
       };
     } catch (err) {
       if (!(err instanceof RecordingOpenError)) throw err;

@@ -5,6 +5,9 @@
 // only what was appended since the last flush. Each flush also seals the block it ends with a checksum record
 // (block-sum.ts), so damage in a file that was never closed is found, not decoded into other values. Every
 // string that goes in passes the redactor first: a recording never holds a secret, whoever the caller is.
+// Format 1.2 writes the file as a sequence of gzip members: every OVERVIEW_SEGMENT_MS the data member is ended
+// and a small marked member with the overview of that segment follows (overview-stream.ts), and at close an
+// index member lists where the overview members are, so a reader draws the whole span from a fraction of the file.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import type { AppEvent, HealthResult, UnitState } from '@shared/domain';
@@ -15,16 +18,25 @@ import {
   FORMAT_ID,
   FORMAT_MINOR_VERSION,
   FORMAT_VERSION,
+  LEGACY_MINOR_VERSION,
   MAX_FLUSH_INTERVAL_MS,
   type EndRecord,
   type EventRecord,
   type HealthRecord,
+  type IndexRecord,
   type JournalRecord,
   type UnitRecord,
 } from './format';
 import { ScrapeEncoder } from './scrape-codec';
 import { BLOCK_CHECKSUMS, BlockSealer, SEAL_BYTES } from './block-sum';
 import { LineRedactor, redactJson, redactSecrets } from './redact';
+import { markedMember } from './members';
+import {
+  DEFAULT_OVERVIEW_STEP_MS,
+  OVERVIEW_SEGMENT_CHARS,
+  OVERVIEW_SEGMENT_MS,
+  OverviewStream,
+} from './overview-stream';
 import type { JournalLine, RecordingHeader, SourceKey, StoredHeader, WriterStats } from './types';
 
 export interface WriterOptions {
@@ -35,6 +47,22 @@ export interface WriterOptions {
   level?: number;
   /** Compressed-but-unwritten plus uncompressed-queued bytes above which the recording stops (slow disk). */
   maxQueuedBytes?: number;
+  /**
+   * The overview written as the session goes (format 1.2): one row per target every `stepMs` (default 15 s) of
+   * the sample names `series` keeps (default all). `false` writes format 1.1 (one gzip member, no overview):
+   * for tests and for comparing the two.
+   */
+  overview?: { stepMs?: number; series?: (name: string) => boolean } | false;
+}
+
+/** One gzip member on its way to the file, in file order. */
+interface MemberSlot {
+  chunks: Buffer[];
+  done: boolean;
+  /** An overview member: its place goes into the index once it is written. */
+  overview?: { t0: number; t1: number };
+  /** Built when its turn comes (the index, which needs every earlier member's offset). */
+  build?: () => Buffer;
 }
 
 /** A unit state whose only change is its memory figure is stored at most this often. */
@@ -50,6 +78,15 @@ export class RecordingWriter {
   private readonly flushIntervalMs: number;
   private readonly clock: Clock;
   private readonly maxQueuedBytes: number;
+  private readonly level: number;
+  private readonly overview: OverviewStream | null;
+  private gzip!: Gzip;
+  private readonly members: MemberSlot[] = [];
+  private memberBytesQueued = 0;
+  /** Bytes handed to the file so far: the offset of the next member. */
+  private offset = 0;
+  private readonly overviewIndex: [number, number, number, number][] = [];
+  private drained: (() => void) | null = null;
   private pending = '';
   private dirty = false;
   private lastFlushAt: number;
@@ -69,17 +106,19 @@ export class RecordingWriter {
   private constructor(
     readonly path: string,
     readonly header: StoredHeader,
-    private readonly gzip: Gzip,
     private readonly file: WriteStream,
-    opts: Required<Pick<WriterOptions, 'flushIntervalMs' | 'clock' | 'maxQueuedBytes'>>,
+    opts: Required<Pick<WriterOptions, 'flushIntervalMs' | 'clock' | 'maxQueuedBytes' | 'level'>> & {
+      overview: OverviewStream | null;
+    },
   ) {
     this.flushIntervalMs = opts.flushIntervalMs;
     this.clock = opts.clock;
     this.maxQueuedBytes = opts.maxQueuedBytes;
+    this.level = opts.level;
+    this.overview = opts.overview;
     this.lastFlushAt = this.clock.now();
-    const onStreamError = (err: Error): void => this.fail(err);
-    gzip.on('error', onStreamError);
-    file.on('error', onStreamError);
+    file.on('error', (err: Error) => this.fail(err));
+    this.startDataMember();
     this.armTimer();
   }
 
@@ -100,15 +139,20 @@ export class RecordingWriter {
     validateHeader(header);
     // Host and deployment hold URLs, which may carry credentials (http://user:pass@…).
     const counter = { count: 0 };
+    const ov = opts.overview === false ? null : (opts.overview ?? {});
+    const stepMs = ov ? (ov.stepMs ?? DEFAULT_OVERVIEW_STEP_MS) : 0;
+    if (ov && !(stepMs >= 1000 && stepMs <= 600_000))
+      throw new RangeError(`overview.stepMs must be 1000…600000 ms, got ${stepMs}`);
     const stored: StoredHeader = {
       format: FORMAT_ID,
       version: FORMAT_VERSION,
-      minorVersion: FORMAT_MINOR_VERSION,
+      minorVersion: ov ? FORMAT_MINOR_VERSION : LEGACY_MINOR_VERSION,
       ...header,
       host: redactJson(header.host, counter),
       deployment: redactJson(header.deployment, counter),
       flushIntervalMs,
       blockChecksums: BLOCK_CHECKSUMS,
+      ...(ov ? { overview: { stepMs } } : {}),
     };
     // The file holds journal lines and unit command lines: keep it private to the user.
     const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
@@ -122,12 +166,12 @@ export class RecordingWriter {
         ),
       );
     });
-    const gzip = createGzip({ level: opts.level ?? 6, memLevel: 9 });
-    gzip.pipe(file);
-    const w = new RecordingWriter(path, stored, gzip, file, {
+    const w = new RecordingWriter(path, stored, file, {
       flushIntervalMs,
       clock: opts.clock ?? systemClock,
       maxQueuedBytes: opts.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+      level: opts.level ?? 6,
+      overview: ov ? new OverviewStream(stepMs, ov.series) : null,
     });
     w.push(JSON.stringify(stored) + '\n', header.startedAt);
     await w.flush();
@@ -145,6 +189,7 @@ export class RecordingWriter {
     }
     this.counters.scrapes++;
     this.counters.samples += r.samples;
+    this.overview?.scrape(ts, target, exp);
     this.push(r.text, ts);
   }
 
@@ -165,7 +210,7 @@ export class RecordingWriter {
       r: source,
       s: s.execStart ? { ...s, execStart: redactSecrets(s.execStart) } : s,
     };
-    this.push(JSON.stringify(rec) + '\n', ts);
+    this.push(JSON.stringify(rec) + '\n', ts, true);
   }
 
   /** Stores the health result only when ok/status/detail differ from the last one stored for `source`. */
@@ -175,14 +220,14 @@ export class RecordingWriter {
     if (this.lastHealth.get(source) === key) return;
     this.lastHealth.set(source, key);
     const rec: HealthRecord = { k: 'health', t: ts, r: source, h };
-    this.push(JSON.stringify(rec) + '\n', ts);
+    this.push(JSON.stringify(rec) + '\n', ts, true);
   }
 
   /** Alerts, operator actions, restart steps, annotations… every event is stored, every string redacted. */
   appendEvent(e: AppEvent): void {
     if (!this.accepting(e.ts)) return;
     const rec: EventRecord = { k: 'event', t: e.ts, e: redactJson(e, { count: 0 }) };
-    this.push(JSON.stringify(rec) + '\n', e.ts);
+    this.push(JSON.stringify(rec) + '\n', e.ts, true);
   }
 
   appendJournal(line: JournalLine): void {
@@ -237,7 +282,8 @@ export class RecordingWriter {
       series: this.encoder.seriesCount,
       outOfOrderDropped: this.counters.outOfOrderDropped,
       lastTs: this.lastTs,
-      queuedBytes: this.pending.length + this.gzip.writableLength + this.file.writableLength,
+      queuedBytes:
+        this.pending.length + this.gzip.writableLength + this.memberBytesQueued + this.file.writableLength,
     };
   }
 
@@ -251,15 +297,88 @@ export class RecordingWriter {
     return this.failure === null;
   }
 
-  private push(text: string, ts: number): void {
+  /** `overview`: a small, rare record (unit, health, event) that the overview carries in full. */
+  private push(text: string, ts: number, overview = false): void {
     if (!text) return;
     this.write(text);
     this.dirty = true;
     this.counters.records++;
     if (this.lastTs === null || ts > this.lastTs) this.lastTs = ts;
+    const ov = this.overview;
+    if (ov) {
+      if (overview) ov.record(text, ts);
+      if (this.lastTs - ov.firstTs >= OVERVIEW_SEGMENT_MS || ov.pendingChars >= OVERVIEW_SEGMENT_CHARS) {
+        this.rotate();
+        return;
+      }
+    }
     if (this.sealer.pendingBytes >= SEAL_BYTES) this.pending += this.sealer.seal(this.lastTs);
     if (this.pending.length >= PENDING_CHUNK_CHARS) this.drainPending();
     if (this.clock.now() - this.lastFlushAt >= this.flushIntervalMs) void this.flushNow();
+  }
+
+  // ---- gzip members, in file order ----
+
+  private startDataMember(): void {
+    const slot: MemberSlot = { chunks: [], done: false };
+    this.members.push(slot);
+    const gz = createGzip({ level: this.level, memLevel: 9 });
+    gz.on('data', (chunk: Buffer) => this.emit(slot, chunk));
+    gz.on('end', () => {
+      slot.done = true;
+      this.pump();
+    });
+    gz.on('error', (err: Error) => this.fail(err));
+    this.gzip = gz;
+  }
+
+  private emit(slot: MemberSlot, chunk: Buffer): void {
+    if (this.failure) return;
+    slot.chunks.push(chunk);
+    this.memberBytesQueued += chunk.length;
+    if (this.members[0] === slot) this.pump();
+  }
+
+  /** Writes the head member's output; moves on once it is complete. */
+  private pump(): void {
+    for (;;) {
+      const head = this.members[0];
+      if (!head || this.failure) break;
+      if (head.build) {
+        head.chunks.push(head.build());
+        head.build = undefined;
+      }
+      for (const c of head.chunks) {
+        if (head.overview)
+          this.overviewIndex.push([this.offset, c.length, head.overview.t0, head.overview.t1]);
+        this.file.write(c);
+        this.offset += c.length;
+      }
+      for (const c of head.chunks) this.memberBytesQueued -= c.length;
+      head.chunks.length = 0;
+      if (!head.done) return;
+      this.members.shift();
+    }
+    if (this.members.length === 0) this.drained?.();
+  }
+
+  /** Ends the data member, puts the overview of the segment after it, and starts the next data member. */
+  private rotate(): void {
+    const seg = this.overview?.take();
+    if (!seg) return;
+    this.pending += this.sealer.seal(this.lastTs ?? this.header.startedAt);
+    this.drainPending();
+    if (this.failure) return;
+    this.dirty = false;
+    this.lastFlushAt = this.clock.now();
+    this.gzip.end();
+    this.members.push({
+      chunks: [markedMember('overview', seg.body)],
+      done: true,
+      overview: { t0: seg.t0, t1: seg.t1 },
+    });
+    this.startDataMember();
+    this.pump();
   }
 
   private write(text: string): void {
@@ -315,11 +434,33 @@ export class RecordingWriter {
       await new Promise<void>((resolve) => {
         this.file.once('close', () => resolve());
         this.file.once('error', () => resolve());
+        this.drained = () => {
+          this.drained = null;
+          this.file.end();
+        };
         this.gzip.end();
+        const seg = this.overview?.take(true);
+        if (seg)
+          this.members.push({
+            chunks: [markedMember('overview', seg.body)],
+            done: true,
+            overview: { t0: seg.t0, t1: seg.t1 },
+          });
+        if (this.overview) this.members.push({ chunks: [], done: true, build: () => this.indexMember() });
+        this.pump();
       });
     }
     this.closed = true;
     if (this.failure && this.errorListeners.size === 0) throw this.failure;
+  }
+
+  /** The index member: where every overview member is, so a reader needs only the file's tail to find them. */
+  private indexMember(): Buffer {
+    const rec: IndexRecord = { k: 'index', t: this.lastTs ?? this.header.startedAt, o: this.overviewIndex };
+    const line = JSON.stringify(rec) + '\n';
+    const sealer = new BlockSealer();
+    sealer.add(line);
+    return markedMember('index', Buffer.from(line + sealer.seal(rec.t)));
   }
 
   private fail(err: Error): void {
@@ -335,8 +476,8 @@ export class RecordingWriter {
     this.pending = '';
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
-    this.gzip.unpipe(this.file);
     this.gzip.destroy();
+    this.members.length = 0;
     this.file.destroy();
     for (const cb of this.errorListeners) cb(this.failure);
   }

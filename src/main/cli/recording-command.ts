@@ -1,0 +1,38 @@
+// `pd-console recording resave FILE`: rewrites a recording in the current format (1.2), whose overview lets a
+// review open it at once. Values, states, events and journal are kept exactly; the file is replaced atomically.
+// A file that is not complete (cut short, damaged) is refused, as a re-saved copy would hide what was lost.
+import { resaveRecording } from '../core/store/recording/resave';
+import { isReviewInput } from '../core/review/review-inputs';
+import type { CliIo } from './main';
+
+export const RECORDING_USAGE = 'usage: pd-console recording resave FILE.pdrec.jsonl.gz';
+
+export async function recordingCommand(argv: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === '--help' || sub === '-h') {
+    io.stdout(
+      `${RECORDING_USAGE}\nRewrites the recording in the current format (1.2), so that a review opens it at once from its overview.\n`,
+    );
+    return 0;
+  }
+  if (sub !== 'resave')
+    return usage(io, sub ? `unknown subcommand ${JSON.stringify(sub)}` : 'which subcommand?');
+  if (rest.length !== 1 || rest[0].startsWith('--'))
+    return usage(io, rest.length ? 'one file, no options' : 'which recording? give its path');
+  try {
+    const r = await resaveRecording(rest[0], { overview: { series: isReviewInput } });
+    const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
+    io.stdout(
+      `${r.path}: re-saved from format 1.${r.fromMinorVersion} to 1.2 (${r.scrapes} scrapes; ${mib(r.bytesBefore)} → ${mib(r.bytesAfter)}); a review now opens it at once\n`,
+    );
+    return 0;
+  } catch (err) {
+    io.stderr(`pd-console recording resave: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+function usage(io: CliIo, why: string): number {
+  io.stderr(`pd-console recording: ${why}\n${RECORDING_USAGE}\n`);
+  return 2;
+}

@@ -1,0 +1,122 @@
+// The overview stream of a 1.2 recording (docs/recording-format.md §1.2): a downsampled copy of the session —
+// one scrape per target every stepMs, of the series the caller names, plus every unit, health and event record —
+// written as the session goes into small gzip members of its own. A reader that wants the whole span at a
+// glance reads these members and nothing else. Its records are ordinary records whose kind carries the prefix
+// "o." (`o.s`, `o.series`, `o.layout`, `o.family`, `o.unit`, …): readers of the full stream skip them as kinds
+// they do not use, and the overview reader strips the prefix and decodes them with the same code as the full
+// stream. The overview has its own series dictionary and value deltas, continued from member to member.
+import type { Exposition, MetricFamily } from '../../probes/exposition/types';
+import { BlockSealer } from './block-sum';
+import { ScrapeEncoder } from './scrape-codec';
+
+export const OVERVIEW_KIND_PREFIX = 'o.';
+/**
+ * Default time between two overview rows of a target: a day is 2,880 rows per target, about two per pixel of a
+ * day-wide chart, and what a first screen computes its signals from (15 s doubles that cost and the overview's size).
+ */
+export const DEFAULT_OVERVIEW_STEP_MS = 30_000;
+/** An overview member is written at least this often (recorded time), and at close. */
+export const OVERVIEW_SEGMENT_MS = 10 * 60_000;
+/** … or once its text reaches this size. */
+export const OVERVIEW_SEGMENT_CHARS = 4 * 1024 * 1024;
+
+const LINE_START = '\n{"k":"';
+const OVERVIEW_LINE_START = '\n{"k":"' + OVERVIEW_KIND_PREFIX;
+
+export interface OverviewSegment {
+  /** The member's text: the overview lines of the segment and the seal of that block. */
+  body: Buffer;
+  /** Time of the first and last record in it. */
+  t0: number;
+  t1: number;
+}
+
+export class OverviewStream {
+  private readonly encoder = new ScrapeEncoder();
+  private readonly sealer = new BlockSealer();
+  private readonly lastRowAt = new Map<string, number>();
+  /** Each target's latest scrape when the overview did not take it: the last one goes in at close. */
+  private readonly skipped = new Map<string, { ts: number; exp: Exposition }>();
+  private text = '';
+  private t0 = Infinity;
+  private t1 = -Infinity;
+
+  constructor(
+    readonly stepMs: number,
+    /** Which sample names the overview keeps (all when absent). */
+    private readonly keep?: (name: string) => boolean,
+  ) {}
+
+  get pendingChars(): number {
+    return this.text.length;
+  }
+
+  get firstTs(): number {
+    return this.t0;
+  }
+
+  /** Takes the scrape into the overview when stepMs has passed since the target's last overview row. */
+  scrape(ts: number, target: string, exp: Exposition): void {
+    const last = this.lastRowAt.get(target);
+    if (last !== undefined && ts - last < this.stepMs) {
+      this.skipped.set(target, { ts, exp });
+      return;
+    }
+    this.skipped.delete(target);
+    this.take1(ts, target, exp);
+  }
+
+  private take1(ts: number, target: string, exp: Exposition): void {
+    const keep = this.keep;
+    let families: MetricFamily[] = exp.families;
+    if (keep) {
+      families = [];
+      for (const f of exp.families) {
+        let all = true;
+        for (const s of f.samples) if (!keep(s.name)) all = false;
+        if (all) families.push(f);
+        else {
+          const samples = f.samples.filter((s) => keep(s.name));
+          if (samples.length) families.push({ ...f, samples });
+        }
+      }
+    }
+    const r = this.encoder.encode(ts, target, { ...exp, families });
+    if (r.dropped) return;
+    this.lastRowAt.set(target, ts);
+    this.add(r.text, ts);
+  }
+
+  /** A unit, health, event (or any other small, rare) record line of the full stream, copied as is. */
+  record(line: string, ts: number): void {
+    this.add(line, ts);
+  }
+
+  /**
+   * The segment written so far, sealed; null when it holds nothing. Starts the next segment. `final` (at close)
+   * adds each target's last scrape, so the overview ends where the session does.
+   */
+  take(final = false): OverviewSegment | null {
+    if (final) {
+      for (const [target, s] of this.skipped) this.take1(s.ts, target, s.exp);
+      this.skipped.clear();
+    }
+    if (!this.text) return null;
+    const seal = this.sealer.seal(this.t1);
+    const seg = { body: Buffer.from(this.text + seal), t0: this.t0, t1: this.t1 };
+    this.text = '';
+    this.t0 = Infinity;
+    this.t1 = -Infinity;
+    return seg;
+  }
+
+  private add(lines: string, ts: number): void {
+    if (!lines) return;
+    // Every line starts with {"k":" (the writers' key order); inside a JSON string those quotes are escaped.
+    const text = ('\n' + lines).split(LINE_START).join(OVERVIEW_LINE_START).slice(1);
+    this.text += text;
+    this.sealer.add(text);
+    if (ts < this.t0) this.t0 = ts;
+    if (ts > this.t1) this.t1 = ts;
+  }
+}

@@ -1,0 +1,347 @@
+// Format 1.2: the same session written as 1.1 and as 1.2 reads back to the same values; the overview of a 1.2
+// file is found from its index (or, when the index is missing or damaged, by a scan that says so), holds every
+// stepMs row of the series asked for with exactly the recorded values, and a file cut short still shows its
+// overview up to the cut. A review opened from the overview shows what the full read shows, at its rows. A 1.1
+// file opens the slow way with a note, and `pd-console recording resave` rewrites it as 1.2 with the same content.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFile, mkdir, open, readFile, truncate } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RecordingWriter, readRecording, type Recording } from '../../src/main/core/store/recording';
+import { readOverview } from '../../src/main/core/store/recording/overview-reader';
+import { scanMarked } from '../../src/main/core/store/recording/members';
+import { isReviewInput } from '../../src/main/core/review/review-inputs';
+import { buildReviewData } from '../../src/main/core/review/review-data';
+import { loadReview, overviewReviewData, SLOW_FORMAT_NOTE } from '../../src/main/core/review/load-review';
+import { resaveRecording } from '../../src/main/core/store/recording/resave';
+import { SessionStore } from '../../src/main/core/store/recording/session-store';
+import { runCli } from '../../src/main/cli/main';
+import { SyntheticPdSession } from '../../bench/recording';
+import { header, manualClock, tempDir } from './helpers';
+
+const START = Date.UTC(2026, 0, 5, 8);
+const SECONDS = 25 * 60;
+const STEP = 15_000;
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let v11: string;
+let v12: string;
+let full11: Recording;
+let full12: Recording;
+
+async function writeSession(path: string, overview: boolean): Promise<void> {
+  const sim = new SyntheticPdSession(START, 5, SECONDS * 1000);
+  const clock = manualClock(START);
+  const w = await RecordingWriter.open(path, header({ startedAt: START }), {
+    clock,
+    overview: overview ? { stepMs: STEP, series: isReviewInput } : false,
+  });
+  for (let i = 0; i < SECONDS; i++) {
+    const tick = sim.step();
+    clock.set(sim.now);
+    for (const s of tick.scrapes) w.appendScrape(s.ts, s.target, s.exp);
+    for (const u of tick.unitStates) w.appendUnitState(u.ts, u.role, u.state);
+    for (const h of tick.health) w.appendHealth(h.ts, h.role, h.health);
+    for (const e of tick.events) w.appendEvent(e);
+    for (const j of tick.journal) w.appendJournal(j);
+  }
+  await w.close();
+}
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir());
+  v11 = join(dir, 'v11.pdrec.jsonl.gz');
+  v12 = join(dir, 'v12.pdrec.jsonl.gz');
+  await writeSession(v11, false);
+  await writeSession(v12, true);
+  full11 = await readRecording(v11);
+  full12 = await readRecording(v12);
+}, 180_000);
+afterAll(async () => {
+  await cleanup();
+});
+
+const key = (s: { target: string; name: string; labels: Record<string, string> }): string =>
+  `${s.target}|${s.name}|${JSON.stringify(s.labels)}`;
+
+/** Every overview value is the full stream's value at the same time, exactly. */
+function expectOverviewOf(ov: Recording, full: Recording): number {
+  const byKey = new Map(full.series.map((s) => [key(s), s]));
+  let checked = 0;
+  for (const s of ov.series) {
+    const f = byKey.get(key(s));
+    expect(f, key(s)).toBeDefined();
+    let j = 0;
+    for (let i = 0; i < s.t.length; i++) {
+      while (j < f!.t.length && f!.t[j] < s.t[i]) j++;
+      expect(f!.t[j], `${key(s)} at ${s.t[i]}`).toBe(s.t[i]);
+      if (!Object.is(f!.v[j], s.v[i])) throw new Error(`${key(s)} at ${s.t[i]}: ${s.v[i]} ≠ ${f!.v[j]}`);
+      checked++;
+    }
+  }
+  return checked;
+}
+
+describe('format 1.2 round trip', () => {
+  it('reads back exactly what format 1.1 reads back, with no warning, in several gzip members', async () => {
+    expect(full12.header.minorVersion).toBe(2);
+    expect(full12.header.overview).toEqual({ stepMs: STEP });
+    expect(full11.header.minorVersion).toBe(1);
+    expect(full12.warnings).toEqual([]);
+    expect(full11.warnings).toEqual([]);
+    expect(full12.closedCleanly).toBe(true);
+    expect(full12.series.length).toBe(full11.series.length);
+    for (let i = 0; i < full11.series.length; i++) {
+      const a = full11.series[i];
+      const b = full12.series[i];
+      expect(key(b)).toBe(key(a));
+      expect(Array.from(b.t)).toEqual(Array.from(a.t));
+      for (let k = 0; k < a.v.length; k++) if (!Object.is(a.v[k], b.v[k])) throw new Error(`${key(a)}[${k}]`);
+    }
+    expect(full12.events).toEqual(full11.events);
+    expect(full12.unitStates).toEqual(full11.unitStates);
+    expect(full12.journal).toEqual(full11.journal);
+    // 25 min: overview members after 10 and 20 min and at close, then the index.
+    const marked = scanMarked(await readFile(v12)).map((m) => m.kind);
+    expect(marked).toEqual(['overview', 'overview', 'overview', 'index']);
+  });
+
+  it('has no overview in a 1.1 file: the caller reads it the slow way', async () => {
+    expect(await readOverview(v11)).toBeNull();
+  });
+
+  it('reads the overview from the index: every 15 s row of the review series, exactly as recorded', async () => {
+    const ov = (await readOverview(v12))!;
+    expect(ov.foundBy).toBe('index');
+    expect(ov.members).toBe(3);
+    expect(ov.bytesRead).toBeLessThan((await readFile(v12)).length / 4);
+    const rec = ov.recording;
+    expect(rec.warnings).toEqual([]);
+    expect(rec.closedCleanly).toBe(true);
+    expect(rec.firstTs).toBe(full12.firstTs);
+    expect(rec.lastTs).toBe(full12.lastTs);
+    expect(rec.series.every((s) => isReviewInput(s.name))).toBe(true);
+    expect(new Set(rec.series.map(key))).toEqual(
+      new Set(full12.series.filter((s) => isReviewInput(s.name)).map(key)),
+    );
+    // The prefill server ran throughout: one row every 15 s (the first scrape at least 15 s after the last).
+    const prefill = rec.series.filter((s) => s.target === 'prefill');
+    const decode = prefill.reduce((a, b) => (b.t.length > a.t.length ? b : a));
+    expect(decode.t.length).toBeGreaterThanOrEqual(SECONDS / 16 - 1);
+    expect(decode.t.length).toBeLessThanOrEqual(SECONDS / 15 + 2);
+    for (let i = 1; i < decode.t.length - 1; i++)
+      expect(decode.t[i] - decode.t[i - 1]).toBeGreaterThanOrEqual(STEP);
+    // … and, at close, the target's last scrape: the overview ends where the session does.
+    const fullPrefill = full12.series.find((s) => key(s) === key(decode))!;
+    expect(decode.t[decode.t.length - 1]).toBe(fullPrefill.t[fullPrefill.t.length - 1]);
+    expect(expectOverviewOf(rec, full12)).toBeGreaterThan(10_000);
+    // Unit states, health and events are in the overview in full.
+    expect(rec.events).toEqual(full12.events);
+    expect(rec.unitStates).toEqual(full12.unitStates);
+    expect(rec.health).toEqual(full12.health);
+    expect(rec.journal).toEqual([]);
+  });
+
+  it('falls back to a scan, saying so, when the index is damaged', async () => {
+    const p = join(dir, 'bad-index.pdrec.jsonl.gz');
+    await copyFile(v12, p);
+    const buf = await readFile(p);
+    const index = scanMarked(buf).pop()!;
+    const fh = await open(p, 'r+');
+    // A byte inside the index's compressed data.
+    const at = index.at + 30;
+    await fh.write(Buffer.from([buf[at] ^ 0x55]), 0, 1, at);
+    await fh.close();
+    const ov = (await readOverview(p))!;
+    expect(ov.foundBy).toBe('scan');
+    expect(ov.recording.warnings).toHaveLength(1);
+    expect(ov.recording.warnings[0]).toMatch(
+      /^The recording's overview index is damaged \(.+\); the overview was found by scanning the file instead\.$/,
+    );
+    expectOverviewOf(ov.recording, full12);
+    expect(ov.recording.series.length).toBe((await readOverview(v12))!.recording.series.length);
+  });
+
+  it('shows the overview of a file cut short (a crash) up to its last overview member, and says so', async () => {
+    const p = join(dir, 'cut.pdrec.jsonl.gz');
+    await copyFile(v12, p);
+    const marked = scanMarked(await readFile(p));
+    // Cut inside the data after the second overview member: as a kill -9 leaves a file (no index, no end).
+    const cutAt = marked[1].at + marked[1].length + 20_000;
+    await truncate(p, cutAt);
+    const ov = (await readOverview(p))!;
+    expect(ov.foundBy).toBe('scan');
+    expect(ov.members).toBe(2);
+    expect(ov.recording.closedCleanly).toBe(false);
+    expect(ov.recording.warnings).toEqual([
+      `The recording was not closed: its overview reaches ${new Date(ov.recording.lastTs).toISOString()}; the full detail, up to its last intact record, is read from the recording.`,
+    ]);
+    expect(ov.recording.lastTs).toBeGreaterThanOrEqual(START + 19 * 60_000);
+    expectOverviewOf(ov.recording, full12);
+    // The full read of the same cut file keeps everything up to the cut (it was flushed every 2 s).
+    const rec = await readRecording(p);
+    expect(rec.closedCleanly).toBe(false);
+    expect(rec.warnings[0]).toMatch(/not closed/);
+    expect(rec.lastTs).toBeGreaterThan(ov.recording.lastTs);
+  });
+
+  it('stops at a damaged overview member and says from when', async () => {
+    const p = join(dir, 'bad-overview.pdrec.jsonl.gz');
+    await copyFile(v12, p);
+    const buf = await readFile(p);
+    const second = scanMarked(buf)[1];
+    const fh = await open(p, 'r+');
+    const at = second.at + 40;
+    await fh.write(Buffer.from([buf[at] ^ 0x10]), 0, 1, at);
+    await fh.close();
+    const ov = (await readOverview(p))!;
+    expect(ov.recording.warnings.join(' ')).toMatch(
+      /Part of the recording's overview is damaged \(overview block 2 of 3: .+\): the overview ends at \d{4}-/,
+    );
+    expectOverviewOf(ov.recording, full12);
+  });
+});
+
+describe('review from the overview', () => {
+  it('shows, at the overview rows, the values the full read shows (point signals exactly, windowed ones within 5 % nearly always)', async () => {
+    const ov = overviewReviewData((await readOverview(v12))!.recording);
+    const fullData = buildReviewData(full12);
+    let compared = 0;
+    let close = 0;
+    for (const [group, g] of ov.table.groups) {
+      const f = fullData.table.groups.get(group)!;
+      for (const [k, col] of g.cols) {
+        const fc = f.cols.get(k);
+        expect(fc, k).toBeDefined();
+        for (let i = 0; i < g.t.length; i++) {
+          const row = fullData.table.rowAtOrBefore(group, g.t[i]);
+          if (f.t[row] !== g.t[i]) continue;
+          const a = col[i];
+          const b = fc![row];
+          if (Number.isNaN(a) && Number.isNaN(b)) continue;
+          compared++;
+          if (
+            Math.abs(a - b) <= 0.05 * Math.max(Math.abs(b), 1e-9) ||
+            (Number.isNaN(a) === Number.isNaN(b) && a === b)
+          )
+            close++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(5_000);
+    // Windowed signals (rates, quantiles over 60 s) see 5 overview points instead of 61: nearly always the same.
+    expect(close / compared).toBeGreaterThan(0.95);
+    const point = ['decode.kv_ratio', 'decode.running', 'prefill.kv_ratio', 'decode.queued'];
+    for (const k of point) {
+      const g = ov.table.groups.get('decode')!;
+      const col = ov.table.groups.get(k.split('.')[0])!.cols.get(k)!;
+      const grp = ov.table.groups.get(k.split('.')[0])!;
+      for (let i = 0; i < grp.t.length; i++) {
+        const v = fullData.table.value(k, grp.t[i]);
+        expect(Number.isNaN(col[i]) ? null : col[i], `${k} at ${grp.t[i]}`).toBe(v);
+      }
+      expect(g.t.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('opens a 1.2 file from its overview, then the full detail takes its place', async () => {
+    const loaded = await loadReview(v12, { fullDelayMs: 0 });
+    expect(loaded.loadedFrom).toBe('overview');
+    expect(loaded.detail).toBe('overview');
+    expect(loaded.data.warnings).toEqual([]);
+    const rows = loaded.data.table.groups.get('decode')!.t.length;
+    await loaded.full;
+    expect(loaded.detail).toBe('full');
+    expect(loaded.data.table.groups.get('decode')!.t.length).toBeGreaterThan(rows * 10);
+    expect((await loaded.journal).length).toBe(full12.journal.length);
+  });
+
+  it('reads a file killed before much of it had an overview in full, events and all', async () => {
+    const p = join(dir, 'killed-early.pdrec.jsonl.gz');
+    await copyFile(v12, p);
+    const marked = scanMarked(await readFile(p));
+    // Killed just before the 20-minute overview member: half of the file has no overview.
+    await truncate(p, marked[1].at - 1000);
+    expect((await readOverview(p))!.uncoveredBytes).toBeGreaterThan(marked[1].at / 3);
+    const loaded = await loadReview(p);
+    expect(loaded.loadedFrom).toBe('recording');
+    const rec = await readRecording(p);
+    expect(loaded.data.events).toEqual(rec.events);
+    expect(loaded.data.lastTs).toBe(rec.lastTs);
+  });
+
+  it('opens a 1.1 file the slow way, with the one-line note that re-saving makes it fast', async () => {
+    const loaded = await loadReview(v11);
+    expect(loaded.loadedFrom).toBe('recording');
+    expect(loaded.detail).toBe('full');
+    expect(loaded.data.warnings).toEqual([SLOW_FORMAT_NOTE]);
+    expect(SLOW_FORMAT_NOTE).toBe(
+      'recorded in format 1.1: opens the slow way; re-save it (pd-console recording resave FILE) to open it at once',
+    );
+  });
+});
+
+describe('re-saving a 1.1 file (pd-console recording resave FILE)', () => {
+  it('rewrites it as 1.2 with the same content; a review then opens it from the overview', async () => {
+    const p = join(dir, 'resave.pdrec.jsonl.gz');
+    await copyFile(v11, p);
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['recording', 'resave', p], {
+      stdout: (s) => out.push(s),
+      stderr: (s) => err.push(s),
+      readStdin: async () => '',
+    });
+    expect(err.join('')).toBe('');
+    expect(code).toBe(0);
+    expect(out.join('')).toMatch(
+      /re-saved from format 1\.1 to 1\.2 \(\d+ scrapes; .+\); a review now opens it at once/,
+    );
+    const again = await readRecording(p);
+    expect(again.header.minorVersion).toBe(2);
+    expect(again.warnings).toEqual([]);
+    expect(again.closedCleanly).toBe(true);
+    expect(again.header.sessionId).toBe(full11.header.sessionId);
+    const byKey = new Map(full11.series.map((s) => [key(s), s]));
+    expect(again.series.length).toBe(full11.series.length);
+    for (const s of again.series) {
+      const f = byKey.get(key(s))!;
+      expect(Array.from(s.t)).toEqual(Array.from(f.t));
+      for (let k = 0; k < f.v.length; k++) if (!Object.is(f.v[k], s.v[k])) throw new Error(`${key(s)}[${k}]`);
+    }
+    expect(again.events).toEqual(full11.events);
+    expect(again.unitStates).toEqual(full11.unitStates);
+    expect(again.health).toEqual(full11.health);
+    expect(again.journal).toEqual(full11.journal);
+    const loaded = await loadReview(p, { fullDelayMs: 0 });
+    expect(loaded.loadedFrom).toBe('overview');
+    expect(loaded.data.warnings).toEqual([]);
+    await loaded.full;
+  });
+
+  it('refuses a file cut short, which a re-saved copy would make look complete', async () => {
+    const p = join(dir, 'resave-cut.pdrec.jsonl.gz');
+    await copyFile(v11, p);
+    const size = (await readFile(p)).length;
+    await truncate(p, Math.floor(size / 2));
+    await expect(resaveRecording(p)).rejects.toThrow(
+      /is not re-saved: The recording was not closed .* A re-saved copy would look complete and hide that; open it as it is\./,
+    );
+    expect((await readFile(p)).length).toBe(Math.floor(size / 2));
+  });
+});
+
+describe('the sessions list', () => {
+  it('says of a 1.1 session, in one line, that it opens the slow way and how to make it fast', async () => {
+    const folder = join(dir, 'sessions');
+    await mkdir(folder);
+    await copyFile(v11, join(folder, '20260105-080000Z-aaaaaa.pdrec.jsonl.gz'));
+    await copyFile(v12, join(folder, '20260105-090000Z-bbbbbb.pdrec.jsonl.gz'));
+    const store = new SessionStore(folder);
+    const byId = new Map((await store.list()).map((s) => [s.id, s]));
+    expect(byId.get('20260105-080000Z-aaaaaa')!.warnings).toEqual([SLOW_FORMAT_NOTE]);
+    expect(byId.get('20260105-090000Z-bbbbbb')!.warnings).toEqual([]);
+    // From the cached summary too.
+    expect((await store.info('20260105-080000Z-aaaaaa')).warnings).toEqual([SLOW_FORMAT_NOTE]);
+  });
+});
