@@ -55,7 +55,10 @@ export const dashboardSchemas = {
       deploymentId: id,
       fromMs: time.optional(),
       toMs: time.optional(),
-      groups: z.array(z.strictObject({ keys: keyList, maxPoints })).min(1).max(64),
+      groups: z
+        .array(z.strictObject({ keys: keyList, maxPoints }))
+        .min(1)
+        .max(64),
     })
     .refine((q) => q.groups.reduce((n, g) => n + g.keys.length, 0) <= MAX_BATCH_KEYS, {
       error: `a history batch may name at most ${MAX_BATCH_KEYS} keys in all; split it`,

@@ -11,7 +11,8 @@ export function isSignalKey(key: string): key is SignalKey {
   if (dot < 0) return false;
   const group = key.slice(0, dot);
   const rest = key.slice(dot + 1);
-  if (group === 'prefill' || group === 'decode') return Object.hasOwn(SERVER_SIGNALS, rest) || KV_RANK.test(rest);
+  if (group === 'prefill' || group === 'decode')
+    return Object.hasOwn(SERVER_SIGNALS, rest) || KV_RANK.test(rest);
   if (group === 'router') return Object.hasOwn(ROUTER_SIGNALS, rest);
   if (group === 'gpu') {
     const m = /^(\d{1,3})\.([a-z_]+)$/.exec(rest);
