@@ -29,9 +29,10 @@ interface PerfRecord {
 type ModeName = 'batched' | 'per-chart' | 'raw';
 
 interface ChartFigures {
-  firstPaintMs: number;
+  /** One per page load (rounds alternate the paths, so load on the machine hits both alike). */
+  firstPaintMs: number[];
   /** Of which: the history request's round trip (core decimation, JSON, WebSocket). */
-  firstFetchMs: number;
+  firstFetchMs: number[];
   points: number;
   /** Updates pushed through the dispatcher (?bench=1). */
   liveMs: number[];
@@ -46,8 +47,8 @@ interface ChartFigures {
 
 interface PageFigures {
   charts: Record<string, ChartFigures>;
-  /** History requests the page load made. */
-  loadRequests: number;
+  /** History requests of each page load. */
+  loadRequests: number[];
   /** History requests of each zoom. */
   zoomRequests: number[];
 }
@@ -69,7 +70,6 @@ type PageName = (typeof PAGES)[number]['name'];
 interface ModePlan {
   mode: ModeName;
   query: string;
-  pages: readonly PageName[];
   /** Pushed live updates on the KV page (0: no live stretch). */
   pushes: number;
 }
@@ -89,12 +89,14 @@ export async function runDashboardBench(
     const results: ModeResult[] = [];
     // Let the demo open and the 24 h fill land before the first page loads.
     await new Promise((r) => setTimeout(r, 3000));
-    const plans: ModePlan[] = [
-      { mode: 'batched', query: '', pages: ['KV', 'Metrics'], pushes: opts.pushes ?? 3000 },
-      { mode: 'per-chart', query: '&batch=0', pages: ['KV', 'Metrics'], pushes: 0 },
-      // A day of raw points for all 19 Metrics charts is ~4 M points in one answer: the KV page tells enough.
-      { mode: 'raw', query: '&decimate=0', pages: ['KV'], pushes: opts.rawPushes ?? 300 },
-    ];
+    const batched: ModePlan = {
+      mode: 'batched',
+      query: '',
+      pushes: opts.pushes ?? 3000,
+    };
+    const perChart: ModePlan = { mode: 'per-chart', query: '&batch=0', pushes: 0 };
+    // A day of raw points for all 19 Metrics charts is ~4 M points in one answer: the KV page tells enough.
+    const raw: ModePlan = { mode: 'raw', query: '&decimate=0', pushes: opts.rawPushes ?? 300 };
     // Warm up first (the core's decimation and the page's code run several times slower on their first calls),
     // so the first mode measured is not the only one timed cold.
     console.log('warm-up: both pages, both paths…');
@@ -107,7 +109,24 @@ export async function runDashboardBench(
         await page.waitForTimeout(1500);
         await page.close();
       }
-    for (const plan of plans) results.push(await measure(browser, app, plan, opts.zooms ?? 3));
+    const fresh = (mode: ModeName): ModeResult => ({
+      mode,
+      pages: {},
+      heapMiB: [],
+      heapSampleEvery: 1,
+      pushes: 0,
+    });
+    const byMode = { batched: fresh('batched'), 'per-chart': fresh('per-chart'), raw: fresh('raw') };
+    // Batched and per-chart in alternating rounds (ABBA…), one zoom each: this machine's load drifts over
+    // minutes, and a side-by-side figure must not be one path's quiet minute against the other's busy one.
+    const rounds = opts.zooms ?? 3;
+    for (let r = 0; r < rounds; r++)
+      for (const { name } of PAGES)
+        for (const plan of r % 2 === 0 ? [batched, perChart] : [perChart, batched])
+          await measurePage(browser, app, plan, name, 1, byMode[plan.mode]);
+    await measurePage(browser, app, raw, 'KV', rounds, byMode.raw);
+    for (const plan of [batched, raw]) await measureLive(browser, app, plan, byMode[plan.mode]);
+    results.push(byMode.batched, byMode['per-chart'], byMode.raw);
     print(results);
     return results;
   } finally {
@@ -117,8 +136,8 @@ export async function runDashboardBench(
 }
 
 const emptyChart = (): ChartFigures => ({
-  firstPaintMs: NaN,
-  firstFetchMs: NaN,
+  firstPaintMs: [],
+  firstFetchMs: [],
   points: 0,
   liveMs: [],
   realLiveMs: [],
@@ -134,14 +153,21 @@ async function chartIds(page: Page): Promise<string[]> {
   return ids;
 }
 
-async function measure(browser: Browser, app: WebApp, plan: ModePlan, zooms: number): Promise<ModeResult> {
-  const { mode, query } = plan;
-  const pages: ModeResult['pages'] = {};
-  const url = app.url;
-  const clear = (page: Page) =>
-    page.evaluate(() => ((window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf.length = 0));
+const clear = (page: Page) =>
+  page.evaluate(() => ((window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf.length = 0));
 
-  for (const name of plan.pages) {
+/** One load of a page in one mode, then `zooms` zooms; figures appended to `into`. */
+async function measurePage(
+  browser: Browser,
+  app: WebApp,
+  plan: ModePlan,
+  name: PageName,
+  zooms: number,
+  into: ModeResult,
+): Promise<void> {
+  const { mode, query } = plan;
+  const url = app.url;
+  {
     const spec = PAGES.find((p) => p.name === name)!;
     console.log(`[${mode}] ${name} page: first paint and zoom…`);
     // A: the app booted on the overview, then the page opened on 24 h (live appends off, so the raw charts
@@ -153,8 +179,8 @@ async function measure(browser: Browser, app: WebApp, plan: ModePlan, zooms: num
     requests.length = 0;
     await page.getByTestId(spec.nav).click();
     const charts = await chartIds(page);
-    const figures: PageFigures = { charts: {}, loadRequests: 0, zoomRequests: [] };
-    for (const c of charts) figures.charts[c] = emptyChart();
+    const figures: PageFigures = (into.pages[name] ??= { charts: {}, loadRequests: [], zoomRequests: [] });
+    for (const c of charts) figures.charts[c] ??= emptyChart();
     await waitFor(
       page,
       async () => {
@@ -166,12 +192,19 @@ async function measure(browser: Browser, app: WebApp, plan: ModePlan, zooms: num
     );
     // A request made after the last chart painted would still be the page load's: let it show.
     await page.waitForTimeout(1000);
-    figures.loadRequests = requests.length;
+    figures.loadRequests.push(requests.length);
+    const fetched = new Set<string>();
     for (const r of await perf()) {
       const c = figures.charts[r.chart];
       if (!c) continue;
-      if (r.kind === 'first-paint') Object.assign(c, { firstPaintMs: r.ms, points: r.points });
-      if (r.kind === 'fetch' && Number.isNaN(c.firstFetchMs)) c.firstFetchMs = r.ms;
+      if (r.kind === 'first-paint') {
+        c.firstPaintMs.push(r.ms);
+        c.points = r.points;
+      }
+      if (r.kind === 'fetch' && !fetched.has(r.chart)) {
+        fetched.add(r.chart);
+        c.firstFetchMs.push(r.ms);
+      }
     }
     // Zooms: drag across a fifth of the page's first chart; every chart of the page follows the window.
     for (let z = 0; z < zooms; z++) {
@@ -213,9 +246,14 @@ async function measure(browser: Browser, app: WebApp, plan: ModePlan, zooms: num
     }
     if (errors.length) throw new Error(`page errors during the ${mode} run: ${errors.join('; ')}`);
     await page.close();
-    pages[name] = figures;
   }
+}
 
+/** Live updates on the KV page: the demo's own for 20 s, then `plan.pushes` pushed, heap along the way. */
+async function measureLive(browser: Browser, app: WebApp, plan: ModePlan, into: ModeResult): Promise<void> {
+  const { mode, query } = plan;
+  const url = app.url;
+  const pages = into.pages;
   const heapMiB: number[] = [];
   const pushes = plan.pushes;
   const every = Math.max(1, Math.floor(pushes / 6));
@@ -270,7 +308,7 @@ async function measure(browser: Browser, app: WebApp, plan: ModePlan, zooms: num
     if (errors.length) throw new Error(`page errors during the ${mode} run: ${errors.join('; ')}`);
     await page.close();
   }
-  return { mode, pages, heapMiB, heapSampleEvery: every, pushes };
+  Object.assign(into, { heapMiB, heapSampleEvery: every, pushes });
 }
 
 async function open(
@@ -332,10 +370,12 @@ function print(results: ModeResult[]): void {
     const pc = perChart?.pages[name];
     console.log('');
     console.log(
-      `${name} page: history requests per page load ${b.loadRequests} batched / ${pc?.loadRequests ?? '—'} per chart; ` +
+      `${name} page: history requests per page load ${b.loadRequests.join(', ')} batched / ${pc?.loadRequests.join(', ') ?? '—'} per chart; ` +
         `per zoom ${b.zoomRequests.join(', ')} / ${pc?.zoomRequests.join(', ') ?? '—'}`,
     );
-    console.log('figures are batched / per chart (each chart its own request)');
+    console.log(
+      `figures are batched / per chart (each chart its own request); first paint and zoom: median of ${b.loadRequests.length} loads`,
+    );
     console.log(
       `${'chart'.padEnd(22)} ${'points'.padEnd(7)} ${'first paint'.padEnd(13)} ${'of it fetch'.padEnd(13)} ${'zoom redraw'.padEnd(13)} ${'zoom refined'.padEnd(13)}`,
     );
@@ -343,18 +383,21 @@ function print(results: ModeResult[]): void {
       const y = pc?.charts[c];
       const two = (pick: (v: ChartFigures) => string): string => `${pick(x)} / ${y ? pick(y) : '—'}`;
       console.log(
-        `${c.padEnd(22)} ${String(x.points).padEnd(7)} ${two((v) => f(v.firstPaintMs, 0)).padEnd(13)} ${two((v) => f(v.firstFetchMs, 0)).padEnd(13)} ${two((v) => med(v.zoomMs, 1)).padEnd(13)} ${two((v) => med(v.zoomRefinedMs)).padEnd(13)}`,
+        `${c.padEnd(22)} ${String(x.points).padEnd(7)} ${two((v) => med(v.firstPaintMs)).padEnd(13)} ${two((v) => med(v.firstFetchMs)).padEnd(13)} ${two((v) => med(v.zoomMs, 1)).padEnd(13)} ${two((v) => med(v.zoomRefinedMs)).padEnd(13)}`,
       );
     }
     for (const m of [batched, perChart]) {
       const p = m?.pages[name];
       if (!m || !p) continue;
       const cs = Object.values(p.charts);
-      const worstPaint = Math.max(...cs.map((c) => c.firstPaintMs));
+      const worstPaint = Math.max(...cs.map((c) => pct(c.firstPaintMs, 0.5)));
+      // Per load, the page is drawn when its last chart is: the worst chart of each load, then their spread.
+      const loads = p.loadRequests.map((_, i) => Math.max(...cs.map((c) => c.firstPaintMs[i] ?? NaN)));
       const worstRefined = Math.max(...cs.map((c) => pct(c.zoomRefinedMs, 0.5)));
       const worstRedraw = Math.max(...cs.map((c) => pct(c.zoomMs, 0.5)));
       console.log(
-        `${m.mode.padEnd(10)} ${name}: first paint ≤ ${GOALS.firstPaintMs} ms: worst ${f(worstPaint, 0)} ms ` +
+        `${m.mode.padEnd(10)} ${name}: first paint ≤ ${GOALS.firstPaintMs} ms: worst chart median ${f(worstPaint, 0)} ms, ` +
+          `last chart per load ${loads.map((x) => f(x, 0)).join(', ')} ms ` +
           `(${worstPaint <= GOALS.firstPaintMs ? 'met' : 'missed'}); zoom ≤ ${GOALS.zoomMs} ms: worst median redraw ` +
           `${f(worstRedraw, 1)} ms, refined ${f(worstRefined, 0)} ms (${worstRefined <= GOALS.zoomMs ? 'met' : 'missed'})`,
       );
@@ -372,7 +415,7 @@ function print(results: ModeResult[]): void {
     const y = kv(raw)[c];
     const two = (pick: (v: ChartFigures) => string): string => `${pick(x)} / ${y ? pick(y) : '—'}`;
     console.log(
-      `${c.padEnd(22)} ${two((v) => String(v.points)).padEnd(16)} ${two((v) => f(v.firstPaintMs, 0)).padEnd(13)} ${two((v) => med(v.liveMs, 2)).padEnd(13)} ${two((v) => f(pct(v.liveMs, 0.95), 2)).padEnd(13)} ${two((v) => med(v.realLiveMs, 2)).padEnd(14)} ${two((v) => med(v.zoomRefinedMs)).padEnd(13)}`,
+      `${c.padEnd(22)} ${two((v) => String(v.points)).padEnd(16)} ${two((v) => med(v.firstPaintMs)).padEnd(13)} ${two((v) => med(v.liveMs, 2)).padEnd(13)} ${two((v) => f(pct(v.liveMs, 0.95), 2)).padEnd(13)} ${two((v) => med(v.realLiveMs, 2)).padEnd(14)} ${two((v) => med(v.zoomRefinedMs)).padEnd(13)}`,
     );
   }
   for (const m of results) {
