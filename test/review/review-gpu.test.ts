@@ -1,5 +1,6 @@
 // GPU readings are read by the monitor, shown live, recorded, and shown again in review: the same keys
 // (gpu.<index>.<field>) with the same values at the same moments, and the GPU table at the review cursor.
+import type { SignalKey } from '../../src/shared/signals/spec';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +43,7 @@ describe('GPU readings in review', () => {
     const catalog = await app.handlers.getSignalCatalog({ deploymentId: rid });
     for (const k of ['gpu.0.util', 'gpu.7.temp', 'gpu.4.mem_used', 'gpu.4.power'])
       expect(catalog.map((c) => c.key)).toContain(k);
-    const keys = ['gpu.4.util', 'gpu.4.temp', 'gpu.4.mem_used', 'gpu.0.power'];
+    const keys: SignalKey[] = ['gpu.4.util', 'gpu.4.temp', 'gpu.4.mem_used', 'gpu.0.power'];
     const res = await app.handlers.getSeries({ deploymentId: rid, keys, maxPoints: 1000 });
     expect(res.missing).toEqual({});
     for (const [i, key] of keys.entries()) {

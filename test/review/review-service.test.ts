@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
-import type { ApiEvents, ReviewOpenResult } from '../../src/shared/contract';
+import type { ApiEvents, ReviewOpenResult, SeriesQuery } from '../../src/shared/contract';
 import { writeSession, type WrittenSession } from './helpers';
 
 let app: App | undefined;
@@ -187,7 +187,10 @@ describe('review service', () => {
   it('opens the second time from the review cache with the same data', async () => {
     const a = await freshApp();
     const first = await a.handlers.openSessionReview({ id: session.id });
-    const q = { keys: ['decode.kv_ratio', 'prefill.ttft_p99_s', 'decode.active'], maxPoints: 500 };
+    const q: Omit<SeriesQuery, 'deploymentId'> = {
+      keys: ['decode.kv_ratio', 'prefill.ttft_p99_s', 'decode.active'],
+      maxPoints: 500,
+    };
     const s1 = await a.handlers.getSeries({ deploymentId: first.summary.deployment.id, ...q });
     await a.handlers.closeDeployment({ deploymentId: first.summary.deployment.id });
     // The cache entry is written right after the first open; the .rvc file is renamed into place last.

@@ -18,7 +18,8 @@ import {
   wireEvents,
   type DeploymentView,
 } from './state/store';
-import { applyTheme, backToLive, navigate, RANGES, setHelp, setRange, useUi } from './state/ui';
+import { applyTheme, backToLive, navigate, pageHash, RANGES, setHelp, setRange, useUi } from './state/ui';
+import { SeriesBatchProvider } from './charts/SeriesBatch';
 import { requestNotifications } from './state/notifications';
 import { StartPage } from './pages/StartPage';
 import { Overview } from './pages/Overview';
@@ -251,11 +252,14 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
       <TopBar view={view} onClose={close} />
       {review && <ReviewBar view={view} />}
       <ConnectionBanner view={view} now={now} />
-      {page.name === 'overview' && <Overview view={view} now={shownNow} />}
-      {page.name === 'kv' && <KvPage view={view} />}
-      {page.name === 'metrics' && <MetricsPage view={view} />}
-      {page.name === 'alerts' && <AlertsPage view={view} />}
-      {page.name === 'service' && <ServicePage key={page.role} view={view} role={page.role} now={shownNow} />}
+      {/* One history request per page and window: the page's charts ask through its own batcher. */}
+      <SeriesBatchProvider key={pageHash(page)}>
+        {page.name === 'overview' && <Overview view={view} now={shownNow} />}
+        {page.name === 'kv' && <KvPage view={view} />}
+        {page.name === 'metrics' && <MetricsPage view={view} />}
+        {page.name === 'alerts' && <AlertsPage view={view} />}
+        {page.name === 'service' && <ServicePage view={view} role={page.role} now={shownNow} />}
+      </SeriesBatchProvider>
       <AroundDrawer deploymentId={deployment.id} />
       {!review && <RestartLayer deploymentId={deployment.id} />}
       <CommandPalette commands={[...commands, ...(review ? reviewCommands(view) : restartCommands)]} />

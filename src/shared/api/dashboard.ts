@@ -2,6 +2,7 @@
 // journal of each service, and (demo only) fault injection.
 import type { Role } from '../domain';
 import type { DemoFaultName } from '../demo-faults';
+import type { SignalKey } from '../signals/spec';
 
 /** How a signal's numbers read; the renderer formats by this (tokens with k/M, %, GB/s, ms…). */
 export type SignalUnit =
@@ -41,11 +42,30 @@ export interface SignalMissing {
 
 export interface SeriesQuery {
   deploymentId: string;
-  keys: string[];
+  keys: SignalKey[];
   fromMs?: number;
   toMs?: number;
   /** Decimate (min-max per time bucket, so spikes survive) to about this many points per key. */
   maxPoints: number;
+}
+
+/** One chart's part of a page's history request: its keys, decimated for its own width. */
+export interface SeriesGroup {
+  keys: SignalKey[];
+  maxPoints: number;
+}
+
+/** Every chart of a page on one window, asked at once (one round trip instead of one per chart). */
+export interface SeriesBatchQuery {
+  deploymentId: string;
+  fromMs?: number;
+  toMs?: number;
+  groups: SeriesGroup[];
+}
+
+export interface SeriesBatchResult {
+  /** One per group, in the order asked, each as getSeries would answer that group alone. */
+  results: SeriesResult[];
 }
 
 export interface SeriesColumn {
@@ -248,6 +268,7 @@ export interface DemoControlArgs {
 export interface DashboardRequests {
   getSignalCatalog(args: { deploymentId: string }): Promise<SignalInfo[]>;
   getSeries(args: SeriesQuery): Promise<SeriesResult>;
+  getSeriesBatch(args: SeriesBatchQuery): Promise<SeriesBatchResult>;
   getDashboard(args: { deploymentId: string }): Promise<DashboardSnapshot>;
   getAlertRules(args: Record<string, never>): Promise<AlertRule[]>;
   setAlertRules(args: { rules: AlertRule[] }): Promise<AlertRule[]>;
@@ -261,6 +282,7 @@ export interface DashboardRequests {
 export const DASHBOARD_REQUESTS = [
   'getSignalCatalog',
   'getSeries',
+  'getSeriesBatch',
   'getDashboard',
   'getAlertRules',
   'setAlertRules',

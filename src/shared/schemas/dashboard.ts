@@ -2,15 +2,21 @@ import { z } from 'zod';
 import type { DashboardRequests } from '../api/dashboard';
 import { empty, id, role } from './common';
 import { DEMO_FAULT_NAMES } from '../demo-faults';
+import { isSignalKey } from '../signals/is-signal-key';
+import type { SignalKey } from '../signals/spec';
 
 type Args<K extends keyof DashboardRequests> = Parameters<DashboardRequests[K]>[0];
 
-const signalKey = z
-  .string()
-  .min(1)
-  .max(120)
-  .regex(/^[A-Za-z0-9_.:-]+$/);
+const signalKey = z.custom<SignalKey>((v) => typeof v === 'string' && isSignalKey(v), {
+  error: (iss) =>
+    `${JSON.stringify(iss.input)} is not a signal key: keys read <role>.<signal> (decode.kv_ratio, ` +
+    'router.router_requests_per_s, gpu.0.util) as listed in src/shared/signals/spec.ts',
+});
 const time = z.number().finite();
+const keyList = z.array(signalKey).min(1).max(64);
+const maxPoints = z.number().int().min(2).max(200_000);
+/** A page of the console shows up to ~30 charts; more keys than this in one request is not a page. */
+const MAX_BATCH_KEYS = 512;
 
 export const alertRuleSchema = z.strictObject({
   id: z
@@ -39,11 +45,25 @@ export const dashboardSchemas = {
   getSignalCatalog: z.strictObject({ deploymentId: id }),
   getSeries: z.strictObject({
     deploymentId: id,
-    keys: z.array(signalKey).min(1).max(64),
+    keys: keyList,
     fromMs: time.optional(),
     toMs: time.optional(),
-    maxPoints: z.number().int().min(2).max(200_000),
+    maxPoints,
   }),
+  getSeriesBatch: z
+    .strictObject({
+      deploymentId: id,
+      fromMs: time.optional(),
+      toMs: time.optional(),
+      groups: z
+        .array(z.strictObject({ keys: keyList, maxPoints }))
+        .min(1)
+        .max(64),
+    })
+    .refine((q) => q.groups.reduce((n, g) => n + g.keys.length, 0) <= MAX_BATCH_KEYS, {
+      error: `a history batch may name at most ${MAX_BATCH_KEYS} keys in all; split it`,
+      path: ['groups'],
+    }),
   getDashboard: z.strictObject({ deploymentId: id }),
   getAlertRules: empty,
   setAlertRules: z.strictObject({ rules: z.array(alertRuleSchema).max(100) }),

@@ -113,6 +113,15 @@ export class DashboardService {
         this.need(a.deploymentId);
         return this.store.getSeries(a);
       },
+      getSeriesBatch: async (a) => {
+        this.need(a.deploymentId);
+        const { deploymentId, fromMs, toMs } = a;
+        return {
+          results: a.groups.map((g) =>
+            this.store.getSeries({ deploymentId, fromMs, toMs, keys: g.keys, maxPoints: g.maxPoints }),
+          ),
+        };
+      },
       getDashboard: async (a) => this.snapshot(a.deploymentId),
       getAlertRules: async () => structuredClone(this.alerts.get().rules),
       setAlertRules: async (a) => {

@@ -413,22 +413,30 @@ export class ReviewService {
 
   private deploymentHandlers(): Partial<{ [K in keyof ApiHandlers]: ApiHandlers[K] }> {
     const d = (id: string) => this.need(id).loaded.data;
+    const series = async (a: SeriesQuery) => {
+      const r = this.need(a.deploymentId);
+      // A window the overview cannot fill at the resolution asked waits for the full detail (bounded).
+      if (r.loaded.detail === 'overview' && overviewTooCoarse(r.loaded.data, a))
+        await Promise.race([r.loaded.full, sleep(FULL_WAIT_MS)]);
+      const data = r.loaded.data;
+      return data.table.series(a, data.notExposed, (key) =>
+        groupOf(key) === GPU_GROUP
+          ? [NVIDIA_SMI_COMMAND]
+          : expectedMetrics(groupOf(key) as Role, key.slice(key.indexOf('.') + 1)),
+      );
+    };
     const dashboard: Partial<DashboardRequests> = {
       getSignalCatalog: async (a) => {
         const data = d(a.deploymentId);
         return catalogFor(data.roles, gpuIndices(data.table), data.table.kvRanks());
       },
-      getSeries: async (a: SeriesQuery) => {
-        const r = this.need(a.deploymentId);
-        // A window the overview cannot fill at the resolution asked waits for the full detail (bounded).
-        if (r.loaded.detail === 'overview' && overviewTooCoarse(r.loaded.data, a))
-          await Promise.race([r.loaded.full, sleep(FULL_WAIT_MS)]);
-        const data = r.loaded.data;
-        return data.table.series(a, data.notExposed, (key) =>
-          groupOf(key) === GPU_GROUP
-            ? [NVIDIA_SMI_COMMAND]
-            : expectedMetrics(groupOf(key) as Role, key.slice(key.indexOf('.') + 1)),
-        );
+      getSeries: (a: SeriesQuery) => series(a),
+      // The same charts, the same one round trip per page as live.
+      getSeriesBatch: async (a) => {
+        const { deploymentId, fromMs, toMs } = a;
+        return {
+          results: await Promise.all(a.groups.map((g) => series({ deploymentId, fromMs, toMs, ...g }))),
+        };
       },
       getDashboard: async (a) => {
         const r = this.need(a.deploymentId);

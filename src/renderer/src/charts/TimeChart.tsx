@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ChartDataset } from 'chart.js';
 import type { SeriesResult, SignalMissing, SignalUnit } from '@shared/contract';
 import type { AppEvent, Role } from '@shared/domain';
-import { api } from '../api/client';
+import type { SignalKey } from '@shared/signals/spec';
 import { errorText } from '../api/errors';
 import { onSignals } from '../state/live';
 import { onCrosshair } from '../state/crosshair';
@@ -16,9 +16,10 @@ import { Chart, cssVar, DECIMATE, LIVE } from './setup';
 import { nearestEvent, overlayPlugin, type OverlayOptions } from './overlays';
 import { recordPerf } from './perf';
 import { downloadCsv, downloadPng } from './export';
+import { useSeriesSource } from './SeriesBatch';
 
 export interface SeriesSpec {
-  key: string;
+  key: SignalKey;
   label: string;
   /** A CSS custom property (e.g. --decode) or a colour. */
   color: string;
@@ -66,6 +67,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const [partial, setPartial] = useState<Record<string, SignalMissing>>({});
   const [marker, setMarker] = useState<AppEvent | null>(null);
   const keys = p.series.map((s) => s.key).join(',');
+  const seriesSource = useSeriesSource();
 
   // Create the chart once per series set and theme; keep it in a ref for in-place updates.
   useEffect(() => {
@@ -260,6 +262,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   useEffect(() => {
     viewRef.current = view;
     let cancelled = false;
+    const stop = new AbortController();
     const run = async (why: 'view' | 'live'): Promise<void> => {
       const chart = chartRef.current;
       if (!chart) return;
@@ -279,12 +282,15 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       const maxPoints = DECIMATE ? Math.min(MAX_FETCH_POINTS, Math.max(300, Math.round(width))) : 200_000;
       let res: SeriesResult;
       try {
-        res = await api.getSeries({
+        // Every chart of the page asks in the same commit; the page's batcher sends one request for all.
+        res = await seriesSource({
           deploymentId: p.deploymentId,
+          windowKey: view.mode === 'live' ? `live:${view.range}` : `fixed:${win.from}:${win.to}`,
           keys: p.series.map((s) => s.key),
           fromMs: finiteRange ? win.from : undefined,
           toMs: view.mode === 'fixed' ? win.to : undefined,
           maxPoints,
+          signal: stop.signal,
         });
       } catch (err) {
         if (!cancelled) setLoad({ s: 'error', ...errorText(err) });
@@ -323,9 +329,10 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     void run('view');
     return () => {
       cancelled = true;
+      stop.abort();
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the series are part of `keys`; the chart is rebuilt with them
-  }, [view, p.deploymentId, keys, theme]);
+  }, [view, p.deploymentId, keys, theme, seriesSource]);
 
   const exportName = `${p.id}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   return (

@@ -1,8 +1,9 @@
 // A chart's data as CSV: one row per timestamp, one column per series (no DOM, so it is unit-tested in Node).
+import type { SignalKey } from '@shared/signals/spec';
 
 export interface CsvSeries {
   label: string;
-  key: string;
+  key: SignalKey;
   data: ReadonlyArray<{ x: number; y: number | null }>;
 }
 

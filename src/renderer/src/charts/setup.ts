@@ -42,3 +42,6 @@ export const DECIMATE = new URLSearchParams(window.location.search).get('decimat
 
 /** Benchmark switch: `?live=0` stops appending live points, to time history and zoom alone. */
 export const LIVE = new URLSearchParams(window.location.search).get('live') !== '0';
+
+/** Benchmark switch: `?batch=0` makes every chart ask for its own history, as before page batching. */
+export const BATCH = new URLSearchParams(window.location.search).get('batch') !== '0';

@@ -1,7 +1,8 @@
 // KV-cache usage of one server: used / evictable / free tokens and % of capacity (with DP attention also the
 // fullest dp rank), the time-to-full forecast, where the figure comes from (and its caveat), and its history.
 import type { DashboardSnapshot } from '@shared/contract';
-import type { AppEvent, Role, ServiceObservation } from '@shared/domain';
+import type { AppEvent, ServiceObservation } from '@shared/domain';
+import { kvRankKey, signalKey, type ServerRole } from '@shared/signals/spec';
 import { formatSeconds, formatTokens } from '../format';
 import { TimeChart } from '../charts/TimeChart';
 import { kvHeadline } from './kv-headline';
@@ -17,7 +18,7 @@ export function KvUsagePanel({
   detailed = false,
 }: {
   deploymentId: string;
-  role: Role;
+  role: ServerRole;
   obs?: ServiceObservation;
   dashboard?: DashboardSnapshot;
   events: AppEvent[];
@@ -96,10 +97,10 @@ export function KvUsagePanel({
         title={`${role} KV usage, % of capacity`}
         deploymentId={deploymentId}
         series={[
-          { key: `${role}.kv_ratio`, label: `${role} KV %`, color: `--${role}`, fill: true },
+          { key: signalKey(role, 'kv_ratio'), label: `${role} KV %`, color: `--${role}`, fill: true },
           // One line per dp rank (written only with ≥ 2 ranks), so the rank that fills first is visible.
           ...(detailed ? (kv?.ranks ?? []) : []).map((r, i) => ({
-            key: `${role}.kv_rank.${r.rank}.ratio`,
+            key: kvRankKey(role, r.rank),
             label: `dp rank ${r.rank}`,
             color: RANK_COLORS[i % RANK_COLORS.length],
             dash: [4, 3],
@@ -118,9 +119,9 @@ export function KvUsagePanel({
           title={`${role} KV tokens and capacity`}
           deploymentId={deploymentId}
           series={[
-            { key: `${role}.kv_used`, label: 'used', color: `--${role}`, fill: true },
-            { key: `${role}.kv_evictable`, label: 'evictable', color: '--warn' },
-            { key: `${role}.kv_capacity`, label: 'capacity', color: '--muted', dash: [6, 4] },
+            { key: signalKey(role, 'kv_used'), label: 'used', color: `--${role}`, fill: true },
+            { key: signalKey(role, 'kv_evictable'), label: 'evictable', color: '--warn' },
+            { key: signalKey(role, 'kv_capacity'), label: 'capacity', color: '--muted', dash: [6, 4] },
           ]}
           unit="tokens"
           role={role}

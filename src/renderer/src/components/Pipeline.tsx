@@ -2,6 +2,7 @@
 // queues, the links' rates, and a plain verdict of where requests pile up, with its evidence.
 import type { DashboardSnapshot } from '@shared/contract';
 import type { DeploymentConfig, Observation, Role } from '@shared/domain';
+import type { SignalKey } from '@shared/signals/spec';
 import { formatPct, formatValue } from '../format';
 import { ServiceCard } from './ServiceCard';
 
@@ -25,7 +26,7 @@ export function Pipeline({
 }): React.JSX.Element {
   const svc = (role: Role) => deployment.services.find((s) => s.role === role);
   const obs = (role: Role) => latest?.services.find((s) => s.role === role);
-  const v = (k: string): number | null => dashboard?.values[k] ?? null;
+  const v = (k: SignalKey): number | null => dashboard?.values[k] ?? null;
   const verdict = dashboard?.verdict;
   const card = (role: Role) => {
     const s = svc(role);

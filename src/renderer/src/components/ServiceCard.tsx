@@ -2,6 +2,7 @@
 // the pipeline, its running and queued requests, its PD queues and its KV usage.
 import type { ServiceConfig, ServiceObservation } from '@shared/domain';
 import type { DashboardSnapshot } from '@shared/contract';
+import { QUEUE_SIGNALS, signalKey, type ServerRole, type SignalKey } from '@shared/signals/spec';
 import { formatDuration, formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
 import { RestartButton } from '../restart/RestartButton';
@@ -14,17 +15,16 @@ function stateTone(o?: ServiceObservation): 'ok' | 'warn' | 'bad' | 'idle' {
   return 'warn';
 }
 
-const QUEUES: Record<string, Array<[string, string]>> = {
-  prefill: [
-    ['prefill_bootstrap_queue', 'bootstrap'],
-    ['prefill_inflight_queue', 'inflight'],
-  ],
-  decode: [
-    ['decode_prealloc_queue', 'prealloc'],
-    ['decode_transfer_queue', 'transfer'],
-  ],
-  router: [],
+/** The PD stage queues (the scheduler's own `queued` is shown with running): a new one needs its label here. */
+type StageQueue = Exclude<(typeof QUEUE_SIGNALS)[ServerRole][number], 'queued'>;
+const QUEUE_LABEL: Record<StageQueue, string> = {
+  prefill_bootstrap_queue: 'bootstrap',
+  prefill_inflight_queue: 'inflight',
+  decode_prealloc_queue: 'prealloc',
+  decode_transfer_queue: 'transfer',
 };
+const stageQueues = (role: ServerRole): StageQueue[] =>
+  QUEUE_SIGNALS[role].filter((q): q is StageQueue => q !== 'queued');
 
 export function ServiceCard({
   service,
@@ -44,9 +44,9 @@ export function ServiceCard({
       : '—';
   const tone = stateTone(obs);
   const role = service.role;
-  const v = (k: string): number | null | undefined => dashboard?.values[`${role}.${k}`];
-  const ne = (k: string) => dashboard?.notExposed[`${role}.${k}`];
-  const count = (k: string): React.ReactNode => {
+  const v = (k: SignalKey): number | null | undefined => dashboard?.values[k];
+  const ne = (k: SignalKey) => dashboard?.notExposed[k];
+  const count = (k: SignalKey): React.ReactNode => {
     const miss = ne(k);
     if (miss)
       return (
@@ -115,15 +115,15 @@ export function ServiceCard({
           <>
             <dt>Requests</dt>
             <dd data-testid="stage-requests">
-              <b data-testid="stage-running">{count('running')}</b> running ·{' '}
-              <b data-testid="stage-queued">{count('queued')}</b> queued
+              <b data-testid="stage-running">{count(signalKey(role, 'running'))}</b> running ·{' '}
+              <b data-testid="stage-queued">{count(signalKey(role, 'queued'))}</b> queued
             </dd>
             <dt>Queues</dt>
             <dd data-testid="stage-queues">
-              {QUEUES[role].map(([k, label], i) => (
-                <span key={k} data-testid={`queue-${k}`}>
+              {stageQueues(role).map((q, i) => (
+                <span key={q} data-testid={`queue-${q}`}>
                   {i > 0 ? ' · ' : ''}
-                  {label} <b>{count(k)}</b>
+                  {QUEUE_LABEL[q]} <b>{count(signalKey(role, q))}</b>
                 </span>
               ))}
             </dd>
@@ -140,7 +140,7 @@ export function ServiceCard({
                   {formatPct(kv.ratio)} · {formatTokens(kv.usedTokens)} / {formatTokens(kv.capacityTokens)}
                 </span>
               ) : (
-                <span className="muted">{ne('kv_ratio') ? 'not exposed' : '—'}</span>
+                <span className="muted">{ne(signalKey(role, 'kv_ratio')) ? 'not exposed' : '—'}</span>
               )}
             </dd>
           </>
@@ -149,8 +149,8 @@ export function ServiceCard({
           <>
             <dt>Workers</dt>
             <dd data-testid="stage-workers">
-              {v('workers_total') !== undefined && v('workers_total') !== null
-                ? `${v('workers_healthy')} of ${v('workers_total')} healthy`
+              {v('router.workers_total') !== undefined && v('router.workers_total') !== null
+                ? `${v('router.workers_healthy')} of ${v('router.workers_total')} healthy`
                 : '—'}
             </dd>
           </>

@@ -3,22 +3,24 @@
 import type { DeploymentView } from '../state/store';
 import { KvUsagePanel } from '../components/KvUsagePanel';
 import { TimeChart } from '../charts/TimeChart';
+import type { SignalKey } from '@shared/signals/spec';
 
 export function KvPage({ view }: { view: DeploymentView }): React.JSX.Element {
   const { deployment } = view.summary;
   const hasDecode = deployment.services.some((s) => s.role === 'decode');
-  const src = (k: string): string | undefined => view.catalog?.[k]?.source;
+  const src = (k: SignalKey): string | undefined => view.catalog?.[k]?.source;
   return (
     <div className="page kv-page" data-testid="page-kv">
       <div className="kv-row">
         {deployment.services
-          .filter((s) => s.role !== 'router')
-          .map((s) => (
+          .map((s) => s.role)
+          .filter((role) => role !== 'router')
+          .map((role) => (
             <KvUsagePanel
-              key={s.role}
+              key={role}
               deploymentId={deployment.id}
-              role={s.role}
-              obs={view.latest?.services.find((o) => o.role === s.role)}
+              role={role}
+              obs={view.latest?.services.find((o) => o.role === role)}
               dashboard={view.dashboard}
               events={view.events}
               detailed

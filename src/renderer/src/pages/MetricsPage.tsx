@@ -1,16 +1,16 @@
 // The panels an operator reads during an incident: latency quantiles, token throughput, router traffic
 // and errors, cache hit rate, PD queues and KV transfer, and per-GPU readings grouped by role; above them, a
 // quiet note of the metric families a service serves that this version does not understand.
-import type { Role } from '@shared/domain';
+import { signalKey, type ServerRole, type SignalKey } from '@shared/signals/spec';
 import type { DeploymentView } from '../state/store';
 import { TimeChart, type SeriesSpec } from '../charts/TimeChart';
 import { formatBytes, formatValue } from '../format';
 import { UnknownFamiliesNote } from '../components/UnknownFamiliesNote';
 
-const Q = (role: Role, base: string, what: string): SeriesSpec[] => [
-  { key: `${role}.${base}_p50_s`, label: `${what} p50`, color: '--ok' },
-  { key: `${role}.${base}_p90_s`, label: `${what} p90`, color: '--warn' },
-  { key: `${role}.${base}_p99_s`, label: `${what} p99`, color: '--bad' },
+const Q = (role: ServerRole, base: 'ttft' | 'itl' | 'e2e', what: string): SeriesSpec[] => [
+  { key: signalKey(role, `${base}_p50_s`), label: `${what} p50`, color: '--ok' },
+  { key: signalKey(role, `${base}_p90_s`), label: `${what} p90`, color: '--warn' },
+  { key: signalKey(role, `${base}_p99_s`), label: `${what} p99`, color: '--bad' },
 ];
 
 const GPU_COLORS = ['--prefill', '--decode', '--router', '--accent', '--ok', '--warn', '--bad', '--muted'];
@@ -23,7 +23,7 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
   const groups = deployment.services
     .filter((s) => (s.gpus?.length ?? 0) > 0)
     .map((s) => ({ role: s.role, gpus: s.gpus ?? [] }));
-  const src = (k: string): string | undefined => view.catalog?.[k]?.source;
+  const src = (k: SignalKey): string | undefined => view.catalog?.[k]?.source;
   return (
     <div className="page metrics-page" data-testid="page-metrics">
       <UnknownFamiliesNote families={view.dashboard?.families} />

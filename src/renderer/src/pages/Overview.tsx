@@ -12,13 +12,14 @@ export function Overview({ view, now }: { view: DeploymentView; now: number }): 
       <Pipeline deployment={deployment} latest={view.latest} dashboard={view.dashboard} now={now} />
       <div className="kv-row">
         {deployment.services
-          .filter((s) => s.role !== 'router')
-          .map((s) => (
+          .map((s) => s.role)
+          .filter((role) => role !== 'router')
+          .map((role) => (
             <KvUsagePanel
-              key={s.role}
+              key={role}
               deploymentId={deployment.id}
-              role={s.role}
-              obs={obsFor(s.role)}
+              role={role}
+              obs={obsFor(role)}
               dashboard={view.dashboard}
               events={view.events}
             />

@@ -1,5 +1,6 @@
 // One service in detail: systemd properties, its signals over time, and its live journal.
 import type { Role } from '@shared/domain';
+import { signalKey } from '@shared/signals/spec';
 import type { DeploymentView } from '../state/store';
 import { formatBytes, formatDateTime, formatDuration } from '../format';
 import { JournalView } from '../components/JournalView';
@@ -93,8 +94,8 @@ export function ServicePage({
               title="Running and queued requests"
               deploymentId={deployment.id}
               series={[
-                { key: `${role}.running`, label: 'running', color: `--${role}` },
-                { key: `${role}.queued`, label: 'queued', color: '--warn' },
+                { key: signalKey(role, 'running'), label: 'running', color: `--${role}` },
+                { key: signalKey(role, 'queued'), label: 'queued', color: '--warn' },
               ]}
               unit="requests"
               role={role}
@@ -104,7 +105,7 @@ export function ServicePage({
               id={`svc-${role}-kv`}
               title="KV usage"
               deploymentId={deployment.id}
-              series={[{ key: `${role}.kv_ratio`, label: 'KV %', color: `--${role}`, fill: true }]}
+              series={[{ key: signalKey(role, 'kv_ratio'), label: 'KV %', color: `--${role}`, fill: true }]}
               unit="ratio"
               yMin={0}
               yMax={1}
@@ -118,8 +119,8 @@ export function ServicePage({
           title="Active and healthy"
           deploymentId={deployment.id}
           series={[
-            { key: `${role}.active`, label: 'active', color: '--ok' },
-            { key: `${role}.health_ok`, label: 'healthy', color: '--accent', dash: [4, 3] },
+            { key: signalKey(role, 'active'), label: 'active', color: '--ok' },
+            { key: signalKey(role, 'health_ok'), label: 'healthy', color: '--accent', dash: [4, 3] },
           ]}
           unit="bool"
           yMin={0}

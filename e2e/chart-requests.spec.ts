@@ -1,0 +1,113 @@
+// Charts ask once: opening the KV or the Metrics page fetches the history of all its charts in one request,
+// and a zoom refines every chart with one more, counted on the real WebSocket between the page and the
+// backend. The per-chart path (`?batch=0`, the benchmark's switch) is counted the same way, so the counter is
+// shown to see every request.
+import { test, expect, type Browser, type Page, type WebSocket } from '@playwright/test';
+import { shot } from './support/shots';
+import { launchChromium } from './support/browser';
+import { startWebApp, type WebApp } from './support/web-app';
+
+let app: WebApp;
+let browser: Browser;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  app = await startWebApp(['--demo', '--no-open']);
+  browser = await launchChromium();
+});
+
+test.afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+interface HistoryRequest {
+  method: 'getSeries' | 'getSeriesBatch';
+  args: { fromMs?: number; toMs?: number; keys?: string[]; groups?: { keys: string[] }[] };
+}
+
+/** A page whose history requests (every frame it sends with getSeries or getSeriesBatch) are recorded. */
+async function openCounted(
+  query = '',
+): Promise<{ page: Page; requests: HistoryRequest[]; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const requests: HistoryRequest[] = [];
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('websocket', (ws: WebSocket) =>
+    ws.on('framesent', (f) => {
+      const frame = JSON.parse(String(f.payload)) as { t?: string; method?: string; args?: unknown };
+      if (frame.t === 'req' && (frame.method === 'getSeries' || frame.method === 'getSeriesBatch'))
+        requests.push({ method: frame.method, args: frame.args as HistoryRequest['args'] });
+    }),
+  );
+  await page.goto(`${app.url}${query}#/overview`);
+  await expect(page.getByTestId('pipeline')).toBeVisible({ timeout: 30_000 });
+  // The overview's own charts have asked; what follows is the next page's.
+  await expect(page.getByTestId('chart-kv-pct-decode')).toHaveAttribute('data-state', 'ready', {
+    timeout: 20_000,
+  });
+  return { page, requests, errors };
+}
+
+/** Every chart of the page has its history (or says why it has none). */
+async function chartsSettled(page: Page): Promise<number> {
+  const charts = page.locator('[data-testid^="chart-"][data-state]');
+  await expect(charts.first()).toBeVisible();
+  await expect(page.locator('[data-testid^="chart-"][data-state="loading"]')).toHaveCount(0, {
+    timeout: 20_000,
+  });
+  // Give a straggler the time to ask: a second request would come right after the first answers.
+  await page.waitForTimeout(1500);
+  return charts.count();
+}
+
+const keysOf = (r: HistoryRequest): string[] =>
+  r.method === 'getSeriesBatch' ? r.args.groups!.flatMap((g) => g.keys) : r.args.keys!;
+
+for (const [name, nav, sample] of [
+  ['KV', 'nav-kv', 'decode.kv_capacity'],
+  ['Metrics', 'nav-metrics', 'gpu.4.util'],
+] as const) {
+  test(`the ${name} page asks for the history of all its charts in one request, and a zoom asks once more`, async () => {
+    const { page, requests, errors } = await openCounted();
+    requests.length = 0;
+    await page.getByTestId(nav).click();
+    const charts = await chartsSettled(page);
+    expect(charts).toBeGreaterThanOrEqual(name === 'KV' ? 6 : 15);
+    expect(requests.map((r) => r.method)).toEqual(['getSeriesBatch']);
+    expect(requests[0].args.groups).toHaveLength(charts);
+    expect(keysOf(requests[0])).toContain(sample);
+    await page.screenshot({ path: shot(`chart-requests-${name.toLowerCase()}.png`), fullPage: true });
+
+    requests.length = 0;
+    const box = (await page.locator('[data-testid^="canvas-"]').first().boundingBox())!;
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width * 0.5, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.9, y, { steps: 5 });
+    await page.mouse.up();
+    await expect(page.getByTestId('back-to-live')).toBeVisible();
+    await chartsSettled(page);
+    expect(requests.map((r) => r.method)).toEqual(['getSeriesBatch']);
+    expect(requests[0].args.groups).toHaveLength(charts);
+    expect(requests[0].args.toMs! - requests[0].args.fromMs!).toBeGreaterThan(0);
+
+    requests.length = 0;
+    await page.getByTestId('back-to-live').click();
+    await chartsSettled(page);
+    expect(requests.map((r) => r.method)).toEqual(['getSeriesBatch']);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+}
+
+test('the per-chart path the benchmark compares with makes one request per chart', async () => {
+  const { page, requests } = await openCounted('&batch=0');
+  requests.length = 0;
+  await page.getByTestId('nav-kv').click();
+  const charts = await chartsSettled(page);
+  expect(requests.map((r) => r.method)).toEqual(Array<string>(charts).fill('getSeries'));
+  await page.close();
+});
