@@ -468,21 +468,21 @@ async function metrics(
     if (json) io.stdout(JSON.stringify(era ? { ...inv, ...era } : inv, null, 2) + '\n');
     else if (inv.unavailable) io.stdout(`${role}: no metrics: ${inv.unavailable}\n`);
     else {
-      io.stdout(`${role} ${inv.url}: ${inv.families.length} families\n`);
+      io.stdout(`${role} ${inv.url}: ${familiesText(inv.families.length)}\n`);
       if (era) {
         io.stdout(`  era: ${era.era ?? 'not recognised'} — ${era.because}\n`);
         for (const m of era.missing) io.stdout(`  missing: ${m.family} — ${m.addedBy}\n`);
         if (era.unknown.length > 0) {
           const n = era.unknown.length;
-          io.stdout(`  ${n} ${n === 1 ? 'family' : 'families'} ${NOT_UNDERSTOOD}:\n`);
+          io.stdout(`  ${familiesText(n)} ${NOT_UNDERSTOOD}:\n`);
           for (const n of era.unknown.slice(0, UNKNOWN_SHOWN)) io.stdout(`    ${n}\n`);
           if (era.unknown.length > UNKNOWN_SHOWN)
             io.stdout(`    … and ${era.unknown.length - UNKNOWN_SHOWN} more (all with --json)\n`);
         }
-        io.stdout(`  not used by PD Console: ${era.notUsed.length} families (names with --json)\n`);
+        io.stdout(`  not used by PD Console: ${familiesText(era.notUsed.length)} (names with --json)\n`);
         if (era.otherExporters.length > 0)
           io.stdout(
-            `  other exporters on this endpoint (not SGLang): ${era.otherExporters.length} families (names with --json)\n`,
+            `  other exporters on this endpoint (not SGLang): ${familiesText(era.otherExporters.length)} (names with --json)\n`,
           );
       }
       for (const f of inv.families)
@@ -512,3 +512,7 @@ export function cliMain(): void {
 }
 
 if (typeof require !== 'undefined' && require.main === module) cliMain();
+
+function familiesText(n: number): string {
+  return `${n} ${n === 1 ? 'family' : 'families'}`;
+}
