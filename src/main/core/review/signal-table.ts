@@ -4,8 +4,9 @@
 // or before a time.
 import type { SeriesQuery, SeriesResult, SignalMissing } from '@shared/contract';
 import { ColumnRing } from '../signals/column-ring';
-import { decimateRows } from '../signals/decimate';
 import { answerSeries, growthOf } from '../signals/series-query';
+import { groupOf } from '../signals/signals-store';
+import { compareDpRanks } from '../signals/evaluate/kv';
 
 export interface GroupColumns {
   /** Epoch ms, ascending. */
@@ -22,9 +23,8 @@ export class SignalTable {
 
   /** Index of the last row at or before ts in a group, or −1. */
   rowAtOrBefore(group: string, ts: number): number {
-    const g = this.groups.get(group);
-    if (!g) return -1;
-    return upperBound(g.t, ts) - 1;
+    const ring = this.ring(group);
+    return ring ? ring.range(-Infinity, ts)[1] - 1 : -1;
   }
 
   /** Every key's value at the last row at or before ts of its group (null = gap there). */
@@ -93,7 +93,7 @@ export class SignalTable {
         const m = /^[a-z]+\.kv_rank\.(.+)\.ratio$/.exec(key);
         if (m) (out[group] ??= []).push(m[1]);
       }
-    for (const ranks of Object.values(out)) ranks.sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+    for (const ranks of Object.values(out)) ranks.sort(compareDpRanks);
     return out;
   }
 
@@ -110,35 +110,8 @@ export class SignalTable {
   }
 }
 
-export function groupOf(key: string): string {
-  const i = key.indexOf('.');
-  return i < 0 ? key : key.slice(0, i);
-}
-
-export function lowerBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-export function upperBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid] <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** Three times the median step between rows (at least 3 s): a longer step is drawn as a gap. */
-export function typicalGap(t: Float64Array): number {
+function typicalGap(t: Float64Array): number {
   const n = t.length;
   if (n < 3) return 3000;
   // Median over a spread sample of the whole session, not only its end: a recording is read as a whole.
@@ -147,16 +120,4 @@ export function typicalGap(t: Float64Array): number {
   for (let k = 1; k < n; k += every) steps.push(t[k] - t[k - 1]);
   steps.sort((a, b) => a - b);
   return Math.max(3000, 3 * steps[steps.length >> 1]);
-}
-
-/** Min-max decimation of flat columns: the same algorithm the live signal store uses on its rings. */
-export function decimate(
-  t: Float64Array,
-  col: Float32Array,
-  lo: number,
-  hi: number,
-  maxPoints: number,
-  gapMs: number,
-): { t: number[]; v: (number | null)[] } {
-  return decimateRows(t, col, 0, t.length, lo, hi, maxPoints, gapMs);
 }

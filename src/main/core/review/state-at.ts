@@ -1,6 +1,7 @@
 // The deployment as it was at one moment of a recording: an Observation (unit state, health, scrape, KV and
 // signals per service) and a DashboardSnapshot (values, KV detail, verdict, alerts firing then), the same
 // objects a live poll produces, so every card and page shows the cursor's moment unchanged.
+import { compareDpRanks } from '../signals/evaluate/kv';
 import { QUEUE_KEYS } from '@shared/signals/spec';
 import type { ActiveAlert, DashboardSnapshot, KvDetail } from '@shared/contract';
 import type { AppEvent, KvUsage, Observation, Role, ServiceObservation } from '@shared/domain';
@@ -106,7 +107,7 @@ function kvAt(data: ReviewData, role: Role, k: number): KvUsage | undefined {
       capacity: v(`kv_rank.${rank}.capacity`),
     });
   }
-  ranks.sort((a, b) => Number(a.rank) - Number(b.rank) || a.rank.localeCompare(b.rank));
+  ranks.sort((a, b) => compareDpRanks(a.rank, b.rank));
   let fullestRank: KvUsage['fullestRank'];
   for (const r of ranks)
     if (!fullestRank || r.ratio > fullestRank.ratio) fullestRank = { rank: r.rank, ratio: r.ratio };

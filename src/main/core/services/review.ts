@@ -43,7 +43,7 @@ import { loadReview, type LoadedReview } from '../review/load-review';
 import { ReviewCache } from '../review/review-cache';
 import { roleOf, type ReviewData } from '../review/review-data';
 import { readSidecar } from '../review/sidecar';
-import { groupOf } from '../review/signal-table';
+import { groupOf } from '../signals/signals-store';
 import { GPU_GROUP, gpuIndices } from '../review/host-columns';
 import { NVIDIA_SMI_COMMAND } from '../probes/gpu';
 import { observationAt, snapshotAt } from '../review/state-at';

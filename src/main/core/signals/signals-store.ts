@@ -9,6 +9,7 @@ import { ColumnRing } from './column-ring';
 import { typicalGapMs } from './decimate';
 import { answerSeries, growthOf } from './series-query';
 import { evaluateTarget, isSignalInput, notExposed } from './evaluate';
+import { compareDpRanks } from './evaluate/kv';
 import { expectedMetrics } from './catalog';
 import { LiveColumns } from './live-columns';
 import { timeToFull } from './evaluate/time-to-full';
@@ -85,7 +86,7 @@ export class SignalsStore {
   kvRanks(deploymentId: string): Partial<Record<Role, string[]>> {
     const out: Partial<Record<Role, string[]>> = {};
     for (const [role, ranks] of this.deployments.get(deploymentId)?.kvRanks ?? [])
-      out[role] = [...ranks].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+      out[role] = [...ranks].sort(compareDpRanks);
     return out;
   }
 

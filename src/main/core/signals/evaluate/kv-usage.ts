@@ -11,7 +11,7 @@ import {
 } from '../../probes/sglang/kv';
 import { perDpRank, viewOf } from '../../probes/sglang/series';
 import { LiveColumns } from '../live-columns';
-import { kvColumns } from './kv';
+import { compareDpRanks, kvColumns } from './kv';
 
 const KV_INPUTS = new Set<string>([
   SGLANG.kvUsedTokens,
@@ -51,7 +51,7 @@ export function extractKv(exp: Exposition, opts: KvOptions = {}): KvUsage | KvMi
       ratio,
     });
   }
-  ranks.sort(byRank);
+  ranks.sort((a, b) => compareDpRanks(a.rank, b.rank));
   // The first of equally full ranks, so the named rank does not flip between polls.
   let fullest = ranks[0];
   for (const r of ranks) if (r.ratio > fullest.ratio) fullest = r;
@@ -67,12 +67,6 @@ export function extractKv(exp: Exposition, opts: KvOptions = {}): KvUsage | KvMi
     sourceMetrics: meta.sourceMetrics,
     ...(meta.caveat ? { caveat: meta.caveat } : {}),
   };
-}
-
-function byRank(a: KvRank, b: KvRank): number {
-  const na = Number(a.rank);
-  const nb = Number(b.rank);
-  return Number.isFinite(na) && Number.isFinite(nb) && na !== nb ? na - nb : a.rank.localeCompare(b.rank);
 }
 
 const NEEDS_CAPACITY = [SGLANG.maxTotalNumTokens, '/server_info', '/get_server_info'];

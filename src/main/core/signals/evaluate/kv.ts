@@ -31,6 +31,13 @@ export const KV_SOURCE_METRICS = [
   KV_METRICS.tokenUsage,
 ];
 
+/** dp ranks in order: numerically where both are numbers ("2" before "10"), else by text. */
+export function compareDpRanks(a: string, b: string): number {
+  const na = Number(a);
+  const nb = Number(b);
+  return Number.isFinite(na) && Number.isFinite(nb) && na !== nb ? na - nb : a.localeCompare(b);
+}
+
 export interface KvColumns {
   values: Map<string, Float64Array>;
   /** Per row: index into metas of the KV source used, −1 where no KV figure. */
