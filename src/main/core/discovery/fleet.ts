@@ -98,7 +98,13 @@ export function assembleFleet(input: FleetInput): Fleet {
     routers.length === 1 ? 'the router' : ids.map((id) => `router ${id}`).join(' and ');
 
   // One entry per URL however many routers list it; each router keeps its own list.
-  const listed: { url: string; role: WorkerRole; bootstrapPort?: number | null; listedBy: string[]; notes: string[] }[] = [];
+  const listed: {
+    url: string;
+    role: WorkerRole;
+    bootstrapPort?: number | null;
+    listedBy: string[];
+    notes: string[];
+  }[] = [];
   for (const r of routers)
     for (const w of r.workers) {
       const have = listed.find((x) => sameWorkerUrl(x.url, w.url));
@@ -136,7 +142,14 @@ export function assembleFleet(input: FleetInput): Fleet {
     }
     const place = input.placement(ep.host);
     if (!('host' in place)) {
-      unplaced.push({ url: l.url, role: l.role, listedBy: l.listedBy, code: place.code, reason: `${who}: ${place.reason}`, fix: place.fix });
+      unplaced.push({
+        url: l.url,
+        role: l.role,
+        listedBy: l.listedBy,
+        code: place.code,
+        reason: `${who}: ${place.reason}`,
+        fix: place.fix,
+      });
       continue;
     }
     const scan = scans.get(place.host);
@@ -152,7 +165,12 @@ export function assembleFleet(input: FleetInput): Fleet {
     };
     if (!scan?.found) {
       const why = scan?.error ?? `${place.host} was not scanned`;
-      workers.push({ ...base, apiUrl: urlOnHost(ep, ep.host), units: [], unreachable: `unreachable: ${why}` });
+      workers.push({
+        ...base,
+        apiUrl: urlOnHost(ep, ep.host),
+        units: [],
+        unreachable: `unreachable: ${why}`,
+      });
       continue;
     }
     const servers = scan.found.filter((d) => d.kind === 'server' && d.server && d.server.nodeRank === 0);
@@ -218,7 +236,9 @@ export function assembleFleet(input: FleetInput): Fleet {
         );
     }
     if (hit.role && l.role !== 'regular' && hit.role !== l.role)
-      base.notes.push(`the router lists it as ${l.role}, but ${hit.unit} runs --disaggregation-mode ${hit.role}`);
+      base.notes.push(
+        `the router lists it as ${l.role}, but ${hit.unit} runs --disaggregation-mode ${hit.role}`,
+      );
     if (l.role === 'prefill' && base.bootstrapPort === undefined) base.bootstrapPort = s.bootstrapPort;
     const apiUrl = hit.service?.apiUrl ?? `http://${connectHost(s.host)}:${s.port}`;
     const worker: FleetWorker = {

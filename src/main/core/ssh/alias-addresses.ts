@@ -68,7 +68,11 @@ export async function defaultLookupAll(name: string, timeoutMs = 3000): Promise<
 }
 
 /** The files read, in order, for messages ("no alias in ~/.ssh/config resolves to …"). */
-export function configRoots(deps: AliasIndexDeps): { home: string; userConfig: string; roots: { path: string; system: boolean }[] } {
+export function configRoots(deps: AliasIndexDeps): {
+  home: string;
+  userConfig: string;
+  roots: { path: string; system: boolean }[];
+} {
   const home = deps.homeDir ?? os.homedir();
   const userConfig = deps.configFile ?? path.join(home, '.ssh', 'config');
   const roots = deps.configFile
@@ -114,7 +118,13 @@ export function createAliasIndex(deps: AliasIndexDeps = {}): AliasIndex {
           const hostname = o.hostname.toLowerCase();
           // Behind a jump host the name resolves on the far side; the local resolver would answer wrongly.
           const resolved = net.isIP(hostname) || o.proxyJump ? [] : await lookupAll(hostname);
-          return { alias, hostname, port: o.port, user: o.user, addresses: [...new Set([hostname, ...resolved])] };
+          return {
+            alias,
+            hostname,
+            port: o.port,
+            user: o.user,
+            addresses: [...new Set([hostname, ...resolved])],
+          };
         } catch (err) {
           return { alias, hostname: '', port: 0, user: '', addresses: [], problem: (err as Error).message };
         }
@@ -130,7 +140,8 @@ export function createAliasIndex(deps: AliasIndexDeps = {}): AliasIndex {
       const aliases = concreteAliases(tree);
       const out: AliasAddress[] = [];
       // A few at a time: ssh -G is one process per alias, and a big config has hundreds of them.
-      for (let i = 0; i < aliases.length; i += 8) out.push(...(await Promise.all(aliases.slice(i, i + 8).map(one))));
+      for (let i = 0; i < aliases.length; i += 8)
+        out.push(...(await Promise.all(aliases.slice(i, i + 8).map(one))));
       return out;
     })());
   return { one, all };
