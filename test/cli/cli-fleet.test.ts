@@ -17,6 +17,8 @@ const skip = sshdUnavailableReason();
 if (skip) console.warn(`[skipped] fleet status against real sshd hosts: ${skip}`);
 
 const B_ADDR = '127.0.0.3';
+const C_ADDR = '127.0.0.4';
+const SPAN = `--nnodes 2 --dist-init-addr ${B_ADDR}:5757 --tp-size 4`;
 
 function metricsText(engine: string, used: number, capacity: number): string {
   const l = `model_name="qwen3-32b",engine_type="${engine}",tp_rank="0",pp_rank="0",moe_ep_rank="0"`;
@@ -58,6 +60,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
   let homeNoB: string;
   let a: Sshd;
   let b: Sshd;
+  let c: Sshd;
   const servers: http.Server[] = [];
   const ports: Record<string, number> = {};
 
@@ -78,6 +81,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
       prefill: ['prefill', 2048, 200_000],
       d0: ['decode', 61_234, 100_000],
       d1: ['decode', 5_000, 50_000],
+      d2: ['decode', 30_000, 40_000],
     };
     for (const [name, [engine, used, cap]] of Object.entries(kv)) {
       const s = await serve({
@@ -87,7 +91,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
       servers.push(s.srv);
       ports[name] = s.port;
     }
-    const decodeUrls = [`http://${B_ADDR}:${ports.d0}`, `http://${B_ADDR}:${ports.d1}`];
+    const decodeUrls = [ports.d0, ports.d1, ports.d2].map((p) => `http://${B_ADDR}:${p}`);
     const workersBody = JSON.stringify({
       workers: [
         {
@@ -112,8 +116,8 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
           cost: 1,
         })),
       ],
-      total: 3,
-      stats: { prefill_count: 1, decode_count: 2, regular_count: 0 },
+      total: 4,
+      stats: { prefill_count: 1, decode_count: 3, regular_count: 0 },
     });
     const r = await serve({
       '/health': () => ({ body: 'OK' }),
@@ -134,7 +138,15 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     ];
     const gpuB: FakeUnit[] = [
       { unit: 'qwen-d0.service', execStart: server(ports.d0, 'decode') },
-      { unit: 'qwen-d1.service', execStart: server(ports.d1, 'decode', '--base-gpu-id 4') },
+      { unit: 'qwen-d1.service', execStart: server(ports.d1, 'decode', '--base-gpu-id 4 --tp-size 2') },
+      {
+        unit: 'qwen-d2.service',
+        execStart: server(ports.d2, 'decode', `${SPAN} --node-rank 0 --base-gpu-id 6`),
+      },
+    ];
+    // Node rank 1 of decode-2: no router URL leads to gpu-c, so it is added by hand (--add-host).
+    const gpuC: FakeUnit[] = [
+      { unit: 'qwen-d2.service', execStart: server(ports.d2, 'decode', `${SPAN} --node-rank 1`) },
     ];
 
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'pd-cli-fleet-'));
@@ -149,6 +161,11 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
       answer: answerOf(gpuB, ['10.9.0.2']),
       extraConfig: [`ListenAddress ${B_ADDR}`],
     });
+    c = await startSshd({
+      authorizedKeys: [key.publicLine],
+      answer: answerOf(gpuC, ['10.9.0.3']),
+      extraConfig: [`ListenAddress ${C_ADDR}`],
+    });
     const hostBlock = (alias: string, addr: string, port: number) => [
       `Host ${alias}`,
       `  HostName ${addr}`,
@@ -158,12 +175,24 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
       '  IdentitiesOnly yes',
       '',
     ];
-    const knownHosts = `[127.0.0.1]:${a.port} ${a.hostKeyLine}\n[${B_ADDR}]:${b.port} ${b.hostKeyLine}\n`;
+    const knownHosts = [
+      `[127.0.0.1]:${a.port} ${a.hostKeyLine}`,
+      `[${B_ADDR}]:${b.port} ${b.hostKeyLine}`,
+      `[${C_ADDR}]:${c.port} ${c.hostKeyLine}`,
+      '',
+    ].join('\n');
     home = path.join(root, 'home');
     homeNoB = path.join(root, 'home-no-b');
     for (const [h, blocks] of [
-      [home, [...hostBlock('gpu-a', '127.0.0.1', a.port), ...hostBlock('gpu-b', B_ADDR, b.port)]],
-      [homeNoB, hostBlock('gpu-a', '127.0.0.1', a.port)],
+      [
+        home,
+        [
+          ...hostBlock('gpu-a', '127.0.0.1', a.port),
+          ...hostBlock('gpu-b', B_ADDR, b.port),
+          ...hostBlock('gpu-c', C_ADDR, c.port),
+        ],
+      ],
+      [homeNoB, [...hostBlock('gpu-a', '127.0.0.1', a.port), ...hostBlock('gpu-c', C_ADDR, c.port)]],
     ] as const) {
       await fs.mkdir(path.join(h, '.ssh'), { recursive: true, mode: 0o700 });
       await fs.writeFile(path.join(h, '.ssh', 'config'), blocks.join('\n'));
@@ -174,6 +203,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
   afterAll(async () => {
     await a?.stop();
     await b?.stop();
+    await c?.stop();
     for (const s of servers) s.closeAllConnections();
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
     if (root) await fs.rm(root, { recursive: true, force: true });
@@ -193,6 +223,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
       ['prefill', 'gpu-a', 'qwen-p0.service', 'active', 'ok'],
       ['decode', 'gpu-b', 'qwen-d0.service', 'active', 'ok'],
       ['decode', 'gpu-b', 'qwen-d1.service', 'active', 'ok'],
+      ['decode', 'gpu-b', 'qwen-d2.service', 'active', 'ok'],
     ]);
     const kvOf = (url: string) => j.services.find((s: { url: string }) => s.url === url).kv;
     expect(kvOf(`http://${B_ADDR}:${ports.d0}`)).toMatchObject({
@@ -200,15 +231,19 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
       capacityTokens: 100_000,
     });
     expect(kvOf(`http://${B_ADDR}:${ports.d1}`)).toMatchObject({ usedTokens: 5_000, capacityTokens: 50_000 });
+    expect(kvOf(`http://${B_ADDR}:${ports.d2}`)).toMatchObject({
+      usedTokens: 30_000,
+      capacityTokens: 40_000,
+    });
     expect(kvOf(`http://127.0.0.1:${ports.prefill}`)).toMatchObject({
       usedTokens: 2048,
       capacityTokens: 200_000,
     });
     expect(j.roles.decode).toEqual({
-      workers: 2,
-      healthy: 2,
-      kv: { usedTokens: 66_234, capacityTokens: 150_000, ratio: 66_234 / 150_000 },
-      fullest: { url: `http://${B_ADDR}:${ports.d0}`, ratio: 0.61234 },
+      workers: 3,
+      healthy: 3,
+      kv: { usedTokens: 96_234, capacityTokens: 190_000, ratio: 96_234 / 190_000 },
+      fullest: { url: `http://${B_ADDR}:${ports.d2}`, ratio: 0.75 },
     });
     expect(j.roles.prefill).toMatchObject({ workers: 1, healthy: 1 });
     expect(j.unplaced).toEqual([]);
@@ -216,23 +251,57 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
       ['gpu-a', 'origin'],
       ['gpu-b', 'alias'],
     ]);
+    // No router URL leads to gpu-c: the multi-node worker says which rank is missing and how to add its host.
+    const d2 = j.services.find((s: { unit: string }) => s.unit === 'qwen-d2.service');
+    expect(d2.units).toEqual([
+      { host: 'gpu-b', unit: 'qwen-d2.service', nodeRank: 0, activeState: 'active' },
+    ]);
+    expect(d2.notes).toEqual([
+      `node rank(s) 1 of 2 (--dist-init-addr ${B_ADDR}:5757) run on no host scanned (gpu-a, gpu-b); add that host with --add-host`,
+    ]);
     // Discovery and the probe share one link per host.
     expect(accepted(a) - beforeA).toBe(1);
     expect(accepted(b) - beforeB).toBe(1);
   });
 
+  it('--add-host gpu-c: the decode worker spanning gpu-b and gpu-c lists both units with their node ranks', async () => {
+    const beforeC = accepted(c);
+    const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c', '--json'], home);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    const d2 = j.services.find((s: { unit: string }) => s.unit === 'qwen-d2.service');
+    expect(d2.units).toEqual([
+      { host: 'gpu-b', unit: 'qwen-d2.service', nodeRank: 0, activeState: 'active' },
+      { host: 'gpu-c', unit: 'qwen-d2.service', nodeRank: 1, activeState: 'active' },
+    ]);
+    expect(d2.notes).toBeUndefined();
+    expect(j.roles.decode.workers).toBe(3);
+    expect(j.unrouted).toEqual([]);
+    const model = j.hosts.map((h: { id: string; via: string }) => [h.id, h.via]);
+    expect(model).toEqual([
+      ['gpu-a', 'origin'],
+      ['gpu-c', 'added'],
+      ['gpu-b', 'alias'],
+    ]);
+    expect(accepted(c) - beforeC).toBe(1);
+  });
+
   it('the human output is a table with one row per worker and the per-role totals', async () => {
-    const r = await cli(['status', '--host', 'gpu-a'], home);
+    const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c'], home);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe('gpu-a — 2 host(s) (gpu-a, gpu-b): 1 router, 1 prefill, 2 decode');
+    expect(lines[0]).toBe('gpu-a — 3 host(s) (gpu-a, gpu-c, gpu-b): 1 router, 1 prefill, 3 decode');
     expect(lines[1]).toMatch(/^ROLE\s+WORKER\s+HOST\s+UNIT\s+STATE\s+HEALTH\s+KV$/);
     expect(lines.find((l) => l.includes('qwen-d0.service'))).toMatch(
       new RegExp(
         `^decode\\s+http://127\\.0\\.0\\.3:${ports.d0}\\s+gpu-b\\s+qwen-d0\\.service\\s+active/running\\s+ok\\s+61\\.2 % \\(61,234 / 100,000\\)$`,
       ),
     );
-    expect(r.stdout).toContain('decode: 2/2 healthy, KV 44.2 % (66,234 / 150,000 tokens), fullest');
+    expect(lines.find((l) => l.includes('qwen-d2.service'))).toContain('qwen-d2.service +gpu-c r1');
+    expect(r.stdout).toContain(
+      `decode: 3/3 healthy, KV 50.6 % (96,234 / 190,000 tokens), fullest http://${B_ADDR}:${ports.d2} at 75.0 %`,
+    );
   });
 
   it('with no alias for 127.0.0.3 in ~/.ssh/config: the decode workers are unplaced with the lines to add', async () => {
@@ -242,7 +311,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     expect(j.services.map((s: { role: string }) => s.role)).toEqual(['router', 'prefill']);
     const config = path.join(homeNoB, '.ssh', 'config');
     expect(j.unplaced.map((u: { reason: string; fix: string }) => [u.reason, u.fix])).toEqual(
-      [ports.d0, ports.d1].map((p) => [
+      [ports.d0, ports.d1, ports.d2].map((p) => [
         `decode worker http://${B_ADDR}:${p} (listed by the router): no ssh alias resolves to ${B_ADDR}`,
         `add \`Host <name>\` / \`HostName ${B_ADDR}\` (with its User and IdentityFile) to ${config}`,
       ]),
@@ -256,7 +325,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
       expect(r.code).toBe(3);
       const j = JSON.parse(r.stdout);
       const decode = j.services.filter((s: { role: string }) => s.role === 'decode');
-      expect(decode).toHaveLength(2);
+      expect(decode).toHaveLength(3);
       for (const d of decode)
         expect(d.health).toMatch(/^unreachable: cannot connect to gpu-b: gpu-b refused the connection/);
       const prefill = j.services.find((s: { role: string }) => s.role === 'prefill');
