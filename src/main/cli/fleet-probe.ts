@@ -104,14 +104,23 @@ export async function probeFleet(
             },
           ),
         );
+      // A link that drops mid-probe fails its reads (httpAgent() throws once disconnected): those say so.
+      const lost = (err: unknown): ServerReading => ({
+        unreachable: `unreachable: ${(err as Error).message}`,
+      });
       for (const [k, s] of servers)
-        if (s.host === host) tasks.push(readServer(conn, s, now).then((r) => void out.servers.set(k, r)));
+        if (s.host === host)
+          tasks.push(
+            (async () => readServer(conn, s, now))()
+              .catch(lost)
+              .then((r) => void out.servers.set(k, r)),
+          );
       for (const r of routerTargets)
         if (r.host === host)
           tasks.push(
-            checkHealth(conn.httpAgent(), `${r.apiUrl}/health`, now).then(
-              (health) => void out.servers.set(serverKey(host, r.apiUrl), { health }),
-            ),
+            (async () => ({ health: await checkHealth(conn.httpAgent(), `${r.apiUrl}/health`, now) }))()
+              .catch(lost)
+              .then((x) => void out.servers.set(serverKey(host, r.apiUrl), x)),
           );
       await Promise.all(tasks);
     }),

@@ -1,7 +1,8 @@
 // One SSH link per host, shared by everything that runs there: a fleet's routers and workers on one host use
 // one connection, however many of them discovery or a status probe touches. Links are keyed by the host's
 // spec (alias or user@host:port); asking twice while the first connect is in flight joins it. A host that
-// cannot be reached is answered with the connection's own explanation, and asked again only after release.
+// cannot be reached is answered with the connection's own explanation, the same answer until closeAll(): one
+// command's view of the fleet does not retry a host halfway through.
 import type { ConnectConfig } from 'ssh2';
 import type { HostConfig } from '@shared/domain';
 import { SshConnection } from './connection';
