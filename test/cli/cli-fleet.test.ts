@@ -281,8 +281,8 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     const model = j.hosts.map((h: { id: string; via: string }) => [h.id, h.via]);
     expect(model).toEqual([
       ['gpu-a', 'origin'],
-      ['gpu-c', 'added'],
       ['gpu-b', 'alias'],
+      ['gpu-c', 'added'],
     ]);
     expect(accepted(c) - beforeC).toBe(1);
   });
@@ -291,7 +291,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c'], home);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe('gpu-a — 3 host(s) (gpu-a, gpu-c, gpu-b): 1 router, 1 prefill, 3 decode');
+    expect(lines[0]).toBe('gpu-a — 3 host(s) (gpu-a, gpu-b, gpu-c): 1 router, 1 prefill, 3 decode');
     expect(lines[1]).toMatch(/^ROLE\s+WORKER\s+HOST\s+UNIT\s+STATE\s+HEALTH\s+KV$/);
     expect(lines.find((l) => l.includes('qwen-d0.service'))).toMatch(
       new RegExp(

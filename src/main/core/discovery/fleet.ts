@@ -270,7 +270,10 @@ export function assembleFleet(input: FleetInput): Fleet {
       });
     }
 
-  const hosts: FleetHost[] = input.scans.map((s) => ({
+  // The origin, then the hosts the router led to, then those added by hand: the order the operator reads them in.
+  const order: Record<FleetHost['via'], number> = { origin: 0, alias: 1, added: 2 };
+  const byVia = [...input.scans].sort((x, y) => order[x.via] - order[y.via]);
+  const hosts: FleetHost[] = byVia.map((s) => ({
     id: s.host,
     via: s.via,
     addresses: s.addresses,
