@@ -11,8 +11,11 @@ export const WORKER_ROLES: readonly WorkerRole[] = ['prefill', 'decode', 'regula
 export interface FleetHost {
   /** The alias or user@host[:port] the link was opened with; the key every unit's `host` refers to. */
   id: string;
-  /** How the console came to this host. */
-  via: 'origin' | 'alias' | 'added';
+  /**
+   * How the console came to this host: where it started, the alias a worker URL's address led to, the alias a
+   * multi-node worker's other node connects from (see node-peers.ts), or added by hand.
+   */
+  via: 'origin' | 'alias' | 'peer' | 'added';
   /** The addresses worker URLs may name this host by (its HostName, what that resolves to, loopback for the origin). */
   addresses: string[];
   /** Why the host could not be read (connect or discovery failure); its workers then say "unreachable: …". */
@@ -46,6 +49,8 @@ export interface FleetWorker {
   metricsUrl?: string;
   /** Units sorted by node rank; empty when the host could not be read. */
   units: FleetUnit[];
+  /** --dist-init-addr of a multi-node worker: the key its units are paired by. */
+  distInitAddr?: string;
   /** Node ranks the worker has (--nnodes) that no scanned host runs, e.g. [1]. */
   missingRanks?: number[];
   /** Prefill bootstrap port as the router names it (null: "none"), else as the unit listens. */

@@ -58,6 +58,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
   let root: string;
   let home: string;
   let homeNoB: string;
+  let homeNoC: string;
   let a: Sshd;
   let b: Sshd;
   let c: Sshd;
@@ -144,21 +145,23 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
         execStart: server(ports.d2, 'decode', `${SPAN} --node-rank 0 --base-gpu-id 6`),
       },
     ];
-    // Node rank 1 of decode-2: no router URL leads to gpu-c, so it is added by hand (--add-host).
+    // Node rank 1 of decode-2: no router URL leads to gpu-c; it is found as the peer of rank 0's
+    // --dist-init-addr port, or added by hand (--add-host).
     const gpuC: FakeUnit[] = [
       { unit: 'qwen-d2.service', execStart: server(ports.d2, 'decode', `${SPAN} --node-rank 1`) },
     ];
 
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'pd-cli-fleet-'));
     const key = await keygen(path.join(root, 'user_key'));
-    const answerOf = (units: FakeUnit[], addrs: string[]) => {
-      const answer = answerSystemctl(units, addrs);
+    const answerOf = (units: FakeUnit[], addrs: string[], peers?: Record<number, string[]>) => {
+      const answer = answerSystemctl(units, addrs, peers);
       return async (command: string) => answer(command);
     };
     a = await startSshd({ authorizedKeys: [key.publicLine], answer: answerOf(gpuA, ['10.9.0.1']) });
     b = await startSshd({
       authorizedKeys: [key.publicLine],
-      answer: answerOf(gpuB, ['10.9.0.2']),
+      // decode-2's node rank 1 (gpu-c) is connected to rank 0's --dist-init-addr port.
+      answer: answerOf(gpuB, ['10.9.0.2'], { 5757: [C_ADDR] }),
       extraConfig: [`ListenAddress ${B_ADDR}`],
     });
     c = await startSshd({
@@ -183,6 +186,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     ].join('\n');
     home = path.join(root, 'home');
     homeNoB = path.join(root, 'home-no-b');
+    homeNoC = path.join(root, 'home-no-c');
     for (const [h, blocks] of [
       [
         home,
@@ -193,6 +197,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
         ],
       ],
       [homeNoB, [...hostBlock('gpu-a', '127.0.0.1', a.port), ...hostBlock('gpu-c', C_ADDR, c.port)]],
+      [homeNoC, [...hostBlock('gpu-a', '127.0.0.1', a.port), ...hostBlock('gpu-b', B_ADDR, b.port)]],
     ] as const) {
       await fs.mkdir(path.join(h, '.ssh'), { recursive: true, mode: 0o700 });
       await fs.writeFile(path.join(h, '.ssh', 'config'), blocks.join('\n'));
@@ -212,6 +217,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
   it('--json: every worker with its host (the alias found for 127.0.0.3), unit, state, health and exact KV; one link per host', async () => {
     const beforeA = accepted(a);
     const beforeB = accepted(b);
+    const beforeC = accepted(c);
     const r = await cli(['status', '--host', 'gpu-a', '--json'], home);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -250,18 +256,32 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     expect(j.hosts.map((h: { id: string; via: string }) => [h.id, h.via])).toEqual([
       ['gpu-a', 'origin'],
       ['gpu-b', 'alias'],
+      ['gpu-c', 'peer'],
     ]);
-    // No router URL leads to gpu-c: the multi-node worker says which rank is missing and how to add its host.
+    // No router URL leads to gpu-c: rank 0's host names it as the peer on its --dist-init-addr port.
+    const d2 = j.services.find((s: { unit: string }) => s.unit === 'qwen-d2.service');
+    expect(d2.units).toEqual([
+      { host: 'gpu-b', unit: 'qwen-d2.service', nodeRank: 0, activeState: 'active' },
+      { host: 'gpu-c', unit: 'qwen-d2.service', nodeRank: 1, activeState: 'active' },
+    ]);
+    expect(d2.notes).toBeUndefined();
+    // Discovery and the probe share one link per host.
+    expect(accepted(a) - beforeA).toBe(1);
+    expect(accepted(b) - beforeB).toBe(1);
+    expect(accepted(c) - beforeC).toBe(1);
+  });
+
+  it('the other node connects from an address no alias resolves to: the worker names it and the lines to add', async () => {
+    const r = await cli(['status', '--host', 'gpu-a', '--json'], homeNoC);
+    const j = JSON.parse(r.stdout);
     const d2 = j.services.find((s: { unit: string }) => s.unit === 'qwen-d2.service');
     expect(d2.units).toEqual([
       { host: 'gpu-b', unit: 'qwen-d2.service', nodeRank: 0, activeState: 'active' },
     ]);
     expect(d2.notes).toEqual([
       `node rank(s) 1 of 2 (--dist-init-addr ${B_ADDR}:5757) run on no host scanned (gpu-a, gpu-b); add that host with --add-host`,
+      `its other node(s) connect to ${B_ADDR}:5757 from ${C_ADDR}, which no ssh alias resolves to — add \`Host <name>\` / \`HostName ${C_ADDR}\` to ${path.join(homeNoC, '.ssh', 'config')}`,
     ]);
-    // Discovery and the probe share one link per host.
-    expect(accepted(a) - beforeA).toBe(1);
-    expect(accepted(b) - beforeB).toBe(1);
   });
 
   it('--add-host gpu-c: the decode worker spanning gpu-b and gpu-c lists both units with their node ranks', async () => {

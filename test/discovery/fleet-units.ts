@@ -48,15 +48,25 @@ export function listUnits(units: readonly FakeUnit[]): string {
 
 /**
  * Answers the commands discovery and the fleet probe run, as systemd 252 would: list-units, show (any
- * properties: those it knows get values), cat, and `hostname -I`. Anything else exits 127 like a shell.
+ * properties: those it knows get values), cat, plus `hostname -I` and `ss`. Anything else exits 127 like a shell.
  */
 export function answerSystemctl(
   units: readonly FakeUnit[],
   addresses: readonly string[],
+  /** Established peers of a local port, as `ss -Htn state established '( sport = :PORT )'` lists them. */
+  peers: Record<number, string[]> = {},
 ): (command: string) => { stdout: string; stderr: string; exitCode: number } {
   return (command) => {
     if (command.startsWith('hostname -I'))
       return { stdout: `${addresses.join(' ')} \n`, stderr: '', exitCode: 0 };
+    const ss = /^ss -Htn state established '\( sport = :(\d+) \)'$/.exec(command);
+    if (ss) {
+      const port = Number(ss[1]);
+      const lines = (peers[port] ?? []).map(
+        (p, i) => `0      0      ${addresses[0] ?? '127.0.0.1'}:${port}      ${p}:${41000 + i}`,
+      );
+      return { stdout: lines.map((l) => l + '\n').join(''), stderr: '', exitCode: 0 };
+    }
     const argv = shellParse(command).filter((t): t is string => typeof t === 'string');
     if (argv[0] !== 'systemctl')
       return { stdout: '', stderr: `bash: ${argv[0]}: command not found\n`, exitCode: 127 };

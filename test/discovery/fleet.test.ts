@@ -10,6 +10,7 @@ import {
 } from '../../src/main/core/discovery/fleet';
 import { parseWorkersAnswer, routerWorkerList } from '../../src/main/core/discovery/router-workers';
 import { parseWorkerUrl } from '../../src/main/core/discovery/worker-url';
+import { distInitPort, nodePeersCommand, parseSsPeers } from '../../src/main/core/discovery/node-peers';
 import type { AliasAddress } from '../../src/main/core/ssh/alias-addresses';
 import { foundOn, router, server, type FakeUnit } from './fleet-units';
 
@@ -403,5 +404,24 @@ describe('fleet discovery — one host, 1P1D, stays the simple case', () => {
       ['decode', 'box'],
     ]);
     expect(isSingleHostPair(fleet)).toBe(true);
+  });
+});
+
+describe('a multi-node worker’s other nodes, from rank 0’s --dist-init-addr peers', () => {
+  it('reads the peer addresses of `ss -Htn` lines: IPv4, IPv4-mapped IPv6, bracketed IPv6 with a zone', () => {
+    const text = [
+      '0      0      10.1.0.13:5757      10.1.0.14:41872',
+      '0      0      10.1.0.13:5757      10.1.0.14:41874',
+      '0      0      [::ffff:10.1.0.13]:5757      [::ffff:10.1.0.15]:39000',
+      '0      0      [fe80::1%eth0]:5757      [fe80::2%eth0]:39002',
+      'garbage',
+      '',
+    ].join('\n');
+    expect(parseSsPeers(text)).toEqual(['10.1.0.14', '10.1.0.15', 'fe80::2']);
+    expect(nodePeersCommand(5757)).toBe("ss -Htn state established '( sport = :5757 )'");
+    expect(() => nodePeersCommand(70000)).toThrow('not a port: 70000');
+    expect(distInitPort('10.1.0.13:5757')).toBe(5757);
+    expect(distInitPort('[fd00::1]:5757')).toBe(5757);
+    expect(distInitPort('10.1.0.13')).toBeUndefined();
   });
 });

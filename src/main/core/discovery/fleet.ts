@@ -246,6 +246,7 @@ export function assembleFleet(input: FleetInput): Fleet {
       apiUrl,
       ...(s.enableMetrics ? { metricsUrl: hit.service?.metricsUrl ?? `${apiUrl}/metrics` } : {}),
       units,
+      ...(s.nnodes > 1 && s.distInitAddr ? { distInitAddr: s.distInitAddr } : {}),
       ...(missingRanks && missingRanks.length > 0 ? { missingRanks } : {}),
     };
     workers.push(worker);
@@ -271,7 +272,7 @@ export function assembleFleet(input: FleetInput): Fleet {
     }
 
   // The origin, then the hosts the router led to, then those added by hand: the order the operator reads them in.
-  const order: Record<FleetHost['via'], number> = { origin: 0, alias: 1, added: 2 };
+  const order: Record<FleetHost['via'], number> = { origin: 0, alias: 1, peer: 2, added: 3 };
   const byVia = [...input.scans].sort((x, y) => order[x.via] - order[y.via]);
   const hosts: FleetHost[] = byVia.map((s) => ({
     id: s.host,

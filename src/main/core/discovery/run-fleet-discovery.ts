@@ -1,7 +1,8 @@
 // Runs fleet discovery over SSH: connect to the host the operator named, read its units (run-discovery.ts),
 // ask each router there for /workers, place every worker URL's host (loopback or the host's own addresses,
 // else the ssh alias that resolves to it), connect to each of those hosts once (the link pool) and read their
-// units, then hand everything to the pure assembleFleet(). A host that cannot be reached does not stop the
+// units, then hand everything to the pure assembleFleet(); a multi-node worker's other nodes are looked for
+// among the peers of its --dist-init-addr (node-peers.ts). A host that cannot be reached does not stop the
 // rest: its workers say "unreachable: …".
 import { isIP } from 'node:net';
 import type { HostConfig } from '@shared/domain';
@@ -15,6 +16,7 @@ import { assembleFleet, placeHost, type HostScan, type Placement, type RouterSca
 import { parseWorkersAnswer } from './router-workers';
 import { runDiscovery } from './run-discovery';
 import { isLoopbackHost, parseWorkerUrl } from './worker-url';
+import { distInitPort, nodePeersCommand, parseSsPeers } from './node-peers';
 
 export interface FleetDiscoveryDeps {
   pool: HostLinkPool;
@@ -120,25 +122,66 @@ export async function discoverFleet(
   }
   const toScan = new Set<string>();
   for (const p of placements.values()) if ('host' in p && p.host !== origin.id) toScan.add(p.host);
-  await Promise.all(
-    [...toScan].map((alias) => {
-      const host = parseHostSpec(alias) ?? { id: alias, label: alias, kind: 'ssh' as const, alias };
-      return scanHost(host, 'alias');
-    }),
-  );
+  await Promise.all([...toScan].map((alias) => scanHost(hostConfigOf(alias), 'alias')));
 
-  const fleet = assembleFleet({
-    origin: origin.id,
-    scans,
-    routers,
-    placement: (h) =>
-      placements.get(h) ?? {
-        code: 'bad-url',
-        reason: `${h} was not considered`,
-        fix: 'run discovery again',
-      },
-  });
+  const assemble = () =>
+    assembleFleet({
+      origin: origin.id,
+      scans,
+      routers,
+      placement: (h) =>
+        placements.get(h) ?? {
+          code: 'bad-url',
+          reason: `${h} was not considered`,
+          fix: 'run discovery again',
+        },
+    });
+  let fleet = assemble();
+
+  // Node ranks ≥ 1 of a multi-node worker are on hosts no router URL names: rank 0's host knows them as the
+  // peers connected to its --dist-init-addr port.
+  const peerNotes = new Map<string, string>();
+  let foundPeers = false;
+  for (const w of fleet.workers) {
+    const port = w.distInitAddr ? distInitPort(w.distInitAddr) : undefined;
+    if (!w.missingRanks?.length || port === undefined) continue;
+    let peers: string[];
+    try {
+      const c = await deps.pool.get(hostConfigOf(w.host));
+      const r = await c.exec(nodePeersCommand(port), { timeoutMs: 5000 });
+      if (r.exitCode !== 0) continue;
+      peers = parseSsPeers(r.stdout);
+    } catch {
+      continue; // no `ss` there: the worker's note already says how to add the host by hand
+    }
+    const own = scans.find((s) => s.host === w.host)?.addresses ?? [];
+    const noAlias: string[] = [];
+    for (const p of peers) {
+      if (isLoopbackHost(p) || own.includes(p) || scans.some((s) => s.addresses.includes(p))) continue;
+      const hit = (await aliases.all()).find((a) => !a.problem && a.addresses.includes(p));
+      if (!hit) noAlias.push(p);
+      else {
+        await scanHost(hostConfigOf(hit.alias), 'peer');
+        foundPeers = true;
+      }
+    }
+    if (noAlias.length > 0)
+      peerNotes.set(
+        w.url,
+        `its other node(s) connect to ${w.distInitAddr} from ${noAlias.join(', ')}, which no ssh alias resolves to — ` +
+          `add \`Host <name>\` / \`HostName ${noAlias[0]}\` to ${deps.configFile}`,
+      );
+  }
+  if (foundPeers) fleet = assemble();
+  for (const w of fleet.workers) {
+    const note = peerNotes.get(w.url);
+    if (note && w.missingRanks?.length) w.notes.push(note);
+  }
   return { fleet, perHost };
+}
+
+function hostConfigOf(spec: string): HostConfig {
+  return parseHostSpec(spec) ?? { id: spec, label: spec, kind: 'ssh', alias: spec };
 }
 
 async function addressesOf(
