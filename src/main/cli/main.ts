@@ -104,6 +104,8 @@ export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Pro
       eras = demoEraOptions(flags['demo-era'], flags['demo-router']);
       if (host !== 'demo' && (eras.era || eras.router))
         throw new Error('--demo-era and --demo-router apply to --host demo only');
+      if (host === 'demo' && flags['add-host'] !== undefined)
+        throw new Error('--add-host applies to real hosts only: the demo host is one host');
       waitMs = waitOption(flags.wait);
     } catch (err) {
       io.stderr(`pd-console ${cmd}: ${(err as Error).message}\n`);
