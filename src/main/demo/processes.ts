@@ -28,6 +28,8 @@ export class ServerProcess {
   /** Set once the warmup request after startup finished: /health is 200 from then on. */
   readyAt: number | null = null;
   listeningAt: number | null = null;
+  /** A node of a multi-node server whose other node died: its collectives hang for good. */
+  peerLost = false;
 
   // Counters (tokenizer and scheduler side).
   promptTokens = 0;
@@ -129,6 +131,8 @@ export interface RouterWorker {
   role: ServerRole;
   url: string;
   id: string;
+  /** Key of the simulated unit that serves this URL. */
+  unit: string;
   health: WorkerHealthState;
   consecutiveFailures: number;
   consecutiveSuccesses: number;
@@ -161,7 +165,7 @@ export class RouterProcess {
   constructor(
     readonly pid: number,
     readonly startedAt: number,
-    workers: Array<{ role: ServerRole; url: string; id: string }>,
+    workers: Array<{ role: ServerRole; url: string; id: string; unit: string }>,
   ) {
     this.workers = workers.map((w) => ({
       ...w,
