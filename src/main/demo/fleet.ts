@@ -193,7 +193,10 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
     fallback,
     writeSshConfig: (dir, o) => writeFleetSshFiles(dir, fleet, o),
     groundTruth: () => fleetTruth(sim),
-    unitHistory: () => sim.unitHistory.slice(),
+    unitHistory: () => {
+      sim.advance();
+      return sim.unitHistory.slice();
+    },
     setFault: (name, on, target) => sim.setFault(name, on, target),
     stop: () =>
       (stopped ??= Promise.all([

@@ -30,6 +30,8 @@ export class ServerProcess {
   listeningAt: number | null = null;
   /** A node of a multi-node server whose other node died: its collectives hang for good. */
   peerLost = false;
+  /** A node of a multi-node server that has passed torch.distributed's rendezvous with its peer. */
+  joined = false;
 
   // Counters (tokenizer and scheduler side).
   promptTokens = 0;

@@ -895,7 +895,8 @@ export class DemoSimulation {
   private peerGone(u: UnitRuntime): void {
     const peer = this.peerOf(u);
     const p = peer?.server;
-    if (!peer || !p || p.peerLost) return;
+    // A node still waiting in the rendezvous just keeps waiting for a new peer.
+    if (!peer || !p || p.peerLost || !p.joined) return;
     p.peerLost = true;
     this.log(
       peer.def.key,
@@ -1020,7 +1021,8 @@ export class DemoSimulation {
     const join = (): void => {
       if (u.gen !== gen) return;
       if (!this.peerJoined(u)) return void this.scheduleFor(u, this.t + 1000, join);
-      start = Math.min(start, this.t - 4900);
+      start = Math.max(start, this.t - 4900);
+      p.joined = true;
       this.loadRest(u, gen, p, { total, failsToStart, http, tps, at, say });
     };
     this.scheduleFor(u, start + 4900, join);

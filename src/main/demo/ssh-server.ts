@@ -27,7 +27,7 @@ export interface DemoSshServerOptions {
   http: DemoHttpServers;
   /** Where it listens. Default 127.0.0.1. */
   address?: string;
-  /** HTTP servers a forward to destIP reaches, besides loopback (the fleet's other hosts). */
+  /** HTTP servers a forward to destIP:port reaches (the fleet's network). Default: loopback reaches `http`. */
   route?: (destIP: string, port: number) => DemoHttpServers | null;
 }
 
@@ -177,9 +177,11 @@ export class DemoSshServer {
       });
       client.on('tcpip', (accept, reject, info) => {
         const port = info.destPort;
-        const http = LOOPBACK.has(info.destIP)
-          ? this.opts.http
-          : (this.opts.route?.(info.destIP, port) ?? null);
+        const http = this.opts.route
+          ? this.opts.route(info.destIP, port)
+          : LOOPBACK.has(info.destIP)
+            ? this.opts.http
+            : null;
         if (!http || !http.isOpen(port)) return reject();
         const channel = accept();
         this.channels.tcpip();

@@ -158,6 +158,6 @@ export function fleetTopology(opts: FleetTopologyOptions): Topology {
       w('gpu-b', 'sglang-decode-1.service', 0.35),
       w('gpu-b', 'sglang-decode-2.service', 0.2),
     ]),
-    rateScale: 2.4,
+    rateScale: 2.0,
   };
 }
