@@ -92,6 +92,35 @@ describe('pd-console status on the demo fleet', () => {
     expect(r.code).toBe(0);
   });
 
+  it('--host demo-fleet runs the same from nothing: the fleet, its ssh config, the status from gpu-a', async () => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(['status', '--host', 'demo-fleet', '--add-host', 'gpu-c', '--json'], {
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+      readStdin: async () => '',
+    });
+    expect(stderr).toMatch(
+      /^demo fleet: ssh config for gpu-a, gpu-b, gpu-c in .*\/\.ssh\/config \(removed on exit\)\n$/,
+    );
+    const j = JSON.parse(stdout) as { services: Service[]; hosts: { id: string; via: string }[] };
+    expect(j.services.filter((s) => s.role !== 'router').map((s) => [s.role, s.host, s.unit])).toEqual([
+      ['prefill', 'gpu-a', 'sglang-prefill-0.service'],
+      ['prefill', 'gpu-a', 'sglang-prefill-1.service'],
+      ['decode', 'gpu-b', 'sglang-decode-0.service'],
+      ['decode', 'gpu-b', 'sglang-decode-1.service'],
+      ['decode', 'gpu-b', 'sglang-decode-2.service'],
+    ]);
+    for (const s of j.services)
+      if (s.role !== 'router') expect(s.kv?.capacityTokens, s.url).toBeGreaterThan(0);
+    expect(j.hosts.map((h) => [h.id, h.via])).toEqual([
+      ['gpu-a', 'origin'],
+      ['gpu-b', 'alias'],
+      ['gpu-c', 'added'],
+    ]);
+    expect(code).toBe(0);
+  }, 60_000);
+
   it('with gpu-b left out of the ssh config: the decode workers are unplaced with the Host/HostName lines to add', async () => {
     const r = await cli(['status', '--host', 'gpu-a', '--json'], homeNoB);
     const j = JSON.parse(r.stdout) as {

@@ -7,6 +7,7 @@ import { parseCommand } from './parse-command';
 import { HOST_SPEC_HELP, parseHostSpec } from '@shared/host-spec';
 import { restartCommand } from './restart-command';
 import { fleetStatus } from './fleet-status';
+import { DEMO_FLEET_HOST, demoFleetStatus } from './demo-fleet-status';
 import { openCommand } from './open-command';
 import { recordingCommand } from './recording-command';
 import { LinkWatch } from './link-status';
@@ -49,7 +50,9 @@ commands:
   parse --format prometheus|openmetrics [--json] < FILE
                                  check an exposition read on stdin (exit 0 if it parses)
 
---host demo is the built-in simulated GPU host (default); otherwise an ssh alias or user@host[:port].
+--host demo is the built-in simulated GPU host (default); --host demo-fleet (status only) the simulated
+three-host fleet (gpu-a/b/c; add --add-host gpu-c for the decode worker's second node); otherwise an ssh
+alias or user@host[:port].
 With --host demo:
 ${demoEraHelp(33)}`;
 
@@ -110,6 +113,21 @@ export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Pro
     } catch (err) {
       io.stderr(`pd-console ${cmd}: ${(err as Error).message}\n`);
       return 2;
+    }
+    if (cmd === 'status' && host === DEMO_FLEET_HOST) {
+      let addHosts: HostConfig[];
+      try {
+        addHosts = addHostsOption(flags['add-host']);
+      } catch (err) {
+        io.stderr(`pd-console status: ${(err as Error).message}\n`);
+        return 2;
+      }
+      try {
+        return await demoFleetStatus({ addHosts, json: !!flags.json }, io);
+      } catch (err) {
+        io.stderr(`pd-console status: ${(err as Error).message}\n`);
+        return 1;
+      }
     }
     if (cmd === 'status' && host !== 'demo') {
       let origin: HostConfig;
