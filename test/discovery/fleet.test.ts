@@ -425,3 +425,21 @@ describe('a multi-node worker’s other nodes, from rank 0’s --dist-init-addr 
     expect(distInitPort('10.1.0.13')).toBeUndefined();
   });
 });
+
+describe('fleet discovery — started on a worker host with no router', () => {
+  it('its SGLang units are reported as no router’s, with where to start instead; not a 1P1D pair', () => {
+    const fleet = fleetOf({ 'gpu-b': { addresses: [B], units: GPU_B } }, []);
+    expect(fleet.workers).toEqual([]);
+    expect(fleet.unrouted.map((u) => [u.unit, u.reason])).toEqual([
+      [
+        'qwen-d0.service',
+        'no router found on gpu-b; start from the host that runs the router (pd-console status --host ROUTER_HOST)',
+      ],
+      [
+        'qwen-d1.service',
+        'no router found on gpu-b; start from the host that runs the router (pd-console status --host ROUTER_HOST)',
+      ],
+    ]);
+    expect(isSingleHostPair(fleet)).toBe(false);
+  });
+});

@@ -80,7 +80,8 @@ export async function fleetStatus(opts: FleetStatusOptions, io: FleetIo): Promis
     const allActive = report.services.every(
       (s) => s.activeState === 'active' && (s.units ?? []).every((u) => u.activeState === 'active'),
     );
-    return allActive && fleet.unplaced.length === 0 ? 0 : 3;
+    // No router means nothing is served, whatever the units' states.
+    return allActive && fleet.unplaced.length === 0 && fleet.routers.length > 0 ? 0 : 3;
   } finally {
     if (!opts.pool) await pool.closeAll();
   }

@@ -266,7 +266,7 @@ export function assembleFleet(input: FleetInput): Fleet {
           s.nodeRank > 0
             ? `node rank ${s.nodeRank} of ${s.nnodes}${s.distInitAddr ? ` (--dist-init-addr ${s.distInitAddr})` : ''}: its node rank 0 is not among the workers a router lists`
             : routers.length === 0
-              ? `no router found on ${input.origin}`
+              ? `no router found on ${input.origin}; start from the host that runs the router (pd-console status --host ROUTER_HOST)`
               : "not in the router's worker list",
       });
     }
