@@ -338,6 +338,19 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     );
   });
 
+  it('started on gpu-b, which runs no router: its units are listed as no router’s, with where to start (exit 3)', async () => {
+    const r = await cli(['status', '--host', 'gpu-b', '--json'], home);
+    expect(r.code).toBe(3);
+    const j = JSON.parse(r.stdout);
+    expect(j.services).toEqual([]);
+    expect(j.unrouted.map((u: { unit: string; reason: string }) => [u.unit, u.reason])).toEqual(
+      ['qwen-d0.service', 'qwen-d1.service', 'qwen-d2.service'].map((u) => [
+        u,
+        'no router found on gpu-b; start from the host that runs the router (pd-console status --host ROUTER_HOST)',
+      ]),
+    );
+  });
+
   it('gpu-b down: its workers say "unreachable: reason", the router and prefill are still reported', async () => {
     await b.kill();
     try {
