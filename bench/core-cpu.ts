@@ -93,7 +93,7 @@ export async function runCoreCpuBench(): Promise<void> {
     const ch1 = await demo!.channels();
     if (profiler && PROFILE_TO) await profiler(PROFILE_TO);
     const pct = ((cpu.user + cpu.system) / 1000 / wall) * 100;
-    const line = (label: string, v: string): void => void process.stdout.write(`${label.padEnd(58)}${v}\n`);
+    const line = (label: string, v: string): void => void process.stdout.write(`${label.padEnd(64)}${v}\n`);
     line(
       'core CPU of one 1P1D deployment at 1 Hz (demo host in its own process)',
       `${pct.toFixed(2)} % of a core`,
