@@ -10,7 +10,7 @@ import type { RouterWorkerState } from '@shared/contract';
 import type { Exposition } from '../exposition/types';
 import { viewOf, type MetricView } from './series';
 import { SGL_ROUTER, SMG } from '@shared/signals/metric-names';
-import { LiveColumns } from '../../signals/live-columns';
+import { scrapeColumns } from '../../signals/scrape-columns';
 import {
   isWorkerInput,
   routerWorkerRows,
@@ -69,9 +69,8 @@ export function detectRouterEra(exp: Exposition): RouterEra | null {
 export function routerHealthFromMetrics(exp: Exposition): RouterHealth {
   const era = detectRouterEra(exp);
   if (!era) return { era: null, workers: [] };
-  const live = new LiveColumns({ keepMs: 0, track: isWorkerInput });
-  live.append(0, exp);
-  const out: RouterHealth = { era, workers: workersAt(routerWorkerRows(live.columns('router'), era), 0) };
+  const cols = scrapeColumns('router', exp, isWorkerInput);
+  const out: RouterHealth = { era, workers: workersAt(routerWorkerRows(cols, era), 0) };
   const view = viewOf(exp);
   const requests = firstTotal(view, REQUESTS[era]);
   if (requests !== undefined) out.requestsTotal = requests;
