@@ -145,12 +145,21 @@ export function serverSignalColumns(
 /** Δcached / Δprompt over the window; the cache_source="total" series when labelled (sources are disjoint). */
 function cacheHitRate(cols: TargetColumns, w: number, from: number): Float64Array {
   const n = cols.rows;
+  const out = new Float64Array(n).fill(NaN);
+  if (!cols.has(S.promptTokensTotal) || !cols.has(S.cachedTokensTotal)) return out;
   const prompt = windowSum(cols, S.promptTokensTotal, w, { from });
   const total = (l: Record<string, string>): boolean => l.cache_source === 'total';
   const hasTotal = anyInWindow(cols, S.cachedTokensTotal, w, total, from);
-  const cachedTotal = windowSum(cols, S.cachedTokensTotal, w, { filter: total, from });
-  const cachedAll = windowSum(cols, S.cachedTokensTotal, w, { from });
-  const out = new Float64Array(n).fill(NaN);
+  // Each scan only where some row needs it (the live push: one row, so one of the two).
+  let someTotal = false;
+  let someUnlabelled = false;
+  for (let i = from; i < n; i++) {
+    if (hasTotal[i]) someTotal = true;
+    else someUnlabelled = true;
+  }
+  const none = new Float64Array(0);
+  const cachedTotal = someTotal ? windowSum(cols, S.cachedTokensTotal, w, { filter: total, from }) : none;
+  const cachedAll = someUnlabelled ? windowSum(cols, S.cachedTokensTotal, w, { from }) : none;
   for (let i = from; i < n; i++) {
     const p = prompt[i];
     if (!(p > 0)) continue;
