@@ -119,30 +119,48 @@ function logical(ring: ColumnRing, key: string, lo: number, hi: number): { t: nu
 describe('min-max decimation with buckets shared by every key of a ring', () => {
   it('gives exactly the points of a per-row, per-key reference on random rings (wrapped, gaps, NaN)', () => {
     fc.assert(
-      fc.property(ringCase, (c) => {
+      fc.property(ringCase, fc.integer({ min: 0, max: 600 }), (c, more) => {
         const ring = build(c);
-        const first = ring.firstTime()!;
-        const last = ring.lastTime()!;
-        const [a, b] = c.window.map((x) => first + x * (last - first)).sort((x, y) => x - y);
-        const [lo, hi] = ring.range(a, b);
-        const gapMs = 3000;
-        const src: SeriesSource = {
-          ring: () => ring,
-          gapMs: () => gapMs,
-          missing: () => undefined,
-          notExposed: {},
+        const check = (): void => {
+          const first = ring.firstTime()!;
+          const last = ring.lastTime()!;
+          const [a, b] = c.window.map((x) => first + x * (last - first)).sort((x, y) => x - y);
+          const [lo, hi] = ring.range(a, b);
+          const gapMs = 3000;
+          const src: SeriesSource = {
+            ring: () => ring,
+            gapMs: () => gapMs,
+            missing: () => undefined,
+            notExposed: {},
+          };
+          const keys = KEYS.slice(0, c.keys) as unknown as SignalKey[];
+          for (const [from, to] of [
+            [a, b],
+            [undefined, undefined],
+          ]) {
+            const res = answerSeries({ keys, fromMs: from, toMs: to, maxPoints: c.maxPoints }, src);
+            const [l, h] = from === undefined ? ring.range() : [lo, hi];
+            keys.forEach((key, k) => {
+              const rows = logical(ring, key, l, h);
+              expect({ t: res.series[k].t, v: res.series[k].v }).toEqual(
+                reference(rows.t, rows.v, c.maxPoints, gapMs),
+              );
+            });
+            expect(res.rawPoints).toBe((h - l) * keys.length);
+          }
         };
-        const keys = KEYS.slice(0, c.keys) as unknown as SignalKey[];
-        const res = answerSeries({ keys, fromMs: a, toMs: b, maxPoints: c.maxPoints }, src);
-        keys.forEach((key, k) => {
-          const rows = logical(ring, key, lo, hi);
-          expect({ t: res.series[k].t, v: res.series[k].v }).toEqual(
-            reference(rows.t, rows.v, c.maxPoints, gapMs),
-          );
-        });
-        expect(res.rawPoints).toBe((hi - lo) * keys.length);
+        check();
+        // The block summaries found by that query must not outlive the rows they describe: merge new values
+        // into the last row, append more (overwriting the oldest), and ask again.
+        const k0 = KEYS[0];
+        ring.set(ring.lastTime()!, { [k0]: -5000 });
+        check();
+        for (let r = 0; r < more; r++)
+          ring.set(ring.lastTime()! + 1000, { [k0]: r % 11 === 0 ? NaN : r % 97 });
+        ring.set(ring.lastTime()!, { [k0]: 5000 });
+        check();
       }),
-      { numRuns: 400 },
+      { numRuns: 300 },
     );
   });
 
