@@ -614,8 +614,15 @@ function print(results: ModeResult[]): void {
 
 const isMain = process.argv[1] !== undefined && /bench[\\/]dashboard\.ts$/.test(process.argv[1]);
 if (isMain) {
-  runDashboardBench().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
+  // `--pushes N --raw-pushes N --zooms N`: a shorter run (the live stretch is most of the time).
+  const arg = (name: string): number | undefined => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i > 0 ? Number(process.argv[i + 1]) : undefined;
+  };
+  runDashboardBench({ pushes: arg('pushes'), rawPushes: arg('raw-pushes'), zooms: arg('zooms') }).catch(
+    (err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
 }
