@@ -10,14 +10,25 @@
 //   memory        JS heap after GC along those updates (CDP HeapProfiler.collectGarbage, Runtime.getHeapUsage)
 // Side by side in the same run: the page batch (one request per page and window, the product's path), the
 // per-chart path (`?batch=0`: every chart asks for its own keys, as before) and no decimation (`?decimate=0`:
-// every stored point fetched and drawn; KV page only). Run: npx tsx --tsconfig tsconfig.node.json
+// every stored point fetched and drawn; KV page only). Then the core's side alone, in this process: the
+// page loads' and zooms' getSeriesBatch requests as the pages sent them, answered from the same synthetic day
+// by the decimation of the commit before the buckets were shared and by today's, and the JSON the WebSocket
+// carries (CPU time, which the machine's load inflates far less than the page timings). Run: npx tsx --tsconfig tsconfig.node.json
 // bench/dashboard.ts (needs `npm run build` first, and Chromium: /usr/bin/chromium or PD_CHROMIUM).
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { launchChromium } from '../e2e/support/browser';
 import { startWebApp, type WebApp } from '../e2e/support/web-app';
 import { BENCH_WEB_ENTRY, BENCH_WEB_ENV, collectPerfScript, pushSignals } from './support/bench-client';
+import type { SeriesBatchQuery, SeriesResult } from '../src/shared/api/dashboard';
+import { groupOf } from '../src/main/core/signals/signals-store';
+import { ColumnRing } from '../src/main/core/signals/column-ring';
+import { typicalGapMs } from '../src/main/core/signals/decimate';
+import { answerSeries } from '../src/main/core/signals/series-query';
+import { fillSyntheticHistory } from './support/synthetic-history';
+import { answerSeriesBefore } from './support/decimate-before';
 
 interface PerfRecord {
   chart: string;
@@ -51,6 +62,21 @@ interface PageFigures {
   loadRequests: number[];
   /** History requests of each zoom. */
   zoomRequests: number[];
+  /** The getSeriesBatch requests of the first load and the first zoom, for the core's own figures. */
+  batches: CapturedBatch[];
+}
+
+interface CapturedBatch {
+  what: 'load' | 'zoom';
+  query: SeriesBatchQuery;
+  /** Date.now() when it was sent: the core's figures shift its window onto their own day. */
+  at: number;
+}
+
+interface SentRequest {
+  method: string;
+  payload: string;
+  at: number;
 }
 
 export interface ModeResult {
@@ -128,6 +154,7 @@ export async function runDashboardBench(
     for (const plan of [batched, raw]) await measureLive(browser, app, plan, byMode[plan.mode]);
     results.push(byMode.batched, byMode['per-chart'], byMode.raw);
     print(results);
+    printCore(coreFigures(byMode.batched.pages));
     return results;
   } finally {
     await browser?.close();
@@ -179,7 +206,12 @@ async function measurePage(
     requests.length = 0;
     await page.getByTestId(spec.nav).click();
     const charts = await chartIds(page);
-    const figures: PageFigures = (into.pages[name] ??= { charts: {}, loadRequests: [], zoomRequests: [] });
+    const figures: PageFigures = (into.pages[name] ??= {
+      charts: {},
+      loadRequests: [],
+      zoomRequests: [],
+      batches: [],
+    });
     for (const c of charts) figures.charts[c] ??= emptyChart();
     await waitFor(
       page,
@@ -193,6 +225,7 @@ async function measurePage(
     // A request made after the last chart painted would still be the page load's: let it show.
     await page.waitForTimeout(1000);
     figures.loadRequests.push(requests.length);
+    keepBatches(figures, 'load', requests);
     const fetched = new Set<string>();
     for (const r of await perf()) {
       const c = figures.charts[r.chart];
@@ -226,6 +259,7 @@ async function measurePage(
         `zoom ${z + 1} (${mode}, ${name})`,
       );
       figures.zoomRequests.push(requests.length);
+      keepBatches(figures, 'zoom', requests);
       for (const r of await perf()) {
         const c = figures.charts[r.chart];
         if (!c) continue;
@@ -311,20 +345,168 @@ async function measureLive(browser: Browser, app: WebApp, plan: ModePlan, into: 
   Object.assign(into, { heapMiB, heapSampleEvery: every, pushes });
 }
 
+/** The first getSeriesBatch request of a page load or zoom, kept once per page. */
+function keepBatches(figures: PageFigures, what: CapturedBatch['what'], sent: SentRequest[]): void {
+  if (figures.batches.some((b) => b.what === what)) return;
+  const r = sent.find((x) => x.method === 'getSeriesBatch');
+  if (!r) return;
+  const frame = JSON.parse(r.payload) as { args: SeriesBatchQuery };
+  figures.batches.push({ what, query: frame.args, at: r.at });
+}
+
+interface CoreFigures {
+  page: string;
+  what: CapturedBatch['what'];
+  keys: number;
+  rows: number;
+  points: number;
+  /** Core time per request: the decimation of the commit before, today's (live rings), today's over a
+   * recording's flat columns (review's ColumnRing.over), and JSON.stringify of the answer (the WebSocket). */
+  beforeMs: number[];
+  afterMs: number[];
+  reviewMs: number[];
+  jsonMs: number[];
+  bytes: number;
+}
+
+/**
+ * The pages' own requests answered in this process from a synthetic day like the app's (same generator),
+ * before and after, alternating, `repeats` times each.
+ */
+export function coreFigures(pages: Record<string, PageFigures>, repeats = 21): CoreFigures[] {
+  const batches = Object.entries(pages).flatMap(([page, f]) => f.batches.map((b) => ({ page, ...b })));
+  if (batches.length === 0) return [];
+  console.log('core: the pages’ requests answered in this process, before / after…');
+  const gpus = [
+    ...new Set(
+      batches.flatMap((b) =>
+        b.query.groups.flatMap((g) => g.keys.flatMap((k) => /^gpu\.(\d+)\./.exec(k)?.[1] ?? [])),
+      ),
+    ),
+  ].map(Number);
+  const rings = new Map<string, ColumnRing>();
+  const now = Date.now();
+  fillSyntheticHistory(
+    {
+      writeRow: (_d, group, ts, values) => {
+        let r = rings.get(group);
+        if (!r) rings.set(group, (r = new ColumnRing(86_400)));
+        return r.set(ts, values);
+      },
+    },
+    'bench',
+    { fromMs: now - 86_400_000, toMs: now - 1000, roles: ['router', 'prefill', 'decode'], gpus },
+  );
+  // A recording's table: the same rows in flat arrays, as review's SignalTable holds them.
+  const flat = new Map<string, ColumnRing>();
+  for (const [group, r] of rings) {
+    const [lo, hi] = r.range();
+    const t = new Float64Array(hi - lo);
+    const cols = new Map<string, Float32Array>();
+    for (let k = lo; k < hi; k++) t[k - lo] = r.timeAt(k);
+    for (const key of r.keys()) {
+      const c = new Float32Array(hi - lo);
+      for (let k = lo; k < hi; k++) c[k - lo] = r.valueAt(key, k);
+      cols.set(key, c);
+    }
+    flat.set(group, ColumnRing.over(t, cols));
+  }
+  const source = (m: Map<string, ColumnRing>) => ({
+    ring: (key: string) => m.get(groupOf(key)),
+    gapMs: typicalGapMs,
+    missing: () => undefined,
+    notExposed: {},
+  });
+  const live = source(rings);
+  const review = source(flat);
+  // CPU time of this thread (user + system), not wall time: on a machine shared with other jobs a wait for
+  // the core would otherwise count as work.
+  const timed = <T>(fn: () => T): [T, number] => {
+    const s = process.cpuUsage();
+    const out = fn();
+    const d = process.cpuUsage(s);
+    return [out, (d.user + d.system) / 1000];
+  };
+  return batches.map(({ page, what, query, at }) => {
+    // The window as the page asked it, moved onto this process's day.
+    const shift = now - at;
+    const from = query.fromMs === undefined ? undefined : query.fromMs + shift;
+    const to = query.toMs === undefined ? undefined : query.toMs + shift;
+    const ask = (g: SeriesBatchQuery['groups'][number]) => ({
+      keys: g.keys,
+      maxPoints: g.maxPoints,
+      fromMs: from,
+      toMs: to,
+    });
+    const fig: CoreFigures = {
+      page,
+      what,
+      keys: query.groups.reduce((n, g) => n + g.keys.length, 0),
+      rows: 0,
+      points: 0,
+      beforeMs: [],
+      afterMs: [],
+      reviewMs: [],
+      jsonMs: [],
+      bytes: 0,
+    };
+    for (let r = 0; r < repeats; r++) {
+      const [before, b] = timed(() =>
+        query.groups.map((g) => answerSeriesBefore(ask(g), live.ring, typicalGapMs)),
+      );
+      const [after, a] = timed(() => ({ results: query.groups.map((g) => answerSeries(ask(g), live)) }));
+      const [, v] = timed(() => query.groups.map((g) => answerSeries(ask(g), review)));
+      const [json, j] = timed(() => JSON.stringify(after));
+      if (r === 0) {
+        // Same points before and after, or the figures compare different work.
+        const series = (xs: SeriesResult[]) => JSON.stringify(xs.map((x) => [x.series, x.rawPoints]));
+        if (series(before) !== series(after.results))
+          throw new Error(`the ${page} ${what} request is answered differently before and after`);
+        fig.rows = after.results.reduce((n, x) => n + x.rawPoints, 0);
+        fig.points = after.results.reduce((n, x) => n + x.series.reduce((m, c) => m + c.t.length, 0), 0);
+        fig.bytes = json.length;
+      }
+      fig.beforeMs.push(b);
+      fig.afterMs.push(a);
+      fig.reviewMs.push(v);
+      fig.jsonMs.push(j);
+    }
+    return fig;
+  });
+}
+
+export function printCore(figs: CoreFigures[]): void {
+  if (figs.length === 0) return;
+  const med = (xs: number[]): string => f(pct(xs, 0.5), 1);
+  console.log('');
+  console.log(
+    `Core per getSeriesBatch request, in-process, CPU ms (median of ${figs[0].afterMs.length}; load average ${loadavg()[0].toFixed(1)}): ` +
+      'decimation before / after (live rings), after over a recording’s flat columns (review), JSON.stringify',
+  );
+  console.log(
+    `${'request'.padEnd(14)} ${'keys'.padEnd(5)} ${'rows read'.padEnd(10)} ${'points'.padEnd(7)} ${'before'.padEnd(7)} ${'after'.padEnd(7)} ${'ratio'.padEnd(6)} ${'review'.padEnd(7)} ${'JSON'.padEnd(6)} bytes`,
+  );
+  for (const x of figs)
+    console.log(
+      `${`${x.page} ${x.what}`.padEnd(14)} ${String(x.keys).padEnd(5)} ${String(x.rows).padEnd(10)} ${String(x.points).padEnd(7)} ${med(x.beforeMs).padEnd(7)} ${med(x.afterMs).padEnd(7)} ${f(pct(x.beforeMs, 0.5) / pct(x.afterMs, 0.5), 1).padEnd(6)} ${med(x.reviewMs).padEnd(7)} ${med(x.jsonMs).padEnd(6)} ${x.bytes}`,
+    );
+}
+
 async function open(
   browser: Browser,
   url: string,
-): Promise<{ page: Page; perf: () => Promise<PerfRecord[]>; errors: string[]; requests: string[] }> {
+): Promise<{ page: Page; perf: () => Promise<PerfRecord[]>; errors: string[]; requests: SentRequest[] }> {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const errors: string[] = [];
-  const requests: string[] = [];
+  const requests: SentRequest[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('crash', () => errors.push('the page crashed'));
   // History requests as they leave on the WebSocket (the bridge's request frames).
   page.on('websocket', (ws) =>
     ws.on('framesent', (f) => {
-      const m = /^\{"t":"req","id":\d+,"method":"(getSeries|getSeriesBatch)"/.exec(String(f.payload));
-      if (m) requests.push(m[1]);
+      const payload = String(f.payload);
+      const m = /^\{"t":"req","id":\d+,"method":"(getSeries|getSeriesBatch)"/.exec(payload);
+      if (m) requests.push({ method: m[1], payload, at: Date.now() });
     }),
   );
   await page.addInitScript(collectPerfScript);
@@ -432,8 +614,15 @@ function print(results: ModeResult[]): void {
 
 const isMain = process.argv[1] !== undefined && /bench[\\/]dashboard\.ts$/.test(process.argv[1]);
 if (isMain) {
-  runDashboardBench().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
+  // `--pushes N --raw-pushes N --zooms N`: a shorter run (the live stretch is most of the time).
+  const arg = (name: string): number | undefined => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i > 0 ? Number(process.argv[i + 1]) : undefined;
+  };
+  runDashboardBench({ pushes: arg('pushes'), rawPushes: arg('raw-pushes'), zooms: arg('zooms') }).catch(
+    (err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -13,7 +13,7 @@ export interface SyntheticHistoryOptions {
 }
 
 export function fillSyntheticHistory(
-  store: SignalsStore,
+  store: Pick<SignalsStore, 'writeRow'>,
   deploymentId: string,
   o: SyntheticHistoryOptions,
 ): number {

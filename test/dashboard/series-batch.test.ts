@@ -77,6 +77,35 @@ describe('page series batcher', () => {
     expect(await retract).toEqual(answer(['decode.retracted_per_min'], 340, 1000));
   });
 
+  it('sends the asks so far at once on flush (before the page builds its charts), and nothing more at the turn end', async () => {
+    const { batcher, endTurn, sent } = setup();
+    const kv = batcher.get(ask(['decode.kv_ratio'], 700));
+    const tokens = batcher.get(ask(['decode.kv_used'], 700));
+    expect(sent()).toHaveLength(0);
+    batcher.flush();
+    expect(sent()).toEqual([
+      {
+        deploymentId: 'demo',
+        fromMs: 1000,
+        groups: [
+          { keys: ['decode.kv_ratio'], maxPoints: 700 },
+          { keys: ['decode.kv_used'], maxPoints: 700 },
+        ],
+      },
+    ]);
+    // A second chart's flush in the same commit, and the scheduled end of the turn, find nothing to send.
+    batcher.flush();
+    endTurn();
+    expect(sent()).toHaveLength(1);
+    expect(await kv).toEqual(answer(['decode.kv_ratio'], 700, 1000));
+    expect(await tokens).toEqual(answer(['decode.kv_used'], 700, 1000));
+    // An ask after the flush goes out with the next turn, as before.
+    const later = batcher.get(ask(['decode.queued'], 700));
+    endTurn();
+    expect(sent()).toHaveLength(2);
+    expect(await later).toEqual(answer(['decode.queued'], 700, 1000));
+  });
+
   it('asks once more for a later turn, another window or another deployment', async () => {
     const { batcher, endTurn, sent } = setup();
     const a = batcher.get(ask(['prefill.kv_ratio'], 500));

@@ -4,11 +4,32 @@
 // float32 keeps token counts exact below 16.7 M and rates to 7 digits, which is all a chart shows).
 // NaN marks a gap. Rows only move forward in time: a clock that jumps back cannot scramble the axis.
 
+/**
+ * Per column, a summary of each block of BLOCK_ROWS rows (where its first lowest, first highest and first NaN
+ * are), so a chart bucket of a day's span reads a few summaries instead of every row. Filled lazily by the
+ * decimation (`decimate.ts`) and only for blocks that can no longer change: every row of the block is
+ * older than the ring's last row (the only row a later write may still merge into). Blocks are numbered by
+ * absolute row (rows ever appended), so a summary of rows the ring has since overwritten never matches.
+ */
+export interface BlockSummaries {
+  /** The absolute block number each slot summarises (−1: none yet). Slot = block mod slots. */
+  block: Int32Array;
+  /** Offsets inside the block of its first lowest, first highest and first NaN value (−1: none). */
+  lo: Int8Array;
+  hi: Int8Array;
+  nan: Int8Array;
+}
+
+export const BLOCK_ROWS = 32;
+
 export class ColumnRing {
   private readonly t: Float64Array;
   private readonly cols: Map<string, Float32Array>;
   private start = 0;
   private count = 0;
+  /** Rows ever appended: the absolute number of logical row k is appended − count + k. */
+  private appended = 0;
+  private readonly summaries = new Map<string, BlockSummaries>();
   /** Rows refused because their time was before the latest row (a clock jump, a replay out of order). */
   droppedBackwards = 0;
 
@@ -20,6 +41,7 @@ export class ColumnRing {
       this.t = full.t;
       this.cols = new Map(full.cols);
       this.count = full.t.length;
+      this.appended = this.count;
       return;
     }
     if (!(capacity >= 2)) throw new RangeError(`ColumnRing capacity must be ≥ 2, got ${capacity}`);
@@ -94,11 +116,44 @@ export class ColumnRing {
   }
 
   /**
-   * The raw arrays for tight loops: logical row k lives at physical index (start + k) % capacity.
-   * Read-only by contract; the arrays are the ring's own.
+   * The raw arrays for tight loops: logical row k lives at physical index (start + k) % capacity, and is
+   * absolute row `base + k`, whose physical index is also (base + k) % capacity. Read-only by contract; the
+   * arrays are the ring's own.
    */
-  raw(key: string): { t: Float64Array; col: Float32Array | undefined; start: number; capacity: number } {
-    return { t: this.t, col: this.cols.get(key), start: this.start, capacity: this.capacity };
+  raw(key: string): {
+    t: Float64Array;
+    col: Float32Array | undefined;
+    start: number;
+    capacity: number;
+    base: number;
+    appended: number;
+  } {
+    return {
+      t: this.t,
+      col: this.cols.get(key),
+      start: this.start,
+      capacity: this.capacity,
+      base: this.appended - this.count,
+      appended: this.appended,
+    };
+  }
+
+  /** The block summaries of `key` (created empty on first use); see BlockSummaries. */
+  blockSummaries(key: string): BlockSummaries | undefined {
+    if (!this.cols.has(key)) return undefined;
+    let s = this.summaries.get(key);
+    if (!s) {
+      // Live rows span at most this many blocks, so live blocks never share a slot.
+      const slots = Math.ceil(this.capacity / BLOCK_ROWS) + 1;
+      s = {
+        block: new Int32Array(slots).fill(-1),
+        lo: new Int8Array(slots),
+        hi: new Int8Array(slots),
+        nan: new Int8Array(slots),
+      };
+      this.summaries.set(key, s);
+    }
+    return s;
   }
 
   /** Latest non-NaN value of `key` within the last `maxRows` rows. */
@@ -114,6 +169,7 @@ export class ColumnRing {
 
   private appendRow(t: number): number {
     const i = this.phys(this.count);
+    this.appended++;
     if (this.count < this.capacity) this.count++;
     else this.start = (this.start + 1) % this.capacity;
     this.t[i] = t;

@@ -3,7 +3,7 @@
 // none (the specification's "not exposed" reason where known).
 import type { SeriesQuery, SeriesResult, SignalMissing } from '@shared/contract';
 import type { ColumnRing } from './column-ring';
-import { decimateColumn } from './decimate';
+import { bucketRows, decimateColumn, type RowBuckets } from './decimate';
 
 export interface SeriesSource {
   /** The ring holding `key`'s column, if any. */
@@ -25,6 +25,9 @@ export function answerSeries(q: Omit<SeriesQuery, 'deploymentId'>, src: SeriesSo
     decimated: false,
     missing: {},
   };
+  // What every key of one ring shares for this window: its row range, where its buckets start, its gap
+  // threshold. Found once per ring, not once per key.
+  const spans = new Map<ColumnRing, { buckets: RowBuckets; gapMs: number }>();
   for (const key of q.keys) {
     if (src.notExposed[key]) result.missing[key] = src.notExposed[key];
     const ring = src.ring(key);
@@ -39,10 +42,17 @@ export function answerSeries(q: Omit<SeriesQuery, 'deploymentId'>, src: SeriesSo
     if (first !== undefined)
       result.firstMs = result.firstMs === null ? first : Math.min(result.firstMs, first);
     if (last !== undefined) result.lastMs = result.lastMs === null ? last : Math.max(result.lastMs, last);
-    const [lo, hi] = ring.range(q.fromMs, q.toMs);
+    let span = spans.get(ring);
+    if (!span) {
+      const [lo, hi] = ring.range(q.fromMs, q.toMs);
+      const { t, start, capacity } = ring.raw(key);
+      span = { buckets: bucketRows(t, start, capacity, lo, hi, q.maxPoints), gapMs: src.gapMs(ring) };
+      spans.set(ring, span);
+    }
+    const { lo, hi } = span.buckets;
     result.rawPoints += hi - lo;
     if (hi - lo > q.maxPoints) result.decimated = true;
-    const col = decimateColumn(ring, key, lo, hi, q.maxPoints, src.gapMs(ring));
+    const col = decimateColumn(ring, key, lo, hi, q.maxPoints, span.gapMs, span.buckets);
     result.series.push({ key, t: col.t, v: col.v });
   }
   return result;

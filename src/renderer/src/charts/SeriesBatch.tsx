@@ -6,14 +6,18 @@ import { api } from '../api/client';
 import { createSeriesBatcher, type SeriesAsk } from './series-batch';
 import { BATCH } from './setup';
 
-export type SeriesSource = (ask: SeriesAsk) => Promise<SeriesResult>;
+/** A chart's history; `flush` sends what the page's charts asked so far at once (see SeriesBatcher.flush). */
+export type SeriesSource = ((ask: SeriesAsk) => Promise<SeriesResult>) & { flush(): void };
 
 const newSource = (): SeriesSource => {
   if (!BATCH)
-    return ({ deploymentId, keys, fromMs, toMs, maxPoints }) =>
-      api.getSeries({ deploymentId, keys, fromMs, toMs, maxPoints });
+    return Object.assign(
+      ({ deploymentId, keys, fromMs, toMs, maxPoints }: SeriesAsk) =>
+        api.getSeries({ deploymentId, keys, fromMs, toMs, maxPoints }),
+      { flush: () => undefined },
+    );
   const batcher = createSeriesBatcher({ fetch: (q) => api.getSeriesBatch(q) });
-  return (ask) => batcher.get(ask);
+  return Object.assign((ask: SeriesAsk) => batcher.get(ask), { flush: batcher.flush });
 };
 
 let shared: SeriesSource | null = null;

@@ -2,7 +2,7 @@
 // then live points appended in place (one push + update('none') per second, no re-render of history).
 // Zoom by drag or Ctrl+wheel, pan with Shift+drag; every chart follows the same window and crosshair.
 // Missing metrics say which name was expected; NaN and outages draw as gaps.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { ChartDataset } from 'chart.js';
 import type { SeriesResult, SignalMissing, SignalUnit } from '@shared/contract';
 import type { AppEvent, Role } from '@shared/domain';
@@ -61,6 +61,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const firstMsRef = useRef<number | null>(null);
   const refetch = useRef<((why: 'view' | 'live') => Promise<void>) | null>(null);
   const onFetched = useRef<((points: number) => void) | null>(null);
+  /** History that arrived before the chart was built: applied by the chart's effect once it exists. */
+  const whenBuilt = useRef<(() => void) | null>(null);
   const { view, theme } = useUi();
   const viewRef = useRef<View>(view);
   const [load, setLoad] = useState<LoadState>({ s: 'loading' });
@@ -73,6 +75,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   useEffect(() => {
     const el = canvas.current;
     if (!el) return;
+    // Every chart of the page asked for its history in the layout phase: send it before building any chart,
+    // so the core decimates while the page builds its charts (building one costs a layout and a draw).
+    seriesSource.flush();
     const mounted = performance.now();
     let painted = false;
     const colors = {
@@ -190,6 +195,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       },
     });
     chartRef.current = chart;
+    const early = whenBuilt.current;
+    whenBuilt.current = null;
+    early?.();
 
     let raf = 0;
     const offCross = onCrosshair((t) => {
@@ -258,18 +266,19 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     chartRef.current?.draw();
   }, [p.events]);
 
-  // (Re)load history whenever the window changes: a new range, a zoom, a pan, back to live.
-  useEffect(() => {
+  // (Re)load history whenever the window changes: a new range, a zoom, a pan, back to live. Asked in the
+  // layout phase, before any chart of the commit is built (that happens in the passive effect above).
+  useLayoutEffect(() => {
     viewRef.current = view;
     let cancelled = false;
     const stop = new AbortController();
     const run = async (why: 'view' | 'live'): Promise<void> => {
-      const chart = chartRef.current;
-      if (!chart) return;
+      const before = chartRef.current;
       const started = performance.now();
       const now = Date.now();
       const win = viewWindow(view, now, firstMsRef.current);
-      if (why === 'view' && view.mode === 'fixed') {
+      if (before && why === 'view' && view.mode === 'fixed') {
+        const chart = before;
         // Every chart follows a zoom or pan at once with the points it holds; the fetch below refines it.
         setWindow(chart, win.from, win.to);
         chart.update('none');
@@ -277,7 +286,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       }
       const finiteRange =
         view.mode === 'fixed' || Number.isFinite(RANGES.find((r) => r.id === view.range)!.ms);
-      const width = canvas.current?.clientWidth ?? 800;
+      // The box's width, which the chart's canvas takes (on mount the canvas is not sized yet).
+      const width = canvas.current?.parentElement?.clientWidth ?? 800;
       // One min-max pair per two pixels: every spike still gets its pixel, and a live update moves half the points.
       const maxPoints = DECIMATE ? Math.min(MAX_FETCH_POINTS, Math.max(300, Math.round(width))) : 200_000;
       let res: SeriesResult;
@@ -296,34 +306,42 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         if (!cancelled) setLoad({ s: 'error', ...errorText(err) });
         return;
       }
-      if (cancelled || chartRef.current !== chart) return;
+      if (cancelled) return;
       const fetched = performance.now();
-      firstMsRef.current = res.firstMs;
-      // A fresh array per dataset: Chart.js hooks push/splice on the array it holds, and refilling it one
-      // push at a time would cost a splice per point (quadratic on a day of points).
-      res.series.forEach((col, i) => {
-        const data: Point[] = new Array<Point>(col.t.length);
-        for (let k = 0; k < col.t.length; k++) data[k] = { x: col.t[k], y: col.v[k] };
-        dataRef.current[i] = data;
-        chart.data.datasets[i].data = data;
-      });
-      const shown = viewWindow(view, view.mode === 'live' ? (res.lastMs ?? now) : now, res.firstMs);
-      setWindow(
-        chart,
-        view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from,
-        view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to,
-      );
-      chart.update('none');
-      const points = pointCount(dataRef.current);
-      recordPerf(p.id, 'fetch', fetched - started, points);
-      onFetched.current?.(points);
-      if (why === 'view' && view.mode === 'fixed')
-        recordPerf(p.id, 'zoom-refined', performance.now() - started, points);
-      const missingKeys = Object.keys(res.missing);
-      setPartial(missingKeys.length > 0 && missingKeys.length < p.series.length ? res.missing : {});
-      if (points > 0) setLoad({ s: 'ready' });
-      else if (missingKeys.length === p.series.length) setLoad({ s: 'missing', missing: res.missing });
-      else setLoad({ s: 'empty', firstMs: res.firstMs });
+      const apply = (chart: Chart<'line', Point[]>): void => {
+        firstMsRef.current = res.firstMs;
+        // A fresh array per dataset: Chart.js hooks push/splice on the array it holds, and refilling it one
+        // push at a time would cost a splice per point (quadratic on a day of points).
+        res.series.forEach((col, i) => {
+          const data: Point[] = new Array<Point>(col.t.length);
+          for (let k = 0; k < col.t.length; k++) data[k] = { x: col.t[k], y: col.v[k] };
+          dataRef.current[i] = data;
+          chart.data.datasets[i].data = data;
+        });
+        const shown = viewWindow(view, view.mode === 'live' ? (res.lastMs ?? now) : now, res.firstMs);
+        setWindow(
+          chart,
+          view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from,
+          view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to,
+        );
+        chart.update('none');
+        const points = pointCount(dataRef.current);
+        recordPerf(p.id, 'fetch', fetched - started, points);
+        onFetched.current?.(points);
+        if (why === 'view' && view.mode === 'fixed')
+          recordPerf(p.id, 'zoom-refined', performance.now() - started, points);
+        const missingKeys = Object.keys(res.missing);
+        setPartial(missingKeys.length > 0 && missingKeys.length < p.series.length ? res.missing : {});
+        if (points > 0) setLoad({ s: 'ready' });
+        else if (missingKeys.length === p.series.length) setLoad({ s: 'missing', missing: res.missing });
+        else setLoad({ s: 'empty', firstMs: res.firstMs });
+      };
+      // The answer may come before this commit built the chart (its effect runs after this one).
+      if (chartRef.current) apply(chartRef.current);
+      else
+        whenBuilt.current = () => {
+          if (!cancelled && chartRef.current) apply(chartRef.current);
+        };
     };
     refetch.current = run;
     void run('view');
