@@ -362,3 +362,25 @@ describe('fallback to 127.0.0.1', () => {
     }
   });
 });
+
+describe('listenHttp', () => {
+  it('listens each host’s ports on real sockets of its own address', async () => {
+    const f = await startDemoFleet({
+      clock: manualClock(),
+      seed: 5,
+      historyMs: 5 * 60_000,
+      listenHttp: true,
+    });
+    try {
+      const b = f.host('gpu-b');
+      expect(Object.keys(b.httpPorts).map(Number)).toEqual([30200, 30201, 30202]);
+      expect(Object.keys(f.host('gpu-c').httpPorts)).toEqual([]);
+      const res = await fetch(`http://127.0.0.3:${b.httpPorts[30201]}/get_server_info`);
+      expect(await res.json()).toMatchObject({ port: 30201, tp_size: 2, base_gpu_id: 4 });
+      // Bound to gpu-b's address, not to every loopback address.
+      await expect(fetch(`http://127.0.0.2:${b.httpPorts[30201]}/health`)).rejects.toThrow();
+    } finally {
+      await f.stop();
+    }
+  });
+});
