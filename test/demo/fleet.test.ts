@@ -260,6 +260,30 @@ describe('ground truth', () => {
   });
 });
 
+describe('faults per worker', () => {
+  it('crash-loop on decode-1 restarts its unit only; host-wide faults name a host', async () => {
+    const restarts = async (unit: string): Promise<number> =>
+      Number(parseShow((await exec(on('gpu-b'), `systemctl show ${unit} -p NRestarts`)).stdout)[0].NRestarts);
+    const before = await Promise.all([0, 1, 2].map((n) => restarts(`sglang-decode-${n}.service`)));
+    fleet.setFault('crash-loop', true, 'decode-1');
+    try {
+      clock.advance(30_000);
+      const after = await Promise.all([0, 1, 2].map((n) => restarts(`sglang-decode-${n}.service`)));
+      expect(after[1]).toBeGreaterThan(before[1]);
+      expect([after[0], after[2]]).toEqual([before[0], before[2]]);
+    } finally {
+      fleet.setFault('crash-loop', false);
+    }
+    fleet.setFault('sudo-password', true, 'gpu-b');
+    try {
+      expect((await exec(on('gpu-b'), 'sudo -n true')).code).toBe(1);
+      expect((await exec(on('gpu-a'), 'sudo -n true')).code).toBe(0);
+    } finally {
+      fleet.setFault('sudo-password', false);
+    }
+  });
+});
+
 describe('the written OpenSSH config', () => {
   let dir: string;
   beforeAll(async () => {
