@@ -9,7 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoFleet, type DemoFleet, type DemoFleetHost } from '../../src/main/demo/fleet';
+import {
+  startDemoFleet,
+  type DemoFleet,
+  type DemoFleetHost,
+  type DemoFleetOptions,
+} from '../../src/main/demo/fleet';
 import type { FleetHostName } from '../../src/main/demo/topology';
 import { exec, httpGet, manualClock, parseShow, type ManualClock } from './helpers';
 
@@ -216,7 +221,10 @@ describe('ground truth', () => {
       .unitHistory()
       .slice(before)
       .filter((e) => e.host === 'gpu-c' && e.unit === 'sglang-decode-2.service');
-    expect(gpuC.map((e) => e.activeState)).toEqual(['deactivating', 'inactive']);
+    expect(gpuC.map((e) => [e.activeState, e.worker, e.role])).toEqual([
+      ['deactivating', 'decode-2', 'decode'],
+      ['inactive', 'decode-2', 'decode'],
+    ]);
     expect(gpuC[0].at).toBeLessThan(gpuC[1].at);
     // Node rank 0 on gpu-b still runs, but its collectives hang: /health fails and the router drops it.
     const d2 = (): NonNullable<ReturnType<DemoFleet['groundTruth']>['workers'][number]> =>
@@ -347,14 +355,13 @@ if (!existsSync(SSH))
     `fleet.test.ts: ${SSH} is absent, so the OpenSSH-client test is skipped (apt-get install openssh-client)`,
   );
 
+/** A second fleet with a short past, for one option. */
+const smallFleet = (opts: DemoFleetOptions): Promise<DemoFleet> =>
+  startDemoFleet({ clock: manualClock(), seed: 3, historyMs: 5 * 60_000, ...opts });
+
 describe('fallback to 127.0.0.1', () => {
   it('gives each host its own SSH port, says why, and the ports still tell the hosts apart', async () => {
-    const f = await startDemoFleet({
-      clock: manualClock(),
-      seed: 3,
-      historyMs: 5 * 60_000,
-      forceFallback: true,
-    });
+    const f = await smallFleet({ forceFallback: true });
     try {
       expect(f.fallback).toMatch(/127\.0\.0\.1 with its own SSH port/);
       expect(f.hosts.every((h) => h.address === '127.0.0.1')).toBe(true);
@@ -389,12 +396,7 @@ describe('fallback to 127.0.0.1', () => {
 
 describe('listenHttp', () => {
   it('listens each host’s ports on real sockets of its own address', async () => {
-    const f = await startDemoFleet({
-      clock: manualClock(),
-      seed: 5,
-      historyMs: 5 * 60_000,
-      listenHttp: true,
-    });
+    const f = await smallFleet({ listenHttp: true });
     try {
       const b = f.host('gpu-b');
       expect(Object.keys(b.httpPorts).map(Number)).toEqual([30200, 30201, 30202]);
