@@ -449,3 +449,40 @@ describe('listenHttp', () => {
     }
   });
 });
+
+describe('every router era', () => {
+  it.each([
+    ['E1', 'sglang-router-0.2.4', 'sgl_router_worker_health'],
+    ['E3', 'smg-0.3', 'smg_worker_health'],
+    ['E4', 'smg-engine-metrics', 'smg_engine_token_usage'],
+  ] as const)('%s with %s: one series per worker of the five', async (era, routerEra, family) => {
+    const f = await smallFleet({ era, routerEra });
+    const c = await new Promise<Client>((resolve, reject) => {
+      const x = new Client();
+      x.once('ready', () => resolve(x));
+      x.once('error', reject);
+      x.connect({
+        host: f.entry.address,
+        port: f.entry.port,
+        username: f.username,
+        privateKey: f.clientPrivateKey,
+        hostVerifier: (k: Buffer) => k.equals(f.entry.hostKeyPublic),
+      });
+    });
+    try {
+      const text = (await httpGet(c, 29001, '/metrics')).body;
+      const workers = new Set(
+        [...text.matchAll(new RegExp(`^${family}\\{[^}]*worker="([^"]+)"`, 'gm'))].map((m) => m[1]),
+      );
+      expect([...workers].sort()).toEqual(
+        f
+          .groundTruth()
+          .workers.map((w) => w.url)
+          .sort(),
+      );
+    } finally {
+      c.end();
+      await f.stop();
+    }
+  });
+});
