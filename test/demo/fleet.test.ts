@@ -9,7 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoFleet, type DemoFleet, type DemoFleetHost } from '../../src/main/demo/fleet';
+import {
+  startDemoFleet,
+  type DemoFleet,
+  type DemoFleetHost,
+  type DemoFleetOptions,
+} from '../../src/main/demo/fleet';
 import type { FleetHostName } from '../../src/main/demo/topology';
 import { exec, httpGet, manualClock, parseShow, type ManualClock } from './helpers';
 
@@ -36,6 +41,22 @@ function connectTo(h: DemoFleetHost, hostKey: Buffer = h.hostKeyPublic): Promise
 }
 
 const on = (name: FleetHostName): Client => clients.get(name) as Client;
+
+/** Every unit active, every worker answering /health and held healthy by the router. */
+function allServing(): boolean {
+  return fleet
+    .groundTruth()
+    .workers.every(
+      (w) =>
+        w.health === 'ok' && w.routerHealth === 'healthy' && w.units.every((u) => u.activeState === 'active'),
+    );
+}
+
+/** Lets simulated time pass until the whole fleet serves again (at most 10 simulated minutes). */
+function settle(): void {
+  for (let i = 0; i < 60 && !allServing(); i++) clock.advance(10_000);
+  expect(allServing()).toBe(true);
+}
 
 /** Sum of a gauge's samples in Prometheus text (one per DP rank). */
 function gaugeSum(text: string, name: string): number {
@@ -216,7 +237,10 @@ describe('ground truth', () => {
       .unitHistory()
       .slice(before)
       .filter((e) => e.host === 'gpu-c' && e.unit === 'sglang-decode-2.service');
-    expect(gpuC.map((e) => e.activeState)).toEqual(['deactivating', 'inactive']);
+    expect(gpuC.map((e) => [e.activeState, e.worker, e.role])).toEqual([
+      ['deactivating', 'decode-2', 'decode'],
+      ['inactive', 'decode-2', 'decode'],
+    ]);
     expect(gpuC[0].at).toBeLessThan(gpuC[1].at);
     // Node rank 0 on gpu-b still runs, but its collectives hang: /health fails and the router drops it.
     const d2 = (): NonNullable<ReturnType<DemoFleet['groundTruth']>['workers'][number]> =>
@@ -257,6 +281,53 @@ describe('ground truth', () => {
       fleet.setFault('metrics-500', false, 'decode-1');
     }
     expect(() => fleet.setFault('kv-full', true, 'prefill-0')).toThrow(/does not apply to prefill-0/);
+  });
+});
+
+describe('unit history', () => {
+  it('tells a one-at-a-time restart of the decode workers from two at once', async () => {
+    settle();
+    const t0 = clock.now();
+    for (const n of [0, 1]) {
+      fleet.sim.restartUnit(`gpu-b/sglang-decode-${n}.service`);
+      settle();
+    }
+    expect(fleet.maxWorkersDownAtOnce('decode', t0)).toBe(1);
+    expect(fleet.maxWorkersDownAtOnce('prefill', t0)).toBe(0);
+    const t1 = clock.now();
+    fleet.sim.restartUnit('gpu-b/sglang-decode-0.service');
+    fleet.sim.restartUnit('gpu-c/sglang-decode-2.service');
+    clock.advance(5000);
+    expect(fleet.maxWorkersDownAtOnce('decode', t1)).toBe(2);
+    // Node rank 1 restarted alone leaves rank 0 hung: restart it too, as an operator must.
+    fleet.sim.restartUnit('gpu-b/sglang-decode-2.service');
+    settle();
+  });
+});
+
+describe('faults per worker', () => {
+  it('crash-loop on decode-1 restarts its unit only; host-wide faults name a host', async () => {
+    const restarts = async (unit: string): Promise<number> =>
+      Number(parseShow((await exec(on('gpu-b'), `systemctl show ${unit} -p NRestarts`)).stdout)[0].NRestarts);
+    const before = await Promise.all([0, 1, 2].map((n) => restarts(`sglang-decode-${n}.service`)));
+    settle();
+    fleet.setFault('crash-loop', true, 'decode-1');
+    try {
+      clock.advance(60_000);
+      const after = await Promise.all([0, 1, 2].map((n) => restarts(`sglang-decode-${n}.service`)));
+      expect(after[1]).toBeGreaterThan(before[1]);
+      expect([after[0], after[2]]).toEqual([before[0], before[2]]);
+    } finally {
+      fleet.setFault('crash-loop', false);
+    }
+    settle();
+    fleet.setFault('sudo-password', true, 'gpu-b');
+    try {
+      expect((await exec(on('gpu-b'), 'sudo -n true')).code).toBe(1);
+      expect((await exec(on('gpu-a'), 'sudo -n true')).code).toBe(0);
+    } finally {
+      fleet.setFault('sudo-password', false);
+    }
   });
 });
 
@@ -312,7 +383,7 @@ describe('the written OpenSSH config', () => {
           (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
         ),
       );
-      expect(out).toMatch(/^sglang-decode-0\.service\s+loaded\s+active\s+running/m);
+      expect(out).toMatch(/^sglang-decode-0\.service\s+loaded\s/m);
       expect(out).not.toContain('sglang-router');
     },
   );
@@ -323,14 +394,13 @@ if (!existsSync(SSH))
     `fleet.test.ts: ${SSH} is absent, so the OpenSSH-client test is skipped (apt-get install openssh-client)`,
   );
 
+/** A second fleet with a short past, for one option. */
+const smallFleet = (opts: DemoFleetOptions): Promise<DemoFleet> =>
+  startDemoFleet({ clock: manualClock(), seed: 3, historyMs: 5 * 60_000, ...opts });
+
 describe('fallback to 127.0.0.1', () => {
   it('gives each host its own SSH port, says why, and the ports still tell the hosts apart', async () => {
-    const f = await startDemoFleet({
-      clock: manualClock(),
-      seed: 3,
-      historyMs: 5 * 60_000,
-      forceFallback: true,
-    });
+    const f = await smallFleet({ forceFallback: true });
     try {
       expect(f.fallback).toMatch(/127\.0\.0\.1 with its own SSH port/);
       expect(f.hosts.every((h) => h.address === '127.0.0.1')).toBe(true);
@@ -358,6 +428,60 @@ describe('fallback to 127.0.0.1', () => {
         c.end();
       }
     } finally {
+      await f.stop();
+    }
+  });
+});
+
+describe('listenHttp', () => {
+  it('listens each host’s ports on real sockets of its own address', async () => {
+    const f = await smallFleet({ listenHttp: true });
+    try {
+      const b = f.host('gpu-b');
+      expect(Object.keys(b.httpPorts).map(Number)).toEqual([30200, 30201, 30202]);
+      expect(Object.keys(f.host('gpu-c').httpPorts)).toEqual([]);
+      const res = await fetch(`http://127.0.0.3:${b.httpPorts[30201]}/get_server_info`);
+      expect(await res.json()).toMatchObject({ port: 30201, tp_size: 2, base_gpu_id: 4 });
+      // Bound to gpu-b's address, not to every loopback address.
+      await expect(fetch(`http://127.0.0.2:${b.httpPorts[30201]}/health`)).rejects.toThrow();
+    } finally {
+      await f.stop();
+    }
+  });
+});
+
+describe('every router era', () => {
+  it.each([
+    ['E1', 'sglang-router-0.2.4', 'sgl_router_worker_health'],
+    ['E3', 'smg-0.3', 'smg_worker_health'],
+    ['E4', 'smg-engine-metrics', 'smg_engine_token_usage'],
+  ] as const)('%s with %s: one series per worker of the five', async (era, routerEra, family) => {
+    const f = await smallFleet({ era, routerEra });
+    const c = await new Promise<Client>((resolve, reject) => {
+      const x = new Client();
+      x.once('ready', () => resolve(x));
+      x.once('error', reject);
+      x.connect({
+        host: f.entry.address,
+        port: f.entry.port,
+        username: f.username,
+        privateKey: f.clientPrivateKey,
+        hostVerifier: (k: Buffer) => k.equals(f.entry.hostKeyPublic),
+      });
+    });
+    try {
+      const text = (await httpGet(c, 29001, '/metrics')).body;
+      const workers = new Set(
+        [...text.matchAll(new RegExp(`^${family}\\{[^}]*worker="([^"]+)"`, 'gm'))].map((m) => m[1]),
+      );
+      expect([...workers].sort()).toEqual(
+        f
+          .groundTruth()
+          .workers.map((w) => w.url)
+          .sort(),
+      );
+    } finally {
+      c.end();
       await f.stop();
     }
   });

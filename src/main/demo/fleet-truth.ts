@@ -1,7 +1,7 @@
 // What is really true in a simulated fleet right now, per worker, for tests to compare the console against:
 // its units and their states, the exact KV tokens of its pool, what its /health answers and what the router
 // thinks of it. Read straight from the simulation, never through SSH or HTTP.
-import type { ActiveState, DemoSimulation, SubState } from './simulation';
+import type { ActiveState, DemoSimulation, SubState, UnitTransition } from './simulation';
 import type { ServerRole } from './units';
 
 export interface FleetUnitTruth {
@@ -79,4 +79,32 @@ export function fleetTruth(sim: DemoSimulation): FleetTruth {
       : null,
     workers,
   };
+}
+
+/**
+ * The most workers of a role that were down at the same moment, replaying the unit history: a worker is down
+ * while any of its units is not active (a multi-node worker counts once). Only moments from `since` on are
+ * counted; earlier transitions set the state they start from. A rolling restart must keep this at 1.
+ */
+export function maxWorkersDownAtOnce(
+  history: readonly UnitTransition[],
+  role: ServerRole,
+  since = Number.NEGATIVE_INFINITY,
+): number {
+  const state = new Map<string, ActiveState>();
+  const unitsOf = new Map<string, Set<string>>();
+  let max = 0;
+  for (const e of history) {
+    if (e.role !== role || !e.worker) continue;
+    const key = `${e.host}/${e.unit}`;
+    state.set(key, e.activeState);
+    let units = unitsOf.get(e.worker);
+    if (!units) unitsOf.set(e.worker, (units = new Set()));
+    units.add(key);
+    if (e.at < since) continue;
+    let down = 0;
+    for (const us of unitsOf.values()) if ([...us].some((u) => state.get(u) !== 'active')) down++;
+    max = Math.max(max, down);
+  }
+  return max;
 }

@@ -8,7 +8,7 @@ import { acceleratedClock, systemClock, type Clock } from '../core/clock';
 import type { DemoChannelLog } from './channel-log';
 import type { DemoEra, RouterEra } from './eras';
 import { writeFleetSshFiles, type FleetSshFiles } from './fleet-ssh-config';
-import { fleetTruth, type FleetTruth } from './fleet-truth';
+import { fleetTruth, maxWorkersDownAtOnce, type FleetTruth } from './fleet-truth';
 import { DemoHttpServers } from './http';
 import { ed25519, generateDemoKeys } from './keys';
 import { machineOf, type DemoMachine } from './machine';
@@ -74,6 +74,8 @@ export interface DemoFleet {
   groundTruth(): FleetTruth;
   /** Every ActiveState change of every unit so far, oldest first (a copy). */
   unitHistory(): UnitTransition[];
+  /** The most workers of the role down at one moment since `since` (see maxWorkersDownAtOnce). */
+  maxWorkersDownAtOnce(role: ServerRole, since?: number): number;
   /** Turns a fault on or off: target a worker ("decode-1"), a role, a unit key or, host-wide, a host. */
   setFault(name: FaultName, on: boolean, target?: string): void;
   stop(): Promise<void>;
@@ -196,6 +198,10 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
     unitHistory: () => {
       sim.advance();
       return sim.unitHistory.slice();
+    },
+    maxWorkersDownAtOnce: (role, since) => {
+      sim.advance();
+      return maxWorkersDownAtOnce(sim.unitHistory, role, since);
     },
     setFault: (name, on, target) => sim.setFault(name, on, target),
     stop: () =>

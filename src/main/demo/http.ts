@@ -5,7 +5,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { ServerProcess } from './processes';
+import type { RouterProcess, ServerProcess } from './processes';
 import { renderRouterMetrics } from './router-metrics';
 import { renderServerMetrics } from './sglang-metrics';
 import { isSmgEra, type DemoEra } from './eras';
@@ -68,8 +68,12 @@ export function handleHttp(
   }
   const path = (req.url ?? '/').split('?')[0];
   const method = req.method ?? 'GET';
-  if (u.def.router?.metricsPort === port) return routerMetricsPort(sim, u, path, method, res);
-  if (u.def.router) return routerApi(sim, u, path, method, res);
+  if (u.def.router) {
+    const r = u.router;
+    if (!r) return void res.destroy();
+    if (u.def.router.metricsPort === port) return routerMetricsPort(sim, u, r, { path, method, res });
+    return routerApi(sim, u, r, { path, method, res });
+  }
   const p = u.server;
   if (!p || !u.def.server) {
     req.socket.destroy();
@@ -244,18 +248,14 @@ function loads(sim: DemoMachine, spec: ServerSpec, p: ServerProcess): Record<str
   };
 }
 
-function routerApi(
-  sim: DemoMachine,
-  u: UnitRuntime,
-  path: string,
-  method: string,
-  res: http.ServerResponse,
-): void {
-  const r = u.router;
-  if (!r) {
-    res.destroy();
-    return;
-  }
+interface RouterRequest {
+  path: string;
+  method: string;
+  res: http.ServerResponse;
+}
+
+function routerApi(sim: DemoMachine, u: UnitRuntime, r: RouterProcess, req: RouterRequest): void {
+  const { path, method, res } = req;
   const smg = isSmgEra(sim.routerEra);
   r.countRequest(method, path);
   const reply = (status: number, body: unknown, errorCode = ''): void => {
@@ -334,18 +334,8 @@ function bootstrapOf(u: UnitRuntime, url: string): number | undefined {
   return u.def.router?.workers.find((w) => w.url === url)?.bootstrapPort;
 }
 
-function routerMetricsPort(
-  sim: DemoMachine,
-  u: UnitRuntime,
-  path: string,
-  method: string,
-  res: http.ServerResponse,
-): void {
-  const r = u.router;
-  if (!r) {
-    res.destroy();
-    return;
-  }
+function routerMetricsPort(sim: DemoMachine, u: UnitRuntime, r: RouterProcess, req: RouterRequest): void {
+  const { path, method, res } = req;
   // smg HEAD serves only GET /metrics on this listener (metrics_server.rs); when that began is not in the
   // inventory, so only the ≥ 1.5 eras do it. sglang-router's exporter answered any path.
   if (

@@ -11,6 +11,7 @@ import { DemoSimulation, type DemoEra, type RouterEra } from './simulation';
 import { DEMO_PASSWORD, DemoSshServer } from './ssh-server';
 import { PORTS, type ServerRole } from './units';
 import type { DemoChannelLog } from './channel-log';
+import type { DemoMachine } from './machine';
 
 export type {
   DemoEra,
@@ -36,7 +37,12 @@ export {
   type DemoFleetHost,
   type DemoFleetOptions,
 } from './fleet';
-export type { FleetTruth, FleetWorkerTruth, FleetUnitTruth } from './fleet-truth';
+export {
+  maxWorkersDownAtOnce,
+  type FleetTruth,
+  type FleetWorkerTruth,
+  type FleetUnitTruth,
+} from './fleet-truth';
 export type { FleetSshFiles } from './fleet-ssh-config';
 export { FLEET_HOSTS, FLEET_PORTS, type FleetHostName } from './topology';
 export type { UnitTransition } from './simulation';
@@ -177,7 +183,7 @@ export interface CommandStream {
 
 /** Runs a command with streamed output, e.g. `journalctl -u sglang-decode.service -f -o json`. */
 export function streamCommand(
-  sim: DemoSimulation,
+  sim: DemoSimulation | DemoMachine,
   commandLine: string,
   asUser: string,
   onStdout: (chunk: Buffer) => void,

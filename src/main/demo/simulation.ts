@@ -227,6 +227,9 @@ export interface UnitTransition {
   at: number;
   unit: string;
   host: string;
+  role: DemoRole;
+  /** The worker the unit serves or is a node of ("decode-2"); null for the router. */
+  worker: string | null;
   activeState: ActiveState;
   subState: SubState;
 }
@@ -757,6 +760,8 @@ export class DemoSimulation {
       at: this.t,
       unit: u.def.name,
       host: u.def.host,
+      role: u.def.role,
+      worker: u.def.server?.worker ?? null,
       activeState: active,
       subState: sub,
     });
