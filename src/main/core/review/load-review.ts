@@ -6,12 +6,13 @@
 // never stop an open; errors of the file do, with the reader's message (not a recording, newer version, unreadable).
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { SLOW_FORMAT_NOTE } from '../store/recording/format';
+import { formatNote, SLOW_FORMAT_NOTE } from '../store/recording/format';
 import { readRecording } from '../store/recording/reader';
 import { readOverview } from '../store/recording/overview-reader';
 import type { JournalLine, Recording, SeriesInfo } from '../store/recording/types';
 import { isReviewInput } from './review-inputs';
 import { buildReviewData, type ReviewData, type SeenSeries } from './review-data';
+import { tableReviewData, type TableRecord } from './overview-table';
 import type { ReviewCache, SourceStamp } from './review-cache';
 
 export { SLOW_FORMAT_NOTE };
@@ -77,7 +78,12 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
   // A file that was never closed has no overview of its last stretch (up to 10 min): when that is much of it
   // (a short session killed), the full read is the first screen.
   if (overview && overview.members > 0 && overview.uncoveredBytes <= st.size / 5) {
-    const data = overviewReviewData(overview.recording);
+    // 1.3: the signals at overview resolution are in the file; 1.2: computed from the overview's scrape rows.
+    const data = overview.tables.length
+      ? tableReviewData(overview.recording, overview.tables as TableRecord[])
+      : overviewReviewData(overview.recording);
+    const note = formatNote(overview.recording.header.minorVersion);
+    if (note) data.warnings.push(note);
     const loaded: LoadedReview = {
       data,
       journal: Promise.resolve([]),
@@ -114,7 +120,8 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
   }
   const { rec, seen } = await readFull(path);
   const data = buildReviewData(rec, seen);
-  if ((rec.header.minorVersion ?? 0) < 2 && !opts.noOverview) data.warnings.push(SLOW_FORMAT_NOTE);
+  const note = formatNote(rec.header.minorVersion);
+  if (note && !opts.noOverview) data.warnings.push(note);
   const openMs = performance.now() - started;
   return {
     data,
