@@ -45,6 +45,8 @@ export interface LoadOptions {
   fullDelayMs?: number;
   /** Read the whole file even when it has an overview (the overview is then not used). */
   noOverview?: boolean;
+  /** From the cache, the journal is read when first asked for, or after this delay; default 1.5 s. */
+  journalDelayMs?: number;
 }
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,9 +61,8 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
       return null;
     });
     if (hit) {
-      const journal = hit.journal();
-      // Attach a handler now; callers await it later (or never, for a review closed at once).
-      journal.catch(() => undefined);
+      // Inflating and parsing the cached journal (~0.3 s for a day) would hold up the first screen's requests.
+      const journal = lazy(hit.journal, opts.journalDelayMs ?? 1500);
       return {
         data: hit.data,
         journal,
@@ -133,6 +134,20 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     cached: cacheLater(path, stamp, data, rec.journal, opts),
     full: Promise.resolve(),
   };
+}
+
+/** A promise of `read()` that starts it when first awaited, or after `afterMs`, whichever comes first. */
+function lazy<T>(read: () => Promise<T>, afterMs: number): Promise<T> {
+  let p: Promise<T> | null = null;
+  const start = (): Promise<T> => (p ??= read());
+  // In the background: errors go to whoever asks later (or nowhere, for a review closed at once).
+  setTimeout(() => start().catch(() => undefined), afterMs).unref?.();
+  const later: PromiseLike<T> & Pick<Promise<T>, 'catch' | 'finally'> = {
+    then: (ok, fail) => start().then(ok, fail),
+    catch: (fail) => start().catch(fail),
+    finally: (done) => start().finally(done),
+  };
+  return later as Promise<T>;
 }
 
 /** The review's data from a recording's overview. */
