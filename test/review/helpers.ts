@@ -32,7 +32,7 @@ export interface WrittenSession {
 export async function writeSession(
   dir: string,
   minutes: number,
-  opts: { close?: boolean; seed?: number } = {},
+  opts: { close?: boolean; seed?: number; format?: '1.1' } = {},
 ): Promise<WrittenSession> {
   await mkdir(dir, { recursive: true });
   const store = new SessionStore(dir);
@@ -46,7 +46,7 @@ export async function writeSession(
       appVersion: '0.1.0-test',
     },
     // The overview the recording service writes (format 1.3).
-    { clock, overview: REVIEW_OVERVIEW },
+    { clock, overview: opts.format === '1.1' ? false : REVIEW_OVERVIEW },
   );
   let crashAt = NaN;
   for (let i = 0; i < minutes * 60; i++) {
