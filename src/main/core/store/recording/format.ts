@@ -2,7 +2,8 @@
 // docs/recording-format.md is the normative description; this file and that document must agree.
 import type { AppEvent, HealthResult, UnitState } from '@shared/domain';
 import type { MetricType } from '../../probes/exposition/types';
-import { ROWS_OVERVIEW_NOTE, SLOW_FORMAT_NOTE } from '@shared/api/review';
+// Relative: the crash fixtures run this file with plain tsx, which does not know the @shared alias.
+import { ROWS_OVERVIEW_NOTE, SLOW_FORMAT_NOTE } from '../../../../shared/api/review';
 
 export const FORMAT_ID = 'pd-console-recording';
 /** Major version: a reader refuses files with a higher one. */
