@@ -401,7 +401,8 @@ describe('re-saving a 1.1 file (pd-console recording resave FILE)', () => {
     expect(loaded.data.warnings).toEqual([]);
     expect((await readOverview(p))!.tables.length).toBeGreaterThan(0);
     await loaded.full;
-  });
+    // Re-saving evaluates every overview segment as the recorder does: tens of seconds on a loaded machine.
+  }, 180_000);
 
   it('refuses a file cut short, which a re-saved copy would make look complete', async () => {
     const p = join(dir, 'resave-cut.pdrec.jsonl.gz');
