@@ -20,7 +20,7 @@ import type { AppEvent, HealthResult, UnitState } from '../src/shared/domain';
 import { RecordingWriter, readRecording, type JournalLine } from '../src/main/core/store/recording';
 import { readOverview } from '../src/main/core/store/recording/overview-reader';
 import { scanMarked } from '../src/main/core/store/recording/members';
-import { isReviewInput } from '../src/main/core/review/review-inputs';
+import { REVIEW_OVERVIEW } from '../src/main/core/review/overview-table';
 import { readFile } from 'node:fs/promises';
 // The demo host's seeded generator: one seed reproduces one synthetic session.
 import { Rng } from '../src/main/demo/rng';
@@ -1046,8 +1046,8 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
   const allPath = join(dir, 'all.pdrec.jsonl.gz');
   const metricsPath = join(dir, 'metrics-only.pdrec.jsonl.gz');
   const basePath = join(dir, 'baseline.prom.gz');
-  // Format 1.2 with the overview the recording service asks for (the series review mode reads).
-  const overview = { series: isReviewInput };
+  // Format 1.3 with the overview the recording service writes (review's signals at the overview's resolution).
+  const overview = REVIEW_OVERVIEW;
   const wAll = await RecordingWriter.open(allPath, header, { clock: simClock, overview });
   const wMetrics = await RecordingWriter.open(metricsPath, header, { clock: simClock, overview });
   // Same flush cadence for the baseline as for the recording.
@@ -1190,7 +1190,7 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
     `    baseline: gzip'd raw text, ${baselineHours} h      ${mib(baseBytes).padStart(10)}   ${f(baseBytes / baseSamples, 3)} B/sample  → ${f(baseBytes / baseSamples / (metricsBytes / samples), 1)}× the recording`,
   );
   console.log(
-    `    of which the overview (format 1.2)  ${mib(overviewBytes).padStart(10)}   ${f(overviewBytes / samples, 3)} B/sample (${f((100 * overviewBytes) / allBytes, 1)} % of the file)`,
+    `    of which the overview (format 1.3)  ${mib(overviewBytes).padStart(10)}   ${f(overviewBytes / samples, 3)} B/sample (${f((100 * overviewBytes) / allBytes, 1)} % of the file)`,
   );
   console.log('  append cost per scrape (µs)                 p50      p99      max');
   console.log(
@@ -1207,7 +1207,7 @@ export async function runRecordingBench(opts: BenchOptions = {}): Promise<void> 
     `    readRecording, ${recUi.series.length} UI series               ${f(openUiMs / 1000, 2).padStart(6)} s  ${f(openUiCpu / 1000, 2).padStart(6)} s   (KV tokens, running, queue, throughput…)`,
   );
   console.log(
-    `    readOverview (index → overview members) ${f(openOvMs / 1000, 2).padStart(6)} s  ${f(openOvCpu / 1000, 2).padStart(6)} s   ${ov?.members ?? 0} members, ${mib(ov?.bytesRead ?? 0)} read, ${ov?.recording.series.length ?? 0} series`,
+    `    readOverview (index → overview members) ${f(openOvMs / 1000, 2).padStart(6)} s  ${f(openOvCpu / 1000, 2).padStart(6)} s   ${ov?.members ?? 0} members, ${mib(ov?.bytesRead ?? 0)} read, ${ov?.tables.length ?? 0} signal tables`,
   );
   console.log(
     `    baseline gunzip + line scan, ${baselineHours} h      ${f(openBaseMs / 1000, 2).padStart(6)} s  ${f(openBaseCpu / 1000, 2).padStart(6)} s   ≈ ${f((openBaseMs * scale) / 1000, 1)} s / ${f((openBaseCpu * scale) / 1000, 1)} s CPU for ${hours} h (${baseRead} samples; a real parser is slower)`,

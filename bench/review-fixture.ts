@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Clock } from '../src/main/core/clock';
 import type { DeploymentConfig } from '../src/shared/domain';
 import { RecordingWriter } from '../src/main/core/store/recording';
-import { isReviewInput } from '../src/main/core/review/review-inputs';
+import { REVIEW_OVERVIEW } from '../src/main/core/review/overview-table';
 import { SyntheticPdSession } from './recording';
 
 export const BENCH_START = Date.UTC(2026, 0, 5, 8, 0, 0);
@@ -29,7 +29,12 @@ export const BENCH_DEPLOYMENT: DeploymentConfig = {
 export async function writeSyntheticRecording(
   path: string,
   hours: number,
-  opts: { seed?: number; close?: boolean; progress?: (h: number) => void; format?: '1.1' | '1.2' } = {},
+  opts: {
+    seed?: number;
+    close?: boolean;
+    progress?: (h: number) => void;
+    format?: '1.1' | '1.2' | '1.3';
+  } = {},
 ): Promise<string> {
   const sim = new SyntheticPdSession(BENCH_START, opts.seed ?? 42, hours * 3_600_000);
   // The writer's flush cadence follows simulated time, like a real session's.
@@ -53,8 +58,16 @@ export async function writeSyntheticRecording(
       deployment: BENCH_DEPLOYMENT,
       appVersion: '0.1.0',
     },
-    // The overview keeps what review mode reads, as the recording service asks for it.
-    { clock: simClock, overview: opts.format === '1.1' ? false : { series: isReviewInput } },
+    // The overview the recording service writes: review's signals (1.3), or review's scrape rows (1.2).
+    {
+      clock: simClock,
+      overview:
+        opts.format === '1.1'
+          ? false
+          : opts.format === '1.2'
+            ? { series: REVIEW_OVERVIEW.series }
+            : REVIEW_OVERVIEW,
+    },
   );
   const ticks = Math.round(hours * 3600);
   for (let i = 0; i < ticks; i++) {
@@ -79,7 +92,7 @@ export async function writeSyntheticRecording(
 export async function syntheticRecording(
   hours: number,
   fresh = false,
-  format: '1.1' | '1.2' = '1.2',
+  format: '1.1' | '1.2' | '1.3' = '1.3',
 ): Promise<string> {
   const dir = join(tmpdir(), 'pdc-review-bench');
   await mkdir(dir, { recursive: true });
@@ -100,7 +113,7 @@ export async function syntheticRecording(
 const isMain = process.argv[1] !== undefined && /bench[\\/]review-fixture\.ts$/.test(process.argv[1]);
 if (isMain) {
   const hours = Number(process.argv[2]) || 24;
-  const format = process.argv.includes('--v1.1') ? '1.1' : '1.2';
+  const format = process.argv.includes('--v1.1') ? '1.1' : process.argv.includes('--v1.2') ? '1.2' : '1.3';
   syntheticRecording(hours, process.argv.includes('--fresh'), format).then(
     (p) => console.log(`\n${p}`),
     (err: unknown) => {

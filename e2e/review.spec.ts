@@ -239,6 +239,27 @@ test('a recording dropped on the window opens for review; a file that is not one
   expect(errors).toEqual([]);
 });
 
+test('a session of an older format is re-saved from the sessions list and then opens from its overview', async () => {
+  test.setTimeout(180_000);
+  const old = await writeSession(join(dataDir, 'recordings'), 3, { seed: 33, format: '1.1' });
+  await page.getByTestId('open-sessions').click();
+  const row = page.locator(`[data-testid=session-row][data-id="${old.id}"]`);
+  await expect(row.getByTestId('session-warnings')).toContainText(
+    'recorded in format 1.1: opens the slow way',
+    {
+      timeout: 30_000,
+    },
+  );
+  await page.getByTestId(`session-resave-${old.id}`).click();
+  await expect(row.getByTestId('session-warnings')).toHaveCount(0, { timeout: 120_000 });
+  await expect(page.getByTestId(`session-resave-${old.id}`)).toHaveCount(0);
+  await page.getByTestId(`session-open-${old.id}`).click();
+  await expect(page.getByTestId('review-bar')).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('review-bar')).not.toContainText('format 1.1');
+  await page.getByTestId('close-deployment').click();
+  expect(errors).toEqual([]);
+});
+
 test('screenshots: sessions page and review mode, light and dark', async () => {
   test.setTimeout(120_000);
   await page.getByTestId('open-sessions').click();

@@ -1,8 +1,9 @@
-// Format 1.2: the same session written as 1.1 and as 1.2 reads back to the same values; the overview of a 1.2
-// file is found from its index (or, when the index is missing or damaged, by a scan that says so), holds every
+// Formats 1.2 and 1.3: the same session written as 1.1, 1.2 and 1.3 reads back to the same values; the overview of
+// a 1.2 file is found from its index (or, when the index is missing or damaged, by a scan that says so), holds every
 // stepMs row of the series asked for with exactly the recorded values, and a file cut short still shows its
-// overview up to the cut. A review opened from the overview shows what the full read shows, at its rows. A 1.1
-// file opens the slow way with a note, and `pd-console recording resave` rewrites it as 1.2 with the same content.
+// overview up to the cut. A review opened from a 1.2 overview shows what the full read shows, at its rows; one
+// opened from a 1.3 overview (the signals evaluated as the session was written) shows exactly those values. A 1.1
+// or 1.2 file opens the old way with a note, and `pd-console recording resave` rewrites it as 1.3, same content.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFile, mkdir, open, readFile, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +13,12 @@ import { scanMarked } from '../../src/main/core/store/recording/members';
 import { isReviewInput } from '../../src/main/core/review/review-inputs';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import { loadReview, overviewReviewData, SLOW_FORMAT_NOTE } from '../../src/main/core/review/load-review';
+import {
+  REVIEW_OVERVIEW,
+  tableReviewData,
+  type TableRecord,
+} from '../../src/main/core/review/overview-table';
+import { ROWS_OVERVIEW_NOTE } from '../../src/main/core/store/recording/format';
 import { resaveRecording } from '../../src/main/core/store/recording/resave';
 import { SessionStore } from '../../src/main/core/store/recording/session-store';
 import { runCli } from '../../src/main/cli/main';
@@ -26,15 +33,22 @@ let dir: string;
 let cleanup: () => Promise<void>;
 let v11: string;
 let v12: string;
+let v13: string;
 let full11: Recording;
 let full12: Recording;
+let full13: Recording;
 
-async function writeSession(path: string, overview: boolean): Promise<void> {
+async function writeSession(path: string, overview: false | '1.2' | '1.3'): Promise<void> {
   const sim = new SyntheticPdSession(START, 5, SECONDS * 1000);
   const clock = manualClock(START);
   const w = await RecordingWriter.open(path, header({ startedAt: START }), {
     clock,
-    overview: overview ? { stepMs: STEP, series: isReviewInput } : false,
+    overview:
+      overview === '1.3'
+        ? { ...REVIEW_OVERVIEW, stepMs: STEP }
+        : overview
+          ? { stepMs: STEP, series: isReviewInput }
+          : false,
   });
   for (let i = 0; i < SECONDS; i++) {
     const tick = sim.step();
@@ -52,11 +66,14 @@ beforeAll(async () => {
   ({ dir, cleanup } = await tempDir());
   v11 = join(dir, 'v11.pdrec.jsonl.gz');
   v12 = join(dir, 'v12.pdrec.jsonl.gz');
+  v13 = join(dir, 'v13.pdrec.jsonl.gz');
   await writeSession(v11, false);
-  await writeSession(v12, true);
+  await writeSession(v12, '1.2');
+  await writeSession(v13, '1.3');
   full11 = await readRecording(v11);
   full12 = await readRecording(v12);
-}, 180_000);
+  full13 = await readRecording(v13);
+}, 240_000);
 afterAll(async () => {
   await cleanup();
 });
@@ -80,6 +97,23 @@ function expectOverviewOf(ov: Recording, full: Recording): number {
     }
   }
   return checked;
+}
+
+/** Two readings of one session hold the same series, values, states, events and journal. */
+function expectSameContent(a: Recording, b: Recording): void {
+  expect(a.warnings).toEqual([]);
+  expect(a.closedCleanly).toBe(true);
+  expect(a.series.length).toBe(b.series.length);
+  for (let i = 0; i < b.series.length; i++) {
+    expect(key(a.series[i])).toBe(key(b.series[i]));
+    expect(Array.from(a.series[i].t)).toEqual(Array.from(b.series[i].t));
+    for (let k = 0; k < b.series[i].v.length; k++)
+      if (!Object.is(a.series[i].v[k], b.series[i].v[k])) throw new Error(`${key(b.series[i])}[${k}]`);
+  }
+  expect(a.events).toEqual(b.events);
+  expect(a.unitStates).toEqual(b.unitStates);
+  expect(a.health).toEqual(b.health);
+  expect(a.journal).toEqual(b.journal);
 }
 
 describe('format 1.2 round trip', () => {
@@ -244,16 +278,65 @@ describe('review from the overview', () => {
     }
   });
 
-  it('opens a 1.2 file from its overview, then the full detail takes its place', async () => {
+  it('opens a 1.2 file from its overview (saying that re-saving makes it faster), then the full detail takes its place', async () => {
     const loaded = await loadReview(v12, { fullDelayMs: 0 });
     expect(loaded.loadedFrom).toBe('overview');
     expect(loaded.detail).toBe('overview');
-    expect(loaded.data.warnings).toEqual([]);
+    expect(loaded.data.warnings).toEqual([ROWS_OVERVIEW_NOTE]);
     const rows = loaded.data.table.groups.get('decode')!.t.length;
     await loaded.full;
     expect(loaded.detail).toBe('full');
     expect(loaded.data.table.groups.get('decode')!.t.length).toBeGreaterThan(rows * 10);
     expect((await loaded.journal).length).toBe(full12.journal.length);
+  });
+
+  it("opens a 1.3 file from the signals in its overview: every value at every overview row is the full read's", async () => {
+    const ov = (await readOverview(v13))!;
+    // No scrape rows: the first screen decodes and evaluates nothing.
+    expect(ov.recording.series).toEqual([]);
+    expect(ov.tables.length).toBe(ov.members);
+    const data = tableReviewData(ov.recording, ov.tables as TableRecord[]);
+    const fullData = buildReviewData(full13);
+    let compared = 0;
+    for (const [group, g] of fullData.table.groups) {
+      const o = data.table.groups.get(group)!;
+      expect(o, group).toBeDefined();
+      expect([...o.cols.keys()].sort()).toEqual([...g.cols.keys()].sort());
+      // One row at least STEP after the previous one (scrapes come about every second), the last row included.
+      expect(o.t.length).toBeGreaterThanOrEqual(Math.floor((0.95 * SECONDS * 1000) / STEP));
+      expect(o.t.length).toBeLessThanOrEqual(Math.ceil((SECONDS * 1000) / STEP) + 1);
+      expect(o.t[o.t.length - 1]).toBe(g.t[g.t.length - 1]);
+      for (const [k, col] of o.cols)
+        for (let i = 0; i < o.t.length; i++) {
+          const row = fullData.table.rowAtOrBefore(group, o.t[i]);
+          expect(g.t[row]).toBe(o.t[i]);
+          const a = col[i];
+          const b = g.cols.get(k)![row];
+          compared++;
+          // The time-to-full regression sums from a different first row: the same fit, rounded differently.
+          if (k.endsWith('.kv_ttf_s') && Number.isFinite(b))
+            expect(Math.abs(a - b)).toBeLessThan(1e-3 * Math.abs(b));
+          else if (!Object.is(a, b)) throw new Error(`${k} at ${o.t[i]}: overview ${a}, full read ${b}`);
+        }
+    }
+    expect(compared).toBeGreaterThan(10_000);
+    expect(data.notExposed).toEqual(fullData.notExposed);
+    expect(data.lastScrapeTs).toBe(fullData.lastScrapeTs);
+    for (const role of ['prefill', 'decode'] as const)
+      expect(data.kv.get(role)!.metas).toEqual(fullData.kv.get(role)!.metas);
+    const loaded = await loadReview(v13, { fullDelayMs: 0 });
+    expect(loaded.loadedFrom).toBe('overview');
+    expect(loaded.data.warnings).toEqual([]);
+    await loaded.full;
+    expect(loaded.detail).toBe('full');
+  });
+
+  it('writes a 1.3 file no larger than the 1.2 file of the same session', async () => {
+    expect(full13.header.minorVersion).toBe(3);
+    expect(full13.header.overview).toEqual({ stepMs: STEP, signals: true });
+    const [a, b] = await Promise.all([readFile(v12), readFile(v13)]);
+    expect(b.length).toBeLessThanOrEqual(a.length);
+    expectSameContent(full13, full12);
   });
 
   it('reads a file killed before much of it had an overview in full, events and all', async () => {
@@ -282,7 +365,7 @@ describe('review from the overview', () => {
 });
 
 describe('re-saving a 1.1 file (pd-console recording resave FILE)', () => {
-  it('rewrites it as 1.2 with the same content; a review then opens it from the overview', async () => {
+  it('rewrites it as 1.3 with the same content; a review then opens it from the overview', async () => {
     const p = join(dir, 'resave.pdrec.jsonl.gz');
     await copyFile(v11, p);
     const out: string[] = [];
@@ -295,10 +378,10 @@ describe('re-saving a 1.1 file (pd-console recording resave FILE)', () => {
     expect(err.join('')).toBe('');
     expect(code).toBe(0);
     expect(out.join('')).toMatch(
-      /re-saved from format 1\.1 to 1\.2 \(\d+ scrapes; .+\); a review now opens it at once/,
+      /re-saved from format 1\.1 to 1\.3 \(\d+ scrapes; .+\); a review now opens it at once/,
     );
     const again = await readRecording(p);
-    expect(again.header.minorVersion).toBe(2);
+    expect(again.header.minorVersion).toBe(3);
     expect(again.warnings).toEqual([]);
     expect(again.closedCleanly).toBe(true);
     expect(again.header.sessionId).toBe(full11.header.sessionId);
@@ -316,8 +399,10 @@ describe('re-saving a 1.1 file (pd-console recording resave FILE)', () => {
     const loaded = await loadReview(p, { fullDelayMs: 0 });
     expect(loaded.loadedFrom).toBe('overview');
     expect(loaded.data.warnings).toEqual([]);
+    expect((await readOverview(p))!.tables.length).toBeGreaterThan(0);
     await loaded.full;
-  });
+    // Re-saving evaluates every overview segment as the recorder does: tens of seconds on a loaded machine.
+  }, 180_000);
 
   it('refuses a file cut short, which a re-saved copy would make look complete', async () => {
     const p = join(dir, 'resave-cut.pdrec.jsonl.gz');
@@ -332,15 +417,17 @@ describe('re-saving a 1.1 file (pd-console recording resave FILE)', () => {
 });
 
 describe('the sessions list', () => {
-  it('says of a 1.1 session, in one line, that it opens the slow way and how to make it fast', async () => {
+  it('says of a 1.1 or 1.2 session, in one line, that it opens the slow way and how to make it fast', async () => {
     const folder = join(dir, 'sessions');
     await mkdir(folder);
     await copyFile(v11, join(folder, '20260105-080000Z-aaaaaa.pdrec.jsonl.gz'));
     await copyFile(v12, join(folder, '20260105-090000Z-bbbbbb.pdrec.jsonl.gz'));
+    await copyFile(v13, join(folder, '20260105-100000Z-cccccc.pdrec.jsonl.gz'));
     const store = new SessionStore(folder);
     const byId = new Map((await store.list()).map((s) => [s.id, s]));
     expect(byId.get('20260105-080000Z-aaaaaa')!.warnings).toEqual([SLOW_FORMAT_NOTE]);
-    expect(byId.get('20260105-090000Z-bbbbbb')!.warnings).toEqual([]);
+    expect(byId.get('20260105-090000Z-bbbbbb')!.warnings).toEqual([ROWS_OVERVIEW_NOTE]);
+    expect(byId.get('20260105-100000Z-cccccc')!.warnings).toEqual([]);
     // From the cached summary too.
     expect((await store.info('20260105-080000Z-aaaaaa')).warnings).toEqual([SLOW_FORMAT_NOTE]);
   });

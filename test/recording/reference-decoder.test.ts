@@ -12,6 +12,11 @@ import {
   readRecording,
   type RecordedSeries,
 } from '../../src/main/core/store/recording';
+import {
+  REVIEW_OVERVIEW,
+  tableReviewData,
+  type TableRecord,
+} from '../../src/main/core/review/overview-table';
 import { readOverview } from '../../src/main/core/store/recording/overview-reader';
 import { SyntheticPdSession } from '../../bench/recording';
 import { exposition, header, manualClock, tempDir } from './helpers';
@@ -74,8 +79,45 @@ describe('the Python reference decoder in docs/recording-format.md', () => {
       const ov = await readOverview(path);
       expect(ov!.recording.series.length).toBeGreaterThan(100);
       await expectPythonReads([script, '--overview', path], ov!.recording.series);
+
+      // Format 1.3 (what the app writes now): the full stream, and the signal rows of the overview.
+      const path13 = join(dir, 'r13.pdrec.jsonl.gz');
+      const sim13 = new SyntheticPdSession(start, 9, 900_000);
+      const clock13 = manualClock(start);
+      const w13 = await RecordingWriter.open(path13, header({ startedAt: start }), {
+        clock: clock13,
+        overview: REVIEW_OVERVIEW,
+      });
+      for (let i = 0; i < 900; i++) {
+        const tick = sim13.step();
+        clock13.set(sim13.now);
+        for (const s of tick.scrapes) w13.appendScrape(s.ts, s.target, s.exp);
+        for (const u of tick.unitStates) w13.appendUnitState(u.ts, u.role, u.state);
+        for (const h of tick.health) w13.appendHealth(h.ts, h.role, h.health);
+      }
+      await w13.close();
+      expect((await readHeader(path13)).minorVersion).toBe(3);
+      await expectPythonReads([script, path13], (await readRecording(path13)).series);
+      const ov13 = (await readOverview(path13))!;
+      const table = tableReviewData(ov13.recording, ov13.tables as TableRecord[]).table;
+      const { stdout } = await run(PYTHON!, [script, '--signals', path13], { maxBuffer: 256 << 20 });
+      let keys = 0;
+      for (const line of stdout.trim().split('\n')) {
+        const [group, key, t, v] = JSON.parse(line) as [string, string, number[], (number | 'nan')[]];
+        const g = table.groups.get(group)!;
+        const col = g.cols.get(key)!;
+        expect(col, key).toBeDefined();
+        expect(t).toEqual([...g.t]);
+        for (let i = 0; i < t.length; i++)
+          expect(v[i], `${key} at ${t[i]}`).toBe(Number.isNaN(col[i]) ? 'nan' : col[i]);
+        keys++;
+      }
+      let appKeys = 0;
+      for (const g of table.groups.values()) appKeys += g.cols.size;
+      expect(keys).toBe(appKeys);
+      expect(keys).toBeGreaterThan(50);
     },
-    120_000,
+    180_000,
   );
 });
 

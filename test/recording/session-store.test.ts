@@ -1,5 +1,6 @@
 // The recordings folder as the operator sees it: list with name/host/deployment/start/duration/size, rename,
 // notes pinned to a time, delete, and a size limit that never removes the session being recorded.
+import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -51,7 +52,11 @@ async function recordClosed(
   seconds: number,
   name?: string,
 ): Promise<string> {
-  const { id, writer } = await store.start({ ...base(start), name }, { clock: manualClock(start) });
+  // The overview the recording service writes (format 1.3): a current file has no format note.
+  const { id, writer } = await store.start(
+    { ...base(start), name },
+    { clock: manualClock(start), overview: REVIEW_OVERVIEW },
+  );
   fill(writer, start + 500, seconds);
   await writer.close();
   return id;

@@ -1,5 +1,6 @@
 // A recorded PD session in a recordings folder, as the recording service leaves it: the recording benchmark's
 // queueing model (a decode crash with an alert, restart steps, journal lines) written with the real writer.
+import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
 import { mkdir } from 'node:fs/promises';
 import { SyntheticPdSession } from '../../bench/recording';
 import { SessionStore } from '../../src/main/core/store/recording';
@@ -31,7 +32,7 @@ export interface WrittenSession {
 export async function writeSession(
   dir: string,
   minutes: number,
-  opts: { close?: boolean; seed?: number } = {},
+  opts: { close?: boolean; seed?: number; format?: '1.1' } = {},
 ): Promise<WrittenSession> {
   await mkdir(dir, { recursive: true });
   const store = new SessionStore(dir);
@@ -44,7 +45,8 @@ export async function writeSession(
       deployment: DEPLOYMENT,
       appVersion: '0.1.0-test',
     },
-    { clock },
+    // The overview the recording service writes (format 1.3).
+    { clock, overview: opts.format === '1.1' ? false : REVIEW_OVERVIEW },
   );
   let crashAt = NaN;
   for (let i = 0; i < minutes * 60; i++) {

@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import type { ApiEvents, ReviewOpenResult, SeriesQuery } from '../../src/shared/contract';
 import { writeSession, type WrittenSession } from './helpers';
+import { SLOW_FORMAT_NOTE } from '../../src/shared/api/review';
 
 let app: App | undefined;
 let dataDir: string;
@@ -333,4 +334,38 @@ describe('review of damaged and foreign files', () => {
     expect(left).toEqual([]);
     await rm(other, { recursive: true, force: true });
   });
+});
+
+describe("re-saving an older session (the sessions list's Re-save)", () => {
+  it('rewrites a 1.1 session in the current format: the note goes and a review opens it from its overview', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pdc-review-resave-'));
+    try {
+      const old = await writeSession(join(dir, 'recordings'), 3, { format: '1.1' });
+      await app?.shutdown();
+      app = createApp({ shell: 'browser', dataDir: dir, record: false });
+      const before = (await app.handlers.listSessions({})).find((s) => s.id === old.id)!;
+      expect(before.warnings).toEqual([SLOW_FORMAT_NOTE]);
+      const slow = await app.handlers.openSessionReview({ id: old.id });
+      expect(slow.summary.review!.loadedFrom).toBe('recording');
+      await app.handlers.closeDeployment({ deploymentId: slow.summary.deployment.id });
+
+      const r = await app.handlers.resaveSession({ id: old.id });
+      expect(r.fromMinorVersion).toBe(1);
+      const after = (await app.handlers.listSessions({})).find((s) => s.id === old.id)!;
+      expect(after).toMatchObject({ state: 'complete', warnings: [], durationMs: before.durationMs });
+      const fast = await app.handlers.openSessionReview({ id: old.id });
+      expect(fast.summary.review!.loadedFrom).toBe('overview');
+      expect(fast.summary.review!.warnings).toEqual([]);
+      expect(fast.events).toEqual(slow.events);
+      await app.handlers.closeDeployment({ deploymentId: fast.summary.deployment.id });
+
+      await expect(app.handlers.resaveSession({ id: '20990101-000000Z-ffffff' })).rejects.toThrow(
+        /No recorded session 20990101-000000Z-ffffff/,
+      );
+    } finally {
+      await app?.shutdown();
+      app = undefined;
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,8 +1,9 @@
-// `pd-console recording resave FILE`: rewrites a recording in the current format (1.2), whose overview lets a
+// `pd-console recording resave FILE`: rewrites a recording in the current format (1.3), whose overview lets a
 // review open it at once. Values, states, events and journal are kept exactly; the file is replaced atomically.
 // A file that is not complete (cut short, damaged) is refused, as a re-saved copy would hide what was lost.
 import { resaveRecording } from '../core/store/recording/resave';
-import { isReviewInput } from '../core/review/review-inputs';
+import { REVIEW_OVERVIEW } from '../core/review/overview-table';
+import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
 import type { CliIo } from './main';
 
 export const RECORDING_USAGE = 'usage: pd-console recording resave FILE.pdrec.jsonl.gz';
@@ -11,7 +12,7 @@ export async function recordingCommand(argv: string[], io: CliIo): Promise<numbe
   const [sub, ...rest] = argv;
   if (sub === '--help' || sub === '-h') {
     io.stdout(
-      `${RECORDING_USAGE}\nRewrites the recording in the current format (1.2), so that a review opens it at once from its overview.\n`,
+      `${RECORDING_USAGE}\nRewrites the recording in the current format (1.${FORMAT_MINOR_VERSION}), so that a review opens it at once from its overview.\n`,
     );
     return 0;
   }
@@ -20,10 +21,10 @@ export async function recordingCommand(argv: string[], io: CliIo): Promise<numbe
   if (rest.length !== 1 || rest[0].startsWith('--'))
     return usage(io, rest.length ? 'one file, no options' : 'which recording? give its path');
   try {
-    const r = await resaveRecording(rest[0], { overview: { series: isReviewInput } });
+    const r = await resaveRecording(rest[0], { overview: REVIEW_OVERVIEW });
     const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
     io.stdout(
-      `${r.path}: re-saved from format 1.${r.fromMinorVersion} to 1.2 (${r.scrapes} scrapes; ${mib(r.bytesBefore)} → ${mib(r.bytesAfter)}); a review now opens it at once\n`,
+      `${r.path}: re-saved from format 1.${r.fromMinorVersion} to 1.${FORMAT_MINOR_VERSION} (${r.scrapes} scrapes; ${mib(r.bytesBefore)} → ${mib(r.bytesAfter)}); a review now opens it at once\n`,
     );
     return 0;
   } catch (err) {

@@ -12,6 +12,22 @@ export const MAX_UPLOAD_BYTES = 1024 * 1024 * 1024;
 /** Upload chunk: its base64 must fit the browser-mode WebSocket frame limit (1 MiB) with room to spare. */
 export const UPLOAD_CHUNK_BYTES = 512 * 1024;
 
+/** Said of a recording written before format 1.2 (no overview): the sessions list offers to re-save it. */
+export const SLOW_FORMAT_NOTE =
+  'recorded in format 1.1: opens the slow way; re-save it (pd-console recording resave FILE) to open it at once';
+/** Said of a recording whose overview holds scrape rows, not signals (format 1.2). */
+export const ROWS_OVERVIEW_NOTE =
+  'recorded in format 1.2: its first screen is computed on opening; re-save it (pd-console recording resave FILE) to open it at once';
+/** The notes of a session that re-saving (resaveSession) makes open at once. */
+export const OLD_FORMAT_NOTES: readonly string[] = [SLOW_FORMAT_NOTE, ROWS_OVERVIEW_NOTE];
+
+export interface ResaveResult {
+  /** The minor version the file had (it now has the current one). */
+  fromMinorVersion: number;
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
 export interface ReviewOpenResult {
   summary: DeploymentSummary;
   /** Every recorded event (alerts, restarts, state changes, annotations), oldest first. */
@@ -70,6 +86,11 @@ export interface ReviewRequests {
   }): Promise<{ receivedBytes: number }>;
   finishRecordingUpload(args: { uploadId: string }): Promise<ReviewOpenResult>;
   cancelRecordingUpload(args: { uploadId: string }): Promise<void>;
+  /**
+   * Rewrites a complete session of the recordings folder in the current format (same values, states, events and
+   * journal; atomic), so that a review opens it at once: what `pd-console recording resave` does.
+   */
+  resaveSession(args: { id: string }): Promise<ResaveResult>;
 }
 
 export const REVIEW_REQUESTS = [
@@ -81,6 +102,7 @@ export const REVIEW_REQUESTS = [
   'uploadRecordingChunk',
   'finishRecordingUpload',
   'cancelRecordingUpload',
+  'resaveSession',
 ] as const satisfies readonly (keyof ReviewRequests)[];
 
 export interface ReviewEvents {

@@ -33,4 +33,5 @@ export const reviewSchemas = {
   }),
   finishRecordingUpload: z.strictObject({ uploadId }),
   cancelRecordingUpload: z.strictObject({ uploadId }),
+  resaveSession: z.strictObject({ id: sessionId }),
 } satisfies { [K in keyof ReviewRequests]: z.ZodType<Args<K>> };

@@ -6,12 +6,13 @@
 // never stop an open; errors of the file do, with the reader's message (not a recording, newer version, unreadable).
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { SLOW_FORMAT_NOTE } from '../store/recording/format';
+import { formatNote, SLOW_FORMAT_NOTE } from '../store/recording/format';
 import { readRecording } from '../store/recording/reader';
 import { readOverview } from '../store/recording/overview-reader';
 import type { JournalLine, Recording, SeriesInfo } from '../store/recording/types';
 import { isReviewInput } from './review-inputs';
 import { buildReviewData, type ReviewData, type SeenSeries } from './review-data';
+import { tableReviewData, type TableRecord } from './overview-table';
 import type { ReviewCache, SourceStamp } from './review-cache';
 
 export { SLOW_FORMAT_NOTE };
@@ -44,6 +45,8 @@ export interface LoadOptions {
   fullDelayMs?: number;
   /** Read the whole file even when it has an overview (the overview is then not used). */
   noOverview?: boolean;
+  /** From the cache, the journal is read when first asked for, or after this delay; default 1.5 s. */
+  journalDelayMs?: number;
 }
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -58,9 +61,8 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
       return null;
     });
     if (hit) {
-      const journal = hit.journal();
-      // Attach a handler now; callers await it later (or never, for a review closed at once).
-      journal.catch(() => undefined);
+      // Inflating and parsing the cached journal (~0.3 s for a day) would hold up the first screen's requests.
+      const journal = lazy(hit.journal, opts.journalDelayMs ?? 1500);
       return {
         data: hit.data,
         journal,
@@ -77,7 +79,12 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
   // A file that was never closed has no overview of its last stretch (up to 10 min): when that is much of it
   // (a short session killed), the full read is the first screen.
   if (overview && overview.members > 0 && overview.uncoveredBytes <= st.size / 5) {
-    const data = overviewReviewData(overview.recording);
+    // 1.3: the signals at overview resolution are in the file; 1.2: computed from the overview's scrape rows.
+    const data = overview.tables.length
+      ? tableReviewData(overview.recording, overview.tables as TableRecord[])
+      : overviewReviewData(overview.recording);
+    const note = formatNote(overview.recording.header.minorVersion);
+    if (note) data.warnings.push(note);
     const loaded: LoadedReview = {
       data,
       journal: Promise.resolve([]),
@@ -114,7 +121,8 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
   }
   const { rec, seen } = await readFull(path);
   const data = buildReviewData(rec, seen);
-  if ((rec.header.minorVersion ?? 0) < 2 && !opts.noOverview) data.warnings.push(SLOW_FORMAT_NOTE);
+  const note = formatNote(rec.header.minorVersion);
+  if (note && !opts.noOverview) data.warnings.push(note);
   const openMs = performance.now() - started;
   return {
     data,
@@ -126,6 +134,20 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     cached: cacheLater(path, stamp, data, rec.journal, opts),
     full: Promise.resolve(),
   };
+}
+
+/** A promise of `read()` that starts it when first awaited, or after `afterMs`, whichever comes first. */
+function lazy<T>(read: () => Promise<T>, afterMs: number): Promise<T> {
+  let p: Promise<T> | null = null;
+  const start = (): Promise<T> => (p ??= read());
+  // In the background: errors go to whoever asks later (or nowhere, for a review closed at once).
+  setTimeout(() => start().catch(() => undefined), afterMs).unref?.();
+  const later: PromiseLike<T> & Pick<Promise<T>, 'catch' | 'finally'> = {
+    then: (ok, fail) => start().then(ok, fail),
+    catch: (fail) => start().catch(fail),
+    finally: (done) => start().finally(done),
+  };
+  return later as Promise<T>;
 }
 
 /** The review's data from a recording's overview. */

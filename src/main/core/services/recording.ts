@@ -29,7 +29,7 @@ import { GPU_TARGET, gpuExposition, MONITOR_TARGET, monitorExposition } from '..
 import type { JournalSubscription } from '../journal/unit-tail';
 import { ApiError } from '../api-error';
 import type { SettingCell } from '../config/setting-cell';
-import { isReviewInput } from '../review/review-inputs';
+import { REVIEW_OVERVIEW } from '../review/overview-table';
 
 export interface RecordingServiceOptions {
   /** Folder holding the session files. */
@@ -214,8 +214,8 @@ export class RecordingService {
           deployment,
           appVersion: this.opts.appVersion,
         },
-        // Format 1.2's overview keeps what review mode reads, so a review opens at once from it.
-        { overview: { series: isReviewInput } },
+        // The overview (format 1.3) holds review's signals at its resolution, so a review opens at once from it.
+        { overview: REVIEW_OVERVIEW },
       );
       if (this.live.get(deploymentId) !== l) {
         // Closed while the file was being created.

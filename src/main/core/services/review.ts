@@ -22,6 +22,7 @@ import type {
   JournalAroundResult,
   JournalEntry,
   RecentReview,
+  ResaveResult,
   ReviewCursorResult,
   ReviewOpenResult,
   ReviewRequests,
@@ -40,6 +41,8 @@ import { readHeader } from '../store/recording/reader';
 import { SessionNotFoundError, type SessionStore } from '../store/recording/session-store';
 import type { JournalLine } from '../store/recording/types';
 import { loadReview, type LoadedReview } from '../review/load-review';
+import { REVIEW_OVERVIEW } from '../review/overview-table';
+import { resaveRecording } from '../store/recording/resave';
 import { ReviewCache } from '../review/review-cache';
 import { roleOf, type ReviewData } from '../review/review-data';
 import { readSidecar } from '../review/sidecar';
@@ -161,7 +164,39 @@ export class ReviewService {
       uploadRecordingChunk: (a) => this.uploadChunk(a.uploadId, a.offset, a.data),
       finishRecordingUpload: (a) => this.finishUpload(a.uploadId),
       cancelRecordingUpload: (a) => this.cancelUpload(a.uploadId),
+      resaveSession: (a) => this.resave(a.id),
     };
+  }
+
+  /** Rewrites a finished session in the current format, as `pd-console recording resave` does. */
+  private async resave(id: string): Promise<ResaveResult> {
+    if (!ID_OK.test(id)) throw new ApiError('bad-arguments', `not a session id: ${JSON.stringify(id)}`);
+    if ((this.opts.recordingIds?.() ?? []).includes(id))
+      throw new ApiError(
+        'session-recording',
+        `session ${id} is still being recorded`,
+        'It is written in the current format already; close its deployment to end the recording.',
+      );
+    const path = this.opts.store.pathOf(id);
+    if (
+      !(await stat(path).then(
+        (st) => st.isFile(),
+        () => false,
+      ))
+    )
+      throw new SessionNotFoundError(id, this.opts.store.dir);
+    let r: Awaited<ReturnType<typeof resaveRecording>>;
+    try {
+      r = await resaveRecording(path, { overview: REVIEW_OVERVIEW });
+    } catch (err) {
+      throw new ApiError(
+        'resave-failed',
+        `session ${id} was not re-saved: ${(err as Error).message.split(path).join(basename(path))}`,
+        'The file is unchanged and still opens the slow way.',
+      );
+    }
+    await this.cache.forget(path).catch((err: Error) => this.cacheProblem(err));
+    return { fromMinorVersion: r.fromMinorVersion, bytesBefore: r.bytesBefore, bytesAfter: r.bytesAfter };
   }
 
   /**

@@ -17,6 +17,7 @@ export const LONG_DEADLINES: Partial<Record<RequestName, number | null>> = {
   connectHost: 12 * 60_000,
   // Reading a recording never opened before: ~6 s per recorded day here, and up to 1 GiB (weeks) is accepted.
   openSessionReview: 5 * 60_000,
+  resaveSession: 10 * 60_000,
   openRecentReview: 5 * 60_000,
   finishRecordingUpload: 5 * 60_000,
   // Converting a whole recording (CSV, OpenMetrics, incident bundle) is bounded by the same read.

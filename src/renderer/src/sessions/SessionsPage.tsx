@@ -9,6 +9,7 @@ import type {
   RecordingStatus,
   SessionInfoDto,
 } from '@shared/contract';
+import { OLD_FORMAT_NOTES } from '@shared/api/review';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { setActive, useAppState } from '../state/store';
@@ -344,6 +345,8 @@ function SessionRow({
   const exportAs = (format: ExportFormat): Promise<void> =>
     act(async () => setResult(await api.exportSession({ id: s.id, format })));
   const damaged = s.state === 'damaged';
+  // Written in an older format: re-saving it (what `pd-console recording resave` does) makes it open at once.
+  const old = s.state === 'complete' && s.warnings.some((w) => OLD_FORMAT_NOTES.includes(w));
   return (
     <>
       <tr data-testid="session-row" data-id={s.id} data-state={s.state}>
@@ -379,6 +382,21 @@ function SessionRow({
             >
               {busy ? 'Opening…' : 'Open'}
             </button>
+            {old && (
+              <button
+                disabled={busy || working}
+                onClick={() =>
+                  void act(async () => {
+                    await api.resaveSession({ id: s.id });
+                    onChanged();
+                  })
+                }
+                title="Rewrite it in the current format (same values, states, events and journal) so that it opens at once"
+                data-testid={`session-resave-${s.id}`}
+              >
+                {working ? 'Re-saving…' : 'Re-save'}
+              </button>
+            )}
             {(['rename', 'note', 'export'] as const).map((m) => (
               <button
                 key={m}

@@ -25,9 +25,13 @@ export interface OverviewRead {
   bytesRead: number;
   /** Bytes of the file after the last overview member that are not the index: what the overview does not cover. */
   uncoveredBytes: number;
+  /** Format 1.3: the signal rows of each overview member (`o.tbl` records, parsed), in file order. */
+  tables: unknown[];
 }
 
 const OVERVIEW_LINE = Buffer.from('{"k":"' + OVERVIEW_KIND_PREFIX);
+/** The signal rows of a 1.3 overview: read by review (core/review/overview-table.ts), not by the assembler. */
+const TABLE_LINE = Buffer.from('{"k":"o.tbl"');
 const PLAIN_START = Buffer.from('{"k":"');
 
 /**
@@ -96,11 +100,15 @@ export async function readOverview(path: string, opts: ReadOptions = {}): Promis
   asm.onHeader(JSON.stringify(header));
   let damage: string | null = null;
   let decodedBytes = 0;
+  const tables: unknown[] = [];
+  const onTable = (text: Buffer, a: number, b: number): void => {
+    tables.push(JSON.parse(text.toString('utf8', a, b)));
+  };
   for (let i = 0; i < members.length && !damage; i++) {
     try {
       const text = openMarked(members[i]);
       decodedBytes += text.length;
-      deliverMember(text, asm.onLine);
+      deliverMember(text, asm.onLine, onTable);
     } catch (err) {
       damage = `overview block ${i + 1} of ${members.length}: ${(err as Error).message}`;
     }
@@ -130,7 +138,7 @@ export async function readOverview(path: string, opts: ReadOptions = {}): Promis
       `The recording was not closed: its overview reaches ${iso(recording.lastTs)}; the full detail, up to its last intact record, is read from the recording.`,
     );
   recording.warnings.push(...notes);
-  return { recording, foundBy, members: members.length, bytesRead, uncoveredBytes: uncovered };
+  return { recording, foundBy, members: members.length, bytesRead, uncoveredBytes: uncovered, tables };
 }
 
 function parseIndex(text: Buffer, at: number): IndexRecord {
@@ -157,7 +165,11 @@ function parseIndex(text: Buffer, at: number): IndexRecord {
 }
 
 /** Checks the member's block seal, then hands each overview line to onLine as the record it copies. */
-function deliverMember(text: Buffer, onLine: (buf: Buffer, start: number, end: number) => void): void {
+function deliverMember(
+  text: Buffer,
+  onLine: (buf: Buffer, start: number, end: number) => void,
+  onTable: (buf: Buffer, start: number, end: number) => void,
+): void {
   const checker = new BlockChecker();
   const lines: [number, number][] = [];
   let pos = 0;
@@ -180,6 +192,10 @@ function deliverMember(text: Buffer, onLine: (buf: Buffer, start: number, end: n
   }
   if (!sealed) throw new Error('it has no block seal');
   for (const [a, b] of lines) {
+    if (text.compare(TABLE_LINE, 0, TABLE_LINE.length, a, a + TABLE_LINE.length) === 0) {
+      onTable(text, a, b);
+      continue;
+    }
     // {"k":"o.s",… → {"k":"s",… two bytes further on: the record the overview copied, decoded in place.
     const start = a + OVERVIEW_KIND_PREFIX.length;
     PLAIN_START.copy(text, start);

@@ -5,6 +5,7 @@
 // "o." (`o.s`, `o.series`, `o.layout`, `o.family`, `o.unit`, …): readers of the full stream skip them as kinds
 // they do not use, and the overview reader strips the prefix and decodes them with the same code as the full
 // stream. The overview has its own series dictionary and value deltas, continued from member to member.
+import type { HealthResult, UnitState } from '@shared/domain';
 import type { Exposition, MetricFamily } from '../../probes/exposition/types';
 import { BlockSealer } from './block-sum';
 import { ScrapeEncoder } from './scrape-codec';
@@ -22,6 +23,18 @@ export const OVERVIEW_SEGMENT_CHARS = 4 * 1024 * 1024;
 
 const LINE_START = '\n{"k":"';
 const OVERVIEW_LINE_START = '\n{"k":"' + OVERVIEW_KIND_PREFIX;
+
+/**
+ * Format 1.3: what the overview carries instead of scrape rows — the signals evaluated at overview resolution
+ * (core/review/overview-table.ts). It sees every scrape, unit state and health result the writer stores.
+ */
+export interface OverviewTable {
+  scrape(ts: number, target: string, exp: Exposition): void;
+  unit(ts: number, source: string, state: UnitState): void;
+  health(ts: number, source: string, health: HealthResult): void;
+  /** The overview line(s) of the segment ending now, each starting with {"k":"o.; '' when none. */
+  take(final: boolean): string;
+}
 
 export interface OverviewSegment {
   /** The member's text: the overview lines of the segment and the seal of that block. */
@@ -45,6 +58,8 @@ export class OverviewStream {
     readonly stepMs: number,
     /** Which sample names the overview keeps (all when absent). */
     private readonly keep?: (name: string) => boolean,
+    /** Given: the overview holds this table's rows instead of scrape rows (format 1.3). */
+    private readonly table?: OverviewTable,
   ) {}
 
   get pendingChars(): number {
@@ -57,6 +72,11 @@ export class OverviewStream {
 
   /** Takes the scrape into the overview when stepMs has passed since the target's last overview row. */
   scrape(ts: number, target: string, exp: Exposition): void {
+    if (this.table) {
+      this.table.scrape(ts, target, exp);
+      this.span(ts);
+      return;
+    }
     const last = this.lastRowAt.get(target);
     if (last !== undefined && ts - last < this.stepMs) {
       this.skipped.set(target, { ts, exp });
@@ -87,6 +107,14 @@ export class OverviewStream {
     this.add(r.text, ts);
   }
 
+  unit(ts: number, source: string, state: UnitState): void {
+    this.table?.unit(ts, source, state);
+  }
+
+  health(ts: number, source: string, health: HealthResult): void {
+    this.table?.health(ts, source, health);
+  }
+
   /** A unit, health, event (or any other small, rare) record line of the full stream, copied as is. */
   record(line: string, ts: number): void {
     this.add(line, ts);
@@ -100,6 +128,11 @@ export class OverviewStream {
     if (final) {
       for (const [target, s] of this.skipped) this.take1(s.ts, target, s.exp);
       this.skipped.clear();
+    }
+    const rows = this.table?.take(final);
+    if (rows) {
+      this.text += rows;
+      this.sealer.add(rows);
     }
     if (!this.text) return null;
     const seal = this.sealer.seal(this.t1);
@@ -116,6 +149,10 @@ export class OverviewStream {
     const text = ('\n' + lines).split(LINE_START).join(OVERVIEW_LINE_START).slice(1);
     this.text += text;
     this.sealer.add(text);
+    this.span(ts);
+  }
+
+  private span(ts: number): void {
     if (ts < this.t0) this.t0 = ts;
     if (ts > this.t1) this.t1 = ts;
   }

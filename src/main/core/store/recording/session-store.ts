@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { AppEvent } from '@shared/domain';
 import { systemClock, type Clock } from '../../clock';
-import { FILE_EXTENSION, FORMAT_MINOR_VERSION, RecordingOpenError, SLOW_FORMAT_NOTE } from './format';
+import { FILE_EXTENSION, formatNote, RecordingOpenError } from './format';
 import { readHeader, readRecording, summarizeRecording } from './reader';
 import { redactSecrets } from './redact';
 import type { ReadOptions, RecordingHeader, Recording } from './types';
@@ -224,6 +224,7 @@ export class SessionStore {
         summary = s;
       }
     }
+    const note = formatNote(summary.minorVersion);
     // File times are wall-clock times: compare with the real clock, not the injected one.
     const liveElsewhere =
       !summary.closedCleanly && !summary.damaged && Date.now() - st.mtimeMs < LIVE_ELSEWHERE_MS;
@@ -249,10 +250,7 @@ export class SessionStore {
       sizeBytes: st.size + (await metaBytes()),
       state,
       annotations: meta.annotations.length,
-      warnings:
-        !summary.damaged && (summary.minorVersion ?? FORMAT_MINOR_VERSION) < FORMAT_MINOR_VERSION
-          ? [...summary.warnings, SLOW_FORMAT_NOTE]
-          : summary.warnings,
+      warnings: note && !summary.damaged ? [...summary.warnings, note] : summary.warnings,
     };
   }
 

@@ -41,8 +41,11 @@ export interface StoredHeader extends RecordingHeader {
   flushIntervalMs: number;
   /** 'crc32' when every block of the file is sealed by a `sum` record (format 1.1); absent in older files. */
   blockChecksums?: 'crc32';
-  /** Format 1.2: the file carries an overview, one row per target every stepMs (docs §1.2). */
-  overview?: { stepMs: number };
+  /**
+   * Format 1.2: the file carries an overview, one row per target every stepMs (docs §1.2); `signals` (1.3): the
+   * overview's rows are the evaluated signals, not scrapes (§1.3).
+   */
+  overview?: { stepMs: number; signals?: true };
 }
 
 /** One recorded series: columnar, time-ordered. `t` may be a view shared with other series of the same target. */

@@ -19,6 +19,7 @@ import {
   FORMAT_MINOR_VERSION,
   FORMAT_VERSION,
   LEGACY_MINOR_VERSION,
+  ROWS_OVERVIEW_MINOR_VERSION,
   MAX_FLUSH_INTERVAL_MS,
   type EndRecord,
   type EventRecord,
@@ -36,6 +37,7 @@ import {
   OVERVIEW_SEGMENT_CHARS,
   OVERVIEW_SEGMENT_MS,
   OverviewStream,
+  type OverviewTable,
 } from './overview-stream';
 import type { JournalLine, RecordingHeader, SourceKey, StoredHeader, WriterStats } from './types';
 
@@ -52,7 +54,17 @@ export interface WriterOptions {
    * the sample names `series` keeps (default all). `false` writes format 1.1 (one gzip member, no overview):
    * for tests and for comparing the two.
    */
-  overview?: { stepMs?: number; series?: (name: string) => boolean } | false;
+  overview?:
+    | {
+        stepMs?: number;
+        series?: (name: string) => boolean;
+        /**
+         * Format 1.3: the overview carries the signals evaluated at its resolution (this table's rows) instead
+         * of scrape rows, so a review draws its first screen without decoding or evaluating anything.
+         */
+        table?: (header: StoredHeader, stepMs: number) => OverviewTable;
+      }
+    | false;
 }
 
 /** One gzip member on its way to the file, in file order. */
@@ -146,13 +158,17 @@ export class RecordingWriter {
     const stored: StoredHeader = {
       format: FORMAT_ID,
       version: FORMAT_VERSION,
-      minorVersion: ov ? FORMAT_MINOR_VERSION : LEGACY_MINOR_VERSION,
+      minorVersion: ov?.table
+        ? FORMAT_MINOR_VERSION
+        : ov
+          ? ROWS_OVERVIEW_MINOR_VERSION
+          : LEGACY_MINOR_VERSION,
       ...header,
       host: redactJson(header.host, counter),
       deployment: redactJson(header.deployment, counter),
       flushIntervalMs,
       blockChecksums: BLOCK_CHECKSUMS,
-      ...(ov ? { overview: { stepMs } } : {}),
+      ...(ov ? { overview: ov.table ? { stepMs, signals: true as const } : { stepMs } } : {}),
     };
     // The file holds journal lines and unit command lines: keep it private to the user.
     const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
@@ -171,7 +187,7 @@ export class RecordingWriter {
       clock: opts.clock ?? systemClock,
       maxQueuedBytes: opts.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
       level: opts.level ?? 6,
-      overview: ov ? new OverviewStream(stepMs, ov.series) : null,
+      overview: ov ? new OverviewStream(stepMs, ov.series, ov.table?.(stored, stepMs)) : null,
     });
     w.push(JSON.stringify(stored) + '\n', header.startedAt);
     await w.flush();
@@ -203,6 +219,7 @@ export class RecordingWriter {
       if (last.memory === memoryCurrentBytes || ts - last.at < MEMORY_ONLY_CHANGE_MIN_MS) return;
     }
     this.lastUnit.set(source, { key, memory: memoryCurrentBytes, at: ts });
+    this.overview?.unit(ts, source, s);
     // ExecStart may carry --api-key and friends.
     const rec: UnitRecord = {
       k: 'unit',
@@ -219,6 +236,7 @@ export class RecordingWriter {
     const key = JSON.stringify([h.ok, h.status ?? null, h.detail]);
     if (this.lastHealth.get(source) === key) return;
     this.lastHealth.set(source, key);
+    this.overview?.health(ts, source, h);
     const rec: HealthRecord = { k: 'health', t: ts, r: source, h };
     this.push(JSON.stringify(rec) + '\n', ts, true);
   }
