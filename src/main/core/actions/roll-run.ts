@@ -584,7 +584,6 @@ export class RollRun {
   ): Promise<string> {
     let deadline = this.now() + timeoutMs;
     let downSince: number | null = null;
-    let last = '';
     for (;;) {
       const link = hostId === null ? null : this.io.link(hostId);
       let result: Probe | null = null;
@@ -610,7 +609,7 @@ export class RollRun {
             message: result.message,
             ...(result.hint ? { hint: result.hint } : {}),
           });
-        last = result.detail;
+        const last = result.detail;
         if (step.detail !== last) {
           step.detail = last;
           this.changed();
