@@ -1,6 +1,7 @@
-// `pd-console restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]`: the same plan, guard
-// rails and step-by-step following as the app, in a terminal. Without --yes it prints the plan and asks y/N
-// on a terminal; without a terminal it refuses rather than restart unconfirmed.
+// `pd-console restart decode|prefill|router|stack[@URL|UNIT] [--host H] [--yes] [--drain] [--json]`: the same
+// plan, guard rails and step-by-step following as the app, in a terminal. Without --yes it prints the plan and
+// asks y/N on a terminal; without a terminal it refuses rather than restart unconfirmed. On a deployment with
+// several workers of a role (or several hosts), and for one named worker, the restart is a roll (roll-command.ts).
 import type { Core } from '../core/core';
 import type {
   ApiHandlers,
@@ -10,16 +11,25 @@ import type {
   SettingsState,
 } from '@shared/contract';
 import { RESTART_TARGETS } from '@shared/api/restart';
-import { createApp } from '../compose';
+import type { HostConfig } from '@shared/domain';
+import type { Clock } from '../core/clock';
+import { createApp, deploymentClock } from '../compose';
+import { rollWorkersOf } from '../core/actions/roll-fleet';
+import { findRollWorker } from '../core/actions/roll-plan';
+import { isMultiWorker, rollCommand } from './roll-command';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
 import { hostFromArg } from './main';
 
 export const RESTART_USAGE = `usage: pd-console restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json] [--demo-speed N]
+       pd-console restart decode@URL|UNIT [--host H] [--yes] [--json]
 
   Shows the plan (host, unit, exact command, what will break), asks y/N on a terminal, then follows every
   step: systemd active, /health 200, the router reporting the worker healthy. Ctrl-C asks to cancel before
   the next step; a second Ctrl-C leaves without waiting (the restart goes on on the host).
+  With several workers of a role, \`restart decode\` restarts them one at a time (a rolling restart: stop,
+  GPUs and ports free, start, the router reports it healthy, then the next) and \`restart stack\` rolls the
+  whole deployment: prefill, then decode, then the router. ROLE@URL|UNIT restarts that one worker.
   --yes       do not ask (required when stdin is not a terminal)
   --drain     stop new work to the worker first, where the router supports it
   --json      print the plan and the final operation as JSON lines on stdout (progress goes to stderr)
@@ -39,7 +49,13 @@ export interface RestartCliIo {
 
 type Handlers = Pick<
   ApiHandlers,
-  'planRestart' | 'startRestart' | 'cancelRestart' | 'getRestart' | 'openDemo' | 'connectHost'
+  | 'planRestart'
+  | 'startRestart'
+  | 'cancelRestart'
+  | 'getRestart'
+  | 'openDemo'
+  | 'connectHost'
+  | 'getRestartSettings'
 >;
 
 export interface RestartCliApp {
@@ -47,6 +63,10 @@ export interface RestartCliApp {
   handlers: Handlers;
   /** The saved settings the restart runs with (timeouts, order, polkit). */
   settings?: { state(): SettingsState };
+  /** The deployment's clock (the demo host's accelerated one); default: the composition root's. */
+  clockFor?: (host: HostConfig) => Clock;
+  /** Poll cadence of a roll (tests go faster). */
+  rollPace?: { pollMs: number; minRealGapMs: number };
   shutdown(): Promise<void>;
 }
 
@@ -54,6 +74,8 @@ const EXIT = { ok: 0, failed: 1, usage: 2, unknown: 3, cancelled: 4 } as const;
 
 interface Args {
   target: RestartTarget;
+  /** `decode@URL|UNIT`: the one worker to restart. */
+  worker?: string;
   host: string;
   yes: boolean;
   drain: boolean;
@@ -80,12 +102,21 @@ function parseArgs(argv: string[]): Args | string {
         out.demoSpeed = n;
       }
     } else if (!a.startsWith('-') && target === undefined) {
-      if (!(RESTART_TARGETS as readonly string[]).includes(a))
-        return `unknown service ${JSON.stringify(a)}: expected one of ${RESTART_TARGETS.join(', ')}`;
-      target = a as RestartTarget;
+      const at = a.indexOf('@');
+      const role = at < 0 ? a : a.slice(0, at);
+      if (!(RESTART_TARGETS as readonly string[]).includes(role))
+        return `unknown service ${JSON.stringify(role)}: expected one of ${RESTART_TARGETS.join(', ')}`;
+      target = role as RestartTarget;
+      if (at >= 0) {
+        const worker = a.slice(at + 1);
+        if (role === 'stack') return `stack@… names no worker: use decode@URL, prefill@UNIT or router@URL`;
+        if (!worker) return `${role}@ needs the worker's URL or unit, e.g. ${role}@http://10.0.0.2:30000`;
+        out.worker = worker;
+      }
     } else return `unexpected argument ${JSON.stringify(a)}`;
   }
   if (!target) return `which service? expected one of ${RESTART_TARGETS.join(', ')}`;
+  if (out.worker !== undefined && out.drain) return '--drain is not available for a rolling restart yet';
   return { ...out, target };
 }
 
@@ -116,6 +147,9 @@ export async function restartCommand(
         : await app.handlers.connectHost({ host: hostFromArg(args.host) });
     const deploymentId = summary.deployment.id;
     await firstObservation(app.core, deploymentId);
+    const { host, deployment } = app.core.deploymentOf(deploymentId);
+    if (args.worker !== undefined || isMultiWorker(deployment))
+      return await roll(app, args, deploymentId, host, io, say);
     const plan = await app.handlers.planRestart({ deploymentId, target: args.target, drain: args.drain });
     if (args.json) io.stdout(`${JSON.stringify({ plan })}\n`);
     say(planText(plan));
@@ -169,6 +203,60 @@ export async function restartCommand(
   } finally {
     await app.shutdown();
   }
+}
+
+async function roll(
+  app: RestartCliApp,
+  args: Args,
+  deploymentId: string,
+  host: HostConfig,
+  io: RestartCliIo,
+  say: (s: string) => void,
+): Promise<number> {
+  const { deployment } = app.core.deploymentOf(deploymentId);
+  const conn = app.core.connectionOf(deploymentId);
+  const workers = await rollWorkersOf(deployment, host, conn);
+  if (args.worker !== undefined) {
+    const w = findRollWorker(workers, args.worker);
+    if (w && w.role !== args.target) {
+      io.stderr(
+        `pd-console restart: ${args.target}@${args.worker} names ${w.name}, a ${w.role} worker: use ${w.role}@${args.worker}\n`,
+      );
+      return EXIT.usage;
+    }
+  }
+  const target =
+    args.worker !== undefined
+      ? ({ kind: 'worker', worker: args.worker } as const)
+      : args.target === 'stack'
+        ? ({ kind: 'deployment' } as const)
+        : ({ kind: 'role', role: args.target } as const);
+  return rollCommand(
+    target,
+    {
+      deploymentId,
+      workers,
+      links: new Map([[host.id, conn]]),
+      hosts: new Map([[host.id, host]]),
+      clock: (app.clockFor ?? ((h) => deploymentClock(app.core, h)))(host),
+      settings: await app.handlers.getRestartSettings({}),
+      journalOf: (_hostId, unit) => app.core.journalTail(deploymentId, unit),
+      ...app.rollPace,
+    },
+    {
+      say,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      json: args.json,
+      confirm: async (question) => {
+        if (args.yes) return true;
+        if (!(io.isTTY ?? Boolean(process.stdin.isTTY)))
+          return 'refusing to restart without confirmation: stdin is not a terminal. Pass --yes to confirm.';
+        return /^(y|yes)$/i.test((await (io.ask ?? askOnTerminal)(question)).trim());
+      },
+      onInterrupt: io.onInterrupt ?? onSigint,
+    },
+  );
 }
 
 function targetName(plan: RestartPlan): string {

@@ -379,6 +379,8 @@ export interface RollOperation {
   state: RollState;
   startedAt: number;
   endedAt?: number;
+  /** Time since start (or total time once ended), ms, on the deployment's clock. */
+  elapsedMs: number;
   workers: RollWorkerView[];
   /** The worker being restarted now. */
   current?: string;

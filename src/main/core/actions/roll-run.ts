@@ -124,6 +124,7 @@ export class RollRun {
         steps: w.steps.map((s) => ({ ...s, state: 'pending' })),
       })),
       cancelRequested: false,
+      elapsedMs: 0,
       summary: '',
     };
     this.op.summary = this.summary();
@@ -131,7 +132,8 @@ export class RollRun {
   }
 
   snapshot(): RollOperation {
-    return structuredClone({ ...this.op, summary: this.summary() });
+    const elapsedMs = (this.op.endedAt ?? this.now()) - this.op.startedAt;
+    return structuredClone({ ...this.op, elapsedMs, summary: this.summary() });
   }
 
   /** Stops before the next worker; the worker being restarted is finished first. */
