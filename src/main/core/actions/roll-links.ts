@@ -87,7 +87,10 @@ export function rollLinks(o: RollLinksOptions): RollIo & { dispose(): void } {
       const router = serviceOf(routerWorker);
       const reading = await readRouter(link(router.hostId).httpAgent(), router, routerSeries);
       const out = new Map<string, RollHealth>();
-      for (const w of o.workers) if (w.role !== 'router') out.set(w.id, judgeWorker(reading, serviceOf(w)));
+      // Judged by the URL the router knows the worker by: its API URL as seen from its own host may differ
+      // (127.0.0.1 there, the host's address in the router's list).
+      for (const w of o.workers)
+        if (w.role !== 'router') out.set(w.id, judgeWorker(reading, { ...serviceOf(w), apiUrl: w.id }));
       return out;
     },
     async followStart({ worker, unit, command, onProgress }): Promise<FollowResult> {
