@@ -275,6 +275,11 @@ export interface RollUnit {
 export interface RollWorker {
   /** The worker's URL as the router knows it (for a router: its API URL). */
   id: string;
+  /**
+   * Every URL the router lists this server under, when it is more than `id`: a DP-aware server is listed once
+   * per data-parallel rank (`{base}@{rank}`) and is healthy only when every rank is.
+   */
+  routerUrls?: string[];
   /** Short name for messages: "decode-2". */
   name: string;
   role: Role;

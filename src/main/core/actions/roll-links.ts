@@ -89,8 +89,13 @@ export function rollLinks(o: RollLinksOptions): RollIo & { dispose(): void } {
       const out = new Map<string, RollHealth>();
       // Judged by the URL the router knows the worker by: its API URL as seen from its own host may differ
       // (127.0.0.1 there, the host's address in the router's list).
-      for (const w of o.workers)
-        if (w.role !== 'router') out.set(w.id, judgeWorker(reading, { ...serviceOf(w), apiUrl: w.id }));
+      for (const w of o.workers) {
+        if (w.role === 'router') continue;
+        const verdicts = (w.routerUrls?.length ? w.routerUrls : [w.id]).map((url) =>
+          judgeWorker(reading, { ...serviceOf(w), apiUrl: url }),
+        );
+        out.set(w.id, verdicts.find((v) => v.state !== 'healthy') ?? verdicts[0]);
+      }
       return out;
     },
     async followStart({ worker, unit, command, onProgress }): Promise<FollowResult> {
