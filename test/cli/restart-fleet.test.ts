@@ -85,6 +85,28 @@ describe('pd-console restart ROLE@WORKER (demo host, real SSH)', () => {
     expect(io.err()).toMatch(/✔ restarted decode \(http:\/\/127\.0\.0\.1:30200\) in /);
   });
 
+  it('the SSH link drops mid-roll: the roll pauses, says so, and carries on to the observed end', async () => {
+    const a = await app();
+    const io = capture();
+    const sim = f!.demo.sim;
+    const pid = sim.snapshot().units.decode.mainPid;
+    const run = restartCommand(['decode@sglang-decode.service', '--yes'], io, { app: a });
+    // Drop every connection once the roll has stopped decode (it is then checking GPUs and ports).
+    await new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (sim.snapshot().units.decode.activeState !== 'inactive') return;
+        clearInterval(t);
+        sim.dropConnections();
+        resolve();
+      }, 5);
+    });
+    expect(await run, io.out()).toBe(0);
+    expect(io.out()).toMatch(/paused — lost contact with demo GPU host \(simulated\)/);
+    expect(io.out()).toMatch(/link back: the roll carries on/);
+    expect(sim.snapshot().units.decode).toMatchObject({ activeState: 'active', healthy: true });
+    expect(sim.snapshot().units.decode.mainPid).not.toBe(pid);
+  });
+
   it('checks the prefill bootstrap port read from its ExecStart', async () => {
     const a = await app();
     const io = capture();
