@@ -69,7 +69,7 @@ describe('pd-console restart ROLE@WORKER (demo host, real SSH)', () => {
     expect(steps[1].detail).toBe('no compute process on GPUs 4,5,6,7 of demo GPU host (simulated)');
     expect(steps[2].detail).toBe('nothing listens on port 30200 of demo GPU host (simulated)');
     expect(steps[3].detail).toMatch(
-      /exit 0: systemd queued the restart; .*GET http:\/\/127\.0\.0\.1:30200\/health → 200/,
+      /exit 0: systemd queued the start; .*GET http:\/\/127\.0\.0\.1:30200\/health → 200/,
     );
     expect(steps[4].detail).toMatch(/the router reports http:\/\/127\.0\.0\.1:30200 healthy/);
     // The simulation: a new decode process, serving; prefill and router untouched.

@@ -150,8 +150,12 @@ export function rollLinks(o: RollLinksOptions): RollIo & { dispose(): void } {
 function relabel(run: RestartRun): ReturnType<RestartRun['snapshot']> {
   const op = run.snapshot();
   for (const s of op.services)
-    for (const st of s.steps)
+    for (const st of s.steps) {
       if (st.kind === 'router' && s.role !== 'router' && st.state === 'skipped')
         st.detail = 'followed by the roll: the router is read through its own host';
+      // The one-service restart words its command step for a restart; here it sent a start.
+      if (st.kind === 'command' && st.detail?.endsWith('systemd queued the restart'))
+        st.detail = st.detail.replace(/restart$/, 'start');
+    }
   return op;
 }
