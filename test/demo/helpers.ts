@@ -90,9 +90,9 @@ export function exec(c: Client, command: string): Promise<ExecResult> {
 }
 
 /** Opens a forwarded channel the way an http.Agent's createConnection would (socket methods as no-ops). */
-export function forward(c: Client, port: number): Promise<ClientChannel> {
+export function forward(c: Client, port: number, address = '127.0.0.1'): Promise<ClientChannel> {
   return new Promise((resolve, reject) => {
-    c.forwardOut('127.0.0.1', 0, '127.0.0.1', port, (err, ch) => {
+    c.forwardOut('127.0.0.1', 0, address, port, (err, ch) => {
       if (err) return reject(err);
       const s = ch as ClientChannel & Record<string, unknown>;
       for (const m of ['setKeepAlive', 'setNoDelay', 'setTimeout', 'ref', 'unref']) s[m] = () => s;
@@ -107,7 +107,13 @@ export interface HttpResult {
   body: string;
 }
 
-export function httpGet(c: Client, port: number, path: string, timeoutMs = 5000): Promise<HttpResult> {
+export function httpGet(
+  c: Client,
+  port: number,
+  path: string,
+  timeoutMs = 5000,
+  address = '127.0.0.1',
+): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const req = http.get(
       {
@@ -116,7 +122,7 @@ export function httpGet(c: Client, port: number, path: string, timeoutMs = 5000)
         path,
         // No agent: with createConnection set, the request then uses the forwarded channel as its socket.
         createConnection: (_opts: unknown, cb: (err: Error | null, s?: Duplex) => void) => {
-          forward(c, port).then(
+          forward(c, port, address).then(
             (s) => cb(null, s),
             (e: Error) => cb(e),
           );
@@ -131,7 +137,7 @@ export function httpGet(c: Client, port: number, path: string, timeoutMs = 5000)
       },
     );
     req.setTimeout(timeoutMs, () =>
-      req.destroy(new Error(`GET :${port}${path} timed out after ${timeoutMs} ms`)),
+      req.destroy(new Error(`GET ${address}:${port}${path} timed out after ${timeoutMs} ms`)),
     );
     req.on('error', reject);
   });

@@ -1,7 +1,7 @@
-// The demo host's HTTP endpoints: SGLang prefill (30100) and decode (30200) servers, the router's API
-// (30001) and its Prometheus listener (29001). One in-process http.Server per simulated port; connections
-// arrive as forwarded SSH channels (`server.emit('connection', channel)`) or, with listenHttp, on real
-// loopback ports. /metrics faults (500, hang, trickle, huge, garbage) are applied here.
+// A simulated host's HTTP endpoints: its SGLang servers (the single host: prefill 30100, decode 30200) and
+// its router's API (30001) and Prometheus listener (29001). One in-process http.Server per port of the
+// host; connections arrive as forwarded SSH channels (`server.emit('connection', channel)`) or, with
+// listenHttp, on real loopback ports. /metrics faults (500, hang, trickle, huge, garbage) are applied here.
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -9,9 +9,9 @@ import type { ServerProcess } from './processes';
 import { renderRouterMetrics } from './router-metrics';
 import { renderServerMetrics } from './sglang-metrics';
 import { isSmgEra, type DemoEra } from './eras';
-import type { DemoSimulation } from './simulation';
-import { KV_CAPACITY } from './simulation';
-import { MODEL_NAME, MODEL_PATH, PORTS, TP_SIZE, type DemoRole, type ServerRole } from './units';
+import type { DemoSimulation, UnitRuntime } from './simulation';
+import { asMachine, type DemoMachine } from './machine';
+import { MODEL_NAME, MODEL_PATH, PORTS, type DemoRole, type ServerSpec } from './units';
 import { Rng } from './rng';
 
 export const DEMO_HTTP_PORTS = [PORTS.prefill, PORTS.decode, PORTS.routerApi, PORTS.routerMetrics] as const;
@@ -54,44 +54,47 @@ function text(
  * a request to a port nothing listens on has its connection reset.
  */
 export function handleHttp(
-  sim: DemoSimulation,
+  target: DemoSimulation | DemoMachine,
   port: number,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): void {
+  const sim = asMachine(target);
   sim.advance();
-  if (!sim.portOpen(port)) {
+  const u = sim.listenerOf(port);
+  if (!u || !sim.portOpen(port)) {
     req.socket.destroy();
     return;
   }
   const path = (req.url ?? '/').split('?')[0];
   const method = req.method ?? 'GET';
-  if (port === PORTS.routerMetrics) return routerMetricsPort(sim, path, method, res);
-  if (port === PORTS.routerApi) return routerApi(sim, path, method, res);
-  const role: ServerRole = port === PORTS.prefill ? 'prefill' : 'decode';
-  const p = sim.units[role].server;
-  if (!p) {
+  if (u.def.router?.metricsPort === port) return routerMetricsPort(sim, u, path, method, res);
+  if (u.def.router) return routerApi(sim, u, path, method, res);
+  const p = u.server;
+  if (!p || !u.def.server) {
     req.socket.destroy();
     return;
   }
-  serverApi(sim, role, p, path, method, req, res);
+  serverApi(sim, u, p, path, method, req, res);
 }
 
 function serverApi(
-  sim: DemoSimulation,
-  role: ServerRole,
+  sim: DemoMachine,
+  u: UnitRuntime,
   p: ServerProcess,
   path: string,
   method: string,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): void {
+  const key = u.def.key;
+  const spec = u.def.server as ServerSpec;
   // E1 (autumn 2025) had only the get_-prefixed routes.
   const newer = sim.era !== 'E1';
-  const logged = (status: number): void => sim.logHttpRequest(role, method, req.url ?? path, status);
+  const logged = (status: number): void => sim.logHttpRequest(key, method, req.url ?? path, status);
   const get = method === 'GET' || method === 'HEAD';
   if (path === '/metrics' || path === '/metrics/') {
-    if (sim.metricsDisabled.has(role)) {
+    if (!spec.metrics) {
       logged(404);
       return json(res, 404, { detail: 'Not Found' });
     }
@@ -99,10 +102,10 @@ function serverApi(
       logged(405);
       return json(res, 405, { detail: 'Method Not Allowed' });
     }
-    return serveMetrics(sim, role, () => renderServerMetrics(p, sim.era, sim.dpRanks), res, logged);
+    return serveMetrics(sim, key, () => renderServerMetrics(p, sim.era, p.dpRanks), res, logged);
   }
   if (path === '/health' || path === '/health_generate') {
-    const h = sim.serverHealth(role);
+    const h = sim.serverHealth(key);
     const status = h === 'ok' ? 200 : 503;
     logged(status);
     res.writeHead(status, { 'content-length': 0 });
@@ -111,7 +114,7 @@ function serverApi(
   }
   if (path === '/get_server_info' || (path === '/server_info' && newer)) {
     logged(200);
-    return json(res, 200, serverInfo(sim, role, p));
+    return json(res, 200, serverInfo(sim, spec, p));
   }
   if (path === '/get_model_info' || (path === '/model_info' && newer)) {
     logged(200);
@@ -145,7 +148,7 @@ function serverApi(
   }
   if (path === '/v1/loads' && sim.era === 'E4') {
     logged(200);
-    return json(res, 200, loads(sim, p));
+    return json(res, 200, loads(sim, spec, p));
   }
   if (path === '/get_load') {
     logged(200);
@@ -175,30 +178,34 @@ function serverApi(
   json(res, 404, { detail: 'Not Found' });
 }
 
-function serverInfo(sim: DemoSimulation, role: ServerRole, p: ServerProcess): Record<string, unknown> {
+function serverInfo(sim: DemoMachine, spec: ServerSpec, p: ServerProcess): Record<string, unknown> {
+  const role = spec.role;
   // Like SGLang: ServerArgs fields merged with scheduler_info at the top level, plus internal_states.
   return {
     model_path: MODEL_PATH,
     tokenizer_path: MODEL_PATH,
     served_model_name: MODEL_NAME,
-    host: '127.0.0.1',
-    port: role === 'prefill' ? PORTS.prefill : PORTS.decode,
-    tp_size: TP_SIZE,
+    host: spec.listenHost,
+    port: spec.port,
+    tp_size: spec.tp,
     dp_size: p.dpRanks,
     enable_dp_attention: p.dpRanks > 1,
-    base_gpu_id: role === 'prefill' ? 0 : 4,
+    base_gpu_id: spec.baseGpu,
+    ...(spec.node
+      ? { nnodes: spec.node.nnodes, node_rank: spec.node.rank, dist_init_addr: spec.node.distInitAddr }
+      : {}),
     mem_fraction_static: 0.88,
     chunked_prefill_size: 8192,
     max_prefill_tokens: 16384,
     context_length: null,
     page_size: 1,
-    enable_metrics: !sim.metricsDisabled.has(role),
+    enable_metrics: spec.metrics,
     decode_log_interval: 40,
     disaggregation_mode: role,
     disaggregation_transfer_backend: 'mooncake',
-    disaggregation_bootstrap_port: PORTS.bootstrap,
+    disaggregation_bootstrap_port: spec.bootstrapPort ?? PORTS.bootstrap,
     disaggregation_ib_device: 'mlx5_0',
-    max_total_num_tokens: KV_CAPACITY[role],
+    max_total_num_tokens: spec.capacity,
     max_req_input_len: 524_282,
     max_running_requests: role === 'decode' ? 256 : 32,
     internal_states: p.ranks.map(() => ({
@@ -215,12 +222,12 @@ function serverInfo(sim: DemoSimulation, role: ServerRole, p: ServerProcess): Re
   };
 }
 
-function loads(sim: DemoSimulation, p: ServerProcess): Record<string, unknown> {
+function loads(sim: DemoMachine, spec: ServerSpec, p: ServerProcess): Record<string, unknown> {
   return {
     timestamp: sim.now / 1000,
     version: '0.5.12',
     accelerator: 'cuda',
-    num_accelerators: TP_SIZE,
+    num_accelerators: spec.tp,
     loads: p.ranks.map((r, i) => ({
       dp_rank: i,
       num_running_reqs: r.running,
@@ -237,8 +244,14 @@ function loads(sim: DemoSimulation, p: ServerProcess): Record<string, unknown> {
   };
 }
 
-function routerApi(sim: DemoSimulation, path: string, method: string, res: http.ServerResponse): void {
-  const r = sim.units.router.router;
+function routerApi(
+  sim: DemoMachine,
+  u: UnitRuntime,
+  path: string,
+  method: string,
+  res: http.ServerResponse,
+): void {
+  const r = u.router;
   if (!r) {
     res.destroy();
     return;
@@ -278,7 +291,7 @@ function routerApi(sim: DemoSimulation, path: string, method: string, res: http.
           runtime_type: 'sglang',
           priority: 50,
           cost: 1.0,
-          ...(w.role === 'prefill' ? { bootstrap_port: PORTS.bootstrap } : {}),
+          ...(bootstrapOf(u, w.url) !== undefined ? { bootstrap_port: bootstrapOf(u, w.url) } : {}),
           is_healthy: w.health === 'healthy',
           // The lifecycle status is an smg addition, served next to is_healthy.
           ...(smg
@@ -302,23 +315,33 @@ function routerApi(sim: DemoSimulation, path: string, method: string, res: http.
       });
     case '/get_server_info':
     case '/server_info': {
-      const d = sim.units.decode.server;
-      if (!d || sim.serverHealth('decode') === 'refused')
-        return reply(503, { error: 'No available workers', code: 'no_workers' }, 'no_workers');
-      return reply(200, serverInfo(sim, 'decode', d));
+      // The router forwards to a decode worker it holds healthy (the first that answers).
+      for (const w of r.workers) {
+        if (w.role !== 'decode') continue;
+        const d = sim.world.unitOf(w.unit);
+        if (!d.server || !d.def.server || sim.serverHealth(w.unit) === 'refused') continue;
+        return reply(200, serverInfo(sim, d.def.server, d.server));
+      }
+      return reply(503, { error: 'No available workers', code: 'no_workers' }, 'no_workers');
     }
     default:
       return reply(404, smg ? { error: 'Not Found', code: 'NOT_FOUND' } : 'Not Found');
   }
 }
 
+/** The bootstrap port the router's ExecStart gives a prefill worker. */
+function bootstrapOf(u: UnitRuntime, url: string): number | undefined {
+  return u.def.router?.workers.find((w) => w.url === url)?.bootstrapPort;
+}
+
 function routerMetricsPort(
-  sim: DemoSimulation,
+  sim: DemoMachine,
+  u: UnitRuntime,
   path: string,
   method: string,
   res: http.ServerResponse,
 ): void {
-  const r = sim.units.router.router;
+  const r = u.router;
   if (!r) {
     res.destroy();
     return;
@@ -336,12 +359,8 @@ function routerMetricsPort(
   }
   serveMetrics(
     sim,
-    'router',
-    () =>
-      renderRouterMetrics(r, sim.routerEra, {
-        prefill: sim.units.prefill.server,
-        decode: sim.units.decode.server,
-      }),
+    u.def.key,
+    () => renderRouterMetrics(r, sim.routerEra, (w) => sim.world.unitOf(w.unit).server),
     res,
     () => undefined,
   );
@@ -349,33 +368,33 @@ function routerMetricsPort(
 
 /** Writes a /metrics body, or misbehaves the way the active fault for this role says. */
 function serveMetrics(
-  sim: DemoSimulation,
-  role: DemoRole,
+  sim: DemoMachine,
+  unitKey: string,
   render: () => string,
   res: http.ServerResponse,
   logged: (status: number) => void,
 ): void {
-  if (sim.isFaultOn('metrics-hang', role)) return; // headers never come; the connection stays open
-  if (sim.isFaultOn('metrics-trickle', role)) {
+  if (sim.isFaultOn('metrics-hang', unitKey)) return; // headers never come; the connection stays open
+  if (sim.isFaultOn('metrics-trickle', unitKey)) {
     logged(200);
     res.writeHead(200, { 'content-type': PROM_CONTENT_TYPE });
     res.flushHeaders();
     trickle(sim, Buffer.from(render(), 'utf8'), res);
     return;
   }
-  if (sim.isFaultOn('metrics-huge', role)) {
+  if (sim.isFaultOn('metrics-huge', unitKey)) {
     logged(200);
     res.writeHead(200, { 'content-type': PROM_CONTENT_TYPE });
     huge(render(), res);
     return;
   }
-  if (sim.isFaultOn('metrics-500', role)) {
+  if (sim.isFaultOn('metrics-500', unitKey)) {
     logged(500);
     return text(res, 500, 'Internal Server Error');
   }
-  if (sim.isFaultOn('metrics-garbage', role)) {
+  if (sim.isFaultOn('metrics-garbage', unitKey)) {
     logged(200);
-    const n = sim.garbageCounter++;
+    const n = sim.world.garbageCounter++;
     if (n % 2 === 0) {
       const rng = new Rng(sim.seed ^ n);
       const bytes = Buffer.alloc(64 * 1024);
@@ -397,7 +416,7 @@ function serveMetrics(
 }
 
 /** One byte per simulated second, until the body ends or the client goes away. */
-function trickle(sim: DemoSimulation, body: Buffer, res: http.ServerResponse): void {
+function trickle(sim: DemoMachine, body: Buffer, res: http.ServerResponse): void {
   let i = 0;
   const tick = (): void => {
     if (res.destroyed || res.writableEnded) return;
@@ -445,14 +464,22 @@ export class DemoHttpServers {
   private readonly real = new Map<number, net.Server>();
   private readonly sockets = new Set<Duplex>();
 
-  constructor(private readonly sim: DemoSimulation) {
-    for (const port of DEMO_HTTP_PORTS) {
+  private readonly sim: DemoMachine;
+
+  constructor(target: DemoSimulation | DemoMachine) {
+    const sim = (this.sim = asMachine(target));
+    for (const port of sim.httpPorts()) {
       const srv = http.createServer((req, res) => handleHttp(sim, port, req, res));
       // Forwarded channels are not net.Sockets; without a keep-alive timer they stay open until the client
       // closes them, which is what a polling client over one SSH connection wants.
       srv.keepAliveTimeout = 0;
       this.servers.set(port, srv);
     }
+  }
+
+  /** Does a process of this host listen on the port right now? */
+  isOpen(port: number): boolean {
+    return this.servers.has(port) && this.sim.portOpen(port);
   }
 
   /** Hands a connection (a forwarded channel) to the simulated port's server. False if nothing listens there. */
@@ -469,10 +496,10 @@ export class DemoHttpServers {
     stream.once('close', () => this.sockets.delete(stream));
   }
 
-  /** Listens every simulated port on a real 127.0.0.1 ephemeral port; returns simulated → real. */
-  async listen(): Promise<Record<number, number>> {
+  /** Listens every simulated port on a real ephemeral port of `address`; returns simulated → real. */
+  async listen(address = '127.0.0.1'): Promise<Record<number, number>> {
     const map: Record<number, number> = {};
-    for (const port of DEMO_HTTP_PORTS) {
+    for (const port of this.servers.keys()) {
       const srv = this.servers.get(port);
       if (!srv) continue;
       const listener = net.createServer((sock) => {
@@ -483,7 +510,7 @@ export class DemoHttpServers {
       });
       await new Promise<void>((resolve, reject) => {
         listener.once('error', reject);
-        listener.listen(0, '127.0.0.1', () => resolve());
+        listener.listen(0, address, () => resolve());
       });
       const addr = listener.address();
       if (!addr || typeof addr === 'string')

@@ -29,6 +29,18 @@ export { handleHttp, DemoHttpServers, DEMO_HTTP_PORTS } from './http';
 export { DEMO_ERAS, ROUTER_ERAS } from './eras';
 export { PORTS as DEMO_PORTS, HOSTNAME as DEMO_HOSTNAME, MODEL_NAME as DEMO_MODEL_NAME } from './units';
 export { DEMO_PASSWORD } from './ssh-server';
+export {
+  startDemoFleet,
+  launchDemoFleet,
+  type DemoFleet,
+  type DemoFleetHost,
+  type DemoFleetOptions,
+} from './fleet';
+export type { FleetTruth, FleetWorkerTruth, FleetUnitTruth } from './fleet-truth';
+export type { FleetSshFiles } from './fleet-ssh-config';
+export { FLEET_HOSTS, FLEET_PORTS, type FleetHostName } from './topology';
+export type { UnitTransition } from './simulation';
+export { DemoMachine, machineOf } from './machine';
 export type { CommandResult as DemoCommandResult };
 
 export interface DemoHostOptions {

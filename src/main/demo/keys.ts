@@ -39,9 +39,12 @@ export function ed25519(
   }
 }
 
-export function generateDemoKeys(): DemoKeys {
-  const host = ed25519('demo-host');
-  const client = ed25519('pd-console-demo');
+/** A fresh host key, and a fresh client key unless `client` (one client key for every fleet host) is given. */
+export function generateDemoKeys(
+  client: { private: string; public: string } = ed25519('pd-console-demo'),
+  hostComment = 'demo-host',
+): DemoKeys {
+  const host = ed25519(hostComment);
   return {
     hostPrivateKey: host.private,
     hostPublicKeyLine: host.public,

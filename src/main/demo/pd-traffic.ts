@@ -1,8 +1,10 @@
 // Request-level PD traffic: router → prefill bootstrap (decode preallocates KV) → prefill queue → prefill
 // forward → KV transfer → decode. Every request is an object, so gauges are integers, counters and
 // histogram counts agree with each other, and latencies are the ones the simulated requests really had.
+// The router picks one prefill and one decode worker per request by weight among the healthy ones; with
+// one worker per role (the single demo host) no draw is made, so its random sequence is the one it had.
 import type { LoadModel } from './load-model';
-import type { ServerProcess, RouterProcess } from './processes';
+import type { ServerProcess, RouterProcess, RouterWorker } from './processes';
 import type { Rng } from './rng';
 
 type Stage = 'bootstrap' | 'waiting' | 'prefilling' | 'transferring' | 'decode-wait' | 'decoding' | 'aborted';
@@ -15,6 +17,9 @@ interface Request {
   cached: number;
   generated: number;
   stage: Stage;
+  /** Index of its prefill and decode worker in the context's slots. */
+  pi: number;
+  di: number;
   rank: number;
   /** Decode KV tokens this request holds (prompt preallocated + generated). */
   kvHeld: number;
@@ -41,12 +46,21 @@ const READMIT_BELOW = 0.995;
 /** The router's admission bound: beyond this many requests in flight it sheds load. */
 const MAX_IN_FLIGHT = 3000;
 
-export interface TrafficContext {
-  prefill: ServerProcess | null;
-  decode: ServerProcess | null;
-  router: RouterProcess | null;
-  /** kv-full fault: long-running generations pin the decode pool. */
+/** One worker as the traffic sees it: its process (null while down) and the router's entry for it. */
+export interface WorkerSlot {
+  proc: ServerProcess | null;
+  /** null while the router is down. */
+  worker: RouterWorker | null;
+  /** Share of requests the router sends it, relative to the others of its role. */
+  weight: number;
+  /** kv-full fault (decode): long-running generations pin its pool. */
   kvFull: boolean;
+}
+
+export interface TrafficContext {
+  prefill: WorkerSlot[];
+  decode: WorkerSlot[];
+  router: RouterProcess | null;
 }
 
 export interface StepStats {
@@ -61,6 +75,8 @@ export class PdTraffic {
   constructor(
     private readonly rng: Rng,
     private readonly load: LoadModel,
+    /** Offered load relative to the single host's (a fleet with more workers takes more). */
+    private readonly rateScale = 1,
   ) {}
 
   get inFlight(): number {
@@ -71,35 +87,41 @@ export class PdTraffic {
   step(t0: number, dtMs: number, ctx: TrafficContext): StepStats {
     const t1 = t0 + dtMs;
     const dt = dtMs / 1000;
-    const { prefill, decode, router } = ctx;
-    const prefillUp = prefill?.stage === 'ready';
-    const decodeUp = decode?.stage === 'ready';
+    const { prefill: P, decode: D, router } = ctx;
+    const ready = (s: WorkerSlot): boolean => s.proc?.stage === 'ready';
+    const kvFull = D.some((s) => s.kvFull);
 
     // Arrivals. Without a listening router, clients simply cannot connect: nothing is counted anywhere.
     const stats: StepStats = { arrived: 0, rejected: 0 };
-    const offered = this.rng.poisson(this.load.rate(t0) * (ctx.kvFull ? 1.3 : 1) * dt);
+    const offered = this.rng.poisson(this.load.rate(t0) * this.rateScale * (kvFull ? 1.3 : 1) * dt);
     if (router?.listening && offered > 0) {
-      const pw = router.worker('prefill');
-      const dw = router.worker('decode');
       for (let i = 0; i < offered; i++) {
         router.countRequest('POST', '/v1/chat/completions');
         router.pdRequests++;
-        if (pw.health !== 'healthy' || dw.health !== 'healthy') {
+        const pi = this.pick(P);
+        const di = this.pick(D);
+        if (pi < 0 || di < 0) {
           router.countResponse('/v1/chat/completions', 503, 'no_workers');
           router.pdSelectionErrors++;
           stats.rejected++;
           continue;
         }
+        const ps = P[pi];
+        const ds = D[di];
+        const pw = ps.worker as RouterWorker;
+        const dw = ds.worker as RouterWorker;
         if (this.reqs.length >= MAX_IN_FLIGHT) {
           router.countResponse('/v1/chat/completions', 503, 'queue_full');
           stats.rejected++;
           continue;
         }
-        if (!prefillUp || !decodeUp || !prefill || !decode) {
+        const prefill = ps.proc;
+        const decode = ds.proc;
+        if (!ready(ps) || !ready(ds) || !prefill || !decode) {
           // The router still believes in a worker that is gone: the upstream connect fails.
           router.countResponse('/v1/chat/completions', 502, 'backend_error');
-          (prefillUp ? dw : pw).errors++;
-          (prefillUp ? dw : pw).cbConsecutiveFailures++;
+          (ready(ps) ? dw : pw).errors++;
+          (ready(ps) ? dw : pw).cbConsecutiveFailures++;
           stats.rejected++;
           continue;
         }
@@ -109,10 +131,12 @@ export class PdTraffic {
           id: this.nextId,
           arrivedAt,
           prompt: shape.promptTokens,
-          output: ctx.kvFull ? Math.min(shape.outputTokens * 40, 30_000) : shape.outputTokens,
+          output: ds.kvFull ? Math.min(shape.outputTokens * 40, 30_000) : shape.outputTokens,
           cached: 0,
           generated: 0,
           stage: 'bootstrap',
+          pi,
+          di,
           rank: this.nextId % decode.dpRanks,
           kvHeld: 0,
           bootstrapDoneAt: 0,
@@ -132,86 +156,106 @@ export class PdTraffic {
         stats.arrived++;
       }
     }
-    if (!prefill || !decode || !prefillUp || !decodeUp) {
+    // Nothing moves without at least one working server of each role (the single host: without both).
+    if (!P.some(ready) || !D.some(ready)) {
       this.refreshGauges(ctx);
       return stats;
     }
+    // Requests before decode need both their servers; decoding needs only its decode server.
+    const pairUp = (r: Request): boolean => ready(P[r.pi]) && ready(D[r.di]);
+    const decodeUp = (r: Request): boolean => ready(D[r.di]);
+    const proc = (s: WorkerSlot): ServerProcess => s.proc as ServerProcess;
 
-    const rankUsed = new Array<number>(decode.dpRanks).fill(0);
-    for (const r of this.reqs) rankUsed[r.rank] += r.kvHeld;
-    const rankCap = decode.ranks.map((r) => r.capacity);
+    const rankUsed = D.map((s) => new Array<number>(s.proc?.dpRanks ?? 1).fill(0));
+    for (const r of this.reqs) rankUsed[r.di][r.rank] += r.kvHeld;
+    const rankCap = D.map((s) => (s.proc ? s.proc.ranks.map((r) => r.capacity) : [0]));
 
     // 1. Decode: every running request generates at a speed that falls with batch size.
-    const batch = this.reqs.filter((r) => r.stage === 'decoding');
-    const perReqSpeed = 60 / (1 + batch.length / 180);
-    let generated = 0;
     const finished: Request[] = [];
-    for (const r of batch) {
-      const tokens = Math.min(r.output - r.generated, perReqSpeed * dt);
-      r.generated += tokens;
-      r.kvHeld += tokens;
-      rankUsed[r.rank] += tokens;
-      generated += tokens;
-      if (r.generated >= r.output - 1e-9) finished.push(r);
-    }
-    if (generated > 0) {
-      decode.itl.observe(1 / perReqSpeed, Math.round(generated));
-      decode.generationTokensFloat += generated;
-      decode.realtimeDecode += generated;
-      decode.cudaGraphPasses += Math.round((dt * perReqSpeed) / 1);
-    }
-    decode.genThroughput = generated / dt;
-    for (const r of finished) {
-      const doneAt = Math.min(t1, r.firstTokenAt + (r.output / perReqSpeed) * 1000);
-      const end = Math.max(doneAt, t0);
-      decode.promptTokens += r.prompt;
-      decode.e2e.observe((end - r.arrivedAt) / 1000);
-      rankUsed[r.rank] -= r.kvHeld;
-      r.kvHeld = 0;
-      if (router) {
-        router.countResponse('/v1/chat/completions', 200, '');
-        router.duration.observe((end - r.arrivedAt) / 1000);
-        router.observeHttp('POST', '/v1/chat/completions', (end - r.arrivedAt) / 1000);
-        router.durationLegacy.observe((end - r.arrivedAt) / 1000);
+    D.forEach((slot, k) => {
+      if (!ready(slot)) return;
+      const decode = proc(slot);
+      const batch = this.reqs.filter((r) => r.di === k && r.stage === 'decoding');
+      const perReqSpeed = 60 / (1 + batch.length / 180);
+      let generated = 0;
+      for (const r of batch) {
+        const tokens = Math.min(r.output - r.generated, perReqSpeed * dt);
+        r.generated += tokens;
+        r.kvHeld += tokens;
+        rankUsed[k][r.rank] += tokens;
+        generated += tokens;
+        if (r.generated >= r.output - 1e-9) finished.push(r);
       }
-    }
+      if (generated > 0) {
+        decode.itl.observe(1 / perReqSpeed, Math.round(generated));
+        decode.generationTokensFloat += generated;
+        decode.realtimeDecode += generated;
+        decode.cudaGraphPasses += Math.round((dt * perReqSpeed) / 1);
+      }
+      decode.genThroughput = generated / dt;
+      for (const r of batch) {
+        if (r.generated < r.output - 1e-9) continue;
+        const doneAt = Math.min(t1, r.firstTokenAt + (r.output / perReqSpeed) * 1000);
+        const end = Math.max(doneAt, t0);
+        decode.promptTokens += r.prompt;
+        decode.e2e.observe((end - r.arrivedAt) / 1000);
+        rankUsed[k][r.rank] -= r.kvHeld;
+        r.kvHeld = 0;
+        if (router) {
+          router.countResponse('/v1/chat/completions', 200, '');
+          router.duration.observe((end - r.arrivedAt) / 1000);
+          router.observeHttp('POST', '/v1/chat/completions', (end - r.arrivedAt) / 1000);
+          router.durationLegacy.observe((end - r.arrivedAt) / 1000);
+        }
+      }
+    });
     if (finished.length) {
       const done = new Set(finished);
       this.reqs = this.reqs.filter((r) => !done.has(r));
     }
 
     // 2. Retraction: when generation overruns a rank's pool, the newest requests give their KV back.
-    for (let rank = 0; rank < decode.dpRanks; rank++) {
-      if (rankUsed[rank] <= rankCap[rank] * RETRACT_ABOVE) continue;
-      const victims = this.reqs.filter((r) => r.rank === rank && r.stage === 'decoding').reverse();
-      for (const v of victims) {
-        if (rankUsed[rank] <= rankCap[rank] * RETRACT_TO) break;
-        rankUsed[rank] -= v.kvHeld;
-        decode.retractedRequests++;
-        decode.retractedInputTokens += v.prompt;
-        decode.retractedOutputTokens += Math.floor(v.generated);
-        v.kvHeld = 0;
-        v.stage = 'decode-wait';
-        v.retracted = true;
+    D.forEach((slot, k) => {
+      if (!ready(slot)) return;
+      const decode = proc(slot);
+      for (let rank = 0; rank < decode.dpRanks; rank++) {
+        if (rankUsed[k][rank] <= rankCap[k][rank] * RETRACT_ABOVE) continue;
+        const victims = this.reqs
+          .filter((r) => r.di === k && r.rank === rank && r.stage === 'decoding')
+          .reverse();
+        for (const v of victims) {
+          if (rankUsed[k][rank] <= rankCap[k][rank] * RETRACT_TO) break;
+          rankUsed[k][rank] -= v.kvHeld;
+          decode.retractedRequests++;
+          decode.retractedInputTokens += v.prompt;
+          decode.retractedOutputTokens += Math.floor(v.generated);
+          v.kvHeld = 0;
+          v.stage = 'decode-wait';
+          v.retracted = true;
+        }
       }
-    }
+    });
 
     // 3. Bootstrap: decode preallocates the prompt's KV; FIFO per rank, head-of-line blocking when full.
     // Retracted requests come first: while any wait on a rank, that rank preallocates nothing new.
-    const blocked = new Set<number>();
-    for (const r of this.reqs) if (r.retracted) blocked.add(r.rank);
+    const blocked = new Set<string>();
+    const at = (r: Request): string => `${r.di}:${r.rank}`;
+    for (const r of this.reqs) if (r.retracted) blocked.add(at(r));
     for (const r of this.reqs) {
       if (r.stage !== 'bootstrap') continue;
+      if (!pairUp(r)) continue;
       if (t1 - r.arrivedAt > BOOTSTRAP_TIMEOUT_MS) {
         this.abort(r, ctx, 'bootstrap');
         continue;
       }
-      if (blocked.has(r.rank)) continue;
-      if (rankUsed[r.rank] + r.prompt > rankCap[r.rank] * PREALLOC_HEADROOM) {
-        blocked.add(r.rank);
+      if (blocked.has(at(r))) continue;
+      if (rankUsed[r.di][r.rank] + r.prompt > rankCap[r.di][r.rank] * PREALLOC_HEADROOM) {
+        blocked.add(at(r));
         continue;
       }
-      rankUsed[r.rank] += r.prompt;
+      const prefill = proc(P[r.pi]);
+      const decode = proc(D[r.di]);
+      rankUsed[r.di][r.rank] += r.prompt;
       r.kvHeld = r.prompt;
       r.stage = 'waiting';
       r.bootstrapDoneAt = Math.max(r.arrivedAt, t0) + this.rng.range(1, 6);
@@ -228,56 +272,62 @@ export class PdTraffic {
     this.reqs = this.reqs.filter((r) => r.stage !== 'aborted');
 
     // 4. Prefill forward with a token budget per step (chunked prefill carries a partial request over).
-    let budget = PREFILL_TOKENS_PER_S * dt;
-    let spent = 0;
-    let prefillNewTokens = 0;
-    let prefillCachedTokens = 0;
-    for (const r of this.reqs) {
-      if (budget <= 0) break;
-      if (r.stage !== 'waiting' && r.stage !== 'prefilling') continue;
-      if (r.stage === 'waiting') {
-        r.stage = 'prefilling';
-        const wait = Math.max(0, t0 + (spent / PREFILL_TOKENS_PER_S) * 1000 - r.bootstrapDoneAt) / 1000;
-        prefill.queueTime.observe(wait);
-        prefill.queueTimeLegacy.observe(wait);
+    P.forEach((slot, j) => {
+      if (!ready(slot)) return;
+      const prefill = proc(slot);
+      let budget = PREFILL_TOKENS_PER_S * dt;
+      let spent = 0;
+      let prefillNewTokens = 0;
+      let prefillCachedTokens = 0;
+      for (const r of this.reqs) {
+        if (budget <= 0) break;
+        if (r.pi !== j || (r.stage !== 'waiting' && r.stage !== 'prefilling') || !decodeUp(r)) continue;
+        if (r.stage === 'waiting') {
+          r.stage = 'prefilling';
+          const wait = Math.max(0, t0 + (spent / PREFILL_TOKENS_PER_S) * 1000 - r.bootstrapDoneAt) / 1000;
+          prefill.queueTime.observe(wait);
+          prefill.queueTimeLegacy.observe(wait);
+        }
+        const take = Math.min(budget, r.prefillRemaining);
+        budget -= take;
+        spent += take;
+        r.prefillRemaining -= take;
+        prefillNewTokens += take;
+        if (r.prefillRemaining > 0) continue;
+        const doneAt = Math.min(t1, t0 + (spent / PREFILL_TOKENS_PER_S) * 1000);
+        const totalMb = r.prompt * KV_MB_PER_TOKEN_PER_RANK;
+        const speedGbS = Math.max(0.5, this.rng.logNormal(18, 0.35));
+        const latencyMs = (totalMb / 1000 / speedGbS) * 1000 + this.rng.range(2, 8);
+        r.stage = 'transferring';
+        r.transferEndsAt = doneAt + latencyMs;
+        prefillCachedTokens += r.cached;
+        prefill.promptTokens += r.prompt;
+        prefill.cachedTokens += r.cached;
+        prefill.generationTokensFloat += 1;
+        prefill.realtimePrefillCompute += r.prompt - r.cached;
+        prefill.realtimePrefillCache += r.cached;
+        prefill.ttft.observe((doneAt - r.arrivedAt) / 1000);
+        prefill.observeKvTransfer({
+          speedGbS,
+          latencyMs,
+          bootstrapMs: r.bootstrapMs,
+          allocMs: r.allocMs,
+          totalMb,
+        });
+        if (this.rng.next() < 2e-4) prefill.prefillRetries++;
       }
-      const take = Math.min(budget, r.prefillRemaining);
-      budget -= take;
-      spent += take;
-      r.prefillRemaining -= take;
-      prefillNewTokens += take;
-      if (r.prefillRemaining > 0) continue;
-      const doneAt = Math.min(t1, t0 + (spent / PREFILL_TOKENS_PER_S) * 1000);
-      const totalMb = r.prompt * KV_MB_PER_TOKEN_PER_RANK;
-      const speedGbS = Math.max(0.5, this.rng.logNormal(18, 0.35));
-      const latencyMs = (totalMb / 1000 / speedGbS) * 1000 + this.rng.range(2, 8);
-      r.stage = 'transferring';
-      r.transferEndsAt = doneAt + latencyMs;
-      prefillCachedTokens += r.cached;
-      prefill.promptTokens += r.prompt;
-      prefill.cachedTokens += r.cached;
-      prefill.generationTokensFloat += 1;
-      prefill.realtimePrefillCompute += r.prompt - r.cached;
-      prefill.realtimePrefillCache += r.cached;
-      prefill.ttft.observe((doneAt - r.arrivedAt) / 1000);
-      prefill.observeKvTransfer({
-        speedGbS,
-        latencyMs,
-        bootstrapMs: r.bootstrapMs,
-        allocMs: r.allocMs,
-        totalMb,
-      });
-      if (this.rng.next() < 2e-4) prefill.prefillRetries++;
-    }
-    if (prefillNewTokens > 0) {
-      prefill.cacheHitRate = prefillCachedTokens / Math.max(1, prefillCachedTokens + prefillNewTokens);
-      prefill.noneGraphPasses += Math.ceil(prefillNewTokens / 8192);
-    }
-    prefill.inputThroughput = prefillNewTokens / dt;
+      if (prefillNewTokens > 0) {
+        prefill.cacheHitRate = prefillCachedTokens / Math.max(1, prefillCachedTokens + prefillNewTokens);
+        prefill.noneGraphPasses += Math.ceil(prefillNewTokens / 8192);
+      }
+      prefill.inputThroughput = prefillNewTokens / dt;
+    });
 
     // 5. Transfers complete: prefill inserts the prompt into its radix cache, decode takes over.
     for (const r of this.reqs) {
-      if (r.stage !== 'transferring' || r.transferEndsAt > t1) continue;
+      if (r.stage !== 'transferring' || r.transferEndsAt > t1 || !pairUp(r)) continue;
+      const prefill = proc(P[r.pi]);
+      const decode = proc(D[r.di]);
       r.stage = 'decode-wait';
       r.firstTokenAt = r.transferEndsAt;
       prefill.e2e.observe((r.transferEndsAt - r.arrivedAt) / 1000);
@@ -289,25 +339,33 @@ export class PdTraffic {
       }
     }
     // The radix cache fills up to what the pool allows and then evicts least-recently-used prefixes.
-    const prefillUsed = this.reqs.reduce(
-      (a, r) =>
-        a +
-        (r.stage === 'transferring'
-          ? r.prompt
-          : r.stage === 'prefilling'
-            ? r.prompt - r.prefillRemaining
-            : 0),
-      0,
-    );
-    const evictCap = prefill.capacity * (0.72 + 0.2 * this.load.cacheHitTarget(t0 + 3_600_000)) - prefillUsed;
-    prefill.evictableTokens = Math.max(0, Math.min(prefill.evictableTokens, evictCap));
+    P.forEach((slot, j) => {
+      if (!ready(slot)) return;
+      const prefill = proc(slot);
+      const prefillUsed = this.reqs.reduce(
+        (a, r) =>
+          a +
+          (r.pi !== j
+            ? 0
+            : r.stage === 'transferring'
+              ? r.prompt
+              : r.stage === 'prefilling'
+                ? r.prompt - r.prefillRemaining
+                : 0),
+        0,
+      );
+      const evictCap =
+        prefill.capacity * (0.72 + 0.2 * this.load.cacheHitTarget(t0 + 3_600_000)) - prefillUsed;
+      prefill.evictableTokens = Math.max(0, Math.min(prefill.evictableTokens, evictCap));
+    });
 
     // 6. Decode admission: a transferred request joins the running batch; a retracted one needs room again.
     for (const r of this.reqs) {
-      if (r.stage !== 'decode-wait') continue;
+      if (r.stage !== 'decode-wait' || !decodeUp(r)) continue;
       if (r.retracted) {
-        if (rankUsed[r.rank] + r.prompt + r.generated > rankCap[r.rank] * READMIT_BELOW) continue;
-        rankUsed[r.rank] += r.prompt + r.generated;
+        const cap = rankCap[r.di][r.rank];
+        if (rankUsed[r.di][r.rank] + r.prompt + r.generated > cap * READMIT_BELOW) continue;
+        rankUsed[r.di][r.rank] += r.prompt + r.generated;
         r.kvHeld = r.prompt + r.generated;
         r.retracted = false;
       }
@@ -318,13 +376,32 @@ export class PdTraffic {
     return stats;
   }
 
+  /**
+   * The router's choice among the healthy workers of a role, by weight. -1 when none is healthy. One
+   * candidate takes no random draw.
+   */
+  private pick(slots: WorkerSlot[]): number {
+    const ok: number[] = [];
+    for (let i = 0; i < slots.length; i++) if (slots[i].worker?.health === 'healthy') ok.push(i);
+    if (ok.length <= 1) return ok.length ? ok[0] : -1;
+    const total = ok.reduce((a, i) => a + slots[i].weight, 0);
+    let x = this.rng.next() * total;
+    for (const i of ok) {
+      x -= slots[i].weight;
+      if (x < 0) return i;
+    }
+    return ok[ok.length - 1];
+  }
+
   private abort(r: Request, ctx: TrafficContext, reason: 'bootstrap'): void {
     r.stage = 'aborted';
-    if (ctx.prefill) {
-      ctx.prefill.abortedRequests++;
-      if (reason === 'bootstrap') ctx.prefill.bootstrapFailed++;
+    const prefill = ctx.prefill[r.pi]?.proc;
+    const decode = ctx.decode[r.di]?.proc;
+    if (prefill) {
+      prefill.abortedRequests++;
+      if (reason === 'bootstrap') prefill.bootstrapFailed++;
     }
-    if (ctx.decode) ctx.decode.abortedRequests++;
+    if (decode) decode.abortedRequests++;
     ctx.router?.countResponse('/v1/chat/completions', 500, 'backend_error');
   }
 
@@ -332,20 +409,24 @@ export class PdTraffic {
    * A server process died: every request it held is lost. The peer counts KV transfer failures for the
    * requests that were between the two, and the router answers those clients with an error.
    */
-  dropFor(role: 'prefill' | 'decode', ctx: TrafficContext): number {
+  dropFor(role: 'prefill' | 'decode', slot: number, ctx: TrafficContext): number {
     const lost = this.reqs.filter((r) =>
-      role === 'prefill' ? r.stage !== 'decode-wait' && r.stage !== 'decoding' : true,
+      role === 'prefill'
+        ? r.pi === slot && r.stage !== 'decode-wait' && r.stage !== 'decoding'
+        : r.di === slot,
     );
     if (!lost.length) return 0;
     for (const r of lost) {
-      if (role === 'decode' && ctx.prefill && (r.stage === 'transferring' || r.stage === 'bootstrap')) {
-        if (r.stage === 'transferring') ctx.prefill.transferFailed++;
-        else ctx.prefill.bootstrapFailed++;
-        ctx.prefill.abortedRequests++;
+      const prefill = ctx.prefill[r.pi]?.proc;
+      const decode = ctx.decode[r.di]?.proc;
+      if (role === 'decode' && prefill && (r.stage === 'transferring' || r.stage === 'bootstrap')) {
+        if (r.stage === 'transferring') prefill.transferFailed++;
+        else prefill.bootstrapFailed++;
+        prefill.abortedRequests++;
       }
-      if (role === 'prefill' && ctx.decode && r.stage !== 'bootstrap') {
-        ctx.decode.transferFailed++;
-        ctx.decode.abortedRequests++;
+      if (role === 'prefill' && decode && r.stage !== 'bootstrap') {
+        decode.transferFailed++;
+        decode.abortedRequests++;
       }
       ctx.router?.countResponse('/v1/chat/completions', 502, 'backend_error');
     }
@@ -357,8 +438,8 @@ export class PdTraffic {
 
   /** One pass over the in-flight requests to set every gauge the processes and the router expose. */
   private refreshGauges(ctx: TrafficContext): void {
-    const { prefill, decode, router } = ctx;
-    const byStage: Record<Stage, number> = {
+    const { router } = ctx;
+    const stages = (): Record<Stage, number> => ({
       bootstrap: 0,
       waiting: 0,
       prefilling: 0,
@@ -366,56 +447,74 @@ export class PdTraffic {
       'decode-wait': 0,
       decoding: 0,
       aborted: 0,
-    };
-    const dp = decode?.dpRanks ?? 1;
-    const running = new Array<number>(dp).fill(0);
-    const queued = new Array<number>(dp).fill(0);
-    const held = new Array<number>(dp).fill(0);
-    const seqLens = new Array<number>(dp).fill(0);
-    let prefillUsed = 0;
-    let retracted = 0;
-    let pendingTokens = 0;
+    });
+    const P = ctx.prefill.map(() => ({ byStage: stages(), used: 0 }));
+    const D = ctx.decode.map((s) => {
+      const dp = s.proc?.dpRanks ?? 1;
+      const zero = (): number[] => new Array<number>(dp).fill(0);
+      return {
+        dp,
+        byStage: stages(),
+        running: zero(),
+        queued: zero(),
+        held: zero(),
+        seqLens: zero(),
+        retracted: 0,
+        pendingTokens: 0,
+        all: 0,
+      };
+    });
     for (const r of this.reqs) {
-      byStage[r.stage]++;
-      const k = r.rank < dp ? r.rank : 0;
-      held[k] += r.kvHeld;
+      const p = P[r.pi];
+      const d = D[r.di];
+      p.byStage[r.stage]++;
+      d.byStage[r.stage]++;
+      d.all++;
+      const k = r.rank < d.dp ? r.rank : 0;
+      d.held[k] += r.kvHeld;
       if (r.stage === 'decoding') {
-        running[k]++;
-        seqLens[k] += r.prompt + r.generated;
-      } else if (r.stage === 'decode-wait') queued[k]++;
-      else if (r.stage === 'transferring') prefillUsed += r.prompt;
-      else if (r.stage === 'prefilling') prefillUsed += r.prompt - r.prefillRemaining;
-      else if (r.stage === 'bootstrap') pendingTokens += r.prompt;
-      if (r.retracted) retracted++;
+        d.running[k]++;
+        d.seqLens[k] += r.prompt + r.generated;
+      } else if (r.stage === 'decode-wait') d.queued[k]++;
+      else if (r.stage === 'transferring') p.used += r.prompt;
+      else if (r.stage === 'prefilling') p.used += r.prompt - r.prefillRemaining;
+      else if (r.stage === 'bootstrap') d.pendingTokens += r.prompt;
+      if (r.retracted) d.retracted++;
     }
-    if (prefill) {
-      const rank = prefill.ranks[0];
-      rank.running = byStage.prefilling;
-      rank.queue = byStage.waiting;
-      rank.usedTokens = Math.round(prefillUsed);
-      rank.evictableTokens = Math.round(prefill.evictableTokens);
-      rank.sumSeqLens = 0;
-      prefill.bootstrapQueue = byStage.bootstrap;
-      prefill.inflightQueue = byStage.transferring;
-    }
-    if (decode) {
-      decode.ranks.forEach((rank, i) => {
-        rank.running = running[i];
-        rank.queue = queued[i];
-        rank.usedTokens = Math.round(held[i]);
-        rank.evictableTokens = 0;
-        rank.sumSeqLens = Math.round(seqLens[i]);
-      });
-      decode.preallocQueue = byStage.bootstrap;
-      decode.transferQueue = byStage.waiting + byStage.prefilling + byStage.transferring;
-      decode.retractedQueue = retracted;
-      decode.pendingPreallocTokens = pendingTokens;
-    }
-    if (router) {
-      router.worker('prefill').active =
-        byStage.bootstrap + byStage.waiting + byStage.prefilling + byStage.transferring;
-      router.worker('decode').active = this.reqs.length;
-      router.connectionsActive = this.reqs.length;
-    }
+    ctx.prefill.forEach((slot, j) => {
+      const { byStage, used } = P[j];
+      const prefill = slot.proc;
+      if (prefill) {
+        const rank = prefill.ranks[0];
+        rank.running = byStage.prefilling;
+        rank.queue = byStage.waiting;
+        rank.usedTokens = Math.round(used);
+        rank.evictableTokens = Math.round(prefill.evictableTokens);
+        rank.sumSeqLens = 0;
+        prefill.bootstrapQueue = byStage.bootstrap;
+        prefill.inflightQueue = byStage.transferring;
+      }
+      if (router && slot.worker)
+        slot.worker.active = byStage.bootstrap + byStage.waiting + byStage.prefilling + byStage.transferring;
+    });
+    ctx.decode.forEach((slot, k) => {
+      const d = D[k];
+      const decode = slot.proc;
+      if (decode) {
+        decode.ranks.forEach((rank, i) => {
+          rank.running = d.running[i];
+          rank.queue = d.queued[i];
+          rank.usedTokens = Math.round(d.held[i]);
+          rank.evictableTokens = 0;
+          rank.sumSeqLens = Math.round(d.seqLens[i]);
+        });
+        decode.preallocQueue = d.byStage.bootstrap;
+        decode.transferQueue = d.byStage.waiting + d.byStage.prefilling + d.byStage.transferring;
+        decode.retractedQueue = d.retracted;
+        decode.pendingPreallocTokens = d.pendingTokens;
+      }
+      if (router && slot.worker) slot.worker.active = d.all;
+    });
+    if (router) router.connectionsActive = this.reqs.length;
   }
 }

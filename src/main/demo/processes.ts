@@ -28,6 +28,10 @@ export class ServerProcess {
   /** Set once the warmup request after startup finished: /health is 200 from then on. */
   readyAt: number | null = null;
   listeningAt: number | null = null;
+  /** A node of a multi-node server whose other node died: its collectives hang for good. */
+  peerLost = false;
+  /** A node of a multi-node server that has passed torch.distributed's rendezvous with its peer. */
+  joined = false;
 
   // Counters (tokenizer and scheduler side).
   promptTokens = 0;
@@ -129,6 +133,8 @@ export interface RouterWorker {
   role: ServerRole;
   url: string;
   id: string;
+  /** Key of the simulated unit that serves this URL. */
+  unit: string;
   health: WorkerHealthState;
   consecutiveFailures: number;
   consecutiveSuccesses: number;
@@ -161,7 +167,7 @@ export class RouterProcess {
   constructor(
     readonly pid: number,
     readonly startedAt: number,
-    workers: Array<{ role: ServerRole; url: string; id: string }>,
+    workers: Array<{ role: ServerRole; url: string; id: string; unit: string }>,
   ) {
     this.workers = workers.map((w) => ({
       ...w,

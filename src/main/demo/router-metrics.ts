@@ -10,13 +10,15 @@
 import { RustExposition } from './exposition-writer';
 import type { Histogram } from './histogram';
 import { isSmgEra, type RouterEra } from './eras';
-import type { RouterProcess, ServerProcess } from './processes';
+import type { RouterProcess, RouterWorker, ServerProcess } from './processes';
 import { MODEL_NAME, type ServerRole } from './units';
 
 type L = Array<[string, string]>;
 
 /** What the engine-metrics poller of smg reads from each worker's /v1/loads. */
-export type EngineLoads = Partial<Record<ServerRole, ServerProcess | null>>;
+/** Per worker (the fleet), or per role where each role has one worker (the single host). */
+export type EngineLoads =
+  ((w: RouterWorker) => ServerProcess | null) | Partial<Record<ServerRole, ServerProcess | null>>;
 
 export function renderRouterMetrics(r: RouterProcess, era: RouterEra, engines: EngineLoads = {}): string {
   if (!isSmgEra(era)) return renderLegacy(r);
@@ -192,8 +194,8 @@ function renderSmg(r: RouterProcess, pathLabel: boolean): string {
 function renderLegacy(r: RouterProcess): string {
   const x = new RustExposition();
   const route: L = [['route', '/v1/chat/completions']];
-  const prefill = r.worker('prefill');
-  const decode = r.worker('decode');
+  const prefills = r.workers.filter((w) => w.role === 'prefill');
+  const decodes = r.workers.filter((w) => w.role === 'decode');
   const perWorker = (f: (w: RouterProcess['workers'][number]) => number): Array<[L, number]> =>
     r.workers.map((w): [L, number] => [[['worker', w.url]], f(w)]);
   // Counters of metrics-exporter-prometheus exist from their first increment.
@@ -215,22 +217,22 @@ function renderLegacy(r: RouterProcess): string {
   x.counter(
     'sgl_router_pd_prefill_requests_total',
     'Total prefill requests per worker',
-    once(prefill, prefill.processed),
+    prefills.flatMap((w) => once(w, w.processed)),
   );
   x.counter(
     'sgl_router_pd_decode_requests_total',
     'Total decode requests per worker',
-    once(decode, decode.processed),
+    decodes.flatMap((w) => once(w, w.processed)),
   );
   x.counter(
     'sgl_router_pd_prefill_errors_total',
     'Total prefill errors per worker',
-    once(prefill, prefill.errors),
+    prefills.flatMap((w) => once(w, w.errors)),
   );
   x.counter(
     'sgl_router_pd_decode_errors_total',
     'Total decode errors per worker',
-    once(decode, decode.errors),
+    decodes.flatMap((w) => once(w, w.errors)),
   );
   x.counter(
     'sgl_router_processed_requests_total',
@@ -265,7 +267,7 @@ function renderLegacy(r: RouterProcess): string {
 function renderEngineMetrics(r: RouterProcess, engines: EngineLoads): string {
   const x = new RustExposition();
   const rows = r.workers.flatMap((w) => {
-    const p = engines[w.role];
+    const p = typeof engines === 'function' ? engines(w) : (engines[w.role] ?? null);
     if (!p || p.stage === 'loading') return [];
     return p.ranks.map((rank, i) => ({ w, p, rank, dpRank: String(i) }));
   });

@@ -1,7 +1,9 @@
-// The demo host's simulated world: systemd units and their processes, the PD traffic, the router's health
-// checks, the journal, the GPUs and the injectable faults. All time comes from the injected clock; the state
-// is advanced lazily whenever something reads it (a command, an HTTP request, a snapshot), by replaying the
-// scheduled events in time order and integrating the traffic in steps of at most one simulated second.
+// The demo's simulated world: its hosts (each with a journal, a boot, GPUs), the systemd units on them and
+// their processes, the PD traffic, the router's health checks and the injectable faults. The single demo
+// host is a world of one host with one unit per role (unit keys = roles); the demo fleet is a world of three
+// hosts (topology.ts). All time comes from the injected clock; the state is advanced lazily whenever
+// something reads it (a command, an HTTP request, a snapshot), by replaying the scheduled events in time
+// order and integrating the traffic in steps of at most one simulated second.
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../core/clock';
 import { DEMO_FAULT_NAMES, type DemoFaultName } from '@shared/demo-faults';
@@ -21,30 +23,29 @@ import {
   systemdText,
   uvicornAccess,
 } from './log-lines';
-import { PdTraffic, type TrafficContext } from './pd-traffic';
+import { PdTraffic, type TrafficContext, type WorkerSlot } from './pd-traffic';
 import { RouterProcess, ServerProcess, type RouterWorker } from './processes';
 import { Rng, hash32, valueNoise } from './rng';
 import {
-  DEMO_ROLES,
-  GPU_COUNT,
   MODEL_NAME,
-  PORTS,
   ROUTER_HEALTH_FAILURE_THRESHOLD,
   ROUTER_HEALTH_INTERVAL_S,
   ROUTER_HEALTH_SUCCESS_THRESHOLD,
-  TP_SIZE,
-  buildUnits,
+  servesHttp,
   type DemoRole,
   type ServerRole,
+  type RouterSpec,
+  type ServerSpec,
   type UnitDefinition,
 } from './units';
+import { singleHostTopology, type HostSpec, type Topology } from './topology';
 
 export { DEMO_ERAS, ROUTER_ERAS, isSmgEra, type DemoEra, type RouterEra } from './eras';
 
 export const FAULT_NAMES = DEMO_FAULT_NAMES;
 export type FaultName = DemoFaultName;
 
-/** Roles a fault can be scoped to; null = host-wide. Omitting the role in setFault means all of them. */
+/** Roles a fault can be scoped to; null = host-wide. Omitting the target in setFault means all of them. */
 export const FAULT_SCOPES: Record<FaultName, readonly DemoRole[] | null> = {
   'sudo-password': null,
   'unit-fails-to-start': ['prefill', 'decode', 'router'],
@@ -192,15 +193,45 @@ export interface DemoSimulationOptions {
   seed?: number;
   /** How much simulated past exists at construction (processes started this long ago). Default 45 min. */
   historyMs?: number;
+  /** The hosts and units; default the single demo host (built from dpRanks and metricsDisabled). */
+  topology?: Topology;
 }
 
 interface ScheduledEvent {
   at: number;
   seq: number;
+  /** The host whose reboot cancels it. */
+  host: string;
   fn: () => void;
 }
 
-type NetworkEvent = { type: 'drop-connections' } | { type: 'down'; forMs: number };
+export type NetworkEvent = { type: 'drop-connections' } | { type: 'down'; forMs: number };
+
+/** One simulated machine: what `journalctl`, `uptime` and `nvidia-smi` on it read. */
+export interface HostRuntime {
+  readonly spec: HostSpec;
+  /** Position in the topology: salts the GPU identities and readings of hosts after the first. */
+  readonly index: number;
+  readonly journal: Journal;
+  bootId: string;
+  bootedAt: number;
+  /** Until this time the host is rebooting: SSH refuses and nothing runs. */
+  downUntil: number;
+  lastJournalUs: number;
+  readonly network: EventEmitter;
+  readonly units: UnitRuntime[];
+}
+
+/** One change of a unit's ActiveState, for tests that check what was down when. */
+export interface UnitTransition {
+  at: number;
+  unit: string;
+  host: string;
+  activeState: ActiveState;
+  subState: SubState;
+}
+
+const HISTORY_LIMIT = 20_000;
 
 const UVICORN_PORT_BASE = 40_000;
 
@@ -211,17 +242,21 @@ export class DemoSimulation {
   readonly dpRanks: number;
   readonly metricsDisabled: ReadonlySet<ServerRole>;
   readonly seed: number;
-  readonly journal = new Journal();
-  private readonly unitMap: Record<DemoRole, UnitRuntime>;
+  readonly topology: Topology;
+  /** The journal of the first host (the single demo host's). */
+  readonly journal: Journal;
+  private readonly unitMap: Record<string, UnitRuntime> = {};
+  private readonly hostMap = new Map<string, HostRuntime>();
+  /** Server units that serve HTTP, per role, in topology order: the traffic's worker slots. */
+  private readonly slotUnits: Record<ServerRole, UnitRuntime[]> = { prefill: [], decode: [] };
+  private readonly routerUnit: UnitRuntime | null;
   /** Maps simulated HTTP ports to real loopback ports when the host listens them (listenHttp). */
   httpPorts: Record<number, number> = {};
+  /** Every ActiveState change of every unit, oldest first (bounded). */
+  readonly unitHistory: UnitTransition[] = [];
 
-  private _bootId: string;
-  private _bootedAt: number;
   private advancing = false;
   private stepMs = 1000;
-  /** Until this time the host is rebooting: SSH refuses and nothing runs. */
-  downUntil = 0;
 
   private t: number;
   private readonly rng: Rng;
@@ -230,10 +265,10 @@ export class DemoSimulation {
   private events: ScheduledEvent[] = [];
   private eventSeq = 0;
   private nextPid: number;
-  private lastJournalUs = 0;
-  private readonly faults = new Map<FaultName, Set<DemoRole> | true>();
-  private readonly network = new EventEmitter();
+  /** Unit keys (unit-scoped faults) or host ids (host-wide faults) each fault is on for. */
+  private readonly faults = new Map<FaultName, Set<string>>();
   private clientPort = UVICORN_PORT_BASE;
+  private accessLogTurn = 0;
   private malformedTick = 0;
   /** Counts /metrics requests so metrics-garbage alternates between its two shapes. */
   garbageCounter = 0;
@@ -245,22 +280,37 @@ export class DemoSimulation {
     this.dpRanks = Math.max(1, Math.floor(opts.dpRanks ?? 1));
     this.metricsDisabled = new Set(opts.metricsDisabled ?? []);
     this.seed = (opts.seed ?? 20261129) >>> 0;
+    this.topology =
+      opts.topology ??
+      singleHostTopology({
+        dpRanks: this.dpRanks,
+        metricsDisabled: this.metricsDisabled,
+        engineMetrics: this.routerEra === 'smg-engine-metrics',
+      });
     this.rng = new Rng(this.seed);
     this.load = new LoadModel(this.seed);
-    this.traffic = new PdTraffic(this.rng.fork(1), this.load);
+    this.traffic = new PdTraffic(this.rng.fork(1), this.load, this.topology.rateScale);
     this.nextPid = 40_000 + this.rng.int(0, 8000);
-    const defs = buildUnits({
-      dpRanks: this.dpRanks,
-      metricsDisabled: this.metricsDisabled,
-      engineMetrics: this.routerEra === 'smg-engine-metrics',
-    });
     const now = this.clock.now();
     const history = opts.historyMs ?? 45 * 60_000;
     this.t = now - history;
-    this._bootedAt = this.t - (6 * 86_400_000 + this.rng.int(0, 86_400_000));
-    this._bootId = this.rng.hex(16);
-    const mk = (role: DemoRole): UnitRuntime => ({
-      def: defs[role],
+    this.topology.hosts.forEach((spec, index) => {
+      const bootedAt = this.t - (6 * 86_400_000 + this.rng.int(0, 86_400_000));
+      this.hostMap.set(spec.id, {
+        spec,
+        index,
+        journal: new Journal(),
+        bootedAt,
+        bootId: this.rng.hex(16),
+        downUntil: 0,
+        lastJournalUs: 0,
+        network: new EventEmitter(),
+        units: [],
+      });
+    });
+    this.journal = this.firstHost.journal;
+    const mk = (def: UnitDefinition): UnitRuntime => ({
+      def,
       activeState: 'inactive',
       subState: 'dead',
       result: 'success',
@@ -276,9 +326,54 @@ export class DemoSimulation {
       peakMemGiB: 0,
       restartPending: false,
     });
-    this.unitMap = { prefill: mk('prefill'), decode: mk('decode'), router: mk('router') };
-    this.bootStart(this.t);
+    for (const def of this.topology.units) {
+      const host = this.hostMap.get(def.host);
+      if (!host) throw new Error(`demo topology: unit ${def.name} is on unknown host "${def.host}"`);
+      const u = mk(def);
+      this.unitMap[def.key] = u;
+      host.units.push(u);
+      if (def.server && servesHttp(def.server)) this.slotUnits[def.server.role].push(u);
+    }
+    const routerDef = this.topology.units.find((d) => d.router);
+    this.routerUnit = routerDef ? this.unitOf(routerDef.key) : null;
+    const start = this.t;
+    for (const host of this.hostMap.values()) this.bootStart(host, start);
     this.advance();
+  }
+
+  private get firstHost(): HostRuntime {
+    return this.hostMap.values().next().value as HostRuntime;
+  }
+
+  /** The single demo host's methods (role-keyed) read the one host of a one-host world. */
+  private get single(): HostRuntime {
+    if (this.hostMap.size !== 1)
+      throw new Error('this method describes the single demo host; a fleet is read per host or per unit');
+    return this.firstHost;
+  }
+
+  /** Ids of the simulated hosts, in topology order. */
+  get hostIds(): string[] {
+    return [...this.hostMap.keys()];
+  }
+
+  host(id: string): HostRuntime {
+    const h = this.hostMap.get(id);
+    if (!h) throw new RangeError(`demo: no simulated host "${id}"; hosts: ${this.hostIds.join(', ')}`);
+    return h;
+  }
+
+  /** A unit by key ("prefill" on the single host, "gpu-b/sglang-decode-0.service" in the fleet). */
+  unitOf(key: string): UnitRuntime {
+    const u = this.unitMap[key];
+    if (!u) throw new RangeError(`demo: no unit "${key}"; units: ${Object.keys(this.unitMap).join(', ')}`);
+    return u;
+  }
+
+  /** Every unit of the world, in topology order, as of the clock's current time. */
+  allUnits(): UnitRuntime[] {
+    this.advance();
+    return Object.values(this.unitMap);
   }
 
   // ---------------------------------------------------------------- time
@@ -310,24 +405,33 @@ export class DemoSimulation {
     }
   }
 
-  /** The units, their runtime state and processes, as of the clock's current time. */
-  get units(): Readonly<Record<DemoRole, UnitRuntime>> {
+  /** The units by key (on the single host: by role), their runtime state and processes, as of now. */
+  get units(): Readonly<Record<DemoRole, UnitRuntime>> & Readonly<Record<string, UnitRuntime>> {
     this.advance();
-    return this.unitMap;
+    return this.unitMap as Record<DemoRole, UnitRuntime>;
   }
 
   get bootId(): string {
     this.advance();
-    return this._bootId;
+    return this.single.bootId;
   }
 
   get bootedAt(): number {
     this.advance();
-    return this._bootedAt;
+    return this.single.bootedAt;
   }
 
-  private schedule(at: number, fn: () => void): void {
-    const ev = { at: Math.max(at, this.t), seq: this.eventSeq++, fn };
+  /** Until this time the single host is rebooting. */
+  get downUntil(): number {
+    return this.single.downUntil;
+  }
+
+  private scheduleFor(u: UnitRuntime, at: number, fn: () => void): void {
+    this.schedule(at, fn, u.def.host);
+  }
+
+  private schedule(at: number, fn: () => void, host: string): void {
+    const ev = { at: Math.max(at, this.t), seq: this.eventSeq++, host, fn };
     let i = this.events.length;
     while (
       i > 0 &&
@@ -346,34 +450,47 @@ export class DemoSimulation {
   }
 
   private trafficContext(): TrafficContext {
-    const up = (r: ServerRole): ServerProcess | null => this.unitMap[r].server;
-    return {
-      prefill: up('prefill'),
-      decode: up('decode'),
-      router: this.unitMap.router.router,
-      kvFull: this.isFaultOn('kv-full', 'decode'),
-    };
+    const router = this.routerUnit?.router ?? null;
+    const weights = this.topology.weights ?? {};
+    const slot = (u: UnitRuntime): WorkerSlot => ({
+      proc: u.server,
+      worker: router?.workers.find((w) => w.unit === u.def.key) ?? null,
+      weight: weights[u.def.key] ?? 1,
+      kvFull: this.isFaultOn('kv-full', u.def.key),
+    });
+    return { prefill: this.slotUnits.prefill.map(slot), decode: this.slotUnits.decode.map(slot), router };
+  }
+
+  private slotOf(u: UnitRuntime): number {
+    return u.def.server ? this.slotUnits[u.def.server.role].indexOf(u) : -1;
   }
 
   private stepWorld(t0: number, dt: number): void {
-    if (t0 < this.downUntil) return;
+    const live = [...this.hostMap.values()].filter((h) => t0 >= h.downUntil);
+    if (!live.length) return;
     const ctx = this.trafficContext();
     const stats = this.traffic.step(t0, dt, ctx);
     const t1 = t0 + dt;
-    for (const role of ['prefill', 'decode'] as const) {
-      const p = ctx[role];
-      if (p) p.cpuSeconds += (dt / 1000) * (p.stage === 'ready' ? 5.3 : 2.1);
-    }
+    for (const h of live)
+      for (const u of h.units) {
+        const p = u.server;
+        if (p) p.cpuSeconds += (dt / 1000) * (p.stage === 'ready' ? 5.3 : 2.1);
+      }
     if (ctx.router) ctx.router.cpuSeconds += (dt / 1000) * 0.4;
+    const routerKey = this.routerUnit?.def.key ?? 'router';
     // Sampled access-log lines for the router → server /generate calls (real servers log every one).
     for (let i = 0; i < stats.arrived; i++) {
       if (this.rng.next() > 0.125) continue;
+      const turn = this.accessLogTurn++;
       for (const role of ['prefill', 'decode'] as const) {
-        this.log(role, uvicornAccess(this.nextClientPort(), 'POST', '/generate', 200), t1);
+        const units = this.slotUnits[role];
+        if (!units.length) continue;
+        const key = units[turn % units.length].def.key;
+        this.log(key, uvicornAccess(this.nextClientPort(), 'POST', '/generate', 200), t1);
       }
       if (ctx.router && this.rng.next() < 0.3) {
         this.log(
-          'router',
+          routerKey,
           rust(
             t1 * 1000,
             'INFO',
@@ -386,7 +503,7 @@ export class DemoSimulation {
     }
     if (stats.rejected > 0 && ctx.router && this.rng.next() < 0.2) {
       this.log(
-        'router',
+        routerKey,
         rust(
           t1 * 1000,
           'WARN',
@@ -401,7 +518,12 @@ export class DemoSimulation {
 
   /** "Prefill batch." / "Decode batch." lines at the scheduler's logging cadence. */
   private batchLogs(t: number): void {
-    const p = this.unitMap.prefill.server;
+    for (const u of this.slotUnits.prefill) this.prefillBatchLog(u, t);
+    for (const u of this.slotUnits.decode) this.decodeBatchLog(u, t);
+  }
+
+  private prefillBatchLog(u: UnitRuntime, t: number): void {
+    const p = u.server;
     if (
       p?.stage === 'ready' &&
       t - p.lastBatchLogAt >= 3500 &&
@@ -412,7 +534,7 @@ export class DemoSimulation {
       const newSeq = Math.max(1, r.running + Math.round(p.inputThroughput / 20_000));
       const newTok = Math.min(8192 * newSeq, Math.round(p.inputThroughput));
       this.log(
-        'prefill',
+        u.def.key,
         sgl(
           t,
           `Prefill batch. #new-seq: ${newSeq}, #new-token: ${newTok}, #cached-token: ${Math.round((newTok * p.cacheHitRate) / Math.max(0.05, 1 - p.cacheHitRate))}, ` +
@@ -423,13 +545,16 @@ export class DemoSimulation {
         t,
       );
     }
-    const d = this.unitMap.decode.server;
+  }
+
+  private decodeBatchLog(u: UnitRuntime, t: number): void {
+    const d = u.server;
     if (d?.stage === 'ready' && t - d.lastBatchLogAt >= 5000 && d.runningReqs > 0) {
       d.lastBatchLogAt = t;
       d.ranks.forEach((r, i) => {
-        const rank = this.dpRanks > 1 ? { tp: i, dp: i } : { tp: 0 };
+        const rank = d.dpRanks > 1 ? { tp: i, dp: i } : { tp: 0 };
         this.log(
-          'decode',
+          u.def.key,
           sgl(
             t,
             `Decode batch. #running-req: ${r.running}, #token: ${r.usedTokens}, token usage: ${(r.usedTokens / r.capacity).toFixed(2)}, ` +
@@ -445,34 +570,36 @@ export class DemoSimulation {
 
   // ---------------------------------------------------------------- journal
 
+  /** Appends a line the unit's process wrote to its host's journal (key: the unit key; a role on the single host). */
   log(
-    role: DemoRole,
+    key: string,
     message: string,
     at = this.t,
     opts: { priority?: number; bytes?: Buffer } = {},
   ): JournalEntry {
-    return this.appendJournal(role, message, at, false, opts.priority ?? 6, opts.bytes);
+    return this.appendJournal(key, message, at, false, opts.priority ?? 6, opts.bytes);
   }
 
-  private systemdLog(role: DemoRole, message: string, priority = 6, at = this.t): void {
-    this.appendJournal(role, message, at, true, priority);
+  private systemdLog(key: string, message: string, priority = 6, at = this.t): void {
+    this.appendJournal(key, message, at, true, priority);
   }
 
   private appendJournal(
-    role: DemoRole,
+    key: string,
     message: string,
     at: number,
     fromSystemd: boolean,
     priority: number,
     bytes?: Buffer,
   ): JournalEntry {
-    const u = this.unitMap[role];
-    const us = Math.max(Math.round(at * 1000), this.lastJournalUs + 1);
-    this.lastJournalUs = us;
-    return this.journal.append({
+    const u = this.unitOf(key);
+    const h = this.host(u.def.host);
+    const us = Math.max(Math.round(at * 1000), h.lastJournalUs + 1);
+    h.lastJournalUs = us;
+    return h.journal.append({
       realtimeUs: us,
-      monotonicUs: Math.max(0, us - this._bootedAt * 1000),
-      bootId: this._bootId,
+      monotonicUs: Math.max(0, us - h.bootedAt * 1000),
+      bootId: h.bootId,
       unit: u.def.name,
       fromSystemd,
       pid: fromSystemd ? 1 : u.mainPid || u.execMain.pid,
@@ -491,64 +618,101 @@ export class DemoSimulation {
   }
 
   /** Logs an HTTP request the way the serving process would (uvicorn access log for the servers). */
-  logHttpRequest(role: DemoRole, method: string, path: string, status: number): void {
-    if (role === 'router') return;
-    this.log(role, uvicornAccess(this.nextClientPort(), method, path, status));
+  logHttpRequest(key: string, method: string, path: string, status: number): void {
+    if (this.unitOf(key).def.role === 'router') return;
+    this.log(key, uvicornAccess(this.nextClientPort(), method, path, status));
   }
 
   // ---------------------------------------------------------------- faults
 
-  setFault(name: FaultName, on: boolean, role?: DemoRole): void {
+  /**
+   * Turns a fault on or off. `target` narrows it: for a host-wide fault a host id, for the others a role
+   * (every unit of it), a worker name ("decode-1": every unit of it) or a unit key. Omitted: everywhere
+   * it applies.
+   */
+  setFault(name: FaultName, on: boolean, target?: string): void {
     if (!FAULT_NAMES.includes(name))
       throw new RangeError(`unknown demo fault "${name}"; known: ${FAULT_NAMES.join(', ')}`);
     this.advance();
-    const scope = FAULT_SCOPES[name];
-    if (role && scope && !scope.includes(role))
-      throw new RangeError(
-        `demo fault "${name}" does not apply to ${role}; it applies to ${scope.join(', ')}`,
-      );
-    const roles: DemoRole[] = scope ? (role ? [role] : [...scope]) : [];
+    const keys = this.faultTargets(name, target);
     const cur = this.faults.get(name);
     if (on) {
-      if (!scope) this.faults.set(name, true);
-      else {
-        const set = cur instanceof Set ? cur : new Set<DemoRole>();
-        for (const r of roles) set.add(r);
-        this.faults.set(name, set);
-      }
-    } else if (!scope || !role) this.faults.delete(name);
-    else if (cur instanceof Set) {
-      cur.delete(role);
+      const set = cur ?? new Set<string>();
+      for (const k of keys) set.add(k);
+      this.faults.set(name, set);
+    } else if (!target) this.faults.delete(name);
+    else if (cur) {
+      for (const k of keys) cur.delete(k);
       if (!cur.size) this.faults.delete(name);
     }
-    this.onFaultChanged(name, on, roles);
+    this.onFaultChanged(name, on, FAULT_SCOPES[name] ? keys : []);
+  }
+
+  /** What a fault target names: host ids for host-wide faults, unit keys for the others. */
+  private faultTargets(name: FaultName, target?: string): string[] {
+    const scope = FAULT_SCOPES[name];
+    if (!scope) {
+      if (!target) return this.hostIds;
+      if (this.hostMap.has(target)) return [target];
+      // A role, worker or unit names the host(s) it runs on.
+      const hosts = new Set(
+        Object.values(this.unitMap)
+          .filter((u) => u.def.key === target || u.def.role === target || u.def.server?.worker === target)
+          .map((u) => u.def.host),
+      );
+      if (!hosts.size)
+        throw new RangeError(
+          `demo fault "${name}" is host-wide: name a host (${this.hostIds.join(', ')}), not "${target}"`,
+        );
+      return [...hosts];
+    }
+    const inScope = (u: UnitRuntime): boolean => scope.includes(u.def.role);
+    const units = Object.values(this.unitMap);
+    if (!target) return units.filter(inScope).map((u) => u.def.key);
+    const named = units.filter(
+      (u) => u.def.key === target || u.def.role === target || u.def.server?.worker === target,
+    );
+    if (!named.length)
+      throw new RangeError(
+        `demo fault "${name}": no role, worker or unit "${target}"; it applies to ${scope.join(', ')}`,
+      );
+    const ok = named.filter(inScope);
+    if (!ok.length)
+      throw new RangeError(
+        `demo fault "${name}" does not apply to ${target}; it applies to ${scope.join(', ')}`,
+      );
+    return ok.map((u) => u.def.key);
   }
 
   clearFaults(): void {
     for (const name of [...this.faults.keys()]) this.setFault(name, false);
   }
 
-  isFaultOn(name: FaultName, role?: DemoRole): boolean {
+  /** Is the fault on for this unit key (a role on the single host) or host id; without one: anywhere? */
+  isFaultOn(name: FaultName, target?: string): boolean {
     const f = this.faults.get(name);
     if (!f) return false;
-    if (f === true) return true;
-    return role ? f.has(role) : f.size > 0;
+    return target ? f.has(target) : f.size > 0;
   }
 
+  /** Faults that are on; `roles` are the unit keys (roles on the single host), null for host-wide ones. */
   activeFaults(): Array<{ name: FaultName; roles: DemoRole[] | null }> {
-    return [...this.faults.entries()].map(([name, f]) => ({ name, roles: f === true ? null : [...f] }));
+    return [...this.faults.entries()].map(([name, f]) => ({
+      name,
+      roles: FAULT_SCOPES[name] ? ([...f] as DemoRole[]) : null,
+    }));
   }
 
-  private onFaultChanged(name: FaultName, on: boolean, roles: DemoRole[]): void {
+  private onFaultChanged(name: FaultName, on: boolean, keys: string[]): void {
     if (name === 'crash-loop' && on) {
-      for (const role of roles) {
-        const u = this.unitMap[role];
+      for (const key of keys) {
+        const u = this.unitOf(key);
         if (u.activeState === 'active') this.scheduleCrash(u, this.t + this.rng.range(5_000, 15_000));
       }
     }
     if (name === 'router-never-readds' && !on) {
-      const r = this.unitMap.router.router;
-      if (r) for (const w of r.workers) if (roles.includes(w.role)) w.stuck = false;
+      const r = this.routerUnit?.router;
+      if (r) for (const w of r.workers) if (keys.includes(w.unit)) w.stuck = false;
     }
     if (name === 'malformed-journal' && on) this.appendMalformedJournal();
   }
@@ -556,15 +720,17 @@ export class DemoSimulation {
   /** Invalid UTF-8 and a 1 MB line in every server unit's journal. */
   private appendMalformedJournal(): void {
     this.malformedTick++;
-    for (const role of ['prefill', 'decode'] as const) {
+    for (const u of Object.values(this.unitMap)) {
+      if (!u.def.server || !this.isFaultOn('malformed-journal', u.def.host)) continue;
+      const key = u.def.key;
       const bad = Buffer.concat([
         Buffer.from(sgl(this.t, 'Detokenizer output: '), 'utf8'),
         Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1, 0xf0, 0x28, 0x8c, 0xbc, 0xff, 0xfe]),
         Buffer.from(' <- invalid UTF-8', 'utf8'),
       ]);
-      this.log(role, bad.toString('utf8'), this.t, { bytes: bad });
+      this.log(key, bad.toString('utf8'), this.t, { bytes: bad });
       const huge = sgl(this.t, `Request dump: ${'x'.repeat(1024 * 1024)}`);
-      this.log(role, huge);
+      this.log(key, huge);
     }
   }
 
@@ -587,40 +753,50 @@ export class DemoSimulation {
       u.ts.inactiveEnter = this.t;
     if ((prev === 'inactive' || prev === 'failed') && active !== 'inactive' && active !== 'failed')
       u.ts.inactiveExit = this.t;
+    this.unitHistory.push({
+      at: this.t,
+      unit: u.def.name,
+      host: u.def.host,
+      activeState: active,
+      subState: sub,
+    });
+    if (this.unitHistory.length > HISTORY_LIMIT * 1.1)
+      this.unitHistory.splice(0, this.unitHistory.length - HISTORY_LIMIT);
   }
 
-  /** What `systemctl start` does. Returns false when there was nothing to do. */
-  startUnit(role: DemoRole): boolean {
+  /** The units on the same host that this one Wants= (the router wants its host's servers). */
+  private wanted(u: UnitRuntime): UnitRuntime[] {
+    return this.host(u.def.host).units.filter((d) => u.def.wants.includes(d.def.name));
+  }
+
+  /** What `systemctl start` does (key: a role on the single host). Returns false when there was nothing to do. */
+  startUnit(key: string): boolean {
     this.advance();
-    const u = this.unitMap[role];
+    const u = this.unitOf(key);
     if (u.activeState === 'active' || (u.activeState === 'activating' && u.subState !== 'auto-restart'))
       return false;
     if (u.activeState === 'deactivating') {
       u.restartPending = true;
       return true;
     }
-    if (role === 'router') {
-      for (const dep of ['prefill', 'decode'] as const) {
-        const d = this.unitMap[dep];
-        if (d.activeState === 'inactive' || d.activeState === 'failed') this.spawn(d, 'manual');
-      }
-    }
+    for (const d of this.wanted(u))
+      if (d.activeState === 'inactive' || d.activeState === 'failed') this.spawn(d, 'manual');
     this.spawn(u, 'manual');
     return true;
   }
 
   /** What `systemctl stop` does. */
-  stopUnit(role: DemoRole): void {
+  stopUnit(key: string): void {
     this.advance();
-    const u = this.unitMap[role];
+    const u = this.unitOf(key);
     u.restartPending = false;
     this.beginStop(u);
   }
 
   /** What `systemctl restart` does: stop if running, then start. Manual restarts do not count in NRestarts. */
-  restartUnit(role: DemoRole): void {
+  restartUnit(key: string): void {
     this.advance();
-    const u = this.unitMap[role];
+    const u = this.unitOf(key);
     if (u.activeState === 'inactive' || u.activeState === 'failed' || u.subState === 'auto-restart') {
       u.gen++;
       this.spawn(u, 'manual');
@@ -644,8 +820,9 @@ export class DemoSimulation {
     if (u.activeState === 'deactivating') return;
     const gen = ++u.gen;
     const role = u.def.role;
+    const key = u.def.key;
     this.setState(u, 'deactivating', 'stop-sigterm');
-    this.systemdLog(role, systemdText.stopping(u.def.name, u.def.description));
+    this.systemdLog(key, systemdText.stopping(u.def.name, u.def.description));
     const wasListening = this.closeProcessPorts(u);
     if (u.server && wasListening) {
       for (const line of [
@@ -654,11 +831,11 @@ export class DemoSimulation {
         'INFO:     Application shutdown complete.',
         `INFO:     Finished server process [${u.mainPid}]`,
       ])
-        this.log(role, line);
+        this.log(key, line);
     }
     if (u.router)
       this.log(
-        role,
+        key,
         rust(
           this.t * 1000,
           'INFO',
@@ -667,13 +844,13 @@ export class DemoSimulation {
         ),
       );
     const stopMs = role === 'router' ? this.rng.range(200, 600) : this.rng.range(3000, 6000);
-    this.schedule(this.t + stopMs, () => {
+    this.scheduleFor(u, this.t + stopMs, () => {
       if (u.gen !== gen) return;
       this.processExited(u, { code: 1, status: 0 });
       this.setState(u, 'inactive', 'dead');
-      this.systemdLog(role, systemdText.deactivated(u.def.name));
-      this.systemdLog(role, systemdText.stopped(u.def.name, u.def.description));
-      this.systemdLog(role, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
+      this.systemdLog(key, systemdText.deactivated(u.def.name));
+      this.systemdLog(key, systemdText.stopped(u.def.name, u.def.description));
+      this.systemdLog(key, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
       u.server = null;
       u.router = null;
       if (u.restartPending) {
@@ -693,13 +870,52 @@ export class DemoSimulation {
     if (u.server) {
       was = u.server.stage !== 'loading';
       u.server.stage = 'loading';
-      this.traffic.dropFor(u.def.role as ServerRole, this.trafficContext());
+      const slot = this.slotOf(u);
+      if (slot >= 0) this.traffic.dropFor(u.server.role, slot, this.trafficContext());
+      this.peerGone(u);
     }
     if (u.router) {
       was = u.router.listening;
       u.router.listening = false;
     }
     return was;
+  }
+
+  /** The other node of a multi-node server, if this unit is one. */
+  private peerOf(u: UnitRuntime): UnitRuntime | null {
+    const peer = u.def.server?.node?.peer;
+    return peer ? this.unitOf(peer) : null;
+  }
+
+  /**
+   * A node of a multi-node server lost its process: the other node's collectives never complete (NCCL
+   * hangs until its watchdog), so that server stops answering /health and serves nothing until both
+   * nodes are restarted.
+   */
+  private peerGone(u: UnitRuntime): void {
+    const peer = this.peerOf(u);
+    const p = peer?.server;
+    // A node still waiting in the rendezvous just keeps waiting for a new peer.
+    if (!peer || !p || p.peerLost || !p.joined) return;
+    p.peerLost = true;
+    this.log(
+      peer.def.key,
+      sgl(
+        this.t,
+        `[Rank ${u.def.server?.node?.rank === 0 ? 2 : 0}] NCCL watchdog: collective operation timeout: WorkNCCL(SeqNum=${Math.floor(this.t / 1000) % 100_000}, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out.`,
+      ),
+      this.t,
+      { priority: 3 },
+    );
+    if (p.stage === 'ready') p.stage = 'listening';
+    const slot = this.slotOf(peer);
+    if (slot >= 0) this.traffic.dropFor(p.role, slot, this.trafficContext());
+  }
+
+  /** Has the other node of this multi-node server joined the rendezvous (a live process, not hung)? */
+  private peerJoined(u: UnitRuntime): boolean {
+    const p = this.peerOf(u)?.server;
+    return !!p && !p.peerLost;
   }
 
   private processExited(u: UnitRuntime, how: { code: 1 | 2 | 3; status: number }): void {
@@ -711,11 +927,11 @@ export class DemoSimulation {
   }
 
   private spawn(u: UnitRuntime, kind: 'manual' | 'auto' | 'boot'): void {
-    const role = u.def.role;
+    const key = u.def.key;
     const gen = ++u.gen;
     if (kind === 'auto') {
       u.nRestarts++;
-      this.systemdLog(role, systemdText.scheduledRestart(u.def.name, u.nRestarts));
+      this.systemdLog(key, systemdText.scheduledRestart(u.def.name, u.nRestarts));
     }
     u.result = 'success';
     u.invocationId = this.rng.hex(16);
@@ -723,31 +939,38 @@ export class DemoSimulation {
     u.mainPid = pid;
     u.execMain = { pid, startAt: this.t, exitAt: null, code: 0, status: 0 };
     u.peakMemGiB = 0;
-    this.systemdLog(role, systemdText.starting(u.def.name, u.def.description));
-    if (role === 'router') {
+    this.systemdLog(key, systemdText.starting(u.def.name, u.def.description));
+    const spec = u.def.server;
+    if (u.def.router || !spec) {
       this.setState(u, 'active', 'running');
-      this.systemdLog(role, systemdText.started(u.def.name, u.def.description));
-      u.router = new RouterProcess(pid, this.t, [
-        { role: 'prefill', url: `http://127.0.0.1:${PORTS.prefill}`, id: this.uuid(gen, 1) },
-        { role: 'decode', url: `http://127.0.0.1:${PORTS.decode}`, id: this.uuid(gen, 2) },
-      ]);
+      this.systemdLog(key, systemdText.started(u.def.name, u.def.description));
+      u.router = new RouterProcess(
+        pid,
+        this.t,
+        (u.def.router?.workers ?? []).map((w, i) => ({
+          role: w.role,
+          url: w.url,
+          unit: w.unit,
+          id: this.uuid(gen, i + 1),
+        })),
+      );
       u.server = null;
       this.scheduleRouterStart(u, gen);
       return;
     }
-    u.controlPid = pid + 1;
-    this.setState(u, 'activating', 'start-post');
-    const server = new ServerProcess(
-      role,
-      pid,
-      this.t,
-      KV_CAPACITY[role],
-      role === 'decode' ? this.dpRanks : 1,
-    );
+    if (u.def.execStartPostArgv) {
+      u.controlPid = pid + 1;
+      this.setState(u, 'activating', 'start-post');
+    } else {
+      // Nothing to poll (a node that serves no HTTP): systemd calls it started once the process runs.
+      this.setState(u, 'active', 'running');
+      this.systemdLog(key, systemdText.started(u.def.name, u.def.description));
+    }
+    const server = new ServerProcess(spec.role, pid, this.t, spec.capacity, spec.dpRanks);
     u.server = server;
     u.router = null;
     this.scheduleLoad(u, gen, server);
-    this.schedule(this.t + u.def.timeoutStartSec * 1000, () => {
+    this.scheduleFor(u, this.t + u.def.timeoutStartSec * 1000, () => {
       if (u.gen === gen && u.activeState === 'activating' && u.subState === 'start-post')
         this.startTimedOut(u);
     });
@@ -765,34 +988,73 @@ export class DemoSimulation {
   /** The model-loading sequence of an SGLang server, ending in "fired up and ready to roll". */
   private scheduleLoad(u: UnitRuntime, gen: number, p: ServerProcess): void {
     const role = p.role;
-    const start = this.t;
+    const key = u.def.key;
+    const spec = u.def.server as ServerSpec;
+    let start = this.t;
     const total = (role === 'decode' ? 90_000 : 60_000) * this.rng.range(0.92, 1.08);
-    const failsToStart = this.isFaultOn('unit-fails-to-start', role);
-    const hangs = this.isFaultOn('start-timeout', role);
-    const metrics = !this.metricsDisabled.has(role);
-    const port = role === 'prefill' ? PORTS.prefill : PORTS.decode;
+    const failsToStart = this.isFaultOn('unit-fails-to-start', key);
+    const hangs = this.isFaultOn('start-timeout', key);
+    const metrics = spec.metrics;
+    const port = spec.port;
+    const http = servesHttp(spec);
+    const perNode = spec.tp / (spec.node?.nnodes ?? 1);
+    const tps = Array.from({ length: perNode }, (_, i) => (spec.node?.rank ?? 0) * perNode + i);
     const at = (ms: number, fn: () => void): void =>
-      this.schedule(start + ms, () => {
+      this.scheduleFor(u, start + ms, () => {
         if (u.gen === gen) fn();
       });
     const say = (ms: number, msg: string, rank?: { tp: number; dp?: number }): void =>
-      at(ms, () => this.log(role, sgl(this.t, msg, rank)));
+      at(ms, () => this.log(key, sgl(this.t, msg, rank)));
     const hostGiB = (g: number): void => {
       u.peakMemGiB = Math.max(u.peakMemGiB, g);
     };
 
     at(400, () => {
-      this.log(role, sgl(this.t, serverArgsLine(role, port, this.dpRanks, metrics)));
+      this.log(key, sgl(this.t, serverArgsLine(role, port, spec.dpRanks, metrics)));
       hostGiB(2.1);
     });
     say(1500, 'Attention backend not explicitly specified. Use fa3 backend by default.');
-    for (let tp = 0; tp < TP_SIZE; tp++) say(3000 + tp * 40, 'Init torch distributed begin.', { tp });
+    for (const tp of tps) say(3000 + (tp - tps[0]) * 40, 'Init torch distributed begin.', { tp });
     if (hangs) return; // NCCL/bootstrap never completes: the classic silent hang.
-    for (let tp = 0; tp < TP_SIZE; tp++)
-      say(5000 + tp * 30, 'Init torch distributed ends. mem usage=0.91 GB', { tp });
+    if (!spec.node) return this.loadRest(u, gen, p, { total, failsToStart, http, tps, at, say });
+    // Every node waits in torch.distributed's rendezvous until all nodes have joined it.
+    const join = (): void => {
+      if (u.gen !== gen) return;
+      if (!this.peerJoined(u)) return void this.scheduleFor(u, this.t + 1000, join);
+      start = Math.max(start, this.t - 4900);
+      p.joined = true;
+      this.loadRest(u, gen, p, { total, failsToStart, http, tps, at, say });
+    };
+    this.scheduleFor(u, start + 4900, join);
+  }
+
+  /** The load after torch.distributed is initialised: weights, KV pool, CUDA graphs, the HTTP server. */
+  private loadRest(
+    u: UnitRuntime,
+    gen: number,
+    p: ServerProcess,
+    o: {
+      total: number;
+      failsToStart: boolean;
+      http: boolean;
+      tps: number[];
+      at: (ms: number, fn: () => void) => void;
+      say: (ms: number, msg: string, rank?: { tp: number; dp?: number }) => void;
+    },
+  ): void {
+    const { total, failsToStart, http, tps, at, say } = o;
+    const role = p.role;
+    const key = u.def.key;
+    const spec = u.def.server as ServerSpec;
+    const port = spec.port;
+    const hostGiB = (g: number): void => {
+      u.peakMemGiB = Math.max(u.peakMemGiB, g);
+    };
+    for (const tp of tps)
+      say(5000 + (tp - tps[0]) * 30, 'Init torch distributed ends. mem usage=0.91 GB', { tp });
     at(5200, () => {
       p.gpuMemMiB = 1460;
-      this.log(role, sgl(this.t, 'Load weight begin. avail mem=78.53 GB', { tp: 0 }));
+      this.log(key, sgl(this.t, 'Load weight begin. avail mem=78.53 GB', { tp: 0 }));
     });
     const loadStart = 5600;
     const loadLen = total * 0.42;
@@ -801,7 +1063,7 @@ export class DemoSimulation {
       at(ms, () => {
         p.gpuMemMiB = 1460 + Math.round((16_040 * s) / SHARDS);
         hostGiB(2.1 + (14 * s) / SHARDS);
-        this.log(role, shardProgress(s, (ms - loadStart) / 1000));
+        this.log(key, shardProgress(s, (ms - loadStart) / 1000));
       });
     }
     const weightsDone = loadStart + loadLen + 400;
@@ -814,7 +1076,7 @@ export class DemoSimulation {
     );
     if (failsToStart) {
       at(weightsDone + 1500, () => {
-        for (const line of startupFailureTraceback(this.t, role)) this.log(role, line);
+        for (const line of startupFailureTraceback(this.t, role)) this.log(key, line);
       });
       at(weightsDone + 2200, () => this.failStart(u, 1));
       return;
@@ -824,14 +1086,14 @@ export class DemoSimulation {
       hostGiB(22.4);
       const perRankGb = role === 'decode' ? 26.34 : 4.57;
       this.log(
-        role,
+        key,
         sgl(
           this.t,
-          `KV Cache is allocated. #tokens: ${KV_CAPACITY[role]}, K size: ${perRankGb} GB, V size: ${perRankGb} GB`,
+          `KV Cache is allocated. #tokens: ${spec.capacity}, K size: ${perRankGb} GB, V size: ${perRankGb} GB`,
           { tp: 0 },
         ),
       );
-      this.log(role, sgl(this.t, 'Memory pool end. avail mem=8.12 GB', { tp: 0 }));
+      this.log(key, sgl(this.t, 'Memory pool end. avail mem=8.12 GB', { tp: 0 }));
     });
     let configDone = weightsDone + 1800;
     if (role === 'decode') {
@@ -850,7 +1112,7 @@ export class DemoSimulation {
       at(capEnd, () => {
         p.gpuMemMiB = 74_580;
         this.log(
-          role,
+          key,
           sgl(
             this.t,
             `Capture cuda graph end. Time elapsed: ${((capEnd - capStart) / 1000).toFixed(2)} s. mem usage=1.52 GB. avail mem=6.38 GB.`,
@@ -864,10 +1126,20 @@ export class DemoSimulation {
     }
     say(
       configDone,
-      `max_total_num_tokens=${KV_CAPACITY[role]}, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=${role === 'decode' ? 256 : 32}, context_len=524288, available_gpu_mem=6.38 GB`,
+      `max_total_num_tokens=${spec.capacity}, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=${role === 'decode' ? 256 : 32}, context_len=524288, available_gpu_mem=6.38 GB`,
       { tp: 0 },
     );
     const listenAt = Math.max(configDone + 800, total - 4000);
+    if (!http) {
+      // Node rank ≥ 1 runs its share of every forward pass and serves nothing itself.
+      at(listenAt + 2600, () => {
+        if (p.peerLost) return;
+        p.stage = 'ready';
+        p.readyAt = this.t;
+        if (this.isFaultOn('crash-loop', key)) this.scheduleCrash(u, this.t + this.rng.range(15_000, 25_000));
+      });
+      return;
+    }
     at(listenAt, () => {
       p.stage = 'listening';
       p.listeningAt = this.t;
@@ -877,29 +1149,31 @@ export class DemoSimulation {
         'INFO:     Application startup complete.',
         `INFO:     Uvicorn running on http://127.0.0.1:${port} (Press CTRL+C to quit)`,
       ])
-        this.log(role, line);
+        this.log(key, line);
     });
     // ExecStartPost polls /get_model_info every 5 s; the unit turns active at the first poll that answers.
     const firstPoll = Math.ceil(listenAt / 5000) * 5000 + 50;
     at(firstPoll, () => {
-      this.logHttpRequest(role, 'GET', '/get_model_info', 200);
+      this.logHttpRequest(key, 'GET', '/get_model_info', 200);
       u.controlPid = 0;
       this.setState(u, 'active', 'running');
-      this.systemdLog(role, systemdText.started(u.def.name, u.def.description));
+      this.systemdLog(key, systemdText.started(u.def.name, u.def.description));
     });
     at(listenAt + 2600, () => {
-      this.logHttpRequest(role, 'POST', '/generate', 200);
-      this.log(role, sgl(this.t, 'The server is fired up and ready to roll!'));
+      this.logHttpRequest(key, 'POST', '/generate', 200);
+      this.log(key, sgl(this.t, 'The server is fired up and ready to roll!'));
+      // A node whose peer died meanwhile never finishes its warmup forward pass.
+      if (p.peerLost) return;
       p.stage = 'ready';
       p.readyAt = this.t;
-      if (this.isFaultOn('crash-loop', role)) this.scheduleCrash(u, this.t + this.rng.range(15_000, 25_000));
+      if (this.isFaultOn('crash-loop', key)) this.scheduleCrash(u, this.t + this.rng.range(15_000, 25_000));
     });
   }
 
   private scheduleCrash(u: UnitRuntime, at: number): void {
     const gen = u.gen;
-    this.schedule(at, () => {
-      if (u.gen !== gen || !this.isFaultOn('crash-loop', u.def.role)) return;
+    this.scheduleFor(u, at, () => {
+      if (u.gen !== gen || !this.isFaultOn('crash-loop', u.def.key)) return;
       if (u.activeState !== 'active' && u.activeState !== 'activating') return;
       this.crash(u);
     });
@@ -907,12 +1181,12 @@ export class DemoSimulation {
 
   /** The process dies (SGLang's watchdog kills its own process tree with SIGKILL); systemd restarts it. */
   private crash(u: UnitRuntime): void {
-    const role = u.def.role;
+    const key = u.def.key;
     const wasActivating = u.activeState === 'activating';
-    if (u.server) for (const line of runtimeCrash(this.t)) this.log(role, line);
+    if (u.server) for (const line of runtimeCrash(this.t)) this.log(key, line);
     else if (u.router)
       this.log(
-        role,
+        key,
         rust(
           this.t * 1000,
           'ERROR',
@@ -922,10 +1196,10 @@ export class DemoSimulation {
       );
     this.closeProcessPorts(u);
     this.processExited(u, { code: 2, status: 9 });
-    this.systemdLog(role, systemdText.killed(u.def.name, 9, 'KILL'), 5);
-    this.systemdLog(role, systemdText.failedResult(u.def.name, 'signal'), 4);
-    if (wasActivating) this.systemdLog(role, systemdText.failedToStart(u.def.name, u.def.description), 3);
-    this.systemdLog(role, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
+    this.systemdLog(key, systemdText.killed(u.def.name, 9, 'KILL'), 5);
+    this.systemdLog(key, systemdText.failedResult(u.def.name, 'signal'), 4);
+    if (wasActivating) this.systemdLog(key, systemdText.failedToStart(u.def.name, u.def.description), 3);
+    this.systemdLog(key, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
     u.result = 'signal';
     u.server = null;
     u.router = null;
@@ -936,7 +1210,7 @@ export class DemoSimulation {
   private scheduleAutoRestart(u: UnitRuntime): void {
     const gen = ++u.gen;
     this.setState(u, 'activating', 'auto-restart');
-    this.schedule(this.t + u.def.restartSec * 1000, () => {
+    this.scheduleFor(u, this.t + u.def.restartSec * 1000, () => {
       if (u.gen !== gen || u.subState !== 'auto-restart') return;
       this.spawn(u, 'auto');
     });
@@ -944,13 +1218,13 @@ export class DemoSimulation {
 
   /** The server exits during startup; RestartPreventExitStatus keeps systemd from retrying exit status 1. */
   private failStart(u: UnitRuntime, status: number): void {
-    const role = u.def.role;
+    const key = u.def.key;
     this.closeProcessPorts(u);
     this.processExited(u, { code: 1, status });
-    this.systemdLog(role, systemdText.exited(u.def.name, status), 5);
-    this.systemdLog(role, systemdText.failedResult(u.def.name, 'exit-code'), 4);
-    this.systemdLog(role, systemdText.failedToStart(u.def.name, u.def.description), 3);
-    this.systemdLog(role, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
+    this.systemdLog(key, systemdText.exited(u.def.name, status), 5);
+    this.systemdLog(key, systemdText.failedResult(u.def.name, 'exit-code'), 4);
+    this.systemdLog(key, systemdText.failedToStart(u.def.name, u.def.description), 3);
+    this.systemdLog(key, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
     u.result = 'exit-code';
     u.server = null;
     u.gen++;
@@ -959,18 +1233,18 @@ export class DemoSimulation {
   }
 
   private startTimedOut(u: UnitRuntime): void {
-    const role = u.def.role;
+    const key = u.def.key;
     const gen = ++u.gen;
-    this.systemdLog(role, systemdText.startTimedOut(u.def.name, 'start-post'), 3);
+    this.systemdLog(key, systemdText.startTimedOut(u.def.name, 'start-post'), 3);
     this.closeProcessPorts(u);
     this.setState(u, 'deactivating', 'stop-sigterm');
-    this.schedule(this.t + 1500, () => {
+    this.scheduleFor(u, this.t + 1500, () => {
       if (u.gen !== gen) return;
       this.processExited(u, { code: 2, status: 15 });
-      this.systemdLog(role, systemdText.controlKilled(u.def.name), 5);
-      this.systemdLog(role, systemdText.failedResult(u.def.name, 'timeout'), 4);
-      this.systemdLog(role, systemdText.failedToStart(u.def.name, u.def.description), 3);
-      this.systemdLog(role, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
+      this.systemdLog(key, systemdText.controlKilled(u.def.name), 5);
+      this.systemdLog(key, systemdText.failedResult(u.def.name, 'timeout'), 4);
+      this.systemdLog(key, systemdText.failedToStart(u.def.name, u.def.description), 3);
+      this.systemdLog(key, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
       u.result = 'timeout';
       u.server = null;
       this.setState(u, 'failed', 'failed');
@@ -983,40 +1257,50 @@ export class DemoSimulation {
   private scheduleRouterStart(u: UnitRuntime, gen: number): void {
     const r = u.router;
     if (!r) return;
+    const key = u.def.key;
+    const spec = u.def.router as RouterSpec;
     const target = (m: string): string => routerTarget(this.routerEra, m);
     const at = (ms: number, fn: () => void): void =>
-      this.schedule(this.t + ms, () => {
+      this.scheduleFor(u, this.t + ms, () => {
         if (u.gen === gen) fn();
       });
+    const prefillUrls = spec.workers
+      .filter((w) => w.role === 'prefill')
+      .map((w) => `("${w.url}", ${w.bootstrapPort === undefined ? 'None' : `Some(${w.bootstrapPort})`})`)
+      .join(', ');
+    const decodeUrls = spec.workers
+      .filter((w) => w.role === 'decode')
+      .map((w) => `"${w.url}"`)
+      .join(', ');
     at(300, () => {
       this.log(
-        'router',
+        key,
         rust(
           this.t * 1000,
           'INFO',
           target('server'),
-          `Starting router on 0.0.0.0:${PORTS.routerApi} | mode: PrefillDecode { prefill_urls: [("http://127.0.0.1:${PORTS.prefill}", Some(${PORTS.bootstrap}))], decode_urls: ["http://127.0.0.1:${PORTS.decode}"] } | policy: CacheAware | max_payload: 512MB`,
+          `Starting router on 0.0.0.0:${spec.apiPort} | mode: PrefillDecode { prefill_urls: [${prefillUrls}], decode_urls: [${decodeUrls}] } | policy: CacheAware | max_payload: 512MB`,
         ),
       );
     });
     at(900, () => {
       r.listening = true;
       this.log(
-        'router',
+        key,
         rust(
           this.t * 1000,
           'INFO',
           target('metrics'),
-          `Starting prometheus exporter on 127.0.0.1:${PORTS.routerMetrics}`,
+          `Starting prometheus exporter on 127.0.0.1:${spec.metricsPort}`,
         ),
       );
       this.log(
-        'router',
+        key,
         rust(
           this.t * 1000,
           'INFO',
           target('server'),
-          `Waiting for 2 workers to become healthy (timeout: 1800s)`,
+          `Waiting for ${spec.workers.length} workers to become healthy (timeout: 1800s)`,
         ),
       );
     });
@@ -1026,26 +1310,27 @@ export class DemoSimulation {
       // While catching up on hours nobody watched, space the checks out: their outcome cannot change then.
       const lag = this.clock.now() - this.t;
       const interval = ROUTER_HEALTH_INTERVAL_S * 1000;
-      this.schedule(this.t + (lag > 3_600_000 ? Math.max(interval, lag / 500) : interval), check);
+      this.scheduleFor(u, this.t + (lag > 3_600_000 ? Math.max(interval, lag / 500) : interval), check);
     };
     at(1500, check);
-    if (this.isFaultOn('crash-loop', 'router'))
-      this.scheduleCrash(u, this.t + this.rng.range(15_000, 25_000));
+    if (this.isFaultOn('crash-loop', key)) this.scheduleCrash(u, this.t + this.rng.range(15_000, 25_000));
   }
 
   /** What /health on a server answers right now: 'ok', 'starting' (503) or 'refused' (port closed). */
-  serverHealth(role: ServerRole): 'ok' | 'starting' | 'refused' {
+  serverHealth(key: string): 'ok' | 'starting' | 'refused' {
     this.advance();
-    const p = this.unitMap[role].server;
-    if (!p || p.stage === 'loading') return 'refused';
-    if (p.stage !== 'ready' || this.isFaultOn('health-never-ok', role)) return 'starting';
+    const u = this.unitOf(key);
+    const p = u.server;
+    if (!p || p.stage === 'loading' || this.host(u.def.host).downUntil > this.t) return 'refused';
+    if (p.stage !== 'ready' || this.isFaultOn('health-never-ok', key)) return 'starting';
     return 'ok';
   }
 
   private routerHealthCheck(r: RouterProcess): void {
     const target = routerTarget(this.routerEra, 'core::worker');
+    const key = this.routerUnit?.def.key ?? 'router';
     for (const w of r.workers) {
-      const h = this.serverHealth(w.role);
+      const h = this.serverHealth(w.unit);
       const ok = h === 'ok';
       if (ok) w.checksOk++;
       else w.checksFailed++;
@@ -1057,15 +1342,15 @@ export class DemoSimulation {
         if (ok) {
           w.health = 'healthy';
           w.consecutiveFailures = 0;
-          this.log('router', rust(this.t * 1000, 'INFO', target, `Worker ${w.url} (${w.role}) is healthy`));
+          this.log(key, rust(this.t * 1000, 'INFO', target, `Worker ${w.url} (${w.role}) is healthy`));
           if (r.workers.every((x) => x.health === 'healthy'))
             this.log(
-              'router',
+              key,
               rust(
                 this.t * 1000,
                 'INFO',
                 routerTarget(this.routerEra, 'server'),
-                `All 2 workers are healthy`,
+                `All ${r.workers.length} workers are healthy`,
               ),
             );
         }
@@ -1075,13 +1360,13 @@ export class DemoSimulation {
         w.consecutiveFailures = 0;
         w.consecutiveSuccesses++;
         if (w.health === 'unhealthy') {
-          if (this.isFaultOn('router-never-readds', w.role)) w.stuck = true;
+          if (this.isFaultOn('router-never-readds', w.unit)) w.stuck = true;
           if (!w.stuck && w.consecutiveSuccesses >= ROUTER_HEALTH_SUCCESS_THRESHOLD) {
             w.health = 'healthy';
             w.cbState = 0;
             w.cbConsecutiveFailures = 0;
             this.log(
-              'router',
+              key,
               rust(
                 this.t * 1000,
                 'INFO',
@@ -1096,7 +1381,7 @@ export class DemoSimulation {
         w.consecutiveFailures++;
         if (w.health === 'healthy') {
           this.log(
-            'router',
+            key,
             rust(
               this.t * 1000,
               'WARN',
@@ -1109,9 +1394,9 @@ export class DemoSimulation {
           if (w.consecutiveFailures >= ROUTER_HEALTH_FAILURE_THRESHOLD) {
             w.health = 'unhealthy';
             w.cbState = 1;
-            if (this.isFaultOn('router-never-readds', w.role)) w.stuck = true;
+            if (this.isFaultOn('router-never-readds', w.unit)) w.stuck = true;
             this.log(
-              'router',
+              key,
               rust(
                 this.t * 1000,
                 'WARN',
@@ -1127,93 +1412,125 @@ export class DemoSimulation {
 
   // ---------------------------------------------------------------- host
 
-  private bootStart(at: number): void {
-    this.t = at;
-    this.spawn(this.unitMap.prefill, 'boot');
-    this.spawn(this.unitMap.decode, 'boot');
-    // The router is ordered After= both servers: it starts once their start jobs finished (they are active).
-    const waitForServers = (): void => {
-      const ready = (['prefill', 'decode'] as const).every(
-        (r) => this.unitMap[r].activeState !== 'activating',
-      );
-      if (ready) {
-        if (this.unitMap.router.activeState === 'inactive') this.spawn(this.unitMap.router, 'boot');
-      } else this.schedule(this.t + 1000, waitForServers);
-    };
-    this.schedule(this.t + 1000, waitForServers);
+  private bootStart(h: HostRuntime, at: number): void {
+    this.t = Math.max(this.t, at);
+    for (const u of h.units) if (u.def.server) this.spawn(u, 'boot');
+    // A router is ordered After= its host's servers: it starts once their start jobs finished.
+    for (const u of h.units) {
+      if (!u.def.router) continue;
+      const before = h.units.filter((d) => u.def.after.includes(d.def.name));
+      const waitForServers = (): void => {
+        if (before.every((d) => d.activeState !== 'activating')) {
+          if (u.activeState === 'inactive') this.spawn(u, 'boot');
+        } else this.schedule(this.t + 1000, waitForServers, h.spec.id);
+      };
+      this.schedule(this.t + 1000, waitForServers, h.spec.id);
+    }
   }
 
-  /** Reboots the host: every process dies, SSH drops and refuses connections for `downForMs`, units start at boot. */
-  reboot(downForMs = 45_000): void {
+  /**
+   * Reboots a host (default: the single demo host): every process dies, SSH drops and refuses connections
+   * for `downForMs`, units start at boot.
+   */
+  reboot(downForMs = 45_000, hostId?: string): void {
     this.advance();
-    for (const role of DEMO_ROLES) {
-      const u = this.unitMap[role];
+    const h = hostId ? this.host(hostId) : this.single;
+    for (const u of h.units) {
       if (u.activeState === 'inactive' || u.activeState === 'failed') continue;
+      const key = u.def.key;
       u.gen++;
-      this.systemdLog(role, systemdText.stopping(u.def.name, u.def.description));
+      this.systemdLog(key, systemdText.stopping(u.def.name, u.def.description));
       this.closeProcessPorts(u);
       this.processExited(u, { code: 1, status: 0 });
       this.setState(u, 'inactive', 'dead');
-      this.systemdLog(role, systemdText.stopped(u.def.name, u.def.description));
+      this.systemdLog(key, systemdText.stopped(u.def.name, u.def.description));
       u.server = null;
       u.router = null;
     }
-    this.events = this.events.filter(() => false);
-    this.downUntil = this.t + downForMs;
-    this.network.emit('event', { type: 'down', forMs: downForMs } satisfies NetworkEvent);
-    const bootAt = this.downUntil;
-    this.schedule(bootAt, () => {
-      this._bootId = this.rng.hex(16);
-      this._bootedAt = this.t - 12_000;
-      for (const role of DEMO_ROLES) {
-        const u = this.unitMap[role];
-        u.nRestarts = 0;
-        u.result = 'success';
-        u.ts = {
-          inactiveExit: null,
-          activeEnter: null,
-          activeExit: null,
-          inactiveEnter: null,
-          stateChange: null,
-        };
-        u.execMain = { pid: 0, startAt: null, exitAt: null, code: 0, status: 0 };
-      }
-      this.bootStart(this.t);
-    });
+    this.events = this.events.filter((ev) => ev.host !== h.spec.id);
+    h.downUntil = this.t + downForMs;
+    h.network.emit('event', { type: 'down', forMs: downForMs } satisfies NetworkEvent);
+    const bootAt = h.downUntil;
+    this.schedule(
+      bootAt,
+      () => {
+        h.bootId = this.rng.hex(16);
+        h.bootedAt = this.t - 12_000;
+        for (const u of h.units) {
+          u.nRestarts = 0;
+          u.result = 'success';
+          u.ts = {
+            inactiveExit: null,
+            activeEnter: null,
+            activeExit: null,
+            inactiveEnter: null,
+            stateChange: null,
+          };
+          u.execMain = { pid: 0, startAt: null, exitAt: null, code: 0, status: 0 };
+        }
+        this.bootStart(h, this.t);
+      },
+      h.spec.id,
+    );
   }
 
-  /** Every SSH connection is cut (as by a network blip); new connections are accepted at once. */
-  dropConnections(): void {
-    this.network.emit('event', { type: 'drop-connections' } satisfies NetworkEvent);
+  /** Every SSH connection to the host (default: the single one) is cut, as by a network blip. */
+  dropConnections(hostId?: string): void {
+    const h = hostId ? this.host(hostId) : this.single;
+    h.network.emit('event', { type: 'drop-connections' } satisfies NetworkEvent);
   }
 
-  onNetwork(fn: (e: NetworkEvent) => void): () => void {
-    this.network.on('event', fn);
-    return () => this.network.off('event', fn);
+  onNetwork(fn: (e: NetworkEvent) => void, hostId?: string): () => void {
+    const h = hostId ? this.host(hostId) : this.single;
+    h.network.on('event', fn);
+    return () => h.network.off('event', fn);
   }
 
   get isDown(): boolean {
-    return this.clock.now() < this.downUntil;
+    return this.hostDown(this.single.spec.id);
   }
 
-  /** Is something listening on this loopback port of the host right now? */
-  portOpen(port: number): boolean {
+  hostDown(hostId: string): boolean {
+    return this.clock.now() < this.host(hostId).downUntil;
+  }
+
+  /** Is something listening on this port of the host (default: the single one) right now? */
+  portOpen(port: number, hostId?: string): boolean {
     this.advance();
-    if (this.isDown) return false;
-    if (port === PORTS.prefill || port === PORTS.decode) {
-      const p = this.unitMap[port === PORTS.prefill ? 'prefill' : 'decode'].server;
-      return !!p && p.stage !== 'loading';
+    const h = hostId ? this.host(hostId) : this.single;
+    if (this.hostDown(h.spec.id)) return false;
+    const u = this.listenerOf(h, port);
+    if (!u) return false;
+    if (u.router) return u.router.listening;
+    return !!u.server && u.server.stage !== 'loading';
+  }
+
+  /** The unit whose process would listen on this port of the host. */
+  listenerOf(h: HostRuntime, port: number): UnitRuntime | null {
+    if (port <= 0) return null;
+    for (const u of h.units) {
+      if (u.def.router && (u.def.router.apiPort === port || u.def.router.metricsPort === port)) return u;
+      if (u.def.server && u.def.port === port) return u;
     }
-    if (port === PORTS.routerApi || port === PORTS.routerMetrics)
-      return !!this.unitMap.router.router?.listening;
-    return false;
+    return null;
+  }
+
+  /** Every port some unit of the host listens on when it runs. */
+  httpPortsOf(hostId: string): number[] {
+    const out: number[] = [];
+    for (const u of this.host(hostId).units) {
+      if (u.def.server && u.def.port > 0) out.push(u.def.port);
+      if (u.def.router) out.push(u.def.router.apiPort, u.def.router.metricsPort);
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------- inspection
 
-  kvTruth(role: ServerRole): KvTruth | null {
+  /** Exact KV of a server unit (key: a role on the single host); null while its process is down. */
+  kvTruth(key: string): KvTruth | null {
     this.advance();
-    const p = this.unitMap[role].server;
+    const p = this.unitOf(key).server;
     if (!p || p.stage === 'loading') return null;
     const used = p.usedTokens;
     const evictable = p.ranks.reduce((a, r) => a + r.evictableTokens, 0);
@@ -1226,23 +1543,32 @@ export class DemoSimulation {
     };
   }
 
-  gpus(): GpuReading[] {
+  /** The GPUs of a host (default: the single one) as nvidia-smi reads them. */
+  gpus(hostId?: string): GpuReading[] {
     this.advance();
+    const h = hostId ? this.host(hostId) : this.single;
+    const down = this.hostDown(h.spec.id);
+    // Hosts after the first get GPUs of their own: other UUIDs, other noise.
+    const salt = h.index * 7919;
     const out: GpuReading[] = [];
-    for (let i = 0; i < GPU_COUNT; i++) {
-      const role: ServerRole = i < 4 ? 'prefill' : 'decode';
-      const p = this.unitMap[role].server;
-      const n = (salt: number, scale: number): number =>
-        valueNoise(this.seed ^ (i * 31 + salt), this.t / scale);
+    for (let i = 0; i < h.spec.gpuCount; i++) {
+      const u = h.units.find((x) => x.def.server && x.def.gpus.includes(i));
+      const p = u?.server ?? null;
+      const role: ServerRole = p?.role ?? 'prefill';
+      // A node that serves no HTTP runs the forward passes its peer schedules: read the load there.
+      const peer = u && !u.def.execStartPostArgv ? this.peerOf(u)?.server : null;
+      const loadOf = peer ?? p;
+      const n = (s: number, scale: number): number =>
+        valueNoise(this.seed ^ salt ^ (i * 31 + s), this.t / scale);
       let util = 0;
       let mem = 4;
-      if (p && !this.isDown) {
+      if (p && loadOf && !down) {
         mem = p.gpuMemMiB + Math.round(40 * n(1, 20_000));
-        if (p.stage === 'ready') {
+        if (p.stage === 'ready' && loadOf.stage === 'ready') {
           const load =
             role === 'decode'
-              ? Math.min(1, p.runningReqs / 70)
-              : Math.min(1, p.inputThroughput / 52_000 + (p.bootstrapQueue > 0 ? 0.1 : 0));
+              ? Math.min(1, loadOf.runningReqs / 70)
+              : Math.min(1, loadOf.inputThroughput / 52_000 + (loadOf.bootstrapQueue > 0 ? 0.1 : 0));
           util = Math.round(
             Math.max(0, Math.min(100, (role === 'decode' ? 25 : 5) + 75 * load + 6 * n(2, 3000))),
           );
@@ -1253,8 +1579,8 @@ export class DemoSimulation {
       out.push({
         index: i,
         name: 'NVIDIA H100 80GB HBM3',
-        uuid: `GPU-${this.uuidFor(i)}`,
-        busId: `00000000:${['18', '2A', '3A', '5D', '9A', 'AB', 'BA', 'DB'][i]}:00.0`,
+        uuid: `GPU-${this.uuidFor(i, h.index)}`,
+        busId: `00000000:${['18', '2A', '3A', '5D', '9A', 'AB', 'BA', 'DB'][i % 8]}:00.0`,
         utilization: util,
         memoryUsedMiB: Math.max(0, mem),
         memoryTotalMiB: 81_559,
@@ -1268,17 +1594,17 @@ export class DemoSimulation {
     return out;
   }
 
-  private uuidFor(i: number): string {
+  private uuidFor(i: number, hostIndex: number): string {
     const h = (n: number): string =>
-      hash32(this.seed * 13 + i * 977 + n)
+      hash32(this.seed * 13 + i * 977 + hostIndex * 104_729 + n)
         .toString(16)
         .padStart(8, '0');
     const a = h(1) + h(2) + h(3) + h(4);
     return `${a.slice(0, 8)}-${a.slice(8, 12)}-${a.slice(12, 16)}-${a.slice(16, 20)}-${a.slice(20, 32)}`;
   }
 
-  memoryCurrentBytes(role: DemoRole): number | null {
-    const u = this.unitMap[role];
+  memoryCurrentBytes(key: string): number | null {
+    const u = this.unitOf(key);
     if (u.router) return Math.round((180 + 20 * valueNoise(this.seed, this.t / 30_000)) * 1024 * 1024);
     if (!u.server) return null;
     const base = u.peakMemGiB > 0 ? Math.min(u.peakMemGiB, 23.6) : 1.2;
@@ -1289,8 +1615,10 @@ export class DemoSimulation {
     return this.load.rate(this.t);
   }
 
+  /** The single demo host's state (a fleet reads fleetTruth() in fleet.ts instead). */
   snapshot(): DemoSnapshot {
     this.advance();
+    const h = this.single;
     const unitSnap = (role: DemoRole): UnitSnapshot => {
       const u = this.unitMap[role];
       const listening =
@@ -1329,8 +1657,8 @@ export class DemoSimulation {
     const r = this.unitMap.router.router;
     return {
       at: this.t,
-      bootId: this._bootId,
-      bootedAt: this._bootedAt,
+      bootId: h.bootId,
+      bootedAt: h.bootedAt,
       era: this.era,
       routerEra: this.routerEra,
       dpRanks: this.dpRanks,

@@ -1,7 +1,7 @@
-// The demo host's SSH server (ssh2 Server on 127.0.0.1): publickey auth with the generated client key or
-// password "demo"; `exec` runs the command emulation (streaming, so `journalctl -f` follows until the
-// channel closes); `direct-tcpip` to the simulated loopback ports reaches the in-process HTTP servers, other
-// ports are refused like a closed port. It owns its TCP listener so it can cut every connection (network
+// A simulated host's SSH server (ssh2 Server on its loopback address): publickey auth with the generated
+// client key or password "demo"; `exec` runs the command emulation (streaming, so `journalctl -f` follows
+// until the channel closes); `direct-tcpip` to the host's ports reaches its in-process HTTP servers (in the
+// fleet, to another host's address reaches that host's), other ports are refused like a closed port. It owns its TCP listener so it can cut every connection (network
 // blip) and refuse new ones while the simulated host reboots.
 import net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
@@ -10,6 +10,7 @@ import { runCommand } from './commands/emulate';
 import type { DemoHttpServers } from './http';
 import type { DemoKeys } from './keys';
 import type { DemoSimulation } from './simulation';
+import { asMachine, type DemoMachine } from './machine';
 import { DemoChannelLog } from './channel-log';
 
 export const DEMO_PASSWORD = 'demo';
@@ -18,11 +19,16 @@ const MAX_SESSIONS = 10;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '0.0.0.0']);
 
 export interface DemoSshServerOptions {
-  sim: DemoSimulation;
+  /** The host it serves (the single demo host: its simulation). */
+  sim: DemoSimulation | DemoMachine;
   keys: DemoKeys;
   /** Login names accepted (the configured user and root). */
   users: ReadonlySet<string>;
   http: DemoHttpServers;
+  /** Where it listens. Default 127.0.0.1. */
+  address?: string;
+  /** HTTP servers a forward to destIP:port reaches (the fleet's network). Default: loopback reaches `http`. */
+  route?: (destIP: string, port: number) => DemoHttpServers | null;
 }
 
 function sameBytes(a: Buffer, b: Buffer): boolean {
@@ -36,25 +42,29 @@ export class DemoSshServer {
   private port = 0;
   private closed = false;
   private readonly offNetwork: () => void;
+  private readonly sim: DemoMachine;
+  private readonly address: string;
   /** Every channel clients opened, for tests and benchmarks that count them. */
   readonly channels = new DemoChannelLog();
   /** Last problem re-listening after a simulated reboot, for diagnosis. */
   lastError: Error | null = null;
 
   constructor(private readonly opts: DemoSshServerOptions) {
+    this.sim = asMachine(opts.sim);
+    this.address = opts.address ?? '127.0.0.1';
     this.ssh = new Server(
       { hostKeys: [opts.keys.hostPrivateKey], ident: 'OpenSSH_9.6p1 Ubuntu-3ubuntu13.5' },
       (client) => this.onClient(client),
     );
     this.listener = net.createServer((sock) => {
-      if (this.opts.sim.isDown) return void sock.destroy();
+      if (this.sim.isDown) return void sock.destroy();
       this.sockets.add(sock);
       sock.once('close', () => this.sockets.delete(sock));
       // A client that vanishes mid-handshake must not crash the host.
       sock.on('error', () => sock.destroy());
       this.ssh.injectSocket(sock);
     });
-    this.offNetwork = opts.sim.onNetwork((e) => {
+    this.offNetwork = this.sim.onNetwork((e) => {
       if (e.type === 'drop-connections') this.dropAll();
       else this.goDown(e.forMs);
     });
@@ -64,7 +74,7 @@ export class DemoSshServer {
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error): void => reject(err);
       this.listener.once('error', onError);
-      this.listener.listen(port, '127.0.0.1', () => {
+      this.listener.listen(port, this.address, () => {
         this.listener.off('error', onError);
         resolve();
       });
@@ -85,7 +95,7 @@ export class DemoSshServer {
     this.dropAll();
     this.opts.http.destroyAll();
     this.listener.close();
-    this.opts.sim.clock.setTimeout(() => void this.comeBack(0), forMs);
+    this.sim.clock.setTimeout(() => void this.comeBack(0), forMs);
   }
 
   private async comeBack(attempt: number): Promise<void> {
@@ -98,7 +108,7 @@ export class DemoSshServer {
       if (attempt < 20) setTimeout(() => void this.comeBack(attempt + 1), 100 * (attempt + 1)).unref();
       else
         process.emitWarning(
-          `demo host: could not listen on 127.0.0.1:${this.port} again after the simulated reboot: ${this.lastError.message}`,
+          `demo host: could not listen on ${this.address}:${this.port} again after the simulated reboot: ${this.lastError.message}`,
         );
     }
   }
@@ -167,10 +177,15 @@ export class DemoSshServer {
       });
       client.on('tcpip', (accept, reject, info) => {
         const port = info.destPort;
-        if (!LOOPBACK.has(info.destIP) || !this.opts.sim.portOpen(port)) return reject();
+        const http = this.opts.route
+          ? this.opts.route(info.destIP, port)
+          : LOOPBACK.has(info.destIP)
+            ? this.opts.http
+            : null;
+        if (!http || !http.isOpen(port)) return reject();
         const channel = accept();
         this.channels.tcpip();
-        if (!this.opts.http.connect(port, channel)) channel.destroy();
+        if (!http.connect(port, channel)) channel.destroy();
       });
     });
   }

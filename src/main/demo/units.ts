@@ -26,7 +26,38 @@ export const ROUTER_HEALTH_INTERVAL_S = 10;
 export const ROUTER_HEALTH_FAILURE_THRESHOLD = 3;
 export const ROUTER_HEALTH_SUCCESS_THRESHOLD = 2;
 
+/** What a server unit runs: one SGLang server process, or one node of a multi-node server. */
+export interface ServerSpec {
+  role: ServerRole;
+  /** The worker it is (or is a node of), e.g. "decode-2"; the single host calls its servers by role. */
+  worker: string;
+  port: number;
+  /** Where the server listens (--host). */
+  listenHost: string;
+  baseGpu: number;
+  /** Tensor-parallel size of the whole server (across its nodes). */
+  tp: number;
+  dpRanks: number;
+  bootstrapPort?: number;
+  metrics: boolean;
+  /** KV pool in tokens, summed over DP ranks. */
+  capacity: number;
+  /** Multi-node tensor parallelism: this unit is node `rank` of `nnodes`, rendezvous at distInitAddr. */
+  node?: { rank: number; nnodes: number; distInitAddr: string; peer: string };
+}
+
+/** The router's worker list as its ExecStart gives it, each entry with the unit key that serves it. */
+export interface RouterSpec {
+  apiPort: number;
+  metricsPort: number;
+  workers: Array<{ role: ServerRole; url: string; bootstrapPort?: number; unit: string }>;
+}
+
 export interface UnitDefinition {
+  /** Identity in the simulation: the role on the single host, "host/unit" in the fleet. */
+  key: string;
+  /** Id of the simulated host the unit runs on. */
+  host: string;
   role: DemoRole;
   name: string;
   description: string;
@@ -46,8 +77,10 @@ export interface UnitDefinition {
   wants: string[];
   /** GPU indices the unit's processes use. */
   gpus: number[];
-  /** HTTP port its API listens on. */
+  /** HTTP port its API listens on; 0 for a node that serves no HTTP (node rank ≥ 1). */
   port: number;
+  server?: ServerSpec;
+  router?: RouterSpec;
   unitFileText: string;
 }
 
@@ -58,8 +91,18 @@ export interface UnitOptions {
   engineMetrics?: boolean;
 }
 
-function serverArgv(role: ServerRole, opts: UnitOptions): string[] {
-  const port = role === 'prefill' ? PORTS.prefill : PORTS.decode;
+/** Does the unit's process answer HTTP? Node rank ≥ 1 of a multi-node server does not. */
+export function servesHttp(spec: ServerSpec): boolean {
+  return !spec.node || spec.node.rank === 0;
+}
+
+/** GPUs of one node of the server: tp / nnodes of them from baseGpu. */
+export function nodeGpus(spec: ServerSpec): number[] {
+  const n = spec.tp / (spec.node?.nnodes ?? 1);
+  return Array.from({ length: n }, (_, i) => spec.baseGpu + i);
+}
+
+function serverArgv(spec: ServerSpec): string[] {
   const argv = [
     PYTHON,
     '-m',
@@ -69,46 +112,58 @@ function serverArgv(role: ServerRole, opts: UnitOptions): string[] {
     '--served-model-name',
     MODEL_NAME,
     '--tp-size',
-    String(TP_SIZE),
-    '--base-gpu-id',
-    role === 'prefill' ? '0' : '4',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--disaggregation-mode',
-    role,
+    String(spec.tp),
   ];
-  if (role === 'prefill') argv.push('--disaggregation-bootstrap-port', String(PORTS.bootstrap));
+  if (spec.node)
+    argv.push(
+      '--nnodes',
+      String(spec.node.nnodes),
+      '--node-rank',
+      String(spec.node.rank),
+      '--dist-init-addr',
+      spec.node.distInitAddr,
+    );
+  argv.push(
+    '--base-gpu-id',
+    String(spec.baseGpu),
+    '--host',
+    spec.listenHost,
+    '--port',
+    String(spec.port),
+    '--disaggregation-mode',
+    spec.role,
+  );
+  if (spec.bootstrapPort !== undefined)
+    argv.push('--disaggregation-bootstrap-port', String(spec.bootstrapPort));
   argv.push('--disaggregation-transfer-backend', 'mooncake', '--disaggregation-ib-device', 'mlx5_0');
-  if (role === 'decode' && opts.dpRanks > 1)
-    argv.push('--dp-size', String(opts.dpRanks), '--enable-dp-attention');
-  if (!opts.metricsDisabled.has(role)) argv.push('--enable-metrics');
+  if (spec.dpRanks > 1) argv.push('--dp-size', String(spec.dpRanks), '--enable-dp-attention');
+  if (spec.metrics) argv.push('--enable-metrics');
   return argv;
 }
 
-function routerArgv(opts: UnitOptions): string[] {
+function routerArgv(spec: RouterSpec, engineMetrics: boolean): string[] {
+  const workers = spec.workers.flatMap((w) =>
+    w.role === 'prefill'
+      ? ['--prefill', w.url, ...(w.bootstrapPort !== undefined ? [String(w.bootstrapPort)] : [])]
+      : ['--decode', w.url],
+  );
   return [
     PYTHON,
     '-m',
     'sglang_router.launch_router',
     '--pd-disaggregation',
-    '--prefill',
-    `http://127.0.0.1:${PORTS.prefill}`,
-    String(PORTS.bootstrap),
-    '--decode',
-    `http://127.0.0.1:${PORTS.decode}`,
+    ...workers,
     '--host',
     '0.0.0.0',
     '--port',
-    String(PORTS.routerApi),
+    String(spec.apiPort),
     '--prometheus-host',
     '127.0.0.1',
     '--prometheus-port',
-    String(PORTS.routerMetrics),
+    String(spec.metricsPort),
     '--health-check-interval-secs',
     String(ROUTER_HEALTH_INTERVAL_S),
-    ...(opts.engineMetrics ? ['--engine-metrics'] : []),
+    ...(engineMetrics ? ['--engine-metrics'] : []),
   ];
 }
 
@@ -165,40 +220,59 @@ function renderUnitFile(def: Omit<UnitDefinition, 'unitFileText'>): string {
   return lines.join('\n');
 }
 
-export function buildUnits(opts: UnitOptions): Record<DemoRole, UnitDefinition> {
-  const server = (role: ServerRole): UnitDefinition => {
-    const base: Omit<UnitDefinition, 'unitFileText'> = {
-      role,
-      name: `sglang-${role}.service`,
-      description: `SGLang ${role} (PD)`,
-      fragmentPath: `/etc/systemd/system/sglang-${role}.service`,
-      execStartArgv: serverArgv(role, opts),
-      execStartPostArgv: readinessWait(role === 'prefill' ? PORTS.prefill : PORTS.decode),
-      environment: [
-        'HF_HUB_OFFLINE=1',
-        'SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT=300',
-        'SGLANG_DISAGGREGATION_WAITING_TIMEOUT=300',
-      ],
-      restart: 'on-failure',
-      restartSec: 10,
-      restartPreventExitStatus: [1],
-      timeoutStartSec: 1800,
-      timeoutStopSec: 60,
-      startLimitIntervalSec: 600,
-      startLimitBurst: 5,
-      after: ['network-online.target', 'nvidia-persistenced.service'],
-      wants: ['network-online.target'],
-      gpus: role === 'prefill' ? [0, 1, 2, 3] : [4, 5, 6, 7],
-      port: role === 'prefill' ? PORTS.prefill : PORTS.decode,
-    };
-    return { ...base, unitFileText: renderUnitFile(base) };
+/** One SGLang server unit (or one node's unit of a multi-node server) on `host`. */
+export function serverUnit(key: string, host: string, name: string, spec: ServerSpec): UnitDefinition {
+  const http = servesHttp(spec);
+  const node = spec.node ? `, node ${spec.node.rank} of ${spec.node.nnodes}` : '';
+  const label = spec.worker === spec.role ? spec.role : spec.worker;
+  const base: Omit<UnitDefinition, 'unitFileText'> = {
+    key,
+    host,
+    role: spec.role,
+    name,
+    description: `SGLang ${label} (PD${node})`,
+    fragmentPath: `/etc/systemd/system/${name}`,
+    execStartArgv: serverArgv(spec),
+    // Node rank ≥ 1 serves no HTTP, so nothing can be polled: its unit is active once the process runs.
+    ...(http ? { execStartPostArgv: readinessWait(spec.port) } : {}),
+    environment: [
+      'HF_HUB_OFFLINE=1',
+      'SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT=300',
+      'SGLANG_DISAGGREGATION_WAITING_TIMEOUT=300',
+    ],
+    restart: 'on-failure',
+    restartSec: 10,
+    restartPreventExitStatus: [1],
+    timeoutStartSec: 1800,
+    timeoutStopSec: 60,
+    startLimitIntervalSec: 600,
+    startLimitBurst: 5,
+    after: ['network-online.target', 'nvidia-persistenced.service'],
+    wants: ['network-online.target'],
+    gpus: nodeGpus(spec),
+    port: http ? spec.port : 0,
+    server: spec,
   };
-  const routerBase: Omit<UnitDefinition, 'unitFileText'> = {
+  return { ...base, unitFileText: renderUnitFile(base) };
+}
+
+/** The router unit; it is ordered after (and wants) the server units on its own host. */
+export function routerUnit(
+  key: string,
+  host: string,
+  name: string,
+  spec: RouterSpec,
+  localServers: string[],
+  engineMetrics: boolean,
+): UnitDefinition {
+  const base: Omit<UnitDefinition, 'unitFileText'> = {
+    key,
+    host,
     role: 'router',
-    name: 'sglang-router.service',
+    name,
     description: 'SGLang router (PD)',
-    fragmentPath: '/etc/systemd/system/sglang-router.service',
-    execStartArgv: routerArgv(opts),
+    fragmentPath: `/etc/systemd/system/${name}`,
+    execStartArgv: routerArgv(spec, engineMetrics),
     environment: ['RUST_LOG=info'],
     restart: 'on-failure',
     restartSec: 5,
@@ -206,15 +280,53 @@ export function buildUnits(opts: UnitOptions): Record<DemoRole, UnitDefinition> 
     timeoutStopSec: 30,
     startLimitIntervalSec: 600,
     startLimitBurst: 5,
-    after: ['network-online.target', 'sglang-prefill.service', 'sglang-decode.service'],
-    wants: ['sglang-prefill.service', 'sglang-decode.service'],
+    after: ['network-online.target', ...localServers],
+    wants: localServers,
     gpus: [],
-    port: PORTS.routerApi,
+    port: spec.apiPort,
+    router: spec,
+  };
+  return { ...base, unitFileText: renderUnitFile(base) };
+}
+
+/** The single demo host's three units (keys = roles, host "demo"). */
+export function buildUnits(opts: UnitOptions): Record<DemoRole, UnitDefinition> {
+  const spec = (role: ServerRole): ServerSpec => ({
+    role,
+    worker: role,
+    port: role === 'prefill' ? PORTS.prefill : PORTS.decode,
+    listenHost: '127.0.0.1',
+    baseGpu: role === 'prefill' ? 0 : 4,
+    tp: TP_SIZE,
+    dpRanks: role === 'decode' ? opts.dpRanks : 1,
+    ...(role === 'prefill' ? { bootstrapPort: PORTS.bootstrap } : {}),
+    metrics: !opts.metricsDisabled.has(role),
+    capacity: role === 'prefill' ? 447_416 : 2_580_000,
+  });
+  const router: RouterSpec = {
+    apiPort: PORTS.routerApi,
+    metricsPort: PORTS.routerMetrics,
+    workers: [
+      {
+        role: 'prefill',
+        url: `http://127.0.0.1:${PORTS.prefill}`,
+        bootstrapPort: PORTS.bootstrap,
+        unit: 'prefill',
+      },
+      { role: 'decode', url: `http://127.0.0.1:${PORTS.decode}`, unit: 'decode' },
+    ],
   };
   return {
-    prefill: server('prefill'),
-    decode: server('decode'),
-    router: { ...routerBase, unitFileText: renderUnitFile(routerBase) },
+    prefill: serverUnit('prefill', 'demo', 'sglang-prefill.service', spec('prefill')),
+    decode: serverUnit('decode', 'demo', 'sglang-decode.service', spec('decode')),
+    router: routerUnit(
+      'router',
+      'demo',
+      'sglang-router.service',
+      router,
+      ['sglang-prefill.service', 'sglang-decode.service'],
+      opts.engineMetrics ?? false,
+    ),
   };
 }
 

@@ -1,5 +1,5 @@
 // What an emulated command gets: the simulation, who runs it, and where its output goes.
-import type { DemoSimulation } from '../simulation';
+import type { DemoMachine } from '../machine';
 
 export interface CommandIO {
   out(chunk: string | Buffer): void;
@@ -11,7 +11,8 @@ export interface CommandIO {
 }
 
 export interface CommandContext {
-  sim: DemoSimulation;
+  /** The host the command runs on. */
+  sim: DemoMachine;
   /** Effective user: 'root' under sudo. */
   user: string;
   /** The SSH login user. */

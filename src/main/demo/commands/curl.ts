@@ -2,7 +2,7 @@
 // same handlers the forwarded ports use, over an in-memory socket pair, so every fault behaves the same.
 import http from 'node:http';
 import { Duplex } from 'node:stream';
-import { handleHttp, isDemoHttpPort } from '../http';
+import { handleHttp } from '../http';
 import type { CommandContext } from './context';
 
 /** Two connected in-memory duplex streams (Node 20 has no stream.duplexPair). */
@@ -155,15 +155,16 @@ export async function curl(argv: string[], ctx: CommandContext): Promise<number>
   if (!m) return fail(3, 'URL using bad/illegal format or missing URL');
   const [, scheme = 'http', host, portText, path = '/'] = m;
   const port = Number(portText ?? (scheme === 'https' ? 443 : 80));
-  if (!['127.0.0.1', 'localhost', '::1', '0.0.0.0'].includes(host))
-    return fail(6, `Could not resolve host: ${host}`);
+  // Loopback reaches this host; another simulated host's address reaches that host.
+  const target = sim.route(host, port);
+  if (!target) return fail(6, `Could not resolve host: ${host}`);
   const started = sim.clock.now();
   sim.advance();
-  if (!isDemoHttpPort(port) || !sim.portOpen(port) || scheme === 'https') {
+  if (!target.portOpen(port) || scheme === 'https') {
     return fail(7, `Failed to connect to ${host} port ${port} after 0 ms: Couldn't connect to server`);
   }
   const [clientSide, serverSide] = duplexPair();
-  const server = http.createServer((req, res) => handleHttp(sim, port, req, res));
+  const server = http.createServer((req, res) => handleHttp(target, port, req, res));
   server.emit('connection', serverSide);
   const method = o.head ? 'HEAD' : o.method;
   return new Promise<number>((resolve) => {

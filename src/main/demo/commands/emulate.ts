@@ -1,6 +1,7 @@
 // Runs one SSH exec command line on the demo host: shell parsing, sudo, `bash -c`, and dispatch to the
 // emulated tools. Unknown commands fail the way bash does: "bash: X: command not found", exit 127.
 import type { DemoSimulation } from '../simulation';
+import { asMachine, type DemoMachine } from '../machine';
 import type { CommandContext, CommandIO } from './context';
 import { curl } from './curl';
 import { journalctl } from './journalctl';
@@ -22,12 +23,12 @@ const MAX_NESTING = 4;
 
 /** Streams a command's output into `io`; resolves with its exit code. */
 export async function runCommand(
-  sim: DemoSimulation,
+  target: DemoSimulation | DemoMachine,
   commandLine: string,
   asUser: string,
   io: CommandIO,
 ): Promise<number> {
-  return runLine({ sim, user: asUser, loginUser: asUser, io }, commandLine, 0);
+  return runLine({ sim: asMachine(target), user: asUser, loginUser: asUser, io }, commandLine, 0);
 }
 
 async function runLine(ctx: CommandContext, line: string, depth: number): Promise<number> {
@@ -168,7 +169,7 @@ async function sudo(ctx: CommandContext, args: string[], depth: number): Promise
 
 /** Runs a command to completion and returns its buffered output. `journalctl -f` prints its backlog and returns. */
 export async function emulateCommand(
-  sim: DemoSimulation,
+  sim: DemoSimulation | DemoMachine,
   commandLine: string,
   asUser: string,
 ): Promise<CommandResult> {

@@ -1,11 +1,11 @@
 // The small commands a client runs to learn where it is: id, whoami, hostname, uname, date, uptime,
 // command -v / which, echo, true/false, and cat of the few files that exist on the demo host.
 import { systemdTimestamp } from '../time-format';
-import { DEMO_ROLES, HOSTNAME } from '../units';
 import type { CommandContext } from './context';
 
 const KERNEL = '6.8.0-51-generic';
-const UNAME_A = `Linux ${HOSTNAME} ${KERNEL} #52-Ubuntu SMP PREEMPT_DYNAMIC Thu Dec  5 13:09:44 UTC 2024 x86_64 x86_64 x86_64 GNU/Linux`;
+const unameA = (hostname: string): string =>
+  `Linux ${hostname} ${KERNEL} #52-Ubuntu SMP PREEMPT_DYNAMIC Thu Dec  5 13:09:44 UTC 2024 x86_64 x86_64 x86_64 GNU/Linux`;
 
 /** Paths of the executables the demo host has. */
 export const BINARIES: Record<string, string> = {
@@ -77,15 +77,20 @@ export function misc(argv: string[], ctx: CommandContext): number | null {
       io.out(`${ctx.user}\n`);
       return 0;
     case 'hostname':
-      io.out(args.includes('-f') || args.includes('--fqdn') ? `${HOSTNAME}.lab.internal\n` : `${HOSTNAME}\n`);
+      io.out(
+        args.includes('-f') || args.includes('--fqdn')
+          ? `${ctx.sim.hostname}.lab.internal\n`
+          : `${ctx.sim.hostname}\n`,
+      );
       return 0;
     case 'uname': {
-      if (!args.length || args.includes('-s')) io.out(args.includes('-a') ? `${UNAME_A}\n` : 'Linux\n');
-      else if (args.includes('-a')) io.out(`${UNAME_A}\n`);
+      if (!args.length || args.includes('-s'))
+        io.out(args.includes('-a') ? `${unameA(sim.hostname)}\n` : 'Linux\n');
+      else if (args.includes('-a')) io.out(`${unameA(sim.hostname)}\n`);
       else if (args.includes('-r')) io.out(`${KERNEL}\n`);
-      else if (args.includes('-n')) io.out(`${HOSTNAME}\n`);
+      else if (args.includes('-n')) io.out(`${ctx.sim.hostname}\n`);
       else if (args.includes('-m')) io.out('x86_64\n');
-      else io.out(`${UNAME_A}\n`);
+      else io.out(`${unameA(sim.hostname)}\n`);
       return 0;
     }
     case 'date': {
@@ -157,7 +162,7 @@ export function misc(argv: string[], ctx: CommandContext): number | null {
 }
 
 function fileContent(ctx: CommandContext, path: string): string | null {
-  if (path === '/etc/hostname') return `${HOSTNAME}\n`;
+  if (path === '/etc/hostname') return `${ctx.sim.hostname}\n`;
   if (path === '/etc/os-release' || path === '/usr/lib/os-release') return OS_RELEASE;
   if (path === '/proc/uptime') {
     const up = (ctx.sim.now - ctx.sim.bootedAt) / 1000;
@@ -167,9 +172,6 @@ function fileContent(ctx: CommandContext, path: string): string | null {
     const b = ctx.sim.bootId;
     return `${b.slice(0, 8)}-${b.slice(8, 12)}-${b.slice(12, 16)}-${b.slice(16, 20)}-${b.slice(20)}\n`;
   }
-  for (const r of DEMO_ROLES) {
-    const d = ctx.sim.units[r].def;
-    if (d.fragmentPath === path) return d.unitFileText;
-  }
+  for (const u of ctx.sim.units()) if (u.def.fragmentPath === path) return u.def.unitFileText;
   return null;
 }

@@ -1,9 +1,10 @@
 // systemctl as systemd 255 prints it: show (key=value, bus order, blank line between units), status,
 // is-active/is-failed/is-enabled, list-units, list-unit-files, cat, and start/stop/restart, which need root
 // and — like the real thing — block until the job finishes unless --no-block is given.
-import type { DemoSimulation, UnitRuntime } from '../simulation';
+import type { DemoMachine } from '../machine';
+import type { UnitRuntime } from '../simulation';
 import { systemdTimespan, systemdTimestamp } from '../time-format';
-import { BACKGROUND_UNITS, DEMO_ROLES, HOSTNAME, mangleUnitName, type DemoRole } from '../units';
+import { BACKGROUND_UNITS, mangleUnitName } from '../units';
 import { formatEntry } from '../journal';
 import { simSleep, type CommandContext } from './context';
 
@@ -131,9 +132,8 @@ function parseArgs(argv: string[]): Parsed {
   return { ok: true, verb, args: pos, opts };
 }
 
-function roleOfUnit(sim: DemoSimulation, name: string): DemoRole | null {
-  for (const r of DEMO_ROLES) if (sim.units[r].def.name === name) return r;
-  return null;
+function unitNamed(sim: DemoMachine, name: string): UnitRuntime | null {
+  return sim.unitNamed(name);
 }
 
 function globToRegExp(glob: string): RegExp {
@@ -148,7 +148,7 @@ function globToRegExp(glob: string): RegExp {
 
 const ts = (ms: number | null): string => (ms === null ? '' : systemdTimestamp(ms));
 
-function mono(sim: DemoSimulation, ms: number | null): string {
+function mono(sim: DemoMachine, ms: number | null): string {
   return ms === null ? '0' : String(Math.max(0, Math.round((ms - sim.bootedAt) * 1000)));
 }
 
@@ -158,7 +158,7 @@ function quoteArgv(argv: string[]): string {
 }
 
 function execLine(
-  sim: DemoSimulation,
+  sim: DemoMachine,
   argv: string[],
   run: { start: number | null; stop: number | null; pid: number; code: 0 | 1 | 2 | 3; status: number },
   ex: boolean,
@@ -178,9 +178,9 @@ function execLine(
   );
 }
 
-function unitProperties(sim: DemoSimulation, u: UnitRuntime): Array<[string, string]> {
+function unitProperties(sim: DemoMachine, u: UnitRuntime): Array<[string, string]> {
   const d = u.def;
-  const mem = sim.memoryCurrentBytes(d.role);
+  const mem = sim.memoryCurrentBytes(u);
   const running = u.mainPid > 0;
   const main = {
     start: u.execMain.startAt,
@@ -338,11 +338,7 @@ function unitProperties(sim: DemoSimulation, u: UnitRuntime): Array<[string, str
   return props;
 }
 
-function backgroundProperties(
-  name: string,
-  description: string,
-  sim: DemoSimulation,
-): Array<[string, string]> {
+function backgroundProperties(name: string, description: string, sim: DemoMachine): Array<[string, string]> {
   const since = sim.bootedAt + 9000;
   return [
     ['Type', 'simple'],
@@ -386,15 +382,15 @@ function notFoundProperties(name: string): Array<[string, string]> {
   ];
 }
 
-function propertiesOf(sim: DemoSimulation, name: string): Array<[string, string]> {
-  const role = roleOfUnit(sim, name);
-  if (role) return unitProperties(sim, sim.units[role]);
+function propertiesOf(sim: DemoMachine, name: string): Array<[string, string]> {
+  const u = unitNamed(sim, name);
+  if (u) return unitProperties(sim, u);
   const bg = BACKGROUND_UNITS.find((b) => b.name === name);
   if (bg) return backgroundProperties(bg.name, bg.description, sim);
   return notFoundProperties(name);
 }
 
-function show(sim: DemoSimulation, args: string[], opts: Opts): string {
+function show(sim: DemoMachine, args: string[], opts: Opts): string {
   const names = args.length ? args.map(mangleUnitName) : [];
   if (!names.length) {
     // `systemctl show` without units describes the manager.
@@ -404,7 +400,7 @@ function show(sim: DemoSimulation, args: string[], opts: Opts): string {
       ['Virtualization', ''],
       ['SystemState', 'running'],
       ['NNames', '312'],
-      ['NFailedUnits', String(DEMO_ROLES.filter((r) => sim.units[r].activeState === 'failed').length)],
+      ['NFailedUnits', String(sim.units().filter((u) => u.activeState === 'failed').length)],
       ['UserspaceTimestamp', systemdTimestamp(sim.bootedAt + 2400)],
     ];
     return renderProps(mgr, opts);
@@ -442,17 +438,17 @@ function malform(text: string): string {
 
 // ------------------------------------------------------------------ status / lists
 
-function statusText(sim: DemoSimulation, name: string, opts: Opts): { text: string; code: number } {
-  const role = roleOfUnit(sim, name);
+function statusText(sim: DemoMachine, name: string, opts: Opts): { text: string; code: number } {
+  const unit = unitNamed(sim, name);
   const bg = BACKGROUND_UNITS.find((b) => b.name === name);
-  if (!role && !bg) return { text: '', code: 4 };
-  if (!role && bg) {
+  if (!unit && !bg) return { text: '', code: 4 };
+  if (!unit && bg) {
     return {
       text: `● ${bg.name} - ${bg.description}\n     Loaded: loaded (/usr/lib/systemd/system/${bg.name}; enabled; preset: enabled)\n     Active: active (running) since ${systemdTimestamp(sim.bootedAt + 9000)}; ${ago(sim.now - sim.bootedAt)} ago\n`,
       code: 0,
     };
   }
-  const u = sim.units[role as DemoRole];
+  const u = unit as UnitRuntime;
   const d = u.def;
   const dot = u.activeState === 'failed' ? '×' : '●';
   const since =
@@ -479,7 +475,7 @@ function statusText(sim: DemoSimulation, name: string, opts: Opts): { text: stri
     );
     lines.push(`   Main PID: ${u.execMain.pid} (code=${how})`);
   }
-  const mem = sim.memoryCurrentBytes(d.role);
+  const mem = sim.memoryCurrentBytes(u);
   if (u.mainPid) {
     lines.push(`      Tasks: ${d.role === 'router' ? 37 : 412} (limit: 618936)`);
     if (mem !== null)
@@ -519,7 +515,7 @@ interface Row {
   failed: boolean;
 }
 
-function allRows(sim: DemoSimulation): Row[] {
+function allRows(sim: DemoMachine): Row[] {
   const rows: Row[] = BACKGROUND_UNITS.map((b) => ({
     unit: b.name,
     load: 'loaded',
@@ -528,8 +524,7 @@ function allRows(sim: DemoSimulation): Row[] {
     description: b.description,
     failed: false,
   }));
-  for (const r of DEMO_ROLES) {
-    const u = sim.units[r];
+  for (const u of sim.units()) {
     rows.push({
       unit: u.def.name,
       load: 'loaded',
@@ -542,7 +537,7 @@ function allRows(sim: DemoSimulation): Row[] {
   return rows.sort((a, b) => a.unit.localeCompare(b.unit));
 }
 
-function listUnits(sim: DemoSimulation, patterns: string[], opts: Opts): string {
+function listUnits(sim: DemoMachine, patterns: string[], opts: Opts): string {
   const res = patterns.map(globToRegExp);
   const types = opts.types.filter((t) => t !== 'service');
   let rows = allRows(sim);
@@ -577,7 +572,7 @@ function listUnits(sim: DemoSimulation, patterns: string[], opts: Opts): string 
   return out.length ? `${out.join('\n')}\n` : '';
 }
 
-function listUnitFiles(sim: DemoSimulation, patterns: string[], opts: Opts): string {
+function listUnitFiles(sim: DemoMachine, patterns: string[], opts: Opts): string {
   const res = patterns.map(globToRegExp);
   let rows = allRows(sim).map((r) => r.unit);
   if (res.length) rows = rows.filter((u) => res.some((re) => re.test(u)));
@@ -600,14 +595,13 @@ const JOB_EXPLANATION: Record<string, string> = {
 
 async function waitForJob(
   ctx: CommandContext,
-  role: DemoRole,
+  u: UnitRuntime,
   want: 'active' | 'inactive',
 ): Promise<string | null> {
   const { sim } = ctx;
   // Let the state machine take its first step (stopping takes a few seconds before the start begins).
   for (;;) {
     sim.advance();
-    const u = sim.units[role];
     if (want === 'inactive' && (u.activeState === 'inactive' || u.activeState === 'failed')) return null;
     if (want === 'active') {
       if (u.activeState === 'active') return null;
@@ -634,28 +628,28 @@ async function job(
     for (const n of names) io.err(`Failed to ${label} ${n}: Interactive authentication required.\n`);
     return 4;
   }
-  const roles: DemoRole[] = [];
+  const units: UnitRuntime[] = [];
   for (const n of names) {
-    const role = roleOfUnit(sim, n);
-    if (!role) {
+    const u = unitNamed(sim, n);
+    if (!u) {
       if (BACKGROUND_UNITS.some((b) => b.name === n)) continue;
       io.err(`Failed to ${label} ${n}: Unit ${n} not found.\n`);
       return 5;
     }
-    roles.push(role);
+    units.push(u);
   }
-  for (const role of roles) {
-    if (verb === 'start') sim.startUnit(role);
-    else if (verb === 'stop') sim.stopUnit(role);
-    else sim.restartUnit(role);
+  for (const u of units) {
+    if (verb === 'start') sim.startUnit(u);
+    else if (verb === 'stop') sim.stopUnit(u);
+    else sim.restartUnit(u);
   }
   if (opts.noBlock) return 0;
   let code = 0;
-  for (const role of roles) {
-    const result = await waitForJob(ctx, role, verb === 'stop' ? 'inactive' : 'active');
+  for (const u of units) {
+    const result = await waitForJob(ctx, u, verb === 'stop' ? 'inactive' : 'active');
     if (io.signal.aborted) return 130;
     if (result) {
-      const n = sim.units[role].def.name;
+      const n = u.def.name;
       io.err(
         `Job for ${n} failed because ${JOB_EXPLANATION[result] ?? 'the service did not take the steps required by its unit configuration'}.\n` +
           `See "systemctl status ${n}" and "journalctl -xeu ${n}" for details.\n`,
@@ -705,12 +699,8 @@ export async function systemctl(argv: string[], ctx: CommandContext): Promise<nu
       let ok = verb === 'is-active';
       let any = false;
       for (const n of names) {
-        const role = roleOfUnit(sim, n);
-        const state = role
-          ? sim.units[role].activeState
-          : BACKGROUND_UNITS.some((b) => b.name === n)
-            ? 'active'
-            : 'inactive';
+        const u = unitNamed(sim, n);
+        const state = u ? u.activeState : BACKGROUND_UNITS.some((b) => b.name === n) ? 'active' : 'inactive';
         if (!opts.quiet) io.out(malformed ? `${state}\u0000??\n` : `${state}\n`);
         if (verb === 'is-active' && state !== 'active') ok = false;
         if (verb === 'is-failed' && state === 'failed') any = true;
@@ -721,7 +711,7 @@ export async function systemctl(argv: string[], ctx: CommandContext): Promise<nu
     case 'is-enabled': {
       let code = 0;
       for (const n of names) {
-        if (roleOfUnit(sim, n) || BACKGROUND_UNITS.some((b) => b.name === n)) {
+        if (unitNamed(sim, n) || BACKGROUND_UNITS.some((b) => b.name === n)) {
           if (!opts.quiet) io.out('enabled\n');
         } else {
           io.err(`Failed to get unit file state for ${n}: No such file or directory\n`);
@@ -745,7 +735,7 @@ export async function systemctl(argv: string[], ctx: CommandContext): Promise<nu
       }
       if (!names.length) {
         parts.push(
-          `● ${HOSTNAME}\n    State: running\n    Units: 312 loaded (incl. loaded aliases)\n     Jobs: 0 queued\n   Failed: 0 units\n`,
+          `● ${sim.hostname}\n    State: running\n    Units: 312 loaded (incl. loaded aliases)\n     Jobs: 0 queued\n   Failed: 0 units\n`,
         );
       }
       io.out(parts.join('\n'));
@@ -763,13 +753,13 @@ export async function systemctl(argv: string[], ctx: CommandContext): Promise<nu
       let code = 0;
       const parts: string[] = [];
       for (const n of names) {
-        const role = roleOfUnit(sim, n);
-        if (!role) {
+        const u = unitNamed(sim, n);
+        if (!u) {
           io.err(`No files found for ${n}.\n`);
           code = 1;
           continue;
         }
-        const d = sim.units[role].def;
+        const d = u.def;
         parts.push(`# ${d.fragmentPath}\n${d.unitFileText}`);
       }
       io.out(parts.join('\n'));
