@@ -111,6 +111,10 @@ describe('rolling restart on the demo fleet (three hosts, real SSH)', () => {
       links.set(h.name, conn);
     }
     await Promise.all(conns.map(async (c) => (await c.start(), c.waitConnected(10_000))));
+    // The demo's ss: gpu-a's bound ports (HTTP and bootstrap), and decode-2's rank 1 connected from gpu-c.
+    expect((await links.get('gpu-a')!.exec('ss -ltn')).stdout).toMatch(/0\.0\.0\.0:8999 /);
+    const peers = await links.get('gpu-b')!.exec(`ss -Htn state established '( sport = :5757 )'`);
+    expect(peers.stdout).toMatch(/^0 +0 +127\.0\.0\.3:5757 +127\.0\.0\.4:\d+$/m);
     const workers = workersOf(f);
     const io = rollLinks({
       rollId: 'roll-t',
