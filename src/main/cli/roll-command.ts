@@ -31,6 +31,8 @@ export interface RollCliContext {
   clock: Clock;
   settings: RestartSettings;
   journalOf?: (hostId: string, unit: string) => UnitJournalTail | undefined;
+  /** Said in the plan's warnings (workers left out of the roll, and why). */
+  notes?: string[];
   pollMs?: number;
   minRealGapMs?: number;
 }
@@ -106,6 +108,7 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
       readOnly: ctx.settings.readOnly,
     });
     if (healthProblem) plan.warnings.push(`the router's view could not be read: ${healthProblem}`);
+    plan.warnings.push(...(ctx.notes ?? []));
     if (io.json) io.stdout(`${JSON.stringify({ plan })}\n`);
     io.say(rollPlanText(plan));
     if (plan.refused) {
