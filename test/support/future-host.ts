@@ -66,8 +66,22 @@ export async function startFutureHost(): Promise<FutureHost> {
       const up = http.request(
         { host: '127.0.0.1', port: real[simPort], path: req.url, method: req.method, headers: req.headers },
         (r) => {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
+          if (req.url?.split('?')[0] !== '/workers') {
+            res.writeHead(r.statusCode ?? 502, r.headers);
+            return void r.pipe(res);
+          }
+          // The router's worker list names the simulated ports; rewritten like the commands' output, it agrees
+          // with the router's ExecStart, as a real router's does.
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => {
+            const body = Buffer.concat(chunks)
+              .toString('utf8')
+              .replace(rewrite, (p) => String(port[Number(p)]));
+            const { 'content-length': _, ...headers } = r.headers;
+            res.writeHead(r.statusCode ?? 502, headers);
+            res.end(body);
+          });
         },
       );
       up.on('error', (err) => {

@@ -6,6 +6,8 @@ import type { DeploymentSummary, HostConfig, ServiceObservation } from '@shared/
 import { parseCommand } from './parse-command';
 import { HOST_SPEC_HELP, parseHostSpec } from '@shared/host-spec';
 import { restartCommand } from './restart-command';
+import { fleetStatus } from './fleet-status';
+import { DEMO_FLEET_HOST, demoFleetStatus } from './demo-fleet-status';
 import { openCommand } from './open-command';
 import { recordingCommand } from './recording-command';
 import { LinkWatch } from './link-status';
@@ -19,7 +21,13 @@ import type { Exposition } from '../core/probes/exposition/types';
 const USAGE = `usage: pd-console <command> [options]
 
 commands:
-  status [--host H] [--json] [--wait S]
+  status [--host H] [--json] [--wait S] [--add-host H2,H3]
+                                 on a real host: follows the router to every worker's host (each worker URL's
+                                 host is found as the ssh alias that resolves to it; --add-host adds hosts
+                                 by hand, e.g. a multi-node worker's other nodes) and lists each worker's
+                                 host, unit(s), state, health and exact KV, per-role totals, and every worker
+                                 it cannot place with the line to add; a one-host 1P1D deployment, and the
+                                 demo, get the classic view:
                                  systemd state, health and KV usage of prefill, decode and router, the SSH
                                  link (since when it is up, or lost and which reconnect attempt is next), and
                                  the headline figures: router requests/s, error share, latency p50/p99; servers'
@@ -42,7 +50,9 @@ commands:
   parse --format prometheus|openmetrics [--json] < FILE
                                  check an exposition read on stdin (exit 0 if it parses)
 
---host demo is the built-in simulated GPU host (default); otherwise an ssh alias or user@host[:port].
+--host demo is the built-in simulated GPU host (default); --host demo-fleet (status only) the simulated
+three-host fleet (gpu-a/b/c; add --add-host gpu-c for the decode worker's second node); otherwise an ssh
+alias or user@host[:port].
 With --host demo:
 ${demoEraHelp(33)}`;
 
@@ -58,6 +68,8 @@ export interface CliDeps {
   /** Used instead of a new app, and left open: its owner shuts it down. */
   app?: App;
   signal?: AbortSignal;
+  /** Home whose ~/.ssh the fleet status reads (default PD_CONSOLE_SSH_HOME, else the real home). */
+  sshHome?: string;
 }
 
 export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Promise<number> {
@@ -95,10 +107,43 @@ export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Pro
       eras = demoEraOptions(flags['demo-era'], flags['demo-router']);
       if (host !== 'demo' && (eras.era || eras.router))
         throw new Error('--demo-era and --demo-router apply to --host demo only');
+      if (host === 'demo' && flags['add-host'] !== undefined)
+        throw new Error('--add-host applies to real hosts only: the demo host is one host');
       waitMs = waitOption(flags.wait);
     } catch (err) {
       io.stderr(`pd-console ${cmd}: ${(err as Error).message}\n`);
       return 2;
+    }
+    if (cmd === 'status' && host === DEMO_FLEET_HOST) {
+      let addHosts: HostConfig[];
+      try {
+        addHosts = addHostsOption(flags['add-host']);
+      } catch (err) {
+        io.stderr(`pd-console status: ${(err as Error).message}\n`);
+        return 2;
+      }
+      try {
+        return await demoFleetStatus({ addHosts, json: !!flags.json }, io);
+      } catch (err) {
+        io.stderr(`pd-console status: ${(err as Error).message}\n`);
+        return 1;
+      }
+    }
+    if (cmd === 'status' && host !== 'demo') {
+      let origin: HostConfig;
+      let addHosts: HostConfig[];
+      try {
+        origin = hostFromArg(host);
+        addHosts = addHostsOption(flags['add-host']);
+      } catch (err) {
+        io.stderr(`pd-console status: ${(err as Error).message}\n`);
+        return 2;
+      }
+      const r = await fleetStatus(
+        { origin, addHosts, json: !!flags.json, sshHome: deps.sshHome ?? process.env.PD_CONSOLE_SSH_HOME },
+        io,
+      );
+      if (r !== 'single-host') return r;
     }
     const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
     const core = app.core;
@@ -139,6 +184,14 @@ export function parseFlags(args: string[]): Flags {
     } else out[key] = true;
   }
   return out;
+}
+
+/** `--add-host a,b`: hosts a fleet status reads besides those the router leads to. */
+function addHostsOption(v: string | boolean | undefined): HostConfig[] {
+  if (v === undefined) return [];
+  if (typeof v !== 'string' || v.trim() === '')
+    throw new Error(`--add-host needs hosts, comma-separated (${HOST_SPEC_HELP})`);
+  return v.split(',').map((x) => hostFromArg(x.trim()));
 }
 
 /** "demo", an ssh alias, or user@host[:port]. */
@@ -298,7 +351,10 @@ async function status(
               const h = headlines.get(s.role)!;
               return {
                 role: s.role,
+                // The fields a fleet status gives each service, so scripts read both the same way.
+                host: summary.host.alias ?? summary.host.label,
                 unit: s.unit,
+                url: summary.deployment.services.find((c) => c.role === s.role)?.apiUrl ?? null,
                 activeState: s.systemd?.activeState ?? null,
                 subState: s.systemd?.subState ?? null,
                 health: s.health ? (s.health.ok ? 'ok' : s.health.detail) : null,
@@ -310,6 +366,8 @@ async function status(
                 scrapes: { count: t.length, firstMs: t[0] ?? null, lastMs: t.at(-1) ?? null },
               };
             }),
+            roles: singleHostRoles(services),
+            unplaced: [],
           },
           null,
           2,
@@ -350,6 +408,24 @@ async function status(
     scrapes.dispose();
     link.dispose();
   }
+}
+
+/** The per-role totals of `status --json` for a one-host deployment: one worker per role. */
+function singleHostRoles(services: ServiceObservation[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of services) {
+    if (s.role === 'router') continue;
+    out[s.role] = {
+      workers: 1,
+      healthy: s.health?.ok ? 1 : 0,
+      kv: {
+        usedTokens: s.kv?.usedTokens ?? 0,
+        capacityTokens: s.kv?.capacityTokens ?? 0,
+        ratio: s.kv && s.kv.capacityTokens > 0 ? s.kv.usedTokens / s.kv.capacityTokens : null,
+      },
+    };
+  }
+  return out;
 }
 
 function eraOfScrape(exp: Exposition | undefined): ReturnType<typeof serverEraOf> {

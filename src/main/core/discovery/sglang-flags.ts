@@ -52,6 +52,8 @@ export interface ServerFlags {
   dpAttention: boolean;
   nnodes: number;
   nodeRank: number;
+  /** --dist-init-addr HOST:PORT of a multi-node server: the same on every node of one server. */
+  distInitAddr?: string;
   /** --disaggregation-bootstrap-port, default 8998. */
   bootstrapPort: number;
   servedModelName?: string;
@@ -78,6 +80,7 @@ export function parseServerFlags(args: readonly string[]): ServerFlags {
     problems.push(`unknown --disaggregation-mode ${JSON.stringify(modeRaw)}`);
   const served = flagValue(args, ['--served-model-name']);
   const model = flagValue(args, ['--model-path', '--model']);
+  const distInit = flagValue(args, ['--dist-init-addr', '--nccl-init-addr']);
   return {
     mode,
     host: flagValue(args, ['--host']) ?? '127.0.0.1',
@@ -91,6 +94,7 @@ export function parseServerFlags(args: readonly string[]): ServerFlags {
     dpAttention: hasFlag(args, ['--enable-dp-attention']),
     nnodes: int(['--nnodes'], 1, 1),
     nodeRank: int(['--node-rank'], 0),
+    ...(distInit !== undefined ? { distInitAddr: distInit } : {}),
     bootstrapPort: int(['--disaggregation-bootstrap-port'], 8998, 1),
     ...(served !== undefined ? { servedModelName: served } : {}),
     ...(model !== undefined ? { modelPath: model } : {}),

@@ -1,0 +1,248 @@
+// `pd-console status` for a deployment that spans hosts or has several workers per role: follows the router
+// to every worker's host (core/discovery/run-fleet-discovery.ts), reads each unit once (fleet-probe.ts) and
+// prints one entry per router and worker, the per-role totals, and every worker it could not place with the
+// line to change. A one-host 1P1D deployment is left to the classic status (it answers "single-host").
+import type { HostConfig, KvUsage } from '@shared/domain';
+import { isSingleHostPair, type Fleet, type FleetWorker, type WorkerRole } from '@shared/fleet';
+import { createSshResolver } from '../core/ssh/resolve-host';
+import { refusingPrompts } from '../core/ssh/prompts';
+import { HostLinkPool } from '../core/ssh/host-link-pool';
+import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
+import { discoverFleet } from '../core/discovery/run-fleet-discovery';
+import { probeFleet, serverKey, unitKey, type FleetReading, type ServerReading } from './fleet-probe';
+
+export interface FleetStatusOptions {
+  origin: HostConfig;
+  addHosts: HostConfig[];
+  json: boolean;
+  /** Home whose ~/.ssh is read (tests, PD_CONSOLE_SSH_HOME); then `ssh -G` is not run, as in compose.ts. */
+  sshHome?: string;
+  /** The pool to use (tests count links); default one made here and closed at the end. */
+  pool?: HostLinkPool;
+}
+
+export interface FleetIo {
+  stdout: (s: string) => void;
+}
+
+export interface ServiceEntry {
+  role: WorkerRole | 'router';
+  host: string;
+  unit: string | null;
+  units?: { host: string; unit: string; nodeRank: number; activeState: string | null }[];
+  url: string;
+  activeState: string | null;
+  subState: string | null;
+  health: string | null;
+  kv?: { usedTokens: number; capacityTokens: number; ratio: number | null; source: string };
+  error: string | null;
+  notes?: string[];
+}
+
+export interface RoleTotal {
+  workers: number;
+  healthy: number;
+  kv: { usedTokens: number; capacityTokens: number; ratio: number | null };
+  /** The fullest worker of the role, by KV ratio. */
+  fullest?: { url: string; ratio: number };
+}
+
+/** Runs the fleet status, or answers "single-host" (having printed nothing) when the classic status fits. */
+export async function fleetStatus(opts: FleetStatusOptions, io: FleetIo): Promise<number | 'single-host'> {
+  const homeDir = opts.sshHome;
+  const sshBinary = homeDir ? null : undefined;
+  const pool =
+    opts.pool ??
+    new HostLinkPool({ resolve: createSshResolver({ prompts: refusingPrompts, homeDir, sshBinary }) });
+  try {
+    let found;
+    try {
+      found = await discoverFleet(
+        opts.origin,
+        {
+          pool,
+          aliases: createAliasIndex({ homeDir, sshBinary }),
+          lookupAll: (n) => defaultLookupAll(n),
+          configFile: homeDir ? configRoots({ homeDir }).userConfig : '~/.ssh/config',
+        },
+        { addHosts: opts.addHosts },
+      );
+    } catch {
+      // The origin itself failed (link, systemctl): the classic status says why in its own words.
+      return 'single-host';
+    }
+    const { fleet } = found;
+    if (opts.addHosts.length === 0 && isSingleHostPair(fleet)) return 'single-host';
+    const reading = await probeFleet(fleet, pool);
+    const report = fleetReport(fleet, reading);
+    if (opts.json) io.stdout(JSON.stringify(report, null, 2) + '\n');
+    else io.stdout(fleetTable(fleet, report));
+    const allActive = report.services.every(
+      (s) => s.activeState === 'active' && (s.units ?? []).every((u) => u.activeState === 'active'),
+    );
+    // No router means nothing is served, whatever the units' states.
+    return allActive && fleet.unplaced.length === 0 && fleet.routers.length > 0 ? 0 : 3;
+  } finally {
+    if (!opts.pool) await pool.closeAll();
+  }
+}
+
+export function fleetReport(fleet: Fleet, reading: FleetReading) {
+  const services: ServiceEntry[] = [];
+  for (const r of fleet.routers) {
+    const u = reading.units.get(unitKey(r.host, r.unit));
+    const s = reading.servers.get(serverKey(r.host, r.apiUrl));
+    services.push({
+      role: 'router',
+      host: r.host,
+      unit: r.unit,
+      url: r.apiUrl,
+      activeState: u?.state?.activeState ?? null,
+      subState: u?.state?.subState ?? null,
+      health: healthText(s),
+      error: s?.unreachable ?? u?.error ?? null,
+      ...(r.workersApiError ? { notes: [`/workers: ${r.workersApiError}`] } : {}),
+    });
+  }
+  for (const w of fleet.workers) services.push(workerEntry(w, reading));
+
+  const roles: Partial<Record<WorkerRole, RoleTotal>> = {};
+  const counted = new Set<string>();
+  for (const w of fleet.workers) {
+    const t = (roles[w.role] ??= {
+      workers: 0,
+      healthy: 0,
+      kv: { usedTokens: 0, capacityTokens: 0, ratio: null },
+    });
+    t.workers++;
+    const s = reading.servers.get(serverKey(w.host, w.apiUrl));
+    if (s?.health?.ok) t.healthy++;
+    const kv = s?.kv && workerKv(w, s.kv);
+    if (kv && kv.ratio !== null && (!t.fullest || kv.ratio > t.fullest.ratio))
+      t.fullest = { url: w.url, ratio: kv.ratio };
+    // DP-aware workers of one server share its pool: the server's total counts once.
+    const k = serverKey(w.host, w.apiUrl);
+    if (s?.kv && !counted.has(k)) {
+      counted.add(k);
+      t.kv.usedTokens += s.kv.usedTokens;
+      t.kv.capacityTokens += s.kv.capacityTokens;
+    }
+  }
+  for (const t of Object.values(roles))
+    t.kv.ratio = t.kv.capacityTokens > 0 ? t.kv.usedTokens / t.kv.capacityTokens : null;
+
+  return {
+    host: fleet.origin,
+    hosts: fleet.hosts,
+    routers: fleet.routers,
+    services,
+    roles,
+    unplaced: fleet.unplaced,
+    unrouted: fleet.unrouted,
+  };
+}
+
+function workerEntry(w: FleetWorker, reading: FleetReading): ServiceEntry {
+  const first = w.units[0];
+  const u = first ? reading.units.get(unitKey(first.host, first.unit)) : undefined;
+  const s = reading.servers.get(serverKey(w.host, w.apiUrl));
+  const kv = s?.kv && workerKv(w, s.kv);
+  const error = w.unreachable ?? s?.unreachable ?? u?.error ?? (s && !s.kv ? (s.kvError ?? null) : null);
+  const notes = [...w.notes];
+  return {
+    role: w.role,
+    host: w.host,
+    unit: first?.unit ?? null,
+    ...(w.units.length > 1 || (first && first.nnodes > 1)
+      ? {
+          units: w.units.map((x) => ({
+            host: x.host,
+            unit: x.unit,
+            nodeRank: x.nodeRank,
+            activeState: reading.units.get(unitKey(x.host, x.unit))?.state?.activeState ?? null,
+          })),
+        }
+      : {}),
+    url: w.url,
+    activeState: u?.state?.activeState ?? null,
+    subState: u?.state?.subState ?? null,
+    health: w.unreachable ?? healthText(s),
+    ...(kv ? { kv } : {}),
+    error,
+    ...(notes.length > 0 ? { notes } : {}),
+  };
+}
+
+/** A DP-aware worker (`…@rank`) is one rank of its server's pool; others the whole server. */
+function workerKv(w: FleetWorker, kv: KvUsage): NonNullable<ServiceEntry['kv']> {
+  const rank = w.dpRank !== undefined ? kv.ranks?.find((r) => r.rank === String(w.dpRank)) : undefined;
+  if (rank)
+    return { usedTokens: rank.used, capacityTokens: rank.capacity, ratio: rank.ratio, source: kv.source };
+  return {
+    usedTokens: kv.usedTokens,
+    capacityTokens: kv.capacityTokens,
+    ratio: kv.capacityTokens > 0 ? kv.usedTokens / kv.capacityTokens : null,
+    source: kv.source,
+  };
+}
+
+function healthText(s: ServerReading | undefined): string | null {
+  if (!s) return null;
+  if (s.unreachable) return s.unreachable;
+  if (!s.health) return null;
+  return s.health.ok ? 'ok' : s.health.detail;
+}
+
+const pct = (r: number | null): string => (r === null ? 'n/a' : `${(r * 100).toFixed(1)} %`);
+const tokens = (n: number): string => n.toLocaleString('en-US');
+
+export function fleetTable(fleet: Fleet, report: ReturnType<typeof fleetReport>): string {
+  const count = (role: string) => report.services.filter((s) => s.role === role).length;
+  const lines: string[] = [
+    `${fleet.origin} — ${fleet.hosts.length} host(s) (${fleet.hosts.map((h) => h.id + (h.unreachable ? ' unreachable' : '')).join(', ')}): ` +
+      `${count('router')} router, ${count('prefill')} prefill, ${count('decode')} decode` +
+      (count('regular') > 0 ? `, ${count('regular')} regular` : ''),
+  ];
+  const rows = report.services.map((s) => [
+    s.role,
+    s.url,
+    s.host,
+    (s.unit ?? '—') +
+      (s.units && s.units.length > 1
+        ? ` +${s.units
+            .slice(1)
+            .map((u) => `${u.host} r${u.nodeRank}`)
+            .join(',')}`
+        : ''),
+    s.activeState ? `${s.activeState}/${s.subState ?? '?'}` : 'unknown',
+    s.health ?? '—',
+    s.kv
+      ? `${pct(s.kv.ratio)} (${tokens(s.kv.usedTokens)} / ${tokens(s.kv.capacityTokens)})`
+      : s.role === 'router'
+        ? ''
+        : `n/a${s.error ? ` (${s.error})` : ''}`,
+  ]);
+  const head = ['ROLE', 'WORKER', 'HOST', 'UNIT', 'STATE', 'HEALTH', 'KV'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i < 6 ? r[i].length : 0))));
+  const fmt = (r: string[]) =>
+    r
+      .map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]) : c))
+      .join('  ')
+      .trimEnd();
+  lines.push(fmt(head), ...rows.map(fmt));
+  for (const [role, t] of Object.entries(report.roles))
+    lines.push(
+      `${role}: ${t.healthy}/${t.workers} healthy, KV ${pct(t.kv.ratio)} (${tokens(t.kv.usedTokens)} / ${tokens(t.kv.capacityTokens)} tokens)` +
+        (t.fullest && t.workers > 1 ? `, fullest ${t.fullest.url} at ${pct(t.fullest.ratio)}` : ''),
+    );
+  for (const s of report.services) for (const n of s.notes ?? []) lines.push(`note: ${s.url}: ${n}`);
+  if (fleet.unplaced.length > 0) {
+    lines.push('unplaced:');
+    for (const u of fleet.unplaced) lines.push(`  ${u.reason} — ${u.fix}`);
+  }
+  if (fleet.unrouted.length > 0) {
+    lines.push('SGLang units no router lists:');
+    for (const u of fleet.unrouted) lines.push(`  ${u.host} ${u.unit} (${u.role}, ${u.apiUrl}): ${u.reason}`);
+  }
+  return lines.join('\n') + '\n';
+}

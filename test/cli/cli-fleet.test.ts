@@ -1,0 +1,373 @@
+// `pd-console status --host gpu-a` on a two-host deployment reached the real way: two OpenSSH sshds (gpu-a on
+// 127.0.0.1, gpu-b on its own address 127.0.0.3), an ~/.ssh/config with their aliases, systemd answered per host
+// through the exec bridge (test/discovery/fleet-units.ts), and real HTTP servers for the router's /workers and
+// each worker's /health and Prometheus /metrics, reached through each host's own SSH forwarding. The router
+// names gpu-b's workers by address only; the CLI must find gpu-b through the alias whose HostName is that address.
+import http from 'node:http';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/main/cli/main';
+import { keygen, startSshd, sshdUnavailableReason, type Sshd } from '../fixtures/sshd';
+import { answerSystemctl, router, server, type FakeUnit } from '../discovery/fleet-units';
+
+const skip = sshdUnavailableReason();
+if (skip) console.warn(`[skipped] fleet status against real sshd hosts: ${skip}`);
+
+const B_ADDR = '127.0.0.3';
+const C_ADDR = '127.0.0.4';
+const SPAN = `--nnodes 2 --dist-init-addr ${B_ADDR}:5757 --tp-size 4`;
+
+function metricsText(engine: string, used: number, capacity: number): string {
+  const l = `model_name="qwen3-32b",engine_type="${engine}",tp_rank="0",pp_rank="0",moe_ep_rank="0"`;
+  return [
+    '# HELP sglang:num_used_tokens The number of used tokens.',
+    '# TYPE sglang:num_used_tokens gauge',
+    `sglang:num_used_tokens{${l}} ${used}`,
+    '# HELP sglang:max_total_num_tokens Maximum total number of tokens in the KV cache pool.',
+    '# TYPE sglang:max_total_num_tokens gauge',
+    `sglang:max_total_num_tokens{${l}} ${capacity}`,
+    '# HELP sglang:num_running_reqs The number of running requests.',
+    '# TYPE sglang:num_running_reqs gauge',
+    `sglang:num_running_reqs{${l}} 3`,
+    '',
+  ].join('\n');
+}
+
+async function serve(routes: Record<string, () => { status?: number; type?: string; body: string }>) {
+  const srv = http.createServer((req, res) => {
+    const r = routes[req.url?.split('?')[0] ?? ''];
+    if (!r) return void res.writeHead(404).end('not found');
+    const a = r();
+    res.writeHead(a.status ?? 200, { 'content-type': a.type ?? 'text/plain; version=0.0.4; charset=utf-8' });
+    res.end(a.body);
+  });
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  return { srv, port: (srv.address() as AddressInfo).port };
+}
+
+interface Out {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
+  let root: string;
+  let home: string;
+  let homeNoB: string;
+  let homeNoC: string;
+  let a: Sshd;
+  let b: Sshd;
+  let c: Sshd;
+  const servers: http.Server[] = [];
+  const ports: Record<string, number> = {};
+
+  const cli = async (args: string[], sshHome: string): Promise<Out> => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(
+      args,
+      { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), readStdin: async () => '' },
+      { sshHome },
+    );
+    return { code, stdout, stderr };
+  };
+  const accepted = (s: Sshd) => (s.log().match(/Accepted publickey/g) ?? []).length;
+
+  beforeAll(async () => {
+    const kv: Record<string, [string, number, number]> = {
+      prefill: ['prefill', 2048, 200_000],
+      d0: ['decode', 61_234, 100_000],
+      d1: ['decode', 5_000, 50_000],
+      d2: ['decode', 30_000, 40_000],
+    };
+    for (const [name, [engine, used, cap]] of Object.entries(kv)) {
+      const s = await serve({
+        '/health': () => ({ body: '' }),
+        '/metrics': () => ({ body: metricsText(engine, used, cap) }),
+      });
+      servers.push(s.srv);
+      ports[name] = s.port;
+    }
+    const decodeUrls = [ports.d0, ports.d1, ports.d2].map((p) => `http://${B_ADDR}:${p}`);
+    const workersBody = JSON.stringify({
+      workers: [
+        {
+          id: 'p',
+          url: `http://127.0.0.1:${ports.prefill}`,
+          worker_type: 'prefill',
+          bootstrap_port: 8998,
+          is_healthy: true,
+          status: 'ready',
+          load: 0,
+          priority: 50,
+          cost: 1,
+        },
+        ...decodeUrls.map((url, i) => ({
+          id: `d${i}`,
+          url,
+          worker_type: 'decode',
+          is_healthy: true,
+          status: 'ready',
+          load: 0,
+          priority: 50,
+          cost: 1,
+        })),
+      ],
+      total: 4,
+      stats: { prefill_count: 1, decode_count: 3, regular_count: 0 },
+    });
+    const r = await serve({
+      '/health': () => ({ body: 'OK' }),
+      '/workers': () => ({ type: 'application/json', body: workersBody }),
+    });
+    servers.push(r.srv);
+    ports.router = r.port;
+
+    const gpuA: FakeUnit[] = [
+      {
+        unit: 'llm-gateway.service',
+        execStart: router(
+          `--prefill http://127.0.0.1:${ports.prefill} 8998 ${decodeUrls.map((u) => `--decode ${u}`).join(' ')}`,
+          ports.router,
+        ),
+      },
+      { unit: 'qwen-p0.service', execStart: server(ports.prefill, 'prefill') },
+    ];
+    const gpuB: FakeUnit[] = [
+      { unit: 'qwen-d0.service', execStart: server(ports.d0, 'decode') },
+      { unit: 'qwen-d1.service', execStart: server(ports.d1, 'decode', '--base-gpu-id 4 --tp-size 2') },
+      {
+        unit: 'qwen-d2.service',
+        execStart: server(ports.d2, 'decode', `${SPAN} --node-rank 0 --base-gpu-id 6`),
+      },
+    ];
+    // Node rank 1 of decode-2: no router URL leads to gpu-c; it is found as the peer of rank 0's
+    // --dist-init-addr port, or added by hand (--add-host).
+    const gpuC: FakeUnit[] = [
+      { unit: 'qwen-d2.service', execStart: server(ports.d2, 'decode', `${SPAN} --node-rank 1`) },
+    ];
+
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'pd-cli-fleet-'));
+    const key = await keygen(path.join(root, 'user_key'));
+    const answerOf = (units: FakeUnit[], addrs: string[], peers?: Record<number, string[]>) => {
+      const answer = answerSystemctl(units, addrs, peers);
+      return async (command: string) => answer(command);
+    };
+    a = await startSshd({ authorizedKeys: [key.publicLine], answer: answerOf(gpuA, ['10.9.0.1']) });
+    b = await startSshd({
+      authorizedKeys: [key.publicLine],
+      // decode-2's node rank 1 (gpu-c) is connected to rank 0's --dist-init-addr port.
+      answer: answerOf(gpuB, ['10.9.0.2'], { 5757: [C_ADDR] }),
+      extraConfig: [`ListenAddress ${B_ADDR}`],
+    });
+    c = await startSshd({
+      authorizedKeys: [key.publicLine],
+      answer: answerOf(gpuC, ['10.9.0.3']),
+      extraConfig: [`ListenAddress ${C_ADDR}`],
+    });
+    const hostBlock = (alias: string, addr: string, port: number) => [
+      `Host ${alias}`,
+      `  HostName ${addr}`,
+      `  Port ${port}`,
+      `  User ${os.userInfo().username}`,
+      `  IdentityFile ${key.privateFile}`,
+      '  IdentitiesOnly yes',
+      '',
+    ];
+    const knownHosts = [
+      `[127.0.0.1]:${a.port} ${a.hostKeyLine}`,
+      `[${B_ADDR}]:${b.port} ${b.hostKeyLine}`,
+      `[${C_ADDR}]:${c.port} ${c.hostKeyLine}`,
+      '',
+    ].join('\n');
+    home = path.join(root, 'home');
+    homeNoB = path.join(root, 'home-no-b');
+    homeNoC = path.join(root, 'home-no-c');
+    for (const [h, blocks] of [
+      [
+        home,
+        [
+          ...hostBlock('gpu-a', '127.0.0.1', a.port),
+          ...hostBlock('gpu-b', B_ADDR, b.port),
+          ...hostBlock('gpu-c', C_ADDR, c.port),
+        ],
+      ],
+      [homeNoB, [...hostBlock('gpu-a', '127.0.0.1', a.port), ...hostBlock('gpu-c', C_ADDR, c.port)]],
+      [homeNoC, [...hostBlock('gpu-a', '127.0.0.1', a.port), ...hostBlock('gpu-b', B_ADDR, b.port)]],
+    ] as const) {
+      await fs.mkdir(path.join(h, '.ssh'), { recursive: true, mode: 0o700 });
+      await fs.writeFile(path.join(h, '.ssh', 'config'), blocks.join('\n'));
+      await fs.writeFile(path.join(h, '.ssh', 'known_hosts'), knownHosts);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await c?.stop();
+    for (const s of servers) s.closeAllConnections();
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    if (root) await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('--json: every worker with its host (the alias found for 127.0.0.3), unit, state, health and exact KV; one link per host', async () => {
+    const beforeA = accepted(a);
+    const beforeB = accepted(b);
+    const beforeC = accepted(c);
+    const r = await cli(['status', '--host', 'gpu-a', '--json'], home);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(
+      j.services.map((s: Record<string, unknown>) => [s.role, s.host, s.unit, s.activeState, s.health]),
+    ).toEqual([
+      ['router', 'gpu-a', 'llm-gateway.service', 'active', 'ok'],
+      ['prefill', 'gpu-a', 'qwen-p0.service', 'active', 'ok'],
+      ['decode', 'gpu-b', 'qwen-d0.service', 'active', 'ok'],
+      ['decode', 'gpu-b', 'qwen-d1.service', 'active', 'ok'],
+      ['decode', 'gpu-b', 'qwen-d2.service', 'active', 'ok'],
+    ]);
+    const kvOf = (url: string) => j.services.find((s: { url: string }) => s.url === url).kv;
+    expect(kvOf(`http://${B_ADDR}:${ports.d0}`)).toMatchObject({
+      usedTokens: 61_234,
+      capacityTokens: 100_000,
+    });
+    expect(kvOf(`http://${B_ADDR}:${ports.d1}`)).toMatchObject({ usedTokens: 5_000, capacityTokens: 50_000 });
+    expect(kvOf(`http://${B_ADDR}:${ports.d2}`)).toMatchObject({
+      usedTokens: 30_000,
+      capacityTokens: 40_000,
+    });
+    expect(kvOf(`http://127.0.0.1:${ports.prefill}`)).toMatchObject({
+      usedTokens: 2048,
+      capacityTokens: 200_000,
+    });
+    expect(j.roles.decode).toEqual({
+      workers: 3,
+      healthy: 3,
+      kv: { usedTokens: 96_234, capacityTokens: 190_000, ratio: 96_234 / 190_000 },
+      fullest: { url: `http://${B_ADDR}:${ports.d2}`, ratio: 0.75 },
+    });
+    expect(j.roles.prefill).toMatchObject({ workers: 1, healthy: 1 });
+    expect(j.unplaced).toEqual([]);
+    expect(j.hosts.map((h: { id: string; via: string }) => [h.id, h.via])).toEqual([
+      ['gpu-a', 'origin'],
+      ['gpu-b', 'alias'],
+      ['gpu-c', 'peer'],
+    ]);
+    // No router URL leads to gpu-c: rank 0's host names it as the peer on its --dist-init-addr port.
+    const d2 = j.services.find((s: { unit: string }) => s.unit === 'qwen-d2.service');
+    expect(d2.units).toEqual([
+      { host: 'gpu-b', unit: 'qwen-d2.service', nodeRank: 0, activeState: 'active' },
+      { host: 'gpu-c', unit: 'qwen-d2.service', nodeRank: 1, activeState: 'active' },
+    ]);
+    expect(d2.notes).toBeUndefined();
+    // Discovery and the probe share one link per host.
+    expect(accepted(a) - beforeA).toBe(1);
+    expect(accepted(b) - beforeB).toBe(1);
+    expect(accepted(c) - beforeC).toBe(1);
+  });
+
+  it('the other node connects from an address no alias resolves to: the worker names it and the lines to add', async () => {
+    const r = await cli(['status', '--host', 'gpu-a', '--json'], homeNoC);
+    const j = JSON.parse(r.stdout);
+    const d2 = j.services.find((s: { unit: string }) => s.unit === 'qwen-d2.service');
+    expect(d2.units).toEqual([
+      { host: 'gpu-b', unit: 'qwen-d2.service', nodeRank: 0, activeState: 'active' },
+    ]);
+    expect(d2.notes).toEqual([
+      `node rank(s) 1 of 2 (--dist-init-addr ${B_ADDR}:5757) run on no host scanned (gpu-a, gpu-b); add that host with --add-host`,
+      `its other node(s) connect to ${B_ADDR}:5757 from ${C_ADDR}, which no ssh alias resolves to — add \`Host <name>\` / \`HostName ${C_ADDR}\` to ${path.join(homeNoC, '.ssh', 'config')}`,
+    ]);
+  });
+
+  it('--add-host gpu-c: the decode worker spanning gpu-b and gpu-c lists both units with their node ranks', async () => {
+    const beforeC = accepted(c);
+    const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c', '--json'], home);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    const d2 = j.services.find((s: { unit: string }) => s.unit === 'qwen-d2.service');
+    expect(d2.units).toEqual([
+      { host: 'gpu-b', unit: 'qwen-d2.service', nodeRank: 0, activeState: 'active' },
+      { host: 'gpu-c', unit: 'qwen-d2.service', nodeRank: 1, activeState: 'active' },
+    ]);
+    expect(d2.notes).toBeUndefined();
+    expect(j.roles.decode.workers).toBe(3);
+    expect(j.unrouted).toEqual([]);
+    const model = j.hosts.map((h: { id: string; via: string }) => [h.id, h.via]);
+    expect(model).toEqual([
+      ['gpu-a', 'origin'],
+      ['gpu-b', 'alias'],
+      ['gpu-c', 'added'],
+    ]);
+    expect(accepted(c) - beforeC).toBe(1);
+  });
+
+  it('the human output is a table with one row per worker and the per-role totals', async () => {
+    const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c'], home);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('gpu-a — 3 host(s) (gpu-a, gpu-b, gpu-c): 1 router, 1 prefill, 3 decode');
+    expect(lines[1]).toMatch(/^ROLE\s+WORKER\s+HOST\s+UNIT\s+STATE\s+HEALTH\s+KV$/);
+    expect(lines.find((l) => l.includes('qwen-d0.service'))).toMatch(
+      new RegExp(
+        `^decode\\s+http://127\\.0\\.0\\.3:${ports.d0}\\s+gpu-b\\s+qwen-d0\\.service\\s+active/running\\s+ok\\s+61\\.2 % \\(61,234 / 100,000\\)$`,
+      ),
+    );
+    expect(lines.find((l) => l.includes('qwen-d2.service'))).toContain('qwen-d2.service +gpu-c r1');
+    expect(r.stdout).toContain(
+      `decode: 3/3 healthy, KV 50.6 % (96,234 / 190,000 tokens), fullest http://${B_ADDR}:${ports.d2} at 75.0 %`,
+    );
+  });
+
+  it('with no alias for 127.0.0.3 in ~/.ssh/config: the decode workers are unplaced with the lines to add', async () => {
+    const r = await cli(['status', '--host', 'gpu-a', '--json'], homeNoB);
+    expect(r.code).toBe(3);
+    const j = JSON.parse(r.stdout);
+    expect(j.services.map((s: { role: string }) => s.role)).toEqual(['router', 'prefill']);
+    const config = path.join(homeNoB, '.ssh', 'config');
+    expect(j.unplaced.map((u: { reason: string; fix: string }) => [u.reason, u.fix])).toEqual(
+      [ports.d0, ports.d1, ports.d2].map((p) => [
+        `decode worker http://${B_ADDR}:${p} (listed by the router): no ssh alias resolves to ${B_ADDR}`,
+        `add \`Host <name>\` / \`HostName ${B_ADDR}\` (with its User and IdentityFile) to ${config}`,
+      ]),
+    );
+  });
+
+  it('started on gpu-b, which runs no router: its units are listed as no router’s, with where to start (exit 3)', async () => {
+    const r = await cli(['status', '--host', 'gpu-b', '--json'], home);
+    expect(r.code).toBe(3);
+    const j = JSON.parse(r.stdout);
+    expect(j.services).toEqual([]);
+    expect(j.unrouted.map((u: { unit: string; reason: string }) => [u.unit, u.reason])).toEqual(
+      ['qwen-d0.service', 'qwen-d1.service', 'qwen-d2.service'].map((u) => [
+        u,
+        'no router found on gpu-b; start from the host that runs the router (pd-console status --host ROUTER_HOST)',
+      ]),
+    );
+  });
+
+  it('gpu-b down: its workers say "unreachable: reason", the router and prefill are still reported', async () => {
+    await b.kill();
+    try {
+      const r = await cli(['status', '--host', 'gpu-a', '--json'], home);
+      expect(r.code).toBe(3);
+      const j = JSON.parse(r.stdout);
+      const decode = j.services.filter((s: { role: string }) => s.role === 'decode');
+      expect(decode).toHaveLength(3);
+      for (const d of decode)
+        expect(d.health).toMatch(/^unreachable: cannot connect to gpu-b: gpu-b refused the connection/);
+      const prefill = j.services.find((s: { role: string }) => s.role === 'prefill');
+      expect(prefill.kv).toMatchObject({ usedTokens: 2048, capacityTokens: 200_000 });
+      expect(j.hosts.find((h: { id: string }) => h.id === 'gpu-b').unreachable).toMatch(
+        /refused the connection/,
+      );
+    } finally {
+      await b.restart();
+    }
+  });
+});
