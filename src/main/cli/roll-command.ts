@@ -11,17 +11,26 @@ import type {
   RollTarget,
   RollWorker,
 } from '@shared/contract';
-import type { DeploymentConfig, HostConfig } from '@shared/domain';
+import type { DeploymentConfig, HostConfig, Role } from '@shared/domain';
 import type { Clock } from '../core/clock';
 import type { SshConnection } from '../core/ssh/connection';
 import type { UnitJournalTail } from '../core/journal/unit-tail';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
-import { buildRollPlan } from '../core/actions/roll-plan';
+import { buildRollPlan, findRollWorker } from '../core/actions/roll-plan';
 import { DEFAULT_ROLL_TIMEOUTS, RollRun } from '../core/actions/roll-run';
 import { rollLinks } from '../core/actions/roll-links';
 import { IDENTITY_COMMAND, parseIdentity, type HostIdentity } from '../core/actions/unit-commands';
 import { privilegeOf } from '../core/actions/plan';
+import { rollWorkersOfFleet } from '../core/actions/roll-fleet';
+import { systemClock } from '../core/clock';
+import { isSingleHostPair } from '@shared/fleet';
+import { parseHostSpec } from '@shared/host-spec';
+import { createSshResolver } from '../core/ssh/resolve-host';
+import { refusingPrompts } from '../core/ssh/prompts';
+import { HostLinkPool } from '../core/ssh/host-link-pool';
+import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
+import { discoverFleet } from '../core/discovery/run-fleet-discovery';
 
 export interface RollCliContext {
   deploymentId: string;
@@ -33,6 +42,8 @@ export interface RollCliContext {
   journalOf?: (hostId: string, unit: string) => UnitJournalTail | undefined;
   /** Said in the plan's warnings (workers left out of the roll, and why). */
   notes?: string[];
+  /** `decode@X`: the role the named worker must have. */
+  expectRole?: Role;
   pollMs?: number;
   minRealGapMs?: number;
 }
@@ -75,6 +86,15 @@ async function identities(links: ReadonlyMap<string, SshConnection>): Promise<Ma
 }
 
 export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: RollCliIo): Promise<number> {
+  if (target.kind === 'worker' && ctx.expectRole) {
+    const w = findRollWorker(ctx.workers, target.worker);
+    if (w && w.role !== ctx.expectRole) {
+      io.stderr(
+        `pd-console restart: ${ctx.expectRole}@${target.worker} names ${w.name}, a ${w.role} worker: use ${w.role}@${target.worker}\n`,
+      );
+      return EXIT.usage;
+    }
+  }
   const ids = await identities(ctx.links);
   const privilege = (hostId: string) =>
     privilegeOf(ids.get(hostId) ?? null, ctx.settings, ctx.hosts.get(hostId)!);
@@ -157,6 +177,88 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
           : EXIT.cancelled;
   } finally {
     links.dispose();
+  }
+}
+
+export interface FleetRollOptions {
+  origin: HostConfig;
+  addHosts: HostConfig[];
+  target: RollTarget;
+  settings: RestartSettings;
+  /** Home whose ~/.ssh is read (tests, PD_CONSOLE_SSH_HOME); then `ssh -G` is not run, as in compose.ts. */
+  sshHome?: string;
+  pace?: { pollMs: number; minRealGapMs: number };
+  clock?: Clock;
+  expectRole?: Role;
+}
+
+/**
+ * Follows the router from `origin` to every worker's host (fleet discovery) and rolls the fleet; answers
+ * "single-host" (having printed nothing) when the deployment is the classic one-host 1P1D, which keeps its
+ * one-service restart.
+ */
+export async function fleetRoll(o: FleetRollOptions, io: RollCliIo): Promise<number | 'single-host'> {
+  const homeDir = o.sshHome;
+  const sshBinary = homeDir ? null : undefined;
+  const pool = new HostLinkPool({
+    resolve: createSshResolver({ prompts: refusingPrompts, homeDir, sshBinary }),
+  });
+  try {
+    let found;
+    try {
+      found = await discoverFleet(
+        o.origin,
+        {
+          pool,
+          aliases: createAliasIndex({ homeDir, sshBinary }),
+          lookupAll: (n) => defaultLookupAll(n),
+          configFile: homeDir ? configRoots({ homeDir }).userConfig : '~/.ssh/config',
+        },
+        { addHosts: o.addHosts },
+      );
+    } catch {
+      // The origin itself failed: the one-service restart connects again and says why in its own words.
+      return 'single-host';
+    }
+    const { fleet } = found;
+    if (o.target.kind !== 'worker' && o.addHosts.length === 0 && isSingleHostPair(fleet))
+      return 'single-host';
+    const { workers, left } = rollWorkersOfFleet(fleet);
+    const hosts = new Map<string, HostConfig>();
+    const links = new Map<string, SshConnection>();
+    for (const id of new Set(workers.flatMap((w) => w.units.map((u) => u.hostId)))) {
+      const host =
+        id === o.origin.id
+          ? o.origin
+          : (o.addHosts.find((h) => h.id === id) ??
+            parseHostSpec(id) ?? { id, label: id, kind: 'ssh' as const, alias: id });
+      hosts.set(id, host);
+      try {
+        links.set(id, await pool.get(host));
+      } catch (err) {
+        io.stderr(
+          `pd-console restart: refused: ${host.label} cannot be reached, so its workers cannot be restarted: ${(err as Error).message}\n`,
+        );
+        return 2;
+      }
+    }
+    return await rollCommand(
+      o.target,
+      {
+        deploymentId: fleet.origin,
+        workers,
+        links,
+        hosts,
+        clock: o.clock ?? systemClock,
+        settings: o.settings,
+        notes: left.map((l) => `not part of the roll: ${l}`),
+        ...(o.expectRole ? { expectRole: o.expectRole } : {}),
+        ...o.pace,
+      },
+      io,
+    );
+  } finally {
+    await pool.closeAll();
   }
 }
 
