@@ -3,6 +3,7 @@ import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { catalogFor } from '../../src/main/core/signals/catalog';
 import type { Observation, Role } from '../../src/shared/domain';
 import { fixture, fixtureText, prom } from '../sglang/prom';
+import { ingestPoll } from '../signals/helpers/poll';
 
 const T0 = 1_800_000_000_000;
 const ROLES: Role[] = ['router', 'prefill', 'decode'];
@@ -23,7 +24,7 @@ describe('SignalsStore', () => {
   it('with 2 dp ranks stores the summed KV ratio, the fullest rank and each rank, and catalogues the ranks', () => {
     const store = new SignalsStore({ capacity: 100 });
     store.open('d', ROLES);
-    store.ingest('d', T0, 'decode', fixture('decode-dp.prom'));
+    ingestPoll(store, 'd', T0, 'decode', fixture('decode-dp.prom'));
     const latest = store.latest('d');
     // dp0 100000 / 500000, dp1 250000 / 500000
     expect(latest['decode.kv_ratio']).toBeCloseTo(0.35, 6); // the ring stores float32
@@ -40,13 +41,28 @@ describe('SignalsStore', () => {
   it('with one rank the fullest-rank key equals the usage and no per-rank keys are written', () => {
     const store = new SignalsStore({ capacity: 100 });
     store.open('d', ROLES);
-    store.ingest('d', T0, 'decode', fixture('decode-newest.prom'));
+    ingestPoll(store, 'd', T0, 'decode', fixture('decode-newest.prom'));
     const latest = store.latest('d');
     // 236544 used of 447416 (the ring stores float32)
     expect(latest['decode.kv_ratio']).toBeCloseTo(236544 / 447416, 6);
     expect(latest['decode.kv_fullest_rank_ratio']).toBe(latest['decode.kv_ratio']);
     expect(Object.keys(latest).filter((k) => k.includes('kv_rank.'))).toEqual([]);
     expect(store.kvRanks('d')).toEqual({});
+  });
+
+  it('takes KV usage from the poll’s observation, not from the scrape: one KV evaluation per scrape', () => {
+    const store = new SignalsStore({ capacity: 100 });
+    store.open('d', ROLES);
+    const fromScrape = store.ingest('d', T0, 'decode', fixture('decode-dp.prom'));
+    // The scrape's own signals are there; its KV figures are the monitor's to read.
+    expect(fromScrape['decode.running']).toBe(35);
+    expect(
+      Object.keys(fromScrape).filter((k) => /\.kv_(ratio|used|free|capacity|rank\.|fullest)/.test(k)),
+    ).toEqual([]);
+    expect(store.latest('d')['decode.kv_ratio']).toBeUndefined();
+    const observed = ingestPoll(store, 'd', T0 + 1000, 'decode', fixture('decode-dp.prom'));
+    expect(observed['decode.kv_ratio']).toBeCloseTo(0.35, 12);
+    expect(store.latest('d')['decode.kv_ratio']).toBeCloseTo(0.35, 6);
   });
 
   it('turns the retraction counter into retractions per minute, and leaves it null where it is absent', () => {
@@ -65,11 +81,11 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
       );
     // 3 retractions every 10 s = 18 per minute; the gauge is only the last interval's count.
     for (let s = 0; s <= 60; s += 10)
-      store.ingest('d', T0 + s * 1000, 'decode', scrape(100 + (s / 10) * 3, 3));
+      ingestPoll(store, 'd', T0 + s * 1000, 'decode', scrape(100 + (s / 10) * 3, 3));
     const latest = store.latest('d');
     expect(latest['decode.retracted_per_min']).toBeCloseTo(18, 6);
     expect(latest['decode.retracted']).toBe(3);
-    store.ingest('d', T0, 'prefill', scrape(null, 0));
+    ingestPoll(store, 'd', T0, 'prefill', scrape(null, 0));
     expect(store.latest('d')['prefill.retracted_per_min']).toBeNull();
   });
 
@@ -77,7 +93,7 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
     const store = new SignalsStore({ capacity: 1000 });
     store.open('d', ROLES);
     const text = fixtureText('decode-newest.prom');
-    for (let s = 0; s <= 10; s++) store.ingest('d', T0 + s * 1000, 'decode', prom(advanced(text, s)));
+    for (let s = 0; s <= 10; s++) ingestPoll(store, 'd', T0 + s * 1000, 'decode', prom(advanced(text, s)));
     const latest = store.latest('d');
     expect(latest['decode.kv_used']).toBe(236544);
     expect(latest['decode.decode_prealloc_queue']).toBe(1);
@@ -92,7 +108,8 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
   it('says which metric an older server lacks instead of returning an empty series silently', () => {
     const store = new SignalsStore({ capacity: 100 });
     store.open('d', ROLES);
-    for (let s = 0; s < 3; s++) store.ingest('d', T0 + s * 1000, 'decode', fixture('decode-2024-12.prom'));
+    for (let s = 0; s < 3; s++)
+      ingestPoll(store, 'd', T0 + s * 1000, 'decode', fixture('decode-2024-12.prom'));
     const r = store.getSeries({
       deploymentId: 'd',
       keys: ['decode.kv_evictable', 'decode.decode_prealloc_queue', 'decode.kv_used'],

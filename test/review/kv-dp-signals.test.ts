@@ -12,6 +12,7 @@ import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import { observationAt } from '../../src/main/core/review/state-at';
 import { header, manualClock, tempDir } from '../recording/helpers';
+import { ingestPoll } from '../signals/helpers/poll';
 
 const START = Date.UTC(2026, 0, 5, 8, 0, 0);
 const DP = 2;
@@ -48,7 +49,7 @@ beforeAll(async () => {
       if (!p || p.stage !== 'ready') continue;
       const exp = parseExposition(renderServerMetrics(p, era, DP), 'prometheus');
       w.appendScrape(clock.now(), 'decode', exp);
-      live.set(clock.now(), store.ingest('d', clock.now(), 'decode', exp));
+      live.set(clock.now(), ingestPoll(store, 'd', clock.now(), 'decode', exp));
     }
     await w.close();
     runs.set(era, { live, data: buildReviewData(await readRecording(path)) });

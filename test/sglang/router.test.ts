@@ -8,6 +8,7 @@ import {
   RouterResponseError,
   routerHealthFromMetrics,
 } from '../../src/main/core/probes/sglang/router';
+import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { fixture, prom } from './prom';
 
 describe('router metrics', () => {
@@ -59,6 +60,31 @@ smg_worker_health{worker="HTTP://10.0.0.5:30100"} 0
       { url: 'http://10.0.0.5:30100', healthy: false },
       { url: 'http://10.0.0.5:30200', healthy: false, removed: true, cbState: 'removed' },
     ]);
+  });
+
+  it('the live worker table and the workers_total / workers_healthy signals are one reading of the gauges', () => {
+    const exp = prom(`
+smg_worker_health{worker="http://10.0.0.5:30200/"} -1
+smg_worker_cb_state{worker="http://10.0.0.5:30200/"} -1
+smg_worker_health{worker="HTTP://10.0.0.5:30100"} 0
+smg_worker_health{worker="http://10.0.0.5:30300"} 1
+smg_worker_cb_state{worker="http://10.0.0.5:30300"} 1
+smg_worker_requests_active{worker="http://10.0.0.5:30400"} 3
+`);
+    const store = new SignalsStore({ capacity: 10 });
+    store.open('d', ['router']);
+    const values = store.ingest('d', 1_800_000_000_000, 'router', exp);
+    const workers = store.routerWorkers('d');
+    expect(workers).toEqual(routerHealthFromMetrics(exp).workers);
+    expect(workers).toEqual([
+      { url: 'http://10.0.0.5:30100', healthy: false },
+      { url: 'http://10.0.0.5:30200', healthy: false, removed: true, cbState: 'removed' },
+      { url: 'http://10.0.0.5:30300', healthy: true, cbState: 'open' },
+      { url: 'http://10.0.0.5:30400', healthy: null, activeRequests: 3 },
+    ]);
+    // Removed workers are listed in the table but not counted; unknown health is not healthy.
+    expect(values['router.workers_total']).toBe(3);
+    expect(values['router.workers_healthy']).toBe(1);
   });
 
   it('the experimental in-tree sgl-router labels workers worker_url', () => {

@@ -12,7 +12,6 @@ import type {
   JournalAroundResult,
   JournalFollowResult,
   KvDetail,
-  RouterWorkerState,
   ScrapeFamilies,
   SignalInfo,
 } from '@shared/contract';
@@ -34,7 +33,6 @@ import { journalWindowCommand } from '../journal/commands';
 import { journalAround } from '../journal/around';
 import { parseJournalJson } from '../journal/journal-json';
 import { FamilyCensusCache } from '../signals/family-census';
-import { routerHealthFromMetrics } from '../probes/sglang/router';
 
 /** Turns a simulated fault of the demo host on or off (wired by the composition root for the demo only). */
 export type DemoFaultSwitch = (fault: DemoFaultName, on: boolean, role?: Role) => string[];
@@ -59,8 +57,6 @@ interface Open {
   gpu: GpuStatus;
   pending: Record<string, number | null>;
   families: Partial<Record<Role, ScrapeFamilies>>;
-  /** The workers of the router's latest scrape. */
-  routerWorkers?: RouterWorkerState[];
   snapshot?: DashboardSnapshot;
 }
 
@@ -88,7 +84,6 @@ export class DashboardService {
       const o = this.open.get(e.deploymentId);
       if (!o) return;
       Object.assign(o.pending, this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition));
-      if (e.role === 'router') o.routerWorkers = routerHealthFromMetrics(e.exposition).workers;
       const c = this.census.census(`${e.deploymentId}/${e.role}`, e.exposition);
       o.families[e.role] = {
         used: c.used.length,
@@ -250,6 +245,7 @@ export class DashboardService {
   ): DashboardSnapshot {
     const growth: Record<string, number | null> = {};
     for (const k of QUEUE_KEYS) growth[k] = this.store.growth(deploymentId, k, 120_000);
+    const routerWorkers = this.store.routerWorkers(deploymentId);
     const kv: KvDetail[] = o.roles
       .filter((r) => r !== 'router')
       .map((role) => kvDetail(role, values, this.store.kvMeta(deploymentId, role)));
@@ -263,7 +259,7 @@ export class DashboardService {
       alerts: o.active,
       notExposed: this.store.notExposed(deploymentId),
       families: { ...o.families },
-      ...(o.routerWorkers ? { routerWorkers: o.routerWorkers } : {}),
+      ...(routerWorkers ? { routerWorkers } : {}),
     };
   }
 

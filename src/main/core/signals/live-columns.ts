@@ -71,7 +71,10 @@ class PointBuffer {
 interface LiveSeries {
   name: string;
   labels: Record<string, string>;
+  labelCount: number;
   points: PointBuffer;
+  /** Handed to the evaluator by every columns() call, refreshed in place (its views move with the buffers). */
+  aligned: AlignedSeries;
 }
 
 export interface LiveColumnsOptions {
@@ -89,6 +92,8 @@ export class LiveColumns {
   private readonly axis = new PointBuffer(INITIAL_POINTS);
   private rowCount = 0;
   private readonly series = new Map<string, LiveSeries>();
+  /** The tracked series in the order of the last scrape. */
+  private readonly order: LiveSeries[] = [];
   private readonly maxSeries: number;
   /** Series refused because maxSeries was reached (a label explosion upstream). */
   droppedSeries = 0;
@@ -107,23 +112,35 @@ export class LiveColumns {
     if (a.length > 0 && !(t > a.times[a.end - 1])) return false;
     const row = this.rowCount++;
     a.push(row, t, 0);
+    // A target serves its series in the same order every scrape: the series that followed the previous one
+    // last time is checked first, which skips building and hashing a key for nearly every sample.
+    const order = this.order;
+    let next = 0;
     for (const fam of exp.families)
       for (const s of fam.samples) {
-        if (!Number.isFinite(s.value) || !this.opts.track(s.name)) continue;
-        const key = seriesKey(s.name, s.labels);
-        let ls = this.series.get(key);
-        if (!ls) {
-          if (this.series.size >= this.maxSeries) {
-            this.droppedSeries++;
-            continue;
+        if (!Number.isFinite(s.value)) continue;
+        let ls: LiveSeries | undefined = order[next];
+        if (ls && ls.name === s.name && sameLabels(ls, s.labels)) next++;
+        else {
+          if (!this.opts.track(s.name)) continue;
+          const key = seriesKey(s.name, s.labels);
+          ls = this.series.get(key);
+          if (!ls) {
+            if (this.series.size >= this.maxSeries) {
+              this.droppedSeries++;
+              continue;
+            }
+            this.series.set(key, (ls = newSeries(s.name, s.labels)));
           }
-          this.series.set(
-            key,
-            (ls = { name: s.name, labels: s.labels, points: new PointBuffer(INITIAL_POINTS) }),
-          );
+          // Learn the order of this scrape: the rest of the old one is looked up by key from here on.
+          order.length = next;
+          order.push(ls);
+          next++;
         }
+        if (ls.points.end > ls.points.start && ls.points.rows[ls.points.end - 1] === row) continue;
         ls.points.push(row, t, s.value);
       }
+    order.length = Math.min(order.length, next);
     this.prune(t - this.opts.keepMs);
     return true;
   }
@@ -137,18 +154,17 @@ export class LiveColumns {
       const p = s.points;
       const m = p.length;
       const contiguous = p.rows[p.end - 1] - p.rows[p.start] === m - 1;
-      let rows: Int32Array | null = null;
-      if (!contiguous) {
-        rows = new Int32Array(m);
+      const aligned = s.aligned;
+      if (contiguous) {
+        aligned.rows = null;
+        aligned.row0 = p.rows[p.start] - first;
+      } else {
+        const rows = new Int32Array(m);
         for (let k = 0; k < m; k++) rows[k] = p.rows[p.start + k] - first;
+        aligned.rows = rows;
+        aligned.row0 = 0;
       }
-      const aligned: AlignedSeries = {
-        name: s.name,
-        labels: s.labels,
-        rows,
-        row0: contiguous ? p.rows[p.start] - first : 0,
-        v: p.v.subarray(p.start, p.end),
-      };
+      aligned.v = p.v.subarray(p.start, p.end);
       seedPrepared(aligned, p.times.subarray(p.start, p.end), p.prefix.subarray(p.start, p.end));
       cols.add(aligned);
     }
@@ -160,11 +176,38 @@ export class LiveColumns {
     // The newest row always stays, whatever the window.
     while (a.length > 1 && a.times[a.start] < from) a.start++;
     const first = a.rows[a.start];
+    let dropped = false;
     for (const [key, s] of this.series) {
       s.points.dropBefore(first);
-      if (s.points.length === 0) this.series.delete(key);
+      if (s.points.length === 0) {
+        this.series.delete(key);
+        dropped = true;
+      }
     }
+    // A series gone from the window must not be matched by position again.
+    if (dropped) this.order.length = 0;
   }
+}
+
+function newSeries(name: string, labels: Record<string, string>): LiveSeries {
+  return {
+    name,
+    labels,
+    labelCount: Object.keys(labels).length,
+    points: new PointBuffer(INITIAL_POINTS),
+    aligned: { name, labels, rows: null, row0: 0, v: new Float64Array(0) },
+  };
+}
+
+/** Whether `labels` is the series' label set (names and values), whatever the order they were written in. */
+function sameLabels(s: LiveSeries, labels: Record<string, string>): boolean {
+  const own = s.labels;
+  let n = 0;
+  for (const k in labels) {
+    if (own[k] !== labels[k]) return false;
+    n++;
+  }
+  return n === s.labelCount;
 }
 
 /**

@@ -2,7 +2,13 @@
 // ring series (24 h at 1 s by default), from which charts are served decimated. It is filled the same way
 // live (core hooks 'scrape' + 'observed') and when a recording is replayed (ingest/ingestObservation with
 // the recorded time), so a recording opened for review charts exactly like the live deployment did.
-import type { GpuReading, SeriesQuery, SeriesResult, SignalMissing } from '@shared/contract';
+import type {
+  GpuReading,
+  RouterWorkerState,
+  SeriesQuery,
+  SeriesResult,
+  SignalMissing,
+} from '@shared/contract';
 import type { KvUsage, Observation, Role } from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
 import { ColumnRing } from './column-ring';
@@ -13,6 +19,7 @@ import { compareDpRanks } from './evaluate/kv';
 import { expectedMetrics } from './catalog';
 import { LiveColumns } from './live-columns';
 import { timeToFull } from './evaluate/time-to-full';
+import { workersAt } from './evaluate/router-workers';
 
 export const DAY_AT_1S = 86_400;
 
@@ -35,6 +42,8 @@ interface DeploymentSignals {
   gpuIndices: Set<number>;
   /** dp ranks seen per role, for the catalogue's per-rank KV keys. */
   kvRanks: Map<Role, Set<string>>;
+  /** The workers of the router's newest scrape. */
+  routerWorkers?: RouterWorkerState[];
 }
 
 export interface SignalsStoreOptions {
@@ -96,7 +105,9 @@ export class SignalsStore {
 
   /**
    * One parsed /metrics scrape of `role` taken at `ts`: appended to the role's live columns, and the newest row
-   * of every signal evaluated by the one evaluator (the code review runs over a whole recording).
+   * of every signal evaluated by the one evaluator (the code review runs over a whole recording). KV usage is
+   * not among them: the monitor evaluates it once per scrape, with /server_info's capacity where the scrape
+   * lacks one, and it arrives with the observation of the same poll (ingestObservation).
    */
   ingest(deploymentId: string, ts: number, role: Role, exp: Exposition): Record<string, number | null> {
     const d = this.need(deploymentId);
@@ -106,20 +117,14 @@ export class SignalsStore {
     if (!live.append(ts, exp)) return {};
     const cols = live.columns(role);
     const last = cols.rows - 1;
-    const sig = evaluateTarget(cols, role, {
-      rateWindowMs: this.rateWindowMs,
-      from: last,
-      capacityFromServerInfo: d.capacity.get(role),
-    });
+    const sig = evaluateTarget(cols, role, { rateWindowMs: this.rateWindowMs, from: last, kv: false });
     const values: Record<string, number | null> = {};
-    const noKv = role !== 'router' && sig.kvSource[last] < 0;
     for (const [key, col] of sig.values) {
-      // Without a KV figure in this scrape the observation of the same poll says why; write nothing here.
-      if (noKv && isKvUsageKey(key)) continue;
       const v = col[last];
       values[key] = v === v ? v : null;
-      if (key.startsWith('kv_rank.') && v === v) this.seeRank(d, role, key.split('.')[1]);
     }
+    if (role === 'router')
+      d.routerWorkers = sig.workers ? workersAt(sig.workers, last - (sig.workersFrom ?? 0)) : [];
     // Every family a signal reads is kept in the live columns: what they lack, the server did not serve for a
     // whole rate window.
     const families = cols.names().join('\n');
@@ -195,6 +200,11 @@ export class SignalsStore {
         if (m) d.gpuIndices.add(Number(m[1]));
       }
     return this.ring(d, group).set(ts, values);
+  }
+
+  /** The workers the router's newest scrape listed (undefined before its first scrape with worker gauges). */
+  routerWorkers(deploymentId: string): RouterWorkerState[] | undefined {
+    return this.deployments.get(deploymentId)?.routerWorkers;
   }
 
   kvMeta(deploymentId: string, role: Role): KvMeta | undefined {
@@ -308,19 +318,6 @@ function kvValues(kv: KvUsage): Record<string, number | null> {
   };
   for (const r of kv.ranks ?? []) out[`kv_rank.${r.rank}.ratio`] = r.ratio;
   return out;
-}
-
-/** The keys of KV usage (not kv_transfer_*): written only when the scrape gave a KV figure. */
-function isKvUsageKey(key: string): boolean {
-  return (
-    key.startsWith('kv_rank.') ||
-    key === 'kv_ratio' ||
-    key === 'kv_used' ||
-    key === 'kv_evictable' ||
-    key === 'kv_free' ||
-    key === 'kv_capacity' ||
-    key === 'kv_fullest_rank_ratio'
-  );
 }
 
 function prefixed(role: string, values: Record<string, number | null>): Record<string, number | null> {

@@ -7,11 +7,20 @@
 
 import { z } from 'zod';
 import type { RouterWorkerState } from '@shared/contract';
-import type { Exposition, Sample } from '../exposition/types';
+import type { Exposition } from '../exposition/types';
 import { viewOf, type MetricView } from './series';
 import { SGL_ROUTER, SMG } from '@shared/signals/metric-names';
+import { scrapeColumns } from '../../signals/scrape-columns';
+import {
+  isWorkerInput,
+  routerWorkerRows,
+  workersAt,
+  type RouterEra,
+} from '../../signals/evaluate/router-workers';
+import { normalizeWorkerUrl } from './worker-url';
 
-export type RouterEra = 'smg' | 'sgl_router';
+export { normalizeWorkerUrl } from './worker-url';
+export type { RouterEra } from '../../signals/evaluate/router-workers';
 export type CbState = NonNullable<RouterWorkerState['cbState']>;
 export type RouterWorker = RouterWorkerState;
 
@@ -26,9 +35,6 @@ export interface RouterHealth {
   errorsTotal?: number;
 }
 
-const HEALTH = { smg: SMG.workerHealth, sgl_router: SGL_ROUTER.workerHealth } as const;
-const CB = { smg: SMG.workerCbState, sgl_router: SGL_ROUTER.cbState } as const;
-const ACTIVE = { smg: SMG.workerRequestsActive, sgl_router: SGL_ROUTER.runningRequests } as const;
 const REQUESTS = {
   smg: [[SMG.routerRequestsTotal], [SMG.httpRequestsTotal]],
   // A PD-mode sglang-router (≤ 0.2.4) records only sgl_router_pd_*; sgl_router_requests_total and
@@ -55,92 +61,22 @@ export function detectRouterEra(exp: Exposition): RouterEra | null {
   return old ? 'sgl_router' : null;
 }
 
-export function normalizeWorkerUrl(url: string): string {
-  let u = url.trim();
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(u)) u = `http://${u}`;
-  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/]*)(.*)$/i.exec(u);
-  if (!m) return u;
-  return `${m[1].toLowerCase()}${m[2].toLowerCase()}${m[3]}`.replace(/\/+$/, '');
-}
-
+/**
+ * The router's workers as its metrics list them, and its request totals. The per-worker reading is the
+ * evaluator's (signals/evaluate/router-workers.ts) over this one scrape, the same code that counts the
+ * workers_total / workers_healthy signals at every row.
+ */
 export function routerHealthFromMetrics(exp: Exposition): RouterHealth {
   const era = detectRouterEra(exp);
   if (!era) return { era: null, workers: [] };
+  const cols = scrapeColumns('router', exp, isWorkerInput);
+  const out: RouterHealth = { era, workers: workersAt(routerWorkerRows(cols, era), 0) };
   const view = viewOf(exp);
-  const workers = new Map<string, RouterWorker>();
-  const get = (url: string): RouterWorker => {
-    const key = normalizeWorkerUrl(url);
-    let w = workers.get(key);
-    if (!w) workers.set(key, (w = { url: key, healthy: null }));
-    return w;
-  };
-
-  for (const { url, value } of perWorker(view.samples(HEALTH[era]))) {
-    const w = get(url);
-    if (value < 0) {
-      w.removed = true;
-      w.healthy = false;
-    } else w.healthy = value >= 1;
-  }
-  for (const { url, value } of perWorker(view.samples(CB[era]))) {
-    const w = get(url);
-    const state = cbState(value);
-    if (state) w.cbState = state;
-    if (state === 'removed') {
-      w.removed = true;
-      w.healthy = false;
-    }
-  }
-  for (const { url, value } of perWorker(view.samples(ACTIVE[era]))) get(url).activeRequests = value;
-
-  // Roles: smg only names them on the --engine-metrics gauges; the old router had per-role PD counters.
-  if (era === 'smg') {
-    for (const fam of exp.families) {
-      if (!fam.name.startsWith(SMG.enginePrefix)) continue;
-      for (const s of fam.samples) {
-        const url = workerOf(s);
-        if (url && s.labels.role) get(url).role = s.labels.role;
-      }
-    }
-  } else {
-    for (const [name, role] of [
-      [SGL_ROUTER.pdPrefillRequestsTotal, 'prefill'],
-      [SGL_ROUTER.pdDecodeRequestsTotal, 'decode'],
-    ] as const) {
-      for (const { url } of perWorker(view.samples(name))) get(url).role = role;
-    }
-  }
-
-  const out: RouterHealth = {
-    era,
-    workers: [...workers.values()].sort((a, b) => a.url.localeCompare(b.url)),
-  };
   const requests = firstTotal(view, REQUESTS[era]);
   if (requests !== undefined) out.requestsTotal = requests;
   const errors = firstTotal(view, ERRORS[era]);
   if (errors !== undefined) out.errorsTotal = errors;
   return out;
-}
-
-function workerOf(s: Sample): string | undefined {
-  return s.labels.worker ?? s.labels.worker_url;
-}
-
-function perWorker(samples: Sample[]): { url: string; value: number }[] {
-  const out: { url: string; value: number }[] = [];
-  for (const s of samples) {
-    const url = workerOf(s);
-    if (url && Number.isFinite(s.value)) out.push({ url, value: s.value });
-  }
-  return out;
-}
-
-function cbState(v: number): CbState | undefined {
-  if (v === 0) return 'closed';
-  if (v === 1) return 'open';
-  if (v === 2) return 'half_open';
-  if (v === -1) return 'removed';
-  return undefined;
 }
 
 /** The sum over the first group of names that has any sample (a group's names add up). */

@@ -7,7 +7,7 @@ import { SGL_ROUTER, SGLANG, SMG } from '@shared/signals/metric-names';
 import { ROUTER_SIGNALS, SERVER_SIGNALS, specsFor, type SignalSpec } from '@shared/signals/spec';
 import type { TargetColumns } from '../../review/target-columns';
 import type { Exposition } from '../../probes/exposition/types';
-import { LiveColumns } from '../live-columns';
+import { scrapeColumns } from '../scrape-columns';
 import { routerSignalColumns } from './router';
 import { serverSignalColumns } from './server';
 import type { EvaluateOptions, TargetSignals } from './types';
@@ -24,9 +24,7 @@ export function evaluateTarget(cols: TargetColumns, role: Role, opts: EvaluateOp
  * null): what a restart reads to judge a service's load.
  */
 export function evaluateScrape(exp: Exposition, role: Role): Record<string, number | null> {
-  const live = new LiveColumns({ keepMs: 0, track: isSignalInput });
-  live.append(0, exp);
-  const sig = evaluateTarget(live.columns(role), role);
+  const sig = evaluateTarget(scrapeColumns(role, exp, isSignalInput), role);
   const out: Record<string, number | null> = {};
   for (const [key, col] of sig.values) out[key] = col[0] === col[0] ? col[0] : null;
   return out;

@@ -10,7 +10,7 @@ import {
   type KvOptions,
 } from '../../probes/sglang/kv';
 import { perDpRank, viewOf } from '../../probes/sglang/series';
-import { LiveColumns } from '../live-columns';
+import { scrapeColumns } from '../scrape-columns';
 import { compareDpRanks, kvColumns } from './kv';
 
 const KV_INPUTS = new Set<string>([
@@ -23,12 +23,12 @@ const KV_INPUTS = new Set<string>([
   SGLANG.tokenUsage,
 ]);
 
+const isKvInput = (name: string): boolean => KV_INPUTS.has(name);
+
 type KvRank = NonNullable<KvUsage['ranks']>[number];
 
 export function extractKv(exp: Exposition, opts: KvOptions = {}): KvUsage | KvMissing {
-  const live = new LiveColumns({ keepMs: 0, track: (name) => KV_INPUTS.has(name) });
-  live.append(0, exp);
-  const kv = kvColumns(live.columns('kv'), {
+  const kv = kvColumns(scrapeColumns('kv', exp, isKvInput), {
     capacityFromServerInfo: opts.capacityFromServerInfo,
     rankTokens: true,
   });

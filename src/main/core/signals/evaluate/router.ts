@@ -7,9 +7,10 @@
 import { SGL_ROUTER as R, SGL_ROUTER_PD_ERRORS, SMG } from '@shared/signals/metric-names';
 import { ROUTER_SIGNALS, type SignalSpec } from '@shared/signals/spec';
 import { isControlPath } from '../../probes/sglang/control-paths';
-import { normalizeWorkerUrl } from '../../probes/sglang/router';
-import { rowAt, type TargetColumns } from '../../review/target-columns';
+import type { TargetColumns } from '../../review/target-columns';
 import { anyInWindow, windowQuantiles, windowSum, type LabelFilter } from '../../review/window-math';
+import { routerWorkerRows, workerCounts, type RouterEra } from './router-workers';
+import { tailColumns, widen } from './tail';
 import type { EvaluateOptions, TargetSignals } from './types';
 
 const trafficOnly: LabelFilter = (l) => !isControlPath(l.path ?? l.route);
@@ -105,94 +106,29 @@ export function routerSignalColumns(cols: TargetColumns, opts: EvaluateOptions =
     'router_errors_per_s',
     column((i) => requests[i] * errorShare[i]),
   );
-  const workers = workerColumns(cols);
+  // Workers are point-in-time: read over the rows asked for only.
+  const gauges = workerEra(cols);
+  const workers = gauges ? routerWorkerRows(tailColumns(cols, from), gauges) : undefined;
   if (workers) {
-    values.set('workers_total', workers.total);
-    values.set('workers_healthy', workers.healthy);
+    const counts = workerCounts(workers);
+    values.set('workers_total', widen(counts.total, n, from));
+    values.set('workers_healthy', widen(counts.healthy, n, from));
   }
-  return { role: 'router', values, kvSource: new Int8Array(n).fill(-1), kvMetas: [] };
+  return {
+    role: 'router',
+    values,
+    kvSource: new Int8Array(n).fill(-1),
+    kvMetas: [],
+    ...(workers ? { workers, workersFrom: from } : {}),
+  };
 }
 
-const ROUTER_HEALTH = { smg: SMG.workerHealth, sgl_router: R.workerHealth } as const;
-const ROUTER_CB = { smg: SMG.workerCbState, sgl_router: R.cbState } as const;
-const ROUTER_ACTIVE = { smg: SMG.workerRequestsActive, sgl_router: R.runningRequests } as const;
-
-/**
- * Workers the router lists and how many are healthy, at every row. A worker is seen through any per-worker
- * gauge (keyed by the `worker` label; `worker_url` in the 2026-06 in-tree router); health 1 healthy, 0 not,
- * −1 removed; circuit breaker −1 removed.
- */
-function workerColumns(cols: TargetColumns): { total: Float64Array; healthy: Float64Array } | null {
+/** The router's worker gauges' era, by the families it served: smg_* or sgl_router_*. */
+function workerEra(cols: TargetColumns): RouterEra | null {
   const names = cols.names();
-  const era = names.some((x) => x.startsWith('smg_'))
+  return names.some((x) => x.startsWith('smg_'))
     ? 'smg'
     : names.some((x) => x.startsWith(R.prefix))
       ? 'sgl_router'
       : null;
-  if (!era) return null;
-  const n = cols.rows;
-  const urls = new Map<string, number>();
-  const idOf = (labels: Record<string, string>): number => {
-    const raw = labels.worker ?? labels.worker_url;
-    if (!raw) return -1;
-    const url = normalizeWorkerUrl(raw);
-    let id = urls.get(url);
-    if (id === undefined) urls.set(url, (id = urls.size));
-    return id;
-  };
-  // Per worker and row: seen (any gauge), health (NaN = unknown), removed.
-  const seen: Uint8Array[] = [];
-  const health: Float64Array[] = [];
-  const removed: Uint8Array[] = [];
-  const slot = (id: number): void => {
-    while (seen.length <= id) {
-      seen.push(new Uint8Array(n));
-      health.push(new Float64Array(n).fill(NaN));
-      removed.push(new Uint8Array(n));
-    }
-  };
-  const each = (name: string, f: (id: number, row: number, v: number) => void): void => {
-    for (const s of cols.series(name)) {
-      const id = idOf(s.labels);
-      if (id < 0) continue;
-      slot(id);
-      for (let k = 0; k < s.v.length; k++) f(id, rowAt(s, k), s.v[k]);
-    }
-  };
-  each(ROUTER_HEALTH[era], (id, r, v) => {
-    seen[id][r] = 1;
-    if (v < 0) {
-      removed[id][r] = 1;
-      health[id][r] = 0;
-    } else health[id][r] = v >= 1 ? 1 : 0;
-  });
-  each(ROUTER_CB[era], (id, r, v) => {
-    seen[id][r] = 1;
-    if (v === -1) {
-      removed[id][r] = 1;
-      health[id][r] = 0;
-    }
-  });
-  each(ROUTER_ACTIVE[era], (id, r) => (seen[id][r] = 1));
-  const roleNames =
-    era === 'smg'
-      ? names.filter((x) => x.startsWith(SMG.enginePrefix))
-      : [R.pdPrefillRequestsTotal, R.pdDecodeRequestsTotal];
-  for (const name of roleNames)
-    for (const s of cols.series(name)) {
-      if (era === 'smg' && !s.labels.role) continue;
-      const id = idOf(s.labels);
-      if (id < 0) continue;
-      slot(id);
-      for (let k = 0; k < s.v.length; k++) seen[id][rowAt(s, k)] = 1;
-    }
-  const totalCol = new Float64Array(n);
-  const healthyCol = new Float64Array(n);
-  for (let id = 0; id < seen.length; id++)
-    for (let i = 0; i < n; i++) {
-      if (!seen[id][i] || removed[id][i]) continue;
-      totalCol[i]++;
-      if (health[id][i] === 1) healthyCol[i]++;
-    }
-  return { total: totalCol, healthy: healthyCol };
 }

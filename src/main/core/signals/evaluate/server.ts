@@ -10,6 +10,7 @@ import { aggregate, histogramMean, presence, type RankAgg } from '../../review/r
 import type { TargetColumns } from '../../review/target-columns';
 import { anyInWindow, latestInWindow, windowQuantiles, windowSum } from '../../review/window-math';
 import { kvColumns } from './kv';
+import { tailColumns, widen } from './tail';
 import type { EvaluateOptions, TargetSignals } from './types';
 
 const SPECS = Object.entries(SERVER_SIGNALS) as [string, SignalSpec][];
@@ -114,34 +115,51 @@ export function serverSignalColumns(
   const n = cols.rows;
   const values = new Map<string, Float64Array>();
   const quantileSpecs: [string, SignalSpec][] = [];
+  // Gauges and KV are point-in-time: read over the rows asked for, not the whole window kept for rates.
+  const point = tailColumns(cols, from);
   for (const [key, spec] of SPECS) {
     if (!spec.metrics) continue;
     if (spec.notOn?.includes(role)) values.set(key, new Float64Array(n).fill(NaN));
-    else if (spec.kind === 'gauge' && spec.ranks) values.set(key, gauge(cols, spec));
+    else if (spec.kind === 'gauge' && spec.ranks) values.set(key, widen(gauge(point, spec), n, from));
     else if (spec.kind === 'rate') values.set(key, rate(cols, spec, w, from));
     else if (spec.kind === 'quantile') quantileSpecs.push([key, spec]);
   }
   quantiles(cols, quantileSpecs, w, from, values);
   values.set('cache_hit_rate_window', cacheHitRate(cols, w, from));
   values.set('kv_transfer_gb_s', kvTransferGbps(cols, w, from));
-  const kv = kvColumns(cols, {
-    from,
-    capacityFromServerInfo: opts.capacityFromServerInfo,
+  const kvSource = new Int8Array(n).fill(-1);
+  if (opts.kv === false) return { role, values, kvSource, kvMetas: [] };
+  const info = opts.capacityFromServerInfo;
+  const kv = kvColumns(point, {
+    capacityFromServerInfo:
+      typeof info === 'number' || info === undefined || from <= 0
+        ? info
+        : Array.prototype.slice.call(info, from),
     rankTokens: opts.rankTokens,
   });
-  for (const [k, col] of kv.values) values.set(k, col);
-  return { role, values, kvSource: kv.source, kvMetas: kv.metas };
+  for (const [k, col] of kv.values) values.set(k, widen(col, n, from));
+  kvSource.set(kv.source, from);
+  return { role, values, kvSource, kvMetas: kv.metas };
 }
 
 /** Δcached / Δprompt over the window; the cache_source="total" series when labelled (sources are disjoint). */
 function cacheHitRate(cols: TargetColumns, w: number, from: number): Float64Array {
   const n = cols.rows;
+  const out = new Float64Array(n).fill(NaN);
+  if (!cols.has(S.promptTokensTotal) || !cols.has(S.cachedTokensTotal)) return out;
   const prompt = windowSum(cols, S.promptTokensTotal, w, { from });
   const total = (l: Record<string, string>): boolean => l.cache_source === 'total';
   const hasTotal = anyInWindow(cols, S.cachedTokensTotal, w, total, from);
-  const cachedTotal = windowSum(cols, S.cachedTokensTotal, w, { filter: total, from });
-  const cachedAll = windowSum(cols, S.cachedTokensTotal, w, { from });
-  const out = new Float64Array(n).fill(NaN);
+  // Each scan only where some row needs it (the live push: one row, so one of the two).
+  let someTotal = false;
+  let someUnlabelled = false;
+  for (let i = from; i < n; i++) {
+    if (hasTotal[i]) someTotal = true;
+    else someUnlabelled = true;
+  }
+  const none = new Float64Array(0);
+  const cachedTotal = someTotal ? windowSum(cols, S.cachedTokensTotal, w, { filter: total, from }) : none;
+  const cachedAll = someUnlabelled ? windowSum(cols, S.cachedTokensTotal, w, { from }) : none;
   for (let i = from; i < n; i++) {
     const p = prompt[i];
     if (!(p > 0)) continue;
