@@ -2,6 +2,8 @@
 // the pre-flight refusals an operator relies on before anything is stopped.
 import { describe, expect, it } from 'vitest';
 import { buildRollPlan, findRollWorker } from '../../src/main/core/actions/roll-plan';
+import { rollWorkersOfFleet } from '../../src/main/core/actions/roll-fleet';
+import type { Fleet, FleetWorker } from '../../src/shared/fleet';
 import type { RollHealth, RollTarget } from '../../src/shared/contract';
 import { fleetWorkers } from './roll-fake';
 
@@ -112,5 +114,99 @@ describe('roll plan', () => {
       readOnly: true,
     });
     expect(ro.refused).toBe('PD Console is in read-only mode: restarts are switched off');
+  });
+});
+
+describe('roll workers of a discovered fleet', () => {
+  const unit = (host: string, name: string, nodeRank = 0, nnodes = 1) => ({
+    host,
+    unit: name,
+    nodeRank,
+    nnodes,
+    gpus: [0, 1],
+  });
+  const worker = (over: Partial<FleetWorker> & Pick<FleetWorker, 'url' | 'role' | 'units'>): FleetWorker => ({
+    baseUrl: over.url,
+    host: over.units[0]?.host ?? 'gpu-x',
+    apiUrl: 'http://127.0.0.1:30000',
+    listedBy: ['gpu-a/sglang-router.service'],
+    notes: [],
+    ...over,
+  });
+
+  it('makes the DP ranks of one server one worker, keeps multi-node units, and leaves out what cannot be restarted', () => {
+    const fleet: Fleet = {
+      origin: 'gpu-a',
+      hosts: [],
+      routers: [
+        {
+          id: 'gpu-a/sglang-router.service',
+          host: 'gpu-a',
+          unit: 'sglang-router.service',
+          apiUrl: 'http://127.0.0.1:30001',
+          workers: [],
+        },
+      ],
+      workers: [
+        worker({
+          url: 'http://10.0.0.2:30000@0',
+          baseUrl: 'http://10.0.0.2:30000',
+          dpRank: 0,
+          role: 'decode',
+          units: [unit('gpu-b', 'sglang-decode.service')],
+        }),
+        worker({
+          url: 'http://10.0.0.2:30000@1',
+          baseUrl: 'http://10.0.0.2:30000',
+          dpRank: 1,
+          role: 'decode',
+          units: [unit('gpu-b', 'sglang-decode.service')],
+        }),
+        worker({
+          url: 'http://10.0.0.3:30000',
+          role: 'decode',
+          units: [unit('gpu-c', 'sglang-decode.service', 0, 2), unit('gpu-d', 'sglang-decode.service', 1, 2)],
+        }),
+        worker({
+          url: 'http://10.0.0.4:30000',
+          role: 'prefill',
+          bootstrapPort: 8998,
+          units: [unit('gpu-e', 'sglang-prefill.service')],
+        }),
+        worker({
+          url: 'http://10.0.0.5:30000',
+          role: 'decode',
+          units: [],
+          unreachable: 'unreachable: connection refused',
+        }),
+        worker({ url: 'http://10.0.0.6:30000', role: 'regular', units: [unit('gpu-f', 'sglang.service')] }),
+      ],
+      unplaced: [],
+      unrouted: [],
+    };
+    const { workers: ws, left } = rollWorkersOfFleet(fleet);
+    expect(ws.map((w) => `${w.role} ${w.name} ${w.id}`)).toEqual([
+      'router router gpu-a/sglang-router.service',
+      'decode decode@gpu-b http://10.0.0.2:30000',
+      'decode decode@gpu-c http://10.0.0.3:30000',
+      'prefill prefill http://10.0.0.4:30000',
+    ]);
+    expect(ws[1].routerUrls).toEqual(['http://10.0.0.2:30000@0', 'http://10.0.0.2:30000@1']);
+    expect(ws[2].units.map((u) => `${u.hostId} ${u.nodeRank}`)).toEqual(['gpu-c 0', 'gpu-d 1']);
+    expect(ws[3].bootstrapPort).toBe(8998);
+    expect(left).toEqual([
+      'http://10.0.0.5:30000: unreachable: connection refused',
+      'http://10.0.0.6:30000: a regular (non-PD) worker; rolls cover prefill and decode workers',
+    ]);
+    const p = buildRollPlan({
+      workers: ws,
+      target: { kind: 'role', role: 'decode' },
+      health: new Map(ws.map((w) => [w.id, { state: 'healthy', detail: 'ok' }])),
+      privilegeOf: () => 'sudo',
+    });
+    expect(p.workers[1].steps.filter((s) => s.kind === 'stop').map((s) => s.hostLabel)).toEqual([
+      'gpu-d',
+      'gpu-c',
+    ]);
   });
 });
