@@ -204,6 +204,15 @@ describe('roll workers of a discovered fleet', () => {
       health: new Map(ws.map((w) => [w.id, { state: 'healthy', detail: 'ok' }])),
       privilegeOf: () => 'sudo',
     });
+    const noGpus = buildRollPlan({
+      workers: [{ ...ws[3], units: [{ ...ws[3].units[0], gpus: [] }] }],
+      target: { kind: 'worker', worker: 'prefill' },
+      health: new Map(),
+      privilegeOf: () => 'sudo',
+    });
+    expect(noGpus.warnings).toContain(
+      'the GPUs of sglang-prefill.service on gpu-e are not known (no CUDA_VISIBLE_DEVICES / --base-gpu-id found): prefill starts without the check that its GPUs are free',
+    );
     expect(p.workers[1].steps.filter((s) => s.kind === 'stop').map((s) => s.hostLabel)).toEqual([
       'gpu-d',
       'gpu-c',

@@ -211,6 +211,12 @@ export function buildRollPlan(input: RollPlanInput): RollPlan {
       );
   }
   for (const w of chosen)
+    for (const u of w.units)
+      if (w.role !== 'router' && !u.gpus.length)
+        warnings.push(
+          `the GPUs of ${u.unit} on ${u.hostLabel} are not known (no CUDA_VISIBLE_DEVICES / --base-gpu-id found): ${w.name} starts without the check that its GPUs are free`,
+        );
+  for (const w of chosen)
     if (w.units.length > 1)
       checks.push({
         name: `${w.name} spans ${w.units.length} nodes`,
