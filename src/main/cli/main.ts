@@ -40,8 +40,9 @@ commands:
                                  every metric family the endpoint serves: type, series, last value; the
                                  server or router version it recognises, the headline families missing and
                                  what adds them, and how many families PD Console does not use
-  restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]
-                                 restart a service or the PD stack in order, step by step (see restart --help)
+  restart decode|prefill|router|stack[@URL|UNIT] [--host H] [--yes] [--drain] [--json]
+                                 restart a service or the PD stack in order, step by step; on a fleet a rolling
+                                 restart, one worker at a time (see restart --help)
   open FILE [--json]             a recorded session offline: host, time span, series, events with times, warnings
   recording resave FILE          rewrite a recording in the current format (1.2): a review then opens it at once
   settings show|export|import|choose …
@@ -50,7 +51,7 @@ commands:
   parse --format prometheus|openmetrics [--json] < FILE
                                  check an exposition read on stdin (exit 0 if it parses)
 
---host demo is the built-in simulated GPU host (default); --host demo-fleet (status only) the simulated
+--host demo is the built-in simulated GPU host (default); --host demo-fleet (status, restart) the simulated
 three-host fleet (gpu-a/b/c; add --add-host gpu-c for the decode worker's second node); otherwise an ssh
 alias or user@host[:port].
 With --host demo:

@@ -1,8 +1,10 @@
-// `pd-console restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json]`: the same plan, guard
-// rails and step-by-step following as the app, in a terminal. Without --yes it prints the plan and asks y/N
-// on a terminal; without a terminal it refuses rather than restart unconfirmed.
+// `pd-console restart decode|prefill|router|stack[@URL|UNIT] [--host H] [--yes] [--drain] [--json]`: the same
+// plan, guard rails and step-by-step following as the app, in a terminal. Without --yes it prints the plan and
+// asks y/N on a terminal; without a terminal it refuses rather than restart unconfirmed. On a deployment with
+// several workers of a role (or several hosts), and for one named worker, the restart is a roll (roll-command.ts).
 import type { Core } from '../core/core';
 import type {
+  RollTarget,
   ApiHandlers,
   RestartOperation,
   RestartPlan,
@@ -10,16 +12,31 @@ import type {
   SettingsState,
 } from '@shared/contract';
 import { RESTART_TARGETS } from '@shared/api/restart';
-import { createApp } from '../compose';
+import type { HostConfig, Role } from '@shared/domain';
+import type { Clock } from '../core/clock';
+import { createApp, deploymentClock } from '../compose';
+import { rollWorkersOf } from '../core/actions/roll-fleet';
+import { fleetRoll, isMultiWorker, rollCommand, type RollCliIo } from './roll-command';
+import { DEMO_FLEET_HOST } from './demo-fleet-status';
+import { launchDemoFleet } from '../demo';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
 import { hostFromArg } from './main';
 
 export const RESTART_USAGE = `usage: pd-console restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json] [--demo-speed N]
+       pd-console restart decode@URL|UNIT [--host H] [--add-host H2,H3] [--yes] [--json]
 
   Shows the plan (host, unit, exact command, what will break), asks y/N on a terminal, then follows every
   step: systemd active, /health 200, the router reporting the worker healthy. Ctrl-C asks to cancel before
   the next step; a second Ctrl-C leaves without waiting (the restart goes on on the host).
+  With several workers of a role, \`restart decode\` restarts them one at a time (a rolling restart: stop,
+  GPUs and ports free, start, the router reports it healthy, then the next) and \`restart stack\` rolls the
+  whole deployment: prefill, then decode, then the router. ROLE@URL|UNIT restarts that one worker.
+  On a real host the router is followed to every worker's host first (as \`status\` does; --add-host adds
+  hosts by hand); --host demo-fleet is the simulated three-host fleet.
   --yes       do not ask (required when stdin is not a terminal)
   --drain     stop new work to the worker first, where the router supports it
   --json      print the plan and the final operation as JSON lines on stdout (progress goes to stderr)
@@ -39,7 +56,13 @@ export interface RestartCliIo {
 
 type Handlers = Pick<
   ApiHandlers,
-  'planRestart' | 'startRestart' | 'cancelRestart' | 'getRestart' | 'openDemo' | 'connectHost'
+  | 'planRestart'
+  | 'startRestart'
+  | 'cancelRestart'
+  | 'getRestart'
+  | 'openDemo'
+  | 'connectHost'
+  | 'getRestartSettings'
 >;
 
 export interface RestartCliApp {
@@ -47,6 +70,10 @@ export interface RestartCliApp {
   handlers: Handlers;
   /** The saved settings the restart runs with (timeouts, order, polkit). */
   settings?: { state(): SettingsState };
+  /** The deployment's clock (the demo host's accelerated one); default: the composition root's. */
+  clockFor?: (host: HostConfig) => Clock;
+  /** Poll cadence of a roll (tests go faster). */
+  rollPace?: { pollMs: number; minRealGapMs: number };
   shutdown(): Promise<void>;
 }
 
@@ -54,6 +81,9 @@ const EXIT = { ok: 0, failed: 1, usage: 2, unknown: 3, cancelled: 4 } as const;
 
 interface Args {
   target: RestartTarget;
+  /** `decode@URL|UNIT`: the one worker to restart. */
+  worker?: string;
+  addHosts: string[];
   host: string;
   yes: boolean;
   drain: boolean;
@@ -63,16 +93,23 @@ interface Args {
 
 function parseArgs(argv: string[]): Args | string {
   let target: RestartTarget | undefined;
-  const out: Omit<Args, 'target'> = { host: 'demo', yes: false, drain: false, json: false };
+  const out: Omit<Args, 'target'> = { host: 'demo', yes: false, drain: false, json: false, addHosts: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--yes' || a === '-y') out.yes = true;
     else if (a === '--drain') out.drain = true;
     else if (a === '--json') out.json = true;
-    else if (a === '--host' || a === '--demo-speed') {
+    else if (a === '--host' || a === '--demo-speed' || a === '--add-host') {
       const v = argv[++i];
       if (v === undefined || v.startsWith('--')) return `${a} needs a value`;
       if (a === '--host') out.host = v;
+      else if (a === '--add-host')
+        out.addHosts.push(
+          ...v
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
+        );
       else {
         const n = Number(v);
         if (!(n > 0 && n <= 10_000))
@@ -80,19 +117,28 @@ function parseArgs(argv: string[]): Args | string {
         out.demoSpeed = n;
       }
     } else if (!a.startsWith('-') && target === undefined) {
-      if (!(RESTART_TARGETS as readonly string[]).includes(a))
-        return `unknown service ${JSON.stringify(a)}: expected one of ${RESTART_TARGETS.join(', ')}`;
-      target = a as RestartTarget;
+      const at = a.indexOf('@');
+      const role = at < 0 ? a : a.slice(0, at);
+      if (!(RESTART_TARGETS as readonly string[]).includes(role))
+        return `unknown service ${JSON.stringify(role)}: expected one of ${RESTART_TARGETS.join(', ')}`;
+      target = role as RestartTarget;
+      if (at >= 0) {
+        const worker = a.slice(at + 1);
+        if (role === 'stack') return `stack@… names no worker: use decode@URL, prefill@UNIT or router@URL`;
+        if (!worker) return `${role}@ needs the worker's URL or unit, e.g. ${role}@http://10.0.0.2:30000`;
+        out.worker = worker;
+      }
     } else return `unexpected argument ${JSON.stringify(a)}`;
   }
   if (!target) return `which service? expected one of ${RESTART_TARGETS.join(', ')}`;
+  if (out.worker !== undefined && out.drain) return '--drain is not available for a rolling restart yet';
   return { ...out, target };
 }
 
 export async function restartCommand(
   argv: string[],
   io: RestartCliIo,
-  deps: { app?: RestartCliApp } = {},
+  deps: { app?: RestartCliApp; sshHome?: string } = {},
 ): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.stdout(RESTART_USAGE);
@@ -103,19 +149,46 @@ export async function restartCommand(
     io.stderr(`pd-console restart: ${args}\n${RESTART_USAGE}`);
     return EXIT.usage;
   }
-  const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000, demoSpeed: args.demoSpeed });
+  const app: RestartCliApp =
+    deps.app ?? createApp({ shell: 'cli', intervalMs: 1000, demoSpeed: args.demoSpeed });
   const unusable = app.settings?.state().problem;
   if (unusable)
     io.stderr(`pd-console restart: warning: ${unusable.message}; using the default restart settings\n`);
   // Progress is for people: with --json it goes to stderr so stdout stays machine-readable.
   const say = args.json ? io.stderr : io.stdout;
   try {
+    if (args.host === DEMO_FLEET_HOST) return await demoFleetRoll(app, args, io, say);
+    if (args.host !== 'demo') {
+      const origin = hostFromArg(args.host);
+      const r = await fleetRoll(
+        {
+          origin,
+          addHosts: args.addHosts.map(hostFromArg),
+          target: rollTargetOf(args),
+          settings: await app.handlers.getRestartSettings({}),
+          sshHome: deps.sshHome ?? process.env.PD_CONSOLE_SSH_HOME,
+          ...(app.rollPace ? { pace: app.rollPace } : {}),
+          ...(app.clockFor ? { clock: app.clockFor(origin) } : {}),
+          ...expectRoleOf(args),
+        },
+        rollIo(args, io, say),
+      );
+      if (r !== 'single-host') return r;
+    } else if (args.addHosts.length) {
+      io.stderr(
+        'pd-console restart: --add-host is for a fleet of real hosts (or --host demo-fleet), not --host demo\n',
+      );
+      return EXIT.usage;
+    }
     const summary =
       args.host === 'demo'
         ? await app.handlers.openDemo({})
         : await app.handlers.connectHost({ host: hostFromArg(args.host) });
     const deploymentId = summary.deployment.id;
     await firstObservation(app.core, deploymentId);
+    const { host, deployment } = app.core.deploymentOf(deploymentId);
+    if (args.worker !== undefined || isMultiWorker(deployment))
+      return await roll(app, args, deploymentId, host, io, say);
     const plan = await app.handlers.planRestart({ deploymentId, target: args.target, drain: args.drain });
     if (args.json) io.stdout(`${JSON.stringify({ plan })}\n`);
     say(planText(plan));
@@ -168,6 +241,96 @@ export async function restartCommand(
       : EXIT.failed;
   } finally {
     await app.shutdown();
+  }
+}
+
+async function roll(
+  app: RestartCliApp,
+  args: Args,
+  deploymentId: string,
+  host: HostConfig,
+  io: RestartCliIo,
+  say: (s: string) => void,
+): Promise<number> {
+  const { deployment } = app.core.deploymentOf(deploymentId);
+  const conn = app.core.connectionOf(deploymentId);
+  return rollCommand(
+    rollTargetOf(args),
+    {
+      deploymentId,
+      workers: await rollWorkersOf(deployment, host, conn),
+      links: new Map([[host.id, conn]]),
+      hosts: new Map([[host.id, host]]),
+      clock: (app.clockFor ?? ((h) => deploymentClock(app.core, h)))(host),
+      settings: await app.handlers.getRestartSettings({}),
+      journalOf: (_hostId, unit) => app.core.journalTail(deploymentId, unit),
+      ...expectRoleOf(args),
+      ...app.rollPace,
+    },
+    rollIo(args, io, say),
+  );
+}
+
+function expectRoleOf(args: Args): { expectRole?: Role } {
+  return args.worker !== undefined && args.target !== 'stack' ? { expectRole: args.target } : {};
+}
+
+function rollTargetOf(args: Args): RollTarget {
+  if (args.worker !== undefined) return { kind: 'worker', worker: args.worker };
+  return args.target === 'stack' ? { kind: 'deployment' } : { kind: 'role', role: args.target };
+}
+
+function rollIo(args: Args, io: RestartCliIo, say: (s: string) => void): RollCliIo {
+  return {
+    say,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    json: args.json,
+    confirm: async (question) => {
+      if (args.yes) return true;
+      if (!(io.isTTY ?? Boolean(process.stdin.isTTY)))
+        return 'refusing to restart without confirmation: stdin is not a terminal. Pass --yes to confirm.';
+      return /^(y|yes)$/i.test((await (io.ask ?? askOnTerminal)(question)).trim());
+    },
+    onInterrupt: io.onInterrupt ?? onSigint,
+  };
+}
+
+/** `--host demo-fleet`: the simulated three-host fleet in this process, rolled like any fleet from gpu-a. */
+async function demoFleetRoll(
+  app: RestartCliApp,
+  args: Args,
+  io: RestartCliIo,
+  say: (s: string) => void,
+): Promise<number> {
+  const fleet = await launchDemoFleet({ speed: args.demoSpeed ?? 1 });
+  const home = await mkdtemp(path.join(os.tmpdir(), 'pd-demo-fleet-'));
+  try {
+    const files = await fleet.writeSshConfig(home);
+    if (fleet.fallback) io.stderr(`demo fleet: ${fleet.fallback}\n`);
+    const origin: HostConfig = {
+      id: fleet.entry.name,
+      label: fleet.entry.name,
+      kind: 'ssh',
+      alias: fleet.entry.name,
+    };
+    const r = await fleetRoll(
+      {
+        origin,
+        addHosts: args.addHosts.map(hostFromArg),
+        target: rollTargetOf(args),
+        settings: await app.handlers.getRestartSettings({}),
+        sshHome: files.home,
+        clock: fleet.sim.clock,
+        pace: app.rollPace ?? { pollMs: 1000, minRealGapMs: 100 },
+        ...expectRoleOf(args),
+      },
+      rollIo(args, io, say),
+    );
+    return r === 'single-host' ? EXIT.failed : r;
+  } finally {
+    await fleet.stop();
+    await rm(home, { recursive: true, force: true });
   }
 }
 

@@ -253,3 +253,145 @@ export const RESTART_EVENTS = [
   'restartProgress',
   'restartSettings',
 ] as const satisfies readonly (keyof RestartEvents)[];
+
+// ---- Rolling restarts over many workers (issue 15.4) ---------------------------------------------------
+// A layer above the one-service restart: a worker is one SGLang server (one or more units, one per node of a
+// multi-node worker), identified by its URL as the router knows it. A roll restarts one worker, every worker
+// of a role one at a time, or the whole deployment in a safe order.
+
+/** One systemd unit of a worker, on one host. */
+export interface RollUnit {
+  hostId: string;
+  /** The alias or user@host:port, as every message names the host. */
+  hostLabel: string;
+  unit: string;
+  /** 0 for a single-node worker; a multi-node worker's node ranks are 0..nnodes-1 (rank 0 serves HTTP). */
+  nodeRank: number;
+  /** GPU indices the unit uses on its host. */
+  gpus: number[];
+}
+
+/** What the roll needs to know about one worker of a deployment. */
+export interface RollWorker {
+  /** The worker's URL as the router knows it (for a router: its API URL). */
+  id: string;
+  /**
+   * Every URL the router lists this server under, when it is more than `id`: a DP-aware server is listed once
+   * per data-parallel rank (`{base}@{rank}`) and is healthy only when every rank is.
+   */
+  routerUrls?: string[];
+  /** Short name for messages: "decode-2". */
+  name: string;
+  role: Role;
+  /** Base URL of its HTTP API as seen from its rank-0 host. */
+  apiUrl: string;
+  healthUrl?: string;
+  metricsUrl?: string;
+  /** The PD bootstrap port a prefill worker binds on its rank-0 host. */
+  bootstrapPort?: number;
+  units: RollUnit[];
+}
+
+export type RollTarget =
+  | { kind: 'worker'; /** The worker's URL, or one of its units' names. */ worker: string }
+  | { kind: 'role'; role: Role }
+  | { kind: 'deployment' };
+
+/** The router's opinion of a worker right now (GET /workers, worker health metrics). */
+export interface RollHealth {
+  state: 'healthy' | 'unhealthy' | 'unknown';
+  detail: string;
+}
+
+export const ROLL_STEP_KINDS = ['stop', 'gpus-free', 'port-free', 'start', 'router'] as const;
+export type RollStepKind = (typeof ROLL_STEP_KINDS)[number];
+
+export interface RollStepPlan {
+  kind: RollStepKind;
+  label: string;
+  hostId?: string;
+  hostLabel?: string;
+  unit?: string;
+  /** The exact command sent over SSH, where the step sends one. */
+  command?: string;
+  /** The port that must be free (port-free) or the GPU indices that must be free (gpus-free). */
+  port?: number;
+  gpus?: number[];
+}
+
+export interface RollWorkerPlan {
+  workerId: string;
+  name: string;
+  role: Role;
+  /** What the router says about the worker while planning. */
+  healthNow: RollHealth;
+  steps: RollStepPlan[];
+}
+
+export interface RollCheck {
+  /** What is checked: "router keeps a healthy decode worker while decode-0 is down". */
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface RollPlan {
+  target: RollTarget;
+  /** In words: "every decode worker, one at a time (3)". */
+  targetText: string;
+  /** Workers in the order they restart, one at a time. */
+  workers: RollWorkerPlan[];
+  checks: RollCheck[];
+  warnings: string[];
+  /** Set when the roll would be refused: starting it is not allowed. */
+  refused?: string;
+}
+
+export type RollState = 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled' | 'unknown';
+
+export interface RollStepView extends RollStepPlan {
+  state: RestartStepState;
+  startedAt?: number;
+  endedAt?: number;
+  detail?: string;
+}
+
+export interface RollWorkerView {
+  workerId: string;
+  name: string;
+  role: Role;
+  state: RestartStepState;
+  steps: RollStepView[];
+  /** The one-service restart that started and followed the worker's rank-0 unit, when it ran. */
+  follow?: RestartOperation;
+}
+
+export interface RollFailure {
+  workerId: string;
+  worker: string;
+  step: RollStepKind | 'preflight' | 'internal';
+  message: string;
+  hint?: string;
+  /** Workers of the deployment the router reported healthy when the roll stopped. */
+  stillServing: string[];
+  journalTail?: string[];
+}
+
+export interface RollOperation {
+  id: string;
+  target: RollTarget;
+  targetText: string;
+  state: RollState;
+  startedAt: number;
+  endedAt?: number;
+  /** Time since start (or total time once ended), ms, on the deployment's clock. */
+  elapsedMs: number;
+  workers: RollWorkerView[];
+  /** The worker being restarted now. */
+  current?: string;
+  /** Set while the roll waits for a host link to come back. */
+  paused?: { hostLabel: string; since: number; reason: string };
+  cancelRequested: boolean;
+  failure?: RollFailure;
+  summary: string;
+}

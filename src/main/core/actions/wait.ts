@@ -37,7 +37,7 @@ export function realPaceMs(p: Pacer, ms = p.pollMs): number {
 }
 
 /** True when an error means "no answer from the host" rather than an answer we must judge. */
-export function isLinkError(err: unknown, conn: SshConnection): boolean {
+export function isLinkError(err: unknown, conn: Pick<SshConnection, 'isConnected'>): boolean {
   if (!conn.isConnected) return true;
   const code = (err as { explained?: { code?: string } })?.explained?.code;
   return (

@@ -8,6 +8,7 @@ import { journalctl } from './journalctl';
 import { BINARIES, misc } from './misc';
 import { nvidiaSmi } from './nvidia-smi';
 import { parseShell, type SimpleCommand } from './shell';
+import { ss } from './ss';
 import { systemctl } from './systemctl';
 
 export interface CommandResult {
@@ -115,6 +116,8 @@ async function runArgv(ctx: CommandContext, argv: string[], depth: number): Prom
       return nvidiaSmi(argv, ctx);
     case 'curl':
       return curl(argv, ctx);
+    case 'ss':
+      return ss(argv, ctx);
     default: {
       const code = misc(argv, ctx);
       if (code !== null) return code;

@@ -13,6 +13,7 @@ export const BINARIES: Record<string, string> = {
   journalctl: '/usr/bin/journalctl',
   'nvidia-smi': '/usr/bin/nvidia-smi',
   curl: '/usr/bin/curl',
+  ss: '/usr/bin/ss',
   sudo: '/usr/bin/sudo',
   id: '/usr/bin/id',
   whoami: '/usr/bin/whoami',

@@ -1,0 +1,323 @@
+// `pd-console restart ROLE --host H` on a deployment with several workers of a role (a rolling restart, one
+// worker at a time), `restart ROLE@URL|UNIT` (one worker) and `restart stack` on such a deployment (the whole
+// deployment in its safe order). The plan, then each worker step by step, then the result; --json prints the
+// plan and the final roll operation as JSON lines on stdout.
+import { randomBytes } from 'node:crypto';
+import type {
+  RestartSettings,
+  RollHealth,
+  RollOperation,
+  RollPlan,
+  RollTarget,
+  RollWorker,
+} from '@shared/contract';
+import type { DeploymentConfig, HostConfig, Role } from '@shared/domain';
+import type { Clock } from '../core/clock';
+import type { SshConnection } from '../core/ssh/connection';
+import type { UnitJournalTail } from '../core/journal/unit-tail';
+import { formatDuration } from '../core/actions/operation';
+import { describeProgress } from '../core/actions/load-progress';
+import { buildRollPlan, findRollWorker } from '../core/actions/roll-plan';
+import { DEFAULT_ROLL_TIMEOUTS, RollRun } from '../core/actions/roll-run';
+import { rollLinks } from '../core/actions/roll-links';
+import { IDENTITY_COMMAND, parseIdentity, type HostIdentity } from '../core/actions/unit-commands';
+import { privilegeOf } from '../core/actions/plan';
+import { rollWorkersOfFleet } from '../core/actions/roll-fleet';
+import { systemClock } from '../core/clock';
+import { isSingleHostPair } from '@shared/fleet';
+import { parseHostSpec } from '@shared/host-spec';
+import { createSshResolver } from '../core/ssh/resolve-host';
+import { refusingPrompts } from '../core/ssh/prompts';
+import { HostLinkPool } from '../core/ssh/host-link-pool';
+import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
+import { discoverFleet } from '../core/discovery/run-fleet-discovery';
+
+export interface RollCliContext {
+  deploymentId: string;
+  workers: RollWorker[];
+  links: ReadonlyMap<string, SshConnection>;
+  hosts: ReadonlyMap<string, HostConfig>;
+  clock: Clock;
+  settings: RestartSettings;
+  journalOf?: (hostId: string, unit: string) => UnitJournalTail | undefined;
+  /** Said in the plan's warnings (workers left out of the roll, and why). */
+  notes?: string[];
+  /** `decode@X`: the role the named worker must have. */
+  expectRole?: Role;
+  pollMs?: number;
+  minRealGapMs?: number;
+}
+
+export interface RollCliIo {
+  /** Progress and the plan: stdout, or stderr with --json. */
+  say: (s: string) => void;
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  json: boolean;
+  /** Resolves true when the operator confirmed (or --yes), false when declined; a string is a refusal. */
+  confirm: (question: string) => Promise<boolean | string>;
+  onInterrupt: (fn: () => void) => () => void;
+}
+
+const EXIT = { ok: 0, failed: 1, usage: 2, unknown: 3, cancelled: 4 } as const;
+
+/** True when the deployment has more than one worker of a role or spans hosts: restarts become rolls. */
+export function isMultiWorker(d: DeploymentConfig): boolean {
+  const hosts = new Set(d.services.map((s) => s.hostId));
+  const roles = d.services.map((s) => s.role);
+  return hosts.size > 1 || new Set(roles).size < roles.length;
+}
+
+async function identities(links: ReadonlyMap<string, SshConnection>): Promise<Map<string, HostIdentity>> {
+  const out = new Map<string, HostIdentity>();
+  await Promise.all(
+    [...links].map(async ([hostId, conn]) => {
+      try {
+        const id = parseIdentity(
+          (await conn.exec(IDENTITY_COMMAND, { timeoutMs: 10_000, maxBytes: 16 * 1024 })).stdout,
+        );
+        if (id) out.set(hostId, id);
+      } catch {
+        // Unknown identity: the host's configured user decides between root and sudo, as for one restart.
+      }
+    }),
+  );
+  return out;
+}
+
+export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: RollCliIo): Promise<number> {
+  if (target.kind === 'worker' && ctx.expectRole) {
+    const w = findRollWorker(ctx.workers, target.worker);
+    if (w && w.role !== ctx.expectRole) {
+      io.stderr(
+        `pd-console restart: ${ctx.expectRole}@${target.worker} names ${w.name}, a ${w.role} worker: use ${w.role}@${target.worker}\n`,
+      );
+      return EXIT.usage;
+    }
+  }
+  const ids = await identities(ctx.links);
+  const privilege = (hostId: string) =>
+    privilegeOf(ids.get(hostId) ?? null, ctx.settings, ctx.hosts.get(hostId)!);
+  const rollId = `roll-${ctx.clock.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+  const links = rollLinks({
+    rollId,
+    deploymentId: ctx.deploymentId,
+    workers: ctx.workers,
+    links: ctx.links,
+    clock: ctx.clock,
+    settings: ctx.settings,
+    privilegeOf: privilege,
+    userOf: (h) => ids.get(h)?.user ?? ctx.hosts.get(h)?.user ?? 'operator',
+    ...(ctx.journalOf ? { journalOf: ctx.journalOf } : {}),
+    ...(ctx.pollMs !== undefined ? { pollMs: ctx.pollMs } : {}),
+    ...(ctx.minRealGapMs !== undefined ? { minRealGapMs: ctx.minRealGapMs } : {}),
+  });
+  try {
+    let health = new Map<string, RollHealth>();
+    let healthProblem: string | null = null;
+    try {
+      health = await links.readHealth();
+    } catch (err) {
+      healthProblem = (err as Error).message;
+    }
+    const plan = buildRollPlan({
+      workers: ctx.workers,
+      target,
+      health,
+      privilegeOf: privilege,
+      readOnly: ctx.settings.readOnly,
+    });
+    if (healthProblem) plan.warnings.push(`the router's view could not be read: ${healthProblem}`);
+    plan.warnings.push(...(ctx.notes ?? []));
+    if (io.json) io.stdout(`${JSON.stringify({ plan })}\n`);
+    io.say(rollPlanText(plan));
+    if (plan.refused) {
+      io.stderr(`pd-console restart: refused: ${plan.refused}\n`);
+      return EXIT.usage;
+    }
+    const ok = await io.confirm(`Restart ${plan.targetText}? [y/N] `);
+    if (typeof ok === 'string') {
+      io.stderr(`pd-console restart: ${ok}\n`);
+      return EXIT.usage;
+    }
+    if (!ok) {
+      io.say('Not restarted.\n');
+      return EXIT.cancelled;
+    }
+    const printer = progressPrinter(io.say);
+    const roll = new RollRun({
+      id: rollId,
+      plan,
+      workers: ctx.workers,
+      io: links,
+      timeouts: { ...DEFAULT_ROLL_TIMEOUTS, routerMs: ctx.settings.timeouts.server.routerMs },
+      onChange: printer,
+    });
+    io.say(`Started roll ${rollId}.\n`);
+    let interrupts = 0;
+    let leaveNow: () => void = () => undefined;
+    const left = new Promise<RollOperation>((resolve) => (leaveNow = () => resolve(roll.snapshot())));
+    const off = io.onInterrupt(() => {
+      interrupts++;
+      if (interrupts > 1) return leaveNow();
+      io.say(
+        '\nCancel requested: the roll stops after the worker being restarted. (Ctrl-C again to leave now; the hosts keep going.)\n',
+      );
+      roll.cancel();
+    });
+    const end = await Promise.race([roll.done, left]).finally(off);
+    if (io.json) io.stdout(`${JSON.stringify({ operation: end })}\n`);
+    io.say(rollResultText(end));
+    return end.state === 'succeeded'
+      ? EXIT.ok
+      : end.state === 'failed'
+        ? EXIT.failed
+        : end.state === 'unknown'
+          ? EXIT.unknown
+          : EXIT.cancelled;
+  } finally {
+    links.dispose();
+  }
+}
+
+export interface FleetRollOptions {
+  origin: HostConfig;
+  addHosts: HostConfig[];
+  target: RollTarget;
+  settings: RestartSettings;
+  /** Home whose ~/.ssh is read (tests, PD_CONSOLE_SSH_HOME); then `ssh -G` is not run, as in compose.ts. */
+  sshHome?: string;
+  pace?: { pollMs: number; minRealGapMs: number };
+  clock?: Clock;
+  expectRole?: Role;
+}
+
+/**
+ * Follows the router from `origin` to every worker's host (fleet discovery) and rolls the fleet; answers
+ * "single-host" (having printed nothing) when the deployment is the classic one-host 1P1D, which keeps its
+ * one-service restart.
+ */
+export async function fleetRoll(o: FleetRollOptions, io: RollCliIo): Promise<number | 'single-host'> {
+  const homeDir = o.sshHome;
+  const sshBinary = homeDir ? null : undefined;
+  const pool = new HostLinkPool({
+    resolve: createSshResolver({ prompts: refusingPrompts, homeDir, sshBinary }),
+  });
+  try {
+    let found;
+    try {
+      found = await discoverFleet(
+        o.origin,
+        {
+          pool,
+          aliases: createAliasIndex({ homeDir, sshBinary }),
+          lookupAll: (n) => defaultLookupAll(n),
+          configFile: homeDir ? configRoots({ homeDir }).userConfig : '~/.ssh/config',
+        },
+        { addHosts: o.addHosts },
+      );
+    } catch {
+      // The origin itself failed: the one-service restart connects again and says why in its own words.
+      return 'single-host';
+    }
+    const { fleet } = found;
+    if (o.target.kind !== 'worker' && o.addHosts.length === 0 && isSingleHostPair(fleet))
+      return 'single-host';
+    const { workers, left } = rollWorkersOfFleet(fleet);
+    const hosts = new Map<string, HostConfig>();
+    const links = new Map<string, SshConnection>();
+    for (const id of new Set(workers.flatMap((w) => w.units.map((u) => u.hostId)))) {
+      const host =
+        id === o.origin.id
+          ? o.origin
+          : (o.addHosts.find((h) => h.id === id) ??
+            parseHostSpec(id) ?? { id, label: id, kind: 'ssh' as const, alias: id });
+      hosts.set(id, host);
+      try {
+        links.set(id, await pool.get(host));
+      } catch (err) {
+        io.stderr(
+          `pd-console restart: refused: ${host.label} cannot be reached, so its workers cannot be restarted: ${(err as Error).message}\n`,
+        );
+        return 2;
+      }
+    }
+    return await rollCommand(
+      o.target,
+      {
+        deploymentId: fleet.origin,
+        workers,
+        links,
+        hosts,
+        clock: o.clock ?? systemClock,
+        settings: o.settings,
+        notes: left.map((l) => `not part of the roll: ${l}`),
+        ...(o.expectRole ? { expectRole: o.expectRole } : {}),
+        ...o.pace,
+      },
+      io,
+    );
+  } finally {
+    await pool.closeAll();
+  }
+}
+
+export function rollPlanText(plan: RollPlan): string {
+  const lines = [`Rolling restart plan: ${plan.targetText}`];
+  if (plan.workers.length)
+    lines.push(`Order: ${plan.workers.map((w) => w.name).join(' → ')} (one at a time)`);
+  for (const w of plan.workers) {
+    lines.push('', `  ${w.name} (${w.role}, ${w.workerId}) — router: ${w.healthNow.state}`);
+    for (const s of w.steps) lines.push(`    ${s.label}${s.command ? `:  ${s.command}` : ''}`);
+  }
+  if (plan.checks.length) lines.push('', 'Checks:');
+  for (const c of plan.checks) lines.push(`  ${c.ok ? '✔' : '✖'} ${c.name}: ${c.detail}`);
+  for (const w of plan.warnings) lines.push(`! ${w}`);
+  if (plan.refused) lines.push(`! Refused: ${plan.refused}`);
+  return `${lines.join('\n')}\n\n`;
+}
+
+export function rollResultText(op: RollOperation): string {
+  const mark =
+    op.state === 'succeeded' ? '✔' : op.state === 'cancelled' ? '■' : op.state === 'unknown' ? '?' : '✖';
+  const lines = ['', `${mark} ${op.summary}`];
+  const f = op.failure;
+  if (f) {
+    if (f.worker) lines.push(`  worker: ${f.worker} (${f.workerId}), step: ${f.step}`);
+    lines.push(`  still serving (the router reports healthy): ${f.stillServing.join(', ') || 'none seen'}`);
+    if (f.hint) lines.push(`  next: ${f.hint}`);
+    if (f.journalTail?.length) lines.push('  last journal lines:', ...f.journalTail.map((l) => `    │ ${l}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Prints each step's changes, pauses and load progress as the roll runs. */
+function progressPrinter(say: (s: string) => void): (op: RollOperation) => void {
+  const seen = new Map<string, string>();
+  const progress = new Map<string, string>();
+  let paused: string | null = null;
+  return (op) => {
+    const t = `[${formatDuration(op.elapsedMs).padStart(9)}]`;
+    const p = op.paused ? `${op.paused.hostLabel}: ${op.paused.reason}` : null;
+    if (p !== paused) {
+      say(p ? `${t} paused — ${op.paused!.reason}\n` : `${t} link back: the roll carries on\n`);
+      paused = p;
+    }
+    for (const w of op.workers) {
+      const load = w.follow?.services[0]?.progress;
+      const text = load ? describeProgress(load) : '';
+      if (text && progress.get(w.workerId) !== text) {
+        progress.set(w.workerId, text);
+        say(`${t} ${w.name.padEnd(10)} ${text}\n`);
+      }
+      w.steps.forEach((s, i) => {
+        const key = `${w.workerId}:${i}`;
+        if (s.state === 'pending' || seen.get(key) === s.state) return;
+        seen.set(key, s.state);
+        say(
+          `${t} ${w.name.padEnd(10)} ${s.label}: ${s.state}${s.detail && s.state !== 'running' ? ` — ${s.detail}` : ''}\n`,
+        );
+      });
+    }
+  };
+}

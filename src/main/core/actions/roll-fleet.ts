@@ -1,0 +1,113 @@
+// The workers of a deployment as a roll sees them: from a discovered fleet (several hosts, multi-node and
+// DP-aware workers), or from an open one-host deployment (one service per role: each service one worker with
+// one unit, node rank 0; a prefill's bootstrap port read from its ExecStart).
+import type { RollWorker } from '@shared/contract';
+import type { Fleet, FleetWorker } from '@shared/fleet';
+import type { DeploymentConfig, HostConfig } from '@shared/domain';
+import type { SshConnection } from '../ssh/connection';
+import { shellCommand, assertUnitName } from '../ssh/shell';
+import { parseShowExec } from '../discovery/unit-text';
+import { parseServerFlags } from '../discovery/sglang-flags';
+
+async function bootstrapPortOf(conn: SshConnection, unit: string): Promise<number | undefined> {
+  try {
+    const res = await conn.exec(
+      shellCommand(['systemctl', 'show', '--no-pager', '--property=ExecStart', assertUnitName(unit)]),
+      { timeoutMs: 15_000, maxBytes: 256 * 1024 },
+    );
+    const argv = parseShowExec(res.stdout).execStart[0]?.split(' ');
+    if (!argv?.length) return undefined;
+    const flags = parseServerFlags(argv);
+    return flags.mode === 'prefill' ? flags.bootstrapPort : undefined;
+  } catch {
+    // Without it the roll checks the HTTP port only; the plan shows which ports it checks.
+    return undefined;
+  }
+}
+
+export async function rollWorkersOf(
+  deployment: DeploymentConfig,
+  host: HostConfig,
+  conn: SshConnection,
+): Promise<RollWorker[]> {
+  return Promise.all(
+    deployment.services.map(async (s): Promise<RollWorker> => {
+      const bootstrapPort = s.role === 'prefill' ? await bootstrapPortOf(conn, s.unit) : undefined;
+      return {
+        id: s.apiUrl,
+        name: s.role,
+        role: s.role,
+        apiUrl: s.apiUrl,
+        ...(s.healthUrl && s.role !== 'router' ? { healthUrl: s.healthUrl } : {}),
+        ...(s.metricsUrl ? { metricsUrl: s.metricsUrl } : {}),
+        ...(bootstrapPort !== undefined ? { bootstrapPort } : {}),
+        units: [{ hostId: s.hostId, hostLabel: host.label, unit: s.unit, nodeRank: 0, gpus: s.gpus ?? [] }],
+      };
+    }),
+  );
+}
+
+/** "sglang-decode-2.service" → "decode-2": the short name messages use. */
+function shortName(unit: string): string {
+  return unit.replace(/\.service$/, '').replace(/^sglang-/, '');
+}
+
+/**
+ * The workers of a discovered fleet as a roll sees them. The DP ranks of one server (`{base}@{rank}`, the same
+ * units) are one worker; workers the console could not reach or place are left out with the reason, since
+ * nothing can be stopped or started there.
+ */
+export function rollWorkersOfFleet(fleet: Fleet): { workers: RollWorker[]; left: string[] } {
+  const workers: RollWorker[] = [];
+  const left: string[] = [];
+  for (const r of fleet.routers)
+    workers.push({
+      id: r.id,
+      name: fleet.routers.length > 1 ? `${shortName(r.unit)}@${r.host}` : shortName(r.unit),
+      role: 'router',
+      apiUrl: r.apiUrl,
+      ...(r.metricsUrl ? { metricsUrl: r.metricsUrl } : {}),
+      units: [{ hostId: r.host, hostLabel: r.host, unit: r.unit, nodeRank: 0, gpus: [] }],
+    });
+  const groups = new Map<string, FleetWorker[]>();
+  for (const w of fleet.workers) {
+    if (w.role === 'regular') {
+      left.push(`${w.url}: a regular (non-PD) worker; rolls cover prefill and decode workers`);
+      continue;
+    }
+    if (w.unreachable || !w.units.length) {
+      left.push(`${w.url}: ${w.unreachable ?? 'no unit found for it'}`);
+      continue;
+    }
+    const key = w.units.map((u) => `${u.host}/${u.unit}`).join(',');
+    groups.set(key, [...(groups.get(key) ?? []), w]);
+  }
+  const names = new Map<string, number>();
+  const rank0 = (w: FleetWorker) => w.units.find((u) => u.nodeRank === 0) ?? w.units[0];
+  for (const ws of groups.values()) {
+    const n = shortName(rank0(ws[0]).unit);
+    names.set(n, (names.get(n) ?? 0) + 1);
+  }
+  for (const ws of groups.values()) {
+    const w = ws[0];
+    const zero = rank0(w);
+    const short = shortName(zero.unit);
+    workers.push({
+      id: ws.length > 1 ? w.baseUrl : w.url,
+      ...(ws.length > 1 ? { routerUrls: ws.map((x) => x.url) } : {}),
+      name: (names.get(short) ?? 0) > 1 ? `${short}@${zero.host}` : short,
+      role: w.role as 'prefill' | 'decode',
+      apiUrl: w.apiUrl,
+      ...(w.metricsUrl ? { metricsUrl: w.metricsUrl } : {}),
+      ...(typeof w.bootstrapPort === 'number' ? { bootstrapPort: w.bootstrapPort } : {}),
+      units: w.units.map((u) => ({
+        hostId: u.host,
+        hostLabel: u.host,
+        unit: u.unit,
+        nodeRank: u.nodeRank,
+        gpus: u.gpus ?? [],
+      })),
+    });
+  }
+  return { workers, left };
+}

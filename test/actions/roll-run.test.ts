@@ -1,0 +1,189 @@
+// The roll executor against a fake fleet (roll-fake.ts): what the "hosts" saw — the unit history, the
+// commands — is what is checked, so a roll that claims more than it did fails here.
+import { describe, expect, it } from 'vitest';
+import { buildRollPlan } from '../../src/main/core/actions/roll-plan';
+import { RollRun, type RollTimeouts } from '../../src/main/core/actions/roll-run';
+import type { RollOperation, RollTarget } from '../../src/shared/contract';
+import { FakeFleet, fleetWorkers } from './roll-fake';
+
+function start(
+  fleet: FakeFleet,
+  target: RollTarget,
+  opts: { timeouts?: Partial<RollTimeouts>; onChange?: (op: RollOperation) => void } = {},
+): RollRun {
+  const plan = buildRollPlan({
+    workers: fleet.workers,
+    target,
+    health: fleet.health(),
+    privilegeOf: () => 'sudo',
+  });
+  return new RollRun({ id: 'roll-1', plan, workers: fleet.workers, io: fleet.io(), ...opts });
+}
+
+const decode: RollTarget = { kind: 'role', role: 'decode' };
+const touched = (fleet: FakeFleet, unit: string): string[] =>
+  fleet.commands.filter((c) => c.command.includes(unit)).map((c) => c.command);
+
+describe('roll executor', () => {
+  it('restarts every decode worker one at a time, never two down at once, the multi-node worker rank 1 first', async () => {
+    const fleet = new FakeFleet(fleetWorkers());
+    const end = await start(fleet, decode).done;
+    expect(end.state).toBe('succeeded');
+    expect(end.summary).toMatch(
+      /^restarted every decode worker, one at a time \(3\) in \d+ s: decode-0, decode-1, decode-2$/,
+    );
+    expect(fleet.maxDownAtOnce('decode')).toBe(1);
+    // Every decode unit went down and came back, in worker order.
+    expect(fleet.history.map((h) => `${h.state} ${h.host}/${h.unit}`)).toEqual([
+      'inactive gpu-b/sglang-decode-0.service',
+      'active gpu-b/sglang-decode-0.service',
+      'inactive gpu-b/sglang-decode-1.service',
+      'active gpu-b/sglang-decode-1.service',
+      'inactive gpu-c/sglang-decode-2.service',
+      'inactive gpu-b/sglang-decode-2.service',
+      'active gpu-c/sglang-decode-2.service',
+      'active gpu-b/sglang-decode-2.service',
+    ]);
+    // GPUs were seen free and the port was checked before the start.
+    const d0 = touched(fleet, 'sglang-decode-0.service');
+    expect(d0[0]).toBe('sudo -n systemctl --no-block stop sglang-decode-0.service');
+    const seq = fleet.commands.map((c) => c.command);
+    const firstStart = seq.indexOf('sudo -n systemctl --no-block start sglang-decode-0.service');
+    expect(seq.slice(0, firstStart).some((c) => c.startsWith('nvidia-smi') && c.endsWith('-i 0,1,2,3'))).toBe(
+      true,
+    );
+    expect(seq.slice(0, firstStart)).toContain('ss -ltn');
+    expect(end.workers.every((w) => w.steps.every((s) => s.state === 'succeeded'))).toBe(true);
+    expect(end.workers[0].steps.find((s) => s.kind === 'gpus-free')?.detail).toBe(
+      'no compute process on GPUs 0,1,2,3 of gpu-b',
+    );
+  });
+
+  it('stops at a worker whose GPUs stay busy, naming the worker, the step and what still serves; later workers are untouched', async () => {
+    const fleet = new FakeFleet(fleetWorkers());
+    fleet.unit('gpu-b', 'sglang-decode-1.service').stuckGpus = true;
+    const end = await start(fleet, decode, { timeouts: { freeMs: 60 } }).done;
+    expect(end.state).toBe('failed');
+    expect(end.failure).toMatchObject({
+      worker: 'decode-1',
+      workerId: 'http://127.0.0.3:30201',
+      step: 'gpus-free',
+      stillServing: ['router', 'prefill-0', 'prefill-1', 'decode-0', 'decode-2'],
+    });
+    expect(end.failure!.message).toMatch(
+      /^decode-1: GPUs 4,5 on gpu-b were not free within 0 s after sglang-decode-1.service stopped \(GPUs 4,5 of gpu-b still run pid \d+ \(70000 MiB\), pid \d+ \(70000 MiB\)\)$/,
+    );
+    expect(end.failure!.hint).toContain('decode-1 was stopped by this roll and may still be down');
+    expect(end.summary).toContain('at decode-1, step gpus-free');
+    expect(end.workers.map((w) => w.state)).toEqual(['succeeded', 'failed', 'skipped']);
+    // Not started with the GPUs busy, and decode-2 never touched.
+    expect(touched(fleet, 'sglang-decode-1.service')).not.toContain(
+      'sudo -n systemctl --no-block start sglang-decode-1.service',
+    );
+    expect(touched(fleet, 'sglang-decode-2.service')).toEqual([]);
+  });
+
+  it('pauses while a host link is down, says which host, and carries on once it is back', async () => {
+    const fleet = new FakeFleet(fleetWorkers());
+    const states: RollOperation[] = [];
+    let dropped = false;
+    fleet.beforeExec = (host, command) => {
+      if (
+        !dropped &&
+        host === 'gpu-b' &&
+        command.startsWith('systemctl show') &&
+        command.endsWith('sglang-decode-1.service')
+      ) {
+        dropped = true;
+        fleet.down.add('gpu-b');
+        setTimeout(() => fleet.down.delete('gpu-b'), 80);
+      }
+    };
+    const end = await start(fleet, decode, { onChange: (op) => states.push(op) }).done;
+    const paused = states.find((s) => s.state === 'paused');
+    expect(paused?.paused).toMatchObject({ hostLabel: 'gpu-b' });
+    expect(paused?.paused?.reason).toBe(
+      'lost contact with gpu-b during "Stop sglang-decode-1.service on gpu-b"; waiting for the link to come back',
+    );
+    expect(paused?.summary).toContain('decode-1 (2/3)');
+    expect(paused?.summary).toContain('paused: lost contact with gpu-b');
+    expect(paused?.workers[1].state).toBe('running');
+    expect(end.state).toBe('succeeded');
+    expect(fleet.maxDownAtOnce('decode')).toBe(1);
+  });
+
+  it('a link that stays down ends the roll as unknown, never as a success it did not see', async () => {
+    const fleet = new FakeFleet(fleetWorkers());
+    fleet.beforeExec = (host, command) => {
+      if (host === 'gpu-c' && command.includes('stop sglang-decode-2'))
+        queueMicrotask(() => fleet.down.add('gpu-c'));
+    };
+    const end = await start(
+      fleet,
+      { kind: 'worker', worker: 'sglang-decode-2.service' },
+      { timeouts: { linkMs: 50 } },
+    ).done;
+    expect(end.state).toBe('unknown');
+    expect(end.failure).toMatchObject({ worker: 'decode-2', step: 'stop' });
+    expect(end.failure!.message).toMatch(
+      /^decode-2: lost contact with gpu-c during "Stop sglang-decode-2.service on gpu-c \(node rank 1\)" for \d+ s; the outcome is unknown/,
+    );
+    expect(end.workers[0].state).toBe('unknown');
+    expect(end.workers[0].steps.filter((s) => s.state === 'succeeded')).toEqual([]);
+    expect(end.summary).toMatch(/^roll outcome unknown after/);
+  });
+
+  it('cancel finishes the worker being restarted, then stops before the next', async () => {
+    const fleet = new FakeFleet(fleetWorkers());
+    let roll: RollRun | undefined;
+    let asked = false;
+    roll = start(fleet, decode, {
+      onChange: (op) => {
+        if (!asked && op.workers[0].steps[0].state === 'succeeded') {
+          asked = true;
+          roll!.cancel();
+        }
+      },
+    });
+    const end = await roll.done;
+    expect(end.state).toBe('cancelled');
+    expect(end.workers.map((w) => w.state)).toEqual(['succeeded', 'cancelled', 'cancelled']);
+    expect(fleet.unit('gpu-b', 'sglang-decode-0.service').state).toBe('active');
+    expect(touched(fleet, 'sglang-decode-1.service')).toEqual([]);
+    expect(end.summary).toMatch(/^roll cancelled after \d+ s; restarted: decode-0$/);
+    roll = undefined;
+  });
+
+  it('checks the router again before each worker: stops when no other worker of the role is healthy now', async () => {
+    const fleet = new FakeFleet(fleetWorkers());
+    const r = start(fleet, decode, {
+      onChange: (op) => {
+        // decode-0 restarted, then decode-0 and decode-2 turn unhealthy: decode-1 would be the last one.
+        if (op.workers[0].state === 'succeeded') {
+          fleet.forceUnhealthy.add('http://127.0.0.3:30200');
+          fleet.forceUnhealthy.add('http://127.0.0.3:30202');
+        }
+      },
+    });
+    const end = await r.done;
+    expect(end.state).toBe('failed');
+    expect(end.failure).toMatchObject({ worker: 'decode-1', step: 'preflight' });
+    expect(end.failure!.message).toBe(
+      'not stopping decode-1: it would leave the router no healthy decode worker — no other decode worker is healthy now: decode-0 unhealthy (the router reports http://127.0.0.3:30200 unhealthy); decode-2 unhealthy (the router reports http://127.0.0.3:30202 unhealthy)',
+    );
+    expect(touched(fleet, 'sglang-decode-1.service')).toEqual([]);
+  });
+
+  it('a refused plan sends nothing', async () => {
+    const fleet = new FakeFleet(fleetWorkers());
+    fleet.forceUnhealthy.add('http://127.0.0.3:30201');
+    fleet.forceUnhealthy.add('http://127.0.0.3:30202');
+    const end = await start(fleet, { kind: 'worker', worker: 'decode-0' }).done;
+    expect(end.state).toBe('failed');
+    expect(end.failure?.step).toBe('preflight');
+    expect(end.failure?.message).toMatch(
+      /^refused: restarting decode-0 first would leave the router no healthy decode worker/,
+    );
+    expect(fleet.commands).toEqual([]);
+  });
+});

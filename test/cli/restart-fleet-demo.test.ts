@@ -1,0 +1,105 @@
+// `pd-console restart decode --host gpu-a` on the demo fleet, end to end: the CLI follows the router from gpu-a
+// to gpu-b and gpu-c through the ssh config the fleet writes (real SSH client, one link per host), plans the
+// rolling restart and runs it; the simulation's unit history shows never two decode workers down at once.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { restartCommand, type RestartCliIo } from '../../src/main/cli/restart-command';
+import { createApp } from '../../src/main/compose';
+import { acceleratedClock } from '../../src/main/core/clock';
+import { startDemoFleet, type DemoFleet } from '../../src/main/demo/fleet';
+import type { RollOperation, RollPlan } from '../../src/shared/contract';
+
+let fleet: DemoFleet;
+let dir: string;
+let home: string;
+const clock = acceleratedClock(100);
+
+beforeAll(async () => {
+  fleet = await startDemoFleet({ clock, seed: 3, historyMs: 10 * 60_000 });
+  dir = await mkdtemp(path.join(os.tmpdir(), 'pd-restart-fleet-'));
+  home = (await fleet.writeSshConfig(path.join(dir, 'home'))).home;
+}, 60_000);
+afterAll(async () => {
+  await fleet?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function capture(): RestartCliIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+    isTTY: false,
+    onInterrupt: () => () => undefined,
+    out: () => out,
+    err: () => err,
+  };
+}
+
+function app() {
+  const a = createApp({ shell: 'cli', intervalMs: 1000, dataDir: path.join(dir, 'data') });
+  return { ...a, clockFor: () => clock, rollPace: { pollMs: 1000, minRealGapMs: 20 } };
+}
+
+/** Most decode workers (by unit → worker) with a unit not active at once, replaying the history. */
+function maxDown(from: number, workerOf: Map<string, string>): number {
+  const down = new Set<string>();
+  let max = 0;
+  for (const e of fleet.unitHistory().slice(from)) {
+    const k = `${e.host}/${e.unit}`;
+    if (!workerOf.has(k)) continue;
+    if (e.activeState === 'active') down.delete(k);
+    else down.add(k);
+    max = Math.max(max, new Set([...down].map((x) => workerOf.get(x))).size);
+  }
+  return max;
+}
+
+describe('pd-console restart on the demo fleet', () => {
+  it('rolls every decode worker from gpu-a, one at a time, the multi-node decode-2 as one worker', async () => {
+    const io = capture();
+    const from = fleet.unitHistory().length;
+    const code = await restartCommand(['decode', '--host', 'gpu-a', '--yes', '--json'], io, {
+      app: app(),
+      sshHome: home,
+    });
+    const lines = io.out().trim().split('\n');
+    expect(lines, io.err()).toHaveLength(2);
+    const { plan } = JSON.parse(lines[0]) as { plan: RollPlan };
+    const { operation } = JSON.parse(lines[1]) as { operation: RollOperation };
+    expect(plan.workers.map((w) => `${w.name} ${w.workerId}`)).toEqual([
+      'decode-0 http://127.0.0.3:30200',
+      'decode-1 http://127.0.0.3:30201',
+      'decode-2 http://127.0.0.3:30202',
+    ]);
+    expect(plan.workers[2].steps.filter((s) => s.kind === 'stop').map((s) => s.hostLabel)).toEqual([
+      'gpu-c',
+      'gpu-b',
+    ]);
+    expect(code, `${io.err()}\n${JSON.stringify(operation.failure)}`).toBe(0);
+    expect(operation.state).toBe('succeeded');
+    const workerOf = new Map<string, string>([
+      ['gpu-b/sglang-decode-0.service', 'decode-0'],
+      ['gpu-b/sglang-decode-1.service', 'decode-1'],
+      ['gpu-b/sglang-decode-2.service', 'decode-2'],
+      ['gpu-c/sglang-decode-2.service', 'decode-2'],
+    ]);
+    expect(maxDown(from, workerOf)).toBe(1);
+    // Each of the four decode units went down and came back.
+    const units = new Set(
+      fleet
+        .unitHistory()
+        .slice(from)
+        .filter((e) => e.activeState === 'inactive')
+        .map((e) => `${e.host}/${e.unit}`),
+    );
+    expect([...units].sort()).toEqual([...workerOf.keys()].sort());
+    expect(io.err()).toMatch(/decode-2 +Stop sglang-decode-2\.service on gpu-c \(node rank 1\): succeeded/);
+    expect(io.err()).toMatch(
+      /✔ restarted every decode worker, one at a time \(3\) in .*: decode-0, decode-1, decode-2/,
+    );
+  }, 180_000);
+});

@@ -1,0 +1,139 @@
+// `pd-console restart ROLE@URL|UNIT`: one worker restarted by the roll executor over real SSH against the demo
+// host — stop, its GPUs seen free (nvidia-smi), its ports free (ss), start, /health, the router's health —
+// checked against what the simulation did.
+import { afterEach, describe, expect, it } from 'vitest';
+import { restartCommand, type RestartCliIo } from '../../src/main/cli/restart-command';
+import type { RollOperation, RollPlan } from '../../src/shared/contract';
+import { openFixture, type Fixture } from '../actions/demo-fixture';
+
+let f: Fixture | undefined;
+afterEach(async () => {
+  await f?.stop();
+  f = undefined;
+});
+
+function capture(): RestartCliIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+    isTTY: false,
+    onInterrupt: () => () => undefined,
+    out: () => out,
+    err: () => err,
+  };
+}
+
+async function app() {
+  f = await openFixture();
+  const fx = f;
+  return {
+    core: fx.core,
+    handlers: { ...fx.core.handlers(), ...fx.restart.handlers() },
+    clockFor: () => fx.clock,
+    rollPace: { pollMs: 1000, minRealGapMs: 20 },
+    shutdown: async () => undefined,
+  };
+}
+
+describe('pd-console restart ROLE@WORKER (demo host, real SSH)', () => {
+  it('restarts one worker step by step: stop, GPUs and ports free, start, healthy at the router', async () => {
+    const a = await app();
+    const before = f!.demo.sim.snapshot().units;
+    const io = capture();
+    const code = await restartCommand(['decode@sglang-decode.service', '--yes', '--json'], io, { app: a });
+    const [planLine, opLine] = io.out().trim().split('\n');
+    const { plan } = JSON.parse(planLine) as { plan: RollPlan };
+    const { operation } = JSON.parse(opLine) as { operation: RollOperation };
+    expect(io.err()).toMatch(/^Rolling restart plan: decode \(http:\/\/127\.0\.0\.1:30200\)$/m);
+    expect(code, io.err()).toBe(0);
+    expect(plan.workers.map((w) => w.steps.map((s) => s.command ?? s.kind))).toEqual([
+      [
+        'sudo -n systemctl --no-block stop sglang-decode.service',
+        'gpus-free',
+        'port-free',
+        'sudo -n systemctl --no-block start sglang-decode.service',
+        'router',
+      ],
+    ]);
+    expect(operation.state).toBe('succeeded');
+    const steps = operation.workers[0].steps;
+    expect(steps.map((s) => s.state)).toEqual([
+      'succeeded',
+      'succeeded',
+      'succeeded',
+      'succeeded',
+      'succeeded',
+    ]);
+    expect(steps[1].detail).toBe('no compute process on GPUs 4,5,6,7 of demo GPU host (simulated)');
+    expect(steps[2].detail).toBe('nothing listens on port 30200 of demo GPU host (simulated)');
+    expect(steps[3].detail).toMatch(
+      /exit 0: systemd queued the start; .*GET http:\/\/127\.0\.0\.1:30200\/health → 200/,
+    );
+    expect(steps[4].detail).toMatch(/the router reports http:\/\/127\.0\.0\.1:30200 healthy/);
+    // The simulation: a new decode process, serving; prefill and router untouched.
+    const after = f!.demo.sim.snapshot().units;
+    expect(after.decode.mainPid).not.toBe(before.decode.mainPid);
+    expect(after.decode).toMatchObject({ activeState: 'active', healthy: true });
+    expect(after.prefill.mainPid).toBe(before.prefill.mainPid);
+    expect(after.router.mainPid).toBe(before.router.mainPid);
+    // Human progress names the worker at each step.
+    expect(io.err()).toMatch(
+      /decode +Stop sglang-decode\.service on demo GPU host \(simulated\): succeeded — sglang-decode\.service stopped/,
+    );
+    expect(io.err()).toMatch(/✔ restarted decode \(http:\/\/127\.0\.0\.1:30200\) in /);
+  });
+
+  it('the SSH link drops mid-roll: the roll pauses, says so, and carries on to the observed end', async () => {
+    const a = await app();
+    const io = capture();
+    const sim = f!.demo.sim;
+    const pid = sim.snapshot().units.decode.mainPid;
+    const run = restartCommand(['decode@sglang-decode.service', '--yes'], io, { app: a });
+    // Drop every connection once the roll has stopped decode (it is then checking GPUs and ports).
+    await new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (sim.snapshot().units.decode.activeState !== 'inactive') return;
+        clearInterval(t);
+        sim.dropConnections();
+        resolve();
+      }, 5);
+    });
+    expect(await run, io.out()).toBe(0);
+    expect(io.out()).toMatch(/paused — lost contact with demo GPU host \(simulated\)/);
+    expect(io.out()).toMatch(/link back: the roll carries on/);
+    expect(sim.snapshot().units.decode).toMatchObject({ activeState: 'active', healthy: true });
+    expect(sim.snapshot().units.decode.mainPid).not.toBe(pid);
+  });
+
+  it('checks the prefill bootstrap port read from its ExecStart', async () => {
+    const a = await app();
+    const io = capture();
+    expect(await restartCommand(['prefill@http://127.0.0.1:30100', '--yes'], io, { app: a })).toBe(0);
+    expect(io.out()).toMatch(
+      /bootstrap port 8998 on demo GPU host \(simulated\) is free: succeeded — nothing listens on port 8998/,
+    );
+  });
+
+  it('refuses a worker of another role, an unknown worker and an unconfirmed roll, and sends nothing', async () => {
+    const a = await app();
+    const pid = f!.demo.sim.snapshot().units.prefill.mainPid;
+    let io = capture();
+    expect(await restartCommand(['decode@sglang-prefill.service', '--yes'], io, { app: a })).toBe(2);
+    expect(io.err()).toContain(
+      'decode@sglang-prefill.service names prefill, a prefill worker: use prefill@sglang-prefill.service',
+    );
+    io = capture();
+    expect(await restartCommand(['decode@http://10.1.0.13:30000', '--yes'], io, { app: a })).toBe(2);
+    expect(io.err()).toMatch(
+      /refused: no worker "http:\/\/10\.1\.0\.13:30000" in this deployment; known: prefill \(http:\/\/127\.0\.0\.1:30100\), decode/,
+    );
+    io = capture();
+    expect(await restartCommand(['prefill@sglang-prefill.service'], io, { app: a })).toBe(2);
+    expect(io.err()).toContain('stdin is not a terminal. Pass --yes');
+    io = capture();
+    expect(await restartCommand(['stack@x'], io, { app: a })).toBe(2);
+    expect(f!.demo.sim.snapshot().units.prefill.mainPid).toBe(pid);
+  });
+});
