@@ -3,7 +3,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { restartCommand, type RestartCliIo } from '../../src/main/cli/restart-command';
+import { restartCommand } from '../../src/main/cli/restart-command';
+import { captureRestartIo } from '../support/restart-io';
 import { openFixture, type Fixture } from './demo-fixture';
 
 let f: Fixture | undefined;
@@ -12,19 +13,7 @@ afterEach(async () => {
   f = undefined;
 });
 
-function capture(extra: Partial<RestartCliIo> = {}): RestartCliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: (s) => (out += s),
-    stderr: (s) => (err += s),
-    isTTY: false,
-    onInterrupt: () => () => undefined,
-    out: () => out,
-    err: () => err,
-    ...extra,
-  };
-}
+const capture = captureRestartIo;
 
 async function app() {
   f = await openFixture();

@@ -5,7 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restartCommand, type RestartCliIo } from '../../src/main/cli/restart-command';
+import { restartCommand } from '../../src/main/cli/restart-command';
+import { captureRestartIo } from '../support/restart-io';
 import { createApp } from '../../src/main/compose';
 import { acceleratedClock } from '../../src/main/core/clock';
 import { startDemoFleet, type DemoFleet } from '../../src/main/demo/fleet';
@@ -26,18 +27,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function capture(): RestartCliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: (s) => (out += s),
-    stderr: (s) => (err += s),
-    isTTY: false,
-    onInterrupt: () => () => undefined,
-    out: () => out,
-    err: () => err,
-  };
-}
+const capture = captureRestartIo;
 
 function app() {
   const a = createApp({ shell: 'cli', intervalMs: 1000, dataDir: path.join(dir, 'data') });

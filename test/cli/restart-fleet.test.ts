@@ -2,7 +2,8 @@
 // host — stop, its GPUs seen free (nvidia-smi), its ports free (ss), start, /health, the router's health —
 // checked against what the simulation did.
 import { afterEach, describe, expect, it } from 'vitest';
-import { restartCommand, type RestartCliIo } from '../../src/main/cli/restart-command';
+import { restartCommand } from '../../src/main/cli/restart-command';
+import { captureRestartIo } from '../support/restart-io';
 import type { RollOperation, RollPlan } from '../../src/shared/contract';
 import { openFixture, type Fixture } from '../actions/demo-fixture';
 
@@ -12,18 +13,7 @@ afterEach(async () => {
   f = undefined;
 });
 
-function capture(): RestartCliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: (s) => (out += s),
-    stderr: (s) => (err += s),
-    isTTY: false,
-    onInterrupt: () => () => undefined,
-    out: () => out,
-    err: () => err,
-  };
-}
+const capture = captureRestartIo;
 
 async function app() {
   f = await openFixture();

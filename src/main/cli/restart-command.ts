@@ -17,14 +17,11 @@ import type { Clock } from '../core/clock';
 import { createApp, deploymentClock } from '../compose';
 import { rollWorkersOf } from '../core/actions/roll-fleet';
 import { fleetRoll, isMultiWorker, rollCommand, type RollCliIo } from './roll-command';
-import { DEMO_FLEET_HOST } from './demo-fleet-status';
-import { launchDemoFleet } from '../demo';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { DEMO_FLEET_HOST, withDemoFleet } from './demo-fleet';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
 import { hostFromArg } from './main';
+import { EXIT, exitOfEnd } from './restart-exit';
 
 export const RESTART_USAGE = `usage: pd-console restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json] [--demo-speed N]
        pd-console restart decode@URL|UNIT [--host H] [--add-host H2,H3] [--yes] [--json]
@@ -76,8 +73,6 @@ export interface RestartCliApp {
   rollPace?: { pollMs: number; minRealGapMs: number };
   shutdown(): Promise<void>;
 }
-
-const EXIT = { ok: 0, failed: 1, usage: 2, unknown: 3, cancelled: 4 } as const;
 
 interface Args {
   target: RestartTarget;
@@ -223,13 +218,7 @@ export async function restartCommand(
     const end = await follow(app, operation, say, io);
     if (args.json) io.stdout(`${JSON.stringify({ operation: end })}\n`);
     say(resultText(end));
-    return end.state === 'succeeded'
-      ? EXIT.ok
-      : end.state === 'failed'
-        ? EXIT.failed
-        : end.state === 'unknown'
-          ? EXIT.unknown
-          : EXIT.cancelled;
+    return exitOfEnd(end.state);
   } catch (err) {
     const e = err as Error & { hint?: string };
     io.stderr(`pd-console restart: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
@@ -303,35 +292,22 @@ async function demoFleetRoll(
   io: RestartCliIo,
   say: (s: string) => void,
 ): Promise<number> {
-  const fleet = await launchDemoFleet({ speed: args.demoSpeed ?? 1 });
-  const home = await mkdtemp(path.join(os.tmpdir(), 'pd-demo-fleet-'));
-  try {
-    const files = await fleet.writeSshConfig(home);
-    if (fleet.fallback) io.stderr(`demo fleet: ${fleet.fallback}\n`);
-    const origin: HostConfig = {
-      id: fleet.entry.name,
-      label: fleet.entry.name,
-      kind: 'ssh',
-      alias: fleet.entry.name,
-    };
+  return withDemoFleet(args.demoSpeed ?? 1, io, async ({ origin, sshHome, clock }) => {
     const r = await fleetRoll(
       {
         origin,
         addHosts: args.addHosts.map(hostFromArg),
         target: rollTargetOf(args),
         settings: await app.handlers.getRestartSettings({}),
-        sshHome: files.home,
-        clock: fleet.sim.clock,
+        sshHome,
+        clock,
         pace: app.rollPace ?? { pollMs: 1000, minRealGapMs: 100 },
         ...expectRoleOf(args),
       },
       rollIo(args, io, say),
     );
     return r === 'single-host' ? EXIT.failed : r;
-  } finally {
-    await fleet.stop();
-    await rm(home, { recursive: true, force: true });
-  }
+  });
 }
 
 function targetName(plan: RestartPlan): string {

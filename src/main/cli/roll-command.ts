@@ -31,6 +31,7 @@ import { refusingPrompts } from '../core/ssh/prompts';
 import { HostLinkPool } from '../core/ssh/host-link-pool';
 import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
 import { discoverFleet } from '../core/discovery/run-fleet-discovery';
+import { EXIT, exitOfEnd } from './restart-exit';
 
 export interface RollCliContext {
   deploymentId: string;
@@ -58,8 +59,6 @@ export interface RollCliIo {
   confirm: (question: string) => Promise<boolean | string>;
   onInterrupt: (fn: () => void) => () => void;
 }
-
-const EXIT = { ok: 0, failed: 1, usage: 2, unknown: 3, cancelled: 4 } as const;
 
 /** True when the deployment has more than one worker of a role or spans hosts: restarts become rolls. */
 export function isMultiWorker(d: DeploymentConfig): boolean {
@@ -168,13 +167,7 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
     const end = await Promise.race([roll.done, left]).finally(off);
     if (io.json) io.stdout(`${JSON.stringify({ operation: end })}\n`);
     io.say(rollResultText(end));
-    return end.state === 'succeeded'
-      ? EXIT.ok
-      : end.state === 'failed'
-        ? EXIT.failed
-        : end.state === 'unknown'
-          ? EXIT.unknown
-          : EXIT.cancelled;
+    return exitOfEnd(end.state);
   } finally {
     links.dispose();
   }
