@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/main/cli/main';
+import { cliCaptured } from './run-on-app';
 import { systemClock, type Clock } from '../../src/main/core/clock';
 import { startDemoFleet, type DemoFleet } from '../../src/main/demo/fleet';
 
@@ -37,16 +37,7 @@ describe('pd-console status on the demo fleet', () => {
   let home: string;
   let homeNoB: string;
   let configNoB: string;
-  const cli = async (args: string[], sshHome: string) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(
-      args,
-      { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), readStdin: async () => '' },
-      { sshHome },
-    );
-    return { code, stdout, stderr };
-  };
+  const cli = (args: string[], sshHome: string) => cliCaptured(args, { sshHome });
 
   beforeAll(async () => {
     fleet = await startDemoFleet({ clock: frozenClock(Date.now()) });
@@ -67,8 +58,8 @@ describe('pd-console status on the demo fleet', () => {
 
   it('status --json: all 5 workers on 3 hosts, each with its exact KV from the simulation', async () => {
     const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c', '--json'], home);
-    expect(r.stderr).toBe('');
-    const j = JSON.parse(r.stdout) as { services: Service[]; unplaced: unknown[]; hosts: { id: string }[] };
+    expect(r.err).toBe('');
+    const j = JSON.parse(r.out) as { services: Service[]; unplaced: unknown[]; hosts: { id: string }[] };
     const truth = fleet.groundTruth();
     const workers = j.services.filter((s) => s.role !== 'router');
     expect(workers).toHaveLength(5);
@@ -93,13 +84,11 @@ describe('pd-console status on the demo fleet', () => {
   });
 
   it('--host demo-fleet runs the same from nothing: the fleet, its ssh config, the status from gpu-a', async () => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(['status', '--host', 'demo-fleet', '--add-host', 'gpu-c', '--json'], {
-      stdout: (s) => (stdout += s),
-      stderr: (s) => (stderr += s),
-      readStdin: async () => '',
-    });
+    const {
+      code,
+      out: stdout,
+      err: stderr,
+    } = await cliCaptured(['status', '--host', 'demo-fleet', '--add-host', 'gpu-c', '--json']);
     expect(stderr).toMatch(
       /^demo fleet: ssh config for gpu-a, gpu-b, gpu-c in .*\/\.ssh\/config \(removed on exit\)\n$/,
     );
@@ -123,7 +112,7 @@ describe('pd-console status on the demo fleet', () => {
 
   it('with gpu-b left out of the ssh config: the decode workers are unplaced with the Host/HostName lines to add', async () => {
     const r = await cli(['status', '--host', 'gpu-a', '--json'], homeNoB);
-    const j = JSON.parse(r.stdout) as {
+    const j = JSON.parse(r.out) as {
       unplaced: { url: string; reason: string; fix: string }[];
       services: Service[];
     };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import type { DashboardSnapshot } from '../../src/shared/contract';
-import { runCli } from '../../src/main/cli/main';
+import { cliCaptured } from './run-on-app';
 import { ALIAS, startFutureHost, sshdUnavailableReason, type FutureHost } from '../support/future-host';
 
 const skip = sshdUnavailableReason();
@@ -42,13 +42,10 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
   });
 
   it('--json is the classic report (link, headline signals) with host, url, roles and unplaced added', async () => {
-    let out = '';
-    let err = '';
-    const code = await runCli(
-      ['status', '--host', ALIAS, '--json', '--wait', '0'],
-      { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: async () => '' },
-      { app, sshHome: fh.home },
-    );
+    const { code, out, err } = await cliCaptured(['status', '--host', ALIAS, '--json', '--wait', '0'], {
+      app,
+      sshHome: fh.home,
+    });
     expect(err).toBe('');
     expect(code, out).toBe(0);
     const j = JSON.parse(out);

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/main/cli/main';
+import { cliCaptured, type CliRun } from './run-on-app';
 import { keygen, startSshd, sshdUnavailableReason, type Sshd } from '../fixtures/sshd';
 import { answerSystemctl, router, server, type FakeUnit } from '../discovery/fleet-units';
 
@@ -48,12 +48,6 @@ async function serve(routes: Record<string, () => { status?: number; type?: stri
   return { srv, port: (srv.address() as AddressInfo).port };
 }
 
-interface Out {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
   let root: string;
   let home: string;
@@ -65,16 +59,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
   const servers: http.Server[] = [];
   const ports: Record<string, number> = {};
 
-  const cli = async (args: string[], sshHome: string): Promise<Out> => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(
-      args,
-      { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), readStdin: async () => '' },
-      { sshHome },
-    );
-    return { code, stdout, stderr };
-  };
+  const cli = (args: string[], sshHome: string): Promise<CliRun> => cliCaptured(args, { sshHome });
   const accepted = (s: Sshd) => (s.log().match(/Accepted publickey/g) ?? []).length;
 
   beforeAll(async () => {
@@ -219,9 +204,9 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     const beforeB = accepted(b);
     const beforeC = accepted(c);
     const r = await cli(['status', '--host', 'gpu-a', '--json'], home);
-    expect(r.stderr).toBe('');
+    expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    const j = JSON.parse(r.stdout);
+    const j = JSON.parse(r.out);
     expect(
       j.services.map((s: Record<string, unknown>) => [s.role, s.host, s.unit, s.activeState, s.health]),
     ).toEqual([
@@ -273,7 +258,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
 
   it('the other node connects from an address no alias resolves to: the worker names it and the lines to add', async () => {
     const r = await cli(['status', '--host', 'gpu-a', '--json'], homeNoC);
-    const j = JSON.parse(r.stdout);
+    const j = JSON.parse(r.out);
     const d2 = j.services.find((s: { unit: string }) => s.unit === 'qwen-d2.service');
     expect(d2.units).toEqual([
       { host: 'gpu-b', unit: 'qwen-d2.service', nodeRank: 0, activeState: 'active' },
@@ -287,9 +272,9 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
   it('--add-host gpu-c: the decode worker spanning gpu-b and gpu-c lists both units with their node ranks', async () => {
     const beforeC = accepted(c);
     const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c', '--json'], home);
-    expect(r.stderr).toBe('');
+    expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    const j = JSON.parse(r.stdout);
+    const j = JSON.parse(r.out);
     const d2 = j.services.find((s: { unit: string }) => s.unit === 'qwen-d2.service');
     expect(d2.units).toEqual([
       { host: 'gpu-b', unit: 'qwen-d2.service', nodeRank: 0, activeState: 'active' },
@@ -310,7 +295,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
   it('the human output is a table with one row per worker and the per-role totals', async () => {
     const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c'], home);
     expect(r.code).toBe(0);
-    const lines = r.stdout.split('\n');
+    const lines = r.out.split('\n');
     expect(lines[0]).toBe('gpu-a — 3 host(s) (gpu-a, gpu-b, gpu-c): 1 router, 1 prefill, 3 decode');
     expect(lines[1]).toMatch(/^ROLE\s+WORKER\s+HOST\s+UNIT\s+STATE\s+HEALTH\s+KV$/);
     expect(lines.find((l) => l.includes('qwen-d0.service'))).toMatch(
@@ -319,7 +304,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
       ),
     );
     expect(lines.find((l) => l.includes('qwen-d2.service'))).toContain('qwen-d2.service +gpu-c r1');
-    expect(r.stdout).toContain(
+    expect(r.out).toContain(
       `decode: 3/3 healthy, KV 50.6 % (96,234 / 190,000 tokens), fullest http://${B_ADDR}:${ports.d2} at 75.0 %`,
     );
   });
@@ -327,7 +312,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
   it('with no alias for 127.0.0.3 in ~/.ssh/config: the decode workers are unplaced with the lines to add', async () => {
     const r = await cli(['status', '--host', 'gpu-a', '--json'], homeNoB);
     expect(r.code).toBe(3);
-    const j = JSON.parse(r.stdout);
+    const j = JSON.parse(r.out);
     expect(j.services.map((s: { role: string }) => s.role)).toEqual(['router', 'prefill']);
     const config = path.join(homeNoB, '.ssh', 'config');
     expect(j.unplaced.map((u: { reason: string; fix: string }) => [u.reason, u.fix])).toEqual(
@@ -341,7 +326,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
   it('started on gpu-b, which runs no router: its units are listed as no router’s, with where to start (exit 3)', async () => {
     const r = await cli(['status', '--host', 'gpu-b', '--json'], home);
     expect(r.code).toBe(3);
-    const j = JSON.parse(r.stdout);
+    const j = JSON.parse(r.out);
     expect(j.services).toEqual([]);
     expect(j.unrouted.map((u: { unit: string; reason: string }) => [u.unit, u.reason])).toEqual(
       ['qwen-d0.service', 'qwen-d1.service', 'qwen-d2.service'].map((u) => [
@@ -356,7 +341,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     try {
       const r = await cli(['status', '--host', 'gpu-a', '--json'], home);
       expect(r.code).toBe(3);
-      const j = JSON.parse(r.stdout);
+      const j = JSON.parse(r.out);
       const decode = j.services.filter((s: { role: string }) => s.role === 'decode');
       expect(decode).toHaveLength(3);
       for (const d of decode)
