@@ -16,8 +16,8 @@ import type {
   TimedUnitState,
 } from '../store/recording/types';
 import type { KvMeta } from '../signals/evaluate';
-import { buildReviewData, type ReviewData, type RoleInfo } from './review-data';
-import { SignalTable, type GroupColumns } from './signal-table';
+import { buildReviewData, reviewDataOf, type ReviewData, type RoleInfo } from './review-data';
+import type { GroupColumns } from './signal-table';
 import { isReviewInput } from './review-inputs';
 
 /** Kind of the overview line that carries a segment's signal rows. */
@@ -368,23 +368,15 @@ export function tableReviewData(rec: Recording, lines: readonly TableRecord[]): 
     // A row every stepMs: the cursor's "scraped at this moment" allows for that spacing.
     roleInfo.set(role, { families: size?.[0] ?? 0, series: size?.[1] ?? 0, stepMs });
   }
-  return {
-    header: rec.header,
-    firstTs: rec.firstTs,
-    lastTs: rec.lastTs,
-    lastScrapeTs: Number.isFinite(lastScrapeTs) ? lastScrapeTs : rec.lastTs,
-    closedCleanly: rec.closedCleanly,
+  return reviewDataOf(rec, {
+    lastScrapeTs,
     warnings: [...rec.warnings],
-    stats: rec.stats,
     roles,
-    table: new SignalTable(groups),
+    groups,
     kv,
     notExposed: notExposed ?? {},
     roleInfo,
-    events: rec.events,
-    unitStates: rec.unitStates,
-    health: rec.health,
-  };
+  });
 }
 
 /** The overview the app writes (recorder, re-save, benchmark): review's series, and the signal table of 1.3. */

@@ -133,19 +133,27 @@ export function buildReviewData(
   // The servers' scrapes only: the monitor's own rows (GPU readings, each poll's scrape health) go on when they fail.
   for (const c of targets.values())
     if (c.rows && roleOf(c.target)) lastScrapeTs = Math.max(lastScrapeTs, c.t[c.rows - 1]);
+  return reviewDataOf(rec, { lastScrapeTs, warnings, roles, groups, kv, notExposed, roleInfo });
+}
+
+/** What a review holds: the recording's own span, events and states, and the signals computed from it. */
+export function reviewDataOf(
+  rec: Recording,
+  computed: Pick<ReviewData, 'lastScrapeTs' | 'warnings' | 'roles' | 'kv' | 'notExposed' | 'roleInfo'> & {
+    groups: Map<string, GroupColumns>;
+  },
+): ReviewData {
+  const { lastScrapeTs, groups, ...signals } = computed;
   return {
     header: rec.header,
     firstTs: rec.firstTs,
     lastTs: rec.lastTs,
+    // No scrape at all (a session that never reached a server): the span's end stands in.
     lastScrapeTs: Number.isFinite(lastScrapeTs) ? lastScrapeTs : rec.lastTs,
     closedCleanly: rec.closedCleanly,
-    warnings,
     stats: rec.stats,
-    roles,
     table: new SignalTable(groups),
-    kv,
-    notExposed,
-    roleInfo,
+    ...signals,
     events: rec.events,
     unitStates: rec.unitStates,
     health: rec.health,
