@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoHttpServers, DemoSimulation } from '../../src/main/demo';
+import { startDemoFleet } from '../../src/main/demo/fleet';
 import { DEMO_ERAS, ROUTER_ERAS, type DemoEra, type RouterEra } from '../../src/main/demo/eras';
 import { parseExposition } from '../../src/main/core/probes/exposition/parser';
 import type { Exposition } from '../../src/main/core/probes/exposition/types';
@@ -362,5 +363,36 @@ describe.skipIf(!inventoryAvailable)('the demo host against the upstream invento
       true,
     );
     expect(inventoryViolations(exp, 'E3', 'probe').filter((m) => m.includes('full_token_usage'))).toEqual([]);
+  });
+});
+
+describe.skipIf(!inventoryAvailable)('the demo fleet against the upstream inventory', () => {
+  // The fleet renders its workers and its router from the same models with per-worker state (a worker list on
+  // the router, a multi-node worker): each of its /metrics must still hold only what that era's code emits.
+  const pairs = DEMO_ERAS.map((era, i) => [era, ROUTER_ERAS[i]] as const);
+  it.each(pairs)('server era %s with router era %s: every worker and the router', async (era, routerEra) => {
+    const clock = manualClock(T0);
+    const fleet = await startDemoFleet({ clock, era, routerEra, listenHttp: true, historyMs: 20 * 60_000 });
+    try {
+      clock.advance(5 * 60_000);
+      const violations: string[] = [];
+      let scraped = 0;
+      for (const h of fleet.hosts)
+        for (const [port, real] of Object.entries(h.httpPorts)) {
+          // The router's API port has no /metrics: its metrics listen on their own port.
+          if (Number(port) === 30001) continue;
+          const res = await fetch(`http://${h.address}:${real}/metrics`);
+          expect(res.status, `${h.name}:${port}/metrics`).toBe(200);
+          const exp = parseExposition(await res.text(), 'prometheus');
+          const isRouter = Number(port) === 29001;
+          violations.push(...inventoryViolations(exp, isRouter ? routerEra : era, `${h.name}:${port}`));
+          scraped++;
+        }
+      expect(violations).toEqual([]);
+      // The router and the five workers' HTTP endpoints (decode-2's node rank 1 serves none).
+      expect(scraped).toBe(6);
+    } finally {
+      await fleet.stop();
+    }
   });
 });
