@@ -1,6 +1,7 @@
 // Domain types shared by the core, every transport and the renderer.
 // Plain data only (structured-clone and JSON safe): no classes, no Dates, no Maps.
 // Times are Unix epoch milliseconds unless a name says otherwise.
+import type { Fleet } from './fleet';
 
 export const ROLES = ['prefill', 'decode', 'router'] as const;
 export type Role = (typeof ROLES)[number];
@@ -20,6 +21,16 @@ export interface HostConfig {
 
 export interface ServiceConfig {
   role: Role;
+  /**
+   * Unique within the deployment, and the scope of its series keys (signals/scoped-key.ts). Absent in a one-host
+   * 1P1D deployment, where the role names the one service; in a fleet the worker's name (`decode-1`) or the
+   * router's (`router`, `router-1`). Read it with `serviceId()`.
+   */
+  id?: string;
+  /** The worker's URL exactly as the router lists it (fleets; DP-aware `{base}@{rank}` included). */
+  workerUrl?: string;
+  /** Every unit of a multi-node worker, node rank 0 first serves HTTP (`unit`/`hostId` are rank 0's). */
+  units?: { hostId: string; unit: string; nodeRank: number }[];
   hostId: string;
   /** systemd unit, e.g. sglang-decode.service */
   unit: string;
@@ -98,6 +109,10 @@ export type MetricsStatus =
 /** What one poll saw for one service. */
 export interface ServiceObservation {
   role: Role;
+  /** The service's `id` when its config has one (fleets); see `serviceId()`. */
+  id?: string;
+  /** The host it was observed on (fleets: every service may be on another host than the observation's). */
+  hostId?: string;
   unit: string;
   systemd?: UnitState;
   systemdError?: string;
@@ -132,8 +147,13 @@ export interface AppEvent {
 
 export interface DeploymentSummary {
   deployment: DeploymentConfig;
+  /** The host the deployment was opened from (a fleet's origin). */
   host: HostConfig;
   connection: ConnectionStatus;
+  /** A fleet's every host with its own link state, origin first; absent for a one-host deployment. */
+  hosts?: { host: HostConfig; connection: ConnectionStatus }[];
+  /** What fleet discovery found (routers' lists, unplaced workers with their fix, unrouted units); fleets only. */
+  fleet?: Fleet;
   latest?: Observation;
   /** Set when this is a recorded session opened for review: read-only, replayed from a file. */
   review?: ReviewSource;
@@ -164,4 +184,9 @@ export interface ReviewSource {
   loadedFrom: 'recording' | 'cache' | 'overview';
   /** How long opening took in the core (ms). */
   openMs: number;
+}
+
+/** A service's identity within its deployment: its fleet id, else its role (one-host 1P1D). */
+export function serviceId(s: { id?: string; role: Role }): string {
+  return s.id ?? s.role;
 }

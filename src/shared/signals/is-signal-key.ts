@@ -2,6 +2,7 @@
 // the renderer's own keys; this checks a user script's or an old window's, so a misspelt key is refused with
 // its name instead of answering an empty chart.
 import { GPU_SIGNALS, ROUTER_SIGNALS, SERVER_SIGNALS, type SignalKey } from './spec';
+import { isScope, splitScopedKey, type ScopedKey } from './scoped-key';
 
 const KV_RANK = /^kv_rank\.[A-Za-z0-9_:-]{1,40}\.ratio$/;
 
@@ -19,4 +20,10 @@ export function isSignalKey(key: string): key is SignalKey {
     return m !== null && Object.hasOwn(GPU_SIGNALS, m[2]);
   }
   return false;
+}
+
+/** A signal key with an optional worker or host scope (`decode.kv_ratio@decode-1`, see scoped-key.ts). */
+export function isScopedSignalKey(key: string): key is ScopedKey {
+  const { key: base, scope } = splitScopedKey(key);
+  return isSignalKey(base) && (scope === undefined || isScope(scope));
 }
