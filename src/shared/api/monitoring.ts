@@ -31,7 +31,15 @@ export interface OpenDemoArgs {
   era?: DemoServerEra;
   /** Router metric era; default smg-1.5. */
   router?: DemoRouterEra;
+  /**
+   * Which simulated world: `single` (default) is one GPU host with a 1P1D pair; `fleet` is three hosts on
+   * 127.0.0.2–.4 with a router, two prefill and three decode workers, one spanning two hosts (docs/demo-fleet.md).
+   */
+  topology?: DemoTopology;
 }
+
+export const DEMO_TOPOLOGIES = ['single', 'fleet'] as const;
+export type DemoTopology = (typeof DEMO_TOPOLOGIES)[number];
 
 export interface ConnectHostArgs {
   host: HostConfig;

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { DEMO_ROUTER_ERAS, DEMO_SERVER_ERAS, type MonitoringRequests } from '../api/monitoring';
+import {
+  DEMO_ROUTER_ERAS,
+  DEMO_SERVER_ERAS,
+  DEMO_TOPOLOGIES,
+  type MonitoringRequests,
+} from '../api/monitoring';
 import { empty, id } from './common';
 
 type Args<K extends keyof MonitoringRequests> = Parameters<MonitoringRequests[K]>[0];
@@ -37,6 +42,7 @@ export const monitoringSchemas = {
     speed: z.number().positive().max(10_000).optional(),
     era: z.enum(DEMO_SERVER_ERAS).optional(),
     router: z.enum(DEMO_ROUTER_ERAS).optional(),
+    topology: z.enum(DEMO_TOPOLOGIES).optional(),
   }),
   connectHost: z.strictObject({ host: hostConfigSchema }),
   closeDeployment: z.strictObject({ deploymentId: id }),
