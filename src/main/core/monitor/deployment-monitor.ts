@@ -135,7 +135,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     if (!this.running) return;
     const ts = this.opts.clock.now();
     const status: GpuStatus = this.conn.isConnected
-      ? await readGpuStatus((cmd, o) => this.conn.exec(cmd, o), this.conn.label, ts)
+      ? await readGpuStatus((cmd, o) => this.conn.execInShell(cmd, o), this.conn.label, ts)
       : {
           ts,
           gpus: [],
@@ -297,7 +297,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   ): Promise<{ units: Map<string, UnitState> } | { error: string }> {
     const units = services.map((s) => s.unit);
     try {
-      const res = await this.conn.exec(systemctlShowCommand(units), {
+      const res = await this.conn.execInShell(systemctlShowCommand(units), {
         timeoutMs: 10_000,
         maxBytes: 1024 * 1024,
       });

@@ -19,6 +19,7 @@ import {
 } from './errors';
 import { HandshakeDeadline } from './handshake-deadline';
 import { hasDiagnostics } from './diagnostics';
+import { CommandShell } from './command-shell';
 
 export interface ExecResult {
   stdout: string;
@@ -50,6 +51,22 @@ export interface SshConnectionOptions {
   staleAfterMs?: number;
 }
 
+/** Where a long-lived command's output goes (see `openStream`). */
+export interface StreamHandlers {
+  stdout(chunk: Buffer): void;
+  stderr(chunk: Buffer): void;
+  /** The channel is gone: the command exited (its code or signal) or the link dropped (both null). */
+  closed(exitCode: number | null, signal: string | null): void;
+}
+
+/** A command that keeps running on its own channel: a persistent shell, a journal follow. */
+export interface CommandStream {
+  /** To the command's stdin. */
+  write(data: string): void;
+  /** Ends the command (TERM where the server honours signal requests) and closes its channel. */
+  close(): void;
+}
+
 interface Events {
   status: [ConnectionStatus];
   connected: [];
@@ -74,11 +91,24 @@ export class SshConnection extends EventEmitter<Events> {
   private retryTimer: ClockTimer | null = null;
   private stopped = true;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  /** The link's persistent shell for periodic reads; it outlives link drops and reopens on the next command. */
+  private readonly shell: CommandShell;
 
   constructor(private readonly opts: SshConnectionOptions) {
     super();
     this.clock = opts.clock ?? systemClock;
     this.sessions = new Semaphore(opts.maxSessions ?? 8);
+    this.shell = new CommandShell({
+      label: opts.label,
+      open: (command, handlers) => this.openStream(command, handlers),
+      exec: (command, o) => this.exec(command, o),
+      isConnected: () => this.isConnected,
+    });
+  }
+
+  /** How the periodic reads went: through the persistent shell or, after trouble with it, plain exec. */
+  get shellStats(): CommandShell['stats'] {
+    return this.shell.stats;
   }
 
   get status(): ConnectionStatus {
@@ -171,6 +201,7 @@ export class SshConnection extends EventEmitter<Events> {
     if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = null;
     this.teardown('closed by the user');
+    this.shell.close();
     this.setStatus({ state: 'idle' });
     for (const w of this.readyWaiters.splice(0))
       w.reject(new SshError({ code: 'closed', message: `${this.label}: connection closed` }));
@@ -190,6 +221,89 @@ export class SshConnection extends EventEmitter<Events> {
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     return this.sessions.run(() => this.execNow(command, options));
+  }
+
+  /**
+   * A short command that runs every few seconds (systemctl show, nvidia-smi): sent to the link's one persistent
+   * shell instead of opening a channel each time; same command text, same result as `exec`. On any trouble with
+   * the shell it runs over plain exec (and says so under NODE_DEBUG=pdc-ssh).
+   */
+  async execInShell(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    if (!this.client || !this.isConnected)
+      throw new SshError({ code: 'not-connected', message: `not connected to ${this.label}` });
+    return this.shell.run(command, options);
+  }
+
+  /**
+   * Starts a command that keeps its channel (a persistent shell, `journalctl -f`). The channel counts against
+   * the session limit for as long as it is open. Resolves once the host accepted the command.
+   */
+  async openStream(command: string, handlers: StreamHandlers): Promise<CommandStream> {
+    const release = await this.sessions.hold();
+    const client = this.client;
+    if (!client || !this.isConnected) {
+      release();
+      throw new SshError({ code: 'not-connected', message: `not connected to ${this.label}` });
+    }
+    return new Promise<CommandStream>((resolve, reject) => {
+      let settled = false;
+      const timer = systemClock.setTimeout(() => {
+        settled = true;
+        release();
+        reject(
+          new SshError({
+            code: 'exec-timeout',
+            message: `${this.label}: the host did not start "${command.slice(0, 120)}" within 15 s`,
+          }),
+        );
+      }, 15_000);
+      client.exec(command, (err, ch) => {
+        if (settled) {
+          // Gave up waiting already: the late channel belongs to nobody.
+          ch?.close();
+          return;
+        }
+        settled = true;
+        systemClock.clearTimeout(timer);
+        if (err) {
+          release();
+          reject(new SshError(explainSshError(err, this.label)));
+          return;
+        }
+        let exitCode: number | null = null;
+        let signal: string | null = null;
+        let closed = false;
+        ch.on('data', (d: Buffer) => handlers.stdout(d));
+        ch.stderr.on('data', (d: Buffer) => handlers.stderr(d));
+        ch.on('exit', (code: number | null, sig?: string) => {
+          exitCode = code ?? null;
+          signal = sig ?? null;
+        });
+        // 'close' follows every channel error, and is where the owner hears about it.
+        ch.on('error', () => undefined);
+        ch.on('close', () => {
+          if (closed) return;
+          closed = true;
+          release();
+          handlers.closed(exitCode, signal);
+        });
+        resolve({
+          write: (data) => {
+            if (!closed) ch.write(data);
+          },
+          close: () => {
+            if (closed) return;
+            // Without a signal a quiet `journalctl -f` would linger on the host until it next writes.
+            try {
+              ch.signal('TERM');
+            } catch {
+              // ssh2 refuses a request on a channel that is already closing; closing it is all that is left.
+            }
+            ch.close();
+          },
+        });
+      });
+    });
   }
 
   /** GET over a forwarded TCP connection from the host's point of view (e.g. http://127.0.0.1:30200/metrics). */
