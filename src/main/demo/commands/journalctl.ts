@@ -88,7 +88,7 @@ function parseArgs(argv: string[]): Parsed {
         // -n takes an optional argument: "-n" alone means 10.
         const next = inline ?? (i + 1 < argv.length && /^(\+?\d+|all)$/.test(argv[i + 1]) ? argv[++i] : null);
         if (next === null) o.lines = 10;
-        else if (next === 'all') o.lines = null;
+        else if (next === 'all') o.lines = Infinity;
         else if (/^\+?\d+$/.test(next)) o.lines = Number(next.replace('+', ''));
         else return { ok: false, message: `Failed to parse lines '${next}'\n` };
         break;
@@ -273,9 +273,10 @@ export async function journalctl(argv: string[], ctx: CommandContext): Promise<n
 
   const lines = o.lines ?? (o.follow ? 10 : null);
   let entries = [...sim.journal.entries()].filter((e) => matches(e, q, null) && extra(e));
-  // journalctl seeks to a cursor and shows -n entries from there on; otherwise -n is the newest entries.
+  // journalctl seeks to a cursor and shows -n entries from there on (with --follow it does not stop at -n:
+  // journalctl-show.c loops while `n_shown < arg_lines || arg_follow`); otherwise -n is the newest entries.
   const fromCursor = (o.cursor !== null || o.afterCursor !== null) && !o.reverse;
-  if (lines !== null && entries.length > lines)
+  if (lines !== null && entries.length > lines && !(fromCursor && o.follow))
     entries = fromCursor ? entries.slice(0, lines) : entries.slice(entries.length - lines);
   if (o.reverse) entries.reverse();
 
