@@ -118,6 +118,9 @@ export async function runCoreCpuBench(): Promise<void> {
     const keys = [...new Set([...Object.keys(ch1.exec), ...Object.keys(ch0.exec)])].sort();
     for (const k of keys) line(`  exec ${k}`, perMin((ch1.exec[k] ?? 0) - (ch0.exec[k] ?? 0)));
     line('  direct-tcpip (HTTP)', perMin(ch1.tcpip - ch0.tcpip));
+    const shellKeys = [...new Set([...Object.keys(ch1.shell ?? {}), ...Object.keys(ch0.shell ?? {})])].sort();
+    if (shellKeys.length) line('Commands sent to persistent shells per minute (no channel each)', '');
+    for (const k of shellKeys) line(`  ${k}`, perMin((ch1.shell?.[k] ?? 0) - (ch0.shell?.[k] ?? 0)));
     await app.core.closeDeployment({ deploymentId: s.deployment.id });
   } finally {
     await app.shutdown();

@@ -1,7 +1,8 @@
 // One persistent `sh` per link for the commands the monitor runs every second or few (systemctl show,
 // nvidia-smi): each command is written to the shell's stdin and its answer read back framed by a token only this
-// shell knows, so steady state opens no channel per command. A command runs as `sh -c '<command>' </dev/null`, the
-// way sshd runs an exec request (a fresh shell, stdin closed), so its text, output and exit code are those of exec.
+// shell knows, so steady state opens no channel per command. A command runs as `"$SHELL" -c '<command>'
+// </dev/null`, the way sshd runs an exec request (the user's login shell, which sshd puts in $SHELL, started
+// afresh), so its text, output, messages and exit code are those of exec.
 // Framing: after the command the shell prints "<token> <exit status>" on stdout and "<token>" on stderr; the
 // answer is complete when both arrived, and everything before them is the command's output, byte for byte.
 // Any trouble with the shell itself (it cannot start, exits, prints what the framing does not expect) runs the
@@ -61,6 +62,13 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 /** Longest a sentinel line can be; output after the token beyond this is not a sentinel. */
 const SENTINEL_LINE_MAX = 32;
+
+/** One command as the shell is given it: run like exec, then its status on stdout and the end mark on stderr. */
+export function framed(command: string, token: string): string {
+  // The name after the command is its $0, which shells put in their messages: sshd starts the login shell as
+  // its basename ("bash: line 1: x: command not found"), and so do we.
+  return `"\${SHELL:-/bin/sh}" -c ${shellQuote(command)} "\${SHELL##*/}" </dev/null; echo "${token} $?"; echo ${token} >&2\n`;
+}
 
 export class CommandShell {
   private stream: CommandStream | null = null;
@@ -125,7 +133,7 @@ export class CommandShell {
       timer: setTimeout(() => this.timedOut(active), req.timeoutMs),
     };
     this.current = active;
-    stream.write(`sh -c ${shellQuote(req.command)} </dev/null; echo "${token} $?"; echo ${token} >&2\n`);
+    stream.write(framed(req.command, token));
   }
 
   private ensureStream(): Promise<CommandStream> {

@@ -45,6 +45,9 @@ function unbalancedQuote(line: string): string | null {
  */
 export const LAST_STATUS = '\u0000?\u0000';
 
+/** Every demo user's login shell (/etc/passwd), which sshd exports as $SHELL. */
+const LOGIN_SHELL = '/bin/bash';
+
 export function parseShell(line: string): ShellParse {
   const q = unbalancedQuote(line);
   if (q) {
@@ -54,8 +57,17 @@ export function parseShell(line: string): ShellParse {
       message: `bash: -c: line 1: unexpected EOF while looking for matching \`${q}'\n`,
     };
   }
-  // Variables stay literal: the demo host has no environment worth expanding, and a literal is visible.
-  const tokens: ParseEntry[] = parse(line, (key) => (key === '?' ? LAST_STATUS : `$${key}`));
+  // Variables stay literal but $? and the login shell sshd puts in $SHELL: the demo host has no other
+  // environment worth expanding, and a literal is visible.
+  const tokens: ParseEntry[] = parse(line, (key) =>
+    key === '?'
+      ? LAST_STATUS
+      : /^SHELL(:-.*)?$/.test(key)
+        ? LOGIN_SHELL
+        : key === 'SHELL##*/'
+          ? LOGIN_SHELL.slice(LOGIN_SHELL.lastIndexOf('/') + 1)
+          : `$${key}`,
+  );
   const items: ListItem[] = [];
   let join: ListItem['join'] = ';';
   let cur: SimpleCommand = fresh();
