@@ -229,6 +229,7 @@ export class HostJournalFollow implements JournalFeed {
   }
 
   private onClosed(code: number | null, signal: string | null): void {
+    const stderr = this.stderr;
     this.drop();
     if (this.closed || this.sinks.size === 0) return;
     if (!this.opts.isConnected()) {
@@ -236,7 +237,7 @@ export class HostJournalFollow implements JournalFeed {
       this.schedule(RETRY_MS);
       return;
     }
-    this.fail(journalctlError(this.stderr, code, signal));
+    this.fail(journalctlError(stderr, code, signal));
   }
 
   private fail(error: Error): void {
