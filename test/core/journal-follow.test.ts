@@ -36,7 +36,7 @@ interface Harness {
   follows: string[];
   /** The open follow channel's handlers. */
   live: () => StreamHandlers;
-  newest: { text: string } | null;
+  newest: { text: string; cursor: string } | null;
 }
 
 function harness(
