@@ -32,12 +32,13 @@ async function startProfile(): Promise<(file: string) => Promise<void>> {
 
 type Launched = Awaited<ReturnType<NonNullable<CoreOptions['demo']>>>;
 
-interface RemoteDemo extends Launched {
+export interface RemoteDemo extends Launched {
   /** The SSH channels the host process saw so far. */
   channels(): Promise<ChannelCounts>;
 }
 
-async function remoteDemo(): Promise<RemoteDemo> {
+/** The demo GPU host in a child process (as a real host is another machine), reached over SSH. */
+export async function remoteDemo(): Promise<RemoteDemo> {
   const child = spawn(
     process.execPath,
     [

@@ -80,7 +80,6 @@ export class CommandShell {
   private seq = 0;
   private readonly tokenBase = `__pdc_${randomBytes(8).toString('hex')}`;
   private fallbackUntil = 0;
-  private closed = false;
   readonly stats: CommandShellStats = { shells: 0, viaShell: 0, viaExec: 0 };
 
   constructor(private readonly opts: CommandShellOptions) {}
@@ -89,7 +88,7 @@ export class CommandShell {
   run(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    if (this.closed || systemClock.now() < this.fallbackUntil) {
+    if (systemClock.now() < this.fallbackUntil) {
       this.stats.viaExec++;
       return this.opts.exec(command, { timeoutMs, maxBytes });
     }
@@ -99,9 +98,16 @@ export class CommandShell {
     });
   }
 
-  /** The link is closing for good: end the shell; what is queued goes over exec (which then says why it fails). */
+  /** Running or waiting for a command: a caller in a hurry is better served by another shell. */
+  get busy(): boolean {
+    return this.current !== null || this.opening !== null || this.queue.length > 0;
+  }
+
+  /**
+   * The link is closing: end the shell; what is queued goes over exec (which then says why it fails). The next
+   * command, on a link started again, opens a new shell.
+   */
   close(): void {
-    this.closed = true;
     this.dropStream();
     const pending = this.queue.splice(0);
     if (this.current) pending.unshift(this.finishCurrent());

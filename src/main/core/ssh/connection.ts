@@ -19,7 +19,7 @@ import {
 } from './errors';
 import { HandshakeDeadline } from './handshake-deadline';
 import { hasDiagnostics } from './diagnostics';
-import { CommandShell } from './command-shell';
+import { CommandShell, type CommandShellStats } from './command-shell';
 
 export interface ExecResult {
   stdout: string;
@@ -91,24 +91,37 @@ export class SshConnection extends EventEmitter<Events> {
   private retryTimer: ClockTimer | null = null;
   private stopped = true;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
-  /** The link's persistent shell for periodic reads; it outlives link drops and reopens on the next command. */
-  private readonly shell: CommandShell;
+  /**
+   * The link's persistent shells for periodic reads; they outlive link drops and reopen on the next command. Two,
+   * so a slow nvidia-smi (a second on a busy 8-GPU host) does not hold back the next systemctl: the second opens
+   * only when a command finds the first busy.
+   */
+  private readonly shells: CommandShell[];
 
   constructor(private readonly opts: SshConnectionOptions) {
     super();
     this.clock = opts.clock ?? systemClock;
     this.sessions = new Semaphore(opts.maxSessions ?? 8);
-    this.shell = new CommandShell({
-      label: opts.label,
-      open: (command, handlers) => this.openStream(command, handlers),
-      exec: (command, o) => this.exec(command, o),
-      isConnected: () => this.isConnected,
-    });
+    this.shells = [1, 2].map(
+      () =>
+        new CommandShell({
+          label: opts.label,
+          open: (command, handlers) => this.openStream(command, handlers),
+          exec: (command, o) => this.exec(command, o),
+          isConnected: () => this.isConnected,
+        }),
+    );
   }
 
-  /** How the periodic reads went: through the persistent shell or, after trouble with it, plain exec. */
-  get shellStats(): CommandShell['stats'] {
-    return this.shell.stats;
+  /** How the periodic reads went: through the persistent shells or, after trouble with them, plain exec. */
+  get shellStats(): CommandShellStats {
+    const [a, b] = this.shells.map((s) => s.stats);
+    return {
+      shells: a.shells + b.shells,
+      viaShell: a.viaShell + b.viaShell,
+      viaExec: a.viaExec + b.viaExec,
+      ...((b.lastTrouble ?? a.lastTrouble) ? { lastTrouble: b.lastTrouble ?? a.lastTrouble } : {}),
+    };
   }
 
   get status(): ConnectionStatus {
@@ -201,7 +214,7 @@ export class SshConnection extends EventEmitter<Events> {
     if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = null;
     this.teardown('closed by the user');
-    this.shell.close();
+    for (const s of this.shells) s.close();
     this.setStatus({ state: 'idle' });
     for (const w of this.readyWaiters.splice(0))
       w.reject(new SshError({ code: 'closed', message: `${this.label}: connection closed` }));
@@ -231,7 +244,7 @@ export class SshConnection extends EventEmitter<Events> {
   async execInShell(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     if (!this.client || !this.isConnected)
       throw new SshError({ code: 'not-connected', message: `not connected to ${this.label}` });
-    return this.shell.run(command, options);
+    return (this.shells.find((s) => !s.busy) ?? this.shells[0]).run(command, options);
   }
 
   /**

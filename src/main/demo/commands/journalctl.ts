@@ -282,11 +282,20 @@ export async function journalctl(argv: string[], ctx: CommandContext): Promise<n
 
   const fmt = { all: o.all, noHostname: o.noHostname };
   const short = o.output !== 'json' && o.output !== 'json-pretty' && o.output !== 'cat';
+  // journalctl writes through stdio and flushes once per pass over the new entries (show_and_fflush), so what
+  // one wake-up finds reaches the pipe, and the SSH channel, as one write rather than one per entry.
+  let unflushed: Buffer[] = [];
+  const flush = (): void => {
+    if (unflushed.length) io.out(Buffer.concat(unflushed));
+    unflushed = [];
+  };
   const emit = (e: JournalEntry): void => {
-    io.out(Buffer.concat([formatEntry(e, o.output, fmt), Buffer.from('\n')]));
+    if (!unflushed.length) queueMicrotask(flush);
+    unflushed.push(formatEntry(e, o.output, fmt), Buffer.from('\n'));
   };
   if (!entries.length && short && !o.quiet && !o.follow) io.out('-- No entries --\n');
   for (const e of entries) emit(e);
+  flush();
   if (sim.isFaultOn('malformed-journal')) io.out(corruptLine(o.output));
   if (o.showCursor && entries.length) io.out(`-- cursor: ${cursorOf(entries[entries.length - 1])}\n`);
 
@@ -300,6 +309,7 @@ export async function journalctl(argv: string[], ctx: CommandContext): Promise<n
     const stop = (): void => {
       clearInterval(pump);
       unsubscribe();
+      unflushed = [];
       resolve(0);
     };
     if (io.signal.aborted) stop();
