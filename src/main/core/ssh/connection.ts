@@ -1,8 +1,10 @@
-// One SSH connection per host that carries everything: commands over `exec` (bounded by a semaphore),
-// HTTP scrapes over `forwardOut` with a keep-alive agent. It reconnects by itself with exponential
-// backoff and jitter, and its status is never optimistic: it says `connected` only after the handshake,
-// and drops to `reconnecting` the moment ssh2 reports the link closed or keepalives go unanswered
-// (keepalive every 10 s, 2 unanswered → dead within 30 s, unless ServerAliveInterval/CountMax say otherwise).
+// One SSH connection per host that carries everything: commands over `exec` (bounded by a semaphore), the
+// periodic reads through persistent shells (`execInShell`), long-lived commands such as a journal follow on
+// channels of their own (`openStream`, counted by the same semaphore), HTTP scrapes over `forwardOut` with a
+// keep-alive agent. It reconnects by itself with exponential backoff and jitter, and its status is never
+// optimistic: it says `connected` only after the handshake, and drops to `reconnecting` the moment ssh2 reports
+// the link closed or keepalives go unanswered (keepalive every 10 s, 2 unanswered → dead within 30 s, unless
+// ServerAliveInterval/CountMax say otherwise).
 // Credentials and host-key refusals are not retried: that would hammer the host and cannot succeed.
 import { EventEmitter } from 'node:events';
 import { Client, type ConnectConfig, type ClientChannel } from 'ssh2';
