@@ -32,12 +32,13 @@ async function startProfile(): Promise<(file: string) => Promise<void>> {
 
 type Launched = Awaited<ReturnType<NonNullable<CoreOptions['demo']>>>;
 
-interface RemoteDemo extends Launched {
+export interface RemoteDemo extends Launched {
   /** The SSH channels the host process saw so far. */
   channels(): Promise<ChannelCounts>;
 }
 
-async function remoteDemo(): Promise<RemoteDemo> {
+/** The demo GPU host in a child process (as a real host is another machine), reached over SSH. */
+export async function remoteDemo(): Promise<RemoteDemo> {
   const child = spawn(
     process.execPath,
     [
@@ -118,6 +119,9 @@ export async function runCoreCpuBench(): Promise<void> {
     const keys = [...new Set([...Object.keys(ch1.exec), ...Object.keys(ch0.exec)])].sort();
     for (const k of keys) line(`  exec ${k}`, perMin((ch1.exec[k] ?? 0) - (ch0.exec[k] ?? 0)));
     line('  direct-tcpip (HTTP)', perMin(ch1.tcpip - ch0.tcpip));
+    const shellKeys = [...new Set([...Object.keys(ch1.shell ?? {}), ...Object.keys(ch0.shell ?? {})])].sort();
+    if (shellKeys.length) line('Commands sent to persistent shells per minute (no channel each)', '');
+    for (const k of shellKeys) line(`  ${k}`, perMin((ch1.shell?.[k] ?? 0) - (ch0.shell?.[k] ?? 0)));
     await app.core.closeDeployment({ deploymentId: s.deployment.id });
   } finally {
     await app.shutdown();

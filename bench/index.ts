@@ -8,6 +8,7 @@ import { runEvaluatorBench } from './evaluator';
 import { runHostileInputBench } from './hostile-input';
 import { runChannelsBench } from './channels';
 import { runCoreCpuBench } from './core-cpu';
+import { runHostReadsBench } from './host-reads';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -21,6 +22,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   },
   'hostile-input': async () => runHostileInputBench(),
   'core-cpu': () => runCoreCpuBench(),
+  'host-reads': () => runHostReadsBench(),
   channels: async () => {
     await runChannelsBench();
   },

@@ -6,15 +6,26 @@ import { createInterface } from 'node:readline';
 import { startDemoHost } from '../../src/main/demo';
 
 export interface ChannelCounts {
-  /** Exec channels by "program unit" (`journalctl sglang-decode.service`, `systemctl`, `nvidia-smi`). */
+  /**
+   * Exec channels by "program units" (`journalctl sglang-decode.service`, `journalctl --follow A B C`,
+   * `systemctl`, `nvidia-smi`, `sh` for a persistent shell).
+   */
   exec: Record<string, number>;
+  /** Commands written to persistent shells, by program: they open no channel. */
+  shell?: Record<string, number>;
   tcpip: number;
 }
 
 function execKey(command: string): string {
   const program = /^\S+/.exec(command)?.[0] ?? '?';
-  const unit = / -u (\S+)/.exec(command)?.[1];
-  return unit ? `${program} ${unit.replace(/^'|'$/g, '')}` : program;
+  const units = [...command.matchAll(/ -u (\S+)/g)].map((m) => m[1].replace(/^'|'$/g, ''));
+  const follow = / (-f|--follow)( |$)/.test(command) ? ' --follow' : '';
+  return units.length ? `${program}${follow} ${units.join(' ')}` : program;
+}
+
+/** The program of a command line a persistent shell was given (`"$SHELL" -c '<command>' </dev/null; echo …`). */
+function shellKey(line: string): string {
+  return / -c '?([^\s']+)/.exec(line)?.[1] ?? (/^\S+/.exec(line)?.[0] || '?');
 }
 
 void startDemoHost({}).then((demo) => {
@@ -34,7 +45,10 @@ void startDemoHost({}).then((demo) => {
     const exec: Record<string, number> = {};
     for (const e of demo.channels.execsSince())
       exec[execKey(e.command)] = (exec[execKey(e.command)] ?? 0) + 1;
-    const counts: ChannelCounts = { exec, tcpip: demo.channels.tcpipChannels };
+    const shell: Record<string, number> = {};
+    for (const e of demo.channels.stdinLinesSince())
+      shell[shellKey(e.command)] = (shell[shellKey(e.command)] ?? 0) + 1;
+    const counts: ChannelCounts = { exec, shell, tcpip: demo.channels.tcpipChannels };
     process.stdout.write(JSON.stringify(counts) + '\n');
   });
   const stop = (): void => void demo.stop().then(() => process.exit(0));

@@ -24,4 +24,19 @@ describe('Semaphore', () => {
     await expect(s.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(s.run(async () => 'ok')).resolves.toBe('ok');
   });
+
+  it('a held slot (a channel that stays open) counts until released, and releasing twice frees it once', async () => {
+    const s = new Semaphore(2);
+    const release = await s.hold();
+    await s.hold();
+    let ran = false;
+    const waiting = s.run(async () => (ran = true));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(ran).toBe(false);
+    release();
+    release();
+    await waiting;
+    expect(ran).toBe(true);
+    expect(s.inUse).toBe(1);
+  });
 });

@@ -1,5 +1,6 @@
 // The demo host through a real ssh2 client, as the app reaches it: authentication, exec output formats,
-// restarts with and without sudo, /metrics over port forwarding, journalctl -f, and the connection faults.
+// restarts with and without sudo, /metrics over port forwarding, journalctl -f (from a cursor, over several
+// units), sh reading commands on stdin, and the connection faults.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'ssh2';
 import { acceleratedClock } from '../../src/main/core/clock';
@@ -230,6 +231,86 @@ describe('journalctl -f', () => {
     expect(seen).toContain('Stopping sglang-router.service - SGLang router (PD)...');
     channel.close();
     await waitFor(() => host.sim.journal.followers === 0, 3000, 'the follower to detach');
+  });
+});
+
+describe('journalctl --follow from a cursor, over several units', () => {
+  /** Starts a streaming command; returns the MESSAGE/cursor of every JSON line it prints, and the channel. */
+  async function follow(command: string) {
+    const entries: Array<{ message: string; cursor: string; unit: string }> = [];
+    const channel = await new Promise<import('ssh2').ClientChannel>((resolve, reject) =>
+      c.exec(command, (err, s) => (err ? reject(err) : resolve(s))),
+    );
+    let buf = '';
+    channel.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const lines = buf.split('\n');
+      buf = lines.pop() ?? '';
+      for (const l of lines) {
+        const o = JSON.parse(l) as Record<string, string>;
+        entries.push({ message: o.MESSAGE, cursor: o.__CURSOR, unit: o._SYSTEMD_UNIT ?? o.UNIT });
+      }
+    });
+    return { entries, channel };
+  }
+
+  it('prints every entry after the cursor (not only -n of them), then follows, for each -u', async () => {
+    const before = await exec(c, 'journalctl --no-pager -o json -n 1');
+    const cursor = (JSON.parse(before.stdout) as { __CURSOR: string }).__CURSOR;
+    for (let i = 1; i <= 15; i++) host.sim.log(i % 2 ? 'decode' : 'prefill', `follow-test ${i}`);
+    const f = await follow(
+      `journalctl --no-pager -o json --follow -u sglang-prefill.service -u sglang-decode.service --after-cursor '${cursor}' -n 3`,
+    );
+    const ours = (): string[] =>
+      f.entries.filter((e) => e.message.startsWith('follow-test')).map((e) => e.message);
+    // journalctl-show.c: with --follow the loop does not stop at -n; from a cursor it shows all that follows.
+    await waitFor(() => ours().length >= 15, 3000, 'the 15 entries after the cursor');
+    host.sim.log('decode', 'follow-test 16');
+    host.sim.log('router', 'follow-test router, not followed');
+    await waitFor(() => ours().length >= 16, 3000, 'the entry logged while following');
+    expect(ours()).toEqual(Array.from({ length: 16 }, (_, i) => `follow-test ${i + 1}`));
+    expect(new Set(f.entries.map((e) => e.unit))).toEqual(
+      new Set(['sglang-prefill.service', 'sglang-decode.service']),
+    );
+    f.channel.close();
+    await waitFor(() => host.sim.journal.followers === 0, 3000, 'the follower to detach');
+  });
+
+  it('--lines=all with --follow prints the whole history of the units first', async () => {
+    const all = await exec(c, 'journalctl --no-pager -o json -u sglang-router.service');
+    const count = all.stdout.trim().split('\n').length;
+    const f = await follow('journalctl --no-pager -o json --follow -u sglang-router.service --lines=all');
+    await waitFor(() => f.entries.length >= count, 5000, 'the whole router history');
+    expect(f.entries[0].cursor).toBe(
+      (JSON.parse(all.stdout.split('\n')[0]) as { __CURSOR: string }).__CURSOR,
+    );
+    f.channel.close();
+    await waitFor(() => host.sim.journal.followers === 0, 3000, 'the follower to detach');
+  });
+});
+
+describe('sh reading commands on stdin (the persistent shell)', () => {
+  it('runs each line as it arrives, with $?, >&2 and </dev/null, and exits at the end of input', async () => {
+    const channel = await new Promise<import('ssh2').ClientChannel>((resolve, reject) =>
+      c.exec('sh', (err, s) => (err ? reject(err) : resolve(s))),
+    );
+    let out = '';
+    let err = '';
+    channel.on('data', (d: Buffer) => (out += d.toString()));
+    channel.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number>((resolve) => channel.on('exit', (code: number) => resolve(code)));
+    channel.write(
+      `"\${SHELL:-/bin/sh}" -c 'systemctl is-active sglang-decode.service' "\${SHELL##*/}" </dev/null; echo "T1 $?"; echo T1 >&2\n`,
+    );
+    await waitFor(() => out.includes('T1 0\n') && err.includes('T1\n'), 3000, 'the first answer');
+    expect(out).toBe('active\nT1 0\n');
+    expect(err).toBe('T1\n');
+    // The second command arrives only after the first was answered: the shell was waiting on stdin.
+    channel.write(`"\${SHELL:-/bin/sh}" -c 'nosuch' "\${SHELL##*/}" </dev/null; echo "T2 $?"; echo T2 >&2\n`);
+    await waitFor(() => out.includes('T2 127\n') && err.includes('T2\n'), 3000, 'the second answer');
+    expect(err).toBe('T1\nbash: nosuch: command not found\nT2\n');
+    channel.end();
+    expect(await exited).toBe(0);
   });
 });
 

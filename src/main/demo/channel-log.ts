@@ -1,6 +1,7 @@
 // What the demo host's SSH server was asked to open, for tests and benchmarks that count the app's load on a
 // host ("one journalctl per unit", "channels per minute"): every exec command line with the wall time it
-// arrived, and the number of direct-tcpip channels (HTTP). Bounded: the oldest entries go first.
+// arrived, the lines written to their stdin (commands sent to a persistent shell), and the number of direct-tcpip
+// channels (HTTP). Bounded: the oldest entries go first.
 export interface ExecEntry {
   /** Wall-clock epoch ms the channel was opened. */
   at: number;
@@ -11,11 +12,23 @@ const MAX_ENTRIES = 50_000;
 
 export class DemoChannelLog {
   private readonly log: ExecEntry[] = [];
+  private readonly stdin: ExecEntry[] = [];
   private tcpipOpened = 0;
 
   exec(command: string): void {
     this.log.push({ at: Date.now(), command });
     if (this.log.length > MAX_ENTRIES) this.log.splice(0, this.log.length - MAX_ENTRIES);
+  }
+
+  /** A line a client wrote to a channel's stdin. */
+  stdinLine(line: string): void {
+    this.stdin.push({ at: Date.now(), command: line });
+    if (this.stdin.length > MAX_ENTRIES) this.stdin.splice(0, this.stdin.length - MAX_ENTRIES);
+  }
+
+  /** Lines written to channels' stdin since `sinceMs` (wall clock), oldest first. */
+  stdinLinesSince(sinceMs = -Infinity): ExecEntry[] {
+    return this.stdin.filter((e) => e.at >= sinceMs);
   }
 
   tcpip(): void {

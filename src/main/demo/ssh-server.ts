@@ -12,6 +12,7 @@ import type { DemoKeys } from './keys';
 import type { DemoSimulation } from './simulation';
 import { asMachine, type DemoMachine } from './machine';
 import { DemoChannelLog } from './channel-log';
+import { StdinLines } from './stdin-lines';
 
 export const DEMO_PASSWORD = 'demo';
 /** OpenSSH's default MaxSessions: session channels (exec) per connection. */
@@ -193,8 +194,12 @@ export class DemoSshServer {
   private async exec(channel: ServerChannel, command: string, user: string): Promise<void> {
     const controller = new AbortController();
     const abort = (): void => controller.abort();
-    // Nothing reads stdin; draining it lets the channel reach 'end' and so 'close' when the client closes it.
-    channel.resume();
+    // Read stdin always: a shell takes its commands from it, and draining it lets the channel reach 'end' and so
+    // 'close' when the client closes it.
+    const stdin = new StdinLines((line) => this.channels.stdinLine(line));
+    channel.on('data', (d: Buffer) => stdin.push(d));
+    channel.once('end', () => stdin.end());
+    channel.once('close', () => stdin.end());
     channel.once('close', abort);
     channel.on('error', abort);
     let code: number;
@@ -208,6 +213,7 @@ export class DemoSshServer {
         },
         signal: controller.signal,
         canFollow: true,
+        stdin,
       });
     } catch (err) {
       code = 1;

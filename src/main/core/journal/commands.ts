@@ -17,7 +17,7 @@ export function journalTailCommand(unit: string, lines: number): string {
 
 /** Entries after a cursor (follow by polling: each call returns what arrived since the last one). */
 export function journalAfterCursorCommand(unit: string, cursor: string, maxLines: number): string {
-  if (!/^[A-Za-z0-9=;_-]{1,512}$/.test(cursor)) throw new Error(`journal cursor has unexpected characters`);
+  checkedCursor(cursor);
   return shellCommand([
     'journalctl',
     '--no-pager',
@@ -45,6 +45,36 @@ export function journalFollowCommand(unit: string, lines: number): string {
     '-n',
     String(clampInt(lines, 0, 5000)),
   ]);
+}
+
+/**
+ * The newest entry of the whole journal, whatever its unit: a position to follow from. With no unit filter it is
+ * empty only when the journal is.
+ */
+export function journalPositionCommand(): string {
+  return shellCommand(['journalctl', '--no-pager', '-o', 'json', '-n', '1']);
+}
+
+/**
+ * One `journalctl --follow` over several units: every entry after `afterCursor` (with --follow, journalctl does
+ * not stop at -n when it starts from a cursor), or, without a cursor (the journal was empty), every entry.
+ */
+export function journalFollowUnitsCommand(units: readonly string[], afterCursor: string | null): string {
+  if (units.length === 0) throw new RangeError('journal follow needs at least one unit');
+  return shellCommand([
+    'journalctl',
+    '--no-pager',
+    '-o',
+    'json',
+    '--follow',
+    ...units.flatMap((u) => ['-u', assertUnitName(u)]),
+    ...(afterCursor === null ? ['--lines=all'] : ['--after-cursor', checkedCursor(afterCursor)]),
+  ]);
+}
+
+function checkedCursor(cursor: string): string {
+  if (!/^[A-Za-z0-9=;_-]{1,512}$/.test(cursor)) throw new Error(`journal cursor has unexpected characters`);
+  return cursor;
 }
 
 /** Entries of the units between two instants (Cockpit's "logs around this point"). */

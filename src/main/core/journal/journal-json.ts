@@ -27,6 +27,17 @@ export function parseJournalJson(text: string): ParsedJournal {
 }
 
 export function parseJournalEntry(line: string): JournalEntry | null {
+  return parseJournalRecord(line)?.entry ?? null;
+}
+
+export interface JournalRecord {
+  entry: JournalEntry;
+  /** The units `journalctl -u` would show this entry for (see unitsOfRecord). */
+  units: string[];
+}
+
+/** One line of `journalctl -o json`, with the units it belongs to (to share one follow among several units). */
+export function parseJournalRecord(line: string): JournalRecord | null {
   if (!line.startsWith('{')) return null;
   let obj: unknown;
   try {
@@ -36,7 +47,31 @@ export function parseJournalEntry(line: string): JournalEntry | null {
     return null;
   }
   if (!obj || typeof obj !== 'object') return null;
-  const o = obj as Record<string, unknown>;
+  const entry = entryOf(obj as Record<string, unknown>);
+  return entry ? { entry, units: unitsOfRecord(obj as Record<string, unknown>) } : null;
+}
+
+const COREDUMP_MESSAGE_ID = 'fc2e22bc6ee647b6b90729ab34a250b1';
+
+/**
+ * The units whose `journalctl -u` shows this entry, by systemd's own rule (add_matches_for_unit): the service's
+ * messages (_SYSTEMD_UNIT), PID 1's messages about it (UNIT with _PID=1), its coredumps (COREDUMP_UNIT from
+ * root with the coredump MESSAGE_ID), and root daemons' messages about it (OBJECT_SYSTEMD_UNIT with _UID=0).
+ */
+function unitsOfRecord(o: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const add = (v: unknown): void => {
+    if (typeof v === 'string' && !out.includes(v)) out.push(v);
+  };
+  const root = String(o._UID) === '0';
+  add(o._SYSTEMD_UNIT);
+  if (String(o._PID) === '1') add(o.UNIT);
+  if (root && o.MESSAGE_ID === COREDUMP_MESSAGE_ID) add(o.COREDUMP_UNIT);
+  if (root) add(o.OBJECT_SYSTEMD_UNIT);
+  return out;
+}
+
+function entryOf(o: Record<string, unknown>): JournalEntry | null {
   const cursor = typeof o.__CURSOR === 'string' ? o.__CURSOR : null;
   const us = Number(o.__REALTIME_TIMESTAMP);
   if (!cursor || !Number.isFinite(us)) return null;

@@ -1,13 +1,14 @@
-// One unit's journal, read once for everyone who listens. The connection offers bounded request/response
-// `exec` channels, so following is done as journalctl -f would see it from outside: a backlog (`-n N`), then
-// every interval the entries after the last cursor. The newest entries are kept in a bounded backlog; each
-// listener is a subscription that first receives that backlog, then every new entry, until it is disposed.
-// The tail reads only while someone listens, at the fastest cadence any listener asked for, so a unit has one
-// journalctl at a time however many views, restarts and recordings follow it.
+// One unit's journal, read once for everyone who listens: a backlog (`-n N`), then every new entry. New entries
+// come from the host's one `journalctl --follow` (a JournalFeed, shared by the host's units) when the tail has
+// one, else by polling: every interval the entries after the last cursor. The newest entries are kept in a
+// bounded backlog; each listener is a subscription that first receives that backlog, then every new entry, until
+// it is disposed. The tail reads only while someone listens (polling at the fastest cadence any listener asked
+// for), so a unit has one reader however many views, restarts and recordings follow it.
 import type { JournalEntry } from '@shared/contract';
 import type { Clock, ClockTimer } from '../clock';
 import type { ExecResult } from '../ssh/connection';
 import { journalAfterCursorCommand, journalTailCommand } from './commands';
+import type { FollowSink, JournalFeed } from './host-follow';
 import { parseJournalJson } from './journal-json';
 
 export type Exec = (command: string, opts: { timeoutMs: number; maxBytes: number }) => Promise<ExecResult>;
@@ -22,6 +23,8 @@ export interface UnitTailOptions {
   backlogLines?: number;
   /** Most entries fetched per poll; a full batch means a burst, fetched again at once. */
   batchLines?: number;
+  /** The host's journal follow: new entries come from it instead of polling (exec then reads backlogs only). */
+  feed?: JournalFeed;
 }
 
 export interface JournalListener {
@@ -72,6 +75,17 @@ export class UnitJournalTail {
   /** Bumped when the tail goes idle: a read begun before belongs to nobody. */
   private generation = 0;
   private readonly counters: UnitTailStats = { reads: 0 };
+  /** Entries the feed delivered before the backlog was read (feed mode); null when not attached. */
+  private early: JournalEntry[] | null = null;
+  /**
+   * Cursors recently taken in (feed mode), oldest first: the feed, the backlog and readNow overlap at their seams,
+   * and each entry is let through once, by whichever brought it first.
+   */
+  private readonly seen = new Set<string>();
+  private readonly sink: FollowSink = {
+    entries: (entries) => this.fromFeed(entries),
+    failed: (error) => this.tellError(error, false),
+  };
 
   constructor(private readonly opts: UnitTailOptions) {}
 
@@ -89,7 +103,7 @@ export class UnitJournalTail {
 
   /** What the tail runs on the host, as the UI shows it. */
   get command(): string {
-    return journalTailCommand(this.opts.unit, this.capacity);
+    return this.opts.feed?.command(this.opts.unit) ?? journalTailCommand(this.opts.unit, this.capacity);
   }
 
   /** The newest `n` entries of the backlog (oldest first). */
@@ -115,8 +129,14 @@ export class UnitJournalTail {
     const sub: Sub = { listener, intervalMs: opts.intervalMs ?? 1000, live: false, resolve, reject };
     this.subs.add(sub);
     if (this.filled) this.goLive(sub);
+    // A followed tail that is filled already hears everything new; there is nothing to read for a newcomer.
+    if (this.opts.feed && this.filled) return this.subscription(sub, backlog);
     if (!this.reading && !this.timer) this.schedule(0);
     else if (this.timer && sub.intervalMs < this.interval()) this.reschedule();
+    return this.subscription(sub, backlog);
+  }
+
+  private subscription(sub: Sub, backlog: Promise<JournalEntry[]>): JournalSubscription {
     return {
       backlog,
       dispose: () => {
@@ -159,6 +179,9 @@ export class UnitJournalTail {
   private idle(): void {
     if (this.timer) this.opts.clock.clearTimeout(this.timer);
     this.timer = null;
+    if (this.early) this.opts.feed?.detach(this.opts.unit);
+    this.early = null;
+    this.seen.clear();
     this.filled = false;
     this.cursor = null;
     this.lines.length = 0;
@@ -206,6 +229,12 @@ export class UnitJournalTail {
     const generation = this.generation;
     let entries: JournalEntry[];
     try {
+      if (this.opts.feed && !wasFilled) {
+        // Attach first: once the follow has its position, a backlog read from now on misses nothing.
+        this.early ??= [];
+        await this.opts.feed.attach(this.opts.unit, this.sink);
+        if (this.stale(generation)) return;
+      }
       entries = await this.fetch(
         wasFilled && this.cursor
           ? journalAfterCursorCommand(this.opts.unit, this.cursor, batch)
@@ -218,6 +247,7 @@ export class UnitJournalTail {
     }
     if (this.stale(generation)) return;
     this.failures = 0;
+    if (this.opts.feed) return this.tookFollowed(entries, wasFilled);
     if (entries.length > 0) {
       this.cursor = entries[entries.length - 1].cursor;
       this.lines.push(...entries);
@@ -240,6 +270,70 @@ export class UnitJournalTail {
   }
 
   /**
+   * Feed mode: `entries` is the backlog (first read) or what readNow found after the last cursor. The follow
+   * delivers everything else, so nothing is scheduled.
+   */
+  private tookFollowed(entries: JournalEntry[], wasFilled: boolean): void {
+    if (!wasFilled) {
+      for (const e of entries) this.remember(e.cursor);
+      const early = this.early ?? [];
+      this.early = [];
+      this.keep(entries);
+      this.keep(this.fresh(early));
+      this.filled = true;
+      for (const s of this.subs) if (!s.live) this.goLive(s);
+      return;
+    }
+    this.deliver(this.fresh(entries));
+  }
+
+  private fromFeed(entries: JournalEntry[]): void {
+    if (this.closed || this.subs.size === 0 || !this.early) return;
+    if (!this.filled) {
+      this.early.push(...entries);
+      if (this.early.length > this.capacity) this.early.splice(0, this.early.length - this.capacity);
+      return;
+    }
+    this.deliver(this.fresh(entries));
+  }
+
+  /** The entries not taken in yet, now marked as taken. */
+  private fresh(entries: JournalEntry[]): JournalEntry[] {
+    const out: JournalEntry[] = [];
+    for (const e of entries) {
+      if (this.seen.has(e.cursor)) continue;
+      this.remember(e.cursor);
+      out.push(e);
+    }
+    return out;
+  }
+
+  private remember(cursor: string): void {
+    this.seen.add(cursor);
+    if (this.seen.size > 2 * this.capacity) this.seen.delete(this.seen.values().next().value!);
+  }
+
+  private keep(entries: JournalEntry[]): void {
+    if (entries.length === 0) return;
+    this.cursor = entries[entries.length - 1].cursor;
+    this.lines.push(...entries);
+    if (this.lines.length > this.capacity) this.lines.splice(0, this.lines.length - this.capacity);
+  }
+
+  private deliver(entries: JournalEntry[]): void {
+    if (entries.length === 0) return;
+    this.keep(entries);
+    for (const s of [...this.subs])
+      if (s.live) {
+        try {
+          s.listener.onLines(entries);
+        } catch {
+          // One listener's bug must not starve the others; the listener's owner reports its own failures.
+        }
+      }
+  }
+
+  /**
    * Everyone left (and maybe someone new came) while a read was in flight: its answer belongs to nobody, and a
    * newcomer who found the read running is started here.
    */
@@ -251,17 +345,23 @@ export class UnitJournalTail {
 
   private failed(err: Error, wasFilled: boolean): void {
     this.failures++;
+    this.tellError(err, !wasFilled);
+    // A followed tail that is filled keeps hearing the follow (which retries by itself): only readNow failed.
+    if (this.opts.feed && wasFilled) return;
+    this.schedule(Math.min(30_000, this.interval() * 2 ** Math.min(5, this.failures)));
+  }
+
+  private tellError(err: Error, rejectWaiting: boolean): void {
     const error = `following the journal of ${this.opts.unit} failed: ${err.message}`;
     const hint = this.failures > 1 ? 'Retrying with backoff; check the connection banner.' : 'Retrying.';
     for (const s of [...this.subs]) {
-      if (!wasFilled && !s.live) s.reject(new Error(err.message));
+      if (rejectWaiting && !s.live) s.reject(new Error(err.message));
       try {
         s.listener.onError?.(error, hint, err);
       } catch {
         // As above: a listener's failure is its own.
       }
     }
-    this.schedule(Math.min(30_000, this.interval() * 2 ** Math.min(5, this.failures)));
   }
 
   private async fetch(command: string): Promise<JournalEntry[]> {

@@ -1,8 +1,10 @@
 // Polls one deployment over its host's SSH connection and turns what it sees into Observations:
 // systemd state (one batched systemctl call), /metrics (every tick), /health (every few ticks; SGLang's
 // /health may run a 1-token generation, so it is not hammered at scrape rate). It also reads the host's GPUs
-// (nvidia-smi, every few seconds) and owns one journal tail per unit: every periodic read of the host is here,
-// and the services that show, record or act on what it reads listen instead of asking the host themselves.
+// (nvidia-smi, every few seconds) and owns one journal tail per unit, all fed by one `journalctl --follow` of the
+// host: every periodic read of the host is here, and the services that show, record or act on what it reads
+// listen instead of asking the host themselves. systemctl and nvidia-smi go through the link's persistent shell,
+// so steady state opens no SSH channel per read.
 import { EventEmitter } from 'node:events';
 import type http from 'node:http';
 import type {
@@ -29,6 +31,7 @@ import { extractKv } from '../signals/evaluate/kv-usage';
 import { httpGet } from '../ssh/http-agent';
 import { readGpuStatus } from '../probes/gpu';
 import { UnitJournalTail } from '../journal/unit-tail';
+import { HostJournalFollow } from '../journal/host-follow';
 
 export interface MonitorOptions {
   clock: Clock;
@@ -76,6 +79,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   /** Stopped for good (the deployment closed): its journal tails are closed too. */
   private stopped = false;
   private readonly tails = new Map<string, UnitJournalTail>();
+  private readonly follow: HostJournalFollow;
 
   constructor(
     readonly hostId: string,
@@ -84,6 +88,13 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     private readonly opts: MonitorOptions,
   ) {
     super();
+    this.follow = new HostJournalFollow({
+      label: conn.label,
+      exec: (cmd, o) => this.conn.exec(cmd, o),
+      open: (cmd, handlers) => this.conn.openStream(cmd, handlers),
+      isConnected: () => this.conn.isConnected,
+      clock: opts.clock,
+    });
   }
 
   get latestObservation(): Observation | undefined {
@@ -106,6 +117,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     this.gpuTimer = null;
     for (const t of this.tails.values()) t.close();
     this.tails.clear();
+    this.follow.close();
   }
 
   /** The one journal tail of a unit of this host; listeners subscribe to it (see UnitJournalTail). */
@@ -120,6 +132,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
       exec: (cmd, o) => this.conn.exec(cmd, o),
       isConnected: () => this.conn.isConnected,
       clock: this.opts.clock,
+      feed: this.follow,
     });
     this.tails.set(unit, tail);
     return tail;
@@ -135,7 +148,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     if (!this.running) return;
     const ts = this.opts.clock.now();
     const status: GpuStatus = this.conn.isConnected
-      ? await readGpuStatus((cmd, o) => this.conn.exec(cmd, o), this.conn.label, ts)
+      ? await readGpuStatus((cmd, o) => this.conn.execInShell(cmd, o), this.conn.label, ts)
       : {
           ts,
           gpus: [],
@@ -297,7 +310,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   ): Promise<{ units: Map<string, UnitState> } | { error: string }> {
     const units = services.map((s) => s.unit);
     try {
-      const res = await this.conn.exec(systemctlShowCommand(units), {
+      const res = await this.conn.execInShell(systemctlShowCommand(units), {
         timeoutMs: 10_000,
         maxBytes: 1024 * 1024,
       });

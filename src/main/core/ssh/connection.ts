@@ -1,8 +1,10 @@
-// One SSH connection per host that carries everything: commands over `exec` (bounded by a semaphore),
-// HTTP scrapes over `forwardOut` with a keep-alive agent. It reconnects by itself with exponential
-// backoff and jitter, and its status is never optimistic: it says `connected` only after the handshake,
-// and drops to `reconnecting` the moment ssh2 reports the link closed or keepalives go unanswered
-// (keepalive every 10 s, 2 unanswered → dead within 30 s, unless ServerAliveInterval/CountMax say otherwise).
+// One SSH connection per host that carries everything: commands over `exec` (bounded by a semaphore), the
+// periodic reads through persistent shells (`execInShell`), long-lived commands such as a journal follow on
+// channels of their own (`openStream`, counted by the same semaphore), HTTP scrapes over `forwardOut` with a
+// keep-alive agent. It reconnects by itself with exponential backoff and jitter, and its status is never
+// optimistic: it says `connected` only after the handshake, and drops to `reconnecting` the moment ssh2 reports
+// the link closed or keepalives go unanswered (keepalive every 10 s, 2 unanswered → dead within 30 s, unless
+// ServerAliveInterval/CountMax say otherwise).
 // Credentials and host-key refusals are not retried: that would hammer the host and cannot succeed.
 import { EventEmitter } from 'node:events';
 import { Client, type ConnectConfig, type ClientChannel } from 'ssh2';
@@ -19,6 +21,7 @@ import {
 } from './errors';
 import { HandshakeDeadline } from './handshake-deadline';
 import { hasDiagnostics } from './diagnostics';
+import { CommandShell, type CommandShellStats } from './command-shell';
 
 export interface ExecResult {
   stdout: string;
@@ -50,6 +53,22 @@ export interface SshConnectionOptions {
   staleAfterMs?: number;
 }
 
+/** Where a long-lived command's output goes (see `openStream`). */
+export interface StreamHandlers {
+  stdout(chunk: Buffer): void;
+  stderr(chunk: Buffer): void;
+  /** The channel is gone: the command exited (its code or signal) or the link dropped (both null). */
+  closed(exitCode: number | null, signal: string | null): void;
+}
+
+/** A command that keeps running on its own channel: a persistent shell, a journal follow. */
+export interface CommandStream {
+  /** To the command's stdin. */
+  write(data: string): void;
+  /** Ends the command (TERM where the server honours signal requests) and closes its channel. */
+  close(): void;
+}
+
 interface Events {
   status: [ConnectionStatus];
   connected: [];
@@ -74,11 +93,37 @@ export class SshConnection extends EventEmitter<Events> {
   private retryTimer: ClockTimer | null = null;
   private stopped = true;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  /**
+   * The link's persistent shells for periodic reads; they outlive link drops and reopen on the next command. Two,
+   * so a slow nvidia-smi (a second on a busy 8-GPU host) does not hold back the next systemctl: the second opens
+   * only when a command finds the first busy.
+   */
+  private readonly shells: CommandShell[];
 
   constructor(private readonly opts: SshConnectionOptions) {
     super();
     this.clock = opts.clock ?? systemClock;
     this.sessions = new Semaphore(opts.maxSessions ?? 8);
+    this.shells = [1, 2].map(
+      () =>
+        new CommandShell({
+          label: opts.label,
+          open: (command, handlers) => this.openStream(command, handlers),
+          exec: (command, o) => this.exec(command, o),
+          isConnected: () => this.isConnected,
+        }),
+    );
+  }
+
+  /** How the periodic reads went: through the persistent shells or, after trouble with them, plain exec. */
+  get shellStats(): CommandShellStats {
+    const [a, b] = this.shells.map((s) => s.stats);
+    return {
+      shells: a.shells + b.shells,
+      viaShell: a.viaShell + b.viaShell,
+      viaExec: a.viaExec + b.viaExec,
+      ...((b.lastTrouble ?? a.lastTrouble) ? { lastTrouble: b.lastTrouble ?? a.lastTrouble } : {}),
+    };
   }
 
   get status(): ConnectionStatus {
@@ -171,6 +216,7 @@ export class SshConnection extends EventEmitter<Events> {
     if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = null;
     this.teardown('closed by the user');
+    for (const s of this.shells) s.close();
     this.setStatus({ state: 'idle' });
     for (const w of this.readyWaiters.splice(0))
       w.reject(new SshError({ code: 'closed', message: `${this.label}: connection closed` }));
@@ -190,6 +236,89 @@ export class SshConnection extends EventEmitter<Events> {
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     return this.sessions.run(() => this.execNow(command, options));
+  }
+
+  /**
+   * A short command that runs every few seconds (systemctl show, nvidia-smi): sent to the link's one persistent
+   * shell instead of opening a channel each time; same command text, same result as `exec`. On any trouble with
+   * the shell it runs over plain exec (and says so under NODE_DEBUG=pdc-ssh).
+   */
+  async execInShell(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    if (!this.client || !this.isConnected)
+      throw new SshError({ code: 'not-connected', message: `not connected to ${this.label}` });
+    return (this.shells.find((s) => !s.busy) ?? this.shells[0]).run(command, options);
+  }
+
+  /**
+   * Starts a command that keeps its channel (a persistent shell, `journalctl -f`). The channel counts against
+   * the session limit for as long as it is open. Resolves once the host accepted the command.
+   */
+  async openStream(command: string, handlers: StreamHandlers): Promise<CommandStream> {
+    const release = await this.sessions.hold();
+    const client = this.client;
+    if (!client || !this.isConnected) {
+      release();
+      throw new SshError({ code: 'not-connected', message: `not connected to ${this.label}` });
+    }
+    return new Promise<CommandStream>((resolve, reject) => {
+      let settled = false;
+      const timer = systemClock.setTimeout(() => {
+        settled = true;
+        release();
+        reject(
+          new SshError({
+            code: 'exec-timeout',
+            message: `${this.label}: the host did not start "${command.slice(0, 120)}" within 15 s`,
+          }),
+        );
+      }, 15_000);
+      client.exec(command, (err, ch) => {
+        if (settled) {
+          // Gave up waiting already: the late channel belongs to nobody.
+          ch?.close();
+          return;
+        }
+        settled = true;
+        systemClock.clearTimeout(timer);
+        if (err) {
+          release();
+          reject(new SshError(explainSshError(err, this.label)));
+          return;
+        }
+        let exitCode: number | null = null;
+        let signal: string | null = null;
+        let closed = false;
+        ch.on('data', (d: Buffer) => handlers.stdout(d));
+        ch.stderr.on('data', (d: Buffer) => handlers.stderr(d));
+        ch.on('exit', (code: number | null, sig?: string) => {
+          exitCode = code ?? null;
+          signal = sig ?? null;
+        });
+        // 'close' follows every channel error, and is where the owner hears about it.
+        ch.on('error', () => undefined);
+        ch.on('close', () => {
+          if (closed) return;
+          closed = true;
+          release();
+          handlers.closed(exitCode, signal);
+        });
+        resolve({
+          write: (data) => {
+            if (!closed) ch.write(data);
+          },
+          close: () => {
+            if (closed) return;
+            // Without a signal a quiet `journalctl -f` would linger on the host until it next writes.
+            try {
+              ch.signal('TERM');
+            } catch {
+              // ssh2 refuses a request on a channel that is already closing; closing it is all that is left.
+            }
+            ch.close();
+          },
+        });
+      });
+    });
   }
 
   /** GET over a forwarded TCP connection from the host's point of view (e.g. http://127.0.0.1:30200/metrics). */

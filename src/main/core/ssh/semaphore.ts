@@ -26,6 +26,20 @@ export class Semaphore {
     }
   }
 
+  /**
+   * Takes a slot until the returned release is called (once; later calls do nothing): for a channel that stays
+   * open, such as a persistent shell or a journal follow, which must count against MaxSessions like any exec.
+   */
+  async hold(): Promise<() => void> {
+    await this.acquire();
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.release();
+    };
+  }
+
   private acquire(): Promise<void> {
     if (this.active < this.limit) {
       this.active++;

@@ -8,6 +8,13 @@ export interface CommandIO {
   signal: AbortSignal;
   /** False for the buffered emulateCommand: `journalctl -f` then prints its backlog and returns. */
   canFollow: boolean;
+  /** What the client writes to the channel, line by line (a shell reading commands); absent: stdin is empty. */
+  stdin?: LineSource;
+}
+
+export interface LineSource {
+  /** The next line without its newline; null at end of input. */
+  next(): Promise<string | null>;
 }
 
 export interface CommandContext {

@@ -7,7 +7,7 @@ import { curl } from './curl';
 import { journalctl } from './journalctl';
 import { BINARIES, misc } from './misc';
 import { nvidiaSmi } from './nvidia-smi';
-import { parseShell, type SimpleCommand } from './shell';
+import { LAST_STATUS, parseShell, type SimpleCommand } from './shell';
 import { ss } from './ss';
 import { systemctl } from './systemctl';
 
@@ -31,27 +31,66 @@ export async function runCommand(
   return runLine({ sim: asMachine(target), user: asUser, loginUser: asUser, io }, commandLine, 0);
 }
 
-async function runLine(ctx: CommandContext, line: string, depth: number): Promise<number> {
+/** `lastStatus`: what `$?` is before the line's first command (a shell reading lines passes the previous one's). */
+async function runLine(ctx: CommandContext, line: string, depth: number, lastStatus = 0): Promise<number> {
   const parsed = parseShell(line);
   if (!parsed.ok) {
     ctx.io.err(parsed.message);
     return parsed.exitCode;
   }
-  let code = 0;
+  let code = lastStatus;
   for (const item of parsed.items) {
     if (item.join === '&&' && code !== 0) continue;
     if (item.join === '||' && code === 0) continue;
     if (ctx.io.signal.aborted) return 130;
-    code = await runSimple(ctx, item.cmd, depth);
+    const status = String(code);
+    const argv = item.cmd.argv.map((a) => (a.includes(LAST_STATUS) ? a.split(LAST_STATUS).join(status) : a));
+    code = await runSimple(ctx, { ...item.cmd, argv }, depth);
+  }
+  return code;
+}
+
+/**
+ * `sh` with no command: reads command lines from stdin until it ends, as a shell does over a pipe. A line with
+ * an open quote continues on the next. Exits with the last command's status.
+ */
+async function readCommands(ctx: CommandContext, depth: number): Promise<number> {
+  const stdin = ctx.io.stdin;
+  if (!stdin) return 0;
+  let code = 0;
+  let pending = '';
+  for (let line = await stdin.next(); line !== null; line = await stdin.next()) {
+    if (ctx.io.signal.aborted) return 130;
+    pending = pending ? `${pending}\n${line}` : line;
+    const parsed = parseShell(pending);
+    if (!parsed.ok && /unexpected EOF while looking for matching/.test(parsed.message)) continue;
+    const text = pending;
+    pending = '';
+    if (!text.trim()) continue;
+    code = await runLine(ctx, text, depth + 1, code);
+  }
+  if (pending) {
+    ctx.io.err(`sh: 1: Syntax error: Unterminated quoted string\n`);
+    return 2;
   }
   return code;
 }
 
 function redirected(io: CommandIO, cmd: SimpleCommand): CommandIO {
   const drop = (): void => undefined;
-  const out = cmd.discardStdout ? drop : (c: string | Buffer): void => io.out(c);
+  const out = cmd.discardStdout
+    ? drop
+    : cmd.stdoutToStderr
+      ? (c: string | Buffer): void => io.err(c)
+      : (c: string | Buffer): void => io.out(c);
   const err = cmd.discardStderr ? drop : cmd.stderrToStdout ? out : (c: string | Buffer): void => io.err(c);
-  return { out, err, signal: io.signal, canFollow: io.canFollow };
+  return {
+    out,
+    err,
+    signal: io.signal,
+    canFollow: io.canFollow,
+    stdin: cmd.stdinClosed ? undefined : io.stdin,
+  };
 }
 
 async function runSimple(parent: CommandContext, cmd: SimpleCommand, depth: number): Promise<number> {
@@ -104,8 +143,10 @@ async function runArgv(ctx: CommandContext, argv: string[], depth: number): Prom
       }
       return runLine(ctx, argv[i + 1], depth + 1);
     }
-    io.err(`bash: the demo host has no interactive shell; pass a command with -c\n`);
-    return 2;
+    // Read from stdin like a shell over a pipe (`sh`, `sh -s`); other arguments would name a script file.
+    if (argv.slice(1).every((a) => a === '-s')) return readCommands(ctx, depth);
+    io.err(`${name}: the demo host has no script files; pass a command with -c or on stdin\n`);
+    return 127;
   }
   switch (name) {
     case 'systemctl':

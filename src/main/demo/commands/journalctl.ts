@@ -88,7 +88,7 @@ function parseArgs(argv: string[]): Parsed {
         // -n takes an optional argument: "-n" alone means 10.
         const next = inline ?? (i + 1 < argv.length && /^(\+?\d+|all)$/.test(argv[i + 1]) ? argv[++i] : null);
         if (next === null) o.lines = 10;
-        else if (next === 'all') o.lines = null;
+        else if (next === 'all') o.lines = Infinity;
         else if (/^\+?\d+$/.test(next)) o.lines = Number(next.replace('+', ''));
         else return { ok: false, message: `Failed to parse lines '${next}'\n` };
         break;
@@ -273,19 +273,29 @@ export async function journalctl(argv: string[], ctx: CommandContext): Promise<n
 
   const lines = o.lines ?? (o.follow ? 10 : null);
   let entries = [...sim.journal.entries()].filter((e) => matches(e, q, null) && extra(e));
-  // journalctl seeks to a cursor and shows -n entries from there on; otherwise -n is the newest entries.
+  // journalctl seeks to a cursor and shows -n entries from there on (with --follow it does not stop at -n:
+  // journalctl-show.c loops while `n_shown < arg_lines || arg_follow`); otherwise -n is the newest entries.
   const fromCursor = (o.cursor !== null || o.afterCursor !== null) && !o.reverse;
-  if (lines !== null && entries.length > lines)
+  if (lines !== null && entries.length > lines && !(fromCursor && o.follow))
     entries = fromCursor ? entries.slice(0, lines) : entries.slice(entries.length - lines);
   if (o.reverse) entries.reverse();
 
   const fmt = { all: o.all, noHostname: o.noHostname };
   const short = o.output !== 'json' && o.output !== 'json-pretty' && o.output !== 'cat';
+  // journalctl writes through stdio and flushes once per pass over the new entries (show_and_fflush), so what
+  // one wake-up finds reaches the pipe, and the SSH channel, as one write rather than one per entry.
+  let unflushed: Buffer[] = [];
+  const flush = (): void => {
+    if (unflushed.length) io.out(Buffer.concat(unflushed));
+    unflushed = [];
+  };
   const emit = (e: JournalEntry): void => {
-    io.out(Buffer.concat([formatEntry(e, o.output, fmt), Buffer.from('\n')]));
+    if (!unflushed.length) queueMicrotask(flush);
+    unflushed.push(formatEntry(e, o.output, fmt), Buffer.from('\n'));
   };
   if (!entries.length && short && !o.quiet && !o.follow) io.out('-- No entries --\n');
   for (const e of entries) emit(e);
+  flush();
   if (sim.isFaultOn('malformed-journal')) io.out(corruptLine(o.output));
   if (o.showCursor && entries.length) io.out(`-- cursor: ${cursorOf(entries[entries.length - 1])}\n`);
 
@@ -299,6 +309,7 @@ export async function journalctl(argv: string[], ctx: CommandContext): Promise<n
     const stop = (): void => {
       clearInterval(pump);
       unsubscribe();
+      unflushed = [];
       resolve(0);
     };
     if (io.signal.aborted) stop();

@@ -1,6 +1,7 @@
 // Just enough of bash for the command strings an SSH client sends: quoting (via shell-quote), lists joined
-// by `;`, `&&`, `||`, leading VAR=value assignments, and the redirections people append to silence or merge
-// streams (`2>/dev/null`, `>/dev/null`, `2>&1`). Pipelines and other redirections are refused clearly.
+// by `;`, `&&`, `||`, leading VAR=value assignments, `$?`, and the redirections people append to silence, merge
+// or close streams (`2>/dev/null`, `>/dev/null`, `2>&1`, `>&2`, `</dev/null`). Pipelines and other redirections
+// are refused clearly.
 import { parse, type ParseEntry } from 'shell-quote';
 
 export interface SimpleCommand {
@@ -9,6 +10,9 @@ export interface SimpleCommand {
   discardStdout: boolean;
   discardStderr: boolean;
   stderrToStdout: boolean;
+  stdoutToStderr: boolean;
+  /** `</dev/null`: the command reads nothing of the shell's own stdin. */
+  stdinClosed: boolean;
 }
 
 export interface ListItem {
@@ -35,6 +39,15 @@ function unbalancedQuote(line: string): string | null {
   return quote;
 }
 
+/**
+ * Stands for `$?` in parsed words until the command runs: its value is the status of the command before it,
+ * which in a list (`a; echo $?`) is only known after parsing.
+ */
+export const LAST_STATUS = '\u0000?\u0000';
+
+/** Every demo user's login shell (/etc/passwd), which sshd exports as $SHELL. */
+const LOGIN_SHELL = '/bin/bash';
+
 export function parseShell(line: string): ShellParse {
   const q = unbalancedQuote(line);
   if (q) {
@@ -44,8 +57,17 @@ export function parseShell(line: string): ShellParse {
       message: `bash: -c: line 1: unexpected EOF while looking for matching \`${q}'\n`,
     };
   }
-  // Variables stay literal: the demo host has no environment worth expanding, and a literal is visible.
-  const tokens: ParseEntry[] = parse(line, (key) => `$${key}`);
+  // Variables stay literal but $? and the login shell sshd puts in $SHELL: the demo host has no other
+  // environment worth expanding, and a literal is visible.
+  const tokens: ParseEntry[] = parse(line, (key) =>
+    key === '?'
+      ? LAST_STATUS
+      : /^SHELL(:-.*)?$/.test(key)
+        ? LOGIN_SHELL
+        : key === 'SHELL##*/'
+          ? LOGIN_SHELL.slice(LOGIN_SHELL.lastIndexOf('/') + 1)
+          : `$${key}`,
+  );
   const items: ListItem[] = [];
   let join: ListItem['join'] = ';';
   let cur: SimpleCommand = fresh();
@@ -89,6 +111,13 @@ export function parseShell(line: string): ShellParse {
       join = t.op;
       continue;
     }
+    if (t.op === '<') {
+      const target = tokens[i + 1];
+      if (target !== '/dev/null') return unsupported(`<${typeof target === 'string' ? target : ''}`);
+      cur.stdinClosed = true;
+      i += 1;
+      continue;
+    }
     if (t.op === '>' || t.op === '>>' || t.op === '>&') {
       const r = redirect(cur, 1, t.op, tokens[i + 1]);
       if (r) return r;
@@ -106,7 +135,15 @@ export function parseShell(line: string): ShellParse {
 }
 
 function fresh(): SimpleCommand {
-  return { argv: [], env: {}, discardStdout: false, discardStderr: false, stderrToStdout: false };
+  return {
+    argv: [],
+    env: {},
+    discardStdout: false,
+    discardStderr: false,
+    stderrToStdout: false,
+    stdoutToStderr: false,
+    stdinClosed: false,
+  };
 }
 
 function syntaxError(op: string): ShellParse {
@@ -126,7 +163,8 @@ function redirect(
   if (typeof target !== 'string') return syntaxError('newline');
   if (op === '>&') {
     if (fd === 2 && target === '1') cur.stderrToStdout = true;
-    else if (!(fd === 1 && target === '2')) return unsupported(`${fd}>&${target}`);
+    else if (fd === 1 && target === '2') cur.stdoutToStderr = true;
+    else return unsupported(`${fd}>&${target}`);
     return null;
   }
   if (target !== '/dev/null') return unsupported(`${fd}${op}${target}`);

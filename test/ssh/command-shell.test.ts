@@ -1,0 +1,273 @@
+// The persistent shell that carries the monitor's periodic commands: its framing against a real /bin/sh (the
+// answer of each command is exactly what exec gives: stdout and stderr byte for byte, with or without a final
+// newline, the exit status, stdin closed), against a real OpenSSH sshd running the login shell, and what it does
+// when the shell misbehaves: every such case still answers the command, over exec, and says why.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandShell } from '../../src/main/core/ssh/command-shell';
+import type { CommandStream, ExecResult, StreamHandlers } from '../../src/main/core/ssh/connection';
+import { SshConnection } from '../../src/main/core/ssh/connection';
+import { sshdUnavailableReason, startSshd, type Sshd } from '../fixtures/sshd';
+import { makeHome, type TestHome } from './sshd-helpers';
+
+/** What exec gives for a command: sshd has the login shell ($SHELL, named by its basename) run it with -c. */
+function realExec(command: string): Promise<ExecResult> {
+  const shell = process.env.SHELL || '/bin/sh';
+  const child = spawn(shell, ['-c', command], {
+    argv0: shell.slice(shell.lastIndexOf('/') + 1),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (d: Buffer) => out.push(d));
+  child.stderr.on('data', (d: Buffer) => err.push(d));
+  return new Promise((resolve) =>
+    child.on('close', (code) =>
+      resolve({
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        exitCode: code,
+      }),
+    ),
+  );
+}
+
+/** A local /bin/sh reading stdin, as the remote `sh` of the shell channel. */
+function localSh(opened: { count: number }) {
+  return async (command: string, h: StreamHandlers): Promise<CommandStream> => {
+    expect(command).toBe('sh');
+    opened.count++;
+    const child = spawn('/bin/sh', [], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d: Buffer) => h.stdout(d));
+    child.stderr.on('data', (d: Buffer) => h.stderr(d));
+    child.on('close', (code, signal) => h.closed(code, signal));
+    return {
+      write: (data) => void child.stdin.write(data),
+      close: () => void child.kill('SIGTERM'),
+    };
+  };
+}
+
+const CASES = [
+  'echo hello',
+  "printf 'no newline at the end'",
+  "printf 'a\\nb\\n\\n'",
+  'echo to stderr >&2; echo to stdout',
+  "printf 'err without newline' >&2",
+  'exit 7',
+  'false',
+  'nosuch-command-here',
+  "printf '\\377\\376 not utf-8'",
+  "printf '%s' '__pdc_lookalike_1 0'",
+  'seq 1 20000',
+];
+
+describe('CommandShell against a real /bin/sh', () => {
+  it('answers every command exactly as exec does, through one shell', async () => {
+    const opened = { count: 0 };
+    const execs: string[] = [];
+    const shell = new CommandShell({
+      label: 'local',
+      open: localSh(opened),
+      exec: (c) => (execs.push(c), realExec(c)),
+      isConnected: () => true,
+    });
+    for (const c of CASES) expect(await shell.run(c), c).toEqual(await realExec(c));
+    // Several at once queue up and come back in order.
+    const many = await Promise.all(CASES.map((c) => shell.run(c)));
+    expect(many).toEqual(await Promise.all(CASES.map(realExec)));
+    // A command that reads stdin sees it closed, not the shell's next commands.
+    expect(await shell.run('cat; echo after cat')).toEqual({
+      stdout: 'after cat\n',
+      stderr: '',
+      exitCode: 0,
+    });
+    expect(opened.count).toBe(1);
+    expect(execs).toEqual([]);
+    expect(shell.stats).toMatchObject({ shells: 1, viaShell: CASES.length * 2 + 1, viaExec: 0 });
+    shell.close();
+  });
+
+  it('a command that outlives its timeout fails as exec would, and the next one gets a fresh shell', async () => {
+    const opened = { count: 0 };
+    const shell = new CommandShell({
+      label: 'local',
+      open: localSh(opened),
+      exec: realExec,
+      isConnected: () => true,
+    });
+    await expect(shell.run('sleep 5', { timeoutMs: 200 })).rejects.toMatchObject({
+      explained: { code: 'exec-timeout' },
+    });
+    expect(await shell.run('echo next')).toEqual({ stdout: 'next\n', stderr: '', exitCode: 0 });
+    expect(opened.count).toBe(2);
+    expect(shell.stats.viaExec).toBe(0);
+    shell.close();
+  });
+
+  it('output past the cap fails the command as exec would, without reading on', async () => {
+    const shell = new CommandShell({
+      label: 'local',
+      open: localSh({ count: 0 }),
+      exec: realExec,
+      isConnected: () => true,
+    });
+    await expect(shell.run('seq 1 100000', { maxBytes: 10_000 })).rejects.toMatchObject({
+      explained: { code: 'output-too-large' },
+    });
+    expect((await shell.run('echo still fine')).stdout).toBe('still fine\n');
+    shell.close();
+  });
+});
+
+/** A shell channel whose output the test writes itself, chunk by chunk. */
+function scripted(): {
+  open: (command: string, h: StreamHandlers) => Promise<CommandStream>;
+  written: string[];
+  handlers: () => StreamHandlers;
+  opened: number;
+} {
+  let h: StreamHandlers | null = null;
+  const state = {
+    written: [] as string[],
+    opened: 0,
+    handlers: () => h!,
+    open: async (_command: string, handlers: StreamHandlers): Promise<CommandStream> => {
+      h = handlers;
+      state.opened++;
+      return { write: (d) => void state.written.push(d), close: () => undefined };
+    },
+  };
+  return state;
+}
+
+const tokenOf = (line: string): string => /echo "(\S+) \$\?"/.exec(line)![1];
+const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+describe('CommandShell framing and trouble', () => {
+  it('reassembles answers cut anywhere, even inside the token', async () => {
+    const s = scripted();
+    const shell = new CommandShell({ label: 'x', open: s.open, exec: realExec, isConnected: () => true });
+    const answer = shell.run('whatever');
+    await tick();
+    const token = tokenOf(s.written[0]);
+    expect(s.written[0]).toBe(
+      `"\${SHELL:-/bin/sh}" -c whatever "\${SHELL##*/}" </dev/null; echo "${token} $?"; echo ${token} >&2\n`,
+    );
+    const out = Buffer.from(`line one\nno end${token} 3\n`);
+    const err = Buffer.from(`warn${token}\n`);
+    for (let i = 0; i < out.length; i++) s.handlers().stdout(out.subarray(i, i + 1));
+    for (let i = 0; i < err.length; i += 3) s.handlers().stderr(err.subarray(i, i + 3));
+    expect(await answer).toEqual({ stdout: 'line one\nno end', stderr: 'warn', exitCode: 3 });
+  });
+
+  it('a shell that dies during a command: the command is answered over exec, and exec is used for a while', async () => {
+    const s = scripted();
+    const execs: string[] = [];
+    const shell = new CommandShell({
+      label: 'gpu-1',
+      open: s.open,
+      exec: async (c) => (execs.push(c), { stdout: 'via exec\n', stderr: '', exitCode: 0 }),
+      isConnected: () => true,
+    });
+    const answer = shell.run('systemctl show x');
+    await tick();
+    s.handlers().closed(127, null);
+    expect(await answer).toEqual({ stdout: 'via exec\n', stderr: '', exitCode: 0 });
+    expect(shell.stats.lastTrouble).toBe('the shell exited (exit code 127) during a command');
+    expect(await shell.run('nvidia-smi')).toMatchObject({ stdout: 'via exec\n' });
+    expect(execs).toEqual(['systemctl show x', 'nvidia-smi']);
+    expect(s.opened).toBe(1);
+  });
+
+  it('output that does not fit the framing is trouble, not an answer', async () => {
+    const s = scripted();
+    const shell = new CommandShell({
+      label: 'x',
+      open: s.open,
+      exec: async () => ({ stdout: 'exec answer', stderr: '', exitCode: 0 }),
+      isConnected: () => true,
+    });
+    const answer = shell.run('echo hi');
+    await tick();
+    const token = tokenOf(s.written[0]);
+    s.handlers().stdout(Buffer.from(`hi\n${token} 0\nextra after the status\n`));
+    expect((await answer).stdout).toBe('exec answer');
+    expect(shell.stats.lastTrouble).toMatch(/did not end with its status line/);
+  });
+
+  it('a shell lost with the link is not given up on: the command gets exec’s own answer, the next a new shell', async () => {
+    const s = scripted();
+    let connected = true;
+    const shell = new CommandShell({
+      label: 'x',
+      open: s.open,
+      exec: async () => {
+        throw new Error('not connected to x');
+      },
+      isConnected: () => connected,
+    });
+    const answer = shell.run('echo hi');
+    await tick();
+    connected = false;
+    s.handlers().closed(null, null);
+    await expect(answer).rejects.toThrow('not connected to x');
+    expect(shell.stats.lastTrouble).toBeUndefined();
+    connected = true;
+    const next = shell.run('echo again');
+    await tick();
+    expect(s.opened).toBe(2);
+    const token = tokenOf(s.written.at(-1)!);
+    s.handlers().stdout(Buffer.from(`again\n${token} 0\n`));
+    s.handlers().stderr(Buffer.from(`${token}\n`));
+    expect(await next).toEqual({ stdout: 'again\n', stderr: '', exitCode: 0 });
+  });
+});
+
+const skip = sshdUnavailableReason();
+if (skip) console.warn(`[skipped] persistent shell against a real sshd: ${skip}`);
+
+describe.skipIf(skip !== null)('the persistent shell over a real OpenSSH sshd and the login shell', () => {
+  let h: TestHome;
+  let sshd: Sshd;
+  beforeAll(async () => {
+    h = await makeHome();
+    sshd = await startSshd({
+      answer: async () => ({ stdout: '', exitCode: 255 }),
+      authorizedKeys: [h.keys.user.publicLine],
+      bridge: false,
+    });
+  });
+  afterAll(async () => {
+    await sshd?.stop();
+    await h?.cleanup();
+  });
+
+  it('gives the same answers as exec over one session channel', async () => {
+    const conn = new SshConnection({
+      label: 'real sshd',
+      configure: async () => ({
+        host: '127.0.0.1',
+        port: sshd.port,
+        username: process.env.USER ?? 'root',
+        privateKey: readFileSync(h.keys.user.privateFile),
+        hostVerifier: () => true,
+      }),
+    });
+    await conn.start();
+    await conn.waitConnected(10_000);
+    try {
+      for (const c of CASES) expect(await conn.execInShell(c), c).toEqual(await conn.exec(c));
+      // (exec would wait for the channel's stdin here: the shell closes it, like `ssh -n`.)
+      expect(await conn.execInShell('cat; echo after cat')).toEqual({
+        stdout: 'after cat\n',
+        stderr: '',
+        exitCode: 0,
+      });
+      expect(conn.shellStats).toMatchObject({ shells: 1, viaShell: CASES.length + 1, viaExec: 0 });
+    } finally {
+      await conn.stop();
+    }
+  });
+});
