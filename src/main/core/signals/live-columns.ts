@@ -69,12 +69,15 @@ class PointBuffer {
 }
 
 interface LiveSeries {
+  key: string;
   name: string;
   labels: Record<string, string>;
   labelCount: number;
   points: PointBuffer;
   /** Handed to the evaluator by every columns() call, refreshed in place (its views move with the buffers). */
   aligned: AlignedSeries;
+  /** The series in the newest row's own columns: its value there, rewritten by every append. */
+  newest: AlignedSeries;
 }
 
 export interface LiveColumnsOptions {
@@ -130,7 +133,7 @@ export class LiveColumns {
               this.droppedSeries++;
               continue;
             }
-            this.series.set(key, (ls = newSeries(s.name, s.labels)));
+            this.series.set(key, (ls = newSeries(key, s.name, s.labels)));
           }
           // Learn the order of this scrape: the rest of the old one is looked up by key from here on.
           order.length = next;
@@ -139,6 +142,7 @@ export class LiveColumns {
         }
         if (ls.points.end > ls.points.start && ls.points.rows[ls.points.end - 1] === row) continue;
         ls.points.push(row, t, s.value);
+        ls.newest.v[0] = s.value;
       }
     order.length = Math.min(order.length, next);
     this.prune(t - this.opts.keepMs);
@@ -149,25 +153,47 @@ export class LiveColumns {
   columns(target: string): TargetColumns {
     const a = this.axis;
     const first = a.rows[a.start];
+    const newestRow = a.rows[a.end - 1];
     const cols = new TargetColumns(target, a.times.subarray(a.start, a.end));
+    // Series present since the same row share one view of their point times.
+    let timesRow = -1;
+    let timesLength = -1;
+    let times = a.times;
+    const newestByName = new Map<string, AlignedSeries[]>();
     for (const s of this.series.values()) {
       const p = s.points;
       const m = p.length;
-      const contiguous = p.rows[p.end - 1] - p.rows[p.start] === m - 1;
+      const row0 = p.rows[p.start];
+      const contiguous = p.rows[p.end - 1] - row0 === m - 1;
       const aligned = s.aligned;
       if (contiguous) {
         aligned.rows = null;
-        aligned.row0 = p.rows[p.start] - first;
+        aligned.row0 = row0 - first;
+        if (row0 !== timesRow || m !== timesLength) {
+          times = p.times.subarray(p.start, p.end);
+          timesRow = row0;
+          timesLength = m;
+        }
       } else {
         const rows = new Int32Array(m);
         for (let k = 0; k < m; k++) rows[k] = p.rows[p.start + k] - first;
         aligned.rows = rows;
         aligned.row0 = 0;
+        times = p.times.subarray(p.start, p.end);
+        timesRow = -1;
       }
       aligned.v = p.v.subarray(p.start, p.end);
-      seedPrepared(aligned, p.times.subarray(p.start, p.end), p.prefix.subarray(p.start, p.end));
+      seedPrepared(aligned, times, p.prefix.subarray(p.start, p.end));
       cols.add(aligned);
+      let list = newestByName.get(s.name);
+      if (!list) newestByName.set(s.name, (list = []));
+      if (p.rows[p.end - 1] === newestRow) list.push(s.newest);
     }
+    // The newest row's columns, in the order tailColumns would list them: names as the full columns first
+    // meet them, each name's series in order, only the series with a value in that row.
+    const newest = new TargetColumns(target, a.times.subarray(a.end - 1, a.end));
+    for (const list of newestByName.values()) for (const x of list) newest.add(x);
+    cols.newest = newest;
     return cols;
   }
 
@@ -177,10 +203,10 @@ export class LiveColumns {
     while (a.length > 1 && a.times[a.start] < from) a.start++;
     const first = a.rows[a.start];
     let dropped = false;
-    for (const [key, s] of this.series) {
+    for (const s of this.series.values()) {
       s.points.dropBefore(first);
       if (s.points.length === 0) {
-        this.series.delete(key);
+        this.series.delete(s.key);
         dropped = true;
       }
     }
@@ -189,13 +215,15 @@ export class LiveColumns {
   }
 }
 
-function newSeries(name: string, labels: Record<string, string>): LiveSeries {
+function newSeries(key: string, name: string, labels: Record<string, string>): LiveSeries {
   return {
+    key,
     name,
     labels,
     labelCount: Object.keys(labels).length,
     points: new PointBuffer(INITIAL_POINTS),
     aligned: { name, labels, rows: null, row0: 0, v: new Float64Array(0) },
+    newest: { name, labels, rows: null, row0: 0, v: new Float64Array(1) },
   };
 }
 
