@@ -78,7 +78,14 @@ interface LiveSeries {
   aligned: AlignedSeries;
   /** The series in the newest row's own columns: its value there, rewritten by every append. */
   newest: AlignedSeries;
+  /** Row of its newest point (a sample listed twice in one scrape keeps the first). */
+  lastRow: number;
+  /** Scrapes left in which the labels matched against are replaced by an equal copy (see append). */
+  adopt: number;
 }
+
+/** The parser's cache stores a series the second time it sees it and answers from the third on. */
+const ADOPT_LABELS_SCRAPES = 3;
 
 export interface LiveColumnsOptions {
   /** How far back rows are kept (ms): the longest window the evaluator reads. */
@@ -123,8 +130,16 @@ export class LiveColumns {
       for (const s of fam.samples) {
         if (!Number.isFinite(s.value)) continue;
         let ls: LiveSeries | undefined = order[next];
-        if (ls && ls.name === s.name && sameLabels(ls, s.labels)) next++;
-        else {
+        if (ls && ls.name === s.name && sameLabels(ls, s.labels)) {
+          next++;
+          // Once the parser's series cache holds a series it hands out the same name and label value strings
+          // every scrape: kept here, later comparisons are of identical strings, the cheapest there are.
+          ls.name = s.name;
+          if (ls.adopt > 0) {
+            ls.adopt--;
+            ls.labels = { ...s.labels };
+          }
+        } else {
           if (!this.opts.track(s.name)) continue;
           const key = seriesKey(s.name, s.labels);
           ls = this.series.get(key);
@@ -140,7 +155,8 @@ export class LiveColumns {
           order.push(ls);
           next++;
         }
-        if (ls.points.end > ls.points.start && ls.points.rows[ls.points.end - 1] === row) continue;
+        if (ls.lastRow === row) continue;
+        ls.lastRow = row;
         ls.points.push(row, t, s.value);
         ls.newest.v[0] = s.value;
       }
@@ -224,6 +240,8 @@ function newSeries(key: string, name: string, labels: Record<string, string>): L
     points: new PointBuffer(INITIAL_POINTS),
     aligned: { name, labels, rows: null, row0: 0, v: new Float64Array(0) },
     newest: { name, labels, rows: null, row0: 0, v: new Float64Array(1) },
+    lastRow: -1,
+    adopt: ADOPT_LABELS_SCRAPES,
   };
 }
 
