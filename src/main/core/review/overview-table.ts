@@ -61,7 +61,7 @@ export class OverviewTableBuilder implements OverviewTable {
   private readonly times = new Map<string, number[]>();
   private readonly slots = new Map<
     string,
-    { name: string; labels: Record<string, string>; acc: SeriesAcc | null }[]
+    { name: string; labels: Record<string, string>; acc: SeriesAcc | null; adopt: number }[]
   >();
   private units: TimedUnitState[] = [];
   private healths: TimedHealth[] = [];
@@ -93,7 +93,17 @@ export class OverviewTableBuilder implements OverviewTable {
       for (const s of f.samples) {
         let slot = slots[n];
         if (!slot || slot.name !== s.name || !sameLabels(slot.labels, s.labels))
-          slots[n] = slot = { name: s.name, labels: s.labels, acc: this.seriesOf(target, f, s) };
+          slots[n] = slot = { name: s.name, labels: s.labels, acc: this.seriesOf(target, f, s), adopt: 3 };
+        else {
+          // The parser hands a series it has cached the same name and label value strings every scrape (from
+          // its third): kept here, later comparisons are of identical strings. The labels are a copy because
+          // the exposition's objects belong to the caller.
+          slot.name = s.name;
+          if (slot.adopt > 0) {
+            slot.adopt--;
+            slot.labels = { ...s.labels };
+          }
+        }
         n++;
         if (slot.acc) {
           slot.acc.t.push(ts);

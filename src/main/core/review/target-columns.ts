@@ -39,6 +39,11 @@ export class TargetColumns {
   private readonly byName = new Map<string, AlignedSeries[]>();
   /** Distinct metric families the target served during the session (including series not decoded). */
   families = 0;
+  /**
+   * The newest row as columns of its own, when the owner keeps it ready (the live columns do, for the
+   * point-in-time signals of every scrape): what tailColumns(this, rows − 1) would build.
+   */
+  newest?: TargetColumns;
 
   constructor(
     readonly target: string,

@@ -23,7 +23,13 @@ const prepared = new WeakMap<AlignedSeries, Prepared>();
  * increases up to point k (a decrease counts as a reset), `times[k]` the time of point k.
  */
 export function seedPrepared(s: AlignedSeries, times: Float64Array, prefix: Float64Array): void {
-  prepared.set(s, { times, prefix, v: s.v });
+  // The live columns hand the same series object over every scrape: its entry is refreshed, not replaced.
+  const p = prepared.get(s);
+  if (p) {
+    p.times = times;
+    p.prefix = prefix;
+    p.v = s.v;
+  } else prepared.set(s, { times, prefix, v: s.v });
 }
 
 function prepare(axis: Float64Array, s: AlignedSeries): Prepared {
@@ -66,18 +72,38 @@ class WindowWalk {
     series: readonly AlignedSeries[],
     private readonly windowMs: number,
   ) {
-    this.p = series.map((s) => prepare(axis, s));
-    const keys = new Map<string, number>();
+    const m = series.length;
+    this.p = new Array<Prepared>(m);
+    this.group = new Int32Array(m);
     this.times = [];
-    this.group = Int32Array.from(series, (s, j) => {
-      const key = s.rows ? `own:${j}` : `${s.row0}:${s.v.length}`;
-      let g = keys.get(key);
-      if (g === undefined) {
-        keys.set(key, (g = this.times.length));
-        this.times.push(this.p[j].times);
+    // Series over the same contiguous rows share a group, keyed by (first row, length) as one number; the
+    // buckets of a histogram come one after the other, so the previous series' group is tried first.
+    let keys: Map<number, number> | undefined;
+    let lastKey = -1;
+    let lastGroup = -1;
+    for (let j = 0; j < m; j++) {
+      const s = series[j];
+      const p = (this.p[j] = prepare(axis, s));
+      let g: number;
+      if (s.rows) {
+        g = this.times.length;
+        this.times.push(p.times);
+      } else {
+        const key = s.row0 * GROUP_KEY_SPAN + s.v.length;
+        if (key === lastKey) g = lastGroup;
+        else {
+          keys ??= new Map();
+          const known = keys.get(key);
+          if (known === undefined) {
+            keys.set(key, (g = this.times.length));
+            this.times.push(p.times);
+          } else g = known;
+          lastKey = key;
+          lastGroup = g;
+        }
       }
-      return g;
-    });
+      this.group[j] = g;
+    }
     this.lo = new Int32Array(this.times.length);
     this.hi = new Int32Array(this.times.length).fill(-1);
   }
@@ -88,10 +114,19 @@ class WindowWalk {
     const from = end - this.windowMs;
     for (let g = 0; g < this.times.length; g++) {
       const times = this.times[g];
+      const n = times.length;
+      // A walk over every row moves each edge by a point or so; the live push starts at its newest row, where
+      // stepping from the first point would cost the whole window: a longer move is a bisection.
       let hi = this.hi[g];
-      while (hi + 1 < times.length && times[hi + 1] <= end) hi++;
+      if (hi + 1 < n && times[hi + 1] <= end) {
+        hi++;
+        if (hi + 1 < n && times[hi + 1] <= end) hi = lastAtOrBefore(times, end, hi + 1, n - 1);
+      }
       let lo = this.lo[g];
-      while (lo <= hi && times[lo] < from) lo++;
+      if (lo <= hi && times[lo] < from) {
+        lo++;
+        if (lo <= hi && times[lo] < from) lo = firstAtOrAfter(times, from, lo + 1, hi + 1);
+      }
       this.hi[g] = hi;
       this.lo[g] = lo;
     }
@@ -119,6 +154,30 @@ class WindowWalk {
   latest(j: number): number {
     return this.p[j].v[this.hi[this.group[j]]];
   }
+}
+
+/** (first row, length) of a contiguous series as one number: both stay far below 2^26 (776 days at 1 s). */
+const GROUP_KEY_SPAN = 2 ** 26;
+
+/** The last k in [lo, hi] with times[k] <= t, given times[lo] <= t (times ascending). */
+function lastAtOrBefore(times: Float64Array, t: number, lo: number, hi: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (times[mid] <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The first k in [lo, end) with times[k] >= t, or end when there is none (times ascending). */
+function firstAtOrAfter(times: Float64Array, t: number, lo: number, end: number): number {
+  let hi = end;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function pick(cols: TargetColumns, name: string, filter?: LabelFilter): AlignedSeries[] {
@@ -204,6 +263,54 @@ export function latestInWindow(
   }
 }
 
+/** The bucket series of a histogram with a bound, the distinct bounds ascending, and each series' bound. */
+interface BucketPlan {
+  /** The list it was made from (element by element), to tell whether it still applies. */
+  from: readonly AlignedSeries[];
+  series: AlignedSeries[];
+  les: number[];
+  leIndex: Int32Array;
+}
+
+/**
+ * Plans by the first series of their list. The live columns hand the same series objects every scrape (and
+ * a series' labels never change), so the bounds are parsed and sorted once per set of buckets, not per scrape.
+ */
+const plans = new WeakMap<AlignedSeries, BucketPlan>();
+
+function bucketPlan(all: readonly AlignedSeries[], filter?: LabelFilter): BucketPlan {
+  const memo = !filter && all.length > 0;
+  if (memo) {
+    const known = plans.get(all[0]);
+    if (known && sameList(known.from, all)) return known;
+  }
+  const series: AlignedSeries[] = [];
+  const bounds: number[] = [];
+  for (const s of all) {
+    if (filter && !filter(s.labels)) continue;
+    const le = parseLe(s.labels.le);
+    if (Number.isNaN(le)) continue;
+    series.push(s);
+    bounds.push(le);
+  }
+  const les = [...new Set(bounds)].sort((a, b) => a - b);
+  const slot = new Map(les.map((le, b) => [le, b]));
+  const plan: BucketPlan = {
+    from: all.slice(),
+    series,
+    les,
+    leIndex: Int32Array.from(bounds, (le) => slot.get(le)!),
+  };
+  if (memo) plans.set(all[0], plan);
+  return plan;
+}
+
+function sameList(a: readonly AlignedSeries[], b: readonly AlignedSeries[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
 /**
  * histogram_quantile(q, sum by (le) (increase(base_bucket[w]))) at every row, for each q in `qs`; NaN where the
  * live code says null (no bucket series with two points, or no observation in the window).
@@ -218,10 +325,9 @@ export function windowQuantiles(
 ): Float64Array[] {
   const n = cols.rows;
   const outs = qs.map(() => new Float64Array(n).fill(NaN));
-  const series = pick(cols, `${base}_bucket`, filter).filter((s) => !Number.isNaN(parseLe(s.labels.le)));
+  const plan = bucketPlan(cols.series(`${base}_bucket`), filter);
+  const { series, les, leIndex } = plan;
   if (series.length === 0) return outs;
-  const les = [...new Set(series.map((s) => parseLe(s.labels.le)))].sort((a, b) => a - b);
-  const leIndex = series.map((s) => les.indexOf(parseLe(s.labels.le)));
   const counts = new Float64Array(les.length);
   const present = new Uint8Array(les.length);
   const L = new Float64Array(les.length);

@@ -69,13 +69,23 @@ class PointBuffer {
 }
 
 interface LiveSeries {
+  key: string;
   name: string;
   labels: Record<string, string>;
   labelCount: number;
   points: PointBuffer;
   /** Handed to the evaluator by every columns() call, refreshed in place (its views move with the buffers). */
   aligned: AlignedSeries;
+  /** The series in the newest row's own columns: its value there, rewritten by every append. */
+  newest: AlignedSeries;
+  /** Row of its newest point (a sample listed twice in one scrape keeps the first). */
+  lastRow: number;
+  /** Scrapes left in which the labels matched against are replaced by an equal copy (see append). */
+  adopt: number;
 }
+
+/** The parser's cache stores a series the second time it sees it and answers from the third on. */
+const ADOPT_LABELS_SCRAPES = 3;
 
 export interface LiveColumnsOptions {
   /** How far back rows are kept (ms): the longest window the evaluator reads. */
@@ -120,8 +130,16 @@ export class LiveColumns {
       for (const s of fam.samples) {
         if (!Number.isFinite(s.value)) continue;
         let ls: LiveSeries | undefined = order[next];
-        if (ls && ls.name === s.name && sameLabels(ls, s.labels)) next++;
-        else {
+        if (ls && ls.name === s.name && sameLabels(ls, s.labels)) {
+          next++;
+          // Once the parser's series cache holds a series it hands out the same name and label value strings
+          // every scrape: kept here, later comparisons are of identical strings, the cheapest there are.
+          ls.name = s.name;
+          if (ls.adopt > 0) {
+            ls.adopt--;
+            ls.labels = { ...s.labels };
+          }
+        } else {
           if (!this.opts.track(s.name)) continue;
           const key = seriesKey(s.name, s.labels);
           ls = this.series.get(key);
@@ -130,15 +148,17 @@ export class LiveColumns {
               this.droppedSeries++;
               continue;
             }
-            this.series.set(key, (ls = newSeries(s.name, s.labels)));
+            this.series.set(key, (ls = newSeries(key, s.name, s.labels)));
           }
           // Learn the order of this scrape: the rest of the old one is looked up by key from here on.
           order.length = next;
           order.push(ls);
           next++;
         }
-        if (ls.points.end > ls.points.start && ls.points.rows[ls.points.end - 1] === row) continue;
+        if (ls.lastRow === row) continue;
+        ls.lastRow = row;
         ls.points.push(row, t, s.value);
+        ls.newest.v[0] = s.value;
       }
     order.length = Math.min(order.length, next);
     this.prune(t - this.opts.keepMs);
@@ -149,25 +169,47 @@ export class LiveColumns {
   columns(target: string): TargetColumns {
     const a = this.axis;
     const first = a.rows[a.start];
+    const newestRow = a.rows[a.end - 1];
     const cols = new TargetColumns(target, a.times.subarray(a.start, a.end));
+    // Series present since the same row share one view of their point times.
+    let timesRow = -1;
+    let timesLength = -1;
+    let times = a.times;
+    const newestByName = new Map<string, AlignedSeries[]>();
     for (const s of this.series.values()) {
       const p = s.points;
       const m = p.length;
-      const contiguous = p.rows[p.end - 1] - p.rows[p.start] === m - 1;
+      const row0 = p.rows[p.start];
+      const contiguous = p.rows[p.end - 1] - row0 === m - 1;
       const aligned = s.aligned;
       if (contiguous) {
         aligned.rows = null;
-        aligned.row0 = p.rows[p.start] - first;
+        aligned.row0 = row0 - first;
+        if (row0 !== timesRow || m !== timesLength) {
+          times = p.times.subarray(p.start, p.end);
+          timesRow = row0;
+          timesLength = m;
+        }
       } else {
         const rows = new Int32Array(m);
         for (let k = 0; k < m; k++) rows[k] = p.rows[p.start + k] - first;
         aligned.rows = rows;
         aligned.row0 = 0;
+        times = p.times.subarray(p.start, p.end);
+        timesRow = -1;
       }
       aligned.v = p.v.subarray(p.start, p.end);
-      seedPrepared(aligned, p.times.subarray(p.start, p.end), p.prefix.subarray(p.start, p.end));
+      seedPrepared(aligned, times, p.prefix.subarray(p.start, p.end));
       cols.add(aligned);
+      let list = newestByName.get(s.name);
+      if (!list) newestByName.set(s.name, (list = []));
+      if (p.rows[p.end - 1] === newestRow) list.push(s.newest);
     }
+    // The newest row's columns, in the order tailColumns would list them: names as the full columns first
+    // meet them, each name's series in order, only the series with a value in that row.
+    const newest = new TargetColumns(target, a.times.subarray(a.end - 1, a.end));
+    for (const list of newestByName.values()) for (const x of list) newest.add(x);
+    cols.newest = newest;
     return cols;
   }
 
@@ -177,10 +219,10 @@ export class LiveColumns {
     while (a.length > 1 && a.times[a.start] < from) a.start++;
     const first = a.rows[a.start];
     let dropped = false;
-    for (const [key, s] of this.series) {
+    for (const s of this.series.values()) {
       s.points.dropBefore(first);
       if (s.points.length === 0) {
-        this.series.delete(key);
+        this.series.delete(s.key);
         dropped = true;
       }
     }
@@ -189,13 +231,17 @@ export class LiveColumns {
   }
 }
 
-function newSeries(name: string, labels: Record<string, string>): LiveSeries {
+function newSeries(key: string, name: string, labels: Record<string, string>): LiveSeries {
   return {
+    key,
     name,
     labels,
     labelCount: Object.keys(labels).length,
     points: new PointBuffer(INITIAL_POINTS),
     aligned: { name, labels, rows: null, row0: 0, v: new Float64Array(0) },
+    newest: { name, labels, rows: null, row0: 0, v: new Float64Array(1) },
+    lastRow: -1,
+    adopt: ADOPT_LABELS_SCRAPES,
   };
 }
 

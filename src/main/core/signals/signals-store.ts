@@ -320,9 +320,22 @@ function kvValues(kv: KvUsage): Record<string, number | null> {
   return out;
 }
 
+/** "role.key" by role and key: the same few dozen keys every scrape, built once. */
+const prefixedKeys = new Map<string, Map<string, string>>();
+
 function prefixed(role: string, values: Record<string, number | null>): Record<string, number | null> {
+  let keys = prefixedKeys.get(role);
+  if (!keys) prefixedKeys.set(role, (keys = new Map()));
   const out: Record<string, number | null> = {};
-  for (const k in values) out[`${role}.${k}`] = values[k];
+  for (const k in values) {
+    let key = keys.get(k);
+    if (key === undefined) {
+      key = `${role}.${k}`;
+      // Bounded: keys are the specification's signals and per-rank or per-GPU figures, not label values.
+      if (keys.size < 4096) keys.set(k, key);
+    }
+    out[key] = values[k];
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@ import { TargetColumns, type AlignedSeries } from '../../review/target-columns';
 
 export function tailColumns(cols: TargetColumns, from: number): TargetColumns {
   if (from <= 0) return cols;
+  if (cols.newest && from === cols.rows - 1) return cols.newest;
   const out = new TargetColumns(cols.target, cols.t.subarray(from));
   out.families = cols.families;
   for (const name of cols.names())

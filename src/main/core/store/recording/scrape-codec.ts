@@ -64,7 +64,12 @@ interface SeriesMeta {
 
 interface EncSeriesMeta extends SeriesMeta {
   labelCount: number;
+  /** Scrapes left in which the labels are replaced by an equal copy (see encode). */
+  adopt: number;
 }
+
+/** The parser's cache stores a series the second time it sees it and answers from the third on. */
+const ADOPT_LABELS_SCRAPES = 3;
 
 /**
  * Predecessor slots: a histogram bucket's delta is stored relative to the next-lower bucket's delta (so
@@ -174,7 +179,16 @@ export class ScrapeEncoder {
         let id: number | undefined;
         if (expected !== undefined) {
           const m = this.meta[expected];
-          if (m.name === s.name && sameLabels(s.labels, m.labels, m.labelCount)) id = expected;
+          if (m.name === s.name && sameLabels(s.labels, m.labels, m.labelCount)) {
+            id = expected;
+            // Once the parser's series cache holds a series it hands out the same name and label value strings
+            // every scrape: kept here, later comparisons are of identical strings, the cheapest there are.
+            m.name = s.name;
+            if (m.adopt > 0) {
+              m.adopt--;
+              m.labels = { ...s.labels };
+            }
+          }
         }
         let fk = '';
         if (id === undefined) {
@@ -198,6 +212,7 @@ export class ScrapeEncoder {
               family: fam.name,
               labels,
               labelCount: Object.keys(labels).length,
+              adopt: ADOPT_LABELS_SCRAPES,
             });
             this.state.ensure(id);
             if (id >= this.seen.length) {
