@@ -96,7 +96,8 @@ it("gives every worker the KV the simulation's ground truth holds, and the rank-
   const fleet = demoFleetOf(app.core)!;
   const o = await observation(
     (x) =>
-      x.services.filter((s) => s.kv).length === 5 && byId(x, 'decode-2').units?.[1].systemd !== undefined,
+      x.services.filter((s) => s.kv && s.systemd).length === 5 &&
+      byId(x, 'decode-2').units?.[1].systemd !== undefined,
     "all five workers have a KV reading and gpu-c's monitor has reported",
   );
   const truth = fleet.groundTruth().workers;
@@ -158,6 +159,18 @@ it('keeps per-worker series, role aggregates (sums of tokens, ratio of the sums)
   } while (gpu.series.some((s) => s.t.length === 0) && Date.now() < deadline);
   for (const s of gpu.series) expect(s.t.length, s.key).toBeGreaterThan(0);
 }, 40_000);
+
+it('refuses an app restart of a role of a fleet and names the rolling restart that does it', async () => {
+  const before = demoFleetOf(app.core)!.unitHistory().length;
+  const plan = await app.handlers.planRestart({ deploymentId: summary.deployment.id, target: 'decode' });
+  expect(plan.blockedReason).toContain('is a fleet');
+  expect(plan.blockedReason).toContain('`pd-console restart decode --host gpu-a`');
+  await expect(
+    app.handlers.startRestart({ deploymentId: summary.deployment.id, target: 'decode' }),
+  ).rejects.toThrow(/is a fleet/);
+  // Nothing was stopped or started anywhere.
+  expect(demoFleetOf(app.core)!.unitHistory().length).toBe(before);
+}, 30_000);
 
 it("says 'unreachable: …' for the workers of a host taken off the network; the other hosts keep updating", async () => {
   const fleet = demoFleetOf(app.core)!;
