@@ -7,7 +7,18 @@ import { RecordingService } from './core/services/recording';
 import { dataDir } from './paths';
 import { Core, type CoreOptions } from './core/core';
 import { acceleratedClock, systemClock, type Clock } from './core/clock';
-import { startDemoHost, type DemoEra, type DemoSimulation, type RouterEra } from './demo';
+import {
+  startDemoFleet,
+  startDemoHost,
+  type DemoEra,
+  type DemoFleet,
+  type DemoSimulation,
+  type RouterEra,
+} from './demo';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { configRoots, createAliasIndex, defaultLookupAll } from './core/ssh/alias-addresses';
+import type { FleetEnvironment } from './core/fleet/open-fleet';
 import {
   DEMO_ROUTER_ERA_LABEL,
   DEMO_SERVER_ERA_LABEL,
@@ -88,6 +99,10 @@ type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
   homeDir?: string;
   /** Starts the demo host some other way (benchmarks run it in its own process); default: in this process. */
   demoLauncher?: CoreOptions['demo'];
+  /** The demo fleet's simulated time (tests stop it to compare with its ground truth); default demoSpeed × wall. */
+  demoFleetClock?: Clock;
+  /** Seed of the demo fleet's simulation (tests); default the simulation's own. */
+  demoFleetSeed?: number;
 };
 
 /** Everything a shell needs: the core (also the event bus) and the full handler map for dispatch. */
@@ -100,10 +115,20 @@ export function createApp(opts: AppOptions): App {
   );
   // The resolver asks the operator through the hosts service, which needs the core: bind it late.
   let resolver: ((host: HostConfig) => Promise<ConnectConfig>) | null = null;
+  const sshHome = opts.homeDir ?? process.env.PD_CONSOLE_SSH_HOME;
+  const sshBinary = sshHome ? null : undefined;
   const core = createCore(
     opts,
     (host) => resolver!(host),
     (hostId) => settings.discoveryChoices(hostId),
+    {
+      resolve: (host) => resolver!(host),
+      discovery: {
+        aliases: createAliasIndex({ homeDir: sshHome, sshBinary }),
+        lookupAll: (n) => defaultLookupAll(n),
+        configFile: sshHome ? configRoots({ homeDir: sshHome }).userConfig : '~/.ssh/config',
+      },
+    },
   );
   const hosts = new HostsService(core, join(dir, 'hosts.json'));
   resolver = createSshResolver({
@@ -112,8 +137,8 @@ export function createApp(opts: AppOptions): App {
     secrets: opts.secrets,
     // PD_CONSOLE_SSH_HOME (tests, sandboxes): read ~/.ssh from that folder, and skip `ssh -G`, which
     // would expand ~ to the account's real home from the password database.
-    homeDir: opts.homeDir ?? process.env.PD_CONSOLE_SSH_HOME,
-    sshBinary: opts.homeDir || process.env.PD_CONSOLE_SSH_HOME ? null : undefined,
+    homeDir: sshHome,
+    sshBinary,
     warn: (w) => core.emit('sshWarning', w),
   });
   if (opts.shell !== 'cli') hosts.watchNetwork();
@@ -200,6 +225,12 @@ export const ERA_LISTS_AGREE: Same<DemoEra, DemoServerEra> & Same<RouterEra, Dem
 
 const demoClocks = new WeakMap<Core, Clock>();
 const demoSims = new WeakMap<Core, DemoSimulation>();
+const demoFleets = new WeakMap<Core, DemoFleet>();
+
+/** The running demo fleet, for tests and benchmarks that read its ground truth or take a host down. */
+export function demoFleetOf(core: Core): DemoFleet | undefined {
+  return demoFleets.get(core);
+}
 
 /** The running demo host's simulation, for tests and benchmarks that inject faults or journal lines. */
 export function demoSimOf(core: Core): DemoSimulation | undefined {
@@ -215,6 +246,7 @@ export function createCore(
   opts: AppOptions,
   resolveSsh: CoreOptions['resolveSsh'] = resolveSshHost,
   discoveryChoices: (hostId: string) => Partial<Record<Role, string>> = () => ({}),
+  fleetEnvironment?: FleetEnvironment,
 ): Core {
   const core: Core = new Core({
     ...opts,
@@ -249,7 +281,57 @@ export function createCore(
           stop: () => demo.stop(),
         };
       }),
+    demoFleet: async ({ speed, era, router }) => {
+      const clock = opts.demoFleetClock ?? acceleratedClock(opts.demoSpeed ?? speed);
+      const fleet = await startDemoFleet({
+        clock,
+        seed: opts.demoFleetSeed,
+        era: era ?? opts.demoEra,
+        routerEra: router ?? opts.demoRouterEra,
+        dpRanks: opts.demoDpRanks,
+      });
+      // The fleet is reached as an operator's would be: through an ssh config naming its hosts, written to a
+      // home of its own (removed when the demo closes) so the operator's ~/.ssh is neither read nor touched.
+      const home = await mkdtemp(join(os.tmpdir(), 'pd-demo-fleet-'));
+      const stop = async (): Promise<void> => {
+        await fleet.stop();
+        await rm(home, { recursive: true, force: true });
+      };
+      try {
+        const files = await fleet.writeSshConfig(home);
+        demoClocks.set(core, clock);
+        demoSims.set(core, fleet.sim);
+        demoFleets.set(core, fleet);
+        const demoResolver = createSshResolver({
+          prompts: refusingPrompts,
+          homeDir: files.home,
+          sshBinary: null,
+        });
+        const entry = fleet.entry.name;
+        return {
+          era: fleet.sim.era,
+          router: fleet.sim.routerEra,
+          origin: { id: entry, label: `${entry} (demo fleet, simulated)`, kind: 'demo', alias: entry },
+          env: {
+            // The fleet's hosts are demo hosts reached over real SSH: resolved from its config like ssh hosts.
+            resolve: (host) => demoResolver({ ...host, kind: 'ssh' }),
+            discovery: {
+              aliases: createAliasIndex({ homeDir: files.home, sshBinary: null }),
+              lookupAll: (n) => defaultLookupAll(n),
+              configFile: files.configFile,
+            },
+          },
+          name: `Demo fleet: 2 prefill + 3 decode on 3 hosts · ${DEMO_SERVER_ERA_LABEL[fleet.sim.era]} · ${DEMO_ROUTER_ERA_LABEL[fleet.sim.routerEra]}`,
+          fallback: fleet.fallback,
+          stop,
+        };
+      } catch (err) {
+        await stop();
+        throw err;
+      }
+    },
     resolveSsh,
+    fleetEnvironment,
     discover: (conn, host) => discoverForCore(conn, host, discoveryChoices(host.id)),
     defaultDeployment: standardDeployment,
   });

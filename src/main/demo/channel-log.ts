@@ -14,6 +14,7 @@ export class DemoChannelLog {
   private readonly log: ExecEntry[] = [];
   private readonly stdin: ExecEntry[] = [];
   private tcpipOpened = 0;
+  private logins = 0;
 
   exec(command: string): void {
     this.log.push({ at: Date.now(), command });
@@ -33,6 +34,15 @@ export class DemoChannelLog {
 
   tcpip(): void {
     this.tcpipOpened++;
+  }
+
+  login(): void {
+    this.logins++;
+  }
+
+  /** SSH connections that logged in since the host started ("one connection per host"). */
+  get connections(): number {
+    return this.logins;
   }
 
   /** Exec channels opened since `sinceMs` (wall clock), oldest first. */

@@ -109,6 +109,11 @@ export function buildPlan(p: PlanInput): RestartPlan {
   let blockedReason: string | undefined;
   if (p.settings.readOnly) blockedReason = 'PD Console is in read-only mode: restarts are switched off';
   else if (missing) blockedReason = `deployment ${p.deployment.name} has no ${p.target} service`;
+  else if (p.deployment.services.some((s) => s.id !== undefined))
+    // The app's restart knows one unit per role on one link; a fleet's role is many workers on many hosts.
+    blockedReason =
+      `${p.deployment.name} is a fleet (${p.deployment.services.length} services on several hosts): the app restarts ` +
+      `one-host deployments only so far — use the rolling restart, \`pd-console restart ${p.target} --host ${p.host.alias ?? p.host.id}\``;
   else if (!p.connected)
     blockedReason = `not connected to ${p.host.label} (${p.connectionText}): a restart could not be followed`;
   const user = p.identity?.user ?? p.host.user ?? 'operator';
