@@ -16,7 +16,7 @@ let summary: DeploymentSummary;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pd-fleet-roll-'));
-  app = createApp({ shell: 'web', intervalMs: 500, dataDir: dir, record: false, demoSpeed: 100 });
+  app = createApp({ shell: 'browser', intervalMs: 500, dataDir: dir, record: false, demoSpeed: 100 });
   summary = await app.handlers.openDemo({ topology: 'fleet' });
   // Every unit active and the router's view read once, so the plan starts from a serving fleet.
   await vi.waitFor(
