@@ -20,10 +20,16 @@ export function HostLinks({ summary, now }: { summary: DeploymentSummary; now: n
             className={`conn conn-${unreadable ? 'bad' : c.tone}`}
             data-testid={`host-link-${id}`}
             data-state={status?.state ?? 'none'}
-            title={fh ? `${fh.via}: ${fh.addresses.join(', ')}` : undefined}
+            title={`${id}: ${unreadable ?? c.text}${fh ? ` (${fh.via}: ${fh.addresses.join(', ')})` : ''}`}
           >
             <span className="dot" aria-hidden />
-            <b>{id}</b> {unreadable ?? c.text}
+            <b>{id}</b>
+            {/* Eight hosts fit one line when a working link is just its dot; a problem is said in full. */}
+            {c.tone === 'ok' && !unreadable ? (
+              <span className="sr-only">{c.text}</span>
+            ) : (
+              <span>{unreadable ?? c.text}</span>
+            )}
           </li>
         );
       })}

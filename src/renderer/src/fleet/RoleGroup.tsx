@@ -111,13 +111,14 @@ function WorkerLine({ row: r }: { row: WorkerRow }): React.JSX.Element {
       ) : (
         <>
           <td data-testid="worker-state">
-            <span className={`pill pill-${r.tone}`}>{r.activeState ?? '…'}</span>
-            {r.health && !r.health.ok ? (
-              <span className="bad" data-testid="worker-health" title={r.health.detail}>
-                {' '}
-                {r.health.detail}
+            {/* Running but failing /health reads as unhealthy; the server's own words are in the tooltip. */}
+            {r.activeState === 'active' && r.health && !r.health.ok ? (
+              <span className="pill pill-warn" data-testid="worker-health" title={r.health.detail}>
+                unhealthy
               </span>
-            ) : null}
+            ) : (
+              <span className={`pill pill-${r.tone}`}>{r.activeState ?? '…'}</span>
+            )}
           </td>
           <td className="num" data-testid="worker-requests">
             {r.running ?? '—'} · {r.queued ?? '—'}
