@@ -7,7 +7,11 @@ import { RecordingService } from './core/services/recording';
 import { dataDir } from './paths';
 import { Core, type CoreOptions } from './core/core';
 import { acceleratedClock, systemClock, type Clock } from './core/clock';
-import { startDemoHost, type DemoEra, type DemoSimulation, type RouterEra } from './demo';
+import { startDemoFleet, startDemoHost, type DemoEra, type DemoSimulation, type RouterEra } from './demo';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { configRoots, createAliasIndex, defaultLookupAll } from './core/ssh/alias-addresses';
+import type { FleetEnvironment } from './core/fleet/open-fleet';
 import {
   DEMO_ROUTER_ERA_LABEL,
   DEMO_SERVER_ERA_LABEL,
@@ -100,10 +104,20 @@ export function createApp(opts: AppOptions): App {
   );
   // The resolver asks the operator through the hosts service, which needs the core: bind it late.
   let resolver: ((host: HostConfig) => Promise<ConnectConfig>) | null = null;
+  const sshHome = opts.homeDir ?? process.env.PD_CONSOLE_SSH_HOME;
+  const sshBinary = sshHome ? null : undefined;
   const core = createCore(
     opts,
     (host) => resolver!(host),
     (hostId) => settings.discoveryChoices(hostId),
+    {
+      resolve: (host) => resolver!(host),
+      discovery: {
+        aliases: createAliasIndex({ homeDir: sshHome, sshBinary }),
+        lookupAll: (n) => defaultLookupAll(n),
+        configFile: sshHome ? configRoots({ homeDir: sshHome }).userConfig : '~/.ssh/config',
+      },
+    },
   );
   const hosts = new HostsService(core, join(dir, 'hosts.json'));
   resolver = createSshResolver({
@@ -112,8 +126,8 @@ export function createApp(opts: AppOptions): App {
     secrets: opts.secrets,
     // PD_CONSOLE_SSH_HOME (tests, sandboxes): read ~/.ssh from that folder, and skip `ssh -G`, which
     // would expand ~ to the account's real home from the password database.
-    homeDir: opts.homeDir ?? process.env.PD_CONSOLE_SSH_HOME,
-    sshBinary: opts.homeDir || process.env.PD_CONSOLE_SSH_HOME ? null : undefined,
+    homeDir: sshHome,
+    sshBinary,
     warn: (w) => core.emit('sshWarning', w),
   });
   if (opts.shell !== 'cli') hosts.watchNetwork();
@@ -215,6 +229,7 @@ export function createCore(
   opts: AppOptions,
   resolveSsh: CoreOptions['resolveSsh'] = resolveSshHost,
   discoveryChoices: (hostId: string) => Partial<Record<Role, string>> = () => ({}),
+  fleetEnvironment?: FleetEnvironment,
 ): Core {
   const core: Core = new Core({
     ...opts,
@@ -249,7 +264,55 @@ export function createCore(
           stop: () => demo.stop(),
         };
       }),
+    demoFleet: async ({ speed, era, router }) => {
+      const clock = acceleratedClock(opts.demoSpeed ?? speed);
+      const fleet = await startDemoFleet({
+        clock,
+        era: era ?? opts.demoEra,
+        routerEra: router ?? opts.demoRouterEra,
+        dpRanks: opts.demoDpRanks,
+      });
+      // The fleet is reached as an operator's would be: through an ssh config naming its hosts, written to a
+      // home of its own (removed when the demo closes) so the operator's ~/.ssh is neither read nor touched.
+      const home = await mkdtemp(join(os.tmpdir(), 'pd-demo-fleet-'));
+      const stop = async (): Promise<void> => {
+        await fleet.stop();
+        await rm(home, { recursive: true, force: true });
+      };
+      try {
+        const files = await fleet.writeSshConfig(home);
+        demoClocks.set(core, clock);
+        demoSims.set(core, fleet.sim);
+        const demoResolver = createSshResolver({
+          prompts: refusingPrompts,
+          homeDir: files.home,
+          sshBinary: null,
+        });
+        const entry = fleet.entry.name;
+        return {
+          era: fleet.sim.era,
+          router: fleet.sim.routerEra,
+          origin: { id: entry, label: `${entry} (demo fleet, simulated)`, kind: 'demo', alias: entry },
+          env: {
+            // The fleet's hosts are demo hosts reached over real SSH: resolved from its config like ssh hosts.
+            resolve: (host) => demoResolver({ ...host, kind: 'ssh' }),
+            discovery: {
+              aliases: createAliasIndex({ homeDir: files.home, sshBinary: null }),
+              lookupAll: (n) => defaultLookupAll(n),
+              configFile: files.configFile,
+            },
+          },
+          name: `Demo fleet: 2 prefill + 3 decode on 3 hosts · ${DEMO_SERVER_ERA_LABEL[fleet.sim.era]} · ${DEMO_ROUTER_ERA_LABEL[fleet.sim.routerEra]}`,
+          fallback: fleet.fallback,
+          stop,
+        };
+      } catch (err) {
+        await stop();
+        throw err;
+      }
+    },
     resolveSsh,
+    fleetEnvironment,
     discover: (conn, host) => discoverForCore(conn, host, discoveryChoices(host.id)),
     defaultDeployment: standardDeployment,
   });

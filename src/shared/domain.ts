@@ -121,6 +121,11 @@ export interface ServiceObservation {
   kv?: KvUsage;
   /** Why there is no KV figure although metrics were scraped (an older server version, a missing gauge). */
   kvMissing?: { reason: string; expected: string[] };
+  /**
+   * A multi-node worker's every unit with its systemd state, node rank 0 first (fleets only; `systemd` above is
+   * rank 0's). A rank ≥ 1 unit serves no HTTP, so systemd is all there is to read of it.
+   */
+  units?: { hostId: string; unit: string; nodeRank: number; systemd?: UnitState; systemdError?: string }[];
 }
 
 export interface Observation {

@@ -1,6 +1,6 @@
 // The core: implements every request of the API contract and pushes its events. It owns the open
-// deployments (one SSH connection, one monitor and one history each) and knows nothing of Electron,
-// WebSockets or React — the shells adapt it to their transport.
+// deployments (a LiveDeployment each: one SSH link and one monitor per host, one timeline) and knows nothing
+// of Electron, WebSockets or React — the shells adapt it to their transport.
 import { EventEmitter } from 'node:events';
 import type { ConnectConfig } from 'ssh2';
 import type {
@@ -24,7 +24,10 @@ import type {
 } from '@shared/contract';
 import { systemClock, type Clock } from './clock';
 import { SshConnection } from './ssh/connection';
-import { DeploymentMonitor } from './monitor/deployment-monitor';
+import { LiveDeployment, type Deployment, type DeploymentLink } from './fleet/live-deployment';
+import type { Fleet } from '@shared/fleet';
+import { looksLikeFleet, openFleet, type FleetEnvironment } from './fleet/open-fleet';
+import type { DiscoveredUnit } from './discovery/discover';
 import { diffObservations, newEventId } from './monitor/change-events';
 import { ApiError } from './api-error';
 import type { Exposition } from './probes/exposition/types';
@@ -46,6 +49,22 @@ export interface DemoLauncher {
   }>;
 }
 
+/** What the core needs to open the demo fleet (src/main/demo/fleet.ts through compose.ts). */
+export interface DemoFleetLauncher {
+  (opts: { speed: number; era?: DemoServerEra; router?: DemoRouterEra }): Promise<{
+    era: DemoServerEra;
+    router: DemoRouterEra;
+    /** The host its router runs on, as an ssh alias of the fleet's own ssh config. */
+    origin: HostConfig;
+    /** Reaches the fleet's hosts through that config, as an operator's ~/.ssh would. */
+    env: FleetEnvironment;
+    name: string;
+    /** Why its hosts share 127.0.0.1 (macOS), or null. */
+    fallback: string | null;
+    stop(): Promise<void>;
+  }>;
+}
+
 /** Resolves a configured SSH host to ssh2 options (keys, agent, known_hosts, jump hosts). */
 export interface SshResolver {
   (host: HostConfig): Promise<ConnectConfig>;
@@ -57,7 +76,13 @@ export interface CoreOptions {
   version: string;
   autoOpenDemo?: boolean;
   demo?: DemoLauncher;
+  demoFleet?: DemoFleetLauncher;
   resolveSsh?: SshResolver;
+  /**
+   * How fleet discovery reaches other hosts from a connected one (the operator's ssh config); without it a
+   * host is always opened as a one-host deployment.
+   */
+  fleetEnvironment?: FleetEnvironment;
   /** Deployment to assume on a plain SSH host until discovery proposes one. */
   defaultDeployment?: (host: HostConfig) => Omit<DeploymentConfig, 'id'>;
   intervalMs?: number;
@@ -68,7 +93,12 @@ export interface CoreOptions {
   discover?: (
     conn: SshConnection,
     host: HostConfig,
-  ) => Promise<{ deployment: Omit<DeploymentConfig, 'id'>; notes: AppEvent[] } | null>;
+  ) => Promise<{
+    deployment: Omit<DeploymentConfig, 'id'>;
+    notes: AppEvent[];
+    /** The SGLang units found (fleet-like hosts are followed to their other hosts). */
+    found?: DiscoveredUnit[];
+  } | null>;
 }
 
 const MAX_EVENTS = 2000;
@@ -76,8 +106,7 @@ const MAX_EVENTS = 2000;
 interface OpenDeployment {
   host: HostConfig;
   deployment: DeploymentConfig;
-  conn: SshConnection;
-  monitor: DeploymentMonitor;
+  live: LiveDeployment;
   events: AppEvent[];
   dispose: () => Promise<void>;
 }
@@ -86,8 +115,13 @@ type CoreEvents = { [K in EventName]: [ApiEvents[K]] };
 
 /** Internal (not API) notifications for feature services: recording, signals, alerts, restarts. */
 export interface CoreHooks {
-  /** Every successful scrape, parsed, with the deployment it belongs to. */
-  scrape: [{ deploymentId: string; hostId: string; ts: number; role: Role; exposition: Exposition }];
+  /**
+   * Every successful scrape, parsed, with the deployment it belongs to; `id` is the service's in a fleet
+   * (absent in a one-host 1P1D deployment, where the role names the one service).
+   */
+  scrape: [
+    { deploymentId: string; hostId: string; ts: number; role: Role; id?: string; exposition: Exposition },
+  ];
   /** A deployment was opened (its connection exists; its first observation may not). */
   opened: [{ deploymentId: string; host: HostConfig; deployment: DeploymentConfig }];
   /** A deployment was closed. */
@@ -105,6 +139,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
   readonly hooks = new EventEmitter<CoreHooks>();
   private demoPromise: Promise<DeploymentSummary> | null = null;
   private demoEras: { era: DemoServerEra; router: DemoRouterEra } | null = null;
+  private demoTopology: 'single' | 'fleet' | null = null;
 
   constructor(private readonly opts: CoreOptions) {
     super();
@@ -137,11 +172,22 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
   }
 
   async openDemo(args: OpenDemoArgs): Promise<DeploymentSummary> {
+    const topology = args.topology ?? 'single';
+    if (this.demoTopology !== null && this.demoTopology !== topology)
+      throw new ApiError(
+        'demo-open',
+        `the ${this.demoTopology === 'fleet' ? 'demo fleet' : 'single-host demo'} is already open`,
+        'Close it first, then open the other demo.',
+      );
+    this.demoTopology = topology;
     // Opening the demo twice (two windows, a double click) joins the first attempt.
-    this.demoPromise ??= this.startDemo(args).catch((err) => {
-      this.demoPromise = null;
-      throw err;
-    });
+    this.demoPromise ??= (topology === 'fleet' ? this.startDemoFleet(args) : this.startDemo(args)).catch(
+      (err) => {
+        this.demoTopology = null;
+        this.demoPromise = null;
+        throw err;
+      },
+    );
     const summary = await this.demoPromise;
     // Joining a demo that runs other eras would show the operator figures of a version they did not ask for.
     const running = this.demoEras;
@@ -183,15 +229,44 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     // Then find out what runs there, instead of assuming unit names and ports.
     let template = this.opts.defaultDeployment?.(host);
     let notes: AppEvent[] = [];
+    let units: DiscoveredUnit[] = [];
     if (this.opts.discover) {
       try {
         const found = await this.opts.discover(conn, host);
         if (found) {
           template = found.deployment;
           notes = found.notes;
+          units = found.found ?? [];
         }
       } catch (err) {
         notes = [this.note(`discovery on ${host.label} failed: ${(err as Error).message}`, 'warning')];
+      }
+    }
+    // Several workers of a role, or a router naming other hosts: the deployment is the whole fleet.
+    const env = this.opts.fleetEnvironment;
+    if (env && looksLikeFleet(units)) {
+      let opened = null;
+      try {
+        opened = await openFleet(host, { connect: (h, c) => this.newConnection(h, c), ...env }, conn);
+      } catch (err) {
+        notes.push(
+          this.note(
+            `following the router from ${host.label} to its workers' hosts failed: ${(err as Error).message}`,
+            'warning',
+            'Showing this host alone.',
+          ),
+        );
+      }
+      if (opened) {
+        const summary = this.openFleet(host, opened.template, opened.links, opened.fleet);
+        const d = this.get(summary.deployment.id);
+        for (const n of opened.notes)
+          this.record(d, {
+            ...this.note(n.title, 'warning', n.detail),
+            deploymentId: d.deployment.id,
+            hostId: host.id,
+          });
+        return summary;
       }
     }
     if (!template || template.services.length === 0) {
@@ -219,6 +294,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     if (d.host.kind === 'demo') {
       this.demoPromise = null;
       this.demoEras = null;
+      this.demoTopology = null;
     }
     await d.dispose();
     this.hooks.emit('closed', { deploymentId: args.deploymentId });
@@ -228,17 +304,26 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     return [...this.get(args.deploymentId).events];
   }
 
-  /** The SSH connection of an open deployment, for feature services (journal tail, restarts). */
-  connectionOf(deploymentId: string): SshConnection {
-    return this.get(deploymentId).conn;
+  /**
+   * The SSH connection of an open deployment, for feature services (journal tail, restarts): the origin's, or
+   * in a fleet the one of `hostId`.
+   */
+  connectionOf(deploymentId: string, hostId?: string): SshConnection {
+    return this.get(deploymentId).live.connection(hostId);
   }
 
   /**
-   * The one journal tail of a unit of an open deployment, owned by its monitor: views, restarts and the recorder
-   * subscribe to it rather than each polling the host.
+   * The one journal tail of a unit of an open deployment, owned by its host's monitor: views, restarts and the
+   * recorder subscribe to it rather than each polling the host. In a fleet a unit name may exist on two hosts
+   * (a multi-node worker): `hostId` says which.
    */
-  journalTail(deploymentId: string, unit: string): UnitJournalTail {
-    return this.get(deploymentId).monitor.journalTail(unit);
+  journalTail(deploymentId: string, unit: string, hostId?: string): UnitJournalTail {
+    return this.get(deploymentId).live.journalTail(unit, hostId);
+  }
+
+  /** The open deployment behind the `Deployment` interface (links, fleet, latest observation). */
+  liveDeployment(deploymentId: string): Deployment {
+    return this.get(deploymentId).live;
   }
 
   deploymentOf(deploymentId: string): {
@@ -247,7 +332,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     latest?: Observation;
   } {
     const d = this.get(deploymentId);
-    return { host: d.host, deployment: d.deployment, latest: d.monitor.latestObservation };
+    return { host: d.host, deployment: d.deployment, latest: d.live.latest };
   }
 
   /** Adds an event to a deployment's timeline and pushes it to clients. */
@@ -264,7 +349,8 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
 
   /** The machine woke up or the network changed: links are probably dead although nothing said so yet. */
   onResume(reason = 'resumed from sleep or the network changed'): void {
-    for (const d of this.open.values()) d.conn.reconnectNow(reason, { automatic: true });
+    for (const d of this.open.values())
+      for (const l of d.live.links) l.conn?.reconnectNow(reason, { automatic: true });
   }
 
   /** Close everything (app quit, end of a CLI command). */
@@ -299,8 +385,46 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
       }),
       () => demo.stop(),
     );
-    await d.conn.waitConnected(15_000);
+    await d.live.connection().waitConnected(15_000);
     return this.summary(d);
+  }
+
+  private async startDemoFleet(args: OpenDemoArgs): Promise<DeploymentSummary> {
+    const launch = this.opts.demoFleet;
+    if (!launch) throw new ApiError('unsupported', 'this build has no demo fleet');
+    const demo = await launch({ speed: args.speed ?? 1, era: args.era, router: args.router });
+    this.demoEras = { era: demo.era, router: demo.router };
+    try {
+      const opened = await openFleet(demo.origin, {
+        connect: (h, c) => this.newConnection(h, c),
+        ...demo.env,
+      });
+      if (!opened)
+        throw new Error('fleet discovery found a one-host pair where the demo fleet runs five workers');
+      const summary = this.openFleet(
+        demo.origin,
+        { ...opened.template, name: demo.name },
+        opened.links,
+        opened.fleet,
+        () => demo.stop(),
+      );
+      const d = this.get(summary.deployment.id);
+      const notes = [...(demo.fallback ? [{ title: `demo fleet: ${demo.fallback}` }] : []), ...opened.notes];
+      for (const n of notes)
+        this.record(d, {
+          ...this.note(n.title, 'warning', n.detail),
+          deploymentId: d.deployment.id,
+          hostId: demo.origin.id,
+        });
+      return summary;
+    } catch (err) {
+      await demo.stop();
+      throw new ApiError(
+        'demo-open',
+        `the demo fleet did not open: ${(err as Error).message}`,
+        'Try again; if it keeps failing, open the single-host demo.',
+      );
+    }
   }
 
   private async startDeployment(
@@ -312,9 +436,47 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
   ): Promise<OpenDeployment> {
     const id = `${host.id}`;
     if (this.open.has(id)) return this.open.get(id)!;
-    const deployment: DeploymentConfig = { ...template, id };
     const conn = connected ?? this.newConnection(host, configure);
-    const monitor = new DeploymentMonitor(host.id, deployment, conn, {
+    const d = this.openLive(host, { ...template, id }, [{ host, conn }], undefined, onDispose);
+    if (connected) this.onConnection(d, { host, conn }, conn.status);
+    else await conn.start();
+    d.live.startMonitors();
+    return d;
+  }
+
+  /**
+   * Opens a fleet as one deployment: `links` are every host's (origin first), already connected where they
+   * could be; a host without a link makes its workers say "unreachable: …" and the rest are watched as usual.
+   */
+  openFleet(
+    host: HostConfig,
+    template: Omit<DeploymentConfig, 'id'>,
+    links: DeploymentLink[],
+    fleet: Fleet,
+    onDispose?: () => Promise<void>,
+  ): DeploymentSummary {
+    const id = `${host.id}`;
+    const have = this.open.get(id);
+    if (have) return this.summary(have);
+    const d = this.openLive(host, { ...template, id }, links, fleet, onDispose);
+    for (const l of links) if (l.conn) this.onConnection(d, l, l.conn.status);
+    d.live.startMonitors();
+    return this.summary(d);
+  }
+
+  private openLive(
+    host: HostConfig,
+    deployment: DeploymentConfig,
+    links: DeploymentLink[],
+    fleet: Fleet | undefined,
+    onDispose?: () => Promise<void>,
+  ): OpenDeployment {
+    const id = deployment.id;
+    const live = new LiveDeployment({
+      host,
+      config: deployment,
+      links,
+      fleet,
       clock: this.clock,
       intervalMs: this.opts.intervalMs,
       gpuIntervalMs: this.opts.gpuIntervalMs,
@@ -322,26 +484,19 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     const d: OpenDeployment = {
       host,
       deployment,
-      conn,
-      monitor,
+      live,
       events: [],
       dispose: async () => {
-        monitor.dispose();
-        monitor.removeAllListeners();
-        conn.removeAllListeners();
-        await conn.stop();
+        await live.dispose();
         await onDispose?.();
       },
     };
     this.open.set(id, d);
-    conn.on('status', (status) => this.onConnection(d, status));
-    monitor.on('observation', (obs) => this.onObservation(d, obs));
-    monitor.on('scrape', (e) => this.hooks.emit('scrape', { ...e, deploymentId: id, hostId: host.id }));
-    monitor.on('gpu', (status) => this.hooks.emit('gpu', { deploymentId: id, hostId: host.id, status }));
+    live.on('status', ({ link, status }) => this.onConnection(d, link, status));
+    live.on('observation', (obs) => this.onObservation(d, obs));
+    live.on('scrape', (e) => this.hooks.emit('scrape', { ...e, deploymentId: id }));
+    live.on('gpu', (e) => this.hooks.emit('gpu', { deploymentId: id, hostId: e.hostId, status: e.status }));
     this.hooks.emit('opened', { deploymentId: id, host, deployment });
-    if (connected) this.onConnection(d, conn.status);
-    else await conn.start();
-    monitor.start();
     return d;
   }
 
@@ -349,17 +504,19 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     return new SshConnection({ label: host.alias ?? host.label, configure, clock: this.clock });
   }
 
-  private onConnection(d: OpenDeployment, status: ConnectionStatus): void {
-    this.emit('connection', { deploymentId: d.deployment.id, hostId: d.host.id, status });
+  private onConnection(d: OpenDeployment, link: DeploymentLink, status: ConnectionStatus): void {
+    const hostId = link.host.id;
+    this.emit('connection', { deploymentId: d.deployment.id, hostId, status });
+    const label = link.conn?.label ?? link.host.label;
     const title =
       status.state === 'connected'
-        ? `connected to ${d.conn.label}`
+        ? `connected to ${label}`
         : status.state === 'reconnecting'
-          ? `connection to ${d.conn.label} lost: ${status.lastError}`
+          ? `connection to ${label} lost: ${status.lastError}`
           : status.state === 'failed'
-            ? `cannot connect to ${d.conn.label}: ${status.reason}`
+            ? `cannot connect to ${label}: ${status.reason}`
             : status.state === 'stale'
-              ? `${d.conn.label} stopped answering: ${status.reason}`
+              ? `${label} stopped answering: ${status.reason}`
               : null;
     // Only the first of a run of reconnect attempts is worth a timeline entry.
     const prev = d.events.at(-1);
@@ -370,7 +527,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
         kind: 'connection',
         severity: status.state === 'connected' ? 'info' : status.state === 'failed' ? 'error' : 'warning',
         deploymentId: d.deployment.id,
-        hostId: d.host.id,
+        hostId,
         title,
         detail: status.state === 'failed' ? status.hint : undefined,
       });
@@ -404,11 +561,21 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
   }
 
   private summary(d: OpenDeployment): DeploymentSummary {
+    const live = d.live;
+    if (!live.fleet)
+      return {
+        deployment: d.deployment,
+        host: d.host,
+        connection: live.connection().status,
+        latest: live.latest,
+      };
     return {
       deployment: d.deployment,
       host: d.host,
-      connection: d.conn.status,
-      latest: d.monitor.latestObservation,
+      connection: live.hostStates()[0].connection,
+      hosts: live.hostStates(),
+      fleet: live.fleet,
+      latest: live.latest,
     };
   }
 }

@@ -16,6 +16,7 @@ import type {
   ServiceObservation,
   UnitState,
 } from '@shared/domain';
+import { serviceId } from '@shared/domain';
 import type { GpuStatus } from '@shared/contract';
 import type { Clock, ClockTimer } from '../clock';
 import type { SshConnection } from '../ssh/connection';
@@ -43,7 +44,15 @@ export interface MonitorOptions {
 export interface ScrapeEvent {
   ts: number;
   role: Role;
+  /** The service's id when its config has one (a fleet's worker); absent in a one-host 1P1D deployment. */
+  id?: string;
   exposition: Exposition;
+}
+
+/** A node rank ≥ 1 unit of a multi-node worker on this host: it serves no HTTP, so only its systemd state is read. */
+interface PeerUnit {
+  service: ServiceConfig;
+  unit: string;
 }
 
 interface Events {
@@ -67,7 +76,8 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   private running = false;
   private tick = 0;
   private inFlight = false;
-  private readonly memory = new Map<Role, ServiceMemory>();
+  /** Per service, by serviceId(): several workers of one role may share a host. */
+  private readonly memory = new Map<string, ServiceMemory>();
   // One series cache per scrape target (metrics URL), as Prometheus keeps one per scrape loop: each grows
   // with its own endpoint's series, and none evicts what another endpoint serves.
   private readonly seriesCaches = new Map<string, SeriesCache>();
@@ -112,7 +122,10 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   journalTail(unit: string): UnitJournalTail {
     let tail = this.tails.get(unit);
     if (tail) return tail;
-    if (!this.deployment.services.some((s) => s.unit === unit && s.hostId === this.hostId))
+    if (
+      !this.deployment.services.some((s) => s.unit === unit && s.hostId === this.hostId) &&
+      !this.peerUnits().some((p) => p.unit === unit)
+    )
       throw new Error(`${unit} is not a unit of ${this.deployment.name} on ${this.conn.label}`);
     if (this.stopped) throw new Error(`the monitor of ${this.deployment.name} has stopped`);
     tail = new UnitJournalTail({
@@ -203,18 +216,26 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     const ts = clock.now();
     this.tick++;
     const services = this.deployment.services.filter((s) => s.hostId === this.hostId);
+    const peers = this.peerUnits();
     if (!this.conn.isConnected) {
       return {
         deploymentId: this.deployment.id,
         hostId: this.hostId,
         ts,
-        services: services.map((s) => ({
-          role: s.role,
-          unit: s.unit,
-          systemdError: `no connection to ${this.conn.label}`,
-          metrics: { ok: false, at: ts, error: `no connection to ${this.conn.label}` },
-          health: this.memory.get(s.role)?.health,
-        })),
+        services: [
+          ...services.map((s) => ({
+            ...this.identity(s),
+            unit: s.unit,
+            systemdError: `no connection to ${this.conn.label}`,
+            metrics: { ok: false, at: ts, error: `no connection to ${this.conn.label}` } as MetricsStatus,
+            health: this.memory.get(serviceId(s))?.health,
+          })),
+          ...peers.map((p) => ({
+            ...this.identity(p.service),
+            unit: p.unit,
+            systemdError: `no connection to ${this.conn.label}`,
+          })),
+        ],
       };
     }
     const checkHealthNow = (this.tick - 1) % (this.opts.healthEveryTicks ?? 5) === 0;
@@ -222,20 +243,24 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     // running in the background and is reported as "no answer yet", so it never holds back the others.
     const budget = Math.max(200, (this.opts.intervalMs ?? 1000) * 0.8);
     const [sd, perService] = await Promise.all([
-      this.timeBoxed('systemd', () => this.readSystemd(services), budget),
+      this.timeBoxed(
+        'systemd',
+        () => this.readSystemd([...services.map((s) => s.unit), ...peers.map((p) => p.unit)]),
+        budget,
+      ),
       Promise.all(
         services.map(async (s): Promise<ServiceObservation> => {
           const r = await this.timeBoxed(
-            `svc:${s.role}`,
+            `svc:${serviceId(s)}`,
             () => this.observeService(s, checkHealthNow, ts),
             budget,
           );
           if (r.done) return r.value;
           const url = s.metricsUrl ?? s.healthUrl ?? s.apiUrl;
           return {
-            role: s.role,
+            ...this.identity(s),
             unit: s.unit,
-            health: this.memory.get(s.role)?.health,
+            health: this.memory.get(serviceId(s))?.health,
             metrics: {
               ok: false,
               at: ts,
@@ -251,13 +276,16 @@ export class DeploymentMonitor extends EventEmitter<Events> {
           error: `systemctl show on ${this.conn.label} has not answered for ${((clock.now() - sd.since) / 1000).toFixed(1)} s`,
         };
     let anyTraffic = !('error' in systemd);
-    const out: ServiceObservation[] = perService.map((o) => {
+    const out: ServiceObservation[] = [
+      ...perService,
+      ...peers.map((p): ServiceObservation => ({ ...this.identity(p.service), unit: p.unit })),
+    ].map((o) => {
       const unit = 'error' in systemd ? undefined : systemd.units.get(o.unit);
       if (o.metrics?.ok) anyTraffic = true;
       return { ...o, systemd: unit, systemdError: 'error' in systemd ? systemd.error : undefined };
     });
-    for (const o of out) {
-      const mem = this.memoryFor(o.role);
+    for (const o of out.slice(0, perService.length)) {
+      const mem = this.memoryFor(serviceId(o));
       if (o.systemd && mem.capacityPid !== undefined && o.systemd.mainPid !== mem.capacityPid) {
         mem.capacityFromServerInfo = undefined;
         mem.capacityPid = undefined;
@@ -292,10 +320,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     return winner === 'timeout' ? { done: false, since: p.since } : { done: true, value: winner.value };
   }
 
-  private async readSystemd(
-    services: ServiceConfig[],
-  ): Promise<{ units: Map<string, UnitState> } | { error: string }> {
-    const units = services.map((s) => s.unit);
+  private async readSystemd(units: string[]): Promise<{ units: Map<string, UnitState> } | { error: string }> {
     try {
       const res = await this.conn.exec(systemctlShowCommand(units), {
         timeoutMs: 10_000,
@@ -316,8 +341,8 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     checkHealthNow: boolean,
     ts: number,
   ): Promise<ServiceObservation> {
-    const mem = this.memoryFor(s.role);
-    const obs: ServiceObservation = { role: s.role, unit: s.unit };
+    const mem = this.memoryFor(serviceId(s));
+    const obs: ServiceObservation = { ...this.identity(s), unit: s.unit };
     let agent;
     try {
       agent = this.conn.httpAgent();
@@ -347,7 +372,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     obs.health = mem.health;
     obs.metrics = this.metricsStatus(s, scrape, ts);
     if (scrape?.ok) {
-      this.emit('scrape', { ts, role: s.role, exposition: scrape.exposition });
+      this.emit('scrape', { ts, role: s.role, ...(s.id ? { id: s.id } : {}), exposition: scrape.exposition });
       if (s.role !== 'router') {
         const kv = await this.kvFor(s, scrape.exposition, agent);
         if ('missing' in kv) obs.kvMissing = { reason: kv.reason, expected: kv.expected };
@@ -387,7 +412,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   }
 
   private async kvFor(s: ServiceConfig, exp: Exposition, agent: http.Agent): Promise<KvUsage | KvMissing> {
-    const mem = this.memoryFor(s.role);
+    const mem = this.memoryFor(serviceId(s));
     let kv = extractKv(exp, { capacityFromServerInfo: mem.capacityFromServerInfo });
     if ('missing' in kv && kv.needsServerInfo && mem.capacityFromServerInfo === undefined) {
       // Older servers do not export max_total_num_tokens; /server_info (or /get_server_info before the rename) has it.
@@ -405,7 +430,9 @@ export class DeploymentMonitor extends EventEmitter<Events> {
           const cap = serverInfoCapacity(JSON.parse(res.body) as unknown);
           if (cap) {
             mem.capacityFromServerInfo = cap;
-            mem.capacityPid = this.latest?.services.find((o) => o.role === s.role)?.systemd?.mainPid;
+            mem.capacityPid = this.latest?.services.find(
+              (o) => serviceId(o) === serviceId(s) && o.unit === s.unit,
+            )?.systemd?.mainPid;
             break;
           }
           tried.push(`${path}: no max_total_num_tokens in the answer`);
@@ -420,9 +447,24 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     return kv;
   }
 
-  private memoryFor(role: Role): ServiceMemory {
-    let m = this.memory.get(role);
-    if (!m) this.memory.set(role, (m = {}));
+  private memoryFor(id: string): ServiceMemory {
+    let m = this.memory.get(id);
+    if (!m) this.memory.set(id, (m = {}));
     return m;
+  }
+
+  /** A service's role, and in a fleet its id and host, as every observation of it carries them. */
+  private identity(s: ServiceConfig): Pick<ServiceObservation, 'role' | 'id' | 'hostId'> {
+    return s.id === undefined ? { role: s.role } : { role: s.role, id: s.id, hostId: this.hostId };
+  }
+
+  /** Node rank ≥ 1 units on this host of workers whose rank 0 runs elsewhere or is another unit. */
+  private peerUnits(): PeerUnit[] {
+    const out: PeerUnit[] = [];
+    for (const s of this.deployment.services)
+      for (const u of s.units ?? [])
+        if (u.hostId === this.hostId && u.nodeRank > 0 && !(s.hostId === this.hostId && s.unit === u.unit))
+          out.push({ service: s, unit: u.unit });
+    return out;
   }
 }

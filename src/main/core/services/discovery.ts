@@ -78,7 +78,11 @@ export async function discoverForCore(
   conn: SshConnection,
   host: HostConfig,
   chosen?: Partial<Record<Role, string>>,
-): Promise<{ deployment: Omit<DeploymentConfig, 'id'>; notes: AppEvent[] } | null> {
+): Promise<{
+  deployment: Omit<DeploymentConfig, 'id'>;
+  notes: AppEvent[];
+  found: DiscoveryResult['found'];
+} | null> {
   const result = await runDiscovery(conn, host.id, host.label, chosen);
   const now = Date.now();
   const notes: AppEvent[] = result.diagnostics.map((d) => ({
@@ -102,9 +106,14 @@ export async function discoverForCore(
         `Check that this is the right one. To use another from the next connect on, run ` +
         `\`pd-console settings choose ${host.id} ${c.role} UNIT\` (saved in the settings file).`,
     });
+  const found = result.found;
   if (result.deployment.services.length === 0)
-    return { deployment: { name: result.deployment.name, services: [] }, notes };
-  return { deployment: { name: result.deployment.name, services: result.deployment.services }, notes };
+    return { deployment: { name: result.deployment.name, services: [] }, notes, found };
+  return {
+    deployment: { name: result.deployment.name, services: result.deployment.services },
+    notes,
+    found,
+  };
 }
 
 function toReport(hostId: string, at: number, r: DiscoveryResult): DiscoveryReport {

@@ -46,6 +46,30 @@ export class HostLinkPool {
     return ready;
   }
 
+  /** Hands the pool a link that is already up (the host the operator connected to), so it is not opened twice. */
+  adopt(host: HostConfig, conn: SshConnection): void {
+    if (this.links.has(host.id)) return;
+    this.links.set(host.id, { conn, ready: Promise.resolve(conn) });
+  }
+
+  /**
+   * Closes every link but those of `keep`, which now belong to whoever asked for them (a deployment that
+   * watches them); the pool forgets all links either way.
+   */
+  async closeExcept(keep: ReadonlySet<string>): Promise<void> {
+    const drop = [...this.links].filter(([id]) => !keep.has(id)).map(([, l]) => l);
+    this.links.clear();
+    // A link still connecting is stopped once its attempt settles; a failed one was stopped already.
+    await Promise.all(
+      drop.map((l) =>
+        l.ready.then(
+          (c) => c.stop(),
+          () => undefined,
+        ),
+      ),
+    );
+  }
+
   /** Hosts with a link, connected or not. */
   get size(): number {
     return this.links.size;

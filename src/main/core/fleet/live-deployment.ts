@@ -1,0 +1,214 @@
+// A deployment as the running app watches it: one SSH link per host (the one-host 1P1D case has one) and one
+// DeploymentMonitor per reachable host, each polling that host's services. A one-host deployment's observation
+// is its monitor's, untouched; a fleet's is merged from every host's newest (merge-observations.ts) once per
+// round — when every polled host has reported, or after one interval at most, so a hung host never holds the
+// others back. Feature services reach a deployment through the `Deployment` interface, not Core's internals.
+import { EventEmitter } from 'node:events';
+import type { ConnectionStatus, DeploymentConfig, HostConfig, Observation } from '@shared/domain';
+import type { GpuStatus } from '@shared/contract';
+import type { Fleet } from '@shared/fleet';
+import type { Clock, ClockTimer } from '../clock';
+import type { SshConnection } from '../ssh/connection';
+import { DeploymentMonitor, type ScrapeEvent } from '../monitor/deployment-monitor';
+import type { UnitJournalTail } from '../journal/unit-tail';
+import { mergeFleetObservation } from './merge-observations';
+
+/** One host of a deployment: its link, or why there is none (it could not be reached when the fleet opened). */
+export interface DeploymentLink {
+  host: HostConfig;
+  conn: SshConnection | null;
+  unreachable?: string;
+}
+
+/** What feature services may ask of an open deployment, live or (later) recorded. */
+export interface Deployment {
+  readonly id: string;
+  /** The host it was opened from (a fleet's origin). */
+  readonly host: HostConfig;
+  readonly config: DeploymentConfig;
+  /** What fleet discovery found; absent for a one-host deployment. */
+  readonly fleet?: Fleet;
+  readonly latest: Observation | undefined;
+  /** The link to a host of the deployment (default: the origin's). */
+  connection(hostId?: string): SshConnection;
+  /** The one journal tail of a unit (on `hostId`, default the host of the service that runs it). */
+  journalTail(unit: string, hostId?: string): UnitJournalTail;
+  /** Every host with its link's state, origin first. */
+  hostStates(): { host: HostConfig; connection: ConnectionStatus }[];
+}
+
+export interface LiveDeploymentOptions {
+  host: HostConfig;
+  config: DeploymentConfig;
+  links: DeploymentLink[];
+  fleet?: Fleet;
+  clock: Clock;
+  intervalMs?: number;
+  gpuIntervalMs?: number;
+}
+
+interface Events {
+  observation: [Observation];
+  scrape: [ScrapeEvent & { hostId: string }];
+  gpu: [{ hostId: string; status: GpuStatus }];
+  status: [{ link: DeploymentLink; status: ConnectionStatus }];
+}
+
+interface Part {
+  link: DeploymentLink;
+  monitor: DeploymentMonitor | null;
+}
+
+export class LiveDeployment extends EventEmitter<Events> implements Deployment {
+  readonly id: string;
+  readonly host: HostConfig;
+  readonly config: DeploymentConfig;
+  readonly fleet?: Fleet;
+  private readonly parts: Part[];
+  private merged: Observation | undefined;
+  private readonly newest = new Map<string, Observation>();
+  private readonly fresh = new Set<string>();
+  private roundTimer: ClockTimer | null = null;
+
+  constructor(private readonly opts: LiveDeploymentOptions) {
+    super();
+    this.id = opts.config.id;
+    this.host = opts.host;
+    this.config = opts.config;
+    this.fleet = opts.fleet;
+    // A fleet's workers whose unit is unknown (host unreachable at discovery) are not polled anywhere.
+    const polled: DeploymentConfig = opts.fleet
+      ? { ...opts.config, services: opts.config.services.filter((s) => s.unit !== '') }
+      : opts.config;
+    this.parts = opts.links.map((link) => ({
+      link,
+      monitor: link.conn
+        ? new DeploymentMonitor(link.host.id, polled, link.conn, {
+            clock: opts.clock,
+            intervalMs: opts.intervalMs,
+            gpuIntervalMs: opts.gpuIntervalMs,
+          })
+        : null,
+    }));
+    for (const p of this.parts) {
+      const { link, monitor } = p;
+      link.conn?.on('status', (status) => this.emit('status', { link, status }));
+      if (!monitor) continue;
+      monitor.on('observation', (obs) => this.onHostObservation(link.host.id, obs));
+      monitor.on('scrape', (e) => this.emit('scrape', { ...e, hostId: link.host.id }));
+      monitor.on('gpu', (status) => this.emit('gpu', { hostId: link.host.id, status }));
+    }
+  }
+
+  get isFleet(): boolean {
+    return this.fleet !== undefined;
+  }
+
+  get latest(): Observation | undefined {
+    return this.isFleet ? this.merged : (this.parts[0].monitor?.latestObservation ?? undefined);
+  }
+
+  /** The origin's link and every other host's, origin first. */
+  get links(): readonly DeploymentLink[] {
+    return this.parts.map((p) => p.link);
+  }
+
+  startMonitors(): void {
+    for (const p of this.parts) p.monitor?.start();
+  }
+
+  connection(hostId?: string): SshConnection {
+    const p = hostId === undefined ? this.parts[0] : this.parts.find((x) => x.link.host.id === hostId);
+    if (!p?.link.conn)
+      throw new Error(
+        hostId === undefined
+          ? `${this.config.name}: no link to ${this.host.label}`
+          : `${this.config.name}: no link to ${hostId}${p?.link.unreachable ? ` (${p.link.unreachable})` : ''}`,
+      );
+    return p.link.conn;
+  }
+
+  journalTail(unit: string, hostId?: string): UnitJournalTail {
+    const host =
+      hostId ?? this.config.services.find((s) => s.unit === unit)?.hostId ?? this.parts[0].link.host.id;
+    const p = this.parts.find((x) => x.link.host.id === host) ?? this.parts[0];
+    if (!p.monitor)
+      throw new Error(`${unit} on ${host}: unreachable: ${p.link.unreachable ?? 'no link to that host'}`);
+    return p.monitor.journalTail(unit);
+  }
+
+  hostStates(): { host: HostConfig; connection: ConnectionStatus }[] {
+    return this.parts.map((p) => ({ host: p.link.host, connection: linkState(p.link, this.opts.clock) }));
+  }
+
+  /** Stops every monitor and closes every link. */
+  async dispose(): Promise<void> {
+    if (this.roundTimer) this.opts.clock.clearTimeout(this.roundTimer);
+    this.roundTimer = null;
+    for (const p of this.parts) {
+      p.monitor?.dispose();
+      p.monitor?.removeAllListeners();
+      p.link.conn?.removeAllListeners();
+    }
+    this.removeAllListeners();
+    await Promise.all(this.parts.map((p) => p.link.conn?.stop()));
+  }
+
+  private onHostObservation(hostId: string, obs: Observation): void {
+    if (!this.isFleet) {
+      this.emit('observation', obs);
+      return;
+    }
+    this.newest.set(hostId, obs);
+    this.fresh.add(hostId);
+    const polled = this.parts.filter((p) => p.monitor !== null).length;
+    if (this.fresh.size >= polled) this.emitRound();
+    else this.roundTimer ??= this.opts.clock.setTimeout(() => this.emitRound(), this.opts.intervalMs ?? 1000);
+  }
+
+  private emitRound(): void {
+    if (this.roundTimer) this.opts.clock.clearTimeout(this.roundTimer);
+    this.roundTimer = null;
+    let ts = 0;
+    for (const h of this.fresh) ts = Math.max(ts, this.newest.get(h)?.ts ?? 0);
+    this.fresh.clear();
+    this.merged = mergeFleetObservation({
+      deployment: this.config,
+      origin: this.host.id,
+      ts: ts || this.opts.clock.now(),
+      latest: this.newest,
+      unreachable: (hostId) => this.unreachable(hostId),
+    });
+    this.emit('observation', this.merged);
+  }
+
+  private unreachable(hostId: string): string | null {
+    const p = this.parts.find((x) => x.link.host.id === hostId);
+    if (!p) return `${hostId} is not a host of this deployment`;
+    if (!p.link.conn) return p.link.unreachable ?? 'no link';
+    if (p.link.conn.isConnected) return null;
+    return linkReason(p.link.conn.status) ?? `no connection to ${p.link.conn.label}`;
+  }
+}
+
+function linkReason(s: ConnectionStatus): string | null {
+  switch (s.state) {
+    case 'reconnecting':
+      return s.lastError;
+    case 'failed':
+      return s.reason;
+    case 'stale':
+      return s.reason;
+    case 'connecting':
+      return 'connecting';
+    case 'idle':
+      return 'not connected';
+    default:
+      return null;
+  }
+}
+
+function linkState(link: DeploymentLink, clock: Clock): ConnectionStatus {
+  if (link.conn) return link.conn.status;
+  return { state: 'failed', reason: link.unreachable ?? 'unreachable', at: clock.now() };
+}
