@@ -119,6 +119,16 @@ describe('pipelineVerdict in a fleet', () => {
     );
   });
 
+  it("roles listed once per worker (as a fleet's services are) are read once", () => {
+    const v = pipelineVerdict({
+      values: { ...fleetValues(), 'decode.metrics_ok': null, 'prefill.metrics_ok': null },
+      roles: ['router', 'prefill', 'prefill', 'decode', 'decode', 'decode'],
+      workers: WORKERS,
+    });
+    expect(v.kind).toBe('unknown');
+    expect(v.evidence).toEqual(['prefill: not scraped yet', 'decode: not scraped yet']);
+  });
+
   it('a one-host pair (no scoped keys) still reads its unscoped keys', () => {
     const v = pipelineVerdict({
       values: { ...fleetValues(), 'decode.kv_ratio': 0.95, 'decode.kv_ratio@decode-1': null },

@@ -91,6 +91,8 @@ export function pipelineVerdict(
     return x === undefined || x === null || !Number.isFinite(x) ? 0 : x;
   };
 
+  // A fleet's services list a role once per worker; the role-level checks below read each role once.
+  const roles = [...new Set(input.roles)];
   const fleet = workersByRole(input);
   const downText = (what: string, role: Role, key: string): string | null =>
     v(`${role}.active${key}`) === 0
@@ -103,7 +105,7 @@ export function pipelineVerdict(
   // all its workers do; one worker down leaves the others serving, which the verdict says beside its reading.
   const down: string[] = [];
   const degraded: string[] = [];
-  for (const role of input.roles) {
+  for (const role of roles) {
     const workers = fleet.get(role);
     if (workers && workers.length > 0) {
       const out = workers
@@ -130,7 +132,7 @@ export function pipelineVerdict(
       evidence: down,
     };
 
-  const servers = input.roles.filter((r) => r !== 'router');
+  const servers = roles.filter((r) => r !== 'router');
   if (servers.length > 0 && servers.every((r) => v(`${r}.metrics_ok`) !== 1))
     return {
       kind: 'unknown',

@@ -103,6 +103,14 @@ function WorkerLine({ row: r }: { row: WorkerRow }): React.JSX.Element {
       </td>
       <td className="w-host" data-testid="worker-host">
         {r.host}
+        {[...new Set(r.units.map((u) => u.host))]
+          .filter((h) => h !== r.host)
+          .map((h) => (
+            <span key={h} className="muted" title={`also runs node rank ≥ 1 on ${h}`}>
+              {' '}
+              +{h}
+            </span>
+          ))}
       </td>
       {r.unreachable ? (
         <td colSpan={3} className="bad" data-testid="worker-unreachable">

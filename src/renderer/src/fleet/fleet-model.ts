@@ -89,6 +89,15 @@ function num(x: number | null | undefined): number | null {
   return x === undefined || x === null || !Number.isFinite(x) ? null : x;
 }
 
+/** Each unit's own systemd state as the merged observation reports it (rank ≥ 1 is read on its own host). */
+function withStates(units: WorkerRow['units'], obs: ServiceObservation | undefined): WorkerRow['units'] {
+  if (!obs?.units) return units;
+  return units.map((u) => {
+    const o = obs.units!.find((x) => x.hostId === u.host && x.unit === u.unit && x.nodeRank === u.nodeRank);
+    return o ? { ...u, activeState: o.systemd?.activeState ?? o.systemdError ?? u.activeState } : u;
+  });
+}
+
 function unitsOf(summary: DeploymentSummary, svc: ServiceConfig): WorkerRow['units'] {
   const fw = summary.fleet?.workers.find(
     (w) => (svc.workerUrl !== undefined && w.url === svc.workerUrl) || w.apiUrl === svc.apiUrl,
@@ -156,7 +165,7 @@ export function workerRows(
       role,
       url: svc.workerUrl,
       host,
-      units: unitsOf(summary, svc),
+      units: withStates(unitsOf(summary, svc), obs),
       activeState: unreachable ? undefined : sd?.activeState,
       subState: unreachable ? undefined : sd?.subState,
       unreachable,
