@@ -98,3 +98,28 @@ test('a worker page by service id: decode-2 spans gpu-b (node rank 0) and gpu-c 
   await page.screenshot({ path: shot('fleet-role-decode.png') });
   expect(errors).toEqual([]);
 });
+
+test('the KV page lists each worker beside its role total; GPUs are grouped by host and worker', async () => {
+  await page.getByTestId('nav-kv').click();
+  const decode = page.getByTestId('fleet-kv-decode');
+  await expect(decode.locator('tbody tr')).toHaveCount(3);
+  await expect(decode.getByTestId('fleet-kv-total')).toHaveText(/^all 3 workers: \d{1,3}\.\d % · /);
+  await expect(page.getByTestId('fleet-kv-prefill').locator('tbody tr')).toHaveCount(2);
+  await expect(page.getByTestId('chart-fleet-kv-decode')).toBeVisible();
+  await page.waitForTimeout(2500);
+  await page.screenshot({ path: shot('fleet-kv.png') });
+
+  await page.getByTestId('nav-metrics').click();
+  await expect(page.getByTestId('gpu-host-gpu-a')).toContainText('prefill-0');
+  await expect(page.getByTestId('gpu-host-gpu-b')).toContainText('decode-2');
+  // decode-2's second node: its own host, node rank 1.
+  await expect(page.getByTestId('gpu-host-gpu-c')).toContainText('node rank 1');
+  await page.getByTestId('gpu-host-gpu-c').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: shot('fleet-gpus.png') });
+
+  await page.goto(`${app.url}#/worker/decode-1`);
+  await expect(page.getByTestId('worker-page')).toHaveAttribute('data-worker', 'decode-1');
+  await page.waitForTimeout(2500);
+  await page.screenshot({ path: shot('fleet-worker-decode-1.png') });
+  expect(errors).toEqual([]);
+});
