@@ -86,6 +86,28 @@ describe('fleet screens: worker rows', () => {
   });
 });
 
+describe('fleet screens: routers', () => {
+  it('two routers over the same workers: both shown, each with its own list', () => {
+    const { summary, latest } = demoFleet();
+    const second = { ...summary.fleet!.routers[0], id: 'gpu-b/sglang-router-b.service', host: 'gpu-b' };
+    second.unit = 'sglang-router-b.service';
+    second.workers = second.workers.filter((w) => w.role === 'decode');
+    summary.fleet!.routers.push(second);
+    summary.deployment.services.push({
+      role: 'router',
+      id: 'router-1',
+      hostId: 'gpu-b',
+      unit: 'sglang-router-b.service',
+      apiUrl: 'http://127.0.0.1:30002',
+    });
+    const rows = routerRows(summary, latest);
+    expect(rows.map((r) => [r.id, r.host, r.lists])).toEqual([
+      ['router', 'gpu-a', { prefill: 2, decode: 3, regular: 0 }],
+      ['router-1', 'gpu-b', { prefill: 0, decode: 3, regular: 0 }],
+    ]);
+  });
+});
+
 describe('fleet screens: role aggregate', () => {
   it('Σused / Σcapacity, the fullest worker with its host, healthy x/N, requests summed', () => {
     const { summary, latest, dashboard } = demoFleet();

@@ -28,8 +28,25 @@ export function FleetGpus({
 }
 
 function HostGpuTable({ hg, view }: { hg: HostGpus; view: DeploymentView }): React.JSX.Element {
+  // The snapshot's own GPU table is the origin's reading: it answers for the origin until its series arrive.
+  const reading =
+    hg.host === view.summary.host.id
+      ? (i: number) => view.dashboard?.gpu.gpus.find((g) => g.index === i)
+      : () => undefined;
+  const fromReading = (i: number, field: GpuField): number | null | undefined => {
+    const g = reading(i);
+    if (!g) return undefined;
+    const mib = (x: number | null) => (x === null ? null : x * 1024 * 1024);
+    return {
+      util: g.utilPct,
+      mem_used: mib(g.memUsedMiB),
+      mem_total: mib(g.memTotalMiB),
+      temp: g.tempC,
+      power: g.powerW,
+    }[field];
+  };
   const v = (i: number, field: GpuField): number | null => {
-    const x = view.dashboard?.values[workerKey(`gpu.${i}.${field}`, hg.host)];
+    const x = view.dashboard?.values[workerKey(`gpu.${i}.${field}`, hg.host)] ?? fromReading(i, field);
     return x === undefined || x === null || !Number.isFinite(x) ? null : x;
   };
   return (

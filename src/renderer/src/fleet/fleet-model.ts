@@ -258,7 +258,12 @@ export function routerRows(summary: DeploymentSummary, latest: Observation | und
       const obs = observationOf(latest, svc);
       const host = obs?.hostId ?? svc.hostId;
       const problem = linkProblem(links.get(host));
-      const unreachable = problem !== undefined ? `unreachable: ${problem}` : undefined;
+      const unreachable =
+        problem !== undefined
+          ? `unreachable: ${problem}`
+          : obs?.systemdError?.startsWith('unreachable')
+            ? obs.systemdError
+            : undefined;
       const fr = summary.fleet?.routers.find((r) => r.host === host && r.unit === svc.unit);
       const lists = fr
         ? {
