@@ -51,6 +51,21 @@ export function useRestartCommands(deployment: DeploymentConfig): Command[] {
     run: () => openRestartSettings(true),
   });
   if (!actionsAllowed(s)) return cmds;
+  // A fleet's role is many workers: the one-service restart below would touch one of them. Until the screens
+  // drive the rolling restart, the palette hands over the CLI's (one worker at a time, checks enforced).
+  if (deployment.services.some((x) => x.id !== undefined)) {
+    const origin = deployment.services[0]?.hostId ?? 'HOST';
+    for (const role of [...new Set(deployment.services.map((x) => x.role))]) {
+      const line = `pd-console restart ${role} --host ${origin}`;
+      cmds.push({
+        id: `restart-fleet-${role}`,
+        title: `Rolling restart of every ${role} worker: copy "${line}" (the screens do not restart fleet workers yet)`,
+        run: () =>
+          void navigator.clipboard.writeText(line).catch(() => window.prompt('Copy this line:', line)),
+      });
+    }
+    return cmds;
+  }
   for (const svc of deployment.services)
     cmds.push({
       id: `restart-${svc.role}`,
