@@ -94,7 +94,12 @@ test('a worker page by service id: decode-2 spans gpu-b (node rank 0) and gpu-c 
   await expect(p.getByTestId('prop-URL')).toContainText('http://127.0.0.3:30202');
   // The role tab lists the role's workers instead of one service.
   await page.getByTestId('nav-service-decode').click();
-  await expect(page.getByTestId('fleet-role-page').locator('tbody tr')).toHaveCount(3);
+  await expect(
+    page.getByTestId('fleet-role-page').getByTestId('worker-rows-decode').locator('tbody tr'),
+  ).toHaveCount(3);
+  await expect(
+    page.getByTestId('fleet-role-page').getByTestId('fleet-kv-table-decode').locator('tbody tr'),
+  ).toHaveCount(3);
   await page.screenshot({ path: shot('fleet-role-decode.png') });
   expect(errors).toEqual([]);
 });

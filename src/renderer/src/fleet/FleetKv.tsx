@@ -39,7 +39,8 @@ export function FleetKv({ view }: { view: DeploymentView }): React.JSX.Element {
   );
 }
 
-function RoleKv({
+/** One role's KV: its workers' tokens, fullest first, and one line per worker beside the role's total. */
+export function RoleKv({
   role,
   rows,
   view,

@@ -8,6 +8,7 @@ import { HostLinks } from './HostLinks';
 import { RoleGroup } from './RoleGroup';
 import { RouterCards } from './RouterCards';
 import { FleetProblems } from './FleetProblems';
+import type { Fleet } from '@shared/fleet';
 import './fleet.css';
 
 export function FleetOverview({ view, now }: { view: DeploymentView; now: number }): React.JSX.Element {
@@ -28,7 +29,27 @@ export function FleetOverview({ view, now }: { view: DeploymentView; now: number
         </div>
       </section>
       <FleetProblems fleet={summary.fleet} />
+      <RegularWorkers fleet={summary.fleet} />
       <EventList events={view.events} limit={8} />
     </div>
+  );
+}
+
+/** Plain (non-PD) workers a router also lists: not part of the pipeline, but served by the same router. */
+function RegularWorkers({ fleet }: { fleet?: Fleet }): React.JSX.Element | null {
+  const regular = fleet?.workers.filter((w) => w.role === 'regular') ?? [];
+  if (regular.length === 0) return null;
+  return (
+    <section className="card" data-testid="regular-workers">
+      <h2>Regular (non-PD) workers the router lists</h2>
+      <ul>
+        {regular.map((w) => (
+          <li key={w.url}>
+            <b>{w.url}</b> <span className="muted">on {w.host || 'an unknown host'}</span>
+            {w.unreachable ? <span className="bad"> — {w.unreachable}</span> : null}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
