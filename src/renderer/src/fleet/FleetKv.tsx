@@ -53,7 +53,7 @@ export function RoleKv({
   // Chart lines in id order, so a worker keeps its colour while the table re-sorts.
   const byId = [...rows].sort((a, b) => a.id.localeCompare(b.id, undefined, { numeric: true }));
   return (
-    <section className="card" data-testid={`fleet-kv-${role}`}>
+    <section className="card fleet-kv-role" data-testid={`fleet-kv-${role}`}>
       <header>
         <h2>{role} KV cache</h2>
         <span data-testid="fleet-kv-total">
