@@ -92,6 +92,8 @@ test('a worker page by service id: decode-2 spans gpu-b (node rank 0) and gpu-c 
     timeout: 30_000,
   });
   await expect(p.getByTestId('prop-URL')).toContainText('http://127.0.0.3:30202');
+  // The router's own view of this worker, read from its metrics by the worker's URL.
+  await expect(p.getByTestId('prop-Router').locator('dd')).toHaveText(/^healthy/, { timeout: 30_000 });
   // The role tab lists the role's workers instead of one service.
   await page.getByTestId('nav-service-decode').click();
   await expect(

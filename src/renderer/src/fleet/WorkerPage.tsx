@@ -45,6 +45,11 @@ export function WorkerPage({
   ];
   const ev = view.events.filter((e) => !e.role || e.role === svc.role);
   const role = svc.role;
+  const norm = (u: string): string => u.trim().toLowerCase().replace(/\/+$/, '');
+  const atRouter =
+    svc.workerUrl === undefined
+      ? undefined
+      : view.dashboard?.routerWorkers?.find((w) => norm(w.url) === norm(svc.workerUrl!));
   const props: Array<[string, React.ReactNode]> = [
     ['URL', svc.workerUrl ?? svc.apiUrl],
     ['ActiveState', sd?.activeState ?? '—'],
@@ -59,6 +64,24 @@ export function WorkerPage({
     ['NRestarts', sd ? sd.nRestarts : '—'],
     ['Memory', formatBytes(sd?.memoryCurrentBytes ?? null)],
     ['Health', obs?.health ? `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}` : '—'],
+    [
+      'Router',
+      atRouter
+        ? [
+            atRouter.removed
+              ? 'removed'
+              : atRouter.healthy === null
+                ? 'health not reported'
+                : atRouter.healthy
+                  ? 'healthy'
+                  : 'unhealthy',
+            atRouter.cbState ? `breaker ${atRouter.cbState}` : null,
+            atRouter.activeRequests !== undefined ? `${atRouter.activeRequests} in flight` : null,
+          ]
+            .filter(Boolean)
+            .join(' · ')
+        : '—',
+    ],
     [
       'KV',
       row?.kv
