@@ -7,7 +7,14 @@ import { RecordingService } from './core/services/recording';
 import { dataDir } from './paths';
 import { Core, type CoreOptions } from './core/core';
 import { acceleratedClock, systemClock, type Clock } from './core/clock';
-import { startDemoFleet, startDemoHost, type DemoEra, type DemoSimulation, type RouterEra } from './demo';
+import {
+  startDemoFleet,
+  startDemoHost,
+  type DemoEra,
+  type DemoFleet,
+  type DemoSimulation,
+  type RouterEra,
+} from './demo';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { configRoots, createAliasIndex, defaultLookupAll } from './core/ssh/alias-addresses';
@@ -92,6 +99,10 @@ type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
   homeDir?: string;
   /** Starts the demo host some other way (benchmarks run it in its own process); default: in this process. */
   demoLauncher?: CoreOptions['demo'];
+  /** The demo fleet's simulated time (tests stop it to compare with its ground truth); default demoSpeed × wall. */
+  demoFleetClock?: Clock;
+  /** Seed of the demo fleet's simulation (tests); default the simulation's own. */
+  demoFleetSeed?: number;
 };
 
 /** Everything a shell needs: the core (also the event bus) and the full handler map for dispatch. */
@@ -214,6 +225,12 @@ export const ERA_LISTS_AGREE: Same<DemoEra, DemoServerEra> & Same<RouterEra, Dem
 
 const demoClocks = new WeakMap<Core, Clock>();
 const demoSims = new WeakMap<Core, DemoSimulation>();
+const demoFleets = new WeakMap<Core, DemoFleet>();
+
+/** The running demo fleet, for tests and benchmarks that read its ground truth or take a host down. */
+export function demoFleetOf(core: Core): DemoFleet | undefined {
+  return demoFleets.get(core);
+}
 
 /** The running demo host's simulation, for tests and benchmarks that inject faults or journal lines. */
 export function demoSimOf(core: Core): DemoSimulation | undefined {
@@ -265,9 +282,10 @@ export function createCore(
         };
       }),
     demoFleet: async ({ speed, era, router }) => {
-      const clock = acceleratedClock(opts.demoSpeed ?? speed);
+      const clock = opts.demoFleetClock ?? acceleratedClock(opts.demoSpeed ?? speed);
       const fleet = await startDemoFleet({
         clock,
+        seed: opts.demoFleetSeed,
         era: era ?? opts.demoEra,
         routerEra: router ?? opts.demoRouterEra,
         dpRanks: opts.demoDpRanks,
@@ -283,6 +301,7 @@ export function createCore(
         const files = await fleet.writeSshConfig(home);
         demoClocks.set(core, clock);
         demoSims.set(core, fleet.sim);
+        demoFleets.set(core, fleet);
         const demoResolver = createSshResolver({
           prompts: refusingPrompts,
           homeDir: files.home,

@@ -4,12 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import type { SeriesBatchQuery, SeriesResult } from '../../src/shared/contract';
 import type { SignalKey } from '../../src/shared/signals/spec';
+import type { ScopedKey } from '../../src/shared/signals/scoped-key';
 import { createApi } from '../../src/renderer/src/api/typed-client';
 import { createFakeTransport } from '../../src/renderer/src/api/fake-transport';
 import { createSeriesBatcher, type SeriesAsk } from '../../src/renderer/src/charts/series-batch';
 
 /** What the core would answer for one group: a column per key whose values name the key and the width. */
-function answer(keys: readonly SignalKey[], maxPoints: number, fromMs = 0): SeriesResult {
+function answer(keys: readonly ScopedKey[], maxPoints: number, fromMs = 0): SeriesResult {
   return {
     series: keys.map((key) => ({ key, t: [fromMs, fromMs + 1000], v: [maxPoints, key.length] })),
     firstMs: fromMs,

@@ -12,6 +12,7 @@ const MAX_ENTRIES = 50_000;
 export class DemoChannelLog {
   private readonly log: ExecEntry[] = [];
   private tcpipOpened = 0;
+  private logins = 0;
 
   exec(command: string): void {
     this.log.push({ at: Date.now(), command });
@@ -20,6 +21,15 @@ export class DemoChannelLog {
 
   tcpip(): void {
     this.tcpipOpened++;
+  }
+
+  login(): void {
+    this.logins++;
+  }
+
+  /** SSH connections that logged in since the host started ("one connection per host"). */
+  get connections(): number {
+    return this.logins;
   }
 
   /** Exec channels opened since `sinceMs` (wall clock), oldest first. */

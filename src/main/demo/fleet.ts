@@ -78,6 +78,11 @@ export interface DemoFleet {
   maxWorkersDownAtOnce(role: ServerRole, since?: number): number;
   /** Turns a fault on or off: target a worker ("decode-1"), a role, a unit key or, host-wide, a host. */
   setFault(name: FaultName, on: boolean, target?: string): void;
+  /**
+   * Takes one host off the network for good: its SSH server cuts every connection and stops listening (its
+   * units keep running in the simulation, as a host behind a dead switch does).
+   */
+  stopHost(name: FleetHostName): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -204,6 +209,11 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
       return maxWorkersDownAtOnce(sim.unitHistory, role, since);
     },
     setFault: (name, on, target) => sim.setFault(name, on, target),
+    stopHost: async (name) => {
+      const i = FLEET_HOSTS.indexOf(name);
+      if (i < 0) throw new RangeError(`demo fleet: no host "${name}"; hosts: ${FLEET_HOSTS.join(', ')}`);
+      await ssh[i].close();
+    },
     stop: () =>
       (stopped ??= Promise.all([
         ...ssh.map((s) => s.close()),

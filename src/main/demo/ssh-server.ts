@@ -144,6 +144,7 @@ export class DemoSshServer {
       ctx.reject(['publickey', 'password']);
     });
     client.on('ready', () => {
+      this.channels.login();
       client.on('session', (accept, reject) => {
         if (sessions >= MAX_SESSIONS) return reject();
         sessions++;

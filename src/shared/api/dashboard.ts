@@ -2,7 +2,7 @@
 // journal of each service, and (demo only) fault injection.
 import type { Role } from '../domain';
 import type { DemoFaultName } from '../demo-faults';
-import type { SignalKey } from '../signals/spec';
+import type { ScopedKey } from '../signals/scoped-key';
 
 /** How a signal's numbers read; the renderer formats by this (tokens with k/M, %, GB/s, ms…). */
 export type SignalUnit =
@@ -42,7 +42,8 @@ export interface SignalMissing {
 
 export interface SeriesQuery {
   deploymentId: string;
-  keys: SignalKey[];
+  /** Signal keys, each optionally scoped to a fleet's worker or host (`decode.kv_ratio@decode-1`). */
+  keys: ScopedKey[];
   fromMs?: number;
   toMs?: number;
   /** Decimate (min-max per time bucket, so spikes survive) to about this many points per key. */
@@ -51,7 +52,7 @@ export interface SeriesQuery {
 
 /** One chart's part of a page's history request: its keys, decimated for its own width. */
 export interface SeriesGroup {
-  keys: SignalKey[];
+  keys: ScopedKey[];
   maxPoints: number;
 }
 

@@ -2,15 +2,16 @@ import { z } from 'zod';
 import type { DashboardRequests } from '../api/dashboard';
 import { empty, id, role } from './common';
 import { DEMO_FAULT_NAMES } from '../demo-faults';
-import { isSignalKey } from '../signals/is-signal-key';
-import type { SignalKey } from '../signals/spec';
+import { isScopedSignalKey } from '../signals/is-signal-key';
+import type { ScopedKey } from '../signals/scoped-key';
 
 type Args<K extends keyof DashboardRequests> = Parameters<DashboardRequests[K]>[0];
 
-const signalKey = z.custom<SignalKey>((v) => typeof v === 'string' && isSignalKey(v), {
+const signalKey = z.custom<ScopedKey>((v) => typeof v === 'string' && isScopedSignalKey(v), {
   error: (iss) =>
     `${JSON.stringify(iss.input)} is not a signal key: keys read <role>.<signal> (decode.kv_ratio, ` +
-    'router.router_requests_per_s, gpu.0.util) as listed in src/shared/signals/spec.ts',
+    'router.router_requests_per_s, gpu.0.util) as listed in src/shared/signals/spec.ts, optionally scoped ' +
+    'to a fleet worker or host after an @ (decode.kv_ratio@decode-1, gpu.3.util@gpu-b)',
 });
 const time = z.number().finite();
 const keyList = z.array(signalKey).min(1).max(64);

@@ -51,6 +51,8 @@ const MAX_FOLLOWERS = 8;
 interface Open {
   deployment: DeploymentConfig;
   isDemo: boolean;
+  /** A fleet: its services have ids, and GPU readings are kept per host (`gpu.3.util@gpu-b`). */
+  isFleet: boolean;
   roles: Role[];
   alertState: AlertState;
   active: ActiveAlert[];
@@ -83,7 +85,7 @@ export class DashboardService {
     core.hooks.on('scrape', (e) => {
       const o = this.open.get(e.deploymentId);
       if (!o) return;
-      Object.assign(o.pending, this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition));
+      Object.assign(o.pending, this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition, e.id));
       const c = this.census.census(`${e.deploymentId}/${e.role}`, e.exposition);
       o.families[e.role] = {
         used: c.used.length,
@@ -93,7 +95,7 @@ export class DashboardService {
       };
     });
     core.hooks.on('observed', (obs) => this.onObserved(obs));
-    core.hooks.on('gpu', (e) => this.onGpu(e.deploymentId, e.status));
+    core.hooks.on('gpu', (e) => this.onGpu(e.deploymentId, e.status, e.hostId));
   }
 
   /** The composition root hands over the demo host's fault switch when it starts one. */
@@ -175,11 +177,13 @@ export class DashboardService {
   }
 
   private onOpened(deploymentId: string, deployment: DeploymentConfig, isDemo: boolean): void {
-    const roles = deployment.services.map((s) => s.role);
+    // A fleet has several services of a role; each role is listed once.
+    const roles = [...new Set(deployment.services.map((s) => s.role))];
     this.store.open(deploymentId, roles);
     const o: Open = {
       deployment,
       isDemo,
+      isFleet: deployment.services.some((s) => s.id !== undefined),
       roles,
       alertState: initialAlertState(),
       active: [],
@@ -264,12 +268,18 @@ export class DashboardService {
   }
 
   /** A reading of the host's GPUs from the monitor: the GPU page's table, and history for its charts. */
-  private onGpu(deploymentId: string, status: GpuStatus): void {
+  private onGpu(deploymentId: string, status: GpuStatus, hostId: string): void {
     const o = this.open.get(deploymentId);
     if (!o) return;
-    o.gpu = status;
+    // A fleet's snapshot shows its origin's GPUs; every host's readings are in the store under its scope.
+    if (!o.isFleet || hostId === o.deployment.services[0]?.hostId) o.gpu = status;
     if (status.gpus.length > 0 && status.ts !== null) {
-      const values = this.store.ingestGpu(deploymentId, status.ts, status.gpus);
+      const values = this.store.ingestGpu(
+        deploymentId,
+        status.ts,
+        status.gpus,
+        o.isFleet ? hostId : undefined,
+      );
       this.core.emit('signals', { deploymentId, ts: status.ts, values });
     }
   }

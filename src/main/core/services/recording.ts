@@ -205,6 +205,19 @@ export class RecordingService {
     };
     this.live.set(deploymentId, l);
     if (!this.settings.enabled) return this.publish();
+    if (deployment.services.some((s) => s.id !== undefined)) {
+      // The recording format holds one target per role; a fleet's several workers of a role would be
+      // interleaved into one series. Say so instead of writing a file review would misread.
+      this.core.addEvent(deploymentId, {
+        ts: this.core.now,
+        kind: 'info',
+        severity: 'warning',
+        title:
+          'recording: this deployment is not recorded — recordings hold one-host deployments only so far',
+        detail: 'Its live history (24 h) is kept while it stays open.',
+      });
+      return this.publish();
+    }
     try {
       await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
       const { id, path, writer } = await this.store.start(

@@ -9,7 +9,7 @@ import type {
   SeriesResult,
   SignalMissing,
 } from '@shared/contract';
-import type { KvUsage, Observation, Role } from '@shared/domain';
+import type { KvUsage, Observation, Role, ServiceObservation } from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
 import { ColumnRing } from './column-ring';
 import { typicalGapMs } from './decimate';
@@ -20,6 +20,7 @@ import { expectedMetrics } from './catalog';
 import { LiveColumns } from './live-columns';
 import { timeToFull } from './evaluate/time-to-full';
 import { workersAt } from './evaluate/router-workers';
+import { splitScopedKey } from '@shared/signals/scoped-key';
 
 export const DAY_AT_1S = 86_400;
 
@@ -32,10 +33,10 @@ export interface KvMeta {
 interface DeploymentSignals {
   roles: Role[];
   rings: Map<string, ColumnRing>;
-  /** The last rate window of each role's scrapes, for the evaluator. */
-  live: Map<Role, LiveColumns>;
-  /** The family names of each role's live columns when its "not exposed" list was last worked out. */
-  familiesSeen: Map<Role, string>;
+  /** The last rate window of each target's scrapes (a role, or in a fleet `role@worker`), for the evaluator. */
+  live: Map<string, LiveColumns>;
+  /** The family names of each target's live columns when its "not exposed" list was last worked out. */
+  familiesSeen: Map<string, string>;
   notExposed: Record<string, SignalMissing>;
   kvMeta: Map<Role, KvMeta>;
   capacity: Map<Role, number>;
@@ -109,11 +110,19 @@ export class SignalsStore {
    * not among them: the monitor evaluates it once per scrape, with /server_info's capacity where the scrape
    * lacks one, and it arrives with the observation of the same poll (ingestObservation).
    */
-  ingest(deploymentId: string, ts: number, role: Role, exp: Exposition): Record<string, number | null> {
+  ingest(
+    deploymentId: string,
+    ts: number,
+    role: Role,
+    exp: Exposition,
+    /** A fleet's worker (or router) id: its values go to its own keys (`decode.kv_ratio@decode-1`). */
+    scope?: string,
+  ): Record<string, number | null> {
     const d = this.need(deploymentId);
-    let live = d.live.get(role);
+    const target = scopedGroup(role, scope);
+    let live = d.live.get(target);
     if (!live)
-      d.live.set(role, (live = new LiveColumns({ keepMs: this.rateWindowMs, track: isSignalInput })));
+      d.live.set(target, (live = new LiveColumns({ keepMs: this.rateWindowMs, track: isSignalInput })));
     if (!live.append(ts, exp)) return {};
     const cols = live.columns(role);
     const last = cols.rows - 1;
@@ -123,24 +132,32 @@ export class SignalsStore {
       const v = col[last];
       values[key] = v === v ? v : null;
     }
-    if (role === 'router')
+    // In a fleet the first router's list is the deployment's (the screens show one router's workers).
+    if (role === 'router' && (scope === undefined || scope === 'router'))
       d.routerWorkers = sig.workers ? workersAt(sig.workers, last - (sig.workersFrom ?? 0)) : [];
     // Every family a signal reads is kept in the live columns: what they lack, the server did not serve for a
     // whole rate window.
     const families = cols.names().join('\n');
-    if (d.familiesSeen.get(role) !== families) {
-      d.familiesSeen.set(role, families);
+    if (d.familiesSeen.get(target) !== families) {
+      d.familiesSeen.set(target, families);
+      const kvKey = scoped(`${role}.kv_ratio`, scope);
       for (const key of Object.keys(d.notExposed))
-        if (key.startsWith(`${role}.`) && key !== `${role}.kv_ratio`) delete d.notExposed[key];
+        if (key.startsWith(`${role}.`) && key !== kvKey && splitScopedKey(key).scope === scope)
+          delete d.notExposed[key];
       const missing = notExposed(role, (name) => cols.has(name), 'not in this server’s /metrics');
       delete missing[`${role}.kv_ratio`];
-      Object.assign(d.notExposed, missing);
+      for (const [k, v] of Object.entries(missing)) d.notExposed[scoped(k, scope)] = v;
     }
-    return this.write(d, role, ts, prefixed(role, values));
+    const out = this.write(d, target, ts, prefixed(role, values, scope));
+    // The only router of a fleet is also the role's own series, as in a one-host deployment.
+    if (role === 'router' && scope === 'router')
+      Object.assign(out, this.write(d, role, ts, prefixed(role, values)));
+    return out;
   }
 
   /** The monitor's view of the same poll: systemd, health, scrape outcome, KV with server-info capacity. */
   ingestObservation(obs: Observation): Record<string, number | null> {
+    if (obs.services.some((s) => s.id !== undefined)) return this.ingestFleetObservation(obs);
     const d = this.need(obs.deploymentId);
     const merged: Record<string, number | null> = {};
     for (const s of obs.services) {
@@ -168,27 +185,103 @@ export class SignalsStore {
       }
       Object.assign(merged, this.write(d, s.role, obs.ts, prefixed(s.role, values)));
       if (s.role !== 'router') {
-        const ttf = this.timeToFull(d, s.role, obs.ts);
+        const ttf = this.timeToFull(d, s.role, `${s.role}.kv_ratio`, obs.ts);
         Object.assign(merged, this.write(d, s.role, obs.ts, { [`${s.role}.kv_ttf_s`]: ttf }));
       }
     }
     return merged;
   }
 
-  /** One nvidia-smi reading of the host's GPUs. */
-  ingestGpu(deploymentId: string, ts: number, gpus: readonly GpuReading[]): Record<string, number | null> {
+  /**
+   * A fleet's observation: each worker's values under its own keys (`decode.kv_used@decode-1`), and per role the
+   * aggregate under the unscoped keys — KV tokens summed over the role's workers with the ratio of those sums,
+   * `active`/`health_ok`/`metrics_ok` 1 only while every worker is, restarts summed, the slowest scrape — so
+   * alerts, the verdict and the role charts read a fleet's role as one.
+   */
+  private ingestFleetObservation(obs: Observation): Record<string, number | null> {
+    const d = this.need(obs.deploymentId);
+    const merged: Record<string, number | null> = {};
+    const roles = new Map<Role, ServiceObservation[]>();
+    for (const s of obs.services) {
+      const id = s.id ?? s.role;
+      const group = scopedGroup(s.role, id);
+      const values = serviceValues(s);
+      if (s.kv) {
+        Object.assign(values, this.kvValues(d, s.role, s.kv));
+        d.kvMeta.set(s.role, { source: s.kv.source, sourceMetrics: s.kv.sourceMetrics, caveat: s.kv.caveat });
+        delete d.notExposed[scoped(`${s.role}.kv_ratio`, id)];
+      } else if (s.kvMissing) {
+        d.notExposed[scoped(`${s.role}.kv_ratio`, id)] = {
+          expected: s.kvMissing.expected,
+          why: s.kvMissing.reason,
+        };
+      }
+      if (s.role !== 'router' && (!s.metrics || !s.metrics.ok)) values.kv_ratio ??= null;
+      Object.assign(merged, this.write(d, group, obs.ts, prefixed(s.role, values, id)));
+      if (s.role !== 'router') {
+        const ttf = this.timeToFull(d, group, scoped(`${s.role}.kv_ratio`, id), obs.ts);
+        Object.assign(merged, this.write(d, group, obs.ts, { [scoped(`${s.role}.kv_ttf_s`, id)]: ttf }));
+      }
+      const list = roles.get(s.role) ?? [];
+      list.push(s);
+      roles.set(s.role, list);
+    }
+    for (const [role, list] of roles) {
+      // The only router is written whole by its scrape and here: its aggregate is itself.
+      const values = aggregateValues(list);
+      if (role !== 'router') {
+        const withKv = list.filter((s) => s.kv);
+        if (withKv.length > 0) {
+          const used = sum(withKv.map((s) => s.kv!.usedTokens));
+          const capacity = sum(withKv.map((s) => s.kv!.capacityTokens));
+          values.kv_used = used;
+          values.kv_capacity = capacity;
+          values.kv_ratio = capacity > 0 ? used / capacity : null;
+          values.kv_fullest_rank_ratio = Math.max(
+            ...withKv.map((s) => s.kv!.fullestRank?.ratio ?? s.kv!.ratio),
+          );
+          values.kv_evictable = withKv.some((s) => s.kv!.evictableTokens !== undefined)
+            ? sum(withKv.map((s) => s.kv!.evictableTokens ?? 0))
+            : null;
+          values.kv_free = sum(
+            withKv.map(
+              (s) =>
+                s.kv!.availableTokens ??
+                Math.max(0, s.kv!.capacityTokens - s.kv!.usedTokens - (s.kv!.evictableTokens ?? 0)),
+            ),
+          );
+          d.capacity.set(role, capacity);
+          delete d.notExposed[`${role}.kv_ratio`];
+        } else values.kv_ratio = null;
+      }
+      Object.assign(merged, this.write(d, role, obs.ts, prefixed(role, values)));
+      if (role !== 'router') {
+        const ttf = this.timeToFull(d, role, `${role}.kv_ratio`, obs.ts);
+        Object.assign(merged, this.write(d, role, obs.ts, { [`${role}.kv_ttf_s`]: ttf }));
+      }
+    }
+    return merged;
+  }
+
+  /** One nvidia-smi reading of a host's GPUs; in a fleet `scope` is the host (`gpu.3.util@gpu-b`). */
+  ingestGpu(
+    deploymentId: string,
+    ts: number,
+    gpus: readonly GpuReading[],
+    scope?: string,
+  ): Record<string, number | null> {
     const d = this.need(deploymentId);
     const values: Record<string, number | null> = {};
     for (const g of gpus) {
       d.gpuIndices.add(g.index);
       const p = `gpu.${g.index}`;
-      values[`${p}.util`] = g.utilPct;
-      values[`${p}.mem_used`] = g.memUsedMiB === null ? null : g.memUsedMiB * 1024 * 1024;
-      values[`${p}.mem_total`] = g.memTotalMiB === null ? null : g.memTotalMiB * 1024 * 1024;
-      values[`${p}.temp`] = g.tempC;
-      values[`${p}.power`] = g.powerW;
+      values[scoped(`${p}.util`, scope)] = g.utilPct;
+      values[scoped(`${p}.mem_used`, scope)] = g.memUsedMiB === null ? null : g.memUsedMiB * 1024 * 1024;
+      values[scoped(`${p}.mem_total`, scope)] = g.memTotalMiB === null ? null : g.memTotalMiB * 1024 * 1024;
+      values[scoped(`${p}.temp`, scope)] = g.tempC;
+      values[scoped(`${p}.power`, scope)] = g.powerW;
     }
-    return this.write(d, 'gpu', ts, values);
+    return this.write(d, scopedGroup('gpu', scope), ts, values);
   }
 
   /** Writes prepared values into a group's ring (bulk history fill for benchmarks and replays). */
@@ -243,9 +336,10 @@ export class SignalsStore {
       gapMs: typicalGapMs,
       notExposed: d?.notExposed ?? {},
       missing: (key) => {
-        const role = groupOf(key) as Role;
+        const base = splitScopedKey(key).key;
+        const role = groupOf(base) as Role;
         const expected = d?.roles.includes(role)
-          ? expectedMetrics(role, key.slice(key.indexOf('.') + 1))
+          ? expectedMetrics(role, base.slice(base.indexOf('.') + 1))
           : undefined;
         return expected
           ? { expected, why: 'no data yet: not scraped so far, or not exposed by this server version' }
@@ -265,15 +359,15 @@ export class SignalsStore {
     seen.add(rank);
   }
 
-  private timeToFull(d: DeploymentSignals, role: Role, ts: number): number | null {
-    const ring = d.rings.get(role);
+  private timeToFull(d: DeploymentSignals, group: string, ratioKey: string, ts: number): number | null {
+    const ring = d.rings.get(group);
     if (!ring) return null;
     const [lo, hi] = ring.range(ts - 5 * 60_000, ts);
     const t: number[] = [];
     const ratio: number[] = [];
     for (let k = lo; k < hi; k++) {
       t.push(ring.timeAt(k));
-      ratio.push(ring.valueAt(`${role}.kv_ratio`, k));
+      ratio.push(ring.valueAt(ratioKey, k));
     }
     const last = t.length - 1;
     if (last < 0) return null;
@@ -320,14 +414,64 @@ function kvValues(kv: KvUsage): Record<string, number | null> {
   return out;
 }
 
-function prefixed(role: string, values: Record<string, number | null>): Record<string, number | null> {
+function prefixed(
+  role: string,
+  values: Record<string, number | null>,
+  scope?: string,
+): Record<string, number | null> {
   const out: Record<string, number | null> = {};
-  for (const k in values) out[`${role}.${k}`] = values[k];
+  if (scope === undefined) for (const k in values) out[`${role}.${k}`] = values[k];
+  else for (const k in values) out[`${role}.${k}@${scope}`] = values[k];
   return out;
 }
 
-/** The ring a key lives in: its role, or 'gpu'. */
+const scoped = (key: string, scope: string | undefined): string =>
+  scope === undefined ? key : `${key}@${scope}`;
+
+/** A worker's (or host's) own ring: `decode@decode-1`, `gpu@gpu-b`; the role's (or 'gpu') without a scope. */
+const scopedGroup = (group: string, scope: string | undefined): string =>
+  scope === undefined ? group : `${group}@${scope}`;
+
+/** What systemd, /health and the scrape outcome of one service say, as values. */
+function serviceValues(s: ServiceObservation): Record<string, number | null> {
+  const values: Record<string, number | null> = {};
+  if (s.systemd) {
+    values.active = s.systemd.activeState === 'active' ? 1 : 0;
+    values.restarts = s.systemd.nRestarts;
+  }
+  if (s.health) values.health_ok = s.health.ok ? 1 : 0;
+  if (s.metrics) {
+    values.metrics_ok = s.metrics.ok ? 1 : 0;
+    values.scrape_ms = s.metrics.ok ? s.metrics.durationMs : null;
+  }
+  return values;
+}
+
+/** A role's workers as one: up only while every worker is, restarts summed, the slowest scrape. */
+function aggregateValues(list: readonly ServiceObservation[]): Record<string, number | null> {
+  const each = list.map(serviceValues);
+  const out: Record<string, number | null> = {};
+  const known = (k: string): number[] =>
+    each.map((v) => v[k]).filter((v): v is number => v !== undefined && v !== null);
+  for (const k of ['active', 'health_ok', 'metrics_ok']) {
+    const v = known(k);
+    // A worker whose host cannot be read has no state: the role is not known to be up.
+    if (v.length > 0) out[k] = v.length < list.length ? 0 : Math.min(...v);
+  }
+  const restarts = known('restarts');
+  if (restarts.length > 0) out.restarts = sum(restarts);
+  const scrape = known('scrape_ms');
+  out.scrape_ms = scrape.length > 0 ? Math.max(...scrape) : null;
+  return out;
+}
+
+const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+
+/** The ring a key lives in: its role, or 'gpu', and in a fleet its scope (`decode@decode-1`, `gpu@gpu-b`). */
 export function groupOf(key: string): string {
-  const i = key.indexOf('.');
-  return i < 0 ? key : key.slice(0, i);
+  const at = key.indexOf('@');
+  const base = at < 0 ? key : key.slice(0, at);
+  const i = base.indexOf('.');
+  const group = i < 0 ? base : base.slice(0, i);
+  return at < 0 ? group : `${group}@${key.slice(at + 1)}`;
 }
