@@ -119,6 +119,29 @@ describe('pipelineVerdict in a fleet', () => {
     );
   });
 
+  it('queues and running counts the aggregate lacks are summed over the workers', () => {
+    const busy = fleetValues({
+      'decode.running': null,
+      'prefill.running': null,
+      'prefill.queued': null,
+      'decode.running@decode-0': 30,
+      'prefill.queued@prefill-0': 6,
+      'prefill.queued@prefill-1': 5,
+      'router.router_requests_per_s': null,
+    });
+    const v = pipelineVerdict({ values: busy, roles: ROLES, workers: WORKERS });
+    // 11 queued over two prefill workers is past the threshold (8) though neither alone is.
+    expect(v.kind).toBe('prefill-bound');
+    expect(v.evidence[0]).toBe('11 requests queued for prefill');
+    const quiet = pipelineVerdict({
+      values: { ...busy, 'prefill.queued@prefill-0': 0, 'prefill.queued@prefill-1': 0 },
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    // Workers running requests are not idle, whatever the (absent) aggregate says.
+    expect(quiet.kind).toBe('healthy');
+  });
+
   it("roles listed once per worker (as a fleet's services are) are read once", () => {
     const v = pipelineVerdict({
       values: { ...fleetValues(), 'decode.metrics_ok': null, 'prefill.metrics_ok': null },

@@ -142,7 +142,16 @@ export function pipelineVerdict(
       ),
     };
 
-  const q = (k: string): number => v(k) ?? 0;
+  // A count the role's aggregate lacks is the sum of its workers' own (a fleet's queues add up).
+  const summed = (k: string): number | null => {
+    const own = v(k);
+    if (own !== null) return own;
+    const xs = (fleet.get(k.slice(0, k.indexOf('.')) as Role) ?? [])
+      .map((w) => v(`${k}@${w.id}`))
+      .filter((x): x is number => x !== null);
+    return xs.length === 0 ? null : xs.reduce((t, x) => t + x, 0);
+  };
+  const q = (k: string): number => summed(k) ?? 0;
   const norm = (k: string): number => q(k) / th.queue + (g(k) >= th.queue / 2 ? 0.5 : 0);
   const ev: Record<Stage, Array<[number, string]>> = { prefill: [], decode: [], transfer: [], router: [] };
   const add = (stage: Stage, weight: number, text: string): void => {
