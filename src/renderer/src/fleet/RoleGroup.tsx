@@ -6,6 +6,7 @@ import type { ServerRole } from '@shared/signals/spec';
 import { formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
 import { kvTone } from '../components/kv-headline';
+import { RollButton } from '../restart/RollButton';
 import { roleAggregate, sortByFullest, visibleRows, type WorkerRow } from './fleet-model';
 
 /** Rows a role shows before "n more": 8 fit the overview beside the other role at 720 px high. */
@@ -33,6 +34,13 @@ export function RoleGroup({
         <span data-testid="role-healthy" className={agg.healthy < agg.workers ? 'warn' : 'muted'}>
           {agg.healthy}/{agg.workers} healthy
         </span>
+        {agg.workers > 0 && (
+          <RollButton
+            target={{ kind: 'role', role }}
+            label={agg.workers > 1 ? 'Restart one at a time…' : 'Restart…'}
+            testId={`role-restart-${role}`}
+          />
+        )}
       </header>
       <div className="role-agg" data-testid="role-aggregate">
         <span className="kv-inline" data-testid="role-kv">

@@ -9,6 +9,7 @@ import { connectionText } from '../components/ConnectionIndicator';
 import { hostLinks, observationOf, routerRows, workerRows } from './fleet-model';
 import { FleetGpus } from './FleetGpus';
 import { workerKey } from './keys';
+import { RollButton } from '../restart/RollButton';
 import './fleet.css';
 
 export function WorkerPage({
@@ -98,7 +99,15 @@ export function WorkerPage({
     >
       <section className="card" data-testid="worker-props">
         <h2>
-          {id} · {role} · {svc.hostId}
+          {id} · {role} · {svc.hostId}{' '}
+          <RollButton
+            deploymentId={deployment.id}
+            target={{
+              kind: 'worker',
+              worker: svc.role === 'router' ? svc.unit : (svc.workerUrl ?? svc.unit),
+            }}
+            testId="worker-restart"
+          />
         </h2>
         {unreachable && (
           <p className="error-box" data-testid="worker-unreachable">

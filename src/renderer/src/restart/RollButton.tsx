@@ -1,22 +1,27 @@
 // The restart action of a fleet's worker or role: "Restart…" opens the roll's plan; while a roll runs on the
 // deployment it shows what the roll is doing and opens its progress instead. Hidden in read-only mode.
 import type { RollTarget } from '@shared/contract';
+import { useAppState } from '../state/store';
 import { actionsAllowed, useRestartState } from './useRestart';
 import { openRollDialog, runningRoll, showRoll, useRollState } from './useRoll';
 
 export function RollButton({
-  deploymentId,
+  deploymentId: given,
   target,
   label = 'Restart…',
   testId,
 }: {
-  deploymentId: string;
+  /** Defaults to the deployment on screen. */
+  deploymentId?: string;
   target: RollTarget;
   label?: string;
   testId: string;
 }): React.JSX.Element | null {
   const restart = useRestartState();
   const rolls = useRollState();
+  const active = useAppState().activeId;
+  const deploymentId = given ?? active;
+  if (!deploymentId) return null;
   const running = runningRoll(rolls, deploymentId);
   if (running) {
     const w = running.workers.find((x) => x.workerId === running.current);
