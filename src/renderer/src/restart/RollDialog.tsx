@@ -133,7 +133,7 @@ function RollPlanView({ plan }: { plan: RollPlan }): React.JSX.Element {
             </span>{' '}
             <span className="muted small">{w.healthNow.detail}</span>
           </summary>
-          <ol className="restart-steps">
+          <ol className="roll-plan-steps">
             {w.steps.map((s, i) => (
               <li key={i}>
                 <span className="label">{s.label}</span>
