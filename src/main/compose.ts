@@ -31,6 +31,8 @@ import { refusingPrompts } from './core/ssh/prompts';
 import { HostsService } from './core/services/hosts';
 import { DashboardService } from './core/services/dashboard';
 import { RestartService } from './core/services/restart';
+import { RollService } from './core/services/roll';
+import { coreRollDeployments } from './core/services/roll-deployments';
 import { ReviewService } from './core/services/review';
 import { SettingsService } from './core/services/settings';
 
@@ -153,6 +155,11 @@ export function createApp(opts: AppOptions): App {
     clockFor: (host) => deploymentClock(core, host),
     store: settings.cell('restart'),
   });
+  const roll = new RollService(
+    core,
+    restart,
+    coreRollDeployments(core, (host) => deploymentClock(core, host)),
+  );
   const discovery = new DiscoveryService(core, (hostId) => settings.discoveryChoices(hostId));
   // Recording on/off is the operator's saved choice, unless this run says otherwise (one-shot CLI commands
   // record nothing).
@@ -176,6 +183,7 @@ export function createApp(opts: AppOptions): App {
     ...core.handlers(),
     ...dashboard.handlers(),
     ...restart.handlers(),
+    ...roll.handlers(),
     ...discovery.handlers(),
     ...recording.handlers(),
     ...hosts.handlers(),
@@ -196,6 +204,7 @@ export function createApp(opts: AppOptions): App {
         () => hosts.stop(),
         () => core.shutdown(),
         () => dashboard.stop(),
+        () => roll.dispose(),
         () => restart.dispose(),
         () => recording.shutdown(),
         () => review.shutdown(),

@@ -16,6 +16,7 @@ import {
   type DiscoveryRequests,
 } from './api/discovery';
 import { RESTART_EVENTS, RESTART_REQUESTS, type RestartEvents, type RestartRequests } from './api/restart';
+import { ROLL_EVENTS, ROLL_REQUESTS, type RollEvents, type RollRequests } from './api/roll';
 import { HOSTS_EVENTS, HOSTS_REQUESTS, type HostsEvents, type HostsRequests } from './api/hosts';
 import {
   RECORDING_EVENTS,
@@ -39,6 +40,7 @@ import {
 
 export type * from './api/monitoring';
 export type * from './api/restart';
+export type * from './api/roll';
 export type * from './api/dashboard';
 export type * from './api/discovery';
 export type * from './api/recording';
@@ -51,6 +53,7 @@ export interface ApiRequests
   extends
     MonitoringRequests,
     RestartRequests,
+    RollRequests,
     DashboardRequests,
     DiscoveryRequests,
     RecordingRequests,
@@ -63,6 +66,7 @@ export interface ApiEvents
   extends
     MonitoringEvents,
     RestartEvents,
+    RollEvents,
     DashboardEvents,
     DiscoveryEvents,
     RecordingEvents,
@@ -78,6 +82,7 @@ export type RequestResult<K extends RequestName> = Awaited<ReturnType<ApiRequest
 export const REQUEST_NAMES = [
   ...MONITORING_REQUESTS,
   ...RESTART_REQUESTS,
+  ...ROLL_REQUESTS,
   ...DASHBOARD_REQUESTS,
   ...DISCOVERY_REQUESTS,
   ...RECORDING_REQUESTS,
@@ -89,6 +94,7 @@ export const REQUEST_NAMES = [
 export const EVENT_NAMES = [
   ...MONITORING_EVENTS,
   ...RESTART_EVENTS,
+  ...ROLL_EVENTS,
   ...DASHBOARD_EVENTS,
   ...DISCOVERY_EVENTS,
   ...RECORDING_EVENTS,

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { RequestArgs, RequestName } from './contract';
 import { monitoringSchemas } from './schemas/monitoring';
 import { restartSchemas } from './schemas/restart';
+import { rollSchemas } from './schemas/roll';
 import { dashboardSchemas } from './schemas/dashboard';
 import { discoverySchemas } from './schemas/discovery';
 import { recordingSchemas } from './schemas/recording';
@@ -18,6 +19,7 @@ export { hostConfigSchema } from './schemas/monitoring';
 export const requestSchemas = {
   ...monitoringSchemas,
   ...restartSchemas,
+  ...rollSchemas,
   ...dashboardSchemas,
   ...discoverySchemas,
   ...recordingSchemas,

@@ -2,26 +2,14 @@
 // worker at a time), `restart ROLE@URL|UNIT` (one worker) and `restart stack` on such a deployment (the whole
 // deployment in its safe order). The plan, then each worker step by step, then the result; --json prints the
 // plan and the final roll operation as JSON lines on stdout.
-import { randomBytes } from 'node:crypto';
-import type {
-  RestartSettings,
-  RollHealth,
-  RollOperation,
-  RollPlan,
-  RollTarget,
-  RollWorker,
-} from '@shared/contract';
+import type { RestartSettings, RollOperation, RollPlan, RollTarget } from '@shared/contract';
 import type { DeploymentConfig, HostConfig, Role } from '@shared/domain';
 import type { Clock } from '../core/clock';
 import type { SshConnection } from '../core/ssh/connection';
-import type { UnitJournalTail } from '../core/journal/unit-tail';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
-import { buildRollPlan, findRollWorker } from '../core/actions/roll-plan';
-import { DEFAULT_ROLL_TIMEOUTS, RollRun } from '../core/actions/roll-run';
-import { rollLinks } from '../core/actions/roll-links';
-import { IDENTITY_COMMAND, parseIdentity, type HostIdentity } from '../core/actions/unit-commands';
-import { privilegeOf } from '../core/actions/plan';
+import { findRollWorker } from '../core/actions/roll-plan';
+import { prepareRoll, type RollContext } from '../core/actions/roll-session';
 import { rollWorkersOfFleet } from '../core/actions/roll-fleet';
 import { systemClock } from '../core/clock';
 import { isSingleHostPair } from '@shared/fleet';
@@ -33,20 +21,10 @@ import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/ali
 import { discoverFleet } from '../core/discovery/run-fleet-discovery';
 import { EXIT, exitOfEnd } from './restart-exit';
 
-export interface RollCliContext {
-  deploymentId: string;
-  workers: RollWorker[];
-  links: ReadonlyMap<string, SshConnection>;
-  hosts: ReadonlyMap<string, HostConfig>;
-  clock: Clock;
-  settings: RestartSettings;
-  journalOf?: (hostId: string, unit: string) => UnitJournalTail | undefined;
-  /** Said in the plan's warnings (workers left out of the roll, and why). */
-  notes?: string[];
+/** A roll's context, plus what only the CLI knows: the role a `decode@X` argument names. */
+export interface RollCliContext extends RollContext {
   /** `decode@X`: the role the named worker must have. */
   expectRole?: Role;
-  pollMs?: number;
-  minRealGapMs?: number;
 }
 
 export interface RollCliIo {
@@ -67,23 +45,6 @@ export function isMultiWorker(d: DeploymentConfig): boolean {
   return hosts.size > 1 || new Set(roles).size < roles.length;
 }
 
-async function identities(links: ReadonlyMap<string, SshConnection>): Promise<Map<string, HostIdentity>> {
-  const out = new Map<string, HostIdentity>();
-  await Promise.all(
-    [...links].map(async ([hostId, conn]) => {
-      try {
-        const id = parseIdentity(
-          (await conn.exec(IDENTITY_COMMAND, { timeoutMs: 10_000, maxBytes: 16 * 1024 })).stdout,
-        );
-        if (id) out.set(hostId, id);
-      } catch {
-        // Unknown identity: the host's configured user decides between root and sudo, as for one restart.
-      }
-    }),
-  );
-  return out;
-}
-
 export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: RollCliIo): Promise<number> {
   if (target.kind === 'worker' && ctx.expectRole) {
     const w = findRollWorker(ctx.workers, target.worker);
@@ -94,40 +55,9 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
       return EXIT.usage;
     }
   }
-  const ids = await identities(ctx.links);
-  const privilege = (hostId: string) =>
-    privilegeOf(ids.get(hostId) ?? null, ctx.settings, ctx.hosts.get(hostId)!);
-  const rollId = `roll-${ctx.clock.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-  const links = rollLinks({
-    rollId,
-    deploymentId: ctx.deploymentId,
-    workers: ctx.workers,
-    links: ctx.links,
-    clock: ctx.clock,
-    settings: ctx.settings,
-    privilegeOf: privilege,
-    userOf: (h) => ids.get(h)?.user ?? ctx.hosts.get(h)?.user ?? 'operator',
-    ...(ctx.journalOf ? { journalOf: ctx.journalOf } : {}),
-    ...(ctx.pollMs !== undefined ? { pollMs: ctx.pollMs } : {}),
-    ...(ctx.minRealGapMs !== undefined ? { minRealGapMs: ctx.minRealGapMs } : {}),
-  });
+  const prepared = await prepareRoll(target, ctx);
+  const { plan } = prepared;
   try {
-    let health = new Map<string, RollHealth>();
-    let healthProblem: string | null = null;
-    try {
-      health = await links.readHealth();
-    } catch (err) {
-      healthProblem = (err as Error).message;
-    }
-    const plan = buildRollPlan({
-      workers: ctx.workers,
-      target,
-      health,
-      privilegeOf: privilege,
-      readOnly: ctx.settings.readOnly,
-    });
-    if (healthProblem) plan.warnings.push(`the router's view could not be read: ${healthProblem}`);
-    plan.warnings.push(...(ctx.notes ?? []));
     if (io.json) io.stdout(`${JSON.stringify({ plan })}\n`);
     io.say(rollPlanText(plan));
     if (plan.refused) {
@@ -143,16 +73,8 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
       io.say('Not restarted.\n');
       return EXIT.cancelled;
     }
-    const printer = progressPrinter(io.say);
-    const roll = new RollRun({
-      id: rollId,
-      plan,
-      workers: ctx.workers,
-      io: links,
-      timeouts: { ...DEFAULT_ROLL_TIMEOUTS, routerMs: ctx.settings.timeouts.server.routerMs },
-      onChange: printer,
-    });
-    io.say(`Started roll ${rollId}.\n`);
+    const roll = prepared.start(progressPrinter(io.say));
+    io.say(`Started roll ${prepared.id}.\n`);
     let interrupts = 0;
     let leaveNow: () => void = () => undefined;
     const left = new Promise<RollOperation>((resolve) => (leaveNow = () => resolve(roll.snapshot())));
@@ -169,7 +91,7 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
     io.say(rollResultText(end));
     return exitOfEnd(end.state);
   } finally {
-    links.dispose();
+    prepared.dispose();
   }
 }
 

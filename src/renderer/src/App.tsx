@@ -27,6 +27,9 @@ import { KvPage } from './pages/KvPage';
 import { MetricsPage } from './pages/MetricsPage';
 import { AlertsPage } from './pages/AlertsPage';
 import { ServicePage } from './pages/ServicePage';
+import { WorkerPage } from './fleet/WorkerPage';
+import { FleetRolePage } from './fleet/FleetRolePage';
+import { isFleetDeployment } from './fleet/fleet-model';
 import { TopBar } from './components/TopBar';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { BackendLost } from './components/BackendLost';
@@ -127,6 +130,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
     return () => clearInterval(t);
   }, []);
   const { deployment, host } = view.summary;
+  const fleet = isFleetDeployment(view.summary);
   // A recording under review shows its cursor's moment: every "now" on the pages is that moment.
   const reviewNow = useReviewNow(view);
   const shownNow = reviewNow ?? now;
@@ -154,12 +158,18 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
         hint: 'a',
         run: () => navigate({ name: 'alerts' }),
       },
-      ...deployment.services.map((s) => ({
-        id: `go-service-${s.role}`,
-        title: `Open ${s.role} service: systemd, journal (${s.unit})`,
-        hint: s.role[0],
-        run: () => navigate({ name: 'service', role: s.role }),
-      })),
+      ...(fleet
+        ? deployment.services.map((s) => ({
+            id: `go-worker-${s.id ?? s.role}`,
+            title: `Open ${s.role} ${s.id ?? s.role} on ${s.hostId} (${s.unit})`,
+            run: () => navigate({ name: 'worker', id: s.id ?? s.role }),
+          }))
+        : deployment.services.map((s) => ({
+            id: `go-service-${s.role}`,
+            title: `Open ${s.role} service: systemd, journal (${s.unit})`,
+            hint: s.role[0],
+            run: () => navigate({ name: 'service', role: s.role }),
+          }))),
       ...RANGES.map((r, i) => ({
         id: `range-${r.id}`,
         title: `Show the last ${r.label}`,
@@ -223,7 +233,8 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
           .closeDeployment({ deploymentId: deployment.id })
           .then(() => {
             removeDeployment(deployment.id);
-            return api.openDemo(demoEras);
+            // A fleet reopens as a fleet: the era changes, the topology does not.
+            return api.openDemo(fleet ? { ...demoEras, topology: 'fleet' } : demoEras);
           })
           .then((d) => addDeployment(d))
           .catch((err: unknown) => window.alert(errorText(err).message));
@@ -243,7 +254,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
     }
     return cmds;
     // eslint-disable-next-line react-hooks/exhaustive-deps -- commands depend only on the deployment's identity
-  }, [deployment.id, host.kind]);
+  }, [deployment.id, host.kind, fleet]);
   const restartCommands = useRestartCommands(deployment);
   const page = ui.page;
   const review = view.summary.review !== undefined;
@@ -258,7 +269,13 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
         {page.name === 'kv' && <KvPage view={view} />}
         {page.name === 'metrics' && <MetricsPage view={view} />}
         {page.name === 'alerts' && <AlertsPage view={view} />}
-        {page.name === 'service' && <ServicePage view={view} role={page.role} now={shownNow} />}
+        {page.name === 'service' &&
+          (fleet ? (
+            <FleetRolePage view={view} role={page.role} />
+          ) : (
+            <ServicePage view={view} role={page.role} now={shownNow} />
+          ))}
+        {page.name === 'worker' && <WorkerPage view={view} id={page.id} now={shownNow} />}
       </SeriesBatchProvider>
       <AroundDrawer deploymentId={deployment.id} />
       {!review && <RestartLayer deploymentId={deployment.id} />}

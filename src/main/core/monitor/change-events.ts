@@ -1,6 +1,6 @@
 // Turns consecutive observations into timeline events: a unit changing state, health flipping,
 // metrics going away or coming back. Only changes become events, so a steady deployment is quiet.
-import type { AppEvent, Observation, ServiceObservation } from '@shared/domain';
+import { serviceId, type AppEvent, type Observation, type ServiceObservation } from '@shared/domain';
 
 let seq = 0;
 export function newEventId(ts: number): string {
@@ -11,8 +11,11 @@ export function newEventId(ts: number): string {
 export function diffObservations(prev: Observation | undefined, next: Observation): AppEvent[] {
   const events: AppEvent[] = [];
   for (const s of next.services) {
-    const p = prev?.services.find((x) => x.role === s.role);
-    const base = { deploymentId: next.deploymentId, hostId: next.hostId, role: s.role };
+    // A fleet has many services of a role (and a multi-node worker one unit per host): each is compared with
+    // its own previous reading, and its events name the worker, not the role.
+    const p = prev?.services.find((x) => sameService(x, s));
+    const name = serviceId(s);
+    const base = { deploymentId: next.deploymentId, hostId: s.hostId ?? next.hostId, role: s.role };
     const stateNow = unitStateText(s);
     const stateBefore = p ? unitStateText(p) : undefined;
     if (stateNow && stateNow !== stateBefore) {
@@ -23,7 +26,7 @@ export function diffObservations(prev: Observation | undefined, next: Observatio
         ts: next.ts,
         kind: 'state-change',
         severity: active === 'failed' ? 'error' : active === 'active' ? 'info' : 'warning',
-        title: `${s.role}: ${s.unit} ${stateBefore ? `${stateBefore} → ` : ''}${stateNow}`,
+        title: `${name}: ${s.unit}${s.hostId && s.id ? ` on ${s.hostId}` : ''} ${stateBefore ? `${stateBefore} → ` : ''}${stateNow}`,
         detail:
           s.systemd?.result && s.systemd.result !== 'success' ? `Result=${s.systemd.result}` : undefined,
       });
@@ -35,7 +38,7 @@ export function diffObservations(prev: Observation | undefined, next: Observatio
         ts: next.ts,
         kind: 'health',
         severity: s.health.ok ? 'info' : 'warning',
-        title: `${s.role}: health ${s.health.ok ? 'OK again' : 'failing'}`,
+        title: `${name}: health ${s.health.ok ? 'OK again' : 'failing'}`,
         detail: s.health.detail,
       });
     }
@@ -46,12 +49,16 @@ export function diffObservations(prev: Observation | undefined, next: Observatio
         ts: next.ts,
         kind: 'info',
         severity: s.metrics.ok ? 'info' : 'warning',
-        title: `${s.role}: metrics ${s.metrics.ok ? 'available again' : 'unavailable'}`,
+        title: `${name}: metrics ${s.metrics.ok ? 'available again' : 'unavailable'}`,
         detail: s.metrics.ok ? undefined : s.metrics.error,
       });
     }
   }
   return events;
+}
+
+function sameService(a: ServiceObservation, b: ServiceObservation): boolean {
+  return serviceId(a) === serviceId(b) && a.unit === b.unit && a.hostId === b.hostId;
 }
 
 function unitStateText(s: ServiceObservation): string | undefined {

@@ -91,6 +91,8 @@ export class RestartService {
   private readonly busy = new Map<string, string>();
   private readonly starting = new Map<string, Promise<StartRestartResult>>();
   private readonly offs: Array<() => void> = [];
+  /** Another action on a deployment (a rolling restart) that a restart must not run beside; see guardWith. */
+  private otherAction: (deploymentId: string) => string | null = () => null;
 
   constructor(
     private readonly core: Core,
@@ -125,6 +127,22 @@ export class RestartService {
       getRestartSettings: () => this.getRestartSettings(),
       setRestartSettings: (a) => this.setRestartSettings(a),
     };
+  }
+
+  /**
+   * Refuses restarts while `busy` names another action on the deployment (the roll service's running roll), so
+   * a one-service restart never takes down a worker a roll counts on.
+   */
+  guardWith(busy: (deploymentId: string) => string | null): void {
+    this.otherAction = busy;
+  }
+
+  /** The running restart of a deployment, in words, or null: what a roll must not start beside. */
+  runningOn(deploymentId: string): string | null {
+    for (const t of this.ops.values())
+      if (t.run.init.deploymentId === deploymentId && !t.run.finished)
+        return `a restart of ${targetText(t.run.init.target)} (operation ${t.run.id})`;
+    return null;
   }
 
   dispose(): void {
@@ -322,6 +340,13 @@ export class RestartService {
     const same = this.runningFor(args.deploymentId, args.target);
     if (same && same.target === args.target)
       return { operation: this.ops.get(same.operationId)!.run.snapshot(), joined: true };
+    const other = this.otherAction(args.deploymentId);
+    if (other)
+      throw new ApiError(
+        'restart-running',
+        `${other} is running on this deployment`,
+        'Wait for it to finish or cancel it, then try again.',
+      );
     const clash = roles.map((r) => this.busy.get(`${args.deploymentId}:${r}`)).find(Boolean);
     if (clash) {
       const other = this.ops.get(clash)!.run;

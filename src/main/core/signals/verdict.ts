@@ -9,8 +9,12 @@
 //   decode transfer queue     waiting for KV to arrive                             → transfer-bound
 // plus decode KV near full (decode-bound), transfer failures and latency (transfer-bound), and router 5xx or
 // unhealthy workers while the servers have room (router-bound).
+//
+// In a fleet a role is several workers: the unscoped keys are the role's aggregate, and the per-worker keys
+// (`decode.kv_ratio@decode-2`) say which worker is the one at fault, so the verdict names it and its host.
 import type { Verdict } from '@shared/contract';
 import type { Role } from '@shared/domain';
+import { splitScopedKey } from '@shared/signals/scoped-key';
 
 export interface VerdictThresholds {
   /** A queue this long counts as piling up (requests). */
@@ -37,7 +41,40 @@ export interface VerdictInput {
   growth?: Record<string, number | null | undefined>;
   /** Roles this deployment has. */
   roles: readonly Role[];
+  /**
+   * A fleet's workers, for naming them with their host. Without it the workers are read from the scoped keys
+   * in `values` (named without a host); a one-host pair has no scoped keys and none.
+   */
+  workers?: readonly VerdictWorker[];
 }
+
+export interface VerdictWorker {
+  /** The scope of its keys (`decode-2`). */
+  id: string;
+  role: Role;
+  host?: string;
+}
+
+/** A fleet's workers of each role: as given, else every scope the values name for the role. */
+function workersByRole(input: VerdictInput): Map<Role, VerdictWorker[]> {
+  const by = new Map<Role, VerdictWorker[]>();
+  const add = (w: VerdictWorker): void => {
+    const list = by.get(w.role) ?? [];
+    if (!list.some((x) => x.id === w.id)) list.push(w);
+    by.set(w.role, list);
+  };
+  if (input.workers) for (const w of input.workers) add(w);
+  else
+    for (const k of Object.keys(input.values)) {
+      const { key, scope } = splitScopedKey(k);
+      const role = key.slice(0, key.indexOf('.')) as Role;
+      if (scope !== undefined && input.roles.includes(role) && !key.startsWith('gpu.'))
+        add({ id: scope, role });
+    }
+  return by;
+}
+
+const named = (w: VerdictWorker): string => (w.host ? `${w.id} on ${w.host}` : w.id);
 
 type Stage = 'prefill' | 'decode' | 'transfer' | 'router';
 
@@ -54,9 +91,36 @@ export function pipelineVerdict(
     return x === undefined || x === null || !Number.isFinite(x) ? 0 : x;
   };
 
-  // 1. A service that is not running explains everything downstream of it.
+  // A fleet's services list a role once per worker; the role-level checks below read each role once.
+  const roles = [...new Set(input.roles)];
+  const fleet = workersByRole(input);
+  const downText = (what: string, role: Role, key: string): string | null =>
+    v(`${role}.active${key}`) === 0
+      ? `${what} is not active (systemd)`
+      : v(`${role}.health_ok${key}`) === 0
+        ? `${what} is running but failing its ${role === 'router' ? 'readiness' : 'health'} check`
+        : null;
+
+  // 1. A service that is not running explains everything downstream of it. In a fleet a role stops only when
+  // all its workers do; one worker down leaves the others serving, which the verdict says beside its reading.
   const down: string[] = [];
-  for (const role of input.roles) {
+  const degraded: string[] = [];
+  for (const role of roles) {
+    const workers = fleet.get(role);
+    if (workers && workers.length > 0) {
+      const out = workers
+        .map((w) => downText(named(w), role, `@${w.id}`))
+        .filter((x): x is string => x !== null);
+      if (out.length === workers.length && out.length > 0)
+        down.push(...(out.length > 1 ? [`every ${role} worker is down: ${out[0]}`, ...out.slice(1)] : out));
+      else if (out.length > 0)
+        degraded.push(
+          ...out.map(
+            (t) => `${t}; ${workers.length - out.length} of ${workers.length} ${role} workers serve`,
+          ),
+        );
+      continue;
+    }
     if (v(`${role}.active`) === 0) down.push(`${role} is not active (systemd)`);
     else if (v(`${role}.health_ok`) === 0)
       down.push(`${role} is running but failing its ${role === 'router' ? 'readiness' : 'health'} check`);
@@ -68,7 +132,7 @@ export function pipelineVerdict(
       evidence: down,
     };
 
-  const servers = input.roles.filter((r) => r !== 'router');
+  const servers = roles.filter((r) => r !== 'router');
   if (servers.length > 0 && servers.every((r) => v(`${r}.metrics_ok`) !== 1))
     return {
       kind: 'unknown',
@@ -78,7 +142,16 @@ export function pipelineVerdict(
       ),
     };
 
-  const q = (k: string): number => v(k) ?? 0;
+  // A count the role's aggregate lacks is the sum of its workers' own (a fleet's queues add up).
+  const summed = (k: string): number | null => {
+    const own = v(k);
+    if (own !== null) return own;
+    const xs = (fleet.get(k.slice(0, k.indexOf('.')) as Role) ?? [])
+      .map((w) => v(`${k}@${w.id}`))
+      .filter((x): x is number => x !== null);
+    return xs.length === 0 ? null : xs.reduce((t, x) => t + x, 0);
+  };
+  const q = (k: string): number => summed(k) ?? 0;
   const norm = (k: string): number => q(k) / th.queue + (g(k) >= th.queue / 2 ? 0.5 : 0);
   const ev: Record<Stage, Array<[number, string]>> = { prefill: [], decode: [], transfer: [], router: [] };
   const add = (stage: Stage, weight: number, text: string): void => {
@@ -105,8 +178,17 @@ export function pipelineVerdict(
   add('decode', norm('decode.queued'), `${reqs('decode.queued')} queued on decode${grow('decode.queued')}`);
   // The fullest dp rank is the one refusing requests (the same figure the KV alert watches).
   const kvTotal = v('decode.kv_ratio');
-  const kv = v('decode.kv_fullest_rank_ratio') ?? kvTotal;
-  if (kv !== null && kv >= th.kvFull)
+  const kvOf = (scope: string): number | null =>
+    v(`decode.kv_fullest_rank_ratio${scope}`) ?? v(`decode.kv_ratio${scope}`);
+  const decodeWorkers = (fleet.get('decode') ?? [])
+    .map((w) => ({ w, kv: kvOf(`@${w.id}`) }))
+    .filter((x): x is { w: VerdictWorker; kv: number } => x.kv !== null)
+    .sort((a, b) => b.kv - a.kv);
+  // In a fleet the pool that refuses requests is the fullest worker's, however much room the others have.
+  const kv = decodeWorkers.length > 0 ? decodeWorkers[0].kv : kvOf('');
+  if (decodeWorkers.length > 0 && kv !== null && kv >= th.kvFull)
+    add('decode', 1 + (kv - th.kvFull) * 10, fullestWorkerText(decodeWorkers, th.kvFull));
+  else if (kv !== null && kv >= th.kvFull)
     add(
       'decode',
       1 + (kv - th.kvFull) * 10,
@@ -147,6 +229,13 @@ export function pipelineVerdict(
   const best = stages.reduce((a, b) => (score(b) > score(a) ? b : a));
   const top = score(best);
 
+  if (top < 1 && degraded.length > 0)
+    return {
+      kind: 'service-down',
+      headline: `Degraded: ${degraded[0]}.`,
+      evidence: degraded,
+    };
+
   if (top < 1) {
     const running = q('prefill.running') + q('decode.running');
     const rps = v('router.router_requests_per_s');
@@ -166,6 +255,7 @@ export function pipelineVerdict(
 
   const evidence = ev[best].sort((a, b) => b[0] - a[0]).map(([, t]) => t);
   for (const s of stages) if (s !== best && score(s) >= 1) evidence.push(`also: ${ev[s][0][1]}`);
+  for (const d of degraded) evidence.push(`also: ${d}`);
   const headline: Record<Stage, string> = {
     prefill: `Prefill-bound: requests are piling up before prefill — ${evidence[0]}.`,
     decode: `Decode-bound: requests are piling up at decode — ${evidence[0]}.`,
@@ -173,6 +263,24 @@ export function pipelineVerdict(
     router: `Router-bound: the router is failing requests while the servers have room — ${evidence[0]}.`,
   };
   return { kind: `${best}-bound`, headline: headline[best], evidence };
+}
+
+/** "decode-2 on gpu-b at 97 % KV, others below 60 %": the fullest worker first, then how the rest stand. */
+function fullestWorkerText(sorted: readonly { w: VerdictWorker; kv: number }[], kvFull: number): string {
+  const [top, ...rest] = sorted;
+  const head = `${named(top.w)} at ${pct(top.kv)} KV`;
+  if (rest.length === 0) return head;
+  const full = rest.filter((x) => x.kv >= kvFull);
+  const below = rest.filter((x) => x.kv < kvFull);
+  const parts = [head, ...full.map((x) => `${named(x.w)} at ${pct(x.kv)}`)];
+  if (below.length > 0) {
+    // Rounded up to the next 10 %, as an operator would say it.
+    const bound = Math.min(100, Math.max(10, Math.ceil((below[0].kv * 100 + 1e-9) / 10) * 10));
+    parts.push(
+      `${full.length > 0 ? `${below.length} other${below.length === 1 ? '' : 's'}` : 'others'} below ${bound} %`,
+    );
+  }
+  return parts.join(', ');
 }
 
 function fmt(n: number): string {

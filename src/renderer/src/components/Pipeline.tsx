@@ -26,12 +26,70 @@ export function Pipeline({
 }): React.JSX.Element {
   const svc = (role: Role) => deployment.services.find((s) => s.role === role);
   const obs = (role: Role) => latest?.services.find((s) => s.role === role);
-  const v = (k: SignalKey): number | null => dashboard?.values[k] ?? null;
-  const verdict = dashboard?.verdict;
   const card = (role: Role) => {
     const s = svc(role);
     return s ? <ServiceCard service={s} obs={obs(role)} now={now} dashboard={dashboard} /> : null;
   };
+  return (
+    <section className="pipeline" data-testid="pipeline" aria-label="PD pipeline">
+      <VerdictBox dashboard={dashboard} />
+      <div className="pipe-row">
+        {card('router')}
+        <RouterLink dashboard={dashboard} />
+        {card('prefill')}
+        <TransferLink dashboard={dashboard} />
+        {card('decode')}
+      </div>
+    </section>
+  );
+}
+
+const valueOf =
+  (dashboard?: DashboardSnapshot) =>
+  (k: SignalKey): number | null =>
+    dashboard?.values[k] ?? null;
+
+/** Where requests pile up, with its evidence (the fleet overview shows the same box). */
+export function VerdictBox({ dashboard }: { dashboard?: DashboardSnapshot }): React.JSX.Element {
+  const verdict = dashboard?.verdict;
+  return (
+    <div
+      className={`verdict tone-${verdict ? (VERDICT_TONE[verdict.kind] ?? 'warn') : 'idle'}`}
+      data-testid="verdict"
+      data-kind={verdict?.kind ?? 'unknown'}
+    >
+      <strong data-testid="verdict-headline">
+        {verdict?.headline ?? 'Waiting for the first poll to tell where requests wait…'}
+      </strong>
+      {verdict && verdict.evidence.length > 0 && (
+        <ul data-testid="verdict-evidence">
+          {verdict.evidence.map((e) => (
+            <li key={e}>{e}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** Router → prefill: the router's request rate, 5xx share and p99. */
+export function RouterLink({ dashboard }: { dashboard?: DashboardSnapshot }): React.JSX.Element {
+  const v = valueOf(dashboard);
+  return (
+    <div className="pipe-link" data-testid="pd-link-router">
+      <span className="arrow" aria-hidden>
+        →
+      </span>
+      <span>{formatValue('requests_per_s', v('router.router_requests_per_s'))}</span>
+      <span className="muted">5xx {formatPct(v('router.router_error_share'))}</span>
+      <span className="muted">p99 {formatValue('seconds', v('router.router_latency_p99_s'))}</span>
+    </div>
+  );
+}
+
+/** Prefill → decode: the KV transfer's rate, latency and failures (in a fleet, the roles' aggregates). */
+export function TransferLink({ dashboard }: { dashboard?: DashboardSnapshot }): React.JSX.Element {
+  const v = valueOf(dashboard);
   const failures = (v('prefill.transfer_failed_per_min') ?? 0) + (v('decode.transfer_failed_per_min') ?? 0);
   // Prefill sends the KV, so it is the side that reports transfer speed and latency.
   const transferLatency =
@@ -40,49 +98,18 @@ export function Pipeline({
     v('decode.kv_transfer_latency_p50_ms') ??
     v('decode.kv_transfer_latency_ms');
   return (
-    <section className="pipeline" data-testid="pipeline" aria-label="PD pipeline">
-      <div
-        className={`verdict tone-${verdict ? (VERDICT_TONE[verdict.kind] ?? 'warn') : 'idle'}`}
-        data-testid="verdict"
-        data-kind={verdict?.kind ?? 'unknown'}
-      >
-        <strong data-testid="verdict-headline">
-          {verdict?.headline ?? 'Waiting for the first poll to tell where requests wait…'}
-        </strong>
-        {verdict && verdict.evidence.length > 0 && (
-          <ul data-testid="verdict-evidence">
-            {verdict.evidence.map((e) => (
-              <li key={e}>{e}</li>
-            ))}
-          </ul>
-        )}
-      </div>
-      <div className="pipe-row">
-        {card('router')}
-        <div className="pipe-link" data-testid="pd-link-router">
-          <span className="arrow" aria-hidden>
-            →
-          </span>
-          <span>{formatValue('requests_per_s', v('router.router_requests_per_s'))}</span>
-          <span className="muted">5xx {formatPct(v('router.router_error_share'))}</span>
-          <span className="muted">p99 {formatValue('seconds', v('router.router_latency_p99_s'))}</span>
-        </div>
-        {card('prefill')}
-        <div className="pipe-link" data-testid="pd-link-transfer">
-          <span className="arrow" aria-hidden>
-            →
-          </span>
-          <span className="muted">KV transfer</span>
-          <span data-testid="transfer-rate">
-            {formatValue('gb_per_s', v('prefill.kv_transfer_gb_s') ?? v('decode.kv_transfer_gb_s'))}
-          </span>
-          <span data-testid="transfer-latency">latency {formatValue('ms', transferLatency)}</span>
-          <span data-testid="transfer-failures" className={failures > 0 ? 'bad' : 'muted'}>
-            {formatValue('per_min', failures)} failures
-          </span>
-        </div>
-        {card('decode')}
-      </div>
-    </section>
+    <div className="pipe-link" data-testid="pd-link-transfer">
+      <span className="arrow" aria-hidden>
+        →
+      </span>
+      <span className="muted">KV transfer</span>
+      <span data-testid="transfer-rate">
+        {formatValue('gb_per_s', v('prefill.kv_transfer_gb_s') ?? v('decode.kv_transfer_gb_s'))}
+      </span>
+      <span data-testid="transfer-latency">latency {formatValue('ms', transferLatency)}</span>
+      <span data-testid="transfer-failures" className={failures > 0 ? 'bad' : 'muted'}>
+        {formatValue('per_min', failures)} failures
+      </span>
+    </div>
   );
 }

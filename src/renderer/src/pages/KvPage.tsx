@@ -4,8 +4,11 @@ import type { DeploymentView } from '../state/store';
 import { KvUsagePanel } from '../components/KvUsagePanel';
 import { TimeChart } from '../charts/TimeChart';
 import type { SignalKey } from '@shared/signals/spec';
+import { FleetKv } from '../fleet/FleetKv';
+import { isFleetDeployment } from '../fleet/fleet-model';
 
 export function KvPage({ view }: { view: DeploymentView }): React.JSX.Element {
+  if (isFleetDeployment(view.summary)) return <FleetKv view={view} />;
   const { deployment } = view.summary;
   const hasDecode = deployment.services.some((s) => s.role === 'decode');
   const src = (k: SignalKey): string | undefined => view.catalog?.[k]?.source;

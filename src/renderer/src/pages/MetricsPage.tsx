@@ -6,6 +6,8 @@ import type { DeploymentView } from '../state/store';
 import { TimeChart, type SeriesSpec } from '../charts/TimeChart';
 import { formatBytes, formatValue } from '../format';
 import { UnknownFamiliesNote } from '../components/UnknownFamiliesNote';
+import { FleetGpus } from '../fleet/FleetGpus';
+import { isFleetDeployment } from '../fleet/fleet-model';
 
 const Q = (role: ServerRole, base: 'ttft' | 'itl' | 'e2e', what: string): SeriesSpec[] => [
   { key: signalKey(role, `${base}_p50_s`), label: `${what} p50`, color: '--ok' },
@@ -19,8 +21,10 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
   const { deployment } = view.summary;
   const id = deployment.id;
   const ev = view.events;
-  const gpu = view.dashboard?.gpu;
-  const groups = deployment.services
+  // A fleet's GPUs are per host (FleetGpus); the one-host table and per-role charts below are the pair's.
+  const fleet = isFleetDeployment(view.summary);
+  const gpu = fleet ? undefined : view.dashboard?.gpu;
+  const groups = (fleet ? [] : deployment.services)
     .filter((s) => (s.gpus?.length ?? 0) > 0)
     .map((s) => ({ role: s.role, gpus: s.gpus ?? [] }));
   const src = (k: SignalKey): string | undefined => view.catalog?.[k]?.source;
@@ -221,7 +225,8 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
           </tbody>
         </table>
       )}
-      {!gpu?.gpus.length && !gpu?.error && (
+      {fleet && <FleetGpus view={view} />}
+      {!fleet && !gpu?.gpus.length && !gpu?.error && (
         <p className="muted">Waiting for the first nvidia-smi reading (every 5 s)…</p>
       )}
       {groups.map(({ role, gpus }) => (

@@ -3,8 +3,12 @@ import type { DeploymentView } from '../state/store';
 import { Pipeline } from '../components/Pipeline';
 import { KvUsagePanel } from '../components/KvUsagePanel';
 import { EventList } from '../components/EventList';
+import { FleetOverview } from '../fleet/FleetOverview';
+import { isFleetDeployment } from '../fleet/fleet-model';
 
 export function Overview({ view, now }: { view: DeploymentView; now: number }): React.JSX.Element {
+  // A fleet fans out into groups of workers; the one-host pair keeps its three cards.
+  if (isFleetDeployment(view.summary)) return <FleetOverview view={view} now={now} />;
   const { deployment } = view.summary;
   const obsFor = (role: string) => view.latest?.services.find((s) => s.role === role);
   return (

@@ -1,6 +1,7 @@
 // First run: open the demo deployment, or connect to a host by ssh alias or user@host[:port].
 import { useState } from 'react';
 import type { HostConfig } from '@shared/domain';
+import type { DemoTopology } from '@shared/api/monitoring';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { addDeployment } from '../state/store';
@@ -13,15 +14,15 @@ export function parseHostInput(input: string): HostConfig | string {
 }
 
 export function StartPage(): React.JSX.Element {
-  const [busy, setBusy] = useState<'demo' | 'host' | null>(null);
+  const [busy, setBusy] = useState<DemoTopology | 'host' | null>(null);
   const [error, setError] = useState<{ message: string; hint?: string } | null>(null);
   const [hostInput, setHostInput] = useState('');
 
-  const openDemo = async (): Promise<void> => {
-    setBusy('demo');
+  const openDemo = async (topology: DemoTopology): Promise<void> => {
+    setBusy(topology);
     setError(null);
     try {
-      addDeployment(await api.openDemo({}));
+      addDeployment(await api.openDemo(topology === 'fleet' ? { topology } : {}));
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -63,10 +64,21 @@ export function StartPage(): React.JSX.Element {
           <button
             className="primary"
             data-testid="open-demo"
-            onClick={() => void openDemo()}
+            onClick={() => void openDemo('single')}
             disabled={busy !== null}
           >
-            {busy === 'demo' ? 'Opening demo…' : 'Open demo deployment'}
+            {busy === 'single' ? 'Opening demo…' : 'Open demo deployment'}
+          </button>
+          <p data-testid="demo-fleet-line">
+            Or a simulated fleet: three hosts, a router, two prefill and three decode workers, one of them
+            spanning two hosts.
+          </p>
+          <button
+            data-testid="open-demo-fleet"
+            onClick={() => void openDemo('fleet')}
+            disabled={busy !== null}
+          >
+            {busy === 'fleet' ? 'Opening demo fleet…' : 'Open demo fleet'}
           </button>
         </section>
         <section className="card">

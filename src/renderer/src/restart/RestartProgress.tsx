@@ -9,7 +9,8 @@ import { formatDuration } from '../format';
 import { hideRestart } from './useRestart';
 import './restart.css';
 
-const MARK: Record<RestartStepView['state'], string> = {
+/** The mark of a step's (or a roll worker's) state. */
+export const STEP_MARK: Record<RestartStepView['state'], string> = {
   pending: '○',
   running: '◔',
   succeeded: '✓',
@@ -122,7 +123,7 @@ function ServiceRun({ s, op }: { s: ServiceRestartView; op: RestartOperation }):
             data-state={st.state}
           >
             <span className="mark" aria-hidden>
-              {MARK[st.state]}
+              {STEP_MARK[st.state]}
             </span>
             <span className="label">{st.label}</span>
             <span className="timing muted">
@@ -156,7 +157,8 @@ function ServiceRun({ s, op }: { s: ServiceRestartView; op: RestartOperation }):
   );
 }
 
-function Journal({ s }: { s: ServiceRestartView }): React.JSX.Element | null {
+/** A service's journal as it arrives, following the newest line unless scrolled up. */
+export function Journal({ s }: { s: ServiceRestartView }): React.JSX.Element | null {
   const box = useRef<HTMLPreElement>(null);
   // Follow the newest line unless the operator scrolled up to read.
   const follow = useRef(true);

@@ -23,7 +23,9 @@ export type Page =
   | { name: 'kv' }
   | { name: 'metrics' }
   | { name: 'alerts' }
-  | { name: 'service'; role: Role };
+  | { name: 'service'; role: Role }
+  /** One worker (or router) of a fleet, by its service id: a fleet's pages replace the role pages. */
+  | { name: 'worker'; id: string };
 
 /** Live: the last `range`, following new data. Fixed: a window picked by zoom or pan. */
 export type View =
@@ -41,6 +43,8 @@ export interface UiState {
 }
 
 function parseHash(h: string): Page {
+  const w = /^#\/worker\/([^/]{1,200})$/.exec(h);
+  if (w) return { name: 'worker', id: decodeURIComponent(w[1]) };
   const m = /^#\/(overview|kv|metrics|alerts|service\/(prefill|decode|router))$/.exec(h);
   if (!m) return { name: 'overview' };
   if (m[2]) return { name: 'service', role: m[2] as Role };
@@ -48,6 +52,7 @@ function parseHash(h: string): Page {
 }
 
 export function pageHash(p: Page): string {
+  if (p.name === 'worker') return `#/worker/${encodeURIComponent(p.id)}`;
   return p.name === 'service' ? `#/service/${p.role}` : `#/${p.name}`;
 }
 

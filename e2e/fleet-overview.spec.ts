@@ -1,0 +1,135 @@
+// The demo fleet end to end: browser mode, the real core, three simulated hosts on 127.0.0.2–.4 reached over
+// real SSH, real Chromium. The first-run screen offers the fleet; its overview fans out into the router, two
+// prefill and three decode workers on their hosts, each with its own state and KV; a worker page by service id.
+import { test, expect, type Browser, type Page } from '@playwright/test';
+import { shot } from './support/shots';
+import { launchChromium } from './support/browser';
+import { startWebApp, type WebApp } from './support/web-app';
+
+// One fleet opened once; the tests read it in order.
+test.describe.configure({ mode: 'serial' });
+
+let app: WebApp;
+let browser: Browser;
+let page: Page;
+const errors: string[] = [];
+
+test.beforeAll(async () => {
+  app = await startWebApp(['--no-open']);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  page.on('pageerror', (e) => errors.push(e.message));
+});
+
+test.afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+const WORKERS = {
+  'prefill-0': 'gpu-a',
+  'prefill-1': 'gpu-a',
+  'decode-0': 'gpu-b',
+  'decode-1': 'gpu-b',
+  'decode-2': 'gpu-b',
+} as const;
+
+test('the first-run screen opens the demo fleet: 5 workers on 3 hosts, each live with its host and KV', async () => {
+  test.setTimeout(120_000);
+  await page.goto(app.url);
+  await expect(page.getByTestId('demo-fleet-line')).toContainText('three hosts');
+  await page.getByTestId('open-demo-fleet').click();
+
+  await expect(page.getByTestId('page-overview')).toHaveAttribute('data-fleet', 'true', { timeout: 60_000 });
+  for (const h of ['gpu-a', 'gpu-b', 'gpu-c'])
+    await expect(page.getByTestId(`host-link-${h}`)).toHaveAttribute('data-state', 'connected', {
+      timeout: 30_000,
+    });
+  await expect(page.getByTestId('router-card-router')).toHaveAttribute('data-host', 'gpu-a');
+  await expect(page.getByTestId('router-card-router').getByTestId('router-lists')).toHaveText(
+    'lists 2 prefill · 3 decode',
+  );
+  for (const [id, host] of Object.entries(WORKERS)) {
+    const row = page.getByTestId(`worker-row-${id}`);
+    await expect(row).toHaveAttribute('data-host', host);
+    await expect(row.getByTestId('worker-state')).toContainText('active', { timeout: 30_000 });
+    await expect(row.getByTestId('worker-kv')).toHaveText(/^\d{1,3} %$/, { timeout: 30_000 });
+  }
+  await expect(page.getByTestId('worker-rows-decode').locator('tbody tr')).toHaveCount(3);
+  await expect(page.getByTestId('worker-rows-prefill').locator('tbody tr')).toHaveCount(2);
+  await expect(page.getByTestId('role-group-decode').getByTestId('role-healthy')).toHaveText('3/3 healthy', {
+    timeout: 30_000,
+  });
+  // The role's total in tokens (its sum over the workers is test/fleet-screens/fleet-model.test.ts's).
+  await expect(page.getByTestId('role-group-decode').getByTestId('role-kv')).toHaveText(
+    /^KV \d{1,3}\.\d % · [\d.]+[kM]? \/ [\d.]+M$/,
+  );
+  await expect(page.getByTestId('role-group-decode').getByTestId('role-fullest')).toHaveText(
+    /^fullest decode-\d on gpu-b at \d{1,3}\.\d %$/,
+  );
+
+  // Sorted fullest first (no worker has a problem now).
+  const ratios = await page
+    .getByTestId('worker-rows-decode')
+    .locator('tbody tr [data-testid="worker-kv"]')
+    .evaluateAll((tds) => tds.map((t) => Number(t.getAttribute('data-ratio'))));
+  expect([...ratios].sort((a, b) => b - a)).toEqual(ratios);
+
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: shot('fleet-overview-1280x720.png') });
+  expect(errors).toEqual([]);
+});
+
+test('a worker page by service id: decode-2 spans gpu-b (node rank 0) and gpu-c (node rank 1)', async () => {
+  await page.getByTestId('worker-row-decode-2').click();
+  await expect(page).toHaveURL(/#\/worker\/decode-2$/);
+  const p = page.getByTestId('worker-page');
+  await expect(p).toHaveAttribute('data-worker', 'decode-2');
+  await expect(p.getByTestId('worker-unit-gpu-b')).toContainText('sglang-decode-2.service');
+  await expect(p.getByTestId('worker-unit-gpu-c')).toContainText('sglang-decode-2.service');
+  await expect(p.getByTestId('worker-unit-gpu-c').locator('td').nth(2)).toHaveText('1');
+  await expect(p.getByTestId('worker-unit-gpu-c').locator('td').nth(3)).toHaveText('active', {
+    timeout: 30_000,
+  });
+  await expect(p.getByTestId('prop-URL')).toContainText('http://127.0.0.3:30202');
+  // The router's own view of this worker, read from its metrics by the worker's URL.
+  await expect(p.getByTestId('prop-Router').locator('dd')).toHaveText(/^healthy/, { timeout: 30_000 });
+  // The role tab lists the role's workers instead of one service.
+  await page.getByTestId('nav-service-decode').click();
+  await expect(
+    page.getByTestId('fleet-role-page').getByTestId('worker-rows-decode').locator('tbody tr'),
+  ).toHaveCount(3);
+  await expect(
+    page.getByTestId('fleet-role-page').getByTestId('fleet-kv-table-decode').locator('tbody tr'),
+  ).toHaveCount(3);
+  await page.screenshot({ path: shot('fleet-role-decode.png') });
+  expect(errors).toEqual([]);
+});
+
+test('the KV page lists each worker beside its role total; GPUs are grouped by host and worker', async () => {
+  await page.getByTestId('nav-kv').click();
+  const decode = page.getByTestId('fleet-kv-decode');
+  await expect(decode.locator('tbody tr')).toHaveCount(3);
+  await expect(decode.getByTestId('fleet-kv-total')).toHaveText(/^all 3 workers: \d{1,3}\.\d % · /);
+  await expect(page.getByTestId('fleet-kv-prefill').locator('tbody tr')).toHaveCount(2);
+  // One line per worker and the role's total: the history of scoped and unscoped keys together.
+  await expect(page.getByTestId('chart-fleet-kv-decode')).toHaveAttribute('data-state', 'ready', {
+    timeout: 30_000,
+  });
+  await page.waitForTimeout(2500);
+  await page.screenshot({ path: shot('fleet-kv.png') });
+
+  await page.getByTestId('nav-metrics').click();
+  await expect(page.getByTestId('gpu-host-gpu-a')).toContainText('prefill-0');
+  await expect(page.getByTestId('gpu-host-gpu-b')).toContainText('decode-2');
+  // decode-2's second node: its own host, node rank 1.
+  await expect(page.getByTestId('gpu-host-gpu-c')).toContainText('node rank 1');
+  await page.getByTestId('gpu-host-gpu-c').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: shot('fleet-gpus.png') });
+
+  await page.goto(`${app.url}#/worker/decode-1`);
+  await expect(page.getByTestId('worker-page')).toHaveAttribute('data-worker', 'decode-1');
+  await page.waitForTimeout(2500);
+  await page.screenshot({ path: shot('fleet-worker-decode-1.png') });
+  expect(errors).toEqual([]);
+});

@@ -1,0 +1,74 @@
+// Where the roll service finds what a roll needs of an open deployment: its workers, one link and one host
+// config per host, its clock. A one-host deployment: each service one worker on the one link. A fleet: the
+// workers fleet discovery found (multi-node and DP-aware workers as one each), every reachable host's link,
+// and the monitors' journal tails; workers it could not place or reach are named as left out of the roll.
+import type { HostConfig } from '@shared/domain';
+import type { Core } from '../core';
+import type { Clock } from '../clock';
+import type { RollContext } from '../actions/roll-session';
+import type { SshConnection } from '../ssh/connection';
+import type { UnitJournalTail } from '../journal/unit-tail';
+import { rollWorkersOf, rollWorkersOfFleet } from '../actions/roll-fleet';
+
+export type RollDeploymentContext = Omit<RollContext, 'settings' | 'pollMs' | 'minRealGapMs'>;
+
+export interface RollDeployments {
+  /** The deployment as a roll sees it; rejects with an ApiError when it is not open. */
+  contextOf(deploymentId: string): Promise<RollDeploymentContext>;
+  /** The hosts whose link is down now (a roll is not started over a dropped link). */
+  linksDown(deploymentId: string): string[];
+}
+
+export function coreRollDeployments(core: Core, clockFor: (host: HostConfig) => Clock): RollDeployments {
+  return {
+    async contextOf(deploymentId) {
+      const d = core.liveDeployment(deploymentId);
+      const journalOf = (hostId: string, unit: string): UnitJournalTail | undefined => {
+        try {
+          return d.journalTail(unit, hostId);
+        } catch {
+          // No monitor there (unreachable host): the roll reads that unit's journal itself.
+          return undefined;
+        }
+      };
+      if (!d.fleet) {
+        const conn = d.connection();
+        return {
+          deploymentId,
+          workers: await rollWorkersOf(d.config, d.host, conn),
+          links: new Map([[d.host.id, conn]]),
+          hosts: new Map([[d.host.id, d.host]]),
+          clock: clockFor(d.host),
+          journalOf,
+        };
+      }
+      const { workers, left } = rollWorkersOfFleet(d.fleet);
+      const links = new Map<string, SshConnection>();
+      const hosts = new Map<string, HostConfig>();
+      for (const { host } of d.hostStates()) {
+        hosts.set(host.id, host);
+        try {
+          links.set(host.id, d.connection(host.id));
+        } catch {
+          // A host without a link: its workers are already among `left` (unreachable).
+        }
+      }
+      return {
+        deploymentId,
+        workers: workers.filter((w) => w.units.every((u) => links.has(u.hostId))),
+        links,
+        hosts,
+        clock: clockFor(d.host),
+        journalOf,
+        notes: left.map((l) => `not part of the roll: ${l}`),
+      };
+    },
+    linksDown(deploymentId) {
+      return core
+        .liveDeployment(deploymentId)
+        .hostStates()
+        .filter((h) => h.connection.state !== 'connected')
+        .map((h) => h.host.label);
+    },
+  };
+}

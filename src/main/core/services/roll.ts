@@ -1,0 +1,279 @@
+// Rolling restarts as an API service: plans and runs rolls of one worker, a role one worker at a time, or the
+// whole deployment, for the UI's restart dialog (the CLI runs the same prepareRoll). Guard rails here: read-only
+// mode, one roll per deployment and none beside a one-service restart, no start over a dropped link, and
+// the start, each worker and the end on the deployment's timeline.
+import os from 'node:os';
+import type { RollOperation, RollPlan, RollRequests, RollTarget, StartRollArgs } from '@shared/contract';
+import type { Core } from '../core';
+import { ApiError } from '../api-error';
+import { formatDuration } from '../actions/operation';
+import type { RollRun } from '../actions/roll-run';
+import { prepareRoll } from '../actions/roll-session';
+import type { RestartService } from './restart';
+import type { RollDeployments } from './roll-deployments';
+
+export interface RollServiceOptions {
+  /** Polling interval of the roll's checks, on the deployment's clock. */
+  pollMs?: number;
+  /** Never poll faster than this in real time, whatever the clock's speed. */
+  minRealGapMs?: number;
+  /** Who is acting, for the record; defaults to the OS user running PD Console. */
+  userName?: () => string;
+  /** Finished rolls kept per deployment for getRoll/listRolls. */
+  keepFinished?: number;
+}
+
+const PUSH_EVERY_MS = 200;
+const HEARTBEAT_MS = 1000;
+
+interface TrackedRoll {
+  deploymentId: string;
+  run: RollRun;
+  last: RollOperation;
+  requestedBy: string;
+  pushTimer: ReturnType<typeof setTimeout> | null;
+  heartbeat: ReturnType<typeof setInterval> | null;
+}
+
+function osUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? process.env.USERNAME ?? `uid ${process.getuid?.() ?? '?'}`;
+  }
+}
+
+export class RollService {
+  private readonly rolls = new Map<string, TrackedRoll>();
+  /** Deployments with a roll being planned to start: a second start must not slip in during the awaits. */
+  private readonly starting = new Set<string>();
+
+  constructor(
+    private readonly core: Core,
+    private readonly restart: RestartService,
+    private readonly deployments: RollDeployments,
+    private readonly opts: RollServiceOptions = {},
+  ) {
+    restart.guardWith((id) => {
+      const r = this.running(id);
+      return r ? `a rolling restart of ${r.last.targetText} (roll ${r.run.snapshot().id})` : null;
+    });
+  }
+
+  handlers(): { [K in keyof RollRequests]: RollRequests[K] } {
+    return {
+      planRoll: (a) => this.planRoll(a),
+      startRoll: (a) => this.startRoll(a),
+      getRoll: (a) => this.getRoll(a),
+      listRolls: (a) => this.listRolls(a),
+      cancelRoll: (a) => this.cancelRoll(a),
+    };
+  }
+
+  async planRoll(args: { deploymentId: string; target: RollTarget }): Promise<RollPlan> {
+    const prepared = await this.prepare(args.deploymentId, args.target);
+    prepared.dispose();
+    return prepared.plan;
+  }
+
+  async startRoll(args: StartRollArgs): Promise<RollOperation> {
+    const { deploymentId } = args;
+    const settings = await this.restart.getRestartSettings();
+    if (settings.readOnly)
+      throw new ApiError(
+        'read-only',
+        'read-only mode is on: nothing is restarted',
+        'Switch read-only off in the restart settings (if this run allows it).',
+      );
+    this.refuseBusy(deploymentId);
+    const down = this.deployments.linksDown(deploymentId);
+    if (down.length)
+      throw new ApiError(
+        'not-connected',
+        `not connected to ${down.join(', ')}: a roll could not be followed there, so none is started`,
+        'Wait for the connection to come back (see the connection indicator), then try again.',
+      );
+    this.starting.add(deploymentId);
+    try {
+      const prepared = await this.prepare(deploymentId, args.target);
+      if (prepared.plan.refused) {
+        prepared.dispose();
+        throw new ApiError('restart-refused', prepared.plan.refused);
+      }
+      const requestedBy = args.requestedBy ?? (this.opts.userName ?? osUser)();
+      let tracked: TrackedRoll | null = null;
+      const run = prepared.start((op) => {
+        if (tracked) this.changed(tracked, op);
+      });
+      tracked = {
+        deploymentId,
+        run,
+        last: run.snapshot(),
+        requestedBy,
+        pushTimer: null,
+        heartbeat: setInterval(() => this.push(tracked!), HEARTBEAT_MS),
+      };
+      tracked.heartbeat?.unref?.();
+      this.rolls.set(prepared.id, tracked);
+      const t = tracked;
+      this.record(deploymentId, {
+        severity: 'info',
+        title: `${requestedBy} started a rolling restart of ${prepared.plan.targetText}`,
+        detail: `roll ${prepared.id}: ${prepared.plan.workers.map((w) => w.name).join(' → ')}`,
+      });
+      void run.done.then((end) => this.finished(t, end)).finally(() => prepared.dispose());
+      this.push(t);
+      return t.last;
+    } finally {
+      this.starting.delete(deploymentId);
+    }
+  }
+
+  async getRoll(args: { deploymentId: string; rollId: string }): Promise<RollOperation> {
+    return this.tracked(args).run.snapshot();
+  }
+
+  async listRolls(args: { deploymentId: string }): Promise<RollOperation[]> {
+    return [...this.rolls.values()]
+      .filter((t) => t.deploymentId === args.deploymentId)
+      .map((t) => t.run.snapshot())
+      .sort(
+        (a, b) =>
+          Number(b.state === 'running' || b.state === 'paused') -
+            Number(a.state === 'running' || a.state === 'paused') || b.startedAt - a.startedAt,
+      );
+  }
+
+  async cancelRoll(args: { deploymentId: string; rollId: string }): Promise<RollOperation> {
+    const t = this.tracked(args);
+    const op = t.run.cancel();
+    this.push(t);
+    return op;
+  }
+
+  dispose(): void {
+    for (const t of this.rolls.values()) {
+      if (t.pushTimer) clearTimeout(t.pushTimer);
+      if (t.heartbeat) clearInterval(t.heartbeat);
+    }
+  }
+
+  private async prepare(deploymentId: string, target: RollTarget) {
+    const ctx = await this.deployments.contextOf(deploymentId);
+    const settings = await this.restart.getRestartSettings();
+    return prepareRoll(target, {
+      ...ctx,
+      settings,
+      pollMs: this.opts.pollMs ?? 1000,
+      minRealGapMs: this.opts.minRealGapMs ?? 100,
+    });
+  }
+
+  private refuseBusy(deploymentId: string): void {
+    const r = this.running(deploymentId);
+    if (r || this.starting.has(deploymentId))
+      throw new ApiError(
+        'restart-running',
+        r
+          ? `a rolling restart of ${r.last.targetText} (roll ${r.last.id}) is already running on this deployment`
+          : 'a rolling restart of this deployment is being started',
+        'Wait for it to finish or cancel it, then try again.',
+      );
+    const restart = this.restart.runningOn(deploymentId);
+    if (restart)
+      throw new ApiError(
+        'restart-running',
+        `${restart} is running on this deployment`,
+        'Wait for it to finish or cancel it, then try again.',
+      );
+  }
+
+  private running(deploymentId: string): TrackedRoll | undefined {
+    for (const t of this.rolls.values())
+      if (t.deploymentId === deploymentId && (t.last.state === 'running' || t.last.state === 'paused'))
+        return t;
+    return undefined;
+  }
+
+  private tracked(args: { deploymentId: string; rollId: string }): TrackedRoll {
+    const t = this.rolls.get(args.rollId);
+    if (!t || t.deploymentId !== args.deploymentId)
+      throw new ApiError('unknown-roll', `no rolling restart "${args.rollId}" on this deployment`);
+    return t;
+  }
+
+  /** Every change is kept; pushes go out at most every 200 ms, a worker's end or a pause at once. */
+  private changed(t: TrackedRoll, op: RollOperation): void {
+    const before = t.last;
+    t.last = op;
+    const urgent =
+      op.state !== before.state ||
+      op.current !== before.current ||
+      Boolean(op.paused) !== Boolean(before.paused);
+    for (const w of op.workers) {
+      const was = before.workers.find((x) => x.workerId === w.workerId);
+      if (was && was.state !== w.state && (w.state === 'succeeded' || w.state === 'failed'))
+        this.record(t.deploymentId, {
+          severity: w.state === 'succeeded' ? 'info' : 'error',
+          title: `rolling restart: ${w.name} ${w.state === 'succeeded' ? 'restarted and healthy' : 'failed'}`,
+          detail: `roll ${op.id}`,
+        });
+    }
+    if (op.paused && !before.paused)
+      this.record(t.deploymentId, {
+        severity: 'warning',
+        title: `rolling restart paused: ${op.paused.reason}`,
+        detail: `roll ${op.id}`,
+      });
+    if (urgent) this.push(t);
+    else t.pushTimer ??= setTimeout(() => this.push(t), PUSH_EVERY_MS);
+  }
+
+  private push(t: TrackedRoll): void {
+    if (t.pushTimer) clearTimeout(t.pushTimer);
+    t.pushTimer = null;
+    t.last = t.run.snapshot();
+    this.core.emit('rollProgress', { deploymentId: t.deploymentId, operation: t.last });
+  }
+
+  private finished(t: TrackedRoll, end: RollOperation): void {
+    if (t.heartbeat) clearInterval(t.heartbeat);
+    t.heartbeat = null;
+    t.last = end;
+    const f = end.failure;
+    this.record(t.deploymentId, {
+      severity: end.state === 'succeeded' ? 'info' : end.state === 'cancelled' ? 'warning' : 'error',
+      title: `rolling restart of ${end.targetText} ${end.state === 'unknown' ? 'ended with unknown outcome' : end.state} after ${formatDuration(end.elapsedMs)}`,
+      detail: [
+        f && `${f.worker}, step ${f.step}: ${f.message}`,
+        f?.hint,
+        f && `still serving: ${f.stillServing.join(', ') || 'none seen'}`,
+        `requested by ${t.requestedBy}`,
+        `roll ${end.id}`,
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    });
+    this.push(t);
+    const keep = this.opts.keepFinished ?? 10;
+    const done = [...this.rolls.entries()]
+      .filter(
+        ([, x]) =>
+          x.deploymentId === t.deploymentId && x.last.state !== 'running' && x.last.state !== 'paused',
+      )
+      .sort((a, b) => b[1].last.startedAt - a[1].last.startedAt);
+    for (const [id] of done.slice(keep)) this.rolls.delete(id);
+  }
+
+  private record(
+    deploymentId: string,
+    e: { severity: 'info' | 'warning' | 'error'; title: string; detail?: string },
+  ): void {
+    try {
+      this.core.addEvent(deploymentId, { ...e, ts: this.core.now, kind: 'action' });
+    } catch (err) {
+      // The deployment was closed while its roll ran; the event has no timeline left to go on.
+      if ((err as { code?: string }).code !== 'unknown-deployment') throw err;
+    }
+  }
+}

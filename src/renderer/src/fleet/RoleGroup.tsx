@@ -1,0 +1,162 @@
+// One role of a fleet as a stage of the pipeline: the role's aggregate (KV used / capacity, the fullest worker,
+// workers healthy x/N, requests) over one compact row per worker, problems first and then the fullest first,
+// collapsed past a screenful so 8 workers of a role still fit beside the other role on 1280×720.
+import { useState } from 'react';
+import type { ServerRole } from '@shared/signals/spec';
+import { formatPct, formatTokens } from '../format';
+import { navigate } from '../state/ui';
+import { kvTone } from '../components/kv-headline';
+import { RollButton } from '../restart/RollButton';
+import { roleAggregate, sortByFullest, visibleRows, type WorkerRow } from './fleet-model';
+
+/** Rows a role shows before "n more": 8 fit the overview beside the other role at 720 px high. */
+const MAX_ROWS = 8;
+
+export function RoleGroup({
+  role,
+  rows,
+  expandAll = false,
+}: {
+  role: ServerRole;
+  rows: readonly WorkerRow[];
+  expandAll?: boolean;
+}): React.JSX.Element {
+  const [expanded, setExpanded] = useState(expandAll);
+  const mine = rows.filter((r) => r.role === role);
+  const agg = roleAggregate(mine, role);
+  const { shown, hidden } = visibleRows(sortByFullest(mine), MAX_ROWS, expanded);
+  const tone =
+    agg.workers === 0 ? 'idle' : agg.healthy === agg.workers ? 'ok' : agg.healthy === 0 ? 'bad' : 'warn';
+  return (
+    <section className={`card role-group tone-${tone}`} data-testid={`role-group-${role}`} data-role={role}>
+      <header className="role-head">
+        <h2>{role}</h2>
+        <span data-testid="role-healthy" className={agg.healthy < agg.workers ? 'warn' : 'muted'}>
+          {agg.healthy}/{agg.workers} healthy
+        </span>
+        {agg.workers > 0 && (
+          <RollButton
+            target={{ kind: 'role', role }}
+            label={agg.workers > 1 ? 'Restart one at a time…' : 'Restart…'}
+            testId={`role-restart-${role}`}
+          />
+        )}
+      </header>
+      <div className="role-agg" data-testid="role-aggregate">
+        <span className="kv-inline" data-testid="role-kv">
+          <KvBar ratio={agg.ratio} />
+          KV {formatPct(agg.ratio)} · {formatTokens(agg.usedTokens)} / {formatTokens(agg.capacityTokens)}
+        </span>
+        <span data-testid="role-fullest" className="muted">
+          {agg.fullest
+            ? `fullest ${agg.fullest.id} on ${agg.fullest.host} at ${formatPct(agg.fullest.ratio)}`
+            : 'no KV figure yet'}
+        </span>
+        <span data-testid="role-requests" className="muted">
+          {agg.running ?? '—'} running · {agg.queued ?? '—'} queued
+        </span>
+      </div>
+      <table className="worker-rows" data-testid={`worker-rows-${role}`}>
+        <thead>
+          <tr>
+            <th>worker</th>
+            <th>host</th>
+            <th>state</th>
+            <th title="running · queued requests">run · queue</th>
+            <th>KV</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((r) => (
+            <WorkerLine key={r.id} row={r} />
+          ))}
+        </tbody>
+      </table>
+      {hidden.length > 0 && (
+        <button className="link" data-testid={`role-more-${role}`} onClick={() => setExpanded(true)}>
+          {hidden.length} more, all healthy
+          {hidden[0].kv ? `, at or below ${formatPct(hidden[0].kv.ratio, 0)} KV` : ''} — show all
+        </button>
+      )}
+      {expanded && !expandAll && mine.length > MAX_ROWS && (
+        <button className="link" data-testid={`role-less-${role}`} onClick={() => setExpanded(false)}>
+          show the {MAX_ROWS - 1} fullest only
+        </button>
+      )}
+    </section>
+  );
+}
+
+function WorkerLine({ row: r }: { row: WorkerRow }): React.JSX.Element {
+  const open = (): void => navigate({ name: 'worker', id: r.id });
+  return (
+    <tr
+      className={`worker-row tone-${r.tone}`}
+      data-testid={`worker-row-${r.id}`}
+      data-host={r.host}
+      data-tone={r.tone}
+      tabIndex={0}
+      onClick={open}
+      onKeyDown={(e) => (e.key === 'Enter' ? open() : undefined)}
+      title={`${r.url ?? r.id} — units: ${r.units.map((u) => `${u.host}/${u.unit} (rank ${u.nodeRank})`).join(', ')}`}
+    >
+      <td className="w-id">
+        {r.id}
+        {r.units.length > 1 && (
+          <span className="muted" title="multi-node worker: one unit per node">
+            {' '}
+            ×{r.units.length}
+          </span>
+        )}
+      </td>
+      <td className="w-host" data-testid="worker-host">
+        {r.host}
+        {[...new Set(r.units.map((u) => u.host))]
+          .filter((h) => h !== r.host)
+          .map((h) => (
+            <span key={h} className="muted" title={`also runs node rank ≥ 1 on ${h}`}>
+              {' '}
+              +{h}
+            </span>
+          ))}
+      </td>
+      {r.unreachable ? (
+        <td colSpan={3} className="bad" data-testid="worker-unreachable">
+          {r.unreachable}
+        </td>
+      ) : (
+        <>
+          <td data-testid="worker-state">
+            {/* Running but failing /health reads as unhealthy; the server's own words are in the tooltip. */}
+            {r.activeState === 'active' && r.health && !r.health.ok ? (
+              <span className="pill pill-warn" data-testid="worker-health" title={r.health.detail}>
+                unhealthy
+              </span>
+            ) : (
+              <span className={`pill pill-${r.tone}`}>{r.activeState ?? '…'}</span>
+            )}
+          </td>
+          <td className="num" data-testid="worker-requests">
+            {r.running ?? '—'} · {r.queued ?? '—'}
+          </td>
+          <td data-testid="worker-kv" data-ratio={r.kv?.ratio ?? ''}>
+            <span className="kv-inline">
+              <KvBar ratio={r.kv?.ratio ?? null} />
+              {formatPct(r.kv?.ratio, 0)}
+            </span>
+          </td>
+        </>
+      )}
+    </tr>
+  );
+}
+
+function KvBar({ ratio }: { ratio: number | null }): React.JSX.Element {
+  return (
+    <span className="bar" aria-hidden>
+      {ratio !== null && (
+        <span className={`fill tone-${kvTone(ratio)}`} style={{ width: `${Math.min(100, ratio * 100)}%` }} />
+      )}
+    </span>
+  );
+}

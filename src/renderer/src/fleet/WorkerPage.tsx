@@ -1,0 +1,238 @@
+// One worker (or router) of a fleet in detail, by its service id: its units on every host (a multi-node worker
+// has one per node), systemd properties of node rank 0, its own series beside its role's total, its GPUs.
+import type { DeploymentView } from '../state/store';
+import { signalKey } from '@shared/signals/spec';
+import { formatBytes, formatDateTime, formatDuration, formatPct, formatTokens } from '../format';
+import { TimeChart } from '../charts/TimeChart';
+import { RouterWorkers } from '../components/RouterWorkers';
+import { connectionText } from '../components/ConnectionIndicator';
+import { hostLinks, observationOf, routerRows, workerRows } from './fleet-model';
+import { FleetGpus } from './FleetGpus';
+import { workerKey } from './keys';
+import { RollButton } from '../restart/RollButton';
+import './fleet.css';
+
+export function WorkerPage({
+  view,
+  id,
+  now,
+}: {
+  view: DeploymentView;
+  id: string;
+  now: number;
+}): React.JSX.Element {
+  const { deployment } = view.summary;
+  const svc = deployment.services.find((s) => (s.id ?? s.role) === id);
+  if (!svc)
+    return (
+      <div className="page" data-testid="worker-page">
+        <p className="error-box">
+          This deployment has no worker or router named {id}; the overview lists the ones it has.
+        </p>
+      </div>
+    );
+  const obs = observationOf(view.latest, svc);
+  const sd = obs?.systemd;
+  const links = hostLinks(view.summary);
+  const row =
+    svc.role === 'router'
+      ? undefined
+      : workerRows(view.summary, view.latest, view.dashboard).find((r) => r.id === id);
+  const router =
+    svc.role === 'router' ? routerRows(view.summary, view.latest).find((r) => r.id === id) : undefined;
+  const unreachable = row?.unreachable ?? router?.unreachable;
+  const units = row?.units ?? [
+    { host: svc.hostId, unit: svc.unit, nodeRank: 0, activeState: sd?.activeState },
+  ];
+  const ev = view.events.filter((e) => !e.role || e.role === svc.role);
+  const role = svc.role;
+  const norm = (u: string): string => u.trim().toLowerCase().replace(/\/+$/, '');
+  const atRouter =
+    svc.workerUrl === undefined
+      ? undefined
+      : view.dashboard?.routerWorkers?.find((w) => norm(w.url) === norm(svc.workerUrl!));
+  const props: Array<[string, React.ReactNode]> = [
+    ['URL', svc.workerUrl ?? svc.apiUrl],
+    ['ActiveState', sd?.activeState ?? '—'],
+    ['SubState', sd?.subState ?? '—'],
+    ['MainPID', sd ? sd.mainPid || '—' : '—'],
+    [
+      'Since',
+      sd?.activeEnterTimestamp
+        ? `${formatDateTime(sd.activeEnterTimestamp)} (${formatDuration(now - sd.activeEnterTimestamp)} ago)`
+        : '—',
+    ],
+    ['NRestarts', sd ? sd.nRestarts : '—'],
+    ['Memory', formatBytes(sd?.memoryCurrentBytes ?? null)],
+    ['Health', obs?.health ? `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}` : '—'],
+    [
+      'Router',
+      atRouter
+        ? [
+            atRouter.removed
+              ? 'removed'
+              : atRouter.healthy === null
+                ? 'health not reported'
+                : atRouter.healthy
+                  ? 'healthy'
+                  : 'unhealthy',
+            atRouter.cbState ? `breaker ${atRouter.cbState}` : null,
+            atRouter.activeRequests !== undefined ? `${atRouter.activeRequests} in flight` : null,
+          ]
+            .filter(Boolean)
+            .join(' · ')
+        : '—',
+    ],
+    [
+      'KV',
+      row?.kv
+        ? `${formatPct(row.kv.ratio)} · ${formatTokens(row.kv.usedTokens)} / ${formatTokens(row.kv.capacityTokens)}`
+        : '—',
+    ],
+  ];
+  return (
+    <div
+      className="page service-page worker-page"
+      data-testid="worker-page"
+      data-worker={id}
+      data-role={role}
+    >
+      <section className="card" data-testid="worker-props">
+        <h2>
+          {id} · {role} · {svc.hostId}{' '}
+          <RollButton
+            deploymentId={deployment.id}
+            target={{
+              kind: 'worker',
+              worker: svc.role === 'router' ? svc.unit : (svc.workerUrl ?? svc.unit),
+            }}
+            testId="worker-restart"
+          />
+        </h2>
+        {unreachable && (
+          <p className="error-box" data-testid="worker-unreachable">
+            {unreachable}
+          </p>
+        )}
+        <table className="worker-units" data-testid="worker-units">
+          <thead>
+            <tr>
+              <th>host</th>
+              <th>unit</th>
+              <th>node rank</th>
+              <th>state</th>
+              <th>GPUs</th>
+              <th>link</th>
+            </tr>
+          </thead>
+          <tbody>
+            {units.map((u) => {
+              const link = links.get(u.host);
+              return (
+                <tr key={`${u.host}/${u.unit}`} data-testid={`worker-unit-${u.host}`}>
+                  <td>{u.host}</td>
+                  <td>{u.unit}</td>
+                  <td>{u.nodeRank}</td>
+                  <td>{u.activeState ?? (u.nodeRank === 0 ? (sd?.activeState ?? '—') : '—')}</td>
+                  <td>{u.gpus?.join(', ') ?? '—'}</td>
+                  <td>{link ? connectionText(link, now).text : '—'}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        <dl className="props">
+          {props.map(([k, v]) => (
+            <div key={k} data-testid={`prop-${k}`}>
+              <dt>{k}</dt>
+              <dd>{v}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      {role === 'router' && (
+        <RouterWorkers workers={view.dashboard?.routerWorkers} services={deployment.services} />
+      )}
+      <div className="chart-grid">
+        {role === 'router' ? (
+          <TimeChart
+            id={`worker-${id}-rps`}
+            title={`Requests and 5xx (${id})`}
+            deploymentId={deployment.id}
+            series={[
+              { key: workerKey('router.router_requests_per_s', id), label: 'requests/s', color: '--router' },
+              { key: workerKey('router.router_errors_per_s', id), label: '5xx/s', color: '--bad' },
+            ]}
+            unit="requests_per_s"
+            role={role}
+            events={ev}
+          />
+        ) : (
+          <>
+            <TimeChart
+              id={`worker-${id}-reqs`}
+              title={`Running and queued requests (${id})`}
+              deploymentId={deployment.id}
+              series={[
+                { key: workerKey(signalKey(role, 'running'), id), label: 'running', color: `--${role}` },
+                { key: workerKey(signalKey(role, 'queued'), id), label: 'queued', color: '--warn' },
+              ]}
+              unit="requests"
+              role={role}
+              events={ev}
+            />
+            <TimeChart
+              id={`worker-${id}-kv`}
+              title={`KV usage: ${id} and all ${role} workers`}
+              deploymentId={deployment.id}
+              series={[
+                {
+                  key: workerKey(signalKey(role, 'kv_ratio'), id),
+                  label: `${id} KV %`,
+                  color: `--${role}`,
+                  fill: true,
+                },
+                {
+                  key: signalKey(role, 'kv_ratio'),
+                  label: `all ${role} KV %`,
+                  color: '--muted',
+                  dash: [4, 3],
+                },
+              ]}
+              unit="ratio"
+              yMin={0}
+              yMax={1}
+              role={role}
+              events={ev}
+            />
+          </>
+        )}
+        <TimeChart
+          id={`worker-${id}-up`}
+          title={`Active and healthy (${id})`}
+          deploymentId={deployment.id}
+          series={[
+            { key: workerKey(signalKey(role, 'active'), id), label: 'active', color: '--ok' },
+            {
+              key: workerKey(signalKey(role, 'health_ok'), id),
+              label: 'healthy',
+              color: '--accent',
+              dash: [4, 3],
+            },
+          ]}
+          unit="bool"
+          yMin={0}
+          yMax={1.05}
+          role={role}
+          events={ev}
+        />
+      </div>
+      {role !== 'router' && (
+        <>
+          <h2 className="section">GPUs</h2>
+          <FleetGpus view={view} only={id} />
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,323 @@
+// What the fleet screens show, read from what the core pushed: one row per worker (state, health, requests, KV,
+// host and that host's link), per role an aggregate, and the order the rows are listed in. Pure functions over
+// the summary, the latest observation and the dashboard snapshot, so the overview, the worker pages and the
+// KV page agree, and the grouping and sorting are tested without a browser.
+import type { DashboardSnapshot } from '@shared/contract';
+import type {
+  ConnectionStatus,
+  DeploymentSummary,
+  Observation,
+  ServiceConfig,
+  ServiceObservation,
+} from '@shared/domain';
+import { serviceId } from '@shared/domain';
+import type { FleetUnit } from '@shared/fleet';
+import type { ServerRole } from '@shared/signals/spec';
+
+export type Tone = 'ok' | 'warn' | 'bad' | 'idle';
+
+/** A deployment whose services carry ids is a fleet (the one-host 1P1D pair has none and keeps its own screens). */
+export function isFleetDeployment(summary: DeploymentSummary): boolean {
+  return summary.deployment.services.some((s) => s.id !== undefined);
+}
+
+export interface WorkerRow {
+  id: string;
+  role: ServerRole;
+  url?: string;
+  /** Host of node rank 0. */
+  host: string;
+  /** Every unit, node rank 0 first, with the host it runs on. */
+  units: { host: string; unit: string; nodeRank: number; activeState?: string; gpus?: number[] }[];
+  activeState?: string;
+  subState?: string;
+  /** "unreachable: reason" when the worker's host cannot be read; the row says it instead of stale figures. */
+  unreachable?: string;
+  health?: { ok: boolean; detail: string };
+  running: number | null;
+  queued: number | null;
+  kv: { usedTokens: number; capacityTokens: number; ratio: number } | null;
+  /** Healthy = systemd active and /health ok (or not checked yet while active). */
+  healthy: boolean;
+  tone: Tone;
+}
+
+export interface RoleAggregate {
+  role: ServerRole;
+  workers: number;
+  healthy: number;
+  usedTokens: number | null;
+  capacityTokens: number | null;
+  ratio: number | null;
+  /** The worker with the highest KV ratio: it refuses requests first. */
+  fullest?: { id: string; host: string; ratio: number };
+  running: number | null;
+  queued: number | null;
+}
+
+/** Why a link is not usable, in words, or undefined while it is connected (or still connecting). */
+export function linkProblem(s: ConnectionStatus | undefined): string | undefined {
+  if (!s) return undefined;
+  switch (s.state) {
+    case 'failed':
+      return s.reason;
+    case 'reconnecting':
+      return s.lastError;
+    case 'stale':
+      return s.reason;
+    default:
+      return undefined;
+  }
+}
+
+export function hostLinks(summary: DeploymentSummary): Map<string, ConnectionStatus> {
+  const m = new Map<string, ConnectionStatus>();
+  for (const h of summary.hosts ?? []) m.set(h.host.id, h.connection);
+  if (!m.has(summary.host.id)) m.set(summary.host.id, summary.connection);
+  return m;
+}
+
+export function observationOf(
+  latest: Observation | undefined,
+  svc: Pick<ServiceConfig, 'id' | 'role'>,
+): ServiceObservation | undefined {
+  const id = serviceId(svc);
+  return latest?.services.find((o) => serviceId(o) === id);
+}
+
+function num(x: number | null | undefined): number | null {
+  return x === undefined || x === null || !Number.isFinite(x) ? null : x;
+}
+
+/** Each unit's own systemd state as the merged observation reports it (rank ≥ 1 is read on its own host). */
+function withStates(units: WorkerRow['units'], obs: ServiceObservation | undefined): WorkerRow['units'] {
+  if (!obs?.units) return units;
+  return units.map((u) => {
+    const o = obs.units!.find((x) => x.hostId === u.host && x.unit === u.unit && x.nodeRank === u.nodeRank);
+    return o ? { ...u, activeState: o.systemd?.activeState ?? o.systemdError ?? u.activeState } : u;
+  });
+}
+
+function unitsOf(summary: DeploymentSummary, svc: ServiceConfig): WorkerRow['units'] {
+  const fw = summary.fleet?.workers.find(
+    (w) => (svc.workerUrl !== undefined && w.url === svc.workerUrl) || w.apiUrl === svc.apiUrl,
+  );
+  if (fw && fw.units.length > 0)
+    return fw.units.map((u: FleetUnit) => ({
+      host: u.host,
+      unit: u.unit,
+      nodeRank: u.nodeRank,
+      activeState: u.activeState,
+      gpus: u.gpus,
+    }));
+  if (svc.units && svc.units.length > 0)
+    return svc.units.map((u) => ({
+      host: u.hostId,
+      unit: u.unit,
+      nodeRank: u.nodeRank,
+      gpus: u.nodeRank === 0 ? svc.gpus : undefined,
+    }));
+  return [{ host: svc.hostId, unit: svc.unit, nodeRank: 0, gpus: svc.gpus }];
+}
+
+/** Every prefill and decode worker of a fleet, in the deployment's order. */
+export function workerRows(
+  summary: DeploymentSummary,
+  latest: Observation | undefined,
+  dashboard: DashboardSnapshot | undefined,
+): WorkerRow[] {
+  const links = hostLinks(summary);
+  const rows: WorkerRow[] = [];
+  for (const svc of summary.deployment.services) {
+    if (svc.role === 'router') continue;
+    const role = svc.role;
+    const id = serviceId(svc);
+    const obs = observationOf(latest, svc);
+    const sd = obs?.systemd;
+    const fw = summary.fleet?.workers.find((w) => svc.workerUrl !== undefined && w.url === svc.workerUrl);
+    const host = obs?.hostId ?? svc.hostId;
+    const problem =
+      linkProblem(links.get(host)) ?? summary.fleet?.hosts.find((h) => h.id === host)?.unreachable;
+    const unreachable =
+      fw?.unreachable ??
+      (problem !== undefined ? `unreachable: ${problem}` : undefined) ??
+      (obs?.systemdError?.startsWith('unreachable') ? obs.systemdError : undefined);
+    const v = (k: string): number | null =>
+      unreachable ? null : num(dashboard?.values[`${role}.${k}@${id}`]);
+    const kv =
+      !unreachable && obs?.kv
+        ? { usedTokens: obs.kv.usedTokens, capacityTokens: obs.kv.capacityTokens, ratio: obs.kv.ratio }
+        : null;
+    const health = obs?.health ? { ok: obs.health.ok, detail: obs.health.detail } : undefined;
+    const active = sd?.activeState === 'active';
+    const healthy = !unreachable && active && (health?.ok ?? true);
+    const tone: Tone = unreachable
+      ? 'bad'
+      : !sd
+        ? 'idle'
+        : sd.activeState === 'failed'
+          ? 'bad'
+          : healthy
+            ? 'ok'
+            : 'warn';
+    rows.push({
+      id,
+      role,
+      url: svc.workerUrl,
+      host,
+      units: withStates(unitsOf(summary, svc), obs),
+      activeState: unreachable ? undefined : sd?.activeState,
+      subState: unreachable ? undefined : sd?.subState,
+      unreachable,
+      health: unreachable ? undefined : health,
+      running: v('running'),
+      queued: v('queued'),
+      kv,
+      healthy,
+      tone,
+    });
+  }
+  return rows;
+}
+
+/**
+ * The order a role's rows are listed in: workers with a problem first (unreachable, down, unhealthy: the
+ * operator must see them without scrolling), then the fullest KV first, then by id so the list stays put.
+ */
+export function sortByFullest(rows: readonly WorkerRow[]): WorkerRow[] {
+  const rank = (r: WorkerRow): number =>
+    r.unreachable ? 0 : r.tone === 'bad' ? 1 : r.tone === 'warn' ? 2 : 3;
+  return [...rows].sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      (b.kv?.ratio ?? -1) - (a.kv?.ratio ?? -1) ||
+      a.id.localeCompare(b.id, undefined, { numeric: true }),
+  );
+}
+
+/** A role's aggregate: tokens summed over the workers that report them, the ratio of those sums. */
+export function roleAggregate(rows: readonly WorkerRow[], role: ServerRole): RoleAggregate {
+  const mine = rows.filter((r) => r.role === role);
+  const withKv = mine.filter((r) => r.kv !== null);
+  const used = withKv.reduce((t, r) => t + r.kv!.usedTokens, 0);
+  const cap = withKv.reduce((t, r) => t + r.kv!.capacityTokens, 0);
+  const fullestRow = withKv.reduce<WorkerRow | undefined>(
+    (best, r) => (best === undefined || r.kv!.ratio > best.kv!.ratio ? r : best),
+    undefined,
+  );
+  const sum = (k: 'running' | 'queued'): number | null => {
+    const xs = mine.map((r) => r[k]).filter((x): x is number => x !== null);
+    return xs.length === 0 ? null : xs.reduce((t, x) => t + x, 0);
+  };
+  return {
+    role,
+    workers: mine.length,
+    healthy: mine.filter((r) => r.healthy).length,
+    usedTokens: withKv.length ? used : null,
+    capacityTokens: withKv.length ? cap : null,
+    ratio: withKv.length && cap > 0 ? used / cap : null,
+    fullest: fullestRow
+      ? { id: fullestRow.id, host: fullestRow.host, ratio: fullestRow.kv!.ratio }
+      : undefined,
+    running: sum('running'),
+    queued: sum('queued'),
+  };
+}
+
+/**
+ * Which of a role's sorted rows are on screen: all of them up to `max`; beyond it the first `max - 1` and a
+ * "n more" line — but never hiding a worker with a problem.
+ */
+export function visibleRows(
+  sorted: readonly WorkerRow[],
+  max: number,
+  expanded: boolean,
+): { shown: WorkerRow[]; hidden: WorkerRow[] } {
+  if (expanded || sorted.length <= max) return { shown: [...sorted], hidden: [] };
+  const keep = Math.max(max - 1, sorted.filter((r) => r.tone !== 'ok').length);
+  return { shown: sorted.slice(0, keep), hidden: sorted.slice(keep) };
+}
+
+export interface RouterRow {
+  id: string;
+  host: string;
+  unit: string;
+  activeState?: string;
+  unreachable?: string;
+  health?: { ok: boolean; detail: string };
+  /** This router's own worker list, when discovery read it. */
+  lists: { prefill: number; decode: number; regular: number } | null;
+  tone: Tone;
+}
+
+export function routerRows(summary: DeploymentSummary, latest: Observation | undefined): RouterRow[] {
+  const links = hostLinks(summary);
+  return summary.deployment.services
+    .filter((s) => s.role === 'router')
+    .map((svc) => {
+      const obs = observationOf(latest, svc);
+      const host = obs?.hostId ?? svc.hostId;
+      const problem = linkProblem(links.get(host));
+      const unreachable =
+        problem !== undefined
+          ? `unreachable: ${problem}`
+          : obs?.systemdError?.startsWith('unreachable')
+            ? obs.systemdError
+            : undefined;
+      const fr = summary.fleet?.routers.find((r) => r.host === host && r.unit === svc.unit);
+      const lists = fr
+        ? {
+            prefill: fr.workers.filter((w) => w.role === 'prefill').length,
+            decode: fr.workers.filter((w) => w.role === 'decode').length,
+            regular: fr.workers.filter((w) => w.role === 'regular').length,
+          }
+        : null;
+      const sd = obs?.systemd;
+      const health = obs?.health ? { ok: obs.health.ok, detail: obs.health.detail } : undefined;
+      const tone: Tone = unreachable
+        ? 'bad'
+        : !sd
+          ? 'idle'
+          : sd.activeState === 'failed'
+            ? 'bad'
+            : sd.activeState === 'active' && (health?.ok ?? true)
+              ? 'ok'
+              : 'warn';
+      return {
+        id: serviceId(svc),
+        host,
+        unit: svc.unit,
+        activeState: unreachable ? undefined : sd?.activeState,
+        unreachable,
+        health: unreachable ? undefined : health,
+        lists,
+        tone,
+      };
+    });
+}
+
+/** GPUs grouped by host, and within a host by the worker whose unit runs on them. */
+export interface HostGpus {
+  host: string;
+  workers: { id: string; role: ServerRole; unit: string; nodeRank: number; gpus: number[] }[];
+}
+
+export function gpusByHost(rows: readonly WorkerRow[], hostOrder: readonly string[]): HostGpus[] {
+  const by = new Map<string, HostGpus>();
+  for (const h of hostOrder) by.set(h, { host: h, workers: [] });
+  for (const r of rows)
+    for (const u of r.units) {
+      let g = by.get(u.host);
+      if (!g) by.set(u.host, (g = { host: u.host, workers: [] }));
+      g.workers.push({ id: r.id, role: r.role, unit: u.unit, nodeRank: u.nodeRank, gpus: u.gpus ?? [] });
+    }
+  return [...by.values()];
+}
+
+/** The hosts of a fleet in the order to show them: origin first, as the summary lists them. */
+export function hostOrder(summary: DeploymentSummary): string[] {
+  const ids = (summary.hosts ?? []).map((h) => h.host.id);
+  for (const h of summary.fleet?.hosts ?? []) if (!ids.includes(h.id)) ids.push(h.id);
+  if (!ids.includes(summary.host.id)) ids.unshift(summary.host.id);
+  return ids;
+}

@@ -1,0 +1,53 @@
+// The restart action of a fleet's worker or role: "Restart…" opens the roll's plan; while a roll runs on the
+// deployment it shows what the roll is doing and opens its progress instead. Hidden in read-only mode.
+import type { RollTarget } from '@shared/contract';
+import { useAppState } from '../state/store';
+import { actionsAllowed, useRestartState } from './useRestart';
+import { openRollDialog, runningRoll, showRoll, useRollState } from './useRoll';
+
+export function RollButton({
+  deploymentId: given,
+  target,
+  label = 'Restart…',
+  testId,
+}: {
+  /** Defaults to the deployment on screen. */
+  deploymentId?: string;
+  target: RollTarget;
+  label?: string;
+  testId: string;
+}): React.JSX.Element | null {
+  const restart = useRestartState();
+  const rolls = useRollState();
+  const active = useAppState().activeId;
+  const deploymentId = given ?? active;
+  if (!deploymentId) return null;
+  const running = runningRoll(rolls, deploymentId);
+  if (running) {
+    const w = running.workers.find((x) => x.workerId === running.current);
+    return (
+      <button
+        className="restart-button running"
+        data-testid={`${testId}-running`}
+        onClick={() => showRoll(running.id)}
+        title={running.summary}
+      >
+        {running.state === 'paused' ? 'Roll paused…' : `Restarting ${w?.name ?? ''}…`}
+      </button>
+    );
+  }
+  if (!actionsAllowed(restart)) return null;
+  return (
+    <button
+      className="restart-button"
+      data-testid={testId}
+      onClick={(e) => {
+        e.stopPropagation();
+        openRollDialog(deploymentId, target);
+      }}
+      title="Shows the plan first: order, exact commands, pre-flight checks"
+    >
+      {label}
+    </button>
+  );
+}

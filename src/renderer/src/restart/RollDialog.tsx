@@ -1,0 +1,148 @@
+// The confirmation before a rolling restart: the core's plan (planRoll) — the workers in the order they go,
+// each one's exact commands and what the router says of it now, the pre-flight checks, warnings, and why the
+// roll would be refused — and one button that starts exactly that.
+import { useEffect, useState } from 'react';
+import type { RollPlan, RollTarget } from '@shared/contract';
+import { api } from '../api/client';
+import { errorText } from '../api/errors';
+import { openRestartSettings } from './useRestart';
+import { closeRollDialog, rollStarted, rollTargetTitle, showRoll } from './useRoll';
+import './restart.css';
+
+type ErrorText = { message: string; hint?: string };
+
+export function RollDialog({
+  deploymentId,
+  target,
+}: {
+  deploymentId: string;
+  target: RollTarget;
+}): React.JSX.Element {
+  const [plan, setPlan] = useState<RollPlan | null>(null);
+  const [error, setError] = useState<ErrorText | null>(null);
+  const [starting, setStarting] = useState(false);
+  useEffect(() => {
+    let live = true;
+    api
+      .planRoll({ deploymentId, target })
+      .then((p) => live && setPlan(p))
+      .catch((err: unknown) => live && setError(errorText(err)));
+    return () => {
+      live = false;
+    };
+  }, [deploymentId, target]);
+
+  const start = (): void => {
+    setStarting(true);
+    setError(null);
+    api
+      .startRoll({ deploymentId, target })
+      .then((op) => rollStarted(deploymentId, op))
+      .catch((err: unknown) => {
+        const e = errorText(err);
+        setError(e);
+        setStarting(false);
+        // A roll already running is where the operator wants to go.
+        const running = /\(roll (roll-[a-z0-9-]+)\)/.exec(e.message)?.[1];
+        if (running) showRoll(running);
+      });
+  };
+
+  return (
+    <div className="modal-backdrop" onClick={closeRollDialog}>
+      <div
+        className="restart-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Rolling restart plan"
+        data-testid="roll-dialog"
+        onClick={(e) => e.stopPropagation()}
+        onKeyDown={(e) => {
+          e.stopPropagation();
+          if (e.key === 'Escape') closeRollDialog();
+        }}
+      >
+        <header>
+          <h2>Restart {plan?.targetText ?? rollTargetTitle(target)}</h2>
+        </header>
+        {!plan && !error && <p className="muted">Asking the router and the hosts for the plan…</p>}
+        {plan && <RollPlanView plan={plan} />}
+        {error && (
+          <p className="error-box" role="alert" data-testid="roll-dialog-error">
+            {error.message}
+            {error.hint ? <span className="hint"> — {error.hint}</span> : null}
+          </p>
+        )}
+        <footer>
+          <button className="link" onClick={() => openRestartSettings(true)}>
+            Restart settings…
+          </button>
+          <span className="spacer" />
+          <button onClick={closeRollDialog} data-testid="roll-dismiss">
+            Cancel
+          </button>
+          <button
+            className="primary danger"
+            data-testid="roll-start"
+            disabled={!plan || Boolean(plan.refused) || starting}
+            title={plan?.refused ? `Refused: ${plan.refused}` : undefined}
+            onClick={start}
+          >
+            {starting ? 'Starting…' : plan?.workers.length === 1 ? 'Restart it' : 'Start the roll'}
+          </button>
+        </footer>
+      </div>
+    </div>
+  );
+}
+
+function RollPlanView({ plan }: { plan: RollPlan }): React.JSX.Element {
+  return (
+    <div className="roll-plan" data-testid="roll-plan">
+      {plan.refused && (
+        <p className="error-box" role="alert" data-testid="roll-refused">
+          <b>Refused:</b> {plan.refused}
+        </p>
+      )}
+      {plan.workers.length > 1 && (
+        <p data-testid="roll-order">
+          Order, one at a time: <b>{plan.workers.map((w) => w.name).join(' → ')}</b>. The next worker starts
+          only after the router reports the previous one healthy again.
+        </p>
+      )}
+      {plan.checks.length > 0 && (
+        <ul className="roll-checks" data-testid="roll-checks">
+          {plan.checks.map((c) => (
+            <li key={c.name} className={c.ok ? 'ok' : 'bad'}>
+              <span aria-hidden>{c.ok ? '✔' : '✖'}</span> {c.name}: <span className="muted">{c.detail}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {plan.warnings.map((w) => (
+        <p key={w} className="warn-box" data-testid="roll-warning">
+          {w}
+        </p>
+      ))}
+      {plan.workers.map((w) => (
+        <details key={w.workerId} className="roll-worker-plan" data-testid={`roll-plan-${w.name}`}>
+          <summary>
+            <b>{w.name}</b> <span className="muted">({w.role})</span> — the router says{' '}
+            <span className={`pill pill-${w.healthNow.state === 'healthy' ? 'ok' : 'warn'}`}>
+              {w.healthNow.state}
+            </span>{' '}
+            <span className="muted small">{w.healthNow.detail}</span>
+          </summary>
+          <ol className="roll-plan-steps">
+            {w.steps.map((s, i) => (
+              <li key={i}>
+                <span className="label">{s.label}</span>
+                {s.command && <code className="command">{s.command}</code>}
+              </li>
+            ))}
+          </ol>
+        </details>
+      ))}
+    </div>
+  );
+}

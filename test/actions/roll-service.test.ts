@@ -1,0 +1,120 @@
+// The roll service (the UI's rolling restart) against the one-host demo over real SSH: the plan it offers,
+// a roll it runs to the end as the simulation saw it, and its guard rails against a one-service restart, a
+// second roll and read-only mode.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RollOperation } from '../../src/shared/contract';
+import type { AppEvent } from '../../src/shared/domain';
+import { RollService } from '../../src/main/core/services/roll';
+import { coreRollDeployments } from '../../src/main/core/services/roll-deployments';
+import { firstScrape, openFixture, type Fixture } from './demo-fixture';
+
+let f: (Fixture & { roll: RollService }) | undefined;
+afterEach(async () => {
+  f?.roll.dispose();
+  await f?.stop();
+  f = undefined;
+});
+
+async function open(opts: Parameters<typeof openFixture>[0] = {}): Promise<Fixture & { roll: RollService }> {
+  const fx = await openFixture({ speed: 60, ...opts });
+  const roll = new RollService(
+    fx.core,
+    fx.restart,
+    coreRollDeployments(fx.core, () => fx.clock),
+    {
+      pollMs: 1000,
+      minRealGapMs: 20,
+      userName: () => 'tester',
+    },
+  );
+  await firstScrape(fx);
+  return (f = { ...fx, roll });
+}
+
+function ended(fx: Fixture, rollId: string, timeoutMs = 60_000): Promise<RollOperation> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`roll ${rollId} did not end in ${timeoutMs} ms`)), timeoutMs);
+    const on = (p: { operation: RollOperation }): void => {
+      if (p.operation.id !== rollId || ['running', 'paused'].includes(p.operation.state)) return;
+      clearTimeout(t);
+      fx.core.off('rollProgress', on);
+      resolve(p.operation);
+    };
+    fx.core.on('rollProgress', on);
+  });
+}
+
+describe('rolling restarts from the API, one-host demo', () => {
+  it('plans the decode worker with its exact commands and warns that it is the only one of its role', async () => {
+    const fx = await open();
+    const plan = await fx.roll.planRoll({
+      deploymentId: fx.deploymentId,
+      target: { kind: 'role', role: 'decode' },
+    });
+    expect(plan.refused).toBeUndefined();
+    expect(plan.workers.map((w) => w.role)).toEqual(['decode']);
+    const steps = plan.workers[0].steps;
+    expect(steps.map((s) => s.kind)).toEqual(['stop', 'gpus-free', 'port-free', 'start', 'router']);
+    expect(steps[0].command).toContain('systemctl --no-block stop sglang-decode.service');
+    expect(plan.warnings.join('\n')).toMatch(/only decode worker|only one/i);
+  });
+
+  it('runs a roll to its end, restarts the unit the simulation runs, and writes it on the timeline', async () => {
+    const fx = await open();
+    const before = fx.demo.sim.unitHistory.length;
+    const started = await fx.roll.startRoll({
+      deploymentId: fx.deploymentId,
+      target: { kind: 'worker', worker: 'sglang-decode.service' },
+    });
+    expect(started.state).toBe('running');
+    const end = await ended(fx, started.id);
+    expect(end.state, end.summary).toBe('succeeded');
+    const seen = fx.demo.sim.unitHistory.slice(before).filter((t) => t.unit === 'sglang-decode.service');
+    expect(seen.map((t) => t.activeState)).toContain('inactive');
+    expect(seen.at(-1)?.activeState).toBe('active');
+    // The end goes on the timeline as the run settles, just after its last push.
+    const titles = await vi.waitFor(async () => {
+      const events: AppEvent[] = await fx.core.listEvents({ deploymentId: fx.deploymentId });
+      const t = events.map((e) => e.title);
+      expect(t.some((x) => /rolling restart of .* succeeded after/.test(x))).toBe(true);
+      return t;
+    });
+    expect(titles.some((t) => /tester started a rolling restart of/.test(t))).toBe(true);
+    expect(titles.some((t) => /rolling restart: decode restarted and healthy/.test(t))).toBe(true);
+    expect((await fx.roll.listRolls({ deploymentId: fx.deploymentId }))[0].id).toBe(started.id);
+  });
+
+  it('refuses a one-service restart and a second roll while a roll runs, and names the running roll', async () => {
+    const fx = await open();
+    const started = await fx.roll.startRoll({
+      deploymentId: fx.deploymentId,
+      target: { kind: 'role', role: 'prefill' },
+    });
+    await expect(
+      fx.restart.startRestart({ deploymentId: fx.deploymentId, target: 'decode' }),
+    ).rejects.toMatchObject({ code: 'restart-running', message: expect.stringMatching(/rolling restart/) });
+    await expect(
+      fx.roll.startRoll({ deploymentId: fx.deploymentId, target: { kind: 'role', role: 'decode' } }),
+    ).rejects.toMatchObject({ code: 'restart-running', message: expect.stringContaining(started.id) });
+    await fx.roll.cancelRoll({ deploymentId: fx.deploymentId, rollId: started.id });
+    const end = await ended(fx, started.id);
+    // Cancel takes effect between workers: the one being restarted is finished first.
+    expect(['cancelled', 'succeeded']).toContain(end.state);
+  });
+
+  it('refuses to start in read-only mode and leaves the host untouched', async () => {
+    const fx = await open({ restart: { settings: { readOnly: true } } });
+    const before = fx.demo.sim.unitHistory.length;
+    await expect(
+      fx.roll.startRoll({ deploymentId: fx.deploymentId, target: { kind: 'role', role: 'decode' } }),
+    ).rejects.toMatchObject({ code: 'read-only' });
+    expect(fx.demo.sim.unitHistory.length).toBe(before);
+  });
+
+  it('answers an unknown roll with its id', async () => {
+    const fx = await open();
+    await expect(
+      fx.roll.getRoll({ deploymentId: fx.deploymentId, rollId: 'roll-nope' }),
+    ).rejects.toMatchObject({ code: 'unknown-roll', message: expect.stringContaining('roll-nope') });
+  });
+});

@@ -1,0 +1,164 @@
+// The verdict of a fleet names the worker at fault and its host: one decode worker full while the others have
+// room is decode-bound on that worker; one worker down while its role's others serve is "degraded", not
+// "requests cannot flow"; a one-host pair reads as before (its keys carry no scope).
+import { describe, expect, it } from 'vitest';
+import { pipelineVerdict, type VerdictWorker } from '../../src/main/core/signals/verdict';
+import type { Role } from '../../src/shared/domain';
+
+const ROLES: Role[] = ['router', 'prefill', 'decode'];
+const WORKERS: VerdictWorker[] = [
+  { id: 'router', role: 'router', host: 'gpu-a' },
+  { id: 'prefill-0', role: 'prefill', host: 'gpu-a' },
+  { id: 'prefill-1', role: 'prefill', host: 'gpu-a' },
+  { id: 'decode-0', role: 'decode', host: 'gpu-b' },
+  { id: 'decode-1', role: 'decode', host: 'gpu-b' },
+  { id: 'decode-2', role: 'decode', host: 'gpu-b' },
+];
+
+/** A flowing fleet: every worker up and scraped, short queues, decode KV at 40/50/55 %, aggregate 48 %. */
+function fleetValues(over: Record<string, number | null> = {}): Record<string, number | null> {
+  const base: Record<string, number | null> = {};
+  for (const r of ROLES) {
+    base[`${r}.active`] = 1;
+    base[`${r}.health_ok`] = 1;
+    base[`${r}.metrics_ok`] = 1;
+  }
+  for (const w of WORKERS) {
+    base[`${w.role}.active@${w.id}`] = 1;
+    base[`${w.role}.health_ok@${w.id}`] = 1;
+  }
+  Object.assign(base, {
+    'prefill.running': 4,
+    'prefill.queued': 1,
+    'decode.running': 30,
+    'decode.queued': 0,
+    'decode.kv_ratio': 0.48,
+    'decode.kv_ratio@decode-0': 0.4,
+    'decode.kv_ratio@decode-1': 0.5,
+    'decode.kv_ratio@decode-2': 0.55,
+    'router.router_requests_per_s': 5,
+    'router.router_error_share': 0,
+  });
+  return { ...base, ...over };
+}
+
+describe('pipelineVerdict in a fleet', () => {
+  it('one decode worker full while the aggregate is not: decode-bound, naming the worker and its host', () => {
+    const v = pipelineVerdict({
+      values: fleetValues({ 'decode.kv_ratio@decode-1': 0.97, 'decode.kv_ratio': 0.66 }),
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    expect(v.kind).toBe('decode-bound');
+    expect(v.headline).toBe(
+      'Decode-bound: requests are piling up at decode — decode-1 on gpu-b at 97 % KV, others below 60 %.',
+    );
+  });
+
+  it('the fullest dp rank of a worker counts, and two full workers are both named', () => {
+    const v = pipelineVerdict({
+      values: fleetValues({
+        'decode.kv_ratio@decode-1': 0.8,
+        'decode.kv_fullest_rank_ratio@decode-1': 0.95,
+        'decode.kv_ratio@decode-2': 0.92,
+      }),
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    expect(v.kind).toBe('decode-bound');
+    expect(v.evidence[0]).toBe('decode-1 on gpu-b at 95 % KV, decode-2 on gpu-b at 92 %, 1 other below 50 %');
+  });
+
+  it('without the worker list it names workers from the scoped keys (no host)', () => {
+    const v = pipelineVerdict({ values: fleetValues({ 'decode.kv_ratio@decode-2': 0.97 }), roles: ROLES });
+    expect(v.evidence[0]).toBe('decode-2 at 97 % KV, others below 60 %');
+  });
+
+  it('the same fleet with room everywhere is healthy', () => {
+    expect(pipelineVerdict({ values: fleetValues(), roles: ROLES, workers: WORKERS }).kind).toBe('healthy');
+  });
+
+  it('one decode worker down while two serve: degraded, naming it — not "requests cannot flow"', () => {
+    const v = pipelineVerdict({
+      values: fleetValues({ 'decode.active@decode-2': 0, 'decode.active': 0 }),
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    expect(v.kind).toBe('service-down');
+    expect(v.headline).toBe(
+      'Degraded: decode-2 on gpu-b is not active (systemd); 2 of 3 decode workers serve.',
+    );
+  });
+
+  it('every decode worker down: requests cannot flow, and each is listed', () => {
+    const v = pipelineVerdict({
+      values: fleetValues({
+        'decode.active@decode-0': 0,
+        'decode.active@decode-1': 0,
+        'decode.health_ok@decode-2': 0,
+      }),
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    expect(v.kind).toBe('service-down');
+    expect(v.headline).toBe(
+      'Requests cannot flow: every decode worker is down: decode-0 on gpu-b is not active (systemd).',
+    );
+    expect(v.evidence).toContain('decode-2 on gpu-b is running but failing its health check');
+  });
+
+  it('a down worker beside a bottleneck is said as "also"', () => {
+    const v = pipelineVerdict({
+      values: fleetValues({ 'decode.kv_ratio@decode-1': 0.97, 'prefill.active@prefill-1': 0 }),
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    expect(v.kind).toBe('decode-bound');
+    expect(v.evidence).toContain(
+      'also: prefill-1 on gpu-a is not active (systemd); 1 of 2 prefill workers serve',
+    );
+  });
+
+  it('queues and running counts the aggregate lacks are summed over the workers', () => {
+    const busy = fleetValues({
+      'decode.running': null,
+      'prefill.running': null,
+      'prefill.queued': null,
+      'decode.running@decode-0': 30,
+      'prefill.queued@prefill-0': 6,
+      'prefill.queued@prefill-1': 5,
+      'router.router_requests_per_s': null,
+    });
+    const v = pipelineVerdict({ values: busy, roles: ROLES, workers: WORKERS });
+    // 11 queued over two prefill workers is past the threshold (8) though neither alone is.
+    expect(v.kind).toBe('prefill-bound');
+    expect(v.evidence[0]).toBe('11 requests queued for prefill');
+    const quiet = pipelineVerdict({
+      values: { ...busy, 'prefill.queued@prefill-0': 0, 'prefill.queued@prefill-1': 0 },
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    // Workers running requests are not idle, whatever the (absent) aggregate says.
+    expect(quiet.kind).toBe('healthy');
+  });
+
+  it("roles listed once per worker (as a fleet's services are) are read once", () => {
+    const v = pipelineVerdict({
+      values: { ...fleetValues(), 'decode.metrics_ok': null, 'prefill.metrics_ok': null },
+      roles: ['router', 'prefill', 'prefill', 'decode', 'decode', 'decode'],
+      workers: WORKERS,
+    });
+    expect(v.kind).toBe('unknown');
+    expect(v.evidence).toEqual(['prefill: not scraped yet', 'decode: not scraped yet']);
+  });
+
+  it('a one-host pair (no scoped keys) still reads its unscoped keys', () => {
+    const v = pipelineVerdict({
+      values: { ...fleetValues(), 'decode.kv_ratio': 0.95, 'decode.kv_ratio@decode-1': null },
+      roles: ROLES,
+      workers: [],
+    });
+    expect(v.kind).toBe('decode-bound');
+    expect(v.evidence[0]).toBe('decode KV cache 95 % full');
+  });
+});

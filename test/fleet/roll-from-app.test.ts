@@ -1,0 +1,88 @@
+// A rolling restart of the demo fleet through the app's API, as the restart dialog makes it (createApp, real
+// SSH to the fleet's own ssh2 servers on 127.0.0.2–.4): the plan names every decode worker in order with the
+// multi-node decode-2 as one, the roll ends healthy, and the simulation's own unit history shows that no two
+// decode workers were ever down at once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { createApp, demoFleetOf, type App } from '../../src/main/compose';
+import type { RollOperation } from '../../src/shared/contract';
+import type { DeploymentSummary } from '../../src/shared/domain';
+
+let app: App;
+let dir: string;
+let summary: DeploymentSummary;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'pd-fleet-roll-'));
+  app = createApp({ shell: 'browser', intervalMs: 500, dataDir: dir, record: false, demoSpeed: 100 });
+  summary = await app.handlers.openDemo({ topology: 'fleet' });
+  // Every unit active and the router's view read once, so the plan starts from a serving fleet.
+  await vi.waitFor(
+    () => {
+      const latest = app.core.deploymentOf(summary.deployment.id).latest;
+      expect(latest?.services.length).toBeGreaterThanOrEqual(6);
+      expect(latest?.services.every((s) => s.systemd?.activeState === 'active')).toBe(true);
+    },
+    { timeout: 30_000, interval: 250 },
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await app?.shutdown();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function ended(rollId: string, ms = 120_000): Promise<RollOperation> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`roll ${rollId} did not end within ${ms} ms`)), ms);
+    const on = (p: { operation: RollOperation }): void => {
+      if (p.operation.id !== rollId || ['running', 'paused'].includes(p.operation.state)) return;
+      clearTimeout(t);
+      app.core.off('rollProgress', on);
+      resolve(p.operation);
+    };
+    app.core.on('rollProgress', on);
+  });
+}
+
+it('plans the decode roll over every decode worker, one at a time, the two-node decode-2 as one', async () => {
+  const plan = await app.handlers.planRoll({
+    deploymentId: summary.deployment.id,
+    target: { kind: 'role', role: 'decode' },
+  });
+  expect(plan.refused).toBeUndefined();
+  expect(plan.workers.map((w) => w.name).sort()).toEqual(['decode-0', 'decode-1', 'decode-2']);
+  const two = plan.workers.find((w) => w.name === 'decode-2')!;
+  // Node rank 1 (gpu-c) stops before rank 0 (gpu-b).
+  const stops = two.steps.filter((s) => s.kind === 'stop').map((s) => s.hostId);
+  expect(stops).toEqual(['gpu-c', 'gpu-b']);
+  expect(plan.checks.length).toBeGreaterThan(0);
+  expect(plan.checks.every((c) => c.ok)).toBe(true);
+});
+
+it('rolls the decode workers to the end without two of them ever down at once', async () => {
+  const fleet = demoFleetOf(app.core);
+  if (!fleet) throw new Error('the demo fleet is not running in this app');
+  const since = fleet.sim.now;
+  const started = await app.handlers.startRoll({
+    deploymentId: summary.deployment.id,
+    target: { kind: 'role', role: 'decode' },
+  });
+  // A one-service restart beside a running roll is refused, naming the roll.
+  await expect(
+    app.handlers.startRestart({ deploymentId: summary.deployment.id, target: 'prefill' }),
+  ).rejects.toMatchObject({ message: expect.stringMatching(/rolling restart/) });
+  const end = await ended(started.id);
+  expect(end.state, `${end.summary} ${end.failure?.message ?? ''}`).toBe('succeeded');
+  expect(end.workers.map((w) => w.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+  const restarted = new Set(
+    fleet
+      .unitHistory()
+      .filter((t) => t.at >= since && t.activeState === 'inactive')
+      .map((t) => t.worker),
+  );
+  expect([...restarted].sort()).toEqual(['decode-0', 'decode-1', 'decode-2']);
+  expect(fleet.maxWorkersDownAtOnce('decode', since)).toBe(1);
+}, 180_000);
