@@ -63,6 +63,15 @@ describe('review service', () => {
     expect(alert?.ts).toBe(session.crashAt);
     expect(events.some((e) => e.kind === 'restart-step')).toBe(true);
     expect(events.every((e) => e.deploymentId === summary.deployment.id)).toBe(true);
+    // What the first screen would ask for next comes with the open, as those requests answer it.
+    const id = summary.deployment.id;
+    expect(opened.first.catalog).toEqual(await a.handlers.getSignalCatalog({ deploymentId: id }));
+    expect(opened.first.catalog.some((c) => c.key === 'decode.kv_ratio')).toBe(true);
+    expect(opened.first.dashboard).toEqual(await a.handlers.getDashboard({ deploymentId: id }));
+    expect(opened.first.dashboard.deploymentId).toBe(id);
+    // The recent list is written after the answer; a listing right after it still has the session.
+    const recent = await a.handlers.listRecentReviews({});
+    expect(recent[0]).toMatchObject({ key: session.id, sessionId: session.id });
     const deployments = await a.handlers.listDeployments({});
     expect(deployments.map((d) => d.deployment.id)).toContain(summary.deployment.id);
     // Opening again joins the open review instead of reading the file twice.
