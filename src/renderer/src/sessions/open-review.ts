@@ -1,7 +1,9 @@
 // Showing a recording opened for review: it joins the open deployments (on screen at once) with its events.
 import type { ReviewOpenResult } from '@shared/contract';
 import { addDeployment, getState } from '../state/store';
-import { setFixedWindow } from '../state/ui';
+import { api } from '../api/client';
+import { getUi, setFixedWindow } from '../state/ui';
+import { prefetchOverview } from '../review/first-screen';
 import { closeSessionsPage } from './state';
 
 export function showOpenedReview(r: ReviewOpenResult): void {
@@ -9,7 +11,12 @@ export function showOpenedReview(r: ReviewOpenResult): void {
   // The charts' first render asks for the whole session at once: left to the review bar's effect, the first
   // render asked for the live range (a request whose answer nobody waits for) and a second render followed.
   // A review open already keeps the window the operator picked.
-  if (rv && !getState().deployments[r.summary.deployment.id]) setFixedWindow(rv.firstTs, rv.lastTs + 1);
+  if (rv && !getState().deployments[r.summary.deployment.id]) {
+    setFixedWindow(rv.firstTs, rv.lastTs + 1);
+    // Its charts' history leaves now, so the core decimates while the page renders.
+    if (getUi().page.name === 'overview')
+      prefetchOverview(r.summary, (q) => api.getSeriesBatch(q), window.innerWidth);
+  }
   addDeployment(r.summary, r.events, r.first);
   closeSessionsPage();
 }
