@@ -4,7 +4,7 @@ import { copyFile, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'n
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import type { ApiEvents, ReviewOpenResult, SeriesQuery } from '../../src/shared/contract';
 import { writeSession, type WrittenSession } from './helpers';
@@ -77,6 +77,18 @@ describe('review service', () => {
     // Opening again joins the open review instead of reading the file twice.
     const again = await a.handlers.openSessionReview({ id: session.id });
     expect(again.summary.deployment.id).toBe(summary.deployment.id);
+  });
+
+  it('builds the validators of the first screen requests after start, from samples they accept', async () => {
+    const warned: string[] = [];
+    const spy = vi.spyOn(console, 'warn').mockImplementation((m: unknown) => void warned.push(String(m)));
+    try {
+      await freshApp();
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(warned.filter((w) => w.includes('warm-up'))).toEqual([]);
   });
 
   it('opened from the overview, a zoomed-in chart still gets every recorded scrape', async () => {

@@ -30,7 +30,8 @@ import type {
   SignalInfo,
   UploadStart,
 } from '@shared/contract';
-import { REQUEST_NAMES } from '@shared/contract';
+import { REQUEST_NAMES, type RequestArgs, type RequestName } from '@shared/contract';
+import { validateArgs } from '@shared/schemas';
 import { MAX_UPLOAD_BYTES, REVIEW_ID_PREFIX, REVIEW_REQUESTS, UPLOAD_CHUNK_BYTES } from '@shared/api/review';
 import type { AppEvent, DeploymentConfig, DeploymentSummary, HostConfig, Role } from '@shared/domain';
 import type { Core } from '../core';
@@ -146,6 +147,9 @@ export class ReviewService {
   ) {
     this.cache = new ReviewCache(opts.cacheDir, opts.cacheMaxBytes);
     this.clock = opts.clock ?? systemClock;
+    // zod builds a validator's parser on its first use (≈ 1–20 ms each): the requests of a review's first
+    // screen have theirs built while the app is idle after start, not while the operator waits.
+    setTimeout(warmValidators, 0).unref?.();
     // A session that just stopped recording gets its review cache made in the background, so opening it
     // for review later is instant.
     core.on('recordingStatus', (s) => {
@@ -747,6 +751,30 @@ export class ReviewService {
     // Opening still works without the cache (it is only slower); say so where the operator's logs are.
     console.warn(`PD Console review: ${err.message}`);
   }
+}
+
+function warmValidators(): void {
+  const deploymentId = `${REVIEW_ID_PREFIX}warm-up`;
+  const first: { [K in RequestName]?: RequestArgs<K> } = {
+    listSessions: {},
+    listRecentReviews: {},
+    openSessionReview: { id: 'warm-up' },
+    getSeriesBatch: {
+      deploymentId,
+      fromMs: 0,
+      toMs: 1,
+      groups: [{ keys: ['decode.kv_ratio'], maxPoints: 300 }],
+    },
+    journalAround: { deploymentId, ts: 0, spanMs: 20_000 },
+    setReviewCursor: { deploymentId, ts: 0 },
+  };
+  for (const [method, args] of Object.entries(first))
+    try {
+      validateArgs(method as RequestName, args);
+    } catch (err) {
+      // A sample the schema refuses only means that parser is built on first use, as before.
+      console.warn(`PD Console review: validator warm-up of ${method}: ${(err as Error).message}`);
+    }
 }
 
 function annotationEvent(
