@@ -12,10 +12,11 @@ export function showOpenedReview(r: ReviewOpenResult): void {
   // render asked for the live range (a request whose answer nobody waits for) and a second render followed.
   // A review open already keeps the window the operator picked.
   if (rv && !getState().deployments[r.summary.deployment.id]) {
-    setFixedWindow(rv.firstTs, rv.lastTs + 1);
-    // Its charts' history leaves now, so the core decimates while the page renders.
+    // Its charts' history leaves now, so the core decimates while the page renders. Asked before any state
+    // is set: a request made after would be sent only once the render that state schedules has run.
     if (getUi().page.name === 'overview')
       prefetchOverview(r.summary, (q) => api.getSeriesBatch(q), window.innerWidth);
+    setFixedWindow(rv.firstTs, rv.lastTs + 1);
   }
   addDeployment(r.summary, r.events, r.first);
   closeSessionsPage();
