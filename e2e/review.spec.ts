@@ -210,6 +210,75 @@ test('the killed session reopens offline: markers for the alert and the restart,
   expect(errors).toEqual([]);
 });
 
+// Counts each canvas's draws (Chart.js clears the canvas once per draw) and, when its chart turns ready, how
+// many draws that took.
+const COUNT_DRAWS = `
+  window.__draws = {};
+  window.__drawsAtReady = {};
+  const clear = CanvasRenderingContext2D.prototype.clearRect;
+  CanvasRenderingContext2D.prototype.clearRect = function (...a) {
+    const id = this.canvas.dataset.testid;
+    if (id) window.__draws[id] = (window.__draws[id] || 0) + 1;
+    return clear.apply(this, a);
+  };
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.target.getAttribute('data-state') !== 'ready') continue;
+      const id = r.target.getAttribute('data-testid').replace(/^chart-/, 'canvas-');
+      if (!(id in window.__drawsAtReady)) window.__drawsAtReady[id] = window.__draws[id] || 0;
+    }
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
+`;
+
+test('opening a session asks for its first screen once and draws each chart once', async () => {
+  test.setTimeout(60_000);
+  const p = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  p.on('pageerror', (e) => errors.push(e.message));
+  await p.addInitScript(COUNT_DRAWS);
+  type Sent = { method: string; args: { deploymentId?: string; fromMs?: number; toMs?: number } };
+  const sent: Sent[] = [];
+  p.on('websocket', (ws) =>
+    ws.on('framesent', (f) => {
+      const frame = JSON.parse(String(f.payload)) as Sent;
+      sent.push({ method: frame.method, args: frame.args });
+    }),
+  );
+  // Straight to the sessions page (the review of the killed session may be open and on screen).
+  await p.goto(`${reviewer!.url}#/sessions`);
+  const open = p.getByTestId(`session-open-${synthetic.id}`);
+  await expect(open).toBeVisible();
+  sent.length = 0;
+  await open.click();
+  const charts = p.locator('[data-testid^="chart-kv-pct-"]');
+  await expect(charts).toHaveCount(2);
+  for (const c of await charts.all()) await expect(c).toHaveAttribute('data-state', 'ready');
+  // The catalogue and the state at the cursor come with the open; the charts' one request asks for the
+  // whole session (the first render used to ask for the live range first, then render again and ask again).
+  const id = `rec:${synthetic.id}`;
+  const first = sent
+    .filter(
+      (s) => s.method === 'openSessionReview' || (s.args.deploymentId === id && s.method !== 'journalAround'),
+    )
+    .map((s) => s.method);
+  expect(first).toEqual(['openSessionReview', 'getSeriesBatch']);
+  const span = await call<{ firstMs: number | null; lastMs: number | null }>(reviewer!, 'getSeries', {
+    deploymentId: id,
+    keys: ['decode.kv_ratio'],
+    maxPoints: 10,
+  });
+  const batch = sent.find((s) => s.method === 'getSeriesBatch' && s.args.deploymentId === id)!;
+  expect(batch.args.fromMs).toBeLessThanOrEqual(span.firstMs!);
+  expect(batch.args.toMs).toBeGreaterThan(span.lastMs!);
+  // Built with its history: one draw, not an empty chart drawn and then drawn again with the data.
+  const draws = await p.evaluate(
+    () => (window as unknown as { __drawsAtReady: Record<string, number> }).__drawsAtReady,
+  );
+  expect(draws).toEqual({ 'canvas-kv-pct-prefill': 1, 'canvas-kv-pct-decode': 1 });
+  await p.getByTestId('close-deployment').click();
+  await p.close();
+  expect(errors).toEqual([]);
+});
+
 test('a recording dropped on the window opens for review; a file that is not one says why', async () => {
   test.setTimeout(120_000);
   await page.getByTestId('close-deployment').click();

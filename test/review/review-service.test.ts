@@ -4,7 +4,7 @@ import { copyFile, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'n
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import type { ApiEvents, ReviewOpenResult, SeriesQuery } from '../../src/shared/contract';
 import { writeSession, type WrittenSession } from './helpers';
@@ -63,11 +63,32 @@ describe('review service', () => {
     expect(alert?.ts).toBe(session.crashAt);
     expect(events.some((e) => e.kind === 'restart-step')).toBe(true);
     expect(events.every((e) => e.deploymentId === summary.deployment.id)).toBe(true);
+    // What the first screen would ask for next comes with the open, as those requests answer it.
+    const id = summary.deployment.id;
+    expect(opened.first.catalog).toEqual(await a.handlers.getSignalCatalog({ deploymentId: id }));
+    expect(opened.first.catalog.some((c) => c.key === 'decode.kv_ratio')).toBe(true);
+    expect(opened.first.dashboard).toEqual(await a.handlers.getDashboard({ deploymentId: id }));
+    expect(opened.first.dashboard.deploymentId).toBe(id);
+    // The recent list is written after the answer; a listing right after it still has the session.
+    const recent = await a.handlers.listRecentReviews({});
+    expect(recent[0]).toMatchObject({ key: session.id, sessionId: session.id });
     const deployments = await a.handlers.listDeployments({});
     expect(deployments.map((d) => d.deployment.id)).toContain(summary.deployment.id);
     // Opening again joins the open review instead of reading the file twice.
     const again = await a.handlers.openSessionReview({ id: session.id });
     expect(again.summary.deployment.id).toBe(summary.deployment.id);
+  });
+
+  it('builds the validators of the first screen requests after start, from samples they accept', async () => {
+    const warned: string[] = [];
+    const spy = vi.spyOn(console, 'warn').mockImplementation((m: unknown) => void warned.push(String(m)));
+    try {
+      await freshApp();
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(warned.filter((w) => w.includes('warm-up'))).toEqual([]);
   });
 
   it('opened from the overview, a zoomed-in chart still gets every recorded scrape', async () => {

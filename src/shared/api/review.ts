@@ -3,7 +3,7 @@
 // moment whose state the cards show, and the usual dashboard requests (series, snapshot, journal around a time)
 // answer from the recording.
 import type { AppEvent, DeploymentSummary, Observation } from '../domain';
-import type { DashboardSnapshot } from './dashboard';
+import type { DashboardSnapshot, SignalInfo } from './dashboard';
 
 /** Prefix of every review deployment id. */
 export const REVIEW_ID_PREFIX = 'rec:';
@@ -28,10 +28,19 @@ export interface ResaveResult {
   bytesAfter: number;
 }
 
+/** What the first screen of a review shows besides its charts, sent with the open instead of asked after it. */
+export interface ReviewFirstScreen {
+  /** As getSignalCatalog answers. */
+  catalog: SignalInfo[];
+  /** As getDashboard answers: the state at the cursor. */
+  dashboard: DashboardSnapshot;
+}
+
 export interface ReviewOpenResult {
   summary: DeploymentSummary;
   /** Every recorded event (alerts, restarts, state changes, annotations), oldest first. */
   events: AppEvent[];
+  first: ReviewFirstScreen;
 }
 
 export interface RecentReview {

@@ -27,9 +27,11 @@ import type {
   ReviewOpenResult,
   ReviewRequests,
   SeriesQuery,
+  SignalInfo,
   UploadStart,
 } from '@shared/contract';
-import { REQUEST_NAMES } from '@shared/contract';
+import { REQUEST_NAMES, type RequestArgs, type RequestName } from '@shared/contract';
+import { validateArgs } from '@shared/schemas';
 import { MAX_UPLOAD_BYTES, REVIEW_ID_PREFIX, REVIEW_REQUESTS, UPLOAD_CHUNK_BYTES } from '@shared/api/review';
 import type { AppEvent, DeploymentConfig, DeploymentSummary, HostConfig, Role } from '@shared/domain';
 import type { Core } from '../core';
@@ -145,6 +147,9 @@ export class ReviewService {
   ) {
     this.cache = new ReviewCache(opts.cacheDir, opts.cacheMaxBytes);
     this.clock = opts.clock ?? systemClock;
+    // zod builds a validator's parser on its first use (≈ 1–20 ms each): the requests of a review's first
+    // screen have theirs built while the app is idle after start, not while the operator waits.
+    setTimeout(warmValidators, 0).unref?.();
     // A session that just stopped recording gets its review cache made in the background, so opening it
     // for review later is instant.
     core.on('recordingStatus', (s) => {
@@ -278,6 +283,7 @@ export class ReviewService {
     this.stopping = true;
     this.wakePrebuild?.();
     await this.prebuilding;
+    await this.recentLock;
   }
 
   // ---- opening ----
@@ -313,6 +319,10 @@ export class ReviewService {
     )
       throw new SessionNotFoundError(sessionId, this.opts.store.dir);
     const live = sessionId !== null && (this.opts.recordingIds?.() ?? []).includes(sessionId);
+    // The sidecar (a few hundred bytes) is read while the recording is.
+    const sidecar = sessionId
+      ? readSidecar(this.opts.store.dir, sessionId)
+      : Promise.resolve({ name: undefined, annotations: [], warning: null });
     let loaded: LoadedReview;
     try {
       loaded = await loadReview(path, {
@@ -325,9 +335,7 @@ export class ReviewService {
     }
     const id = REVIEW_ID_PREFIX + key;
     const { data } = loaded;
-    const side = sessionId
-      ? await readSidecar(this.opts.store.dir, sessionId)
-      : { name: undefined, annotations: [], warning: null };
+    const side = await sidecar;
     const name = side.name ?? data.header.name;
     const hostId = data.header.host.id;
     const events = [...data.events, ...side.annotations.map((a) => annotationEvent(a, id, hostId))]
@@ -359,12 +367,24 @@ export class ReviewService {
     // Opened from the overview: events the overview did not reach (the last stretch of a file never closed)
     // arrive with the full detail, as markers on the open review.
     void loaded.full.then(() => this.addEvents(r, loaded.data.events));
-    await this.remember(r).catch((err: Error) => this.cacheProblem(err));
+    // The recent list is written after the answer: the first screen does not wait for a file write, and a
+    // list that could not be written costs only its entry.
+    void this.remember(r).catch((err: Error) => this.cacheProblem(err));
     return this.result(r);
   }
 
+  /** The review's summary and events, and what its first screen would ask for next (catalogue, snapshot). */
   private result(r: Review): ReviewOpenResult {
-    return { summary: this.summary(r), events: [...r.events] };
+    return {
+      summary: this.summary(r),
+      events: [...r.events],
+      first: { catalog: this.catalog(r), dashboard: snapshotAt(r.loaded.data, r.events, r.id, r.cursor) },
+    };
+  }
+
+  private catalog(r: Review): SignalInfo[] {
+    const data = r.loaded.data;
+    return catalogFor(data.roles, gpuIndices(data.table), data.table.kvRanks());
   }
 
   private summary(r: Review): DeploymentSummary {
@@ -447,7 +467,6 @@ export class ReviewService {
   // ---- requests about a review deployment ----
 
   private deploymentHandlers(): Partial<{ [K in keyof ApiHandlers]: ApiHandlers[K] }> {
-    const d = (id: string) => this.need(id).loaded.data;
     const series = async (a: SeriesQuery) => {
       const r = this.need(a.deploymentId);
       // A window the overview cannot fill at the resolution asked waits for the full detail (bounded).
@@ -461,10 +480,7 @@ export class ReviewService {
       );
     };
     const dashboard: Partial<DashboardRequests> = {
-      getSignalCatalog: async (a) => {
-        const data = d(a.deploymentId);
-        return catalogFor(data.roles, gpuIndices(data.table), data.table.kvRanks());
-      },
+      getSignalCatalog: async (a) => this.catalog(this.need(a.deploymentId)),
       getSeries: (a: SeriesQuery) => series(a),
       // The same charts, the same one round trip per page as live.
       getSeriesBatch: async (a) => {
@@ -575,6 +591,8 @@ export class ReviewService {
   }
 
   private async listRecent(): Promise<RecentReview[]> {
+    // An open just answered may not have written its entry yet.
+    await this.recentLock;
     const list = await this.readRecent();
     return Promise.all(
       list.map(async (e) => ({
@@ -588,6 +606,7 @@ export class ReviewService {
   }
 
   private async openRecent(key: string): Promise<ReviewOpenResult> {
+    await this.recentLock;
     const e = (await this.readRecent()).find((x) => x.key === key);
     if (!e)
       throw new ApiError(
@@ -732,6 +751,30 @@ export class ReviewService {
     // Opening still works without the cache (it is only slower); say so where the operator's logs are.
     console.warn(`PD Console review: ${err.message}`);
   }
+}
+
+function warmValidators(): void {
+  const deploymentId = `${REVIEW_ID_PREFIX}warm-up`;
+  const first: { [K in RequestName]?: RequestArgs<K> } = {
+    listSessions: {},
+    listRecentReviews: {},
+    openSessionReview: { id: 'warm-up' },
+    getSeriesBatch: {
+      deploymentId,
+      fromMs: 0,
+      toMs: 1,
+      groups: [{ keys: ['decode.kv_ratio'], maxPoints: 300 }],
+    },
+    journalAround: { deploymentId, ts: 0, spanMs: 20_000 },
+    setReviewCursor: { deploymentId, ts: 0 },
+  };
+  for (const [method, args] of Object.entries(first))
+    try {
+      validateArgs(method as RequestName, args);
+    } catch (err) {
+      // A sample the schema refuses only means that parser is built on first use, as before.
+      console.warn(`PD Console review: validator warm-up of ${method}: ${(err as Error).message}`);
+    }
 }
 
 function annotationEvent(

@@ -5,6 +5,7 @@ import type { SeriesResult } from '@shared/contract';
 import { api } from '../api/client';
 import { createSeriesBatcher, type SeriesAsk } from './series-batch';
 import { BATCH } from './setup';
+import { takePrefetched } from '../review/first-screen';
 
 /** A chart's history; `flush` sends what the page's charts asked so far at once (see SeriesBatcher.flush). */
 export type SeriesSource = ((ask: SeriesAsk) => Promise<SeriesResult>) & { flush(): void };
@@ -17,7 +18,8 @@ const newSource = (): SeriesSource => {
       { flush: () => undefined },
     );
   const batcher = createSeriesBatcher({ fetch: (q) => api.getSeriesBatch(q) });
-  return Object.assign((ask: SeriesAsk) => batcher.get(ask), { flush: batcher.flush });
+  // A review's first screen may have been asked for with its open (review/first-screen.ts).
+  return Object.assign((ask: SeriesAsk) => takePrefetched(ask) ?? batcher.get(ask), { flush: batcher.flush });
 };
 
 let shared: SeriesSource | null = null;

@@ -61,14 +61,30 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const firstMsRef = useRef<number | null>(null);
   const refetch = useRef<((why: 'view' | 'live') => Promise<void>) | null>(null);
   const onFetched = useRef<((points: number) => void) | null>(null);
-  /** History that arrived before the chart was built: applied by the chart's effect once it exists. */
-  const whenBuilt = useRef<(() => void) | null>(null);
+  /**
+   * The first history of a series set, which the chart is built with (one layout and one draw, where building
+   * an empty chart and updating it cost two); `done` finishes what applying it does.
+   */
+  const first = useRef<{
+    keys: string;
+    data: Point[][];
+    from: number;
+    to: number;
+    done: () => void;
+  } | null>(null);
+  /** When the chart's effect began waiting for that history (its first paint is timed from there). */
+  const waitingSince = useRef(0);
+  /** The series set the chart on the canvas was built for. */
+  const builtFor = useRef<string | null>(null);
   const { view, theme } = useUi();
   const viewRef = useRef<View>(view);
   const [load, setLoad] = useState<LoadState>({ s: 'loading' });
   const [partial, setPartial] = useState<Record<string, SignalMissing>>({});
   const [marker, setMarker] = useState<AppEvent | null>(null);
   const keys = p.series.map((s) => s.key).join(',');
+  /** The series set whose first history (or failure) has arrived: until then there is no chart to build. */
+  const [answered, setAnswered] = useState<string | null>(null);
+  const hasAnswer = answered === keys;
   const seriesSource = useSeriesSource();
 
   // Create the chart once per series set and theme; keep it in a ref for in-place updates.
@@ -78,7 +94,13 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     // Every chart of the page asked for its history in the layout phase: send it before building any chart,
     // so the core decimates while the page builds its charts (building one costs a layout and a draw).
     seriesSource.flush();
-    const mounted = performance.now();
+    if (!hasAnswer) {
+      waitingSince.current = performance.now();
+      return;
+    }
+    const initial = first.current?.keys === keys ? first.current : null;
+    first.current = null;
+    const mounted = initial ? waitingSince.current : performance.now();
     let painted = false;
     const colors = {
       crosshair: cssVar('--muted', '#888'),
@@ -98,7 +120,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     );
     const grid = cssVar('--grid', 'rgba(128,128,128,0.2)');
     const text = cssVar('--muted', '#888');
-    dataRef.current = p.series.map(() => []);
+    dataRef.current = initial?.data ?? p.series.map(() => []);
     const datasets: ChartDataset<'line', Point[]>[] = p.series.map((s, i) => {
       const color = s.color.startsWith('--') ? cssVar(s.color, '#3b82f6') : s.color;
       return {
@@ -141,8 +163,10 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         scales: {
           x: {
             type: 'time',
+            ...(initial && { min: initial.from, max: initial.to }),
             time: {
               displayFormats: { second: 'HH:mm:ss', minute: 'HH:mm', hour: 'HH:mm', day: 'MMM d' },
+              ...(initial && tickStep(initial.from, initial.to)),
             },
             grid: { color: grid },
             ticks: { color: text, maxRotation: 0, minRotation: 0, sampleSize: 8, autoSkipPadding: 24 },
@@ -195,9 +219,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       },
     });
     chartRef.current = chart;
-    const early = whenBuilt.current;
-    whenBuilt.current = null;
-    early?.();
+    builtFor.current = keys;
 
     let raf = 0;
     const offCross = onCrosshair((t) => {
@@ -249,6 +271,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       setLoad((l) => (l.s === 'empty' ? { s: 'ready' } : l));
     });
 
+    initial?.done();
+
     return () => {
       offLive();
       offCross();
@@ -257,7 +281,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       chartRef.current = null;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the chart is rebuilt only when its series or theme change
-  }, [p.deploymentId, keys, theme, p.unit, p.yMin, p.yMax]);
+  }, [p.deploymentId, keys, theme, p.unit, p.yMin, p.yMax, hasAnswer]);
 
   // Timeline markers follow the event list without rebuilding the chart.
   useEffect(() => {
@@ -303,28 +327,41 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
           signal: stop.signal,
         });
       } catch (err) {
-        if (!cancelled) setLoad({ s: 'error', ...errorText(err) });
+        if (cancelled) return;
+        setLoad({ s: 'error', ...errorText(err) });
+        // Built all the same: live points still come, and another window may have history.
+        setAnswered(keys);
         return;
       }
       if (cancelled) return;
       const fetched = performance.now();
-      const apply = (chart: Chart<'line', Point[]>): void => {
+      const apply = (chart: Chart<'line', Point[]> | null): void => {
         firstMsRef.current = res.firstMs;
         // A fresh array per dataset: Chart.js hooks push/splice on the array it holds, and refilling it one
         // push at a time would cost a splice per point (quadratic on a day of points).
-        res.series.forEach((col, i) => {
-          const data: Point[] = new Array<Point>(col.t.length);
-          for (let k = 0; k < col.t.length; k++) data[k] = { x: col.t[k], y: col.v[k] };
-          dataRef.current[i] = data;
-          chart.data.datasets[i].data = data;
+        const data = res.series.map((col) => {
+          const points: Point[] = new Array<Point>(col.t.length);
+          for (let k = 0; k < col.t.length; k++) points[k] = { x: col.t[k], y: col.v[k] };
+          return points;
         });
         const shown = viewWindow(view, view.mode === 'live' ? (res.lastMs ?? now) : now, res.firstMs);
-        setWindow(
-          chart,
-          view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from,
-          view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to,
-        );
+        const from = view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from;
+        const to = view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to;
+        if (!chart) {
+          // The first history of this series set: the chart's effect builds the chart with it.
+          first.current = { keys, data, from, to, done };
+          setAnswered(keys);
+          return;
+        }
+        data.forEach((d, i) => {
+          dataRef.current[i] = d;
+          chart.data.datasets[i].data = d;
+        });
+        setWindow(chart, from, to);
         chart.update('none');
+        done();
+      };
+      const done = (): void => {
         const points = pointCount(dataRef.current);
         recordPerf(p.id, 'fetch', fetched - started, points);
         onFetched.current?.(points);
@@ -336,12 +373,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         else if (missingKeys.length === p.series.length) setLoad({ s: 'missing', missing: res.missing });
         else setLoad({ s: 'empty', firstMs: res.firstMs });
       };
-      // The answer may come before this commit built the chart (its effect runs after this one).
-      if (chartRef.current) apply(chartRef.current);
-      else
-        whenBuilt.current = () => {
-          if (!cancelled && chartRef.current) apply(chartRef.current);
-        };
+      apply(builtFor.current === keys ? chartRef.current : null);
     };
     refetch.current = run;
     void run('view');
@@ -453,11 +485,16 @@ function setWindow(chart: Chart<'line', Point[]>, from: number, to: number): voi
   };
   x.min = from;
   x.max = to;
+  const step = tickStep(from, to);
+  x.time ??= {};
+  x.time.unit = step.unit;
+  x.time.stepSize = step.stepSize;
+}
+
+function tickStep(from: number, to: number): { unit: (typeof TICK_STEPS)[number][1]; stepSize: number } {
   const span = Math.max(1, to - from);
   const [, unit, stepSize] = TICK_STEPS.find(([ms]) => span / ms <= 7) ?? TICK_STEPS[TICK_STEPS.length - 1];
-  x.time ??= {};
-  x.time.unit = unit;
-  x.time.stepSize = stepSize;
+  return { unit, stepSize };
 }
 
 function gibTicks(scale: { min: number; max: number; ticks: { value: number }[] }): void {

@@ -42,7 +42,10 @@ export function ReviewBar({ view }: { view: DeploymentView }): React.JSX.Element
 
   // A review opens on its whole session; leaving it (another deployment on screen) goes back to live.
   useEffect(() => {
-    setFixedWindow(r.firstTs, r.lastTs + 1);
+    // Opening set it already (open-review.ts): the same window again would make every chart fetch again.
+    const v = getUi().view;
+    if (v.mode !== 'fixed' || v.from !== r.firstTs || v.to !== r.lastTs + 1)
+      setFixedWindow(r.firstTs, r.lastTs + 1);
     return () => {
       hideReview();
       backToLive();

@@ -46,9 +46,14 @@ const bounds = new Map<string, { first: number; last: number }>();
 /** The review on screen: its span (for clamping and playback) and where its cursor is. */
 export function showReview(id: string, first: number, last: number, cursor: number): void {
   bounds.set(id, { first, last });
+  const kept = state.cursors[id];
   // Coming back to a review (or reopening it after a close) keeps the cursor where the operator left it, and
   // tells the core, whose cursor may have been reset meanwhile.
-  seek(id, state.cursors[id] ?? cursor);
+  if (kept !== undefined) return seek(id, kept);
+  // Shown for the first time: the core's cursor is the one it just sent (the open's summary and snapshot),
+  // so asking for that moment again would only repeat the first screen's state while its charts load.
+  set({ cursors: { ...state.cursors, [id]: cursor } });
+  setChartCursor(cursor);
 }
 
 /** Leaving review (another deployment on screen): no cursor line, no playback. */

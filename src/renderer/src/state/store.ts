@@ -49,7 +49,12 @@ export function setInfo(info: AppInfo): void {
   set({ ...state, info });
 }
 
-export function addDeployment(summary: DeploymentSummary, events: AppEvent[] = []): void {
+export function addDeployment(
+  summary: DeploymentSummary,
+  events: AppEvent[] = [],
+  /** The catalogue and snapshot when they came with the summary (a review's open): not asked for again. */
+  first?: { catalog: SignalInfo[]; dashboard: DashboardSnapshot },
+): void {
   const id = summary.deployment.id;
   const prev = state.deployments[id];
   set({
@@ -63,10 +68,11 @@ export function addDeployment(summary: DeploymentSummary, events: AppEvent[] = [
         connection: summary.connection,
         latest: summary.latest ?? prev?.latest,
         events: events.length ? events : (prev?.events ?? []),
+        ...(first && { catalog: catalogMap(first.catalog), dashboard: first.dashboard }),
       },
     },
   });
-  void loadDashboard(id);
+  if (!first) void loadDashboard(id);
 }
 
 async function loadDashboard(id: string): Promise<void> {
@@ -77,13 +83,17 @@ async function loadDashboard(id: string): Promise<void> {
     ]);
     update(id, (d) => ({
       ...d,
-      catalog: Object.fromEntries(catalog.map((c) => [c.key, c])),
+      catalog: catalogMap(catalog),
       dashboard: d.dashboard ?? dashboard,
     }));
   } catch (err) {
     // The deployment may have closed meanwhile; its cards say so. Log for whoever debugs the renderer.
     console.warn(`dashboard state for ${id} not loaded:`, err);
   }
+}
+
+function catalogMap(catalog: SignalInfo[]): Record<string, SignalInfo> {
+  return Object.fromEntries(catalog.map((c) => [c.key, c]));
 }
 
 /**

@@ -1,0 +1,214 @@
+// Where the first open of a 24 h recording goes, in Chromium (browser mode): a fresh app per run (cold core,
+// empty review cache), the sessions list shown, then "Open" clicked; every WebSocket frame of the page is
+// stamped from the click, so the figures say when each request left, when its answer came and when the
+// overview's charts were all drawn. `zcat FILE > /dev/null` is timed before each run, for the ratio of issue 16.
+// Run: npm run build && npx tsx --tsconfig tsconfig.node.json bench/review-open.ts [runs]
+// BENCH_PROFILE=file.cpuprofile also writes a V8 profile of the page's main thread, click to overview drawn.
+import { spawn } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { syntheticRecording } from './review-fixture';
+
+const ID = '20260105-080000Z-b24h00';
+
+/** Page-side stamps (no CDP latency): the click, every frame sent and received, charts turning ready, long frames. */
+const PAGE_MARKS = `
+  window.__marks = [];
+  const mark = (what) => void window.__marks.push([performance.now(), what]);
+  document.addEventListener('pointerdown', () => mark('pointerdown'), true);
+  document.addEventListener('click', () => mark('click'), true);
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (d) {
+    const m = /"method":"(\\w+)"/.exec(String(d));
+    mark('→ ' + (m ? m[1] : '?'));
+    return send.call(this, d);
+  };
+  const add = WebSocket.prototype.addEventListener;
+  WebSocket.prototype.addEventListener = function (type, l, o) {
+    if (type !== 'message') return add.call(this, type, l, o);
+    return add.call(this, type, (ev) => {
+      const t0 = performance.now();
+      l(ev);
+      const d = String(ev.data);
+      const id = /"id":(\\d+)/.exec(d);
+      const evn = /"event":"(\\w+)"/.exec(d);
+      window.__marks.push([t0, '← ' + (evn ? 'event ' + evn[1] : 'answer #' + (id ? id[1] : '?')) +
+        ' (' + (d.length / 1024).toFixed(0) + ' KiB, handled in ' + (performance.now() - t0).toFixed(1) + ' ms)']);
+    }, o);
+  };
+  new MutationObserver((records) => {
+    for (const r of records)
+      if (r.attributeName === 'data-state')
+        mark(r.target.getAttribute('data-testid') + ' ' + r.target.getAttribute('data-state'));
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
+  let last = performance.now();
+  const frame = (t) => {
+    if (t - last > 50) mark('(no frame for ' + (t - last).toFixed(0) + ' ms)');
+    last = t;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+`;
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc. */
+async function cpuOf(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 (utime, stime) in clock ticks; the list above starts at field 3.
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+}
+
+/** CPU time of `zcat FILE > /dev/null` (user + system, ms), as bash's `time` reports it. */
+function zcatCpu(path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const p = spawn('bash', ['-c', 'TIMEFORMAT="%U %S"; time zcat "$0" > /dev/null', path], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    p.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    p.on('error', reject);
+    p.on('exit', () => {
+      const [u, sy] = out.trim().split(/\s+/).map(Number);
+      resolve((u + sy) * 1000);
+    });
+  });
+}
+
+function zcat(path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const p = spawn('sh', ['-c', 'zcat "$0" > /dev/null', path], { stdio: 'ignore' });
+    p.on('error', reject);
+    p.on('exit', (code) =>
+      code === 0 ? resolve(performance.now() - t0) : reject(new Error(`zcat exited ${code}`)),
+    );
+  });
+}
+
+export async function openOnce(
+  path: string,
+  opts: { verbose?: boolean } = {},
+): Promise<{ paintMs: number; barMs: number; pageCpuMs: number; coreCpuMs: number }> {
+  const root = join(__dirname, '..');
+  const outDir = process.env.PD_E2E_OUT ?? join(root, 'out');
+  if (!existsSync(join(outDir, 'main', 'web.js')))
+    throw new Error(`no built app in ${outDir}: npm run build`);
+  const { launchChromium } = await import('../e2e/support/browser');
+  const browser = await launchChromium();
+  const data = await mkdtemp(join(tmpdir(), 'pdc-review-open-'));
+  await mkdir(join(data, 'recordings'), { recursive: true });
+  await copyFile(path, join(data, 'recordings', `${ID}.pdrec.jsonl.gz`));
+  const proc = spawn(process.execPath, [join(outDir, 'main', 'web.js'), '--no-open'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PD_CONSOLE_DATA_DIR: data },
+  });
+  let log = '';
+  proc.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no URL from browser mode:\n${log}`)), 30_000);
+      const check = (): void => {
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(log);
+        if (m) {
+          clearTimeout(t);
+          resolve(m[1]);
+        }
+      };
+      proc.stdout!.on('data', check);
+    });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    // A string, not a function: tsx would wrap named functions in a helper the page does not have.
+    await page.addInitScript(PAGE_MARKS);
+    await page.goto(url);
+    await page.getByTestId('open-sessions').click();
+    const open = page.getByTestId(`session-open-${ID}`);
+    await open.waitFor({ timeout: 120_000 });
+    // The list's summary scan (first listing) is over; let the machine settle as an operator's reading would.
+    await new Promise((r) => setTimeout(r, 1500));
+    // Besides wall time (the machine is shared): the page's main-thread task time (Chromium's TaskDuration,
+    // itself wall time inside tasks) and the core process's CPU (utime + stime), click to overview drawn.
+    const perf = await page.context().newCDPSession(page);
+    await perf.send('Performance.enable');
+    const taskS = async (): Promise<number> =>
+      (await perf.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value;
+    const task0 = await taskS();
+    const core0 = await cpuOf(proc.pid!);
+    const cdp = process.env.BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
+    const t0 = performance.now();
+    await open.click();
+    await page.getByTestId('review-bar').waitFor({ timeout: 300_000 });
+    const barMs = performance.now() - t0;
+    await page.waitForFunction(
+      () => {
+        const charts = [...document.querySelectorAll('[data-testid^="chart-"][data-state]')];
+        return charts.length > 0 && charts.every((c) => c.getAttribute('data-state') === 'ready');
+      },
+      undefined,
+      { timeout: 300_000, polling: 16 },
+    );
+    const paintMs = performance.now() - t0;
+    const pageCpuMs = ((await taskS()) - task0) * 1000;
+    const coreCpuMs = (await cpuOf(proc.pid!)) - core0;
+    const marks = await page.evaluate(() => (window as unknown as { __marks: [number, string][] }).__marks);
+    const click = marks.filter((m) => m[1] === 'pointerdown').pop()?.[0];
+    if (opts.verbose && click !== undefined) {
+      console.log(
+        `    page side, from pointerdown (${(click - marks[0][0]).toFixed(0)} ms after the first mark):`,
+      );
+      for (const [at, what] of marks)
+        if (at >= click - 1) console.log(`    ${(at - click).toFixed(0).padStart(6)} ms  ${what}`);
+    }
+    if (cdp) {
+      const { profile } = await cdp.send('Profiler.stop');
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(process.env.BENCH_PROFILE!, JSON.stringify(profile));
+    }
+    return { paintMs, barMs, pageCpuMs, coreCpuMs };
+  } finally {
+    await browser.close();
+    proc.kill('SIGTERM');
+    await rm(data, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const runs = Number(process.argv[2]) || 3;
+  const path = await syntheticRecording(24);
+  const ratios: number[] = [];
+  console.log(`review open, 24 h 1.3 recording, never opened; load ${loadavg()[0].toFixed(1)}`);
+  for (let i = 0; i < runs; i++) {
+    const z = await zcat(path);
+    const zc = await zcatCpu(path);
+    const r = await openOnce(path, { verbose: true });
+    ratios.push(r.paintMs / z);
+    console.log(
+      `  run ${i + 1}: review bar ${r.barMs.toFixed(0)} ms, overview drawn ${r.paintMs.toFixed(0)} ms; zcat ${z.toFixed(0)} ms → ${(r.paintMs / z).toFixed(2)}` +
+        `; page tasks ${r.pageCpuMs.toFixed(0)} ms, core CPU ${r.coreCpuMs.toFixed(0)} ms, zcat CPU ${zc.toFixed(0)} ms`,
+    );
+  }
+  const sorted = [...ratios].sort((a, b) => a - b);
+  console.log(
+    `  ratio median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} (goal ≤ 0.25); load ${loadavg()[0].toFixed(1)}`,
+  );
+}
+
+const isMain = process.argv[1] !== undefined && /bench[\\/]review-open\.ts$/.test(process.argv[1]);
+if (isMain)
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
