@@ -113,7 +113,8 @@ export function buildPlan(p: PlanInput): RestartPlan {
     // The app's restart knows one unit per role on one link; a fleet's role is many workers on many hosts.
     blockedReason =
       `${p.deployment.name} is a fleet (${p.deployment.services.length} services on several hosts): the app restarts ` +
-      `one-host deployments only so far — use the rolling restart, \`pd-console restart ${p.target} --host ${p.host.alias ?? p.host.id}\``;
+      `a role as one service only on a one-host deployment — use the rolling restart: the role's or a worker's ` +
+      `Restart… button, or \`pd-console restart ${p.target} --host ${p.host.alias ?? p.host.id}\``;
   else if (!p.connected)
     blockedReason = `not connected to ${p.host.label} (${p.connectionText}): a restart could not be followed`;
   const user = p.identity?.user ?? p.host.user ?? 'operator';

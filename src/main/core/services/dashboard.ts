@@ -23,7 +23,7 @@ import { systemClock, type Clock } from '../clock';
 import { ApiError } from '../api-error';
 import { SignalsStore } from '../signals/signals-store';
 import { catalogFor } from '../signals/catalog';
-import { pipelineVerdict } from '../signals/verdict';
+import { pipelineVerdict, type VerdictWorker } from '../signals/verdict';
 import { kvDetail } from '../signals/kv-detail';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
 import { memoryCell, type SettingCell } from '../config/setting-cell';
@@ -241,6 +241,13 @@ export class DashboardService {
     );
   }
 
+  /** A fleet's workers with their hosts, so the verdict names both ("decode-2 on gpu-b"); none for a pair. */
+  private workersOf(deploymentId: string): VerdictWorker[] | undefined {
+    const services = this.core.deploymentOf(deploymentId).deployment.services;
+    const ids = services.filter((s) => s.id !== undefined);
+    return ids.length ? ids.map((s) => ({ id: s.id!, role: s.role, host: s.hostId })) : undefined;
+  }
+
   private buildSnapshot(
     deploymentId: string,
     o: Open,
@@ -258,7 +265,7 @@ export class DashboardService {
       ts,
       values,
       kv,
-      verdict: pipelineVerdict({ values, growth, roles: o.roles }),
+      verdict: pipelineVerdict({ values, growth, roles: o.roles, workers: this.workersOf(deploymentId) }),
       gpu: o.gpu,
       alerts: o.active,
       notExposed: this.store.notExposed(deploymentId),
