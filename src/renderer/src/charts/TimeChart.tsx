@@ -61,7 +61,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const firstMsRef = useRef<number | null>(null);
   const refetch = useRef<((why: 'view' | 'live') => Promise<void>) | null>(null);
   const onFetched = useRef<((points: number) => void) | null>(null);
-  /** History that arrived before the chart was built: applied by the chart's effect once it exists. */
+  /** Builds the chart with the data in dataRef, showing [from, to]; set by the chart's effect. */
+  const buildRef = useRef<((from: number, to: number) => Chart<'line', Point[]>) | null>(null);
+  /** History that arrived before the chart's effect ran: applied by that effect. */
   const whenBuilt = useRef<(() => void) | null>(null);
   const { view, theme } = useUi();
   const viewRef = useRef<View>(view);
@@ -71,12 +73,13 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const keys = p.series.map((s) => s.key).join(',');
   const seriesSource = useSeriesSource();
 
-  // Create the chart once per series set and theme; keep it in a ref for in-place updates.
+  // Create the chart once per series set and theme, when its first history is here; keep it in a ref for
+  // in-place updates.
   useEffect(() => {
     const el = canvas.current;
     if (!el) return;
-    // Every chart of the page asked for its history in the layout phase: send it before building any chart,
-    // so the core decimates while the page builds its charts (building one costs a layout and a draw).
+    // Every chart of the page asked for its history in the layout phase: send it now, so the core decimates
+    // while the page sets its charts up.
     seriesSource.flush();
     const mounted = performance.now();
     let painted = false;
@@ -87,11 +90,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       error: cssVar('--bad', '#b91c1c'),
       background: cssVar('--panel', '#fff'),
     };
-    overlay.current = {
+    const overlayOptions: OverlayOptions = {
       events: p.events,
       colors,
       onPick: (ts) => showAround(ts, p.role),
     };
+    overlay.current = overlayOptions;
     // Axis and legend text follow the page's type size (larger on a 4K panel at 100 % scaling).
     Chart.defaults.font.size = Math.round(
       parseFloat(getComputedStyle(document.documentElement).fontSize) * 0.85,
@@ -99,102 +103,115 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     const grid = cssVar('--grid', 'rgba(128,128,128,0.2)');
     const text = cssVar('--muted', '#888');
     dataRef.current = p.series.map(() => []);
-    const datasets: ChartDataset<'line', Point[]>[] = p.series.map((s, i) => {
-      const color = s.color.startsWith('--') ? cssVar(s.color, '#3b82f6') : s.color;
-      return {
-        label: s.label,
-        data: dataRef.current[i],
-        borderColor: color,
-        backgroundColor: color + '26',
-        fill: s.fill ? 'origin' : false,
-        borderWidth: 1.5,
-        borderDash: s.dash,
-        pointRadius: 0,
-        pointHoverRadius: 0,
-        spanGaps: false,
-        parsing: false,
-        normalized: true,
-      };
-    });
-    const chart = new Chart<'line', Point[]>(el, {
-      type: 'line',
-      data: { datasets },
-      plugins: [
-        overlayPlugin(overlay.current),
-        {
-          id: 'pdcFirstPaint',
-          afterRender: () => {
-            if (painted || !dataRef.current.some((d) => d.length > 0)) return;
-            painted = true;
-            recordPerf(p.id, 'first-paint', performance.now() - mounted, pointCount(dataRef.current));
-          },
-        },
-      ],
-      options: {
-        animation: false,
-        // Data arrive as {x, y} sorted by x: no parsing, and the time scale may skip sorting and de-duplicating.
-        parsing: false,
-        normalized: true,
-        responsive: true,
-        maintainAspectRatio: false,
-        interaction: { mode: 'nearest', axis: 'x', intersect: false },
-        scales: {
-          x: {
-            type: 'time',
-            time: {
-              displayFormats: { second: 'HH:mm:ss', minute: 'HH:mm', hour: 'HH:mm', day: 'MMM d' },
-            },
-            grid: { color: grid },
-            ticks: { color: text, maxRotation: 0, minRotation: 0, sampleSize: 8, autoSkipPadding: 24 },
-          },
-          y: {
-            min: p.yMin,
-            max: p.yMax,
-            beginAtZero: true,
-            grid: { color: grid },
-            ticks: {
-              color: text,
-              maxTicksLimit: 6,
-              stepSize: p.unit === 'bool' ? 1 : undefined,
-              callback: (v) => formatTick(p.unit, Number(v)),
-            },
-            // Bytes read best on whole GiB steps, not on Chart.js's decimal "nice" numbers.
-            afterBuildTicks: p.unit === 'bytes' ? gibTicks : undefined,
-          },
-        },
-        plugins: {
-          legend: {
-            display: p.series.length > 1,
-            position: 'bottom',
-            labels: { color: text, boxWidth: 10, boxHeight: 2 },
-          },
-          tooltip: {
-            callbacks: {
-              title: (items) => (items[0] ? formatDateTime(items[0].parsed.x ?? 0) : ''),
-              label: (c) => `${c.dataset.label}: ${formatValue(p.unit, c.parsed.y)}`,
+    let chart: Chart<'line', Point[]> | null = null;
+    // Built with its first history in it: an empty chart first cost a whole layout and draw per chart, on a
+    // page that had nothing to show yet, and held up the drawing of the charts whose data had arrived.
+    const build = (from: number, to: number): Chart<'line', Point[]> => {
+      if (chart) return chart;
+      const datasets: ChartDataset<'line', Point[]>[] = p.series.map((s, i) => {
+        const color = s.color.startsWith('--') ? cssVar(s.color, '#3b82f6') : s.color;
+        return {
+          label: s.label,
+          data: dataRef.current[i],
+          borderColor: color,
+          backgroundColor: color + '26',
+          fill: s.fill ? 'origin' : false,
+          borderWidth: 1.5,
+          borderDash: s.dash,
+          pointRadius: 0,
+          pointHoverRadius: 0,
+          spanGaps: false,
+          parsing: false,
+          normalized: true,
+        };
+      });
+      const x: WindowOptions = { time: {} };
+      windowOptions(x, from, to);
+      chart = new Chart<'line', Point[]>(el, {
+        type: 'line',
+        data: { datasets },
+        plugins: [
+          overlayPlugin(overlayOptions),
+          {
+            id: 'pdcFirstPaint',
+            afterRender: () => {
+              if (painted || !dataRef.current.some((d) => d.length > 0)) return;
+              painted = true;
+              recordPerf(p.id, 'first-paint', performance.now() - mounted, pointCount(dataRef.current));
             },
           },
-          // Decimation happens in the core (min-max per pixel bucket) before data cross the bridge; running
-          // Chart.js's plugin again on every live update would only cost time.
-          decimation: { enabled: false },
-          zoom: {
+        ],
+        options: {
+          animation: false,
+          // Data arrive as {x, y} sorted by x: no parsing, and the time scale may skip sorting and de-duplicating.
+          parsing: false,
+          normalized: true,
+          responsive: true,
+          maintainAspectRatio: false,
+          interaction: { mode: 'nearest', axis: 'x', intersect: false },
+          scales: {
+            x: {
+              type: 'time',
+              min: x.min,
+              max: x.max,
+              time: {
+                ...x.time,
+                displayFormats: { second: 'HH:mm:ss', minute: 'HH:mm', hour: 'HH:mm', day: 'MMM d' },
+              },
+              grid: { color: grid },
+              ticks: { color: text, maxRotation: 0, minRotation: 0, sampleSize: 8, autoSkipPadding: 24 },
+            },
+            y: {
+              min: p.yMin,
+              max: p.yMax,
+              beginAtZero: true,
+              grid: { color: grid },
+              ticks: {
+                color: text,
+                maxTicksLimit: 6,
+                stepSize: p.unit === 'bool' ? 1 : undefined,
+                callback: (v) => formatTick(p.unit, Number(v)),
+              },
+              // Bytes read best on whole GiB steps, not on Chart.js's decimal "nice" numbers.
+              afterBuildTicks: p.unit === 'bytes' ? gibTicks : undefined,
+            },
+          },
+          plugins: {
+            legend: {
+              display: p.series.length > 1,
+              position: 'bottom',
+              labels: { color: text, boxWidth: 10, boxHeight: 2 },
+            },
+            tooltip: {
+              callbacks: {
+                title: (items) => (items[0] ? formatDateTime(items[0].parsed.x ?? 0) : ''),
+                label: (c) => `${c.dataset.label}: ${formatValue(p.unit, c.parsed.y)}`,
+              },
+            },
+            // Decimation happens in the core (min-max per pixel bucket) before data cross the bridge; running
+            // Chart.js's plugin again on every live update would only cost time.
+            decimation: { enabled: false },
             zoom: {
-              drag: { enabled: true, threshold: 8 },
-              wheel: { enabled: true, modifierKey: 'ctrl' },
-              mode: 'x',
-              onZoomComplete: ({ chart: c }) => setFixedWindow(c.scales.x.min, c.scales.x.max),
-            },
-            pan: {
-              enabled: true,
-              mode: 'x',
-              modifierKey: 'shift',
-              onPanComplete: ({ chart: c }) => setFixedWindow(c.scales.x.min, c.scales.x.max),
+              zoom: {
+                drag: { enabled: true, threshold: 8 },
+                wheel: { enabled: true, modifierKey: 'ctrl' },
+                mode: 'x',
+                onZoomComplete: ({ chart: c }) => setFixedWindow(c.scales.x.min, c.scales.x.max),
+              },
+              pan: {
+                enabled: true,
+                mode: 'x',
+                modifierKey: 'shift',
+                onPanComplete: ({ chart: c }) => setFixedWindow(c.scales.x.min, c.scales.x.max),
+              },
             },
           },
         },
-      },
-    });
-    chartRef.current = chart;
+      });
+      chartRef.current = chart;
+      return chart;
+    };
+    buildRef.current = build;
     const early = whenBuilt.current;
     whenBuilt.current = null;
     early?.();
@@ -204,6 +221,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       if (raf) return;
       raf = requestAnimationFrame(() => {
         raf = 0;
+        if (!chart) return;
         chart.draw();
         const ev = overlay.current && t !== null ? nearestEvent(chart, overlay.current.events, t) : null;
         setMarker((m) => (m?.id === ev?.id ? m : ev));
@@ -218,7 +236,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     };
     const offLive = onSignals(p.deploymentId, (ts, values) => {
       const v = viewRef.current;
-      if (v.mode !== 'live' || !LIVE) return;
+      // Before the first history the chart does not exist; that history will hold this point.
+      if (v.mode !== 'live' || !LIVE || !chart) return;
       let touched = false;
       const started = performance.now();
       p.series.forEach((s, i) => {
@@ -253,7 +272,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       offLive();
       offCross();
       if (raf) cancelAnimationFrame(raf);
-      chart.destroy();
+      buildRef.current = null;
+      chart?.destroy();
       chartRef.current = null;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the chart is rebuilt only when its series or theme change
@@ -303,12 +323,15 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
           signal: stop.signal,
         });
       } catch (err) {
-        if (!cancelled) setLoad({ s: 'error', ...errorText(err) });
+        if (cancelled) return;
+        setLoad({ s: 'error', ...errorText(err) });
+        // The axes of the window still show behind the message.
+        buildRef.current?.(win.from, win.to);
         return;
       }
       if (cancelled) return;
       const fetched = performance.now();
-      const apply = (chart: Chart<'line', Point[]>): void => {
+      const apply = (build: (from: number, to: number) => Chart<'line', Point[]>): void => {
         firstMsRef.current = res.firstMs;
         // A fresh array per dataset: Chart.js hooks push/splice on the array it holds, and refilling it one
         // push at a time would cost a splice per point (quadratic on a day of points).
@@ -316,15 +339,16 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
           const data: Point[] = new Array<Point>(col.t.length);
           for (let k = 0; k < col.t.length; k++) data[k] = { x: col.t[k], y: col.v[k] };
           dataRef.current[i] = data;
-          chart.data.datasets[i].data = data;
         });
         const shown = viewWindow(view, view.mode === 'live' ? (res.lastMs ?? now) : now, res.firstMs);
-        setWindow(
-          chart,
-          view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from,
-          view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to,
-        );
-        chart.update('none');
+        const from = view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from;
+        const to = view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to;
+        const built = chartRef.current;
+        if (built) {
+          dataRef.current.forEach((data, i) => (built.data.datasets[i].data = data));
+          setWindow(built, from, to);
+          built.update('none');
+        } else build(from, to);
         const points = pointCount(dataRef.current);
         recordPerf(p.id, 'fetch', fetched - started, points);
         onFetched.current?.(points);
@@ -336,11 +360,11 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         else if (missingKeys.length === p.series.length) setLoad({ s: 'missing', missing: res.missing });
         else setLoad({ s: 'empty', firstMs: res.firstMs });
       };
-      // The answer may come before this commit built the chart (its effect runs after this one).
-      if (chartRef.current) apply(chartRef.current);
+      // The answer may come before this commit's chart effect ran (it runs after this one).
+      if (buildRef.current) apply(buildRef.current);
       else
         whenBuilt.current = () => {
-          if (!cancelled && chartRef.current) apply(chartRef.current);
+          if (!cancelled && buildRef.current) apply(buildRef.current);
         };
     };
     refetch.current = run;
@@ -444,13 +468,18 @@ const TICK_STEPS: Array<[number, 'second' | 'minute' | 'hour' | 'day', number]> 
   [86_400_000, 'day', 1],
 ];
 
+interface WindowOptions {
+  min?: number;
+  max?: number;
+  time?: { unit?: 'second' | 'minute' | 'hour' | 'day'; stepSize?: number };
+}
+
 /** Shows [from, to] with ticks on round times (every 30 s, 1 min, 1 h…), at most about seven of them. */
 function setWindow(chart: Chart<'line', Point[]>, from: number, to: number): void {
-  const x = chart.options.scales!.x as {
-    min?: number;
-    max?: number;
-    time?: { unit?: string; stepSize?: number };
-  };
+  windowOptions(chart.options.scales!.x as WindowOptions, from, to);
+}
+
+function windowOptions(x: WindowOptions, from: number, to: number): void {
   x.min = from;
   x.max = to;
   const span = Math.max(1, to - from);
