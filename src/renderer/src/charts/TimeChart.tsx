@@ -61,8 +61,13 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const firstMsRef = useRef<number | null>(null);
   const refetch = useRef<((why: 'view' | 'live') => Promise<void>) | null>(null);
   const onFetched = useRef<((points: number) => void) | null>(null);
-  /** Builds the chart with the data in dataRef, showing [from, to]; set by the chart's effect. */
-  const buildRef = useRef<((from: number, to: number) => Chart<'line', Point[]>) | null>(null);
+  /**
+   * Shows the data in dataRef on [from, to]: builds or updates the chart now if it is in sight, else when it
+   * comes into sight. Set by the chart's effect.
+   */
+  const showRef = useRef<((from: number, to: number) => void) | null>(null);
+  /** The chart's box is in or near the viewport (an IntersectionObserver's last word). */
+  const inSight = useRef(false);
   /** History that arrived before the chart's effect ran: applied by that effect. */
   const whenBuilt = useRef<(() => void) | null>(null);
   const { view, theme } = useUi();
@@ -83,6 +88,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     seriesSource.flush();
     const mounted = performance.now();
     let painted = false;
+    /** A chart first built when scrolled to times its paint from then, not from the page's mount. */
+    let paintKind: 'first-paint' | 'scroll-in' = 'first-paint';
+    let paintFrom = mounted;
     const colors = {
       crosshair: cssVar('--muted', '#888'),
       info: cssVar('--accent', '#2563eb'),
@@ -106,10 +114,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     let chart: Chart<'line', Point[]> | null = null;
     // Built with its first history in it: an empty chart first cost a whole layout and draw per chart, on a
     // page that had nothing to show yet, and held up the drawing of the charts whose data had arrived.
+    // Read now, while the page's style is settled: between two chart builds each read recomputes it.
+    const lineColors = p.series.map((s) => (s.color.startsWith('--') ? cssVar(s.color, '#3b82f6') : s.color));
     const build = (from: number, to: number): Chart<'line', Point[]> => {
       if (chart) return chart;
       const datasets: ChartDataset<'line', Point[]>[] = p.series.map((s, i) => {
-        const color = s.color.startsWith('--') ? cssVar(s.color, '#3b82f6') : s.color;
+        const color = lineColors[i];
         return {
           label: s.label,
           data: dataRef.current[i],
@@ -137,7 +147,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
             afterRender: () => {
               if (painted || !dataRef.current.some((d) => d.length > 0)) return;
               painted = true;
-              recordPerf(p.id, 'first-paint', performance.now() - mounted, pointCount(dataRef.current));
+              recordPerf(p.id, paintKind, performance.now() - paintFrom, pointCount(dataRef.current));
             },
           },
         ],
@@ -211,7 +221,43 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       chartRef.current = chart;
       return chart;
     };
-    buildRef.current = build;
+    // Charts out of sight (most of the Metrics page below the fold) take their data but are built and drawn
+    // when scrolled to: building and drawing nineteen charts one after another is what made the first
+    // paint of the ones on screen wait, and a zoom's refinement too.
+    inSight.current = false;
+    let seen = false;
+    /** The window to show once in sight, for data that arrived out of sight. */
+    let due: { from: number; to: number } | null = null;
+    const draw = (from: number, to: number): void => {
+      due = null;
+      if (!chart) {
+        build(from, to);
+        return;
+      }
+      dataRef.current.forEach((data, i) => (chart!.data.datasets[i].data = data));
+      setWindow(chart, from, to);
+      chart.update('none');
+    };
+    showRef.current = (from, to) => {
+      if (inSight.current) draw(from, to);
+      else due = { from, to };
+    };
+    const sight = new IntersectionObserver(
+      (entries) => {
+        const now = entries[entries.length - 1].isIntersecting;
+        if (!seen && !now && !chart) {
+          paintKind = 'scroll-in';
+        }
+        seen = true;
+        inSight.current = now;
+        if (!now || !due) return;
+        if (paintKind === 'scroll-in') paintFrom = performance.now();
+        draw(due.from, due.to);
+      },
+      // A little ahead of the scroll, so a chart is drawn as it enters the screen.
+      { rootMargin: '100px 0px' },
+    );
+    sight.observe(el);
     const early = whenBuilt.current;
     whenBuilt.current = null;
     early?.();
@@ -221,7 +267,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       if (raf) return;
       raf = requestAnimationFrame(() => {
         raf = 0;
-        if (!chart) return;
+        if (!chart || !inSight.current) return;
         chart.draw();
         const ev = overlay.current && t !== null ? nearestEvent(chart, overlay.current.events, t) : null;
         setMarker((m) => (m?.id === ev?.id ? m : ev));
@@ -236,8 +282,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     };
     const offLive = onSignals(p.deploymentId, (ts, values) => {
       const v = viewRef.current;
-      // Before the first history the chart does not exist; that history will hold this point.
-      if (v.mode !== 'live' || !LIVE || !chart) return;
+      if (v.mode !== 'live' || !LIVE) return;
       let touched = false;
       const started = performance.now();
       p.series.forEach((s, i) => {
@@ -256,9 +301,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         while (drop < data.length - 1 && data[drop].x < win.from) drop++;
         if (drop > 0) data.splice(0, drop);
       }
-      setWindow(chart, win.from, win.to);
-      chart.update('none');
-      recordPerf(p.id, 'live-update', performance.now() - started, pointCount(dataRef.current));
+      // Out of sight, or before the first history (which will hold this point), nothing is drawn.
+      if (chart && inSight.current) {
+        setWindow(chart, win.from, win.to);
+        chart.update('none');
+        recordPerf(p.id, 'live-update', performance.now() - started, pointCount(dataRef.current));
+      } else if (chart || due) due = { from: win.from, to: win.to };
       // Long ranges accumulate raw live points on top of the decimated history: once they are a quarter of
       // it, fetch again, so what the chart holds stays bounded whatever the range and however long it runs.
       if (DECIMATE && livePoints > Math.max(300, fetchedPoints / 4 / Math.max(1, p.series.length))) {
@@ -272,7 +320,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       offLive();
       offCross();
       if (raf) cancelAnimationFrame(raf);
-      buildRef.current = null;
+      sight.disconnect();
+      showRef.current = null;
       chart?.destroy();
       chartRef.current = null;
     };
@@ -297,12 +346,19 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       const started = performance.now();
       const now = Date.now();
       const win = viewWindow(view, now, firstMsRef.current);
-      if (before && why === 'view' && view.mode === 'fixed') {
+      if (before && inSight.current && why === 'view' && view.mode === 'fixed') {
         const chart = before;
         // Every chart follows a zoom or pan at once with the points it holds; the fetch below refines it.
-        setWindow(chart, win.from, win.to);
-        chart.update('none');
-        recordPerf(p.id, 'zoom', performance.now() - started, pointCount(dataRef.current));
+        // Redrawn once every chart of the commit has asked and the page's request has left (the flush), so
+        // the core works on the refinement while the page redraws; redrawing first held the request back by
+        // one redraw per chart.
+        queueMicrotask(() => {
+          seriesSource.flush();
+          if (cancelled || chartRef.current !== chart) return;
+          setWindow(chart, win.from, win.to);
+          chart.update('none');
+          recordPerf(p.id, 'zoom', performance.now() - started, pointCount(dataRef.current));
+        });
       }
       const finiteRange =
         view.mode === 'fixed' || Number.isFinite(RANGES.find((r) => r.id === view.range)!.ms);
@@ -326,12 +382,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         if (cancelled) return;
         setLoad({ s: 'error', ...errorText(err) });
         // The axes of the window still show behind the message.
-        buildRef.current?.(win.from, win.to);
+        showRef.current?.(win.from, win.to);
         return;
       }
       if (cancelled) return;
       const fetched = performance.now();
-      const apply = (build: (from: number, to: number) => Chart<'line', Point[]>): void => {
+      const apply = (show: (from: number, to: number) => void): void => {
         firstMsRef.current = res.firstMs;
         // A fresh array per dataset: Chart.js hooks push/splice on the array it holds, and refilling it one
         // push at a time would cost a splice per point (quadratic on a day of points).
@@ -343,12 +399,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         const shown = viewWindow(view, view.mode === 'live' ? (res.lastMs ?? now) : now, res.firstMs);
         const from = view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from;
         const to = view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to;
-        const built = chartRef.current;
-        if (built) {
-          dataRef.current.forEach((data, i) => (built.data.datasets[i].data = data));
-          setWindow(built, from, to);
-          built.update('none');
-        } else build(from, to);
+        show(from, to);
         const points = pointCount(dataRef.current);
         recordPerf(p.id, 'fetch', fetched - started, points);
         onFetched.current?.(points);
@@ -361,10 +412,10 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         else setLoad({ s: 'empty', firstMs: res.firstMs });
       };
       // The answer may come before this commit's chart effect ran (it runs after this one).
-      if (buildRef.current) apply(buildRef.current);
+      if (showRef.current) apply(showRef.current);
       else
         whenBuilt.current = () => {
-          if (!cancelled && buildRef.current) apply(buildRef.current);
+          if (!cancelled && showRef.current) apply(showRef.current);
         };
     };
     refetch.current = run;
