@@ -221,9 +221,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       chartRef.current = chart;
       return chart;
     };
-    // Charts out of sight (most of the Metrics page below the fold) take their data but are built and drawn
-    // when scrolled to: building and drawing nineteen charts one after another is what made the first
-    // paint of the ones on screen wait, and a zoom's refinement too.
+    // Charts out of sight (most of the Metrics page below the fold) take their data but are built when the
+    // page is idle and redrawn when scrolled to: building and drawing nineteen charts one after another is
+    // what made the first paint of the ones on screen wait, and a zoom's refinement too.
     inSight.current = false;
     let seen = false;
     /** The window to show once in sight, for data that arrived out of sight. */
@@ -238,9 +238,23 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       setWindow(chart, from, to);
       chart.update('none');
     };
+    let idle = 0;
     showRef.current = (from, to) => {
-      if (inSight.current) draw(from, to);
-      else due = { from, to };
+      if (inSight.current) return draw(from, to);
+      due = { from, to };
+      // Never built: built anyway once the page is idle (after the charts on screen are drawn), so a chart
+      // is ready before it is scrolled to and a full-page picture has every chart in it.
+      if (!chart && !idle)
+        idle = requestIdleCallback(
+          () => {
+            idle = 0;
+            if (chart || !due) return;
+            paintKind = 'first-paint';
+            paintFrom = mounted;
+            draw(due.from, due.to);
+          },
+          { timeout: 2000 },
+        );
     };
     const sight = new IntersectionObserver(
       (entries) => {
@@ -321,6 +335,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       offCross();
       if (raf) cancelAnimationFrame(raf);
       sight.disconnect();
+      if (idle) cancelIdleCallback(idle);
       showRef.current = null;
       chart?.destroy();
       chartRef.current = null;
