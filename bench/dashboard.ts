@@ -32,9 +32,11 @@ import { answerSeriesBefore } from './support/decimate-before';
 
 interface PerfRecord {
   chart: string;
-  kind: 'first-paint' | 'fetch' | 'live-update' | 'zoom' | 'zoom-refined';
+  kind: 'first-paint' | 'scroll-in' | 'fetch' | 'live-update' | 'zoom' | 'zoom-refined';
   ms: number;
   points: number;
+  /** performance.now() in the page when the measure ended. */
+  end: number;
 }
 
 type ModeName = 'batched' | 'per-chart' | 'raw';
@@ -44,6 +46,8 @@ interface ChartFigures {
   firstPaintMs: number[];
   /** Of which: the history request's round trip (core decimation, JSON, WebSocket). */
   firstFetchMs: number[];
+  /** Out of sight at load: drawn when the page is idle, after those on screen. */
+  outOfSight?: boolean;
   points: number;
   /** Updates pushed through the dispatcher (?bench=1). */
   liveMs: number[];
@@ -60,6 +64,13 @@ interface PageFigures {
   charts: Record<string, ChartFigures>;
   /** History requests of each page load. */
   loadRequests: number[];
+  /** Per load: the click on the page's tab → the last chart on screen drawn with its data. */
+  pageFirstPaintMs: number[];
+  /** Per load: the charts on screen (drawn at load) and out of sight (drawn when scrolled to). */
+  inSight: number[];
+  outOfSight: number[];
+  /** Per load: the tab click → the last chart out of sight drawn (when the page was idle). */
+  laterPaintMs: number[];
   /** History requests of each zoom. */
   zoomRequests: number[];
   /** The getSeriesBatch requests of the first load and the first zoom, for the core's own figures. */
@@ -180,6 +191,17 @@ async function chartIds(page: Page): Promise<string[]> {
   return ids;
 }
 
+/** The charts whose box is on screen or within the 100 px ahead that the page draws first. */
+const onScreen = (page: Page, charts: string[]): Promise<string[]> =>
+  page.evaluate(
+    (ids) =>
+      ids.filter((id) => {
+        const r = document.querySelector(`[data-testid="chart-${id}"] canvas`)?.getBoundingClientRect();
+        return !!r && r.bottom > -100 && r.top < window.innerHeight + 100;
+      }),
+    charts,
+  );
+
 const clear = (page: Page) =>
   page.evaluate(() => ((window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf.length = 0));
 
@@ -204,15 +226,22 @@ async function measurePage(
     await page.waitForTimeout(2000);
     await clear(page);
     requests.length = 0;
+    const clickAt = await page.evaluate(() => performance.now());
     await page.getByTestId(spec.nav).click();
     const charts = await chartIds(page);
     const figures: PageFigures = (into.pages[name] ??= {
       charts: {},
       loadRequests: [],
+      pageFirstPaintMs: [],
+      inSight: [],
+      outOfSight: [],
+      laterPaintMs: [],
       zoomRequests: [],
       batches: [],
     });
     for (const c of charts) figures.charts[c] ??= emptyChart();
+    // Those on screen (or within the 100 px the page draws ahead) are drawn first, the others when idle.
+    const near = await onScreen(page, charts);
     await waitFor(
       page,
       async () => {
@@ -227,18 +256,32 @@ async function measurePage(
     figures.loadRequests.push(requests.length);
     keepBatches(figures, 'load', requests);
     const fetched = new Set<string>();
+    const painted: PerfRecord[] = [];
     for (const r of await perf()) {
       const c = figures.charts[r.chart];
       if (!c) continue;
       if (r.kind === 'first-paint') {
         c.firstPaintMs.push(r.ms);
         c.points = r.points;
+        painted.push(r);
       }
       if (r.kind === 'fetch' && !fetched.has(r.chart)) {
         fetched.add(r.chart);
         c.firstFetchMs.push(r.ms);
       }
     }
+    figures.pageFirstPaintMs.push(
+      Math.max(...painted.filter((r) => near.includes(r.chart)).map((r) => r.end - clickAt)),
+    );
+    const later = charts.filter((c) => !near.includes(c));
+    figures.inSight.push(near.length);
+    figures.outOfSight.push(later.length);
+    figures.laterPaintMs.push(
+      later.length
+        ? Math.max(...painted.filter((r) => later.includes(r.chart)).map((r) => r.end - clickAt))
+        : NaN,
+    );
+    for (const c of later) figures.charts[c].outOfSight = true;
     // Zooms: drag across a fifth of the page's first chart; every chart of the page follows the window.
     for (let z = 0; z < zooms; z++) {
       await clear(page);
@@ -298,9 +341,14 @@ async function measureLive(browser: Browser, app: WebApp, plan: ModePlan, into: 
     // B: live updates on the KV page's 24 h window. First the demo's own (one per second), then many more
     // pushed by the backend over the same WebSocket, so "memory over many updates" takes seconds, not hours.
     // Only the KV charts the pushed rows feed are timed (the retraction charts get no pushed rows).
-    const charts = Object.keys(pages.KV.charts).filter((c) => c.startsWith('kv-'));
     const kv = pages.KV.charts;
     const { page, perf, errors } = await open(browser, `${url}&range=24h${query}#/kv`);
+    await chartIds(page);
+    // Charts out of sight draw nothing until scrolled to, live updates included: only those on screen count.
+    const charts = await onScreen(
+      page,
+      Object.keys(kv).filter((c) => c.startsWith('kv-')),
+    );
     const cdp = await page.context().newCDPSession(page);
     const heap = async (): Promise<number> => {
       await cdp.send('HeapProfiler.collectGarbage');
@@ -572,15 +620,22 @@ function print(results: ModeResult[]): void {
       const p = m?.pages[name];
       if (!m || !p) continue;
       const cs = Object.values(p.charts);
-      const worstPaint = Math.max(...cs.map((c) => pct(c.firstPaintMs, 0.5)));
+      // The page's first paint is that of its charts on screen; the others are drawn after them, when idle.
+      const drawn = cs.filter((c) => c.firstPaintMs.length > 0 && !c.outOfSight);
+      const worstPaint = Math.max(...drawn.map((c) => pct(c.firstPaintMs, 0.5)));
       // Per load, the page is drawn when its last chart is: the worst chart of each load, then their spread.
-      const loads = p.loadRequests.map((_, i) => Math.max(...cs.map((c) => c.firstPaintMs[i] ?? NaN)));
+      const loads = p.loadRequests.map((_, i) => Math.max(...drawn.map((c) => c.firstPaintMs[i] ?? -1)));
       const worstRefined = Math.max(...cs.map((c) => pct(c.zoomRefinedMs, 0.5)));
-      const worstRedraw = Math.max(...cs.map((c) => pct(c.zoomMs, 0.5)));
+      // Charts out of sight take the zoom's data without drawing: only those on screen redraw.
+      const worstRedraw = Math.max(...cs.filter((c) => c.zoomMs.length).map((c) => pct(c.zoomMs, 0.5)));
       console.log(
         `${m.mode.padEnd(10)} ${name}: first paint ≤ ${GOALS.firstPaintMs} ms: worst chart median ${f(worstPaint, 0)} ms, ` +
           `last chart per load ${loads.map((x) => f(x, 0)).join(', ')} ms ` +
-          `(${worstPaint <= GOALS.firstPaintMs ? 'met' : 'missed'}); zoom ≤ ${GOALS.zoomMs} ms: worst median redraw ` +
+          `(${loads.every((x) => x <= GOALS.firstPaintMs) ? 'met' : 'missed'}); ` +
+          `charts on screen / out of sight per load ${p.inSight.map((n, i) => `${n}/${p.outOfSight[i]}`).join(', ')}; ` +
+          `tab click → last chart on screen drawn ${p.pageFirstPaintMs.map((x) => f(x, 0)).join(', ')} ms; ` +
+          `→ last chart out of sight drawn (idle) ${p.laterPaintMs.map((x) => f(x, 0)).join(', ')} ms; ` +
+          `zoom ≤ ${GOALS.zoomMs} ms: worst median redraw ` +
           `${f(worstRedraw, 1)} ms, refined ${f(worstRefined, 0)} ms (${worstRefined <= GOALS.zoomMs ? 'met' : 'missed'})`,
       );
     }

@@ -111,3 +111,24 @@ test('the per-chart path the benchmark compares with makes one request per chart
   expect(requests.map((r) => r.method)).toEqual(Array<string>(charts).fill('getSeries'));
   await page.close();
 });
+
+test('the charts below the fold are drawn with their history too, without scrolling', async () => {
+  const { page, errors } = await openCounted();
+  await page.getByTestId('nav-metrics').click();
+  await chartsSettled(page);
+  // The last GPU chart is far below a 900 px viewport; the page draws it once the charts on screen are drawn.
+  const last = page.getByTestId('canvas-gpu-decode-power');
+  const inked = (): Promise<number> =>
+    last.evaluate((c) => {
+      const el = c as HTMLCanvasElement;
+      const px = el.getContext('2d')!.getImageData(0, 0, el.width, el.height).data;
+      const colours = new Set<number>();
+      for (let i = 0; i < px.length; i += 4 * 97) colours.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+      return colours.size;
+    });
+  // Axes, grid, labels and lines: more than a blank or a background-only canvas.
+  await expect.poll(inked).toBeGreaterThan(3);
+  expect(await last.evaluate((c) => c.getBoundingClientRect().top)).toBeGreaterThan(900);
+  expect(errors).toEqual([]);
+  await page.close();
+});

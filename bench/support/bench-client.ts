@@ -31,13 +31,19 @@ export function pushSignals(app: WebApp, n: number, t0: number): Promise<void> {
 
 /** Runs in the page before the app: every "pdc:" measure into window.__benchPerf. */
 export function collectPerfScript(): void {
-  const list: Array<{ chart: string; kind: string; ms: number; points: number }> = [];
+  const list: Array<{ chart: string; kind: string; ms: number; points: number; end: number }> = [];
   (window as unknown as { __benchPerf: typeof list }).__benchPerf = list;
   new PerformanceObserver((entries) => {
     for (const e of entries.getEntries()) {
       if (!e.name.startsWith('pdc:')) continue;
       const d = (e as PerformanceMeasure).detail as { chart: string; kind: string; points: number };
-      list.push({ chart: d.chart, kind: d.kind, ms: e.duration, points: d.points });
+      list.push({
+        chart: d.chart,
+        kind: d.kind,
+        ms: e.duration,
+        points: d.points,
+        end: e.startTime + e.duration,
+      });
     }
   }).observe({ type: 'measure' });
 }

@@ -120,6 +120,38 @@ describe('browser-mode WebSocket bridge', () => {
     expect(await api.getAppInfo({})).toMatchObject({ shell: 'browser' });
   });
 
+  it('puts a request on an open socket in the caller’s own turn, so a long task after it does not hold it back', async () => {
+    const server = await serve();
+    const sent: string[] = [];
+    const Base = socketFor(server.port);
+    // The real socket, with each frame noted as the bridge hands it over.
+    const Recording = class extends (Base as unknown as typeof WebSocket) {
+      override send(data: string): void {
+        sent.push(data);
+        super.send(data);
+      }
+    } as unknown as SocketConstructor;
+    const t = createWsTransport({
+      url: `ws://127.0.0.1:${server.port}/api?token=${server.token}`,
+      WebSocket: Recording,
+    });
+    cleanups.push(() => t.dispose());
+    const api = createApi(t);
+    // Before the socket opens the request waits for it, and leaves once it is open.
+    const early = api.getAppInfo({});
+    expect(sent).toEqual([]);
+    await until(t, (s) => s.state === 'open');
+    expect(await early).toMatchObject({ shell: 'browser' });
+    expect(sent).toHaveLength(1);
+    // A page asks for its history, then builds its charts in the same task: the frame is already out.
+    const answer = api.getAppInfo({});
+    expect(sent.map((f) => (JSON.parse(f) as { method: string }).method)).toEqual([
+      'getAppInfo',
+      'getAppInfo',
+    ]);
+    expect(await answer).toMatchObject({ shell: 'browser' });
+  });
+
   it('rejects pending requests when the backend goes, and recovers by itself when it is back', async () => {
     let answer = false;
     const handlers: Partial<ApiHandlers> = {

@@ -62,46 +62,35 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const refetch = useRef<((why: 'view' | 'live') => Promise<void>) | null>(null);
   const onFetched = useRef<((points: number) => void) | null>(null);
   /**
-   * The first history of a series set, which the chart is built with (one layout and one draw, where building
-   * an empty chart and updating it cost two); `done` finishes what applying it does.
+   * Shows the data in dataRef on [from, to]: builds or updates the chart now if it is in sight, else when it
+   * comes into sight. Set by the chart's effect.
    */
-  const first = useRef<{
-    keys: string;
-    data: Point[][];
-    from: number;
-    to: number;
-    done: () => void;
-  } | null>(null);
-  /** When the chart's effect began waiting for that history (its first paint is timed from there). */
-  const waitingSince = useRef(0);
-  /** The series set the chart on the canvas was built for. */
-  const builtFor = useRef<string | null>(null);
+  const showRef = useRef<((from: number, to: number) => void) | null>(null);
+  /** The chart's box is in or near the viewport (an IntersectionObserver's last word). */
+  const inSight = useRef(false);
+  /** History that arrived before the chart's effect ran: applied by that effect. */
+  const whenBuilt = useRef<(() => void) | null>(null);
   const { view, theme } = useUi();
   const viewRef = useRef<View>(view);
   const [load, setLoad] = useState<LoadState>({ s: 'loading' });
   const [partial, setPartial] = useState<Record<string, SignalMissing>>({});
   const [marker, setMarker] = useState<AppEvent | null>(null);
   const keys = p.series.map((s) => s.key).join(',');
-  /** The series set whose first history (or failure) has arrived: until then there is no chart to build. */
-  const [answered, setAnswered] = useState<string | null>(null);
-  const hasAnswer = answered === keys;
   const seriesSource = useSeriesSource();
 
-  // Create the chart once per series set and theme; keep it in a ref for in-place updates.
+  // Create the chart once per series set and theme, when its first history is here; keep it in a ref for
+  // in-place updates.
   useEffect(() => {
     const el = canvas.current;
     if (!el) return;
-    // Every chart of the page asked for its history in the layout phase: send it before building any chart,
-    // so the core decimates while the page builds its charts (building one costs a layout and a draw).
+    // Every chart of the page asked for its history in the layout phase: send it now, so the core decimates
+    // while the page sets its charts up.
     seriesSource.flush();
-    if (!hasAnswer) {
-      waitingSince.current = performance.now();
-      return;
-    }
-    const initial = first.current?.keys === keys ? first.current : null;
-    first.current = null;
-    const mounted = initial ? waitingSince.current : performance.now();
+    const mounted = performance.now();
     let painted = false;
+    /** A chart first built when scrolled to times its paint from then, not from the page's mount. */
+    let paintKind: 'first-paint' | 'scroll-in' = 'first-paint';
+    let paintFrom = mounted;
     const colors = {
       crosshair: cssVar('--muted', '#888'),
       info: cssVar('--accent', '#2563eb'),
@@ -109,123 +98,190 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       error: cssVar('--bad', '#b91c1c'),
       background: cssVar('--panel', '#fff'),
     };
-    overlay.current = {
+    const overlayOptions: OverlayOptions = {
       events: p.events,
       colors,
       onPick: (ts) => showAround(ts, p.role),
     };
+    overlay.current = overlayOptions;
     // Axis and legend text follow the page's type size (larger on a 4K panel at 100 % scaling).
     Chart.defaults.font.size = Math.round(
       parseFloat(getComputedStyle(document.documentElement).fontSize) * 0.85,
     );
     const grid = cssVar('--grid', 'rgba(128,128,128,0.2)');
     const text = cssVar('--muted', '#888');
-    dataRef.current = initial?.data ?? p.series.map(() => []);
-    const datasets: ChartDataset<'line', Point[]>[] = p.series.map((s, i) => {
-      const color = s.color.startsWith('--') ? cssVar(s.color, '#3b82f6') : s.color;
-      return {
-        label: s.label,
-        data: dataRef.current[i],
-        borderColor: color,
-        backgroundColor: color + '26',
-        fill: s.fill ? 'origin' : false,
-        borderWidth: 1.5,
-        borderDash: s.dash,
-        pointRadius: 0,
-        pointHoverRadius: 0,
-        spanGaps: false,
-        parsing: false,
-        normalized: true,
-      };
-    });
-    const chart = new Chart<'line', Point[]>(el, {
-      type: 'line',
-      data: { datasets },
-      plugins: [
-        overlayPlugin(overlay.current),
-        {
-          id: 'pdcFirstPaint',
-          afterRender: () => {
-            if (painted || !dataRef.current.some((d) => d.length > 0)) return;
-            painted = true;
-            recordPerf(p.id, 'first-paint', performance.now() - mounted, pointCount(dataRef.current));
-          },
-        },
-      ],
-      options: {
-        animation: false,
-        // Data arrive as {x, y} sorted by x: no parsing, and the time scale may skip sorting and de-duplicating.
-        parsing: false,
-        normalized: true,
-        responsive: true,
-        maintainAspectRatio: false,
-        interaction: { mode: 'nearest', axis: 'x', intersect: false },
-        scales: {
-          x: {
-            type: 'time',
-            ...(initial && { min: initial.from, max: initial.to }),
-            time: {
-              displayFormats: { second: 'HH:mm:ss', minute: 'HH:mm', hour: 'HH:mm', day: 'MMM d' },
-              ...(initial && tickStep(initial.from, initial.to)),
-            },
-            grid: { color: grid },
-            ticks: { color: text, maxRotation: 0, minRotation: 0, sampleSize: 8, autoSkipPadding: 24 },
-          },
-          y: {
-            min: p.yMin,
-            max: p.yMax,
-            beginAtZero: true,
-            grid: { color: grid },
-            ticks: {
-              color: text,
-              maxTicksLimit: 6,
-              stepSize: p.unit === 'bool' ? 1 : undefined,
-              callback: (v) => formatTick(p.unit, Number(v)),
-            },
-            // Bytes read best on whole GiB steps, not on Chart.js's decimal "nice" numbers.
-            afterBuildTicks: p.unit === 'bytes' ? gibTicks : undefined,
-          },
-        },
-        plugins: {
-          legend: {
-            display: p.series.length > 1,
-            position: 'bottom',
-            labels: { color: text, boxWidth: 10, boxHeight: 2 },
-          },
-          tooltip: {
-            callbacks: {
-              title: (items) => (items[0] ? formatDateTime(items[0].parsed.x ?? 0) : ''),
-              label: (c) => `${c.dataset.label}: ${formatValue(p.unit, c.parsed.y)}`,
+    dataRef.current = p.series.map(() => []);
+    let chart: Chart<'line', Point[]> | null = null;
+    // Built with its first history in it: an empty chart first cost a whole layout and draw per chart, on a
+    // page that had nothing to show yet, and held up the drawing of the charts whose data had arrived.
+    // Read now, while the page's style is settled: between two chart builds each read recomputes it.
+    const lineColors = p.series.map((s) => (s.color.startsWith('--') ? cssVar(s.color, '#3b82f6') : s.color));
+    const build = (from: number, to: number): Chart<'line', Point[]> => {
+      if (chart) return chart;
+      const datasets: ChartDataset<'line', Point[]>[] = p.series.map((s, i) => {
+        const color = lineColors[i];
+        return {
+          label: s.label,
+          data: dataRef.current[i],
+          borderColor: color,
+          backgroundColor: color + '26',
+          fill: s.fill ? 'origin' : false,
+          borderWidth: 1.5,
+          borderDash: s.dash,
+          pointRadius: 0,
+          pointHoverRadius: 0,
+          spanGaps: false,
+          parsing: false,
+          normalized: true,
+        };
+      });
+      const x: WindowOptions = { time: {} };
+      windowOptions(x, from, to);
+      chart = new Chart<'line', Point[]>(el, {
+        type: 'line',
+        data: { datasets },
+        plugins: [
+          overlayPlugin(overlayOptions),
+          {
+            id: 'pdcFirstPaint',
+            afterRender: () => {
+              if (painted || !dataRef.current.some((d) => d.length > 0)) return;
+              painted = true;
+              recordPerf(p.id, paintKind, performance.now() - paintFrom, pointCount(dataRef.current));
             },
           },
-          // Decimation happens in the core (min-max per pixel bucket) before data cross the bridge; running
-          // Chart.js's plugin again on every live update would only cost time.
-          decimation: { enabled: false },
-          zoom: {
+        ],
+        options: {
+          animation: false,
+          // Data arrive as {x, y} sorted by x: no parsing, and the time scale may skip sorting and de-duplicating.
+          parsing: false,
+          normalized: true,
+          responsive: true,
+          maintainAspectRatio: false,
+          interaction: { mode: 'nearest', axis: 'x', intersect: false },
+          scales: {
+            x: {
+              type: 'time',
+              min: x.min,
+              max: x.max,
+              time: {
+                ...x.time,
+                displayFormats: { second: 'HH:mm:ss', minute: 'HH:mm', hour: 'HH:mm', day: 'MMM d' },
+              },
+              grid: { color: grid },
+              ticks: { color: text, maxRotation: 0, minRotation: 0, sampleSize: 8, autoSkipPadding: 24 },
+            },
+            y: {
+              min: p.yMin,
+              max: p.yMax,
+              beginAtZero: true,
+              grid: { color: grid },
+              ticks: {
+                color: text,
+                maxTicksLimit: 6,
+                stepSize: p.unit === 'bool' ? 1 : undefined,
+                callback: (v) => formatTick(p.unit, Number(v)),
+              },
+              // Bytes read best on whole GiB steps, not on Chart.js's decimal "nice" numbers.
+              afterBuildTicks: p.unit === 'bytes' ? gibTicks : undefined,
+            },
+          },
+          plugins: {
+            legend: {
+              display: p.series.length > 1,
+              position: 'bottom',
+              labels: { color: text, boxWidth: 10, boxHeight: 2 },
+            },
+            tooltip: {
+              callbacks: {
+                title: (items) => (items[0] ? formatDateTime(items[0].parsed.x ?? 0) : ''),
+                label: (c) => `${c.dataset.label}: ${formatValue(p.unit, c.parsed.y)}`,
+              },
+            },
+            // Decimation happens in the core (min-max per pixel bucket) before data cross the bridge; running
+            // Chart.js's plugin again on every live update would only cost time.
+            decimation: { enabled: false },
             zoom: {
-              drag: { enabled: true, threshold: 8 },
-              wheel: { enabled: true, modifierKey: 'ctrl' },
-              mode: 'x',
-              onZoomComplete: ({ chart: c }) => setFixedWindow(c.scales.x.min, c.scales.x.max),
-            },
-            pan: {
-              enabled: true,
-              mode: 'x',
-              modifierKey: 'shift',
-              onPanComplete: ({ chart: c }) => setFixedWindow(c.scales.x.min, c.scales.x.max),
+              zoom: {
+                drag: { enabled: true, threshold: 8 },
+                wheel: { enabled: true, modifierKey: 'ctrl' },
+                mode: 'x',
+                onZoomComplete: ({ chart: c }) => setFixedWindow(c.scales.x.min, c.scales.x.max),
+              },
+              pan: {
+                enabled: true,
+                mode: 'x',
+                modifierKey: 'shift',
+                onPanComplete: ({ chart: c }) => setFixedWindow(c.scales.x.min, c.scales.x.max),
+              },
             },
           },
         },
+      });
+      chartRef.current = chart;
+      return chart;
+    };
+    // Charts out of sight (most of the Metrics page below the fold) take their data but are built when the
+    // page is idle and redrawn when scrolled to: building and drawing nineteen charts one after another is
+    // what made the first paint of the ones on screen wait, and a zoom's refinement too.
+    inSight.current = false;
+    let seen = false;
+    /** The window to show once in sight, for data that arrived out of sight. */
+    let due: { from: number; to: number } | null = null;
+    const draw = (from: number, to: number): void => {
+      due = null;
+      if (!chart) {
+        build(from, to);
+        return;
+      }
+      dataRef.current.forEach((data, i) => (chart!.data.datasets[i].data = data));
+      setWindow(chart, from, to);
+      chart.update('none');
+    };
+    let idle = 0;
+    showRef.current = (from, to) => {
+      if (inSight.current) return draw(from, to);
+      due = { from, to };
+      // Never built: built anyway once the page is idle (after the charts on screen are drawn), so a chart
+      // is ready before it is scrolled to and a full-page picture has every chart in it.
+      if (!chart && !idle)
+        idle = requestIdleCallback(
+          () => {
+            idle = 0;
+            if (chart || !due) return;
+            paintKind = 'first-paint';
+            paintFrom = mounted;
+            draw(due.from, due.to);
+          },
+          { timeout: 2000 },
+        );
+    };
+    const sight = new IntersectionObserver(
+      (entries) => {
+        const now = entries[entries.length - 1].isIntersecting;
+        if (!seen && !now && !chart) {
+          paintKind = 'scroll-in';
+        }
+        seen = true;
+        inSight.current = now;
+        if (!now || !due) return;
+        if (paintKind === 'scroll-in') paintFrom = performance.now();
+        draw(due.from, due.to);
       },
-    });
-    chartRef.current = chart;
-    builtFor.current = keys;
+      // A little ahead of the scroll, so a chart is drawn as it enters the screen.
+      { rootMargin: '100px 0px' },
+    );
+    sight.observe(el);
+    const early = whenBuilt.current;
+    whenBuilt.current = null;
+    early?.();
 
     let raf = 0;
     const offCross = onCrosshair((t) => {
       if (raf) return;
       raf = requestAnimationFrame(() => {
         raf = 0;
+        if (!chart || !inSight.current) return;
         chart.draw();
         const ev = overlay.current && t !== null ? nearestEvent(chart, overlay.current.events, t) : null;
         setMarker((m) => (m?.id === ev?.id ? m : ev));
@@ -259,9 +315,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         while (drop < data.length - 1 && data[drop].x < win.from) drop++;
         if (drop > 0) data.splice(0, drop);
       }
-      setWindow(chart, win.from, win.to);
-      chart.update('none');
-      recordPerf(p.id, 'live-update', performance.now() - started, pointCount(dataRef.current));
+      // Out of sight, or before the first history (which will hold this point), nothing is drawn.
+      if (chart && inSight.current) {
+        setWindow(chart, win.from, win.to);
+        chart.update('none');
+        recordPerf(p.id, 'live-update', performance.now() - started, pointCount(dataRef.current));
+      } else if (chart || due) due = { from: win.from, to: win.to };
       // Long ranges accumulate raw live points on top of the decimated history: once they are a quarter of
       // it, fetch again, so what the chart holds stays bounded whatever the range and however long it runs.
       if (DECIMATE && livePoints > Math.max(300, fetchedPoints / 4 / Math.max(1, p.series.length))) {
@@ -271,17 +330,18 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       setLoad((l) => (l.s === 'empty' ? { s: 'ready' } : l));
     });
 
-    initial?.done();
-
     return () => {
       offLive();
       offCross();
       if (raf) cancelAnimationFrame(raf);
-      chart.destroy();
+      sight.disconnect();
+      if (idle) cancelIdleCallback(idle);
+      showRef.current = null;
+      chart?.destroy();
       chartRef.current = null;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the chart is rebuilt only when its series or theme change
-  }, [p.deploymentId, keys, theme, p.unit, p.yMin, p.yMax, hasAnswer]);
+  }, [p.deploymentId, keys, theme, p.unit, p.yMin, p.yMax]);
 
   // Timeline markers follow the event list without rebuilding the chart.
   useEffect(() => {
@@ -301,12 +361,19 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       const started = performance.now();
       const now = Date.now();
       const win = viewWindow(view, now, firstMsRef.current);
-      if (before && why === 'view' && view.mode === 'fixed') {
+      if (before && inSight.current && why === 'view' && view.mode === 'fixed') {
         const chart = before;
         // Every chart follows a zoom or pan at once with the points it holds; the fetch below refines it.
-        setWindow(chart, win.from, win.to);
-        chart.update('none');
-        recordPerf(p.id, 'zoom', performance.now() - started, pointCount(dataRef.current));
+        // Redrawn once every chart of the commit has asked and the page's request has left (the flush), so
+        // the core works on the refinement while the page redraws; redrawing first held the request back by
+        // one redraw per chart.
+        queueMicrotask(() => {
+          seriesSource.flush();
+          if (cancelled || chartRef.current !== chart) return;
+          setWindow(chart, win.from, win.to);
+          chart.update('none');
+          recordPerf(p.id, 'zoom', performance.now() - started, pointCount(dataRef.current));
+        });
       }
       const finiteRange =
         view.mode === 'fixed' || Number.isFinite(RANGES.find((r) => r.id === view.range)!.ms);
@@ -329,39 +396,25 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       } catch (err) {
         if (cancelled) return;
         setLoad({ s: 'error', ...errorText(err) });
-        // Built all the same: live points still come, and another window may have history.
-        setAnswered(keys);
+        // The axes of the window still show behind the message.
+        showRef.current?.(win.from, win.to);
         return;
       }
       if (cancelled) return;
       const fetched = performance.now();
-      const apply = (chart: Chart<'line', Point[]> | null): void => {
+      const apply = (show: (from: number, to: number) => void): void => {
         firstMsRef.current = res.firstMs;
         // A fresh array per dataset: Chart.js hooks push/splice on the array it holds, and refilling it one
         // push at a time would cost a splice per point (quadratic on a day of points).
-        const data = res.series.map((col) => {
-          const points: Point[] = new Array<Point>(col.t.length);
-          for (let k = 0; k < col.t.length; k++) points[k] = { x: col.t[k], y: col.v[k] };
-          return points;
+        res.series.forEach((col, i) => {
+          const data: Point[] = new Array<Point>(col.t.length);
+          for (let k = 0; k < col.t.length; k++) data[k] = { x: col.t[k], y: col.v[k] };
+          dataRef.current[i] = data;
         });
         const shown = viewWindow(view, view.mode === 'live' ? (res.lastMs ?? now) : now, res.firstMs);
         const from = view.mode === 'live' && !finiteRange ? (res.firstMs ?? shown.from) : shown.from;
         const to = view.mode === 'live' ? Math.max(now, res.lastMs ?? now) : shown.to;
-        if (!chart) {
-          // The first history of this series set: the chart's effect builds the chart with it.
-          first.current = { keys, data, from, to, done };
-          setAnswered(keys);
-          return;
-        }
-        data.forEach((d, i) => {
-          dataRef.current[i] = d;
-          chart.data.datasets[i].data = d;
-        });
-        setWindow(chart, from, to);
-        chart.update('none');
-        done();
-      };
-      const done = (): void => {
+        show(from, to);
         const points = pointCount(dataRef.current);
         recordPerf(p.id, 'fetch', fetched - started, points);
         onFetched.current?.(points);
@@ -373,7 +426,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         else if (missingKeys.length === p.series.length) setLoad({ s: 'missing', missing: res.missing });
         else setLoad({ s: 'empty', firstMs: res.firstMs });
       };
-      apply(builtFor.current === keys ? chartRef.current : null);
+      // The answer may come before this commit's chart effect ran (it runs after this one).
+      if (showRef.current) apply(showRef.current);
+      else
+        whenBuilt.current = () => {
+          if (!cancelled && showRef.current) apply(showRef.current);
+        };
     };
     refetch.current = run;
     void run('view');
@@ -476,25 +534,25 @@ const TICK_STEPS: Array<[number, 'second' | 'minute' | 'hour' | 'day', number]> 
   [86_400_000, 'day', 1],
 ];
 
-/** Shows [from, to] with ticks on round times (every 30 s, 1 min, 1 h…), at most about seven of them. */
-function setWindow(chart: Chart<'line', Point[]>, from: number, to: number): void {
-  const x = chart.options.scales!.x as {
-    min?: number;
-    max?: number;
-    time?: { unit?: string; stepSize?: number };
-  };
-  x.min = from;
-  x.max = to;
-  const step = tickStep(from, to);
-  x.time ??= {};
-  x.time.unit = step.unit;
-  x.time.stepSize = step.stepSize;
+interface WindowOptions {
+  min?: number;
+  max?: number;
+  time?: { unit?: 'second' | 'minute' | 'hour' | 'day'; stepSize?: number };
 }
 
-function tickStep(from: number, to: number): { unit: (typeof TICK_STEPS)[number][1]; stepSize: number } {
+/** Shows [from, to] with ticks on round times (every 30 s, 1 min, 1 h…), at most about seven of them. */
+function setWindow(chart: Chart<'line', Point[]>, from: number, to: number): void {
+  windowOptions(chart.options.scales!.x as WindowOptions, from, to);
+}
+
+function windowOptions(x: WindowOptions, from: number, to: number): void {
+  x.min = from;
+  x.max = to;
   const span = Math.max(1, to - from);
   const [, unit, stepSize] = TICK_STEPS.find(([ms]) => span / ms <= 7) ?? TICK_STEPS[TICK_STEPS.length - 1];
-  return { unit, stepSize };
+  x.time ??= {};
+  x.time.unit = unit;
+  x.time.stepSize = stepSize;
 }
 
 function gibTicks(scale: { min: number; max: number; ticks: { value: number }[] }): void {

@@ -1,7 +1,7 @@
 // Timings of the real charts as standard performance measures ("pdc:<chart>:<kind>", with chart, kind and
 // point count in `detail`). The dashboard benchmark collects them with a PerformanceObserver of its own, so
 // the product keeps no benchmark state: only the latest measure per name stays on the timeline.
-export type PerfKind = 'first-paint' | 'fetch' | 'live-update' | 'zoom' | 'zoom-refined';
+export type PerfKind = 'first-paint' | 'scroll-in' | 'fetch' | 'live-update' | 'zoom' | 'zoom-refined';
 
 export interface PerfRecord {
   chart: string;
