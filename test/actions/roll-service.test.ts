@@ -2,10 +2,10 @@
 // a roll it runs to the end as the simulation saw it, and its guard rails against a one-service restart, a
 // second roll and read-only mode.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RollOperation } from '../../src/shared/contract';
 import type { AppEvent } from '../../src/shared/domain';
 import { RollService } from '../../src/main/core/services/roll';
 import { coreRollDeployments } from '../../src/main/core/services/roll-deployments';
+import { rollEnded } from '../support/roll-ended';
 import { firstScrape, openFixture, type Fixture } from './demo-fixture';
 
 let f: (Fixture & { roll: RollService }) | undefined;
@@ -31,19 +31,6 @@ async function open(opts: Parameters<typeof openFixture>[0] = {}): Promise<Fixtu
   return (f = { ...fx, roll });
 }
 
-function ended(fx: Fixture, rollId: string, timeoutMs = 60_000): Promise<RollOperation> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`roll ${rollId} did not end in ${timeoutMs} ms`)), timeoutMs);
-    const on = (p: { operation: RollOperation }): void => {
-      if (p.operation.id !== rollId || ['running', 'paused'].includes(p.operation.state)) return;
-      clearTimeout(t);
-      fx.core.off('rollProgress', on);
-      resolve(p.operation);
-    };
-    fx.core.on('rollProgress', on);
-  });
-}
-
 describe('rolling restarts from the API, one-host demo', () => {
   it('plans the decode worker with its exact commands and warns that it is the only one of its role', async () => {
     const fx = await open();
@@ -67,7 +54,7 @@ describe('rolling restarts from the API, one-host demo', () => {
       target: { kind: 'worker', worker: 'sglang-decode.service' },
     });
     expect(started.state).toBe('running');
-    const end = await ended(fx, started.id);
+    const end = await rollEnded(fx.core, started.id);
     expect(end.state, end.summary).toBe('succeeded');
     const seen = fx.demo.sim.unitHistory.slice(before).filter((t) => t.unit === 'sglang-decode.service');
     expect(seen.map((t) => t.activeState)).toContain('inactive');
@@ -97,7 +84,7 @@ describe('rolling restarts from the API, one-host demo', () => {
       fx.roll.startRoll({ deploymentId: fx.deploymentId, target: { kind: 'role', role: 'decode' } }),
     ).rejects.toMatchObject({ code: 'restart-running', message: expect.stringContaining(started.id) });
     await fx.roll.cancelRoll({ deploymentId: fx.deploymentId, rollId: started.id });
-    const end = await ended(fx, started.id);
+    const end = await rollEnded(fx.core, started.id);
     // Cancel takes effect between workers: the one being restarted is finished first.
     expect(['cancelled', 'succeeded']).toContain(end.state);
   });

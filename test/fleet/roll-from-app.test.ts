@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createApp, demoFleetOf, type App } from '../../src/main/compose';
-import type { RollOperation } from '../../src/shared/contract';
+import { rollEnded } from '../support/roll-ended';
 import type { DeploymentSummary } from '../../src/shared/domain';
 
 let app: App;
@@ -33,19 +33,6 @@ afterAll(async () => {
   await app?.shutdown();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-function ended(rollId: string, ms = 120_000): Promise<RollOperation> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`roll ${rollId} did not end within ${ms} ms`)), ms);
-    const on = (p: { operation: RollOperation }): void => {
-      if (p.operation.id !== rollId || ['running', 'paused'].includes(p.operation.state)) return;
-      clearTimeout(t);
-      app.core.off('rollProgress', on);
-      resolve(p.operation);
-    };
-    app.core.on('rollProgress', on);
-  });
-}
 
 it('plans the decode roll over every decode worker, one at a time, the two-node decode-2 as one', async () => {
   const plan = await app.handlers.planRoll({
@@ -74,7 +61,7 @@ it('rolls the decode workers to the end without two of them ever down at once', 
   await expect(
     app.handlers.startRestart({ deploymentId: summary.deployment.id, target: 'prefill' }),
   ).rejects.toMatchObject({ message: expect.stringMatching(/rolling restart/) });
-  const end = await ended(started.id);
+  const end = await rollEnded(app.core, started.id, 120_000);
   expect(end.state, `${end.summary} ${end.failure?.message ?? ''}`).toBe('succeeded');
   expect(end.workers.map((w) => w.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
   const restarted = new Set(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RESTART_TARGETS, type RestartRequests } from '../api/restart';
-import { empty, id } from './common';
+import { empty, id, requestedBy } from './common';
 
 type Args<K extends keyof RestartRequests> = Parameters<RestartRequests[K]>[0];
 
@@ -33,12 +33,7 @@ const plan = z.strictObject({ deploymentId: id, target, drain: z.boolean().optio
 export const restartSchemas = {
   planRestart: plan,
   startRestart: plan.extend({
-    requestedBy: z
-      .string()
-      .min(1)
-      .max(64)
-      .regex(/^[A-Za-z0-9._@ -]+$/)
-      .optional(),
+    requestedBy,
   }),
   getRestart: z.strictObject({ operationId: id }),
   listRestarts: z.strictObject({ deploymentId: id }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RollRequests } from '../api/roll';
-import { id, role } from './common';
+import { id, role, requestedBy } from './common';
 
 type Args<K extends keyof RollRequests> = Parameters<RollRequests[K]>[0];
 
@@ -23,12 +23,7 @@ const ref = z.strictObject({ deploymentId: id, rollId: id });
 export const rollSchemas = {
   planRoll: plan,
   startRoll: plan.extend({
-    requestedBy: z
-      .string()
-      .min(1)
-      .max(64)
-      .regex(/^[A-Za-z0-9._@ -]+$/)
-      .optional(),
+    requestedBy,
   }),
   getRoll: ref,
   listRolls: z.strictObject({ deploymentId: id }),

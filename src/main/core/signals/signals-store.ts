@@ -161,16 +161,7 @@ export class SignalsStore {
     const d = this.need(obs.deploymentId);
     const merged: Record<string, number | null> = {};
     for (const s of obs.services) {
-      const values: Record<string, number | null> = {};
-      if (s.systemd) {
-        values.active = s.systemd.activeState === 'active' ? 1 : 0;
-        values.restarts = s.systemd.nRestarts;
-      }
-      if (s.health) values.health_ok = s.health.ok ? 1 : 0;
-      if (s.metrics) {
-        values.metrics_ok = s.metrics.ok ? 1 : 0;
-        values.scrape_ms = s.metrics.ok ? s.metrics.durationMs : null;
-      }
+      const values = serviceValues(s);
       if (s.kv) {
         Object.assign(values, this.kvValues(d, s.role, s.kv));
         d.capacity.set(s.role, s.kv.capacityTokens);

@@ -1,5 +1,6 @@
 // One worker (or router) of a fleet in detail, by its service id: its units on every host (a multi-node worker
 // has one per node), systemd properties of node rank 0, its own series beside its role's total, its GPUs.
+import { PropList } from '../components/PropList';
 import type { DeploymentView } from '../state/store';
 import { signalKey } from '@shared/signals/spec';
 import { formatBytes, formatDateTime, formatDuration, formatPct, formatTokens } from '../format';
@@ -141,14 +142,7 @@ export function WorkerPage({
             })}
           </tbody>
         </table>
-        <dl className="props">
-          {props.map(([k, v]) => (
-            <div key={k} data-testid={`prop-${k}`}>
-              <dt>{k}</dt>
-              <dd>{v}</dd>
-            </div>
-          ))}
-        </dl>
+        <PropList props={props} />
       </section>
       {role === 'router' && (
         <RouterWorkers workers={view.dashboard?.routerWorkers} services={deployment.services} />

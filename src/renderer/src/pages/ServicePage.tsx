@@ -1,4 +1,5 @@
 // One service in detail: systemd properties, its signals over time, and its live journal.
+import { PropList } from '../components/PropList';
 import type { Role } from '@shared/domain';
 import { signalKey } from '@shared/signals/spec';
 import type { DeploymentView } from '../state/store';
@@ -61,14 +62,7 @@ export function ServicePage({
           {role} · {svc.unit} <RestartButton deploymentId={deployment.id} role={role} />
         </h2>
         {!sd && <p className="muted">{obs?.systemdError ?? 'Waiting for the first systemctl show…'}</p>}
-        <dl className="props">
-          {props.map(([k, v]) => (
-            <div key={k} data-testid={`prop-${k}`}>
-              <dt>{k}</dt>
-              <dd>{v}</dd>
-            </div>
-          ))}
-        </dl>
+        <PropList props={props} />
       </section>
       {role === 'router' && (
         <RouterWorkers workers={view.dashboard?.routerWorkers} services={deployment.services} />
