@@ -1,9 +1,10 @@
 // One worker (or router) of a fleet in detail, by its service id: its units on every host (a multi-node worker
 // has one per node), systemd properties of node rank 0, its own series beside its role's total, its GPUs.
 import { PropList } from '../components/PropList';
+import { unitStateProps } from '../components/unit-props';
 import type { DeploymentView } from '../state/store';
 import { signalKey } from '@shared/signals/spec';
-import { formatBytes, formatDateTime, formatDuration, formatPct, formatTokens } from '../format';
+import { formatBytes, formatPct, formatTokens } from '../format';
 import { TimeChart } from '../charts/TimeChart';
 import { RouterWorkers } from '../components/RouterWorkers';
 import { connectionText } from '../components/ConnectionIndicator';
@@ -54,16 +55,7 @@ export function WorkerPage({
       : view.dashboard?.routerWorkers?.find((w) => norm(w.url) === norm(svc.workerUrl!));
   const props: Array<[string, React.ReactNode]> = [
     ['URL', svc.workerUrl ?? svc.apiUrl],
-    ['ActiveState', sd?.activeState ?? '—'],
-    ['SubState', sd?.subState ?? '—'],
-    ['MainPID', sd ? sd.mainPid || '—' : '—'],
-    [
-      'Since',
-      sd?.activeEnterTimestamp
-        ? `${formatDateTime(sd.activeEnterTimestamp)} (${formatDuration(now - sd.activeEnterTimestamp)} ago)`
-        : '—',
-    ],
-    ['NRestarts', sd ? sd.nRestarts : '—'],
+    ...unitStateProps(sd, now),
     ['Memory', formatBytes(sd?.memoryCurrentBytes ?? null)],
     ['Health', obs?.health ? `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}` : '—'],
     [

@@ -1,9 +1,10 @@
 // One service in detail: systemd properties, its signals over time, and its live journal.
 import { PropList } from '../components/PropList';
+import { unitStateProps } from '../components/unit-props';
 import type { Role } from '@shared/domain';
 import { signalKey } from '@shared/signals/spec';
 import type { DeploymentView } from '../state/store';
-import { formatBytes, formatDateTime, formatDuration } from '../format';
+import { formatBytes } from '../format';
 import { JournalView } from '../components/JournalView';
 import { TimeChart } from '../charts/TimeChart';
 import { RestartButton } from '../restart/RestartButton';
@@ -30,16 +31,7 @@ export function ServicePage({
     );
   const props: Array<[string, React.ReactNode]> = [
     ['Unit', svc.unit],
-    ['ActiveState', sd?.activeState ?? '—'],
-    ['SubState', sd?.subState ?? '—'],
-    ['MainPID', sd ? sd.mainPid || '—' : '—'],
-    [
-      'Since',
-      sd?.activeEnterTimestamp
-        ? `${formatDateTime(sd.activeEnterTimestamp)} (${formatDuration(now - sd.activeEnterTimestamp)} ago)`
-        : '—',
-    ],
-    ['NRestarts', sd ? sd.nRestarts : '—'],
+    ...unitStateProps(sd, now),
     ['Result', sd?.result || '—'],
     ['Memory', formatBytes(sd?.memoryCurrentBytes ?? null)],
     [
