@@ -300,13 +300,13 @@ describe('sh reading commands on stdin (the persistent shell)', () => {
     channel.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<number>((resolve) => channel.on('exit', (code: number) => resolve(code)));
     channel.write(
-      `"\${SHELL:-/bin/sh}" -c 'systemctl is-active sglang-decode.service' "\${SHELL##*/}" </dev/null; echo "T1 $?"; echo T1 >&2\n`,
+      `"\${SHELL:=/bin/sh}" -c 'systemctl is-active sglang-decode.service' "\${SHELL##*/}" </dev/null; echo "T1 $?"; echo T1 >&2\n`,
     );
     await waitFor(() => out.includes('T1 0\n') && err.includes('T1\n'), 3000, 'the first answer');
     expect(out).toBe('active\nT1 0\n');
     expect(err).toBe('T1\n');
     // The second command arrives only after the first was answered: the shell was waiting on stdin.
-    channel.write(`"\${SHELL:-/bin/sh}" -c 'nosuch' "\${SHELL##*/}" </dev/null; echo "T2 $?"; echo T2 >&2\n`);
+    channel.write(`"\${SHELL:=/bin/sh}" -c 'nosuch' "\${SHELL##*/}" </dev/null; echo "T2 $?"; echo T2 >&2\n`);
     await waitFor(() => out.includes('T2 127\n') && err.includes('T2\n'), 3000, 'the second answer');
     expect(err).toBe('T1\nbash: nosuch: command not found\nT2\n');
     channel.end();

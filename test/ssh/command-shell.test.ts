@@ -12,9 +12,10 @@ import { sshdUnavailableReason, startSshd, type Sshd } from '../fixtures/sshd';
 import { makeHome, type TestHome } from './sshd-helpers';
 
 /** What exec gives for a command: sshd has the login shell ($SHELL, named by its basename) run it with -c. */
-function realExec(command: string): Promise<ExecResult> {
-  const shell = process.env.SHELL || '/bin/sh';
+function realExec(command: string, env: NodeJS.ProcessEnv = process.env): Promise<ExecResult> {
+  const shell = env.SHELL || '/bin/sh';
   const child = spawn(shell, ['-c', command], {
+    env,
     argv0: shell.slice(shell.lastIndexOf('/') + 1),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -34,11 +35,11 @@ function realExec(command: string): Promise<ExecResult> {
 }
 
 /** A local /bin/sh reading stdin, as the remote `sh` of the shell channel. */
-function localSh(opened: { count: number }) {
+function localSh(opened: { count: number }, env: NodeJS.ProcessEnv = process.env) {
   return async (command: string, h: StreamHandlers): Promise<CommandStream> => {
     expect(command).toBe('sh');
     opened.count++;
-    const child = spawn('/bin/sh', [], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('/bin/sh', [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdout.on('data', (d: Buffer) => h.stdout(d));
     child.stderr.on('data', (d: Buffer) => h.stderr(d));
     child.on('close', (code, signal) => h.closed(code, signal));
@@ -63,20 +64,27 @@ const CASES = [
   'seq 1 20000',
 ];
 
+/** The environment as it is, and without $SHELL (sshd always sets it; a CI runner's own shell may not). */
+const ENVS: [string, NodeJS.ProcessEnv][] = [
+  [`SHELL=${process.env.SHELL ?? '(unset)'}`, process.env],
+  ['SHELL unset', Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'SHELL'))],
+];
+
 describe('CommandShell against a real /bin/sh', () => {
-  it('answers every command exactly as exec does, through one shell', async () => {
+  it.each(ENVS)('answers every command exactly as exec does, through one shell (%s)', async (_name, env) => {
     const opened = { count: 0 };
     const execs: string[] = [];
+    const exec = (c: string) => realExec(c, env);
     const shell = new CommandShell({
       label: 'local',
-      open: localSh(opened),
-      exec: (c) => (execs.push(c), realExec(c)),
+      open: localSh(opened, env),
+      exec: (c) => (execs.push(c), exec(c)),
       isConnected: () => true,
     });
-    for (const c of CASES) expect(await shell.run(c), c).toEqual(await realExec(c));
+    for (const c of CASES) expect(await shell.run(c), c).toEqual(await exec(c));
     // Several at once queue up and come back in order.
     const many = await Promise.all(CASES.map((c) => shell.run(c)));
-    expect(many).toEqual(await Promise.all(CASES.map(realExec)));
+    expect(many).toEqual(await Promise.all(CASES.map(exec)));
     // A command that reads stdin sees it closed, not the shell's next commands.
     expect(await shell.run('cat; echo after cat')).toEqual({
       stdout: 'after cat\n',
@@ -153,7 +161,7 @@ describe('CommandShell framing and trouble', () => {
     await tick();
     const token = tokenOf(s.written[0]);
     expect(s.written[0]).toBe(
-      `"\${SHELL:-/bin/sh}" -c whatever "\${SHELL##*/}" </dev/null; echo "${token} $?"; echo ${token} >&2\n`,
+      `"\${SHELL:=/bin/sh}" -c whatever "\${SHELL##*/}" </dev/null; echo "${token} $?"; echo ${token} >&2\n`,
     );
     const out = Buffer.from(`line one\nno end${token} 3\n`);
     const err = Buffer.from(`warn${token}\n`);

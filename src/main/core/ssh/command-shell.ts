@@ -66,8 +66,9 @@ const SENTINEL_LINE_MAX = 32;
 /** One command as the shell is given it: run like exec, then its status on stdout and the end mark on stderr. */
 export function framed(command: string, token: string): string {
   // The name after the command is its $0, which shells put in their messages: sshd starts the login shell as
-  // its basename ("bash: line 1: x: command not found"), and so do we.
-  return `"\${SHELL:-/bin/sh}" -c ${shellQuote(command)} "\${SHELL##*/}" </dev/null; echo "${token} $?"; echo ${token} >&2\n`;
+  // its basename ("bash: line 1: x: command not found"), and so do we. `:=` so that an unset $SHELL names
+  // the /bin/sh that runs ("sh: 1: x: not found"), not an empty $0; the assignment is not exported.
+  return `"\${SHELL:=/bin/sh}" -c ${shellQuote(command)} "\${SHELL##*/}" </dev/null; echo "${token} $?"; echo ${token} >&2\n`;
 }
 
 export class CommandShell {

@@ -62,7 +62,7 @@ export function parseShell(line: string): ShellParse {
   const tokens: ParseEntry[] = parse(line, (key) =>
     key === '?'
       ? LAST_STATUS
-      : /^SHELL(:-.*)?$/.test(key)
+      : /^SHELL(:[-=].*)?$/.test(key)
         ? LOGIN_SHELL
         : key === 'SHELL##*/'
           ? LOGIN_SHELL.slice(LOGIN_SHELL.lastIndexOf('/') + 1)
