@@ -102,7 +102,7 @@ describe('CommandShell against a real /bin/sh', () => {
     const shell = new CommandShell({
       label: 'local',
       open: localSh(opened),
-      exec: realExec,
+      exec: (c) => realExec(c),
       isConnected: () => true,
     });
     await expect(shell.run('sleep 5', { timeoutMs: 200 })).rejects.toMatchObject({
@@ -118,7 +118,7 @@ describe('CommandShell against a real /bin/sh', () => {
     const shell = new CommandShell({
       label: 'local',
       open: localSh({ count: 0 }),
-      exec: realExec,
+      exec: (c) => realExec(c),
       isConnected: () => true,
     });
     await expect(shell.run('seq 1 100000', { maxBytes: 10_000 })).rejects.toMatchObject({
@@ -156,7 +156,12 @@ const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 describe('CommandShell framing and trouble', () => {
   it('reassembles answers cut anywhere, even inside the token', async () => {
     const s = scripted();
-    const shell = new CommandShell({ label: 'x', open: s.open, exec: realExec, isConnected: () => true });
+    const shell = new CommandShell({
+      label: 'x',
+      open: s.open,
+      exec: (c) => realExec(c),
+      isConnected: () => true,
+    });
     const answer = shell.run('whatever');
     await tick();
     const token = tokenOf(s.written[0]);
