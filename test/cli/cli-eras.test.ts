@@ -118,7 +118,7 @@ describe('status --json headline figures agree with the demo simulation in every
       const truth = recordTruth(a, routerEra);
       const r = await cli(a, ['status', '--json', '--wait', '4']);
       expect(r.err).toBe('');
-      expect(r.code).toBe(0);
+      expect(r.code, r.out).toBe(0);
       const j = JSON.parse(r.out) as { deployment: string; services: ServiceJson[] };
       expect(j.deployment).toContain(`server ${era}`);
       const by = (role: Role): ServiceJson => j.services.find((s) => s.role === role)!;
