@@ -131,10 +131,10 @@ export class SignalsStore {
     const last = cols.rows - 1;
     const sig = evaluateTarget(cols, role, { rateWindowMs: this.rateWindowMs, from: last, kv: false });
     const values: Record<string, number | null> = {};
-    for (const [key, col] of sig.values) {
+    sig.values.forEach((col, key) => {
       const v = col[last];
       values[key] = v === v ? v : null;
-    }
+    });
     // In a fleet the first router's list is the deployment's (the screens show one router's workers).
     if (role === 'router' && (scope === undefined || scope === 'router'))
       d.routerWorkers = sig.workers ? workersAt(sig.workers, last - (sig.workersFrom ?? 0)) : [];
@@ -312,10 +312,9 @@ export class SignalsStore {
     for (const ring of d.rings.values()) {
       const last = ring.length - 1;
       if (last < 0) continue;
-      for (const key of ring.keys()) {
-        const v = ring.valueAt(key, last);
+      ring.forEachAt(last, (key, v) => {
         out[key] = Number.isNaN(v) ? null : v;
-      }
+      });
     }
     return out;
   }
