@@ -85,7 +85,7 @@ function watchGc(): () => Map<string, { n: number; ms: number }> {
   const seen = new Map<string, { n: number; ms: number }>();
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      const kind = GC_KINDS[(e.detail as { kind: number }).kind] ?? 'other';
+      const kind = GC_KINDS[(e as unknown as { detail: { kind: number } }).detail.kind] ?? 'other';
       const s = seen.get(kind) ?? { n: 0, ms: 0 };
       s.n++;
       s.ms += e.duration;
