@@ -13,6 +13,9 @@ const BODIES: Record<string, Buffer> = {
     Buffer.from('"} 1\nm{path="/"} 2\n'),
   ]),
   '/valid': Buffer.from('# TYPE m gauge\nm{path="größe"} 1\n', 'utf8'),
+  // Served as text/plain: only the body shows it is a page. JS's \s takes the BOM and U+00A0 before the '<'.
+  '/page-after-spaces': Buffer.from('\n \t<!DOCTYPE html><title>Grafana</title>', 'utf8'),
+  '/page-after-bom': Buffer.from('\ufeff\u00a0<html><title>Login</title></html>', 'utf8'),
 };
 
 let server: http.Server;
@@ -49,6 +52,18 @@ describe('scrapeMetrics', () => {
     expect(r.error).toMatch(
       /is not valid prometheus exposition \(prometheus exposition, line 2, column 9: invalid UTF-8: bytes 0xc0 0xaf are an overlong encoding/,
     );
+  });
+
+  it('tells an HTML page from metrics by its first bytes, past ASCII and Unicode spaces', async () => {
+    for (const [path, title] of [
+      ['/page-after-spaces', 'Grafana'],
+      ['/page-after-bom', 'Login'],
+    ]) {
+      const r = await scrapeMetrics(agent, target(path));
+      expect(r.ok).toBe(false);
+      if (r.ok) continue;
+      expect(r.error).toContain(`returned an HTML page ("${title}") instead of Prometheus metrics`);
+    }
   });
 
   it('reads valid UTF-8 and counts the size in bytes', async () => {

@@ -65,8 +65,9 @@ export async function scrapeMetrics(
       error: `${target.what}: ${target.url} answered HTTP ${res.status}${describeBody(res.body)}`,
     };
   const ctype = String(res.headers['content-type'] ?? '');
-  // Only the start of the body is looked at here: the parser reads the bytes, so the whole text is never built.
-  const head = res.bytes.subarray(0, HEAD_BYTES).toString('utf8');
+  // Only the start of the body is looked at here, and decoded only when it could open a page: the parser reads
+  // the bytes, so a scrape (every second) never builds its text.
+  const head = /text\/html/i.test(ctype) || mayOpenPage(res.bytes) ? headText(res.bytes) : '';
   if (/text\/html/i.test(ctype) || /^\s*<(!doctype|html)/i.test(head))
     return {
       ok: false,
@@ -95,6 +96,22 @@ export async function scrapeMetrics(
 
 /** Enough of a body to recognise an HTML page and find its <title>. */
 const HEAD_BYTES = 64 * 1024;
+
+const headText = (bytes: Buffer): string => bytes.subarray(0, HEAD_BYTES).toString('utf8');
+
+/**
+ * Whether /^\s*</ could match the decoded head: after ASCII whitespace the next byte is '<', or a non-ASCII byte
+ * (\s also takes Unicode spaces and the BOM, so those are decoded and tested as before). A metrics text starts
+ * with '#' or a name, and is told apart without decoding it.
+ */
+function mayOpenPage(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === 0x20 || (b >= 0x09 && b <= 0x0d)) continue;
+    return b === 0x3c || b >= 0x80;
+  }
+  return false;
+}
 
 function describeBody(body: string): string {
   const title = /<title>([^<]{1,80})<\/title>/i.exec(body)?.[1];

@@ -115,6 +115,12 @@ export class ColumnRing {
     return c ? c[this.phys(k)] : NaN;
   }
 
+  /** Every key with its value at logical row k (NaN when absent), in keys() order, without listing the keys. */
+  forEachAt(k: number, fn: (key: string, v: number) => void): void {
+    const i = this.phys(k);
+    this.cols.forEach((c, key) => fn(key, c[i]));
+  }
+
   /**
    * The raw arrays for tight loops: logical row k lives at physical index (start + k) % capacity, and is
    * absolute row `base + k`, whose physical index is also (base + k) % capacity. Read-only by contract; the
@@ -174,7 +180,9 @@ export class ColumnRing {
     else this.start = (this.start + 1) % this.capacity;
     this.t[i] = t;
     // The slot may hold an overwritten row's values: clear every column so absent keys read as gaps.
-    for (const c of this.cols.values()) c[i] = NaN;
+    this.cols.forEach((c) => {
+      c[i] = NaN;
+    });
     return i;
   }
 

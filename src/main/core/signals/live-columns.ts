@@ -107,6 +107,11 @@ export class LiveColumns {
   private readonly maxSeries: number;
   /** Series refused because maxSeries was reached (a label explosion upstream). */
   droppedSeries = 0;
+  /**
+   * Bumped whenever a series comes or goes: while it stands still, columns() lists the same names in the same
+   * order, so a caller can skip comparing them.
+   */
+  seriesGeneration = 0;
 
   constructor(private readonly opts: LiveColumnsOptions) {
     this.maxSeries = opts.maxSeries ?? 5000;
@@ -149,6 +154,7 @@ export class LiveColumns {
               continue;
             }
             this.series.set(key, (ls = newSeries(key, s.name, s.labels)));
+            this.seriesGeneration++;
           }
           // Learn the order of this scrape: the rest of the old one is looked up by key from here on.
           order.length = next;
@@ -227,7 +233,10 @@ export class LiveColumns {
       }
     }
     // A series gone from the window must not be matched by position again.
-    if (dropped) this.order.length = 0;
+    if (dropped) {
+      this.order.length = 0;
+      this.seriesGeneration++;
+    }
   }
 }
 

@@ -35,8 +35,11 @@ interface DeploymentSignals {
   rings: Map<string, ColumnRing>;
   /** The last rate window of each target's scrapes (a role, or in a fleet `role@worker`), for the evaluator. */
   live: Map<string, LiveColumns>;
-  /** The family names of each target's live columns when its "not exposed" list was last worked out. */
-  familiesSeen: Map<string, string>;
+  /**
+   * The family names of each target's live columns when its "not exposed" list was last worked out, and the
+   * columns' series generation then (unchanged: the same names, not joined again).
+   */
+  familiesSeen: Map<string, { generation: number; families: string }>;
   notExposed: Record<string, SignalMissing>;
   kvMeta: Map<Role, KvMeta>;
   capacity: Map<Role, number>;
@@ -128,18 +131,20 @@ export class SignalsStore {
     const last = cols.rows - 1;
     const sig = evaluateTarget(cols, role, { rateWindowMs: this.rateWindowMs, from: last, kv: false });
     const values: Record<string, number | null> = {};
-    for (const [key, col] of sig.values) {
+    sig.values.forEach((col, key) => {
       const v = col[last];
       values[key] = v === v ? v : null;
-    }
+    });
     // In a fleet the first router's list is the deployment's (the screens show one router's workers).
     if (role === 'router' && (scope === undefined || scope === 'router'))
       d.routerWorkers = sig.workers ? workersAt(sig.workers, last - (sig.workersFrom ?? 0)) : [];
     // Every family a signal reads is kept in the live columns: what they lack, the server did not serve for a
     // whole rate window.
-    const families = cols.names().join('\n');
-    if (d.familiesSeen.get(target) !== families) {
-      d.familiesSeen.set(target, families);
+    const seen = d.familiesSeen.get(target);
+    const families = seen?.generation === live.seriesGeneration ? seen.families : cols.names().join('\n');
+    if (seen?.generation !== live.seriesGeneration)
+      d.familiesSeen.set(target, { generation: live.seriesGeneration, families });
+    if (seen?.families !== families) {
       const kvKey = scoped(`${role}.kv_ratio`, scope);
       for (const key of Object.keys(d.notExposed))
         if (key.startsWith(`${role}.`) && key !== kvKey && splitScopedKey(key).scope === scope)
@@ -307,10 +312,9 @@ export class SignalsStore {
     for (const ring of d.rings.values()) {
       const last = ring.length - 1;
       if (last < 0) continue;
-      for (const key of ring.keys()) {
-        const v = ring.valueAt(key, last);
+      ring.forEachAt(last, (key, v) => {
         out[key] = Number.isNaN(v) ? null : v;
-      }
+      });
     }
     return out;
   }

@@ -134,14 +134,15 @@ export class SeriesCache {
   }
 
   private evictUnseen(before: number): void {
-    for (const [key, entry] of this.entries) {
+    // forEach, not for…of over entries: no [key, entry] pair per series (deleting the visited entry is safe).
+    this.entries.forEach((entry, key) => {
       if (entry.seen < before) {
         this.entries.delete(key);
       } else if (entry.next !== undefined && entry.next.seen < before) {
         // a dropped entry must not stay alive (and answer predictions) through the link of a kept one
         entry.next = undefined;
       }
-    }
+    });
   }
 }
 
