@@ -139,6 +139,32 @@ test('ranges, drag-zoom, Ctrl+wheel and back to live act on every chart', async 
   await expect(page.getByTestId('live-indicator')).toBeVisible();
 });
 
+test('a chart follows its box when the window is resized and resized back', async () => {
+  // The charts are built at their box's size and follow it themselves (not Chart.js's responsive mode): a
+  // canvas left at its first size would overflow a narrower window or stay small in a wider one.
+  await page.getByTestId('nav-kv').click();
+  await expect(page.getByTestId('chart-kv-pct-decode')).toHaveAttribute('data-state', 'ready');
+  const canvas = page.getByTestId('canvas-kv-pct-decode');
+  const fit = () =>
+    canvas.evaluate((c: HTMLCanvasElement) => ({
+      shown: c.getBoundingClientRect().width,
+      box: c.parentElement!.clientWidth,
+      pixels: c.width,
+      ratio: window.devicePixelRatio,
+    }));
+  const fits = async (ok: (box: number) => boolean): Promise<boolean> => {
+    const f = await fit();
+    return ok(f.box) && Math.abs(f.shown - f.box) <= 1 && Math.abs(f.pixels - f.box * f.ratio) <= 1;
+  };
+  const wide = (await fit()).box;
+  expect(await fits(() => true)).toBe(true);
+  await page.setViewportSize({ width: 1000, height: 900 });
+  // Narrower, the page's grids fold to one column: the box changes width (wider here) and the chart with it.
+  await expect.poll(() => fits((box) => Math.abs(box - wide) > 100)).toBe(true);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await expect.poll(() => fits((box) => Math.abs(box - wide) <= 1)).toBe(true);
+});
+
 test('a chart exports its picture as PNG and its data as CSV', async () => {
   await page.getByTestId('nav-kv').click();
   const [png] = await Promise.all([

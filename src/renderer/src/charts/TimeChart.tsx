@@ -356,6 +356,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     viewRef.current = view;
     let cancelled = false;
     const stop = new AbortController();
+    /** The zoomed window's own data arrived: a redraw with the points at hand would only be overdrawn. */
+    let refined = false;
     const run = async (why: 'view' | 'live'): Promise<void> => {
       const before = chartRef.current;
       const started = performance.now();
@@ -363,16 +365,19 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       const win = viewWindow(view, now, firstMsRef.current);
       if (before && inSight.current && why === 'view' && view.mode === 'fixed') {
         const chart = before;
-        // Every chart follows a zoom or pan at once with the points it holds; the fetch below refines it.
-        // Redrawn once every chart of the commit has asked and the page's request has left (the flush), so
-        // the core works on the refinement while the page redraws; redrawing first held the request back by
-        // one redraw per chart.
+        // Every chart follows a zoom or pan with the points it holds unless the zoomed window's data comes
+        // first; the fetch below refines it. The page's request leaves once every chart of the commit has
+        // asked (the flush); the redraw waits for the next frame, and is skipped when the refinement is
+        // already drawn: redrawing every chart at once, then again with the refinement, drew each chart twice
+        // per zoom and made the refinement of the last chart wait for all the first redraws.
         queueMicrotask(() => {
           seriesSource.flush();
-          if (cancelled || chartRef.current !== chart) return;
-          setWindow(chart, win.from, win.to);
-          chart.update('none');
-          recordPerf(p.id, 'zoom', performance.now() - started, pointCount(dataRef.current));
+          requestAnimationFrame(() => {
+            if (refined || cancelled || chartRef.current !== chart) return;
+            setWindow(chart, win.from, win.to);
+            chart.update('none');
+            recordPerf(p.id, 'zoom', performance.now() - started, pointCount(dataRef.current));
+          });
         });
       }
       const finiteRange =
@@ -402,6 +407,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       }
       if (cancelled) return;
       const fetched = performance.now();
+      refined = true;
       const apply = (show: (from: number, to: number) => void): void => {
         firstMsRef.current = res.firstMs;
         // A fresh array per dataset: Chart.js hooks push/splice on the array it holds, and refilling it one
