@@ -72,8 +72,7 @@ test('a recorded fleet opens in review as the fleet overview: router, 5 workers 
 
   const overview = page.getByTestId('page-overview');
   await expect(overview).toHaveAttribute('data-fleet', 'true', { timeout: 30_000 });
-  for (const h of ['gpu-a', 'gpu-b', 'gpu-c'])
-    await expect(page.getByTestId(`host-link-${h}`)).toBeVisible();
+  for (const h of ['gpu-a', 'gpu-b', 'gpu-c']) await expect(page.getByTestId(`host-link-${h}`)).toBeVisible();
   await expect(page.getByTestId('router-card-router')).toHaveAttribute('data-host', 'gpu-a');
   for (const [id, host] of Object.entries(WORKERS)) {
     const w = page.getByTestId(`worker-row-${id}`);

@@ -24,7 +24,10 @@ let liveKv: SeriesColumn[];
 function observations(n: number, ms = 60_000): Promise<void> {
   return new Promise((resolve, reject) => {
     let seen = 0;
-    const timer = setTimeout(() => reject(new Error(`fewer than ${n} fleet observations with KV in ${ms} ms`)), ms);
+    const timer = setTimeout(
+      () => reject(new Error(`fewer than ${n} fleet observations with KV in ${ms} ms`)),
+      ms,
+    );
     const on = (o: Observation): void => {
       if (o.deploymentId !== live.deployment.id) return;
       if (!DECODES.every((id) => o.services.find((s) => s.id === id)?.kv)) return;
@@ -73,7 +76,9 @@ it('records the whole fleet: format 1.4 with every host, the workers and their u
   const h = await readHeader(join(dir, 'recordings', `${sessionId}.pdrec.jsonl.gz`));
   expect(h.minorVersion).toBe(4);
   expect(h.fleet?.hosts.map((x) => x.id)).toEqual(['gpu-a', 'gpu-b', 'gpu-c']);
-  expect(h.fleet?.fleet.workers.map((w) => w.url).sort()).toEqual(live.fleet!.workers.map((w) => w.url).sort());
+  expect(h.fleet?.fleet.workers.map((w) => w.url).sort()).toEqual(
+    live.fleet!.workers.map((w) => w.url).sort(),
+  );
   expect(h.fleet?.links.map((l) => l.connection.state)).toEqual(['connected', 'connected', 'connected']);
   const d2 = h.deployment.services.find((s) => s.id === 'decode-2')!;
   expect(d2.units?.map((u) => `${u.hostId}#${u.nodeRank}`)).toEqual(['gpu-b#0', 'gpu-c#1']);
@@ -120,7 +125,11 @@ it('opens in review as the live view showed it: hosts, workers, per-worker KV eq
   // The role total: KV tokens summed over the workers, with the ratio of the sums.
   const total = await app.handlers.getSeries({
     deploymentId: rid,
-    keys: ['decode.kv_used', 'decode.kv_capacity', ...DECODES.map((id) => `decode.kv_capacity@${id}` as ScopedKey)],
+    keys: [
+      'decode.kv_used',
+      'decode.kv_capacity',
+      ...DECODES.map((id) => `decode.kv_capacity@${id}` as ScopedKey),
+    ],
     maxPoints: 100_000,
   });
   const cap = values(total.series[1]).at(-1)!;
@@ -141,7 +150,12 @@ it('holds the journal of every worker on every host, and refuses restarts as a r
   const units = new Set(around.lines.map((l) => l.unit));
   for (const u of ['sglang-prefill-0.service', 'sglang-decode-0.service', 'sglang-decode-1.service'])
     expect(units, [...units].join(', ')).toContain(u);
-  const decode = await app.handlers.journalAround({ deploymentId: rid, ts: r.ts, spanMs: 600_000, role: 'decode' });
+  const decode = await app.handlers.journalAround({
+    deploymentId: rid,
+    ts: r.ts,
+    spanMs: 600_000,
+    role: 'decode',
+  });
   expect(decode.lines.length).toBeGreaterThan(0);
   expect(decode.lines.every((l) => l.unit.startsWith('sglang-decode-'))).toBe(true);
   await expect(
@@ -156,10 +170,24 @@ it('is read by the reference Python decoder of docs/recording-format.md (full st
   writeFileSync(py, code);
   const file = join(dir, 'recordings', `${sessionId}.pdrec.jsonl.gz`);
   const full = execFileSync('python3', [py, file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  const targets = new Set(full.trim().split('\n').map((l) => (JSON.parse(l) as [string])[0]));
+  const targets = new Set(
+    full
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as [string])[0]),
+  );
   for (const t of ['decode@decode-0', 'decode@decode-2', 'prefill@prefill-1', 'router@router', 'gpu@gpu-c'])
     expect(targets, [...targets].join(', ')).toContain(t);
-  const sig = execFileSync('python3', [py, '--signals', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  const groups = new Set(sig.trim().split('\n').map((l) => (JSON.parse(l) as [string])[0]));
-  for (const g of ['decode@decode-1', 'decode', 'gpu@gpu-b']) expect(groups, [...groups].join(', ')).toContain(g);
+  const sig = execFileSync('python3', [py, '--signals', file], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const groups = new Set(
+    sig
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as [string])[0]),
+  );
+  for (const g of ['decode@decode-1', 'decode', 'gpu@gpu-b'])
+    expect(groups, [...groups].join(', ')).toContain(g);
 });

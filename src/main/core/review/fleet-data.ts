@@ -114,9 +114,7 @@ export function buildFleetReviewData(
  * worker's values at its last row at or before the poll, a worker not scraped then counting as down.
  */
 function aggregate(role: Role, workers: Worker[], polls: Float64Array | undefined): GroupColumns {
-  const t = polls?.length
-    ? polls
-    : Float64Array.from(new Set(workers.flatMap((w) => [...w.group.t]))).sort();
+  const t = polls?.length ? polls : Float64Array.from(new Set(workers.flatMap((w) => [...w.group.t]))).sort();
   const n = t.length;
   const out = new Map<string, Float32Array>();
   const col = (k: string): Float32Array => {
@@ -150,7 +148,8 @@ function aggregate(role: Role, workers: Worker[], polls: Float64Array | undefine
       const wt = w.group.t;
       while (at[j] + 1 < wt.length && wt[at[j] + 1] <= t[i]) at[j]++;
       const k = at[j];
-      const v = (key: string): number => (k < 0 ? NaN : (w.group.cols.get(`${role}.${key}@${w.id}`)?.[k] ?? NaN));
+      const v = (key: string): number =>
+        k < 0 ? NaN : (w.group.cols.get(`${role}.${key}@${w.id}`)?.[k] ?? NaN);
       for (const [key] of states) {
         const x = v(key);
         up.set(key, Math.min(up.get(key) ?? 1, x === x ? x : 0));

@@ -78,8 +78,6 @@ export function roleOf(source: string): Role | null {
   return (ROLES as readonly string[]).includes(r) ? (r as Role) : null;
 }
 
-
-
 export function buildReviewData(
   rec: Recording,
   seen: Map<string, SeenSeries> = new Map(),

@@ -88,7 +88,8 @@ export function monitorExposition(o: Observation): Exposition {
   const capacity: MetricFamily['samples'] = [];
   for (const s of o.services) {
     // A fleet's worker adds its id: several services share a role there (format 1.4).
-    const labels: Record<string, string> = s.id === undefined ? { role: s.role } : { role: s.role, worker: s.id };
+    const labels: Record<string, string> =
+      s.id === undefined ? { role: s.role } : { role: s.role, worker: s.id };
     const m = s.metrics;
     up.push({ name: MONITOR_FAMILIES.up, labels, value: m?.ok ? 1 : 0 });
     if (m?.ok) {
