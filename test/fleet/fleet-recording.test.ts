@@ -157,7 +157,7 @@ it('holds the journal of every worker on every host, and refuses restarts as a r
     role: 'decode',
   });
   expect(decode.lines.length).toBeGreaterThan(0);
-  expect(decode.lines.every((l) => l.unit.startsWith('sglang-decode-'))).toBe(true);
+  expect(decode.lines.every((l) => (l.unit ?? '').startsWith('sglang-decode-'))).toBe(true);
   await expect(
     app.handlers.planRestart({ deploymentId: rid, role: 'decode' } as never),
   ).rejects.toMatchObject({ code: 'review-read-only' });
