@@ -22,7 +22,7 @@ import {
 import { KV_SOURCE_METRICS } from '../signals/evaluate/kv';
 import { SignalTable, type GroupColumns } from './signal-table';
 import { GPU_GROUP, gpuGroup } from './host-columns';
-import { roleOfSource } from '../store/recording/fleet-targets';
+import { parseSource } from '../store/recording/fleet-targets';
 import { buildGroup, medianStep, recordedCapacity } from './group-columns';
 import { buildFleetReviewData } from './fleet-data';
 
@@ -73,8 +73,11 @@ export interface SeenSeries {
  * 'decode@decode-1' and 'decode@decode-2#1' of format 1.4) → its role.
  */
 export function roleOf(source: string): Role | null {
-  if (source.includes('@')) return roleOfSource(source);
-  const r = source.includes('/') ? source.slice(source.lastIndexOf('/') + 1) : source;
+  const r = source.includes('@')
+    ? parseSource(source).group
+    : source.includes('/')
+      ? source.slice(source.lastIndexOf('/') + 1)
+      : source;
   return (ROLES as readonly string[]).includes(r) ? (r as Role) : null;
 }
 

@@ -3,8 +3,8 @@
 // store files the worker's series under (`decode@decode-1`, signals/scoped-key.ts), a unit of a multi-node
 // worker on another node adds its node rank (`decode@decode-2#1`), and each host's GPUs are a target of their
 // own (`gpu@gpu-b`). A one-host 1P1D recording keeps the plain roles of format 1.3.
+// Type imports only: the writer runs where the @shared alias is not resolved (the crash tests' child process).
 import type { ConnectionStatus, HostConfig, Role } from '@shared/domain';
-import { ROLES } from '@shared/domain';
 import type { Fleet } from '@shared/fleet';
 
 /** The header's `fleet` field (format 1.4): every host of the deployment and what discovery found. */
@@ -55,10 +55,4 @@ export function parseSource(source: string): ParsedSource {
     scope: hash >= 0 && Number.isInteger(rank) ? rest.slice(0, hash) : rest,
     nodeRank: hash >= 0 && Number.isInteger(rank) ? rank : 0,
   };
-}
-
-/** The role of a fleet source, or null for the host targets. */
-export function roleOfSource(source: string): Role | null {
-  const g = parseSource(source).group;
-  return (ROLES as readonly string[]).includes(g) ? (g as Role) : null;
 }
