@@ -9,9 +9,13 @@ import type { GroupColumns, SignalTable } from './signal-table';
 
 export const GPU_GROUP = 'gpu';
 
-/** The "gpu" group of the signal table, or null when the recording holds no GPU readings. */
-export function gpuGroup(targets: ReadonlyMap<string, TargetColumns>): GroupColumns | null {
-  const cols = targets.get(GPU_TARGET);
+/**
+ * The "gpu" group of the signal table, or null when the recording holds no GPU readings; for a fleet's host
+ * (`scope`), the group of its target `gpu@<host>` with the live store's keys `gpu.<index>.<field>@<host>`.
+ */
+export function gpuGroup(targets: ReadonlyMap<string, TargetColumns>, scope?: string): GroupColumns | null {
+  const cols = targets.get(scope === undefined ? GPU_TARGET : `${GPU_TARGET}@${scope}`);
+  const suffix = scope === undefined ? '' : `@${scope}`;
   if (!cols || cols.rows === 0) return null;
   const out = new Map<string, Float32Array>();
   for (const [field, def] of Object.entries(GPU_FIELDS) as [GpuField, (typeof GPU_FIELDS)[GpuField]][]) {
@@ -20,24 +24,25 @@ export function gpuGroup(targets: ReadonlyMap<string, TargetColumns>): GroupColu
       if (!/^\d+$/.test(index ?? '')) continue;
       const col = new Float32Array(cols.rows).fill(NaN);
       for (let k = 0; k < s.v.length; k++) col[rowAt(s, k)] = s.v[k];
-      out.set(`gpu.${index}.${field}`, col);
+      out.set(`gpu.${index}.${field}${suffix}`, col);
     }
   }
   return out.size ? { t: cols.t, cols: out } : null;
 }
 
-/** GPU indices with a column in the table, ascending. */
-export function gpuIndices(table: SignalTable): number[] {
-  const g = table.groups.get(GPU_GROUP);
-  if (!g) return [];
+/** GPU indices with a column in the table (in a fleet, on any host), ascending. */
+export function gpuIndices(table: SignalTable, group: string = GPU_GROUP): number[] {
   const seen = new Set<number>();
-  for (const key of g.cols.keys()) seen.add(Number(key.split('.')[1]));
+  for (const [name, g] of table.groups)
+    if (name === group || (group === GPU_GROUP && name.startsWith(`${GPU_GROUP}@`)))
+      for (const key of g.cols.keys()) seen.add(Number(key.split('.')[1]));
   return [...seen].sort((a, b) => a - b);
 }
 
 /** The GPU table at a moment of the recording: the last reading at or before `ts`. */
-export function gpuStatusAt(table: SignalTable, ts: number): GpuStatus {
-  const g = table.groups.get(GPU_GROUP);
+export function gpuStatusAt(table: SignalTable, ts: number, group: string = GPU_GROUP): GpuStatus {
+  const g = table.groups.get(group);
+  const suffix = group === GPU_GROUP ? '' : group.slice(GPU_GROUP.length);
   if (!g)
     return {
       ts: null,
@@ -45,14 +50,14 @@ export function gpuStatusAt(table: SignalTable, ts: number): GpuStatus {
       error: 'this recording holds no GPU readings',
       hint: 'Recordings made by PD Console 0.1 before GPU recording, or of a host without nvidia-smi, have none.',
     };
-  const k = table.rowAtOrBefore(GPU_GROUP, ts);
+  const k = table.rowAtOrBefore(group, ts);
   if (k < 0) return { ts: null, gpus: [] };
   const v = (i: number, f: GpuField): number | null => {
-    const x = g.cols.get(`gpu.${i}.${f}`)?.[k];
+    const x = g.cols.get(`gpu.${i}.${f}${suffix}`)?.[k];
     return x === undefined || Number.isNaN(x) ? null : x;
   };
   const mib = (x: number | null): number | null => (x === null ? null : Math.round(x / (1024 * 1024)));
-  const gpus: GpuReading[] = gpuIndices(table).map((i) => ({
+  const gpus: GpuReading[] = gpuIndices(table, group).map((i) => ({
     index: i,
     utilPct: v(i, 'util'),
     memUsedMiB: mib(v(i, 'mem_used')),

@@ -4,7 +4,8 @@
 // before it so that 60 s rates and the 5-minute KV regression see the same rows as a full read), then keeps one
 // row per group every stepMs. A review of a file never opened before reads these rows and nothing else: no
 // scrape to decode, no signal to evaluate, and the values at those rows are the ones the full read computes.
-import type { HealthResult, Role, UnitState } from '@shared/domain';
+import { serviceId, type HealthResult, type Role, type UnitState } from '@shared/domain';
+import { workerTarget } from '../store/recording/fleet-targets';
 import type { SignalMissing } from '@shared/contract';
 import type { Exposition, MetricFamily, Sample } from '../probes/exposition/types';
 import type { OverviewTable } from '../store/recording/overview-stream';
@@ -358,12 +359,14 @@ export function tableReviewData(rec: Recording, lines: readonly TableRecord[]): 
   }
   const groups = new Map<string, GroupColumns>();
   const kv = new Map<Role, { source: Int8Array; metas: KvMeta[] }>();
-  const roleInfo = new Map<Role, RoleInfo>();
+  const roleInfo = new Map<string, RoleInfo>();
   let lastScrapeTs = -Infinity;
   for (const [name, a] of acc) {
     const { t, cols } = a;
     groups.set(name, { t, cols });
-    const ok = cols.get(`${name}.metrics_ok`);
+    // A fleet worker's group `decode@decode-1` keys its columns `decode.metrics_ok@decode-1`.
+    const at = name.indexOf('@');
+    const ok = cols.get(at < 0 ? `${name}.metrics_ok` : `${name.slice(0, at)}.metrics_ok${name.slice(at)}`);
     if (ok)
       for (let k = t.length - 1; k >= 0; k--)
         if (ok[k] === 1) {
@@ -377,6 +380,12 @@ export function tableReviewData(rec: Recording, lines: readonly TableRecord[]): 
     const size = [...sizes].find(([target]) => target === role || target.endsWith(`/${role}`))?.[1];
     // A row every stepMs: the cursor's "scraped at this moment" allows for that spacing.
     roleInfo.set(role, { families: size?.[0] ?? 0, series: size?.[1] ?? 0, stepMs });
+  }
+  // A fleet's workers (format 1.4): each its own target.
+  for (const s of rec.header.fleet ? rec.header.deployment.services : []) {
+    const target = workerTarget(s.role, serviceId(s));
+    const size = sizes.get(target);
+    roleInfo.set(target, { families: size?.[0] ?? 0, series: size?.[1] ?? 0, stepMs });
   }
   return reviewDataOf(rec, {
     lastScrapeTs,

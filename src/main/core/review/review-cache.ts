@@ -50,12 +50,12 @@ interface CacheMeta {
   stats: RecordingStats;
   roles: Role[];
   notExposed: Record<string, SignalMissing>;
-  roleInfo: [Role, RoleInfo][];
+  roleInfo: [string, RoleInfo][];
   events: AppEvent[];
   unitStates: TimedUnitState[];
   health: TimedHealth[];
   groups: { name: string; t: number; cols: { key: string; blob?: number; value?: number | null }[] }[];
-  kv: { role: Role; source: number; metas: KvMeta[] }[];
+  kv: { role: string; source: number; metas: KvMeta[] }[];
   blobs: Blob[];
   journalLines: number;
 }

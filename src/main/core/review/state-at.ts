@@ -4,17 +4,20 @@
 import { compareDpRanks } from '../signals/evaluate/kv';
 import { QUEUE_KEYS } from '@shared/signals/spec';
 import type { ActiveAlert, DashboardSnapshot, KvDetail } from '@shared/contract';
-import type { AppEvent, KvUsage, Observation, Role, ServiceObservation } from '@shared/domain';
+import type { AppEvent, KvUsage, Observation, Role, ServiceConfig, ServiceObservation } from '@shared/domain';
+import { serviceId } from '@shared/domain';
+import type { VerdictWorker } from '../signals/verdict';
+import { unitSource, workerTarget } from '../store/recording/fleet-targets';
 import { KV_METRICS } from '../probes/sglang/kv';
 import { pipelineVerdict } from '../signals/verdict';
 import { kvDetail } from '../signals/kv-detail';
 import { roleOf, type ReviewData } from './review-data';
 import { gpuStatusAt } from './host-columns';
 
-/** The last record of a role at or before ts (records sorted by ts). */
+/** The last record of a role (or, in a fleet, of one source) at or before ts (records sorted by ts). */
 function lastAt<T extends { ts: number; source: string }>(
   list: readonly T[],
-  role: Role,
+  of: (source: string) => boolean,
   ts: number,
 ): T | undefined {
   let lo = 0;
@@ -24,17 +27,35 @@ function lastAt<T extends { ts: number; source: string }>(
     if (list[mid].ts <= ts) lo = mid + 1;
     else hi = mid;
   }
-  for (let i = lo - 1; i >= 0; i--) if (roleOf(list[i].source) === role) return list[i];
+  for (let i = lo - 1; i >= 0; i--) if (of(list[i].source)) return list[i];
   return undefined;
 }
 
-/** Values of one role's row at or before ts, the row index, and whether that row is a scrape. */
-function rowOf(data: ReviewData, role: Role, ts: number): { k: number; scraped: boolean; at: number } | null {
-  const g = data.table.groups.get(role);
-  const k = data.table.rowAtOrBefore(role, ts);
+/** A role's group, or a fleet worker's (`decode@decode-1`, whose keys end in `@decode-1`). */
+interface Group {
+  name: string;
+  role: Role;
+  suffix: string;
+}
+
+function groupOfService(data: ReviewData, svc: ServiceConfig): Group {
+  if (!data.header.fleet) return { name: svc.role, role: svc.role, suffix: '' };
+  const id = serviceId(svc);
+  return { name: workerTarget(svc.role, id), role: svc.role, suffix: `@${id}` };
+}
+
+/** Values of one group's row at or before ts, the row index, and whether that row is a scrape. */
+function rowOf(
+  data: ReviewData,
+  group: Group | Role,
+  ts: number,
+): { k: number; scraped: boolean; at: number } | null {
+  const gr = typeof group === 'string' ? { name: group, role: group, suffix: '' } : group;
+  const g = data.table.groups.get(gr.name);
+  const k = data.table.rowAtOrBefore(gr.name, ts);
   if (!g || k < 0) return null;
-  const ok = g.cols.get(`${role}.metrics_ok`);
-  const step = data.roleInfo.get(role)?.stepMs ?? 1000;
+  const ok = g.cols.get(`${gr.role}.metrics_ok${gr.suffix}`);
+  const step = data.roleInfo.get(gr.name)?.stepMs ?? 1000;
   return { k, scraped: ok?.[k] === 1 && ts - g.t[k] <= 2.5 * step, at: g.t[k] };
 }
 
@@ -44,13 +65,32 @@ export function observationAt(
   hostId: string,
   ts: number,
 ): Observation {
+  const fleet = data.header.fleet !== undefined;
   const services: ServiceObservation[] = data.header.deployment.services.map((svc) => {
     const role = svc.role;
-    const unit = lastAt(data.unitStates, role, ts);
-    const health = lastAt(data.health, role, ts);
-    const row = rowOf(data, role, ts);
-    const info = data.roleInfo.get(role);
+    const group = groupOfService(data, svc);
+    const of = fleet ? (src: string) => src === group.name : (src: string) => roleOf(src) === role;
+    const unit = lastAt(data.unitStates, of, ts);
+    const health = lastAt(data.health, of, ts);
+    const row = rowOf(data, group, ts);
+    const info = data.roleInfo.get(group.name);
     const o: ServiceObservation = { role, unit: svc.unit };
+    if (fleet) {
+      o.id = serviceId(svc);
+      o.hostId = svc.hostId;
+      // A multi-node worker: each unit's own recorded state (rank ≥ 1 read on its own host).
+      if (svc.units)
+        o.units = svc.units.map((u) => {
+          const source = unitSource(role, o.id!, u.nodeRank);
+          const st = lastAt(data.unitStates, (src) => src === source, ts);
+          return {
+            hostId: u.hostId,
+            unit: u.unit,
+            nodeRank: u.nodeRank,
+            ...(st ? { systemd: st.state } : { systemdError: 'no state recorded for this unit yet' }),
+          };
+        });
+    }
     if (unit) o.systemd = unit.state;
     if (health) o.health = health.health;
     if (row?.scraped)
@@ -72,10 +112,10 @@ export function observationAt(
         hint: 'The service was down or unreachable, or its metrics failed: the recording has no values here.',
       };
     if (role !== 'router') {
-      const kv = row?.scraped ? kvAt(data, role, row.k) : undefined;
+      const kv = row?.scraped ? kvAt(data, group, row.k) : undefined;
       // Never exposed in the whole session: say which metrics were expected. Merely not scraped at this
       // moment: the scrape status above already says so.
-      const missing = data.notExposed[`${role}.kv_ratio`];
+      const missing = data.notExposed[`${role}.kv_ratio${group.suffix}`];
       if (kv) o.kv = kv;
       else if (missing) o.kvMissing = { reason: missing.why, expected: missing.expected };
     }
@@ -84,22 +124,24 @@ export function observationAt(
   return { deploymentId, hostId, ts, services };
 }
 
-function kvAt(data: ReviewData, role: Role, k: number): KvUsage | undefined {
-  const src = data.kv.get(role);
-  const g = data.table.groups.get(role);
+function kvAt(data: ReviewData, group: Group, k: number): KvUsage | undefined {
+  const { role, suffix } = group;
+  const src = data.kv.get(group.name);
+  const g = data.table.groups.get(group.name);
   const idx = src?.source[k] ?? -1;
   if (!src || !g || idx < 0) return undefined;
   const meta = src.metas[idx];
-  const v = (key: string): number => g.cols.get(`${role}.${key}`)?.[k] ?? NaN;
+  const v = (key: string): number => g.cols.get(`${role}.${key}${suffix}`)?.[k] ?? NaN;
   const evictable = v('kv_evictable');
   const free = v('kv_free');
   // Each dp rank's own pool (review evaluates rank tokens too), sorted by rank; the fullest is the first of
   // the equally full, as live.
   const ranks: NonNullable<KvUsage['ranks']> = [];
   const rankPrefix = `${role}.kv_rank.`;
+  const rankSuffix = `.ratio${suffix}`;
   for (const [key, col] of g.cols) {
-    if (!key.startsWith(rankPrefix) || !key.endsWith('.ratio') || !(col[k] === col[k])) continue;
-    const rank = key.slice(rankPrefix.length, -'.ratio'.length);
+    if (!key.startsWith(rankPrefix) || !key.endsWith(rankSuffix) || !(col[k] === col[k])) continue;
+    const rank = key.slice(rankPrefix.length, -rankSuffix.length);
     ranks.push({
       rank,
       ratio: col[k],
@@ -173,9 +215,22 @@ export function snapshotAt(
     ts,
     values,
     kv,
-    verdict: pipelineVerdict({ values, growth, roles: data.roles }),
-    gpu: gpuStatusAt(data.table, ts),
+    verdict: pipelineVerdict({ values, growth, roles: data.roles, workers: workersOf(data) }),
+    // A fleet's snapshot shows its origin's GPUs, as live; every host's are in the values (`gpu.0.util@gpu-b`).
+    gpu: gpuStatusAt(
+      data.table,
+      ts,
+      data.header.fleet ? `gpu@${data.header.deployment.services[0]?.hostId ?? data.header.host.id}` : 'gpu',
+    ),
     alerts: alertsAt(events, ts),
     notExposed: { ...data.notExposed },
   };
+}
+
+/** A fleet's workers with their hosts, so the verdict names both ("decode-2 on gpu-b"), as live; none for a pair. */
+function workersOf(data: ReviewData): VerdictWorker[] | undefined {
+  if (!data.header.fleet) return undefined;
+  return data.header.deployment.services
+    .filter((s) => s.id !== undefined)
+    .map((s) => ({ id: s.id!, role: s.role, host: s.hostId }));
 }

@@ -1,8 +1,9 @@
 // Records every monitoring session (on by default) to one file per session: parsed scrapes, unit state and
 // health changes, timeline events (alerts, actions, restart steps, annotations), GPU readings, each poll's
 // scrape durations and /server_info capacity (host-series.ts), and the journal lines of the monitored units,
-// heard from the monitor's tail of each unit. A recording that fails (disk full) stops with a clear message;
-// monitoring goes on.
+// heard from the monitor's tail of each unit. A fleet is recorded whole (format 1.4): each worker its own target,
+// each host's GPUs their own, every unit's journal on its own host, and the hosts and discovery's findings in the
+// header. A recording that fails (disk full) stops with a clear message; monitoring goes on.
 import { randomBytes } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import type {
   RecordingStatus,
   SessionInfoDto,
 } from '@shared/api/recording';
-import type { AppEvent, DeploymentConfig, HostConfig, Role } from '@shared/domain';
+import type { AppEvent, DeploymentConfig, HostConfig, UnitState } from '@shared/domain';
 import type { JournalEntry } from '@shared/contract';
 import type { Core } from '../core';
 import type { RecordingWriter } from '../store/recording/writer';
@@ -30,6 +31,12 @@ import type { JournalSubscription } from '../journal/unit-tail';
 import { ApiError } from '../api-error';
 import type { SettingCell } from '../config/setting-cell';
 import { REVIEW_OVERVIEW } from '../review/overview-table';
+import {
+  hostGpuTarget,
+  unitSource,
+  workerTarget,
+  type RecordedFleet,
+} from '../store/recording/fleet-targets';
 
 export interface RecordingServiceOptions {
   /** Folder holding the session files. */
@@ -57,6 +64,8 @@ interface Live {
   journals: JournalSubscription[];
   lastUnit: Map<string, string>;
   lastHealth: Map<string, string>;
+  /** A fleet: targets and sources are named per worker and host (fleet-targets.ts). */
+  fleet: boolean;
 }
 
 export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { enabled: true, maxTotalBytes: 2 * 1024 ** 3 };
@@ -85,40 +94,45 @@ export class RecordingService {
       this.closing.add(p);
       void p.finally(() => this.closing.delete(p));
     });
+    // A fleet's worker is its own target (`decode@decode-1`), as it is its own series live (format 1.4).
     core.hooks.on('scrape', (e) =>
-      this.live.get(e.deploymentId)?.writer?.appendScrape(e.ts, e.role, e.exposition),
+      this.live
+        .get(e.deploymentId)
+        ?.writer?.appendScrape(e.ts, e.id === undefined ? e.role : workerTarget(e.role, e.id), e.exposition),
     );
     core.hooks.on('gpu', (e) => {
       if (e.status.gpus.length === 0 || e.status.ts === null) return;
-      this.live
-        .get(e.deploymentId)
-        ?.writer?.appendScrape(e.status.ts, GPU_TARGET, gpuExposition(e.status.gpus));
+      const l = this.live.get(e.deploymentId);
+      l?.writer?.appendScrape(
+        e.status.ts,
+        l.fleet ? hostGpuTarget(e.hostId) : GPU_TARGET,
+        gpuExposition(e.status.gpus),
+      );
     });
     core.hooks.on('observed', (o) => {
       const l = this.live.get(o.deploymentId);
       if (!l?.writer) return;
       l.writer.appendScrape(o.ts, MONITOR_TARGET, monitorExposition(o));
-      for (const s of o.services) {
+      const unit = (source: string, u: UnitState): void => {
         // Store changes only: a steady unit costs nothing per poll.
-        if (s.systemd) {
-          const key = JSON.stringify([
-            s.systemd.activeState,
-            s.systemd.subState,
-            s.systemd.mainPid,
-            s.systemd.nRestarts,
-            s.systemd.result,
-          ]);
-          if (l.lastUnit.get(s.role) !== key) {
-            l.lastUnit.set(s.role, key);
-            // The writer redacts ExecStart (--api-key and friends), event texts and journal lines itself.
-            l.writer.appendUnitState(o.ts, s.role, s.systemd);
-          }
-        }
+        const key = JSON.stringify([u.activeState, u.subState, u.mainPid, u.nRestarts, u.result]);
+        if (l.lastUnit.get(source) === key) return;
+        l.lastUnit.set(source, key);
+        // The writer redacts ExecStart (--api-key and friends), event texts and journal lines itself.
+        l.writer?.appendUnitState(o.ts, source, u);
+      };
+      for (const s of o.services) {
+        const source = s.id === undefined ? s.role : workerTarget(s.role, s.id);
+        if (s.systemd) unit(source, s.systemd);
+        // A multi-node worker's other nodes: each unit's own state, read on its own host.
+        for (const u of s.units ?? [])
+          if (u.nodeRank > 0 && u.systemd && s.id !== undefined)
+            unit(unitSource(s.role, s.id, u.nodeRank), u.systemd);
         if (s.health) {
           const key = `${s.health.ok}|${s.health.status}|${s.health.detail}`;
-          if (l.lastHealth.get(s.role) !== key) {
-            l.lastHealth.set(s.role, key);
-            l.writer.appendHealth(o.ts, s.role, s.health);
+          if (l.lastHealth.get(source) !== key) {
+            l.lastHealth.set(source, key);
+            l.writer.appendHealth(o.ts, source, s.health);
           }
         }
       }
@@ -202,30 +216,20 @@ export class RecordingService {
       journals: [],
       lastUnit: new Map(),
       lastHealth: new Map(),
+      fleet: deployment.services.some((s) => s.id !== undefined),
     };
     this.live.set(deploymentId, l);
     if (!this.settings.enabled) return this.publish();
-    if (deployment.services.some((s) => s.id !== undefined)) {
-      // The recording format holds one target per role; a fleet's several workers of a role would be
-      // interleaved into one series. Say so instead of writing a file review would misread.
-      this.core.addEvent(deploymentId, {
-        ts: this.core.now,
-        kind: 'info',
-        severity: 'warning',
-        title:
-          'recording: this deployment is not recorded — recordings hold one-host deployments only so far',
-        detail: 'Its live history (24 h) is kept while it stays open.',
-      });
-      return this.publish();
-    }
     try {
       await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
+      const fleet = l.fleet ? this.fleetOf(deploymentId) : undefined;
       const { id, path, writer } = await this.store.start(
         {
           startedAt: this.core.now,
           host: { id: host.id, label: host.label, kind: host.kind, hostname: host.hostname },
           deployment,
           appVersion: this.opts.appVersion,
+          ...(fleet ? { fleet } : {}),
         },
         // The overview (format 1.3) holds review's signals at its resolution, so a review opens at once from it.
         { overview: REVIEW_OVERVIEW },
@@ -255,12 +259,20 @@ export class RecordingService {
     const hostClock = this.opts.clockFor?.(host);
     const toCore = (ms: number): number =>
       hostClock?.wallTimeOf ? Math.round(hostClock.wallTimeOf(ms)) + (this.core.now - Date.now()) : ms;
-    for (const s of deployment.services) {
+    // Every unit of every worker, on its own host: a multi-node worker's other nodes log too.
+    const units = deployment.services.flatMap((s) =>
+      s.id === undefined
+        ? [{ source: s.role as string, unit: s.unit, hostId: undefined as string | undefined }]
+        : (s.units ?? [{ hostId: s.hostId, unit: s.unit, nodeRank: 0 }])
+            .filter((u) => u.unit !== '')
+            .map((u) => ({ source: unitSource(s.role, s.id!, u.nodeRank), unit: u.unit, hostId: u.hostId })),
+    );
+    for (const s of units) {
       let tail;
       try {
-        tail = this.core.journalTail(l.deploymentId, s.unit);
+        tail = this.core.journalTail(l.deploymentId, s.unit, s.hostId);
       } catch {
-        // A unit the monitor does not follow (another host's): the recording has no lines for it.
+        // A unit no monitor follows (its host unreachable): the recording has no lines for it.
         continue;
       }
       const record = (lines: readonly JournalEntry[]): void => {
@@ -270,7 +282,7 @@ export class RecordingService {
           if (ts >= startedAt)
             l.writer?.appendJournal({
               ts,
-              role: s.role as Role,
+              role: s.source,
               unit: s.unit,
               priority: line.priority,
               message: line.message,
@@ -284,6 +296,24 @@ export class RecordingService {
       // The backlog ends where the live lines begin: its part since the session started is recorded first.
       sub.backlog.then(record, () => undefined);
     }
+  }
+
+  /** The header's description of a fleet: every host, discovery's findings, each link as recording begins. */
+  private fleetOf(deploymentId: string): RecordedFleet | undefined {
+    const d = this.core.liveDeployment(deploymentId);
+    if (!d.fleet) return undefined;
+    const states = d.hostStates();
+    return {
+      hosts: states.map(({ host: h }) => ({
+        id: h.id,
+        label: h.label,
+        kind: h.kind,
+        ...(h.alias ? { alias: h.alias } : {}),
+        ...(h.hostname ? { hostname: h.hostname } : {}),
+      })),
+      fleet: d.fleet,
+      links: states.map((s) => ({ host: s.host.id, connection: s.connection })),
+    };
   }
 
   private stopped(l: Live, err: Error): void {

@@ -52,6 +52,7 @@ import { groupOf } from '../signals/signals-store';
 import { GPU_GROUP, gpuIndices } from '../review/host-columns';
 import { NVIDIA_SMI_COMMAND } from '../probes/gpu';
 import { observationAt, snapshotAt } from '../review/state-at';
+import { RecordedDeployment } from '../fleet/recorded-deployment';
 
 export interface ReviewServiceOptions {
   /** The recordings folder (shared with the recording service). */
@@ -79,6 +80,8 @@ interface Review {
   host: HostConfig;
   deployment: DeploymentConfig;
   cursor: number;
+  /** The recording behind the `Deployment` interface the live one implements (read-only). */
+  recorded: RecordedDeployment;
 }
 
 interface Upload {
@@ -223,12 +226,7 @@ export class ReviewService {
         const id = (args as { deploymentId?: unknown } | undefined)?.deploymentId;
         if (!isReviewId(id)) return original(args);
         if (mine) return mine(args as never);
-        const r = this.need(id);
-        throw new ApiError(
-          'review-read-only',
-          `${name} is not available in review: "${r.name}" is a recording, not a live deployment`,
-          'Open the live deployment from the start screen to act on it.',
-        );
+        throw this.need(id).recorded.refuse(name);
       };
     }
     out.listDeployments = async (a) => [
@@ -342,6 +340,16 @@ export class ReviewService {
       .map((e) => ({ ...e, deploymentId: id }))
       .sort((a, b) => a.ts - b.ts);
     if (side.warning) data.warnings.push(side.warning);
+    const recorded = new RecordedDeployment({
+      id,
+      name,
+      // The full read replaces the overview's data on the same object: always ask for the current one.
+      get data() {
+        return loaded.data;
+      },
+      cursor: () => r.cursor,
+      events: () => r.events,
+    });
     const r: Review = {
       id,
       key,
@@ -350,18 +358,12 @@ export class ReviewService {
       name,
       loaded,
       events,
-      host: {
-        id: hostId,
-        label: data.header.host.label,
-        // Never 'demo': a recording of the demo is not the demo (no fault switches, no auto-open).
-        // What makes it a review is summary.review; the recorded kind is in review.recordedHost.
-        kind: 'ssh',
-        ...(data.header.host.hostname ? { hostname: data.header.host.hostname } : {}),
-      },
-      deployment: { id, name, services: data.header.deployment.services },
+      host: recorded.host,
+      deployment: recorded.config,
       // Opens at the last recorded scrape: the moment an operator usually comes back to look at (journal
       // lines and events may be stamped later, e.g. by a host whose clock runs ahead).
       cursor: data.lastScrapeTs,
+      recorded,
     };
     this.reviews.set(id, r);
     // Opened from the overview: events the overview did not reach (the last stretch of a file never closed)
@@ -389,11 +391,14 @@ export class ReviewService {
 
   private summary(r: Review): DeploymentSummary {
     const d = r.loaded.data;
+    const fleet = r.recorded.fleet;
     return {
       deployment: r.deployment,
       host: r.host,
       connection: { state: 'idle' },
-      latest: observationAt(d, r.id, r.host.id, r.cursor),
+      // A fleet's hosts with their links at the cursor, and what discovery found, as live.
+      ...(fleet ? { hosts: r.recorded.hostStates(), fleet } : {}),
+      latest: r.recorded.latest,
       review: {
         sessionId: r.sessionId,
         path: r.path,

@@ -3,7 +3,8 @@
 // needs no new record kind, every reader and export sees them as series, and the value codec stores them exactly.
 //   target "gpu":     one row per nvidia-smi reading, one series per GPU and field (label gpu="<index>")
 //   target "monitor": one row per poll, per service (label role="<role>"): whether its scrape answered, how long
-//                     it took, how many samples it served, and the KV capacity read from /server_info
+//                     it took, how many samples it served, and the KV capacity read from /server_info; in a
+//                     fleet also worker="<id>", and the GPUs are one target per host ("gpu@<host>")
 import type { GpuReading } from '@shared/contract';
 import type { Observation } from '@shared/domain';
 import type { Exposition, MetricFamily } from '../../probes/exposition/types';
@@ -86,7 +87,9 @@ export function monitorExposition(o: Observation): Exposition {
   const samples: MetricFamily['samples'] = [];
   const capacity: MetricFamily['samples'] = [];
   for (const s of o.services) {
-    const labels = { role: s.role };
+    // A fleet's worker adds its id: several services share a role there (format 1.4).
+    const labels: Record<string, string> =
+      s.id === undefined ? { role: s.role } : { role: s.role, worker: s.id };
     const m = s.metrics;
     up.push({ name: MONITOR_FAMILIES.up, labels, value: m?.ok ? 1 : 0 });
     if (m?.ok) {

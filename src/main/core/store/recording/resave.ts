@@ -64,10 +64,10 @@ async function writeAgain(rec: Recording, out: string, overview: WriterOptions['
     },
     clearTimeout: () => undefined,
   };
-  const { sessionId, name, startedAt, host, deployment, appVersion, flushIntervalMs } = rec.header;
+  const { sessionId, name, startedAt, host, deployment, appVersion, flushIntervalMs, fleet } = rec.header;
   const w = await RecordingWriter.open(
     out,
-    { sessionId, name, startedAt, host, deployment, appVersion },
+    { sessionId, name, startedAt, host, deployment, appVersion, ...(fleet ? { fleet } : {}) },
     { clock, flushIntervalMs, ...(overview !== undefined ? { overview } : {}) },
   );
   const targets = scrapeRows(rec.series);

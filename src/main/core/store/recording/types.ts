@@ -1,6 +1,7 @@
 // Public types of the session recording library (see docs/recording-format.md for the file format).
 import type { AppEvent, DeploymentConfig, HealthResult, HostConfig, Role, UnitState } from '@shared/domain';
 import type { MetricType } from '../../probes/exposition/types';
+import type { RecordedFleet } from './fleet-targets';
 
 /**
  * Who produced a series or a state: a role ('prefill' | 'decode' | 'router') on a single-host deployment, or
@@ -31,6 +32,8 @@ export interface RecordingHeader {
   deployment: DeploymentConfig;
   /** Version of the app that wrote the file, e.g. "0.1.0". */
   appVersion: string;
+  /** A fleet (format 1.4): every host and what discovery found; absent for a one-host deployment. */
+  fleet?: RecordedFleet;
 }
 
 /** The header as stored: the caller's header plus format identification. */

@@ -32,6 +32,7 @@ import { ScrapeEncoder } from './scrape-codec';
 import { BLOCK_CHECKSUMS, BlockSealer, SEAL_BYTES } from './block-sum';
 import { LineRedactor, redactJson, redactSecrets } from './redact';
 import { markedMember } from './members';
+import { FLEET_MINOR_VERSION } from './fleet-targets';
 import {
   DEFAULT_OVERVIEW_STEP_MS,
   OVERVIEW_SEGMENT_CHARS,
@@ -159,13 +160,16 @@ export class RecordingWriter {
       format: FORMAT_ID,
       version: FORMAT_VERSION,
       minorVersion: ov?.table
-        ? FORMAT_MINOR_VERSION
+        ? header.fleet
+          ? FLEET_MINOR_VERSION
+          : FORMAT_MINOR_VERSION
         : ov
           ? ROWS_OVERVIEW_MINOR_VERSION
           : LEGACY_MINOR_VERSION,
       ...header,
       host: redactJson(header.host, counter),
       deployment: redactJson(header.deployment, counter),
+      ...(header.fleet ? { fleet: redactJson(header.fleet, counter) } : {}),
       flushIntervalMs,
       blockChecksums: BLOCK_CHECKSUMS,
       ...(ov ? { overview: ov.table ? { stepMs, signals: true as const } : { stepMs } } : {}),
