@@ -37,12 +37,7 @@ import {
   type SettingsEvents,
   type SettingsRequests,
 } from './api/settings';
-import {
-  HISTORY_EVENTS,
-  HISTORY_REQUESTS,
-  type HistoryEvents,
-  type HistoryRequests,
-} from './api/history';
+import { HISTORY_EVENTS, HISTORY_REQUESTS, type HistoryEvents, type HistoryRequests } from './api/history';
 
 export type * from './api/monitoring';
 export type * from './api/restart';
