@@ -12,6 +12,7 @@ import type { PromHistoryTarget } from '../../src/main/core/prometheus/history-t
 import { HistoryService } from '../../src/main/core/services/history';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { extractKv } from '../../src/main/core/signals/evaluate/kv-usage';
+import { cliCaptured } from '../cli/run-on-app';
 import { backfill, syntheticScrapes, type Backfill } from '../support/prometheus-backfill';
 import {
   freePort,
@@ -233,6 +234,60 @@ describe.skipIf(unavailable !== null)('history from the real Prometheus', () => 
       const none = await ask(new HistoryService({ live: liveOnly }));
       expect(none.series[0].problems[0]).toMatchObject({ code: 'no-prometheus' });
       expect(none.series[0].parts.map((p) => p.source)).toEqual(['live']);
+    });
+  });
+
+  describe('pd-console history', () => {
+    const argv = (...more: string[]): string[] => [
+      'history',
+      'decode.kv_ratio',
+      '--host',
+      'demo',
+      '--since',
+      '2d',
+      '--prometheus',
+      prom.url,
+      '--direct',
+      '--match',
+      data.selector('decode'),
+      ...more,
+    ];
+
+    it('--json gives [time, value] pairs per part, each naming its source', async () => {
+      const r = await cliCaptured(argv('--step', '10m', '--json'));
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.out) as {
+        key: string;
+        parts: {
+          source: string;
+          label: string;
+          stepS?: number;
+          query?: string;
+          points: [number, number | null][];
+        }[];
+      };
+      expect(out.key).toBe('decode.kv_ratio');
+      const prom0 = out.parts.find((p) => p.source === 'prometheus')!;
+      expect(prom0).toMatchObject({ label: `Prometheus at ${prom.url}`, stepS: 600 });
+      expect(prom0.query).toContain('sglang:kv_used_tokens{target="decode"');
+      // Two days at 10 min, less the last ten minutes the backfill leaves empty.
+      expect(prom0.points.length).toBeGreaterThan(280);
+      const [t, v] = prom0.points[10];
+      expect(t % 600_000).toBe(0);
+      expect(v).toBeGreaterThan(0);
+      expect(v).toBeLessThan(1);
+    });
+
+    it('prints each part under its source, and says what to do with a bad step', async () => {
+      const r = await cliCaptured(argv('--step', '1h'));
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^decode\.kv_ratio — KV usage \(ratio\)/);
+      expect(r.out).toContain(`from prometheus: Prometheus at ${prom.url}, one point every 3600 s`);
+      expect(r.out).toMatch(/\n {2}\d{4}-\d\d-\d\dT\d\d:00:00Z {2}0\.\d+/);
+      const bad = await cliCaptured(argv('--step', '1s'));
+      expect(bad.code).toBe(2);
+      expect(bad.err).toContain('use a step of at least 16s');
     });
   });
 });
