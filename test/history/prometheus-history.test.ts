@@ -220,6 +220,22 @@ describe.skipIf(unavailable !== null)('history from the real Prometheus', () => 
       expect(r.series[1].parts.map((p) => p.source)).toEqual(['prometheus', 'live']);
     });
 
+    it('a range longer than the retention: says how much Prometheus keeps and what to change', async () => {
+      const history = new HistoryService({ live: liveOnly, prometheus: async () => targetOf(client) });
+      const r = await history.history({
+        deploymentId: 'demo',
+        keys: [RATE],
+        fromMs: END - 30 * 86_400_000,
+        toMs: END,
+        points: 600,
+      });
+      const s = r.series[0];
+      expect(s.parts.map((p) => p.source)).toEqual(['prometheus', 'live']);
+      const note = s.problems.find((p) => p.code === 'retention');
+      expect(note?.message).toMatch(/keeps 15 d of history; this range starts 30(\.\d)? d ago/);
+      expect(note?.fix).toContain('--storage.tsdb.retention.time');
+    });
+
     it('a worker Prometheus does not scrape, and no Prometheus at all', async () => {
       const r = await ask(
         new HistoryService({

@@ -96,9 +96,36 @@ export class HistoryService {
           if (a.problem) series[i].problems.push(a.problem);
         });
       }
+      if (target) await this.retentionNote(target, q, series);
       await this.fromRecordings(q, olderTo, share, series, filled);
     }
     return { series, liveFromMs: liveFrom, promBytes };
+  }
+
+  /** Retention per Prometheus, asked once in a while (a flag, it changes only with a restart). */
+  private readonly retention = new WeakMap<object, { atMs: number; s: number | null }>();
+
+  /** A range reaching past what Prometheus keeps says so: that part is absent, not zero. */
+  private async retentionNote(
+    target: PromHistoryTarget,
+    q: HistoryQuery,
+    series: HistorySeries[],
+  ): Promise<void> {
+    const now = Date.now();
+    let known = this.retention.get(target.api);
+    if (!known || now - known.atMs > 600_000) {
+      const s = await target.api.retentionS().catch(() => null);
+      this.retention.set(target.api, (known = { atMs: now, s }));
+    }
+    if (known.s === null || q.fromMs >= now - known.s * 1000) return;
+    const days = (x: number): string => `${+(x / 86_400).toFixed(1)} d`;
+    const problem: HistoryProblem = {
+      source: 'prometheus',
+      code: 'retention',
+      message: `${target.api.label} keeps ${days(known.s)} of history; this range starts ${days((now - q.fromMs) / 1000)} ago, so its start is not there`,
+      fix: 'raise --storage.tsdb.retention.time on that Prometheus (or use Thanos/Mimir for long-term storage); older sessions can be opened from the recordings',
+    };
+    for (const s of series) s.problems.push(problem);
   }
 
   private async target(deploymentId: string, series: HistorySeries[]): Promise<PromHistoryTarget | null> {

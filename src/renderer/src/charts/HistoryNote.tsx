@@ -6,13 +6,15 @@ import { historyNotes } from './history-source';
 
 export function HistoryNote({ id, keys }: { id: string; keys: readonly string[] }): React.JSX.Element | null {
   const note = useSyncExternalStore(historyNotes.subscribe, () => historyNotes.get(keys));
-  if (!note || (note.parts.length === 0 && note.problems.length === 0)) return null;
+  // Only the live part: nothing to say (every chart would carry the same word).
+  const parts = note?.parts.some((p) => p.source !== 'live') ? note.parts : [];
+  if (!note || (parts.length === 0 && note.problems.length === 0)) return null;
   return (
     <div className="chart-note history-note" data-testid={`history-note-${id}`}>
-      {note.parts.length > 0 && (
+      {parts.length > 0 && (
         <span className="muted" data-testid={`history-sources-${id}`}>
-          {note.parts
-            .map((p, i) => `${p.label}${i < note.parts.length - 1 ? ` until ${formatDateTime(p.toMs)}` : ''}`)
+          {parts
+            .map((p, i) => `${p.label}${i < parts.length - 1 ? ` until ${formatDateTime(p.toMs)}` : ''}`)
             .join(' · ')}
         </span>
       )}

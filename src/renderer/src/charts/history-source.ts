@@ -11,7 +11,7 @@ type Source = ((ask: SeriesAsk) => Promise<SeriesResult>) & { flush(): void };
 /** What a chart's history came from, per key set (the chart's keys joined by ','). */
 export interface HistoryNoteState {
   parts: { source: string; label: string; fromMs: number; toMs: number }[];
-  problems: { message: string; fix?: string; query?: string }[];
+  problems: { code?: string; message: string; fix?: string; query?: string }[];
 }
 
 const notes = new Map<string, HistoryNoteState>();
@@ -35,8 +35,15 @@ function setNote(keys: readonly string[], note: HistoryNoteState | undefined): v
 
 /** A slack so a live window asked a moment after the store's first row does not go to Prometheus. */
 const SLACK_MS = 5_000;
+/**
+ * "No Prometheus is known" is worth a line only when the operator asked for a range the app did not see by
+ * this much (7 d, last night); the first minutes of a 5 min chart after connecting are not news.
+ */
+const TELL_NO_PROMETHEUS_MS = 3_600_000;
+/** After an answer without a Prometheus, short gaps are not asked again for this long. */
+const NO_PROMETHEUS_TTL_MS = 60_000;
 
-function noteOf(series: HistorySeries[]): HistoryNoteState {
+function noteOf(series: HistorySeries[], gapMs: number): HistoryNoteState {
   const parts: HistoryNoteState['parts'] = [];
   const seen = new Set<string>();
   for (const s of series)
@@ -54,7 +61,9 @@ function noteOf(series: HistorySeries[]): HistoryNoteState {
   parts.sort((a, b) => a.fromMs - b.fromMs);
   const problems = new Map<string, HistoryNoteState['problems'][number]>();
   for (const s of series)
-    for (const p of s.problems) if (!problems.has(p.message)) problems.set(p.message, p);
+    for (const p of s.problems)
+      if (!problems.has(p.message) && (p.code !== 'no-prometheus' || gapMs >= TELL_NO_PROMETHEUS_MS))
+        problems.set(p.message, p);
   return { parts, problems: [...problems.values()] };
 }
 
@@ -94,6 +103,8 @@ export function withHistory(
 ): Source {
   /** The oldest row of each deployment's live store, from the answers seen. */
   const liveFrom = new Map<string, number>();
+  /** Deployments whose last answer had no Prometheus, until when short gaps are not asked again. */
+  const noProm = new Map<string, number>();
   const ask = async (a: SeriesAsk): Promise<SeriesResult> => {
     const known = liveFrom.get(a.deploymentId);
     const older = (first: number | null | undefined): boolean =>
@@ -109,6 +120,9 @@ export function withHistory(
       if (live.firstMs === null && known === undefined && Object.keys(live.missing).length === a.keys.length)
         return live;
     }
+    const first = liveFrom.get(a.deploymentId);
+    const gapMs = first === undefined ? Infinity : first - a.fromMs!;
+    if ((noProm.get(a.deploymentId) ?? 0) > now() && gapMs < TELL_NO_PROMETHEUS_MS) return base(a);
     try {
       const res = await getHistory({
         deploymentId: a.deploymentId,
@@ -120,7 +134,9 @@ export function withHistory(
       if (a.signal?.aborted)
         throw new DOMException('the chart stopped waiting for its history', 'AbortError');
       if (res.liveFromMs !== null) liveFrom.set(a.deploymentId, res.liveFromMs);
-      setNote(a.keys, noteOf(res.series));
+      if (res.series.every((x) => x.problems.some((p) => p.code === 'no-prometheus')))
+        noProm.set(a.deploymentId, now() + NO_PROMETHEUS_TTL_MS);
+      setNote(a.keys, noteOf(res.series, gapMs));
       return historyAsSeries(res);
     } catch (err) {
       if ((err as Error).name === 'AbortError') throw err;
