@@ -25,6 +25,9 @@ import { backfill } from '../test/support/prometheus-backfill';
 import { prometheusUnavailableReason, startPrometheus } from '../test/support/prometheus-server';
 import { createApp } from '../src/main/compose';
 import type { SignalKey } from '../src/shared/signals/spec';
+import { signalPromql } from '../src/shared/signals/promql';
+import { PromHttpClient } from '../src/main/core/prometheus/http-client';
+import { rangeGrid } from '../src/main/core/prometheus/history-step';
 
 const root = join(__dirname, '..');
 const DAY = 86_400_000;
@@ -86,6 +89,8 @@ export async function runPromHistoryBench(): Promise<void> {
   });
   const rows: Row[] = [];
   try {
+    await settle(prom.url);
+    rows.push(...(await engineAlone(prom.url, start, end)));
     rows.push(...(await prometheusPath(prom.url)));
     rows.push(...(await recordingPath(data.recordingPath, start, end)));
   } finally {
@@ -93,6 +98,73 @@ export async function runPromHistoryBench(): Promise<void> {
     await data.cleanup();
   }
   print(rows);
+}
+
+/**
+ * Prometheus compacts the backfilled 2 h blocks into larger ones after it starts (minutes of CPU for a week):
+ * measured during that, every figure would be the compaction's. Waits until its compaction counter rests.
+ */
+async function settle(promUrl: string): Promise<void> {
+  const count = async (): Promise<string> => {
+    const text = await (await fetch(`${promUrl}/metrics`)).text();
+    return (
+      (/^prometheus_tsdb_compactions_total (\S+)$/m.exec(text)?.[1] ?? '?') +
+      (/^prometheus_tsdb_blocks_loaded (\S+)$/m.exec(text)?.[1] ?? '?')
+    );
+  };
+  const t0 = clock.now();
+  let last = await count();
+  let still = 0;
+  while (clock.now() - t0 < 300_000 && still < 3) {
+    await new Promise((r) => setTimeout(r, 5000));
+    const now = await count();
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
+  console.log(`Prometheus settled (compactions done) after ${((clock.now() - t0) / 1000).toFixed(0)} s`);
+}
+
+/** The chart's queries straight from this process: what the engine itself costs, apart from the app and page. */
+async function engineAlone(promUrl: string, start: number, end: number): Promise<Row[]> {
+  const api = new PromHttpClient({ baseUrl: promUrl, label: 'bench' });
+  const rows: Row[] = [];
+  try {
+    for (const plan of CHARTS) {
+      const keys =
+        plan.key === 'decode.kv_ratio'
+          ? ['decode.kv_ratio']
+          : ['decode.ttft_p50_s', 'decode.ttft_p90_s', 'decode.ttft_p99_s'];
+      const grid = rangeGrid(start, end, 700, 15)!;
+      const row: Row = {
+        path: 'Prometheus query alone',
+        chart: plan.name,
+        ms: [],
+        toPageBytes: 0,
+        tunnelBytes: 0,
+        points: 0,
+      };
+      for (let run = 0; run <= RUNS; run++) {
+        const t0 = clock.now();
+        let bytes = 0;
+        let points = 0;
+        for (const key of keys) {
+          const q = signalPromql(key, { selector: 'target="decode"', scrapeIntervalS: 15 });
+          if (!q.ok) throw new Error(q.why);
+          const r = await api.queryRange(q.expr, grid.startS, grid.endS, grid.stepS);
+          bytes += r.bytes;
+          points += r.series[0]?.values.length ?? 0;
+        }
+        if (run === 0) continue;
+        row.ms.push(clock.now() - t0);
+        row.tunnelBytes = bytes;
+        row.points = points;
+      }
+      rows.push(row);
+    }
+  } finally {
+    api.dispose();
+  }
+  return rows;
 }
 
 async function prometheusPath(promUrl: string): Promise<Row[]> {

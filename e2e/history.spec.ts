@@ -63,6 +63,7 @@ test.describe('with the deployment’s Prometheus', () => {
     await expect(sources).toContainText('prometheus (benchmark, 7 d at 15 s) until ');
     await expect(sources).toContainText('this app (live)');
     await expect(chart).toHaveAttribute('data-state', 'ready');
+    await chart.screenshot({ path: 'test-results/history-7d-kv-decode.png' });
     // prefill is not in this Prometheus: its chart says so in words, decode's is unaffected.
     await expect(page.getByTestId('history-problem-kv-pct-prefill').first()).toContainText(
       'has no data for prefill.kv_ratio',
