@@ -36,6 +36,7 @@ import { coreRollDeployments } from './core/services/roll-deployments';
 import { ReviewService } from './core/services/review';
 import { SettingsService } from './core/services/settings';
 import { HistoryService } from './core/services/history';
+import { recordingHistory } from './core/prometheus/history-recordings';
 
 export const APP_VERSION = '0.1.0';
 
@@ -182,7 +183,13 @@ export function createApp(opts: AppOptions): App {
     recordingIds: () => recording.store.activeIds(),
   });
   // TODO(h-promsrc): history.setPrometheus(discovery's provider) once the Prometheus discovery service lands.
-  const history = new HistoryService({ live: (q) => dashboard.store.getSeries(q) });
+  const history = new HistoryService({
+    live: (q) => dashboard.store.getSeries(q),
+    recordings: recordingHistory({
+      list: () => recording.store.list(),
+      activeIds: () => recording.store.activeIds(),
+    }),
+  });
   // Requests about a recording opened for review are answered by the review service, not SSH.
   const handlers: ApiHandlers = review.route({
     ...core.handlers(),

@@ -10,6 +10,7 @@ import type { ScopedKey } from '@shared/signals/scoped-key';
 import { PromHttpClient } from '../../src/main/core/prometheus/http-client';
 import type { PromHistoryTarget } from '../../src/main/core/prometheus/history-target';
 import { HistoryService } from '../../src/main/core/services/history';
+import { recordingHistory } from '../../src/main/core/prometheus/history-recordings';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { extractKv } from '../../src/main/core/signals/evaluate/kv-usage';
 import { cliCaptured } from '../cli/run-on-app';
@@ -184,6 +185,52 @@ describe.skipIf(unavailable !== null)('history from the real Prometheus', () => 
       expect(s.problems[0].message).toContain('prometheus.service on gpu-b');
       expect(s.problems[0].message).toContain(RATE);
       expect(s.problems[0].query).toContain('sglang:generation_tokens_total');
+      down.dispose();
+    });
+
+    it('Prometheus down: the recordings of that range fill it, each part named', async () => {
+      const port = await freePort();
+      const down = new PromHttpClient({
+        baseUrl: `http://127.0.0.1:${port}`,
+        label: 'prometheus.service on gpu-b',
+      });
+      const recordings = recordingHistory({
+        list: async () => [
+          {
+            id: 'backfill',
+            path: data.recordingPath,
+            name: 'backfilled history',
+            hostId: 'demo',
+            hostLabel: 'Demo GPU host',
+            deploymentId: 'demo',
+            deploymentName: 'Demo PD',
+            startedAt: START,
+            endedAt: END - STEP,
+            durationMs: END - STEP - START,
+            sizeBytes: 1,
+            state: 'complete',
+            annotations: 0,
+            warnings: [],
+          },
+        ],
+      });
+      const r = await ask(
+        new HistoryService({ live: liveOnly, prometheus: async () => targetOf(down), recordings }),
+      );
+      const s = r.series[0];
+      expect(s.parts.map((p) => [p.source, p.label])).toEqual([
+        ['recording', 'recording “backfilled history”'],
+        ['live', 'this app (live)'],
+      ]);
+      const [older, newest] = s.parts;
+      expect(older.points.length).toBeGreaterThan(300);
+      expect(older.points[older.points.length - 1][0]).toBeLessThan(newest.points[0][0]);
+      // The recording's rate is the live evaluator's over the same scrapes (review keeps 32-bit floats).
+      const live = livePath.get(RATE)!;
+      const shared = older.points.filter(([t, v]) => v !== null && live.get(t) != null);
+      expect(shared.length).toBeGreaterThan(5);
+      for (const [t, v] of shared) expect(v).toBeCloseTo(live.get(t)!, 3);
+      expect(s.problems[0]).toMatchObject({ code: 'unreachable' });
       down.dispose();
     });
 
