@@ -101,3 +101,31 @@ describe('signal PromQL', () => {
     expect(promqlProblems('a or b)')[0]).toContain('column 7');
   });
 });
+
+describe('era alternatives by what Prometheus holds', () => {
+  it('leaves out the eras whose family is absent, and keeps one when none is there', () => {
+    const held = new Set(['sglang:kv_used_tokens', 'sglang:max_total_num_tokens']);
+    const full = signalPromql('decode.kv_ratio', WORKER);
+    const pruned = signalPromql('decode.kv_ratio', { ...WORKER, present: (n) => held.has(n) });
+    if (!full.ok || !pruned.ok) throw new Error('kv_ratio has PromQL');
+    expect(full.expr).toContain('sglang:token_usage');
+    expect(pruned.expr).not.toContain('sglang:token_usage');
+    expect(pruned.expr).not.toContain('sglang:full_token_usage');
+    expect(pruned.expr).toContain('sglang:kv_used_tokens');
+    expect(pruned.expr.length).toBeLessThan(full.expr.length / 2);
+    expect(parsesAsPromQL(pruned.expr)).toBe(true);
+    const itl = signalPromql('decode.itl_p99_s', { ...WORKER, present: () => false });
+    if (!itl.ok) throw new Error('itl has PromQL');
+    expect(itl.expr).toContain('sglang:inter_token_latency_seconds_bucket');
+    expect(itl.expr).not.toContain(' or ');
+    // The older name alone: the newer is left out.
+    const tpot = signalPromql('decode.itl_p99_s', {
+      ...WORKER,
+      present: (n) => n === 'sglang:time_per_output_token_seconds_bucket',
+    });
+    if (tpot.ok)
+      expect(tpot.expr).toMatch(
+        /^histogram_quantile\(0\.99, sum by \(le\) \(rate\(sglang:time_per_output_token/,
+      );
+  });
+});

@@ -29,6 +29,11 @@ export interface PromScope {
   selector: string;
   /** The Prometheus scrape interval of these targets (s); widens windows when it scrapes slower than 15 s. */
   scrapeIntervalS?: number;
+  /**
+   * Which sample names Prometheus holds for these targets (asked beforehand): a server signal's era
+   * alternatives whose family is absent are left out, so Prometheus does not evaluate every era at every step.
+   */
+  present?: (sampleName: string) => boolean;
 }
 
 export type SignalPromql =
@@ -63,7 +68,22 @@ class Builder {
   constructor(
     private readonly sel: string,
     readonly w: number,
+    private readonly present?: (sampleName: string) => boolean,
   ) {}
+
+  /**
+   * `or` of era alternatives, without those whose first family is known absent (the first alternative stays
+   * when none is left, so the query still names what it would read and answers "no data").
+   */
+  or(alts: string[]): string {
+    const present = this.present;
+    if (!present) return or(alts);
+    const kept = alts.filter((a) => {
+      const first = promqlFamilies(a)[0];
+      return first === undefined || present(first);
+    });
+    return or(kept.length ? kept : alts.slice(0, 1));
+  }
 
   /** `name{selector,extra}`. */
   v(name: string, extra = ''): string {
@@ -102,6 +122,13 @@ class Builder {
 }
 
 const AGG: Record<RankAggregation, string> = { sum: 'sum', max: 'max', min: 'min', mean: 'avg' };
+
+/** The sample names an expression selects, in order of first use. */
+export function promqlFamilies(expr: string): string[] {
+  const out: string[] = [];
+  for (const m of expr.matchAll(/([A-Za-z_:][A-Za-z0-9_:]*)\{/g)) if (!out.includes(m[1])) out.push(m[1]);
+  return out;
+}
 
 /** The first alternative with a value wins (each has no labels: see the header). */
 const or = (alts: string[]): string => (alts.length === 1 ? alts[0] : alts.map((a) => `(${a})`).join(' or '));
@@ -163,7 +190,7 @@ function serverPromql(name: string, spec: SignalSpec, b: Builder): SignalPromql 
     case 'cache_hit_rate_window': {
       const prompt = b.increase(S.promptTokensTotal);
       return windowed(
-        or([
+        b.or([
           `clamp_max(${b.increase(S.cachedTokensTotal, 'cache_source="total"')} / (${prompt} > 0), 1)`,
           `clamp_max(${b.increase(S.cachedTokensTotal)} / (${prompt} > 0), 1)`,
         ]),
@@ -171,22 +198,22 @@ function serverPromql(name: string, spec: SignalSpec, b: Builder): SignalPromql 
     }
     case 'kv_transfer_gb_s':
       return windowed(
-        or([
+        b.or([
           `min(${b.perRank(S.kvTransferSpeedGbS)})`,
           `${b.increase(`${S.kvTransferSpeedGbS}_sum`)} / (${b.increase(`${S.kvTransferSpeedGbS}_count`)} > 0)`,
           `${b.rate(`${S.kvTransferTotalMb}_sum`)} / 1000`,
         ]),
       );
     case 'kv_ratio':
-      return point(or(kvAlternatives(b).ratio));
+      return point(b.or(kvAlternatives(b).ratio));
     case 'kv_fullest_rank_ratio':
-      return point(or(kvAlternatives(b).fullest));
+      return point(b.or(kvAlternatives(b).fullest));
     case 'kv_used':
-      return point(or(kvAlternatives(b).used));
+      return point(b.or(kvAlternatives(b).used));
     case 'kv_capacity':
       return point(kvAlternatives(b).capacity);
     case 'kv_free':
-      return point(or(kvAlternatives(b).free));
+      return point(b.or(kvAlternatives(b).free));
     case 'kv_evictable':
       return point(`sum(${b.perRank(S.kvEvictableTokens)})`);
   }
@@ -194,7 +221,7 @@ function serverPromql(name: string, spec: SignalSpec, b: Builder): SignalPromql 
   if (spec.kind === 'gauge' && spec.ranks && metrics.length > 0) {
     const ranks = spec.ranks;
     return point(
-      or(
+      b.or(
         metrics.flatMap((m) =>
           spec.histogramForm ? [b.histogramMean(m, ranks), b.gauge(m, ranks)] : [b.gauge(m, ranks)],
         ),
@@ -206,10 +233,10 @@ function serverPromql(name: string, spec: SignalSpec, b: Builder): SignalPromql 
     const alts = metrics.map((m) => (scale === 1 ? b.rate(m) : `${b.rate(m)} * ${scale}`));
     // Present with fewer than two samples in the window: 0, not a gap (a failure counter's first increment).
     if (spec.zeroWhenPresent) alts.push(...metrics.map((m) => `sum(${b.v(m)}) * 0`));
-    return windowed(or(alts));
+    return windowed(b.or(alts));
   }
   if (spec.kind === 'quantile' && spec.q !== undefined && metrics.length > 0)
-    return windowed(or(metrics.map((m) => b.quantile(spec.q!, m))));
+    return windowed(b.or(metrics.map((m) => b.quantile(spec.q!, m))));
   return { ok: false, why: noPromql(spec) };
 }
 
@@ -222,7 +249,8 @@ function noPromql(spec: SignalSpec): string {
 
 function routerPromql(name: string, spec: SignalSpec, b: Builder): SignalPromql {
   const windowed = (expr: string): SignalPromql => ({ ok: true, expr, windowS: b.w });
-  const requests = or([
+  // One family per era: the eras absent from Prometheus are left out (see Builder.or).
+  const requests = b.or([
     b.rate(SMG.routerRequestsTotal),
     b.rate(SMG.httpRequestsTotal, TRAFFIC),
     b.rate(R.pdRequestsTotal),
@@ -261,7 +289,7 @@ function routerPromql(name: string, spec: SignalSpec, b: Builder): SignalPromql 
       return { ok: true, expr: `count((${health}) == 1) or (count(${health}) * 0)` };
   }
   if (spec.kind === 'quantile' && spec.q !== undefined)
-    return windowed(or((spec.metrics ?? []).map((m) => b.quantile(spec.q!, m))));
+    return windowed(b.or((spec.metrics ?? []).map((m) => b.quantile(spec.q!, m))));
   return { ok: false, why: noPromql(spec) };
 }
 
@@ -284,7 +312,7 @@ const DCGM: Record<GpuField, (gpu: string, b: Builder) => string> = {
  * `decode.kv_rank.1.ratio`, `gpu.0.util`), over the series the scope's matchers select.
  */
 export function signalPromql(key: string, scope: PromScope): SignalPromql {
-  const b = new Builder(scope.selector, windowSeconds(scope.scrapeIntervalS));
+  const b = new Builder(scope.selector, windowSeconds(scope.scrapeIntervalS), scope.present);
   const parts = key.split('.');
   const [role] = parts;
   if (role === 'gpu' && parts.length === 3) {
@@ -299,7 +327,7 @@ export function signalPromql(key: string, scope: PromScope): SignalPromql {
     const cap = `${b.perRank(S.maxTotalNumTokens, r)} > 0`;
     return {
       ok: true,
-      expr: or([
+      expr: b.or([
         `max(${b.perRank(S.kvUsedTokens, r)} / on (${RANK}) (${cap}))`,
         `max(${b.perRank(S.fullTokenUsage, r)})`,
         `max(${b.perRank(S.numUsedTokens, r)} / on (${RANK}) (${cap}))`,

@@ -3,7 +3,7 @@
 // problem worded for the chart (which query, what failed, what to change).
 import type { HistoryPart, HistoryProblem } from '@shared/api/history';
 import type { Role } from '@shared/domain';
-import { signalPromql } from '@shared/signals/promql';
+import { promqlFamilies, signalPromql } from '@shared/signals/promql';
 import { splitScopedKey } from '@shared/signals/scoped-key';
 import type { PromFailure } from './prom-api';
 import type { PromHistoryTarget } from './history-target';
@@ -65,17 +65,39 @@ export async function promPart(
         fix: 'add the scrape_config that `pd-console export prometheus-config` writes, then reload Prometheus',
       },
     };
-  const q = signalPromql(sel.base, { selector: sel.selector, scrapeIntervalS: target.scrapeIntervalS });
+  const scope = { selector: sel.selector, scrapeIntervalS: target.scrapeIntervalS };
+  let q = signalPromql(sel.base, scope);
   if (!q.ok) return { bytes: 0, problem: { source: 'prometheus', code: 'no-promql', message: q.why } };
   const grid = rangeGrid(fromMs, toMs, points, target.scrapeIntervalS);
   if (!grid) return { bytes: 0 };
+  let probeBytes = 0;
+  try {
+    // Which of the expression's families Prometheus holds at the range's two ends (an index lookup each):
+    // the eras it does not hold are left out of the query, which Prometheus would otherwise evaluate at every step.
+    const families = promqlFamilies(q.expr);
+    if (families.length > 1) {
+      const names = families.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+      const probe = `group by (__name__) ({__name__=~"${names}"${sel.selector ? `,${sel.selector}` : ''}})`;
+      const seen = new Set<string>();
+      for (const t of [grid.startS, grid.endS]) {
+        const r = await target.api.query(probe, t, signal);
+        probeBytes += r.bytes;
+        for (const s of r.series) if (s.metric.__name__) seen.add(s.metric.__name__);
+      }
+      const pruned = signalPromql(sel.base, { ...scope, present: (name) => seen.has(name) });
+      if (pruned.ok) q = pruned;
+    }
+  } catch {
+    // The probe is an optimisation: the full query below says what is wrong, in its own words.
+  }
+  if (!q.ok) return { bytes: probeBytes };
   try {
     const r = await target.api.queryRange(q.expr, grid.startS, grid.endS, grid.stepS, signal);
     // The expression aggregates to one label-less series; a scalar-less answer is "no data there".
     const values = r.series[0]?.values ?? [];
     if (values.length === 0)
       return {
-        bytes: r.bytes,
+        bytes: r.bytes + probeBytes,
         problem: {
           source: 'prometheus',
           code: 'missing',
@@ -94,7 +116,7 @@ export async function promPart(
       prev = ms;
     }
     return {
-      bytes: r.bytes,
+      bytes: r.bytes + probeBytes,
       part: { source: 'prometheus', label, points: pts, query: q.expr, stepS: grid.stepS },
       ...(r.warnings.length
         ? {
