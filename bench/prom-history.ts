@@ -129,14 +129,20 @@ async function engineAlone(promUrl: string, start: number, end: number): Promise
   const api = new PromHttpClient({ baseUrl: promUrl, label: 'bench' });
   const rows: Row[] = [];
   try {
-    for (const plan of CHARTS) {
+    for (const plan of [
+      ...CHARTS.map((c) => ({ ...c, pruned: false })),
+      ...CHARTS.map((c) => ({ ...c, pruned: true })),
+    ]) {
+      // The families the data holds (what history-query.ts's probe finds): the pruned query reads one era.
+      const held = /^sglang:(kv_used_tokens|max_total_num_tokens|time_to_first_token_seconds_bucket)$/;
+      const present = (name: string): boolean => !plan.pruned || held.test(name);
       const keys =
         plan.key === 'decode.kv_ratio'
           ? ['decode.kv_ratio']
           : ['decode.ttft_p50_s', 'decode.ttft_p90_s', 'decode.ttft_p99_s'];
       const grid = rangeGrid(start, end, 700, 15)!;
       const row: Row = {
-        path: 'Prometheus query alone',
+        path: plan.pruned ? 'Prometheus query alone, one era' : 'Prometheus query alone, all eras',
         chart: plan.name,
         ms: [],
         toPageBytes: 0,
@@ -148,7 +154,7 @@ async function engineAlone(promUrl: string, start: number, end: number): Promise
         let bytes = 0;
         let points = 0;
         for (const key of keys) {
-          const q = signalPromql(key, { selector: 'target="decode"', scrapeIntervalS: 15 });
+          const q = signalPromql(key, { selector: 'target="decode"', scrapeIntervalS: 15, present });
           if (!q.ok) throw new Error(q.why);
           const r = await api.queryRange(q.expr, grid.startS, grid.endS, grid.stepS);
           bytes += r.bytes;
