@@ -9,6 +9,7 @@ import { runHostileInputBench } from './hostile-input';
 import { runChannelsBench } from './channels';
 import { runCoreCpuBench } from './core-cpu';
 import { runHostReadsBench } from './host-reads';
+import { runPromHistoryBench } from './prom-history';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -23,6 +24,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'hostile-input': async () => runHostileInputBench(),
   'core-cpu': () => runCoreCpuBench(),
   'host-reads': () => runHostReadsBench(),
+  'prom-history': () => runPromHistoryBench(),
   channels: async () => {
     await runChannelsBench();
   },

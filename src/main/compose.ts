@@ -35,6 +35,8 @@ import { RollService } from './core/services/roll';
 import { coreRollDeployments } from './core/services/roll-deployments';
 import { ReviewService } from './core/services/review';
 import { SettingsService } from './core/services/settings';
+import { HistoryService } from './core/services/history';
+import { recordingHistory } from './core/prometheus/history-recordings';
 
 export const APP_VERSION = '0.1.0';
 
@@ -79,6 +81,8 @@ export interface App {
   review: ReviewService;
   /** Signal history and alerts (benchmarks fill its store with synthetic history through bench/support). */
   dashboard: DashboardService;
+  /** Charts' history beyond the live store (Prometheus, recordings); setPrometheus wires discovery's answer. */
+  history: HistoryService;
   /** The settings file (settings.json in the data folder) and what is in effect. */
   settings: SettingsService;
   shutdown(): Promise<void>;
@@ -178,6 +182,14 @@ export function createApp(opts: AppOptions): App {
     recentFile: join(dir, 'review-recent.json'),
     recordingIds: () => recording.store.activeIds(),
   });
+  // TODO(h-promsrc): history.setPrometheus(discovery's provider) once the Prometheus discovery service lands.
+  const history = new HistoryService({
+    live: (q) => dashboard.store.getSeries(q),
+    recordings: recordingHistory({
+      list: () => recording.store.list(),
+      activeIds: () => recording.store.activeIds(),
+    }),
+  });
   // Requests about a recording opened for review are answered by the review service, not SSH.
   const handlers: ApiHandlers = review.route({
     ...core.handlers(),
@@ -189,6 +201,7 @@ export function createApp(opts: AppOptions): App {
     ...hosts.handlers(),
     ...review.handlers(),
     ...settings.handlers(),
+    ...history.handlers(),
   });
   return {
     core,
@@ -196,6 +209,7 @@ export function createApp(opts: AppOptions): App {
     hosts,
     review,
     dashboard,
+    history,
     settings,
     // Every service's timers, followers, uploads and files end here, in reverse order of construction:
     // the deployments close first (so the recorder sees their last data), then the recorder closes its files.

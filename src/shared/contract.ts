@@ -37,6 +37,7 @@ import {
   type SettingsEvents,
   type SettingsRequests,
 } from './api/settings';
+import { HISTORY_EVENTS, HISTORY_REQUESTS, type HistoryEvents, type HistoryRequests } from './api/history';
 
 export type * from './api/monitoring';
 export type * from './api/restart';
@@ -47,6 +48,7 @@ export type * from './api/recording';
 export type * from './api/hosts';
 export type * from './api/review';
 export type * from './api/settings';
+export type * from './api/history';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
 export interface ApiRequests
@@ -59,7 +61,8 @@ export interface ApiRequests
     RecordingRequests,
     HostsRequests,
     ReviewRequests,
-    SettingsRequests {}
+    SettingsRequests,
+    HistoryRequests {}
 
 /** Push events from the core. */
 export interface ApiEvents
@@ -72,7 +75,8 @@ export interface ApiEvents
     RecordingEvents,
     HostsEvents,
     ReviewEvents,
-    SettingsEvents {}
+    SettingsEvents,
+    HistoryEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
@@ -89,6 +93,7 @@ export const REQUEST_NAMES = [
   ...HOSTS_REQUESTS,
   ...REVIEW_REQUESTS,
   ...SETTINGS_REQUESTS,
+  ...HISTORY_REQUESTS,
 ] as const satisfies readonly RequestName[];
 
 export const EVENT_NAMES = [
@@ -101,6 +106,7 @@ export const EVENT_NAMES = [
   ...HOSTS_EVENTS,
   ...REVIEW_EVENTS,
   ...SETTINGS_EVENTS,
+  ...HISTORY_EVENTS,
 ] as const satisfies readonly EventName[];
 
 // Compile-time proof that the lists above name every method and event exactly once.

@@ -13,6 +13,7 @@ import { openCommand } from './open-command';
 import { recordingCommand } from './recording-command';
 import { LinkWatch } from './link-status';
 import { settingsCommand } from './settings-command';
+import { historyCommand } from './history-command';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
 import { headlineOf } from './headline';
 import { readEra, serverEraOf } from './era-of';
@@ -44,6 +45,10 @@ commands:
   restart decode|prefill|router|stack[@URL|UNIT] [--host H] [--yes] [--drain] [--json]
                                  restart a service or the PD stack in order, step by step; on a fleet a rolling
                                  restart, one worker at a time (see restart --help)
+  history SIGNAL [--host H] --since 7d [--step 1m] [--json] [--prometheus URL] [--match M]
+                                 a signal's series over a range (decode.kv_ratio, decode.ttft_p99_s, …), each
+                                 part with its source: the host's Prometheus for the past (through the SSH
+                                 tunnel), this app's scrapes for the newest seconds (see history --help)
   open FILE [--json]             a recorded session offline: host, time span, series, events with times, warnings
   recording resave FILE          rewrite a recording in the current format (1.2): a review then opens it at once
   settings show|export|import|choose …
@@ -84,6 +89,7 @@ export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Pro
   if (cmd === 'open') return openCommand(rest, io);
   if (cmd === 'recording') return recordingCommand(rest, io);
   if (cmd === 'settings') return settingsCommand(rest, io);
+  if (cmd === 'history') return historyCommand(rest, io, { app: deps.app });
   if (cmd === 'parse') {
     const r = parseCommand(rest, await io.readStdin());
     io.stdout(r.stdout);

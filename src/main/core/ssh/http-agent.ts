@@ -131,6 +131,8 @@ export interface BoundedRequestSpec {
   url: string;
   headers: http.OutgoingHttpHeaders;
   body?: Buffer;
+  /** Cancels the exchange (node destroys the request with an AbortError). */
+  signal?: AbortSignal;
 }
 
 /** How a caller words each way a bounded request fails (its errors name the request as the caller knows it). */
@@ -183,6 +185,7 @@ export function boundedRequest(
         path: u.pathname + u.search,
         method: spec.method,
         headers: spec.headers,
+        ...(spec.signal ? { signal: spec.signal } : {}),
       },
       (res) => {
         const chunks: Buffer[] = [];

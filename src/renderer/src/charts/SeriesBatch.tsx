@@ -6,11 +6,14 @@ import { api } from '../api/client';
 import { createSeriesBatcher, type SeriesAsk } from './series-batch';
 import { BATCH } from './setup';
 import { takePrefetched } from '../review/first-screen';
+import { withHistory } from './history-source';
 
 /** A chart's history; `flush` sends what the page's charts asked so far at once (see SeriesBatcher.flush). */
 export type SeriesSource = ((ask: SeriesAsk) => Promise<SeriesResult>) & { flush(): void };
 
-const newSource = (): SeriesSource => {
+const newSource = (): SeriesSource => withHistory(liveSource(), (q) => api.getHistory(q));
+
+const liveSource = (): SeriesSource => {
   if (!BATCH)
     return Object.assign(
       ({ deploymentId, keys, fromMs, toMs, maxPoints }: SeriesAsk) =>

@@ -17,6 +17,7 @@ import { nearestEvent, overlayPlugin, type OverlayOptions } from './overlays';
 import { recordPerf } from './perf';
 import { downloadCsv, downloadPng } from './export';
 import { useSeriesSource } from './SeriesBatch';
+import { HistoryNote } from './HistoryNote';
 
 export interface SeriesSpec {
   key: SignalKey;
@@ -514,6 +515,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
             .join('; ')}
         </p>
       )}
+      <HistoryNote id={p.id} keys={p.series.map((s) => s.key)} />
       <p className="chart-marker" aria-live="polite">
         {marker ? `${formatDateTime(marker.ts)} · ${marker.title}` : '\u00a0'}
       </p>

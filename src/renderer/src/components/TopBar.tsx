@@ -14,6 +14,7 @@ import {
 import { formatClock, formatDateTime } from '../format';
 import { ReviewRanges } from '../review/ReviewRanges';
 import { openSessionsPage } from '../sessions/state';
+import { HistoryRanges } from '../charts/HistoryRanges';
 
 const TABS: Array<{ page: Page; label: string; key: string; testid: string }> = [
   { page: { name: 'overview' }, label: 'Overview', key: 'o', testid: 'nav-overview' },
@@ -101,6 +102,7 @@ export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () =>
                 {r.label}
               </button>
             ))}
+            <HistoryRanges />
             {ui.view.mode === 'fixed' ? (
               <button
                 className="primary"

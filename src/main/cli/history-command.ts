@@ -1,0 +1,165 @@
+// `pd-console history SIGNAL --host H --since 7d [--step 1m] [--json]`: one signal's series over a range, from
+// the history service the charts use — Prometheus for what the app did not see (reached through the host's
+// SSH tunnel, as a GPU host's Prometheus listens on its loopback), the app's own scrapes for the newest
+// seconds — each part printed with its source. The scriptable answer to "how full was the KV cache last night".
+import type { HistoryResult } from '@shared/contract';
+import { isScopedSignalKey } from '@shared/signals/is-signal-key';
+import { splitScopedKey, type ScopedKey } from '@shared/signals/scoped-key';
+import { specsFor } from '@shared/signals/spec';
+import type { Role } from '@shared/domain';
+import { createApp, type App } from '../compose';
+import { PromHttpClient, parsePromDurationS } from '../core/prometheus/http-client';
+import { MAX_POINTS_PER_SERIES } from '../core/prometheus/history-step';
+import { hostFromArg, parseFlags, type CliIo } from './main';
+
+export const HISTORY_USAGE = `usage: pd-console history SIGNAL [--host H] --since 7d [--step 1m] [--json]
+                          [--prometheus URL [--direct]] [--match 'job="sglang-decode"']
+  SIGNAL       a key of the signal specification, e.g. decode.kv_ratio, decode.ttft_p99_s,
+               router.router_requests_per_s (scoped to a fleet worker with @, decode.kv_ratio@decode-1)
+  --since D    how far back (Prometheus durations: 90m, 24h, 7d, 2w); default 24h
+  --step S     one point every S (default: about 1,000 points; never finer than Prometheus allows)
+  --prometheus URL   the Prometheus that scrapes the deployment, reached through --host's SSH tunnel
+               (add --direct to reach it from this machine); --match the label matchers of the signal's
+               series there (default: none — every series of the family)
+  --json       { key, parts: [{ source, label, query, stepS, points: [[epoch ms, value], …] }], problems }`;
+
+export interface HistoryCommandDeps {
+  app?: App;
+  now?: () => number;
+}
+
+function usage(io: CliIo, why: string): number {
+  io.stderr(`pd-console history: ${why}\n${HISTORY_USAGE}\n`);
+  return 2;
+}
+
+export async function historyCommand(
+  argv: string[],
+  io: CliIo,
+  deps: HistoryCommandDeps = {},
+): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${HISTORY_USAGE}\n`);
+    return 0;
+  }
+  const flags = parseFlags(argv);
+  const [key, ...extra] = flags._;
+  if (!key) return usage(io, 'which signal? e.g. decode.kv_ratio');
+  if (extra.length) return usage(io, `one signal at a time (got ${JSON.stringify(extra[0])} too)`);
+  if (!isScopedSignalKey(key))
+    return usage(io, `${JSON.stringify(key)} is not a signal key of src/shared/signals/spec.ts`);
+  const sinceS = parsePromDurationS(String(flags.since ?? '24h'));
+  if (flags.since === true || sinceS === null || sinceS <= 0)
+    return usage(io, `--since needs a duration such as 90m, 24h or 7d, got ${JSON.stringify(flags.since)}`);
+  let stepS: number | null = null;
+  if (flags.step !== undefined) {
+    stepS = parsePromDurationS(String(flags.step));
+    if (flags.step === true || stepS === null || stepS <= 0)
+      return usage(io, `--step needs a duration such as 15s or 1m, got ${JSON.stringify(flags.step)}`);
+    if (sinceS / stepS > MAX_POINTS_PER_SERIES)
+      return usage(
+        io,
+        `--step ${String(flags.step)} over --since ${String(flags.since)} is ${Math.ceil(sinceS / stepS)} points; Prometheus answers at most ${MAX_POINTS_PER_SERIES} per series — use a step of at least ${Math.ceil(sinceS / MAX_POINTS_PER_SERIES)}s`,
+      );
+  }
+  const promUrl = flags.prometheus;
+  if (promUrl === true) return usage(io, '--prometheus needs the URL, e.g. http://127.0.0.1:9090');
+  if (typeof promUrl === 'string' && !/^https?:\/\/[^\s/]+/.test(promUrl))
+    return usage(io, `--prometheus needs an http(s) URL, got ${JSON.stringify(promUrl)}`);
+  const match = typeof flags.match === 'string' ? flags.match : '';
+  const host = String(flags.host ?? 'demo');
+
+  const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
+  const core = app.core;
+  let client: PromHttpClient | undefined;
+  try {
+    const summary =
+      host === 'demo' ? await core.openDemo({}) : await core.connectHost({ host: hostFromArg(host) });
+    const deploymentId = summary.deployment.id;
+    if (typeof promUrl === 'string') {
+      const direct = flags.direct === true;
+      client = new PromHttpClient({
+        baseUrl: promUrl.replace(/\/+$/, ''),
+        label: direct
+          ? `Prometheus at ${promUrl}`
+          : `Prometheus at ${promUrl} via ${summary.host.label || host}`,
+        ...(direct ? {} : { agent: () => core.connectionOf(deploymentId).httpAgent() }),
+      });
+      const api = client;
+      // The scrape interval bounds the step and widens the windows; the targets list says it.
+      const intervals = await api.targets().then(
+        (ts) => ts.map((t) => t.scrapeIntervalS).filter((s): s is number => s !== null),
+        () => [] as number[],
+      );
+      const scrapeIntervalS = intervals.length ? Math.max(...intervals) : undefined;
+      app.history.setPrometheus(async () => ({
+        api,
+        scrapeIntervalS,
+        selector: () => match,
+        gpuSelector: () => match,
+      }));
+    }
+    // TODO(h-promsrc): without --prometheus, take the Prometheus discovery found on the host.
+    const now = deps.now?.() ?? Date.now();
+    const fromMs = now - sinceS * 1000;
+    const points = stepS ? Math.max(2, Math.ceil(sinceS / stepS)) : 1000;
+    const res = await app.history.history({
+      deploymentId,
+      keys: [key as ScopedKey],
+      fromMs,
+      toMs: now,
+      points,
+    });
+    io.stdout(flags.json ? `${JSON.stringify(jsonOf(res), null, 1)}\n` : textOf(key, res, fromMs, now));
+    return res.series[0].parts.some((p) => p.points.some(([, v]) => v !== null)) ? 0 : 1;
+  } catch (err) {
+    const e = err as Error & { hint?: string };
+    io.stderr(`pd-console history: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+    return 1;
+  } finally {
+    client?.dispose();
+    if (!deps.app) await core.shutdown();
+  }
+}
+
+function jsonOf(res: HistoryResult): unknown {
+  const s = res.series[0];
+  return {
+    key: s.key,
+    parts: s.parts.map((p) => ({
+      source: p.source,
+      label: p.label,
+      ...(p.query ? { query: p.query, stepS: p.stepS } : {}),
+      points: p.points,
+    })),
+    problems: s.problems,
+  };
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+function textOf(key: string, res: HistoryResult, fromMs: number, toMs: number): string {
+  const s = res.series[0];
+  const base = splitScopedKey(key).key;
+  const role = base.split('.')[0];
+  const spec = role === 'gpu' ? undefined : specsFor(role as Role)[base.slice(role.length + 1)];
+  const lines = [`${key}${spec ? ` — ${spec.label} (${spec.unit})` : ''}, ${iso(fromMs)} … ${iso(toMs)}`];
+  for (const p of s.parts) {
+    const values = p.points.filter(([, v]) => v !== null).length;
+    lines.push(
+      '',
+      `from ${p.source}: ${p.label}${p.stepS ? `, one point every ${p.stepS} s` : ''} (${values} values)`,
+      ...(p.query ? [`  query: ${p.query}`] : []),
+    );
+    for (const [t, v] of p.points) lines.push(`  ${iso(t)}  ${v === null ? '—' : String(+v.toPrecision(6))}`);
+  }
+  for (const p of s.problems)
+    lines.push(
+      '',
+      `${p.source}: ${p.message}`,
+      ...(p.fix ? [`  what to do: ${p.fix}`] : []),
+      ...(p.query ? [`  query: ${p.query}`] : []),
+    );
+  if (s.parts.length === 0 && s.problems.length === 0) lines.push('', 'no data in this range');
+  return `${lines.join('\n')}\n`;
+}

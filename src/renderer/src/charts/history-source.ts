@@ -1,0 +1,152 @@
+// Charts over ranges older than the app's live store: a series source that asks the live store first (the
+// page's batch, as before) and, when the window starts before the oldest row it holds, asks getHistory
+// instead — the core merges Prometheus (and recordings) for the older part with the same live rows for the
+// newest minutes — and hands the chart one column per key, the parts joined, so the chart draws them as one
+// line. Where each part came from and what failed go to historyNotes, which HistoryNote shows on the chart.
+import type { HistoryResult, HistorySeries, SeriesResult } from '@shared/contract';
+import type { SeriesAsk } from './series-batch';
+
+type Source = ((ask: SeriesAsk) => Promise<SeriesResult>) & { flush(): void };
+
+/** What a chart's history came from, per key set (the chart's keys joined by ','). */
+export interface HistoryNoteState {
+  parts: { source: string; label: string; fromMs: number; toMs: number }[];
+  problems: { code?: string; message: string; fix?: string; query?: string }[];
+}
+
+const notes = new Map<string, HistoryNoteState>();
+const listeners = new Set<() => void>();
+
+export const historyNotes = {
+  get: (keys: readonly string[]): HistoryNoteState | undefined => notes.get(keys.join(',')),
+  subscribe(l: () => void): () => void {
+    listeners.add(l);
+    return () => listeners.delete(l);
+  },
+};
+
+function setNote(keys: readonly string[], note: HistoryNoteState | undefined): void {
+  const id = keys.join(',');
+  if (note === undefined ? !notes.has(id) : false) return;
+  if (note) notes.set(id, note);
+  else notes.delete(id);
+  for (const l of listeners) l();
+}
+
+/** A slack so a live window asked a moment after the store's first row does not go to Prometheus. */
+const SLACK_MS = 5_000;
+/**
+ * "No Prometheus is known" is worth a line only when the operator asked for a range the app did not see by
+ * this much (7 d, last night); the first minutes of a 5 min chart after connecting are not news.
+ */
+const TELL_NO_PROMETHEUS_MS = 3_600_000;
+/** After an answer without a Prometheus, short gaps are not asked again for this long. */
+const NO_PROMETHEUS_TTL_MS = 60_000;
+
+function noteOf(series: HistorySeries[], gapMs: number): HistoryNoteState {
+  const parts: HistoryNoteState['parts'] = [];
+  const seen = new Set<string>();
+  for (const s of series)
+    for (const p of s.parts) {
+      const id = `${p.source}\u0000${p.label}`;
+      if (seen.has(id) || p.points.length === 0) continue;
+      seen.add(id);
+      parts.push({
+        source: p.source,
+        label: p.label,
+        fromMs: p.points[0][0],
+        toMs: p.points[p.points.length - 1][0],
+      });
+    }
+  parts.sort((a, b) => a.fromMs - b.fromMs);
+  const problems = new Map<string, HistoryNoteState['problems'][number]>();
+  for (const s of series)
+    for (const p of s.problems)
+      if (!problems.has(p.message) && (p.code !== 'no-prometheus' || gapMs >= TELL_NO_PROMETHEUS_MS))
+        problems.set(p.message, p);
+  return { parts, problems: [...problems.values()] };
+}
+
+/** The merged parts of each key as the columns the charts draw (parts do not overlap and come oldest first). */
+export function historyAsSeries(res: HistoryResult): SeriesResult {
+  let first: number | null = null;
+  let last: number | null = null;
+  let raw = 0;
+  const series = res.series.map((s) => {
+    const t: number[] = [];
+    const v: (number | null)[] = [];
+    for (const p of s.parts)
+      for (const [ts, val] of p.points) {
+        t.push(ts);
+        v.push(val);
+      }
+    raw += t.length;
+    if (t.length) {
+      first = first === null ? t[0] : Math.min(first, t[0]);
+      last = last === null ? t[t.length - 1] : Math.max(last, t[t.length - 1]);
+    }
+    return { key: s.key, t, v };
+  });
+  return { series, firstMs: first, lastMs: last, rawPoints: raw, decimated: true, missing: {} };
+}
+
+export function withHistory(
+  base: Source,
+  getHistory: (q: {
+    deploymentId: string;
+    keys: SeriesAsk['keys'];
+    fromMs: number;
+    toMs: number;
+    points: number;
+  }) => Promise<HistoryResult>,
+  now: () => number = Date.now,
+): Source {
+  /** The oldest row of each deployment's live store, from the answers seen. */
+  const liveFrom = new Map<string, number>();
+  /** Deployments whose last answer had no Prometheus, until when short gaps are not asked again. */
+  const noProm = new Map<string, number>();
+  const ask = async (a: SeriesAsk): Promise<SeriesResult> => {
+    const known = liveFrom.get(a.deploymentId);
+    const older = (first: number | null | undefined): boolean =>
+      a.fromMs !== undefined && (first === null || first === undefined || a.fromMs < first - SLACK_MS);
+    // Known to be older than the live store: straight to getHistory, no live request first.
+    if (known === undefined || !older(known)) {
+      const live = await base(a);
+      if (live.firstMs !== null) liveFrom.set(a.deploymentId, live.firstMs);
+      if (!older(live.firstMs)) {
+        setNote(a.keys, undefined);
+        return live;
+      }
+      if (live.firstMs === null && known === undefined && Object.keys(live.missing).length === a.keys.length)
+        return live;
+    }
+    const first = liveFrom.get(a.deploymentId);
+    const gapMs = first === undefined ? Infinity : first - a.fromMs!;
+    if ((noProm.get(a.deploymentId) ?? 0) > now() && gapMs < TELL_NO_PROMETHEUS_MS) return base(a);
+    try {
+      const res = await getHistory({
+        deploymentId: a.deploymentId,
+        keys: a.keys,
+        fromMs: a.fromMs!,
+        toMs: a.toMs ?? now(),
+        points: Math.min(11_000, Math.max(2, a.maxPoints)),
+      });
+      if (a.signal?.aborted)
+        throw new DOMException('the chart stopped waiting for its history', 'AbortError');
+      if (res.liveFromMs !== null) liveFrom.set(a.deploymentId, res.liveFromMs);
+      if (res.series.every((x) => x.problems.some((p) => p.code === 'no-prometheus')))
+        noProm.set(a.deploymentId, now() + NO_PROMETHEUS_TTL_MS);
+      setNote(a.keys, noteOf(res.series, gapMs));
+      return historyAsSeries(res);
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      // History beyond the live store is unavailable here (a review, an older core): the live rows still draw.
+      setNote(a.keys, {
+        parts: [],
+        problems: [{ message: `older history unavailable: ${(err as Error).message}` }],
+      });
+      return base(a);
+    }
+  };
+  return Object.assign(ask, { flush: () => base.flush() });
+}
