@@ -35,6 +35,7 @@ import { RollService } from './core/services/roll';
 import { coreRollDeployments } from './core/services/roll-deployments';
 import { ReviewService } from './core/services/review';
 import { SettingsService } from './core/services/settings';
+import { PrometheusService } from './core/services/prometheus';
 
 export const APP_VERSION = '0.1.0';
 
@@ -81,6 +82,8 @@ export interface App {
   dashboard: DashboardService;
   /** The settings file (settings.json in the data folder) and what is in effect. */
   settings: SettingsService;
+  /** The operator's Prometheus (discovery, coverage, exports); history takes its client from clientFor(). */
+  prometheus: PrometheusService;
   shutdown(): Promise<void>;
 }
 
@@ -161,6 +164,7 @@ export function createApp(opts: AppOptions): App {
     coreRollDeployments(core, (host) => deploymentClock(core, host)),
   );
   const discovery = new DiscoveryService(core, (hostId) => settings.discoveryChoices(hostId));
+  const prometheus = new PrometheusService(core, { secrets: opts.secrets });
   // Recording on/off is the operator's saved choice, unless this run says otherwise (one-shot CLI commands
   // record nothing).
   const record = opts.record ?? (opts.shell === 'cli' ? false : undefined);
@@ -189,6 +193,7 @@ export function createApp(opts: AppOptions): App {
     ...hosts.handlers(),
     ...review.handlers(),
     ...settings.handlers(),
+    ...prometheus.handlers(),
   });
   return {
     core,
@@ -197,6 +202,7 @@ export function createApp(opts: AppOptions): App {
     review,
     dashboard,
     settings,
+    prometheus,
     // Every service's timers, followers, uploads and files end here, in reverse order of construction:
     // the deployments close first (so the recorder sees their last data), then the recorder closes its files.
     shutdown: () =>
@@ -204,6 +210,7 @@ export function createApp(opts: AppOptions): App {
         () => hosts.stop(),
         () => core.shutdown(),
         () => dashboard.stop(),
+        () => prometheus.dispose(),
         () => roll.dispose(),
         () => restart.dispose(),
         () => recording.shutdown(),

@@ -32,6 +32,12 @@ import {
 } from './api/dashboard';
 import { REVIEW_EVENTS, REVIEW_REQUESTS, type ReviewEvents, type ReviewRequests } from './api/review';
 import {
+  PROMETHEUS_EVENTS,
+  PROMETHEUS_REQUESTS,
+  type PrometheusEvents,
+  type PrometheusRequests,
+} from './api/prometheus';
+import {
   SETTINGS_EVENTS,
   SETTINGS_REQUESTS,
   type SettingsEvents,
@@ -47,6 +53,7 @@ export type * from './api/recording';
 export type * from './api/hosts';
 export type * from './api/review';
 export type * from './api/settings';
+export type * from './api/prometheus';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
 export interface ApiRequests
@@ -59,7 +66,8 @@ export interface ApiRequests
     RecordingRequests,
     HostsRequests,
     ReviewRequests,
-    SettingsRequests {}
+    SettingsRequests,
+    PrometheusRequests {}
 
 /** Push events from the core. */
 export interface ApiEvents
@@ -72,7 +80,8 @@ export interface ApiEvents
     RecordingEvents,
     HostsEvents,
     ReviewEvents,
-    SettingsEvents {}
+    SettingsEvents,
+    PrometheusEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
@@ -89,6 +98,7 @@ export const REQUEST_NAMES = [
   ...HOSTS_REQUESTS,
   ...REVIEW_REQUESTS,
   ...SETTINGS_REQUESTS,
+  ...PROMETHEUS_REQUESTS,
 ] as const satisfies readonly RequestName[];
 
 export const EVENT_NAMES = [
@@ -101,6 +111,7 @@ export const EVENT_NAMES = [
   ...HOSTS_EVENTS,
   ...REVIEW_EVENTS,
   ...SETTINGS_EVENTS,
+  ...PROMETHEUS_EVENTS,
 ] as const satisfies readonly EventName[];
 
 // Compile-time proof that the lists above name every method and event exactly once.

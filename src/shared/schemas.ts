@@ -13,6 +13,7 @@ import { recordingSchemas } from './schemas/recording';
 import { hostsSchemas } from './schemas/hosts';
 import { reviewSchemas } from './schemas/review';
 import { settingsSchemas } from './schemas/settings';
+import { prometheusSchemas } from './schemas/prometheus';
 
 export { hostConfigSchema } from './schemas/monitoring';
 
@@ -26,6 +27,7 @@ export const requestSchemas = {
   ...hostsSchemas,
   ...reviewSchemas,
   ...settingsSchemas,
+  ...prometheusSchemas,
 } satisfies { [K in RequestName]: z.ZodType<RequestArgs<K>> };
 
 export class ArgumentError extends Error {

@@ -4,6 +4,7 @@
 // `http://10.1.0.13:30200`; both mean gpu-a's port 30200. Pure: endpoints and targets in, coverage out.
 import type { PromTarget } from './prom-api';
 import {
+  labelHost,
   scrapeConfigLines,
   scrapeConfigsFor,
   type ExportOptions,
@@ -58,7 +59,11 @@ function placesOfEndpoint(ep: ScrapeEndpoint, hostAddresses: Record<string, stri
   return out;
 }
 
-function placeOfTargetUrl(url: string, promHostId: string | undefined): string | null {
+function placeOfTargetUrl(
+  url: string,
+  promHostId: string | undefined,
+  hostNames: ReadonlyMap<string, string>,
+): string | null {
   let u: URL;
   try {
     u = new URL(url);
@@ -67,7 +72,13 @@ function placeOfTargetUrl(url: string, promHostId: string | undefined): string |
   }
   const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
   const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const where = isLoopbackHost(host) && promHostId !== undefined ? `host:${promHostId}` : `addr:${host}`;
+  const named = hostNames.get(host);
+  const where =
+    isLoopbackHost(host) && promHostId !== undefined
+      ? `host:${promHostId}`
+      : named !== undefined
+        ? `host:${named}`
+        : `addr:${host}`;
   return key({ where, port, path: u.pathname });
 }
 
@@ -75,15 +86,24 @@ function key(p: Place): string {
   return `${p.where}|${p.port}|${p.path.replace(/\/+$/, '') || '/'}`;
 }
 
-/** The URLs a target stands for: where it is scraped, and what the config wrote before relabelling. */
+/**
+ * The URLs a target stands for: where it is scraped, what the config wrote before relabelling, and its
+ * instance label when that reads HOST:PORT (configs often name the host there, as the generated one does).
+ */
 function targetUrls(t: PromTarget): string[] {
   const urls = [t.scrapeUrl];
-  const d = t.discoveredLabels;
-  if (d?.__address__) {
-    const scheme = d.__scheme__ ?? 'http';
-    const path = d.__metrics_path__ ?? '/metrics';
-    urls.push(`${scheme}://${d.__address__}${path}`);
+  let scheme = 'http';
+  let path = '/metrics';
+  try {
+    const u = new URL(t.scrapeUrl);
+    scheme = u.protocol.replace(/:$/, '');
+    path = u.pathname;
+  } catch {
+    // keep the defaults
   }
+  const d = t.discoveredLabels;
+  if (d?.__address__) urls.push(`${d.__scheme__ ?? scheme}://${d.__address__}${d.__metrics_path__ ?? path}`);
+  if (/^[^\s/]+:\d+$/.test(t.instance)) urls.push(`${scheme}://${t.instance}${path}`);
   return urls;
 }
 
@@ -93,10 +113,14 @@ export function coverageOf(input: CoverageInput): EndpointCoverage[] {
     ...(input.promHostId !== undefined ? { promHostId: input.promHostId } : {}),
     hostAddresses: addrs,
   };
+  // The names a host goes by in instance labels: its id, the operator's name for it, the generated label.
+  const hostNames = new Map<string, string>();
+  for (const ep of input.endpoints)
+    for (const n of [ep.hostId, ep.hostLabel, labelHost(ep)]) hostNames.set(n.toLowerCase(), ep.hostId);
   const byPlace = new Map<string, PromTarget[]>();
   for (const t of input.targets) {
     for (const url of targetUrls(t)) {
-      const k = placeOfTargetUrl(url, input.promHostId);
+      const k = placeOfTargetUrl(url, input.promHostId, hostNames);
       if (!k) continue;
       const list = byPlace.get(k) ?? [];
       if (!list.includes(t)) list.push(t);

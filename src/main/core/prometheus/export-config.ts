@@ -67,6 +67,11 @@ export interface StaticTarget {
   note?: string;
 }
 
+/** The host as a label value: the operator's name for it when that is a plain name, else its id. */
+export function labelHost(ep: Pick<ScrapeEndpoint, 'hostId' | 'hostLabel'>): string {
+  return /^[A-Za-z0-9._-]+$/.test(ep.hostLabel) ? ep.hostLabel : ep.hostId;
+}
+
 /** The address a Prometheus on `opts.promHostId` dials to reach `ep`. */
 export function targetOf(ep: ScrapeEndpoint, opts: ExportOptions = {}): StaticTarget {
   const u = new URL(ep.metricsUrl);
@@ -90,7 +95,7 @@ export function targetOf(ep: ScrapeEndpoint, opts: ExportOptions = {}): StaticTa
     metricsPath: u.pathname || '/metrics',
     scheme: u.protocol === 'https:' ? 'https' : 'http',
     // 127.0.0.1:30200 means another server on every host: the instance names the host the worker runs on.
-    labels: { instance: `${ep.hostLabel}:${port}`, worker: ep.id, host: ep.hostLabel },
+    labels: { instance: `${labelHost(ep)}:${port}`, worker: ep.id, host: labelHost(ep) },
     ...(note ? { note } : {}),
   };
 }
