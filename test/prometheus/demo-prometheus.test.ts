@@ -6,6 +6,7 @@
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrometheusService } from '../../src/main/core/services/prometheus';
+import { installDemoPrometheus } from '../../src/main/demo/prometheus-unit';
 import type { PrometheusStatus } from '../../src/shared/api/prometheus';
 import { openDemoCore, type DemoCore } from '../support/demo-core';
 import {
@@ -98,6 +99,21 @@ describe.skipIf(unavailable !== null)('the demo host’s prometheus.service, thr
     expect(s.problem?.code).toBe('unreachable');
     expect(s.problem?.message).toContain('prometheus.service on demo GPU host (simulated)');
     expect(s.endpoints.every((e) => !e.scraped)).toBe(true);
+    expect(s.endpoints[0]!.message).toContain('could not be asked');
+
+    // With the config file on the host, what it lists is read over SSH instead, said as not live.
+    const configYaml = svc.exportConfig(dc.deploymentId).text;
+    installDemoPrometheus(dc.demo.sim, { listen: '127.0.0.1:9090', realPort, retention: '9d', configYaml });
+    const f = await svc.status(dc.deploymentId);
+    expect(f.problem?.code).toBe('unreachable');
+    expect(f.endpoints.map((e) => [e.id, e.scraped, e.job])).toEqual([
+      ['prefill', true, 'sglang-prefill'],
+      ['decode', true, 'sglang-decode'],
+      ['router', true, 'sglang-router'],
+    ]);
+    expect(f.endpoints[1]!.message).toBe(
+      'decode http://127.0.0.1:30200/metrics is in /etc/prometheus/prometheus.yml on demo GPU host (simulated) as job="sglang-decode" instance="demo:30200"; whether its scrapes succeed is not known while prometheus.service on demo GPU host (simulated) cannot be asked',
+    );
   });
 
   it('the generated config passes promtool, and the real Prometheus running it scrapes every endpoint', async () => {

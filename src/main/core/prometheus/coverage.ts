@@ -34,6 +34,8 @@ export interface CoverageInput {
   /** The host the Prometheus runs on (its targets' 127.0.0.1 is that host); unknown for a remote URL. */
   promHostId?: string;
   hostAddresses?: Record<string, string[]>;
+  /** The targets were read from this config file, not from the running Prometheus: their state is unknown. */
+  fromConfigFile?: string;
 }
 
 interface Place {
@@ -147,6 +149,13 @@ export function coverageOf(input: CoverageInput): EndpointCoverage[] {
       instance: t.instance,
       intervalS: t.scrapeIntervalS,
     };
+    if (input.fromConfigFile !== undefined) {
+      return {
+        ...base,
+        health: t.health,
+        message: `${name} is in ${input.fromConfigFile} as job="${t.job}" instance="${t.instance}"; whether its scrapes succeed is not known while ${input.promLabel} cannot be asked`,
+      };
+    }
     if (t.health !== 'up') {
       return {
         ...base,
