@@ -43,7 +43,7 @@ export function targetsFromConfigYaml(text: string, file: string): ConfigTargets
   try {
     doc = yaml.load(text);
   } catch (e) {
-    throw new Error(`${file} is not YAML: ${(e as Error).message.split('\n')[0]}`);
+    throw new Error(`${file} is not YAML: ${(e as Error).message.split('\n')[0]}`, { cause: e });
   }
   const parsed = configFile.safeParse(doc ?? {});
   if (!parsed.success)
