@@ -37,6 +37,8 @@ import { ReviewService } from './core/services/review';
 import { SettingsService } from './core/services/settings';
 import { HistoryService } from './core/services/history';
 import { recordingHistory } from './core/prometheus/history-recordings';
+import { PrometheusService } from './core/services/prometheus';
+import { prometheusHistory } from './core/prometheus/history-provider';
 
 export const APP_VERSION = '0.1.0';
 
@@ -85,6 +87,8 @@ export interface App {
   history: HistoryService;
   /** The settings file (settings.json in the data folder) and what is in effect. */
   settings: SettingsService;
+  /** The operator's Prometheus (discovery, coverage, exports); history takes its client from clientFor(). */
+  prometheus: PrometheusService;
   shutdown(): Promise<void>;
 }
 
@@ -165,6 +169,7 @@ export function createApp(opts: AppOptions): App {
     coreRollDeployments(core, (host) => deploymentClock(core, host)),
   );
   const discovery = new DiscoveryService(core, (hostId) => settings.discoveryChoices(hostId));
+  const prometheus = new PrometheusService(core, { secrets: opts.secrets });
   // Recording on/off is the operator's saved choice, unless this run says otherwise (one-shot CLI commands
   // record nothing).
   const record = opts.record ?? (opts.shell === 'cli' ? false : undefined);
@@ -182,7 +187,6 @@ export function createApp(opts: AppOptions): App {
     recentFile: join(dir, 'review-recent.json'),
     recordingIds: () => recording.store.activeIds(),
   });
-  // TODO(h-promsrc): history.setPrometheus(discovery's provider) once the Prometheus discovery service lands.
   const history = new HistoryService({
     live: (q) => dashboard.store.getSeries(q),
     recordings: recordingHistory({
@@ -190,6 +194,8 @@ export function createApp(opts: AppOptions): App {
       activeIds: () => recording.store.activeIds(),
     }),
   });
+  // Beyond the live store, charts read the Prometheus discovery found (or the operator gave) for the deployment.
+  history.setPrometheus(prometheusHistory(prometheus, () => Date.now()));
   // Requests about a recording opened for review are answered by the review service, not SSH.
   const handlers: ApiHandlers = review.route({
     ...core.handlers(),
@@ -202,6 +208,7 @@ export function createApp(opts: AppOptions): App {
     ...review.handlers(),
     ...settings.handlers(),
     ...history.handlers(),
+    ...prometheus.handlers(),
   });
   return {
     core,
@@ -211,6 +218,7 @@ export function createApp(opts: AppOptions): App {
     dashboard,
     history,
     settings,
+    prometheus,
     // Every service's timers, followers, uploads and files end here, in reverse order of construction:
     // the deployments close first (so the recorder sees their last data), then the recorder closes its files.
     shutdown: () =>
@@ -218,6 +226,7 @@ export function createApp(opts: AppOptions): App {
         () => hosts.stop(),
         () => core.shutdown(),
         () => dashboard.stop(),
+        () => prometheus.dispose(),
         () => roll.dispose(),
         () => restart.dispose(),
         () => recording.shutdown(),

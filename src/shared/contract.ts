@@ -32,6 +32,12 @@ import {
 } from './api/dashboard';
 import { REVIEW_EVENTS, REVIEW_REQUESTS, type ReviewEvents, type ReviewRequests } from './api/review';
 import {
+  PROMETHEUS_EVENTS,
+  PROMETHEUS_REQUESTS,
+  type PrometheusEvents,
+  type PrometheusRequests,
+} from './api/prometheus';
+import {
   SETTINGS_EVENTS,
   SETTINGS_REQUESTS,
   type SettingsEvents,
@@ -49,6 +55,7 @@ export type * from './api/hosts';
 export type * from './api/review';
 export type * from './api/settings';
 export type * from './api/history';
+export type * from './api/prometheus';
 
 /** Request methods. Each takes exactly one plain-object argument and returns a Promise. */
 export interface ApiRequests
@@ -62,7 +69,8 @@ export interface ApiRequests
     HostsRequests,
     ReviewRequests,
     SettingsRequests,
-    HistoryRequests {}
+    HistoryRequests,
+    PrometheusRequests {}
 
 /** Push events from the core. */
 export interface ApiEvents
@@ -76,7 +84,8 @@ export interface ApiEvents
     HostsEvents,
     ReviewEvents,
     SettingsEvents,
-    HistoryEvents {}
+    HistoryEvents,
+    PrometheusEvents {}
 
 export type RequestName = keyof ApiRequests;
 export type EventName = keyof ApiEvents;
@@ -94,6 +103,7 @@ export const REQUEST_NAMES = [
   ...REVIEW_REQUESTS,
   ...SETTINGS_REQUESTS,
   ...HISTORY_REQUESTS,
+  ...PROMETHEUS_REQUESTS,
 ] as const satisfies readonly RequestName[];
 
 export const EVENT_NAMES = [
@@ -107,6 +117,7 @@ export const EVENT_NAMES = [
   ...REVIEW_EVENTS,
   ...SETTINGS_EVENTS,
   ...HISTORY_EVENTS,
+  ...PROMETHEUS_EVENTS,
 ] as const satisfies readonly EventName[];
 
 // Compile-time proof that the lists above name every method and event exactly once.

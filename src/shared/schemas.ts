@@ -14,6 +14,7 @@ import { hostsSchemas } from './schemas/hosts';
 import { reviewSchemas } from './schemas/review';
 import { settingsSchemas } from './schemas/settings';
 import { historySchemas } from './schemas/history';
+import { prometheusSchemas } from './schemas/prometheus';
 
 export { hostConfigSchema } from './schemas/monitoring';
 
@@ -28,6 +29,7 @@ export const requestSchemas = {
   ...reviewSchemas,
   ...settingsSchemas,
   ...historySchemas,
+  ...prometheusSchemas,
 } satisfies { [K in RequestName]: z.ZodType<RequestArgs<K>> };
 
 export class ArgumentError extends Error {

@@ -9,6 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import yaml from 'js-yaml';
 
 export const PROMETHEUS_BIN = '/usr/bin/prometheus';
 export const PROMTOOL_BIN = '/usr/bin/promtool';
@@ -46,6 +47,8 @@ export interface StartPrometheusOptions {
   /** A dir of TSDB blocks (each a ULID dir) copied into storage before start. */
   blocksDir?: string;
   retention?: string;
+  /** Listen on this port (e.g. one a demo host forwards to); default a free one, retried if taken. */
+  port?: number;
   extraArgs?: string[];
   readyTimeoutMs?: number;
 }
@@ -65,7 +68,7 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
   // A port taken between probing and binding makes Prometheus exit at once: try again on another.
   let lastLog = '';
   for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
+    const port = opts.port ?? (await freePort());
     await writeFile(
       configFile,
       typeof opts.configYaml === 'string' ? opts.configYaml : opts.configYaml(port),
@@ -161,4 +164,27 @@ export function promtool(args: string[]): Promise<{ code: number; stdout: string
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * The demo host's endpoints listen on real ephemeral ports (DemoHost.httpPorts: simulated → real), while the
+ * config the app generates names the simulated ones, as a GPU host's would. This adds to every job the
+ * relabelling that sends a scrape of 127.0.0.1:SIMULATED to the real port, leaving the config's own target
+ * (the `__address__` /api/v1/targets reports under discoveredLabels) as the app wrote it.
+ */
+export function withDemoPorts(configYaml: string, httpPorts: Record<number, number>): string {
+  const doc = yaml.load(configYaml) as { scrape_configs?: Array<Record<string, unknown>> };
+  for (const job of doc.scrape_configs ?? []) {
+    const relabel = (job.relabel_configs as unknown[] | undefined) ?? [];
+    for (const [sim, real] of Object.entries(httpPorts)) {
+      relabel.push({
+        source_labels: ['__address__'],
+        regex: `(127\\.0\\.0\\.1|localhost):${sim}`,
+        target_label: '__address__',
+        replacement: `127.0.0.1:${real}`,
+      });
+    }
+    job.relabel_configs = relabel;
+  }
+  return yaml.dump(doc, { lineWidth: 120 });
 }

@@ -99,7 +99,7 @@ export async function historyCommand(
         gpuSelector: () => match,
       }));
     }
-    // TODO(h-promsrc): without --prometheus, take the Prometheus discovery found on the host.
+    // Without --prometheus the app's own wiring applies: the Prometheus discovery finds on the deployment's hosts.
     const now = deps.now?.() ?? Date.now();
     const fromMs = now - sinceS * 1000;
     const points = stepS ? Math.max(2, Math.ceil(sinceS / stepS)) : 1000;

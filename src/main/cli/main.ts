@@ -14,6 +14,7 @@ import { recordingCommand } from './recording-command';
 import { LinkWatch } from './link-status';
 import { settingsCommand } from './settings-command';
 import { historyCommand } from './history-command';
+import { exportCommand } from './export-command';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
 import { headlineOf } from './headline';
 import { readEra, serverEraOf } from './era-of';
@@ -54,6 +55,10 @@ commands:
   settings show|export|import|choose …
                                  the settings file: what is in effect, a copy to share, a shared copy taken in,
                                  the unit discovery uses for a role (see settings --help)
+  export prometheus-config|grafana-dashboard [--host H] [--out FILE]
+                                 a prometheus.yml scraping every endpoint discovery found (a job per role,
+                                 instance labels naming the host), or a Grafana dashboard with the console's
+                                 panels templated by job/instance (see export --help)
   parse --format prometheus|openmetrics [--json] < FILE
                                  check an exposition read on stdin (exit 0 if it parses)
 
@@ -90,6 +95,8 @@ export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Pro
   if (cmd === 'recording') return recordingCommand(rest, io);
   if (cmd === 'settings') return settingsCommand(rest, io);
   if (cmd === 'history') return historyCommand(rest, io, { app: deps.app });
+  if (cmd === 'export')
+    return exportCommand(rest, io, { app: deps.app, open: (app, host) => openTarget(app.core, host, {}) });
   if (cmd === 'parse') {
     const r = parseCommand(rest, await io.readStdin());
     io.stdout(r.stdout);

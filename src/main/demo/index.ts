@@ -12,6 +12,7 @@ import { DEMO_PASSWORD, DemoSshServer } from './ssh-server';
 import { PORTS, type ServerRole } from './units';
 import type { DemoChannelLog } from './channel-log';
 import type { DemoMachine } from './machine';
+import { installDemoPrometheus, type DemoPrometheusOption } from './prometheus-unit';
 
 export type {
   DemoEra,
@@ -26,6 +27,7 @@ export { DemoSimulation, FAULT_NAMES, FAULT_SCOPES, KV_CAPACITY } from './simula
 export { emulateCommand, runCommand, type CommandResult } from './commands/emulate';
 export type { CommandIO } from './commands/context';
 export type { DemoChannelLog, ExecEntry } from './channel-log';
+export type { DemoPrometheusOption } from './prometheus-unit';
 export { handleHttp, DemoHttpServers, DEMO_HTTP_PORTS } from './http';
 export { DEMO_ERAS, ROUTER_ERAS } from './eras';
 export { PORTS as DEMO_PORTS, HOSTNAME as DEMO_HOSTNAME, MODEL_NAME as DEMO_MODEL_NAME } from './units';
@@ -68,6 +70,8 @@ export interface DemoHostOptions {
   listenHttp?: boolean;
   /** Simulated past at start: the services started this long ago. Default 45 min. */
   historyMs?: number;
+  /** Adds Debian's prometheus.service whose listen port forwards to a real Prometheus (prometheus-unit.ts). */
+  prometheus?: DemoPrometheusOption;
 }
 
 export interface DemoHost {
@@ -142,6 +146,7 @@ export async function startDemoHost(opts: DemoHostOptions = {}): Promise<DemoHos
     seed: opts.seed,
     historyMs: opts.historyMs,
   });
+  if (opts.prometheus) installDemoPrometheus(sim, opts.prometheus);
   const keys = generateDemoKeys();
   const http = new DemoHttpServers(sim);
   const ssh = new DemoSshServer({ sim, keys, users: new Set([username, 'root']), http });

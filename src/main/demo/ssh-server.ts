@@ -13,6 +13,7 @@ import type { DemoSimulation } from './simulation';
 import { asMachine, type DemoMachine } from './machine';
 import { DemoChannelLog } from './channel-log';
 import { StdinLines } from './stdin-lines';
+import { forwardToReal, hasRealForward } from './prometheus-unit';
 
 export const DEMO_PASSWORD = 'demo';
 /** OpenSSH's default MaxSessions: session channels (exec) per connection. */
@@ -179,6 +180,11 @@ export class DemoSshServer {
       });
       client.on('tcpip', (accept, reject, info) => {
         const port = info.destPort;
+        if (!this.opts.route && LOOPBACK.has(info.destIP) && hasRealForward(this.sim, port)) {
+          this.channels.tcpip();
+          forwardToReal(this.sim, port, accept());
+          return;
+        }
         const http = this.opts.route
           ? this.opts.route(info.destIP, port)
           : LOOPBACK.has(info.destIP)

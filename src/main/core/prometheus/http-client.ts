@@ -75,6 +75,7 @@ const targetsData = z.object({
   activeTargets: z.array(
     z.object({
       labels: z.record(z.string(), z.string()),
+      discoveredLabels: z.record(z.string(), z.string()).optional(),
       scrapePool: z.string().optional(),
       scrapeUrl: z.string(),
       health: z.string(),
@@ -181,6 +182,7 @@ export class PromHttpClient implements PromApi {
       lastScrape: t.lastScrape ?? '',
       scrapeIntervalS: t.scrapeInterval ? parsePromDurationS(t.scrapeInterval) : null,
       labels: t.labels,
+      ...(t.discoveredLabels ? { discoveredLabels: t.discoveredLabels } : {}),
     }));
   }
 

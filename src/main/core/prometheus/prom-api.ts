@@ -27,6 +27,11 @@ export interface PromTarget {
   lastScrape: string;
   scrapeIntervalS: number | null;
   labels: Record<string, string>;
+  /**
+   * Labels before relabelling (`__address__`, `__metrics_path__`, `__scheme__`): the address the config wrote,
+   * which is what discovery matches when relabel_configs rewrite it. Absent from engines that omit them.
+   */
+  discoveredLabels?: Record<string, string>;
 }
 
 /** Why a Prometheus request failed, worded for the operator (names the query and what to change). */

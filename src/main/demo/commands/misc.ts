@@ -1,6 +1,7 @@
 // The small commands a client runs to learn where it is: id, whoami, hostname, uname, date, uptime,
 // command -v / which, echo, true/false, and cat of the few files that exist on the demo host.
 import { systemdTimestamp } from '../time-format';
+import { staticFileOf } from '../prometheus-unit';
 import type { CommandContext } from './context';
 
 const KERNEL = '6.8.0-51-generic';
@@ -173,5 +174,5 @@ function fileContent(ctx: CommandContext, path: string): string | null {
     return `${b.slice(0, 8)}-${b.slice(8, 12)}-${b.slice(12, 16)}-${b.slice(16, 20)}-${b.slice(20)}\n`;
   }
   for (const u of ctx.sim.units()) if (u.def.fragmentPath === path) return u.def.unitFileText;
-  return null;
+  return staticFileOf(ctx.sim, path);
 }

@@ -5,6 +5,7 @@ import type { DemoMachine } from '../machine';
 import type { UnitRuntime } from '../simulation';
 import { systemdTimespan, systemdTimestamp } from '../time-format';
 import { BACKGROUND_UNITS, mangleUnitName } from '../units';
+import { staticUnitsOf } from '../prometheus-unit';
 import { formatEntry } from '../journal';
 import { simSleep, type CommandContext } from './context';
 
@@ -387,6 +388,22 @@ function propertiesOf(sim: DemoMachine, name: string): Array<[string, string]> {
   if (u) return unitProperties(sim, u);
   const bg = BACKGROUND_UNITS.find((b) => b.name === name);
   if (bg) return backgroundProperties(bg.name, bg.description, sim);
+  const st = staticUnitsOf(sim).find((x) => x.name === name);
+  if (st) {
+    const run = {
+      start: sim.bootedAt + 9000,
+      stop: null,
+      pid: 700 + st.name.length,
+      code: 0 as const,
+      status: 0,
+    };
+    return [
+      ...backgroundProperties(st.name, st.description, sim).filter(([k]) => k !== 'FragmentPath'),
+      ['FragmentPath', st.fragmentPath],
+      ['ExecStart', execLine(sim, st.execStartArgv, run, false)],
+      ...st.environmentFiles.map((f): [string, string] => ['EnvironmentFiles', `${f} (ignore_errors=no)`]),
+    ];
+  }
   return notFoundProperties(name);
 }
 
@@ -524,6 +541,15 @@ function allRows(sim: DemoMachine): Row[] {
     description: b.description,
     failed: false,
   }));
+  for (const st of staticUnitsOf(sim))
+    rows.push({
+      unit: st.name,
+      load: 'loaded',
+      active: 'active',
+      sub: 'running',
+      description: st.description,
+      failed: false,
+    });
   for (const u of sim.units()) {
     rows.push({
       unit: u.def.name,
@@ -754,6 +780,11 @@ export async function systemctl(argv: string[], ctx: CommandContext): Promise<nu
       const parts: string[] = [];
       for (const n of names) {
         const u = unitNamed(sim, n);
+        const st = staticUnitsOf(sim).find((x) => x.name === n);
+        if (!u && st) {
+          parts.push(`# ${st.fragmentPath}\n${st.unitFileText}`);
+          continue;
+        }
         if (!u) {
           io.err(`No files found for ${n}.\n`);
           code = 1;

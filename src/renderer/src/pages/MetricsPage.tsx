@@ -8,6 +8,7 @@ import { formatBytes, formatValue } from '../format';
 import { UnknownFamiliesNote } from '../components/UnknownFamiliesNote';
 import { FleetGpus } from '../fleet/FleetGpus';
 import { isFleetDeployment } from '../fleet/fleet-model';
+import { PrometheusPanel } from '../prometheus/PrometheusPanel';
 
 const Q = (role: ServerRole, base: 'ttft' | 'itl' | 'e2e', what: string): SeriesSpec[] => [
   { key: signalKey(role, `${base}_p50_s`), label: `${what} p50`, color: '--ok' },
@@ -264,6 +265,12 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
           </div>
         </div>
       ))}
+      {view.summary.review === undefined && (
+        <PrometheusPanel
+          deploymentId={id}
+          hosts={view.summary.hosts?.map((h) => h.host) ?? [view.summary.host]}
+        />
+      )}
     </div>
   );
 }

@@ -1,0 +1,162 @@
+// The scrape_configs a Prometheus needs to watch a deployment: one job per role, every worker's and router's
+// metrics endpoint as a static target addressed the way the Prometheus's own host dials it (127.0.0.1 for its
+// own host's services, the worker's address for another host's), instance labels naming the worker. Built as
+// objects and written with js-yaml, so quoting and nesting are the YAML library's, not string pasting.
+import yaml from 'js-yaml';
+import { serviceId, type DeploymentConfig, type Role } from '@shared/domain';
+import { isLoopbackHost, parseWorkerUrl } from '../discovery/worker-url';
+
+/** One metrics endpoint of the deployment, as discovery found it. */
+export interface ScrapeEndpoint {
+  /** The worker's name (`decode-1`) or the role in a one-host deployment. */
+  id: string;
+  role: Role;
+  hostId: string;
+  /** Where the service runs, as the operator names it (`gpu-a`, `demo`). */
+  hostLabel: string;
+  unit: string;
+  /** As seen from its own host, e.g. http://127.0.0.1:30200/metrics. */
+  metricsUrl: string;
+  /** The worker URL as the router lists it (a fleet's `http://10.1.0.13:30200`), which other hosts dial. */
+  workerUrl?: string;
+}
+
+export interface ExportOptions {
+  /** The host the Prometheus runs on: its own services are scraped on 127.0.0.1. */
+  promHostId?: string;
+  /** Addresses other hosts reach each host at, by host id (for a service whose URLs only say 127.0.0.1). */
+  hostAddresses?: Record<string, string[]>;
+  /** Default 15s. */
+  scrapeInterval?: string;
+}
+
+export const JOB_OF_ROLE: Record<Role, string> = {
+  prefill: 'sglang-prefill',
+  decode: 'sglang-decode',
+  router: 'sglang-router',
+};
+
+export function endpointsOf(
+  deployment: DeploymentConfig,
+  hostLabels: Record<string, string>,
+): ScrapeEndpoint[] {
+  return deployment.services.flatMap((s) =>
+    s.metricsUrl
+      ? [
+          {
+            id: serviceId(s),
+            role: s.role,
+            hostId: s.hostId,
+            hostLabel: hostLabels[s.hostId] ?? s.hostId,
+            unit: s.unit,
+            metricsUrl: s.metricsUrl,
+            ...(s.workerUrl ? { workerUrl: s.workerUrl } : {}),
+          },
+        ]
+      : [],
+  );
+}
+
+export interface StaticTarget {
+  /** host:port as the Prometheus dials it. */
+  address: string;
+  metricsPath: string;
+  scheme: 'http' | 'https';
+  labels: { instance: string; worker: string; host: string };
+  /** Why this address was chosen when it is a guess (another host known only by its name). */
+  note?: string;
+}
+
+/** The host as a label value: the operator's name for it when that is a plain name, else its id. */
+export function labelHost(ep: Pick<ScrapeEndpoint, 'hostId' | 'hostLabel'>): string {
+  return /^[A-Za-z0-9._-]+$/.test(ep.hostLabel) ? ep.hostLabel : ep.hostId;
+}
+
+/** The address a Prometheus on `opts.promHostId` dials to reach `ep`. */
+export function targetOf(ep: ScrapeEndpoint, opts: ExportOptions = {}): StaticTarget {
+  const u = new URL(ep.metricsUrl);
+  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  const local = opts.promHostId === undefined || opts.promHostId === ep.hostId;
+  let host = u.hostname;
+  let note: string | undefined;
+  if (!local && isLoopbackHost(host)) {
+    const worker = ep.workerUrl ? parseWorkerUrl(ep.workerUrl) : null;
+    const known = opts.hostAddresses?.[ep.hostId]?.[0];
+    if (worker && !('error' in worker) && !isLoopbackHost(worker.host)) host = worker.host;
+    else if (known) host = known;
+    else {
+      host = ep.hostLabel;
+      note = `${ep.hostLabel}'s address is not known here; replace it if that name does not resolve on the Prometheus host`;
+    }
+  }
+  const address = `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+  return {
+    address,
+    metricsPath: u.pathname || '/metrics',
+    scheme: u.protocol === 'https:' ? 'https' : 'http',
+    // 127.0.0.1:30200 means another server on every host: the instance names the host the worker runs on.
+    labels: { instance: `${labelHost(ep)}:${port}`, worker: ep.id, host: labelHost(ep) },
+    ...(note ? { note } : {}),
+  };
+}
+
+export interface ScrapeConfig {
+  job_name: string;
+  scrape_interval?: string;
+  metrics_path?: string;
+  scheme?: string;
+  static_configs: Array<{ targets: string[]; labels: Record<string, string> }>;
+}
+
+/** One job per role (and per path/scheme when they differ), one static_config per endpoint. */
+export function scrapeConfigsFor(
+  endpoints: readonly ScrapeEndpoint[],
+  opts: ExportOptions = {},
+): ScrapeConfig[] {
+  const jobs = new Map<string, ScrapeConfig>();
+  for (const ep of endpoints) {
+    const t = targetOf(ep, opts);
+    const base = JOB_OF_ROLE[ep.role];
+    const key = `${base}|${t.metricsPath}|${t.scheme}`;
+    let job = jobs.get(key);
+    if (!job) {
+      const taken = [...jobs.values()].filter((j) => j.job_name.startsWith(base)).length;
+      job = {
+        job_name: taken === 0 ? base : `${base}-${taken + 1}`,
+        ...(opts.scrapeInterval ? { scrape_interval: opts.scrapeInterval } : {}),
+        ...(t.metricsPath !== '/metrics' ? { metrics_path: t.metricsPath } : {}),
+        ...(t.scheme !== 'http' ? { scheme: t.scheme } : {}),
+        static_configs: [],
+      };
+      jobs.set(key, job);
+    }
+    job.static_configs.push({ targets: [t.address], labels: { ...t.labels, role: ep.role } });
+  }
+  return [...jobs.values()];
+}
+
+/** A whole prometheus.yml: global interval and the deployment's scrape_configs. */
+export function prometheusConfigYaml(
+  endpoints: readonly ScrapeEndpoint[],
+  opts: ExportOptions & { header?: string } = {},
+): string {
+  const doc = {
+    global: { scrape_interval: opts.scrapeInterval ?? '15s', evaluation_interval: '15s' },
+    scrape_configs: scrapeConfigsFor(endpoints, { ...opts, scrapeInterval: undefined }),
+  };
+  const notes = endpoints.flatMap((ep) => targetOf(ep, opts).note ?? []);
+  const head = [opts.header, ...notes.map((n) => `NOTE: ${n}`)]
+    .filter((x): x is string => !!x)
+    .map((l) => `# ${l}\n`)
+    .join('');
+  return head + yaml.dump(doc, { lineWidth: 120, noRefs: true, quotingType: "'" });
+}
+
+/** Just the lines to paste under an existing `scrape_configs:` (list items, indented two spaces). */
+export function scrapeConfigLines(configs: readonly ScrapeConfig[]): string {
+  return yaml
+    .dump(configs, { lineWidth: 120, noRefs: true, quotingType: "'" })
+    .split('\n')
+    .map((l) => (l === '' ? l : `  ${l}`))
+    .join('\n');
+}

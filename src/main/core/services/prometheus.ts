@@ -1,0 +1,376 @@
+// The operator's Prometheus as API: find the one that watches a deployment (an engine unit on one of its hosts,
+// or the URL the operator gave), ask it what it scrapes and keeps, say what it misses with the lines to add,
+// and hand out the generated prometheus.yml and Grafana dashboard. History (h-promhist) takes its PromApi from
+// clientFor().
+import type { DeploymentConfig, HostConfig } from '@shared/domain';
+import type {
+  ExportedFile,
+  PrometheusEndpointStatus,
+  PrometheusFoundUnit,
+  PrometheusRequests,
+  PrometheusSourceArgs,
+  PrometheusStatus,
+} from '@shared/api/prometheus';
+import type { Core } from '../core';
+import type { SecretStore } from '../ssh/prompts';
+import { discoverPromUnits } from '../prometheus/discover-run';
+import { PromHttpClient, PromRequestError, promSecretKey, type PromAuth } from '../prometheus/http-client';
+import type { PromApi, PromTarget } from '../prometheus/prom-api';
+import { coverageOf, type EndpointCoverage } from '../prometheus/coverage';
+import { targetsFromConfigYaml } from '../prometheus/discover-config';
+import { readEnvFileCommand } from '../discovery/commands';
+import {
+  endpointsOf,
+  labelHost,
+  prometheusConfigYaml,
+  type ScrapeEndpoint,
+} from '../prometheus/export-config';
+import { grafanaDashboardJson } from '../prometheus/export-dashboard';
+
+interface Source {
+  url: string;
+  viaHost?: string;
+  auth?: PromAuth;
+}
+
+interface Chosen {
+  client: PromApi;
+  label: string;
+  kind: 'unit' | 'url';
+  url: string;
+  viaHost?: string;
+  promHostId?: string;
+  engine?: PrometheusFoundUnit['engine'];
+  auth?: PromAuth['kind'];
+}
+
+/** Session-only secrets where the shell has no keychain (browser mode, CLI): kept in memory, never on disk. */
+function memorySecrets(): SecretStore {
+  const m = new Map<string, string>();
+  return {
+    get: async (k) => m.get(k) ?? null,
+    set: async (k, v) => void m.set(k, v),
+    delete: async (k) => void m.delete(k),
+  };
+}
+
+export class PrometheusService {
+  private readonly sources = new Map<string, Source>();
+  private readonly clients = new Map<string, Chosen>();
+  private readonly secrets: SecretStore;
+
+  constructor(
+    private readonly core: Core,
+    opts: { secrets?: SecretStore } = {},
+  ) {
+    this.secrets = opts.secrets ?? memorySecrets();
+    core.hooks.on('closed', ({ deploymentId }) => this.forget(deploymentId));
+  }
+
+  handlers(): PrometheusRequests {
+    return {
+      getPrometheusStatus: (a) => this.status(a.deploymentId),
+      setPrometheusSource: (a) => this.setSource(a),
+      exportPrometheusConfig: async (a) => this.exportConfig(a.deploymentId),
+      exportGrafanaDashboard: async (a) => this.exportDashboard(a.deploymentId),
+    };
+  }
+
+  dispose(): void {
+    for (const id of [...this.clients.keys()]) this.forget(id);
+  }
+
+  /** The Prometheus of a deployment (found or given), or null when there is none. */
+  async clientFor(deploymentId: string): Promise<PromApi | null> {
+    const cached = this.clients.get(deploymentId);
+    if (cached) return cached.client;
+    const { chosen } = await this.choose(deploymentId);
+    return chosen?.client ?? null;
+  }
+
+  async setSource(a: PrometheusSourceArgs): Promise<PrometheusStatus> {
+    this.forget(a.deploymentId);
+    if (a.url === null) {
+      this.sources.delete(a.deploymentId);
+      return this.status(a.deploymentId);
+    }
+    if (a.viaHost !== undefined && !this.hosts(a.deploymentId).some((h) => h.id === a.viaHost))
+      throw new Error(
+        `host ${a.viaHost} is not part of this deployment; pick one of its hosts to tunnel through`,
+      );
+    const url = a.url.replace(/\/+$/, '');
+    let auth: PromAuth | undefined;
+    if (a.auth) {
+      auth = a.auth.kind === 'basic' ? { kind: 'basic', user: a.auth.user } : { kind: 'bearer' };
+      await this.secrets.set(
+        promSecretKey(url, auth),
+        a.auth.kind === 'basic' ? a.auth.password : a.auth.token,
+      );
+    }
+    this.sources.set(a.deploymentId, {
+      url,
+      ...(a.viaHost ? { viaHost: a.viaHost } : {}),
+      ...(auth ? { auth } : {}),
+    });
+    return this.status(a.deploymentId);
+  }
+
+  async status(deploymentId: string): Promise<PrometheusStatus> {
+    const { deployment, host } = this.core.deploymentOf(deploymentId);
+    const hosts = this.hosts(deploymentId);
+    const labels = Object.fromEntries(hosts.map((h) => [h.id, h.label]));
+    const endpoints = endpointsOf(deployment, labels);
+    const { chosen, found, hostErrors } = await this.choose(deploymentId);
+    const base = {
+      deploymentId,
+      at: this.core.now,
+      found,
+      hostErrors,
+      suggestedConfig: this.configText(deployment, endpoints, chosen?.promHostId ?? host.id),
+    };
+    if (!chosen) {
+      return {
+        ...base,
+        source: null,
+        retentionS: null,
+        endpoints: endpoints.map((ep) => ({
+          ...dto(ep),
+          scraped: false,
+          message: `${ep.id} ${ep.metricsUrl}: no Prometheus found to scrape it`,
+        })),
+      };
+    }
+    const source: PrometheusStatus['source'] = {
+      kind: chosen.kind,
+      label: chosen.label,
+      url: chosen.url,
+      ...(chosen.viaHost ? { viaHost: labels[chosen.viaHost] ?? chosen.viaHost } : {}),
+      ...(chosen.engine ? { engine: chosen.engine } : {}),
+      ...(chosen.auth ? { auth: chosen.auth } : {}),
+    };
+    let targets: PromTarget[];
+    try {
+      targets = await chosen.client.targets();
+    } catch (e) {
+      const f: { code: string; message: string; fix?: string } =
+        e instanceof PromRequestError ? e.failure : { code: 'unreachable', message: (e as Error).message };
+      const problem = { code: f.code, message: f.message, ...(f.fix ? { fix: f.fix } : {}) };
+      const fromFile = await this.configFileTargets(deploymentId, chosen, found);
+      if (fromFile) {
+        const coverage = coverageOf({
+          endpoints,
+          targets: fromFile.targets,
+          promLabel: chosen.label,
+          fromConfigFile: `${fromFile.file} on ${labels[chosen.promHostId!] ?? chosen.promHostId}`,
+          ...(chosen.promHostId !== undefined ? { promHostId: chosen.promHostId } : {}),
+        });
+        return { ...base, source, retentionS: null, problem, endpoints: coverage.map(toDto) };
+      }
+      return {
+        ...base,
+        source,
+        retentionS: null,
+        problem,
+        endpoints: endpoints.map((ep) => ({
+          ...dto(ep),
+          scraped: false,
+          message: `${ep.id} ${ep.metricsUrl}: unknown — ${chosen.label} could not be asked`,
+        })),
+      };
+    }
+    // vmagent keeps nothing itself (it forwards by remote write): no retention to ask for.
+    const retentionS =
+      chosen.engine === 'vmagent' ? null : await chosen.client.retentionS().catch(() => null);
+    const coverage = coverageOf({
+      endpoints,
+      targets,
+      promLabel: chosen.label,
+      ...(chosen.promHostId !== undefined ? { promHostId: chosen.promHostId } : {}),
+    });
+    return {
+      ...base,
+      source,
+      retentionS,
+      endpoints: coverage.map(toDto),
+    };
+  }
+
+  exportConfig(deploymentId: string): ExportedFile {
+    const { deployment, host } = this.core.deploymentOf(deploymentId);
+    const labels = Object.fromEntries(this.hosts(deploymentId).map((h) => [h.id, h.label]));
+    return {
+      fileName: `prometheus-${fileSlug(host)}.yml`,
+      mimeType: 'application/yaml',
+      text: this.configText(deployment, endpointsOf(deployment, labels), host.id),
+    };
+  }
+
+  exportDashboard(deploymentId: string): ExportedFile {
+    const { deployment, host, latest } = this.core.deploymentOf(deploymentId);
+    return {
+      fileName: `grafana-${fileSlug(host)}.json`,
+      mimeType: 'application/json',
+      text: `${JSON.stringify(grafanaDashboardJson({ title: `${deployment.name} (PD Console)`, latest }), null, 2)}\n`,
+    };
+  }
+
+  private configText(deployment: DeploymentConfig, endpoints: ScrapeEndpoint[], promHostId: string): string {
+    return prometheusConfigYaml(endpoints, {
+      promHostId,
+      header: `prometheus.yml for ${deployment.name}, generated by PD Console: one job per role, instance = host:port, worker = the worker's name`,
+    });
+  }
+
+  /** The targets in the unit's config file, read over SSH, when the unit's Prometheus cannot be asked. */
+  private async configFileTargets(
+    deploymentId: string,
+    chosen: Chosen,
+    found: PrometheusFoundUnit[],
+  ): Promise<{ file: string; targets: PromTarget[] } | null> {
+    if (chosen.kind !== 'unit' || chosen.promHostId === undefined) return null;
+    const unit = found.find((u) => u.hostId === chosen.promHostId && u.url === chosen.url);
+    const file = unit?.configFile;
+    if (!file || !file.startsWith('/')) return null;
+    let cmd: string;
+    try {
+      cmd = readEnvFileCommand(file);
+    } catch {
+      return null;
+    }
+    const r = await this.core
+      .connectionOf(deploymentId, chosen.promHostId)
+      .exec(cmd, { timeoutMs: 10_000, maxBytes: 4 * 1024 * 1024 })
+      .catch(() => null);
+    if (!r || r.exitCode !== 0) return null;
+    try {
+      return { file, targets: targetsFromConfigYaml(r.stdout, file).targets };
+    } catch {
+      return null;
+    }
+  }
+
+  private hosts(deploymentId: string): HostConfig[] {
+    return this.core
+      .liveDeployment(deploymentId)
+      .hostStates()
+      .map((h) => h.host);
+  }
+
+  private async choose(deploymentId: string): Promise<{
+    chosen: Chosen | null;
+    found: PrometheusFoundUnit[];
+    hostErrors: PrometheusStatus['hostErrors'];
+  }> {
+    const hosts = this.hosts(deploymentId);
+    const labels = Object.fromEntries(hosts.map((h) => [h.id, h.label]));
+    const given = this.sources.get(deploymentId);
+    const found: PrometheusFoundUnit[] = [];
+    const hostErrors: PrometheusStatus['hostErrors'] = [];
+    for (const h of hosts) {
+      try {
+        const units = await discoverPromUnits(this.core.connectionOf(deploymentId, h.id), h.id, h.label);
+        for (const u of units)
+          found.push({
+            hostId: h.id,
+            hostLabel: h.label,
+            unit: u.unit,
+            engine: u.engine,
+            ...(u.activeState ? { activeState: u.activeState } : {}),
+            listenAddress: u.listenAddress,
+            url: u.url,
+            configFile: u.configFile,
+            notes: u.notes,
+          });
+      } catch (e) {
+        hostErrors.push({ hostLabel: h.label, message: (e as Error).message });
+      }
+    }
+    const cached = this.clients.get(deploymentId);
+    if (cached) return { chosen: cached, found, hostErrors };
+    let chosen: Chosen | null = null;
+    if (given) {
+      const via = given.viaHost;
+      chosen = {
+        client: this.client(
+          deploymentId,
+          given.url,
+          `${given.url}${via ? ` via ${labels[via] ?? via}` : ''}`,
+          via,
+          given.auth,
+        ),
+        label: `${given.url}${via ? ` via ${labels[via] ?? via}` : ''}`,
+        kind: 'url',
+        url: given.url,
+        ...(via ? { viaHost: via, promHostId: via } : {}),
+        ...(given.auth ? { auth: given.auth.kind } : {}),
+      };
+    } else {
+      // An active unit wins; among those, a Prometheus (it answers history queries) over a vmagent.
+      const rank = (u: PrometheusFoundUnit): number =>
+        (u.activeState === 'active' ? 0 : 2) + (u.engine === 'vmagent' ? 1 : 0);
+      const best = [...found].sort((a, b) => rank(a) - rank(b))[0];
+      if (best) {
+        const label = `${best.unit} on ${best.hostLabel}`;
+        chosen = {
+          client: this.client(deploymentId, best.url, label, best.hostId),
+          label,
+          kind: 'unit',
+          url: best.url,
+          viaHost: best.hostId,
+          promHostId: best.hostId,
+          engine: best.engine,
+        };
+      }
+    }
+    if (chosen) this.clients.set(deploymentId, chosen);
+    return { chosen, found, hostErrors };
+  }
+
+  private client(
+    deploymentId: string,
+    url: string,
+    label: string,
+    viaHost?: string,
+    auth?: PromAuth,
+  ): PromApi {
+    return new PromHttpClient({
+      baseUrl: url,
+      label,
+      ...(viaHost ? { agent: () => this.core.connectionOf(deploymentId, viaHost).httpAgent() } : {}),
+      ...(auth ? { auth } : {}),
+      secrets: this.secrets,
+    });
+  }
+
+  private forget(deploymentId: string): void {
+    this.clients.get(deploymentId)?.client.dispose();
+    this.clients.delete(deploymentId);
+  }
+}
+
+function toDto(c: EndpointCoverage): PrometheusEndpointStatus {
+  return {
+    ...dto(c.endpoint),
+    scraped: c.scraped,
+    ...(c.job !== undefined ? { job: c.job } : {}),
+    ...(c.instance !== undefined ? { instance: c.instance } : {}),
+    ...(c.intervalS !== undefined ? { intervalS: c.intervalS } : {}),
+    ...(c.health !== undefined ? { health: c.health } : {}),
+    ...(c.lastError ? { lastError: c.lastError } : {}),
+    message: c.message,
+    ...(c.addLines ? { addLines: c.addLines } : {}),
+  };
+}
+
+function dto(ep: ScrapeEndpoint): {
+  id: string;
+  role: ScrapeEndpoint['role'];
+  hostLabel: string;
+  metricsUrl: string;
+} {
+  return { id: ep.id, role: ep.role, hostLabel: ep.hostLabel, metricsUrl: ep.metricsUrl };
+}
+
+function fileSlug(host: HostConfig): string {
+  return labelHost({ hostId: host.id, hostLabel: host.label }).replace(/[^A-Za-z0-9._-]+/g, '-');
+}

@@ -1,0 +1,99 @@
+// Contract part: the operator's Prometheus (or vmagent / VictoriaMetrics) — which one watches the deployment,
+// what of it it scrapes (job, instance, interval) and its retention, the scrape_config lines for what it does
+// not scrape, and the generated prometheus.yml and Grafana dashboard.
+import type { Role } from '../domain';
+
+export type PrometheusAuthArgs =
+  { kind: 'basic'; user: string; password: string } | { kind: 'bearer'; token: string };
+
+export interface PrometheusSourceArgs {
+  deploymentId: string;
+  /** Base URL as the Prometheus host (or the laptop) dials it; null goes back to discovery. */
+  url: string | null;
+  /** A host of the deployment to reach the URL through (its SSH tunnel); absent: the laptop dials it. */
+  viaHost?: string;
+  /** Kept in the secret store; never sent back. */
+  auth?: PrometheusAuthArgs;
+}
+
+export interface PrometheusFoundUnit {
+  hostId: string;
+  hostLabel: string;
+  unit: string;
+  engine: 'prometheus' | 'vmagent' | 'victoria-metrics';
+  activeState?: string;
+  listenAddress: string;
+  url: string;
+  configFile: string | null;
+  notes: string[];
+}
+
+export interface PrometheusEndpointStatus {
+  id: string;
+  role: Role;
+  hostLabel: string;
+  metricsUrl: string;
+  scraped: boolean;
+  job?: string;
+  instance?: string;
+  intervalS?: number | null;
+  health?: 'up' | 'down' | 'unknown';
+  lastError?: string;
+  message: string;
+  /** For an endpoint not scraped: the lines to add under scrape_configs. */
+  addLines?: string;
+}
+
+export interface PrometheusProblem {
+  code: string;
+  message: string;
+  fix?: string;
+}
+
+export interface PrometheusStatus {
+  deploymentId: string;
+  at: number;
+  /** The Prometheus in use: found on a host, or the URL the operator gave; null when none was found. */
+  source: {
+    kind: 'unit' | 'url';
+    label: string;
+    url: string;
+    viaHost?: string;
+    engine?: PrometheusFoundUnit['engine'];
+    auth?: 'basic' | 'bearer';
+  } | null;
+  /** Every engine unit discovery found on the deployment's hosts. */
+  found: PrometheusFoundUnit[];
+  /** Hosts whose units could not be read, and why. */
+  hostErrors: Array<{ hostLabel: string; message: string }>;
+  retentionS: number | null;
+  endpoints: PrometheusEndpointStatus[];
+  /** Asking the Prometheus failed: why, in words, and what to change. */
+  problem?: PrometheusProblem;
+  /** A complete prometheus.yml for the deployment (what to run when there is none). */
+  suggestedConfig: string;
+}
+
+export interface ExportedFile {
+  fileName: string;
+  mimeType: string;
+  text: string;
+}
+
+export interface PrometheusRequests {
+  getPrometheusStatus(args: { deploymentId: string }): Promise<PrometheusStatus>;
+  setPrometheusSource(args: PrometheusSourceArgs): Promise<PrometheusStatus>;
+  exportPrometheusConfig(args: { deploymentId: string }): Promise<ExportedFile>;
+  exportGrafanaDashboard(args: { deploymentId: string }): Promise<ExportedFile>;
+}
+
+export const PROMETHEUS_REQUESTS = [
+  'getPrometheusStatus',
+  'setPrometheusSource',
+  'exportPrometheusConfig',
+  'exportGrafanaDashboard',
+] as const satisfies readonly (keyof PrometheusRequests)[];
+
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface PrometheusEvents {}
+export const PROMETHEUS_EVENTS = [] as const;
