@@ -18,6 +18,7 @@ import {
   type PrometheusServer,
 } from '../support/prometheus-server';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { prometheusHistory } from '../../src/main/core/prometheus/history-provider';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -153,6 +154,18 @@ describe.skipIf(unavailable !== null)('the demo host’s prometheus.service, thr
     const client = await svc.clientFor(dc.deploymentId);
     const up = await client!.query('up{job=~"sglang-.*"}');
     expect(up.series.map((x) => x.metric.worker).sort()).toEqual(['decode', 'prefill', 'router']);
+    // History's view of the same answer: each role's matchers select exactly that role's series there.
+    const target = await prometheusHistory(svc, () => Date.now())(dc.deploymentId);
+    expect(target?.scrapeIntervalS).toBe(1);
+    for (const role of ['prefill', 'decode', 'router'] as const) {
+      const selector = target!.selector(role);
+      expect(selector, role).not.toBeNull();
+      const mine = await client!.query(`up{${selector}}`);
+      expect(
+        mine.series.map((x) => [x.metric.worker, x.metric.job]),
+        role,
+      ).toEqual([[role, `sglang-${role}`]]);
+    }
   }, 180_000);
 
   it('an endpoint left out is named with the lines to add, and adding them makes it scraped', async () => {
