@@ -15,6 +15,27 @@ export class DemoChannelLog {
   private readonly stdin: ExecEntry[] = [];
   private tcpipOpened = 0;
   private logins = 0;
+  private openNow = 0;
+  private openMax = 0;
+
+  /** A channel (exec or direct-tcpip) was opened; `closed` when it ends. Counts what is open at once. */
+  channelOpened(): void {
+    this.openNow++;
+    this.openMax = Math.max(this.openMax, this.openNow);
+  }
+
+  channelClosed(): void {
+    this.openNow = Math.max(0, this.openNow - 1);
+  }
+
+  /** Channels open at the same moment: now, and at most since the start or the last resetOpenMax. */
+  get openChannels(): { now: number; max: number } {
+    return { now: this.openNow, max: this.openMax };
+  }
+
+  resetOpenMax(): void {
+    this.openMax = this.openNow;
+  }
 
   exec(command: string): void {
     this.log.push({ at: Date.now(), command });

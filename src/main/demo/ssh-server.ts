@@ -173,6 +173,8 @@ export class DemoSshServer {
         session.on('exec', (ok, _no, info) => {
           const channel = ok();
           this.channels.exec(info.command);
+          this.channels.channelOpened();
+          channel.once('close', () => this.channels.channelClosed());
           this.exec(channel, info.command, username).finally(release);
         });
         session.on('close', release);
@@ -187,6 +189,8 @@ export class DemoSshServer {
         if (!http || !http.isOpen(port)) return reject();
         const channel = accept();
         this.channels.tcpip();
+        this.channels.channelOpened();
+        channel.once('close', () => this.channels.channelClosed());
         if (!http.connect(port, channel)) channel.destroy();
       });
     });
