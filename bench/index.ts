@@ -9,6 +9,7 @@ import { runHostileInputBench } from './hostile-input';
 import { runChannelsBench } from './channels';
 import { runCoreCpuBench } from './core-cpu';
 import { runHostReadsBench } from './host-reads';
+import { runFleetScaleBench } from './fleet-scale';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -26,6 +27,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   channels: async () => {
     await runChannelsBench();
   },
+  'fleet-scale': () => runFleetScaleBench(),
 };
 
 async function main(): Promise<void> {
