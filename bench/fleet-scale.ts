@@ -25,6 +25,10 @@ import { launchChromium } from '../e2e/support/browser';
 import { startWebApp } from '../e2e/support/web-app';
 import { collectPerfScript } from './support/bench-client';
 import type { FleetHostCounts, FleetReady } from './support/demo-fleet-main';
+import { startProfile } from './core-cpu';
+
+/** A .cpuprofile of the core over the fleet's measured window (BENCH_FLEET_PROFILE=file), for Chrome DevTools. */
+const PROFILE_TO = process.env.BENCH_FLEET_PROFILE;
 
 const WARMUP_MS = 15_000;
 const MEASURE_MS = Number(process.env.BENCH_FLEET_MS ?? 60_000);
@@ -95,6 +99,8 @@ export interface CoreFigures {
   tcpipPerMin: number;
   observations: number;
   fallback: string | null;
+  /** The first host's channels open at the end, by kind. */
+  openKinds: Record<string, number>;
 }
 
 async function measureCore(shape: FleetShape): Promise<CoreFigures> {
@@ -109,12 +115,14 @@ async function measureCore(shape: FleetShape): Promise<CoreFigures> {
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     const c0 = await fleet.counts(true);
     const obs0 = observations;
+    const profiler = PROFILE_TO && shape.hosts > 1 ? await startProfile() : undefined;
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, MEASURE_MS));
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - t0;
     const c1 = await fleet.counts();
+    if (profiler && PROFILE_TO) await profiler(PROFILE_TO);
     const perMin = (n: number): number => (n * 60_000) / wallMs;
     const sum = (f: (c: FleetHostCounts) => number, cs: FleetHostCounts[]): number =>
       cs.reduce((a, c) => a + f(c), 0);
@@ -133,6 +141,7 @@ async function measureCore(shape: FleetShape): Promise<CoreFigures> {
       tcpipPerMin: perMin(sum((c) => c.tcpip, c1) - sum((c) => c.tcpip, c0)),
       observations: observations - obs0,
       fallback: fleet.ready.fallback,
+      openKinds: c1[0].openKinds,
     };
   } finally {
     await app.shutdown();
@@ -272,6 +281,15 @@ function printCore(scale: CoreFigures, single: CoreFigures): void {
     `  measured over ${f(scale.wallMs / 1000, 0)} s / ${f(single.wallMs / 1000, 0)} s after ${WARMUP_MS / 1000} s of warm-up, recording on; load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}\n`,
+  );
+  process.stdout.write(
+    `  open at the end on ${scale.shape.hosts > 1 ? 'the router host' : 'the host'}: ${Object.entries(
+      scale.openKinds,
+    )
+      .map(([k, n]) => `${k} ×${n}`)
+      .join(', ')}; one host: ${Object.entries(single.openKinds)
+      .map(([k, n]) => `${k} ×${n}`)
+      .join(', ')}\n`,
   );
   if (scale.fallback) process.stdout.write(`  note: ${scale.fallback}\n`);
 }

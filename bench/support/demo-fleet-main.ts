@@ -20,6 +20,8 @@ export interface FleetHostCounts {
   tcpip: number;
   /** Channels open at once: now, and at most since the last reset. */
   open: { now: number; max: number };
+  /** The channels open now, by kind ("exec sh", "tcpip 127.0.0.2:30100"). */
+  openKinds: Record<string, number>;
 }
 
 export interface FleetReady {
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
       exec: h.channels.execsSince().length,
       tcpip: h.channels.tcpipChannels,
       open: h.channels.openChannels,
+      openKinds: h.channels.openKinds,
     }));
     process.stdout.write(JSON.stringify(counts) + '\n');
   });

@@ -173,8 +173,9 @@ export class DemoSshServer {
         session.on('exec', (ok, _no, info) => {
           const channel = ok();
           this.channels.exec(info.command);
-          this.channels.channelOpened();
-          channel.once('close', () => this.channels.channelClosed());
+          const kind = `exec ${/^\S+/.exec(info.command)?.[0] ?? '?'}`;
+          this.channels.channelOpened(kind);
+          channel.once('close', () => this.channels.channelClosed(kind));
           this.exec(channel, info.command, username).finally(release);
         });
         session.on('close', release);
@@ -189,8 +190,9 @@ export class DemoSshServer {
         if (!http || !http.isOpen(port)) return reject();
         const channel = accept();
         this.channels.tcpip();
-        this.channels.channelOpened();
-        channel.once('close', () => this.channels.channelClosed());
+        const kind = `tcpip ${info.destIP}:${port}`;
+        this.channels.channelOpened(kind);
+        channel.once('close', () => this.channels.channelClosed(kind));
         if (!http.connect(port, channel)) channel.destroy();
       });
     });
