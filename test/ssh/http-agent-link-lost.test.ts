@@ -30,7 +30,7 @@ it('fails a tunnel asked for after the link dropped through its callback, never 
   const url = new URL(demo.deployment.services.find((s) => s.role === 'decode')!.metricsUrl!);
   // The link works, then drops as a dead network drops it.
   expect((await httpGet(agent, url.toString())).status).toBe(200);
-  const closed = new Promise((r) => c.once('close', r));
+  const closed = new Promise<void>((r) => c.on('close', () => r()));
   c.destroy();
   await closed;
   const answer = await new Promise<Error | null>((resolve, reject) => {
