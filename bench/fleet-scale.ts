@@ -12,7 +12,8 @@
 //                       over the window, divided by the observations that arrived): the overview draws no
 //                       charts, so its figure is for the whole page
 // The machine is shared: CPU time and counts are what to compare, wall-clock page timings are inflated by load.
-//   npm run bench -- fleet-scale      (BENCH_FLEET_MS=60000 the window; BENCH_FLEET_BROWSER=0 skips Chromium)
+//   npm run bench -- fleet-scale      (BENCH_FLEET_MS=60000 the window; BENCH_FLEET_BROWSER=0 skips Chromium,
+//                                      BENCH_FLEET_CORE=0 the core figures)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -187,6 +188,11 @@ async function measurePages(shape: FleetShape): Promise<PageFigures> {
   );
   let browser: Browser | undefined;
   try {
+    const until = Date.now() + 180_000;
+    while (!app.output().includes('fleet connected')) {
+      if (Date.now() > until) throw new Error(`the fleet did not open within 180 s:\n${app.output()}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
     browser = await launchChromium();
     // KV page: the charts' own live-update measures over the window.
     const { page: kv } = await openPage(browser, `${app.url}#/kv`);
@@ -317,9 +323,11 @@ export async function runFleetScaleBench(): Promise<void> {
   process.stdout.write(
     `core: ${SCALE.hosts} hosts × ${SCALE.prefill + SCALE.decode} workers, then one host…\n`,
   );
-  const scale = await measureCore(SCALE);
-  const single = await measureCore(SINGLE);
-  printCore(scale, single);
+  if (process.env.BENCH_FLEET_CORE !== '0') {
+    const scale = await measureCore(SCALE);
+    const single = await measureCore(SINGLE);
+    printCore(scale, single);
+  }
   if (process.env.BENCH_FLEET_BROWSER === '0') return;
   if (!existsSync(join(root, 'out', 'renderer', 'index.html'))) {
     process.stdout.write(

@@ -11,7 +11,6 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { host: { type: 'string', default: 'gpu-a' } } });
   const alias = values.host ?? 'gpu-a';
   const app = createApp({ shell: 'browser' });
-  await app.handlers.connectHost({ host: { id: alias, label: alias, kind: 'ssh', alias } });
   const server = await startWebServer({
     handlers: app.handlers,
     bus: app.core,
@@ -19,6 +18,9 @@ async function main(): Promise<void> {
   });
   process.stdout.write(`PD Console (scale benchmark) is serving on 127.0.0.1:${server.port}\n`);
   process.stdout.write(`${server.url}\n`);
+  // Opening 8 hosts takes longer than a web app is given to print its URL: the page loads once this is said.
+  await app.handlers.connectHost({ host: { id: alias, label: alias, kind: 'ssh', alias } });
+  process.stdout.write('fleet connected\n');
   const stop = async (): Promise<void> => {
     await server.close();
     await app.shutdown();
