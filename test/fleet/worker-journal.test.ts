@@ -43,7 +43,7 @@ it('follows every unit of a multi-node worker on its own host, lines labelled by
     deploymentId: id,
     role: 'decode',
     worker: 'decode-2',
-    lines: 2000,
+    lines: 20,
   });
   expect(r.unit).toBe('gpu-b/sglang-decode-2.service gpu-c/sglang-decode-2.service');
   expect(r.command.split('\n').map((l) => l.split(':')[0])).toEqual(['gpu-b', 'gpu-c']);

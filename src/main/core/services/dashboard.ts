@@ -381,13 +381,16 @@ export class DashboardService {
     const sub = { backlog: Promise.resolve([]), dispose: () => parts.forEach((p) => p.sub.dispose()) };
     this.followers.set(followId, { deploymentId, sub });
     try {
-      const backlogs = await Promise.all(parts.map(async (p) => label(p.u, await p.sub.backlog)));
+      // The last lines of each unit, not of all: a quiet node-rank-1 unit would vanish behind a chatty rank 0.
+      const backlogs = await Promise.all(
+        parts.map(async (p) => label(p.u, lines > 0 ? (await p.sub.backlog).slice(-lines) : [])),
+      );
       const all = backlogs.flat().sort((a, b) => a.ts - b.ts);
       return {
         followId,
         unit: units.map((u) => `${u.hostId}/${u.unit}`).join(' '),
         command: parts.map((p) => `${p.u.hostId}: ${p.tail.command}`).join('\n'),
-        lines: lines > 0 ? all.slice(-lines) : [],
+        lines: all,
       };
     } catch (err) {
       sub.dispose();
