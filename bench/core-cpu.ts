@@ -20,7 +20,7 @@ const MEASURE_MS = Number(process.env.BENCH_CORE_CPU_MS ?? 60_000);
 /** A .cpuprofile of the core over the measured window only (start-up and warm-up left out), for Chrome DevTools. */
 const PROFILE_TO = process.env.BENCH_CORE_CPU_PROFILE;
 
-async function startProfile(): Promise<(file: string) => Promise<void>> {
+export async function startProfile(): Promise<(file: string) => Promise<void>> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');

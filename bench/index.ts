@@ -10,6 +10,7 @@ import { runChannelsBench } from './channels';
 import { runCoreCpuBench } from './core-cpu';
 import { runHostReadsBench } from './host-reads';
 import { runPromHistoryBench } from './prom-history';
+import { runFleetScaleBench } from './fleet-scale';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -28,6 +29,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   channels: async () => {
     await runChannelsBench();
   },
+  'fleet-scale': () => runFleetScaleBench(),
 };
 
 async function main(): Promise<void> {

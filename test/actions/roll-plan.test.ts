@@ -187,9 +187,9 @@ describe('roll workers of a discovered fleet', () => {
     const { workers: ws, left } = rollWorkersOfFleet(fleet);
     expect(ws.map((w) => `${w.role} ${w.name} ${w.id}`)).toEqual([
       'router router gpu-a/sglang-router.service',
-      'decode decode@gpu-b http://10.0.0.2:30000',
-      'decode decode@gpu-c http://10.0.0.3:30000',
-      'prefill prefill http://10.0.0.4:30000',
+      'decode decode-0 http://10.0.0.2:30000',
+      'decode decode-1 http://10.0.0.3:30000',
+      'prefill prefill-0 http://10.0.0.4:30000',
     ]);
     expect(ws[1].routerUrls).toEqual(['http://10.0.0.2:30000@0', 'http://10.0.0.2:30000@1']);
     expect(ws[2].units.map((u) => `${u.hostId} ${u.nodeRank}`)).toEqual(['gpu-c 0', 'gpu-d 1']);
@@ -206,12 +206,12 @@ describe('roll workers of a discovered fleet', () => {
     });
     const noGpus = buildRollPlan({
       workers: [{ ...ws[3], units: [{ ...ws[3].units[0], gpus: [] }] }],
-      target: { kind: 'worker', worker: 'prefill' },
+      target: { kind: 'worker', worker: 'prefill-0' },
       health: new Map(),
       privilegeOf: () => 'sudo',
     });
     expect(noGpus.warnings).toContain(
-      'the GPUs of sglang-prefill.service on gpu-e are not known (no CUDA_VISIBLE_DEVICES / --base-gpu-id found): prefill starts without the check that its GPUs are free',
+      'the GPUs of sglang-prefill.service on gpu-e are not known (no CUDA_VISIBLE_DEVICES / --base-gpu-id found): prefill-0 starts without the check that its GPUs are free',
     );
     expect(p.workers[1].steps.filter((s) => s.kind === 'stop').map((s) => s.hostLabel)).toEqual([
       'gpu-d',

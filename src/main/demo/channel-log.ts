@@ -15,6 +15,40 @@ export class DemoChannelLog {
   private readonly stdin: ExecEntry[] = [];
   private tcpipOpened = 0;
   private logins = 0;
+  private openNow = 0;
+  private openMax = 0;
+  private readonly openByKind = new Map<string, number>();
+
+  /**
+   * A channel was opened (`kind`: "exec <program>" or "tcpip <address:port>"); `channelClosed` with the same
+   * kind when it ends. Counts what is open at once.
+   */
+  channelOpened(kind: string): void {
+    this.openNow++;
+    this.openMax = Math.max(this.openMax, this.openNow);
+    this.openByKind.set(kind, (this.openByKind.get(kind) ?? 0) + 1);
+  }
+
+  channelClosed(kind: string): void {
+    this.openNow = Math.max(0, this.openNow - 1);
+    const n = (this.openByKind.get(kind) ?? 0) - 1;
+    if (n > 0) this.openByKind.set(kind, n);
+    else this.openByKind.delete(kind);
+  }
+
+  /** The channels open now, by kind. */
+  get openKinds(): Record<string, number> {
+    return Object.fromEntries(this.openByKind);
+  }
+
+  /** Channels open at the same moment: now, and at most since the start or the last resetOpenMax. */
+  get openChannels(): { now: number; max: number } {
+    return { now: this.openNow, max: this.openMax };
+  }
+
+  resetOpenMax(): void {
+    this.openMax = this.openNow;
+  }
 
   exec(command: string): void {
     this.log.push({ at: Date.now(), command });

@@ -1,7 +1,8 @@
 // The demo fleet: three simulated GPU hosts (gpu-a 127.0.0.2, gpu-b .3, gpu-c .4), each its own SSH server
 // with its own host key, all accepting one client key, sharing one simulated world (topology.ts): a router
 // and two prefill workers on gpu-a, two decode workers on gpu-b, and a decode worker spanning gpu-b and
-// gpu-c. Where 127.0.0.2–.4 cannot be bound (macOS by default) every host listens on 127.0.0.1 with its
+// gpu-c. `shape` lays out any other size (the scale benchmark runs 8 hosts, 8 prefill, 24 decode on
+// 127.0.0.2…9; see scaledFleetTopology). Where 127.0.0.2–.4 cannot be bound (macOS by default) every host listens on 127.0.0.1 with its
 // own SSH port; the HTTP ports already differ per host, so the simulated network still tells them apart.
 import net from 'node:net';
 import { acceleratedClock, systemClock, type Clock } from '../core/clock';
@@ -14,7 +15,16 @@ import { ed25519, generateDemoKeys } from './keys';
 import { machineOf, type DemoMachine } from './machine';
 import { DemoSimulation, type FaultName, type UnitTransition } from './simulation';
 import { DEMO_PASSWORD, DemoSshServer } from './ssh-server';
-import { FLEET_HOSTS, FLEET_PORTS, fleetTopology, type FleetHostName } from './topology';
+import {
+  DEFAULT_FLEET_SHAPE,
+  FLEET_PORTS,
+  fleetAddresses,
+  fleetHostNames,
+  fleetShapeProblem,
+  fleetTopology,
+  type FleetHostName,
+  type FleetShape,
+} from './topology';
 import type { ServerRole } from './units';
 
 export interface DemoFleetOptions {
@@ -34,6 +44,11 @@ export interface DemoFleetOptions {
   listenHttp?: boolean;
   /** Use 127.0.0.1 for every host even where 127.0.0.2–.4 exist (to exercise the fallback). */
   forceFallback?: boolean;
+  /**
+   * Hosts and workers (e.g. {hosts: 8, prefill: 8, decode: 24} on 127.0.0.2…9 for the scale benchmark).
+   * Default the hand-laid 3 hosts / 2 prefill / 3 decode described above.
+   */
+  shape?: FleetShape;
 }
 
 export interface DemoFleetHost {
@@ -86,12 +101,6 @@ export interface DemoFleet {
   stop(): Promise<void>;
 }
 
-const WANTED: Record<FleetHostName, string> = {
-  'gpu-a': '127.0.0.2',
-  'gpu-b': '127.0.0.3',
-  'gpu-c': '127.0.0.4',
-};
-
 /** Can this machine bind the address? Linux routes all of 127.0.0.0/8 to lo; macOS only has 127.0.0.1. */
 function canBind(address: string): Promise<string | null> {
   return new Promise((resolve) => {
@@ -102,18 +111,23 @@ function canBind(address: string): Promise<string | null> {
 }
 
 async function chooseAddresses(
+  names: readonly FleetHostName[],
   force: boolean,
 ): Promise<{ addresses: Record<FleetHostName, string>; fallback: string | null }> {
+  const wanted = fleetAddresses(names);
   const problems = force
     ? ['forceFallback was set']
-    : (await Promise.all(FLEET_HOSTS.map((h) => canBind(WANTED[h])))).filter((p): p is string => !!p);
-  if (!problems.length) return { addresses: { ...WANTED }, fallback: null };
-  const all = Object.fromEntries(FLEET_HOSTS.map((h) => [h, '127.0.0.1'])) as Record<FleetHostName, string>;
+    : (await Promise.all(names.map((h) => canBind(wanted[h])))).filter((p): p is string => !!p);
+  if (!problems.length) return { addresses: wanted, fallback: null };
+  const all = Object.fromEntries(names.map((h) => [h, '127.0.0.1']));
+  const last = wanted[names[names.length - 1]].split('.').pop();
+  const rest = names.slice(1).map((n) => `.${wanted[n].split('.').pop()}`);
+  const others = !rest.length ? '' : rest.length <= 2 ? ` (and ${rest.join(', ')})` : ` (and .3 … .${last})`;
   return {
     addresses: all,
     fallback:
-      `every fleet host listens on 127.0.0.1 with its own SSH port, because 127.0.0.2–.4 cannot be bound ` +
-      `(${problems.join('; ')}). On macOS, \`sudo ifconfig lo0 alias 127.0.0.2\` (and .3, .4) gives them their own addresses.`,
+      `every fleet host listens on 127.0.0.1 with its own SSH port, because 127.0.0.2–.${last} cannot be bound ` +
+      `(${problems.join('; ')}). On macOS, \`sudo ifconfig lo0 alias 127.0.0.2\`${others} gives them their own addresses.`,
   };
 }
 
@@ -122,7 +136,11 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
   const username = opts.user ?? 'operator';
   if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(username))
     throw new RangeError(`demo fleet: "${username}" is not a valid user name`);
-  const { addresses, fallback } = await chooseAddresses(opts.forceFallback ?? false);
+  const shape = opts.shape ?? DEFAULT_FLEET_SHAPE;
+  const problem = fleetShapeProblem(shape);
+  if (problem) throw new RangeError(`demo fleet: ${problem}`);
+  const names = fleetHostNames(shape.hosts);
+  const { addresses, fallback } = await chooseAddresses(names, opts.forceFallback ?? false);
   const metricsDisabled = new Set(opts.metricsDisabled ?? []);
   const dpRanks = Math.max(1, Math.floor(opts.dpRanks ?? 1));
   const routerEra = opts.routerEra ?? 'smg-1.5';
@@ -139,15 +157,16 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
       dpRanks,
       metricsDisabled,
       engineMetrics: routerEra === 'smg-engine-metrics',
+      shape,
     }),
   });
   const client = ed25519('pd-console-demo-fleet');
   const http = new Map<FleetHostName, DemoHttpServers>();
-  for (const name of FLEET_HOSTS) http.set(name, new DemoHttpServers(machineOf(sim, name)));
+  for (const name of names) http.set(name, new DemoHttpServers(machineOf(sim, name)));
   const ssh: DemoSshServer[] = [];
   const hosts: DemoFleetHost[] = [];
   try {
-    for (const name of FLEET_HOSTS) {
+    for (const name of names) {
       const machine = machineOf(sim, name);
       const keys = generateDemoKeys(client, name);
       const server = new DemoSshServer({
@@ -159,7 +178,7 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
         // One simulated network: a forward through any host to another host's address reaches that host.
         route: (destIP, port) => {
           const m = machine.route(destIP, port);
-          return m ? (http.get(m.hostId as FleetHostName) ?? null) : null;
+          return m ? (http.get(m.hostId) ?? null) : null;
         },
       });
       ssh.push(server);
@@ -183,15 +202,15 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
   }
   const byName = (name: FleetHostName): DemoFleetHost => {
     const h = hosts.find((x) => x.name === name);
-    if (!h) throw new RangeError(`demo fleet: no host "${name}"; hosts: ${FLEET_HOSTS.join(', ')}`);
+    if (!h) throw new RangeError(`demo fleet: no host "${name}"; hosts: ${names.join(', ')}`);
     return h;
   };
   let stopped: Promise<void> | null = null;
   const fleet: DemoFleet = {
     hosts,
     host: byName,
-    entry: byName('gpu-a'),
-    routerUrl: `http://${addresses['gpu-a']}:${FLEET_PORTS.routerApi}`,
+    entry: byName(names[0]),
+    routerUrl: `http://${addresses[names[0]]}:${FLEET_PORTS.routerApi}`,
     clientPrivateKey: client.private,
     clientPublicKeyLine: client.public,
     username,
@@ -210,8 +229,8 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
     },
     setFault: (name, on, target) => sim.setFault(name, on, target),
     stopHost: async (name) => {
-      const i = FLEET_HOSTS.indexOf(name);
-      if (i < 0) throw new RangeError(`demo fleet: no host "${name}"; hosts: ${FLEET_HOSTS.join(', ')}`);
+      const i = names.indexOf(name);
+      if (i < 0) throw new RangeError(`demo fleet: no host "${name}"; hosts: ${names.join(', ')}`);
       await ssh[i].close();
     },
     stop: () =>
@@ -228,7 +247,8 @@ export async function launchDemoFleet(args: {
   speed: number;
   era?: DemoEra;
   router?: RouterEra;
+  shape?: FleetShape;
 }): Promise<DemoFleet> {
   const clock = args.speed === 1 ? systemClock : acceleratedClock(args.speed);
-  return startDemoFleet({ clock, era: args.era, routerEra: args.router });
+  return startDemoFleet({ clock, era: args.era, routerEra: args.router, shape: args.shape });
 }

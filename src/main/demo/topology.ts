@@ -45,9 +45,60 @@ export function singleHostTopology(opts: UnitOptions): Topology {
   };
 }
 
-/** The fleet's host names; they are also the ssh aliases the written config gives them. */
+/** The default fleet's host names; they are also the ssh aliases the written config gives them. */
 export const FLEET_HOSTS = ['gpu-a', 'gpu-b', 'gpu-c'] as const;
-export type FleetHostName = (typeof FLEET_HOSTS)[number];
+/** "gpu-a", "gpu-b", …: a scaled fleet has more than the default three. */
+export type FleetHostName = string;
+
+/** How many hosts and workers a demo fleet has. The default is the hand-laid 3 hosts, 2 prefill, 3 decode. */
+export interface FleetShape {
+  hosts: number;
+  prefill: number;
+  decode: number;
+}
+
+export const DEFAULT_FLEET_SHAPE: FleetShape = { hosts: 3, prefill: 2, decode: 3 };
+
+/** A host has 8 GPUs and a worker at least one of them; ports 30100+n / 30200+n leave room for 100 per role. */
+const MAX_FLEET_HOSTS = 26;
+const MAX_WORKERS_PER_HOST = 8;
+const MAX_WORKERS_PER_ROLE = 100;
+
+export const isDefaultFleetShape = (s: FleetShape): boolean =>
+  s.hosts === DEFAULT_FLEET_SHAPE.hosts &&
+  s.prefill === DEFAULT_FLEET_SHAPE.prefill &&
+  s.decode === DEFAULT_FLEET_SHAPE.decode;
+
+/** Says what is wrong with a shape and what would work, or null when it can be built. */
+export function fleetShapeProblem(s: FleetShape): string | null {
+  const whole = (n: number): boolean => Number.isInteger(n) && n >= 1;
+  if (!whole(s.hosts) || s.hosts > MAX_FLEET_HOSTS)
+    return `hosts ${s.hosts}: give a whole number from 1 to ${MAX_FLEET_HOSTS} (gpu-a … gpu-z)`;
+  if (
+    !whole(s.prefill) ||
+    !whole(s.decode) ||
+    s.prefill > MAX_WORKERS_PER_ROLE ||
+    s.decode > MAX_WORKERS_PER_ROLE
+  )
+    return `prefill ${s.prefill}, decode ${s.decode}: give whole numbers from 1 to ${MAX_WORKERS_PER_ROLE} each`;
+  const perHost = Math.ceil((s.prefill + s.decode) / s.hosts);
+  if (perHost > MAX_WORKERS_PER_HOST)
+    return (
+      `${s.prefill + s.decode} workers on ${s.hosts} hosts is ${perHost} on a host, but a host has ` +
+      `${MAX_WORKERS_PER_HOST} GPUs: use at least ${Math.ceil((s.prefill + s.decode) / MAX_WORKERS_PER_HOST)} hosts`
+    );
+  return null;
+}
+
+/** Host names of a fleet of `n` hosts: gpu-a, gpu-b, … */
+export function fleetHostNames(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `gpu-${String.fromCharCode(97 + i)}`);
+}
+
+/** The address each host wants: 127.0.0.2, .3, … in order. */
+export function fleetAddresses(names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.map((n, i) => [n, `127.0.0.${2 + i}`]));
+}
 
 export const FLEET_PORTS = {
   routerApi: PORTS.routerApi,
@@ -66,12 +117,15 @@ const DECODE_TP2_CAPACITY = 1_083_600;
 export interface FleetTopologyOptions extends UnitOptions {
   /** Address of each host (127.0.0.2/.3/.4, or all 127.0.0.1 in the fallback). */
   addresses: Record<FleetHostName, string>;
+  /** Default DEFAULT_FLEET_SHAPE, laid out by hand; any other is laid out by scaledFleetTopology. */
+  shape?: FleetShape;
 }
 
 /** Unit key of a fleet unit: "host/unit name". */
 export const fleetKey = (host: FleetHostName, unit: string): string => `${host}/${unit}`;
 
 export function fleetTopology(opts: FleetTopologyOptions): Topology {
+  if (opts.shape && !isDefaultFleetShape(opts.shape)) return scaledFleetTopology(opts, opts.shape);
   const a = opts.addresses;
   const metrics = (role: 'prefill' | 'decode'): boolean => !opts.metricsDisabled.has(role);
   const units: UnitDefinition[] = [];
@@ -159,5 +213,90 @@ export function fleetTopology(opts: FleetTopologyOptions): Topology {
       w('gpu-b', 'sglang-decode-2.service', 0.2),
     ]),
     rateScale: 2.0,
+  };
+}
+
+/** Largest power of two ≤ n (tensor-parallel sizes are powers of two). */
+const pow2 = (n: number): number => 2 ** Math.floor(Math.log2(Math.max(1, n)));
+
+/**
+ * A fleet of any shape, for the scale benchmark: the router on the first host; the workers (prefill first, then
+ * decode) laid over the hosts in order, as evenly as they go, each host's 8 GPUs split between its workers
+ * (tp a power of two); one-node workers only. Shares are uneven (the first of each role gets the most), so
+ * some workers run fuller than others. The default shape keeps the hand-laid layout above.
+ */
+export function scaledFleetTopology(opts: FleetTopologyOptions, shape: FleetShape): Topology {
+  const problem = fleetShapeProblem(shape);
+  if (problem) throw new RangeError(`demo fleet: ${problem}`);
+  const names = fleetHostNames(shape.hosts);
+  const a = opts.addresses;
+  for (const n of names)
+    if (!a[n])
+      throw new RangeError(`demo fleet: no address for host ${n}; give one per host (${names.join(', ')})`);
+  const roles: Array<{ role: 'prefill' | 'decode'; n: number }> = [
+    ...Array.from({ length: shape.prefill }, (_, n) => ({ role: 'prefill' as const, n })),
+    ...Array.from({ length: shape.decode }, (_, n) => ({ role: 'decode' as const, n })),
+  ];
+  const total = roles.length;
+  const hostOf = (i: number): string => names[Math.floor((i * shape.hosts) / total)];
+  const onHost = new Map<string, number>();
+  for (let i = 0; i < total; i++) onHost.set(hostOf(i), (onHost.get(hostOf(i)) ?? 0) + 1);
+  const nextGpu = new Map<string, number>();
+  const units: UnitDefinition[] = [];
+  const workers: RouterSpec['workers'] = [];
+  const weights: Record<string, number> = {};
+  roles.forEach(({ role, n }, i) => {
+    const host = hostOf(i);
+    const tp = pow2(Math.floor(8 / (onHost.get(host) ?? 1)));
+    const baseGpu = nextGpu.get(host) ?? 0;
+    nextGpu.set(host, baseGpu + tp);
+    const port = (role === 'prefill' ? 30100 : 30200) + n;
+    const bootstrapPort = role === 'prefill' ? 8998 + n : undefined;
+    const name = `sglang-${role}-${n}.service`;
+    const key = fleetKey(host, name);
+    units.push(
+      serverUnit(key, host, name, {
+        role,
+        worker: `${role}-${n}`,
+        port,
+        listenHost: '0.0.0.0',
+        baseGpu,
+        tp,
+        dpRanks: 1,
+        ...(bootstrapPort !== undefined ? { bootstrapPort } : {}),
+        metrics: !opts.metricsDisabled.has(role),
+        capacity:
+          role === 'prefill'
+            ? Math.round((PREFILL_CAPACITY * tp) / 4)
+            : tp >= 4
+              ? Math.round((DECODE_TP4_CAPACITY * tp) / 4)
+              : Math.round((DECODE_TP2_CAPACITY * tp) / 2),
+      }),
+    );
+    workers.push({
+      role,
+      url: `http://${a[host]}:${port}`,
+      ...(bootstrapPort ? { bootstrapPort } : {}),
+      unit: key,
+    });
+    weights[key] = 1 / (1 + 0.15 * n);
+  });
+  const routerHost = names[0];
+  units.push(
+    routerUnit(
+      fleetKey(routerHost, 'sglang-router.service'),
+      routerHost,
+      'sglang-router.service',
+      { apiPort: FLEET_PORTS.routerApi, metricsPort: FLEET_PORTS.routerMetrics, workers },
+      units.filter((u) => u.host === routerHost).map((u) => u.name),
+      opts.engineMetrics ?? false,
+    ),
+  );
+  return {
+    hosts: names.map((id) => ({ id, hostname: id, address: a[id], gpuCount: 8 })),
+    units,
+    weights,
+    // The default fleet's offered load per worker (2.0 over 5 workers), kept as the fleet grows.
+    rateScale: (2.0 * total) / 5,
   };
 }

@@ -227,11 +227,19 @@ export interface JournalEntry {
   identifier?: string;
   pid?: number;
   unit?: string;
+  /** A fleet worker's journal: the host the line was read on, and its unit's node rank (multi-node). */
+  host?: string;
+  nodeRank?: number;
 }
 
 export interface JournalFollowArgs {
   deploymentId: string;
   role: Role;
+  /**
+   * A fleet's worker or router by service id ("decode-2"): every unit of it, each on its own host (a
+   * multi-node worker has one per node), lines labelled with host and node rank. Absent: the role's unit.
+   */
+  worker?: string;
   /** Lines of backlog to send first. */
   lines?: number;
 }

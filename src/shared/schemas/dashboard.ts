@@ -71,6 +71,7 @@ export const dashboardSchemas = {
   followJournal: z.strictObject({
     deploymentId: id,
     role,
+    worker: id.optional(),
     lines: z.number().int().min(0).max(5000).optional(),
   }),
   unfollowJournal: z.strictObject({ followId: id }),

@@ -2,12 +2,13 @@
 // DP-aware workers), or from an open one-host deployment (one service per role: each service one worker with
 // one unit, node rank 0; a prefill's bootstrap port read from its ExecStart).
 import type { RollWorker } from '@shared/contract';
-import type { Fleet, FleetWorker } from '@shared/fleet';
+import type { Fleet } from '@shared/fleet';
 import type { DeploymentConfig, HostConfig } from '@shared/domain';
 import type { SshConnection } from '../ssh/connection';
 import { shellCommand, assertUnitName } from '../ssh/shell';
 import { parseShowExec } from '../discovery/unit-text';
 import { parseServerFlags } from '../discovery/sglang-flags';
+import { fleetWorkerGroups, routerServiceId } from '../fleet/fleet-config';
 
 async function bootstrapPortOf(conn: SshConnection, unit: string): Promise<number | undefined> {
   try {
@@ -47,56 +48,39 @@ export async function rollWorkersOf(
   );
 }
 
-/** "sglang-decode-2.service" → "decode-2": the short name messages use. */
-function shortName(unit: string): string {
-  return unit.replace(/\.service$/, '').replace(/^sglang-/, '');
-}
-
 /**
- * The workers of a discovered fleet as a roll sees them. The DP ranks of one server (`{base}@{rank}`, the same
- * units) are one worker; workers the console could not reach or place are left out with the reason, since
- * nothing can be stopped or started there.
+ * The workers of a discovered fleet as a roll sees them, named by the deployment's own ids (`prefill-0`,
+ * `decode-3`, `router`… in the router's order, fleetWorkerGroups), never by unit names, which need not follow
+ * it. The DP ranks of one server (`{base}@{rank}`, the same units) are one worker; workers the console could not
+ * reach or place are left out with the reason, since nothing can be stopped or started there.
  */
 export function rollWorkersOfFleet(fleet: Fleet): { workers: RollWorker[]; left: string[] } {
   const workers: RollWorker[] = [];
   const left: string[] = [];
-  for (const r of fleet.routers)
+  fleet.routers.forEach((r, i) =>
     workers.push({
       id: r.id,
-      name: fleet.routers.length > 1 ? `${shortName(r.unit)}@${r.host}` : shortName(r.unit),
+      name: routerServiceId(i),
       role: 'router',
       apiUrl: r.apiUrl,
       ...(r.metricsUrl ? { metricsUrl: r.metricsUrl } : {}),
       units: [{ hostId: r.host, hostLabel: r.host, unit: r.unit, nodeRank: 0, gpus: [] }],
-    });
-  const groups = new Map<string, FleetWorker[]>();
-  for (const w of fleet.workers) {
-    if (w.role === 'regular') {
+    }),
+  );
+  const cannot = (w: Fleet['workers'][number]): boolean => !!w.unreachable || !w.units.length;
+  for (const w of fleet.workers)
+    if (w.role === 'regular')
       left.push(`${w.url}: a regular (non-PD) worker; rolls cover prefill and decode workers`);
-      continue;
-    }
-    if (w.unreachable || !w.units.length) {
-      left.push(`${w.url}: ${w.unreachable ?? 'no unit found for it'}`);
-      continue;
-    }
-    const key = w.units.map((u) => `${u.host}/${u.unit}`).join(',');
-    groups.set(key, [...(groups.get(key) ?? []), w]);
-  }
-  const names = new Map<string, number>();
-  const rank0 = (w: FleetWorker) => w.units.find((u) => u.nodeRank === 0) ?? w.units[0];
-  for (const ws of groups.values()) {
-    const n = shortName(rank0(ws[0]).unit);
-    names.set(n, (names.get(n) ?? 0) + 1);
-  }
-  for (const ws of groups.values()) {
-    const w = ws[0];
-    const zero = rank0(w);
-    const short = shortName(zero.unit);
+    else if (cannot(w)) left.push(`${w.url}: ${w.unreachable ?? 'no unit found for it'}`);
+  for (const g of fleetWorkerGroups(fleet)) {
+    const w = g.entries[0];
+    if (cannot(w)) continue;
+    const dp = g.entries.length > 1;
     workers.push({
-      id: ws.length > 1 ? w.baseUrl : w.url,
-      ...(ws.length > 1 ? { routerUrls: ws.map((x) => x.url) } : {}),
-      name: (names.get(short) ?? 0) > 1 ? `${short}@${zero.host}` : short,
-      role: w.role as 'prefill' | 'decode',
+      id: dp ? w.baseUrl : w.url,
+      ...(dp ? { routerUrls: g.entries.map((x) => x.url) } : {}),
+      name: g.id,
+      role: g.role,
       apiUrl: w.apiUrl,
       ...(w.metricsUrl ? { metricsUrl: w.metricsUrl } : {}),
       ...(typeof w.bootstrapPort === 'number' ? { bootstrapPort: w.bootstrapPort } : {}),

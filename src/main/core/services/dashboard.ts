@@ -10,6 +10,7 @@ import type {
   DashboardSnapshot,
   GpuStatus,
   JournalAroundResult,
+  JournalEntry,
   JournalFollowResult,
   KvDetail,
   ScrapeFamilies,
@@ -130,7 +131,10 @@ export class DashboardService {
         await this.alerts.set({ ...this.alerts.get(), rules: structuredClone(a.rules) });
         return structuredClone(this.alerts.get().rules);
       },
-      followJournal: (a) => this.followJournal(a.deploymentId, a.role, a.lines ?? 200),
+      followJournal: (a) =>
+        a.worker === undefined
+          ? this.followJournal(a.deploymentId, a.role, a.lines ?? 200)
+          : this.followWorkerJournal(a.deploymentId, a.worker, a.lines ?? 200),
       unfollowJournal: async (a) => {
         this.followers.get(a.followId)?.sub.dispose();
         this.followers.delete(a.followId);
@@ -322,6 +326,80 @@ export class DashboardService {
       throw new ApiError(
         'journal-failed',
         `could not read the journal of ${unit} on ${conn.label}: ${(err as Error).message}`,
+        'Check that the SSH user may read the journal (groups systemd-journal or adm).',
+      );
+    }
+  }
+
+  /**
+   * Every unit of one fleet worker, each through the journal tail of its own host's monitor (one follow per
+   * host, shared with the recorder), merged in time order and labelled with host and node rank.
+   */
+  private async followWorkerJournal(
+    deploymentId: string,
+    worker: string,
+    lines: number,
+  ): Promise<JournalFollowResult> {
+    const o = this.need(deploymentId);
+    const svc = o.deployment.services.find((s) => (s.id ?? s.role) === worker);
+    if (!svc)
+      throw new ApiError(
+        'unknown-worker',
+        `${o.deployment.name} has no worker or router "${worker}"`,
+        `Its workers are ${o.deployment.services.map((s) => s.id ?? s.role).join(', ')}.`,
+      );
+    const units = svc.units ?? [{ hostId: svc.hostId, unit: svc.unit, nodeRank: 0 }];
+    if (units.some((u) => u.unit === ''))
+      throw new ApiError(
+        'journal-failed',
+        `${worker}: its unit is not known (its host could not be read when the deployment opened)`,
+        'Reconnect once the host is reachable.',
+      );
+    const followId = randomUUID();
+    if (this.followers.size >= MAX_FOLLOWERS) {
+      const [oldest] = this.followers.keys();
+      this.followers.get(oldest)?.sub.dispose();
+      this.followers.delete(oldest);
+    }
+    const label = (u: (typeof units)[number], l: JournalEntry[]): JournalEntry[] =>
+      l.map((x) => ({ ...x, host: u.hostId, ...(units.length > 1 ? { nodeRank: u.nodeRank } : {}) }));
+    const parts = units.map((u) => {
+      let tail;
+      try {
+        tail = this.core.journalTail(deploymentId, u.unit, u.hostId);
+      } catch (err) {
+        throw new ApiError('journal-failed', `${u.unit} on ${u.hostId}: ${(err as Error).message}`);
+      }
+      const sub = tail.subscribe(
+        {
+          onLines: (l) => this.core.emit('journal', { followId, lines: label(u, l) }),
+          onError: (error, hint) =>
+            this.core.emit('journal', { followId, lines: [], error: `${u.hostId}: ${error}`, hint }),
+        },
+        { intervalMs: this.opts.journalIntervalMs ?? 1000 },
+      );
+      return { u, tail, sub };
+    });
+    const sub = { backlog: Promise.resolve([]), dispose: () => parts.forEach((p) => p.sub.dispose()) };
+    this.followers.set(followId, { deploymentId, sub });
+    try {
+      // The last lines of each unit, not of all: a quiet node-rank-1 unit would vanish behind a chatty rank 0.
+      const backlogs = await Promise.all(
+        parts.map(async (p) => label(p.u, lines > 0 ? (await p.sub.backlog).slice(-lines) : [])),
+      );
+      const all = backlogs.flat().sort((a, b) => a.ts - b.ts);
+      return {
+        followId,
+        unit: units.map((u) => `${u.hostId}/${u.unit}`).join(' '),
+        command: parts.map((p) => `${p.u.hostId}: ${p.tail.command}`).join('\n'),
+        lines: all,
+      };
+    } catch (err) {
+      sub.dispose();
+      this.followers.delete(followId);
+      throw new ApiError(
+        'journal-failed',
+        `could not read the journal of ${worker}: ${(err as Error).message}`,
         'Check that the SSH user may read the journal (groups systemd-journal or adm).',
       );
     }

@@ -21,7 +21,7 @@ export class ForwardingAgent extends http.Agent {
   ): Duplex | undefined {
     const host = String(options.host ?? options.hostname ?? '127.0.0.1');
     const port = Number(options.port ?? 80);
-    this.client.forwardOut('127.0.0.1', 0, host, port, (err, channel) => {
+    const opened = (err: Error | undefined, channel: Duplex | undefined): void => {
       if (err) {
         // RFC 4254 §5.1 reasons: 1 administratively prohibited (AllowTcpForwarding no), 2 connect failed.
         const reason = (err as Error & { reason?: number }).reason;
@@ -45,7 +45,14 @@ export class ForwardingAgent extends http.Agent {
       const ch = channel as unknown as Duplex & Record<string, unknown>;
       for (const m of ['setKeepAlive', 'setNoDelay', 'setTimeout', 'ref', 'unref']) ch[m] ??= () => ch;
       callback?.(null, ch);
-    });
+    };
+    try {
+      this.client.forwardOut('127.0.0.1', 0, host, port, (err, channel) => opened(err, channel));
+    } catch (err) {
+      // ssh2 throws "Not connected" once the link is gone. Node's agent calls this from a closing socket's
+      // handler to serve a queued request, where a throw would end the process: fail that request instead.
+      opened(err as Error, undefined);
+    }
     return undefined;
   }
 }

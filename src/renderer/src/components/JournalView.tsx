@@ -60,6 +60,12 @@ export function JournalLines({
           data-priority={l.priority}
         >
           <time>{formatDateTime(l.ts)}</time>
+          {l.host !== undefined && (
+            <span className="host" data-testid="journal-host">
+              {l.host}
+              {l.nodeRank !== undefined ? ` r${l.nodeRank}` : ''}
+            </span>
+          )}
           <span className="ident">
             {l.identifier ?? ''}
             {l.pid ? `[${l.pid}]` : ''}
@@ -71,7 +77,16 @@ export function JournalLines({
   );
 }
 
-export function JournalView({ deploymentId, role }: { deploymentId: string; role: Role }): React.JSX.Element {
+/** `worker` (a fleet's service id) follows every unit of that worker, each on its host, labelled by host. */
+export function JournalView({
+  deploymentId,
+  role,
+  worker,
+}: {
+  deploymentId: string;
+  role: Role;
+  worker?: string;
+}): React.JSX.Element {
   const [lines, setLines] = useState<JournalEntry[]>([]);
   const [frozen, setFrozen] = useState<JournalEntry[] | null>(null);
   const [query, setQuery] = useState('');
@@ -97,7 +112,7 @@ export function JournalView({ deploymentId, role }: { deploymentId: string; role
       }
     });
     api
-      .followJournal({ deploymentId, role, lines: 300 })
+      .followJournal({ deploymentId, role, ...(worker !== undefined ? { worker } : {}), lines: 300 })
       .then((r) => {
         if (disposed) {
           void api.unfollowJournal({ followId: r.followId });
@@ -113,7 +128,7 @@ export function JournalView({ deploymentId, role }: { deploymentId: string; role
       off();
       if (followId) void api.unfollowJournal({ followId });
     };
-  }, [deploymentId, role]);
+  }, [deploymentId, role, worker]);
 
   const source = frozen ?? lines;
   const shown = useMemo(() => {

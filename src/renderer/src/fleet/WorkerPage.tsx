@@ -1,5 +1,6 @@
 // One worker (or router) of a fleet in detail, by its service id: its units on every host (a multi-node worker
-// has one per node), systemd properties of node rank 0, its own series beside its role's total, its GPUs.
+// has one per node), systemd properties of node rank 0, its own series beside its role's total, its GPUs, and
+// the journal of every one of its units, each line labelled with its host and node rank.
 import { PropList } from '../components/PropList';
 import { unitStateProps } from '../components/unit-props';
 import type { DeploymentView } from '../state/store';
@@ -12,6 +13,7 @@ import { hostLinks, observationOf, routerRows, workerRows } from './fleet-model'
 import { FleetGpus } from './FleetGpus';
 import { workerKey } from './keys';
 import { RollButton } from '../restart/RollButton';
+import { JournalView } from '../components/JournalView';
 import './fleet.css';
 
 export function WorkerPage({
@@ -219,6 +221,8 @@ export function WorkerPage({
           <FleetGpus view={view} only={id} />
         </>
       )}
+      {/* Live only: a review reads journals from the recording's own pane. */}
+      {!view.summary.review && <JournalView deploymentId={deployment.id} role={role} worker={id} />}
     </div>
   );
 }

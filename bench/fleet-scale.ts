@@ -1,0 +1,344 @@
+// Scale of one fleet deployment (issue 15 "Scale"): 32 workers on 8 hosts (8 prefill, 24 decode) at 1 Hz,
+// with a one-host 1P1D deployment measured the same way beside it. The demo fleet runs in a child process (as
+// real hosts are other machines; bench/support/demo-fleet-main.ts), the core in this one connects to it over
+// SSH through the ssh config the fleet wrote — exactly connectHost on the router's host — and polls every
+// worker: metrics, systemd, health, GPUs, the recorder's journals. Over a steady window it measures
+//   core CPU            this process's CPU time (user+sys) per second of wall time, and as % of one core
+//   SSH per host        connections that logged in, channels open at the same moment (max), channels opened
+//                       per minute (exec and direct-tcpip), counted by each host's SSH server
+// then, in real Chromium (browser mode, bench/support/fleet-web.ts, needs `npm run build`):
+//   KV page             time per live update per chart (the charts' own "pdc:<chart>:live-update" measures)
+//   overview            renderer main-thread time per observation (CDP Performance.getMetrics TaskDuration
+//                       over the window, divided by the observations that arrived): the overview draws no
+//                       charts, so its figure is for the whole page
+// The machine is shared: CPU time and counts are what to compare, wall-clock page timings are inflated by load.
+//   npm run bench -- fleet-scale      (BENCH_FLEET_MS=60000 the window; BENCH_FLEET_BROWSER=0 skips Chromium,
+//                                      BENCH_FLEET_CORE=0 the core figures)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import type { Browser, Page } from '@playwright/test';
+import { createApp } from '../src/main/compose';
+import type { FleetShape } from '../src/main/demo/topology';
+import { launchChromium } from '../e2e/support/browser';
+import { startWebApp } from '../e2e/support/web-app';
+import { collectPerfScript } from './support/bench-client';
+import type { FleetHostCounts, FleetReady } from './support/demo-fleet-main';
+import { startProfile } from './core-cpu';
+
+/** A .cpuprofile of the core over the fleet's measured window (BENCH_FLEET_PROFILE=file), for Chrome DevTools. */
+const PROFILE_TO = process.env.BENCH_FLEET_PROFILE;
+
+const WARMUP_MS = 15_000;
+const MEASURE_MS = Number(process.env.BENCH_FLEET_MS ?? 60_000);
+const BROWSER_MS = Number(process.env.BENCH_FLEET_BROWSER_MS ?? 30_000);
+const SCALE: FleetShape = { hosts: 8, prefill: 8, decode: 24 };
+const SINGLE: FleetShape = { hosts: 1, prefill: 1, decode: 1 };
+const GOALS = { cpuPct: 5, connectionsPerHost: 1, channelsPerHost: 8, liveMs: 8 };
+const root = join(__dirname, '..');
+
+interface RemoteFleet {
+  ready: FleetReady;
+  counts(reset?: boolean): Promise<FleetHostCounts[]>;
+  stop(): Promise<void>;
+}
+
+async function remoteFleet(shape: FleetShape): Promise<RemoteFleet> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+      '--tsconfig',
+      join(root, 'tsconfig.node.json'),
+      join(__dirname, 'support', 'demo-fleet-main.ts'),
+      '--hosts',
+      String(shape.hosts),
+      '--prefill',
+      String(shape.prefill),
+      '--decode',
+      String(shape.decode),
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines: Interface = createInterface({ input: child.stdout! });
+  const nextLine = (): Promise<string> =>
+    new Promise<string>((resolve, reject) => {
+      lines.once('line', resolve);
+      child.once('exit', (code) => reject(new Error(`demo fleet process exited (${code})`)));
+    });
+  const ready = JSON.parse(await nextLine()) as FleetReady;
+  return {
+    ready,
+    counts: async (reset = false) => {
+      const answer = nextLine();
+      child.stdin!.write(reset ? 'reset\n' : 'counts\n');
+      return JSON.parse(await answer) as FleetHostCounts[];
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+export interface CoreFigures {
+  shape: FleetShape;
+  workers: number;
+  services: number;
+  wallMs: number;
+  cpuMsPerS: number;
+  cpuPct: number;
+  connectionsPerHost: number[];
+  /** Per host: the most channels open at once during the window. */
+  openMaxPerHost: number[];
+  /** Per host: channels opened per minute (exec + direct-tcpip). */
+  openedPerMinPerHost: number[];
+  execPerMin: number;
+  tcpipPerMin: number;
+  observations: number;
+  fallback: string | null;
+  /** The first host's channels open at the end, by kind. */
+  openKinds: Record<string, number>;
+}
+
+async function measureCore(shape: FleetShape): Promise<CoreFigures> {
+  const fleet = await remoteFleet(shape);
+  const dir = mkdtempSync(join(tmpdir(), 'pdc-fleet-scale-'));
+  const app = createApp({ shell: 'browser', dataDir: dir, homeDir: fleet.ready.home });
+  try {
+    const alias = fleet.ready.entry;
+    const s = await app.handlers.connectHost({ host: { id: alias, label: alias, kind: 'ssh', alias } });
+    let observations = 0;
+    app.core.on('observation', () => observations++);
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    const c0 = await fleet.counts(true);
+    const obs0 = observations;
+    const profiler = PROFILE_TO && shape.hosts > 1 ? await startProfile() : undefined;
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, MEASURE_MS));
+    const cpu = process.cpuUsage(cpu0);
+    const wallMs = performance.now() - t0;
+    const c1 = await fleet.counts();
+    if (profiler && PROFILE_TO) await profiler(PROFILE_TO);
+    const perMin = (n: number): number => (n * 60_000) / wallMs;
+    const sum = (f: (c: FleetHostCounts) => number, cs: FleetHostCounts[]): number =>
+      cs.reduce((a, c) => a + f(c), 0);
+    await app.core.closeDeployment({ deploymentId: s.deployment.id });
+    return {
+      shape,
+      workers: fleet.ready.workers,
+      services: s.deployment.services.length,
+      wallMs,
+      cpuMsPerS: (cpu.user + cpu.system) / wallMs,
+      cpuPct: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
+      connectionsPerHost: c1.map((c) => c.connections),
+      openMaxPerHost: c1.map((c) => c.open.max),
+      openedPerMinPerHost: c1.map((c, i) => perMin(c.exec + c.tcpip - c0[i].exec - c0[i].tcpip)),
+      execPerMin: perMin(sum((c) => c.exec, c1) - sum((c) => c.exec, c0)),
+      tcpipPerMin: perMin(sum((c) => c.tcpip, c1) - sum((c) => c.tcpip, c0)),
+      observations: observations - obs0,
+      fallback: fleet.ready.fallback,
+      openKinds: c1[0].openKinds,
+    };
+  } finally {
+    await app.shutdown();
+    await fleet.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface PageFigures {
+  /** Live-update ms per chart of the KV page (only charts on screen draw). */
+  kvLiveMs: Record<string, number[]>;
+  /** Overview: renderer main-thread ms per observation, and how many observations the window had. */
+  overviewMsPerUpdate: number;
+  overviewUpdates: number;
+}
+
+interface PerfRecord {
+  chart: string;
+  kind: string;
+  ms: number;
+}
+
+/** Opens a page that collects the charts' measures and counts the observation events reaching it. */
+async function openPage(browser: Browser, url: string): Promise<{ page: Page; observations: () => number }> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  let n = 0;
+  page.on('websocket', (ws) =>
+    ws.on('framereceived', (fr) => {
+      if (String(fr.payload).startsWith('{"t":"evt","event":"observation"')) n++;
+    }),
+  );
+  await page.addInitScript(collectPerfScript);
+  await page.goto(url);
+  return { page, observations: () => n };
+}
+
+async function measurePages(shape: FleetShape): Promise<PageFigures> {
+  const fleet = await remoteFleet(shape);
+  const app = await startWebApp(
+    ['--host', fleet.ready.entry],
+    { TSX_TSCONFIG_PATH: join(root, 'tsconfig.node.json'), PD_CONSOLE_SSH_HOME: fleet.ready.home },
+    ['--import', 'tsx', join(__dirname, 'support', 'fleet-web.ts')],
+  );
+  let browser: Browser | undefined;
+  try {
+    const until = Date.now() + 180_000;
+    while (!app.output().includes('fleet connected')) {
+      if (Date.now() > until) throw new Error(`the fleet did not open within 180 s:\n${app.output()}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    browser = await launchChromium();
+    // KV page: the charts' own live-update measures over the window.
+    const { page: kv } = await openPage(browser, `${app.url}#/kv`);
+    await kv.getByTestId('page-kv').waitFor({ timeout: 120_000 });
+    await kv
+      .locator('section[data-testid^="chart-"][data-state="ready"]')
+      .first()
+      .waitFor({ timeout: 120_000 });
+    await kv.waitForTimeout(5000);
+    await kv.evaluate(() => ((window as unknown as { __benchPerf: unknown[] }).__benchPerf.length = 0));
+    await kv.waitForTimeout(BROWSER_MS);
+    const records = await kv.evaluate(() => (window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf);
+    const kvLiveMs: Record<string, number[]> = {};
+    for (const r of records) if (r.kind === 'live-update') (kvLiveMs[r.chart] ??= []).push(r.ms);
+    await kv.close();
+    // Overview: no charts; the page's main-thread time per observation that reached it.
+    const { page: ov, observations } = await openPage(browser, `${app.url}#/overview`);
+    await ov.getByTestId('page-overview').waitFor({ timeout: 120_000 });
+    await ov.waitForTimeout(5000);
+    const cdp = await ov.context().newCDPSession(ov);
+    await cdp.send('Performance.enable');
+    const taskMs = async (): Promise<number> => {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      return (metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0) * 1000;
+    };
+    const t0 = await taskMs();
+    const n0 = observations();
+    await ov.waitForTimeout(BROWSER_MS);
+    const spent = (await taskMs()) - t0;
+    const updates = observations() - n0;
+    await ov.close();
+    return { kvLiveMs, overviewMsPerUpdate: updates ? spent / updates : NaN, overviewUpdates: updates };
+  } finally {
+    await browser?.close();
+    await app.stop();
+    await fleet.stop();
+  }
+}
+
+const pct = (xs: number[], p: number): number => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+};
+const f = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
+const max = (xs: number[]): number => (xs.length ? Math.max(...xs) : NaN);
+
+function printCore(scale: CoreFigures, single: CoreFigures): void {
+  const row = (label: string, a: string, b: string, goal = ''): void =>
+    void process.stdout.write(`${label.padEnd(52)}${a.padStart(16)}${b.padStart(16)}   ${goal}\n`);
+  const name = (c: CoreFigures): string => `${c.shape.hosts}h ${c.shape.prefill}P${c.shape.decode}D`;
+  process.stdout.write('\nCore at 1 Hz, demo fleet in its own process (CPU time, not wall-clock latency)\n');
+  row('', name(scale), name(single), 'goal (fleet)');
+  row(
+    'workers / services polled',
+    `${scale.workers} / ${scale.services}`,
+    `${single.workers} / ${single.services}`,
+  );
+  row('core CPU, ms per s (user+sys)', f(scale.cpuMsPerS), f(single.cpuMsPerS));
+  row('core CPU, % of one core', f(scale.cpuPct, 2), f(single.cpuPct, 2), `≤ ${GOALS.cpuPct} %`);
+  row(
+    'SSH connections per host (max)',
+    String(max(scale.connectionsPerHost)),
+    String(max(single.connectionsPerHost)),
+    `= ${GOALS.connectionsPerHost}`,
+  );
+  row(
+    'channels open at once per host (max)',
+    String(max(scale.openMaxPerHost)),
+    String(max(single.openMaxPerHost)),
+    `≤ ${GOALS.channelsPerHost}`,
+  );
+  row(
+    'channels opened per minute per host (max)',
+    f(max(scale.openedPerMinPerHost)),
+    f(max(single.openedPerMinPerHost)),
+  );
+  row(
+    '  all hosts: exec / direct-tcpip per minute',
+    `${f(scale.execPerMin)} / ${f(scale.tcpipPerMin)}`,
+    `${f(single.execPerMin)} / ${f(single.tcpipPerMin)}`,
+  );
+  row(
+    'observations emitted per s',
+    f((scale.observations * 1000) / scale.wallMs, 2),
+    f((single.observations * 1000) / single.wallMs, 2),
+  );
+  process.stdout.write(
+    `  per host (${name(scale)}): open max ${scale.openMaxPerHost.join(' ')}; opened/min ${scale.openedPerMinPerHost.map((x) => f(x, 0)).join(' ')}\n`,
+  );
+  process.stdout.write(
+    `  measured over ${f(scale.wallMs / 1000, 0)} s / ${f(single.wallMs / 1000, 0)} s after ${WARMUP_MS / 1000} s of warm-up, recording on; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
+  process.stdout.write(
+    `  open at the end on ${scale.shape.hosts > 1 ? 'the router host' : 'the host'}: ${Object.entries(
+      scale.openKinds,
+    )
+      .map(([k, n]) => `${k} ×${n}`)
+      .join(', ')}; one host: ${Object.entries(single.openKinds)
+      .map(([k, n]) => `${k} ×${n}`)
+      .join(', ')}\n`,
+  );
+  if (scale.fallback) process.stdout.write(`  note: ${scale.fallback}\n`);
+}
+
+function printPages(scale: PageFigures, single: PageFigures): void {
+  const row = (label: string, a: string, b: string, goal = ''): void =>
+    void process.stdout.write(`${label.padEnd(52)}${a.padStart(16)}${b.padStart(16)}   ${goal}\n`);
+  process.stdout.write(
+    '\nRenderer, real Chromium (browser mode), wall-clock on a loaded machine: p50 / p95 ms\n',
+  );
+  row('', 'fleet', 'single host');
+  const charts = [...new Set([...Object.keys(scale.kvLiveMs), ...Object.keys(single.kvLiveMs)])].sort();
+  const cell = (xs: number[] | undefined): string =>
+    xs?.length ? `${f(pct(xs, 0.5), 2)} / ${f(pct(xs, 0.95), 2)}` : '–';
+  for (const c of charts)
+    row(`KV live update: ${c}`, cell(scale.kvLiveMs[c]), cell(single.kvLiveMs[c]), `≤ ${GOALS.liveMs} ms`);
+  row(
+    'overview: main-thread ms per update (whole page)',
+    f(scale.overviewMsPerUpdate, 2),
+    f(single.overviewMsPerUpdate, 2),
+  );
+}
+
+export async function runFleetScaleBench(): Promise<void> {
+  process.stdout.write(
+    `core: ${SCALE.hosts} hosts × ${SCALE.prefill + SCALE.decode} workers, then one host…\n`,
+  );
+  if (process.env.BENCH_FLEET_CORE !== '0') {
+    const scale = await measureCore(SCALE);
+    const single = await measureCore(SINGLE);
+    printCore(scale, single);
+  }
+  if (process.env.BENCH_FLEET_BROWSER === '0') return;
+  if (!existsSync(join(root, 'out', 'renderer', 'index.html'))) {
+    process.stdout.write(
+      '\n(renderer figures skipped: no built renderer in out/, run `npm run build` first)\n',
+    );
+    return;
+  }
+  process.stdout.write('\nrenderer: fleet, then one host…\n');
+  const pagesScale = await measurePages(SCALE);
+  const pagesSingle = await measurePages(SINGLE);
+  printPages(pagesScale, pagesSingle);
+}
+
+if (require.main === module) void runFleetScaleBench().then(() => process.exit(0));

@@ -1,0 +1,85 @@
+// A fleet worker's journal: `followJournal` by worker id follows every unit of that worker on its own host —
+// decode-2 spans gpu-b (node rank 0) and gpu-c (node rank 1) in the demo fleet — each line labelled with the
+// host it was read on and the node rank, in time order; the role form keeps working; an unknown worker is
+// refused with the ones there are.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/main/compose';
+import { startDemoFleet, type DemoFleet } from '../../src/main/demo/fleet';
+import { manualClock } from '../demo/helpers';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(): Promise<{ app: App; fleet: DemoFleet; id: string }> {
+  const fleet = await startDemoFleet({ clock: manualClock(), seed: 5, historyMs: 10 * 60_000 });
+  const dir = mkdtempSync(join(tmpdir(), 'pd-worker-journal-'));
+  cleanups.push(async () => {
+    await fleet.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const files = await fleet.writeSshConfig(join(dir, 'home'));
+  const app = createApp({
+    shell: 'browser',
+    intervalMs: 300,
+    dataDir: join(dir, 'data'),
+    record: false,
+    homeDir: files.home,
+  });
+  cleanups.push(() => app.shutdown());
+  const s = await app.handlers.connectHost({
+    host: { id: 'gpu-a', label: 'gpu-a', kind: 'ssh', alias: 'gpu-a' },
+  });
+  return { app, fleet, id: s.deployment.id };
+}
+
+it('follows every unit of a multi-node worker on its own host, lines labelled by host and node rank', async () => {
+  const { app, fleet, id } = await setup();
+  const r = await app.handlers.followJournal({
+    deploymentId: id,
+    role: 'decode',
+    worker: 'decode-2',
+    lines: 20,
+  });
+  expect(r.unit).toBe('gpu-b/sglang-decode-2.service gpu-c/sglang-decode-2.service');
+  expect(r.command.split('\n').map((l) => l.split(':')[0])).toEqual(['gpu-b', 'gpu-c']);
+  const byHost = (h: string) => r.lines.filter((l) => l.host === h);
+  expect(byHost('gpu-b').length).toBeGreaterThan(0);
+  expect(byHost('gpu-c').length).toBeGreaterThan(0);
+  expect(new Set(byHost('gpu-b').map((l) => l.nodeRank))).toEqual(new Set([0]));
+  expect(new Set(byHost('gpu-c').map((l) => l.nodeRank))).toEqual(new Set([1]));
+  expect(r.lines.every((l) => l.host === 'gpu-b' || l.host === 'gpu-c')).toBe(true);
+  expect(r.lines.map((l) => l.ts)).toEqual([...r.lines.map((l) => l.ts)].sort((a, b) => a - b));
+  // Each host's journal was read through that host's own link.
+  const journalOn = (h: string) =>
+    fleet
+      .host(h)
+      .channels.execsSince()
+      .concat(fleet.host(h).channels.stdinLinesSince())
+      .some((e) => e.command.includes('journalctl') && e.command.includes('sglang-decode-2.service'));
+  expect(journalOn('gpu-b')).toBe(true);
+  expect(journalOn('gpu-c')).toBe(true);
+  await app.handlers.unfollowJournal({ followId: r.followId });
+}, 60_000);
+
+it('a one-node worker is its one unit on its host; the role form still follows the role', async () => {
+  const { app, id } = await setup();
+  const w = await app.handlers.followJournal({
+    deploymentId: id,
+    role: 'prefill',
+    worker: 'prefill-1',
+    lines: 50,
+  });
+  expect(w.unit).toBe('gpu-a/sglang-prefill-1.service');
+  expect(w.lines.length).toBeGreaterThan(0);
+  expect(w.lines.every((l) => l.host === 'gpu-a' && l.nodeRank === undefined)).toBe(true);
+  const byRole = await app.handlers.followJournal({ deploymentId: id, role: 'prefill', lines: 50 });
+  expect(byRole.unit).toBe('sglang-prefill-0.service');
+  await expect(
+    app.handlers.followJournal({ deploymentId: id, role: 'decode', worker: 'decode-9' }),
+  ).rejects.toThrow(/has no worker or router "decode-9"/);
+}, 60_000);
