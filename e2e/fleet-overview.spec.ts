@@ -1,40 +1,17 @@
 // The demo fleet end to end: browser mode, the real core, three simulated hosts on 127.0.0.2–.4 reached over
 // real SSH, real Chromium. The first-run screen offers the fleet; its overview fans out into the router, two
 // prefill and three decode workers on their hosts, each with its own state and KV; a worker page by service id.
-import { test, expect, type Browser, type Page } from '@playwright/test';
+import { test, expect } from '@playwright/test';
 import { shot } from './support/shots';
-import { launchChromium } from './support/browser';
-import { startWebApp, type WebApp } from './support/web-app';
+import { DEMO_FLEET_WORKERS, pageSession } from './support/page-session';
 
 // One fleet opened once; the tests read it in order.
-test.describe.configure({ mode: 'serial' });
+const session = pageSession(['--no-open']);
 
-let app: WebApp;
-let browser: Browser;
-let page: Page;
-const errors: string[] = [];
-
-test.beforeAll(async () => {
-  app = await startWebApp(['--no-open']);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-});
-
-test.afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-});
-
-const WORKERS = {
-  'prefill-0': 'gpu-a',
-  'prefill-1': 'gpu-a',
-  'decode-0': 'gpu-b',
-  'decode-1': 'gpu-b',
-  'decode-2': 'gpu-b',
-} as const;
+const WORKERS = DEMO_FLEET_WORKERS;
 
 test('the first-run screen opens the demo fleet: 5 workers on 3 hosts, each live with its host and KV', async () => {
+  const { app, page, errors } = session;
   test.setTimeout(120_000);
   await page.goto(app.url);
   await expect(page.getByTestId('demo-fleet-line')).toContainText('three hosts');
@@ -81,6 +58,7 @@ test('the first-run screen opens the demo fleet: 5 workers on 3 hosts, each live
 });
 
 test('a worker page by service id: decode-2 spans gpu-b (node rank 0) and gpu-c (node rank 1)', async () => {
+  const { page, errors } = session;
   await page.getByTestId('worker-row-decode-2').click();
   await expect(page).toHaveURL(/#\/worker\/decode-2$/);
   const p = page.getByTestId('worker-page');
@@ -107,6 +85,7 @@ test('a worker page by service id: decode-2 spans gpu-b (node rank 0) and gpu-c 
 });
 
 test('the KV page lists each worker beside its role total; GPUs are grouped by host and worker', async () => {
+  const { app, page, errors } = session;
   await page.getByTestId('nav-kv').click();
   const decode = page.getByTestId('fleet-kv-decode');
   await expect(decode.locator('tbody tr')).toHaveCount(3);

@@ -2,40 +2,17 @@
 // real SSH) for some seconds, the deployment closes, and the session opens from the sessions list into the same
 // fleet screens the live view used — the overview fanning out into the router and five workers on their hosts,
 // each with its recorded state and KV, the hosts' links — read from the file, with the review bar above.
-import { test, expect, type Browser, type Page } from '@playwright/test';
+import { test, expect } from '@playwright/test';
 import { shot } from './support/shots';
-import { launchChromium } from './support/browser';
-import { startWebApp, type WebApp } from './support/web-app';
+import { DEMO_FLEET_WORKERS, pageSession } from './support/page-session';
 import { apiCall } from './support/api';
 
-test.describe.configure({ mode: 'serial' });
+const session = pageSession(['--no-open']);
 
-let app: WebApp;
-let browser: Browser;
-let page: Page;
-const errors: string[] = [];
-
-test.beforeAll(async () => {
-  app = await startWebApp(['--no-open']);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-});
-
-test.afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-});
-
-const WORKERS = {
-  'prefill-0': 'gpu-a',
-  'prefill-1': 'gpu-a',
-  'decode-0': 'gpu-b',
-  'decode-1': 'gpu-b',
-  'decode-2': 'gpu-b',
-} as const;
+const WORKERS = DEMO_FLEET_WORKERS;
 
 test('a recorded fleet opens in review as the fleet overview: router, 5 workers on 3 hosts, KV per worker', async () => {
+  const { app, page, errors } = session;
   test.setTimeout(180_000);
   await page.goto(app.url);
   await page.getByTestId('open-demo-fleet').click();

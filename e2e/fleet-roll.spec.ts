@@ -2,31 +2,14 @@
 // 127.0.0.2–.4 over real SSH, real Chromium. The decode group's "Restart one at a time…" opens the core's plan
 // (order, exact commands per host, the router's view, checks); starting it shows each worker in its turn and
 // ends with every decode worker restarted and healthy again, on the timeline. The demo runs 100× real time.
-import { test, expect, type Browser, type Page } from '@playwright/test';
+import { test, expect } from '@playwright/test';
 import { shot } from './support/shots';
-import { launchChromium } from './support/browser';
-import { startWebApp, type WebApp } from './support/web-app';
+import { pageSession } from './support/page-session';
 
-test.describe.configure({ mode: 'serial' });
-
-let app: WebApp;
-let browser: Browser;
-let page: Page;
-const errors: string[] = [];
-
-test.beforeAll(async () => {
-  app = await startWebApp(['--no-open', '--demo-speed', '100']);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-});
-
-test.afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+const session = pageSession(['--no-open', '--demo-speed', '100'], { width: 1280, height: 800 });
 
 test('the decode group rolls every decode worker, one at a time, and says so at the end', async () => {
+  const { app, page, errors } = session;
   test.setTimeout(240_000);
   await page.goto(app.url);
   await page.getByTestId('open-demo-fleet').click();

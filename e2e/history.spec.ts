@@ -83,7 +83,7 @@ test('without a Prometheus, 7 d says so on the chart and live data stays', async
     await expect(page.getByTestId('history-note-kv-pct-decode')).toHaveCount(0);
     await page.getByTestId('range-7d').click();
     await expect(page.getByTestId('history-problem-kv-pct-decode').first()).toContainText(
-      'no Prometheus is known for this deployment',
+      "no Prometheus was found on this deployment's hosts",
     );
     await expect(chart).toHaveAttribute('data-state', 'ready');
     await page.close();

@@ -137,14 +137,14 @@ export class HistoryService {
     if (!this.prometheus)
       return problem(
         'no Prometheus is known for this deployment: older history comes from the recordings only',
-        'point the console at the Prometheus that scrapes it (Settings → Prometheus), or run Discover',
+        'point the console at the Prometheus that scrapes it: the Prometheus panel at the bottom of the Metrics page takes its URL',
       );
     try {
       return (
         (await this.prometheus(deploymentId)) ??
         problem(
-          'no Prometheus watches this deployment: older history comes from the recordings only',
-          'run Discover, or give the Prometheus URL in Settings → Prometheus',
+          "no Prometheus was found on this deployment's hosts: older history comes from the recordings only",
+          'give the URL of the Prometheus that scrapes it in the Prometheus panel at the bottom of the Metrics page (directly or through a host), or export its prometheus.yml there to run one',
         )
       );
     } catch (err) {
