@@ -4,10 +4,9 @@
 // `signals` events on request (a line "push N" on stdin), which reach the page over the real WebSocket.
 //   node --import tsx bench/support/bench-web.ts [--demo-speed X]
 import { appendFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createApp } from '../../src/main/compose';
-import { startWebServer } from '../../src/main/web/server';
+import { serveBenchApp } from './serve-bench-app';
 import { fillSyntheticHistory } from './synthetic-history';
 
 async function main(): Promise<void> {
@@ -26,13 +25,7 @@ async function main(): Promise<void> {
       gpus: deployment.services.flatMap((s) => s.gpus ?? []),
     });
   });
-  const server = await startWebServer({
-    handlers: app.handlers,
-    bus: app.core,
-    rendererDir: join(__dirname, '..', '..', 'out', 'renderer'),
-  });
-  process.stdout.write(`PD Console (benchmark composition) is serving on 127.0.0.1:${server.port}\n`);
-  process.stdout.write(`${server.url}\n`);
+  await serveBenchApp(app, 'benchmark composition');
   await app.core.openDemo({});
   const memlog = process.env.BENCH_MEMLOG;
   if (memlog)
@@ -51,13 +44,6 @@ async function main(): Promise<void> {
     for (let k = 0; k < n; k++) app.core.emit('signals', benchRow(t0 + k * 1000, k));
     process.stdout.write(`pushed ${n}\n`);
   });
-  const stop = async (): Promise<void> => {
-    await server.close();
-    await app.shutdown();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
 }
 
 function benchRow(

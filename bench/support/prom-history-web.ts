@@ -3,9 +3,8 @@
 // backfill's `target` label (test/support/prometheus-backfill.ts) — what discovery's job/instance labels
 // are on a real host.
 //   BENCH_PROM_URL=http://127.0.0.1:9090 node --import tsx bench/support/prom-history-web.ts
-import { join } from 'node:path';
 import { createApp } from '../../src/main/compose';
-import { startWebServer } from '../../src/main/web/server';
+import { serveBenchApp } from './serve-bench-app';
 import { PromHttpClient } from '../../src/main/core/prometheus/http-client';
 
 async function main(): Promise<void> {
@@ -18,21 +17,8 @@ async function main(): Promise<void> {
     scrapeIntervalS: 15,
     selector: (role) => `target="${role}"`,
   }));
-  const server = await startWebServer({
-    handlers: app.handlers,
-    bus: app.core,
-    rendererDir: join(__dirname, '..', '..', 'out', 'renderer'),
-  });
-  process.stdout.write(`${server.url}\n`);
+  await serveBenchApp(app, 'history benchmark', () => api.dispose());
   await app.core.openDemo({});
-  const stop = async (): Promise<void> => {
-    api.dispose();
-    await server.close();
-    await app.shutdown();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
 }
 
 void main();
