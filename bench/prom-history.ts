@@ -58,6 +58,17 @@ interface Row {
   points: number;
 }
 
+/** A row before its runs: no times, no bytes, no points. */
+const newRow = (path: string, chart: string, extra: Partial<Row> = {}): Row => ({
+  path,
+  chart,
+  ms: [],
+  toPageBytes: 0,
+  tunnelBytes: 0,
+  points: 0,
+  ...extra,
+});
+
 const med = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
@@ -141,14 +152,10 @@ async function engineAlone(promUrl: string, start: number, end: number): Promise
           ? ['decode.kv_ratio']
           : ['decode.ttft_p50_s', 'decode.ttft_p90_s', 'decode.ttft_p99_s'];
       const grid = rangeGrid(start, end, 700, 15)!;
-      const row: Row = {
-        path: plan.pruned ? 'Prometheus query alone, one era' : 'Prometheus query alone, all eras',
-        chart: plan.name,
-        ms: [],
-        toPageBytes: 0,
-        tunnelBytes: 0,
-        points: 0,
-      };
+      const row = newRow(
+        plan.pruned ? 'Prometheus query alone, one era' : 'Prometheus query alone, all eras',
+        plan.name,
+      );
       for (let run = 0; run <= RUNS; run++) {
         const t0 = clock.now();
         let bytes = 0;
@@ -183,14 +190,7 @@ async function prometheusPath(promUrl: string): Promise<Row[]> {
   const rows: Row[] = [];
   try {
     for (const plan of CHARTS) {
-      const row: Row = {
-        path: 'Prometheus → Chromium',
-        chart: plan.name,
-        ms: [],
-        toPageBytes: 0,
-        tunnelBytes: 0,
-        points: 0,
-      };
+      const row = newRow('Prometheus → Chromium', plan.name);
       // One warm-up (first calls of the page's and the core's code are several times slower), then RUNS.
       for (let run = 0; run <= RUNS; run++) {
         const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -269,15 +269,7 @@ async function recordingPath(file: string, start: number, end: number): Promise<
   const rows: Row[] = [];
   const size = statSync(file).size;
   for (const plan of CHARTS) {
-    const row: Row = {
-      path: 'recording (in process)',
-      chart: plan.name,
-      ms: [],
-      cpuMs: [],
-      toPageBytes: 0,
-      tunnelBytes: size,
-      points: 0,
-    };
+    const row = newRow('recording (in process)', plan.name, { cpuMs: [], tunnelBytes: size });
     for (let run = 0; run < RUNS; run++) {
       // A fresh app each run: review's cache starts empty, as for a recording opened the first time.
       const app = createApp({ shell: 'cli', dataDir: mkdtempSync(join(tmpdir(), 'pdc-bench-ph-')) });

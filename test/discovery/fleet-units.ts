@@ -3,6 +3,16 @@
 // Unit names are deliberately unlike the demo's: discovery goes by what units run.
 import { parse as shellParse } from 'shell-quote';
 import { discoverDeployment, type DiscoveredUnit } from '../../src/main/core/discovery/discover';
+import type { AliasAddress } from '../../src/main/core/ssh/alias-addresses';
+
+/** An ssh alias whose HostName is one address, as `ssh -G` resolves it (user ops, port 22). */
+export const alias = (name: string, address: string): AliasAddress => ({
+  alias: name,
+  hostname: address,
+  port: 22,
+  user: 'ops',
+  addresses: [address],
+});
 
 export interface FakeUnit {
   unit: string;

@@ -12,18 +12,11 @@ import { parseWorkersAnswer, routerWorkerList } from '../../src/main/core/discov
 import { parseWorkerUrl } from '../../src/main/core/discovery/worker-url';
 import { distInitPort, nodePeersCommand, parseSsPeers } from '../../src/main/core/discovery/node-peers';
 import type { AliasAddress } from '../../src/main/core/ssh/alias-addresses';
-import { foundOn, router, server, type FakeUnit } from './fleet-units';
+import { alias, foundOn, router, server, type FakeUnit } from './fleet-units';
 
 const A = '10.1.0.12';
 const B = '10.1.0.13';
 const C = '10.1.0.14';
-const alias = (name: string, address: string): AliasAddress => ({
-  alias: name,
-  hostname: address,
-  port: 22,
-  user: 'ops',
-  addresses: [address],
-});
 const CONFIG = '~/.ssh/config';
 
 const ROUTER_1P2D: FakeUnit = {

@@ -13,18 +13,10 @@ import { parseWorkersAnswer } from '../../src/main/core/discovery/router-workers
 import { fleetServices } from '../../src/main/core/fleet/fleet-config';
 import { rollWorkersOfFleet } from '../../src/main/core/actions/roll-fleet';
 import { findRollWorker } from '../../src/main/core/actions/roll-plan';
-import type { AliasAddress } from '../../src/main/core/ssh/alias-addresses';
-import { foundOn, router, server, type FakeUnit } from '../discovery/fleet-units';
+import { alias, foundOn, router, server, type FakeUnit } from '../discovery/fleet-units';
 
 const A = '10.1.0.12';
 const B = '10.1.0.13';
-const alias = (name: string, address: string): AliasAddress => ({
-  alias: name,
-  hostname: address,
-  port: 22,
-  user: 'ops',
-  addresses: [address],
-});
 
 // The router lists decode :30201 before :30200, but the units are numbered the other way round.
 const ROUTER: FakeUnit = {

@@ -6,6 +6,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryResult, SeriesResult } from '@shared/contract';
+import { emptySeriesResult } from '../../src/main/core/signals/series-query';
 import type { ScopedKey } from '@shared/signals/scoped-key';
 import { PromHttpClient } from '../../src/main/core/prometheus/http-client';
 import type { PromHistoryTarget } from '../../src/main/core/prometheus/history-target';
@@ -37,14 +38,7 @@ const QUANTILE = 'decode.ttft_p99_s' as ScopedKey;
 const KV = 'decode.kv_ratio' as ScopedKey;
 const ROUTER_RATE = 'router.router_requests_per_s' as ScopedKey;
 
-const noLive = (): SeriesResult => ({
-  series: [],
-  firstMs: null,
-  lastMs: null,
-  rawPoints: 0,
-  decimated: false,
-  missing: {},
-});
+const noLive = emptySeriesResult;
 
 describe.skipIf(unavailable !== null)('history from the real Prometheus', () => {
   let data: Backfill;

@@ -16,15 +16,13 @@ export interface SeriesSource {
   notExposed: Record<string, SignalMissing>;
 }
 
+/** An answer with no series yet: what answerSeries fills, and what a source without live rows answers. */
+export function emptySeriesResult(): SeriesResult {
+  return { series: [], firstMs: null, lastMs: null, rawPoints: 0, decimated: false, missing: {} };
+}
+
 export function answerSeries(q: Omit<SeriesQuery, 'deploymentId'>, src: SeriesSource): SeriesResult {
-  const result: SeriesResult = {
-    series: [],
-    firstMs: null,
-    lastMs: null,
-    rawPoints: 0,
-    decimated: false,
-    missing: {},
-  };
+  const result = emptySeriesResult();
   // What every key of one ring shares for this window: its row range, where its buckets start, its gap
   // threshold. Found once per ring, not once per key.
   const spans = new Map<ColumnRing, { buckets: RowBuckets; gapMs: number }>();
