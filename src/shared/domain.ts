@@ -126,6 +126,11 @@ export interface ServiceObservation {
    * rank 0's). A rank ≥ 1 unit serves no HTTP, so systemd is all there is to read of it.
    */
   units?: { hostId: string; unit: string; nodeRank: number; systemd?: UnitState; systemdError?: string }[];
+  /**
+   * Fleets only: the ts of the host poll this service was read in (its scrape's). A fleet's observation merges
+   * several hosts' polls under the newest one's ts; a worker's own values belong at its own poll's.
+   */
+  polledAt?: number;
 }
 
 export interface Observation {

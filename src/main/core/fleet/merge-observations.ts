@@ -26,7 +26,7 @@ export function mergeFleetObservation(input: MergeInput): Observation {
     const base: ServiceObservation =
       why !== null || seen === undefined
         ? unreachableObservation(s, ts, why ?? 'not read yet', seen)
-        : { ...seen, id: serviceId(s), hostId: s.hostId };
+        : { ...seen, id: serviceId(s), hostId: s.hostId, polledAt: latest.get(s.hostId)?.ts ?? ts };
     if (!s.units) return base;
     return {
       ...base,

@@ -201,6 +201,9 @@ export class SignalsStore {
     for (const s of obs.services) {
       const id = s.id ?? s.role;
       const group = scopedGroup(s.role, id);
+      // A worker's row is its host's poll, where its scrape was written (ingest at that poll's ts): the merged
+      // observation's ts is the newest host's, and writing there would open a row holding no scrape value.
+      const ts = polledAt(s, obs.ts);
       const values = serviceValues(s);
       if (s.kv) {
         Object.assign(values, this.kvValues(d, s.role, s.kv));
@@ -213,10 +216,10 @@ export class SignalsStore {
         };
       }
       if (s.role !== 'router' && (!s.metrics || !s.metrics.ok)) values.kv_ratio ??= null;
-      Object.assign(merged, this.write(d, group, obs.ts, prefixed(s.role, values, id)));
+      Object.assign(merged, this.write(d, group, ts, prefixed(s.role, values, id)));
       if (s.role !== 'router') {
-        const ttf = this.timeToFull(d, group, scoped(`${s.role}.kv_ratio`, id), obs.ts);
-        Object.assign(merged, this.write(d, group, obs.ts, { [scoped(`${s.role}.kv_ttf_s`, id)]: ttf }));
+        const ttf = this.timeToFull(d, group, scoped(`${s.role}.kv_ratio`, id), ts);
+        Object.assign(merged, this.write(d, group, ts, { [scoped(`${s.role}.kv_ttf_s`, id)]: ttf }));
       }
       const list = roles.get(s.role) ?? [];
       list.push(s);
@@ -250,7 +253,12 @@ export class SignalsStore {
           delete d.notExposed[`${role}.kv_ratio`];
         } else values.kv_ratio = null;
       }
-      Object.assign(merged, this.write(d, role, obs.ts, prefixed(role, values)));
+      // The router's role series is also written by its own scrape (ingest, scope 'router'): the same row.
+      const router = role === 'router' ? list.find((s) => (s.id ?? s.role) === 'router') : undefined;
+      Object.assign(
+        merged,
+        this.write(d, role, router ? polledAt(router, obs.ts) : obs.ts, prefixed(role, values)),
+      );
       if (role !== 'router') {
         const ttf = this.timeToFull(d, role, `${role}.kv_ratio`, obs.ts);
         Object.assign(merged, this.write(d, role, obs.ts, { [`${role}.kv_ttf_s`]: ttf }));
@@ -441,6 +449,11 @@ const scopedGroup = (group: string, scope: string | undefined): string =>
   scope === undefined ? group : `${group}@${scope}`;
 
 /** What systemd, /health and the scrape outcome of one service say, as values. */
+/** When the service's host polled it (its scrape's ts); `fallback` for a service with no poll of its own. */
+function polledAt(s: ServiceObservation, fallback: number): number {
+  return s.polledAt ?? fallback;
+}
+
 function serviceValues(s: ServiceObservation): Record<string, number | null> {
   const values: Record<string, number | null> = {};
   if (s.systemd) {
