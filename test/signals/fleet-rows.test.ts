@@ -81,6 +81,8 @@ it("keeps each worker's scraped values in its latest row when its host polled be
   expect(latest['decode.running@decode-1']).toBe(3);
   expect(latest['decode.active@decode-0']).toBe(1);
   expect(latest['decode.active@decode-1']).toBe(1);
+  // The role reads as one server: its running requests are its workers' sum.
+  expect(latest['decode.running']).toBe(10);
   // One row per poll: the systemd values joined the scrape's row rather than opening one at 1,400.
   const series = store.getSeries({
     deploymentId: 'fleet',

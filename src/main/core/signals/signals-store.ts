@@ -11,6 +11,7 @@ import type {
 } from '@shared/contract';
 import type { KvUsage, Observation, Role, ServiceObservation } from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
+import { combineWorkers } from './fleet-aggregate';
 import { ColumnRing } from './column-ring';
 import { typicalGapMs } from './decimate';
 import { answerSeries, growthOf } from './series-query';
@@ -198,6 +199,7 @@ export class SignalsStore {
     const d = this.need(obs.deploymentId);
     const merged: Record<string, number | null> = {};
     const roles = new Map<Role, ServiceObservation[]>();
+    const scraped = new Map<Role, Record<string, number>[]>();
     for (const s of obs.services) {
       const id = s.id ?? s.role;
       const group = scopedGroup(s.role, id);
@@ -224,11 +226,17 @@ export class SignalsStore {
       const list = roles.get(s.role) ?? [];
       list.push(s);
       roles.set(s.role, list);
+      if (s.role !== 'router') {
+        const rows = scraped.get(s.role) ?? [];
+        rows.push(rowAt(d.rings.get(group), ts, `${s.role}.`.length));
+        scraped.set(s.role, rows);
+      }
     }
     for (const [role, list] of roles) {
       // The only router is written whole by its scrape and here: its aggregate is itself.
-      const values = aggregateValues(list);
+      const values: Record<string, number | null> = aggregateValues(list);
       if (role !== 'router') {
+        Object.assign(values, combineWorkers(scraped.get(role) ?? []));
         const withKv = list.filter((s) => s.kv);
         if (withKv.length > 0) {
           const used = sum(withKv.map((s) => s.kv!.usedTokens));
@@ -449,6 +457,17 @@ const scopedGroup = (group: string, scope: string | undefined): string =>
   scope === undefined ? group : `${group}@${scope}`;
 
 /** What systemd, /health and the scrape outcome of one service say, as values. */
+/** A worker group's values in its row at `ts` by signal name (`running`); empty when it has no such row. */
+function rowAt(ring: ColumnRing | undefined, ts: number, prefix: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (!ring || ring.lastTime() !== ts) return out;
+  ring.forEachAt(ring.length - 1, (key, v) => {
+    const at = key.lastIndexOf('@');
+    out[key.slice(prefix, at < 0 ? undefined : at)] = v;
+  });
+  return out;
+}
+
 /** When the service's host polled it (its scrape's ts); `fallback` for a service with no poll of its own. */
 function polledAt(s: ServiceObservation, fallback: number): number {
   return s.polledAt ?? fallback;

@@ -1,0 +1,86 @@
+// A fleet role's figures from its workers' own: the role charts, the verdict and the alerts read a role of N
+// workers as one server, so each /metrics signal of the specification gets a role value per round, combined
+// across the workers the way the specification combines dp ranks (a worker is one more replica):
+//   gauge     by its `ranks` aggregation (running and queued requests add up, a usage ratio takes the fullest)
+//   rate      summed (requests/s, tokens/s and failures/min of the fleet are the workers' sum)
+//   quantile  the slowest worker's: the fleet's p99 is never above it, and an exact fleet quantile needs the
+//             workers' buckets merged, which the per-worker rows no longer hold
+//   ratio     the cache hit rate weighted by each worker's prompt tokens/s (the fleet's hit share); the KV
+//             transfer speed as the workers' mean (it is a per-transfer speed, not a volume)
+// KV usage and its forecast have exact sums of their own (signals-store.ts); state signals are aggregated there.
+import { SERVER_SIGNALS, type SignalSpec } from '@shared/signals/spec';
+
+/** The server signals a role aggregate is computed for here, with how workers combine. */
+const COMBINED = (Object.entries(SERVER_SIGNALS) as [string, SignalSpec][]).filter(
+  ([name, spec]) =>
+    spec.kind !== 'state' &&
+    spec.kind !== 'forecast' &&
+    name !== 'kv_ratio' &&
+    name !== 'kv_fullest_rank_ratio',
+);
+
+/**
+ * Each signal's role value from its workers' values of their newest poll (keys without the `@worker` scope:
+ * `running`, `ttft_p99_s`, …). A signal no worker has is left out, so the role reads as not reported.
+ */
+export function combineWorkers(workers: readonly Record<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, spec] of COMBINED) {
+    const xs: number[] = [];
+    for (const w of workers) {
+      const v = w[name];
+      if (v !== undefined && v === v) xs.push(v);
+    }
+    if (xs.length === 0) continue;
+    const v = combine(name, spec, xs, workers);
+    if (v !== null) out[name] = v;
+  }
+  return out;
+}
+
+function combine(
+  name: string,
+  spec: SignalSpec,
+  xs: readonly number[],
+  workers: readonly Record<string, number>[],
+): number | null {
+  switch (spec.kind) {
+    case 'rate':
+      return sum(xs);
+    case 'quantile':
+      return Math.max(...xs);
+    case 'ratio':
+      return name === 'cache_hit_rate_window' ? weightedHitRate(workers) : sum(xs) / xs.length;
+    default:
+      switch (spec.ranks ?? 'max') {
+        case 'sum':
+          return sum(xs);
+        case 'min':
+          return Math.min(...xs);
+        case 'mean':
+          return sum(xs) / xs.length;
+        default:
+          return Math.max(...xs);
+      }
+  }
+}
+
+/** Σ hit × prompt tokens/s over Σ prompt tokens/s: the share of the fleet's prompt tokens served from cache. */
+function weightedHitRate(workers: readonly Record<string, number>[]): number | null {
+  let hit = 0;
+  let prompt = 0;
+  for (const w of workers) {
+    const r = w.cache_hit_rate_window;
+    const p = w.prompt_tokens_per_s;
+    if (r === undefined || r !== r || p === undefined || p !== p) continue;
+    hit += r * p;
+    prompt += p;
+  }
+  return prompt > 0 ? hit / prompt : null;
+}
+
+function sum(xs: readonly number[]): number {
+  let t = 0;
+  for (const x of xs) t += x;
+  return t;
+}
