@@ -304,8 +304,12 @@ export class DeploymentMonitor extends EventEmitter<Events> {
         mem.capacityPid = undefined;
       }
     }
+    // A probe started by this very poll and not answered within its budget is slow, not yet overdue — the first
+    // poll of a fresh link waits for its shell to start — so the link is only stale once a probe has gone a whole
+    // poll unanswered, or every probe failed outright.
+    const overdue = sd.done || sd.since < ts;
     if (anyTraffic) this.conn.markFresh();
-    else this.conn.markStale('no command or scrape answered in the last poll');
+    else if (overdue) this.conn.markStale('no command or scrape answered in the last poll');
     return { deploymentId: this.deployment.id, hostId: this.hostId, ts, services: out };
   }
 

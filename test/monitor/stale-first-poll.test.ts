@@ -1,0 +1,71 @@
+// A link is "stale" when the host stopped answering — not when the first poll of a fresh link waits longer
+// than its budget for the persistent shell to start. Opening the demo fleet under load showed "gpu-c stopped
+// answering: no command or scrape answered in the last poll" at every open: gpu-c runs only a node-rank-1
+// unit, so systemctl is all it is asked, and its first answer came after the poll's budget. The connection
+// here is a test transport (the monitor's side of SshConnection) whose systemctl answers when the test says.
+import { expect, it } from 'vitest';
+import type { DeploymentConfig } from '../../src/shared/domain';
+import { systemClock } from '../../src/main/core/clock';
+import { DeploymentMonitor } from '../../src/main/core/monitor/deployment-monitor';
+import type { SshConnection } from '../../src/main/core/ssh/connection';
+
+const DEPLOYMENT: DeploymentConfig = {
+  id: 'fleet',
+  name: 'fleet',
+  services: [
+    {
+      role: 'decode',
+      id: 'decode-2',
+      hostId: 'gpu-b',
+      unit: 'sglang-decode-2.service',
+      apiUrl: 'http://10.0.0.3:30202',
+      units: [
+        { hostId: 'gpu-b', unit: 'sglang-decode-2.service', nodeRank: 0 },
+        { hostId: 'gpu-c', unit: 'sglang-decode-2.service', nodeRank: 1 },
+      ],
+    },
+  ],
+};
+
+const SHOW = [
+  'Id=sglang-decode-2.service',
+  'LoadState=loaded',
+  'ActiveState=active',
+  'SubState=running',
+  'MainPID=42',
+  'NRestarts=0',
+  'Result=success',
+  '',
+].join('\n');
+
+function slowShell() {
+  const marks: string[] = [];
+  let answer: (() => void) | undefined;
+  const conn = {
+    label: 'gpu-c',
+    isConnected: true,
+    execInShell: () =>
+      new Promise((resolve) => {
+        answer = () => resolve({ exitCode: 0, stdout: SHOW, stderr: '' });
+      }),
+    markStale: (reason: string) => marks.push(`stale: ${reason}`),
+    markFresh: () => marks.push('fresh'),
+  };
+  return { conn: conn as unknown as SshConnection, marks, answer: () => answer?.() };
+}
+
+it('waits a poll before calling a fresh link stale, and calls it fresh once the host answers', async () => {
+  const { conn, marks, answer } = slowShell();
+  const monitor = new DeploymentMonitor('gpu-c', DEPLOYMENT, conn, { clock: systemClock, intervalMs: 250 });
+  const first = await monitor.pollOnce();
+  expect(first.services[0].systemdError).toMatch(/has not answered/);
+  expect(marks).toEqual([]);
+  // Still unanswered a whole poll later: now the host is not answering.
+  await monitor.pollOnce();
+  expect(marks).toEqual(['stale: no command or scrape answered in the last poll']);
+  answer();
+  const third = await monitor.pollOnce();
+  expect(third.services[0].systemd?.activeState).toBe('active');
+  expect(marks.at(-1)).toBe('fresh');
+  monitor.dispose();
+});
