@@ -31,6 +31,8 @@ test('the first-run screen opens the demo fleet: 5 workers on 3 hosts, each live
     await expect(row).toHaveAttribute('data-host', host);
     await expect(row.getByTestId('worker-state')).toContainText('active', { timeout: 30_000 });
     await expect(row.getByTestId('worker-kv')).toHaveText(/^\d{1,3} %$/, { timeout: 30_000 });
+    // Its own scrape's figures, not "—": running · queued requests as numbers.
+    await expect(row.getByTestId('worker-requests')).toHaveText(/^\d+ · \d+$/, { timeout: 30_000 });
   }
   await expect(page.getByTestId('worker-rows-decode').locator('tbody tr')).toHaveCount(3);
   await expect(page.getByTestId('worker-rows-prefill').locator('tbody tr')).toHaveCount(2);
@@ -81,6 +83,12 @@ test('a worker page by service id: decode-2 spans gpu-b (node rank 0) and gpu-c 
     page.getByTestId('fleet-role-page').getByTestId('fleet-kv-table-decode').locator('tbody tr'),
   ).toHaveCount(3);
   await page.screenshot({ path: shot('fleet-role-decode.png') });
+  // One router: the Router tab is its own page — the workers it lists, its requests — not a card to click.
+  await page.getByTestId('nav-service-router').click();
+  await expect(page.getByTestId('worker-page')).toHaveAttribute('data-worker', 'router');
+  await expect(page.getByTestId('router-workers').getByTestId('router-worker')).toHaveCount(5, {
+    timeout: 30_000,
+  });
   expect(errors).toEqual([]);
 });
 

@@ -271,7 +271,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
         {page.name === 'alerts' && <AlertsPage view={view} />}
         {page.name === 'service' &&
           (fleet ? (
-            <FleetRolePage view={view} role={page.role} />
+            <FleetRolePage view={view} role={page.role} now={shownNow} />
           ) : (
             <ServicePage view={view} role={page.role} now={shownNow} />
           ))}
