@@ -99,6 +99,8 @@ test('the KV page lists each worker beside its role total; GPUs are grouped by h
   await expect(decode.locator('tbody tr')).toHaveCount(3);
   await expect(decode.getByTestId('fleet-kv-total')).toHaveText(/^all 3 workers: \d{1,3}\.\d % · /);
   await expect(page.getByTestId('fleet-kv-prefill').locator('tbody tr')).toHaveCount(2);
+  // The worker spanning two hosts names both, as on the overview.
+  await expect(page.getByTestId('fleet-kv-row-decode-2')).toContainText('gpu-b +gpu-c');
   // One line per worker and the role's total: the history of scoped and unscoped keys together.
   await expect(page.getByTestId('chart-fleet-kv-decode')).toHaveAttribute('data-state', 'ready', {
     timeout: 30_000,

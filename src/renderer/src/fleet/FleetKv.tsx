@@ -8,6 +8,7 @@ import { navigate } from '../state/ui';
 import { kvTone } from '../components/kv-headline';
 import { roleAggregate, sortByFullest, workerRows, type WorkerRow } from './fleet-model';
 import { WORKER_COLORS, workerKey } from './keys';
+import { WorkerHosts } from './WorkerHosts';
 import './fleet.css';
 
 const ROLES: ServerRole[] = ['prefill', 'decode'];
@@ -80,7 +81,9 @@ export function RoleKv({
                 onClick={() => navigate({ name: 'worker', id: r.id })}
               >
                 <td className="w-id">{r.id}</td>
-                <td>{r.host}</td>
+                <td>
+                  <WorkerHosts row={r} />
+                </td>
                 {r.unreachable ? (
                   <td colSpan={2} className="bad">
                     {r.unreachable}

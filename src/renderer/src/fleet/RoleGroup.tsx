@@ -8,6 +8,7 @@ import { navigate } from '../state/ui';
 import { kvTone } from '../components/kv-headline';
 import { RollButton } from '../restart/RollButton';
 import { roleAggregate, sortByFullest, visibleRows, type WorkerRow } from './fleet-model';
+import { WorkerHosts } from './WorkerHosts';
 
 /** Rows a role shows before "n more": 8 fit the overview beside the other role at 720 px high. */
 const MAX_ROWS = 8;
@@ -110,15 +111,7 @@ function WorkerLine({ row: r }: { row: WorkerRow }): React.JSX.Element {
         )}
       </td>
       <td className="w-host" data-testid="worker-host">
-        {r.host}
-        {[...new Set(r.units.map((u) => u.host))]
-          .filter((h) => h !== r.host)
-          .map((h) => (
-            <span key={h} className="muted" title={`also runs node rank ≥ 1 on ${h}`}>
-              {' '}
-              +{h}
-            </span>
-          ))}
+        <WorkerHosts row={r} />
       </td>
       {r.unreachable ? (
         <td colSpan={3} className="bad" data-testid="worker-unreachable">
