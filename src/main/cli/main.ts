@@ -11,6 +11,7 @@ import { DEMO_FLEET_HOST } from './demo-fleet';
 import { demoFleetStatus } from './demo-fleet-status';
 import { openCommand } from './open-command';
 import { recordingCommand } from './recording-command';
+import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
 import { LinkWatch } from './link-status';
 import { settingsCommand } from './settings-command';
 import { historyCommand } from './history-command';
@@ -51,7 +52,7 @@ commands:
                                  part with its source: the host's Prometheus for the past (through the SSH
                                  tunnel), this app's scrapes for the newest seconds (see history --help)
   open FILE [--json]             a recorded session offline: host, time span, series, events with times, warnings
-  recording resave FILE          rewrite a recording in the current format (1.2): a review then opens it at once
+  recording resave FILE          rewrite a recording in the current format (1.${FORMAT_MINOR_VERSION}): a review then opens it at once
   settings show|export|import|choose …
                                  the settings file: what is in effect, a copy to share, a shared copy taken in,
                                  the unit discovery uses for a role (see settings --help)
