@@ -2,9 +2,16 @@
 // workers than there are line colours is drawn as several charts of up to eight workers each, in id order, so
 // a worker keeps its chart and colour while the table beside them re-sorts: one chart of 25 lines cost 9–40 ms
 // per live update at 24 decode workers (bench/fleet-scale.ts), and its lines could not be told apart.
-import { signalKey, type ServerRole } from '@shared/signals/spec';
-import type { SeriesSpec } from '../charts/TimeChart';
+import { signalKey, type ServerRole, type SignalKey } from '@shared/signals/spec';
 import { WORKER_COLORS, workerKey } from './keys';
+
+/** One line, as TimeChart's SeriesSpec takes it (spelled here so the node-side tests need no JSX). */
+export interface KvSeries {
+  key: SignalKey;
+  label: string;
+  color: string;
+  dash?: number[];
+}
 
 /** Workers per chart: one colour each. */
 export const WORKERS_PER_CHART = WORKER_COLORS.length;
@@ -25,9 +32,9 @@ export function chartGroups(ids: readonly string[]): string[][] {
 export function kvCharts(
   role: ServerRole,
   ids: readonly string[],
-): { id: string; title: string; series: SeriesSpec[] }[] {
+): { id: string; title: string; series: KvSeries[] }[] {
   const groups = chartGroups(ids);
-  const total: SeriesSpec = {
+  const total: KvSeries = {
     key: signalKey(role, 'kv_ratio'),
     label: `all ${role}`,
     color: '--text',
