@@ -1,8 +1,10 @@
 // A deployment as the running app watches it: one SSH link per host (the one-host 1P1D case has one) and one
 // DeploymentMonitor per reachable host, each polling that host's services. A one-host deployment's observation
-// is its monitor's, untouched; a fleet's is merged from every host's newest (merge-observations.ts) once per
-// round — when every polled host has reported, or after one interval at most, so a hung host never holds the
-// others back. Feature services reach a deployment through the `Deployment` interface, not Core's internals.
+// is its monitor's, untouched; a fleet's hosts are polled together on one round clock (every interval, on a
+// fixed grid) and merged from every host's newest (merge-observations.ts) once per round — when every host
+// polled this round has answered, or at the next round at the latest, so a slow host never holds the others
+// back and a fleet emits exactly one observation per interval, however its hosts' polls are spread. Feature
+// services reach a deployment through the `Deployment` interface, not Core's internals.
 import { EventEmitter } from 'node:events';
 import type { ConnectionStatus, DeploymentConfig, HostConfig, Observation } from '@shared/domain';
 import type { GpuStatus } from '@shared/contract';
@@ -57,6 +59,8 @@ interface Events {
 interface Part {
   link: DeploymentLink;
   monitor: DeploymentMonitor | null;
+  /** A fleet host's poll still running (a slow host is not polled again until it answers). */
+  polling?: boolean;
 }
 
 export class LiveDeployment extends EventEmitter<Events> implements Deployment {
@@ -69,6 +73,12 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
   private readonly newest = new Map<string, Observation>();
   private readonly fresh = new Set<string>();
   private roundTimer: ClockTimer | null = null;
+  /** The round whose merged observation is still to come (0: none). */
+  private openRound = 0;
+  private rounds = 0;
+  /** Clock time the next round is due: a fixed grid, so late timers do not add up to a slower cadence. */
+  private nextRoundAt = 0;
+  private disposed = false;
 
   constructor(private readonly opts: LiveDeploymentOptions) {
     super();
@@ -87,6 +97,7 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
             clock: opts.clock,
             intervalMs: opts.intervalMs,
             gpuIntervalMs: opts.gpuIntervalMs,
+            externalTicks: opts.fleet !== undefined,
           })
         : null,
     }));
@@ -115,6 +126,10 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
 
   startMonitors(): void {
     for (const p of this.parts) p.monitor?.start();
+    if (this.isFleet && !this.disposed && !this.roundTimer && this.rounds === 0) {
+      this.nextRoundAt = this.opts.clock.now();
+      this.round();
+    }
   }
 
   connection(hostId?: string): SshConnection {
@@ -143,6 +158,7 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
 
   /** Stops every monitor and closes every link. */
   async dispose(): Promise<void> {
+    this.disposed = true;
     if (this.roundTimer) this.opts.clock.clearTimeout(this.roundTimer);
     this.roundTimer = null;
     for (const p of this.parts) {
@@ -161,14 +177,46 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
     }
     this.newest.set(hostId, obs);
     this.fresh.add(hostId);
-    const polled = this.parts.filter((p) => p.monitor !== null).length;
-    if (this.fresh.size >= polled) this.emitRound();
-    else this.roundTimer ??= this.opts.clock.setTimeout(() => this.emitRound(), this.opts.intervalMs ?? 1000);
+  }
+
+  /**
+   * One round: every host not still busy with an earlier poll is polled now; the merged observation follows when
+   * they have all answered, or — a host slower than an interval — at the start of the next round, with that
+   * host's newest reading (its own observation says how long it has been waiting).
+   */
+  private round(): void {
+    this.roundTimer = null;
+    if (this.disposed) return;
+    const { clock } = this.opts;
+    const interval = this.opts.intervalMs ?? 1000;
+    if (this.openRound !== 0) this.emitRound();
+    const round = ++this.rounds;
+    this.openRound = round;
+    const polls: Promise<unknown>[] = [];
+    for (const p of this.parts) {
+      if (!p.monitor || p.polling) continue;
+      p.polling = true;
+      polls.push(
+        p.monitor
+          .pollOnce()
+          // A poll answers for its own failures in its observation; one that throws is a bug, not the link.
+          .catch(() => undefined)
+          .finally(() => (p.polling = false)),
+      );
+    }
+    void Promise.all(polls).then(() => {
+      if (this.openRound === round && !this.disposed) this.emitRound();
+    });
+    // A round started late (a blocked event loop, a suspended laptop) moves the grid rather than firing the
+    // missed rounds back to back.
+    this.nextRoundAt += interval;
+    const now = clock.now();
+    if (this.nextRoundAt <= now) this.nextRoundAt = now + interval;
+    this.roundTimer = clock.setTimeout(() => this.round(), this.nextRoundAt - now);
   }
 
   private emitRound(): void {
-    if (this.roundTimer) this.opts.clock.clearTimeout(this.roundTimer);
-    this.roundTimer = null;
+    this.openRound = 0;
     let ts = 0;
     for (const h of this.fresh) ts = Math.max(ts, this.newest.get(h)?.ts ?? 0);
     this.fresh.clear();

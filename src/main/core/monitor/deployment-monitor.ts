@@ -42,6 +42,11 @@ export interface MonitorOptions {
   healthEveryTicks?: number;
   /** nvidia-smi interval (ms); its first read comes a little after the first poll. */
   gpuIntervalMs?: number;
+  /**
+   * Polls come from the owner's `pollOnce` instead of the monitor's own timer (a fleet polls all its hosts on
+   * one round clock, core/fleet/live-deployment.ts). GPU reads keep their own timer.
+   */
+  externalTicks?: boolean;
 }
 
 export interface ScrapeEvent {
@@ -114,7 +119,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.schedule(0);
+    if (!this.opts.externalTicks) this.schedule(0);
     this.scheduleGpu(GPU_FIRST_READ_MS);
   }
 

@@ -1,6 +1,7 @@
 // HTTP through the SSH connection. ssh2's own HTTPAgent opens a new SSH connection per socket, which is
 // wrong for 1 Hz polling; this agent opens `direct-tcpip` channels on the one long-lived client and keeps
-// them alive between requests, so a steady scrape reuses one channel per endpoint.
+// them alive between requests: one channel per endpoint, so a host's channels are its endpoints (plus its
+// shells and journal follow) however many requests a round makes.
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Client } from 'ssh2';
@@ -11,8 +12,34 @@ export class ForwardingAgent extends http.Agent {
     private readonly client: Client,
     private readonly label: string,
   ) {
-    // maxSockets bounds concurrent forwarded channels per endpoint; scrapes of one endpoint never overlap anyway.
-    super({ keepAlive: true, maxSockets: 4, maxFreeSockets: 2, keepAliveMsecs: 15_000 });
+    // One channel per endpoint (host:port): a round's /metrics, /health and /server_info of one server take
+    // turns on it (`inTurn`) instead of each opening a channel of its own (a 4-worker host held 8). A channel
+    // that dies (a timeout destroys it, a dropped link closes it) leaves the free list, and the next turn opens
+    // a fresh one.
+    super({ keepAlive: true, maxSockets: 1, maxFreeSockets: 1, keepAliveMsecs: 15_000 });
+  }
+
+  private readonly turns = new Map<string, Promise<unknown>>();
+
+  /**
+   * Runs `exchange` once every exchange started earlier with the same endpoint has settled. The turns are ours,
+   * not Node's request queue: Node creates a second socket for a request that arrives while the first is still
+   * being opened (the tunnel opens asynchronously), and a queued request handed the socket inside the previous
+   * response's 'free' stalled against the demo's servers until its timeout. One exchange in flight per
+   * endpoint means Node only ever reuses the free channel or opens one.
+   */
+  inTurn<T>(endpoint: string, exchange: () => Promise<T>): Promise<T> {
+    const before = this.turns.get(endpoint);
+    const mine = (before ?? Promise.resolve()).then(exchange, exchange);
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.turns.set(endpoint, settled);
+    void settled.then(() => {
+      if (this.turns.get(endpoint) === settled) this.turns.delete(endpoint);
+    });
+    return mine;
   }
 
   override createConnection(
@@ -167,6 +194,23 @@ function withText<T extends object>(head: T, bytes: Buffer): T & { body: string;
  * request is destroyed on the first failure. No redirects: callers decide whether to follow them.
  */
 export function boundedRequest(
+  agent: http.Agent,
+  spec: BoundedRequestSpec,
+  bounds: { timeoutMs: number; maxBytes: number },
+  wording: BoundedRequestWording,
+): Promise<BoundedResponse> {
+  if (!(agent instanceof ForwardingAgent)) return exchangeOnce(agent, spec, bounds, wording);
+  // The wait for the endpoint's channel counts against the caller's time bound, as a slow socket would.
+  const started = Date.now();
+  const u = new URL(spec.url);
+  return agent.inTurn(`${u.hostname}:${u.port || 80}`, () => {
+    const left = bounds.timeoutMs - (Date.now() - started);
+    if (left <= 0) return Promise.reject(new HttpError(wording.timeout, 'timeout'));
+    return exchangeOnce(agent, spec, { ...bounds, timeoutMs: left }, wording);
+  });
+}
+
+function exchangeOnce(
   agent: http.Agent,
   spec: BoundedRequestSpec,
   bounds: { timeoutMs: number; maxBytes: number },

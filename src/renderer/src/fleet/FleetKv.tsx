@@ -1,17 +1,28 @@
 // The KV page of a fleet: per role one line per worker beside the role's total (the unscoped key sums the
 // role's tokens), the tokens each worker holds, fullest first, and decode's retractions for the whole role.
+// A large role's lines are spread over several charts (kv-charts.ts).
+import { memo, useMemo } from 'react';
 import type { DeploymentView } from '../state/store';
-import { signalKey, type ServerRole } from '@shared/signals/spec';
-import { TimeChart } from '../charts/TimeChart';
+import type { ServerRole } from '@shared/signals/spec';
+import { TimeChart, type SeriesSpec } from '../charts/TimeChart';
+import { kvCharts } from './kv-charts';
 import { formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
 import { kvTone } from '../components/kv-headline';
 import { roleAggregate, sortByFullest, workerRows, type WorkerRow } from './fleet-model';
-import { WORKER_COLORS, workerKey } from './keys';
 import { WorkerHosts } from './WorkerHosts';
 import './fleet.css';
 
 const ROLES: ServerRole[] = ['prefill', 'decode'];
+const RETRACTIONS: SeriesSpec[] = [
+  { key: 'decode.retracted_per_min', label: 'retractions / min', color: '--bad' },
+];
+
+/**
+ * A chart re-renders only when its own props change: the page re-renders on every observation, while a
+ * chart's lines are fed by the signals push itself (TimeChart appends in place), so those renders were waste.
+ */
+const KvChart = memo(TimeChart);
 
 export function FleetKv({ view }: { view: DeploymentView }): React.JSX.Element {
   const { deployment } = view.summary;
@@ -23,11 +34,11 @@ export function FleetKv({ view }: { view: DeploymentView }): React.JSX.Element {
       ))}
       {rows.some((r) => r.role === 'decode') && (
         <div className="kv-row">
-          <TimeChart
+          <KvChart
             id="retractions-decode"
             title="decode retractions per minute, all workers (KV cache full)"
             deploymentId={deployment.id}
-            series={[{ key: 'decode.retracted_per_min', label: 'retractions / min', color: '--bad' }]}
+            series={RETRACTIONS}
             unit="per_min"
             yMin={0}
             role="decode"
@@ -51,8 +62,9 @@ export function RoleKv({
   view: DeploymentView;
 }): React.JSX.Element {
   const agg = roleAggregate(rows, role);
-  // Chart lines in id order, so a worker keeps its colour while the table re-sorts.
-  const byId = [...rows].sort((a, b) => a.id.localeCompare(b.id, undefined, { numeric: true }));
+  // The charts' series depend on the workers' ids only: the same arrays from one observation to the next.
+  const ids = rows.map((r) => r.id).join('\n');
+  const charts = useMemo(() => kvCharts(role, ids ? ids.split('\n') : []), [role, ids]);
   return (
     <section className="card fleet-kv-role" data-testid={`fleet-kv-${role}`}>
       <header>
@@ -102,25 +114,23 @@ export function RoleKv({
             ))}
           </tbody>
         </table>
-        <TimeChart
-          id={`fleet-kv-${role}`}
-          title={`${role} KV usage per worker and in all`}
-          deploymentId={view.summary.deployment.id}
-          series={[
-            ...byId.map((r, i) => ({
-              key: workerKey(signalKey(role, 'kv_ratio'), r.id),
-              label: r.id,
-              color: WORKER_COLORS[i % WORKER_COLORS.length],
-            })),
-            { key: signalKey(role, 'kv_ratio'), label: `all ${role}`, color: '--text', dash: [6, 3] },
-          ]}
-          unit="ratio"
-          yMin={0}
-          yMax={1}
-          role={role}
-          events={view.events}
-          height={200}
-        />
+        <div className="fleet-kv-charts">
+          {charts.map((c) => (
+            <KvChart
+              key={c.id}
+              id={c.id}
+              title={c.title}
+              deploymentId={view.summary.deployment.id}
+              series={c.series}
+              unit="ratio"
+              yMin={0}
+              yMax={1}
+              role={role}
+              events={view.events}
+              height={200}
+            />
+          ))}
+        </div>
       </div>
     </section>
   );
