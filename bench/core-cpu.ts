@@ -34,34 +34,21 @@ export async function startProfile(): Promise<(file: string) => Promise<void>> {
 
 /**
  * CPU ticks (user+sys, 1/100 s) of this process's main thread and of all its other threads (libuv's pool: zlib and
- * fs; V8's workers: concurrent GC and compilation), from /proc, and the other threads' ticks by kind (their
- * names: "V8 DefaultWorke" for GC and TurboFan, "libuv-worker" for zlib and fs): tells JS work from what it hands
- * off. Linux only.
+ * fs; V8's workers: concurrent GC and compilation), from /proc: tells JS work from what it hands off. Linux only.
  */
-function threadTicks(): { main: number; others: number; byKind: Map<string, number> } | null {
+function threadTicks(): { main: number; others: number } | null {
   try {
     let main = 0;
     let others = 0;
-    const byKind = new Map<string, number>();
     for (const tid of readdirSync('/proc/self/task')) {
-      let stat: string;
-      let comm: string;
-      try {
-        stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-        comm = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
-      } catch {
-        continue; // the thread ended between listing and reading
-      }
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
       // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the whole line.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const ticks = Number(f[11]) + Number(f[12]);
       if (Number(tid) === process.pid) main += ticks;
-      else {
-        others += ticks;
-        byKind.set(comm, (byKind.get(comm) ?? 0) + ticks);
-      }
+      else others += ticks;
     }
-    return { main, others, byKind };
+    return { main, others };
   } catch {
     return null;
   }
@@ -220,11 +207,6 @@ export async function runCoreCpuBench(): Promise<void> {
           (wall / 1000)
         ).toFixed(1)} ms/s`,
       );
-    if (ticks0 && ticks1)
-      for (const [kind, n] of [...ticks1.byKind].sort((a, b) => b[1] - a[1])) {
-        const d = n - (ticks0.byKind.get(kind) ?? 0);
-        if (d > 0) line(`    threads "${kind}"`, `${((d * 10) / (wall / 1000)).toFixed(1)} ms/s`);
-      }
     for (const [kind, g] of gcs)
       line(
         `  GC ${kind}: per minute, main-thread pause per second`,
