@@ -18,6 +18,7 @@ import { evaluateTarget, isSignalInput, notExposed } from './evaluate';
 import { compareDpRanks } from './evaluate/kv';
 import { expectedMetrics } from './catalog';
 import { LiveColumns } from './live-columns';
+import { withScratchArrays } from './scratch-arrays';
 import { timeToFull } from './evaluate/time-to-full';
 import { workersAt } from './evaluate/router-workers';
 import { splitScopedKey } from '@shared/signals/scoped-key';
@@ -129,15 +130,19 @@ export class SignalsStore {
     if (!live.append(ts, exp)) return {};
     const cols = live.columns(role);
     const last = cols.rows - 1;
-    const sig = evaluateTarget(cols, role, { rateWindowMs: this.rateWindowMs, from: last, kv: false });
     const values: Record<string, number | null> = {};
-    sig.values.forEach((col, key) => {
-      const v = col[last];
-      values[key] = v === v ? v : null;
+    // Only the newest row of each column is kept, copied out here: the columns themselves are scratch arrays
+    // the next scrape's evaluation uses again.
+    withScratchArrays(() => {
+      const sig = evaluateTarget(cols, role, { rateWindowMs: this.rateWindowMs, from: last, kv: false });
+      sig.values.forEach((col, key) => {
+        const v = col[last];
+        values[key] = v === v ? v : null;
+      });
+      // In a fleet the first router's list is the deployment's (the screens show one router's workers).
+      if (role === 'router' && (scope === undefined || scope === 'router'))
+        d.routerWorkers = sig.workers ? workersAt(sig.workers, last - (sig.workersFrom ?? 0)) : [];
     });
-    // In a fleet the first router's list is the deployment's (the screens show one router's workers).
-    if (role === 'router' && (scope === undefined || scope === 'router'))
-      d.routerWorkers = sig.workers ? workersAt(sig.workers, last - (sig.workersFrom ?? 0)) : [];
     // Every family a signal reads is kept in the live columns: what they lack, the server did not serve for a
     // whole rate window.
     const seen = d.familiesSeen.get(target);
