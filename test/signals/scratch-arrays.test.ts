@@ -10,6 +10,7 @@ import type { Exposition } from '../../src/main/core/probes/exposition/types';
 import { evaluateTarget, isSignalInput } from '../../src/main/core/signals/evaluate';
 import { workersAt } from '../../src/main/core/signals/evaluate/router-workers';
 import { LiveColumns } from '../../src/main/core/signals/live-columns';
+import { timeToFull } from '../../src/main/core/signals/evaluate/time-to-full';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import {
   f64,
@@ -141,5 +142,53 @@ describe('scratch arrays of the live push', () => {
     for (const x of scrapes.slice(200)) store.ingest('d', x.ts, x.role, x.exp);
     expect(held).toBeGreaterThan(0);
     expect(scratchArraysHeld()).toBeLessThanOrEqual(held * 1.5);
+  });
+
+  it('forecast KV time to full as the forecast over new arrays of the last 5 minutes does', () => {
+    const store = new SignalsStore({ capacity: 400 });
+    store.open('d', ['decode']);
+    const t: number[] = [];
+    const ratio: number[] = [];
+    let forecasts = 0;
+    // Rising, a gap (no scrape: no KV), falling, rising again; past the ring's capacity so it wraps.
+    for (let s = 0; s < 900; s++) {
+      const ts = START + s * 1000;
+      const up = s < 300 || s >= 500;
+      const r = s % 97 === 50 ? null : up ? 0.3 + (s % 300) * 0.002 : 0.9 - (s - 300) * 0.001;
+      const pushed = store.ingestObservation({
+        deploymentId: 'd',
+        hostId: 'h',
+        ts,
+        services: [
+          {
+            role: 'decode',
+            unit: 'u',
+            metrics:
+              r === null
+                ? { ok: false, at: ts, error: 'no answer' }
+                : { ok: true, scrapedAt: ts, durationMs: 1, families: 1, samples: 1 },
+            ...(r === null
+              ? {}
+              : {
+                  kv: {
+                    usedTokens: r * 1e6,
+                    capacityTokens: 1e6,
+                    ratio: r,
+                    source: 'kv_tokens',
+                    sourceMetrics: [],
+                  },
+                }),
+          },
+        ],
+      });
+      t.push(ts);
+      // The ring keeps float32 ratios.
+      ratio.push(r === null ? NaN : Math.fround(r));
+      const from = t.findIndex((x) => x >= ts - 5 * 60_000);
+      const want = timeToFull(t.slice(from), ratio.slice(from), 5 * 60_000).at(-1)!;
+      expect(pushed['decode.kv_ttf_s'], `at ${s} s`).toBe(want === want ? want : null);
+      if (want === want) forecasts++;
+    }
+    expect(forecasts).toBeGreaterThan(300);
   });
 });

@@ -18,7 +18,7 @@ import { evaluateTarget, isSignalInput, notExposed } from './evaluate';
 import { compareDpRanks } from './evaluate/kv';
 import { expectedMetrics } from './catalog';
 import { LiveColumns } from './live-columns';
-import { withScratchArrays } from './scratch-arrays';
+import { f64, withScratchArrays } from './scratch-arrays';
 import { timeToFull } from './evaluate/time-to-full';
 import { workersAt } from './evaluate/router-workers';
 import { splitScopedKey } from '@shared/signals/scoped-key';
@@ -363,16 +363,21 @@ export class SignalsStore {
     const ring = d.rings.get(group);
     if (!ring) return null;
     const [lo, hi] = ring.range(ts - 5 * 60_000, ts);
-    const t: number[] = [];
-    const ratio: number[] = [];
-    for (let k = lo; k < hi; k++) {
-      t.push(ring.timeAt(k));
-      ratio.push(ring.valueAt(ratioKey, k));
-    }
-    const last = t.length - 1;
+    const last = hi - lo - 1;
     if (last < 0) return null;
-    const ttf = timeToFull(t, ratio, 5 * 60_000, last)[last];
-    return ttf === ttf ? ttf : null;
+    // Read straight from the ring's arrays into scratch ones: the forecast keeps only its newest value.
+    const raw = ring.raw(ratioKey);
+    return withScratchArrays(() => {
+      const t = f64(last + 1);
+      const ratio = f64(last + 1, NaN);
+      for (let k = 0; k <= last; k++) {
+        const i = (raw.start + lo + k) % raw.capacity;
+        t[k] = raw.t[i];
+        if (raw.col) ratio[k] = raw.col[i];
+      }
+      const ttf = timeToFull(t, ratio, 5 * 60_000, last)[last];
+      return ttf === ttf ? ttf : null;
+    });
   }
 
   private write(
