@@ -8,6 +8,7 @@ import { runEvaluatorBench } from './evaluator';
 import { runHostileInputBench } from './hostile-input';
 import { runChannelsBench } from './channels';
 import { runCoreCpuBench } from './core-cpu';
+import { runCoreCpuStagesBench } from './core-cpu-stages';
 import { runHostReadsBench } from './host-reads';
 import { runPromHistoryBench } from './prom-history';
 import { runFleetScaleBench } from './fleet-scale';
@@ -24,6 +25,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   },
   'hostile-input': async () => runHostileInputBench(),
   'core-cpu': () => runCoreCpuBench(),
+  'core-cpu-stages': () => runCoreCpuStagesBench(),
   'host-reads': () => runHostReadsBench(),
   'prom-history': () => runPromHistoryBench(),
   channels: async () => {

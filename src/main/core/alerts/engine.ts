@@ -64,7 +64,15 @@ export function evaluateAlerts(
   };
   const record = (key: string, v: number | null): void => {
     const old = state.history[key] ?? [];
-    const kept = old.filter(([t]) => t >= ts - longestWindowMs && t < ts);
+    // A history is in time order (each step keeps points before its own ts, then appends ts): what fell out of
+    // the window is a prefix and what a replayed or earlier step left at or after ts a suffix, so the kept points
+    // are one slice, found without calling a predicate on every point of the window every poll.
+    const cutoff = ts - longestWindowMs;
+    let lo = 0;
+    while (lo < old.length && !(old[lo][0] >= cutoff)) lo++;
+    let hi = old.length;
+    while (hi > lo && !(old[hi - 1][0] < ts)) hi--;
+    const kept = old.slice(lo, hi);
     if (v !== null) kept.push([ts, v]);
     state.history[key] = kept.length > MAX_HISTORY ? kept.slice(kept.length - MAX_HISTORY) : kept;
   };

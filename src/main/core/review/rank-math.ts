@@ -2,6 +2,7 @@
 // probes/sglang/series.ts: per dp rank the replicas (tp/pp/ep ranks, pid) collapse with max, then ranks combine
 // (sum, max, min or mean); when totals under priority="" exist, per-priority series are left out.
 import { rowAt, type AlignedSeries, type TargetColumns } from './target-columns';
+import { f64 } from '../signals/scratch-arrays';
 
 export type RankAgg = 'sum' | 'max' | 'min' | 'mean';
 
@@ -23,7 +24,7 @@ export function perRank(cols: TargetColumns, name: string): PerRank {
   }
   const ranks = [...byRank.keys()];
   const values = ranks.map((r) => {
-    const out = new Float64Array(cols.rows).fill(NaN);
+    const out = f64(cols.rows, NaN);
     for (const s of byRank.get(r)!)
       for (let k = 0; k < s.v.length; k++) {
         const row = rowAt(s, k);
@@ -37,7 +38,7 @@ export function perRank(cols: TargetColumns, name: string): PerRank {
 
 /** Ranks combined per row; NaN where no rank has a value (the live code's undefined). */
 export function combineRanks(p: PerRank, agg: RankAgg, rows: number): Float64Array {
-  const out = new Float64Array(rows).fill(NaN);
+  const out = f64(rows, NaN);
   if (p.values.length === 1 && agg !== 'mean') {
     out.set(p.values[0]);
     return out;
@@ -70,7 +71,7 @@ export function aggregate(cols: TargetColumns, name: string, agg: RankAgg): Floa
 export function histogramMean(cols: TargetColumns, name: string, agg: RankAgg): Float64Array {
   const sums = perRank(cols, `${name}_sum`);
   const counts = perRank(cols, `${name}_count`);
-  const out = new Float64Array(cols.rows).fill(NaN);
+  const out = f64(cols.rows, NaN);
   for (let c = 0; c < counts.ranks.length; c++) {
     const s = sums.ranks.indexOf(counts.ranks[c]);
     if (s < 0) continue;

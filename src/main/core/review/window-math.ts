@@ -5,6 +5,7 @@
 // and two pointers per series make each row O(series) instead of O(series × points).
 import { parseLe } from '../probes/sglang/series';
 import type { AlignedSeries, TargetColumns } from './target-columns';
+import { f64, i32, u8 } from '../signals/scratch-arrays';
 
 export type LabelFilter = (labels: Record<string, string>) => boolean;
 
@@ -74,7 +75,7 @@ class WindowWalk {
   ) {
     const m = series.length;
     this.p = new Array<Prepared>(m);
-    this.group = new Int32Array(m);
+    this.group = i32(m);
     this.times = [];
     // Series over the same contiguous rows share a group, keyed by (first row, length) as one number; the
     // buckets of a histogram come one after the other, so the previous series' group is tried first.
@@ -104,8 +105,8 @@ class WindowWalk {
       }
       this.group[j] = g;
     }
-    this.lo = new Int32Array(this.times.length);
-    this.hi = new Int32Array(this.times.length).fill(-1);
+    this.lo = i32(this.times.length);
+    this.hi = i32(this.times.length, -1);
   }
 
   /** Moves every window to end at row i (rows must be visited in ascending order). */
@@ -196,7 +197,7 @@ export function windowSum(
   opts: { rate?: boolean; filter?: LabelFilter; from?: number } = {},
 ): Float64Array {
   const n = cols.rows;
-  const out = new Float64Array(n).fill(NaN);
+  const out = f64(n, NaN);
   const series = pick(cols, name, opts.filter);
   if (series.length === 0) return out;
   const w = new WindowWalk(cols.t, series, windowMs);
@@ -227,7 +228,7 @@ export function anyInWindow(
   from = 0,
 ): Uint8Array {
   const n = cols.rows;
-  const out = new Uint8Array(n);
+  const out = u8(n);
   const series = pick(cols, name, filter);
   if (series.length === 0) return out;
   const w = new WindowWalk(cols.t, series, windowMs);
@@ -324,14 +325,14 @@ export function windowQuantiles(
   from = 0,
 ): Float64Array[] {
   const n = cols.rows;
-  const outs = qs.map(() => new Float64Array(n).fill(NaN));
+  const outs = qs.map(() => f64(n, NaN));
   const plan = bucketPlan(cols.series(`${base}_bucket`), filter);
   const { series, les, leIndex } = plan;
   if (series.length === 0) return outs;
-  const counts = new Float64Array(les.length);
-  const present = new Uint8Array(les.length);
-  const L = new Float64Array(les.length);
-  const C = new Float64Array(les.length);
+  const counts = f64(les.length);
+  const present = u8(les.length);
+  const L = f64(les.length);
+  const C = f64(les.length);
   const w = new WindowWalk(cols.t, series, windowMs);
   const { lo, hi, group } = w;
   for (let i = from; i < n; i++) {

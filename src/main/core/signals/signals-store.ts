@@ -19,6 +19,7 @@ import { evaluateTarget, isSignalInput, notExposed } from './evaluate';
 import { compareDpRanks } from './evaluate/kv';
 import { expectedMetrics } from './catalog';
 import { LiveColumns } from './live-columns';
+import { f64, withScratchArrays } from './scratch-arrays';
 import { timeToFull } from './evaluate/time-to-full';
 import { workersAt } from './evaluate/router-workers';
 import { splitScopedKey } from '@shared/signals/scoped-key';
@@ -130,15 +131,19 @@ export class SignalsStore {
     if (!live.append(ts, exp)) return {};
     const cols = live.columns(role);
     const last = cols.rows - 1;
-    const sig = evaluateTarget(cols, role, { rateWindowMs: this.rateWindowMs, from: last, kv: false });
     const values: Record<string, number | null> = {};
-    sig.values.forEach((col, key) => {
-      const v = col[last];
-      values[key] = v === v ? v : null;
+    // Only the newest row of each column is kept, copied out here: the columns themselves are scratch arrays
+    // the next scrape's evaluation uses again.
+    withScratchArrays(() => {
+      const sig = evaluateTarget(cols, role, { rateWindowMs: this.rateWindowMs, from: last, kv: false });
+      sig.values.forEach((col, key) => {
+        const v = col[last];
+        values[key] = v === v ? v : null;
+      });
+      // In a fleet the first router's list is the deployment's (the screens show one router's workers).
+      if (role === 'router' && (scope === undefined || scope === 'router'))
+        d.routerWorkers = sig.workers ? workersAt(sig.workers, last - (sig.workersFrom ?? 0)) : [];
     });
-    // In a fleet the first router's list is the deployment's (the screens show one router's workers).
-    if (role === 'router' && (scope === undefined || scope === 'router'))
-      d.routerWorkers = sig.workers ? workersAt(sig.workers, last - (sig.workersFrom ?? 0)) : [];
     // Every family a signal reads is kept in the live columns: what they lack, the server did not serve for a
     // whole rate window.
     const seen = d.familiesSeen.get(target);
@@ -374,16 +379,21 @@ export class SignalsStore {
     const ring = d.rings.get(group);
     if (!ring) return null;
     const [lo, hi] = ring.range(ts - 5 * 60_000, ts);
-    const t: number[] = [];
-    const ratio: number[] = [];
-    for (let k = lo; k < hi; k++) {
-      t.push(ring.timeAt(k));
-      ratio.push(ring.valueAt(ratioKey, k));
-    }
-    const last = t.length - 1;
+    const last = hi - lo - 1;
     if (last < 0) return null;
-    const ttf = timeToFull(t, ratio, 5 * 60_000, last)[last];
-    return ttf === ttf ? ttf : null;
+    // Read straight from the ring's arrays into scratch ones: the forecast keeps only its newest value.
+    const raw = ring.raw(ratioKey);
+    return withScratchArrays(() => {
+      const t = f64(last + 1);
+      const ratio = f64(last + 1, NaN);
+      for (let k = 0; k <= last; k++) {
+        const i = (raw.start + lo + k) % raw.capacity;
+        t[k] = raw.t[i];
+        if (raw.col) ratio[k] = raw.col[i];
+      }
+      const ttf = timeToFull(t, ratio, 5 * 60_000, last)[last];
+      return ttf === ttf ? ttf : null;
+    });
   }
 
   private write(

@@ -7,6 +7,7 @@ import type { RouterWorkerState } from '@shared/contract';
 import { SGL_ROUTER as R, SMG } from '@shared/signals/metric-names';
 import { normalizeWorkerUrl } from '../../probes/sglang/worker-url';
 import { rowAt, valueIndexAt, type AlignedSeries, type TargetColumns } from '../../review/target-columns';
+import { f64, u8 } from '../scratch-arrays';
 
 export type RouterEra = 'smg' | 'sgl_router';
 
@@ -65,11 +66,11 @@ export function routerWorkerRows(cols: TargetColumns, era: RouterEra): WorkerRow
     if (id === undefined) {
       ids.set(url, (id = w.urls.length));
       w.urls.push(url);
-      w.seen.push(new Uint8Array(n));
-      w.health.push(new Float64Array(n).fill(NaN));
-      w.removed.push(new Uint8Array(n));
-      w.cb.push(new Float64Array(n).fill(NaN));
-      w.active.push(new Float64Array(n).fill(NaN));
+      w.seen.push(u8(n));
+      w.health.push(f64(n, NaN));
+      w.removed.push(u8(n));
+      w.cb.push(f64(n, NaN));
+      w.active.push(f64(n, NaN));
       w.roles.push([]);
     }
     return id;
@@ -122,8 +123,8 @@ export function routerWorkerRows(cols: TargetColumns, era: RouterEra): WorkerRow
 
 /** Workers listed and healthy at every row (removed workers are not counted). */
 export function workerCounts(w: WorkerRows): { total: Float64Array; healthy: Float64Array } {
-  const total = new Float64Array(w.rows);
-  const healthy = new Float64Array(w.rows);
+  const total = f64(w.rows);
+  const healthy = f64(w.rows);
   for (let id = 0; id < w.urls.length; id++)
     for (let i = 0; i < w.rows; i++) {
       if (!w.seen[id][i] || w.removed[id][i]) continue;

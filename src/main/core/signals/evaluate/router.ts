@@ -12,6 +12,7 @@ import { anyInWindow, windowQuantiles, windowSum, type LabelFilter } from '../..
 import { routerWorkerRows, workerCounts, type RouterEra } from './router-workers';
 import { tailColumns, widen } from './tail';
 import type { EvaluateOptions, TargetSignals } from './types';
+import { f64, i8 } from '../scratch-arrays';
 
 const trafficOnly: LabelFilter = (l) => !isControlPath(l.path ?? l.route);
 const is5xx = (l: Record<string, string>): boolean => /^5\d\d$/.test(l.status_code ?? '');
@@ -27,7 +28,7 @@ export function routerSignalColumns(cols: TargetColumns, opts: EvaluateOptions =
   const inc = (name: string, filter?: LabelFilter): Float64Array =>
     windowSum(cols, name, w, { filter, from });
   const column = (f: (i: number) => number): Float64Array => {
-    const out = new Float64Array(n).fill(NaN);
+    const out = f64(n, NaN);
     for (let i = from; i < n; i++) out[i] = f(i);
     return out;
   };
@@ -65,7 +66,7 @@ export function routerSignalColumns(cols: TargetColumns, opts: EvaluateOptions =
     inc(R.upstreamHttpResponsesTotal, (l) => trafficOnly(l) && is5xx(l)),
     upstreamAll,
   );
-  const pdErrors = new Float64Array(n).fill(NaN);
+  const pdErrors = f64(n, NaN);
   for (const name of SGL_ROUTER_PD_ERRORS) {
     const col = inc(name);
     for (let i = from; i < n; i++)
@@ -117,7 +118,7 @@ export function routerSignalColumns(cols: TargetColumns, opts: EvaluateOptions =
   return {
     role: 'router',
     values,
-    kvSource: new Int8Array(n).fill(-1),
+    kvSource: i8(n, -1),
     kvMetas: [],
     ...(workers ? { workers, workersFrom: from } : {}),
   };

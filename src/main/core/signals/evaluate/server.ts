@@ -12,14 +12,15 @@ import { anyInWindow, latestInWindow, windowQuantiles, windowSum } from '../../r
 import { kvColumns } from './kv';
 import { tailColumns, widen } from './tail';
 import type { EvaluateOptions, TargetSignals } from './types';
+import { f64, i8, u8 } from '../scratch-arrays';
 
 const SPECS = Object.entries(SERVER_SIGNALS) as [string, SignalSpec][];
 
 /** A gauge at every row: the first of its names present in each scrape wins (a renamed gauge). */
 function gauge(cols: TargetColumns, spec: SignalSpec): Float64Array {
   const n = cols.rows;
-  const out = new Float64Array(n).fill(NaN);
-  const decided = new Uint8Array(n);
+  const out = f64(n, NaN);
+  const decided = u8(n);
   const agg = spec.ranks as RankAgg;
   for (const name of spec.metrics ?? []) {
     // A histogram scrape has its _count (one series) whenever it has buckets (many): test the cheap one.
@@ -51,7 +52,7 @@ function gauge(cols: TargetColumns, spec: SignalSpec): Float64Array {
 /** sum(rate(counter[w])) × scale of the first of the signal's counters that gives a value at each row. */
 function rate(cols: TargetColumns, spec: SignalSpec, w: number, from: number): Float64Array {
   const n = cols.rows;
-  const out = new Float64Array(n).fill(NaN);
+  const out = f64(n, NaN);
   const scale = spec.scale ?? 1;
   for (const name of spec.metrics ?? []) {
     if (!cols.has(name)) continue;
@@ -88,8 +89,8 @@ function quantiles(
   for (const group of groups.values()) {
     const bases = group[0][1].metrics ?? [];
     const qs = group.map(([, s]) => s.q ?? NaN);
-    const outs = group.map(() => new Float64Array(n).fill(NaN));
-    const decided = new Uint8Array(n);
+    const outs = group.map(() => f64(n, NaN));
+    const decided = u8(n);
     for (const base of bases) {
       if (!cols.has(`${base}_bucket`)) continue;
       const here = bases.length > 1 ? anyInWindow(cols, `${base}_bucket`, w, undefined, from) : null;
@@ -119,7 +120,7 @@ export function serverSignalColumns(
   const point = tailColumns(cols, from);
   for (const [key, spec] of SPECS) {
     if (!spec.metrics) continue;
-    if (spec.notOn?.includes(role)) values.set(key, new Float64Array(n).fill(NaN));
+    if (spec.notOn?.includes(role)) values.set(key, f64(n, NaN));
     else if (spec.kind === 'gauge' && spec.ranks) values.set(key, widen(gauge(point, spec), n, from));
     else if (spec.kind === 'rate') values.set(key, rate(cols, spec, w, from));
     else if (spec.kind === 'quantile') quantileSpecs.push([key, spec]);
@@ -127,7 +128,7 @@ export function serverSignalColumns(
   quantiles(cols, quantileSpecs, w, from, values);
   values.set('cache_hit_rate_window', cacheHitRate(cols, w, from));
   values.set('kv_transfer_gb_s', kvTransferGbps(cols, w, from));
-  const kvSource = new Int8Array(n).fill(-1);
+  const kvSource = i8(n, -1);
   if (opts.kv === false) return { role, values, kvSource, kvMetas: [] };
   const info = opts.capacityFromServerInfo;
   const kv = kvColumns(point, {
@@ -145,7 +146,7 @@ export function serverSignalColumns(
 /** Δcached / Δprompt over the window; the cache_source="total" series when labelled (sources are disjoint). */
 function cacheHitRate(cols: TargetColumns, w: number, from: number): Float64Array {
   const n = cols.rows;
-  const out = new Float64Array(n).fill(NaN);
+  const out = f64(n, NaN);
   if (!cols.has(S.promptTokensTotal) || !cols.has(S.cachedTokensTotal)) return out;
   const prompt = windowSum(cols, S.promptTokensTotal, w, { from });
   const total = (l: Record<string, string>): boolean => l.cache_source === 'total';
@@ -176,7 +177,7 @@ function cacheHitRate(cols: TargetColumns, w: number, from: number): Float64Arra
  */
 function kvTransferGbps(cols: TargetColumns, w: number, from: number): Float64Array {
   const n = cols.rows;
-  const out = new Float64Array(n).fill(NaN);
+  const out = f64(n, NaN);
   latestInWindow(
     cols,
     S.kvTransferSpeedGbS,

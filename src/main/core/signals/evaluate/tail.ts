@@ -2,6 +2,7 @@
 // workers) need no window, so the live push reads them over its newest row only instead of the whole rate
 // window it keeps for rates and quantiles: one row of work per scrape, not sixty.
 import { TargetColumns, type AlignedSeries } from '../../review/target-columns';
+import { f64 } from '../scratch-arrays';
 
 export function tailColumns(cols: TargetColumns, from: number): TargetColumns {
   if (from <= 0) return cols;
@@ -38,7 +39,7 @@ function tailSeries(s: AlignedSeries, from: number): AlignedSeries | null {
 /** A column of the tail's rows placed back at rows `from`… of an `n`-row target (NaN before). */
 export function widen(col: Float64Array, n: number, from: number): Float64Array {
   if (from <= 0) return col;
-  const out = new Float64Array(n).fill(NaN);
+  const out = f64(n, NaN);
   out.set(col, from);
   return out;
 }

@@ -1,4 +1,5 @@
 // The KV time-to-full forecast over a column of KV ratios: one implementation for the live push and review.
+import { f64 } from '../scratch-arrays';
 
 /**
  * Seconds until the KV ratio reaches 1 at the least-squares slope of the last 5 minutes, at every row from
@@ -12,14 +13,14 @@ export function timeToFull(
   from = 0,
 ): Float64Array {
   const n = t.length;
-  const out = new Float64Array(n).fill(NaN);
+  const out = f64(n, NaN);
   if (n === 0) return out;
   const base = t[0] / 1000;
   // Prefix sums of x, y, xy, xx over rows (x in seconds from the first row); gap rows add nothing.
-  const sx = new Float64Array(n + 1);
-  const sy = new Float64Array(n + 1);
-  const sxy = new Float64Array(n + 1);
-  const sxx = new Float64Array(n + 1);
+  const sx = f64(n + 1);
+  const sy = f64(n + 1);
+  const sxy = f64(n + 1);
+  const sxx = f64(n + 1);
   for (let i = 0; i < n; i++) {
     const y = ratio[i];
     const ok = Number.isFinite(y);

@@ -1,0 +1,77 @@
+// The windowed rules' history is kept by slicing the points still in the window (it is in time order) instead of
+// testing every point every poll: it must hold exactly what testing every point held, clock jumps back included.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { evaluateAlerts, initialAlertState, type AlertState } from '../../src/main/core/alerts/engine';
+import { DEFAULT_ALERT_RULES } from '../../src/main/core/alerts/rules';
+import type { Role } from '../../src/shared/domain';
+
+const ROLES: Role[] = ['router', 'prefill', 'decode'];
+const T0 = 1_800_000_000_000;
+// As evaluateAlerts works it out for the default rules: the longest window (600 s) plus 5 s.
+const KEPT_MS =
+  Math.max(600, ...DEFAULT_ALERT_RULES.map((r) => Math.max(r.windowS ?? 0, r.forS ?? 0))) * 1000 + 5000;
+
+/** The history as the engine kept it before: every point tested against the window. */
+function reference(
+  prev: Record<string, Array<[number, number]>>,
+  key: string,
+  ts: number,
+  v: number | null,
+): Array<[number, number]> {
+  const kept = (prev[key] ?? []).filter(([t]) => t >= ts - KEPT_MS && t < ts);
+  if (v !== null) kept.push([ts, v]);
+  return kept;
+}
+
+describe('alert history', () => {
+  it('keeps exactly the points in the window, whatever the steps between polls (backwards too)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            // Mostly a second on, sometimes a long gap, sometimes back in time (a clock jump, a replay).
+            step: fc.oneof(
+              fc.constant(1000),
+              fc.integer({ min: 1, max: 700_000 }),
+              fc.integer({ min: -700_000, max: 0 }),
+            ),
+            restarts: fc.option(fc.integer({ min: 0, max: 5 }), { nil: null }),
+          }),
+          { minLength: 1, maxLength: 120 },
+        ),
+        (steps) => {
+          let state: AlertState = initialAlertState();
+          let expected: Record<string, Array<[number, number]>> = {};
+          let ts = T0;
+          for (const { step, restarts } of steps) {
+            ts += step;
+            const values: Record<string, number | null> = {};
+            for (const r of ROLES) values[`${r}.restarts`] = restarts;
+            const next: Record<string, Array<[number, number]>> = { ...expected };
+            for (const r of ROLES) next[`${r}.restarts`] = reference(expected, `${r}.restarts`, ts, restarts);
+            expected = next;
+            state = evaluateAlerts(DEFAULT_ALERT_RULES, state, { ts, roles: ROLES, values }).state;
+            for (const r of ROLES) expect(state.history[`${r}.restarts`]).toEqual(expected[`${r}.restarts`]);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('leaves the previous state’s history as it was', () => {
+    const s1 = evaluateAlerts(DEFAULT_ALERT_RULES, initialAlertState(), {
+      ts: T0,
+      roles: ROLES,
+      values: { 'decode.restarts': 1 },
+    }).state;
+    const before = structuredClone(s1.history);
+    evaluateAlerts(DEFAULT_ALERT_RULES, s1, {
+      ts: T0 + 1000,
+      roles: ROLES,
+      values: { 'decode.restarts': 2 },
+    });
+    expect(s1.history).toEqual(before);
+  });
+});
