@@ -485,8 +485,19 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         </span>
       </header>
       {p.source && <p className="chart-source">{p.source}</p>}
-      <div className="chart-box" style={{ height: `${(p.height ?? 180) / 14}rem` }}>
-        <canvas ref={canvas} aria-label={`${p.title} chart`} data-testid={`canvas-${p.id}`} />
+      {/* Each chart's box is its own layout and style root, and its canvas starts with the styles Chart.js
+          would set: building a chart reads its box's size, and without these every build after the first
+          re-laid out the whole page that the previous build had just invalidated. */}
+      <div
+        className="chart-box"
+        style={{ height: `${(p.height ?? 180) / 14}rem`, contain: 'strict', flex: 'none' }}
+      >
+        <canvas
+          ref={canvas}
+          aria-label={`${p.title} chart`}
+          data-testid={`canvas-${p.id}`}
+          style={{ display: 'block', boxSizing: 'border-box' }}
+        />
         {load.s !== 'ready' && (
           <div className={`chart-overlay overlay-${load.s}`} data-testid={`chart-state-${p.id}`}>
             {load.s === 'loading' && 'Loading history…'}
