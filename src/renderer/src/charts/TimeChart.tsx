@@ -13,6 +13,7 @@ import { onCrosshair } from '../state/crosshair';
 import { RANGES, setFixedWindow, showAround, useUi, viewWindow, type View } from '../state/ui';
 import { formatDateTime, formatTick, formatValue } from '../format';
 import { Chart, cssVar, DECIMATE, LIVE } from './setup';
+import './warm-up';
 import { nearestEvent, overlayPlugin, type OverlayOptions } from './overlays';
 import { recordPerf } from './perf';
 import { downloadCsv, downloadPng } from './export';
