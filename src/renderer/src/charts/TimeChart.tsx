@@ -377,14 +377,13 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         // waited behind it, and the last chart was refined ≈ 240 ms after the zoom instead of ≈ 100 ms.
         queueMicrotask(() => {
           seriesSource.flush();
+          // Each chart redraws in its own task (not all in one animation frame), so an answer that arrives
+          // while they redraw is taken before the charts still waiting, which then need no stale redraw.
           setTimeout(() => {
             if (refined || cancelled || chartRef.current !== chart) return;
-            requestAnimationFrame(() => {
-              if (refined || cancelled || chartRef.current !== chart) return;
-              setWindow(chart, win.from, win.to);
-              chart.update('none');
-              recordPerf(p.id, 'zoom', performance.now() - started, pointCount(dataRef.current));
-            });
+            setWindow(chart, win.from, win.to);
+            chart.update('none');
+            recordPerf(p.id, 'zoom', performance.now() - started, pointCount(dataRef.current));
           }, ZOOM_FOLLOW_GRACE_MS);
         });
       }
