@@ -132,3 +132,55 @@ test('the charts below the fold are drawn with their history too, without scroll
   expect(errors).toEqual([]);
   await page.close();
 });
+
+test('after a zoom the charts that follow wait for the zoomed window’s data, and redraw without it when it is late', async () => {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  // Every frame passes through; the answer to a zoom's request (a fixed window: fromMs and toMs) is held
+  // until the test releases it, as a slow core would hold it.
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((r) => (release = r));
+  const held = new Set<number>();
+  await page.routeWebSocket(/\/api\?token=/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => {
+      const f = JSON.parse(String(m)) as { id: number; method: string; args: { toMs?: number } };
+      if (f.method === 'getSeriesBatch' && f.args.toMs !== undefined) held.add(f.id);
+      server.send(m);
+    });
+    server.onMessage((m) => {
+      const id = /^\{"t":"res","id":(\d+)/.exec(String(m))?.[1];
+      if (id && held.has(Number(id))) void released.then(() => ws.send(m));
+      else ws.send(m);
+    });
+  });
+  await page.goto(`${app.url}#/kv`);
+  await chartsSettled(page);
+  const measures = (kind: string): Promise<string[]> =>
+    page.evaluate(
+      (k) =>
+        performance
+          .getEntriesByType('measure')
+          .filter((e) => e.name.startsWith('pdc:') && e.name.endsWith(`:${k}`))
+          .map((e) => e.name.split(':')[1]),
+      kind,
+    );
+  await page.evaluate(() => performance.clearMeasures());
+  const canvases = page.locator('[data-testid^="canvas-"]');
+  const ids = await canvases.evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.slice(7)));
+  const box = (await canvases.first().boundingBox())!;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.5, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.9, y, { steps: 5 });
+  await page.mouse.up();
+  // The answer is late: every chart on screen still follows the zoom with the points it holds…
+  await expect.poll(async () => (await measures('zoom')).sort()).toEqual([...ids].sort());
+  expect(await measures('zoom-refined')).toEqual([]);
+  // …and is refined once the answer comes.
+  release();
+  await expect.poll(async () => (await measures('zoom-refined')).sort()).toEqual([...ids].sort());
+  expect(errors).toEqual([]);
+  await page.close();
+});

@@ -13,7 +13,7 @@ export async function serveBenchApp(
   const server = await startWebServer({
     handlers: app.handlers,
     bus: app.core,
-    rendererDir: join(__dirname, '..', '..', 'out', 'renderer'),
+    rendererDir: process.env.BENCH_RENDERER_DIR ?? join(__dirname, '..', '..', 'out', 'renderer'),
   });
   process.stdout.write(`PD Console (${what}) is serving on 127.0.0.1:${server.port}\n${server.url}\n`);
   const stop = async (): Promise<void> => {

@@ -71,6 +71,14 @@ export class ReviewCache {
     return join(this.dir, `${h}-${s.size}-${Math.round(s.mtimeMs)}`);
   }
 
+  /** An entry for exactly this file exists (made from a file of this size and mtime; its content is not read). */
+  async has(s: SourceStamp): Promise<boolean> {
+    return stat(`${this.base(s)}.rvc`).then(
+      () => true,
+      () => false,
+    );
+  }
+
   /** The cached data of exactly this file, or null (no entry, stale, unreadable: the caller recomputes). */
   async load(s: SourceStamp): Promise<{ data: ReviewData; journal: () => Promise<JournalLine[]> } | null> {
     const base = this.base(s);
