@@ -28,8 +28,15 @@ export class DiscoveryService {
 
   handlers(): DiscoveryRequests {
     return {
-      discover: (a) => this.discover(a.deploymentId),
-      getMetricsInventory: async (a) => this.inventory(a.deploymentId, a.role),
+      // A recording refuses these itself ("… is a recording"): there is no host to ask.
+      discover: async (a) => {
+        this.core.deployments.guard(a.deploymentId, 'discover');
+        return this.discover(a.deploymentId);
+      },
+      getMetricsInventory: async (a) => {
+        this.core.deployments.guard(a.deploymentId, 'getMetricsInventory');
+        return this.inventory(a.deploymentId, a.role);
+      },
     };
   }
 
