@@ -35,6 +35,7 @@ import { groupOf } from '../signals/signals-store';
 import { GPU_GROUP, gpuIndices } from '../review/host-columns';
 import { NVIDIA_SMI_COMMAND } from '../probes/gpu';
 import type { JournalLine } from '../store/recording/types';
+import { parseSource } from '../store/recording/fleet-targets';
 import { ApiError } from '../api-error';
 import type { Deployment, DeploymentReadings } from './deployment';
 
@@ -162,7 +163,7 @@ export class RecordedDeployment implements Deployment {
 
   private async journalAround(a: JournalAroundArgs): Promise<JournalAroundResult> {
     const journal = await this.journal();
-    const role = a.role;
+    const keep = this.lineFilter(a.role, a.worker);
     return journalAround(
       {
         read: async (fromMs, toMs, max) => {
@@ -175,7 +176,7 @@ export class RecordedDeployment implements Deployment {
           }
           const lines: JournalEntry[] = [];
           for (let k = lo; k < journal.length && journal[k].ts <= toMs && lines.length < max; k++)
-            if (!role || roleOf(journal[k].role) === role) lines.push(entry(journal[k], k));
+            if (keep(journal[k])) lines.push(this.entry(journal[k], k));
           return { lines, command: `recorded journal in ${basename(this.opts.path)}` };
         },
       },
@@ -185,16 +186,50 @@ export class RecordedDeployment implements Deployment {
   }
 
   private async followJournal(a: JournalFollowArgs): Promise<JournalFollowResult> {
-    const unit = this.config.services.find((s) => s.role === a.role)?.unit;
-    if (!unit) throw new ApiError('unknown-role', `${this.config.name} has no ${a.role} service`);
+    const svc = this.config.services.find((s) =>
+      a.worker !== undefined ? (s.id ?? s.role) === a.worker : s.role === a.role,
+    );
+    if (!svc)
+      throw a.worker !== undefined
+        ? new ApiError(
+            'unknown-worker',
+            `${this.config.name} has no worker or router "${a.worker}"`,
+            `Its workers are ${this.config.services.map((s) => s.id ?? s.role).join(', ')}.`,
+          )
+        : new ApiError('unknown-role', `${this.config.name} has no ${a.role} service`);
+    const unit = svc.unit;
     const journal = await this.opts.loaded.journal;
     const cursor = this.opts.cursor();
-    const lines = journal.filter((l) => l.ts <= cursor && roleOf(l.role) === a.role);
+    const keep = this.lineFilter(a.role, a.worker);
+    const lines = journal.filter((l) => l.ts <= cursor && keep(l));
     return {
       followId: `rec-${randomBytes(8).toString('hex')}`,
       unit,
       command: `recorded journal of ${unit} up to ${new Date(cursor).toISOString()} (a recording: not followed)`,
-      lines: lines.slice(-(a.lines ?? 200)).map((l, i) => entry(l, i)),
+      lines: lines.slice(-(a.lines ?? 200)).map((l, i) => this.entry(l, i)),
+    };
+  }
+
+  /** A fleet worker's lines (every node of it) when one is named, else the role's (or all). */
+  private lineFilter(role: Role | undefined, worker: string | undefined): (l: JournalLine) => boolean {
+    // A one-host recording's services have no ids: its "worker" is the role's one service.
+    if (worker !== undefined && this.config.services.some((s) => s.id === worker))
+      return (l) => parseSource(l.role).scope === worker;
+    return (l) => !role || roleOf(l.role) === role;
+  }
+
+  /** A recorded line as the API gives it; a fleet's carries the host and node rank it was read on, as live. */
+  private entry(l: JournalLine, k: number): JournalEntry {
+    const e = entry(l, k);
+    const src = parseSource(l.role);
+    if (src.scope === undefined) return e;
+    const svc = this.config.services.find((s) => s.id === src.scope);
+    const units = svc?.units ?? (svc ? [{ hostId: svc.hostId, unit: svc.unit, nodeRank: 0 }] : []);
+    const u = units.find((x) => x.nodeRank === src.nodeRank);
+    return {
+      ...e,
+      ...(u ? { host: u.hostId } : {}),
+      ...(units.length > 1 ? { nodeRank: src.nodeRank } : {}),
     };
   }
 
