@@ -225,8 +225,16 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     return summary;
   }
 
-  async connectHost(args: { host: HostConfig }): Promise<DeploymentSummary> {
+  /**
+   * Connects to a host and opens what runs there. `addHosts` (the CLI's --add-host) are hosts of the fleet
+   * discovery would not reach from the router's list alone; with them the deployment is always opened as a fleet.
+   */
+  async connectHost(
+    args: { host: HostConfig },
+    opts: { addHosts?: HostConfig[] } = {},
+  ): Promise<DeploymentSummary> {
     const { host } = args;
+    const addHosts = opts.addHosts ?? [];
     const resolve = this.opts.resolveSsh;
     if (!resolve) throw new ApiError('unsupported', 'this build cannot connect to SSH hosts');
     if (this.open.has(host.id)) return this.summary(this.open.get(host.id)!);
@@ -266,10 +274,16 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     }
     // Several workers of a role, or a router naming other hosts: the deployment is the whole fleet.
     const env = this.opts.fleetEnvironment;
-    if (env && looksLikeFleet(units)) {
+    if (env && (addHosts.length > 0 || looksLikeFleet(units))) {
       let opened = null;
       try {
-        opened = await openFleet(host, { connect: (h, c) => this.newConnection(h, c), ...env }, conn);
+        opened = await openFleet(
+          host,
+          { connect: (h, c) => this.newConnection(h, c), ...env },
+          conn,
+          undefined,
+          { addHosts },
+        );
       } catch (err) {
         notes.push(
           this.note(
