@@ -12,6 +12,7 @@ import type { SshConnection } from '../ssh/connection';
 import { DeploymentMonitor, type ScrapeEvent } from '../monitor/deployment-monitor';
 import type { UnitJournalTail } from '../journal/unit-tail';
 import { mergeFleetObservation } from './merge-observations';
+import { ApiError } from '../api-error';
 import type { Deployment, DeploymentReadings } from './deployment';
 
 export type { Deployment } from './deployment';
@@ -32,9 +33,9 @@ export interface LiveDeploymentOptions {
   intervalMs?: number;
   gpuIntervalMs?: number;
   /** Its signals, charts and journal views (the dashboard's signal store reads them as they arrive). */
-  readings: () => DeploymentReadings;
+  readings?: () => DeploymentReadings;
   /** Its timeline (kept by the core). */
-  events: () => readonly AppEvent[];
+  events?: () => readonly AppEvent[];
 }
 
 interface Events {
@@ -104,11 +105,13 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
   }
 
   get readings(): DeploymentReadings {
+    if (!this.opts.readings)
+      throw new ApiError('unsupported', `${this.config.name}: nothing keeps its signal history here`);
     return this.opts.readings();
   }
 
   events(): readonly AppEvent[] {
-    return this.opts.events();
+    return this.opts.events?.() ?? [];
   }
 
   /** Every action may run on a live deployment (the services themselves say when one may not run now). */
