@@ -188,6 +188,7 @@ export function createApp(opts: AppOptions): App {
     recordingIds: () => recording.store.activeIds(),
   });
   const history = new HistoryService({
+    deployments: core.deployments,
     live: (q) => dashboard.store.getSeries(q),
     recordings: recordingHistory({
       list: () => recording.store.list(),
@@ -196,20 +197,32 @@ export function createApp(opts: AppOptions): App {
   });
   // Beyond the live store, charts read the Prometheus discovery found (or the operator gave) for the deployment.
   history.setPrometheus(prometheusHistory(prometheus, () => Date.now()));
-  // Requests about a recording opened for review are answered by the review service, not SSH.
-  const handlers: ApiHandlers = review.route({
+  // The recordings open for review are deployments like the live ones: services resolve either through the
+  // core's registry, and a recording answers from its file or refuses the action itself.
+  core.deployments.add(review);
+  const recordingHandlers = recording.handlers();
+  const handlers: ApiHandlers = {
     ...core.handlers(),
     ...dashboard.handlers(),
     ...restart.handlers(),
     ...roll.handlers(),
     ...discovery.handlers(),
-    ...recording.handlers(),
+    ...recordingHandlers,
+    // An open review of the session shows a new note at once; a deleted session's review cache goes with it.
+    annotateSession: async (a) => {
+      await recordingHandlers.annotateSession(a);
+      await review.sessionAnnotated(a.id);
+    },
+    deleteSession: async (a) => {
+      await recordingHandlers.deleteSession(a);
+      await review.sessionDeleted(a.id);
+    },
     ...hosts.handlers(),
     ...review.handlers(),
     ...settings.handlers(),
     ...history.handlers(),
     ...prometheus.handlers(),
-  });
+  };
   return {
     core,
     handlers,

@@ -83,6 +83,22 @@ describe('pd-console status on the demo fleet', () => {
     expect(r.code).toBe(0);
   });
 
+  it("reads the fleet as the app watches it: each host's monitor, its systemd read through the link's persistent shell", async () => {
+    const since = Date.now();
+    const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c', '--json'], home);
+    expect(r.code, r.err).toBe(0);
+    for (const h of ['gpu-a', 'gpu-b', 'gpu-c']) {
+      const host = fleet.host(h);
+      const inShell = host.channels
+        .stdinLinesSince(since)
+        .filter((e) => e.command.includes('systemctl show'));
+      const execs = host.channels.execsSince(since).filter((e) => e.command.includes('systemctl show'));
+      // The one-shot probe read systemd with an exec after discovery; the deployment's monitor (the app's
+      // DeploymentMonitor, one per host) reads it in the link's long-lived shell. Discovery's own reads are execs.
+      expect(inShell.length, `${h}: ${execs.map((e) => e.command).join(' | ')}`).toBeGreaterThan(0);
+    }
+  });
+
   it('--host demo-fleet runs the same from nothing: the fleet, its ssh config, the status from gpu-a', async () => {
     const {
       code,

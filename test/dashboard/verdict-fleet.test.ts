@@ -74,6 +74,23 @@ describe('pipelineVerdict in a fleet', () => {
     expect(v.evidence[0]).toBe('decode-2 at 97 % KV, others below 60 %');
   });
 
+  it("healthy: the decode bullet gives the card's aggregate and names the fullest worker, not one bare figure", () => {
+    // The picture: the card says 37 % while the fullest worker sits at 80 %, below the full threshold.
+    const v = pipelineVerdict({
+      values: fleetValues({
+        'decode.kv_ratio': 0.37,
+        'decode.kv_ratio@decode-0': 0.12,
+        'decode.kv_ratio@decode-1': 0.8,
+        'decode.kv_ratio@decode-2': 0.2,
+      }),
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    expect(v.kind).toBe('healthy');
+    expect(v.evidence[1]).toMatch(/, KV 37 % overall, fullest decode-1 on gpu-b at 80 %$/);
+    expect(v.evidence.join(' ')).not.toMatch(/KV 80 %/);
+  });
+
   it('the same fleet with room everywhere is healthy', () => {
     expect(pipelineVerdict({ values: fleetValues(), roles: ROLES, workers: WORKERS }).kind).toBe('healthy');
   });

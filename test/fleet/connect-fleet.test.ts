@@ -91,6 +91,54 @@ it('lists the workers of a host no ssh alias names as unplaced, with the line to
   expect(o.services.map((x) => x.id)).toEqual(['router', 'prefill-0', 'prefill-1']);
 }, 60_000);
 
+it('hosts added by hand (--add-host) are scanned when the fleet opens, and one link per host still', async () => {
+  const { app, fleet } = await setup();
+  const gpuC: HostConfig = { id: 'gpu-c', label: 'gpu-c', kind: 'ssh', alias: 'gpu-c' };
+  const s = await app.core.connectHost({ host: gpuA }, { addHosts: [gpuC] });
+  // Without the hand-added host gpu-c is found as decode-2's peer; added, it is the operator's.
+  expect(s.fleet?.hosts.map((h) => [h.id, h.via])).toEqual([
+    ['gpu-a', 'origin'],
+    ['gpu-b', 'alias'],
+    ['gpu-c', 'added'],
+  ]);
+  const d2 = s.deployment.services.find((x) => x.id === 'decode-2');
+  expect(d2?.units?.map((u) => `${u.hostId}#${u.nodeRank}`)).toEqual(['gpu-b#0', 'gpu-c#1']);
+  for (const h of fleet.hosts) expect(h.channels.connections, h.name).toBe(1);
+}, 60_000);
+
+it("discover on a fleet reads every host over its own link: each host's units in its own report", async () => {
+  const { app, fleet } = await setup();
+  const s = await app.handlers.connectHost({ host: gpuA });
+  const since = Date.now();
+  const r = await app.handlers.discover({ deploymentId: s.deployment.id });
+  expect(r.hostId).toBe('gpu-a');
+  expect(r.hosts?.map((h) => h.hostId)).toEqual(['gpu-a', 'gpu-b', 'gpu-c']);
+  const units = (h: string) =>
+    r
+      .hosts!.find((x) => x.hostId === h)!
+      .found.filter((f) => f.unit.startsWith('sglang-'))
+      .map((f) => f.unit)
+      .sort();
+  expect(units('gpu-a')).toEqual([
+    'sglang-prefill-0.service',
+    'sglang-prefill-1.service',
+    'sglang-router.service',
+  ]);
+  expect(units('gpu-b')).toEqual([
+    'sglang-decode-0.service',
+    'sglang-decode-1.service',
+    'sglang-decode-2.service',
+  ]);
+  expect(units('gpu-c')).toEqual(['sglang-decode-2.service']);
+  const asked = (h: string) =>
+    fleet
+      .host(h)
+      .channels.execsSince(since)
+      .concat(fleet.host(h).channels.stdinLinesSince(since))
+      .some((e) => e.command.includes('systemctl') && e.command.includes('ExecStart'));
+  for (const h of ['gpu-a', 'gpu-b', 'gpu-c']) expect(asked(h), h).toBe(true);
+}, 60_000);
+
 it('accepts scoped series keys over the transport and refuses a misspelt one by name', () => {
   const ok = dashboardSchemas.getSeries.safeParse({
     deploymentId: 'gpu-a',

@@ -163,6 +163,37 @@ it('holds the journal of every worker on every host, and refuses restarts as a r
   ).rejects.toMatchObject({ code: 'review-read-only' });
 });
 
+it("a worker's recorded journal is that worker's lines only (every node of it), labelled by host and node rank", async () => {
+  const rid = (await app.handlers.openSessionReview({ id: sessionId })).summary.deployment.id;
+  const r = await app.handlers.getDashboard({ deploymentId: rid });
+  const around = await app.handlers.journalAround({
+    deploymentId: rid,
+    ts: r.ts,
+    spanMs: 600_000,
+    role: 'decode',
+    worker: 'decode-1',
+  });
+  expect(around.lines.length).toBeGreaterThan(0);
+  // The role's other workers share the role: filtered by role, decode-0's and decode-2's lines came along.
+  expect(new Set(around.lines.map((l) => l.unit))).toEqual(new Set(['sglang-decode-1.service']));
+  expect(around.lines.every((l) => l.host === 'gpu-b' && l.nodeRank === undefined)).toBe(true);
+  const follow = await app.handlers.followJournal({
+    deploymentId: rid,
+    role: 'decode',
+    worker: 'decode-2',
+    lines: 500,
+  });
+  expect(new Set(follow.lines.map((l) => l.unit))).toEqual(new Set(['sglang-decode-2.service']));
+  const nodes = new Set(follow.lines.map((l) => `${l.host}#${l.nodeRank}`));
+  expect(nodes.has('gpu-b#0'), [...nodes].join(' ')).toBe(true);
+  // Node rank 1 (gpu-c) logs little once started, so a short session may hold none of its lines; any it holds
+  // are labelled as that node.
+  expect(
+    [...nodes].every((n) => n === 'gpu-b#0' || n === 'gpu-c#1'),
+    [...nodes].join(' '),
+  ).toBe(true);
+});
+
 it('is read by the reference Python decoder of docs/recording-format.md (full stream and 1.4 signal rows)', () => {
   const doc = readFileSync(join(__dirname, '../../docs/recording-format.md'), 'utf8');
   const code = /<!-- reference-decoder -->\n```python\n([\s\S]*?)```/.exec(doc)![1];

@@ -83,3 +83,40 @@ it('a one-node worker is its one unit on its host; the role form still follows t
     app.handlers.followJournal({ deploymentId: id, role: 'decode', worker: 'decode-9' }),
   ).rejects.toThrow(/has no worker or router "decode-9"/);
 }, 60_000);
+
+it("the journal around a moment is read on each unit's own host: a worker's nodes, a role's workers", async () => {
+  const { app, fleet, id } = await setup();
+  const f = await app.handlers.followJournal({
+    deploymentId: id,
+    role: 'decode',
+    worker: 'decode-2',
+    lines: 5,
+  });
+  await app.handlers.unfollowJournal({ followId: f.followId });
+  const ts = f.lines.at(-1)!.ts;
+  const w = await app.handlers.journalAround({ deploymentId: id, ts, spanMs: 600_000, worker: 'decode-2' });
+  expect(w.command.split('\n').map((l) => l.split(':')[0])).toEqual(['gpu-b', 'gpu-c']);
+  expect(new Set(w.lines.map((l) => l.unit))).toEqual(new Set(['sglang-decode-2.service']));
+  const nodes = new Set(w.lines.map((l) => `${l.host}#${l.nodeRank}`));
+  expect(nodes).toEqual(new Set(['gpu-b#0', 'gpu-c#1']));
+  expect(w.lines.map((l) => l.ts)).toEqual([...w.lines.map((l) => l.ts)].sort((a, b) => a - b));
+  // The role: all three decode workers, on gpu-b and gpu-c — none of them runs on gpu-a, the origin.
+  const role = await app.handlers.journalAround({ deploymentId: id, ts, spanMs: 600_000, role: 'decode' });
+  const units = new Set(role.lines.map((l) => `${l.host}/${l.unit}`));
+  for (const u of [
+    'gpu-b/sglang-decode-0.service',
+    'gpu-b/sglang-decode-1.service',
+    'gpu-c/sglang-decode-2.service',
+  ])
+    expect(units, [...units].join(', ')).toContain(u);
+  expect(role.lines.some((l) => l.host === 'gpu-a')).toBe(false);
+  const windowOn = (h: string) =>
+    fleet
+      .host(h)
+      .channels.execsSince()
+      .some((e) => e.command.includes('journalctl') && e.command.includes('--since'));
+  expect(windowOn('gpu-c')).toBe(true);
+  await expect(
+    app.handlers.journalAround({ deploymentId: id, ts, worker: 'decode-9' }),
+  ).rejects.toMatchObject({ code: 'unknown-worker' });
+}, 60_000);

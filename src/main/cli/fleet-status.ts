@@ -1,5 +1,5 @@
 // `pd-console status` for a deployment that spans hosts or has several workers per role: follows the router
-// to every worker's host (core/discovery/run-fleet-discovery.ts), reads each unit once (fleet-probe.ts) and
+// to every worker's host (core/discovery/run-fleet-discovery.ts), reads it as the app watches it (fleet-observe.ts) and
 // prints one entry per router and worker, the per-role totals, and every worker it could not place with the
 // line to change. A one-host 1P1D deployment is left to the classic status (it answers "single-host").
 import type { HostConfig, KvUsage } from '@shared/domain';
@@ -9,7 +9,8 @@ import { refusingPrompts } from '../core/ssh/prompts';
 import { HostLinkPool } from '../core/ssh/host-link-pool';
 import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
 import { discoverFleet } from '../core/discovery/run-fleet-discovery';
-import { probeFleet, serverKey, unitKey, type FleetReading, type ServerReading } from './fleet-probe';
+import { serverKey, unitKey, type FleetReading, type ServerReading } from './fleet-probe';
+import { observeFleet } from './fleet-observe';
 
 export interface FleetStatusOptions {
   origin: HostConfig;
@@ -73,7 +74,8 @@ export async function fleetStatus(opts: FleetStatusOptions, io: FleetIo): Promis
     }
     const { fleet } = found;
     if (opts.addHosts.length === 0 && isSingleHostPair(fleet)) return 'single-host';
-    const reading = await probeFleet(fleet, pool);
+    // Read as the app watches it: the fleet opened as a live deployment over discovery's links.
+    const reading = await observeFleet(fleet, opts.origin, pool);
     const report = fleetReport(fleet, reading);
     if (opts.json) io.stdout(JSON.stringify(report, null, 2) + '\n');
     else io.stdout(fleetTable(fleet, report));

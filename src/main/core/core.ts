@@ -24,7 +24,9 @@ import type {
 } from '@shared/contract';
 import { systemClock, type Clock } from './clock';
 import { SshConnection } from './ssh/connection';
-import { LiveDeployment, type Deployment, type DeploymentLink } from './fleet/live-deployment';
+import { LiveDeployment, type DeploymentLink } from './fleet/live-deployment';
+import type { Deployment, DeploymentReadings } from './fleet/deployment';
+import { DeploymentRegistry } from './fleet/deployment-registry';
 import type { Fleet } from '@shared/fleet';
 import { looksLikeFleet, openFleet, type FleetEnvironment } from './fleet/open-fleet';
 import type { DiscoveredUnit } from './discovery/discover';
@@ -140,21 +142,41 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
   private demoPromise: Promise<DeploymentSummary> | null = null;
   private demoEras: { era: DemoServerEra; router: DemoRouterEra } | null = null;
   private demoTopology: 'single' | 'fleet' | null = null;
+  /**
+   * Every open deployment by id, live and recorded: the core adds the ones it watches, the review service the
+   * recordings it has open. Requests reach a deployment through it.
+   */
+  readonly deployments = new DeploymentRegistry();
+  private liveReadings: ((deploymentId: string) => DeploymentReadings) | null = null;
 
   constructor(private readonly opts: CoreOptions) {
     super();
     this.clock = opts.clock ?? systemClock;
+    this.deployments.add({
+      find: (id) => this.open.get(id)?.live,
+      summaries: () => [...this.open.values()].map((d) => this.summary(d)),
+      close: (id) => this.closeDeployment({ deploymentId: id }),
+    });
+  }
+
+  /**
+   * Where a live deployment's readings (signals, charts, journal views) come from: the dashboard service's
+   * signal store, which reads every scrape. Set once by that service.
+   */
+  provideLiveReadings(fn: (deploymentId: string) => DeploymentReadings): void {
+    this.liveReadings = fn;
   }
 
   /** This service's part of the API, bound for dispatch. */
   handlers(): { [K in keyof MonitoringRequests]: MonitoringRequests[K] } {
     return {
       getAppInfo: (a) => this.getAppInfo(a),
-      listDeployments: (a) => this.listDeployments(a),
+      // The API lists, closes and reads the timeline of every open deployment, recordings in review included.
+      listDeployments: async () => this.deployments.list(),
       openDemo: (a) => this.openDemo(a),
       connectHost: (a) => this.connectHost(a),
-      closeDeployment: (a) => this.closeDeployment(a),
-      listEvents: (a) => this.listEvents(a),
+      closeDeployment: (a) => this.deployments.close(a.deploymentId),
+      listEvents: async (a) => [...this.deployments.resolve(a.deploymentId).events()],
     };
   }
 
@@ -203,8 +225,16 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     return summary;
   }
 
-  async connectHost(args: { host: HostConfig }): Promise<DeploymentSummary> {
+  /**
+   * Connects to a host and opens what runs there. `addHosts` (the CLI's --add-host) are hosts of the fleet
+   * discovery would not reach from the router's list alone; with them the deployment is always opened as a fleet.
+   */
+  async connectHost(
+    args: { host: HostConfig },
+    opts: { addHosts?: HostConfig[] } = {},
+  ): Promise<DeploymentSummary> {
     const { host } = args;
+    const addHosts = opts.addHosts ?? [];
     const resolve = this.opts.resolveSsh;
     if (!resolve) throw new ApiError('unsupported', 'this build cannot connect to SSH hosts');
     if (this.open.has(host.id)) return this.summary(this.open.get(host.id)!);
@@ -244,10 +274,16 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     }
     // Several workers of a role, or a router naming other hosts: the deployment is the whole fleet.
     const env = this.opts.fleetEnvironment;
-    if (env && looksLikeFleet(units)) {
+    if (env && (addHosts.length > 0 || looksLikeFleet(units))) {
       let opened = null;
       try {
-        opened = await openFleet(host, { connect: (h, c) => this.newConnection(h, c), ...env }, conn);
+        opened = await openFleet(
+          host,
+          { connect: (h, c) => this.newConnection(h, c), ...env },
+          conn,
+          undefined,
+          { addHosts },
+        );
       } catch (err) {
         notes.push(
           this.note(
@@ -480,6 +516,12 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
       clock: this.clock,
       intervalMs: this.opts.intervalMs,
       gpuIntervalMs: this.opts.gpuIntervalMs,
+      readings: () => {
+        if (!this.liveReadings)
+          throw new ApiError('unsupported', `${deployment.name}: this build keeps no signal history`);
+        return this.liveReadings(id);
+      },
+      events: () => d.events,
     });
     const d: OpenDeployment = {
       host,

@@ -254,6 +254,8 @@ export interface JournalFollowResult {
 export interface JournalAroundArgs {
   deploymentId: string;
   role?: Role;
+  /** A fleet's worker or router by service id: its units only, each read on its own host. */
+  worker?: string;
   ts: number;
   /** Half-width of the window (ms); default 20 s. */
   spanMs?: number;

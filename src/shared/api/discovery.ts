@@ -18,6 +18,8 @@ export interface DiscoveryReport {
   found: Array<{ unit: string; kind: 'server' | 'router'; role?: Role; activeState?: string }>;
   diagnostics: DiscoveryDiagnosticDto[];
   needsOperatorChoice: Array<{ role: Role; units: string[]; chosen: string }>;
+  /** A fleet: every host's own report (read over that host's link), origin first; the fields above are its. */
+  hosts?: DiscoveryReport[];
 }
 
 export interface MetricFamilySummary {

@@ -78,6 +78,7 @@ export const dashboardSchemas = {
   journalAround: z.strictObject({
     deploymentId: id,
     role: role.optional(),
+    worker: id.optional(),
     ts: time,
     spanMs: z.number().int().min(1000).max(3_600_000).optional(),
   }),

@@ -6,7 +6,7 @@
 // back and a fleet emits exactly one observation per interval, however its hosts' polls are spread. Feature
 // services reach a deployment through the `Deployment` interface, not Core's internals.
 import { EventEmitter } from 'node:events';
-import type { ConnectionStatus, DeploymentConfig, HostConfig, Observation } from '@shared/domain';
+import type { AppEvent, ConnectionStatus, DeploymentConfig, HostConfig, Observation } from '@shared/domain';
 import type { GpuStatus } from '@shared/contract';
 import type { Fleet } from '@shared/fleet';
 import type { Clock, ClockTimer } from '../clock';
@@ -14,29 +14,16 @@ import type { SshConnection } from '../ssh/connection';
 import { DeploymentMonitor, type ScrapeEvent } from '../monitor/deployment-monitor';
 import type { UnitJournalTail } from '../journal/unit-tail';
 import { mergeFleetObservation } from './merge-observations';
+import { ApiError } from '../api-error';
+import type { Deployment, DeploymentReadings } from './deployment';
+
+export type { Deployment } from './deployment';
 
 /** One host of a deployment: its link, or why there is none (it could not be reached when the fleet opened). */
 export interface DeploymentLink {
   host: HostConfig;
   conn: SshConnection | null;
   unreachable?: string;
-}
-
-/** What feature services may ask of an open deployment, live or (later) recorded. */
-export interface Deployment {
-  readonly id: string;
-  /** The host it was opened from (a fleet's origin). */
-  readonly host: HostConfig;
-  readonly config: DeploymentConfig;
-  /** What fleet discovery found; absent for a one-host deployment. */
-  readonly fleet?: Fleet;
-  readonly latest: Observation | undefined;
-  /** The link to a host of the deployment (default: the origin's). */
-  connection(hostId?: string): SshConnection;
-  /** The one journal tail of a unit (on `hostId`, default the host of the service that runs it). */
-  journalTail(unit: string, hostId?: string): UnitJournalTail;
-  /** Every host with its link's state, origin first. */
-  hostStates(): { host: HostConfig; connection: ConnectionStatus }[];
 }
 
 export interface LiveDeploymentOptions {
@@ -47,6 +34,10 @@ export interface LiveDeploymentOptions {
   clock: Clock;
   intervalMs?: number;
   gpuIntervalMs?: number;
+  /** Its signals, charts and journal views (the dashboard's signal store reads them as they arrive). */
+  readings?: () => DeploymentReadings;
+  /** Its timeline (kept by the core). */
+  events?: () => readonly AppEvent[];
 }
 
 interface Events {
@@ -122,6 +113,21 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
   /** The origin's link and every other host's, origin first. */
   get links(): readonly DeploymentLink[] {
     return this.parts.map((p) => p.link);
+  }
+
+  get readings(): DeploymentReadings {
+    if (!this.opts.readings)
+      throw new ApiError('unsupported', `${this.config.name}: nothing keeps its signal history here`);
+    return this.opts.readings();
+  }
+
+  events(): readonly AppEvent[] {
+    return this.opts.events?.() ?? [];
+  }
+
+  /** Every action may run on a live deployment (the services themselves say when one may not run now). */
+  refusal(): null {
+    return null;
   }
 
   startMonitors(): void {

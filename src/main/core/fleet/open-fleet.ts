@@ -61,13 +61,15 @@ export function looksLikeFleet(found: readonly DiscoveredUnit[]): boolean {
 
 /**
  * Discovers the fleet from `origin` (whose link `originLink` is already up, when given) and opens a link to
- * each of its hosts. On null (a one-host pair) every link it opened besides the origin's is closed again.
+ * each of its hosts; `addHosts` are scanned too (a multi-node worker's other node no router URL leads to). On
+ * null (a one-host pair, and no host added by hand) every link it opened besides the origin's is closed again.
  */
 export async function openFleet(
   origin: HostConfig,
   env: FleetEnvironment,
   originLink?: SshConnection,
   name?: string,
+  opts: { addHosts?: HostConfig[] } = {},
 ): Promise<OpenedFleet | null> {
   const pool = new HostLinkPool({
     resolve: env.resolve,
@@ -80,14 +82,15 @@ export async function openFleet(
   };
   let found;
   try {
-    found = await discoverFleet(origin, { ...env.discovery, pool });
+    found = await discoverFleet(origin, { ...env.discovery, pool }, { addHosts: opts.addHosts });
   } catch (err) {
     await closeOthers(new Set([origin.id]));
     throw err;
   }
   const { fleet } = found;
   const { services, leftOut } = fleetServices(fleet);
-  if (isSingleHostPair(fleet) || !services.some((s) => s.role !== 'router')) {
+  const added = (opts.addHosts?.length ?? 0) > 0;
+  if ((!added && isSingleHostPair(fleet)) || !services.some((s) => s.role !== 'router')) {
     await closeOthers(new Set([origin.id]));
     return null;
   }

@@ -31,9 +31,11 @@ import { memoryCell, type SettingCell } from '../config/setting-cell';
 import { evaluateAlerts, initialAlertState, type AlertState } from '../alerts/engine';
 import type { JournalSubscription } from '../journal/unit-tail';
 import { journalWindowCommand } from '../journal/commands';
-import { journalAround } from '../journal/around';
+import { hostsJournal, journalAround, type HostJournal } from '../journal/around';
 import { parseJournalJson } from '../journal/journal-json';
 import { FamilyCensusCache } from '../signals/family-census';
+import type { DeploymentReadings } from '../fleet/deployment';
+import type { DeploymentLookup } from '../fleet/deployment-registry';
 
 /** Turns a simulated fault of the demo host on or off (wired by the composition root for the demo only). */
 export type DemoFaultSwitch = (fault: DemoFaultName, on: boolean, role?: Role) => string[];
@@ -45,6 +47,8 @@ export interface DashboardServiceOptions {
   journalIntervalMs?: number;
   /** Alert rules, global and per deployment (the settings file); in memory when absent. */
   alerts?: SettingCell<Settings['alerts']>;
+  /** Where a request's deployment id is resolved (live or recorded); default the core's registry. */
+  deployments?: DeploymentLookup;
 }
 
 const MAX_FOLLOWERS = 8;
@@ -71,6 +75,7 @@ export class DashboardService {
   private readonly followers = new Map<string, { deploymentId: string; sub: JournalSubscription }>();
   private demoFaults: DemoFaultSwitch | null = null;
   private readonly census = new FamilyCensusCache();
+  private readonly deployments: DeploymentLookup;
 
   constructor(
     private readonly core: Core,
@@ -78,6 +83,9 @@ export class DashboardService {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.store = opts.store ?? new SignalsStore();
+    this.deployments = opts.deployments ?? core.deployments;
+    // A live deployment's readings are this store's; a recording brings its own.
+    core.provideLiveReadings((id) => this.liveReadings(id));
     this.alerts =
       opts.alerts ??
       memoryCell({ rules: DEFAULT_ALERT_RULES.map((r) => ({ ...r, roles: [...r.roles] })), deployments: {} });
@@ -106,21 +114,21 @@ export class DashboardService {
 
   handlers(): { [K in keyof DashboardRequests]: DashboardRequests[K] } {
     return {
-      getSignalCatalog: async (a) => this.catalog(a.deploymentId),
-      getSeries: async (a) => {
-        this.need(a.deploymentId);
-        return this.store.getSeries(a);
-      },
+      // Live or recorded, a request's deployment answers its own readings (recordings from their file).
+      getSignalCatalog: async (a) => this.readings(a.deploymentId).catalog(),
+      getSeries: async (a) => this.readings(a.deploymentId).series(a),
       getSeriesBatch: async (a) => {
-        this.need(a.deploymentId);
         const { deploymentId, fromMs, toMs } = a;
+        const r = this.readings(deploymentId);
         return {
-          results: a.groups.map((g) =>
-            this.store.getSeries({ deploymentId, fromMs, toMs, keys: g.keys, maxPoints: g.maxPoints }),
+          results: await Promise.all(
+            a.groups.map((g) =>
+              r.series({ deploymentId, fromMs, toMs, keys: g.keys, maxPoints: g.maxPoints }),
+            ),
           ),
         };
       },
-      getDashboard: async (a) => this.snapshot(a.deploymentId),
+      getDashboard: async (a) => this.readings(a.deploymentId).dashboard(),
       getAlertRules: async () => structuredClone(this.alerts.get().rules),
       setAlertRules: async (a) => {
         const ids = new Set<string>();
@@ -131,16 +139,14 @@ export class DashboardService {
         await this.alerts.set({ ...this.alerts.get(), rules: structuredClone(a.rules) });
         return structuredClone(this.alerts.get().rules);
       },
-      followJournal: (a) =>
-        a.worker === undefined
-          ? this.followJournal(a.deploymentId, a.role, a.lines ?? 200)
-          : this.followWorkerJournal(a.deploymentId, a.worker, a.lines ?? 200),
+      followJournal: async (a) => this.readings(a.deploymentId).followJournal(a),
       unfollowJournal: async (a) => {
         this.followers.get(a.followId)?.sub.dispose();
         this.followers.delete(a.followId);
       },
-      journalAround: (a) => this.journalAround(a.deploymentId, a.ts, a.spanMs ?? 20_000, a.role),
+      journalAround: async (a) => this.readings(a.deploymentId).journalAround(a),
       demoControl: async (a) => {
+        this.deployments.guard(a.deploymentId, 'demoControl');
         const o = this.need(a.deploymentId);
         if (!o.isDemo || !this.demoFaults)
           throw new ApiError(
@@ -153,6 +159,27 @@ export class DashboardService {
           throw new ApiError('bad-fault', (err as Error).message);
         }
       },
+    };
+  }
+
+  private readings(deploymentId: string): DeploymentReadings {
+    return this.deployments.resolve(deploymentId).readings;
+  }
+
+  /** What a live deployment's screens read: this store's signals and the hosts' journals. */
+  private liveReadings(deploymentId: string): DeploymentReadings {
+    return {
+      catalog: () => this.catalog(deploymentId),
+      series: async (q) => {
+        this.need(deploymentId);
+        return this.store.getSeries(q);
+      },
+      dashboard: () => this.snapshot(deploymentId),
+      followJournal: (a) =>
+        a.worker === undefined
+          ? this.followJournal(deploymentId, a.role, a.lines ?? 200)
+          : this.followWorkerJournal(deploymentId, a.worker, a.lines ?? 200),
+      journalAround: (a) => this.journalAround(deploymentId, a.ts, a.spanMs ?? 20_000, a.role, a.worker),
     };
   }
 
@@ -405,44 +432,97 @@ export class DashboardService {
     }
   }
 
+  /**
+   * The journal of ±span around a moment. A one-host deployment reads its role's unit (or all) on its link; a
+   * fleet reads each unit on its own host — a worker's units (both nodes of a multi-node one), a role's workers,
+   * or every unit — labelled by host and node rank.
+   */
   private async journalAround(
     deploymentId: string,
     ts: number,
     spanMs: number,
     role?: Role,
+    worker?: string,
   ): Promise<JournalAroundResult> {
     const o = this.need(deploymentId);
-    const units = role ? [this.unitOf(o, role)] : o.deployment.services.map((s) => s.unit);
-    const conn = this.core.connectionOf(deploymentId);
+    const hosts = o.isFleet
+      ? this.fleetJournals(deploymentId, o, role, worker)
+      : [
+          this.hostJournal(
+            deploymentId,
+            undefined,
+            (role ? [this.unitOf(o, role)] : o.deployment.services.map((s) => s.unit)).map((unit) => ({
+              unit,
+            })),
+          ),
+        ];
     return journalAround(
-      {
-        read: async (fromMs, toMs, max) => {
-          const command = journalWindowCommand(units, fromMs, toMs, max);
-          const res = await conn
-            .exec(command, { timeoutMs: 15_000, maxBytes: 8 * 1024 * 1024 })
-            .catch((err: Error) => {
-              throw new ApiError(
-                'journal-failed',
-                `could not read the journal on ${conn.label}: ${err.message}`,
-                'Try again once the connection is back.',
-              );
-            });
-          if (res.exitCode !== 0 && !res.stdout.trim())
-            throw new ApiError(
-              'journal-failed',
-              `journalctl failed on ${conn.label}: ${res.stderr.trim().slice(0, 200) || `exit ${res.exitCode}`}`,
-              'Check that the SSH user may read the journal (groups systemd-journal or adm).',
-            );
-          // journalctl's --since/--until are whole seconds: keep the second either side.
-          const lines = parseJournalJson(res.stdout).lines.filter(
-            (l) => l.ts >= fromMs - 1000 && l.ts <= toMs + 1000,
-          );
-          return { lines, command };
-        },
-      },
+      hostsJournal(hosts, journalWindowCommand, (out) => parseJournalJson(out).lines, { label: o.isFleet }),
       ts,
       spanMs,
     );
+  }
+
+  /** A fleet's units to read around a moment, grouped by the host each runs on. */
+  private fleetJournals(deploymentId: string, o: Open, role?: Role, worker?: string): HostJournal[] {
+    const services = o.deployment.services.filter((s) =>
+      worker !== undefined ? (s.id ?? s.role) === worker : role === undefined || s.role === role,
+    );
+    if (services.length === 0)
+      throw worker !== undefined
+        ? new ApiError(
+            'unknown-worker',
+            `${o.deployment.name} has no worker or router "${worker}"`,
+            `Its workers are ${o.deployment.services.map((s) => s.id ?? s.role).join(', ')}.`,
+          )
+        : new ApiError('unknown-role', `${o.deployment.name} has no ${role} service`);
+    const byHost = new Map<string, Map<string, number | undefined>>();
+    for (const s of services) {
+      const units = s.units ?? [{ hostId: s.hostId, unit: s.unit, nodeRank: 0 }];
+      for (const u of units) {
+        if (u.unit === '') continue;
+        const m = byHost.get(u.hostId) ?? new Map<string, number | undefined>();
+        m.set(u.unit, units.length > 1 ? u.nodeRank : undefined);
+        byHost.set(u.hostId, m);
+      }
+    }
+    return [...byHost].map(([hostId, units]) =>
+      this.hostJournal(
+        deploymentId,
+        hostId,
+        [...units].map(([unit, nodeRank]) => ({ unit, nodeRank })),
+      ),
+    );
+  }
+
+  private hostJournal(
+    deploymentId: string,
+    hostId: string | undefined,
+    units: HostJournal['units'],
+  ): HostJournal {
+    return {
+      hostId: hostId ?? '',
+      units,
+      run: async (command) => {
+        const conn = this.core.connectionOf(deploymentId, hostId);
+        const res = await conn
+          .exec(command, { timeoutMs: 15_000, maxBytes: 8 * 1024 * 1024 })
+          .catch((err: Error) => {
+            throw new ApiError(
+              'journal-failed',
+              `could not read the journal on ${conn.label}: ${err.message}`,
+              'Try again once the connection is back.',
+            );
+          });
+        if (res.exitCode !== 0 && !res.stdout.trim())
+          throw new ApiError(
+            'journal-failed',
+            `journalctl failed on ${conn.label}: ${res.stderr.trim().slice(0, 200) || `exit ${res.exitCode}`}`,
+            'Check that the SSH user may read the journal (groups systemd-journal or adm).',
+          );
+        return res.stdout;
+      },
+    };
   }
 
   private unitOf(o: Open, role: Role): string {

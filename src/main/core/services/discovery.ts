@@ -28,20 +28,58 @@ export class DiscoveryService {
 
   handlers(): DiscoveryRequests {
     return {
-      discover: (a) => this.discover(a.deploymentId),
-      getMetricsInventory: async (a) => this.inventory(a.deploymentId, a.role),
+      // A recording refuses these itself ("… is a recording"): there is no host to ask.
+      discover: async (a) => {
+        this.core.deployments.guard(a.deploymentId, 'discover');
+        return this.discover(a.deploymentId);
+      },
+      getMetricsInventory: async (a) => {
+        this.core.deployments.guard(a.deploymentId, 'getMetricsInventory');
+        return this.inventory(a.deploymentId, a.role);
+      },
     };
   }
 
+  /** What runs on the deployment's host; on a fleet, on each of its hosts, each read over its own link. */
   async discover(deploymentId: string): Promise<DiscoveryReport> {
-    const { host } = this.core.deploymentOf(deploymentId);
-    const result = await runDiscovery(
-      this.core.connectionOf(deploymentId),
-      host.id,
-      host.label,
-      this.chosen(host.id),
+    const d = this.core.liveDeployment(deploymentId);
+    const { host } = d;
+    const at = this.core.now;
+    const result = await runDiscovery(d.connection(), host.id, host.label, this.chosen(host.id));
+    const origin = toReport(host.id, at, result);
+    if (!d.fleet) return origin;
+    const others = await Promise.all(
+      d
+        .hostStates()
+        .filter((h) => h.host.id !== host.id)
+        .map(async ({ host: h }): Promise<DiscoveryReport> => {
+          try {
+            return toReport(
+              h.id,
+              at,
+              await runDiscovery(d.connection(h.id), h.id, h.label, this.chosen(h.id)),
+            );
+          } catch (err) {
+            // One host that cannot be read costs only its own report.
+            return {
+              hostId: h.id,
+              at,
+              proposal: { id: h.id, name: h.label, services: [] },
+              found: [],
+              diagnostics: [
+                {
+                  severity: 'error',
+                  code: 'unreachable',
+                  message: `${h.label}: ${(err as Error).message}`,
+                  fix: 'Reconnect once the host is reachable, then discover again.',
+                },
+              ],
+              needsOperatorChoice: [],
+            };
+          }
+        }),
     );
-    return toReport(host.id, this.core.now, result);
+    return { ...origin, hosts: [origin, ...others] };
   }
 
   inventory(deploymentId: string, role: Role): MetricsInventory {

@@ -17,6 +17,7 @@ import type {
 import type { ScopedKey } from '@shared/signals/scoped-key';
 import type { PromHistoryProvider, PromHistoryTarget } from '../prometheus/history-target';
 import { promPart } from '../prometheus/history-query';
+import type { DeploymentLookup } from '../fleet/deployment-registry';
 
 /** The live store's answer (DashboardService.store.getSeries). */
 export type LiveSeries = (q: SeriesQuery) => SeriesResult;
@@ -30,6 +31,8 @@ export interface HistoryServiceOptions {
   recordings?: RecordingSeries;
   /** A Prometheus slower than this is abandoned for the request (its part says so); live still answers. */
   promTimeoutMs?: number;
+  /** Open deployments: a recording refuses history beyond its file itself. */
+  deployments?: DeploymentLookup;
 }
 
 const toPoints = (t: number[], v: (number | null)[], from: number, to: number): [number, number | null][] => {
@@ -51,7 +54,12 @@ export class HistoryService {
   }
 
   handlers(): HistoryRequests {
-    return { getHistory: (a) => this.history(a) };
+    return {
+      getHistory: async (a) => {
+        this.opts.deployments?.guard(a.deploymentId, 'getHistory');
+        return this.history(a);
+      },
+    };
   }
 
   async history(q: HistoryQuery): Promise<HistoryResult> {

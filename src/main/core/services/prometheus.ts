@@ -69,10 +69,23 @@ export class PrometheusService {
 
   handlers(): PrometheusRequests {
     return {
-      getPrometheusStatus: (a) => this.status(a.deploymentId),
-      setPrometheusSource: (a) => this.setSource(a),
-      exportPrometheusConfig: async (a) => this.exportConfig(a.deploymentId),
-      exportGrafanaDashboard: async (a) => this.exportDashboard(a.deploymentId),
+      // A recording refuses these itself ("… is a recording"): its Prometheus is not reachable from a file.
+      getPrometheusStatus: async (a) => {
+        this.core.deployments.guard(a.deploymentId, 'getPrometheusStatus');
+        return this.status(a.deploymentId);
+      },
+      setPrometheusSource: async (a) => {
+        this.core.deployments.guard(a.deploymentId, 'setPrometheusSource');
+        return this.setSource(a);
+      },
+      exportPrometheusConfig: async (a) => {
+        this.core.deployments.guard(a.deploymentId, 'exportPrometheusConfig');
+        return this.exportConfig(a.deploymentId);
+      },
+      exportGrafanaDashboard: async (a) => {
+        this.core.deployments.guard(a.deploymentId, 'exportGrafanaDashboard');
+        return this.exportDashboard(a.deploymentId);
+      },
     };
   }
 

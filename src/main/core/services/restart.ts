@@ -119,8 +119,15 @@ export class RestartService {
 
   handlers(): { [K in keyof RestartRequests]: RestartRequests[K] } {
     return {
-      planRestart: (a) => this.planRestart(a),
-      startRestart: (a) => this.startRestart(a),
+      // A recording refuses these itself ("… is a recording"); every other id is this service's to answer.
+      planRestart: async (a) => {
+        this.core.deployments.guard(a.deploymentId, 'planRestart');
+        return this.planRestart(a);
+      },
+      startRestart: async (a) => {
+        this.core.deployments.guard(a.deploymentId, 'startRestart');
+        return this.startRestart(a);
+      },
       getRestart: (a) => this.getRestart(a),
       listRestarts: (a) => this.listRestarts(a),
       cancelRestart: (a) => this.cancelRestart(a),

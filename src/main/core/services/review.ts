@@ -1,8 +1,8 @@
 // Review mode: a recorded session opened as a read-only deployment (`rec:<key>`) that the same dashboard renders
 // — its signal history, events as timeline markers, a cursor whose moment the cards show, the journal around it.
-// It never touches SSH: requests about a review deployment are answered here (route()), and actions on it
-// (restart, live journal, faults, discovery) are refused with a message.
-import { journalAround } from '../journal/around';
+// It never touches SSH. Each open recording is a `RecordedDeployment` in the deployment registry (this service
+// is one of its sources): the services answer its readings from the file through the same interface as a live
+// deployment's, and it refuses actions (restart, faults, discovery) itself with its message.
 import { createHash, randomBytes } from 'node:crypto';
 import {
   open as openFile,
@@ -17,42 +17,31 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type {
-  ApiHandlers,
-  DashboardRequests,
-  JournalAroundResult,
-  JournalEntry,
   RecentReview,
   ResaveResult,
   ReviewCursorResult,
   ReviewOpenResult,
   ReviewRequests,
-  SeriesQuery,
-  SignalInfo,
   UploadStart,
 } from '@shared/contract';
-import { REQUEST_NAMES, type RequestArgs, type RequestName } from '@shared/contract';
+import { type RequestArgs, type RequestName } from '@shared/contract';
 import { validateArgs } from '@shared/schemas';
-import { MAX_UPLOAD_BYTES, REVIEW_ID_PREFIX, REVIEW_REQUESTS, UPLOAD_CHUNK_BYTES } from '@shared/api/review';
-import type { AppEvent, DeploymentConfig, DeploymentSummary, HostConfig, Role } from '@shared/domain';
+import { MAX_UPLOAD_BYTES, REVIEW_ID_PREFIX, UPLOAD_CHUNK_BYTES } from '@shared/api/review';
+import type { AppEvent, DeploymentConfig, DeploymentSummary, HostConfig } from '@shared/domain';
 import type { Core } from '../core';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
-import { catalogFor, expectedMetrics } from '../signals/catalog';
 import { FILE_EXTENSION, RecordingOpenError } from '../store/recording/format';
 import { readHeader } from '../store/recording/reader';
 import { SessionNotFoundError, type SessionStore } from '../store/recording/session-store';
-import type { JournalLine } from '../store/recording/types';
 import { loadReview, type LoadedReview } from '../review/load-review';
 import { REVIEW_OVERVIEW } from '../review/overview-table';
 import { resaveRecording } from '../store/recording/resave';
 import { ReviewCache } from '../review/review-cache';
-import { roleOf, type ReviewData } from '../review/review-data';
 import { readSidecar } from '../review/sidecar';
-import { groupOf } from '../signals/signals-store';
-import { GPU_GROUP, gpuIndices } from '../review/host-columns';
-import { NVIDIA_SMI_COMMAND } from '../probes/gpu';
 import { observationAt, snapshotAt } from '../review/state-at';
 import { RecordedDeployment } from '../fleet/recorded-deployment';
+import type { DeploymentSource } from '../fleet/deployment-registry';
 
 export interface ReviewServiceOptions {
   /** The recordings folder (shared with the recording service). */
@@ -98,20 +87,6 @@ const ID_OK = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MAX_RECENT = 20;
 const MAX_UPLOADS = 2;
 const UPLOAD_IDLE_MS = 60_000;
-/** Longest a zoomed-in chart waits for the full detail of a review opened from its overview. */
-const FULL_WAIT_MS = 60_000;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref?.());
-
-/** True when the overview holds fewer than one row per two points asked in the window of `q`. */
-function overviewTooCoarse(data: ReviewData, q: SeriesQuery): boolean {
-  const stepMs = data.header.overview?.stepMs ?? 0;
-  if (!stepMs) return false;
-  const from = Math.max(q.fromMs ?? data.firstTs, data.firstTs);
-  const to = Math.min(q.toMs ?? data.lastTs, data.lastTs);
-  return (to - from) / stepMs < q.maxPoints / 2;
-}
-
 const recentSchema = z.array(
   z.object({
     key: z.string(),
@@ -127,11 +102,7 @@ const recentSchema = z.array(
 );
 type RecentEntry = z.infer<typeof recentSchema>[number];
 
-export function isReviewId(id: unknown): id is string {
-  return typeof id === 'string' && id.startsWith(REVIEW_ID_PREFIX);
-}
-
-export class ReviewService {
+export class ReviewService implements DeploymentSource {
   readonly cache: ReviewCache;
   private readonly reviews = new Map<string, Review>();
   private readonly opening = new Map<string, Promise<ReviewOpenResult>>();
@@ -207,44 +178,20 @@ export class ReviewService {
     return { fromMinorVersion: r.fromMinorVersion, bytesBefore: r.bytesBefore, bytesAfter: r.bytesAfter };
   }
 
-  /**
-   * Wraps every handler: a request naming a review deployment is answered from the recording or refused;
-   * listDeployments includes the open reviews; annotating or deleting a reviewed session updates its review.
-   */
-  route(handlers: ApiHandlers): ApiHandlers {
-    const own = this.deploymentHandlers();
-    const out: Record<string, (args: unknown) => Promise<unknown>> = {};
-    const ownRequests = new Set<string>(REVIEW_REQUESTS);
-    for (const name of REQUEST_NAMES) {
-      const original = handlers[name] as (args: unknown) => Promise<unknown>;
-      if (ownRequests.has(name)) {
-        out[name] = original;
-        continue;
-      }
-      const mine = (own as Record<string, ((args: never) => Promise<unknown>) | undefined>)[name];
-      out[name] = async (args) => {
-        const id = (args as { deploymentId?: unknown } | undefined)?.deploymentId;
-        if (!isReviewId(id)) return original(args);
-        if (mine) return mine(args as never);
-        throw this.need(id).recorded.refuse(name);
-      };
-    }
-    out.listDeployments = async (a) => [
-      ...(await handlers.listDeployments(a as Record<string, never>)),
-      ...[...this.reviews.values()].map((r) => this.summary(r)),
-    ];
-    out.annotateSession = async (a) => {
-      const args = a as { id: string; ts: number; text: string };
-      await handlers.annotateSession(args);
-      await this.refreshAnnotations(args.id);
-    };
-    out.deleteSession = async (a) => {
-      const args = a as { id: string };
-      const path = this.opts.store.pathOf(args.id);
-      await handlers.deleteSession(args);
-      await this.cache.forget(path).catch((err: Error) => this.cacheProblem(err));
-    };
-    return out as ApiHandlers;
+  // ---- the registry's view of the open reviews ----
+
+  find(id: string): RecordedDeployment | undefined {
+    return this.reviews.get(id)?.recorded;
+  }
+
+  /** A session was annotated (annotateSession): an open review of it shows the note at once. */
+  sessionAnnotated(sessionId: string): Promise<void> {
+    return this.refreshAnnotations(sessionId);
+  }
+
+  /** A session was deleted: its review cache goes with it. */
+  async sessionDeleted(sessionId: string): Promise<void> {
+    await this.cache.forget(this.opts.store.pathOf(sessionId)).catch((err: Error) => this.cacheProblem(err));
   }
 
   /** Summaries of the open reviews (they join listDeployments). */
@@ -343,10 +290,8 @@ export class ReviewService {
     const recorded = new RecordedDeployment({
       id,
       name,
-      // The full read replaces the overview's data on the same object: always ask for the current one.
-      get data() {
-        return loaded.data;
-      },
+      loaded,
+      path,
       cursor: () => r.cursor,
       events: () => r.events,
     });
@@ -380,13 +325,8 @@ export class ReviewService {
     return {
       summary: this.summary(r),
       events: [...r.events],
-      first: { catalog: this.catalog(r), dashboard: snapshotAt(r.loaded.data, r.events, r.id, r.cursor) },
+      first: { catalog: r.recorded.readings.catalog(), dashboard: r.recorded.readings.dashboard() },
     };
-  }
-
-  private catalog(r: Review): SignalInfo[] {
-    const data = r.loaded.data;
-    return catalogFor(data.roles, gpuIndices(data.table), data.table.kvRanks());
   }
 
   private summary(r: Review): DeploymentSummary {
@@ -467,95 +407,6 @@ export class ReviewService {
     this.core.emit('observation', observation);
     this.core.emit('dashboard', dashboard);
     return { deploymentId, ts: r.cursor, observation, dashboard };
-  }
-
-  // ---- requests about a review deployment ----
-
-  private deploymentHandlers(): Partial<{ [K in keyof ApiHandlers]: ApiHandlers[K] }> {
-    const series = async (a: SeriesQuery) => {
-      const r = this.need(a.deploymentId);
-      // A window the overview cannot fill at the resolution asked waits for the full detail (bounded).
-      if (r.loaded.detail === 'overview' && overviewTooCoarse(r.loaded.data, a))
-        await Promise.race([r.loaded.full, sleep(FULL_WAIT_MS)]);
-      const data = r.loaded.data;
-      return data.table.series(a, data.notExposed, (key) =>
-        groupOf(key) === GPU_GROUP
-          ? [NVIDIA_SMI_COMMAND]
-          : expectedMetrics(groupOf(key) as Role, key.slice(key.indexOf('.') + 1)),
-      );
-    };
-    const dashboard: Partial<DashboardRequests> = {
-      getSignalCatalog: async (a) => this.catalog(this.need(a.deploymentId)),
-      getSeries: (a: SeriesQuery) => series(a),
-      // The same charts, the same one round trip per page as live.
-      getSeriesBatch: async (a) => {
-        const { deploymentId, fromMs, toMs } = a;
-        return {
-          results: await Promise.all(a.groups.map((g) => series({ deploymentId, fromMs, toMs, ...g }))),
-        };
-      },
-      getDashboard: async (a) => {
-        const r = this.need(a.deploymentId);
-        return snapshotAt(r.loaded.data, r.events, r.id, r.cursor);
-      },
-      journalAround: (a) => this.journalAround(a.deploymentId, a.ts, a.spanMs ?? 20_000, a.role),
-      followJournal: async (a) => {
-        const r = this.need(a.deploymentId);
-        const unit = r.deployment.services.find((s) => s.role === a.role)?.unit;
-        if (!unit) throw new ApiError('unknown-role', `${r.name} has no ${a.role} service`);
-        const lines = (await r.loaded.journal).filter((l) => l.ts <= r.cursor && roleOf(l.role) === a.role);
-        return {
-          followId: `rec-${randomBytes(8).toString('hex')}`,
-          unit,
-          command: `recorded journal of ${unit} up to ${new Date(r.cursor).toISOString()} (a recording: not followed)`,
-          lines: lines.slice(-(a.lines ?? 200)).map((l, i) => entry(l, i)),
-        };
-      },
-    };
-    return {
-      ...dashboard,
-      closeDeployment: async (a) => this.close(a.deploymentId),
-      listEvents: async (a) => [...this.need(a.deploymentId).events],
-      listRestarts: async (a) => {
-        this.need(a.deploymentId);
-        return [];
-      },
-    };
-  }
-
-  private async journalAround(
-    deploymentId: string,
-    ts: number,
-    spanMs: number,
-    role?: Role,
-  ): Promise<JournalAroundResult> {
-    const r = this.need(deploymentId);
-    const journal = await r.loaded.journal.catch((err: Error) => {
-      throw new ApiError(
-        'journal-failed',
-        `the recorded journal could not be read: ${err.message}`,
-        'Open the recording again; the review cache may have been removed.',
-      );
-    });
-    return journalAround(
-      {
-        read: async (fromMs, toMs, max) => {
-          let lo = 0;
-          let hi = journal.length;
-          while (lo < hi) {
-            const mid = (lo + hi) >>> 1;
-            if (journal[mid].ts < fromMs) lo = mid + 1;
-            else hi = mid;
-          }
-          const lines: JournalEntry[] = [];
-          for (let k = lo; k < journal.length && journal[k].ts <= toMs && lines.length < max; k++)
-            if (!role || roleOf(journal[k].role) === role) lines.push(entry(journal[k], k));
-          return { lines, command: `recorded journal in ${basename(r.path)}` };
-        },
-      },
-      ts,
-      spanMs,
-    );
   }
 
   // ---- recent ----
@@ -788,17 +639,6 @@ function annotationEvent(
   hostId: string,
 ): AppEvent {
   return { id: a.id, ts: a.ts, kind: 'annotation', severity: 'info', title: a.text, deploymentId, hostId };
-}
-
-function entry(l: JournalLine, k: number): JournalEntry {
-  return {
-    cursor: `rec-${k}`,
-    ts: l.ts,
-    priority: l.priority,
-    message: l.message,
-    unit: l.unit,
-    identifier: l.unit.replace(/\.service$/, ''),
-  };
 }
 
 function openError(err: unknown, path: string, sessionId: string | null, shownName?: string): Error {

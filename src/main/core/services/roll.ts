@@ -62,12 +62,18 @@ export class RollService {
 
   handlers(): { [K in keyof RollRequests]: RollRequests[K] } {
     return {
-      planRoll: (a) => this.planRoll(a),
-      startRoll: (a) => this.startRoll(a),
-      getRoll: (a) => this.getRoll(a),
-      listRolls: (a) => this.listRolls(a),
-      cancelRoll: (a) => this.cancelRoll(a),
+      // A recording refuses these itself ("… is a recording"); every other id is this service's to answer.
+      planRoll: async (a) => this.guard(a.deploymentId, 'planRoll') ?? this.planRoll(a),
+      startRoll: async (a) => this.guard(a.deploymentId, 'startRoll') ?? this.startRoll(a),
+      getRoll: async (a) => this.guard(a.deploymentId, 'getRoll') ?? this.getRoll(a),
+      listRolls: async (a) => this.guard(a.deploymentId, 'listRolls') ?? this.listRolls(a),
+      cancelRoll: async (a) => this.guard(a.deploymentId, 'cancelRoll') ?? this.cancelRoll(a),
     };
+  }
+
+  private guard(deploymentId: string, action: string): undefined {
+    this.core.deployments.guard(deploymentId, action);
+    return undefined;
   }
 
   async planRoll(args: { deploymentId: string; target: RollTarget }): Promise<RollPlan> {

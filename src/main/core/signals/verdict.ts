@@ -242,7 +242,7 @@ export function pipelineVerdict(
     const evidence = [
       `prefill: ${reqs('prefill.queued')} queued, ${reqs('prefill.prefill_inflight_queue')} in flight`,
       `decode: ${reqs('decode.decode_prealloc_queue')} waiting for KV slots, ${reqs('decode.decode_transfer_queue')} waiting for KV` +
-        (kv !== null ? `, KV ${pct(kv)}` : ''),
+        kvBullet(decodeWorkers, kvTotal, kv),
     ];
     if (running === 0 && (rps === null || rps === 0))
       return { kind: 'idle', headline: 'Idle: no requests are running or waiting.', evidence };
@@ -263,6 +263,23 @@ export function pipelineVerdict(
     router: `Router-bound: the router is failing requests while the servers have room — ${evidence[0]}.`,
   };
   return { kind: `${best}-bound`, headline: headline[best], evidence };
+}
+
+/**
+ * The KV part of the healthy bullet. In a fleet the card beside it shows the role's aggregate, so the bullet says
+ * that figure and names the fullest worker separately ("KV 37 % overall, fullest decode-2 on gpu-b at 80 %")
+ * instead of one bare figure that is neither the card's nor obviously one worker's.
+ */
+function kvBullet(
+  sorted: readonly { w: VerdictWorker; kv: number }[],
+  total: number | null,
+  kv: number | null,
+): string {
+  if (sorted.length === 0) return kv !== null ? `, KV ${pct(kv)}` : '';
+  const top = sorted[0];
+  if (sorted.length === 1) return `, KV ${pct(top.kv)} on ${named(top.w)}`;
+  const fullest = `fullest ${named(top.w)} at ${pct(top.kv)}`;
+  return total !== null ? `, KV ${pct(total)} overall, ${fullest}` : `, KV: ${fullest}`;
 }
 
 /** "decode-2 on gpu-b at 97 % KV, others below 60 %": the fullest worker first, then how the rest stand. */
