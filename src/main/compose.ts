@@ -92,7 +92,7 @@ export interface App {
   shutdown(): Promise<void>;
 }
 
-type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
+export type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalMs'> & {
   demoSpeed?: number;
   /** Metric eras the demo host runs when openDemo does not name one (--demo-era, --demo-router). */
   demoEra?: DemoServerEra;

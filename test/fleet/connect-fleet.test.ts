@@ -2,37 +2,22 @@
 // the operator's ssh config (the demo fleet writes one), the router's list, and each worker's host reached by
 // the alias whose HostName is the worker URL's address. A host with no alias leaves its workers unplaced, said
 // with the line to add; what can be placed is watched all the same.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/main/compose';
-import { startDemoFleet, type DemoFleet } from '../../src/main/demo/fleet';
+import { expect, it } from 'vitest';
+import type { App } from '../../src/main/compose';
+import type { DemoFleet } from '../../src/main/demo/fleet';
 import type { HostConfig, Observation } from '../../src/shared/domain';
 import { dashboardSchemas } from '../../src/shared/schemas/dashboard';
 import { manualClock } from '../demo/helpers';
+import { fleetApps } from '../support/fleet-app';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const openFleetApp = fleetApps('connect-fleet');
 
 async function setup(omit: Array<'gpu-b' | 'gpu-c'> = []): Promise<{ app: App; fleet: DemoFleet }> {
-  const fleet = await startDemoFleet({ clock: manualClock(), seed: 5, historyMs: 10 * 60_000 });
-  const dir = mkdtempSync(join(tmpdir(), 'pd-connect-fleet-'));
-  cleanups.push(async () => {
-    await fleet.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const { fleet, app } = await openFleetApp({
+    fleet: { clock: manualClock(), seed: 5, historyMs: 10 * 60_000 },
+    app: { intervalMs: 300, record: false },
+    omit,
   });
-  const files = await fleet.writeSshConfig(join(dir, 'home'), { omit });
-  const app = createApp({
-    shell: 'browser',
-    intervalMs: 300,
-    dataDir: join(dir, 'data'),
-    record: false,
-    homeDir: files.home,
-  });
-  cleanups.push(() => app.shutdown());
   return { app, fleet };
 }
 

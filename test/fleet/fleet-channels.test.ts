@@ -5,41 +5,24 @@
 // the health checks in it, opens none. Besides its endpoints a host holds its persistent shells (two at most) and
 // one journal follow: a worker host with four servers stays within 8; the router's host, with its API and
 // metrics ports beside four workers, holds 9.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { createApp } from '../../src/main/compose';
-import { startDemoFleet } from '../../src/main/demo/fleet';
+import { expect, it } from 'vitest';
 import type { Observation } from '../../src/shared/domain';
 import { manualClock } from '../demo/helpers';
+import { fleetApps } from '../support/fleet-app';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const openFleetApp = fleetApps('fleet-channels');
 
 it('keeps one channel per HTTP endpoint and opens none in steady rounds', async () => {
-  const fleet = await startDemoFleet({
-    clock: manualClock(),
-    seed: 7,
-    historyMs: 5 * 60_000,
-    shape: { hosts: 2, prefill: 2, decode: 6 },
-  });
-  const dir = mkdtempSync(join(tmpdir(), 'pd-fleet-channels-'));
-  cleanups.push(async () => {
-    await fleet.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const files = await fleet.writeSshConfig(join(dir, 'home'));
   // Recording on, as by default: its journal follow is one of each host's channels.
-  const app = createApp({
-    shell: 'browser',
-    intervalMs: 250,
-    dataDir: join(dir, 'data'),
-    homeDir: files.home,
+  const { fleet, app } = await openFleetApp({
+    fleet: {
+      clock: manualClock(),
+      seed: 7,
+      historyMs: 5 * 60_000,
+      shape: { hosts: 2, prefill: 2, decode: 6 },
+    },
+    app: { intervalMs: 250 },
   });
-  cleanups.push(() => app.shutdown());
   await app.handlers.connectHost({ host: { id: 'gpu-a', label: 'gpu-a', kind: 'ssh', alias: 'gpu-a' } });
 
   const rounds = (n: number, what: string, ok: (o: Observation) => boolean = () => true): Promise<void> =>

@@ -2,32 +2,24 @@
 // opened by the app as an operator's fleet is (connectHost on the router's host through the written ssh
 // config): every worker found on its host by the router's list, one SSH connection per host, and each
 // worker's KV exactly the simulation's. The default 3-host fleet keeps its hand-laid layout (its own tests).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { createApp } from '../../src/main/compose';
+import { expect, it } from 'vitest';
 import { startDemoFleet } from '../../src/main/demo/fleet';
 import { fleetShapeProblem } from '../../src/main/demo/topology';
 import type { Observation } from '../../src/shared/domain';
 import { manualClock } from '../demo/helpers';
+import { fleetApps } from '../support/fleet-app';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const openFleetApp = fleetApps('scaled-fleet');
 
 it('opens 32 workers on 8 hosts with one connection per host, each worker at its true KV', async () => {
-  const fleet = await startDemoFleet({
-    clock: manualClock(),
-    seed: 5,
-    historyMs: 5 * 60_000,
-    shape: { hosts: 8, prefill: 8, decode: 24 },
-  });
-  const dir = mkdtempSync(join(tmpdir(), 'pd-scaled-fleet-'));
-  cleanups.push(async () => {
-    await fleet.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const { fleet, app } = await openFleetApp({
+    fleet: {
+      clock: manualClock(),
+      seed: 5,
+      historyMs: 5 * 60_000,
+      shape: { hosts: 8, prefill: 8, decode: 24 },
+    },
+    app: { intervalMs: 500, record: false },
   });
   expect(fleet.fallback).toBeNull();
   expect(fleet.hosts.map((h) => `${h.name} ${h.address}`)).toEqual(
@@ -44,15 +36,6 @@ it('opens 32 workers on 8 hosts with one connection per host, each worker at its
     expect(gpus.sort(), h.name).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   }
 
-  const files = await fleet.writeSshConfig(join(dir, 'home'));
-  const app = createApp({
-    shell: 'browser',
-    intervalMs: 500,
-    dataDir: join(dir, 'data'),
-    record: false,
-    homeDir: files.home,
-  });
-  cleanups.push(() => app.shutdown());
   const s = await app.handlers.connectHost({
     host: { id: 'gpu-a', label: 'gpu-a', kind: 'ssh', alias: 'gpu-a' },
   });

@@ -2,35 +2,19 @@
 // decode-2 spans gpu-b (node rank 0) and gpu-c (node rank 1) in the demo fleet — each line labelled with the
 // host it was read on and the node rank, in time order; the role form keeps working; an unknown worker is
 // refused with the ones there are.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/main/compose';
-import { startDemoFleet, type DemoFleet } from '../../src/main/demo/fleet';
+import { expect, it } from 'vitest';
+import type { App } from '../../src/main/compose';
+import type { DemoFleet } from '../../src/main/demo/fleet';
 import { manualClock } from '../demo/helpers';
+import { fleetApps } from '../support/fleet-app';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const openFleetApp = fleetApps('worker-journal');
 
 async function setup(): Promise<{ app: App; fleet: DemoFleet; id: string }> {
-  const fleet = await startDemoFleet({ clock: manualClock(), seed: 5, historyMs: 10 * 60_000 });
-  const dir = mkdtempSync(join(tmpdir(), 'pd-worker-journal-'));
-  cleanups.push(async () => {
-    await fleet.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const { fleet, app } = await openFleetApp({
+    fleet: { clock: manualClock(), seed: 5, historyMs: 10 * 60_000 },
+    app: { intervalMs: 300, record: false },
   });
-  const files = await fleet.writeSshConfig(join(dir, 'home'));
-  const app = createApp({
-    shell: 'browser',
-    intervalMs: 300,
-    dataDir: join(dir, 'data'),
-    record: false,
-    homeDir: files.home,
-  });
-  cleanups.push(() => app.shutdown());
   const s = await app.handlers.connectHost({
     host: { id: 'gpu-a', label: 'gpu-a', kind: 'ssh', alias: 'gpu-a' },
   });

@@ -3,10 +3,10 @@
 // ssh2's forwardOut throws "Not connected" once the client is closed. The fleet-scale benchmark died of it
 // when a deployment closed mid-scrape. The agent must answer through the callback instead.
 import { afterEach, expect, it } from 'vitest';
-import { Client } from 'ssh2';
 import type { Duplex } from 'node:stream';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
 import { ForwardingAgent, httpGet } from '../../src/main/core/ssh/http-agent';
+import { connect } from '../demo/helpers';
 
 let demo: DemoHost | undefined;
 afterEach(async () => {
@@ -15,17 +15,7 @@ afterEach(async () => {
 
 it('fails a tunnel asked for after the link dropped through its callback, never by throwing', async () => {
   demo = await startDemoHost({});
-  const c = new Client();
-  await new Promise<void>((resolve, reject) => {
-    c.once('ready', () => resolve());
-    c.once('error', reject);
-    c.connect({
-      host: demo!.host,
-      port: demo!.port,
-      username: demo!.username,
-      privateKey: demo!.clientPrivateKey,
-    });
-  });
+  const c = await connect(demo);
   const agent = new ForwardingAgent(c, 'demo');
   const url = new URL(demo.deployment.services.find((s) => s.role === 'decode')!.metricsUrl!);
   // The link works, then drops as a dead network drops it.

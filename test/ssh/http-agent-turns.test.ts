@@ -1,9 +1,10 @@
 // One forwarded channel per HTTP endpoint: requests to one server take turns on it, and a channel that dies is
 // replaced. Against the demo host's SSH server, which counts the direct-tcpip channels it was asked for.
 import { afterEach, expect, it } from 'vitest';
-import { Client } from 'ssh2';
+import type { Client } from 'ssh2';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
 import { ForwardingAgent, httpGet } from '../../src/main/core/ssh/http-agent';
+import { connect } from '../demo/helpers';
 
 let demo: DemoHost | undefined;
 let client: Client | undefined;
@@ -14,17 +15,7 @@ afterEach(async () => {
 
 async function agentOnDemo(): Promise<{ agent: ForwardingAgent; decode: string }> {
   demo = await startDemoHost({});
-  const c = (client = new Client());
-  await new Promise<void>((resolve, reject) => {
-    c.once('ready', () => resolve());
-    c.once('error', reject);
-    c.connect({
-      host: demo!.host,
-      port: demo!.port,
-      username: demo!.username,
-      privateKey: demo!.clientPrivateKey,
-    });
-  });
+  const c = (client = await connect(demo));
   const s = demo.deployment.services.find((x) => x.role === 'decode')!;
   return { agent: new ForwardingAgent(c, 'demo'), decode: s.apiUrl };
 }
