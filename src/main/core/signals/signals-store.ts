@@ -9,7 +9,13 @@ import type {
   SeriesResult,
   SignalMissing,
 } from '@shared/contract';
-import type { KvUsage, Observation, Role, ServiceObservation } from '@shared/domain';
+import {
+  serviceId,
+  type KvUsage,
+  type Observation,
+  type Role,
+  type ServiceObservation,
+} from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
 import { combineWorkers } from './fleet-aggregate';
 import { ColumnRing } from './column-ring';
@@ -210,7 +216,7 @@ export class SignalsStore {
       const group = scopedGroup(s.role, id);
       // A worker's row is its host's poll, where its scrape was written (ingest at that poll's ts): the merged
       // observation's ts is the newest host's, and writing there would open a row holding no scrape value.
-      const ts = polledAt(s, obs.ts);
+      const ts = s.polledAt ?? obs.ts;
       const values = serviceValues(s);
       if (s.kv) {
         Object.assign(values, this.kvValues(d, s.role, s.kv));
@@ -239,7 +245,7 @@ export class SignalsStore {
     }
     for (const [role, list] of roles) {
       // The only router is written whole by its scrape and here: its aggregate is itself.
-      const values: Record<string, number | null> = aggregateValues(list);
+      const values = aggregateValues(list);
       if (role !== 'router') {
         Object.assign(values, combineWorkers(scraped.get(role) ?? []));
         const withKv = list.filter((s) => s.kv);
@@ -267,11 +273,8 @@ export class SignalsStore {
         } else values.kv_ratio = null;
       }
       // The router's role series is also written by its own scrape (ingest, scope 'router'): the same row.
-      const router = role === 'router' ? list.find((s) => (s.id ?? s.role) === 'router') : undefined;
-      Object.assign(
-        merged,
-        this.write(d, role, router ? polledAt(router, obs.ts) : obs.ts, prefixed(role, values)),
-      );
+      const router = role === 'router' ? list.find((s) => serviceId(s) === 'router') : undefined;
+      Object.assign(merged, this.write(d, role, router?.polledAt ?? obs.ts, prefixed(role, values)));
       if (role !== 'router') {
         const ttf = this.timeToFull(d, role, `${role}.kv_ratio`, obs.ts);
         Object.assign(merged, this.write(d, role, obs.ts, { [`${role}.kv_ttf_s`]: ttf }));
@@ -466,7 +469,6 @@ const scoped = (key: string, scope: string | undefined): string =>
 const scopedGroup = (group: string, scope: string | undefined): string =>
   scope === undefined ? group : `${group}@${scope}`;
 
-/** What systemd, /health and the scrape outcome of one service say, as values. */
 /** A worker group's values in its row at `ts` by signal name (`running`); empty when it has no such row. */
 function rowAt(ring: ColumnRing | undefined, ts: number, prefix: number): Record<string, number> {
   const out: Record<string, number> = {};
@@ -478,11 +480,7 @@ function rowAt(ring: ColumnRing | undefined, ts: number, prefix: number): Record
   return out;
 }
 
-/** When the service's host polled it (its scrape's ts); `fallback` for a service with no poll of its own. */
-function polledAt(s: ServiceObservation, fallback: number): number {
-  return s.polledAt ?? fallback;
-}
-
+/** What systemd, /health and the scrape outcome of one service say, as values. */
 function serviceValues(s: ServiceObservation): Record<string, number | null> {
   const values: Record<string, number | null> = {};
   if (s.systemd) {
