@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Client } from 'ssh2';
 import { systemClock } from '../clock';
+import { Semaphore } from './semaphore';
 
 export class ForwardingAgent extends http.Agent {
   constructor(
@@ -19,7 +20,8 @@ export class ForwardingAgent extends http.Agent {
     super({ keepAlive: true, maxSockets: 1, maxFreeSockets: 1, keepAliveMsecs: 15_000 });
   }
 
-  private readonly turns = new Map<string, Promise<unknown>>();
+  /** One turn at a time per endpoint: a semaphore of one for each endpoint this agent has talked to. */
+  private readonly turns = new Map<string, Semaphore>();
 
   /**
    * Runs `exchange` once every exchange started earlier with the same endpoint has settled. The turns are ours,
@@ -29,17 +31,9 @@ export class ForwardingAgent extends http.Agent {
    * endpoint means Node only ever reuses the free channel or opens one.
    */
   inTurn<T>(endpoint: string, exchange: () => Promise<T>): Promise<T> {
-    const before = this.turns.get(endpoint);
-    const mine = (before ?? Promise.resolve()).then(exchange, exchange);
-    const settled = mine.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.turns.set(endpoint, settled);
-    void settled.then(() => {
-      if (this.turns.get(endpoint) === settled) this.turns.delete(endpoint);
-    });
-    return mine;
+    let turn = this.turns.get(endpoint);
+    if (!turn) this.turns.set(endpoint, (turn = new Semaphore(1)));
+    return turn.run(exchange);
   }
 
   override createConnection(
