@@ -100,13 +100,14 @@ async function main(): Promise<void> {
     demoRouterEra: args.demoEras.router,
   });
   const core = app.core;
-  const server = await startWebServer({
-    handlers: app.handlers,
-    bus: core,
-    rendererDir,
-    port: args.port,
-    token,
-  });
+  let server: Awaited<ReturnType<typeof startWebServer>>;
+  try {
+    server = await startWebServer({ handlers: app.handlers, bus: core, rendererDir, port: args.port, token });
+  } catch (err) {
+    process.stderr.write(`pd-console web: ${(err as Error).message}\n`);
+    await app.shutdown().catch(() => undefined);
+    process.exit(1);
+  }
   process.stdout.write(`PD Console (browser mode) is serving on 127.0.0.1:${server.port}\n`);
   process.stdout.write(`${server.url}\n`);
   if (args.demo) {

@@ -194,7 +194,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   }
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, opts.port ?? 0)));
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
   port = (server.address() as { port: number }).port;
@@ -248,4 +248,19 @@ function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Node's listen errors in words an operator can act on: which port, why, and what to pass instead. */
+function listenError(err: NodeJS.ErrnoException, port: number): Error {
+  const where = `127.0.0.1:${port}`;
+  if (err.code === 'EADDRINUSE')
+    return new Error(
+      `${where} is already in use (another PD Console, or another program): stop it, or pass another --port ` +
+        '(leave --port out to take a free one)',
+    );
+  if (err.code === 'EACCES')
+    return new Error(
+      `not allowed to listen on ${where}: ports below 1024 need privileges; pass --port 1024 or above`,
+    );
+  return new Error(`cannot listen on ${where}: ${err.message}`);
 }
