@@ -15,7 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { GCProfiler, getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { createApp } from '../src/main/compose';
 import type { CoreOptions } from '../src/main/core/core';
 import type { ChannelCounts } from './support/demo-host-main';
@@ -174,6 +174,34 @@ interface Span {
   gc: Record<string, { n: number; ms: number }>;
   /** Old-generation growth per second when no major GC ran in the span (what scavenges promoted). */
   promotedKBs: number | null;
+  /** JS heap bytes allocated per second, garbage included: what the GCs found used minus what the last one left. */
+  allocatedKBs: number;
+}
+
+interface GcStat {
+  beforeGC: { heapStatistics: { usedHeapSize: number } };
+  afterGC: { heapStatistics: { usedHeapSize: number } };
+}
+
+/**
+ * Bytes allocated on the JS heap while `stop` had not been called, from V8's own per-GC heap figures (no sampling
+ * profiler, so nothing slows the core down): before each GC the heap holds what the previous one left plus what
+ * was allocated since.
+ */
+function watchAllocation(): () => number {
+  const profiler = new GCProfiler();
+  const used0 = getHeapStatistics().used_heap_size;
+  profiler.start();
+  return () => {
+    const stats = (profiler.stop()?.statistics ?? []) as unknown as GcStat[];
+    let left = used0;
+    let bytes = 0;
+    for (const g of stats) {
+      bytes += Math.max(0, g.beforeGC.heapStatistics.usedHeapSize - left);
+      left = g.afterGC.heapStatistics.usedHeapSize;
+    }
+    return bytes + Math.max(0, getHeapStatistics().used_heap_size - left);
+  };
 }
 
 interface Measured {
@@ -189,6 +217,7 @@ interface Measured {
 function startSpan(): () => Span {
   const ticks0 = threadTicks();
   const gc = watchGc();
+  const allocation = watchAllocation();
   const old0 = oldBytes();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -197,6 +226,7 @@ function startSpan(): () => Span {
     const wallMs = performance.now() - t0;
     const ticks1 = threadTicks();
     const gcs = gc();
+    const allocated = allocation();
     const s = wallMs / 1000;
     return {
       wallMs,
@@ -207,6 +237,7 @@ function startSpan(): () => Span {
       others: ticks0 && ticks1 ? ((ticks1.others - ticks0.others) * 10) / s : null,
       gc: Object.fromEntries(gcs),
       promotedKBs: gcs.has('major') ? null : (oldBytes() - old0) / 1024 / s,
+      allocatedKBs: allocated / 1024 / s,
     };
   };
 }
@@ -278,6 +309,7 @@ function measureBundled(): Measured {
     '--external:electron',
     '--external:cpu-features',
     '--loader:.node=file',
+    '--asset-names=.core-cpu-bundled-[name]-[hash]',
     `--outfile=${bundle}`,
   ];
   try {
@@ -301,8 +333,9 @@ function measureBundled(): Measured {
       throw new Error(`the bundled core-cpu run failed (exit ${run.status}): ${out.slice(0, 200)}`);
     return JSON.parse(out) as Measured;
   } finally {
-    rmSync(bundle, { force: true });
-    rmSync(`${bundle}.map`, { force: true });
+    // The bundle and the native addons esbuild copied beside it.
+    for (const f of readdirSync(__dirname))
+      if (f.startsWith('.core-cpu-bundled')) rmSync(join(__dirname, f), { force: true });
   }
 }
 
@@ -338,13 +371,14 @@ function total(ws: Span[]): Span {
     others: avg((w) => w.others),
     gc,
     promotedKBs: null,
+    allocatedKBs: avg((w) => w.allocatedKBs)!,
   };
 }
 
 function report(m: Measured): void {
   const all = total(m.windows);
-  const label = m.mode === 'bundled' ? 'bundled by esbuild, as shipped' : 'through tsx';
-  line(`core CPU of one 1P1D deployment at 1 Hz, ${label}`, `${(all.cpu / 10).toFixed(2)} % of a core`);
+  const label = m.mode === 'bundled' ? 'bundled, as shipped' : 'through tsx';
+  line(`core CPU, one 1P1D deployment at 1 Hz (${label})`, `${(all.cpu / 10).toFixed(2)} % of a core`);
   line(
     '  measured over',
     `${(all.wallMs / 1000).toFixed(0)} s in ${m.windows.length} windows, after a first ${(m.first.wallMs / 1000).toFixed(0)} s; recording ${process.env.BENCH_CORE_CPU_RECORD === '0' ? 'off' : 'on'}`,
@@ -368,6 +402,14 @@ function report(m: Measured): void {
   line(
     '  first window (opening the deployment): all / main / others',
     `${f1(m.first.cpu)} / ${f1(m.first.main)} / ${f1(m.first.others)} ms/s`,
+  );
+  line(
+    '  JS heap allocated, MB per 30 s (steady; first window)',
+    `${((all.allocatedKBs * 30) / 1024).toFixed(1)}; ${((m.first.allocatedKBs * 30) / 1024).toFixed(1)}`,
+  );
+  line(
+    '    spread over the windows, kB/s min / median / max',
+    spread(m.windows, (w) => w.allocatedKBs),
   );
   const minutes = all.wallMs / 60_000;
   for (const [kind, g] of Object.entries(all.gc).sort())
