@@ -2,20 +2,33 @@
 // process (as a real host is another machine), the core in this one connects to it over SSH and polls it —
 // metrics, systemd, health, GPUs, journals for the recorder — while this process's CPU time is measured over a
 // steady minute. Prints % of one core, and the SSH channels the host saw per minute per unit.
-import { spawn } from 'node:child_process';
+//
+// Repeated runs of one long window swung ±20–50 % (GC lands in one window or the next), so the measured time is
+// cut into windows and their spread printed, and the first minute (the deployment opening) apart from them.
+// The core runs twice: through tsx as the other benches do, and bundled by esbuild as the product ships it
+// (electron-vite bundles the main process) — tsx keeps every transformed module's source as strings on the JS
+// heap (≈ 25–30 MB here), which every major GC marks again, so its figure carries the harness's own GC cost.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { GCProfiler, getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { createApp } from '../src/main/compose';
 import type { CoreOptions } from '../src/main/core/core';
 import type { ChannelCounts } from './support/demo-host-main';
 
-const WARMUP_MS = Number(process.env.BENCH_CORE_CPU_WARMUP_MS ?? 15_000);
-const MEASURE_MS = Number(process.env.BENCH_CORE_CPU_MS ?? 60_000);
+/** The first window, measured apart: the deployment opening (series first seen, code cold, heap growing). */
+const WARMUP_MS = Number(process.env.BENCH_CORE_CPU_WARMUP_MS ?? 60_000);
+/** The steady state, cut into windows of WINDOW_MS whose spread is printed. */
+const MEASURE_MS = Number(process.env.BENCH_CORE_CPU_MS ?? 120_000);
+const WINDOW_MS = Number(process.env.BENCH_CORE_CPU_WINDOW_MS ?? 20_000);
+/** tsx, bundled or both (default): see the top of this file. */
+const MODE = process.env.BENCH_CORE_CPU_MODE ?? 'both';
+/** Set in the bundled child: print its figures as one JSON line for the parent instead of the report. */
+const AS_CHILD = process.env.BENCH_CORE_CPU_CHILD === '1';
 
 /** A .cpuprofile of the core over the measured window only (start-up and warm-up left out), for Chrome DevTools. */
 const PROFILE_TO = process.env.BENCH_CORE_CPU_PROFILE;
@@ -149,7 +162,90 @@ export async function remoteDemo(): Promise<RemoteDemo> {
   };
 }
 
-export async function runCoreCpuBench(): Promise<void> {
+/** One measured span of the core process: CPU per second of it, split by thread, and its GCs. */
+interface Span {
+  wallMs: number;
+  /** CPU ms per second: user + sys of the process, and (from /proc, Linux) main thread and the others. */
+  cpu: number;
+  user: number;
+  sys: number;
+  main: number | null;
+  others: number | null;
+  gc: Record<string, { n: number; ms: number }>;
+  /** Old-generation growth per second when no major GC ran in the span (what scavenges promoted). */
+  promotedKBs: number | null;
+  /** JS heap bytes allocated per second, garbage included: what the GCs found used minus what the last one left. */
+  allocatedKBs: number;
+}
+
+interface GcStat {
+  beforeGC: { heapStatistics: { usedHeapSize: number } };
+  afterGC: { heapStatistics: { usedHeapSize: number } };
+}
+
+/**
+ * Bytes allocated on the JS heap while `stop` had not been called, from V8's own per-GC heap figures (no sampling
+ * profiler, so nothing slows the core down): before each GC the heap holds what the previous one left plus what
+ * was allocated since.
+ */
+function watchAllocation(): () => number {
+  const profiler = new GCProfiler();
+  const used0 = getHeapStatistics().used_heap_size;
+  profiler.start();
+  return () => {
+    const stats = (profiler.stop()?.statistics ?? []) as unknown as GcStat[];
+    let left = used0;
+    let bytes = 0;
+    for (const g of stats) {
+      bytes += Math.max(0, g.beforeGC.heapStatistics.usedHeapSize - left);
+      left = g.afterGC.heapStatistics.usedHeapSize;
+    }
+    return bytes + Math.max(0, getHeapStatistics().used_heap_size - left);
+  };
+}
+
+interface Measured {
+  mode: string;
+  first: Span;
+  windows: Span[];
+  heapUsedMB: number;
+  externalMB: number;
+  load: number[];
+  channels: { before: ChannelCounts; after: ChannelCounts; wallMs: number };
+}
+
+function startSpan(): () => Span {
+  const ticks0 = threadTicks();
+  const gc = watchGc();
+  const allocation = watchAllocation();
+  const old0 = oldBytes();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  return () => {
+    const c = process.cpuUsage(cpu0);
+    const wallMs = performance.now() - t0;
+    const ticks1 = threadTicks();
+    const gcs = gc();
+    const allocated = allocation();
+    const s = wallMs / 1000;
+    return {
+      wallMs,
+      cpu: (c.user + c.system) / 1000 / s,
+      user: c.user / 1000 / s,
+      sys: c.system / 1000 / s,
+      main: ticks0 && ticks1 ? ((ticks1.main - ticks0.main) * 10) / s : null,
+      others: ticks0 && ticks1 ? ((ticks1.others - ticks0.others) * 10) / s : null,
+      gc: Object.fromEntries(gcs),
+      promotedKBs: gcs.has('major') ? null : (oldBytes() - old0) / 1024 / s,
+      allocatedKBs: allocated / 1024 / s,
+    };
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Opens the demo deployment, measures its first WARMUP_MS, then MEASURE_MS of steady state in windows. */
+async function measure(mode: string): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), 'pdc-core-cpu-'));
   let demo: RemoteDemo | undefined;
   const app = createApp({
@@ -160,82 +256,220 @@ export async function runCoreCpuBench(): Promise<void> {
     demoLauncher: async () => (demo = await remoteDemo()),
   });
   try {
+    const firstSpan = startSpan();
     const s = await app.core.openDemo({});
-    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    await sleep(WARMUP_MS);
+    const first = firstSpan();
     const ch0 = await demo!.channels();
     const profiler = PROFILE_TO ? await startProfile() : undefined;
     const heapProfiler = HEAP_PROFILE_TO ? await startHeapProfile() : undefined;
-    const ticks0 = threadTicks();
-    const gc = watchGc();
-    const old0 = oldBytes();
-    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, MEASURE_MS));
-    const cpu = process.cpuUsage(cpu0);
-    const wall = performance.now() - t0;
-    const ticks1 = threadTicks();
-    const gcs = gc();
-    const old1 = oldBytes();
+    const windows: Span[] = [];
+    for (let left = MEASURE_MS; left > 0; left -= WINDOW_MS) {
+      const span = startSpan();
+      await sleep(Math.min(WINDOW_MS, left));
+      windows.push(span());
+    }
+    const wallMs = performance.now() - t0;
     const ch1 = await demo!.channels();
     if (profiler && PROFILE_TO) await profiler(PROFILE_TO);
     if (heapProfiler && HEAP_PROFILE_TO) await heapProfiler(HEAP_PROFILE_TO);
-    const pct = ((cpu.user + cpu.system) / 1000 / wall) * 100;
-    const line = (label: string, v: string): void => void process.stdout.write(`${label.padEnd(64)}${v}\n`);
-    line(
-      'core CPU of one 1P1D deployment at 1 Hz (demo host in its own process)',
-      `${pct.toFixed(2)} % of a core`,
-    );
-    line(
-      '  of which user / system',
-      `${((cpu.user / 1000 / wall) * 100).toFixed(2)} / ${((cpu.system / 1000 / wall) * 100).toFixed(2)} %`,
-    );
-    line(
-      '  measured over',
-      `${(wall / 1000).toFixed(0)} s after ${WARMUP_MS / 1000} s of warm-up, recording ${process.env.BENCH_CORE_CPU_RECORD === '0' ? 'off' : 'on'}`,
-    );
-    line(
-      '  core process CPU time per second (user+sys)',
-      `${((cpu.user + cpu.system) / wall).toFixed(1)} ms/s (load average ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')})`,
-    );
-    if (ticks0 && ticks1)
-      line(
-        '  of which main thread / other threads (zlib, fs, GC helpers)',
-        `${(((ticks1.main - ticks0.main) * 10) / (wall / 1000)).toFixed(1)} / ${(
-          ((ticks1.others - ticks0.others) * 10) /
-          (wall / 1000)
-        ).toFixed(1)} ms/s`,
-      );
-    for (const [kind, g] of gcs)
-      line(
-        `  GC ${kind}: per minute, main-thread pause per second`,
-        `${((g.n * 60_000) / wall).toFixed(1)}, ${(g.ms / (wall / 1000)).toFixed(2)} ms/s`,
-      );
     const mem = process.memoryUsage();
-    line(
-      '  heap used / external (array buffers) at the end',
-      `${(mem.heapUsed / 1048576).toFixed(1)} / ${(mem.external / 1048576).toFixed(1)} MB`,
-    );
-    if (!gcs.has('major'))
-      line(
-        '  promoted to the old generation (no major GC ran)',
-        `${((old1 - old0) / 1024 / (wall / 1000)).toFixed(1)} kB/s`,
-      );
-    line('goal', '≤ 1 % of a core (issue 16; 3.7 % at e1788f1, the commit before the cut)');
-    line('SSH channels opened per minute (host process counts them)', '');
-    const perMin = (n: number): string => ((n * 60_000) / wall).toFixed(1);
-    const keys = [...new Set([...Object.keys(ch1.exec), ...Object.keys(ch0.exec)])].sort();
-    for (const k of keys) line(`  exec ${k}`, perMin((ch1.exec[k] ?? 0) - (ch0.exec[k] ?? 0)));
-    line('  direct-tcpip (HTTP)', perMin(ch1.tcpip - ch0.tcpip));
-    const shellKeys = [...new Set([...Object.keys(ch1.shell ?? {}), ...Object.keys(ch0.shell ?? {})])].sort();
-    if (shellKeys.length) line('Commands sent to persistent shells per minute (no channel each)', '');
-    for (const k of shellKeys) line(`  ${k}`, perMin((ch1.shell?.[k] ?? 0) - (ch0.shell?.[k] ?? 0)));
     await app.core.closeDeployment({ deploymentId: s.deployment.id });
+    return {
+      mode,
+      first,
+      windows,
+      heapUsedMB: mem.heapUsed / 1048576,
+      externalMB: mem.external / 1048576,
+      load: loadavg(),
+      channels: { before: ch0, after: ch1, wallMs },
+    };
   } finally {
     await app.shutdown();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The same measurement with the core bundled by esbuild (as electron-vite ships it), in a child process so its
+ * heap holds no tsx sources. The bundle sits in bench/ so its __dirname finds the demo host's entry as ours does.
+ */
+function measureBundled(): Measured {
+  const root = join(__dirname, '..');
+  const bundle = join(__dirname, '.core-cpu-bundled.cjs');
+  const esbuild = join(root, 'node_modules', '.bin', 'esbuild');
+  const args = [
+    join(__dirname, 'core-cpu.ts'),
+    '--bundle',
+    '--platform=node',
+    '--format=cjs',
+    '--log-level=warning',
+    `--alias:@shared=${join(root, 'src', 'shared')}`,
+    '--external:electron',
+    '--external:cpu-features',
+    '--loader:.node=file',
+    '--asset-names=.core-cpu-bundled-[name]-[hash]',
+    `--outfile=${bundle}`,
+  ];
+  try {
+    const built = spawnSync(esbuild, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (built.status !== 0)
+      throw new Error(`esbuild could not bundle bench/core-cpu.ts (exit ${built.status})`);
+    const env: NodeJS.ProcessEnv = { ...process.env, BENCH_CORE_CPU_CHILD: '1' };
+    // One profile per run is what the variables name: the in-process (tsx) run writes them when both run.
+    if (MODE === 'both') {
+      delete env.BENCH_CORE_CPU_PROFILE;
+      delete env.BENCH_CORE_CPU_HEAP_PROFILE;
+    }
+    const run = spawnSync(process.execPath, [bundle], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 16 << 20,
+    });
+    const out = run.stdout.toString().trim().split('\n').pop() ?? '';
+    if (run.status !== 0 || !out.startsWith('{'))
+      throw new Error(`the bundled core-cpu run failed (exit ${run.status}): ${out.slice(0, 200)}`);
+    return JSON.parse(out) as Measured;
+  } finally {
+    // The bundle and the native addons esbuild copied beside it.
+    for (const f of readdirSync(__dirname))
+      if (f.startsWith('.core-cpu-bundled')) rmSync(join(__dirname, f), { force: true });
+  }
+}
+
+const line = (label: string, v: string): void => void process.stdout.write(`${label.padEnd(64)}${v}\n`);
+const f1 = (n: number | null): string => (n === null ? '–' : n.toFixed(1));
+
+/** min / median / max of a figure over the steady windows. */
+function spread(ws: Span[], pick: (w: Span) => number | null): string {
+  const v = ws.map(pick).filter((x): x is number => x !== null);
+  if (!v.length) return '–';
+  v.sort((a, b) => a - b);
+  return `${f1(v[0])} / ${f1(v[v.length >> 1])} / ${f1(v[v.length - 1])}`;
+}
+
+/** The whole steady state as one span (windows weighted by their length). */
+function total(ws: Span[]): Span {
+  const wall = ws.reduce((a, w) => a + w.wallMs, 0);
+  const avg = (pick: (w: Span) => number | null): number | null =>
+    ws.some((w) => pick(w) === null) ? null : ws.reduce((a, w) => a + pick(w)! * w.wallMs, 0) / wall;
+  const gc: Span['gc'] = {};
+  for (const w of ws)
+    for (const [k, g] of Object.entries(w.gc)) {
+      const t = (gc[k] ??= { n: 0, ms: 0 });
+      t.n += g.n;
+      t.ms += g.ms;
+    }
+  return {
+    wallMs: wall,
+    cpu: avg((w) => w.cpu)!,
+    user: avg((w) => w.user)!,
+    sys: avg((w) => w.sys)!,
+    main: avg((w) => w.main),
+    others: avg((w) => w.others),
+    gc,
+    promotedKBs: null,
+    allocatedKBs: avg((w) => w.allocatedKBs)!,
+  };
+}
+
+function report(m: Measured): void {
+  const all = total(m.windows);
+  const label = m.mode === 'bundled' ? 'bundled, as shipped' : 'through tsx';
+  line(`core CPU, one 1P1D deployment at 1 Hz (${label})`, `${(all.cpu / 10).toFixed(2)} % of a core`);
+  line(
+    '  measured over',
+    `${(all.wallMs / 1000).toFixed(0)} s in ${m.windows.length} windows, after a first ${(m.first.wallMs / 1000).toFixed(0)} s; recording ${process.env.BENCH_CORE_CPU_RECORD === '0' ? 'off' : 'on'}`,
+  );
+  line(
+    '  steady CPU ms/s (user+sys): all / main thread / other threads',
+    `${f1(all.cpu)} / ${f1(all.main)} / ${f1(all.others)} (user ${f1(all.user)}, sys ${f1(all.sys)})`,
+  );
+  line(
+    '  spread over the windows, min / median / max: total',
+    spread(m.windows, (w) => w.cpu),
+  );
+  line(
+    '    main thread (JS, scavenges, GC finalisation)',
+    spread(m.windows, (w) => w.main),
+  );
+  line(
+    '    other threads (V8 concurrent GC and compiler, libuv pool)',
+    spread(m.windows, (w) => w.others),
+  );
+  line(
+    '  first window (opening the deployment): all / main / others',
+    `${f1(m.first.cpu)} / ${f1(m.first.main)} / ${f1(m.first.others)} ms/s`,
+  );
+  line(
+    '  JS heap allocated, MB per 30 s (steady; first window)',
+    `${((all.allocatedKBs * 30) / 1024).toFixed(1)}; ${((m.first.allocatedKBs * 30) / 1024).toFixed(1)}`,
+  );
+  line(
+    '    spread over the windows, kB/s min / median / max',
+    spread(m.windows, (w) => w.allocatedKBs),
+  );
+  const minutes = all.wallMs / 60_000;
+  for (const [kind, g] of Object.entries(all.gc).sort())
+    line(
+      `  GC ${kind}: per minute, main-thread pause per second`,
+      `${(g.n / minutes).toFixed(1)}, ${(g.ms / (all.wallMs / 1000)).toFixed(2)} ms/s`,
+    );
+  const promoted = m.windows.map((w) => w.promotedKBs).filter((x): x is number => x !== null);
+  if (promoted.length)
+    line(
+      '  promoted to the old generation (windows without a major GC)',
+      `${f1(promoted.reduce((a, x) => a + x, 0) / promoted.length)} kB/s`,
+    );
+  line(
+    '  heap used / external (array buffers) at the end',
+    `${m.heapUsedMB.toFixed(1)} / ${m.externalMB.toFixed(1)} MB (load average ${m.load.map((l) => l.toFixed(2)).join(' ')})`,
+  );
+}
+
+function reportChannels(c: Measured['channels']): void {
+  const { before: ch0, after: ch1, wallMs } = c;
+  line('SSH channels opened per minute (host process counts them)', '');
+  const perMin = (n: number): string => ((n * 60_000) / wallMs).toFixed(1);
+  const keys = [...new Set([...Object.keys(ch1.exec), ...Object.keys(ch0.exec)])].sort();
+  for (const k of keys) line(`  exec ${k}`, perMin((ch1.exec[k] ?? 0) - (ch0.exec[k] ?? 0)));
+  line('  direct-tcpip (HTTP)', perMin(ch1.tcpip - ch0.tcpip));
+  const shellKeys = [...new Set([...Object.keys(ch1.shell ?? {}), ...Object.keys(ch0.shell ?? {})])].sort();
+  if (shellKeys.length) line('Commands sent to persistent shells per minute (no channel each)', '');
+  for (const k of shellKeys) line(`  ${k}`, perMin((ch1.shell?.[k] ?? 0) - (ch0.shell?.[k] ?? 0)));
+}
+
+export async function runCoreCpuBench(): Promise<void> {
+  if (AS_CHILD) {
+    process.stdout.write(`${JSON.stringify(await measure('bundled'))}\n`);
+    return;
+  }
+  if (!['tsx', 'bundled', 'both'].includes(MODE))
+    throw new Error(`BENCH_CORE_CPU_MODE must be tsx, bundled or both, got "${MODE}"`);
+  const runs: Measured[] = [];
+  if (MODE !== 'bundled') {
+    runs.push(await measure('tsx'));
+    report(runs[runs.length - 1]);
+  }
+  if (MODE !== 'tsx') {
+    runs.push(measureBundled());
+    report(runs[runs.length - 1]);
+  }
+  if (runs.length === 2) {
+    const [a, b] = runs.map((r) => total(r.windows));
+    line('side by side, steady figures (tsx | bundled): CPU ms/s', `${f1(a.cpu)} | ${f1(b.cpu)}`);
+    line('  main thread, ms/s', `${f1(a.main)} | ${f1(b.main)}`);
+    line('  other threads, ms/s', `${f1(a.others)} | ${f1(b.others)}`);
+    line(
+      '  JS heap allocated, MB per 30 s',
+      `${f1((a.allocatedKBs * 30) / 1024)} | ${f1((b.allocatedKBs * 30) / 1024)}`,
+    );
+    line('  (tsx keeps its transformed sources on the heap, which its major GCs mark again)', '');
+  }
+  line('goal', '≤ 1 % of a core = 10 ms/s (issue 16; 3.7 % at e1788f1, 4.3 % = 43.1 ms/s at 87562bc, tsx)');
+  reportChannels(runs[0].channels);
 }
 
 if (require.main === module) void runCoreCpuBench().then(() => process.exit(0));

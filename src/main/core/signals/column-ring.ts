@@ -2,6 +2,10 @@
 // Columns are created when a key first reports, so a signal an older server never exposes costs nothing.
 // 24 h at 1 s is 86,400 rows: one Float64Array for time and a Float32Array per column (≈ 340 KB each;
 // float32 keeps token counts exact below 16.7 M and rates to 7 digits, which is all a chart shows).
+// The arrays start at GROW_ROWS rows and double up to the capacity as rows arrive: a fresh deployment's
+// hundreds of columns would otherwise hold ~100 MB of NaN outside the JS heap, which V8 counts towards
+// scheduling its major GCs. Until the ring is full nothing wraps (start stays 0), so a shorter array
+// answers the same physical indexes.
 // NaN marks a gap. Rows only move forward in time: a clock that jumps back cannot scramble the axis.
 
 /**
@@ -22,8 +26,11 @@ export interface BlockSummaries {
 
 export const BLOCK_ROWS = 32;
 
+/** Rows the arrays hold at first (an hour at 1 s); they double from there up to the capacity. */
+export const GROW_ROWS = 4096;
+
 export class ColumnRing {
-  private readonly t: Float64Array;
+  private t: Float64Array;
   private readonly cols: Map<string, Float32Array>;
   private start = 0;
   private count = 0;
@@ -45,8 +52,13 @@ export class ColumnRing {
       return;
     }
     if (!(capacity >= 2)) throw new RangeError(`ColumnRing capacity must be ≥ 2, got ${capacity}`);
-    this.t = new Float64Array(capacity);
+    this.t = new Float64Array(Math.min(capacity, GROW_ROWS));
     this.cols = new Map();
+  }
+
+  /** Rows the arrays hold now (≤ capacity): what the ring costs in memory. */
+  get allocatedRows(): number {
+    return this.t.length;
   }
 
   /**
@@ -174,6 +186,7 @@ export class ColumnRing {
   }
 
   private appendRow(t: number): number {
+    if (this.count === this.t.length && this.count < this.capacity) this.grow();
     const i = this.phys(this.count);
     this.appended++;
     if (this.count < this.capacity) this.count++;
@@ -186,10 +199,23 @@ export class ColumnRing {
     return i;
   }
 
+  /** Doubles every array (up to the capacity); only called while start is 0, so rows keep their indexes. */
+  private grow(): void {
+    const rows = Math.min(this.capacity, this.t.length * 2);
+    const t = new Float64Array(rows);
+    t.set(this.t);
+    this.t = t;
+    for (const [key, c] of this.cols) {
+      const n = new Float32Array(rows).fill(NaN);
+      n.set(c);
+      this.cols.set(key, n);
+    }
+  }
+
   private column(key: string): Float32Array {
     let c = this.cols.get(key);
     if (!c) {
-      c = new Float32Array(this.capacity).fill(NaN);
+      c = new Float32Array(this.t.length).fill(NaN);
       this.cols.set(key, c);
     }
     return c;

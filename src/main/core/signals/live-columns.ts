@@ -112,6 +112,9 @@ export class LiveColumns {
    * order, so a caller can skip comparing them.
    */
   seriesGeneration = 0;
+  /** The series grouped by name (names as the series map first meets them), as of `groupsGeneration`. */
+  private groups: LiveSeries[][] = [];
+  private groupsGeneration = -1;
 
   constructor(private readonly opts: LiveColumnsOptions) {
     this.maxSeries = opts.maxSeries ?? 5000;
@@ -181,7 +184,6 @@ export class LiveColumns {
     let timesRow = -1;
     let timesLength = -1;
     let times = a.times;
-    const newestByName = new Map<string, AlignedSeries[]>();
     for (const s of this.series.values()) {
       const p = s.points;
       const m = p.length;
@@ -207,16 +209,28 @@ export class LiveColumns {
       aligned.v = p.v.subarray(p.start, p.end);
       seedPrepared(aligned, times, p.prefix.subarray(p.start, p.end));
       cols.add(aligned);
-      let list = newestByName.get(s.name);
-      if (!list) newestByName.set(s.name, (list = []));
-      if (p.rows[p.end - 1] === newestRow) list.push(s.newest);
     }
     // The newest row's columns, in the order tailColumns would list them: names as the full columns first
     // meet them, each name's series in order, only the series with a value in that row.
     const newest = new TargetColumns(target, a.times.subarray(a.end - 1, a.end));
-    for (const list of newestByName.values()) for (const x of list) newest.add(x);
+    for (const list of this.groupsByName())
+      for (const s of list) if (s.points.rows[s.points.end - 1] === newestRow) newest.add(s.newest);
     cols.newest = newest;
     return cols;
+  }
+
+  /** The series grouped by name; rebuilt only when a series came or went (the map's order moves only then). */
+  private groupsByName(): LiveSeries[][] {
+    if (this.groupsGeneration === this.seriesGeneration) return this.groups;
+    const byName = new Map<string, LiveSeries[]>();
+    for (const s of this.series.values()) {
+      const list = byName.get(s.name);
+      if (list) list.push(s);
+      else byName.set(s.name, [s]);
+    }
+    this.groups = [...byName.values()];
+    this.groupsGeneration = this.seriesGeneration;
+    return this.groups;
   }
 
   private prune(from: number): void {
