@@ -32,7 +32,7 @@ import { HostsService } from './core/services/hosts';
 import { DashboardService } from './core/services/dashboard';
 import { RestartService } from './core/services/restart';
 import { RollService } from './core/services/roll';
-import { coreRollDeployments } from './core/services/roll-deployments';
+import { rollDeploymentsOf } from './core/services/roll-deployments';
 import { ReviewService } from './core/services/review';
 import { SettingsService } from './core/services/settings';
 import { HistoryService } from './core/services/history';
@@ -166,7 +166,7 @@ export function createApp(opts: AppOptions): App {
   const roll = new RollService(
     core,
     restart,
-    coreRollDeployments(core, (host) => deploymentClock(core, host)),
+    rollDeploymentsOf(core.deployments, (host) => deploymentClock(core, host)),
   );
   const discovery = new DiscoveryService(core, (hostId) => settings.discoveryChoices(hostId));
   const prometheus = new PrometheusService(core, { secrets: opts.secrets });

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AppEvent } from '../../src/shared/domain';
 import { RollService } from '../../src/main/core/services/roll';
-import { coreRollDeployments } from '../../src/main/core/services/roll-deployments';
+import { rollDeploymentsOf } from '../../src/main/core/services/roll-deployments';
 import { rollEnded } from '../support/roll-ended';
 import { firstScrape, openFixture, type Fixture } from './demo-fixture';
 
@@ -20,7 +20,7 @@ async function open(opts: Parameters<typeof openFixture>[0] = {}): Promise<Fixtu
   const roll = new RollService(
     fx.core,
     fx.restart,
-    coreRollDeployments(fx.core, () => fx.clock),
+    rollDeploymentsOf(fx.core.deployments, () => fx.clock),
     {
       pollMs: 1000,
       minRealGapMs: 20,

@@ -12,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliCaptured, type CliRun } from './run-on-app';
 import { keygen, startSshd, sshdUnavailableReason, type Sshd } from '../fixtures/sshd';
 import { answerSystemctl, router, server, type FakeUnit } from '../discovery/fleet-units';
+import { Core } from '../../src/main/core/core';
+import { fleetStatus } from '../../src/main/cli/fleet-status';
+import { hostFromArg } from '../../src/main/cli/main';
 
 const skip = sshdUnavailableReason();
 if (skip) console.warn(`[skipped] fleet status against real sshd hosts: ${skip}`);
@@ -254,6 +257,34 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     expect(accepted(a) - beforeA).toBe(1);
     expect(accepted(b) - beforeB).toBe(1);
     expect(accepted(c) - beforeC).toBe(1);
+  });
+
+  it('reads the fleet through a core, as the app does: opened there as one deployment, observed, then closed', async () => {
+    const core = new Core({ shell: 'cli', version: 'test' });
+    const opened: Array<{ deploymentId: string; workers: number }> = [];
+    const closed: string[] = [];
+    const observedIn = new Set<string>();
+    core.hooks.on('opened', (e) =>
+      opened.push({ deploymentId: e.deploymentId, workers: e.deployment.services.length }),
+    );
+    core.hooks.on('closed', (e) => closed.push(e.deploymentId));
+    core.on('observation', (o) => observedIn.add(o.deploymentId));
+    let out = '';
+    const code = await fleetStatus(
+      { origin: hostFromArg('gpu-a'), addHosts: [], json: true, sshHome: home, core },
+      { stdout: (t) => void (out += t) },
+    );
+    expect(code).not.toBe('single-host');
+    expect(opened).toEqual([{ deploymentId: 'gpu-a', workers: expect.any(Number) }]);
+    expect(opened[0].workers).toBeGreaterThanOrEqual(3);
+    expect([...observedIn]).toEqual(['gpu-a']);
+    expect(closed).toEqual(['gpu-a']);
+    expect(await core.listDeployments()).toEqual([]);
+    // The same report the command prints.
+    const viaCli = await cli(['status', '--host', 'gpu-a', '--json'], home);
+    const strip = (j: string) =>
+      JSON.parse(j).services.map((x: { url: string; unit: string }) => [x.url, x.unit]);
+    expect(strip(out)).toEqual(strip(viaCli.out));
   });
 
   it('the other node connects from an address no alias resolves to: the worker names it and the lines to add', async () => {

@@ -1,20 +1,29 @@
-// `pd-console status` reads a fleet the way the app watches it: the discovered fleet opened as a
-// LiveDeployment (one monitor per host on the links discovery used, merged into one observation per round, as
-// core/fleet/live-deployment.ts does for the app), and its first complete merged observation turned into the
-// per-unit and per-server readings the report is made of. So the CLI and the app show one truth: the same
-// systemd, health and KV readings (extractKv, /server_info capacity) from the same code.
+// `pd-console status` reads a fleet the way the app watches it: the discovered fleet opened in a Core as one
+// deployment (Core.openFleet: a LiveDeployment with one monitor per host on the links discovery used, merged
+// into one observation per round), and its first complete merged observation turned into the per-unit and
+// per-server readings the report is made of. So the CLI and the app show one truth: the same path from links to
+// observations, the same systemd, health and KV readings (extractKv, /server_info capacity) from the same code.
 import type { HostConfig, Observation, ServiceConfig, ServiceObservation } from '@shared/domain';
 import type { Fleet } from '@shared/fleet';
 import { systemClock, type Clock } from '../core/clock';
+import { Core } from '../core/core';
 import type { HostLinkPool } from '../core/ssh/host-link-pool';
-import { LiveDeployment, type DeploymentLink } from '../core/fleet/live-deployment';
+import type { DeploymentLink } from '../core/fleet/live-deployment';
 import { fleetHostConfig, fleetServices } from '../core/fleet/fleet-config';
 import { serverKey, unitKey, type FleetReading, type ServerReading } from './fleet-probe';
+
+/** What the status needs of a core: open the fleet, hear its observations, close it. */
+export type FleetCore = Pick<Core, 'openFleet' | 'closeDeployment' | 'on' | 'off'>;
 
 export interface ObserveOptions {
   clock?: Clock;
   /** Longest wait for an observation in which every reachable service has been read (then the newest). */
   timeoutMs?: number;
+  /**
+   * The core to open the fleet in (a test's, or the app's); default a bare one of its own, with no recorder or
+   * other service listening, so a status leaves no session behind.
+   */
+  core?: FleetCore;
 }
 
 export async function observeFleet(
@@ -36,28 +45,31 @@ export async function observeFleet(
         links.push({ host, conn: null, unreachable: (err as Error).message });
       }
   }
-  const config = { id: origin.id, name: `${origin.label} fleet`, services };
   const clock = opts.clock ?? systemClock;
-  const live = new LiveDeployment({ host: origin, config, links, fleet, clock });
+  const core = opts.core ?? new Core({ shell: 'cli', version: 'status', clock });
+  const summary = core.openFleet(origin, { name: `${origin.label} fleet`, services }, links, fleet);
+  const id = summary.deployment.id;
+  let onObservation: ((o: Observation) => void) | null = null;
   try {
     const obs = await new Promise<Observation>((resolve) => {
       let newest: Observation | undefined;
       const timer = clock.setTimeout(() => newest && resolve(newest), opts.timeoutMs ?? 20_000);
       let round = 0;
-      live.on('observation', (o) => {
+      onObservation = (o) => {
+        if (o.deploymentId !== id) return;
         newest = o;
-        if (complete(config.services, o, ++round)) {
+        if (complete(services, o, ++round)) {
           clock.clearTimeout(timer);
           resolve(o);
         }
-      });
-      live.startMonitors();
+      };
+      core.on('observation', onObservation);
     });
-    return readingOf(config.services, obs);
+    return readingOf(services, obs);
   } finally {
-    // The links are the pool's (closed by the caller): only the monitors stop here.
-    for (const l of links) l.conn?.removeAllListeners('status');
-    await live.dispose();
+    if (onObservation) core.off('observation', onObservation);
+    // Stops its monitors and the links it was given (the pool closes what is left).
+    await core.closeDeployment({ deploymentId: id });
   }
 }
 

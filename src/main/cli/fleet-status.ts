@@ -10,7 +10,7 @@ import { HostLinkPool } from '../core/ssh/host-link-pool';
 import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
 import { discoverFleet } from '../core/discovery/run-fleet-discovery';
 import { serverKey, unitKey, type FleetReading, type ServerReading } from './fleet-probe';
-import { observeFleet } from './fleet-observe';
+import { observeFleet, type FleetCore } from './fleet-observe';
 
 export interface FleetStatusOptions {
   origin: HostConfig;
@@ -20,6 +20,8 @@ export interface FleetStatusOptions {
   sshHome?: string;
   /** The pool to use (tests count links); default one made here and closed at the end. */
   pool?: HostLinkPool;
+  /** The core the fleet is opened in while it is read (see fleet-observe.ts); default a bare one. */
+  core?: FleetCore;
 }
 
 export interface FleetIo {
@@ -74,8 +76,8 @@ export async function fleetStatus(opts: FleetStatusOptions, io: FleetIo): Promis
     }
     const { fleet } = found;
     if (opts.addHosts.length === 0 && isSingleHostPair(fleet)) return 'single-host';
-    // Read as the app watches it: the fleet opened as a live deployment over discovery's links.
-    const reading = await observeFleet(fleet, opts.origin, pool);
+    // Read as the app watches it: the fleet opened in a core as one deployment over discovery's links.
+    const reading = await observeFleet(fleet, opts.origin, pool, opts.core ? { core: opts.core } : {});
     const report = fleetReport(fleet, reading);
     if (opts.json) io.stdout(JSON.stringify(report, null, 2) + '\n');
     else io.stdout(fleetTable(fleet, report));

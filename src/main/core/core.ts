@@ -10,12 +10,10 @@ import type {
   DeploymentSummary,
   HostConfig,
   Observation,
-  Role,
 } from '@shared/domain';
 import type {
   ApiEvents,
   AppInfo,
-  GpuStatus,
   DemoRouterEra,
   DemoServerEra,
   EventName,
@@ -32,8 +30,10 @@ import { looksLikeFleet, openFleet, type FleetEnvironment } from './fleet/open-f
 import type { DiscoveredUnit } from './discovery/discover';
 import { diffObservations, newEventId } from './monitor/change-events';
 import { ApiError } from './api-error';
-import type { Exposition } from './probes/exposition/types';
 import type { UnitJournalTail } from './journal/unit-tail';
+import type { CoreHooks } from './core-hooks';
+
+export type { CoreHooks } from './core-hooks';
 
 /** What the core needs from a demo host implementation (src/main/demo provides it). */
 export interface DemoLauncher {
@@ -115,27 +115,9 @@ interface OpenDeployment {
 
 type CoreEvents = { [K in EventName]: [ApiEvents[K]] };
 
-/** Internal (not API) notifications for feature services: recording, signals, alerts, restarts. */
-export interface CoreHooks {
-  /**
-   * Every successful scrape, parsed, with the deployment it belongs to; `id` is the service's in a fleet
-   * (absent in a one-host 1P1D deployment, where the role names the one service).
-   */
-  scrape: [
-    { deploymentId: string; hostId: string; ts: number; role: Role; id?: string; exposition: Exposition },
-  ];
-  /** A deployment was opened (its connection exists; its first observation may not). */
-  opened: [{ deploymentId: string; host: HostConfig; deployment: DeploymentConfig }];
-  /** A deployment was closed. */
-  closed: [{ deploymentId: string }];
-  /** Each observation, after the core has stored it (same object the API pushes). */
-  observed: [Observation];
-  /** Each nvidia-smi reading of a deployment's host (readings, or why there are none). */
-  gpu: [{ deploymentId: string; hostId: string; status: GpuStatus }];
-}
-
 export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests {
-  private readonly clock: Clock;
+  /** The time the timelines are on (services read it through ServiceHost). */
+  readonly clock: Clock;
   private readonly open = new Map<string, OpenDeployment>();
   /** Hooks for feature services inside main; never exposed to clients. */
   readonly hooks = new EventEmitter<CoreHooks>();

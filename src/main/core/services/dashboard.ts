@@ -19,7 +19,7 @@ import type {
 import type { DeploymentConfig, Observation, Role } from '@shared/domain';
 import type { DemoFaultName } from '@shared/demo-faults';
 import type { Settings } from '@shared/api/settings';
-import type { Core } from '../core';
+import type { LiveDeploymentAccess, ServiceHost } from './service-host';
 import { systemClock, type Clock } from '../clock';
 import { ApiError } from '../api-error';
 import { SignalsStore } from '../signals/signals-store';
@@ -67,6 +67,13 @@ interface Open {
   snapshot?: DashboardSnapshot;
 }
 
+/** What the dashboard is given: the deployments, the hooks it reads, pushes, the timeline for alerts, the links. */
+export type DashboardHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'emit' | 'addEvent'> &
+  Pick<LiveDeploymentAccess, 'deploymentOf' | 'connectionOf' | 'journalTail'> & {
+    /** Where a live deployment's readings come from (this service's signal store); set once. */
+    provideLiveReadings(fn: (deploymentId: string) => DeploymentReadings): void;
+  };
+
 export class DashboardService {
   readonly store: SignalsStore;
   private readonly clock: Clock;
@@ -78,7 +85,7 @@ export class DashboardService {
   private readonly deployments: DeploymentLookup;
 
   constructor(
-    private readonly core: Core,
+    private readonly core: DashboardHost,
     private readonly opts: DashboardServiceOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;

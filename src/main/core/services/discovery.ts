@@ -2,19 +2,22 @@
 // metric family each endpoint serves.
 import type { AppEvent, DeploymentConfig, HostConfig, Role } from '@shared/domain';
 import type { DiscoveryReport, DiscoveryRequests, MetricsInventory } from '@shared/api/discovery';
-import type { Core } from '../core';
+import type { ServiceHost } from './service-host';
 import type { SshConnection } from '../ssh/connection';
 import type { Exposition } from '../probes/exposition/types';
 import { runDiscovery } from '../discovery/run-discovery';
 import type { DiscoveryResult } from '../discovery/discover';
 import { newEventId } from '../monitor/change-events';
 
+/** What discovery is given: the deployments (each host's link), scrapes and closes, the time of a report. */
+export type DiscoveryHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'clock'>;
+
 export class DiscoveryService {
   /** Latest parsed scrape per deployment and role, for the inventory. */
   private readonly latest = new Map<string, { ts: number; exposition: Exposition }>();
 
   constructor(
-    private readonly core: Core,
+    private readonly core: DiscoveryHost,
     /** The units the operator picked on a host (the settings file), by role. */
     private readonly chosen: (hostId: string) => Partial<Record<Role, string>> = () => ({}),
   ) {
@@ -42,9 +45,9 @@ export class DiscoveryService {
 
   /** What runs on the deployment's host; on a fleet, on each of its hosts, each read over its own link. */
   async discover(deploymentId: string): Promise<DiscoveryReport> {
-    const d = this.core.liveDeployment(deploymentId);
+    const d = this.core.deployments.resolve(deploymentId);
     const { host } = d;
-    const at = this.core.now;
+    const at = this.core.clock.now();
     const result = await runDiscovery(d.connection(), host.id, host.label, this.chosen(host.id));
     const origin = toReport(host.id, at, result);
     if (!d.fleet) return origin;
@@ -83,7 +86,7 @@ export class DiscoveryService {
   }
 
   inventory(deploymentId: string, role: Role): MetricsInventory {
-    const { deployment, latest } = this.core.deploymentOf(deploymentId);
+    const { config: deployment, latest } = this.core.deployments.resolve(deploymentId);
     const svc = deployment.services.find((s) => s.role === role);
     const got = this.latest.get(`${deploymentId}/${role}`);
     if (!got) {

@@ -3,8 +3,8 @@
 // answers are handed to the resolver and forgotten here; they are never logged or recorded.
 import { randomUUID } from 'node:crypto';
 import type { HostsRequests, SshPromptEvent, SshPromptKind } from '@shared/api/hosts';
-import type { HostConfig } from '@shared/domain';
-import type { Core } from '../core';
+import type { DeploymentSummary, HostConfig } from '@shared/domain';
+import type { ServiceHost } from './service-host';
 import { HostStore } from '../config/hosts-store';
 import type { SshPrompts } from '../ssh/prompts';
 import { NetworkWatcher } from '../ssh/network-watcher';
@@ -18,13 +18,21 @@ interface Pending {
   resolve: (answer: { accept?: boolean; secret?: string | null; remember?: boolean }) => void;
 }
 
+/** What the hosts service is given: prompt pushes, the open deployments, and the links' wake-up call. */
+export interface HostsServiceHost extends Pick<ServiceHost, 'emit'> {
+  /** The deployments the core watches (a host with one open is not removed). */
+  listDeployments(args: Record<string, never>): Promise<DeploymentSummary[]>;
+  /** The machine woke up or the network changed: every link reconnects now. */
+  onResume(reason: string): void;
+}
+
 export class HostsService {
   readonly store: HostStore;
   private readonly pending = new Map<string, Pending>();
   private watcher: NetworkWatcher | null = null;
 
   constructor(
-    private readonly core: Core,
+    private readonly core: HostsServiceHost,
     hostsFile: string,
   ) {
     this.store = new HostStore(hostsFile);

@@ -11,7 +11,7 @@ import type {
   PrometheusSourceArgs,
   PrometheusStatus,
 } from '@shared/api/prometheus';
-import type { Core } from '../core';
+import type { ServiceHost } from './service-host';
 import type { SecretStore } from '../ssh/prompts';
 import { discoverPromUnits } from '../prometheus/discover-run';
 import { PromHttpClient, PromRequestError, promSecretKey, type PromAuth } from '../prometheus/http-client';
@@ -54,13 +54,16 @@ function memorySecrets(): SecretStore {
   };
 }
 
+/** What the Prometheus service is given: the deployments (hosts and links), closes, the time of a status. */
+export type PrometheusHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'clock'>;
+
 export class PrometheusService {
   private readonly sources = new Map<string, Source>();
   private readonly clients = new Map<string, Chosen>();
   private readonly secrets: SecretStore;
 
   constructor(
-    private readonly core: Core,
+    private readonly core: PrometheusHost,
     opts: { secrets?: SecretStore } = {},
   ) {
     this.secrets = opts.secrets ?? memorySecrets();
@@ -129,14 +132,14 @@ export class PrometheusService {
   }
 
   async status(deploymentId: string): Promise<PrometheusStatus> {
-    const { deployment, host } = this.core.deploymentOf(deploymentId);
+    const { config: deployment, host } = this.core.deployments.resolve(deploymentId);
     const hosts = this.hosts(deploymentId);
     const labels = Object.fromEntries(hosts.map((h) => [h.id, h.label]));
     const endpoints = endpointsOf(deployment, labels);
     const { chosen, found, hostErrors } = await this.choose(deploymentId);
     const base = {
       deploymentId,
-      at: this.core.now,
+      at: this.core.clock.now(),
       found,
       hostErrors,
       suggestedConfig: this.configText(deployment, endpoints, chosen?.promHostId ?? host.id),
@@ -209,7 +212,7 @@ export class PrometheusService {
   }
 
   exportConfig(deploymentId: string): ExportedFile {
-    const { deployment, host } = this.core.deploymentOf(deploymentId);
+    const { config: deployment, host } = this.core.deployments.resolve(deploymentId);
     const labels = Object.fromEntries(this.hosts(deploymentId).map((h) => [h.id, h.label]));
     return {
       fileName: `prometheus-${fileSlug(host)}.yml`,
@@ -219,7 +222,7 @@ export class PrometheusService {
   }
 
   exportDashboard(deploymentId: string): ExportedFile {
-    const { deployment, host, latest } = this.core.deploymentOf(deploymentId);
+    const { config: deployment, host, latest } = this.core.deployments.resolve(deploymentId);
     return {
       fileName: `grafana-${fileSlug(host)}.json`,
       mimeType: 'application/json',
@@ -250,8 +253,9 @@ export class PrometheusService {
     } catch {
       return null;
     }
-    const r = await this.core
-      .connectionOf(deploymentId, chosen.promHostId)
+    const r = await this.core.deployments
+      .resolve(deploymentId)
+      .connection(chosen.promHostId)
       .exec(cmd, { timeoutMs: 10_000, maxBytes: 4 * 1024 * 1024 })
       .catch(() => null);
     if (!r || r.exitCode !== 0) return null;
@@ -263,8 +267,8 @@ export class PrometheusService {
   }
 
   private hosts(deploymentId: string): HostConfig[] {
-    return this.core
-      .liveDeployment(deploymentId)
+    return this.core.deployments
+      .resolve(deploymentId)
       .hostStates()
       .map((h) => h.host);
   }
@@ -281,7 +285,11 @@ export class PrometheusService {
     const hostErrors: PrometheusStatus['hostErrors'] = [];
     for (const h of hosts) {
       try {
-        const units = await discoverPromUnits(this.core.connectionOf(deploymentId, h.id), h.id, h.label);
+        const units = await discoverPromUnits(
+          this.core.deployments.resolve(deploymentId).connection(h.id),
+          h.id,
+          h.label,
+        );
         for (const u of units)
           found.push({
             hostId: h.id,
@@ -349,7 +357,9 @@ export class PrometheusService {
     return new PromHttpClient({
       baseUrl: url,
       label,
-      ...(viaHost ? { agent: () => this.core.connectionOf(deploymentId, viaHost).httpAgent() } : {}),
+      ...(viaHost
+        ? { agent: () => this.core.deployments.resolve(deploymentId).connection(viaHost).httpAgent() }
+        : {}),
       ...(auth ? { auth } : {}),
       secrets: this.secrets,
     });

@@ -17,7 +17,7 @@ import type {
 } from '@shared/api/recording';
 import type { AppEvent, DeploymentConfig, HostConfig, UnitState } from '@shared/domain';
 import type { JournalEntry } from '@shared/contract';
-import type { Core } from '../core';
+import type { ApiEventSource, LiveDeploymentAccess, ServiceHost } from './service-host';
 import type { RecordingWriter } from '../store/recording/writer';
 import { noteText, SessionStore } from '../store/recording/session-store';
 import { writeCsvFile } from '../store/recording/export-csv';
@@ -71,6 +71,11 @@ interface Live {
 export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { enabled: true, maxTotalBytes: 2 * 1024 ** 3 };
 const MAX_PROBLEMS = 20;
 
+/** What the recorder is given: the hooks it records, the timeline it writes problems to, pushes, and the links. */
+export type RecordingHost = Pick<ServiceHost, 'hooks' | 'emit' | 'addEvent'> &
+  ApiEventSource &
+  Pick<LiveDeploymentAccess, 'deploymentOf' | 'connectionOf' | 'journalTail' | 'liveDeployment' | 'now'>;
+
 export class RecordingService {
   readonly store: SessionStore;
   private settings: RecordingSettings;
@@ -79,7 +84,7 @@ export class RecordingService {
   private readonly problems: { at: number; message: string }[] = [];
 
   constructor(
-    private readonly core: Core,
+    private readonly core: RecordingHost,
     private readonly opts: RecordingServiceOptions,
   ) {
     this.store = new SessionStore(opts.dir);

@@ -16,7 +16,7 @@ import type {
 import type { HostConfig, Role } from '@shared/domain';
 import type { StoredRestartSettings } from '@shared/api/settings';
 import type { SettingCell } from '../config/setting-cell';
-import type { Core } from '../core';
+import type { ServiceHost, TimelineEntry } from './service-host';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
 import type { LatestScrape } from '../actions/impact';
@@ -33,6 +33,9 @@ import {
   type HostIdentity,
   type UnitSnapshot,
 } from '../actions/unit-commands';
+
+/** What the restart service is given: deployments, pushes, the timeline, scrapes and closes, the time. */
+export type RestartHost = Pick<ServiceHost, 'deployments' | 'emit' | 'addEvent' | 'hooks' | 'clock'>;
 
 export interface RestartServiceOptions {
   /** The clock a deployment's restarts run on (the demo host's accelerated clock for the demo). */
@@ -95,7 +98,7 @@ export class RestartService {
   private otherAction: (deploymentId: string) => string | null = () => null;
 
   constructor(
-    private readonly core: Core,
+    private readonly core: RestartHost,
     private readonly opts: RestartServiceOptions = {},
   ) {
     const locked = opts.lockReadOnly ?? process.env.PD_CONSOLE_READ_ONLY === '1';
@@ -190,8 +193,9 @@ export class RestartService {
     target: RestartTarget;
     drain?: boolean;
   }): Promise<RestartPlan> {
-    const { host, deployment, latest } = this.core.deploymentOf(args.deploymentId);
-    const conn = this.core.connectionOf(args.deploymentId);
+    const d = this.core.deployments.resolve(args.deploymentId);
+    const { host, config: deployment, latest } = d;
+    const conn = d.connection();
     const connected = conn.isConnected;
     const identity = connected
       ? await this.identity(args.deploymentId)
@@ -333,7 +337,7 @@ export class RestartService {
     drain?: boolean;
     requestedBy?: string;
   }): Promise<StartRestartResult> {
-    const conn = this.core.connectionOf(args.deploymentId);
+    const conn = this.core.deployments.resolve(args.deploymentId).connection();
     if (!conn.isConnected)
       throw new ApiError(
         'not-connected',
@@ -363,7 +367,7 @@ export class RestartService {
         'Wait for it to finish or cancel it, then try again.',
       );
     }
-    const { host, deployment } = this.core.deploymentOf(args.deploymentId);
+    const { host, config: deployment } = this.core.deployments.resolve(args.deploymentId);
     const clock = this.clockOf(host);
     const requestedBy = args.requestedBy ?? this.who();
     const drainRegs = new Map<Role, RouterRegistration>();
@@ -420,7 +424,7 @@ export class RestartService {
       plan,
       deployment,
       conn,
-      journalOf: (unit) => this.core.journalTail(args.deploymentId, unit),
+      journalOf: (unit) => this.core.deployments.resolve(args.deploymentId).journalTail(unit),
       pacer: { clock, pollMs: this.opts.pollMs ?? 1000, minRealGapMs: this.opts.minRealGapMs ?? 100 },
       drain: drainRegs,
     }).finally(() => this.finished(run));
@@ -484,11 +488,11 @@ export class RestartService {
     }
   }
 
-  private record(deploymentId: string, e: Parameters<Core['addEvent']>[1]): void {
+  private record(deploymentId: string, e: TimelineEntry): void {
     try {
       // The timeline is on the core's clock. A demo run faster than real time waits on the demo's clock,
       // whose timestamps would land minutes after the recorded data; the event happens now.
-      this.core.addEvent(deploymentId, { ...e, ts: this.core.now });
+      this.core.addEvent(deploymentId, { ...e, ts: this.core.clock.now() });
     } catch (err) {
       // The deployment was closed while its restart ended; the event has no timeline left to go on.
       if ((err as { code?: string }).code !== 'unknown-deployment') throw err;
@@ -511,8 +515,9 @@ export class RestartService {
     const known = this.identities.get(deploymentId);
     if (known) return known;
     try {
-      const res = await this.core
-        .connectionOf(deploymentId)
+      const res = await this.core.deployments
+        .resolve(deploymentId)
+        .connection()
         .exec(IDENTITY_COMMAND, { timeoutMs: 10_000, maxBytes: 16 * 1024 });
       const id = parseIdentity(res.stdout);
       if (id) this.identities.set(deploymentId, id);

@@ -28,7 +28,7 @@ import { type RequestArgs, type RequestName } from '@shared/contract';
 import { validateArgs } from '@shared/schemas';
 import { MAX_UPLOAD_BYTES, REVIEW_ID_PREFIX, UPLOAD_CHUNK_BYTES } from '@shared/api/review';
 import type { AppEvent, DeploymentConfig, DeploymentSummary, HostConfig } from '@shared/domain';
-import type { Core } from '../core';
+import type { ApiEventSource, ServiceHost } from './service-host';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
 import { FILE_EXTENSION, RecordingOpenError } from '../store/recording/format';
@@ -102,6 +102,9 @@ const recentSchema = z.array(
 );
 type RecentEntry = z.infer<typeof recentSchema>[number];
 
+/** What the review service is given: a review's pushes, and the recorder's status (to prebuild a cache). */
+export type ReviewHost = Pick<ServiceHost, 'emit'> & ApiEventSource;
+
 export class ReviewService implements DeploymentSource {
   readonly cache: ReviewCache;
   private readonly reviews = new Map<string, Review>();
@@ -116,7 +119,7 @@ export class ReviewService implements DeploymentSource {
   private lastRecording = new Set<string>();
 
   constructor(
-    private readonly core: Core,
+    private readonly core: ReviewHost,
     private readonly opts: ReviewServiceOptions,
   ) {
     this.cache = new ReviewCache(opts.cacheDir, opts.cacheMaxBytes);

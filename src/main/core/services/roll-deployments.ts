@@ -3,7 +3,7 @@
 // workers fleet discovery found (multi-node and DP-aware workers as one each), every reachable host's link,
 // and the monitors' journal tails; workers it could not place or reach are named as left out of the roll.
 import type { HostConfig } from '@shared/domain';
-import type { Core } from '../core';
+import type { DeploymentLookup } from '../fleet/deployment-registry';
 import type { Clock } from '../clock';
 import type { RollContext } from '../actions/roll-session';
 import type { SshConnection } from '../ssh/connection';
@@ -19,10 +19,14 @@ export interface RollDeployments {
   linksDown(deploymentId: string): string[];
 }
 
-export function coreRollDeployments(core: Core, clockFor: (host: HostConfig) => Clock): RollDeployments {
+/** Reads each roll's deployment from the registry (the core's open deployments, or a test's fakes). */
+export function rollDeploymentsOf(
+  deployments: Pick<DeploymentLookup, 'resolve'>,
+  clockFor: (host: HostConfig) => Clock,
+): RollDeployments {
   return {
     async contextOf(deploymentId) {
-      const d = core.liveDeployment(deploymentId);
+      const d = deployments.resolve(deploymentId);
       const journalOf = (hostId: string, unit: string): UnitJournalTail | undefined => {
         try {
           return d.journalTail(unit, hostId);
@@ -64,8 +68,8 @@ export function coreRollDeployments(core: Core, clockFor: (host: HostConfig) => 
       };
     },
     linksDown(deploymentId) {
-      return core
-        .liveDeployment(deploymentId)
+      return deployments
+        .resolve(deploymentId)
         .hostStates()
         .filter((h) => h.connection.state !== 'connected')
         .map((h) => h.host.label);

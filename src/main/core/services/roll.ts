@@ -4,13 +4,16 @@
 // the start, each worker and the end on the deployment's timeline.
 import os from 'node:os';
 import type { RollOperation, RollPlan, RollRequests, RollTarget, StartRollArgs } from '@shared/contract';
-import type { Core } from '../core';
+import type { ServiceHost } from './service-host';
 import { ApiError } from '../api-error';
 import { formatDuration } from '../actions/operation';
 import type { RollRun } from '../actions/roll-run';
 import { prepareRoll } from '../actions/roll-session';
 import type { RestartService } from './restart';
 import type { RollDeployments } from './roll-deployments';
+
+/** What the roll service is given: the guard of recorded deployments, progress pushes, the timeline, the time. */
+export type RollHost = Pick<ServiceHost, 'deployments' | 'emit' | 'addEvent' | 'clock'>;
 
 export interface RollServiceOptions {
   /** Polling interval of the roll's checks, on the deployment's clock. */
@@ -49,7 +52,7 @@ export class RollService {
   private readonly starting = new Set<string>();
 
   constructor(
-    private readonly core: Core,
+    private readonly core: RollHost,
     private readonly restart: RestartService,
     private readonly deployments: RollDeployments,
     private readonly opts: RollServiceOptions = {},
@@ -276,7 +279,7 @@ export class RollService {
     e: { severity: 'info' | 'warning' | 'error'; title: string; detail?: string },
   ): void {
     try {
-      this.core.addEvent(deploymentId, { ...e, ts: this.core.now, kind: 'action' });
+      this.core.addEvent(deploymentId, { ...e, ts: this.core.clock.now(), kind: 'action' });
     } catch (err) {
       // The deployment was closed while its roll ran; the event has no timeline left to go on.
       if ((err as { code?: string }).code !== 'unknown-deployment') throw err;
