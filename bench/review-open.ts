@@ -72,6 +72,34 @@ async function cpuOf(pid: number): Promise<number> {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 }
 
+/**
+ * CPU time (ms) of every process descended from this one except `skip` — the Chromium that Playwright started
+ * (browser, renderer, GPU and network processes): what the page cost, whatever the load on the machine.
+ */
+async function descendantsCpu(skip: number): Promise<number> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const parent = new Map<number, number>();
+  const cpu = new Map<number, number>();
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    if (!stat) continue;
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    parent.set(Number(name), Number(f[1]));
+    cpu.set(Number(name), ((Number(f[11]) + Number(f[12])) * 1000) / 100);
+  }
+  let total = 0;
+  for (const [pid, ms] of cpu) {
+    if (pid === skip) continue;
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p))
+      if (p === process.pid) {
+        total += ms;
+        break;
+      }
+  }
+  return total;
+}
+
 /** CPU time of `zcat FILE > /dev/null` (user + system, ms), as bash's `time` reports it. */
 function zcatCpu(path: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -107,6 +135,8 @@ export interface OpenFigures {
   pagePaintMs: number;
   pageCpuMs: number;
   coreCpuMs: number;
+  /** CPU of Chromium's processes (all of them), click to the charts ready. */
+  browserCpuMs: number;
   marks: [number, string][];
 }
 
@@ -133,6 +163,7 @@ async function openFromList(
     (await perf.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value;
   const task0 = await taskS();
   const core0 = await cpuOf(pid);
+  const browser0 = await descendantsCpu(pid);
   const cdp = process.env.BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
   if (cdp) {
     await cdp.send('Profiler.enable');
@@ -164,6 +195,7 @@ async function openFromList(
   const paintMs = performance.now() - t0;
   const pageCpuMs = ((await taskS()) - task0) * 1000;
   const coreCpuMs = (await cpuOf(pid)) - core0;
+  const browserCpuMs = (await descendantsCpu(pid)) - browser0;
   await page.waitForFunction(
     () =>
       (window as unknown as { __marks: [number, string][] }).__marks.some(
@@ -186,7 +218,7 @@ async function openFromList(
   }
   await page.getByTestId('close-deployment').click();
   await page.close();
-  return { paintMs, barMs, pagePaintMs, pageCpuMs, coreCpuMs, marks };
+  return { paintMs, barMs, pagePaintMs, pageCpuMs, coreCpuMs, browserCpuMs, marks };
 }
 
 /**
@@ -206,7 +238,9 @@ export async function openOnce(
   const data = await mkdtemp(join(tmpdir(), 'pdc-review-open-'));
   await mkdir(join(data, 'recordings'), { recursive: true });
   await copyFile(path, join(data, 'recordings', `${ID}.pdrec.jsonl.gz`));
-  const proc = spawn(process.execPath, [join(outDir, 'main', 'web.js'), '--no-open'], {
+  // BENCH_CORE_ARGS: Node flags for the app's process (e.g. --trace-gc; BENCH_CORE_LOG=1 prints what it said).
+  const coreArgs = (process.env.BENCH_CORE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...coreArgs, join(outDir, 'main', 'web.js'), '--no-open'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PD_CONSOLE_DATA_DIR: data },
@@ -238,7 +272,9 @@ export async function openOnce(
     await new Promise((r) => setTimeout(r, 2000));
     if (proc.exitCode !== null)
       throw new Error(`browser mode exited (${proc.exitCode}):\n${log.slice(-3000)}`);
+    if (process.env.BENCH_CORE_LOG) log += `\n--- second open (${performance.now().toFixed(0)} ms) ---\n`;
     const second = await openFromList(browser, url, proc.pid!);
+    if (process.env.BENCH_CORE_LOG) console.log(log);
     return { first, second };
   } catch (err) {
     throw new Error(`${(err as Error).message}\nbrowser mode said:\n${log.slice(-3000)}`, { cause: err });
@@ -265,11 +301,13 @@ async function main(): Promise<void> {
   console.log(
     `review open, 24 h 1.3 recording: never opened, then from the review cache; load ${loadavg()[0].toFixed(1)}`,
   );
+  const c1: number[] = [];
+  const c2: number[] = [];
   const show = (label: string, o: OpenFigures, z: number): void => {
     console.log(
       `    ${label}: overview drawn ${o.pagePaintMs.toFixed(0)} ms from the pointerdown → ${(o.pagePaintMs / z).toFixed(2)} × zcat` +
         ` (from Playwright's click call: bar ${o.barMs.toFixed(0)} ms, charts ready ${o.paintMs.toFixed(0)} ms → ${(o.paintMs / z).toFixed(2)})` +
-        `; page tasks ${o.pageCpuMs.toFixed(0)} ms, core CPU ${o.coreCpuMs.toFixed(0)} ms`,
+        `; page tasks ${o.pageCpuMs.toFixed(0)} ms; CPU: core ${o.coreCpuMs.toFixed(0)} ms, Chromium ${o.browserCpuMs.toFixed(0)} ms`,
     );
     if (verbose)
       for (const [at, what] of o.marks) console.log(`      ${at.toFixed(0).padStart(6)} ms  ${what}`);
@@ -285,11 +323,16 @@ async function main(): Promise<void> {
     r2.push(second!.pagePaintMs / z);
     n1.push(first.paintMs / z);
     n2.push(second!.paintMs / z);
+    c1.push((first.coreCpuMs + first.browserCpuMs) / zc);
+    c2.push((second!.coreCpuMs + second!.browserCpuMs) / zc);
   }
   console.log(
     `  ÷ zcat, from the pointerdown:   first open ${spread(r1)}; second open ${spread(r2)} (goal ≤ 0.25)`,
   );
   console.log(`  ÷ zcat, from the click call:    first open ${spread(n1)}; second open ${spread(n2)}`);
+  console.log(
+    `  CPU (core + Chromium, click to charts ready) ÷ zcat CPU: first open ${spread(c1)}; second open ${spread(c2)}`,
+  );
   console.log(`  load ${loadavg()[0].toFixed(1)}`);
 }
 
