@@ -1,11 +1,14 @@
-// Where the first open of a 24 h recording goes, in Chromium (browser mode): a fresh app per run (cold core,
-// empty review cache), the sessions list shown, then "Open" clicked; every WebSocket frame of the page is
-// stamped from the click, so the figures say when each request left, when its answer came and when the
-// overview's charts were all drawn. `zcat FILE > /dev/null` is timed before each run, for the ratio of issue 16.
+// Where the open of a 24 h recording goes, in Chromium (browser mode): a fresh app per run (cold core, empty
+// review cache), the sessions list shown, then "Open" clicked — and once the review cache holds the file, the
+// same again in a new page of the same app (the second, cached open). Every WebSocket frame of the page is
+// stamped from the pointerdown, so the figures say when each request left, when its answer came and when the
+// overview's charts were drawn and painted. `zcat FILE > /dev/null` is timed before each run, for the ratio of
+// issue 16; the ratio is printed from the pointerdown (the page's own clock) and from Playwright's click call.
 // Run: npm run build && npx tsx --tsconfig tsconfig.node.json bench/review-open.ts [runs]
-// BENCH_PROFILE=file.cpuprofile also writes a V8 profile of the page's main thread, click to overview drawn.
+// BENCH_PROFILE=file.cpuprofile also writes a V8 profile of the page's main thread, click to overview drawn;
+// BENCH_TRACE=file.json a Chromium trace (style, layout, paint, scripts) of the same stretch.
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,10 +42,17 @@ const PAGE_MARKS = `
         ' (' + (d.length / 1024).toFixed(0) + ' KiB, handled in ' + (performance.now() - t0).toFixed(1) + ' ms)']);
     }, o);
   };
+  let presented = false;
   new MutationObserver((records) => {
     for (const r of records)
       if (r.attributeName === 'data-state')
         mark(r.target.getAttribute('data-testid') + ' ' + r.target.getAttribute('data-state'));
+    const charts = [...document.querySelectorAll('[data-testid^="chart-"][data-state]')];
+    if (!presented && charts.length > 0 && charts.every((c) => c.getAttribute('data-state') === 'ready')) {
+      presented = true;
+      // The frame that shows the drawn charts: its rAF runs before it is painted, the task after it once it is.
+      requestAnimationFrame(() => setTimeout(() => mark('overview presented'), 0));
+    }
   }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
   let last = performance.now();
   const frame = (t) => {
@@ -60,6 +70,34 @@ async function cpuOf(pid: number): Promise<number> {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14 and 15 (utime, stime) in clock ticks; the list above starts at field 3.
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+}
+
+/**
+ * CPU time (ms) of every process descended from this one except `skip` — the Chromium that Playwright started
+ * (browser, renderer, GPU and network processes): what the page cost, whatever the load on the machine.
+ */
+async function descendantsCpu(skip: number): Promise<number> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const parent = new Map<number, number>();
+  const cpu = new Map<number, number>();
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    if (!stat) continue;
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    parent.set(Number(name), Number(f[1]));
+    cpu.set(Number(name), ((Number(f[11]) + Number(f[12])) * 1000) / 100);
+  }
+  let total = 0;
+  for (const [pid, ms] of cpu) {
+    if (pid === skip) continue;
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p))
+      if (p === process.pid) {
+        total += ms;
+        break;
+      }
+  }
+  return total;
 }
 
 /** CPU time of `zcat FILE > /dev/null` (user + system, ms), as bash's `time` reports it. */
@@ -89,10 +127,112 @@ function zcat(path: string): Promise<number> {
   });
 }
 
+export interface OpenFigures {
+  /** Node side, from Playwright's click call (includes Playwright's own round trips before the pointerdown). */
+  paintMs: number;
+  barMs: number;
+  /** Page side: the pointerdown to the first frame painted after every overview chart turned ready. */
+  pagePaintMs: number;
+  pageCpuMs: number;
+  coreCpuMs: number;
+  /** CPU of Chromium's processes (all of them), click to the charts ready. */
+  browserCpuMs: number;
+  /** The core's CPU in the 1.5 s before the click (work in the background, not the open's). */
+  settleCpuMs: number;
+  marks: [number, string][];
+}
+
+/** Opens review `ID` from the sessions list of `url` in a fresh page; the figures of that one open. */
+async function openFromList(
+  browser: Awaited<ReturnType<typeof import('../e2e/support/browser').launchChromium>>,
+  url: string,
+  pid: number,
+): Promise<OpenFigures> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  // A string, not a function: tsx would wrap named functions in a helper the page does not have.
+  await page.addInitScript(PAGE_MARKS);
+  await page.goto(url);
+  await page.getByTestId('open-sessions').click();
+  const open = page.getByTestId(`session-open-${ID}`);
+  await open.waitFor({ timeout: 120_000 });
+  // The list's summary scan (first listing) is over; let the machine settle as an operator's reading would.
+  const settle0 = await cpuOf(pid);
+  await new Promise((r) => setTimeout(r, 1500));
+  const settleCpuMs = (await cpuOf(pid)) - settle0;
+  // Besides wall time (the machine is shared): the page's main-thread task time (Chromium's TaskDuration,
+  // itself wall time inside tasks) and the core process's CPU (utime + stime), click to overview drawn.
+  const perf = await page.context().newCDPSession(page);
+  await perf.send('Performance.enable');
+  const taskS = async (): Promise<number> =>
+    (await perf.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value;
+  const task0 = await taskS();
+  const core0 = await cpuOf(pid);
+  const browser0 = await descendantsCpu(pid);
+  const cdp = process.env.BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
+  if (process.env.BENCH_TRACE)
+    await browser.startTracing(page, {
+      path: process.env.BENCH_TRACE,
+      categories: [
+        'devtools.timeline',
+        'disabled-by-default-devtools.timeline',
+        'blink.user_timing',
+        'v8.execute',
+      ],
+    });
+  const t0 = performance.now();
+  await open.click();
+  await page.getByTestId('review-bar').waitFor({ timeout: 300_000 });
+  const barMs = performance.now() - t0;
+  await page.waitForFunction(
+    () => {
+      const charts = [...document.querySelectorAll('[data-testid^="chart-"][data-state]')];
+      return charts.length > 0 && charts.every((c) => c.getAttribute('data-state') === 'ready');
+    },
+    undefined,
+    { timeout: 300_000, polling: 16 },
+  );
+  const paintMs = performance.now() - t0;
+  const pageCpuMs = ((await taskS()) - task0) * 1000;
+  const coreCpuMs = (await cpuOf(pid)) - core0;
+  const browserCpuMs = (await descendantsCpu(pid)) - browser0;
+  await page.waitForFunction(
+    () =>
+      (window as unknown as { __marks: [number, string][] }).__marks.some(
+        (m) => m[1] === 'overview presented',
+      ),
+    undefined,
+    { timeout: 30_000 },
+  );
+  const all = await page.evaluate(() => (window as unknown as { __marks: [number, string][] }).__marks);
+  const click = all.filter((m) => m[1] === 'pointerdown').pop()![0];
+  const marks = all
+    .filter((m) => m[0] >= click - 1)
+    .map(([at, what]): [number, string] => [at - click, what]);
+  const pagePaintMs = marks.find((m) => m[1] === 'overview presented')![0];
+  if (process.env.BENCH_TRACE) await browser.stopTracing();
+  if (cdp) {
+    const { profile } = await cdp.send('Profiler.stop');
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(process.env.BENCH_PROFILE!, JSON.stringify(profile));
+  }
+  await page.getByTestId('close-deployment').click();
+  await page.close();
+  return { paintMs, barMs, pagePaintMs, pageCpuMs, coreCpuMs, browserCpuMs, settleCpuMs, marks };
+}
+
+/**
+ * A fresh app (cold core, empty review cache) opens the recording at `path` never opened before; once the
+ * review cache holds it, a second page opens it again (the cached open), in the same app.
+ */
 export async function openOnce(
   path: string,
-  opts: { verbose?: boolean } = {},
-): Promise<{ paintMs: number; barMs: number; pageCpuMs: number; coreCpuMs: number }> {
+  opts: { second?: boolean } = {},
+): Promise<{ first: OpenFigures; second: OpenFigures | null }> {
   const root = join(__dirname, '..');
   const outDir = process.env.PD_E2E_OUT ?? join(root, 'out');
   if (!existsSync(join(outDir, 'main', 'web.js')))
@@ -102,7 +242,9 @@ export async function openOnce(
   const data = await mkdtemp(join(tmpdir(), 'pdc-review-open-'));
   await mkdir(join(data, 'recordings'), { recursive: true });
   await copyFile(path, join(data, 'recordings', `${ID}.pdrec.jsonl.gz`));
-  const proc = spawn(process.execPath, [join(outDir, 'main', 'web.js'), '--no-open'], {
+  // BENCH_CORE_ARGS: Node flags for the app's process (e.g. --trace-gc; BENCH_CORE_LOG=1 prints what it said).
+  const coreArgs = (process.env.BENCH_CORE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...coreArgs, join(outDir, 'main', 'web.js'), '--no-open'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PD_CONSOLE_DATA_DIR: data },
@@ -122,59 +264,24 @@ export async function openOnce(
       };
       proc.stdout!.on('data', check);
     });
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    // A string, not a function: tsx would wrap named functions in a helper the page does not have.
-    await page.addInitScript(PAGE_MARKS);
-    await page.goto(url);
-    await page.getByTestId('open-sessions').click();
-    const open = page.getByTestId(`session-open-${ID}`);
-    await open.waitFor({ timeout: 120_000 });
-    // The list's summary scan (first listing) is over; let the machine settle as an operator's reading would.
-    await new Promise((r) => setTimeout(r, 1500));
-    // Besides wall time (the machine is shared): the page's main-thread task time (Chromium's TaskDuration,
-    // itself wall time inside tasks) and the core process's CPU (utime + stime), click to overview drawn.
-    const perf = await page.context().newCDPSession(page);
-    await perf.send('Performance.enable');
-    const taskS = async (): Promise<number> =>
-      (await perf.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value;
-    const task0 = await taskS();
-    const core0 = await cpuOf(proc.pid!);
-    const cdp = process.env.BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
-    if (cdp) {
-      await cdp.send('Profiler.enable');
-      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-      await cdp.send('Profiler.start');
+    const first = await openFromList(browser, url, proc.pid!);
+    if (!opts.second) return { first, second: null };
+    // The first open's full read and its cache entry happen in the background: wait for the entry.
+    const cacheDir = join(data, 'cache', 'review');
+    for (let i = 0; i < 300; i++) {
+      const names = await readdir(cacheDir).catch(() => [] as string[]);
+      if (names.some((n) => n.endsWith('.rvc'))) break;
+      await new Promise((r) => setTimeout(r, 500));
     }
-    const t0 = performance.now();
-    await open.click();
-    await page.getByTestId('review-bar').waitFor({ timeout: 300_000 });
-    const barMs = performance.now() - t0;
-    await page.waitForFunction(
-      () => {
-        const charts = [...document.querySelectorAll('[data-testid^="chart-"][data-state]')];
-        return charts.length > 0 && charts.every((c) => c.getAttribute('data-state') === 'ready');
-      },
-      undefined,
-      { timeout: 300_000, polling: 16 },
-    );
-    const paintMs = performance.now() - t0;
-    const pageCpuMs = ((await taskS()) - task0) * 1000;
-    const coreCpuMs = (await cpuOf(proc.pid!)) - core0;
-    const marks = await page.evaluate(() => (window as unknown as { __marks: [number, string][] }).__marks);
-    const click = marks.filter((m) => m[1] === 'pointerdown').pop()?.[0];
-    if (opts.verbose && click !== undefined) {
-      console.log(
-        `    page side, from pointerdown (${(click - marks[0][0]).toFixed(0)} ms after the first mark):`,
-      );
-      for (const [at, what] of marks)
-        if (at >= click - 1) console.log(`    ${(at - click).toFixed(0).padStart(6)} ms  ${what}`);
-    }
-    if (cdp) {
-      const { profile } = await cdp.send('Profiler.stop');
-      const { writeFile } = await import('node:fs/promises');
-      await writeFile(process.env.BENCH_PROFILE!, JSON.stringify(profile));
-    }
-    return { paintMs, barMs, pageCpuMs, coreCpuMs };
+    await new Promise((r) => setTimeout(r, 2000));
+    if (proc.exitCode !== null)
+      throw new Error(`browser mode exited (${proc.exitCode}):\n${log.slice(-3000)}`);
+    if (process.env.BENCH_CORE_LOG) log += `\n--- second open (${performance.now().toFixed(0)} ms) ---\n`;
+    const second = await openFromList(browser, url, proc.pid!);
+    if (process.env.BENCH_CORE_LOG) console.log(log);
+    return { first, second };
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\nbrowser mode said:\n${log.slice(-3000)}`, { cause: err });
   } finally {
     await browser.close();
     proc.kill('SIGTERM');
@@ -182,25 +289,55 @@ export async function openOnce(
   }
 }
 
+const spread = (xs: number[], d = 2): string => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `median ${s[Math.floor(s.length / 2)].toFixed(d)}, ${s[0].toFixed(d)}–${s[s.length - 1].toFixed(d)}`;
+};
+
 async function main(): Promise<void> {
   const runs = Number(process.argv[2]) || 3;
+  const verbose = process.env.BENCH_VERBOSE !== '0';
   const path = await syntheticRecording(24);
-  const ratios: number[] = [];
-  console.log(`review open, 24 h 1.3 recording, never opened; load ${loadavg()[0].toFixed(1)}`);
+  const r1: number[] = [];
+  const r2: number[] = [];
+  const n1: number[] = [];
+  const n2: number[] = [];
+  console.log(
+    `review open, 24 h 1.3 recording: never opened, then from the review cache; load ${loadavg()[0].toFixed(1)}`,
+  );
+  const c1: number[] = [];
+  const c2: number[] = [];
+  const show = (label: string, o: OpenFigures, z: number): void => {
+    console.log(
+      `    ${label}: overview drawn ${o.pagePaintMs.toFixed(0)} ms from the pointerdown → ${(o.pagePaintMs / z).toFixed(2)} × zcat` +
+        ` (from Playwright's click call: bar ${o.barMs.toFixed(0)} ms, charts ready ${o.paintMs.toFixed(0)} ms → ${(o.paintMs / z).toFixed(2)})` +
+        `; page tasks ${o.pageCpuMs.toFixed(0)} ms; CPU: core ${o.coreCpuMs.toFixed(0)} ms, Chromium ${o.browserCpuMs.toFixed(0)} ms (core in the 1.5 s before the click: ${o.settleCpuMs.toFixed(0)} ms)`,
+    );
+    if (verbose)
+      for (const [at, what] of o.marks) console.log(`      ${at.toFixed(0).padStart(6)} ms  ${what}`);
+  };
   for (let i = 0; i < runs; i++) {
     const z = await zcat(path);
     const zc = await zcatCpu(path);
-    const r = await openOnce(path, { verbose: true });
-    ratios.push(r.paintMs / z);
-    console.log(
-      `  run ${i + 1}: review bar ${r.barMs.toFixed(0)} ms, overview drawn ${r.paintMs.toFixed(0)} ms; zcat ${z.toFixed(0)} ms → ${(r.paintMs / z).toFixed(2)}` +
-        `; page tasks ${r.pageCpuMs.toFixed(0)} ms, core CPU ${r.coreCpuMs.toFixed(0)} ms, zcat CPU ${zc.toFixed(0)} ms`,
-    );
+    const { first, second } = await openOnce(path, { second: true });
+    console.log(`  run ${i + 1}: zcat ${z.toFixed(0)} ms (CPU ${zc.toFixed(0)} ms)`);
+    show('first open ', first, z);
+    show('second open', second!, z);
+    r1.push(first.pagePaintMs / z);
+    r2.push(second!.pagePaintMs / z);
+    n1.push(first.paintMs / z);
+    n2.push(second!.paintMs / z);
+    c1.push((first.coreCpuMs + first.browserCpuMs) / zc);
+    c2.push((second!.coreCpuMs + second!.browserCpuMs) / zc);
   }
-  const sorted = [...ratios].sort((a, b) => a - b);
   console.log(
-    `  ratio median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} (goal ≤ 0.25); load ${loadavg()[0].toFixed(1)}`,
+    `  ÷ zcat, from the pointerdown:   first open ${spread(r1)}; second open ${spread(r2)} (goal ≤ 0.25)`,
   );
+  console.log(`  ÷ zcat, from the click call:    first open ${spread(n1)}; second open ${spread(n2)}`);
+  console.log(
+    `  CPU (core + Chromium, click to charts ready) ÷ zcat CPU: first open ${spread(c1)}; second open ${spread(c2)}`,
+  );
+  console.log(`  load ${loadavg()[0].toFixed(1)}`);
 }
 
 const isMain = process.argv[1] !== undefined && /bench[\\/]review-open\.ts$/.test(process.argv[1]);

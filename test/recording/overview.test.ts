@@ -287,6 +287,8 @@ describe('review from the overview', () => {
     await loaded.full;
     expect(loaded.detail).toBe('full');
     expect(loaded.data.table.groups.get('decode')!.t.length).toBeGreaterThan(rows * 10);
+    // The note stays when the full detail takes the overview's place.
+    expect(loaded.data.warnings).toEqual([ROWS_OVERVIEW_NOTE]);
     expect((await loaded.journal).length).toBe(full12.journal.length);
   });
 

@@ -5,7 +5,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadReview } from '../../src/main/core/review/load-review';
+import { loadReview, SLOW_FORMAT_NOTE } from '../../src/main/core/review/load-review';
 import { ReviewCache } from '../../src/main/core/review/review-cache';
 import type { ReviewData } from '../../src/main/core/review/review-data';
 import { writeSession, type WrittenSession } from './helpers';
@@ -81,5 +81,66 @@ describe('a cached recording opens from its overview', () => {
     expect(second.loadedFrom).toBe('overview');
     expect(rows(second.data)).toBe(rows(first.data));
     expect(problems.join('\n')).toMatch(/review cache unreadable for .*recordings/);
+  });
+});
+
+describe('the full detail after an open from the overview', () => {
+  it('is read at once when the overview cannot answer (a zoom), not after the first-screen delay', async () => {
+    // Without a cache: a minute's delay stands for "the first screen is still being drawn".
+    const fresh = await loadReview(session.path, { fullDelayMs: 60_000 });
+    expect(fresh.detail).toBe('overview');
+    fresh.needFull();
+    await fresh.full;
+    expect(fresh.detail).toBe('full');
+    // From the cache entry, likewise.
+    const cache = new ReviewCache(join(dir, 'cache-c'));
+    const first = await loadReview(session.path, { cache, fullDelayMs: 0, cacheDelayMs: 0 });
+    await first.cached;
+    const second = await loadReview(session.path, { cache, cacheSwapDelayMs: 60_000, fullDelayMs: 60_000 });
+    expect(second.loadedFrom).toBe('cache');
+    expect(second.detail).toBe('overview');
+    second.needFull();
+    await second.full;
+    expect(second.detail).toBe('full');
+    expect(rows(second.data)).toBe(rows(first.data));
+  });
+
+  it("keeps this open's warnings when it replaces the overview, and does not cache them", async () => {
+    const cache = new ReviewCache(join(dir, 'cache-d'));
+    const sidecar =
+      'recordings/x.sidecar.json is not a valid session sidecar; later renames and notes are not shown.';
+    const first = await loadReview(session.path, { cache, fullDelayMs: 0, cacheDelayMs: 0 });
+    first.keepWarning(sidecar);
+    const overviewWarnings = [...first.data.warnings];
+    expect(overviewWarnings).toContain(sidecar);
+    await first.full;
+    expect(first.detail).toBe('full');
+    expect(first.data.warnings).toContain(sidecar);
+    expect(first.data.warnings.filter((w) => w === sidecar)).toHaveLength(1);
+    await first.cached;
+    // The cached swap keeps it too; and the entry itself holds only what the file says.
+    const second = await loadReview(session.path, { cache, cacheSwapDelayMs: 0, fullDelayMs: 60_000 });
+    expect(second.data.warnings).not.toContain(sidecar);
+    second.keepWarning(sidecar);
+    await second.full;
+    expect(second.detail).toBe('full');
+    expect(second.data.warnings).toEqual(first.data.warnings);
+    const third = await loadReview(session.path, { cache, noOverview: true });
+    expect(third.loadedFrom).toBe('cache');
+    expect(third.data.warnings).not.toContain(sidecar);
+  });
+});
+
+describe('a recording of format 1.1 (no overview)', () => {
+  it('still opens, read whole, with the one-line note that re-saving makes it fast', async () => {
+    const old = await writeSession(join(dir, 'recordings-11'), 3, { seed: 5, format: '1.1' });
+    const l = await loadReview(old.path, { cache: new ReviewCache(join(dir, 'cache-e')), cacheDelayMs: 0 });
+    expect(l.loadedFrom).toBe('recording');
+    expect(l.detail).toBe('full');
+    expect(l.data.warnings).toEqual([SLOW_FORMAT_NOTE]);
+    expect(SLOW_FORMAT_NOTE).not.toMatch(/\n/);
+    expect(rows(l.data)).toBeGreaterThan(100);
+    expect(firstScreen(l.data).series.every((c) => c.t.length > 0)).toBe(true);
+    await l.cached;
   });
 });

@@ -137,8 +137,10 @@ export class RecordedDeployment implements Deployment {
   private async series(q: SeriesQuery): Promise<SeriesResult> {
     const loaded = this.opts.loaded;
     // A window the overview cannot fill at the resolution asked waits for the full detail (bounded).
-    if (loaded.detail === 'overview' && overviewTooCoarse(loaded.data, q))
+    if (loaded.detail === 'overview' && overviewTooCoarse(loaded.data, q)) {
+      loaded.needFull();
       await Promise.race([loaded.full, sleep(FULL_WAIT_MS)]);
+    }
     const data = loaded.data;
     return data.table.series(q, data.notExposed, (key) =>
       groupOf(key) === GPU_GROUP

@@ -1,7 +1,7 @@
 // Opening a recording for review: for a file of format 1.2 or later, the first screen is built from the
 // recording's overview (a fraction of the file, read without inflating the rest) and the full-resolution data
-// takes its place in the background — from the review cache when it holds this exact file, else read from the
-// file; a file without a usable overview opens from the cache, or is read whole; a file of
+// takes its place in the background once the first screen has been drawn (or at once when a zoom needs it) —
+// from the review cache when it holds this exact file, else read from the file; a file without a usable overview opens from the cache, or is read whole; a file of
 // format 1.1 is read whole (only the series the dashboard's signals need are decoded), with a note that
 // re-saving it makes it open at once. A fresh full read is then cached for the next open. Errors of the cache
 // never stop an open; errors of the file do, with the reader's message (not a recording, newer version, unreadable).
@@ -32,6 +32,10 @@ export interface LoadedReview {
   cached: Promise<void>;
   /** Settles once `data` holds the full resolution (at once unless opened from the overview). */
   full: Promise<void>;
+  /** Something cannot be answered from the overview (a zoom finer than it): the full detail is wanted now. */
+  needFull: () => void;
+  /** A warning of this open (the sidecar's, …) that `data` keeps when the full detail replaces the overview. */
+  keepWarning: (w: string) => void;
 }
 
 export interface LoadOptions {
@@ -42,15 +46,21 @@ export interface LoadOptions {
   onCacheError?: (err: Error) => void;
   /** Delay before the cache entry of a fresh read is written; default 1 s. */
   cacheDelayMs?: number;
-  /** Delay before the full read that follows an open from the overview starts; default 1 s. */
+  /** Delay before the full read that follows an open from the overview starts (unless needed sooner); default 2.5 s. */
   fullDelayMs?: number;
-  /** Delay before a cached entry's full detail replaces the overview of a cached file; default 0.3 s. */
+  /** Delay before a cached entry's full detail replaces the overview of a cached file (unless needed sooner); default 2.5 s. */
   cacheSwapDelayMs?: number;
   /** Read the whole file even when it has an overview (the overview is then not used). */
   noOverview?: boolean;
   /** From the cache, the journal is read when first asked for, or after this delay; default 1.5 s. */
   journalDelayMs?: number;
 }
+
+/**
+ * How long after the answer the full detail of an open from the overview starts to be read: the page's first
+ * screen (review page, overview charts) takes ~0.35 s on a quiet two-core machine and ~2 s at load 14.
+ */
+const FIRST_SCREEN_MS = 2500;
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -72,8 +82,25 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     const data = overview.tables.length
       ? tableReviewData(overview.recording, overview.tables as TableRecord[])
       : overviewReviewData(overview.recording);
-    const note = formatNote(overview.recording.header.minorVersion);
-    if (note) data.warnings.push(note);
+    // Warnings of this open that the full detail's data would not carry itself (the format note, the
+    // sidecar's): a swap must not make them disappear from the review.
+    const kept: string[] = [];
+    const keepWarning = (w: string): void => {
+      kept.push(w);
+      if (!loaded.data.warnings.includes(w)) loaded.data.warnings.push(w);
+    };
+    const swapIn = (next: ReviewData): void => {
+      for (const w of kept) if (!next.warnings.includes(w)) next.warnings.push(w);
+      loaded.data = next;
+      loaded.detail = 'full';
+    };
+    // The full detail (a full read: ~13 s of CPU for a day; a cache entry: 50-110 ms) waits until the first
+    // screen has been drawn: started 1 s (full read) or 0.3 s (cache entry) after the answer, it ran while the
+    // page was still drawing at load 11-16, on two cores (core CPU from the click to the overview drawn: 390 ms
+    // with the full read under way, 140-160 ms without). A zoom the overview cannot fill asks for it at once.
+    let wanted: () => void = () => undefined;
+    const needed = new Promise<void>((resolve) => (wanted = resolve));
+    const settled = (ms: number): Promise<void> => Promise.race([needed, delay(ms)]);
     const loaded: LoadedReview = {
       data,
       journal: Promise.resolve([]),
@@ -83,31 +110,32 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
       stamp,
       cached: Promise.resolve(),
       full: Promise.resolve(),
+      needFull: () => wanted(),
+      keepWarning,
     };
+    const note = formatNote(overview.recording.header.minorVersion);
+    if (note) keepWarning(note);
     // Cached: the full detail comes from the cache entry, swapped in once the first screen has been served.
     // Serving the first screen from the entry's full-resolution columns made a second open slower than the
     // first (every overview chart decimated from a day of 1 s rows; in-process CPU, load ~13: first screen
     // 15-120 ms from the entry vs 2-6 ms from the overview), and loading the entry competed with it.
     const hit =
       cached && cache
-        ? delay(opts.cacheSwapDelayMs ?? 300).then(() => cache.load(stamp).catch(cacheError))
+        ? settled(opts.cacheSwapDelayMs ?? FIRST_SCREEN_MS).then(() => cache.load(stamp).catch(cacheError))
         : Promise.resolve(null);
     const swapped = hit.then((h) => {
       if (!h) return false;
-      loaded.data = h.data;
-      loaded.detail = 'full';
+      swapIn(h.data);
       return true;
     });
-    // Not cached (or the entry went away): the full read waits until the first screen has been served (its
-    // requests follow within a second): on two cores it would otherwise compete with the first paint.
+    // Not cached (or the entry went away): the full read, once the first screen has been served.
     const rec = swapped.then((ok) =>
-      ok ? null : delay(opts.fullDelayMs ?? 1000).then(() => readFull(path)),
+      ok ? null : settled(opts.fullDelayMs ?? FIRST_SCREEN_MS).then(() => readFull(path)),
     );
     loaded.full = rec.then(
       (r) => {
         if (!r) return;
-        loaded.data = buildReviewData(r.rec, r.seen);
-        loaded.detail = 'full';
+        swapIn(buildReviewData(r.rec, r.seen));
         loaded.loadedFrom = 'overview';
       },
       (err: Error) => {
@@ -124,7 +152,18 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     );
     loaded.cached = loaded.full.then(() =>
       loaded.detail === 'full'
-        ? rec.then((r) => (r ? cacheLater(path, stamp, loaded.data, r.rec.journal, opts) : undefined))
+        ? rec.then((r) =>
+            r
+              ? cacheLater(
+                  path,
+                  stamp,
+                  // What this open added (the sidecar's warning) is not the file's: the next open says it anew.
+                  { ...loaded.data, warnings: loaded.data.warnings.filter((w) => !kept.includes(w)) },
+                  r.rec.journal,
+                  opts,
+                )
+              : undefined,
+          )
         : undefined,
     );
     return loaded;
@@ -143,6 +182,8 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
         stamp,
         cached: Promise.resolve(),
         full: Promise.resolve(),
+        needFull: () => undefined,
+        keepWarning: (w) => void hit.data.warnings.push(w),
       };
     }
   }
@@ -160,6 +201,8 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     stamp,
     cached: cacheLater(path, stamp, data, rec.journal, opts),
     full: Promise.resolve(),
+    needFull: () => undefined,
+    keepWarning: (w) => void data.warnings.push(w),
   };
 }
 

@@ -289,7 +289,7 @@ export class ReviewService implements DeploymentSource {
     const events = [...data.events, ...side.annotations.map((a) => annotationEvent(a, id, hostId))]
       .map((e) => ({ ...e, deploymentId: id }))
       .sort((a, b) => a.ts - b.ts);
-    if (side.warning) data.warnings.push(side.warning);
+    if (side.warning) loaded.keepWarning(side.warning);
     const recorded = new RecordedDeployment({
       id,
       name,
