@@ -15,7 +15,7 @@
 //   npm run bench -- fleet-scale      (BENCH_FLEET_MS=60000 the window; BENCH_FLEET_BROWSER=0 skips Chromium,
 //                                      BENCH_FLEET_CORE=0 the core figures)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
@@ -30,6 +30,8 @@ import { startProfile } from './core-cpu';
 
 /** A .cpuprofile of the core over the fleet's measured window (BENCH_FLEET_PROFILE=file), for Chrome DevTools. */
 const PROFILE_TO = process.env.BENCH_FLEET_PROFILE;
+/** A .cpuprofile of the fleet's KV page over its measured window (BENCH_FLEET_RENDERER_PROFILE=file). */
+const RENDERER_PROFILE_TO = process.env.BENCH_FLEET_RENDERER_PROFILE;
 
 const WARMUP_MS = 15_000;
 const MEASURE_MS = Number(process.env.BENCH_FLEET_MS ?? 60_000);
@@ -206,7 +208,17 @@ async function measurePages(shape: FleetShape): Promise<PageFigures> {
       .waitFor({ timeout: 120_000 });
     await kv.waitForTimeout(5000);
     await kv.evaluate(() => ((window as unknown as { __benchPerf: unknown[] }).__benchPerf.length = 0));
+    const profiler = RENDERER_PROFILE_TO && shape.hosts > 1 ? await kv.context().newCDPSession(kv) : null;
+    if (profiler) {
+      await profiler.send('Profiler.enable');
+      await profiler.send('Profiler.start');
+    }
     await kv.waitForTimeout(BROWSER_MS);
+    if (profiler) {
+      const { profile } = await profiler.send('Profiler.stop');
+      writeFileSync(RENDERER_PROFILE_TO!, JSON.stringify(profile));
+      process.stdout.write(`renderer profile of the fleet KV page: ${RENDERER_PROFILE_TO}\n`);
+    }
     const records = await kv.evaluate(() => (window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf);
     const kvLiveMs: Record<string, number[]> = {};
     for (const r of records) if (r.kind === 'live-update') (kvLiveMs[r.chart] ??= []).push(r.ms);

@@ -72,6 +72,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const showRef = useRef<((from: number, to: number) => void) | null>(null);
   /** The chart's box is in or near the viewport (an IntersectionObserver's last word). */
   const inSight = useRef(false);
+  /** The event list changed: redraws the markers when it is worth it (set by the chart's effect). */
+  const eventsChanged = useRef<(() => void) | null>(null);
   /** History that arrived before the chart's effect ran: applied by that effect. */
   const whenBuilt = useRef<(() => void) | null>(null);
   const { view, theme } = useUi();
@@ -230,6 +232,10 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     // what made the first paint of the ones on screen wait, and a zoom's refinement too.
     inSight.current = false;
     let seen = false;
+    /** Events changed while out of sight: the markers are redrawn when it comes into sight. */
+    let markersStale = false;
+    /** When this chart last drew a live update. */
+    let lastLive = -Infinity;
     /** The window to show once in sight, for data that arrived out of sight. */
     let due: { from: number; to: number } | null = null;
     const draw = (from: number, to: number): void => {
@@ -268,6 +274,10 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         }
         seen = true;
         inSight.current = now;
+        if (now && !due && chart && markersStale) {
+          markersStale = false;
+          chart.draw();
+        }
         if (!now || !due) return;
         if (paintKind === 'scroll-in') paintFrom = performance.now();
         draw(due.from, due.to);
@@ -280,6 +290,22 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     whenBuilt.current = null;
     early?.();
 
+    // A busy fleet's events change the list several times a second, and every chart redrew at each change
+    // (in a profile of its KV page: four times the charts' live updates). Live, the next update (≤ 1 s)
+    // draws the markers anyway; else one draw per frame, and none out of sight until scrolled to.
+    let markersRaf = 0;
+    eventsChanged.current = () => {
+      if (!chart) return;
+      if (!inSight.current) {
+        markersStale = true;
+        return;
+      }
+      if (viewRef.current.mode === 'live' && performance.now() - lastLive < 2000) return;
+      markersRaf ||= requestAnimationFrame(() => {
+        markersRaf = 0;
+        chart?.draw();
+      });
+    };
     let raf = 0;
     const offCross = onCrosshair((t) => {
       if (raf) return;
@@ -321,6 +347,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       }
       // Out of sight, or before the first history (which will hold this point), nothing is drawn.
       if (chart && inSight.current) {
+        lastLive = started;
+        markersStale = false;
         setWindow(chart, win.from, win.to);
         chart.update('none');
         recordPerf(p.id, 'live-update', performance.now() - started, pointCount(dataRef.current));
@@ -338,6 +366,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       offLive();
       offCross();
       if (raf) cancelAnimationFrame(raf);
+      if (markersRaf) cancelAnimationFrame(markersRaf);
+      eventsChanged.current = null;
       sight.disconnect();
       if (idle) cancelIdleCallback(idle);
       showRef.current = null;
@@ -351,7 +381,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   useEffect(() => {
     if (!overlay.current) return;
     overlay.current.events = p.events;
-    chartRef.current?.draw();
+    eventsChanged.current?.();
   }, [p.events]);
 
   // (Re)load history whenever the window changes: a new range, a zoom, a pan, back to live. Asked in the
