@@ -12,8 +12,25 @@ function download(url: string, name: string): void {
   a.remove();
 }
 
+/**
+ * The picture has the chart's legend in it: on screen the legend is HTML beside the canvas, so it is drawn on
+ * the canvas for the export and taken off again before the page paints.
+ */
 export function downloadPng(chart: Chart, name: string): void {
-  download(chart.toBase64Image('image/png', 1), name);
+  const legend = chart.options.plugins?.legend;
+  const withLegend = legend !== undefined && !legend.display && chart.data.datasets.length > 1;
+  if (withLegend) {
+    legend.display = true;
+    chart.update('none');
+  }
+  try {
+    download(chart.toBase64Image('image/png', 1), name);
+  } finally {
+    if (withLegend) {
+      legend.display = false;
+      chart.update('none');
+    }
+  }
 }
 
 export function downloadCsv(series: readonly CsvSeries[], name: string): void {
