@@ -8,7 +8,7 @@ import { overlayPlugin, type OverlayOptions } from '../../src/renderer/src/chart
 
 /** A 2D context that records what is drawn: each stroke/fill with the moveTo x's of its path and its colour. */
 function recordingContext(): {
-  ctx: CanvasRenderingContext2D;
+  ctx: Chart['ctx'];
   strokes: { color: string; xs: number[]; dash: number[] }[];
   fills: { color: string; xs: number[] }[];
 } {
@@ -32,13 +32,15 @@ function recordingContext(): {
     stroke: () => strokes.push({ color: String(ctx.strokeStyle), xs: path, dash }),
     fill: () => fills.push({ color: String(ctx.fillStyle), xs: path }),
   };
-  return { ctx: ctx as unknown as CanvasRenderingContext2D, strokes, fills };
+  return { ctx: ctx as unknown as Chart['ctx'], strokes, fills };
 }
 
 const event = (id: number, ts: number, severity: AppEvent['severity']): AppEvent =>
   ({ id: String(id), ts, severity, title: `e${id}`, kind: 'alert' }) as unknown as AppEvent;
 
 describe('overlayPlugin markers', () => {
+  const drawMarkers = (events: AppEvent[], ctx: Chart['ctx']): void =>
+    (overlayPlugin({ events, colors }).afterDatasetsDraw as unknown as (c: Chart) => void)(chartWith(ctx));
   const colors: OverlayOptions['colors'] = {
     crosshair: 'grey',
     info: 'blue',
@@ -47,7 +49,7 @@ describe('overlayPlugin markers', () => {
     background: 'white',
   };
   // x from 0 to 1000 ms on pixels 0..100.
-  const chartWith = (ctx: CanvasRenderingContext2D): Chart =>
+  const chartWith = (ctx: Chart['ctx']): Chart =>
     ({
       ctx,
       width: 100,
@@ -64,7 +66,7 @@ describe('overlayPlugin markers', () => {
       event(3, 2000, 'error'),
       event(4, 900, 'error'),
     ];
-    overlayPlugin({ events, colors }).afterDatasetsDraw!(chartWith(ctx), {} as never, {} as never);
+    drawMarkers(events, ctx);
     const red = strokes.find((s) => s.color === 'red')!;
     expect(red.xs.sort((a, b) => a - b)).toEqual([10, 90]);
     expect(red.dash).toEqual([3, 3]);
@@ -77,7 +79,7 @@ describe('overlayPlugin markers', () => {
   it('draws hundreds of events as one stroke and one fill per severity, one marker per pixel', () => {
     const { ctx, strokes, fills } = recordingContext();
     const events = Array.from({ length: 500 }, (_, i) => event(i, i * 2, i % 2 ? 'warning' : 'info'));
-    overlayPlugin({ events, colors }).afterDatasetsDraw!(chartWith(ctx), {} as never, {} as never);
+    drawMarkers(events, ctx);
     expect(strokes).toHaveLength(2);
     expect(fills).toHaveLength(2);
     // 500 events over 0..998 ms are 100 pixels (0..100): at most one marker per pixel and colour.
