@@ -1,5 +1,5 @@
 // Export what a chart shows: the canvas as PNG, its data as CSV (one row per timestamp, one column per series).
-import type { Chart } from 'chart.js';
+import type { Chart, LegendOptions } from 'chart.js';
 import { toCsv, type CsvSeries } from './csv';
 
 function download(url: string, name: string): void {
@@ -13,21 +13,22 @@ function download(url: string, name: string): void {
 }
 
 /**
- * The picture has the chart's legend in it: on screen the legend is HTML beside the canvas, so it is drawn on
- * the canvas for the export and taken off again before the page paints.
+ * The picture has the chart's legend in it: on screen the legend is HTML beside the canvas and Chart.js's is
+ * off, so it is drawn on the canvas for the export and taken off again before the page paints.
  */
-export function downloadPng(chart: Chart, name: string): void {
-  const legend = chart.options.plugins?.legend;
-  const withLegend = legend !== undefined && !legend.display && chart.data.datasets.length > 1;
-  if (withLegend) {
-    legend.display = true;
+export function downloadPng(chart: Chart, name: string, legend?: LegendOptions<'line'> | null): void {
+  const plugins = chart.options.plugins as unknown as Record<string, unknown>;
+  const before = plugins.legend;
+  const draw = legend && before === false;
+  if (draw) {
+    plugins.legend = legend;
     chart.update('none');
   }
   try {
     download(chart.toBase64Image('image/png', 1), name);
   } finally {
-    if (withLegend) {
-      legend.display = false;
+    if (draw) {
+      plugins.legend = before;
       chart.update('none');
     }
   }
