@@ -7,13 +7,17 @@
 //   SSH per host        connections that logged in, channels open at the same moment (max), channels opened
 //                       per minute (exec and direct-tcpip), counted by each host's SSH server
 // then, in real Chromium (browser mode, bench/support/fleet-web.ts, needs `npm run build`):
-//   KV page             time per live update per chart (the charts' own "pdc:<chart>:live-update" measures)
+//   KV page             time per live update per chart (the charts' own "pdc:<chart>:live-update" measures),
+//                       beside a second page open at the same time with Chart.js's legend on the canvas
+//                       (`?legend=canvas`, the path before the HTML legend) and the ratio of their medians;
+//                       one-series charts (no legend either way) are the control for the noise of that ratio
 //   overview            renderer main-thread time per observation (CDP Performance.getMetrics TaskDuration
 //                       over the window, divided by the observations that arrived): the overview draws no
 //                       charts, so its figure is for the whole page
 // The machine is shared: CPU time and counts are what to compare, wall-clock page timings are inflated by load.
 //   npm run bench -- fleet-scale      (BENCH_FLEET_MS=60000 the window; BENCH_FLEET_BROWSER=0 skips Chromium,
-//                                      BENCH_FLEET_CORE=0 the core figures)
+//                                      BENCH_FLEET_CORE=0 the core figures; BENCH_FLEET_RENDERER_PROFILE=file
+//                                      a .cpuprofile of the fleet KV page over its window)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
