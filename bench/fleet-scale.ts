@@ -7,15 +7,19 @@
 //   SSH per host        connections that logged in, channels open at the same moment (max), channels opened
 //                       per minute (exec and direct-tcpip), counted by each host's SSH server
 // then, in real Chromium (browser mode, bench/support/fleet-web.ts, needs `npm run build`):
-//   KV page             time per live update per chart (the charts' own "pdc:<chart>:live-update" measures)
+//   KV page             time per live update per chart (the charts' own "pdc:<chart>:live-update" measures),
+//                       beside a second page open at the same time with Chart.js's legend on the canvas
+//                       (`?legend=canvas`, the path before the HTML legend) and the ratio of their medians;
+//                       one-series charts (no legend either way) are the control for the noise of that ratio
 //   overview            renderer main-thread time per observation (CDP Performance.getMetrics TaskDuration
 //                       over the window, divided by the observations that arrived): the overview draws no
 //                       charts, so its figure is for the whole page
 // The machine is shared: CPU time and counts are what to compare, wall-clock page timings are inflated by load.
 //   npm run bench -- fleet-scale      (BENCH_FLEET_MS=60000 the window; BENCH_FLEET_BROWSER=0 skips Chromium,
-//                                      BENCH_FLEET_CORE=0 the core figures)
+//                                      BENCH_FLEET_CORE=0 the core figures; BENCH_FLEET_RENDERER_PROFILE=file
+//                                      a .cpuprofile of the fleet KV page over its window)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
@@ -30,6 +34,8 @@ import { startProfile } from './core-cpu';
 
 /** A .cpuprofile of the core over the fleet's measured window (BENCH_FLEET_PROFILE=file), for Chrome DevTools. */
 const PROFILE_TO = process.env.BENCH_FLEET_PROFILE;
+/** A .cpuprofile of the fleet's KV page over its measured window (BENCH_FLEET_RENDERER_PROFILE=file). */
+const RENDERER_PROFILE_TO = process.env.BENCH_FLEET_RENDERER_PROFILE;
 
 const WARMUP_MS = 15_000;
 const MEASURE_MS = Number(process.env.BENCH_FLEET_MS ?? 60_000);
@@ -157,6 +163,11 @@ async function measureCore(shape: FleetShape): Promise<CoreFigures> {
 export interface PageFigures {
   /** Live-update ms per chart of the KV page (only charts on screen draw). */
   kvLiveMs: Record<string, number[]>;
+  /**
+   * The same charts in a second page open over the same window, with the legend drawn on the canvas by
+   * Chart.js (`?legend=canvas`, as before the HTML legend): both see the same pushes and the same load.
+   */
+  kvLiveCanvasLegendMs: Record<string, number[]>;
   /** Overview: renderer main-thread ms per observation, and how many observations the window had. */
   overviewMsPerUpdate: number;
   overviewUpdates: number;
@@ -197,19 +208,47 @@ async function measurePages(shape: FleetShape): Promise<PageFigures> {
       await new Promise((r) => setTimeout(r, 250));
     }
     browser = await launchChromium();
-    // KV page: the charts' own live-update measures over the window.
-    const { page: kv } = await openPage(browser, `${app.url}#/kv`);
-    await kv.getByTestId('page-kv').waitFor({ timeout: 120_000 });
-    await kv
-      .locator('section[data-testid^="chart-"][data-state="ready"]')
-      .first()
-      .waitFor({ timeout: 120_000 });
+    // KV page: the charts' own live-update measures over the window, beside the same page with the legend on
+    // the canvas (the path before), open at the same time.
+    const before = new URL(app.url);
+    before.searchParams.set('legend', 'canvas');
+    before.hash = '/kv';
+    const [{ page: kv }, { page: kvBefore }] = await Promise.all([
+      openPage(browser, `${app.url}#/kv`),
+      openPage(browser, before.toString()),
+    ]);
+    for (const pg of [kv, kvBefore]) {
+      await pg.getByTestId('page-kv').waitFor({ timeout: 120_000 });
+      await pg
+        .locator('section[data-testid^="chart-"][data-state="ready"]')
+        .first()
+        .waitFor({ timeout: 120_000 });
+    }
     await kv.waitForTimeout(5000);
-    await kv.evaluate(() => ((window as unknown as { __benchPerf: unknown[] }).__benchPerf.length = 0));
+    const clear = (pg: Page): Promise<unknown> =>
+      pg.evaluate(() => ((window as unknown as { __benchPerf: unknown[] }).__benchPerf.length = 0));
+    await Promise.all([clear(kv), clear(kvBefore)]);
+    const profiler = RENDERER_PROFILE_TO && shape.hosts > 1 ? await kv.context().newCDPSession(kv) : null;
+    if (profiler) {
+      await profiler.send('Profiler.enable');
+      await profiler.send('Profiler.start');
+    }
     await kv.waitForTimeout(BROWSER_MS);
-    const records = await kv.evaluate(() => (window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf);
-    const kvLiveMs: Record<string, number[]> = {};
-    for (const r of records) if (r.kind === 'live-update') (kvLiveMs[r.chart] ??= []).push(r.ms);
+    if (profiler) {
+      const { profile } = await profiler.send('Profiler.stop');
+      writeFileSync(RENDERER_PROFILE_TO!, JSON.stringify(profile));
+      process.stdout.write(`renderer profile of the fleet KV page: ${RENDERER_PROFILE_TO}\n`);
+    }
+    const liveOf = async (pg: Page): Promise<Record<string, number[]>> => {
+      const records = await pg.evaluate(
+        () => (window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf,
+      );
+      const ms: Record<string, number[]> = {};
+      for (const r of records) if (r.kind === 'live-update') (ms[r.chart] ??= []).push(r.ms);
+      return ms;
+    };
+    const [kvLiveMs, kvLiveCanvasLegendMs] = [await liveOf(kv), await liveOf(kvBefore)];
+    await kvBefore.close();
     await kv.close();
     // Overview: no charts; the page's main-thread time per observation that reached it.
     const { page: ov, observations } = await openPage(browser, `${app.url}#/overview`);
@@ -227,7 +266,12 @@ async function measurePages(shape: FleetShape): Promise<PageFigures> {
     const spent = (await taskMs()) - t0;
     const updates = observations() - n0;
     await ov.close();
-    return { kvLiveMs, overviewMsPerUpdate: updates ? spent / updates : NaN, overviewUpdates: updates };
+    return {
+      kvLiveMs,
+      kvLiveCanvasLegendMs,
+      overviewMsPerUpdate: updates ? spent / updates : NaN,
+      overviewUpdates: updates,
+    };
   } finally {
     await browser?.close();
     await app.stop();
@@ -315,6 +359,21 @@ function printPages(scale: PageFigures, single: PageFigures): void {
     xs?.length ? `${f(pct(xs, 0.5), 2)} / ${f(pct(xs, 0.95), 2)}` : '–';
   for (const c of charts)
     row(`KV live update: ${c}`, cell(scale.kvLiveMs[c]), cell(single.kvLiveMs[c]), `≤ ${GOALS.liveMs} ms`);
+  // Same pushes, same load, same moment: the ratio holds where the wall-clock figures above do not.
+  const ratio = (a: number[] | undefined, b: number[] | undefined): string =>
+    a?.length && b?.length ? `${f(pct(a, 0.5) / pct(b, 0.5), 2)}×` : '–';
+  for (const c of charts) {
+    row(
+      `  canvas legend (before): ${c}`,
+      cell(scale.kvLiveCanvasLegendMs[c]),
+      cell(single.kvLiveCanvasLegendMs[c]),
+    );
+    row(
+      `  p50 HTML legend / canvas legend: ${c}`,
+      ratio(scale.kvLiveMs[c], scale.kvLiveCanvasLegendMs[c]),
+      ratio(single.kvLiveMs[c], single.kvLiveCanvasLegendMs[c]),
+    );
+  }
   row(
     'overview: main-thread ms per update (whole page)',
     f(scale.overviewMsPerUpdate, 2),

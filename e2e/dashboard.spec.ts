@@ -167,6 +167,10 @@ test('a chart follows its box when the window is resized and resized back', asyn
 
 test('a chart exports its picture as PNG and its data as CSV', async () => {
   await page.getByTestId('nav-kv').click();
+  // Exported once it is drawn (a button clicked before that has no picture to give).
+  await expect(page.getByTestId('chart-kv-pct-decode')).toHaveAttribute('data-state', 'ready', {
+    timeout: 30_000,
+  });
   const [png] = await Promise.all([
     page.waitForEvent('download'),
     page.getByTestId('export-png-kv-pct-decode').click(),
@@ -189,6 +193,20 @@ test('a chart exports its picture as PNG and its data as CSV', async () => {
   const row = lines[lines.length - 1].split(',');
   expect(new Date(row[0]).getTime()).toBe(Number(row[1]));
   expect(Number(row[4])).toBe(2_580_000);
+});
+
+test('a chart of several series has a legend under it that hides and shows each line', async () => {
+  await page.getByTestId('nav-kv').click();
+  const legend = page.getByTestId('legend-kv-tokens-decode');
+  await expect(legend.getByRole('button')).toHaveText(['used', 'evictable', 'capacity']);
+  const capacity = legend.getByRole('button', { name: 'capacity' });
+  await expect(capacity).toHaveAttribute('aria-pressed', 'true');
+  await capacity.click();
+  await expect(capacity).toHaveAttribute('aria-pressed', 'false');
+  await capacity.click();
+  await expect(capacity).toHaveAttribute('aria-pressed', 'true');
+  // A chart of one series needs none.
+  await expect(page.getByTestId('legend-retractions-decode')).toHaveCount(0);
 });
 
 test('the service page shows systemd properties and a live journal with search, filter, pause and copy', async () => {

@@ -89,6 +89,13 @@ test('a worker page by service id: decode-2 spans gpu-b (node rank 0) and gpu-c 
   await expect(page.getByTestId('router-workers').getByTestId('router-worker')).toHaveCount(5, {
     timeout: 30_000,
   });
+  // Its heading names it once, each worker it lists has the role of the service at that URL, and the props
+  // that describe a worker (the router's view of it, its KV) are not shown for the router itself.
+  await expect(page.getByTestId('worker-props').locator('h2')).toHaveText(/^router · gpu-a\b/);
+  for (const cell of await page.getByTestId('router-worker').locator('td:nth-child(2)').all())
+    await expect(cell).toHaveText(/^(prefill|decode)$/);
+  await expect(page.getByTestId('worker-props').getByTestId('prop-Router')).toHaveCount(0);
+  await expect(page.getByTestId('worker-props').getByTestId('prop-KV')).toHaveCount(0);
   expect(errors).toEqual([]);
 });
 

@@ -1,5 +1,5 @@
 // Export what a chart shows: the canvas as PNG, its data as CSV (one row per timestamp, one column per series).
-import type { Chart } from 'chart.js';
+import type { Chart, LegendOptions } from 'chart.js';
 import { toCsv, type CsvSeries } from './csv';
 
 function download(url: string, name: string): void {
@@ -12,8 +12,26 @@ function download(url: string, name: string): void {
   a.remove();
 }
 
-export function downloadPng(chart: Chart, name: string): void {
-  download(chart.toBase64Image('image/png', 1), name);
+/**
+ * The picture has the chart's legend in it: on screen the legend is HTML beside the canvas and Chart.js's is
+ * off, so it is drawn on the canvas for the export and taken off again before the page paints.
+ */
+export function downloadPng(chart: Chart, name: string, legend?: LegendOptions<'line'> | null): void {
+  const plugins = chart.options.plugins as unknown as Record<string, unknown>;
+  const before = plugins.legend;
+  const draw = legend && before === false;
+  if (draw) {
+    plugins.legend = legend;
+    chart.update('none');
+  }
+  try {
+    download(chart.toBase64Image('image/png', 1), name);
+  } finally {
+    if (draw) {
+      plugins.legend = before;
+      chart.update('none');
+    }
+  }
 }
 
 export function downloadCsv(series: readonly CsvSeries[], name: string): void {

@@ -27,24 +27,34 @@ export function overlayPlugin(opts: OverlayOptions): Plugin<'line'> {
       if (!x || !area) return;
       const { ctx } = chart;
       ctx.save();
+      // One path per severity for every marker in the window, one marker per pixel: drawn one by one, a busy
+      // fleet's few hundred events cost more than the chart's lines on each live update.
+      const bySeverity = new Map<AppEvent['severity'], Set<number>>();
       for (const e of opts.events) {
         if (e.ts < x.min || e.ts > x.max) continue;
-        const px = x.getPixelForValue(e.ts);
-        const color = opts.colors[e.severity];
-        ctx.strokeStyle = color;
+        let at = bySeverity.get(e.severity);
+        if (!at) bySeverity.set(e.severity, (at = new Set()));
+        at.add(Math.round(x.getPixelForValue(e.ts)));
+      }
+      for (const [severity, at] of bySeverity) {
+        ctx.strokeStyle = ctx.fillStyle = opts.colors[severity];
         ctx.globalAlpha = 0.55;
         ctx.setLineDash([3, 3]);
         ctx.beginPath();
-        ctx.moveTo(px, area.top);
-        ctx.lineTo(px, area.bottom);
+        for (const px of at) {
+          ctx.moveTo(px, area.top);
+          ctx.lineTo(px, area.bottom);
+        }
         ctx.stroke();
         ctx.globalAlpha = 1;
         ctx.setLineDash([]);
-        ctx.fillStyle = color;
         ctx.beginPath();
-        ctx.moveTo(px - 4, area.top);
-        ctx.lineTo(px + 4, area.top);
-        ctx.lineTo(px, area.top + 6);
+        for (const px of at) {
+          ctx.moveTo(px - 4, area.top);
+          ctx.lineTo(px + 4, area.top);
+          ctx.lineTo(px, area.top + 6);
+          ctx.closePath();
+        }
         ctx.fill();
       }
       const t = crosshairTime();

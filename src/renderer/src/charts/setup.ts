@@ -1,7 +1,6 @@
 // Chart.js, tree-shaken: only what our time-series charts use, plus the zoom plugin.
 import {
   Chart,
-  Decimation,
   Filler,
   Legend,
   LineController,
@@ -23,7 +22,6 @@ Chart.register(
   Tooltip,
   Legend,
   Filler,
-  Decimation,
   zoomPlugin,
 );
 
@@ -45,3 +43,9 @@ export const LIVE = new URLSearchParams(window.location.search).get('live') !== 
 
 /** Benchmark switch: `?batch=0` makes every chart ask for its own history, as before page batching. */
 export const BATCH = new URLSearchParams(window.location.search).get('batch') !== '0';
+
+/**
+ * Benchmark switch: `?legend=canvas` draws the legend on the canvas with Chart.js's plugin, as before the HTML
+ * legend, so both can be measured side by side.
+ */
+export const CANVAS_LEGEND = new URLSearchParams(window.location.search).get('legend') === 'canvas';

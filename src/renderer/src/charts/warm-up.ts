@@ -53,7 +53,7 @@ export function warmChartCode(): void {
           },
           y: { beginAtZero: true, ticks: { maxTicksLimit: 6, callback: (v) => String(v) } },
         },
-        plugins: { legend: { display: true, position: 'bottom' }, decimation: { enabled: false } },
+        plugins: { legend: { display: true, position: 'bottom' } },
       },
     });
     // A second window and tick unit, as a zoom or a live update would redraw it.

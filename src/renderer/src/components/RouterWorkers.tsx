@@ -23,10 +23,11 @@ export function RouterWorkers({
 }: {
   workers?: RouterWorkerState[];
   /** The deployment's services: a worker the router does not give a role is named by the one at its URL. */
-  services: readonly { role: string; apiUrl?: string }[];
+  services: readonly { role: string; apiUrl?: string; workerUrl?: string }[];
 }): React.JSX.Element {
+  // A fleet's workers are known to the router by their worker URL, which need not be their API URL.
   const roleAt = (url: string): string | undefined =>
-    services.find((s) => s.apiUrl !== undefined && norm(s.apiUrl) === norm(url))?.role;
+    services.find((s) => [s.workerUrl, s.apiUrl].some((u) => u !== undefined && norm(u) === norm(url)))?.role;
   return (
     <section className="card" data-testid="router-workers">
       <h2>Workers the router reports</h2>

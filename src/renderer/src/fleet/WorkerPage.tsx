@@ -60,31 +60,35 @@ export function WorkerPage({
     ...unitStateProps(sd, now),
     ['Memory', formatBytes(sd?.memoryCurrentBytes ?? null)],
     ['Health', obs?.health ? `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}` : '—'],
-    [
-      'Router',
-      atRouter
-        ? [
-            atRouter.removed
-              ? 'removed'
-              : atRouter.healthy === null
-                ? 'health not reported'
-                : atRouter.healthy
-                  ? 'healthy'
-                  : 'unhealthy',
-            atRouter.cbState ? `breaker ${atRouter.cbState}` : null,
-            atRouter.activeRequests !== undefined ? `${atRouter.activeRequests} in flight` : null,
-          ]
-            .filter(Boolean)
-            .join(' · ')
-        : '—',
-    ],
-    [
-      'KV',
-      row?.kv
-        ? `${formatPct(row.kv.ratio)} · ${formatTokens(row.kv.usedTokens)} / ${formatTokens(row.kv.capacityTokens)}`
-        : '—',
-    ],
   ];
+  // How the router sees a worker, and the worker's KV: a router has neither.
+  if (role !== 'router')
+    props.push(
+      [
+        'Router',
+        atRouter
+          ? [
+              atRouter.removed
+                ? 'removed'
+                : atRouter.healthy === null
+                  ? 'health not reported'
+                  : atRouter.healthy
+                    ? 'healthy'
+                    : 'unhealthy',
+              atRouter.cbState ? `breaker ${atRouter.cbState}` : null,
+              atRouter.activeRequests !== undefined ? `${atRouter.activeRequests} in flight` : null,
+            ]
+              .filter(Boolean)
+              .join(' · ')
+          : '—',
+      ],
+      [
+        'KV',
+        row?.kv
+          ? `${formatPct(row.kv.ratio)} · ${formatTokens(row.kv.usedTokens)} / ${formatTokens(row.kv.capacityTokens)}`
+          : '—',
+      ],
+    );
   return (
     <div
       className="page service-page worker-page"
@@ -94,7 +98,8 @@ export function WorkerPage({
     >
       <section className="card" data-testid="worker-props">
         <h2>
-          {id} · {role} · {svc.hostId}{' '}
+          {/* A lone router's id is its role ("router"): said once. */}
+          {id === role ? id : `${id} · ${role}`} · {svc.hostId}{' '}
           <RollButton
             deploymentId={deployment.id}
             target={{
