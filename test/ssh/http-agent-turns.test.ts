@@ -4,6 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { Client } from 'ssh2';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
 import { ForwardingAgent, httpGet } from '../../src/main/core/ssh/http-agent';
+import { Semaphore } from '../../src/main/core/ssh/semaphore';
 import { connect } from '../demo/helpers';
 
 let demo: DemoHost | undefined;
@@ -17,7 +18,7 @@ async function agentOnDemo(): Promise<{ agent: ForwardingAgent; decode: string }
   demo = await startDemoHost({});
   const c = (client = await connect(demo));
   const s = demo.deployment.services.find((x) => x.role === 'decode')!;
-  return { agent: new ForwardingAgent(c, 'demo'), decode: s.apiUrl };
+  return { agent: new ForwardingAgent(c, 'demo', new Semaphore(8)), decode: s.apiUrl };
 }
 
 const tcpipOpen = (d: DemoHost): number =>
@@ -58,4 +59,24 @@ it('counts the wait for the channel against the time bound of the request that w
   const behind = httpGet(agent, `${decode}/server_info`, { timeoutMs: 200 });
   await expect(behind).rejects.toThrow(/server_info: no complete response within 0.2 s/);
   await expect(hung).rejects.toThrow(/no complete response/);
+}, 30_000);
+
+it('keeps within the link’s channel budget by taking back an idle tunnel for another endpoint', async () => {
+  demo = await startDemoHost({});
+  const c = (client = await connect(demo));
+  const endpoints = demo.deployment.services.map((s) => s.apiUrl);
+  expect(endpoints.length, 'the demo host serves three endpoints').toBeGreaterThanOrEqual(3);
+  // Two slots for three endpoints: the third endpoint's tunnel must wait for an idle one to close.
+  const budget: Semaphore = new Semaphore(2, (): boolean => agent.closeIdle());
+  const agent = new ForwardingAgent(c, 'demo', budget);
+  let mostOpen = 0;
+  for (let round = 0; round < 3; round++)
+    for (const base of endpoints) {
+      expect((await httpGet(agent, `${base}/health`)).status, `${base} round ${round}`).toBe(200);
+      mostOpen = Math.max(mostOpen, tcpipOpen(demo));
+    }
+  // Counted by the host's SSH server: never more than the budget, and each round reopened what was taken back.
+  expect(mostOpen).toBeLessThanOrEqual(2);
+  expect(budget.maxInUse).toBe(2);
+  expect(demo.channels.tcpipChannels).toBeGreaterThan(endpoints.length);
 }, 30_000);
