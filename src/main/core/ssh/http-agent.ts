@@ -34,9 +34,21 @@ export class ForwardingAgent extends http.Agent {
     // as free, so a request it handed the socket to keeps it.
     this.on('free', (socket: Duplex) =>
       setImmediate(() => {
-        if (this.slots.queuedFor(SESSION) > 0 && this.isFree(socket)) socket.destroy();
+        if (this.slots.queuedFor(SESSION) > this.closing.size && this.isFree(socket)) this.give(socket);
       }),
     );
+  }
+
+  /**
+   * Tunnels closed for a waiting command whose close has not arrived yet: each waiter is owed one, not one per
+   * tunnel that goes idle while the first close is on its way.
+   */
+  private readonly closing = new Set<Duplex>();
+
+  private give(socket: Duplex): void {
+    this.closing.add(socket);
+    socket.once('close', () => this.closing.delete(socket));
+    socket.destroy();
   }
 
   /** When each endpoint last started an exchange: the longest idle tunnel is the one given back. */
@@ -117,6 +129,7 @@ export class ForwardingAgent extends http.Agent {
    * Its slot comes back when the channel's close arrives.
    */
   closeIdle(): boolean {
+    if (this.slots.queuedFor(SESSION) <= this.closing.size) return this.closing.size > 0;
     let oldest: { socket: Duplex; at: number } | null = null;
     for (const [name, list] of Object.entries(this.freeSockets)) {
       const socket = list?.find((x) => !x.destroyed);
@@ -124,7 +137,7 @@ export class ForwardingAgent extends http.Agent {
       const at = this.lastUsed.get(name.split(':').slice(0, 2).join(':')) ?? 0;
       if (socket && (!oldest || at < oldest.at)) oldest = { socket, at };
     }
-    oldest?.socket.destroy();
+    if (oldest) this.give(oldest.socket);
     return oldest !== null;
   }
 
