@@ -47,7 +47,16 @@ it('holds at most 8 channels per host: one per HTTP endpoint, one shell, one fol
   for (const h of fleet.hosts) h.channels.resetOpenMax();
   const tcpip0 = fleet.hosts.map((h) => h.channels.tcpipChannels);
   const exec0 = fleet.hosts.map((h) => h.channels.execsSince().length);
+  // A scrape that timed out (a loaded machine) loses its channel, and the endpoint's next request opens one.
+  const failedScrapes = new Map<string, number>();
+  const countFailures = (o: Observation): void => {
+    for (const s of o.services)
+      if (s.hostId && ((s.metrics && !s.metrics.ok) || (s.health && !s.health.ok)))
+        failedScrapes.set(s.hostId, (failedScrapes.get(s.hostId) ?? 0) + 1);
+  };
+  app.core.on('observation', countFailures);
   await rounds(15, 'steady window');
+  app.core.off('observation', countFailures);
 
   for (const [i, h] of fleet.hosts.entries()) {
     const kinds = h.channels.openKinds;
@@ -58,15 +67,16 @@ it('holds at most 8 channels per host: one per HTTP endpoint, one shell, one fol
       `${h.name}: exec channels opened`,
     ).toEqual([]);
     // A tunnel is only ever closed to make room for a spare shell, and reopened after it.
+    const failed = failedScrapes.get(h.name) ?? 0;
     expect(
       h.channels.tcpipChannels - tcpip0[i],
-      `${h.name}: tunnels opened in steady state (${spares} spare shells)`,
-    ).toBeLessThanOrEqual(2 * spares);
+      `${h.name}: tunnels opened in steady state (${spares} spare shells, ${failed} failed scrapes)`,
+    ).toBeLessThanOrEqual(2 * spares + failed);
     expect(
       h.channels.openChannels.max,
       `${h.name}: open at once (${JSON.stringify(kinds)})`,
     ).toBeLessThanOrEqual(8);
-    if (spares > 0) continue;
+    if (spares > 0 || failed > 0) continue;
     const http = Object.entries(kinds).filter(([k]) => k.startsWith('tcpip '));
     expect(http.length, `${h.name}: HTTP endpoints with a channel (${JSON.stringify(kinds)})`).toBe(
       h.name === 'gpu-a' ? 6 : 4,
