@@ -108,6 +108,21 @@ export interface CoreFigures {
   fallback: string | null;
   /** The first host's channels open at the end, by kind. */
   openKinds: Record<string, number>;
+  /** Per host: the channels open at the end, by kind (HTTP tunnels, shells, journal follows). */
+  kindsPerHost: Array<{ name: string; tunnels: number; shells: number; follows: number }>;
+}
+
+/** A host's open channels by what they carry: "tcpip <addr>" tunnels, "exec sh" shells, other execs follows. */
+function byKind(c: FleetHostCounts): { name: string; tunnels: number; shells: number; follows: number } {
+  let tunnels = 0;
+  let shells = 0;
+  let follows = 0;
+  for (const [k, n] of Object.entries(c.openKinds)) {
+    if (k.startsWith('tcpip ')) tunnels += n;
+    else if (k === 'exec sh') shells += n;
+    else follows += n;
+  }
+  return { name: c.name, tunnels, shells, follows };
 }
 
 async function measureCore(shape: FleetShape): Promise<CoreFigures> {
@@ -152,6 +167,7 @@ async function measureCore(shape: FleetShape): Promise<CoreFigures> {
       observations: obs1 - obs0,
       fallback: fleet.ready.fallback,
       openKinds: c1[0].openKinds,
+      kindsPerHost: c1.map(byKind),
     };
   } finally {
     await app.shutdown();
@@ -329,6 +345,13 @@ function printCore(scale: CoreFigures, single: CoreFigures): void {
   );
   process.stdout.write(
     `  per host (${name(scale)}): open max ${scale.openMaxPerHost.join(' ')}; opened/min ${scale.openedPerMinPerHost.map((x) => f(x, 0)).join(' ')}\n`,
+  );
+  process.stdout.write(
+    `  open at the end by kind (HTTP tunnels + shells + journal follows): ${scale.kindsPerHost
+      .map((k) => `${k.name} ${k.tunnels}+${k.shells}+${k.follows}`)
+      .join(', ')}; one host: ${single.kindsPerHost
+      .map((k) => `${k.tunnels}+${k.shells}+${k.follows}`)
+      .join(', ')}\n`,
   );
   process.stdout.write(
     `  measured over ${f(scale.wallMs / 1000, 0)} s / ${f(single.wallMs / 1000, 0)} s after ${WARMUP_MS / 1000} s of warm-up, recording on; load average ${loadavg()

@@ -7,6 +7,7 @@ import type { JournalEntry } from '../../src/shared/contract';
 import { acceleratedClock, systemClock } from '../../src/main/core/clock';
 import { HostJournalFollow, type FollowSink } from '../../src/main/core/journal/host-follow';
 import { UnitJournalTail } from '../../src/main/core/journal/unit-tail';
+import { JOURNAL_FIELDS } from '../../src/main/core/journal/journal-json';
 import type { CommandStream, ExecResult, StreamHandlers } from '../../src/main/core/ssh/connection';
 
 const A = 'sglang-prefill.service';
@@ -38,6 +39,9 @@ interface Harness {
   live: () => StreamHandlers;
   newest: { text: string; cursor: string } | null;
 }
+
+/** The follow asks only for the fields the reader uses. */
+const FIELDS = `--output-fields=${JOURNAL_FIELDS.join(',')}`;
 
 function harness(
   answers: (command: string) => ExecResult | Promise<ExecResult> = () => ({
@@ -102,7 +106,7 @@ describe('HostJournalFollow', () => {
     await until('the follow', () => h.follows.length === 1);
     expect(h.execs).toEqual(['journalctl --no-pager -o json -n 1']);
     expect(h.follows[0]).toBe(
-      `journalctl --no-pager -o json --follow -u ${A} -u ${B} --after-cursor '${h.newest.cursor}'`,
+      `journalctl --no-pager -o json ${FIELDS} --follow -u ${A} -u ${B} --after-cursor '${h.newest.cursor}'`,
     );
     const text = [
       line('prefill says', { _SYSTEMD_UNIT: A }).text,
@@ -137,12 +141,12 @@ describe('HostJournalFollow', () => {
     await h.follow.attach(B, sink());
     await until('the second follow', () => h.follows.length === 2);
     expect(h.follows[1]).toBe(
-      `journalctl --no-pager -o json --follow -u ${A} -u ${B} --after-cursor '${last.cursor}'`,
+      `journalctl --no-pager -o json ${FIELDS} --follow -u ${A} -u ${B} --after-cursor '${last.cursor}'`,
     );
     h.follow.detach(B);
     await until('the third follow', () => h.follows.length === 3);
     expect(h.follows[2]).toBe(
-      `journalctl --no-pager -o json --follow -u ${A} --after-cursor '${last.cursor}'`,
+      `journalctl --no-pager -o json ${FIELDS} --follow -u ${A} --after-cursor '${last.cursor}'`,
     );
     h.follow.detach(A);
     expect(h.follow.units).toEqual([]);
@@ -161,7 +165,7 @@ describe('HostJournalFollow', () => {
     const a = sink();
     await h.follow.attach(A, a);
     await until('the follow', () => h.follows.length === 1);
-    expect(h.follows[0]).toBe(`journalctl --no-pager -o json --follow -u ${A} --lines=all`);
+    expect(h.follows[0]).toBe(`journalctl --no-pager -o json ${FIELDS} --follow -u ${A} --lines=all`);
     const first = line('first ever', { _SYSTEMD_UNIT: A });
     h.live().stdout(Buffer.from(`${first.text}\n`));
     h.live().stderr(Buffer.from('Failed to open journal: Permission denied\n'));
@@ -221,6 +225,24 @@ describe('a unit tail fed by the follow', () => {
     expect(tail.command).toBe(`journalctl --no-pager -o json --follow -u ${A}`);
     sub.dispose();
     expect(h.follow.units).toEqual([]);
+    h.follow.close();
+  });
+
+  it('a journalctl that refuses --output-fields (systemd < 236) is followed with every field, without a failure told', async () => {
+    const h = harness();
+    h.newest = null;
+    const a = sink();
+    await h.follow.attach(A, a);
+    await until('the follow', () => h.follows.length === 1);
+    expect(h.follows[0]).toContain(FIELDS);
+    h.live().stderr(Buffer.from(`journalctl: unrecognized option '${FIELDS}'\n`));
+    h.live().closed(1, null);
+    await until('the follow again', () => h.follows.length === 2);
+    expect(h.follows[1]).toBe(`journalctl --no-pager -o json --follow -u ${A} --lines=all`);
+    expect(a.errors).toEqual([]);
+    const e = line('old host', { _SYSTEMD_UNIT: A });
+    h.live().stdout(Buffer.from(`${e.text}\n`));
+    expect(a.got).toEqual(['old host']);
     h.follow.close();
   });
 });

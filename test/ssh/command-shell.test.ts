@@ -4,10 +4,13 @@
 // when the shell misbehaves: every such case still answers the command, over exec, and says why.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandShell } from '../../src/main/core/ssh/command-shell';
 import type { CommandStream, ExecResult, StreamHandlers } from '../../src/main/core/ssh/connection';
 import { SshConnection } from '../../src/main/core/ssh/connection';
+import { httpGet } from '../../src/main/core/ssh/http-agent';
 import { sshdUnavailableReason, startSshd, type Sshd } from '../fixtures/sshd';
 import { makeHome, type TestHome } from './sshd-helpers';
 
@@ -283,4 +286,61 @@ describe.skipIf(skip !== null)('the persistent shell over a real OpenSSH sshd an
       await conn.stop();
     }
   });
+
+  it('a slow command does not hold back the next read, and the spare shell stays within the channel budget', async () => {
+    // Three channels for a journal follow, a kept-alive HTTP tunnel and the shell: the spare shell the
+    // waiting read needs can only come from the tunnel nobody is using, which the budget takes back.
+    const http = await import('node:http');
+    const server = http.createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const gate = join(h.root, `gate-${process.pid}`);
+    const conn = new SshConnection({
+      label: 'real sshd',
+      maxChannels: 3,
+      spareShellAfterMs: 200,
+      spareShellIdleMs: 60_000,
+      configure: async () => ({
+        host: '127.0.0.1',
+        port: sshd.port,
+        username: process.env.USER ?? 'root',
+        privateKey: readFileSync(h.keys.user.privateFile),
+        hostVerifier: () => true,
+      }),
+    });
+    await conn.start();
+    await conn.waitConnected(10_000);
+    try {
+      const follow = await conn.openStream('sleep 600', {
+        stdout: () => undefined,
+        stderr: () => undefined,
+        closed: () => undefined,
+      });
+      const get = (): Promise<string> =>
+        httpGet(conn.httpAgent(), `http://127.0.0.1:${port}/`).then((r) => r.body);
+      expect(await get()).toBe('ok');
+      expect(await conn.execInShell('echo warm')).toMatchObject({ stdout: 'warm\n' });
+      expect(conn.channelStats).toMatchObject({ open: 3, limit: 3 });
+
+      const answered: string[] = [];
+      // Blocks until the test opens the gate, which it does only once the poll behind it was answered.
+      const slow = conn
+        .execInShell(`while [ ! -e '${gate}' ]; do sleep 0.05; done; echo slow`, { timeoutMs: 120_000 })
+        .then((r) => void answered.push(r.stdout.trim()));
+      const poll = await conn.execInShell('echo poll');
+      answered.push(poll.stdout.trim());
+      expect(answered, 'the poll was answered while the slow command still ran').toEqual(['poll']);
+      await writeFile(gate, '');
+      await slow;
+      expect(answered).toEqual(['poll', 'slow']);
+      // The tunnel was taken back for the spare shell; the next scrape opens it again, taking back the idle spare.
+      expect(await get()).toBe('ok');
+      expect(conn.channelStats.max, 'channels open at once').toBeLessThanOrEqual(3);
+      expect(conn.shellStats).toMatchObject({ shells: 2, viaExec: 0 });
+      follow.close();
+    } finally {
+      await conn.stop();
+      server.close();
+    }
+  }, 120_000);
 });

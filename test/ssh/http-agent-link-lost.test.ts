@@ -6,6 +6,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { Duplex } from 'node:stream';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
 import { ForwardingAgent, httpGet } from '../../src/main/core/ssh/http-agent';
+import { Semaphore } from '../../src/main/core/ssh/semaphore';
 import { connect } from '../demo/helpers';
 
 let demo: DemoHost | undefined;
@@ -16,7 +17,7 @@ afterEach(async () => {
 it('fails a tunnel asked for after the link dropped through its callback, never by throwing', async () => {
   demo = await startDemoHost({});
   const c = await connect(demo);
-  const agent = new ForwardingAgent(c, 'demo');
+  const agent = new ForwardingAgent(c, 'demo', new Semaphore(8));
   const url = new URL(demo.deployment.services.find((s) => s.role === 'decode')!.metricsUrl!);
   // The link works, then drops as a dead network drops it.
   expect((await httpGet(agent, url.toString())).status).toBe(200);

@@ -3,7 +3,8 @@
 import { afterEach, expect, it } from 'vitest';
 import type { Client } from 'ssh2';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
-import { ForwardingAgent, httpGet } from '../../src/main/core/ssh/http-agent';
+import { ForwardingAgent, httpGet, SESSION } from '../../src/main/core/ssh/http-agent';
+import { Semaphore } from '../../src/main/core/ssh/semaphore';
 import { connect } from '../demo/helpers';
 
 let demo: DemoHost | undefined;
@@ -17,7 +18,7 @@ async function agentOnDemo(): Promise<{ agent: ForwardingAgent; decode: string }
   demo = await startDemoHost({});
   const c = (client = await connect(demo));
   const s = demo.deployment.services.find((x) => x.role === 'decode')!;
-  return { agent: new ForwardingAgent(c, 'demo'), decode: s.apiUrl };
+  return { agent: new ForwardingAgent(c, 'demo', new Semaphore(8)), decode: s.apiUrl };
 }
 
 const tcpipOpen = (d: DemoHost): number =>
@@ -58,4 +59,25 @@ it('counts the wait for the channel against the time bound of the request that w
   const behind = httpGet(agent, `${decode}/server_info`, { timeoutMs: 200 });
   await expect(behind).rejects.toThrow(/server_info: no complete response within 0.2 s/);
   await expect(hung).rejects.toThrow(/no complete response/);
+}, 30_000);
+
+it('gives the longest idle tunnel back to a command waiting for the link’s channel budget, and only one', async () => {
+  demo = await startDemoHost({});
+  const c = (client = await connect(demo));
+  const [a, b, third] = demo.deployment.services.map((s) => s.apiUrl);
+  expect(third, 'the demo host serves three endpoints').toBeDefined();
+  // Two slots, both held by idle tunnels: a command's slot can only come from one of them.
+  const budget: Semaphore = new Semaphore(2, (kind): boolean => kind === SESSION && agent.closeIdle());
+  const agent = new ForwardingAgent(c, 'demo', budget);
+  expect((await httpGet(agent, `${a}/health`)).status).toBe(200);
+  expect((await httpGet(agent, `${b}/health`)).status).toBe(200);
+  expect(tcpipOpen(demo)).toBe(2);
+  const release = await budget.hold(SESSION);
+  await new Promise((r) => setTimeout(r, 100));
+  // Counted by the host's SSH server: the first endpoint's tunnel (used longest ago) went, the second stayed.
+  expect(demo.channels.openKinds).toEqual({ [`tcpip ${new URL(b).host}`]: 1 });
+  release();
+  expect((await httpGet(agent, `${a}/health`)).status).toBe(200);
+  expect(demo.channels.tcpipChannels).toBe(3);
+  expect(budget.maxInUse).toBe(2);
 }, 30_000);

@@ -248,7 +248,7 @@ describe.skipIf(skip !== null)(
         await trust(target);
         const { prompts } = recordingPrompts({});
         const { resolve } = resolverFor(h, prompts);
-        const unbounded = connection(() => resolve(sshHost('gpu')), { maxSessions: 12 });
+        const unbounded = connection(() => resolve(sshHost('gpu')), { maxChannels: 12 });
         await unbounded.start();
         const outcomes = await Promise.allSettled(
           Array.from({ length: 12 }, () => unbounded.exec('test-sleep 400')),

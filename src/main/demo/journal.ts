@@ -175,7 +175,11 @@ const JSON_FIELD_MAX = 4096;
 export interface FormatOptions {
   all: boolean;
   noHostname?: boolean;
+  /** --output-fields: only these (and the cursor, timestamps and boot id, which journalctl always prints). */
+  fields?: ReadonlySet<string> | null;
 }
+
+const ALWAYS_PRINTED = new Set(['__CURSOR', '__REALTIME_TIMESTAMP', '__MONOTONIC_TIMESTAMP', '_BOOT_ID']);
 
 function jsonValue(buf: Buffer, all: boolean): string {
   if (!all && buf.length > JSON_FIELD_MAX) return 'null';
@@ -243,6 +247,12 @@ export function formatEntry(e: JournalEntry, output: JournalOutput, opts: Format
       ...jsonFields(e).map(([k, v]): [string, string] => [k, JSON.stringify(v)]),
       ['MESSAGE', jsonValue(msg, opts.all)],
     ];
+    if (opts.fields) {
+      const keep = opts.fields;
+      const kept = pairs.filter(([k]) => ALWAYS_PRINTED.has(k) || keep.has(k));
+      pairs.length = 0;
+      pairs.push(...kept);
+    }
     if (output === 'json') return Buffer.from(`{${pairs.map(([k, v]) => `"${k}":${v}`).join(',')}}`, 'utf8');
     return Buffer.from(`{\n${pairs.map(([k, v]) => `\t"${k}" : ${v}`).join(',\n')}\n}`, 'utf8');
   }

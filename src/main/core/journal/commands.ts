@@ -59,13 +59,19 @@ export function journalPositionCommand(): string {
  * One `journalctl --follow` over several units: every entry after `afterCursor` (with --follow, journalctl does
  * not stop at -n when it starts from a cursor), or, without a cursor (the journal was empty), every entry.
  */
-export function journalFollowUnitsCommand(units: readonly string[], afterCursor: string | null): string {
+export function journalFollowUnitsCommand(
+  units: readonly string[],
+  afterCursor: string | null,
+  /** Only the fields the app reads (systemd ≥ 236; older journalctl refuses the option). */
+  fields: readonly string[] | null = null,
+): string {
   if (units.length === 0) throw new RangeError('journal follow needs at least one unit');
   return shellCommand([
     'journalctl',
     '--no-pager',
     '-o',
     'json',
+    ...(fields ? [`--output-fields=${fields.join(',')}`] : []),
     '--follow',
     ...units.flatMap((u) => ['-u', assertUnitName(u)]),
     ...(afterCursor === null ? ['--lines=all'] : ['--after-cursor', checkedCursor(afterCursor)]),

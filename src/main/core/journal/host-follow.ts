@@ -10,7 +10,7 @@ import type { JournalEntry } from '@shared/contract';
 import type { Clock, ClockTimer } from '../clock';
 import type { CommandStream, StreamHandlers } from '../ssh/connection';
 import { journalFollowUnitsCommand, journalPositionCommand } from './commands';
-import { parseJournalJson, parseJournalRecord } from './journal-json';
+import { JOURNAL_FIELDS, parseJournalJson, parseJournalRecord } from './journal-json';
 import type { Exec } from './unit-tail';
 
 /** Where one unit's share of the follow goes. */
@@ -57,6 +57,8 @@ const RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
 
 export class HostJournalFollow implements JournalFeed {
+  /** This host's journalctl refused --output-fields: every field is read. */
+  private allFields = false;
   private readonly sinks = new Map<string, FollowSink>();
   /** The same sinks by the name journalctl reports (unit names given without a type get .service). */
   private readonly route = new Map<string, FollowSink>();
@@ -170,7 +172,8 @@ export class HostJournalFollow implements JournalFeed {
     try {
       await this.position();
       if (id !== this.streamId || this.closed) return;
-      const stream = await this.opts.open(journalFollowUnitsCommand(this.units, this.resume), {
+      const fields = this.allFields ? null : JOURNAL_FIELDS;
+      const stream = await this.opts.open(journalFollowUnitsCommand(this.units, this.resume, fields), {
         stdout: (d) => {
           if (id === this.streamId) this.onStdout(d);
         },
@@ -235,6 +238,12 @@ export class HostJournalFollow implements JournalFeed {
     if (!this.opts.isConnected()) {
       // The link went; the follow starts again after the last entry once it is back.
       this.schedule(RETRY_MS);
+      return;
+    }
+    if (!this.allFields && /output-fields/.test(stderr)) {
+      // systemd before 236 does not know the option: follow with every field from now on, at once.
+      this.allFields = true;
+      this.schedule(0);
       return;
     }
     this.fail(journalctlError(stderr, code, signal));

@@ -37,6 +37,25 @@ export interface JournalRecord {
 }
 
 /** One line of `journalctl -o json`, with the units it belongs to (to share one follow among several units). */
+/**
+ * The fields the reader below uses, for `--output-fields` (journalctl prints __CURSOR and the timestamps anyway):
+ * a real entry carries some thirty more (_CMDLINE alone is a server's whole command line), which would cross the
+ * SSH channel and go through JSON.parse for every line a host's follow brings.
+ */
+export const JOURNAL_FIELDS = [
+  'MESSAGE',
+  'PRIORITY',
+  '_PID',
+  '_UID',
+  '_COMM',
+  'SYSLOG_IDENTIFIER',
+  'UNIT',
+  '_SYSTEMD_UNIT',
+  'MESSAGE_ID',
+  'COREDUMP_UNIT',
+  'OBJECT_SYSTEMD_UNIT',
+] as const;
+
 export function parseJournalRecord(line: string): JournalRecord | null {
   if (!line.startsWith('{')) return null;
   let obj: unknown;

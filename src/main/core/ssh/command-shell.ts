@@ -81,6 +81,8 @@ export class CommandShell {
   private seq = 0;
   private readonly tokenBase = `__pdc_${randomBytes(8).toString('hex')}`;
   private fallbackUntil = 0;
+  /** Callers waiting for the shell to have nothing to do (`whenIdle`). */
+  private idleWaiters: Array<() => void> = [];
   readonly stats: CommandShellStats = { shells: 0, viaShell: 0, viaExec: 0 };
 
   constructor(private readonly opts: CommandShellOptions) {}
@@ -105,6 +107,37 @@ export class CommandShell {
   }
 
   /**
+   * Resolves true once the shell has nothing running or queued, false if that did not happen within `ms`: a
+   * caller that cannot wait longer takes another shell.
+   */
+  whenIdle(ms: number): Promise<boolean> {
+    if (!this.busy) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.idleWaiters = this.idleWaiters.filter((w) => w !== done);
+        resolve(false);
+      }, ms);
+      this.idleWaiters.push(done);
+    });
+  }
+
+  /** Whether the shell holds a channel now. */
+  get open(): boolean {
+    return this.stream !== null || this.opening !== null;
+  }
+
+  /** Gives back the shell's channel if it has nothing to do; says whether it did. */
+  closeIfIdle(): boolean {
+    if (this.busy || !this.stream) return false;
+    this.dropStream();
+    return true;
+  }
+
+  /**
    * The link is closing: end the shell; what is queued goes over exec (which then says why it fails). The next
    * command, on a link started again, opens a new shell.
    */
@@ -116,7 +149,11 @@ export class CommandShell {
   }
 
   private async pump(): Promise<void> {
-    if (this.current || this.opening || this.queue.length === 0) return;
+    if (this.current || this.opening) return;
+    if (this.queue.length === 0) {
+      for (const w of this.idleWaiters.splice(0)) w();
+      return;
+    }
     let stream: CommandStream;
     try {
       stream = await this.ensureStream();
@@ -284,6 +321,7 @@ export class CommandShell {
     const pending = this.queue.splice(0);
     if (this.current) pending.unshift(this.finishCurrent());
     for (const req of pending) this.viaExec(req);
+    for (const w of this.idleWaiters.splice(0)) w();
   }
 
   private viaExec(req: Request): void {

@@ -1,7 +1,8 @@
-// One SSH connection per host that carries everything: commands over `exec` (bounded by a semaphore), the
-// periodic reads through persistent shells (`execInShell`), long-lived commands such as a journal follow on
-// channels of their own (`openStream`, counted by the same semaphore), HTTP scrapes over `forwardOut` with a
-// keep-alive agent. It reconnects by itself with exponential backoff and jitter, and its status is never
+// One SSH connection per host that carries everything: commands over `exec`, the periodic reads through a
+// persistent shell (`execInShell`), long-lived commands such as a journal follow on channels of their own
+// (`openStream`), HTTP scrapes over `forwardOut` with a keep-alive agent. All of them take slots of one channel
+// budget (8: issue 15's bound per host, below OpenSSH's MaxSessions of 10), so the bound holds by construction;
+// a full budget takes back an idle spare shell or kept-alive tunnel before anyone waits. It reconnects by itself with exponential backoff and jitter, and its status is never
 // optimistic: it says `connected` only after the handshake, and drops to `reconnecting` the moment ssh2 reports
 // the link closed or keepalives go unanswered (keepalive every 10 s, 2 unanswered → dead within 30 s, unless
 // ServerAliveInterval/CountMax say otherwise).
@@ -11,7 +12,7 @@ import { Client, type ConnectConfig, type ClientChannel } from 'ssh2';
 import type { ConnectionStatus } from '@shared/domain';
 import { systemClock, type Clock, type ClockTimer } from '../clock';
 import { Semaphore } from './semaphore';
-import { ForwardingAgent } from './http-agent';
+import { ForwardingAgent, SESSION, TUNNEL } from './http-agent';
 import {
   explainSshError,
   PERMANENT_CODES,
@@ -43,8 +44,12 @@ export interface SshConnectionOptions {
   /** Produces the ssh2 config for each attempt (re-resolves keys, agent, jump hosts). */
   configure: () => Promise<ConnectConfig>;
   clock?: Clock;
-  /** At most this many concurrent exec channels; OpenSSH's MaxSessions defaults to 10. */
-  maxSessions?: number;
+  /** At most this many channels open at once, of every kind (default 8; OpenSSH's MaxSessions is 10). */
+  maxChannels?: number;
+  /** How long a periodic read waits for the busy shell before it takes the spare one. Default 1 s. */
+  spareShellAfterMs?: number;
+  /** How long the spare shell stays open with nothing to do. Default 15 s. */
+  spareShellIdleMs?: number;
   keepaliveIntervalMs?: number;
   keepaliveCountMax?: number;
   readyTimeoutMs?: number;
@@ -79,7 +84,7 @@ const DEFAULT_EXEC_MAX_BYTES = 8 * 1024 * 1024;
 export class SshConnection extends EventEmitter<Events> {
   private client: Client | null = null;
   private agent: ForwardingAgent | null = null;
-  private readonly sessions: Semaphore;
+  private readonly channels: Semaphore;
   private readonly clock: Clock;
   private current: ConnectionStatus = { state: 'idle' };
   /** Consecutive failed attempts since the last successful login. */
@@ -94,25 +99,40 @@ export class SshConnection extends EventEmitter<Events> {
   private stopped = true;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   /**
-   * The link's persistent shells for periodic reads; they outlive link drops and reopen on the next command. Two,
-   * so a slow nvidia-smi (a second on a busy 8-GPU host) does not hold back the next systemctl: the second opens
-   * only when a command finds the first busy.
+   * The link's persistent shells for periodic reads; they outlive link drops and reopen on the next command.
+   * The first carries them all; the spare opens only for a read that waited past `spareShellAfterMs` behind a
+   * slow one (an nvidia-smi can take seconds on a busy 8-GPU host, and the 1 Hz systemctl must not wait for
+   * it), and closes again once idle, so the steady state holds one shell.
    */
-  private readonly shells: CommandShell[];
+  private readonly shells: [CommandShell, CommandShell];
+  private spareIdleTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly opts: SshConnectionOptions) {
     super();
     this.clock = opts.clock ?? systemClock;
-    this.sessions = new Semaphore(opts.maxSessions ?? 8);
-    this.shells = [1, 2].map(
-      () =>
-        new CommandShell({
-          label: opts.label,
-          open: (command, handlers) => this.openStream(command, handlers),
-          exec: (command, o) => this.exec(command, o),
-          isConnected: () => this.isConnected,
-        }),
+    // A tunnel may only take the idle spare shell's place; a command may also take an idle tunnel's (the
+    // longest unused), which its endpoint's next request opens again.
+    this.channels = new Semaphore(
+      opts.maxChannels ?? 8,
+      (kind) => this.shells[1].closeIfIdle() || (kind !== TUNNEL && (this.agent?.closeIdle() ?? false)),
     );
+    const shell = (): CommandShell =>
+      new CommandShell({
+        label: opts.label,
+        open: (command, handlers) => this.openStream(command, handlers),
+        exec: (command, o) => this.exec(command, o),
+        isConnected: () => this.isConnected,
+      });
+    this.shells = [shell(), shell()];
+  }
+
+  /** Channels open now and at most at once (since the start or `resetChannelPeak`), of every kind. */
+  get channelStats(): { open: number; max: number; limit: number } {
+    return { open: this.channels.inUse, max: this.channels.maxInUse, limit: this.channels.limit };
+  }
+
+  resetChannelPeak(): void {
+    this.channels.resetPeak();
   }
 
   /** How the periodic reads went: through the persistent shells or, after trouble with them, plain exec. */
@@ -217,6 +237,8 @@ export class SshConnection extends EventEmitter<Events> {
     this.retryTimer = null;
     this.teardown('closed by the user');
     for (const s of this.shells) s.close();
+    if (this.spareIdleTimer) clearTimeout(this.spareIdleTimer);
+    this.spareIdleTimer = null;
     this.setStatus({ state: 'idle' });
     for (const w of this.readyWaiters.splice(0))
       w.reject(new SshError({ code: 'closed', message: `${this.label}: connection closed` }));
@@ -235,18 +257,41 @@ export class SshConnection extends EventEmitter<Events> {
   }
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    return this.sessions.run(() => this.execNow(command, options));
+    const release = await this.channels.hold(SESSION);
+    return this.execNow(command, options, release);
   }
 
   /**
-   * A short command that runs every few seconds (systemctl show, nvidia-smi): sent to the link's one persistent
+   * A short command that runs every few seconds (systemctl show, nvidia-smi): sent to the link's persistent
    * shell instead of opening a channel each time; same command text, same result as `exec`. On any trouble with
    * the shell it runs over plain exec (and says so under NODE_DEBUG=pdc-ssh).
    */
   async execInShell(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     if (!this.client || !this.isConnected)
       throw new SshError({ code: 'not-connected', message: `not connected to ${this.label}` });
-    return (this.shells.find((s) => !s.busy) ?? this.shells[0]).run(command, options);
+    const [first, spare] = this.shells;
+    const deadline = Date.now() + (this.opts.spareShellAfterMs ?? 1000);
+    // Callers woken together by an idle first shell race for it: the losers wait again, up to the deadline.
+    for (;;) {
+      if (!first.busy) return first.run(command, options);
+      const left = deadline - Date.now();
+      if (left <= 0 || !(await first.whenIdle(left))) break;
+    }
+    if (this.spareIdleTimer) clearTimeout(this.spareIdleTimer);
+    this.spareIdleTimer = null;
+    try {
+      return await spare.run(command, options);
+    } finally {
+      // Given back at once to a channel that waits for the budget, else after a quiet while.
+      if (!spare.busy && this.channels.queued > 0) spare.closeIfIdle();
+      else if (!spare.busy) {
+        this.spareIdleTimer = setTimeout(() => {
+          this.spareIdleTimer = null;
+          spare.closeIfIdle();
+        }, this.opts.spareShellIdleMs ?? 15_000);
+        this.spareIdleTimer.unref?.();
+      }
+    }
   }
 
   /**
@@ -254,7 +299,7 @@ export class SshConnection extends EventEmitter<Events> {
    * the session limit for as long as it is open. Resolves once the host accepted the command.
    */
   async openStream(command: string, handlers: StreamHandlers): Promise<CommandStream> {
-    const release = await this.sessions.hold();
+    const release = await this.channels.hold(SESSION);
     const client = this.client;
     if (!client || !this.isConnected) {
       release();
@@ -328,12 +373,15 @@ export class SshConnection extends EventEmitter<Events> {
     return this.agent;
   }
 
-  private execNow(command: string, options: ExecOptions): Promise<ExecResult> {
+  /** `release` gives back the channel's budget slot: once the host confirmed its close, not when we gave up. */
+  private execNow(command: string, options: ExecOptions, release: () => void): Promise<ExecResult> {
     const client = this.client;
-    if (!client || !this.isConnected)
+    if (!client || !this.isConnected) {
+      release();
       return Promise.reject(
         new SshError({ code: 'not-connected', message: `not connected to ${this.label}` }),
       );
+    }
     const maxBytes = options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES;
     const timeoutMs = options.timeoutMs ?? 15_000;
     return new Promise<ExecResult>((resolve, reject) => {
@@ -358,11 +406,15 @@ export class SshConnection extends EventEmitter<Events> {
           ),
         timeoutMs,
       );
-      client.exec(command, (err, ch) => {
+      const opened = (err: Error | undefined, ch: ClientChannel): void => {
         if (err) {
+          release();
           finish(new SshError(explainSshError(err, this.label)));
           return;
         }
+        ch.once('close', release);
+        // Timed out before the host opened it: nobody wants its output.
+        if (settled) ch.close();
         channel = ch;
         const out: Buffer[] = [];
         const errOut: Buffer[] = [];
@@ -401,7 +453,14 @@ export class SshConnection extends EventEmitter<Events> {
           }),
         );
         ch.on('error', (e: Error) => finish(new SshError(explainSshError(e, this.label))));
-      });
+      };
+      try {
+        client.exec(command, opened);
+      } catch (err) {
+        // ssh2 throws once the link is gone.
+        release();
+        finish(new SshError(explainSshError(err as Error, this.label)));
+      }
     });
   }
 
@@ -454,7 +513,7 @@ export class SshConnection extends EventEmitter<Events> {
         this.failures = 0;
         this.everConnected = true;
         this.outageSince = null;
-        this.agent = new ForwardingAgent(client, this.label);
+        this.agent = new ForwardingAgent(client, this.label, this.channels);
         this.setStatus({ state: 'connected', since: this.clock.now() });
         this.emit('connected');
         for (const w of this.readyWaiters.splice(0)) w.resolve();

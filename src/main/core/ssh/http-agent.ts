@@ -1,24 +1,58 @@
 // HTTP through the SSH connection. ssh2's own HTTPAgent opens a new SSH connection per socket, which is
 // wrong for 1 Hz polling; this agent opens `direct-tcpip` channels on the one long-lived client and keeps
 // them alive between requests: one channel per endpoint, so a host's channels are its endpoints (plus its
-// shells and journal follow) however many requests a round makes.
+// shells and journal follow) however many requests a round makes. Each tunnel takes a slot of the link's
+// channel budget for as long as it is open; a full budget may take back a tunnel nobody is using (`closeIdle`),
+// which the endpoint's next request opens again.
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Client } from 'ssh2';
 import { systemClock } from '../clock';
 import { Semaphore } from './semaphore';
 
+/** The budget kinds: a tunnel waiting for a slot, and a session channel (exec, shell, follow) waiting. */
+export const TUNNEL = 'tunnel';
+export const SESSION = 'session';
+
 export class ForwardingAgent extends http.Agent {
+  /** Releases of the budget slots this agent's tunnels hold; all given back when the agent is destroyed. */
+  private readonly held = new Set<() => void>();
+
   constructor(
     private readonly client: Client,
     private readonly label: string,
+    private readonly slots: Semaphore,
   ) {
     // One channel per endpoint (host:port): a round's /metrics, /health and /server_info of one server take
     // turns on it (`inTurn`) instead of each opening a channel of its own (a 4-worker host held 8). A channel
     // that dies (a timeout destroys it, a dropped link closes it) leaves the free list, and the next turn opens
     // a fresh one.
     super({ keepAlive: true, maxSockets: 1, maxFreeSockets: 1, keepAliveMsecs: 15_000 });
+    // A tunnel that goes idle while a command waits for a slot of the budget is given back to it: it was only
+    // kept for speed, and the wait would otherwise last until something else closed. (Not for another tunnel:
+    // endpoints taking each other's channels would churn every round.) Checked once Node has filed the socket
+    // as free, so a request it handed the socket to keeps it.
+    this.on('free', (socket: Duplex) =>
+      setImmediate(() => {
+        if (this.slots.queuedFor(SESSION) > this.closing.size && this.isFree(socket)) this.give(socket);
+      }),
+    );
   }
+
+  /**
+   * Tunnels closed for a waiting command whose close has not arrived yet: each waiter is owed one, not one per
+   * tunnel that goes idle while the first close is on its way.
+   */
+  private readonly closing = new Set<Duplex>();
+
+  private give(socket: Duplex): void {
+    this.closing.add(socket);
+    socket.once('close', () => this.closing.delete(socket));
+    socket.destroy();
+  }
+
+  /** When each endpoint last started an exchange: the longest idle tunnel is the one given back. */
+  private readonly lastUsed = new Map<string, number>();
 
   /** One turn at a time per endpoint: a semaphore of one for each endpoint this agent has talked to. */
   private readonly turns = new Map<string, Semaphore>();
@@ -31,6 +65,7 @@ export class ForwardingAgent extends http.Agent {
    * endpoint means Node only ever reuses the free channel or opens one.
    */
   inTurn<T>(endpoint: string, exchange: () => Promise<T>): Promise<T> {
+    this.lastUsed.set(endpoint, performance.now());
     let turn = this.turns.get(endpoint);
     if (!turn) this.turns.set(endpoint, (turn = new Semaphore(1)));
     return turn.run(exchange);
@@ -67,14 +102,54 @@ export class ForwardingAgent extends http.Agent {
       for (const m of ['setKeepAlive', 'setNoDelay', 'setTimeout', 'ref', 'unref']) ch[m] ??= () => ch;
       callback?.(null, ch);
     };
-    try {
-      this.client.forwardOut('127.0.0.1', 0, host, port, (err, channel) => opened(err, channel));
-    } catch (err) {
-      // ssh2 throws "Not connected" once the link is gone. Node's agent calls this from a closing socket's
-      // handler to serve a queued request, where a throw would end the process: fail that request instead.
-      opened(err as Error, undefined);
-    }
+    void this.slots.hold(TUNNEL).then((release) => {
+      this.held.add(release);
+      const give = (): void => {
+        this.held.delete(release);
+        release();
+      };
+      try {
+        this.client.forwardOut('127.0.0.1', 0, host, port, (err, channel) => {
+          if (err) give();
+          else channel.once('close', give);
+          opened(err, channel);
+        });
+      } catch (err) {
+        // ssh2 throws "Not connected" once the link is gone. Node's agent calls this from a closing socket's
+        // handler to serve a queued request, where a throw would end the process: fail that request instead.
+        give();
+        opened(err as Error, undefined);
+      }
+    });
     return undefined;
+  }
+
+  /**
+   * Closes one kept-alive tunnel no request is using, for a budget that is full; says whether there was one.
+   * Its slot comes back when the channel's close arrives.
+   */
+  closeIdle(): boolean {
+    if (this.slots.queuedFor(SESSION) <= this.closing.size) return this.closing.size > 0;
+    let oldest: { socket: Duplex; at: number } | null = null;
+    for (const [name, list] of Object.entries(this.freeSockets)) {
+      const socket = list?.find((x) => !x.destroyed);
+      // Node names a pool "host:port:" (plus options); inTurn's endpoints are "host:port".
+      const at = this.lastUsed.get(name.split(':').slice(0, 2).join(':')) ?? 0;
+      if (socket && (!oldest || at < oldest.at)) oldest = { socket, at };
+    }
+    if (oldest) this.give(oldest.socket);
+    return oldest !== null;
+  }
+
+  private isFree(socket: Duplex): boolean {
+    return Object.values(this.freeSockets).some((list) => list?.includes(socket as never));
+  }
+
+  override destroy(): void {
+    super.destroy();
+    // A link that dropped may never deliver its channels' close: their slots are free with the link.
+    for (const release of [...this.held]) release();
+    this.held.clear();
   }
 }
 

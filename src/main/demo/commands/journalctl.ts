@@ -35,6 +35,7 @@ interface Opts {
   maxPriority: number | null;
   grep: RegExp | null;
   identifiers: string[];
+  fields: Set<string> | null;
 }
 
 type Parsed = { ok: true; opts: Opts } | { ok: false; message: string };
@@ -58,6 +59,7 @@ function parseArgs(argv: string[]): Parsed {
     maxPriority: null,
     grep: null,
     identifiers: [],
+    fields: null,
   };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
@@ -97,6 +99,12 @@ function parseArgs(argv: string[]): Parsed {
       case '--pager-end':
         o.lines ??= 1000;
         break;
+      case '--output-fields': {
+        const v = need(a);
+        if (typeof v !== 'string') return { ok: false, message: v.error };
+        o.fields = new Set(v.split(',').filter(Boolean));
+        break;
+      }
       case '-o':
       case '--output': {
         const v = need(a);
@@ -280,7 +288,7 @@ export async function journalctl(argv: string[], ctx: CommandContext): Promise<n
     entries = fromCursor ? entries.slice(0, lines) : entries.slice(entries.length - lines);
   if (o.reverse) entries.reverse();
 
-  const fmt = { all: o.all, noHostname: o.noHostname };
+  const fmt = { all: o.all, noHostname: o.noHostname, fields: o.fields };
   const short = o.output !== 'json' && o.output !== 'json-pretty' && o.output !== 'cat';
   // journalctl writes through stdio and flushes once per pass over the new entries (show_and_fflush), so what
   // one wake-up finds reaches the pipe, and the SSH channel, as one write rather than one per entry.
