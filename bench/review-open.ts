@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { allChartsReady } from './support/charts-ready';
 import { syntheticRecording } from './review-fixture';
 
 const ID = '20260105-080000Z-b24h00';
@@ -188,14 +189,7 @@ async function openFromList(
   await open.click();
   await page.getByTestId('review-bar').waitFor({ timeout: 300_000 });
   const barMs = performance.now() - t0;
-  await page.waitForFunction(
-    () => {
-      const charts = [...document.querySelectorAll('[data-testid^="chart-"][data-state]')];
-      return charts.length > 0 && charts.every((c) => c.getAttribute('data-state') === 'ready');
-    },
-    undefined,
-    { timeout: 300_000, polling: 16 },
-  );
+  await allChartsReady(page);
   const paintMs = performance.now() - t0;
   const pageCpuMs = ((await taskS()) - task0) * 1000;
   const coreCpuMs = (await cpuOf(pid)) - core0;

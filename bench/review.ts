@@ -17,6 +17,7 @@ import { copyFile, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { allChartsReady } from './support/charts-ready';
 import { createGunzip, createGzip } from 'node:zlib';
 import { createWriteStream } from 'node:fs';
 import { loadReview, overviewReviewData } from '../src/main/core/review/load-review';
@@ -235,14 +236,7 @@ async function browserFigures(path: string, labels: string[], paints: number[]):
       await open.click();
       await page.getByTestId('review-bar').waitFor({ timeout: 300_000 });
       const tBar = performance.now() - t0;
-      await page.waitForFunction(
-        () => {
-          const charts = [...document.querySelectorAll('[data-testid^="chart-"][data-state]')];
-          return charts.length > 0 && charts.every((c) => c.getAttribute('data-state') === 'ready');
-        },
-        undefined,
-        { timeout: 300_000, polling: 16 },
-      );
+      await allChartsReady(page);
       const tPaint = performance.now() - t0;
       paints.push(tPaint);
       out.push(
