@@ -339,7 +339,8 @@ function measureBundled(): Measured {
   }
 }
 
-const line = (label: string, v: string): void => void process.stdout.write(`${label.padEnd(64)}${v}\n`);
+/** A label and its figure in columns; a label too long for its column keeps one space before the figure. */
+const line = (label: string, v: string): void => void process.stdout.write(`${label.padEnd(63)} ${v}\n`);
 const f1 = (n: number | null): string => (n === null ? '–' : n.toFixed(1));
 
 /** min / median / max of a figure over the steady windows. */
