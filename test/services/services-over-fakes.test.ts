@@ -64,6 +64,12 @@ afterEach(() => {
   for (const d of disposers.splice(0)) d();
 });
 
+/** A fleet deployment on gpu-a that also spans gpu-b, over the given links (a host left out has none). */
+function fleetOfTwo(links: Parameters<typeof fakeDeployment>[0]['links']): ReturnType<typeof fakeHost> {
+  const gpuB: HostConfig = { id: 'gpu-b', label: 'gpu-b', kind: 'ssh' };
+  return fakeHost([fakeDeployment({ id: 'gpu-a', host: HOST, config: CONFIG, otherHosts: [gpuB], links })]);
+}
+
 function restartOver(host: ReturnType<typeof fakeHost>): RestartService {
   const r = new RestartService(host, { lockReadOnly: false, userName: () => 'tester' });
   disposers.push(() => r.dispose());
@@ -142,18 +148,9 @@ describe('roll service over a fake deployment', () => {
   });
 
   it('a fleet host whose link is down stops the roll before it starts, naming that host', async () => {
-    const gpuB: HostConfig = { id: 'gpu-b', label: 'gpu-b', kind: 'ssh' };
     const ok = fakeLink('gpu-a', answerSystemctl(UNITS, ['10.0.0.1']));
     const down = fakeLink('gpu-b', answerSystemctl([], ['10.0.0.2']), DOWN);
-    const host = fakeHost([
-      fakeDeployment({
-        id: 'gpu-a',
-        host: HOST,
-        config: CONFIG,
-        otherHosts: [gpuB],
-        links: { 'gpu-a': ok, 'gpu-b': down },
-      }),
-    ]);
+    const host = fleetOfTwo({ 'gpu-a': ok, 'gpu-b': down });
     const roll = rollOver(host);
     const e = await refusal(
       roll.startRoll({ deploymentId: 'gpu-a', target: { kind: 'role', role: 'decode' } }),
@@ -191,17 +188,8 @@ describe('discovery service over a fake deployment', () => {
   });
 
   it('on a fleet, a host without a link costs only its own report, which says what to do', async () => {
-    const gpuB: HostConfig = { id: 'gpu-b', label: 'gpu-b', kind: 'ssh' };
     const link = fakeLink('gpu-a', answerSystemctl(UNITS, ['10.0.0.1']));
-    const host = fakeHost([
-      fakeDeployment({
-        id: 'gpu-a',
-        host: HOST,
-        config: CONFIG,
-        otherHosts: [gpuB],
-        links: { 'gpu-a': link },
-      }),
-    ]);
+    const host = fleetOfTwo({ 'gpu-a': link });
     const report = await new DiscoveryService(host).discover('gpu-a');
     expect(report.hosts?.map((h) => h.hostId)).toEqual(['gpu-a', 'gpu-b']);
     expect(report.hosts?.[0].found.length).toBe(3);
@@ -244,17 +232,8 @@ describe('prometheus service over a fake deployment', () => {
   });
 
   it('a fleet host it cannot ask is named among the host errors, the others still answer', async () => {
-    const gpuB: HostConfig = { id: 'gpu-b', label: 'gpu-b', kind: 'ssh' };
     const link = fakeLink('gpu-a', answerSystemctl(UNITS, ['10.0.0.1']));
-    const host = fakeHost([
-      fakeDeployment({
-        id: 'gpu-a',
-        host: HOST,
-        config: CONFIG,
-        otherHosts: [gpuB],
-        links: { 'gpu-a': link },
-      }),
-    ]);
+    const host = fleetOfTwo({ 'gpu-a': link });
     const status = await new PrometheusService(host).status('gpu-a');
     expect(status.hostErrors).toEqual([{ hostLabel: 'gpu-b', message: 'no link to gpu-b' }]);
     expect(status.source).toBeNull();
