@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConnectConfig } from 'ssh2';
 import { CommandShell } from '../../src/main/core/ssh/command-shell';
 import type { CommandStream, ExecResult, StreamHandlers } from '../../src/main/core/ssh/connection';
 import { SshConnection } from '../../src/main/core/ssh/connection';
@@ -260,16 +261,19 @@ describe.skipIf(skip !== null)('the persistent shell over a real OpenSSH sshd an
     await h?.cleanup();
   });
 
+  /** The ssh2 config that logs in to the test's sshd. */
+  const toSshd = async (): Promise<ConnectConfig> => ({
+    host: '127.0.0.1',
+    port: sshd.port,
+    username: process.env.USER ?? 'root',
+    privateKey: readFileSync(h.keys.user.privateFile),
+    hostVerifier: () => true,
+  });
+
   it('gives the same answers as exec over one session channel', async () => {
     const conn = new SshConnection({
       label: 'real sshd',
-      configure: async () => ({
-        host: '127.0.0.1',
-        port: sshd.port,
-        username: process.env.USER ?? 'root',
-        privateKey: readFileSync(h.keys.user.privateFile),
-        hostVerifier: () => true,
-      }),
+      configure: toSshd,
     });
     await conn.start();
     await conn.waitConnected(10_000);
@@ -300,13 +304,7 @@ describe.skipIf(skip !== null)('the persistent shell over a real OpenSSH sshd an
       maxChannels: 3,
       spareShellAfterMs: 200,
       spareShellIdleMs: 60_000,
-      configure: async () => ({
-        host: '127.0.0.1',
-        port: sshd.port,
-        username: process.env.USER ?? 'root',
-        privateKey: readFileSync(h.keys.user.privateFile),
-        hostVerifier: () => true,
-      }),
+      configure: toSshd,
     });
     await conn.start();
     await conn.waitConnected(10_000);
