@@ -250,15 +250,41 @@ describe.skipIf(skip !== null)(
         const { resolve } = resolverFor(h, prompts);
         const unbounded = connection(() => resolve(sshHost('gpu')), { maxChannels: 12 });
         await unbounded.start();
+        // Held longer than the connection asks again after a refusal (≈ 0.6 s): the refusal is real.
         const outcomes = await Promise.allSettled(
-          Array.from({ length: 12 }, () => unbounded.exec('test-sleep 400')),
+          Array.from({ length: 12 }, () => unbounded.exec('test-sleep 2000')),
         );
         await unbounded.stop();
         const failures = outcomes
           .filter((o) => o.status === 'rejected')
           .map((o) => String((o as PromiseRejectedResult).reason));
         expect(failures.length).toBeGreaterThan(0);
-        expect(failures[0]).toMatch(/open failed|Channel open failure/i);
+        expect(failures[0]).toMatch(/refused a new session channel \(Channel open failure: open failed\)/);
+        expect((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject(
+          {
+            explained: { code: 'session-refused', hint: expect.stringMatching(/MaxSessions/) },
+          },
+        );
+      });
+
+      it('hands a closed channel’s slot straight to the next command even when sshd still counts it', async () => {
+        // A budget of exactly MaxSessions: each next open follows our close of the last one on the wire, and
+        // sshd, which frees a session only on its next pass over its channels, often refuses it ("open
+        // failed"). The connection asks again after a moment instead of failing the command.
+        await trust(target);
+        const { prompts } = recordingPrompts({});
+        const { resolve } = resolverFor(h, prompts);
+        const atLimit = connection(() => resolve(sshHost('gpu')), { maxChannels: 10 });
+        await atLimit.start();
+        try {
+          const results = await Promise.allSettled(
+            Array.from({ length: 60 }, (_, i) => atLimit.exec(`test-sleep ${20 + (i % 7) * 5}`)),
+          );
+          const failed = results.filter((r) => r.status === 'rejected').map((r) => String(r.reason));
+          expect(failed).toEqual([]);
+        } finally {
+          await atLimit.stop();
+        }
       });
 
       it('tunnels HTTP with forwardOut to a loopback server on the host (the demo /metrics)', async () => {

@@ -15,6 +15,7 @@ import { Semaphore } from './semaphore';
 import { ForwardingAgent, SESSION, TUNNEL } from './http-agent';
 import {
   explainSshError,
+  sessionRefused,
   PERMANENT_CODES,
   PERMANENT_UNTIL_CONNECTED_CODES,
   SshError,
@@ -80,6 +81,14 @@ interface Events {
 }
 
 const DEFAULT_EXEC_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Waits before asking again for a session sshd refused with "open failed". The budget keeps us below
+ * MaxSessions, but sshd frees a closed session only on its next pass over its channels: when our close and the
+ * next open reach it in one read (a burst of commands ending and starting together), it still counts the old
+ * one and refuses the new. A refusal that lasts past these waits is real (MaxSessions below our budget).
+ */
+const SESSION_REFUSED_RETRY_MS = [50, 150, 400];
 
 export class SshConnection extends EventEmitter<Events> {
   private client: Client | null = null;
@@ -317,7 +326,7 @@ export class SshConnection extends EventEmitter<Events> {
           }),
         );
       }, 15_000);
-      client.exec(command, (err, ch) => {
+      this.openSession(client, command, (err, ch) => {
         if (settled) {
           // Gave up waiting already: the late channel belongs to nobody.
           ch?.close();
@@ -454,14 +463,30 @@ export class SshConnection extends EventEmitter<Events> {
         );
         ch.on('error', (e: Error) => finish(new SshError(explainSshError(e, this.label))));
       };
-      try {
-        client.exec(command, opened);
-      } catch (err) {
-        // ssh2 throws once the link is gone.
-        release();
-        finish(new SshError(explainSshError(err as Error, this.label)));
-      }
+      this.openSession(client, command, opened);
     });
+  }
+
+  /** `client.exec`, asked again a few times while sshd refuses the session (see SESSION_REFUSED_RETRY_MS). */
+  private openSession(
+    client: Client,
+    command: string,
+    done: (err: Error | undefined, ch: ClientChannel) => void,
+    attempt = 0,
+  ): void {
+    try {
+      client.exec(command, (err, ch) => {
+        const wait = SESSION_REFUSED_RETRY_MS[attempt];
+        if (err && sessionRefused(err) && wait !== undefined && this.client === client && this.isConnected) {
+          systemClock.setTimeout(() => this.openSession(client, command, done, attempt + 1), wait);
+          return;
+        }
+        done(err, ch);
+      });
+    } catch (err) {
+      // ssh2 throws once the link is gone. As in ssh2's own callback, the channel means nothing beside an error.
+      done(err as Error, undefined as never);
+    }
   }
 
   private async connectOnce(): Promise<void> {

@@ -32,6 +32,16 @@ export const PERMANENT_CODES = new Set([
  */
 export const PERMANENT_UNTIL_CONNECTED_CODES = new Set(['dns', 'unknown-host']);
 
+/**
+ * A session channel the host refused to open. ssh2 puts RFC 4254's reason code on the error; sshd answers a
+ * session past MaxSessions with reason 2 (CONNECT_FAILED) and "open failed", an ssh2 server with reason 1
+ * (ADMINISTRATIVELY_PROHIBITED).
+ */
+export const sessionRefused = (err: unknown): boolean => {
+  const reason = (err as { reason?: unknown } | null)?.reason;
+  return reason === 1 || reason === 2;
+};
+
 export function explainSshError(err: unknown, where: string): ExplainedError {
   const e = err as NodeJS.ErrnoException & {
     level?: string;
@@ -93,6 +103,12 @@ export function explainSshError(err: unknown, where: string): ExplainedError {
     };
   if (/Host denied|hostVerifier|host key/i.test(msg))
     return { code: 'host-key-rejected', message: `host key of ${where} was not accepted`, hint: msg };
+  if (/Channel open failure/i.test(msg) && sessionRefused(err))
+    return {
+      code: 'session-refused',
+      message: `${where} refused a new session channel (${msg.replace(/^\(SSH\) /, '')})`,
+      hint: 'sshd allows MaxSessions channels per connection (10 by default) and PD Console uses up to 8. If this keeps happening, MaxSessions is set lower on this host: raise it in /etc/ssh/sshd_config (or a Match block for this user) and reload sshd.',
+    };
   if (/Connection lost before handshake/i.test(msg))
     return {
       code: 'reset',
