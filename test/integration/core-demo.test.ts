@@ -33,7 +33,15 @@ const complete = (o: Observation): boolean =>
 describe('core against the demo host over SSH', () => {
   it('reports the three units as systemd has them and KV usage equal to the simulation', async () => {
     const { core: c, demo: d } = await openDemo();
-    const o = await observation(c, complete);
+    // The simulation moves on between the scrape and the observation (more so on a loaded machine), so the
+    // reported ratio is checked against the simulation's own values over the time the poll could have taken.
+    const truthKv: number[] = [];
+    const since = Date.now();
+    const sampler = setInterval(() => {
+      const kv = d.sim.kvTruth('decode');
+      if (kv) truthKv.push(kv.ratio);
+    }, 20);
+    const o = await observation(c, (x) => x.ts >= since && complete(x)).finally(() => clearInterval(sampler));
     const truth = d.sim.snapshot();
     for (const role of ['prefill', 'decode', 'router'] as const) {
       const s = svc(o, role).systemd!;
@@ -45,8 +53,11 @@ describe('core against the demo host over SSH', () => {
     const kv = svc(o, 'decode').kv!;
     expect(kv.source).toBe('kv_tokens');
     expect(kv.capacityTokens).toBe(2_580_000);
-    // The simulation moves between the scrape and our snapshot; a real-time clock keeps the drift small.
-    expect(Math.abs(kv.ratio - truth.kv.decode!.ratio)).toBeLessThan(0.05);
+    const recent = truthKv.slice(-150);
+    expect(kv.ratio).toBeGreaterThanOrEqual(Math.min(...recent) - 0.002);
+    expect(kv.ratio).toBeLessThanOrEqual(Math.max(...recent) + 0.002);
+    // …a span the simulation's load keeps narrow: the check would catch another pool's or a rank's ratio.
+    expect(Math.max(...recent) - Math.min(...recent)).toBeLessThan(0.1);
     expect(kv.usedTokens).toBeGreaterThan(0);
     expect(svc(o, 'decode').health?.ok).toBe(true);
     expect(svc(o, 'router').metrics?.ok).toBe(true);
