@@ -50,8 +50,9 @@ describe('a hostile /metrics endpoint degrades only its own service', () => {
     expect(svc(later, 'prefill').metrics?.ok).toBe(true);
     expect(svc(later, 'router').metrics?.ok).toBe(true);
     expect(svc(later, 'prefill').kv).toBeDefined();
-    // ...at their own pace: a hung decode endpoint does not stretch the poll interval (300 ms) for the rest.
-    expect(later.ts - bad.ts).toBeLessThan(1500);
+    // ...at their own pace: a hung decode endpoint does not hold the poll (300 ms) for its 5 s timeout. The
+    // bound sits well below that timeout, not near the interval, so a loaded machine's slow poll does not fail it.
+    expect(later.ts - bad.ts).toBeLessThan(4000);
     // A 50 MB body is cut at the cap, not buffered: the heap does not grow by anything like it.
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(40 * 1024 * 1024);
     d.sim.setFault(fault, false, 'decode');
