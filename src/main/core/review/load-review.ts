@@ -149,12 +149,21 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
       swapIn(h.data);
       return true;
     });
-    // Not cached (or the entry went away): the full read, once the first screen has been served.
-    const rec = swapped.then((ok) => (ok ? null : firstScreen.then(() => readFull(path))));
-    loaded.full = rec.then(
-      (r) => {
-        if (!r) return;
-        swapIn(buildReviewData(r.rec, r.seen));
+    // Not cached (or the entry went away): the full read, once the first screen has been served. What the
+    // review keeps of it is its signal table and journal: the decoded columns (~200 MiB for a day) are garbage
+    // once evaluated, and were kept for as long as the review stayed open.
+    const fresh = swapped.then((ok) =>
+      ok
+        ? null
+        : firstScreen.then(async () => {
+            const { rec, seen } = await readFull(path);
+            return { data: buildReviewData(rec, seen), journal: rec.journal };
+          }),
+    );
+    loaded.full = fresh.then(
+      (f) => {
+        if (!f) return;
+        swapIn(f.data);
         loaded.loadedFrom = 'overview';
       },
       (err: Error) => {
@@ -166,19 +175,19 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     );
     // From the cache the journal is read when first asked for (or after a while), as on a plain cache open.
     loaded.journal = lazy(
-      () => rec.then(async (r) => (r ? r.rec.journal : ((await hit)?.journal() ?? []))),
+      () => fresh.then(async (f) => (f ? f.journal : ((await hit)?.journal() ?? []))),
       opts.journalDelayMs ?? 1500,
     );
     loaded.cached = loaded.full.then(() =>
       loaded.detail === 'full'
-        ? rec.then((r) =>
-            r
+        ? fresh.then((f) =>
+            f
               ? cacheLater(
                   path,
                   stamp,
                   // What this open added (the sidecar's warning) is not the file's: the next open says it anew.
                   { ...loaded.data, warnings: loaded.data.warnings.filter((w) => !kept.includes(w)) },
-                  r.rec.journal,
+                  f.journal,
                   opts,
                 )
               : undefined,
