@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReview, SLOW_FORMAT_NOTE } from '../../src/main/core/review/load-review';
 import { ReviewCache } from '../../src/main/core/review/review-cache';
+import { RecordedDeployment } from '../../src/main/core/fleet/recorded-deployment';
 import type { ReviewData } from '../../src/main/core/review/review-data';
 import { writeSession, type WrittenSession } from './helpers';
 
@@ -112,6 +113,30 @@ describe('the full detail after an open from the overview', () => {
     await fresh.full;
     expect(fresh.detail).toBe('full');
     expect(fresh.loadedFrom).toBe('overview');
+  });
+
+  it("starts when the review's first history has been answered", async () => {
+    const loaded = await loadReview(session.path, { fullDelayMs: 60_000, drawMs: 0 });
+    const recorded = new RecordedDeployment({
+      id: 'rec:first-screen',
+      name: 'first screen',
+      loaded,
+      path: session.path,
+      cursor: () => loaded.data.lastScrapeTs,
+      events: () => loaded.data.events,
+    });
+    // The overview's charts: the whole session, at points the overview has (40 min: 80 rows).
+    const answer = await recorded.readings.series({
+      deploymentId: recorded.id,
+      keys: ['decode.kv_ratio'],
+      fromMs: loaded.data.firstTs,
+      toMs: loaded.data.lastTs + 1,
+      maxPoints: 100,
+    });
+    expect(answer.series[0].t.length).toBeGreaterThan(0);
+    expect(loaded.detail).toBe('overview');
+    await loaded.full;
+    expect(loaded.detail).toBe('full');
   });
 
   it('reads the file at once after an unusable cache entry, without waiting for the first screen again', async () => {
