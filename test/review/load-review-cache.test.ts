@@ -139,6 +139,15 @@ describe('the full detail after an open from the overview', () => {
     expect(loaded.detail).toBe('full');
   });
 
+  it('answers the journal as soon as the file has been read, before the evaluation that follows', async () => {
+    const loaded = await loadReview(session.path, { fullDelayMs: 0 });
+    const journal = await loaded.journal;
+    expect(journal.length).toBeGreaterThan(0);
+    expect(loaded.detail).toBe('overview');
+    await loaded.full;
+    expect(loaded.detail).toBe('full');
+  });
+
   it('reads the file at once after an unusable cache entry, without waiting for the first screen again', async () => {
     const cacheDir = join(dir, 'cache-f');
     const cache = new ReviewCache(cacheDir);

@@ -152,12 +152,29 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     // Not cached (or the entry went away): the full read, once the first screen has been served. What the
     // review keeps of it is its signal table and journal: the decoded columns (~200 MiB for a day) are garbage
     // once evaluated, and were kept for as long as the review stayed open.
+    // The file's journal is answered as soon as it has been read, before the evaluation (1.5-2 s of CPU for a
+    // day, in one turn) starts in a turn of its own: the page asks for it with the first screen.
+    let journalRead: (j: JournalLine[]) => void = () => undefined;
+    let journalFailed: (err: unknown) => void = () => undefined;
+    const readJournal = new Promise<JournalLine[]>((resolve, reject) => {
+      journalRead = resolve;
+      journalFailed = reject;
+    });
+    // Nobody may ask (the review closed first); whoever does gets the rejection.
+    readJournal.catch(() => undefined);
     const fresh = swapped.then((ok) =>
       ok
         ? null
         : firstScreen.then(async () => {
-            const { rec, seen } = await readFull(path);
-            return { data: buildReviewData(rec, seen), journal: rec.journal };
+            try {
+              const { rec, seen } = await readFull(path);
+              journalRead(rec.journal);
+              await new Promise((resolve) => setImmediate(resolve));
+              return { data: buildReviewData(rec, seen), journal: rec.journal };
+            } catch (err) {
+              journalFailed(err);
+              throw err;
+            }
           }),
     );
     loaded.full = fresh.then(
@@ -175,7 +192,7 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     );
     // From the cache the journal is read when first asked for (or after a while), as on a plain cache open.
     loaded.journal = lazy(
-      () => fresh.then(async (f) => (f ? f.journal : ((await hit)?.journal() ?? []))),
+      () => hit.then((h) => (h ? h.journal() : readJournal)),
       opts.journalDelayMs ?? 1500,
     );
     loaded.cached = loaded.full.then(() =>
