@@ -27,7 +27,8 @@ const PAGE_MARKS = `
   const send = WebSocket.prototype.send;
   WebSocket.prototype.send = function (d) {
     const m = /"method":"(\\w+)"/.exec(String(d));
-    mark('→ ' + (m ? m[1] : '?'));
+    const id = /"id":(\\d+)/.exec(String(d));
+    mark('→ ' + (m ? m[1] : '?') + (id ? ' #' + id[1] : ''));
     return send.call(this, d);
   };
   const add = WebSocket.prototype.addEventListener;
@@ -140,6 +141,11 @@ export interface OpenFigures {
   browserCpuMs: number;
   /** The core's CPU in the 1.5 s before the click (work in the background, not the open's). */
   settleCpuMs: number;
+  /**
+   * Page side: the pointerdown to the answer of the first screen's journal request, which waits for the full
+   * detail of an open from the overview (the full read, or the cache entry): when zooms and the journal work.
+   */
+  fullDetailMs: number | null;
   marks: [number, string][];
 }
 
@@ -208,6 +214,7 @@ async function openFromList(
     .filter((m) => m[0] >= click - 1)
     .map(([at, what]): [number, string] => [at - click, what]);
   const pagePaintMs = marks.find((m) => m[1] === 'overview presented')![0];
+  const fullDetailMs = await journalAnswered(page, click);
   if (process.env.BENCH_TRACE) await browser.stopTracing();
   if (cdp) {
     const { profile } = await cdp.send('Profiler.stop');
@@ -216,7 +223,42 @@ async function openFromList(
   }
   await page.getByTestId('close-deployment').click();
   await page.close();
-  return { paintMs, barMs, pagePaintMs, pageCpuMs, coreCpuMs, browserCpuMs, settleCpuMs, marks };
+  return {
+    paintMs,
+    barMs,
+    pagePaintMs,
+    pageCpuMs,
+    coreCpuMs,
+    browserCpuMs,
+    settleCpuMs,
+    fullDetailMs,
+    marks,
+  };
+}
+
+/** When (ms after `click`, page clock) the first journalAround sent after it was answered; null if never. */
+async function journalAnswered(
+  page: Awaited<
+    ReturnType<Awaited<ReturnType<typeof import('../e2e/support/browser').launchChromium>>['newPage']>
+  >,
+  click: number,
+): Promise<number | null> {
+  const at = await page
+    .waitForFunction(
+      (t0) => {
+        const marks = (window as unknown as { __marks: [number, string][] }).__marks;
+        const sent = marks.find((m) => m[0] >= t0 && m[1].startsWith('→ journalAround #'));
+        if (!sent) return false;
+        const answer = `← answer #${sent[1].slice(sent[1].indexOf('#') + 1)} `;
+        const got = marks.find((m) => m[0] >= sent[0] && m[1].startsWith(answer));
+        return got ? got[0] - t0 : false;
+      },
+      click,
+      { timeout: 120_000, polling: 100 },
+    )
+    .then((h) => h.jsonValue() as Promise<number>)
+    .catch(() => null);
+  return at;
 }
 
 /**
@@ -305,6 +347,7 @@ async function main(): Promise<void> {
     console.log(
       `    ${label}: overview drawn ${o.pagePaintMs.toFixed(0)} ms from the pointerdown → ${(o.pagePaintMs / z).toFixed(2)} × zcat` +
         ` (from Playwright's click call: bar ${o.barMs.toFixed(0)} ms, charts ready ${o.paintMs.toFixed(0)} ms → ${(o.paintMs / z).toFixed(2)})` +
+        `; full detail (journal answered) ${o.fullDetailMs === null ? 'never' : `${o.fullDetailMs.toFixed(0)} ms`}` +
         `; page tasks ${o.pageCpuMs.toFixed(0)} ms; CPU: core ${o.coreCpuMs.toFixed(0)} ms, Chromium ${o.browserCpuMs.toFixed(0)} ms (core in the 1.5 s before the click: ${o.settleCpuMs.toFixed(0)} ms)`,
     );
     if (verbose)

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReview, SLOW_FORMAT_NOTE } from '../../src/main/core/review/load-review';
 import { ReviewCache } from '../../src/main/core/review/review-cache';
+import { RecordedDeployment } from '../../src/main/core/fleet/recorded-deployment';
 import type { ReviewData } from '../../src/main/core/review/review-data';
 import { writeSession, type WrittenSession } from './helpers';
 
@@ -45,8 +46,7 @@ describe('a cached recording opens from its overview', () => {
     await first.cached;
     expect(first.detail).toBe('full');
     const fullRows = rows(first.data);
-    // A full read of the recording would wait a minute: the detail below can only come from the cache.
-    const second = await loadReview(session.path, { cache, cacheSwapDelayMs: 0, fullDelayMs: 60_000 });
+    const second = await loadReview(session.path, { cache, fullDelayMs: 0 });
     expect(second.loadedFrom).toBe('cache');
     expect(second.detail).toBe('overview');
     expect(rows(second.data)).toBeLessThan(fullRows / 5);
@@ -71,7 +71,6 @@ describe('a cached recording opens from its overview', () => {
     const problems: string[] = [];
     const second = await loadReview(session.path, {
       cache,
-      cacheSwapDelayMs: 0,
       fullDelayMs: 0,
       onCacheError: (e) => problems.push(e.message),
     });
@@ -96,12 +95,79 @@ describe('the full detail after an open from the overview', () => {
     const cache = new ReviewCache(join(dir, 'cache-c'));
     const first = await loadReview(session.path, { cache, fullDelayMs: 0, cacheDelayMs: 0 });
     await first.cached;
-    const second = await loadReview(session.path, { cache, cacheSwapDelayMs: 60_000, fullDelayMs: 60_000 });
+    const second = await loadReview(session.path, { cache, fullDelayMs: 60_000 });
     expect(second.loadedFrom).toBe('cache');
     expect(second.detail).toBe('overview');
     second.needFull();
     await second.full;
     expect(second.detail).toBe('full');
+    expect(rows(second.data)).toBe(rows(first.data));
+  });
+
+  it('starts once the first screen has been served and drawn, not after the fallback delay', async () => {
+    // A minute's fallback stands for "nobody asked for the first screen"; drawMs 0 for "the page drew it".
+    const fresh = await loadReview(session.path, { fullDelayMs: 60_000, drawMs: 0 });
+    expect(fresh.loadedFrom).toBe('overview');
+    expect(fresh.detail).toBe('overview');
+    fresh.firstScreenServed();
+    await fresh.full;
+    expect(fresh.detail).toBe('full');
+    expect(fresh.loadedFrom).toBe('overview');
+  });
+
+  it("starts when the review's first history has been answered", async () => {
+    const loaded = await loadReview(session.path, { fullDelayMs: 60_000, drawMs: 0 });
+    const recorded = new RecordedDeployment({
+      id: 'rec:first-screen',
+      name: 'first screen',
+      loaded,
+      path: session.path,
+      cursor: () => loaded.data.lastScrapeTs,
+      events: () => loaded.data.events,
+    });
+    // The overview's charts: the whole session, at points the overview has (40 min: 80 rows).
+    const answer = await recorded.readings.series({
+      deploymentId: recorded.id,
+      keys: ['decode.kv_ratio'],
+      fromMs: loaded.data.firstTs,
+      toMs: loaded.data.lastTs + 1,
+      maxPoints: 100,
+    });
+    expect(answer.series[0].t.length).toBeGreaterThan(0);
+    expect(loaded.detail).toBe('overview');
+    await loaded.full;
+    expect(loaded.detail).toBe('full');
+  });
+
+  it('answers the journal as soon as the file has been read, before the evaluation that follows', async () => {
+    const loaded = await loadReview(session.path, { fullDelayMs: 0 });
+    const journal = await loaded.journal;
+    expect(journal.length).toBeGreaterThan(0);
+    expect(loaded.detail).toBe('overview');
+    await loaded.full;
+    expect(loaded.detail).toBe('full');
+  });
+
+  it('reads the file at once after an unusable cache entry, without waiting for the first screen again', async () => {
+    const cacheDir = join(dir, 'cache-f');
+    const cache = new ReviewCache(cacheDir);
+    const first = await loadReview(session.path, { cache, fullDelayMs: 0, cacheDelayMs: 0 });
+    await first.full;
+    await first.cached;
+    const entry = (await readdir(cacheDir)).find((n) => n.endsWith('.rvc'))!;
+    await writeFile(join(cacheDir, entry), 'PDRVC001\xff\xff\xff\x7fnot json');
+    // The entry is tried once the first screen has been drawn; the read after it must not wait a minute more.
+    const second = await loadReview(session.path, {
+      cache,
+      fullDelayMs: 60_000,
+      drawMs: 0,
+      onCacheError: () => undefined,
+    });
+    expect(second.loadedFrom).toBe('cache');
+    second.firstScreenServed();
+    await second.full;
+    expect(second.detail).toBe('full');
+    expect(second.loadedFrom).toBe('overview');
     expect(rows(second.data)).toBe(rows(first.data));
   });
 
@@ -119,7 +185,7 @@ describe('the full detail after an open from the overview', () => {
     expect(first.data.warnings.filter((w) => w === sidecar)).toHaveLength(1);
     await first.cached;
     // The cached swap keeps it too; and the entry itself holds only what the file says.
-    const second = await loadReview(session.path, { cache, cacheSwapDelayMs: 0, fullDelayMs: 60_000 });
+    const second = await loadReview(session.path, { cache, fullDelayMs: 0 });
     expect(second.data.warnings).not.toContain(sidecar);
     second.keepWarning(sidecar);
     await second.full;

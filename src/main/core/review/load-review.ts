@@ -1,10 +1,11 @@
-// Opening a recording for review: for a file of format 1.2 or later, the first screen is built from the
-// recording's overview (a fraction of the file, read without inflating the rest) and the full-resolution data
-// takes its place in the background once the first screen has been drawn (or at once when a zoom needs it) —
-// from the review cache when it holds this exact file, else read from the file; a file without a usable overview opens from the cache, or is read whole; a file of
-// format 1.1 is read whole (only the series the dashboard's signals need are decoded), with a note that
-// re-saving it makes it open at once. A fresh full read is then cached for the next open. Errors of the cache
-// never stop an open; errors of the file do, with the reader's message (not a recording, newer version, unreadable).
+// Opening a recording for review. A file of format 1.2 or later shows its first screen from the recording's
+// overview (a fraction of the file, read without inflating the rest); the full-resolution data takes its place
+// in the background once the first screen has been served (or at once when a zoom needs it) — from the review
+// cache when it holds this exact file, else read from the file. A file without a usable overview opens from the
+// cache, or is read whole; a file of format 1.1 is read whole (only the series the dashboard's signals need are
+// decoded), with a note that re-saving it makes it open at once. A fresh full read is then cached for the next
+// open. Errors of the cache never stop an open; errors of the file do, with the reader's message (not a
+// recording, newer version, unreadable).
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { formatNote, SLOW_FORMAT_NOTE } from '../store/recording/format';
@@ -34,6 +35,8 @@ export interface LoadedReview {
   full: Promise<void>;
   /** Something cannot be answered from the overview (a zoom finer than it): the full detail is wanted now. */
   needFull: () => void;
+  /** The first screen's history has been answered: the full detail starts once the page has drawn it. */
+  firstScreenServed: () => void;
   /** A warning of this open (the sidecar's, …) that `data` keeps when the full detail replaces the overview. */
   keepWarning: (w: string) => void;
 }
@@ -46,10 +49,13 @@ export interface LoadOptions {
   onCacheError?: (err: Error) => void;
   /** Delay before the cache entry of a fresh read is written; default 1 s. */
   cacheDelayMs?: number;
-  /** Delay before the full read that follows an open from the overview starts (unless needed sooner); default 2.5 s. */
+  /**
+   * After an open from the overview, the longest the full detail (the cache entry, else a full read) waits for
+   * the first screen to be served before it starts anyway (a client that never asks for it); default 2.5 s.
+   */
   fullDelayMs?: number;
-  /** Delay before a cached entry's full detail replaces the overview of a cached file (unless needed sooner); default 2.5 s. */
-  cacheSwapDelayMs?: number;
+  /** From the first screen served to the start of the full detail (the page drawing it); default 0.3 s. */
+  drawMs?: number;
   /** Read the whole file even when it has an overview (the overview is then not used). */
   noOverview?: boolean;
   /** From the cache, the journal is read when first asked for, or after this delay; default 1.5 s. */
@@ -57,10 +63,17 @@ export interface LoadOptions {
 }
 
 /**
- * How long after the answer the full detail of an open from the overview starts to be read: the page's first
- * screen (review page, overview charts) takes ~0.35 s on a quiet two-core machine and ~2 s at load 14.
+ * How long after the answer the full detail of an open from the overview starts when nobody asks for the first
+ * screen's history (a client other than the review page): the page's first screen takes ~0.35 s on a quiet
+ * two-core machine and ~2 s at load 14.
  */
 const FIRST_SCREEN_MS = 2500;
+/**
+ * From the first screen's history answered to the full detail started: the page draws the overview's charts
+ * 50–70 ms after that answer on a quiet two-core machine (bench/review-open.ts), longer under load; the full
+ * read would take a core from it.
+ */
+const DRAW_MS = 300;
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -94,13 +107,20 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
       loaded.data = next;
       loaded.detail = 'full';
     };
-    // The full detail (a full read: ~13 s of CPU for a day; a cache entry: 50-110 ms) waits until the first
-    // screen has been drawn: started 1 s (full read) or 0.3 s (cache entry) after the answer, it ran while the
-    // page was still drawing at load 11-16, on two cores (core CPU from the click to the overview drawn: 390 ms
-    // with the full read under way, 140-160 ms without). A zoom the overview cannot fill asks for it at once.
-    let wanted: () => void = () => undefined;
-    const needed = new Promise<void>((resolve) => (wanted = resolve));
-    const settled = (ms: number): Promise<void> => Promise.race([needed, delay(ms)]);
+    // The full detail (a full read: ~5 s of CPU for a day on a quiet machine, more under load; a cache entry:
+    // 50-110 ms) waits until the page has drawn the first screen: started while the page was still drawing, at
+    // load 11-16 on two cores, it took the core from the page (core CPU from the click to the overview drawn:
+    // 390 ms with the full read under way, 140-160 ms without). It starts once the first screen's history has
+    // been answered (and drawn), at once for a zoom the overview cannot fill, or after FIRST_SCREEN_MS when
+    // nobody asks. One wait for both sources: after an unusable cache entry the file is read at once.
+    let start: () => void = () => undefined;
+    const begun = new Promise<void>((resolve) => (start = resolve));
+    const fallback = setTimeout(start, opts.fullDelayMs ?? FIRST_SCREEN_MS);
+    let drawn: ReturnType<typeof setTimeout> | null = null;
+    const firstScreen = begun.then(() => {
+      clearTimeout(fallback);
+      if (drawn) clearTimeout(drawn);
+    });
     const loaded: LoadedReview = {
       data,
       journal: Promise.resolve([]),
@@ -110,7 +130,10 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
       stamp,
       cached: Promise.resolve(),
       full: Promise.resolve(),
-      needFull: () => wanted(),
+      needFull: () => start(),
+      firstScreenServed: () => {
+        drawn ??= setTimeout(start, opts.drawMs ?? DRAW_MS);
+      },
       keepWarning,
     };
     const note = formatNote(overview.recording.header.minorVersion);
@@ -120,22 +143,44 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     // first (every overview chart decimated from a day of 1 s rows; in-process CPU, load ~13: first screen
     // 15-120 ms from the entry vs 2-6 ms from the overview), and loading the entry competed with it.
     const hit =
-      cached && cache
-        ? settled(opts.cacheSwapDelayMs ?? FIRST_SCREEN_MS).then(() => cache.load(stamp).catch(cacheError))
-        : Promise.resolve(null);
+      cached && cache ? firstScreen.then(() => cache.load(stamp).catch(cacheError)) : Promise.resolve(null);
     const swapped = hit.then((h) => {
       if (!h) return false;
       swapIn(h.data);
       return true;
     });
-    // Not cached (or the entry went away): the full read, once the first screen has been served.
-    const rec = swapped.then((ok) =>
-      ok ? null : settled(opts.fullDelayMs ?? FIRST_SCREEN_MS).then(() => readFull(path)),
+    // Not cached (or the entry went away): the full read, once the first screen has been served. What the
+    // review keeps of it is its signal table and journal: the decoded columns (~200 MiB for a day) are garbage
+    // once evaluated, and were kept for as long as the review stayed open.
+    // The file's journal is answered as soon as it has been read, before the evaluation (1.5-2 s of CPU for a
+    // day, in one turn) starts in a turn of its own: the page asks for it with the first screen.
+    let journalRead: (j: JournalLine[]) => void = () => undefined;
+    let journalFailed: (err: unknown) => void = () => undefined;
+    const readJournal = new Promise<JournalLine[]>((resolve, reject) => {
+      journalRead = resolve;
+      journalFailed = reject;
+    });
+    // Nobody may ask (the review closed first); whoever does gets the rejection.
+    readJournal.catch(() => undefined);
+    const fresh = swapped.then((ok) =>
+      ok
+        ? null
+        : firstScreen.then(async () => {
+            try {
+              const { rec, seen } = await readFull(path);
+              journalRead(rec.journal);
+              await new Promise((resolve) => setImmediate(resolve));
+              return { data: buildReviewData(rec, seen), journal: rec.journal };
+            } catch (err) {
+              journalFailed(err);
+              throw err;
+            }
+          }),
     );
-    loaded.full = rec.then(
-      (r) => {
-        if (!r) return;
-        swapIn(buildReviewData(r.rec, r.seen));
+    loaded.full = fresh.then(
+      (f) => {
+        if (!f) return;
+        swapIn(f.data);
         loaded.loadedFrom = 'overview';
       },
       (err: Error) => {
@@ -147,19 +192,19 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     );
     // From the cache the journal is read when first asked for (or after a while), as on a plain cache open.
     loaded.journal = lazy(
-      () => rec.then(async (r) => (r ? r.rec.journal : ((await hit)?.journal() ?? []))),
+      () => hit.then((h) => (h ? h.journal() : readJournal)),
       opts.journalDelayMs ?? 1500,
     );
     loaded.cached = loaded.full.then(() =>
       loaded.detail === 'full'
-        ? rec.then((r) =>
-            r
+        ? fresh.then((f) =>
+            f
               ? cacheLater(
                   path,
                   stamp,
                   // What this open added (the sidecar's warning) is not the file's: the next open says it anew.
                   { ...loaded.data, warnings: loaded.data.warnings.filter((w) => !kept.includes(w)) },
-                  r.rec.journal,
+                  f.journal,
                   opts,
                 )
               : undefined,
@@ -183,6 +228,7 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
         cached: Promise.resolve(),
         full: Promise.resolve(),
         needFull: () => undefined,
+        firstScreenServed: () => undefined,
         keepWarning: (w) => void hit.data.warnings.push(w),
       };
     }
@@ -202,6 +248,7 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     cached: cacheLater(path, stamp, data, rec.journal, opts),
     full: Promise.resolve(),
     needFull: () => undefined,
+    firstScreenServed: () => undefined,
     keepWarning: (w) => void data.warnings.push(w),
   };
 }
