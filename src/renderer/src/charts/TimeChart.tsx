@@ -511,7 +511,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   };
   const exportName = `${p.id}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   return (
-    <section className="card chart-card" data-testid={`chart-${p.id}`} data-state={load.s}>
+    <section
+      className="card chart-card"
+      data-testid={`chart-${p.id}`}
+      data-state={load.s}
+      data-markers={events.length}
+    >
       <header className="chart-head">
         <h3>{p.title}</h3>
         <span className="chart-tools">
