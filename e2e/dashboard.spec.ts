@@ -414,6 +414,15 @@ test('an alert fires on the demo kv-full fault: in the UI, as a desktop notifica
   expect(notes.map((n) => n.title)).toContain('PD Console: decode KV cache above 90 %');
   await page.screenshot({ path: shot('dashboard-alert-firing-light.png'), fullPage: true });
 
+  // The alert is decode's: marked on decode's KV chart, not on prefill's (which marks only its own events and
+  // the deployment's: the connection).
+  await page.getByTestId('nav-kv').click();
+  const markers = async (id: string): Promise<number> =>
+    Number(await page.getByTestId(`chart-${id}`).getAttribute('data-markers'));
+  await expect.poll(() => markers('kv-pct-decode')).toBeGreaterThan(0);
+  expect(await markers('kv-pct-decode')).toBeGreaterThan(await markers('kv-pct-prefill'));
+  expect(await markers('kv-tokens-prefill')).toBe(await markers('kv-pct-prefill'));
+
   // The verdict now blames decode.
   await page.getByTestId('nav-overview').click();
   await expect(page.getByTestId('verdict')).toHaveAttribute('data-kind', 'decode-bound', { timeout: 60_000 });

@@ -151,6 +151,8 @@ export interface AppEvent {
   deploymentId?: string;
   hostId?: string;
   role?: Role;
+  /** The fleet worker it is about (its service id, `decode-3`); absent for a one-host pair's role-named events. */
+  worker?: string;
   title: string;
   detail?: string;
 }

@@ -50,8 +50,8 @@ it('compares each fleet worker with its own previous reading and names it', () =
     svc('decode-2', 'decode', 'sglang-decode-2.service', 'gpu-c', 'active', 'running'),
   ]);
   const events = diffObservations(before, after);
-  expect(events.map((e) => [e.title, e.hostId])).toEqual([
-    ['decode-2: sglang-decode-2.service on gpu-b active/running → activating/start', 'gpu-b'],
+  expect(events.map((e) => [e.title, e.hostId, e.worker])).toEqual([
+    ['decode-2: sglang-decode-2.service on gpu-b active/running → activating/start', 'gpu-b', 'decode-2'],
   ]);
 });
 
@@ -62,4 +62,5 @@ it('keeps the one-host pair role-named', () => {
   expect(e.title).toBe('decode: sglang-decode.service active/running → failed/failed');
   expect(e.severity).toBe('error');
   expect(e.hostId).toBe('gpu-a');
+  expect(e).not.toHaveProperty('worker');
 });

@@ -15,7 +15,13 @@ export function diffObservations(prev: Observation | undefined, next: Observatio
     // its own previous reading, and its events name the worker, not the role.
     const p = prev?.services.find((x) => sameService(x, s));
     const name = serviceId(s);
-    const base = { deploymentId: next.deploymentId, hostId: s.hostId ?? next.hostId, role: s.role };
+    const base = {
+      deploymentId: next.deploymentId,
+      hostId: s.hostId ?? next.hostId,
+      role: s.role,
+      // Names the worker for the charts that mark only their own workers' events.
+      ...(s.id !== undefined ? { worker: s.id } : {}),
+    };
     const stateNow = unitStateText(s);
     const stateBefore = p ? unitStateText(p) : undefined;
     if (stateNow && stateNow !== stateBefore) {

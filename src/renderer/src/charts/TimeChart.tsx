@@ -2,7 +2,7 @@
 // then live points appended in place (one push + update('none') per second, no re-render of history).
 // Zoom by drag or Ctrl+wheel, pan with Shift+drag; every chart follows the same window and crosshair.
 // Missing metrics say which name was expected; NaN and outages draw as gaps.
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ChartDataset, LegendOptions } from 'chart.js';
 import type { SeriesResult, SignalMissing, SignalUnit } from '@shared/contract';
 import type { AppEvent, Role } from '@shared/domain';
@@ -15,6 +15,7 @@ import { formatDateTime, formatTick, formatValue } from '../format';
 import { CANVAS_LEGEND, Chart, cssVar, DECIMATE, LIVE } from './setup';
 import './warm-up';
 import { nearestEvent, overlayPlugin, type OverlayOptions } from './overlays';
+import { chartScope, eventsForChart, sameEvents } from './chart-events';
 import { recordPerf } from './perf';
 import { downloadCsv, downloadPng } from './export';
 import { useSeriesSource } from './SeriesBatch';
@@ -39,6 +40,7 @@ export interface TimeChartProps {
   yMax?: number;
   /** Role whose journal a click opens (all units when absent). */
   role?: Role;
+  /** The deployment's timeline: the chart marks those of its own roles and workers (chart-events.ts). */
   events: AppEvent[];
   height?: number;
   /** Shown under the title: where the figure comes from. */
@@ -88,6 +90,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const legendRef = useRef<LegendOptions<'line'> | null>(null);
   const keys = p.series.map((s) => s.key).join(',');
   const seriesSource = useSeriesSource();
+  const scope = useMemo(() => chartScope(keys.split(','), p.role), [keys, p.role]);
+  const events = useMemo(() => eventsForChart(p.events, scope), [p.events, scope]);
 
   // Create the chart once per series set and theme, when its first history is here; keep it in a ref for
   // in-place updates.
@@ -110,7 +114,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       background: cssVar('--panel', '#fff'),
     };
     const overlayOptions: OverlayOptions = {
-      events: p.events,
+      events,
       colors,
       onPick: (ts) => showAround(ts, p.role),
     };
@@ -386,11 +390,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   }, [p.deploymentId, keys, theme, p.unit, p.yMin, p.yMax]);
 
   // Timeline markers follow the event list without rebuilding the chart.
+  // Another role's or worker's event leaves this chart's list as it was: nothing to redraw.
   useEffect(() => {
-    if (!overlay.current) return;
-    overlay.current.events = p.events;
+    if (!overlay.current || sameEvents(overlay.current.events, events)) return;
+    overlay.current.events = events;
     eventsChanged.current?.();
-  }, [p.events]);
+  }, [events]);
 
   // (Re)load history whenever the window changes: a new range, a zoom, a pan, back to live. Asked in the
   // layout phase, before any chart of the commit is built (that happens in the passive effect above).
@@ -506,7 +511,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   };
   const exportName = `${p.id}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   return (
-    <section className="card chart-card" data-testid={`chart-${p.id}`} data-state={load.s}>
+    <section
+      className="card chart-card"
+      data-testid={`chart-${p.id}`}
+      data-state={load.s}
+      data-markers={events.length}
+    >
       <header className="chart-head">
         <h3>{p.title}</h3>
         <span className="chart-tools">

@@ -48,7 +48,7 @@ export function WorkerPage({
   const units = row?.units ?? [
     { host: svc.hostId, unit: svc.unit, nodeRank: 0, activeState: sd?.activeState },
   ];
-  const ev = view.events.filter((e) => !e.role || e.role === svc.role);
+  const ev = view.events;
   const role = svc.role;
   const norm = (u: string): string => u.trim().toLowerCase().replace(/\/+$/, '');
   const atRouter =

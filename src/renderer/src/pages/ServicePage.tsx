@@ -46,7 +46,7 @@ export function ServicePage({
     ],
     ['Health', obs?.health ? `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}` : '—'],
   ];
-  const ev = view.events.filter((e) => !e.role || e.role === role);
+  const ev = view.events;
   return (
     <div className="page service-page" data-testid="service-page" data-role={role}>
       <section className="card" data-testid="systemd-props">
