@@ -102,7 +102,9 @@ export class DashboardService {
       const o = this.open.get(e.deploymentId);
       if (!o) return;
       Object.assign(o.pending, this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition, e.id));
-      const c = this.census.census(`${e.deploymentId}/${e.role}`, e.exposition);
+      // Cached per scrape target: a fleet's workers of one role take turns here, and a key per role would see
+      // the family names change with every worker whose set differs from the last one's.
+      const c = this.census.census(`${e.deploymentId}/${e.id ?? e.role}`, e.exposition);
       o.families[e.role] = {
         used: c.used.length,
         knownNotUsed: c.knownNotUsed.length,
