@@ -46,3 +46,23 @@ it('builds a round’s snapshot only when a window listens or a request asks, an
   expect(await getDashboard()).toBe(pushed.at(-1));
   expect(pushed.at(-1)!.verdict.headline).toBeTruthy();
 });
+
+it('pushes each round’s signals, its scrapes’ values and the poll’s, to a window that listens', async () => {
+  opened = await openDemoCore({
+    seed: 4,
+    intervalMs: 200,
+    attach: (core) => void new DashboardService(core),
+  });
+  const { core } = opened;
+  await nextObservation(core, (o) => o.services.every((s) => s.metrics?.ok), 15_000);
+  const pushed: Array<{ ts: number; values: Record<string, number | null> }> = [];
+  core.on('signals', (e) => pushed.push(e));
+  await nextObservation(core, () => true, 5000);
+  const o = await nextObservation(core, () => true, 5000);
+  const round = pushed.find((e) => e.ts === o.ts)!;
+  // From the decode scrape (KV, queues) and from the poll itself (systemd, health).
+  expect(round.values['decode.running']).toBeTypeOf('number');
+  expect(round.values['decode.queued']).toBeTypeOf('number');
+  expect(round.values['decode.kv_ratio']).toBeTypeOf('number');
+  expect(round.values['decode.active']).toBe(1);
+});

@@ -105,7 +105,9 @@ export class DashboardService {
     core.hooks.on('scrape', (e) => {
       const o = this.open.get(e.deploymentId);
       if (!o) return;
-      Object.assign(o.pending, this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition, e.id));
+      const values = this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition, e.id);
+      // Gathered for the round's 'signals' push only while a window listens (a fleet's round is 33 scrapes).
+      if (this.core.listenerCount('signals') > 0) Object.assign(o.pending, values);
       // Cached per scrape target: a fleet's workers of one role take turns here, and a key per role would see
       // the family names change with every worker whose set differs from the last one's.
       const c = this.census.census(`${e.deploymentId}/${e.id ?? e.role}`, e.exposition);
@@ -254,7 +256,8 @@ export class DashboardService {
     if (!o) return;
     // The scrapes' values gathered since the last poll, then the poll's own: handed on as they are, not copied
     // (a few hundred keys every second).
-    const values = Object.assign(o.pending, this.store.ingestObservation(obs));
+    const polled = this.store.ingestObservation(obs);
+    const values = this.core.listenerCount('signals') > 0 ? Object.assign(o.pending, polled) : null;
     o.pending = {};
     const latest = this.store.latest(obs.deploymentId);
     const { state, changes, active } = evaluateAlerts(this.rulesFor(obs.deploymentId), o.alertState, {
@@ -274,7 +277,7 @@ export class DashboardService {
         detail: c.alert.detail,
       });
     }
-    this.core.emit('signals', { deploymentId: obs.deploymentId, ts: obs.ts, values });
+    if (values) this.core.emit('signals', { deploymentId: obs.deploymentId, ts: obs.ts, values });
     // Built for a window that listens, else only when asked for (getDashboard): a headless core (the CLI, the web
     // server with no tab open) does not build a verdict, KV details and what is not exposed every round for nobody.
     o.snapshot = undefined;
