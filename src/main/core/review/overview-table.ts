@@ -9,6 +9,7 @@ import { workerTarget } from '../store/recording/fleet-targets';
 import type { SignalMissing } from '@shared/contract';
 import type { Exposition, MetricFamily, Sample } from '../probes/exposition/types';
 import type { OverviewTable } from '../store/recording/overview-stream';
+import { sameLabels } from '../store/recording/scrape-codec';
 import type {
   Recording,
   RecordedSeries,
@@ -84,7 +85,7 @@ export class OverviewTableBuilder implements OverviewTable {
   private readonly times = new Map<string, number[]>();
   private readonly slots = new Map<
     string,
-    { name: string; labels: Record<string, string>; acc: SeriesAcc | null; adopt: number }[]
+    { name: string; labels: Record<string, string>; count: number; acc: SeriesAcc | null; adopt: number }[]
   >();
   private units: TimedUnitState[] = [];
   private healths: TimedHealth[] = [];
@@ -115,8 +116,14 @@ export class OverviewTableBuilder implements OverviewTable {
     for (const f of exp.families)
       for (const s of f.samples) {
         let slot = slots[n];
-        if (!slot || slot.name !== s.name || !sameLabels(slot.labels, s.labels))
-          slots[n] = slot = { name: s.name, labels: s.labels, acc: this.seriesOf(target, f, s), adopt: 3 };
+        if (!slot || slot.name !== s.name || !sameLabels(s.labels, slot.labels, slot.count))
+          slots[n] = slot = {
+            name: s.name,
+            labels: s.labels,
+            count: Object.keys(s.labels).length,
+            acc: this.seriesOf(target, f, s),
+            adopt: 3,
+          };
         else {
           // The parser hands a series it has cached the same name and label value strings every scrape (from
           // its third): kept here, later comparisons are of identical strings. The labels are a copy because
@@ -260,17 +267,6 @@ export class OverviewTableBuilder implements OverviewTable {
     this.units = lastBefore(this.units, cutoff);
     this.healths = lastBefore(this.healths, cutoff);
   }
-}
-
-function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
-  if (a === b) return true;
-  let n = 0;
-  for (const k in a) {
-    if (a[k] !== b[k]) return false;
-    n++;
-  }
-  for (const _ in b) n--;
-  return n === 0;
 }
 
 function lastBefore<T extends { ts: number; source: string }>(list: T[], cutoff: number): T[] {

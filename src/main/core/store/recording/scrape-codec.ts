@@ -319,7 +319,8 @@ export class ScrapeEncoder {
   }
 }
 
-function sameLabels(a: Record<string, string>, b: Record<string, string>, bCount: number): boolean {
+/** Whether labels `a` equal `b`, whose key count is `bCount` (counted once, when `b` was stored). */
+export function sameLabels(a: Record<string, string>, b: Record<string, string>, bCount: number): boolean {
   let n = 0;
   for (const k in a) {
     if (a[k] !== b[k]) return false;
