@@ -61,6 +61,14 @@ const NO_HISTORY: History = { points: [], lo: 0, hi: 0 };
 export function historyPoints(h: History | undefined): Array<[number, number]> {
   return h ? (h.points.slice(h.lo, h.hi) as Array<[number, number]>) : [];
 }
+
+/** The points at or after `from` (a copy of the window's tail only, not of the whole window). */
+function pointsSince(h: History | undefined, from: number): Array<[number, number]> {
+  if (!h) return [];
+  let lo = h.hi;
+  while (lo > h.lo && h.points[lo - 1][0] >= from) lo--;
+  return h.points.slice(lo, h.hi) as Array<[number, number]>;
+}
 const HOLD_KINDS: ReadonlySet<AlertRule['kind']> = new Set(['kv-high', 'service-inactive', 'health-failing']);
 
 export function evaluateAlerts(
@@ -243,7 +251,7 @@ function checkRule(
     case 'queue-growing': {
       const forS = rule.forS ?? 120;
       const th = rule.threshold ?? 5;
-      const h = historyPoints(state.history[`${role}.queue`]).filter(([t]) => t >= ts - forS * 1000);
+      const h = pointsSince(state.history[`${role}.queue`], ts - forS * 1000);
       if (h.length < 3 || (h[h.length - 1][0] - h[0][0]) / 1000 < forS * 0.9) return null;
       const growth = h[h.length - 1][1] - h[0][1];
       if (growth < th || !(slope(h) > 0)) return null;
@@ -261,7 +269,9 @@ function increaseWithin(h: History | undefined, from: number): number {
   let inc = 0;
   let prev: number | null = null;
   for (let k = h.lo; k < h.hi; k++) {
-    const [t, v] = h.points[k];
+    // Indexed, not destructured: a destructuring pattern may go through the iterator protocol per point.
+    const t = h.points[k][0];
+    const v = h.points[k][1];
     if (t < from) {
       prev = v;
       continue;
