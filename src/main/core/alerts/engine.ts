@@ -69,6 +69,7 @@ function pointsSince(h: History | undefined, from: number): Array<[number, numbe
   while (lo > h.lo && h.points[lo - 1][0] >= from) lo--;
   return h.points.slice(lo, h.hi) as Array<[number, number]>;
 }
+
 const HOLD_KINDS: ReadonlySet<AlertRule['kind']> = new Set(['kv-high', 'service-inactive', 'health-failing']);
 
 export function evaluateAlerts(
