@@ -44,18 +44,18 @@ const RENDERER_PROFILE_TO = process.env.BENCH_FLEET_RENDERER_PROFILE;
 const WARMUP_MS = 15_000;
 const MEASURE_MS = Number(process.env.BENCH_FLEET_MS ?? 60_000);
 const BROWSER_MS = Number(process.env.BENCH_FLEET_BROWSER_MS ?? 30_000);
-const SCALE: FleetShape = { hosts: 8, prefill: 8, decode: 24 };
+export const SCALE: FleetShape = { hosts: 8, prefill: 8, decode: 24 };
 const SINGLE: FleetShape = { hosts: 1, prefill: 1, decode: 1 };
 const GOALS = { cpuPct: 5, connectionsPerHost: 1, channelsPerHost: 8, liveMs: 8 };
 const root = join(__dirname, '..');
 
-interface RemoteFleet {
+export interface RemoteFleet {
   ready: FleetReady;
   counts(reset?: boolean): Promise<FleetHostCounts[]>;
   stop(): Promise<void>;
 }
 
-async function remoteFleet(shape: FleetShape): Promise<RemoteFleet> {
+export async function remoteFleet(shape: FleetShape): Promise<RemoteFleet> {
   const child: ChildProcess = spawn(
     process.execPath,
     [
