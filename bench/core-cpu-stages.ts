@@ -24,7 +24,7 @@ const PASSES = Number(process.env.BENCH_CORE_STAGES_PASSES ?? 30);
 const ONLY = process.env.BENCH_CORE_STAGES_ONLY;
 
 type Scrape = CoreHooks['scrape'][0];
-interface Round {
+export interface Round {
   scrapes: Scrape[];
   obs: Observation;
 }
@@ -63,7 +63,7 @@ export async function captureRounds(): Promise<Round[]> {
  * quickest pass and the median one. The quickest is the figure to compare: on a busy machine a pass is only
  * ever slowed down by the others, never sped up.
  */
-function time(
+export function time(
   rounds: Round[],
   setup: () => (r: Round, shift: number) => void,
 ): { min: number; median: number } {
@@ -92,7 +92,10 @@ interface HeapNode {
  * average): what the young generation has to scavenge. Typed arrays' backing stores live outside the heap and
  * are not in it; their views are.
  */
-async function allocated(rounds: Round[], setup: () => (r: Round, shift: number) => void): Promise<number> {
+export async function allocated(
+  rounds: Round[],
+  setup: () => (r: Round, shift: number) => void,
+): Promise<number> {
   const span = rounds[rounds.length - 1].obs.ts - rounds[0].obs.ts + 1000;
   const step = setup();
   for (const r of rounds) step(r, 0);

@@ -70,7 +70,7 @@ function threadTicks(): { main: number; others: number } | null {
 /** A .heapprofile of what the core allocates over the measured window (garbage included): where GC work comes from. */
 const HEAP_PROFILE_TO = process.env.BENCH_CORE_CPU_HEAP_PROFILE;
 
-async function startHeapProfile(): Promise<(file: string) => Promise<void>> {
+export async function startHeapProfile(): Promise<(file: string) => Promise<void>> {
   const session = new Session();
   session.connect();
   await session.post('HeapProfiler.enable');
@@ -163,7 +163,7 @@ export async function remoteDemo(): Promise<RemoteDemo> {
 }
 
 /** One measured span of the core process: CPU per second of it, split by thread, and its GCs. */
-interface Span {
+export interface Span {
   wallMs: number;
   /** CPU ms per second: user + sys of the process, and (from /proc, Linux) main thread and the others. */
   cpu: number;
@@ -214,7 +214,7 @@ interface Measured {
   channels: { before: ChannelCounts; after: ChannelCounts; wallMs: number };
 }
 
-function startSpan(): () => Span {
+export function startSpan(): () => Span {
   const ticks0 = threadTicks();
   const gc = watchGc();
   const allocation = watchAllocation();

@@ -16,8 +16,10 @@
 //                       charts, so its figure is for the whole page
 // The machine is shared: CPU time and counts are what to compare, wall-clock page timings are inflated by load.
 //   npm run bench -- fleet-scale      (BENCH_FLEET_MS=60000 the window; BENCH_FLEET_BROWSER=0 skips Chromium,
-//                                      BENCH_FLEET_CORE=0 the core figures; BENCH_FLEET_RENDERER_PROFILE=file
-//                                      a .cpuprofile of the fleet KV page over its window)
+//                                      BENCH_FLEET_CORE=0 the core figures; BENCH_FLEET_PROFILE=file a
+//                                      .cpuprofile and BENCH_FLEET_HEAP_PROFILE=file a .heapprofile of the
+//                                      fleet's core; BENCH_FLEET_RENDERER_PROFILE=file a .cpuprofile of the
+//                                      fleet KV page over its window)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,28 +32,30 @@ import { launchChromium } from '../e2e/support/browser';
 import { startWebApp } from '../e2e/support/web-app';
 import { collectPerfScript } from './support/bench-client';
 import type { FleetHostCounts, FleetReady } from './support/demo-fleet-main';
-import { startProfile } from './core-cpu';
+import { startHeapProfile, startProfile, startSpan, type Span } from './core-cpu';
 
 /** A .cpuprofile of the core over the fleet's measured window (BENCH_FLEET_PROFILE=file), for Chrome DevTools. */
 const PROFILE_TO = process.env.BENCH_FLEET_PROFILE;
+/** A .heapprofile of what the core allocates over the fleet's window (BENCH_FLEET_HEAP_PROFILE=file). */
+const HEAP_PROFILE_TO = process.env.BENCH_FLEET_HEAP_PROFILE;
 /** A .cpuprofile of the fleet's KV page over its measured window (BENCH_FLEET_RENDERER_PROFILE=file). */
 const RENDERER_PROFILE_TO = process.env.BENCH_FLEET_RENDERER_PROFILE;
 
 const WARMUP_MS = 15_000;
 const MEASURE_MS = Number(process.env.BENCH_FLEET_MS ?? 60_000);
 const BROWSER_MS = Number(process.env.BENCH_FLEET_BROWSER_MS ?? 30_000);
-const SCALE: FleetShape = { hosts: 8, prefill: 8, decode: 24 };
+export const SCALE: FleetShape = { hosts: 8, prefill: 8, decode: 24 };
 const SINGLE: FleetShape = { hosts: 1, prefill: 1, decode: 1 };
 const GOALS = { cpuPct: 5, connectionsPerHost: 1, channelsPerHost: 8, liveMs: 8 };
 const root = join(__dirname, '..');
 
-interface RemoteFleet {
+export interface RemoteFleet {
   ready: FleetReady;
   counts(reset?: boolean): Promise<FleetHostCounts[]>;
   stop(): Promise<void>;
 }
 
-async function remoteFleet(shape: FleetShape): Promise<RemoteFleet> {
+export async function remoteFleet(shape: FleetShape): Promise<RemoteFleet> {
   const child: ChildProcess = spawn(
     process.execPath,
     [
@@ -97,6 +101,8 @@ export interface CoreFigures {
   wallMs: number;
   cpuMsPerS: number;
   cpuPct: number;
+  /** The same window split by thread, with its GCs and the JS heap it allocated. */
+  span: Span;
   connectionsPerHost: number[];
   /** Per host: the most channels open at once during the window. */
   openMaxPerHost: number[];
@@ -138,16 +144,20 @@ async function measureCore(shape: FleetShape): Promise<CoreFigures> {
     const c0 = await fleet.counts(true);
     const obs0 = observations;
     const profiler = PROFILE_TO && shape.hosts > 1 ? await startProfile() : undefined;
+    const heapProfiler = HEAP_PROFILE_TO && shape.hosts > 1 ? await startHeapProfile() : undefined;
+    const endSpan = startSpan();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, MEASURE_MS));
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - t0;
+    const span = endSpan();
     // Counted now: the reads below wait on the fleet's process and the close, and rounds go on meanwhile (on a
     // loaded machine several seconds of them, which read as 1.1–1.35 rounds a second).
     const obs1 = observations;
     const c1 = await fleet.counts();
     if (profiler && PROFILE_TO) await profiler(PROFILE_TO);
+    if (heapProfiler && HEAP_PROFILE_TO) await heapProfiler(HEAP_PROFILE_TO);
     const perMin = (n: number): number => (n * 60_000) / wallMs;
     const sum = (f: (c: FleetHostCounts) => number, cs: FleetHostCounts[]): number =>
       cs.reduce((a, c) => a + f(c), 0);
@@ -159,6 +169,7 @@ async function measureCore(shape: FleetShape): Promise<CoreFigures> {
       wallMs,
       cpuMsPerS: (cpu.user + cpu.system) / wallMs,
       cpuPct: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
+      span,
       connectionsPerHost: c1.map((c) => c.connections),
       openMaxPerHost: c1.map((c) => c.open.max),
       openedPerMinPerHost: c1.map((c, i) => perMin(c.exec + c.tcpip - c0[i].exec - c0[i].tcpip)),
@@ -316,6 +327,16 @@ function printCore(scale: CoreFigures, single: CoreFigures): void {
   );
   row('core CPU, ms per s (user+sys)', f(scale.cpuMsPerS), f(single.cpuMsPerS));
   row('core CPU, % of one core', f(scale.cpuPct, 2), f(single.cpuPct, 2), `≤ ${GOALS.cpuPct} %`);
+  const threads = (c: CoreFigures): string => `${f(c.span.main ?? NaN)} / ${f(c.span.others ?? NaN)}`;
+  row('  main thread / other threads (GC, pool), ms per s', threads(scale), threads(single));
+  // Per observation (one a second): the garbage each round leaves for the young generation to scavenge.
+  const perRound = (c: CoreFigures): number => (c.span.allocatedKBs * c.wallMs) / 1000 / c.observations;
+  row('  JS heap allocated, kB per round', f(perRound(scale), 0), f(perRound(single), 0));
+  const gcs = (c: CoreFigures): string => {
+    const n = (k: string): number => ((c.span.gc[k]?.n ?? 0) * 60_000) / c.wallMs;
+    return `${f(n('minor'), 0)} / ${f(n('major') + n('incremental'), 1)}`;
+  };
+  row('  GCs per minute: minor / major+incremental', gcs(scale), gcs(single));
   row(
     'SSH connections per host (max)',
     String(max(scale.connectionsPerHost)),

@@ -12,6 +12,7 @@ import { runCoreCpuStagesBench } from './core-cpu-stages';
 import { runHostReadsBench } from './host-reads';
 import { runPromHistoryBench } from './prom-history';
 import { runFleetScaleBench } from './fleet-scale';
+import { runFleetStagesBench } from './fleet-stages';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -32,6 +33,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     await runChannelsBench();
   },
   'fleet-scale': () => runFleetScaleBench(),
+  'fleet-stages': () => runFleetStagesBench(),
 };
 
 async function main(): Promise<void> {

@@ -2,7 +2,12 @@
 // testing every point every poll: it must hold exactly what testing every point held, clock jumps back included.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateAlerts, initialAlertState, type AlertState } from '../../src/main/core/alerts/engine';
+import {
+  evaluateAlerts,
+  historyPoints,
+  initialAlertState,
+  type AlertState,
+} from '../../src/main/core/alerts/engine';
 import { DEFAULT_ALERT_RULES } from '../../src/main/core/alerts/rules';
 import type { Role } from '../../src/shared/domain';
 
@@ -52,7 +57,8 @@ describe('alert history', () => {
             for (const r of ROLES) next[`${r}.restarts`] = reference(expected, `${r}.restarts`, ts, restarts);
             expected = next;
             state = evaluateAlerts(DEFAULT_ALERT_RULES, state, { ts, roles: ROLES, values }).state;
-            for (const r of ROLES) expect(state.history[`${r}.restarts`]).toEqual(expected[`${r}.restarts`]);
+            for (const r of ROLES)
+              expect(historyPoints(state.history[`${r}.restarts`])).toEqual(expected[`${r}.restarts`]);
           }
         },
       ),
@@ -66,12 +72,75 @@ describe('alert history', () => {
       roles: ROLES,
       values: { 'decode.restarts': 1 },
     }).state;
-    const before = structuredClone(s1.history);
+    const before = historyPoints(s1.history['decode.restarts']);
     evaluateAlerts(DEFAULT_ALERT_RULES, s1, {
       ts: T0 + 1000,
       roles: ROLES,
       values: { 'decode.restarts': 2 },
     });
-    expect(s1.history).toEqual(before);
+    expect(historyPoints(s1.history['decode.restarts'])).toEqual(before);
+  });
+
+  it('gives each step from the same earlier state its own history (a replay, two branches)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            // The state stepped from: the newest one mostly, sometimes one further back.
+            back: fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 0, max: 5 })),
+            step: fc.oneof(fc.constant(1000), fc.integer({ min: -5000, max: 300_000 })),
+            restarts: fc.option(fc.integer({ min: 0, max: 5 }), { nil: null }),
+          }),
+          { minLength: 1, maxLength: 80 },
+        ),
+        (steps) => {
+          const states: { state: AlertState; ts: number; expected: Array<[number, number]> }[] = [
+            { state: initialAlertState(), ts: T0, expected: [] },
+          ];
+          for (const { back, step, restarts } of steps) {
+            const from = states[Math.max(0, states.length - 1 - back)];
+            const ts = from.ts + step;
+            const state = evaluateAlerts(DEFAULT_ALERT_RULES, from.state, {
+              ts,
+              roles: ROLES,
+              values: { 'decode.restarts': restarts },
+            }).state;
+            const expected = reference({ k: from.expected }, 'k', ts, restarts);
+            states.push({ state, ts, expected });
+            // Every state, the new one and all before it, still holds what it held when it was made.
+            for (const s of states)
+              expect(historyPoints(s.state.history['decode.restarts'])).toEqual(s.expected);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('a poll adds its point without copying the window, and lets go of what left it', () => {
+    let state = initialAlertState();
+    let expected: Array<[number, number]> = [];
+    const kept: { state: AlertState; expected: Array<[number, number]> }[] = [];
+    const lists = new Set<unknown>();
+    // An hour of polls, a second apart: the window (605 s) fills, then slides past the first points.
+    for (let sec = 0; sec < 3600; sec++) {
+      const ts = T0 + sec * 1000;
+      const prev = state.history['decode.restarts'];
+      state = evaluateAlerts(DEFAULT_ALERT_RULES, state, {
+        ts,
+        roles: ROLES,
+        values: { 'decode.restarts': sec % 7 },
+      }).state;
+      expected = reference({ k: expected }, 'k', ts, sec % 7);
+      const h = state.history['decode.restarts'];
+      lists.add(h.points);
+      if (prev && h.points === prev.points) expect(h.points.length).toBe(h.hi);
+      if (sec % 500 === 0) kept.push({ state, expected });
+    }
+    expect(historyPoints(state.history['decode.restarts'])).toEqual(expected);
+    // One list per ~1,000 points that fell out of the window, not one per poll; and none grew without bound.
+    expect(lists.size).toBeLessThan(8);
+    expect(state.history['decode.restarts'].points.length).toBeLessThan(3 * 605);
+    for (const k of kept) expect(historyPoints(k.state.history['decode.restarts'])).toEqual(k.expected);
   });
 });

@@ -219,6 +219,38 @@ describe('round trip', { timeout: 120_000 }, () => {
     expect(c.target).toBe('decode');
   });
 
+  it('reads back a target with more series than one scrape’s first buffers hold, as they come and go', async () => {
+    const path = nextPath();
+    const w = await RecordingWriter.open(path, header(), { clock: manualClock(0) });
+    const t0 = Date.UTC(2026, 0, 5, 9);
+    // 600 series, then 2,500 (the encoder's buffers start at 1,024), then 600 again, each value its own.
+    const sizes = [600, 2500, 2500, 600];
+    const value = (k: number, i: number): number => (i % 3 === 0 ? k * 7 + i : (k + 1) * 0.125 + i / 1000);
+    sizes.forEach((n, k) =>
+      w.appendScrape(
+        t0 + k * 1000,
+        'decode',
+        exposition([
+          {
+            name: 'sglang:wide',
+            type: 'gauge',
+            help: 'one series per slot',
+            samples: Array.from({ length: n }, (_, i) => ['sglang:wide', { slot: String(i) }, value(k, i)]),
+          },
+        ]),
+      ),
+    );
+    await w.close();
+    const rec = await readRecording(path);
+    expect(rec.series).toHaveLength(2500);
+    for (const i of [0, 1, 599, 600, 1023, 1024, 2047, 2048, 2499]) {
+      const s = rec.series.find((x) => x.labels.slot === String(i))!;
+      const at = sizes.flatMap((n, k) => (i < n ? [k] : []));
+      expect([...s.t], `slot ${i}`).toEqual(at.map((k) => t0 + k * 1000));
+      expect([...s.v], `slot ${i}`).toEqual(at.map((k) => value(k, i)));
+    }
+  });
+
   it('stores unit state and health only when they change', async () => {
     const path = nextPath();
     const w = await RecordingWriter.open(path, header(), { clock: manualClock(0) });

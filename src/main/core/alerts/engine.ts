@@ -22,10 +22,22 @@ interface Condition {
   detail?: string;
 }
 
+/**
+ * Recent (ts, value) points of one counter or queue, oldest first: `points[lo..hi)`. Consecutive states share
+ * one list, each seeing its own range, and a step appends to the list in place when no later state has (the
+ * newest state's range ends where the list does), so a poll neither copies the window (≈ 600 points a key) nor
+ * changes what an earlier state holds. A step from an older state copies its range into a list of its own.
+ */
+export interface History {
+  readonly points: Array<readonly [number, number]>;
+  readonly lo: number;
+  readonly hi: number;
+}
+
 export interface AlertState {
   conditions: Record<string, Condition>;
-  /** Recent (ts, value) of counters and queues the windowed rules read, oldest first. */
-  history: Record<string, Array<[number, number]>>;
+  /** Recent points of the counters and queues the windowed rules read. */
+  history: Record<string, History>;
   /** Last time each role's /metrics answered, and when the role was first seen. */
   lastMetricsOk: Record<string, number>;
   firstSeen: Record<string, number>;
@@ -41,6 +53,23 @@ export function initialAlertState(): AlertState {
 }
 
 const MAX_HISTORY = 4000;
+/** A shared list is copied once this many points have fallen out of its window (and at least as many remain). */
+const COMPACT_AT = 1024;
+const NO_HISTORY: History = { points: [], lo: 0, hi: 0 };
+
+/** The points of a history, oldest first (a copy). */
+export function historyPoints(h: History | undefined): Array<[number, number]> {
+  return h ? (h.points.slice(h.lo, h.hi) as Array<[number, number]>) : [];
+}
+
+/** The points at or after `from` (a copy of the window's tail only, not of the whole window). */
+function pointsSince(h: History | undefined, from: number): Array<[number, number]> {
+  if (!h) return [];
+  let lo = h.hi;
+  while (lo > h.lo && h.points[lo - 1][0] >= from) lo--;
+  return h.points.slice(lo, h.hi) as Array<[number, number]>;
+}
+
 const HOLD_KINDS: ReadonlySet<AlertRule['kind']> = new Set(['kv-high', 'service-inactive', 'health-failing']);
 
 export function evaluateAlerts(
@@ -63,18 +92,28 @@ export function evaluateAlerts(
     firstSeen: { ...prev.firstSeen },
   };
   const record = (key: string, v: number | null): void => {
-    const old = state.history[key] ?? [];
+    const old = state.history[key] ?? NO_HISTORY;
+    const points = old.points;
     // A history is in time order (each step keeps points before its own ts, then appends ts): what fell out of
     // the window is a prefix and what a replayed or earlier step left at or after ts a suffix, so the kept points
-    // are one slice, found without calling a predicate on every point of the window every poll.
+    // are one range, found without calling a predicate on every point of the window every poll.
     const cutoff = ts - longestWindowMs;
-    let lo = 0;
-    while (lo < old.length && !(old[lo][0] >= cutoff)) lo++;
-    let hi = old.length;
-    while (hi > lo && !(old[hi - 1][0] < ts)) hi--;
-    const kept = old.slice(lo, hi);
-    if (v !== null) kept.push([ts, v]);
-    state.history[key] = kept.length > MAX_HISTORY ? kept.slice(kept.length - MAX_HISTORY) : kept;
+    let lo = old.lo;
+    while (lo < old.hi && !(points[lo][0] >= cutoff)) lo++;
+    let hi = old.hi;
+    while (hi > lo && !(points[hi - 1][0] < ts)) hi--;
+    if (v === null) {
+      state.history[key] = { points, lo, hi };
+      return;
+    }
+    // In place when this range ends the list and the dropped prefix is not most of it; else a list of its own
+    // (a step from an older state, or time to let go of the points that fell out of the window).
+    const own = hi === points.length && points !== NO_HISTORY.points && lo <= Math.max(COMPACT_AT, hi - lo);
+    const list = own ? points : points.slice(lo, hi);
+    if (!own) [lo, hi] = [0, hi - lo];
+    list.push([ts, v]);
+    hi++;
+    state.history[key] = { points: list, lo: Math.max(lo, hi - MAX_HISTORY), hi };
   };
   for (const role of input.roles) {
     state.firstSeen[role] ??= ts;
@@ -213,7 +252,7 @@ function checkRule(
     case 'queue-growing': {
       const forS = rule.forS ?? 120;
       const th = rule.threshold ?? 5;
-      const h = (state.history[`${role}.queue`] ?? []).filter(([t]) => t >= ts - forS * 1000);
+      const h = pointsSince(state.history[`${role}.queue`], ts - forS * 1000);
       if (h.length < 3 || (h[h.length - 1][0] - h[0][0]) / 1000 < forS * 0.9) return null;
       const growth = h[h.length - 1][1] - h[0][1];
       if (growth < th || !(slope(h) > 0)) return null;
@@ -226,11 +265,14 @@ function checkRule(
 }
 
 /** Counter increase since `from` with Prometheus reset semantics (a drop means the counter restarted). */
-function increaseWithin(h: Array<[number, number]> | undefined, from: number): number {
-  if (!h || h.length < 2) return 0;
+function increaseWithin(h: History | undefined, from: number): number {
+  if (!h || h.hi - h.lo < 2) return 0;
   let inc = 0;
   let prev: number | null = null;
-  for (const [t, v] of h) {
+  for (let k = h.lo; k < h.hi; k++) {
+    // Indexed, not destructured: a destructuring pattern may go through the iterator protocol per point.
+    const t = h.points[k][0];
+    const v = h.points[k][1];
     if (t < from) {
       prev = v;
       continue;

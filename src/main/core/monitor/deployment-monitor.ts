@@ -259,19 +259,20 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     const checkHealthNow = (this.tick - 1) % (this.opts.healthEveryTicks ?? 5) === 0;
     // Each probe gets most of one interval. One that takes longer (a hung endpoint, a trickling body) keeps
     // running in the background and is reported as "no answer yet", so it never holds back the others.
-    const budget = Math.max(200, (this.opts.intervalMs ?? 1000) * 0.8);
+    // One deadline for every probe of the poll (a fleet host has a handful), not a timer each.
+    const budget = deadline(Math.max(200, (this.opts.intervalMs ?? 1000) * 0.8));
     const [sd, perService] = await Promise.all([
       this.timeBoxed(
         'systemd',
         () => this.readSystemd([...services.map((s) => s.unit), ...peers.map((p) => p.unit)]),
-        budget,
+        budget.reached,
       ),
       Promise.all(
         services.map(async (s): Promise<ServiceObservation> => {
           const r = await this.timeBoxed(
             `svc:${serviceId(s)}`,
             () => this.observeService(s, checkHealthNow, ts),
-            budget,
+            budget.reached,
           );
           if (r.done) return r.value;
           const url = s.metricsUrl ?? s.healthUrl ?? s.apiUrl;
@@ -287,7 +288,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
           };
         }),
       ),
-    ]);
+    ]).finally(budget.cancel);
     const systemd = sd.done
       ? sd.value
       : {
@@ -320,11 +321,11 @@ export class DeploymentMonitor extends EventEmitter<Events> {
 
   private readonly pending = new Map<string, { promise: Promise<unknown>; since: number }>();
 
-  /** Runs `start` unless the same probe is still running from an earlier tick; waits at most budgetMs for it. */
+  /** Runs `start` unless the same probe is still running from an earlier tick; waits for it until `reached`. */
   private async timeBoxed<T>(
     key: string,
     start: () => Promise<T>,
-    budgetMs: number,
+    reached: Promise<'timeout'>,
   ): Promise<{ done: true; value: T } | { done: false; since: number }> {
     let p = this.pending.get(key) as { promise: Promise<T>; since: number } | undefined;
     if (!p) {
@@ -335,10 +336,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
       });
       p = entry;
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), budgetMs)));
-    const winner = await Promise.race([p.promise.then((value) => ({ value })), timeout]);
-    clearTimeout(timer);
+    const winner = await Promise.race([p.promise.then((value) => ({ value })), reached]);
     return winner === 'timeout' ? { done: false, since: p.since } : { done: true, value: winner.value };
   }
 
@@ -489,4 +487,11 @@ export class DeploymentMonitor extends EventEmitter<Events> {
           out.push({ service: s, unit: u.unit });
     return out;
   }
+}
+
+/** A real-time deadline (probes are bounded in wall time, not the monitor's clock) that can be called off. */
+function deadline(ms: number): { reached: Promise<'timeout'>; cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const reached = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)));
+  return { reached, cancel: () => clearTimeout(timer) };
 }

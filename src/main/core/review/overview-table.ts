@@ -9,6 +9,7 @@ import { workerTarget } from '../store/recording/fleet-targets';
 import type { SignalMissing } from '@shared/contract';
 import type { Exposition, MetricFamily, Sample } from '../probes/exposition/types';
 import type { OverviewTable } from '../store/recording/overview-stream';
+import { sameLabels } from '../store/recording/scrape-codec';
 import type {
   Recording,
   RecordedSeries,
@@ -49,10 +50,32 @@ export interface TableRecord {
   i: Record<string, [number, number]>;
 }
 
+/**
+ * One series' points of the segment and its lookback: `n` of them at the start of `t` and `v`, typed arrays
+ * grown by doubling. Every kept sample of every scrape lands here, so no JS array grows (and is copied on the
+ * JS heap) per point.
+ */
 interface SeriesAcc {
   info: Omit<RecordedSeries, 't' | 'v'>;
-  t: number[];
-  v: number[];
+  n: number;
+  t: Float64Array;
+  v: Float64Array;
+}
+
+/** Points a new series has room for before its arrays double. */
+const FIRST_POINTS = 64;
+
+function addPoint(acc: SeriesAcc, ts: number, v: number): void {
+  if (acc.n === acc.t.length) {
+    const t = new Float64Array(acc.t.length * 2);
+    t.set(acc.t);
+    const vs = new Float64Array(acc.v.length * 2);
+    vs.set(acc.v);
+    acc.t = t;
+    acc.v = vs;
+  }
+  acc.t[acc.n] = ts;
+  acc.v[acc.n++] = v;
 }
 
 /** The writer side: fed every accepted scrape, unit state and health result; one TableRecord line per segment. */
@@ -62,7 +85,7 @@ export class OverviewTableBuilder implements OverviewTable {
   private readonly times = new Map<string, number[]>();
   private readonly slots = new Map<
     string,
-    { name: string; labels: Record<string, string>; acc: SeriesAcc | null; adopt: number }[]
+    { name: string; labels: Record<string, string>; count: number; acc: SeriesAcc | null; adopt: number }[]
   >();
   private units: TimedUnitState[] = [];
   private healths: TimedHealth[] = [];
@@ -93,8 +116,14 @@ export class OverviewTableBuilder implements OverviewTable {
     for (const f of exp.families)
       for (const s of f.samples) {
         let slot = slots[n];
-        if (!slot || slot.name !== s.name || !sameLabels(slot.labels, s.labels))
-          slots[n] = slot = { name: s.name, labels: s.labels, acc: this.seriesOf(target, f, s), adopt: 3 };
+        if (!slot || slot.name !== s.name || !sameLabels(s.labels, slot.labels, slot.count))
+          slots[n] = slot = {
+            name: s.name,
+            labels: s.labels,
+            count: Object.keys(s.labels).length,
+            acc: this.seriesOf(target, f, s),
+            adopt: 3,
+          };
         else {
           // The parser hands a series it has cached the same name and label value strings every scrape (from
           // its third): kept here, later comparisons are of identical strings. The labels are a copy because
@@ -106,10 +135,7 @@ export class OverviewTableBuilder implements OverviewTable {
           }
         }
         n++;
-        if (slot.acc) {
-          slot.acc.t.push(ts);
-          slot.acc.v.push(s.value);
-        }
+        if (slot.acc) addPoint(slot.acc, ts, s.value);
       }
     const size = this.sizes.get(target);
     if (!size || exp.families.length > size[0] || n > size[1])
@@ -124,8 +150,9 @@ export class OverviewTableBuilder implements OverviewTable {
     if (!acc) {
       acc = {
         info: { id: this.nextId++, target, name: s.name, labels: s.labels, family: f.name, type: f.type },
-        t: [],
-        v: [],
+        n: 0,
+        t: new Float64Array(FIRST_POINTS),
+        v: new Float64Array(FIRST_POINTS),
       };
       this.series.set(key, acc);
     }
@@ -183,15 +210,15 @@ export class OverviewTableBuilder implements OverviewTable {
     for (const [target, times] of this.times) axes.set(target, Float64Array.from(times));
     const series: RecordedSeries[] = [];
     for (const s of this.series.values()) {
-      const n = s.t.length;
+      const n = s.n;
       if (!n) continue;
       const axis = axes.get(s.info.target)!;
       const start = axis.length - n;
       const whole = start >= 0 && axis[start] === s.t[0] && axis[axis.length - 1] === s.t[n - 1];
       series.push({
         ...s.info,
-        t: whole ? axis.subarray(start) : Float64Array.from(s.t),
-        v: Float64Array.from(s.v),
+        t: whole ? axis.subarray(start) : s.t.slice(0, n),
+        v: s.v.slice(0, n),
       });
     }
     return {
@@ -218,16 +245,17 @@ export class OverviewTableBuilder implements OverviewTable {
     const old = new Map<string, Set<number>>();
     for (const s of this.series.values()) {
       let k = 0;
-      while (k < s.t.length && s.t[k] < cutoff) k++;
-      if (k === s.t.length) {
+      while (k < s.n && s.t[k] < cutoff) k++;
+      if (k === s.n) {
         k--;
         let set = old.get(s.info.target);
         if (!set) old.set(s.info.target, (set = new Set()));
         set.add(s.t[k]);
       }
       if (k > 0) {
-        s.t.splice(0, k);
-        s.v.splice(0, k);
+        s.t.copyWithin(0, k, s.n);
+        s.v.copyWithin(0, k, s.n);
+        s.n -= k;
       }
     }
     for (const [target, times] of this.times) {
@@ -239,17 +267,6 @@ export class OverviewTableBuilder implements OverviewTable {
     this.units = lastBefore(this.units, cutoff);
     this.healths = lastBefore(this.healths, cutoff);
   }
-}
-
-function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
-  if (a === b) return true;
-  let n = 0;
-  for (const k in a) {
-    if (a[k] !== b[k]) return false;
-    n++;
-  }
-  for (const _ in b) n--;
-  return n === 0;
 }
 
 function lastBefore<T extends { ts: number; source: string }>(list: T[], cutoff: number): T[] {

@@ -19,7 +19,8 @@ import type {
 import type { DeploymentConfig, Observation, Role } from '@shared/domain';
 import type { DemoFaultName } from '@shared/demo-faults';
 import type { Settings } from '@shared/api/settings';
-import type { LiveDeploymentAccess, ServiceHost } from './service-host';
+import type { EventEmitter } from 'node:events';
+import type { ApiEventMap, LiveDeploymentAccess, ServiceHost } from './service-host';
 import { systemClock, type Clock } from '../clock';
 import { ApiError } from '../api-error';
 import { SignalsStore } from '../signals/signals-store';
@@ -65,10 +66,13 @@ interface Open {
   pending: Record<string, number | null>;
   families: Partial<Record<Role, ScrapeFamilies>>;
   snapshot?: DashboardSnapshot;
+  /** The newest round's time and latest values, while its snapshot has not been built (nobody listened). */
+  round?: { ts: number; values: Record<string, number | null> };
 }
 
 /** What the dashboard is given: the deployments, the hooks it reads, pushes, the timeline for alerts, the links. */
 export type DashboardHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'emit' | 'addEvent'> &
+  Pick<EventEmitter<ApiEventMap>, 'listenerCount'> &
   Pick<LiveDeploymentAccess, 'deploymentOf' | 'connectionOf' | 'journalTail'> & {
     /** Where a live deployment's readings come from (this service's signal store); set once. */
     provideLiveReadings(fn: (deploymentId: string) => DeploymentReadings): void;
@@ -101,8 +105,12 @@ export class DashboardService {
     core.hooks.on('scrape', (e) => {
       const o = this.open.get(e.deploymentId);
       if (!o) return;
-      Object.assign(o.pending, this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition, e.id));
-      const c = this.census.census(`${e.deploymentId}/${e.role}`, e.exposition);
+      const values = this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition, e.id);
+      // Gathered for the round's 'signals' push only while a window listens (a fleet's round is 33 scrapes).
+      if (this.core.listenerCount('signals') > 0) Object.assign(o.pending, values);
+      // Cached per scrape target: a fleet's workers of one role take turns here, and a key per role would see
+      // the family names change with every worker whose set differs from the last one's.
+      const c = this.census.census(`${e.deploymentId}/${e.id ?? e.role}`, e.exposition);
       o.families[e.role] = {
         used: c.used.length,
         knownNotUsed: c.knownNotUsed.length,
@@ -248,7 +256,8 @@ export class DashboardService {
     if (!o) return;
     // The scrapes' values gathered since the last poll, then the poll's own: handed on as they are, not copied
     // (a few hundred keys every second).
-    const values = Object.assign(o.pending, this.store.ingestObservation(obs));
+    const polled = this.store.ingestObservation(obs);
+    const values = this.core.listenerCount('signals') > 0 ? Object.assign(o.pending, polled) : null;
     o.pending = {};
     const latest = this.store.latest(obs.deploymentId);
     const { state, changes, active } = evaluateAlerts(this.rulesFor(obs.deploymentId), o.alertState, {
@@ -268,17 +277,24 @@ export class DashboardService {
         detail: c.alert.detail,
       });
     }
-    this.core.emit('signals', { deploymentId: obs.deploymentId, ts: obs.ts, values });
-    const snap = this.buildSnapshot(obs.deploymentId, o, obs.ts, latest);
-    o.snapshot = snap;
-    this.core.emit('dashboard', snap);
+    if (values) this.core.emit('signals', { deploymentId: obs.deploymentId, ts: obs.ts, values });
+    // Built for a window that listens, else only when asked for (getDashboard): a headless core (the CLI, the web
+    // server with no tab open) does not build a verdict, KV details and what is not exposed every round for nobody.
+    o.snapshot = undefined;
+    o.round = { ts: obs.ts, values: latest };
+    if (this.core.listenerCount('dashboard') > 0)
+      this.core.emit('dashboard', this.snapshot(obs.deploymentId));
   }
 
   private snapshot(deploymentId: string): DashboardSnapshot {
     const o = this.need(deploymentId);
-    return (
-      o.snapshot ?? this.buildSnapshot(deploymentId, o, this.clock.now(), this.store.latest(deploymentId))
-    );
+    if (o.snapshot) return o.snapshot;
+    // Before the first round: what the store holds now, built afresh on every ask.
+    if (!o.round)
+      return this.buildSnapshot(deploymentId, o, this.clock.now(), this.store.latest(deploymentId));
+    o.snapshot = this.buildSnapshot(deploymentId, o, o.round.ts, o.round.values);
+    o.round = undefined;
+    return o.snapshot;
   }
 
   /** A fleet's workers with their hosts, so the verdict names both ("decode-2 on gpu-b"); none for a pair. */

@@ -129,8 +129,10 @@ export class ScrapeEncoder {
   private readonly state = new SeriesState();
   private seen = new Uint32Array(1024);
   private stamp = 0;
-  private ids: number[] = [];
-  private vals: number[] = [];
+  // A scrape's series ids and values, the first `n` of each: typed and kept from scrape to scrape (a JS array
+  // emptied with length = 0 gives up its storage and regrows it for every scrape).
+  private ids = new Int32Array(1024);
+  private vals = new Float64Array(1024);
   private chain = new Float64Array(1024);
   /** Samples ignored because the dictionary hit MAX_SERIES. */
   overflowSamples = 0;
@@ -159,10 +161,7 @@ export class ScrapeEncoder {
     let pre = '';
     let newSeries = 0;
     const stamp = ++this.stamp;
-    const ids = this.ids;
-    const vals = this.vals;
-    ids.length = 0;
-    vals.length = 0;
+    let n = 0;
     for (const fam of exp.families) {
       const known = t.families.get(fam.name);
       if (!known || known.type !== fam.type || known.help !== fam.help || known.unit !== fam.unit) {
@@ -175,7 +174,7 @@ export class ScrapeEncoder {
       for (const s of fam.samples) {
         // Hot path: scrapes list their samples in the same order every time, so first check the series that held
         // this position last time; only on a mismatch build a key and look it up.
-        const expected = t.layout === null ? undefined : t.layout[ids.length];
+        const expected = t.layout === null ? undefined : t.layout[n];
         let id: number | undefined;
         if (expected !== undefined) {
           const m = this.meta[expected];
@@ -230,13 +229,15 @@ export class ScrapeEncoder {
         // A sample listed twice in one scrape (malformed exposition): the first one counts.
         if (this.seen[id] === stamp) continue;
         this.seen[id] = stamp;
-        ids.push(id);
-        vals.push(s.value);
+        if (n === this.ids.length) this.grow();
+        this.ids[n] = id;
+        this.vals[n++] = s.value;
       }
     }
+    const ids = this.ids.subarray(0, n);
 
     if (t.layout === null || !sameIds(ids, t.layout)) {
-      const layout = ids.slice();
+      const layout = Array.from(ids);
       t.layout = layout;
       const pred = predecessors(layout, (id) => this.meta[id]);
       t.pred = new Int32Array(layout.length).fill(-1);
@@ -246,10 +247,20 @@ export class ScrapeEncoder {
       pre += JSON.stringify(rec) + '\n';
     }
     if (this.chain.length < ids.length) this.chain = new Float64Array(ids.length * 2);
-    return { text: pre + this.row(ts, t, ids, vals), samples: ids.length, newSeries, dropped: null };
+    return { text: pre + this.row(ts, t, ids, this.vals), samples: n, newSeries, dropped: null };
   }
 
-  private row(ts: number, t: EncTarget, ids: number[], vals: number[]): string {
+  private grow(): void {
+    const ids = new Int32Array(this.ids.length * 2);
+    ids.set(this.ids);
+    const vals = new Float64Array(this.vals.length * 2);
+    vals.set(this.vals);
+    this.ids = ids;
+    this.vals = vals;
+  }
+
+  /** The row of `ids` (this scrape's series, in order) with their values, the first ids.length of `vals`. */
+  private row(ts: number, t: EncTarget, ids: Int32Array, vals: Float64Array): string {
     const st = this.state;
     const chain = this.chain;
     const pred = t.pred;
@@ -308,7 +319,8 @@ export class ScrapeEncoder {
   }
 }
 
-function sameLabels(a: Record<string, string>, b: Record<string, string>, bCount: number): boolean {
+/** Whether labels `a` equal `b`, whose key count is `bCount` (counted once, when `b` was stored). */
+export function sameLabels(a: Record<string, string>, b: Record<string, string>, bCount: number): boolean {
   let n = 0;
   for (const k in a) {
     if (a[k] !== b[k]) return false;
@@ -317,7 +329,7 @@ function sameLabels(a: Record<string, string>, b: Record<string, string>, bCount
   return n === bCount;
 }
 
-function sameIds(a: readonly number[], b: readonly number[]): boolean {
+function sameIds(a: Int32Array, b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
