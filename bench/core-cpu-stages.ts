@@ -4,7 +4,8 @@
 // KV usage of a scrape, the alert rules, the recorder's encoder — and prints its CPU per round. In-process
 // and without SSH, so these figures hold still on a busy machine where core-cpu's whole-process figure does not.
 import { tmpdir } from 'node:os';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { deserialize, serialize } from 'node:v8';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import type { Observation } from '@shared/domain';
@@ -22,11 +23,25 @@ const CAPTURE_MS = Number(process.env.BENCH_CORE_STAGES_CAPTURE_MS ?? 40_000);
 const PASSES = Number(process.env.BENCH_CORE_STAGES_PASSES ?? 30);
 /** Only the stages whose label contains this (to profile one: node --cpu-prof). */
 const ONLY = process.env.BENCH_CORE_STAGES_ONLY;
+/**
+ * A file for the captured rounds: read when it exists, written after a capture when not. Comparing two trees
+ * (old and new code) on the very same rounds, and without a 40 s capture per run.
+ */
+const ROUNDS_FILE = process.env.BENCH_CORE_STAGES_ROUNDS;
+/** Print the N functions that allocate the most per round in each stage (where the kB go). */
+const SITES = Number(process.env.BENCH_CORE_STAGES_SITES ?? 0);
 
 type Scrape = CoreHooks['scrape'][0];
 export interface Round {
   scrapes: Scrape[];
   obs: Observation;
+}
+
+async function loadRounds(): Promise<Round[]> {
+  if (ROUNDS_FILE && existsSync(ROUNDS_FILE)) return deserialize(readFileSync(ROUNDS_FILE)) as Round[];
+  const rounds = await captureRounds();
+  if (ROUNDS_FILE) writeFileSync(ROUNDS_FILE, serialize(rounds));
+  return rounds;
 }
 
 export async function captureRounds(): Promise<Round[]> {
@@ -84,7 +99,24 @@ export function time(
 
 interface HeapNode {
   selfSize: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
   children: HeapNode[];
+}
+
+/** The SITES functions with the most bytes allocated in their own code, per round. */
+function topSites(head: HeapNode, rounds: number): string[] {
+  const bySite = new Map<string, number>();
+  const walk = (n: HeapNode): void => {
+    const f = n.callFrame;
+    const site = `${f.functionName || '(anonymous)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+    bySite.set(site, (bySite.get(site) ?? 0) + n.selfSize);
+    for (const c of n.children) walk(c);
+  };
+  walk(head);
+  return [...bySite]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, SITES)
+    .map(([site, bytes]) => `      ${(bytes / rounds / 1024).toFixed(1).padStart(6)} kB  ${site}`);
 }
 
 /**
@@ -112,13 +144,15 @@ export async function allocated(
   const { profile } = await session.post('HeapProfiler.stopSampling');
   session.disconnect();
   const sum = (n: HeapNode): number => n.children.reduce((a, c) => a + sum(c), n.selfSize);
-  return sum(profile.head as HeapNode) / (passes * rounds.length);
+  const head = profile.head as HeapNode;
+  if (SITES > 0) process.stdout.write(`${topSites(head, passes * rounds.length).join('\n')}\n`);
+  return sum(head) / (passes * rounds.length);
 }
 
 const shifted = (o: Observation, shift: number): Observation => ({ ...o, ts: o.ts + shift });
 
 export async function runCoreCpuStagesBench(): Promise<void> {
-  const rounds = await captureRounds();
+  const rounds = await loadRounds();
   const scrapes = rounds.reduce((n, r) => n + r.scrapes.length, 0);
   const samples = rounds.reduce((n, r) => n + r.scrapes.reduce((m, s) => m + s.exposition.sampleCount, 0), 0);
   const line = (label: string, v: string): void => void process.stdout.write(`${label.padEnd(64)}${v}\n`);

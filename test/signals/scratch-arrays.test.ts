@@ -144,6 +144,17 @@ describe('scratch arrays of the live push', () => {
     expect(scratchArraysHeld()).toBeLessThanOrEqual(held * 1.5);
   });
 
+  it('an evaluation taking fewer arrays of a length, or none, leaves the next one the same arrays', () => {
+    // The targets take turns (a server, the router, the other server): the router's lighter evaluation must
+    // not make the next server's allocate its arrays again.
+    const server = (): Float64Array[] => withScratchArrays(() => [f64(7), f64(7), f64(7)]);
+    const first = server();
+    withScratchArrays(() => f64(7));
+    withScratchArrays(() => f64(8));
+    const again = server();
+    expect(again.map((a, k) => a === first[k])).toEqual([true, true, true]);
+  });
+
   it('forecast KV time to full as the forecast over new arrays of the last 5 minutes does', () => {
     const store = new SignalsStore({ capacity: 400 });
     store.open('d', ['decode']);

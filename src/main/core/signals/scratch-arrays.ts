@@ -11,15 +11,22 @@
 
 type Typed = Float64Array | Uint8Array | Int8Array | Int32Array;
 
+/**
+ * Evaluations a length may go unused before its arrays are dropped. The targets of a deployment are evaluated in
+ * turn and their windows' row counts differ by one now and then (a scrape early or late): dropping a length at
+ * the first evaluation that skips it made each target allocate its arrays again every round.
+ */
+const IDLE_RELEASES_KEPT = 8;
+
 /** Arrays of one kind, by length: the ones handed out in this evaluation, and the ones free again. */
 class Shelf<T extends Typed> {
-  private readonly byLength = new Map<number, { arrays: T[]; used: number }>();
+  private readonly byLength = new Map<number, { arrays: T[]; used: number; idle: number }>();
 
   constructor(private readonly make: (n: number) => T) {}
 
   take(n: number): T {
     let slot = this.byLength.get(n);
-    if (!slot) this.byLength.set(n, (slot = { arrays: [], used: 0 }));
+    if (!slot) this.byLength.set(n, (slot = { arrays: [], used: 0, idle: 0 }));
     if (slot.used < slot.arrays.length) return slot.arrays[slot.used++];
     const a = this.make(n);
     slot.arrays.push(a);
@@ -27,13 +34,15 @@ class Shelf<T extends Typed> {
     return a;
   }
 
-  /** Everything is free again; lengths this evaluation did not use are dropped (the window's row count moved). */
+  /** Everything is free again; lengths unused for IDLE_RELEASES_KEPT evaluations are dropped (the window moved). */
   release(): void {
     for (const [n, slot] of this.byLength) {
-      if (slot.used === 0) this.byLength.delete(n);
-      else {
-        // Keep as many as this evaluation needed: the next one of the same target needs as many again.
-        slot.arrays.length = slot.used;
+      if (slot.used === 0) {
+        if (++slot.idle > IDLE_RELEASES_KEPT) this.byLength.delete(n);
+      } else {
+        // All of them stay, as many as the neediest evaluation of this length took: the targets take turns,
+        // and the router needing fewer than a server must not make the next server's evaluation allocate.
+        slot.idle = 0;
         slot.used = 0;
       }
     }
