@@ -256,6 +256,7 @@ export class DashboardService {
       ts: obs.ts,
       roles: o.roles,
       values: latest,
+      workers: this.workersOf(obs.deploymentId),
     });
     o.alertState = state;
     o.active = active;
