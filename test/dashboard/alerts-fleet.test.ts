@@ -107,6 +107,12 @@ describe('fleet alerts', () => {
     ]);
   });
 
+  it('what still serves excludes a worker failing its health check (a multi-node worker missing its rank-1 unit)', () => {
+    const values = fleet({ 'decode.active@decode-0': 0, 'decode.health_ok@decode-2': 0 });
+    const [down] = activeAfter(values, 6, WORKERS).filter((a) => a.ruleId === 'service-inactive');
+    expect(down.detail).toContain('; 1 of 3 decode workers serve;');
+  });
+
   it('a prefill worker failing its health check, and a decode worker whose /metrics stopped answering', () => {
     const values = fleet({ 'prefill.health_ok@prefill-1': 0, 'decode.metrics_ok@decode-0': 0 });
     const titles = activeAfter(values, 20, WORKERS).map((a) => a.title);

@@ -29,8 +29,11 @@ export function namingWorkers(
     workers
       .map((w) => ({ w, x: val(`${role}.${key}@${w.id}`) }))
       .filter((e): e is { w: FleetWorker; x: number } => e.x !== null);
-  const serve = (down: number): string =>
-    `${workers.length - down} of ${workers.length} ${role} workers serve`;
+  // Serving: active and not failing its health check (a multi-node worker whose rank-1 unit stopped is neither).
+  const serving = workers.filter(
+    (w) => val(`${role}.active@${w.id}`) === 1 && val(`${role}.health_ok@${w.id}`) !== 0,
+  ).length;
+  const serve = `${serving} of ${workers.length} ${role} workers serve`;
   switch (rule.kind) {
     case 'kv-high': {
       const th = rule.threshold ?? 0.9;
@@ -60,7 +63,7 @@ export function namingWorkers(
       if (down.length === 0) return text;
       return {
         title: `${role} service is not active: ${workerList(down.map((e) => e.w))}`,
-        detail: `systemd reports the unit of ${workerList(down.map((e) => e.w))} as not active; ${serve(down.length)}; open its page for the journal and Result`,
+        detail: `systemd reports the unit of ${workerList(down.map((e) => e.w))} as not active; ${serve}; open its page for the journal and Result`,
       };
     }
     case 'health-failing': {
@@ -70,7 +73,7 @@ export function namingWorkers(
       if (failing.length === 0) return text;
       return {
         title: `${role} health check failing: ${workerList(failing)}`,
-        detail: `${workerList(failing)} ${failing.length === 1 ? 'is' : 'are'} active but ${failing.length === 1 ? 'its' : 'their'} /health check fails (for ${rule.forS ?? 0} s); ${serve(failing.length)}`,
+        detail: `${workerList(failing)} ${failing.length === 1 ? 'is' : 'are'} active but ${failing.length === 1 ? 'its' : 'their'} /health check fails (for ${rule.forS ?? 0} s); ${serve}`,
       };
     }
     case 'metrics-stale': {
