@@ -15,7 +15,7 @@
 import type { Verdict } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import { splitScopedKey } from '@shared/signals/scoped-key';
-import { workerList, workerName, type FleetWorker } from './worker-names';
+import { workerList, workerName as named, type FleetWorker } from './worker-names';
 
 export interface VerdictThresholds {
   /** A queue this long counts as piling up (requests). */
@@ -67,8 +67,6 @@ function workersByRole(input: VerdictInput): Map<Role, FleetWorker[]> {
     }
   return by;
 }
-
-const named = workerName;
 
 type Stage = 'prefill' | 'decode' | 'transfer' | 'router';
 
