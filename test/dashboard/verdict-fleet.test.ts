@@ -2,17 +2,19 @@
 // room is decode-bound on that worker; one worker down while its role's others serve is "degraded", not
 // "requests cannot flow"; a one-host pair reads as before (its keys carry no scope).
 import { describe, expect, it } from 'vitest';
-import { pipelineVerdict, type VerdictWorker } from '../../src/main/core/signals/verdict';
+import { pipelineVerdict } from '../../src/main/core/signals/verdict';
+import type { FleetWorker } from '../../src/main/core/signals/worker-names';
 import type { Role } from '../../src/shared/domain';
 
 const ROLES: Role[] = ['router', 'prefill', 'decode'];
-const WORKERS: VerdictWorker[] = [
-  { id: 'router', role: 'router', host: 'gpu-a' },
-  { id: 'prefill-0', role: 'prefill', host: 'gpu-a' },
-  { id: 'prefill-1', role: 'prefill', host: 'gpu-a' },
-  { id: 'decode-0', role: 'decode', host: 'gpu-b' },
-  { id: 'decode-1', role: 'decode', host: 'gpu-b' },
-  { id: 'decode-2', role: 'decode', host: 'gpu-b' },
+const WORKERS: FleetWorker[] = [
+  { id: 'router', role: 'router', hosts: ['gpu-a'] },
+  { id: 'prefill-0', role: 'prefill', hosts: ['gpu-a'] },
+  { id: 'prefill-1', role: 'prefill', hosts: ['gpu-a'] },
+  { id: 'decode-0', role: 'decode', hosts: ['gpu-b'] },
+  { id: 'decode-1', role: 'decode', hosts: ['gpu-b'] },
+  // A multi-node worker, as the demo fleet's decode-2 (node rank 0 on gpu-b, rank 1 on gpu-c).
+  { id: 'decode-2', role: 'decode', hosts: ['gpu-b', 'gpu-c'] },
 ];
 
 /** A flowing fleet: every worker up and scraped, short queues, decode KV at 40/50/55 %, aggregate 48 %. */
@@ -66,7 +68,9 @@ describe('pipelineVerdict in a fleet', () => {
       workers: WORKERS,
     });
     expect(v.kind).toBe('decode-bound');
-    expect(v.evidence[0]).toBe('decode-1 on gpu-b at 95 % KV, decode-2 on gpu-b at 92 %, 1 other below 50 %');
+    expect(v.evidence[0]).toBe(
+      'decode-1 on gpu-b at 95 % KV, decode-2 on gpu-b+gpu-c at 92 %, 1 other below 50 %',
+    );
   });
 
   it('without the worker list it names workers from the scoped keys (no host)', () => {
@@ -103,11 +107,11 @@ describe('pipelineVerdict in a fleet', () => {
     });
     expect(v.kind).toBe('service-down');
     expect(v.headline).toBe(
-      'Degraded: decode-2 on gpu-b is not active (systemd); 2 of 3 decode workers serve.',
+      'Degraded: decode-2 on gpu-b+gpu-c is not active (systemd); 2 of 3 decode workers serve.',
     );
   });
 
-  it('every decode worker down: requests cannot flow, and each is listed', () => {
+  it('every decode worker down: requests cannot flow, each named once with the hosts, then by reason', () => {
     const v = pipelineVerdict({
       values: fleetValues({
         'decode.active@decode-0': 0,
@@ -119,9 +123,37 @@ describe('pipelineVerdict in a fleet', () => {
     });
     expect(v.kind).toBe('service-down');
     expect(v.headline).toBe(
-      'Requests cannot flow: every decode worker is down: decode-0 on gpu-b is not active (systemd).',
+      'Requests cannot flow: every decode worker is down: decode-0, decode-1, decode-2 (gpu-b, gpu-c).',
     );
-    expect(v.evidence).toContain('decode-2 on gpu-b is running but failing its health check');
+    expect(v.evidence).toEqual([
+      'every decode worker is down: decode-0, decode-1, decode-2 (gpu-b, gpu-c)',
+      'decode-0, decode-1 (gpu-b): not active (systemd)',
+      'decode-2 on gpu-b+gpu-c: running but failing its health check',
+    ]);
+  });
+
+  it('two of three decode workers down: degraded, both named in one line with what still serves', () => {
+    const v = pipelineVerdict({
+      values: fleetValues({ 'decode.active@decode-0': 0, 'decode.health_ok@decode-2': 0 }),
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    expect(v.headline).toBe(
+      'Degraded: decode-0 on gpu-b is not active (systemd), decode-2 on gpu-b+gpu-c is running but failing its health check; 1 of 3 decode workers serve.',
+    );
+    expect(v.evidence).toHaveLength(1);
+  });
+
+  it('a long run of numbered workers is shortened in the down line', () => {
+    const workers: FleetWorker[] = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => ({
+      id: `decode-${k}`,
+      role: 'decode',
+      hosts: [k < 4 ? 'gpu-b' : 'gpu-c'],
+    }));
+    const values = fleetValues();
+    for (const w of workers) values[`decode.active@${w.id}`] = 0;
+    const v = pipelineVerdict({ values, roles: ROLES, workers: [...WORKERS.slice(0, 3), ...workers] });
+    expect(v.headline).toBe('Requests cannot flow: every decode worker is down: decode-0–7 (gpu-b, gpu-c).');
   });
 
   it('a down worker beside a bottleneck is said as "also"', () => {
@@ -149,7 +181,8 @@ describe('pipelineVerdict in a fleet', () => {
     const v = pipelineVerdict({ values: busy, roles: ROLES, workers: WORKERS });
     // 11 queued over two prefill workers is past the threshold (8) though neither alone is.
     expect(v.kind).toBe('prefill-bound');
-    expect(v.evidence[0]).toBe('11 requests queued for prefill');
+    // Naming the worker that holds most of it, and how the others stand.
+    expect(v.evidence[0]).toBe('11 requests queued for prefill, 6 on prefill-0 on gpu-a, others at most 5');
     const quiet = pipelineVerdict({
       values: { ...busy, 'prefill.queued@prefill-0': 0, 'prefill.queued@prefill-1': 0 },
       roles: ROLES,
@@ -157,6 +190,22 @@ describe('pipelineVerdict in a fleet', () => {
     });
     // Workers running requests are not idle, whatever the (absent) aggregate says.
     expect(quiet.kind).toBe('healthy');
+  });
+
+  it('a queue held by one worker names it, in the headline', () => {
+    const v = pipelineVerdict({
+      values: fleetValues({
+        'decode.decode_prealloc_queue': 14,
+        'decode.decode_prealloc_queue@decode-0': 0,
+        'decode.decode_prealloc_queue@decode-1': 0,
+        'decode.decode_prealloc_queue@decode-2': 14,
+      }),
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    expect(v.headline).toBe(
+      'Decode-bound: requests are piling up at decode — 14 requests waiting for KV slots on decode, all on decode-2 on gpu-b+gpu-c.',
+    );
   });
 
   it("roles listed once per worker (as a fleet's services are) are read once", () => {

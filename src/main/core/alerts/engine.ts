@@ -4,13 +4,17 @@
 import { QUEUE_SIGNALS } from '@shared/signals/spec';
 import type { ActiveAlert, AlertRule } from '@shared/contract';
 import type { Role } from '@shared/domain';
+import type { FleetWorker } from '../signals/worker-names';
 import { SERVER_ONLY_KINDS } from './rules';
+import { namingWorkers } from './worker-texts';
 
 export interface AlertInput {
   ts: number;
   roles: readonly Role[];
   /** Latest values by signal key (`decode.kv_ratio`, `prefill.active`, …). */
   values: Record<string, number | null | undefined>;
+  /** A fleet's workers: a role's alert names the ones it is about. */
+  workers?: readonly FleetWorker[];
 }
 
 interface Condition {
@@ -136,7 +140,8 @@ export function evaluateAlerts(
     for (const role of roles) {
       const id = `${rule.id}|${role}`;
       const prevCond = state.conditions[id] ?? { since: null, firing: false };
-      const check = rule.enabled ? checkRule(rule, role, state, val, ts) : null;
+      const found = rule.enabled ? checkRule(rule, role, state, val, ts) : null;
+      const check = found && input.workers ? namingWorkers(rule, role, found, input.workers, val) : found;
       let cond: Condition;
       if (!check) {
         cond = { since: null, firing: false };

@@ -6,7 +6,7 @@ import { QUEUE_KEYS } from '@shared/signals/spec';
 import type { ActiveAlert, DashboardSnapshot, KvDetail } from '@shared/contract';
 import type { AppEvent, KvUsage, Observation, Role, ServiceConfig, ServiceObservation } from '@shared/domain';
 import { serviceId } from '@shared/domain';
-import type { VerdictWorker } from '../signals/verdict';
+import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
 import { unitSource, workerTarget } from '../store/recording/fleet-targets';
 import { KV_METRICS } from '../probes/sglang/kv';
 import { pipelineVerdict } from '../signals/verdict';
@@ -228,9 +228,6 @@ export function snapshotAt(
 }
 
 /** A fleet's workers with their hosts, so the verdict names both ("decode-2 on gpu-b"), as live; none for a pair. */
-function workersOf(data: ReviewData): VerdictWorker[] | undefined {
-  if (!data.header.fleet) return undefined;
-  return data.header.deployment.services
-    .filter((s) => s.id !== undefined)
-    .map((s) => ({ id: s.id!, role: s.role, host: s.hostId }));
+function workersOf(data: ReviewData): FleetWorker[] | undefined {
+  return data.header.fleet ? fleetWorkersOf(data.header.deployment.services) : undefined;
 }

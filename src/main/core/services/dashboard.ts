@@ -25,7 +25,8 @@ import { systemClock, type Clock } from '../clock';
 import { ApiError } from '../api-error';
 import { SignalsStore } from '../signals/signals-store';
 import { catalogFor } from '../signals/catalog';
-import { pipelineVerdict, type VerdictWorker } from '../signals/verdict';
+import { pipelineVerdict } from '../signals/verdict';
+import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
 import { kvDetail } from '../signals/kv-detail';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
 import { memoryCell, type SettingCell } from '../config/setting-cell';
@@ -264,6 +265,7 @@ export class DashboardService {
       ts: obs.ts,
       roles: o.roles,
       values: latest,
+      workers: this.workersOf(obs.deploymentId),
     });
     o.alertState = state;
     o.active = active;
@@ -297,11 +299,9 @@ export class DashboardService {
     return o.snapshot;
   }
 
-  /** A fleet's workers with their hosts, so the verdict names both ("decode-2 on gpu-b"); none for a pair. */
-  private workersOf(deploymentId: string): VerdictWorker[] | undefined {
-    const services = this.core.deploymentOf(deploymentId).deployment.services;
-    const ids = services.filter((s) => s.id !== undefined);
-    return ids.length ? ids.map((s) => ({ id: s.id!, role: s.role, host: s.hostId })) : undefined;
+  /** A fleet's workers with their hosts, so the verdict and alerts name both ("decode-2 on gpu-b"). */
+  private workersOf(deploymentId: string): FleetWorker[] | undefined {
+    return fleetWorkersOf(this.core.deploymentOf(deploymentId).deployment.services);
   }
 
   private buildSnapshot(

@@ -3,28 +3,34 @@
 // across the workers the way the specification combines dp ranks (a worker is one more replica):
 //   gauge     by its `ranks` aggregation (running and queued requests add up, a usage ratio takes the fullest)
 //   rate      summed (requests/s, tokens/s and failures/min of the fleet are the workers' sum)
-//   quantile  the slowest worker's: the fleet's p99 is never above it, and an exact fleet quantile needs the
-//             workers' buckets merged, which the per-worker rows no longer hold
+//   quantile  exact: histogram_quantile over the workers' window buckets summed by bound (fleet-quantile.ts),
+//             as Prometheus answers for the role, not the slowest worker's
 //   ratio     the cache hit rate weighted by each worker's prompt tokens/s (the fleet's hit share); the KV
 //             transfer speed as the workers' mean (it is a per-transfer speed, not a volume)
 // KV usage and its forecast have exact sums of their own (signals-store.ts); state signals are aggregated there.
 import { SERVER_SIGNALS, type SignalSpec } from '@shared/signals/spec';
+import { fleetQuantiles, type WindowBuckets } from './fleet-quantile';
 
 /** The server signals a role aggregate is computed for here, with how workers combine. */
 const COMBINED = (Object.entries(SERVER_SIGNALS) as [string, SignalSpec][]).filter(
   ([name, spec]) =>
     spec.kind !== 'state' &&
     spec.kind !== 'forecast' &&
+    spec.kind !== 'quantile' &&
     name !== 'kv_ratio' &&
     name !== 'kv_fullest_rank_ratio',
 );
 
 /**
  * Each signal's role value from its workers' values of their newest poll (keys without the `@worker` scope:
- * `running`, `ttft_p99_s`, …). A signal no worker has is left out, so the role reads as not reported.
+ * `running`, `kv_transfer_gb_s`, …) and, for the quantiles, the window buckets of the same scrapes. A signal no
+ * worker has is left out, so the role reads as not reported.
  */
-export function combineWorkers(workers: readonly Record<string, number>[]): Record<string, number> {
-  const out: Record<string, number> = {};
+export function combineWorkers(
+  workers: readonly Record<string, number>[],
+  buckets: readonly WindowBuckets[],
+): Record<string, number> {
+  const out = fleetQuantiles(buckets);
   for (const [name, spec] of COMBINED) {
     const xs: number[] = [];
     for (const w of workers) {
@@ -47,8 +53,6 @@ function combine(
   switch (spec.kind) {
     case 'rate':
       return sum(xs);
-    case 'quantile':
-      return Math.max(...xs);
     case 'ratio':
       return name === 'cache_hit_rate_window' ? weightedHitRate(workers) : sum(xs) / xs.length;
     default:

@@ -18,6 +18,7 @@ import {
 } from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
 import { combineWorkers } from './fleet-aggregate';
+import { windowBuckets, type WindowBuckets } from './fleet-quantile';
 import { ColumnRing } from './column-ring';
 import { typicalGapMs } from './decimate';
 import { answerSeries, growthOf } from './series-query';
@@ -48,6 +49,8 @@ interface DeploymentSignals {
    * columns' series generation then (unchanged: the same names, not joined again).
    */
   familiesSeen: Map<string, { generation: number; families: string }>;
+  /** A fleet worker's window buckets of its newest scrape (`decode@decode-1`), for its role's exact quantiles. */
+  windowBuckets: Map<string, { ts: number; buckets: WindowBuckets }>;
   notExposed: Record<string, SignalMissing>;
   kvMeta: Map<Role, KvMeta>;
   capacity: Map<Role, number>;
@@ -83,6 +86,7 @@ export class SignalsStore {
       rings: new Map(),
       live: new Map(),
       familiesSeen: new Map(),
+      windowBuckets: new Map(),
       notExposed: {},
       kvMeta: new Map(),
       capacity: new Map(),
@@ -150,6 +154,8 @@ export class SignalsStore {
       if (role === 'router' && (scope === undefined || scope === 'router'))
         d.routerWorkers = sig.workers ? workersAt(sig.workers, last - (sig.workersFrom ?? 0)) : [];
     });
+    if (scope !== undefined && role !== 'router')
+      d.windowBuckets.set(target, { ts, buckets: windowBuckets(cols, this.rateWindowMs) });
     // Every family a signal reads is kept in the live columns: what they lack, the server did not serve for a
     // whole rate window.
     const seen = d.familiesSeen.get(target);
@@ -211,6 +217,7 @@ export class SignalsStore {
     const merged: Record<string, number | null> = {};
     const roles = new Map<Role, ServiceObservation[]>();
     const scraped = new Map<Role, Record<string, number>[]>();
+    const buckets = new Map<Role, WindowBuckets[]>();
     for (const s of obs.services) {
       const id = s.id ?? s.role;
       const group = scopedGroup(s.role, id);
@@ -241,13 +248,15 @@ export class SignalsStore {
         const rows = scraped.get(s.role) ?? [];
         rows.push(rowAt(d.rings.get(group), ts, `${s.role}.`.length));
         scraped.set(s.role, rows);
+        const b = d.windowBuckets.get(group);
+        if (b?.ts === ts) buckets.set(s.role, [...(buckets.get(s.role) ?? []), b.buckets]);
       }
     }
     for (const [role, list] of roles) {
       // The only router is written whole by its scrape and here: its aggregate is itself.
       const values = aggregateValues(list);
       if (role !== 'router') {
-        Object.assign(values, combineWorkers(scraped.get(role) ?? []));
+        Object.assign(values, combineWorkers(scraped.get(role) ?? [], buckets.get(role) ?? []));
         const withKv = list.filter((s) => s.kv);
         if (withKv.length > 0) {
           const used = sum(withKv.map((s) => s.kv!.usedTokens));

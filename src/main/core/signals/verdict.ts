@@ -15,6 +15,7 @@
 import type { Verdict } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import { splitScopedKey } from '@shared/signals/scoped-key';
+import { workerList, workerName as named, type FleetWorker } from './worker-names';
 
 export interface VerdictThresholds {
   /** A queue this long counts as piling up (requests). */
@@ -45,20 +46,13 @@ export interface VerdictInput {
    * A fleet's workers, for naming them with their host. Without it the workers are read from the scoped keys
    * in `values` (named without a host); a one-host pair has no scoped keys and none.
    */
-  workers?: readonly VerdictWorker[];
-}
-
-export interface VerdictWorker {
-  /** The scope of its keys (`decode-2`). */
-  id: string;
-  role: Role;
-  host?: string;
+  workers?: readonly FleetWorker[];
 }
 
 /** A fleet's workers of each role: as given, else every scope the values name for the role. */
-function workersByRole(input: VerdictInput): Map<Role, VerdictWorker[]> {
-  const by = new Map<Role, VerdictWorker[]>();
-  const add = (w: VerdictWorker): void => {
+function workersByRole(input: VerdictInput): Map<Role, FleetWorker[]> {
+  const by = new Map<Role, FleetWorker[]>();
+  const add = (w: FleetWorker): void => {
     const list = by.get(w.role) ?? [];
     if (!list.some((x) => x.id === w.id)) list.push(w);
     by.set(w.role, list);
@@ -73,8 +67,6 @@ function workersByRole(input: VerdictInput): Map<Role, VerdictWorker[]> {
     }
   return by;
 }
-
-const named = (w: VerdictWorker): string => (w.host ? `${w.id} on ${w.host}` : w.id);
 
 type Stage = 'prefill' | 'decode' | 'transfer' | 'router';
 
@@ -94,36 +86,42 @@ export function pipelineVerdict(
   // A fleet's services list a role once per worker; the role-level checks below read each role once.
   const roles = [...new Set(input.roles)];
   const fleet = workersByRole(input);
-  const downText = (what: string, role: Role, key: string): string | null =>
+  const reason = (role: Role, key: string): string | null =>
     v(`${role}.active${key}`) === 0
-      ? `${what} is not active (systemd)`
+      ? 'not active (systemd)'
       : v(`${role}.health_ok${key}`) === 0
-        ? `${what} is running but failing its ${role === 'router' ? 'readiness' : 'health'} check`
+        ? `running but failing its ${role === 'router' ? 'readiness' : 'health'} check`
         : null;
 
   // 1. A service that is not running explains everything downstream of it. In a fleet a role stops only when
   // all its workers do; one worker down leaves the others serving, which the verdict says beside its reading.
+  // Each worker is named once: the role's down workers in one line, then one line per reason.
   const down: string[] = [];
   const degraded: string[] = [];
   for (const role of roles) {
     const workers = fleet.get(role);
     if (workers && workers.length > 0) {
       const out = workers
-        .map((w) => downText(named(w), role, `@${w.id}`))
-        .filter((x): x is string => x !== null);
-      if (out.length === workers.length && out.length > 0)
-        down.push(...(out.length > 1 ? [`every ${role} worker is down: ${out[0]}`, ...out.slice(1)] : out));
-      else if (out.length > 0)
-        degraded.push(
-          ...out.map(
-            (t) => `${t}; ${workers.length - out.length} of ${workers.length} ${role} workers serve`,
-          ),
-        );
+        .map((w) => ({ w, why: reason(role, `@${w.id}`) }))
+        .filter((x): x is { w: FleetWorker; why: string } => x.why !== null);
+      if (out.length === 0) continue;
+      if (out.length === workers.length && out.length > 1) {
+        down.push(`every ${role} worker is down: ${workerList(workers)}`);
+        const whys = [...new Set(out.map((x) => x.why))];
+        for (const why of whys)
+          down.push(`${workerList(out.filter((x) => x.why === why).map((x) => x.w))}: ${why}`);
+      } else {
+        const texts = out.map((x) => `${named(x.w)} is ${x.why}`).join(', ');
+        if (out.length === workers.length) down.push(texts);
+        else
+          degraded.push(
+            `${texts}; ${workers.length - out.length} of ${workers.length} ${role} workers serve`,
+          );
+      }
       continue;
     }
-    if (v(`${role}.active`) === 0) down.push(`${role} is not active (systemd)`);
-    else if (v(`${role}.health_ok`) === 0)
-      down.push(`${role} is running but failing its ${role === 'router' ? 'readiness' : 'health'} check`);
+    const why = reason(role, '');
+    if (why !== null) down.push(`${role} is ${why}`);
   }
   if (down.length > 0)
     return {
@@ -159,30 +157,46 @@ export function pipelineVerdict(
   };
   const reqs = (k: string): string => `${fmt(q(k))} request${q(k) === 1 ? '' : 's'}`;
   const grow = (k: string): string => (g(k) > 0 ? ` (+${fmt(g(k))} in 2 min)` : '');
+  // In a fleet, which worker holds the queue: ", 9 on prefill-1 on gpu-a, others at most 2".
+  const where = (k: string): string => {
+    const held = (fleet.get(k.slice(0, k.indexOf('.')) as Role) ?? [])
+      .map((w) => ({ w, n: v(`${k}@${w.id}`) }))
+      .filter((x): x is { w: FleetWorker; n: number } => x.n !== null)
+      .sort((a, b) => b.n - a.n);
+    if (held.length === 0 || !(held[0].n > 0)) return '';
+    const others = held.length > 1 ? held[1].n : 0;
+    return others > 0
+      ? `, ${fmt(held[0].n)} on ${named(held[0].w)}, others at most ${fmt(others)}`
+      : `, all on ${named(held[0].w)}`;
+  };
 
   add(
     'prefill',
     norm('prefill.queued'),
-    `${reqs('prefill.queued')} queued for prefill${grow('prefill.queued')}`,
+    `${reqs('prefill.queued')} queued for prefill${grow('prefill.queued')}${where('prefill.queued')}`,
   );
   add(
     'decode',
     norm('decode.decode_prealloc_queue'),
-    `${reqs('decode.decode_prealloc_queue')} waiting for KV slots on decode${grow('decode.decode_prealloc_queue')}`,
+    `${reqs('decode.decode_prealloc_queue')} waiting for KV slots on decode${grow('decode.decode_prealloc_queue')}${where('decode.decode_prealloc_queue')}`,
   );
   add(
     'decode',
     norm('prefill.prefill_bootstrap_queue'),
-    `${reqs('prefill.prefill_bootstrap_queue')} in the prefill bootstrap queue, waiting for decode to accept`,
+    `${reqs('prefill.prefill_bootstrap_queue')} in the prefill bootstrap queue, waiting for decode to accept${where('prefill.prefill_bootstrap_queue')}`,
   );
-  add('decode', norm('decode.queued'), `${reqs('decode.queued')} queued on decode${grow('decode.queued')}`);
+  add(
+    'decode',
+    norm('decode.queued'),
+    `${reqs('decode.queued')} queued on decode${grow('decode.queued')}${where('decode.queued')}`,
+  );
   // The fullest dp rank is the one refusing requests (the same figure the KV alert watches).
   const kvTotal = v('decode.kv_ratio');
   const kvOf = (scope: string): number | null =>
     v(`decode.kv_fullest_rank_ratio${scope}`) ?? v(`decode.kv_ratio${scope}`);
   const decodeWorkers = (fleet.get('decode') ?? [])
     .map((w) => ({ w, kv: kvOf(`@${w.id}`) }))
-    .filter((x): x is { w: VerdictWorker; kv: number } => x.kv !== null)
+    .filter((x): x is { w: FleetWorker; kv: number } => x.kv !== null)
     .sort((a, b) => b.kv - a.kv);
   // In a fleet the pool that refuses requests is the fullest worker's, however much room the others have.
   const kv = decodeWorkers.length > 0 ? decodeWorkers[0].kv : kvOf('');
@@ -199,12 +213,12 @@ export function pipelineVerdict(
   add(
     'transfer',
     norm('prefill.prefill_inflight_queue'),
-    `${reqs('prefill.prefill_inflight_queue')} in flight (KV being sent) on prefill`,
+    `${reqs('prefill.prefill_inflight_queue')} in flight (KV being sent) on prefill${where('prefill.prefill_inflight_queue')}`,
   );
   add(
     'transfer',
     norm('decode.decode_transfer_queue'),
-    `${reqs('decode.decode_transfer_queue')} waiting for KV to arrive on decode`,
+    `${reqs('decode.decode_transfer_queue')} waiting for KV to arrive on decode${where('decode.decode_transfer_queue')}`,
   );
   const failures = (v('prefill.transfer_failed_per_min') ?? 0) + (v('decode.transfer_failed_per_min') ?? 0);
   if (failures > 0) add('transfer', 1, `${fmt(failures)} KV transfer failures per minute`);
@@ -271,7 +285,7 @@ export function pipelineVerdict(
  * instead of one bare figure that is neither the card's nor obviously one worker's.
  */
 function kvBullet(
-  sorted: readonly { w: VerdictWorker; kv: number }[],
+  sorted: readonly { w: FleetWorker; kv: number }[],
   total: number | null,
   kv: number | null,
 ): string {
@@ -283,7 +297,7 @@ function kvBullet(
 }
 
 /** "decode-2 on gpu-b at 97 % KV, others below 60 %": the fullest worker first, then how the rest stand. */
-function fullestWorkerText(sorted: readonly { w: VerdictWorker; kv: number }[], kvFull: number): string {
+function fullestWorkerText(sorted: readonly { w: FleetWorker; kv: number }[], kvFull: number): string {
   const [top, ...rest] = sorted;
   const head = `${named(top.w)} at ${pct(top.kv)} KV`;
   if (rest.length === 0) return head;

@@ -1,0 +1,85 @@
+// A fleet role's TTFT/ITL/e2e quantiles are the fleet's own — histogram_quantile over the workers' window bucket
+// increases summed by bound, what the operator's Prometheus answers for the role — not the slowest worker's. Two
+// decode workers scraped twice, 30 s apart, through the store as live: one slow worker serving 10 requests
+// between 1 and 2.5 s, one fast worker serving 990 under 0.1 s. The slowest worker's p99 is 2.485 s; the fleet's
+// p99 is 0.1 s (990 of its 1,000 requests took at most 0.1 s).
+import { expect, it } from 'vitest';
+import type { Observation, ServiceObservation } from '../../src/shared/domain';
+import { parseExposition } from '../../src/main/core/probes/exposition/parser';
+import { SignalsStore } from '../../src/main/core/signals/signals-store';
+
+const BOUNDS = ['0.1', '0.5', '1.0', '2.5', '+Inf'];
+
+/** A decode server's /metrics with its TTFT histogram at these cumulative bucket counts. */
+function scrape(cumulative: number[]) {
+  const lines = ['# TYPE sglang:time_to_first_token_seconds histogram'];
+  BOUNDS.forEach((le, k) =>
+    lines.push(`sglang:time_to_first_token_seconds_bucket{le="${le}",model_name="m"} ${cumulative[k]}`),
+  );
+  lines.push(`sglang:time_to_first_token_seconds_sum{model_name="m"} 0`);
+  lines.push(`sglang:time_to_first_token_seconds_count{model_name="m"} ${cumulative[cumulative.length - 1]}`);
+  return parseExposition(`${lines.join('\n')}\n`, 'prometheus');
+}
+
+const seen = (id: string, ts: number): ServiceObservation =>
+  ({
+    role: 'decode',
+    id,
+    unit: `sglang-${id}.service`,
+    polledAt: ts,
+    metrics: { ok: true, scrapedAt: ts, durationMs: 5, families: 1, samples: 6 },
+  }) as ServiceObservation;
+
+function poll(store: SignalsStore, ts: number, slow: number[], fast: number[]): void {
+  store.ingest('fleet', ts, 'decode', scrape(slow), 'decode-0');
+  store.ingest('fleet', ts, 'decode', scrape(fast), 'decode-1');
+  const obs: Observation = {
+    deploymentId: 'fleet',
+    hostId: 'gpu-b',
+    ts,
+    services: [seen('decode-0', ts), seen('decode-1', ts)],
+  };
+  store.ingestObservation(obs);
+}
+
+it("gives the role the exact fleet quantile of the workers' merged buckets, not the slowest worker's", () => {
+  const store = new SignalsStore();
+  store.open('fleet', ['decode']);
+  poll(store, 1_000, [5, 5, 5, 5, 5], [100, 100, 100, 100, 100]);
+  // Over the window: the slow worker 10 requests in (1, 2.5], the fast one 990 in (0, 0.1].
+  poll(store, 31_000, [5, 5, 5, 15, 15], [1_090, 1_090, 1_090, 1_090, 1_090]);
+  const v = store.latest('fleet');
+  expect(v['decode.ttft_p99_s@decode-0']).toBeCloseTo(1 + 1.5 * 0.99, 6);
+  expect(v['decode.ttft_p99_s@decode-1']).toBeCloseTo(0.1 * 0.99, 6);
+  // Merged: 990 at ≤ 0.1, 1,000 at ≤ 2.5. p99 = rank 990 → the top of the first bucket; p50 = rank 500 in it.
+  expect(v['decode.ttft_p99_s']).toBeCloseTo(0.1, 6);
+  expect(v['decode.ttft_p50_s']).toBeCloseTo((0.1 * 500) / 990, 6);
+  expect(v['decode.ttft_p99_s']).not.toBeCloseTo(
+    Math.max(v['decode.ttft_p99_s@decode-0']!, v['decode.ttft_p99_s@decode-1']!),
+    3,
+  );
+});
+
+it('a worker whose scrape failed this poll is left out, and no histogram means no role quantile', () => {
+  const store = new SignalsStore();
+  store.open('fleet', ['decode']);
+  poll(store, 1_000, [5, 5, 5, 5, 5], [100, 100, 100, 100, 100]);
+  poll(store, 31_000, [5, 5, 5, 15, 15], [1_090, 1_090, 1_090, 1_090, 1_090]);
+  // At 32 s the fast worker's scrape failed: the role reads the slow worker's buckets alone, not a poll-old set.
+  store.ingest('fleet', 32_000, 'decode', scrape([5, 5, 5, 15, 15]), 'decode-0');
+  store.ingestObservation({
+    deploymentId: 'fleet',
+    hostId: 'gpu-b',
+    ts: 32_000,
+    services: [
+      seen('decode-0', 32_000),
+      {
+        ...seen('decode-1', 32_000),
+        metrics: { ok: false, at: 32_000, error: 'connection refused' },
+      },
+    ],
+  });
+  const v = store.latest('fleet');
+  expect(v['decode.ttft_p99_s']).toBeCloseTo(1 + 1.5 * 0.99, 6);
+  expect(v['decode.itl_p99_s'] ?? null).toBeNull();
+});
