@@ -60,12 +60,15 @@ describe('rolling restarts from the API, one-host demo', () => {
     expect(seen.map((t) => t.activeState)).toContain('inactive');
     expect(seen.at(-1)?.activeState).toBe('active');
     // The end goes on the timeline as the run settles, just after its last push.
-    const titles = await vi.waitFor(async () => {
+    const rollEvents = await vi.waitFor(async () => {
       const events: AppEvent[] = await fx.core.listEvents({ deploymentId: fx.deploymentId });
-      const t = events.map((e) => e.title);
-      expect(t.some((x) => /rolling restart of .* succeeded after/.test(x))).toBe(true);
-      return t;
+      const mine = events.filter((e) => /rolling restart/.test(e.title));
+      expect(mine.some((x) => /rolling restart of .* succeeded after/.test(x.title))).toBe(true);
+      return mine;
     });
+    const titles = rollEvents.map((e) => e.title);
+    // Decode's roll is decode's: its events mark decode's charts, not prefill's.
+    expect(rollEvents.map((e) => [e.role, e.worker])).toEqual(rollEvents.map(() => ['decode', undefined]));
     expect(titles.some((t) => /tester started a rolling restart of/.test(t))).toBe(true);
     expect(titles.some((t) => /rolling restart: decode restarted and healthy/.test(t))).toBe(true);
     expect((await fx.roll.listRolls({ deploymentId: fx.deploymentId }))[0].id).toBe(started.id);

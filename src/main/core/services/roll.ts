@@ -4,6 +4,7 @@
 // the start, each worker and the end on the deployment's timeline.
 import os from 'node:os';
 import type { RollOperation, RollPlan, RollRequests, RollTarget, StartRollArgs } from '@shared/contract';
+import type { AppEvent } from '@shared/domain';
 import type { ServiceHost } from './service-host';
 import { ApiError } from '../api-error';
 import { formatDuration } from '../actions/operation';
@@ -34,8 +35,21 @@ interface TrackedRoll {
   run: RollRun;
   last: RollOperation;
   requestedBy: string;
+  /** What its start, pause and end events are about: a role's roll marks that role's charts only. */
+  scope: EventScope;
   pushTimer: ReturnType<typeof setTimeout> | null;
   heartbeat: ReturnType<typeof setInterval> | null;
+}
+
+// Only the role: AppEvent.worker is a service id, and a roll knows its workers by router URL and short name.
+type EventScope = Pick<AppEvent, 'role'>;
+
+/** A role's or one worker's roll is about that role; a whole deployment's about every chart. */
+function scopeOf(plan: RollPlan): EventScope {
+  const first = plan.workers[0];
+  if (plan.target.kind === 'role') return { role: plan.target.role };
+  if (plan.target.kind === 'worker' && first) return { role: first.role };
+  return {};
 }
 
 function osUser(): string {
@@ -119,6 +133,7 @@ export class RollService {
         run,
         last: run.snapshot(),
         requestedBy,
+        scope: scopeOf(prepared.plan),
         pushTimer: null,
         heartbeat: setInterval(() => this.push(tracked!), HEARTBEAT_MS),
       };
@@ -126,6 +141,7 @@ export class RollService {
       this.rolls.set(prepared.id, tracked);
       const t = tracked;
       this.record(deploymentId, {
+        ...t.scope,
         severity: 'info',
         title: `${requestedBy} started a rolling restart of ${prepared.plan.targetText}`,
         detail: `roll ${prepared.id}: ${prepared.plan.workers.map((w) => w.name).join(' → ')}`,
@@ -223,6 +239,7 @@ export class RollService {
       const was = before.workers.find((x) => x.workerId === w.workerId);
       if (was && was.state !== w.state && (w.state === 'succeeded' || w.state === 'failed'))
         this.record(t.deploymentId, {
+          role: w.role,
           severity: w.state === 'succeeded' ? 'info' : 'error',
           title: `rolling restart: ${w.name} ${w.state === 'succeeded' ? 'restarted and healthy' : 'failed'}`,
           detail: `roll ${op.id}`,
@@ -230,6 +247,7 @@ export class RollService {
     }
     if (op.paused && !before.paused)
       this.record(t.deploymentId, {
+        ...t.scope,
         severity: 'warning',
         title: `rolling restart paused: ${op.paused.reason}`,
         detail: `roll ${op.id}`,
@@ -251,6 +269,7 @@ export class RollService {
     t.last = end;
     const f = end.failure;
     this.record(t.deploymentId, {
+      ...t.scope,
       severity: end.state === 'succeeded' ? 'info' : end.state === 'cancelled' ? 'warning' : 'error',
       title: `rolling restart of ${end.targetText} ${end.state === 'unknown' ? 'ended with unknown outcome' : end.state} after ${formatDuration(end.elapsedMs)}`,
       detail: [
@@ -276,7 +295,7 @@ export class RollService {
 
   private record(
     deploymentId: string,
-    e: { severity: 'info' | 'warning' | 'error'; title: string; detail?: string },
+    e: EventScope & { severity: 'info' | 'warning' | 'error'; title: string; detail?: string },
   ): void {
     try {
       this.core.addEvent(deploymentId, { ...e, ts: this.core.clock.now(), kind: 'action' });
