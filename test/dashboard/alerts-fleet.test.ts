@@ -113,6 +113,13 @@ describe('fleet alerts', () => {
     expect(down.detail).toContain('; 1 of 3 decode workers serve;');
   });
 
+  it('a worker failing its health check is alerted while another worker of its role is stopped', () => {
+    const values = fleet({ 'decode.active@decode-0': 0, 'decode.health_ok@decode-1': 0 });
+    const titles = activeAfter(values, 20, WORKERS).map((a) => a.title);
+    expect(titles).toContain('decode service is not active: decode-0 on gpu-b');
+    expect(titles).toContain('decode health check failing: decode-1 on gpu-b');
+  });
+
   it('a prefill worker failing its health check, and a decode worker whose /metrics stopped answering', () => {
     const values = fleet({ 'prefill.health_ok@prefill-1': 0, 'decode.metrics_ok@decode-0': 0 });
     const titles = activeAfter(values, 20, WORKERS).map((a) => a.title);

@@ -140,7 +140,7 @@ export function evaluateAlerts(
     for (const role of roles) {
       const id = `${rule.id}|${role}`;
       const prevCond = state.conditions[id] ?? { since: null, firing: false };
-      const found = rule.enabled ? checkRule(rule, role, state, val, ts) : null;
+      const found = rule.enabled ? checkRule(rule, role, state, val, ts, input.workers) : null;
       const check = found && input.workers ? namingWorkers(rule, role, found, input.workers, val) : found;
       let cond: Condition;
       if (!check) {
@@ -192,6 +192,7 @@ function checkRule(
   state: AlertState,
   val: (k: string) => number | null,
   ts: number,
+  fleet: readonly FleetWorker[] = [],
 ): Check {
   switch (rule.kind) {
     case 'kv-high': {
@@ -216,7 +217,14 @@ function checkRule(
       };
     }
     case 'health-failing': {
-      if (val(`${role}.active`) !== 1 || val(`${role}.health_ok`) !== 0) return null;
+      // A fleet role is active only while every worker is: one stopped worker must not hide another that runs
+      // but fails its check, so a fleet's rule asks each worker.
+      const workers = fleet.filter((w) => w.role === role);
+      const failing =
+        workers.length > 0
+          ? workers.some((w) => val(`${role}.active@${w.id}`) === 1 && val(`${role}.health_ok@${w.id}`) === 0)
+          : val(`${role}.active`) === 1 && val(`${role}.health_ok`) === 0;
+      if (!failing) return null;
       return {
         title: `${role} health check failing`,
         detail: `${role} is active but its ${role === 'router' ? '/readiness' : '/health'} check fails (for ${rule.forS ?? 0} s)`,
