@@ -17,6 +17,7 @@ import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks
 import { createInterface } from 'node:readline';
 import { GCProfiler, getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { createApp } from '../src/main/compose';
+import { EVENT_NAMES } from '../src/shared/contract';
 import type { CoreOptions } from '../src/main/core/core';
 import type { ChannelCounts } from './support/demo-host-main';
 
@@ -29,6 +30,12 @@ const WINDOW_MS = Number(process.env.BENCH_CORE_CPU_WINDOW_MS ?? 20_000);
 const MODE = process.env.BENCH_CORE_CPU_MODE ?? 'both';
 /** Set in the bundled child: print its figures as one JSON line for the parent instead of the report. */
 const AS_CHILD = process.env.BENCH_CORE_CPU_CHILD === '1';
+/**
+ * BENCH_CORE_CPU_LISTEN=1: a window listens, as in the desktop app (which always has one) or a browser tab —
+ * every API event is serialised as the WebSocket bridge sends it. Without it the core is headless (no window:
+ * the dashboard builds its round's snapshot and 'signals' values only for a listener).
+ */
+const LISTEN = process.env.BENCH_CORE_CPU_LISTEN === '1';
 
 /** A .cpuprofile of the core over the measured window only (start-up and warm-up left out), for Chrome DevTools. */
 const PROFILE_TO = process.env.BENCH_CORE_CPU_PROFILE;
@@ -255,6 +262,9 @@ async function measure(mode: string): Promise<Measured> {
     record: process.env.BENCH_CORE_CPU_RECORD !== '0',
     demoLauncher: async () => (demo = await remoteDemo()),
   });
+  if (LISTEN)
+    for (const event of EVENT_NAMES)
+      app.core.on(event, ((payload: unknown) => void JSON.stringify({ t: 'evt', event, payload })) as never);
   try {
     const firstSpan = startSpan();
     const s = await app.core.openDemo({});
@@ -382,7 +392,7 @@ function report(m: Measured): void {
   line(`core CPU, one 1P1D deployment at 1 Hz (${label})`, `${(all.cpu / 10).toFixed(2)} % of a core`);
   line(
     '  measured over',
-    `${(all.wallMs / 1000).toFixed(0)} s in ${m.windows.length} windows, after a first ${(m.first.wallMs / 1000).toFixed(0)} s; recording ${process.env.BENCH_CORE_CPU_RECORD === '0' ? 'off' : 'on'}`,
+    `${(all.wallMs / 1000).toFixed(0)} s in ${m.windows.length} windows, after a first ${(m.first.wallMs / 1000).toFixed(0)} s; recording ${process.env.BENCH_CORE_CPU_RECORD === '0' ? 'off' : 'on'}; ${LISTEN ? 'a window listens (every event serialised)' : 'headless (no window listens)'}`,
   );
   line(
     '  steady CPU ms/s (user+sys): all / main thread / other threads',
