@@ -8,18 +8,10 @@ import { DEFAULT_ALERT_RULES } from '../../src/main/core/alerts/rules';
 import type { ActiveAlert } from '../../src/shared/contract';
 import type { Role } from '../../src/shared/domain';
 import type { FleetWorker } from '../../src/main/core/signals/worker-names';
+import { DEMO_FLEET_WORKERS as WORKERS } from '../support/fleet-workers';
 
 const ROLES: Role[] = ['router', 'prefill', 'decode'];
 const T0 = 1_800_000_000_000;
-// The demo fleet's shape: decode-2 spans gpu-b (node rank 0) and gpu-c (rank 1).
-const WORKERS: FleetWorker[] = [
-  { id: 'router', role: 'router', hosts: ['gpu-a'] },
-  { id: 'prefill-0', role: 'prefill', hosts: ['gpu-a'] },
-  { id: 'prefill-1', role: 'prefill', hosts: ['gpu-a'] },
-  { id: 'decode-0', role: 'decode', hosts: ['gpu-b'] },
-  { id: 'decode-1', role: 'decode', hosts: ['gpu-b'] },
-  { id: 'decode-2', role: 'decode', hosts: ['gpu-b', 'gpu-c'] },
-];
 
 /** Every worker up and scraped, decode KV at 20/40/55 % (the role's aggregate as the store makes it). */
 function fleet(over: Record<string, number | null> = {}): Record<string, number | null> {

@@ -4,18 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { pipelineVerdict } from '../../src/main/core/signals/verdict';
 import type { FleetWorker } from '../../src/main/core/signals/worker-names';
+import { DEMO_FLEET_WORKERS as WORKERS } from '../support/fleet-workers';
 import type { Role } from '../../src/shared/domain';
 
 const ROLES: Role[] = ['router', 'prefill', 'decode'];
-const WORKERS: FleetWorker[] = [
-  { id: 'router', role: 'router', hosts: ['gpu-a'] },
-  { id: 'prefill-0', role: 'prefill', hosts: ['gpu-a'] },
-  { id: 'prefill-1', role: 'prefill', hosts: ['gpu-a'] },
-  { id: 'decode-0', role: 'decode', hosts: ['gpu-b'] },
-  { id: 'decode-1', role: 'decode', hosts: ['gpu-b'] },
-  // A multi-node worker, as the demo fleet's decode-2 (node rank 0 on gpu-b, rank 1 on gpu-c).
-  { id: 'decode-2', role: 'decode', hosts: ['gpu-b', 'gpu-c'] },
-];
 
 /** A flowing fleet: every worker up and scraped, short queues, decode KV at 40/50/55 %, aggregate 48 %. */
 function fleetValues(over: Record<string, number | null> = {}): Record<string, number | null> {

@@ -37,6 +37,17 @@ const firstScreen = (d: ReviewData) =>
     () => undefined,
   );
 
+/** A cache whose entry for the session was written by a first open (also returned) and then damaged past reading. */
+async function unreadableEntry(cacheDir: string) {
+  const cache = new ReviewCache(cacheDir);
+  const first = await loadReview(session.path, { cache, fullDelayMs: 0, cacheDelayMs: 0 });
+  await first.full;
+  await first.cached;
+  const entry = (await readdir(cacheDir)).find((n) => n.endsWith('.rvc'))!;
+  await writeFile(join(cacheDir, entry), 'PDRVC001\xff\xff\xff\x7fnot json');
+  return { cache, first };
+}
+
 describe('a cached recording opens from its overview', () => {
   it('shows the overview first and takes the full detail from the cache entry', async () => {
     const cache = new ReviewCache(join(dir, 'cache-a'));
@@ -62,12 +73,7 @@ describe('a cached recording opens from its overview', () => {
 
   it('reads the recording for the full detail when the cache entry is unreadable, and says so', async () => {
     const cacheDir = join(dir, 'cache-b');
-    const cache = new ReviewCache(cacheDir);
-    const first = await loadReview(session.path, { cache, fullDelayMs: 0, cacheDelayMs: 0 });
-    await first.full;
-    await first.cached;
-    const entry = (await readdir(cacheDir)).find((n) => n.endsWith('.rvc'))!;
-    await writeFile(join(cacheDir, entry), 'PDRVC001\xff\xff\xff\x7fnot json');
+    const { cache, first } = await unreadableEntry(cacheDir);
     const problems: string[] = [];
     const second = await loadReview(session.path, {
       cache,
@@ -150,12 +156,7 @@ describe('the full detail after an open from the overview', () => {
 
   it('reads the file at once after an unusable cache entry, without waiting for the first screen again', async () => {
     const cacheDir = join(dir, 'cache-f');
-    const cache = new ReviewCache(cacheDir);
-    const first = await loadReview(session.path, { cache, fullDelayMs: 0, cacheDelayMs: 0 });
-    await first.full;
-    await first.cached;
-    const entry = (await readdir(cacheDir)).find((n) => n.endsWith('.rvc'))!;
-    await writeFile(join(cacheDir, entry), 'PDRVC001\xff\xff\xff\x7fnot json');
+    const { cache, first } = await unreadableEntry(cacheDir);
     // The entry is tried once the first screen has been drawn; the read after it must not wait a minute more.
     const second = await loadReview(session.path, {
       cache,

@@ -10,6 +10,7 @@ import type { SignalMissing } from '@shared/contract';
 import type { Exposition, MetricFamily, Sample } from '../probes/exposition/types';
 import type { OverviewTable } from '../store/recording/overview-stream';
 import { sameLabels } from '../store/recording/scrape-codec';
+import { doubled } from '../store/recording/typed-growth';
 import type {
   Recording,
   RecordedSeries,
@@ -67,12 +68,8 @@ const FIRST_POINTS = 64;
 
 function addPoint(acc: SeriesAcc, ts: number, v: number): void {
   if (acc.n === acc.t.length) {
-    const t = new Float64Array(acc.t.length * 2);
-    t.set(acc.t);
-    const vs = new Float64Array(acc.v.length * 2);
-    vs.set(acc.v);
-    acc.t = t;
-    acc.v = vs;
+    acc.t = doubled(acc.t);
+    acc.v = doubled(acc.v);
   }
   acc.t[acc.n] = ts;
   acc.v[acc.n++] = v;

@@ -13,6 +13,7 @@ import {
   type SeriesRecord,
 } from './format';
 import { RecordDamageError, TOKEN_DECIMAL, TOKEN_DELTA, type ParsedRow } from './row-parser';
+import { doubled } from './typed-growth';
 
 export { RecordDamageError };
 
@@ -214,11 +215,7 @@ export class ScrapeEncoder {
               adopt: ADOPT_LABELS_SCRAPES,
             });
             this.state.ensure(id);
-            if (id >= this.seen.length) {
-              const seen = new Uint32Array(this.seen.length * 2);
-              seen.set(this.seen);
-              this.seen = seen;
-            }
+            if (id >= this.seen.length) this.seen = doubled(this.seen, id + 1);
             t.canon.set(ck, id);
             const rec: SeriesRecord = { k: 'series', id, g: target, f: fam.name, n: s.name, l: labels };
             pre += JSON.stringify(rec) + '\n';
@@ -251,12 +248,8 @@ export class ScrapeEncoder {
   }
 
   private grow(): void {
-    const ids = new Int32Array(this.ids.length * 2);
-    ids.set(this.ids);
-    const vals = new Float64Array(this.vals.length * 2);
-    vals.set(this.vals);
-    this.ids = ids;
-    this.vals = vals;
+    this.ids = doubled(this.ids);
+    this.vals = doubled(this.vals);
   }
 
   /** The row of `ids` (this scrape's series, in order) with their values, the first ids.length of `vals`. */
