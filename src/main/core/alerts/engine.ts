@@ -6,7 +6,7 @@ import type { ActiveAlert, AlertRule } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import type { FleetWorker } from '../signals/worker-names';
 import { SERVER_ONLY_KINDS } from './rules';
-import { namingWorkers } from './worker-texts';
+import { failingHealth, namingWorkers } from './worker-texts';
 
 export interface AlertInput {
   ts: number;
@@ -222,7 +222,7 @@ function checkRule(
       const workers = fleet.filter((w) => w.role === role);
       const failing =
         workers.length > 0
-          ? workers.some((w) => val(`${role}.active@${w.id}`) === 1 && val(`${role}.health_ok@${w.id}`) === 0)
+          ? failingHealth(workers, role, val).length > 0
           : val(`${role}.active`) === 1 && val(`${role}.health_ok`) === 0;
       if (!failing) return null;
       return {

@@ -15,6 +15,13 @@ export interface AlertText {
 
 type Val = (key: string) => number | null;
 
+/** The role's workers that run (active) but fail their health check: what the health rule fires on in a fleet. */
+export function failingHealth(workers: readonly FleetWorker[], role: Role, val: Val): FleetWorker[] {
+  return workers.filter(
+    (w) => w.role === role && val(`${role}.active@${w.id}`) === 1 && val(`${role}.health_ok@${w.id}`) === 0,
+  );
+}
+
 /** The role-level text of a true condition, with the fleet's workers it is about named; unchanged without any. */
 export function namingWorkers(
   rule: AlertRule,
@@ -67,9 +74,7 @@ export function namingWorkers(
       };
     }
     case 'health-failing': {
-      const failing = workers.filter(
-        (w) => val(`${role}.active@${w.id}`) === 1 && val(`${role}.health_ok@${w.id}`) === 0,
-      );
+      const failing = failingHealth(workers, role, val);
       if (failing.length === 0) return text;
       return {
         title: `${role} health check failing: ${workerList(failing)}`,
