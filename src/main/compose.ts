@@ -81,6 +81,8 @@ export interface App {
   hosts: HostsService;
   /** Recorded sessions opened for review (the desktop menu's File → Open, the CLI's `open`). */
   review: ReviewService;
+  /** The live deployments' session recordings (files under dataDir/recordings). */
+  recording: RecordingService;
   /** Signal history and alerts (benchmarks fill its store with synthetic history through bench/support). */
   dashboard: DashboardService;
   /** Charts' history beyond the live store (Prometheus, recordings); setPrometheus wires discovery's answer. */
@@ -228,6 +230,7 @@ export function createApp(opts: AppOptions): App {
     handlers,
     hosts,
     review,
+    recording,
     dashboard,
     history,
     settings,

@@ -67,7 +67,8 @@ describe('rolling restarts from the API, one-host demo', () => {
       return mine;
     });
     const titles = rollEvents.map((e) => e.title);
-    // Decode's roll is decode's: its events mark decode's charts, not prefill's.
+    // Decode's roll is decode's: its events mark decode's charts, not prefill's. A one-host pair's services
+    // carry no id, so no event names a worker.
     expect(rollEvents.map((e) => [e.role, e.worker])).toEqual(rollEvents.map(() => ['decode', undefined]));
     expect(titles.some((t) => /tester started a rolling restart of/.test(t))).toBe(true);
     expect(titles.some((t) => /rolling restart: decode restarted and healthy/.test(t))).toBe(true);

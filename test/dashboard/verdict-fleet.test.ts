@@ -3,7 +3,7 @@
 // "requests cannot flow"; a one-host pair reads as before (its keys carry no scope).
 import { describe, expect, it } from 'vitest';
 import { pipelineVerdict } from '../../src/main/core/signals/verdict';
-import type { FleetWorker } from '../../src/main/core/signals/worker-names';
+import { fleetWorkersOf, type FleetWorker } from '../../src/main/core/signals/worker-names';
 import { DEMO_FLEET_WORKERS as WORKERS } from '../support/fleet-workers';
 import type { Role } from '../../src/shared/domain';
 
@@ -218,5 +218,42 @@ describe('pipelineVerdict in a fleet', () => {
     });
     expect(v.kind).toBe('decode-bound');
     expect(v.evidence[0]).toBe('decode KV cache 95 % full');
+  });
+  it('names the workers the router counts unhealthy, by worker name where it has one and by URL where not', () => {
+    const v = pipelineVerdict({
+      values: fleetValues({
+        'router.router_error_share': 0.3,
+        'router.workers_total': 6,
+        'router.workers_healthy': 4,
+      }),
+      roles: ROLES,
+      workers: WORKERS,
+      routerWorkers: [
+        { url: 'http://127.0.0.2:30100', role: 'prefill', healthy: true },
+        { url: 'http://127.0.0.3:30201', role: 'decode', healthy: false, cbState: 'open' },
+        { url: 'http://127.0.0.3:30200', role: 'decode', healthy: true },
+        { url: 'http://10.1.0.13:30000', role: 'decode', healthy: false, cbState: 'closed' },
+        // A removed worker is not one the router counts.
+        { url: 'http://127.0.0.3:30202', role: 'decode', healthy: false, removed: true },
+      ],
+    });
+    expect(v.kind).toBe('router-bound');
+    expect(v.evidence).toContain(
+      '4 of 6 workers healthy at the router; not healthy: decode-1 on gpu-b, decode worker http://10.1.0.13:30000 (1 with circuit breaker open)',
+    );
+  });
+
+  it("fleetWorkersOf keeps the URL the router lists a worker by, normalised as the router's gauges are", () => {
+    const ws = fleetWorkersOf([
+      {
+        id: 'decode-1',
+        role: 'decode',
+        hostId: 'gpu-b',
+        unit: 'd1.service',
+        apiUrl: 'http://127.0.0.1:30201',
+        workerUrl: 'HTTP://GPU-B:30201/',
+      },
+    ]);
+    expect(ws).toEqual([{ id: 'decode-1', role: 'decode', hosts: ['gpu-b'], url: 'http://gpu-b:30201' }]);
   });
 });

@@ -125,6 +125,18 @@ describe('pipelineVerdict', () => {
     });
     expect(v.kind).toBe('router-bound');
     expect(v.evidence).toEqual(['25 % of router responses are 5xx', '1 of 2 workers healthy at the router']);
+    // With the router's worker list, a one-host pair's unhealthy worker is named by its role and URL.
+    const named = pipelineVerdict({
+      values: values({ 'router.router_error_share': 0.25, 'router.workers_healthy': 1 }),
+      roles: ROLES,
+      routerWorkers: [
+        { url: 'http://127.0.0.1:30100', role: 'prefill', healthy: true },
+        { url: 'http://127.0.0.1:30200', role: 'decode', healthy: false, cbState: 'open' },
+      ],
+    });
+    expect(named.evidence[1]).toBe(
+      '1 of 2 workers healthy at the router; not healthy: decode worker http://127.0.0.1:30200 (circuit breaker open)',
+    );
   });
 
   it('counts a queue that keeps growing even before it is long', () => {

@@ -72,4 +72,14 @@ it('rolls the decode workers to the end without two of them ever down at once', 
   );
   expect([...restarted].sort()).toEqual(['decode-0', 'decode-1', 'decode-2']);
   expect(fleet.maxWorkersDownAtOnce('decode', since)).toBe(1);
+  // Each worker's end names it, so it marks that worker's charts; the roll's own events are decode's.
+  const events = await app.handlers.listEvents({ deploymentId: summary.deployment.id });
+  const ends = events.filter((e) => /^rolling restart: .* restarted and healthy/.test(e.title));
+  expect(ends.map((e) => [e.role, e.worker]).sort()).toEqual([
+    ['decode', 'decode-0'],
+    ['decode', 'decode-1'],
+    ['decode', 'decode-2'],
+  ]);
+  const whole = events.filter((e) => /rolling restart of /.test(e.title));
+  expect(whole.map((e) => [e.role, e.worker])).toEqual(whole.map(() => ['decode', undefined]));
 }, 180_000);

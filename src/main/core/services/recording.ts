@@ -15,7 +15,7 @@ import type {
   RecordingStatus,
   SessionInfoDto,
 } from '@shared/api/recording';
-import type { AppEvent, DeploymentConfig, HostConfig, UnitState } from '@shared/domain';
+import type { AppEvent, DeploymentConfig, HostConfig, Observation, UnitState } from '@shared/domain';
 import type { JournalEntry } from '@shared/contract';
 import type { ApiEventSource, LiveDeploymentAccess, ServiceHost } from './service-host';
 import type { RecordingWriter } from '../store/recording/writer';
@@ -66,7 +66,16 @@ interface Live {
   lastHealth: Map<string, string>;
   /** A fleet: targets and sources are named per worker and host (fleet-targets.ts). */
   fleet: boolean;
+  /**
+   * What arrived while the session's file was being created, written as soon as it is: the first scrapes of a
+   * session come in the same second as its open, and creating the file can take longer than that on a busy
+   * machine. Null when there is nothing to wait for (recording, off or stopped).
+   */
+  pending: ((w: RecordingWriter) => void)[] | null;
 }
+
+/** Records kept while a session's file is created: a few minutes of a fleet's rounds; beyond, the oldest go. */
+const MAX_PENDING = 4096;
 
 export const DEFAULT_RECORDING_SETTINGS: RecordingSettings = { enabled: true, maxTotalBytes: 2 * 1024 ** 3 };
 const MAX_PROBLEMS = 20;
@@ -101,50 +110,60 @@ export class RecordingService {
     });
     // A fleet's worker is its own target (`decode@decode-1`), as it is its own series live (format 1.4).
     core.hooks.on('scrape', (e) =>
-      this.live
-        .get(e.deploymentId)
-        ?.writer?.appendScrape(e.ts, e.id === undefined ? e.role : workerTarget(e.role, e.id), e.exposition),
+      this.write(e.deploymentId, (w) =>
+        w.appendScrape(e.ts, e.id === undefined ? e.role : workerTarget(e.role, e.id), e.exposition),
+      ),
     );
     core.hooks.on('gpu', (e) => {
       if (e.status.gpus.length === 0 || e.status.ts === null) return;
-      const l = this.live.get(e.deploymentId);
-      l?.writer?.appendScrape(
-        e.status.ts,
-        l.fleet ? hostGpuTarget(e.hostId) : GPU_TARGET,
-        gpuExposition(e.status.gpus),
+      const ts = e.status.ts;
+      const exposition = gpuExposition(e.status.gpus);
+      this.write(e.deploymentId, (w, l) =>
+        w.appendScrape(ts, l.fleet ? hostGpuTarget(e.hostId) : GPU_TARGET, exposition),
       );
     });
-    core.hooks.on('observed', (o) => {
-      const l = this.live.get(o.deploymentId);
-      if (!l?.writer) return;
-      l.writer.appendScrape(o.ts, MONITOR_TARGET, monitorExposition(o));
-      const unit = (source: string, u: UnitState): void => {
-        // Store changes only: a steady unit costs nothing per poll.
-        const key = JSON.stringify([u.activeState, u.subState, u.mainPid, u.nRestarts, u.result]);
-        if (l.lastUnit.get(source) === key) return;
-        l.lastUnit.set(source, key);
-        // The writer redacts ExecStart (--api-key and friends), event texts and journal lines itself.
-        l.writer?.appendUnitState(o.ts, source, u);
-      };
-      for (const s of o.services) {
-        const source = s.id === undefined ? s.role : workerTarget(s.role, s.id);
-        if (s.systemd) unit(source, s.systemd);
-        // A multi-node worker's other nodes: each unit's own state, read on its own host.
-        for (const u of s.units ?? [])
-          if (u.nodeRank > 0 && u.systemd && s.id !== undefined)
-            unit(unitSource(s.role, s.id, u.nodeRank), u.systemd);
-        if (s.health) {
-          const key = `${s.health.ok}|${s.health.status}|${s.health.detail}`;
-          if (l.lastHealth.get(source) !== key) {
-            l.lastHealth.set(source, key);
-            l.writer.appendHealth(o.ts, source, s.health);
-          }
+    core.hooks.on('observed', (o) => this.write(o.deploymentId, (w, l) => this.observed(w, l, o)));
+    core.on('event', (e: AppEvent) => {
+      if (e.deploymentId) this.write(e.deploymentId, (w) => w.appendEvent(e));
+    });
+  }
+
+  /** Writes a record of the deployment's session now, or once its file exists; nothing when none is recorded. */
+  private write(deploymentId: string, record: (w: RecordingWriter, l: Live) => void): void {
+    const l = this.live.get(deploymentId);
+    if (!l) return;
+    if (l.writer) return record(l.writer, l);
+    if (!l.pending) return;
+    if (l.pending.length >= MAX_PENDING) l.pending.shift();
+    l.pending.push((w) => record(w, l));
+  }
+
+  /** A poll's own records: the monitor's figures, and each unit's state and health when they change. */
+  private observed(w: RecordingWriter, l: Live, o: Observation): void {
+    w.appendScrape(o.ts, MONITOR_TARGET, monitorExposition(o));
+    const unit = (source: string, u: UnitState): void => {
+      // Store changes only: a steady unit costs nothing per poll.
+      const key = JSON.stringify([u.activeState, u.subState, u.mainPid, u.nRestarts, u.result]);
+      if (l.lastUnit.get(source) === key) return;
+      l.lastUnit.set(source, key);
+      // The writer redacts ExecStart (--api-key and friends), event texts and journal lines itself.
+      w.appendUnitState(o.ts, source, u);
+    };
+    for (const s of o.services) {
+      const source = s.id === undefined ? s.role : workerTarget(s.role, s.id);
+      if (s.systemd) unit(source, s.systemd);
+      // A multi-node worker's other nodes: each unit's own state, read on its own host.
+      for (const u of s.units ?? [])
+        if (u.nodeRank > 0 && u.systemd && s.id !== undefined)
+          unit(unitSource(s.role, s.id, u.nodeRank), u.systemd);
+      if (s.health) {
+        const key = `${s.health.ok}|${s.health.status}|${s.health.detail}`;
+        if (l.lastHealth.get(source) !== key) {
+          l.lastHealth.set(source, key);
+          w.appendHealth(o.ts, source, s.health);
         }
       }
-    });
-    core.on('event', (e: AppEvent) => {
-      if (e.deploymentId) this.live.get(e.deploymentId)?.writer?.appendEvent(e);
-    });
+    }
   }
 
   handlers(): RecordingRequests {
@@ -222,15 +241,18 @@ export class RecordingService {
       lastUnit: new Map(),
       lastHealth: new Map(),
       fleet: deployment.services.some((s) => s.id !== undefined),
+      pending: this.settings.enabled ? [] : null,
     };
     this.live.set(deploymentId, l);
     if (!this.settings.enabled) return this.publish();
+    // The session starts now, with the records that come while its file is created (`pending`).
+    const startedAt = this.core.now;
     try {
       await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
       const fleet = l.fleet ? this.fleetOf(deploymentId) : undefined;
       const { id, path, writer } = await this.store.start(
         {
-          startedAt: this.core.now,
+          startedAt,
           host: { id: host.id, label: host.label, kind: host.kind, hostname: host.hostname },
           deployment,
           appVersion: this.opts.appVersion,
@@ -246,6 +268,9 @@ export class RecordingService {
       }
       Object.assign(l, { sessionId: id, path, writer, state: 'recording' });
       writer.onError((err) => this.stopped(l, err));
+      const waiting = l.pending ?? [];
+      l.pending = null;
+      for (const record of waiting) record(writer);
       this.followJournals(l, host, deployment);
       await this.enforceRetention();
     } catch (err) {
@@ -327,6 +352,7 @@ export class RecordingService {
     Object.assign(l, { state: 'stopped', error: message });
     for (const j of l.journals) j.dispose();
     l.writer = null;
+    l.pending = null;
     try {
       this.core.addEvent(l.deploymentId, {
         ts: this.core.now,

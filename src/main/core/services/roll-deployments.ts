@@ -2,7 +2,7 @@
 // config per host, its clock. A one-host deployment: each service one worker on the one link. A fleet: the
 // workers fleet discovery found (multi-node and DP-aware workers as one each), every reachable host's link,
 // and the monitors' journal tails; workers it could not place or reach are named as left out of the roll.
-import type { HostConfig } from '@shared/domain';
+import type { HostConfig, ServiceConfig } from '@shared/domain';
 import type { DeploymentLookup } from '../fleet/deployment-registry';
 import type { Clock } from '../clock';
 import type { RollContext } from '../actions/roll-session';
@@ -17,6 +17,8 @@ export interface RollDeployments {
   contextOf(deploymentId: string): Promise<RollDeploymentContext>;
   /** The hosts whose link is down now (a roll is not started over a dropped link). */
   linksDown(deploymentId: string): string[];
+  /** The deployment's services (the ids its events name workers by); undefined once it is closed. */
+  servicesOf(deploymentId: string): readonly ServiceConfig[] | undefined;
 }
 
 /** Reads each roll's deployment from the registry (the core's open deployments, or a test's fakes). */
@@ -73,6 +75,14 @@ export function rollDeploymentsOf(
         .hostStates()
         .filter((h) => h.connection.state !== 'connected')
         .map((h) => h.host.label);
+    },
+    servicesOf(deploymentId) {
+      try {
+        return deployments.resolve(deploymentId).config.services;
+      } catch {
+        // Closed while its roll ran: the event that asks goes nowhere either (RollService.record).
+        return undefined;
+      }
     },
   };
 }

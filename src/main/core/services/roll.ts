@@ -41,8 +41,9 @@ interface TrackedRoll {
   heartbeat: ReturnType<typeof setInterval> | null;
 }
 
-// Only the role: AppEvent.worker is a service id, and a roll knows its workers by router URL and short name.
-type EventScope = Pick<AppEvent, 'role'>;
+// A roll's own events are about a role (or the whole deployment); a worker's end names the worker as well, by
+// its service id, which is the roll's short name for it in a fleet (rollWorkersOfFleet).
+type EventScope = Pick<AppEvent, 'role' | 'worker'>;
 
 /** A role's or one worker's roll is about that role; a whole deployment's about every chart. */
 function scopeOf(plan: RollPlan): EventScope {
@@ -240,6 +241,7 @@ export class RollService {
       if (was && was.state !== w.state && (w.state === 'succeeded' || w.state === 'failed'))
         this.record(t.deploymentId, {
           role: w.role,
+          ...this.workerScope(t.deploymentId, w.name),
           severity: w.state === 'succeeded' ? 'info' : 'error',
           title: `rolling restart: ${w.name} ${w.state === 'succeeded' ? 'restarted and healthy' : 'failed'}`,
           detail: `roll ${op.id}`,
@@ -254,6 +256,15 @@ export class RollService {
       });
     if (urgent) this.push(t);
     else t.pushTimer ??= setTimeout(() => this.push(t), PUSH_EVERY_MS);
+  }
+
+  /**
+   * `worker` for a fleet worker's event, so it marks that worker's charts; none for a one-host pair, whose
+   * services carry no id (a roll names its workers by role there) and whose events are the role's.
+   */
+  private workerScope(deploymentId: string, name: string): Pick<AppEvent, 'worker'> {
+    const services = this.deployments.servicesOf(deploymentId);
+    return services?.some((s) => s.id === name) ? { worker: name } : {};
   }
 
   private push(t: TrackedRoll): void {

@@ -12,7 +12,7 @@
 //
 // In a fleet a role is several workers: the unscoped keys are the role's aggregate, and the per-worker keys
 // (`decode.kv_ratio@decode-2`) say which worker is the one at fault, so the verdict names it and its host.
-import type { Verdict } from '@shared/contract';
+import type { RouterWorkerState, Verdict } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import { splitScopedKey } from '@shared/signals/scoped-key';
 import { workerList, workerName as named, type FleetWorker } from './worker-names';
@@ -47,6 +47,8 @@ export interface VerdictInput {
    * in `values` (named without a host); a one-host pair has no scoped keys and none.
    */
   workers?: readonly FleetWorker[];
+  /** The router's own view of its workers (its per-worker health gauges), to name the ones it finds unhealthy. */
+  routerWorkers?: readonly RouterWorkerState[];
 }
 
 /** A fleet's workers of each role: as given, else every scope the values name for the role. */
@@ -98,6 +100,8 @@ export function pipelineVerdict(
   // Each worker is named once: the role's down workers in one line, then one line per reason.
   const down: string[] = [];
   const degraded: string[] = [];
+  // Servers down or failing their own health check: the router counting them unhealthy is their doing, not its.
+  const outServers: FleetWorker[] = [];
   for (const role of roles) {
     const workers = fleet.get(role);
     if (workers && workers.length > 0) {
@@ -105,6 +109,7 @@ export function pipelineVerdict(
         .map((w) => ({ w, why: reason(role, `@${w.id}`) }))
         .filter((x): x is { w: FleetWorker; why: string } => x.why !== null);
       if (out.length === 0) continue;
+      if (role !== 'router') outServers.push(...out.map((x) => x.w));
       if (out.length === workers.length && out.length > 1) {
         down.push(`every ${role} worker is down: ${workerList(workers)}`);
         const whys = [...new Set(out.map((x) => x.why))];
@@ -234,8 +239,14 @@ export function pipelineVerdict(
     add('router', 1 + errShare * 10, `${pct(errShare)} of router responses are 5xx`);
   const healthy = v('router.workers_healthy');
   const total = v('router.workers_total');
-  if (healthy !== null && total !== null && total > 0 && healthy < total)
-    add('router', 1, `${fmt(healthy)} of ${fmt(total)} workers healthy at the router`);
+  if (healthy !== null && total !== null && total > 0 && healthy < total) {
+    const sick = unhealthyAtRouter(input.routerWorkers, input.workers, outServers);
+    // Only workers the router calls unhealthy while they themselves look fine point at the router (or the path
+    // to them); a stopped worker is already the degraded line. Without the router's list, by count.
+    const unexplained = sick ? sick.unexplained : total - healthy - outServers.length;
+    if (unexplained > 0)
+      add('router', 1, `${fmt(healthy)} of ${fmt(total)} workers healthy at the router${sick?.text ?? ''}`);
+  }
 
   const score = (s: Stage): number => ev[s].reduce((t, [w]) => t + w, 0);
   const stages: Stage[] = ['decode', 'transfer', 'prefill', 'router'];
@@ -277,6 +288,35 @@ export function pipelineVerdict(
     router: `Router-bound: the router is failing requests while the servers have room — ${evidence[0]}.`,
   };
   return { kind: `${best}-bound`, headline: headline[best], evidence };
+}
+
+/**
+ * Which workers the router counts unhealthy, by the name the rest of the console gives them ("decode-1 on gpu-b")
+ * and by URL where no worker of this deployment has it, so "2 of 3 healthy" says which one to look at.
+ */
+function unhealthyAtRouter(
+  listed: readonly RouterWorkerState[] | undefined,
+  workers: readonly FleetWorker[] | undefined,
+  outServers: readonly FleetWorker[],
+): { text: string; unexplained: number } | null {
+  if (!listed) return null;
+  const sick = listed.filter((w) => w.healthy === false && !w.removed);
+  const known: FleetWorker[] = [];
+  const unknown: string[] = [];
+  let open = 0;
+  for (const r of sick) {
+    const w = workers?.find((x) => x.url === r.url);
+    if (w && outServers.includes(w)) continue;
+    if (r.cbState === 'open') open++;
+    if (w) known.push(w);
+    else unknown.push(r.role ? `${r.role} worker ${r.url}` : r.url);
+  }
+  const count = known.length + unknown.length;
+  if (count === 0) return { text: '', unexplained: 0 };
+  const names = [...(known.length ? [workerList(known)] : []), ...unknown];
+  const breaker =
+    open === 0 ? '' : open === count ? ' (circuit breaker open)' : ` (${open} with circuit breaker open)`;
+  return { text: `; not healthy: ${names.join(', ')}${breaker}`, unexplained: count };
 }
 
 /**

@@ -2,6 +2,7 @@
 // hosts ("decode-2 on gpu-b+gpu-c"), and a list once with its hosts after it ("decode-0, decode-1, decode-2
 // (gpu-b, gpu-c)"), so an operator reading one line knows where to look.
 import type { Role, ServiceConfig } from '@shared/domain';
+import { normalizeWorkerUrl } from '../probes/sglang/worker-url';
 
 export interface FleetWorker {
   /** The scope of its keys (`decode-2`). */
@@ -9,6 +10,8 @@ export interface FleetWorker {
   role: Role;
   /** Every host it runs on, node rank 0's first; none when unknown. */
   hosts?: readonly string[];
+  /** Its URL as the router lists it, normalised (`normalizeWorkerUrl`), to match the router's own reports. */
+  url?: string;
 }
 
 /** A fleet's workers with their hosts; undefined for a one-host pair (its services carry no id). */
@@ -19,6 +22,7 @@ export function fleetWorkersOf(services: readonly ServiceConfig[]): FleetWorker[
     id: s.id!,
     role: s.role,
     hosts: s.units?.length ? [...new Set(s.units.map((u) => u.hostId))] : [s.hostId],
+    ...(s.workerUrl ? { url: normalizeWorkerUrl(s.workerUrl) } : {}),
   }));
 }
 
