@@ -16,8 +16,8 @@ import type { AlignedSeries, TargetColumns } from '../review/target-columns';
 import { quantileOfSorted } from '../review/window-math';
 
 interface QuantileGroup {
-  /** The histogram names, newest first. */
-  bases: readonly string[];
+  /** The histograms' bucket series names (`…_bucket`), newest histogram name first. */
+  buckets: readonly string[];
   /** Signal name and quantile of each signal read from them. */
   signals: [string, number][];
 }
@@ -29,7 +29,7 @@ const GROUPS: QuantileGroup[] = (() => {
     if (spec.kind !== 'quantile' || !spec.metrics || spec.q === undefined) continue;
     const key = spec.metrics.join('|');
     let g = by.get(key);
-    if (!g) by.set(key, (g = { bases: spec.metrics, signals: [] }));
+    if (!g) by.set(key, (g = { buckets: spec.metrics.map((b) => `${b}_bucket`), signals: [] }));
     g.signals.push([name, spec.q]);
   }
   return [...by.values()];
@@ -49,6 +49,9 @@ interface BoundIncreases {
   readonly les: Float64Array;
   readonly inc: Float64Array;
 }
+
+/** A histogram name the server does not have: nothing to slide, no bound (shared, never written). */
+const NO_SERIES = { series: [], out: { les: new Float64Array(0), inc: new Float64Array(0) } };
 
 /** One bucket series' points in the window, [lo, hi], and the sum of its increases from lo to hi. */
 interface SeriesWindow {
@@ -82,15 +85,16 @@ export class WindowBucketCursor {
     private readonly windowMs: number,
   ) {
     this.bases = GROUPS.map((g) =>
-      g.bases.map((base) => {
-        const list = cols.series(`${base}_bucket`);
-        const les = [...new Set(list.map((s) => parseLe(s.labels.le)).filter((le) => !Number.isNaN(le)))];
-        les.sort((a, b) => a - b);
-        const series = list.map((s) => {
-          const le = parseLe(s.labels.le);
-          return { s, le: Number.isNaN(le) ? -1 : les.indexOf(le), lo: 0, hi: -1, sum: 0 };
-        });
-        return { series, out: { les: Float64Array.from(les), inc: new Float64Array(les.length).fill(NaN) } };
+      g.buckets.map((name) => {
+        const list = cols.series(name);
+        // Most servers lack one name of a renamed histogram, and live builds a cursor every scrape.
+        if (list.length === 0) return NO_SERIES;
+        const parsed = list.map((s) => parseLe(s.labels.le));
+        const les = Float64Array.from(new Set(parsed.filter((le) => !Number.isNaN(le)))).sort();
+        const index = new Map<number, number>();
+        les.forEach((le, k) => index.set(le, k));
+        const series = list.map((s, k) => ({ s, le: index.get(parsed[k]) ?? -1, lo: 0, hi: -1, sum: 0 }));
+        return { series, out: { les, inc: new Float64Array(les.length).fill(NaN) } };
       }),
     );
     this.buckets = { groups: this.bases.map((b) => ({ base: -1, bases: b.map((x) => x.out) })) };
