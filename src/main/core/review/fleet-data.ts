@@ -6,12 +6,13 @@
 import type { SignalMissing } from '@shared/contract';
 import { serviceId, type Role } from '@shared/domain';
 import type { Recording } from '../store/recording/types';
-import { MONITOR_TARGET } from '../store/recording/host-series';
+import { MONITOR_FAMILIES, MONITOR_TARGET } from '../store/recording/host-series';
 import { workerTarget } from '../store/recording/fleet-targets';
 import { evaluateTarget, notExposed as notExposedIn, type KvMeta } from '../signals/evaluate';
 import { KV_SOURCE_METRICS } from '../signals/evaluate/kv';
 import { timeToFull } from '../signals/evaluate/time-to-full';
-import type { TargetColumns } from './target-columns';
+import { fleetQuantiles, WindowBucketCursor, type WindowBuckets } from '../signals/fleet-quantile';
+import { valueIndexAt, type TargetColumns } from './target-columns';
 import type { GroupColumns } from './signal-table';
 import type { ReviewData, RoleInfo, SeenSeries } from './review-data';
 import { buildGroup, medianStep, recordedCapacity } from './group-columns';
@@ -88,7 +89,9 @@ export function buildFleetReviewData(
   const polls = targets.get(MONITOR_TARGET)?.t;
   for (const [role, workers] of byRole) {
     if (role === 'router') continue;
-    groups.set(role, aggregate(role, workers, polls));
+    const group = aggregate(role, workers, polls);
+    addQuantiles(group, role, workers, targets, opts.rateWindowMs ?? 60_000);
+    groups.set(role, group);
     const first = kv.get(workerTarget(role, workers[0].id));
     const ratio = groups.get(role)!.cols.get(`${role}.kv_ratio`)!;
     if (first?.metas.length)
@@ -187,4 +190,63 @@ function aggregate(role: Role, workers: Worker[], polls: Float64Array | undefine
   }
   col('kv_ttf_s').set(timeToFull(t, ratio));
   return { t, cols: out };
+}
+
+/**
+ * The role's quantiles at every row of its aggregate, as the live store writes them at each poll: from the
+ * window buckets of the scrape each worker answered that poll with (the monitor's `up` for the worker), summed by
+ * bound (fleet-quantile.ts). That scrape is the one at the host poll the round carried (`pdc_polled_at_ms`): a
+ * host's poll in flight has its scrape in the file already, but live reads it only with the next round. Files
+ * without the poll times take each worker's newest scrape at or before the row; without a monitor, a worker's
+ * scrape at the row itself.
+ */
+function addQuantiles(
+  group: GroupColumns,
+  role: Role,
+  workers: Worker[],
+  targets: ReadonlyMap<string, TargetColumns>,
+  windowMs: number,
+): void {
+  const { t } = group;
+  const monitor = targets.get(MONITOR_TARGET);
+  const byPoll = monitor?.t === t;
+  const ofWorker = (family: string, id: string) =>
+    monitor?.series(family).find((s) => s.labels.role === role && s.labels.worker === id);
+  const scraped = workers.flatMap((w) => {
+    const cols = targets.get(workerTarget(role, w.id));
+    if (!cols?.rows) return [];
+    const up = byPoll ? ofWorker(MONITOR_FAMILIES.up, w.id) : undefined;
+    const polledAt = byPoll ? ofWorker(MONITOR_FAMILIES.polledAt, w.id) : undefined;
+    return [{ cols, cursor: new WindowBucketCursor(cols, windowMs), up, polledAt, row: -1 }];
+  });
+  const set = (name: string, i: number, v: number): void => {
+    const key = `${role}.${name}`;
+    let c = group.cols.get(key);
+    if (!c) group.cols.set(key, (c = new Float32Array(t.length).fill(NaN)));
+    c[i] = v;
+  };
+  const at: WindowBuckets[] = [];
+  for (let i = 0; i < t.length; i++) {
+    at.length = 0;
+    for (const w of scraped) {
+      const st = w.cols.t;
+      let scrapeT = t[i];
+      let exact = !w.up;
+      if (w.up) {
+        const k = valueIndexAt(w.up, i);
+        if (k < 0 || w.up.v[k] !== 1) continue;
+        const p = w.polledAt ? valueIndexAt(w.polledAt, i) : -1;
+        if (p >= 0) {
+          scrapeT = w.polledAt!.v[p];
+          exact = true;
+        }
+      }
+      while (w.row + 1 < st.length && st[w.row + 1] <= scrapeT) w.row++;
+      if (w.row < 0 || (exact && st[w.row] !== scrapeT)) continue;
+      at.push(w.cursor.at(w.row));
+    }
+    if (at.length === 0) continue;
+    const q = fleetQuantiles(at);
+    for (const name in q) set(name, i, q[name]);
+  }
 }

@@ -4,7 +4,8 @@
 //   target "gpu":     one row per nvidia-smi reading, one series per GPU and field (label gpu="<index>")
 //   target "monitor": one row per poll, per service (label role="<role>"): whether its scrape answered, how long
 //                     it took, how many samples it served, and the KV capacity read from /server_info; in a
-//                     fleet also worker="<id>", and the GPUs are one target per host ("gpu@<host>")
+//                     fleet also worker="<id>", the time of the host poll the merged observation carries
+//                     for each worker (its scrape's row), and the GPUs are one target per host ("gpu@<host>")
 import type { GpuReading } from '@shared/contract';
 import type { Observation } from '@shared/domain';
 import type { Exposition, MetricFamily } from '../../probes/exposition/types';
@@ -51,6 +52,7 @@ export const MONITOR_FAMILIES = {
   duration: 'scrape_duration_seconds',
   samples: 'scrape_samples_scraped',
   capacity: 'pdc_server_info_max_total_num_tokens',
+  polledAt: 'pdc_polled_at_ms',
 } as const;
 
 function gauge(name: string, help: string, samples: MetricFamily['samples']): MetricFamily {
@@ -86,6 +88,7 @@ export function monitorExposition(o: Observation): Exposition {
   const duration: MetricFamily['samples'] = [];
   const samples: MetricFamily['samples'] = [];
   const capacity: MetricFamily['samples'] = [];
+  const polledAt: MetricFamily['samples'] = [];
   for (const s of o.services) {
     // A fleet's worker adds its id: several services share a role there (format 1.4).
     const labels: Record<string, string> =
@@ -96,6 +99,11 @@ export function monitorExposition(o: Observation): Exposition {
       duration.push({ name: MONITOR_FAMILIES.duration, labels, value: m.durationMs / 1000 });
       samples.push({ name: MONITOR_FAMILIES.samples, labels, value: m.samples });
     }
+    // A fleet's hosts poll on their own: the merged observation carries each host's newest finished poll, whose
+    // scrape may be older than one the recording already holds (a poll in flight). Review reads a role's
+    // quantiles from the scrape live read (fleet-data.ts).
+    if (s.polledAt !== undefined)
+      polledAt.push({ name: MONITOR_FAMILIES.polledAt, labels, value: s.polledAt });
     if (s.kv?.sourceMetrics.includes(SERVER_INFO_CAPACITY))
       capacity.push({ name: MONITOR_FAMILIES.capacity, labels, value: s.kv.capacityTokens });
   }
@@ -107,6 +115,11 @@ export function monitorExposition(o: Observation): Exposition {
       MONITOR_FAMILIES.capacity,
       'KV cache capacity in tokens read from /server_info (servers that do not export it)',
       capacity,
+    ),
+    gauge(
+      MONITOR_FAMILIES.polledAt,
+      'a fleet worker: epoch ms of the host poll this observation carries (its scrape has that time)',
+      polledAt,
     ),
   ]);
 }
