@@ -165,6 +165,37 @@ test('a chart follows its box when the window is resized and resized back', asyn
   await expect.poll(() => fits((box) => Math.abs(box - wide) <= 1)).toBe(true);
 });
 
+test('every chart is drawn at its box size, also one built after the window changed size', async () => {
+  // Charts are built at the size their box had when the page mounted (charts/sized-platform.ts), without
+  // reading styles then: a chart whose window changed size in between (here the Metrics page's charts out of
+  // sight, built when the page is idle) must still end up at its box's size, not the one measured at mount.
+  await page.getByTestId('nav-overview').click();
+  await page.getByTestId('nav-metrics').click();
+  await page.setViewportSize({ width: 1000, height: 900 });
+  const canvases = page.locator('[data-testid="page-metrics"] canvas[data-testid^="canvas-"]');
+  const misfits = () =>
+    canvases.evaluateAll((cs) =>
+      (cs as HTMLCanvasElement[])
+        .filter((c) => {
+          const box = c.parentElement!.clientWidth;
+          const height = c.parentElement!.clientHeight;
+          const shown = c.getBoundingClientRect();
+          // A canvas Chart.js has sized carries its style size; an unbuilt one does not fit yet either.
+          return (
+            !c.style.width ||
+            Math.abs(shown.width - box) > 1 ||
+            Math.abs(shown.height - height) > 1 ||
+            Math.abs(c.width - box * window.devicePixelRatio) > 1
+          );
+        })
+        .map((c) => c.dataset.testid),
+    );
+  expect(await canvases.count()).toBeGreaterThan(10);
+  await expect.poll(misfits, { timeout: 15_000 }).toEqual([]);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await expect.poll(misfits, { timeout: 15_000 }).toEqual([]);
+});
+
 test('a chart exports its picture as PNG and its data as CSV', async () => {
   await page.getByTestId('nav-kv').click();
   // Exported once it is drawn (a button clicked before that has no picture to give).

@@ -3,7 +3,7 @@
 // Zoom by drag or Ctrl+wheel, pan with Shift+drag; every chart follows the same window and crosshair.
 // Missing metrics say which name was expected; NaN and outages draw as gaps.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { ChartDataset, LegendOptions } from 'chart.js';
+import type { ChartConfiguration, ChartDataset, LegendOptions } from 'chart.js';
 import type { SeriesResult, SignalMissing, SignalUnit } from '@shared/contract';
 import type { AppEvent, Role } from '@shared/domain';
 import type { SignalKey } from '@shared/signals/spec';
@@ -17,6 +17,7 @@ import './warm-up';
 import { nearestEvent, overlayPlugin, type OverlayOptions } from './overlays';
 import { chartScope, eventsForChart, sameEvents } from './chart-events';
 import { recordPerf } from './perf';
+import { buildSized, measureCanvas, SizedPlatform } from './sized-platform';
 import { downloadCsv, downloadPng } from './export';
 import { useSeriesSource } from './SeriesBatch';
 import { HistoryNote } from './HistoryNote';
@@ -159,8 +160,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       });
       const x: WindowOptions = { time: {} };
       windowOptions(x, from, to);
-      chart = new Chart<'line', Point[]>(el, {
+      const config: ChartConfiguration<'line', Point[]> = {
         type: 'line',
+        platform: SizedPlatform,
         data: { datasets },
         plugins: [
           overlayPlugin(overlayOptions),
@@ -235,7 +237,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
             },
           },
         },
-      });
+      };
+      chart = buildSized(el, () => new Chart(el, config));
       chartRef.current = chart;
       return chart;
     };
@@ -434,6 +437,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         view.mode === 'fixed' || Number.isFinite(RANGES.find((r) => r.id === view.range)!.ms);
       // The box's width, which the chart's canvas takes (on mount the canvas is not sized yet).
       const width = canvas.current?.parentElement?.clientWidth ?? 800;
+      // The page is laid out now (for the width just read): the size a chart not built yet is built at.
+      if (!before && canvas.current) measureCanvas(canvas.current);
       // One min-max pair per two pixels: every spike still gets its pixel, and a live update moves half the points.
       const maxPoints = DECIMATE ? Math.min(MAX_FETCH_POINTS, Math.max(300, Math.round(width))) : 200_000;
       let res: SeriesResult;
