@@ -19,7 +19,7 @@ import { workerTarget } from '../src/main/core/store/recording/fleet-targets';
 import { MONITOR_TARGET, monitorExposition } from '../src/main/core/store/recording/host-series';
 import { ScrapeEncoder } from '../src/main/core/store/recording/scrape-codec';
 import { allocated, time, type Round } from './core-cpu-stages';
-import { remoteFleet, SCALE } from './fleet-scale';
+import { remoteFleet, SCALE } from './fleet-core';
 
 const CAPTURE_MS = Number(process.env.BENCH_FLEET_STAGES_CAPTURE_MS ?? 30_000);
 
