@@ -13,8 +13,18 @@ import { parseLe } from '../probes/sglang/series';
 import type { AlignedSeries, TargetColumns } from '../review/target-columns';
 import { quantileOfSorted } from '../review/window-math';
 
-/** One worker's window: per histogram name, each bucket bound's increase over the rate window. */
-export type WindowBuckets = Map<string, Map<number, number>>;
+/** One histogram's bucket bounds, ascending and distinct, and each bound's increase over the rate window. */
+export interface BoundIncreases {
+  le: Float64Array;
+  n: Float64Array;
+}
+
+/**
+ * One worker's window: per histogram name, its bounds' increases. Typed arrays, not a Map of bound to count: each
+ * of a fleet's 32 workers makes one per histogram every scrape, and the role's sum adds them bound by bound — a
+ * Map boxed every count it held (one heap number per bound per worker per round, ≈ 440 kB a fleet round).
+ */
+export type WindowBuckets = Map<string, BoundIncreases>;
 
 interface QuantileGroup {
   /** The histogram names, newest first. */
@@ -43,7 +53,8 @@ const GROUPS: QuantileGroup[] = (() => {
  *
  * The window and the increase are window-math's (points with t in [t_row − w, t_row], a decrease is a reset), read
  * here per bound over the series' own values: windowSum sums across bounds, and one call per bound cost twice
- * the worker's whole evaluation and ~75 kB a scrape. This is one pass over the window's points, allocating none.
+ * the worker's whole evaluation and ~75 kB a scrape. This is one pass over the window's points, allocating only
+ * the result.
  */
 export function windowBuckets(cols: TargetColumns, windowMs: number, row = cols.rows - 1): WindowBuckets {
   const out: WindowBuckets = new Map();
@@ -53,23 +64,54 @@ export function windowBuckets(cols: TargetColumns, windowMs: number, row = cols.
   for (const g of GROUPS)
     for (const base of g.bases) {
       const series = cols.series(`${base}_bucket`);
-      const byLe = new Map<number, number>();
       let inWindow = false;
+      let m = 0;
+      const le = scratch(series.length, 0);
+      const n = scratch(series.length, 1);
       for (const s of series) {
-        const [lo, hi] = pointRange(s, firstRow, row);
+        const lo = firstPoint(s, firstRow);
+        const hi = lastPoint(s, row);
         if (hi < lo) continue;
         inWindow = true;
-        const le = parseLe(s.labels.le);
-        if (hi === lo || Number.isNaN(le)) continue;
+        const bound = parseLe(s.labels.le);
+        if (hi === lo || Number.isNaN(bound)) continue;
         let inc = 0;
         for (let k = lo + 1; k <= hi; k++) inc += s.v[k] >= s.v[k - 1] ? s.v[k] - s.v[k - 1] : s.v[k];
-        byLe.set(le, (byLe.get(le) ?? 0) + inc);
+        m = addAtBound(le, n, m, bound, inc);
       }
       if (!inWindow) continue;
-      if (byLe.size > 0) out.set(base, byLe);
+      if (m > 0) out.set(base, { le: le.slice(0, m), n: n.slice(0, m) });
       break;
     }
   return out;
+}
+
+/**
+ * Adds `inc` at `bound` in the first `m` entries of le/n, kept ascending by bound (series come in the
+ * exposition's order, ascending per label set, so the insertion is at the end but for a second label set):
+ * returns the new count of bounds.
+ */
+function addAtBound(le: Float64Array, n: Float64Array, m: number, bound: number, inc: number): number {
+  let k = m;
+  while (k > 0 && le[k - 1] > bound) k--;
+  if (k > 0 && le[k - 1] === bound) {
+    n[k - 1] += inc;
+    return m;
+  }
+  le.copyWithin(k + 1, k, m);
+  n.copyWithin(k + 1, k, m);
+  le[k] = bound;
+  n[k] = inc;
+  return m + 1;
+}
+
+/** Two scratch arrays reused across calls (the module is single-threaded; results are copied out). */
+const SCRATCH = [new Float64Array(64), new Float64Array(64)];
+
+function scratch(size: number, which: 0 | 1): Float64Array {
+  if (SCRATCH[which].length < size)
+    SCRATCH[which] = new Float64Array(Math.max(size, SCRATCH[which].length * 2));
+  return SCRATCH[which];
 }
 
 /** The first index whose time is at or after `from` (times ascending). */
@@ -84,20 +126,26 @@ function firstAtOrAfter(times: Float64Array, from: number): number {
   return lo;
 }
 
-/** The indices [lo, hi] of a series' values at rows firstRow..lastRow (hi < lo: none). */
-function pointRange(s: AlignedSeries, firstRow: number, lastRow: number): [number, number] {
-  if (!s.rows) return [Math.max(0, firstRow - s.row0), Math.min(s.v.length - 1, lastRow - s.row0)];
-  const below = (r: number): number => {
-    let lo = 0;
-    let hi = s.rows!.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (s.rows![mid] < r) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  return [below(firstRow), below(lastRow + 1) - 1];
+/** The index of a series' first value at row firstRow or later (its length when none). */
+function firstPoint(s: AlignedSeries, firstRow: number): number {
+  return s.rows ? below(s.rows, firstRow) : Math.max(0, firstRow - s.row0);
+}
+
+/** The index of a series' last value at row lastRow or earlier (−1 when none). */
+function lastPoint(s: AlignedSeries, lastRow: number): number {
+  return s.rows ? below(s.rows, lastRow + 1) - 1 : Math.min(s.v.length - 1, lastRow - s.row0);
+}
+
+/** How many of the ascending rows are below `r`. */
+function below(rows: Int32Array, r: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (rows[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
@@ -109,16 +157,44 @@ export function fleetQuantiles(workers: readonly WindowBuckets[]): Record<string
   for (const g of GROUPS) {
     const base = g.bases.find((b) => workers.some((w) => w.has(b)));
     if (base === undefined) continue;
-    const merged = new Map<number, number>();
-    for (const w of workers)
-      for (const [le, n] of w.get(base) ?? []) merged.set(le, (merged.get(le) ?? 0) + n);
-    const les = [...merged.keys()].sort((a, b) => a - b);
-    const L = Float64Array.from(les);
-    const C = Float64Array.from(les, (le) => merged.get(le)!);
+    const { le, n, m } = sumByBound(workers, base);
     for (const [name, q] of g.signals) {
-      const v = quantileOfSorted(q, L, C, les.length);
+      const v = quantileOfSorted(q, le, n, m);
       if (v === v) out[name] = v;
     }
   }
   return out;
+}
+
+/**
+ * The workers' increases of one histogram summed by bound: the first `m` entries of le/n (scratch arrays, read
+ * before the next call). A role's workers serve the same bounds, so the sum is one add per bound and worker; a
+ * worker with other bounds is merged in by bound.
+ */
+function sumByBound(
+  workers: readonly WindowBuckets[],
+  base: string,
+): { le: Float64Array; n: Float64Array; m: number } {
+  let size = 0;
+  for (const w of workers) size += w.get(base)?.le.length ?? 0;
+  const le = scratch(size, 0);
+  const n = scratch(size, 1);
+  let m = 0;
+  for (const w of workers) {
+    const b = w.get(base);
+    if (!b) continue;
+    if (m === 0) {
+      le.set(b.le);
+      n.set(b.n);
+      m = b.le.length;
+    } else if (sameBounds(le, m, b.le)) for (let k = 0; k < m; k++) n[k] += b.n[k];
+    else for (let k = 0; k < b.le.length; k++) m = addAtBound(le, n, m, b.le[k], b.n[k]);
+  }
+  return { le, n, m };
+}
+
+function sameBounds(le: Float64Array, m: number, other: Float64Array): boolean {
+  if (other.length !== m) return false;
+  for (let k = 0; k < m; k++) if (le[k] !== other[k]) return false;
+  return true;
 }
