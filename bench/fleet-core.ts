@@ -104,6 +104,11 @@ export interface CoreFigures {
   execPerMin: number;
   tcpipPerMin: number;
   observations: number;
+  /**
+   * Scrapes that reached the core in the window: on a loaded machine probes miss their budget and a round
+   * carries fewer, and so allocates less — the per-scrape figure compares runs at different loads.
+   */
+  scrapes: number;
   fallback: string | null;
   /** The first host's channels open at the end, by kind. */
   openKinds: Record<string, number>;
@@ -134,9 +139,12 @@ async function measureCore(shape: FleetShape, profile: boolean): Promise<CoreFig
     const s = await app.handlers.connectHost({ host: { id: alias, label: alias, kind: 'ssh', alias } });
     let observations = 0;
     app.core.on('observation', () => observations++);
+    let scrapes = 0;
+    app.core.hooks.on('scrape', () => scrapes++);
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     const c0 = await fleet.counts(true);
     const obs0 = observations;
+    const scrapes0 = scrapes;
     const profiling = profile && shape.hosts > 1;
     const profiler = PROFILE_TO && profiling ? await startProfile() : undefined;
     const heapProfiler = HEAP_PROFILE_TO && profiling ? await startHeapProfile() : undefined;
@@ -157,6 +165,7 @@ async function measureCore(shape: FleetShape, profile: boolean): Promise<CoreFig
     // Counted now: the reads below wait on the fleet's process and the close, and rounds go on meanwhile (on a
     // loaded machine several seconds of them, which read as 1.1–1.35 rounds a second).
     const obs1 = observations;
+    const scrapes1 = scrapes;
     const c1 = await fleet.counts();
     if (profiler && PROFILE_TO) await profiler(PROFILE_TO);
     if (heapProfiler && HEAP_PROFILE_TO) await heapProfiler(HEAP_PROFILE_TO);
@@ -179,6 +188,7 @@ async function measureCore(shape: FleetShape, profile: boolean): Promise<CoreFig
       execPerMin: perMin(sum((c) => c.exec, c1) - sum((c) => c.exec, c0)),
       tcpipPerMin: perMin(sum((c) => c.tcpip, c1) - sum((c) => c.tcpip, c0)),
       observations: obs1 - obs0,
+      scrapes: scrapes1 - scrapes0,
       fallback: fleet.ready.fallback,
       openKinds: c1[0].openKinds,
       kindsPerHost: c1.map(byKind),
@@ -210,6 +220,8 @@ const spread = (xs: number[]): string => {
 };
 /** JS heap allocated per observation (one a second): the garbage each round leaves for the scavenges. */
 const perRound = (c: CoreFigures): number => (c.span.allocatedKBs * c.wallMs) / 1000 / c.observations;
+const perScrape = (c: CoreFigures): number => (c.span.allocatedKBs * c.wallMs) / 1000 / c.scrapes;
+const scrapesPerRound = (c: CoreFigures): string => f(c.scrapes / c.observations);
 
 function printCore({ mode, scale, single }: Shapes): void {
   const row = (label: string, a: string, b: string, goal = ''): void =>
@@ -234,6 +246,11 @@ function printCore({ mode, scale, single }: Shapes): void {
   const threads = (c: CoreFigures): string => `${f(c.span.main ?? NaN)} / ${f(c.span.others ?? NaN)}`;
   row('  main thread / other threads (GC, pool), ms per s', threads(scale), threads(single));
   row('  JS heap allocated, kB per round', f(perRound(scale), 0), f(perRound(single), 0));
+  row(
+    '  scrapes per round; JS heap allocated, kB per scrape',
+    `${scrapesPerRound(scale)}; ${f(perScrape(scale), 0)}`,
+    `${scrapesPerRound(single)}; ${f(perScrape(single), 0)}`,
+  );
   const gcs = (c: CoreFigures): string => {
     const n = (k: string): number => ((c.span.gc[k]?.n ?? 0) * 60_000) / c.wallMs;
     return `${f(n('minor'), 0)} / ${f(n('major') + n('incremental'), 1)}`;
@@ -308,6 +325,7 @@ function printSideBySide(tsx: Shapes, bundled: Shapes): void {
   );
   row('  main / other threads, ms per s', threads(tsx.scale), threads(bundled.scale));
   row('  JS heap allocated, kB per round', f(perRound(tsx.scale), 0), f(perRound(bundled.scale), 0));
+  row('  scrapes per round', scrapesPerRound(tsx.scale), scrapesPerRound(bundled.scale));
   row('single host core CPU, ms per s', f(tsx.single.cpuMsPerS), f(bundled.single.cpuMsPerS));
 }
 
