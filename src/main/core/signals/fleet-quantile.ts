@@ -60,7 +60,7 @@ export function windowBuckets(cols: TargetColumns, windowMs: number, row = cols.
   const out: WindowBuckets = new Map();
   if (row < 0) return out;
   const t = cols.t;
-  const firstRow = firstAtOrAfter(t, t[row] - windowMs);
+  const firstRow = below(t, t[row] - windowMs);
   for (const g of GROUPS)
     for (const base of g.bases) {
       const series = cols.series(`${base}_bucket`);
@@ -114,18 +114,6 @@ function scratch(size: number, which: 0 | 1): Float64Array {
   return SCRATCH[which];
 }
 
-/** The first index whose time is at or after `from` (times ascending). */
-function firstAtOrAfter(times: Float64Array, from: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid] < from) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** The index of a series' first value at row firstRow or later (its length when none). */
 function firstPoint(s: AlignedSeries, firstRow: number): number {
   return s.rows ? below(s.rows, firstRow) : Math.max(0, firstRow - s.row0);
@@ -136,8 +124,8 @@ function lastPoint(s: AlignedSeries, lastRow: number): number {
   return s.rows ? below(s.rows, lastRow + 1) - 1 : Math.min(s.v.length - 1, lastRow - s.row0);
 }
 
-/** How many of the ascending rows are below `r`. */
-function below(rows: Int32Array, r: number): number {
+/** How many of the ascending values (rows, or times) are below `r`: the first index at or after it. */
+function below(rows: ArrayLike<number>, r: number): number {
   let lo = 0;
   let hi = rows.length;
   while (lo < hi) {
