@@ -321,7 +321,13 @@ export class DashboardService {
       ts,
       values,
       kv,
-      verdict: pipelineVerdict({ values, growth, roles: o.roles, workers: this.workersOf(deploymentId) }),
+      // One host has no workers: said, so that the verdict does not look for them in every key of the round.
+      verdict: pipelineVerdict({
+        values,
+        growth,
+        roles: o.roles,
+        workers: o.isFleet ? this.workersOf(deploymentId) : [],
+      }),
       gpu: o.gpu,
       alerts: o.active,
       notExposed: this.store.notExposed(deploymentId),
