@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
-import type { DashboardSnapshot } from '../../src/shared/contract';
+import type { DashboardPush } from '../../src/shared/contract';
 import { ALIAS, startFutureHost, sshdUnavailableReason, type FutureHost } from '../support/future-host';
 import { FUTURE_ROUTER_UNKNOWN, FUTURE_SERVER_UNKNOWN } from '../signals/future-fixture';
 import { cliOnApp } from './run-on-app';
@@ -20,7 +20,7 @@ describe.skipIf(skip !== null)('families no supported era lists, from a real SSH
   let fh: FutureHost;
   let app: App;
   let dir: string;
-  let first: DashboardSnapshot;
+  let first: DashboardPush;
   beforeAll(async () => {
     fh = await startFutureHost();
     dir = mkdtempSync(join(tmpdir(), 'pd-cli-unknown-'));
@@ -28,9 +28,9 @@ describe.skipIf(skip !== null)('families no supported era lists, from a real SSH
     // Connected and scraped once before the CLI joins: the first poll of a new link (channels, forwards) is the
     // slow one, and on a loaded machine it can miss the scrape deadline the CLI's one observation relies on.
     const opened = await app.handlers.connectHost({ host: fh.host });
-    first = await new Promise<DashboardSnapshot>((resolve, reject) => {
+    first = await new Promise<DashboardPush>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error('no scrape of decode and router within 30 s')), 30_000);
-      const on = (s: DashboardSnapshot): void => {
+      const on = (s: DashboardPush): void => {
         if (s.deploymentId !== opened.deployment.id || !s.families?.decode || !s.families.router) return;
         clearTimeout(t);
         app.core.off('dashboard', on);

@@ -303,11 +303,20 @@ export const DASHBOARD_REQUESTS = [
   'demoControl',
 ] as const satisfies readonly (keyof DashboardRequests)[];
 
+/**
+ * The 'dashboard' push of a round: its snapshot, less the parts that rarely change when they are as the previous
+ * round's push had them (absent = unchanged). The signals not exposed (half the snapshot's JSON) change when a
+ * series first appears, the GPUs once per reading (every few polls). A push that has both is a whole snapshot
+ * (the first after nobody listened, a review's cursor); a window lays the others over the snapshot it holds.
+ */
+export type DashboardPush = Omit<DashboardSnapshot, 'notExposed' | 'gpu'> &
+  Partial<Pick<DashboardSnapshot, 'notExposed' | 'gpu'>>;
+
 export interface DashboardEvents {
   /** One new history row: every key that changed at `ts` (a live chart appends exactly these). */
   signals: { deploymentId: string; ts: number; values: Record<string, number | null> };
   /** The pipeline, verdict, KV detail, GPUs and active alerts after each poll. */
-  dashboard: DashboardSnapshot;
+  dashboard: DashboardPush;
   /** New journal lines of a followed unit, or why following stopped. */
   journal: { followId: string; lines: JournalEntry[]; error?: string; hint?: string };
 }

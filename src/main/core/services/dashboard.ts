@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type {
   ActiveAlert,
   AlertRule,
+  DashboardPush,
   DashboardRequests,
   DashboardSnapshot,
   GpuStatus,
@@ -15,6 +16,7 @@ import type {
   KvDetail,
   ScrapeFamilies,
   SignalInfo,
+  SignalMissing,
 } from '@shared/contract';
 import type { DeploymentConfig, Observation, Role } from '@shared/domain';
 import type { DemoFaultName } from '@shared/demo-faults';
@@ -69,6 +71,9 @@ interface Open {
   snapshot?: DashboardSnapshot;
   /** The newest round's time and latest values, while its snapshot has not been built (nobody listened). */
   round?: { ts: number; values: Record<string, number | null> };
+  /** What the previous round's push carried of the parts a push leaves out unchanged; unset after a round
+   * nobody listened to, so that the next push is whole. */
+  pushed?: Pick<DashboardSnapshot, 'notExposed' | 'gpu'>;
 }
 
 /** What the dashboard is given: the deployments, the hooks it reads, pushes, the timeline for alerts, the links. */
@@ -285,7 +290,21 @@ export class DashboardService {
     o.snapshot = undefined;
     o.round = { ts: obs.ts, values: latest };
     if (this.core.listenerCount('dashboard') > 0)
-      this.core.emit('dashboard', this.snapshot(obs.deploymentId));
+      this.core.emit('dashboard', this.push(o, this.snapshot(obs.deploymentId)));
+    else o.pushed = undefined;
+  }
+
+  /** The round's snapshot as pushed: what did not change since the previous round's push left out. */
+  private push(o: Open, snap: DashboardSnapshot): DashboardPush {
+    const before = o.pushed;
+    o.pushed = { notExposed: snap.notExposed, gpu: snap.gpu };
+    if (!before) return snap;
+    const { notExposed, gpu, ...rest } = snap;
+    return {
+      ...rest,
+      ...(sameMissing(before.notExposed, notExposed) ? {} : { notExposed }),
+      ...(before.gpu === gpu ? {} : { gpu }),
+    };
   }
 
   private snapshot(deploymentId: string): DashboardSnapshot {
@@ -570,4 +589,21 @@ export class DashboardService {
       );
     return o;
   }
+}
+
+/** The same signals not exposed, for the same reasons (the store makes new entries when a scrape's set changes). */
+function sameMissing(a: Record<string, SignalMissing>, b: Record<string, SignalMissing>): boolean {
+  const keys = Object.keys(b);
+  if (Object.keys(a).length !== keys.length) return false;
+  return keys.every((k) => {
+    const x = a[k];
+    const y = b[k];
+    return (
+      x === y ||
+      (x !== undefined &&
+        x.why === y.why &&
+        x.expected.length === y.expected.length &&
+        x.expected.every((e, i) => e === y.expected[i]))
+    );
+  });
 }
