@@ -112,10 +112,10 @@ describe.skipIf(skip !== null)('families no supported era lists, from a real SSH
     expect(snap.families?.router?.unknown).toEqual(FUTURE_ROUTER_UNKNOWN);
     // prefill is the demo simulation's own E4 server: nothing unknown there.
     expect(snap.families?.prefill?.unknown).toEqual([]);
-    // What the console recognises still reads: the decode queue from the fixture's gauge.
-    expect(snap.values['decode.queued']).not.toBeNull();
-    expect(
-      (await app.handlers.getDashboard({ deploymentId: d.deployment.id })).families?.decode?.unknown,
-    ).toEqual(FUTURE_SERVER_UNKNOWN);
+    // What the console recognises still reads: the decode queue from the fixture's gauge (in the whole snapshot:
+    // a push after the first carries only the values that changed).
+    const whole = await app.handlers.getDashboard({ deploymentId: d.deployment.id });
+    expect(whole.values['decode.queued']).toBeTypeOf('number');
+    expect(whole.families?.decode?.unknown).toEqual(FUTURE_SERVER_UNKNOWN);
   }, 20_000);
 });

@@ -50,7 +50,7 @@ it('builds a round’s snapshot only when a window listens or a request asks, an
   expect(pushed.at(-1)!.verdict.headline).toBeTruthy();
 });
 
-it('pushes what rarely changes only when it did: laid over each other, the pushes are every round’s snapshot', async () => {
+it('pushes a round’s changes only: laid over each other, the pushes are every round’s snapshot', async () => {
   let dashboard: DashboardService | undefined;
   opened = await openDemoCore({
     seed: 5,
@@ -70,6 +70,12 @@ it('pushes what rarely changes only when it did: laid over each other, the pushe
 
   expect(isWhole(rounds[0].push)).toBe(true);
   const later = rounds.slice(1).map((r) => r.push);
+  // Each carries the values that changed (a counter that did not move is not sent again).
+  const all = Object.keys(rounds[0].push.values).length;
+  expect(later.every((p) => Object.keys(p.values).length < all)).toBe(true);
+  expect(later.map((p) => ('since' in p ? p.since : null))).toEqual(
+    rounds.slice(0, -1).map((r) => r.push.ts),
+  );
   expect(later.filter((p) => p.notExposed === undefined).length).toBeGreaterThan(0);
   expect(later.filter((p) => p.gpu === undefined).length).toBeGreaterThan(0);
   expect(later.some((p) => p.gpu)).toBe(true);

@@ -304,13 +304,22 @@ export const DASHBOARD_REQUESTS = [
 ] as const satisfies readonly (keyof DashboardRequests)[];
 
 /**
- * The 'dashboard' push of a round: its snapshot, less the parts that rarely change when they are as the previous
- * round's push had them (absent = unchanged). The signals not exposed (half the snapshot's JSON) change when a
- * series first appears, the GPUs once per reading (every few polls). A push that has both is a whole snapshot
- * (the first after nobody listened, a review's cursor); a window lays the others over the snapshot it holds.
+ * The 'dashboard' push of a round: a whole snapshot (the first after a round nobody listened to, a review's
+ * cursor), or what changed since the previous round's push, which a window lays over the snapshot it holds.
  */
-export type DashboardPush = Omit<DashboardSnapshot, 'notExposed' | 'gpu'> &
-  Partial<Pick<DashboardSnapshot, 'notExposed' | 'gpu'>>;
+export type DashboardPush = DashboardSnapshot | DashboardChanges;
+
+/**
+ * A round's snapshot laid over the previous push's: `values` holds only the keys whose value changed (a
+ * deployment's keys are never dropped), and the signals not exposed and the GPUs are absent when unchanged —
+ * the first change when a series first appears, the second once per reading (every few polls). In a fleet of
+ * 32 workers these are most of the snapshot's JSON (values ≈ 80 kB, not exposed ≈ 100 kB).
+ */
+export type DashboardChanges = Omit<DashboardSnapshot, 'notExposed' | 'gpu'> &
+  Partial<Pick<DashboardSnapshot, 'notExposed' | 'gpu'>> & {
+    /** The round (ts) of the push this one is laid over. */
+    since: number;
+  };
 
 export interface DashboardEvents {
   /** One new history row: every key that changed at `ts` (a live chart appends exactly these). */

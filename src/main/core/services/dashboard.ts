@@ -16,7 +16,6 @@ import type {
   KvDetail,
   ScrapeFamilies,
   SignalInfo,
-  SignalMissing,
 } from '@shared/contract';
 import type { DeploymentConfig, Observation, Role } from '@shared/domain';
 import type { DemoFaultName } from '@shared/demo-faults';
@@ -40,6 +39,7 @@ import { parseJournalJson } from '../journal/journal-json';
 import { FamilyCensusCache } from '../signals/family-census';
 import type { DeploymentReadings } from '../fleet/deployment';
 import type { DeploymentLookup } from '../fleet/deployment-registry';
+import { dashboardPush } from './dashboard-push';
 
 /** Turns a simulated fault of the demo host on or off (wired by the composition root for the demo only). */
 export type DemoFaultSwitch = (fault: DemoFaultName, on: boolean, role?: Role) => string[];
@@ -71,9 +71,8 @@ interface Open {
   snapshot?: DashboardSnapshot;
   /** The newest round's time and latest values, while its snapshot has not been built (nobody listened). */
   round?: { ts: number; values: Record<string, number | null> };
-  /** What the previous round's push carried of the parts a push leaves out unchanged; unset after a round
-   * nobody listened to, so that the next push is whole. */
-  pushed?: Pick<DashboardSnapshot, 'notExposed' | 'gpu'>;
+  /** The previous round's snapshot as pushed; unset after a round nobody listened to (the next push is whole). */
+  pushed?: DashboardSnapshot;
 }
 
 /** What the dashboard is given: the deployments, the hooks it reads, pushes, the timeline for alerts, the links. */
@@ -294,17 +293,11 @@ export class DashboardService {
     else o.pushed = undefined;
   }
 
-  /** The round's snapshot as pushed: what did not change since the previous round's push left out. */
+  /** The round's snapshot as pushed: what changed since the previous round's push, else whole. */
   private push(o: Open, snap: DashboardSnapshot): DashboardPush {
     const before = o.pushed;
-    o.pushed = { notExposed: snap.notExposed, gpu: snap.gpu };
-    if (!before) return snap;
-    const { notExposed, gpu, ...rest } = snap;
-    return {
-      ...rest,
-      ...(sameMissing(before.notExposed, notExposed) ? {} : { notExposed }),
-      ...(before.gpu === gpu ? {} : { gpu }),
-    };
+    o.pushed = snap;
+    return dashboardPush(before, snap);
   }
 
   private snapshot(deploymentId: string): DashboardSnapshot {
@@ -589,21 +582,4 @@ export class DashboardService {
       );
     return o;
   }
-}
-
-/** The same signals not exposed, for the same reasons (the store makes new entries when a scrape's set changes). */
-function sameMissing(a: Record<string, SignalMissing>, b: Record<string, SignalMissing>): boolean {
-  const keys = Object.keys(b);
-  if (Object.keys(a).length !== keys.length) return false;
-  return keys.every((k) => {
-    const x = a[k];
-    const y = b[k];
-    return (
-      x === y ||
-      (x !== undefined &&
-        x.why === y.why &&
-        x.expected.length === y.expected.length &&
-        x.expected.every((e, i) => e === y.expected[i]))
-    );
-  });
 }

@@ -1,19 +1,26 @@
-// The core's 'dashboard' pushes laid over the snapshot a window holds. A push leaves out the parts that rarely
-// change when they are as in the previous round's push (DashboardPush, src/shared/api/dashboard.ts), so a window
-// keeps them from what it holds. A window that asks for the whole snapshot (opening a deployment, the connection
-// back) lays the pushes that arrived after it asked over the answer: the answer may be a round older than them,
-// and what they left out is then what the answer has.
+// The core's 'dashboard' pushes laid over the snapshot a window holds. A push is whole, or carries what changed
+// since the previous round's push (DashboardChanges, src/shared/api/dashboard.ts), so a window keeps the rest
+// from what it holds. A window that asks for the whole snapshot (opening a deployment, the connection back) lays
+// the pushes that arrived after it asked over the answer: the answer may be a round older than them, and what
+// they left out is then what the answer has.
 import type { DashboardPush, DashboardSnapshot } from '@shared/contract';
 
-/** A push that carries every part: a snapshot on its own (the first one after nobody listened, a review's). */
+/** A snapshot on its own (the first push after nobody listened, a review's cursor). */
 export function isWhole(p: DashboardPush): p is DashboardSnapshot {
-  return p.notExposed !== undefined && p.gpu !== undefined;
+  return !('since' in p);
 }
 
-/** The snapshot after a push: the push, with the parts it left out as held. */
+/** The snapshot after a push: the push, with the values it did not change and the parts it left out as held. */
 export function layOver(held: DashboardSnapshot, p: DashboardPush): DashboardSnapshot {
+  if (isWhole(p)) return p;
   // Every other part is the push's own, absent ones included (routerWorkers without a router scrape).
-  return { ...p, notExposed: p.notExposed ?? held.notExposed, gpu: p.gpu ?? held.gpu };
+  const { since: _since, ...round } = p;
+  return {
+    ...round,
+    values: { ...held.values, ...p.values },
+    notExposed: p.notExposed ?? held.notExposed,
+    gpu: p.gpu ?? held.gpu,
+  };
 }
 
 /** What a window shows after a push: laid over what it holds, or the push itself when it is whole. */
