@@ -32,9 +32,12 @@ const AS_CHILD = process.env.BENCH_CORE_CPU_CHILD === '1';
 /**
  * BENCH_CORE_CPU_LISTEN=1: a window listens, as in the desktop app (which always has one) or a browser tab —
  * every API event is serialised as the WebSocket bridge sends it. Without it the core is headless (no window:
- * the dashboard builds its round's snapshot and 'signals' values only for a listener).
+ * the dashboard builds its round's snapshot and 'signals' values only for a listener). =alternate: the window
+ * listens in every other steady window (the first included), so what it costs is read within one run, the
+ * machine's load falling on both halves alike.
  */
 const LISTEN = process.env.BENCH_CORE_CPU_LISTEN === '1';
+const ALTERNATE = process.env.BENCH_CORE_CPU_LISTEN === 'alternate';
 
 /** A .cpuprofile of the core over the measured window only (start-up and warm-up left out), for Chrome DevTools. */
 const PROFILE_TO = process.env.BENCH_CORE_CPU_PROFILE;
@@ -93,6 +96,10 @@ interface Measured {
   externalMB: number;
   load: number[];
   channels: { before: ChannelCounts; after: ChannelCounts; wallMs: number };
+  /** A window listening: what it was sent over the steady windows it listened in, per event, per second. */
+  pushed?: Record<string, { perS: number; bytesPerS: number }>;
+  /** ALTERNATE: whether the window listened, per steady window. */
+  listening?: boolean[];
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -108,9 +115,21 @@ async function measure(mode: string): Promise<Measured> {
     record: process.env.BENCH_CORE_CPU_RECORD !== '0',
     demoLauncher: async () => (demo = await remoteDemo()),
   });
-  if (LISTEN)
-    for (const event of EVENT_NAMES)
-      app.core.on(event, ((payload: unknown) => void JSON.stringify({ t: 'evt', event, payload })) as never);
+  // Frames and UTF-16 code units (= bytes for this ASCII JSON) per event, counted in the steady windows.
+  const sent = new Map<string, { n: number; bytes: number }>();
+  let counting = false;
+  const bridge = EVENT_NAMES.map((event) => {
+    const l = (payload: unknown): void => {
+      const frame = JSON.stringify({ t: 'evt', event, payload });
+      if (!counting) return;
+      const c = sent.get(event) ?? { n: 0, bytes: 0 };
+      c.n++;
+      c.bytes += frame.length;
+      sent.set(event, c);
+    };
+    return { on: () => app.core.on(event, l as never), off: () => app.core.off(event, l as never) };
+  });
+  if (LISTEN || ALTERNATE) for (const w of bridge) w.on();
   try {
     const firstSpan = startSpan();
     const s = await app.core.openDemo({});
@@ -120,13 +139,21 @@ async function measure(mode: string): Promise<Measured> {
     const profiler = PROFILE_TO ? await startProfile() : undefined;
     const heapProfiler = HEAP_PROFILE_TO ? await startHeapProfile() : undefined;
     const t0 = performance.now();
+    counting = true;
     const windows: Span[] = [];
+    const listening: boolean[] = [];
+    let listenedMs = 0;
     for (let left = MEASURE_MS; left > 0; left -= WINDOW_MS) {
+      const listens = LISTEN || (ALTERNATE && windows.length % 2 === 0);
+      if (ALTERNATE && windows.length > 0) for (const w of bridge) (listens ? w.on : w.off)();
       const span = startSpan();
       await sleep(Math.min(WINDOW_MS, left));
       windows.push(span());
+      listening.push(listens);
+      if (listens) listenedMs += windows[windows.length - 1].wallMs;
     }
     const wallMs = performance.now() - t0;
+    counting = false;
     const ch1 = await demo!.channels();
     if (profiler && PROFILE_TO) await profiler(PROFILE_TO);
     if (heapProfiler && HEAP_PROFILE_TO) await heapProfiler(HEAP_PROFILE_TO);
@@ -140,6 +167,15 @@ async function measure(mode: string): Promise<Measured> {
       externalMB: mem.external / 1048576,
       load: loadavg(),
       channels: { before: ch0, after: ch1, wallMs },
+      ...((LISTEN || ALTERNATE) && {
+        pushed: Object.fromEntries(
+          [...sent].map(([e, c]) => [
+            e,
+            { perS: c.n / (listenedMs / 1000), bytesPerS: c.bytes / (listenedMs / 1000) },
+          ]),
+        ),
+      }),
+      ...(ALTERNATE && { listening }),
     };
   } finally {
     await app.shutdown();
@@ -204,7 +240,7 @@ function report(m: Measured): void {
   line(`core CPU, one 1P1D deployment at 1 Hz (${label})`, `${(all.cpu / 10).toFixed(2)} % of a core`);
   line(
     '  measured over',
-    `${(all.wallMs / 1000).toFixed(0)} s in ${m.windows.length} windows, after a first ${(m.first.wallMs / 1000).toFixed(0)} s; recording ${process.env.BENCH_CORE_CPU_RECORD === '0' ? 'off' : 'on'}; ${LISTEN ? 'a window listens (every event serialised)' : 'headless (no window listens)'}`,
+    `${(all.wallMs / 1000).toFixed(0)} s in ${m.windows.length} windows, after a first ${(m.first.wallMs / 1000).toFixed(0)} s; recording ${process.env.BENCH_CORE_CPU_RECORD === '0' ? 'off' : 'on'}; ${LISTEN ? 'a window listens (every event serialised)' : ALTERNATE ? 'a window listens in every other window' : 'headless (no window listens)'}`,
   );
   line(
     '  steady CPU ms/s (user+sys): all / main thread / other threads',
@@ -250,6 +286,30 @@ function report(m: Measured): void {
     '  heap used / external (array buffers) at the end',
     `${m.heapUsedMB.toFixed(1)} / ${m.externalMB.toFixed(1)} MB (load average ${m.load.map((l) => l.toFixed(2)).join(' ')})`,
   );
+  if (m.listening) {
+    const halves = [true, false].map((on) => m.windows.filter((_, i) => m.listening![i] === on));
+    line('  alternating windows, listening | headless, min / median / max', '');
+    line('    total CPU ms/s', halves.map((h) => spread(h, (w) => w.cpu)).join(' | '));
+    line('    main thread', halves.map((h) => spread(h, (w) => w.main)).join(' | '));
+    line('    other threads', halves.map((h) => spread(h, (w) => w.others)).join(' | '));
+    line(
+      '    JS heap allocated, MB per 30 s',
+      halves.map((h) => f1((total(h).allocatedKBs * 30) / 1024)).join(' | '),
+    );
+    const median = (h: Span[]): number => h.map((w) => w.cpu).sort((a, b) => a - b)[h.length >> 1];
+    line(
+      '    what the window costs (median listening − median headless)',
+      `${f1(median(halves[0]) - median(halves[1]))} ms/s`,
+    );
+  }
+  if (!m.pushed) return;
+  const pushed = Object.entries(m.pushed).sort(([, a], [, b]) => b.bytesPerS - a.bytesPerS);
+  line(
+    '  pushed to the window, kB/s (frames/s): all',
+    `${(pushed.reduce((a, [, p]) => a + p.bytesPerS, 0) / 1000).toFixed(1)}`,
+  );
+  for (const [event, p] of pushed)
+    line(`    ${event}`, `${(p.bytesPerS / 1000).toFixed(2)} (${p.perS.toFixed(2)})`);
 }
 
 function reportChannels(c: Measured['channels']): void {

@@ -13,6 +13,7 @@ import { runHostReadsBench } from './host-reads';
 import { runPromHistoryBench } from './prom-history';
 import { runFleetScaleBench } from './fleet-scale';
 import { runFleetStagesBench } from './fleet-stages';
+import { runWindowPushBench } from './window-push';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -34,6 +35,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   },
   'fleet-scale': () => runFleetScaleBench(),
   'fleet-stages': () => runFleetStagesBench(),
+  'window-push': () => runWindowPushBench(),
 };
 
 async function main(): Promise<void> {

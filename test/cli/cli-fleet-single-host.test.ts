@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
-import type { DashboardSnapshot } from '../../src/shared/contract';
+import type { DashboardPush } from '../../src/shared/contract';
 import { cliCaptured } from './run-on-app';
 import { ALIAS, startFutureHost, sshdUnavailableReason, type FutureHost } from '../support/future-host';
 
@@ -26,7 +26,7 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
     const opened = await app.handlers.connectHost({ host: fh.host });
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error('no scrape of decode within 30 s')), 30_000);
-      const on = (s: DashboardSnapshot): void => {
+      const on = (s: DashboardPush): void => {
         if (s.deploymentId !== opened.deployment.id || !s.families?.decode) return;
         clearTimeout(t);
         app.core.off('dashboard', on);

@@ -4,7 +4,8 @@
 import { afterEach, expect, it, vi } from 'vitest';
 import * as verdict from '../../src/main/core/signals/verdict';
 import { DashboardService } from '../../src/main/core/services/dashboard';
-import type { DashboardSnapshot } from '../../src/shared/contract';
+import type { DashboardPush, DashboardSnapshot } from '../../src/shared/contract';
+import { afterPush, isWhole } from '../../src/renderer/src/state/dashboard-push';
 import { nextObservation, openDemoCore, type DemoCore } from '../support/demo-core';
 
 let opened: DemoCore | undefined;
@@ -37,15 +38,62 @@ it('builds a round’s snapshot only when a window listens or a request asks, an
   expect(await getDashboard()).toBe(snap);
   expect(built).toHaveBeenCalledTimes(1);
 
-  // A window listens: every round pushes its own snapshot, the one a request then answers.
-  const pushed: DashboardSnapshot[] = [];
+  // A window listens: every round pushes its own snapshot, the one a request then answers (built once).
+  const pushed: DashboardPush[] = [];
   core.on('dashboard', (s) => pushed.push(s));
   const o3 = await nextObservation(core, () => true, 5000);
   const o4 = await nextObservation(core, () => true, 5000);
   expect(pushed.map((s) => s.ts).slice(-2)).toEqual([o3.ts, o4.ts]);
-  expect(await getDashboard()).toBe(pushed.at(-1));
+  const calls = built.mock.calls.length;
+  expect((await getDashboard()).ts).toBe(o4.ts);
+  expect(built).toHaveBeenCalledTimes(calls);
   expect(pushed.at(-1)!.verdict.headline).toBeTruthy();
 });
+
+it('pushes a round’s changes only: laid over each other, the pushes are every round’s snapshot', async () => {
+  let dashboard: DashboardService | undefined;
+  opened = await openDemoCore({
+    seed: 5,
+    intervalMs: 200,
+    attach: (core) => void (dashboard = new DashboardService(core)),
+  });
+  const { core, deploymentId } = opened;
+  await nextObservation(core, (o) => o.services.every((s) => s.metrics?.ok), 15_000);
+  // Each push beside the snapshot its round answers (cached before the push goes out).
+  const rounds: Array<{ push: DashboardPush; snap: Promise<DashboardSnapshot> }> = [];
+  const listen = (push: DashboardPush): void =>
+    void rounds.push({ push, snap: dashboard!.handlers().getDashboard({ deploymentId }) });
+  core.on('dashboard', listen);
+  // Until a GPU reading came after the first push (the demo's GPUs are read every 5 s).
+  for (let i = 0; i < 80 && !(rounds.length > 3 && rounds.slice(1).some((r) => r.push.gpu)); i++)
+    await nextObservation(core, () => true, 5000);
+
+  expect(isWhole(rounds[0].push)).toBe(true);
+  const later = rounds.slice(1).map((r) => r.push);
+  // Each carries the values that changed (a counter that did not move is not sent again).
+  const all = Object.keys(rounds[0].push.values).length;
+  expect(later.every((p) => Object.keys(p.values).length < all)).toBe(true);
+  expect(later.map((p) => ('since' in p ? p.since : null))).toEqual(
+    rounds.slice(0, -1).map((r) => r.push.ts),
+  );
+  expect(later.filter((p) => p.notExposed === undefined).length).toBeGreaterThan(0);
+  expect(later.filter((p) => p.gpu === undefined).length).toBeGreaterThan(0);
+  expect(later.some((p) => p.gpu)).toBe(true);
+  let held: DashboardSnapshot | undefined;
+  for (const r of rounds) {
+    held = afterPush(held, r.push);
+    expect(held).toEqual(await r.snap);
+  }
+
+  // Rounds nobody listened to: the next window's first push is whole again.
+  core.off('dashboard', listen);
+  await nextObservation(core, () => true, 5000);
+  await nextObservation(core, () => true, 5000);
+  const back: DashboardPush[] = [];
+  core.on('dashboard', (p) => back.push(p));
+  await nextObservation(core, () => true, 5000);
+  expect(isWhole(back[0])).toBe(true);
+}, 40_000);
 
 it('pushes each round’s signals, its scrapes’ values and the poll’s, to a window that listens', async () => {
   opened = await openDemoCore({

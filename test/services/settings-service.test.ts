@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
-import type { AlertRule, DashboardSnapshot, SettingsState } from '../../src/shared/contract';
+import type { AlertRule, DashboardPush, SettingsState } from '../../src/shared/contract';
 import { discoverDeployment } from '../../src/main/core/discovery/discover';
 import {
   CAT_DECODE_A,
@@ -89,7 +89,7 @@ describe('settings service', () => {
     const own: AlertRule = { ...kvRule(global), id: 'demo-kv-any', threshold: 0, forS: 0 };
     await a.handlers.setDeploymentAlertRules({ deploymentId: 'demo', rules: [own] });
 
-    const snaps: DashboardSnapshot[] = [];
+    const snaps: DashboardPush[] = [];
     a.core.on('dashboard', (s) => snaps.push(s));
     await a.core.openDemo({});
     await expect

@@ -303,11 +303,29 @@ export const DASHBOARD_REQUESTS = [
   'demoControl',
 ] as const satisfies readonly (keyof DashboardRequests)[];
 
+/**
+ * The 'dashboard' push of a round: a whole snapshot (the first after a round nobody listened to, a review's
+ * cursor), or what changed since the previous round's push, which a window lays over the snapshot it holds.
+ */
+export type DashboardPush = DashboardSnapshot | DashboardChanges;
+
+/**
+ * A round's snapshot laid over the previous push's: `values` holds only the keys whose value changed (a
+ * deployment's keys are never dropped), and the signals not exposed and the GPUs are absent when unchanged —
+ * the first change when a series first appears, the second once per reading (every few polls). In a fleet of
+ * 32 workers these are most of the snapshot's JSON (values ≈ 80 kB, not exposed ≈ 100 kB).
+ */
+export type DashboardChanges = Omit<DashboardSnapshot, 'notExposed' | 'gpu'> &
+  Partial<Pick<DashboardSnapshot, 'notExposed' | 'gpu'>> & {
+    /** The round (ts) of the push this one is laid over. */
+    since: number;
+  };
+
 export interface DashboardEvents {
   /** One new history row: every key that changed at `ts` (a live chart appends exactly these). */
   signals: { deploymentId: string; ts: number; values: Record<string, number | null> };
   /** The pipeline, verdict, KV detail, GPUs and active alerts after each poll. */
-  dashboard: DashboardSnapshot;
+  dashboard: DashboardPush;
   /** New journal lines of a followed unit, or why following stopped. */
   journal: { followId: string; lines: JournalEntry[]; error?: string; hint?: string };
 }

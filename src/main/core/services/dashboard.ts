@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type {
   ActiveAlert,
   AlertRule,
+  DashboardPush,
   DashboardRequests,
   DashboardSnapshot,
   GpuStatus,
@@ -38,6 +39,7 @@ import { parseJournalJson } from '../journal/journal-json';
 import { FamilyCensusCache } from '../signals/family-census';
 import type { DeploymentReadings } from '../fleet/deployment';
 import type { DeploymentLookup } from '../fleet/deployment-registry';
+import { dashboardPush } from './dashboard-push';
 
 /** Turns a simulated fault of the demo host on or off (wired by the composition root for the demo only). */
 export type DemoFaultSwitch = (fault: DemoFaultName, on: boolean, role?: Role) => string[];
@@ -69,6 +71,8 @@ interface Open {
   snapshot?: DashboardSnapshot;
   /** The newest round's time and latest values, while its snapshot has not been built (nobody listened). */
   round?: { ts: number; values: Record<string, number | null> };
+  /** The previous round's snapshot as pushed; unset after a round nobody listened to (the next push is whole). */
+  pushed?: DashboardSnapshot;
 }
 
 /** What the dashboard is given: the deployments, the hooks it reads, pushes, the timeline for alerts, the links. */
@@ -285,7 +289,15 @@ export class DashboardService {
     o.snapshot = undefined;
     o.round = { ts: obs.ts, values: latest };
     if (this.core.listenerCount('dashboard') > 0)
-      this.core.emit('dashboard', this.snapshot(obs.deploymentId));
+      this.core.emit('dashboard', this.push(o, this.snapshot(obs.deploymentId)));
+    else o.pushed = undefined;
+  }
+
+  /** The round's snapshot as pushed: what changed since the previous round's push, else whole. */
+  private push(o: Open, snap: DashboardSnapshot): DashboardPush {
+    const before = o.pushed;
+    o.pushed = snap;
+    return dashboardPush(before, snap);
   }
 
   private snapshot(deploymentId: string): DashboardSnapshot {
@@ -321,11 +333,12 @@ export class DashboardService {
       ts,
       values,
       kv,
+      // One host has no workers: said, so that the verdict does not look for them in every key of the round.
       verdict: pipelineVerdict({
         values,
         growth,
         roles: o.roles,
-        workers: this.workersOf(deploymentId),
+        workers: o.isFleet ? this.workersOf(deploymentId) : [],
         ...(routerWorkers ? { routerWorkers } : {}),
       }),
       gpu: o.gpu,

@@ -4,6 +4,7 @@ import type { AppEvent, ConnectionStatus, DeploymentSummary, Observation } from 
 import type { AppInfo, DashboardSnapshot, SignalInfo } from '@shared/contract';
 import { api } from '../api/client';
 import { notifyAlert } from './notifications';
+import { afterPush, PushesSinceAsked } from './dashboard-push';
 
 export interface DeploymentView {
   summary: DeploymentSummary;
@@ -75,18 +76,20 @@ export function addDeployment(
   if (!first) void loadDashboard(id);
 }
 
+const pushesSinceAsked = new PushesSinceAsked();
+
 async function loadDashboard(id: string): Promise<void> {
+  // Asked after this window listens: the answer, with the pushes since laid over it, is the newest round's.
+  const asked = pushesSinceAsked.ask(id);
   try {
     const [catalog, dashboard] = await Promise.all([
       api.getSignalCatalog({ deploymentId: id }),
       api.getDashboard({ deploymentId: id }),
     ]);
-    update(id, (d) => ({
-      ...d,
-      catalog: catalogMap(catalog),
-      dashboard: d.dashboard ?? dashboard,
-    }));
+    const current = asked.settle(dashboard);
+    update(id, (d) => ({ ...d, catalog: catalogMap(catalog), dashboard: current }));
   } catch (err) {
+    asked.drop();
     // The deployment may have closed meanwhile; its cards say so. Log for whoever debugs the renderer.
     console.warn(`dashboard state for ${id} not loaded:`, err);
   }
@@ -148,5 +151,8 @@ export function wireEvents(): void {
     update(e.deploymentId, (d) => ({ ...d, events: [...d.events, e].slice(-MAX_EVENTS) }));
     if (e.kind === 'alert') notifyAlert(e);
   });
-  api.on('dashboard', (s) => update(s.deploymentId, (d) => ({ ...d, dashboard: s })));
+  api.on('dashboard', (p) => {
+    pushesSinceAsked.pushed(p);
+    update(p.deploymentId, (d) => ({ ...d, dashboard: afterPush(d.dashboard, p) }));
+  });
 }
