@@ -8,18 +8,17 @@
 // The core runs twice: through tsx as the other benches do, and bundled by esbuild as the product ships it
 // (electron-vite bundles the main process) — tsx keeps every transformed module's source as strings on the JS
 // heap (≈ 25–30 MB here), which every major GC marks again, so its figure carries the harness's own GC cost.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { GCProfiler, getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { createApp } from '../src/main/compose';
 import { EVENT_NAMES } from '../src/shared/contract';
 import type { CoreOptions } from '../src/main/core/core';
 import type { ChannelCounts } from './support/demo-host-main';
+import { runBundled } from './support/bundled-run';
+import { startHeapProfile, startProfile, startSpan, type Span } from './support/process-span';
 
 /** The first window, measured apart: the deployment opening (series first seen, code cold, heap growing). */
 const WARMUP_MS = Number(process.env.BENCH_CORE_CPU_WARMUP_MS ?? 60_000);
@@ -40,91 +39,8 @@ const LISTEN = process.env.BENCH_CORE_CPU_LISTEN === '1';
 /** A .cpuprofile of the core over the measured window only (start-up and warm-up left out), for Chrome DevTools. */
 const PROFILE_TO = process.env.BENCH_CORE_CPU_PROFILE;
 
-export async function startProfile(): Promise<(file: string) => Promise<void>> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  return async (file) => {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(file, JSON.stringify(profile));
-    session.disconnect();
-  };
-}
-
-/**
- * CPU ticks (user+sys, 1/100 s) of this process's main thread and of all its other threads (libuv's pool: zlib and
- * fs; V8's workers: concurrent GC and compilation), from /proc: tells JS work from what it hands off. Linux only.
- */
-function threadTicks(): { main: number; others: number } | null {
-  try {
-    let main = 0;
-    let others = 0;
-    for (const tid of readdirSync('/proc/self/task')) {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the whole line.
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(f[11]) + Number(f[12]);
-      if (Number(tid) === process.pid) main += ticks;
-      else others += ticks;
-    }
-    return { main, others };
-  } catch {
-    return null;
-  }
-}
-
 /** A .heapprofile of what the core allocates over the measured window (garbage included): where GC work comes from. */
 const HEAP_PROFILE_TO = process.env.BENCH_CORE_CPU_HEAP_PROFILE;
-
-export async function startHeapProfile(): Promise<(file: string) => Promise<void>> {
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 4096,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  return async (file) => {
-    const { profile } = await session.post('HeapProfiler.stopSampling');
-    writeFileSync(file, JSON.stringify(profile));
-    session.disconnect();
-  };
-}
-
-const GC_KINDS: Record<number, string> = {
-  [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
-  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
-  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
-  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
-};
-
-/** Garbage collections by kind and their main-thread pause, from the moment it is called until `stop()`. */
-function watchGc(): () => Map<string, { n: number; ms: number }> {
-  const seen = new Map<string, { n: number; ms: number }>();
-  const obs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      const kind = GC_KINDS[(e as unknown as { detail: { kind: number } }).detail.kind] ?? 'other';
-      const s = seen.get(kind) ?? { n: 0, ms: 0 };
-      s.n++;
-      s.ms += e.duration;
-      seen.set(kind, s);
-    }
-  });
-  obs.observe({ entryTypes: ['gc'] });
-  return () => {
-    obs.disconnect();
-    return seen;
-  };
-}
-
-/** Bytes in V8's old generation: its growth between two major GCs is what scavenges promoted (survived twice). */
-function oldBytes(): number {
-  return getHeapSpaceStatistics()
-    .filter((s) => s.space_name !== 'new_space')
-    .reduce((a, s) => a + s.space_used_size, 0);
-}
 
 type Launched = Awaited<ReturnType<NonNullable<CoreOptions['demo']>>>;
 
@@ -169,48 +85,6 @@ export async function remoteDemo(): Promise<RemoteDemo> {
   };
 }
 
-/** One measured span of the core process: CPU per second of it, split by thread, and its GCs. */
-export interface Span {
-  wallMs: number;
-  /** CPU ms per second: user + sys of the process, and (from /proc, Linux) main thread and the others. */
-  cpu: number;
-  user: number;
-  sys: number;
-  main: number | null;
-  others: number | null;
-  gc: Record<string, { n: number; ms: number }>;
-  /** Old-generation growth per second when no major GC ran in the span (what scavenges promoted). */
-  promotedKBs: number | null;
-  /** JS heap bytes allocated per second, garbage included: what the GCs found used minus what the last one left. */
-  allocatedKBs: number;
-}
-
-interface GcStat {
-  beforeGC: { heapStatistics: { usedHeapSize: number } };
-  afterGC: { heapStatistics: { usedHeapSize: number } };
-}
-
-/**
- * Bytes allocated on the JS heap while `stop` had not been called, from V8's own per-GC heap figures (no sampling
- * profiler, so nothing slows the core down): before each GC the heap holds what the previous one left plus what
- * was allocated since.
- */
-function watchAllocation(): () => number {
-  const profiler = new GCProfiler();
-  const used0 = getHeapStatistics().used_heap_size;
-  profiler.start();
-  return () => {
-    const stats = (profiler.stop()?.statistics ?? []) as unknown as GcStat[];
-    let left = used0;
-    let bytes = 0;
-    for (const g of stats) {
-      bytes += Math.max(0, g.beforeGC.heapStatistics.usedHeapSize - left);
-      left = g.afterGC.heapStatistics.usedHeapSize;
-    }
-    return bytes + Math.max(0, getHeapStatistics().used_heap_size - left);
-  };
-}
-
 interface Measured {
   mode: string;
   first: Span;
@@ -219,34 +93,6 @@ interface Measured {
   externalMB: number;
   load: number[];
   channels: { before: ChannelCounts; after: ChannelCounts; wallMs: number };
-}
-
-export function startSpan(): () => Span {
-  const ticks0 = threadTicks();
-  const gc = watchGc();
-  const allocation = watchAllocation();
-  const old0 = oldBytes();
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  return () => {
-    const c = process.cpuUsage(cpu0);
-    const wallMs = performance.now() - t0;
-    const ticks1 = threadTicks();
-    const gcs = gc();
-    const allocated = allocation();
-    const s = wallMs / 1000;
-    return {
-      wallMs,
-      cpu: (c.user + c.system) / 1000 / s,
-      user: c.user / 1000 / s,
-      sys: c.system / 1000 / s,
-      main: ticks0 && ticks1 ? ((ticks1.main - ticks0.main) * 10) / s : null,
-      others: ticks0 && ticks1 ? ((ticks1.others - ticks0.others) * 10) / s : null,
-      gc: Object.fromEntries(gcs),
-      promotedKBs: gcs.has('major') ? null : (oldBytes() - old0) / 1024 / s,
-      allocatedKBs: allocated / 1024 / s,
-    };
-  };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -303,50 +149,16 @@ async function measure(mode: string): Promise<Measured> {
 
 /**
  * The same measurement with the core bundled by esbuild (as electron-vite ships it), in a child process so its
- * heap holds no tsx sources. The bundle sits in bench/ so its __dirname finds the demo host's entry as ours does.
+ * heap holds no tsx sources (bench/support/bundled-run.ts).
  */
 function measureBundled(): Measured {
-  const root = join(__dirname, '..');
-  const bundle = join(__dirname, '.core-cpu-bundled.cjs');
-  const esbuild = join(root, 'node_modules', '.bin', 'esbuild');
-  const args = [
-    join(__dirname, 'core-cpu.ts'),
-    '--bundle',
-    '--platform=node',
-    '--format=cjs',
-    '--log-level=warning',
-    `--alias:@shared=${join(root, 'src', 'shared')}`,
-    '--external:electron',
-    '--external:cpu-features',
-    '--loader:.node=file',
-    '--asset-names=.core-cpu-bundled-[name]-[hash]',
-    `--outfile=${bundle}`,
-  ];
-  try {
-    const built = spawnSync(esbuild, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-    if (built.status !== 0)
-      throw new Error(`esbuild could not bundle bench/core-cpu.ts (exit ${built.status})`);
-    const env: NodeJS.ProcessEnv = { ...process.env, BENCH_CORE_CPU_CHILD: '1' };
-    // One profile per run is what the variables name: the in-process (tsx) run writes them when both run.
-    if (MODE === 'both') {
-      delete env.BENCH_CORE_CPU_PROFILE;
-      delete env.BENCH_CORE_CPU_HEAP_PROFILE;
-    }
-    const run = spawnSync(process.execPath, [bundle], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 16 << 20,
-    });
-    const out = run.stdout.toString().trim().split('\n').pop() ?? '';
-    if (run.status !== 0 || !out.startsWith('{'))
-      throw new Error(`the bundled core-cpu run failed (exit ${run.status}): ${out.slice(0, 200)}`);
-    return JSON.parse(out) as Measured;
-  } finally {
-    // The bundle and the native addons esbuild copied beside it.
-    for (const f of readdirSync(__dirname))
-      if (f.startsWith('.core-cpu-bundled')) rmSync(join(__dirname, f), { force: true });
+  const env: NodeJS.ProcessEnv = { ...process.env, BENCH_CORE_CPU_CHILD: '1' };
+  // One profile per run is what the variables name: the in-process (tsx) run writes them when both run.
+  if (MODE === 'both') {
+    delete env.BENCH_CORE_CPU_PROFILE;
+    delete env.BENCH_CORE_CPU_HEAP_PROFILE;
   }
+  return runBundled<Measured>('core-cpu', env);
 }
 
 /** A label and its figure in columns; a label too long for its column keeps one space before the figure. */

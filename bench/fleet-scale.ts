@@ -1,12 +1,7 @@
 // Scale of one fleet deployment (issue 15 "Scale"): 32 workers on 8 hosts (8 prefill, 24 decode) at 1 Hz,
-// with a one-host 1P1D deployment measured the same way beside it. The demo fleet runs in a child process (as
-// real hosts are other machines; bench/support/demo-fleet-main.ts), the core in this one connects to it over
-// SSH through the ssh config the fleet wrote — exactly connectHost on the router's host — and polls every
-// worker: metrics, systemd, health, GPUs, the recorder's journals. Over a steady window it measures
-//   core CPU            this process's CPU time (user+sys) per second of wall time, and as % of one core
-//   SSH per host        connections that logged in, channels open at the same moment (max), channels opened
-//                       per minute (exec and direct-tcpip), counted by each host's SSH server
-// then, in real Chromium (browser mode, bench/support/fleet-web.ts, needs `npm run build`):
+// with a one-host 1P1D deployment measured the same way beside it. First the core (fleet-core.ts: its CPU per
+// second, through tsx in this process and bundled as shipped in a child, and the SSH channels per host), then,
+// in real Chromium (browser mode, bench/support/fleet-web.ts, needs `npm run build`):
 //   KV page             time per live update per chart (the charts' own "pdc:<chart>:live-update" measures),
 //                       beside a second page open at the same time with Chart.js's legend on the canvas
 //                       (`?legend=canvas`, the path before the HTML legend) and the ratio of their medians;
@@ -16,176 +11,27 @@
 //                       charts, so its figure is for the whole page
 // The machine is shared: CPU time and counts are what to compare, wall-clock page timings are inflated by load.
 //   npm run bench -- fleet-scale      (BENCH_FLEET_MS=60000 the window; BENCH_FLEET_BROWSER=0 skips Chromium,
-//                                      BENCH_FLEET_CORE=0 the core figures; BENCH_FLEET_PROFILE=file a
-//                                      .cpuprofile and BENCH_FLEET_HEAP_PROFILE=file a .heapprofile of the
-//                                      fleet's core; BENCH_FLEET_RENDERER_PROFILE=file a .cpuprofile of the
-//                                      fleet KV page over its window)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+//                                      BENCH_FLEET_CORE=0 the core figures; BENCH_FLEET_MODE=tsx|bundled|both
+//                                      how the core runs; BENCH_FLEET_PROFILE=file a .cpuprofile and
+//                                      BENCH_FLEET_HEAP_PROFILE=file a .heapprofile of the fleet's core (the
+//                                      bundled one when both run); BENCH_FLEET_RENDERER_PROFILE=file a
+//                                      .cpuprofile of the fleet KV page over its window)
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface, type Interface } from 'node:readline';
 import type { Browser, Page } from '@playwright/test';
-import { createApp } from '../src/main/compose';
 import type { FleetShape } from '../src/main/demo/topology';
 import { launchChromium } from '../e2e/support/browser';
 import { startWebApp } from '../e2e/support/web-app';
 import { collectPerfScript } from './support/bench-client';
-import type { FleetHostCounts, FleetReady } from './support/demo-fleet-main';
-import { startHeapProfile, startProfile, startSpan, type Span } from './core-cpu';
+import { remoteFleet, runFleetCore, SCALE } from './fleet-core';
 
-/** A .cpuprofile of the core over the fleet's measured window (BENCH_FLEET_PROFILE=file), for Chrome DevTools. */
-const PROFILE_TO = process.env.BENCH_FLEET_PROFILE;
-/** A .heapprofile of what the core allocates over the fleet's window (BENCH_FLEET_HEAP_PROFILE=file). */
-const HEAP_PROFILE_TO = process.env.BENCH_FLEET_HEAP_PROFILE;
 /** A .cpuprofile of the fleet's KV page over its measured window (BENCH_FLEET_RENDERER_PROFILE=file). */
 const RENDERER_PROFILE_TO = process.env.BENCH_FLEET_RENDERER_PROFILE;
 
-const WARMUP_MS = 15_000;
-const MEASURE_MS = Number(process.env.BENCH_FLEET_MS ?? 60_000);
 const BROWSER_MS = Number(process.env.BENCH_FLEET_BROWSER_MS ?? 30_000);
-export const SCALE: FleetShape = { hosts: 8, prefill: 8, decode: 24 };
 const SINGLE: FleetShape = { hosts: 1, prefill: 1, decode: 1 };
-const GOALS = { cpuPct: 5, connectionsPerHost: 1, channelsPerHost: 8, liveMs: 8 };
+const GOALS = { liveMs: 8 };
 const root = join(__dirname, '..');
-
-export interface RemoteFleet {
-  ready: FleetReady;
-  counts(reset?: boolean): Promise<FleetHostCounts[]>;
-  stop(): Promise<void>;
-}
-
-export async function remoteFleet(shape: FleetShape): Promise<RemoteFleet> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-      '--tsconfig',
-      join(root, 'tsconfig.node.json'),
-      join(__dirname, 'support', 'demo-fleet-main.ts'),
-      '--hosts',
-      String(shape.hosts),
-      '--prefill',
-      String(shape.prefill),
-      '--decode',
-      String(shape.decode),
-    ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const lines: Interface = createInterface({ input: child.stdout! });
-  const nextLine = (): Promise<string> =>
-    new Promise<string>((resolve, reject) => {
-      lines.once('line', resolve);
-      child.once('exit', (code) => reject(new Error(`demo fleet process exited (${code})`)));
-    });
-  const ready = JSON.parse(await nextLine()) as FleetReady;
-  return {
-    ready,
-    counts: async (reset = false) => {
-      const answer = nextLine();
-      child.stdin!.write(reset ? 'reset\n' : 'counts\n');
-      return JSON.parse(await answer) as FleetHostCounts[];
-    },
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
-}
-
-export interface CoreFigures {
-  shape: FleetShape;
-  workers: number;
-  services: number;
-  wallMs: number;
-  cpuMsPerS: number;
-  cpuPct: number;
-  /** The same window split by thread, with its GCs and the JS heap it allocated. */
-  span: Span;
-  connectionsPerHost: number[];
-  /** Per host: the most channels open at once during the window. */
-  openMaxPerHost: number[];
-  /** Per host: channels opened per minute (exec + direct-tcpip). */
-  openedPerMinPerHost: number[];
-  execPerMin: number;
-  tcpipPerMin: number;
-  observations: number;
-  fallback: string | null;
-  /** The first host's channels open at the end, by kind. */
-  openKinds: Record<string, number>;
-  /** Per host: the channels open at the end, by kind (HTTP tunnels, shells, journal follows). */
-  kindsPerHost: Array<{ name: string; tunnels: number; shells: number; follows: number }>;
-}
-
-/** A host's open channels by what they carry: "tcpip <addr>" tunnels, "exec sh" shells, other execs follows. */
-function byKind(c: FleetHostCounts): { name: string; tunnels: number; shells: number; follows: number } {
-  let tunnels = 0;
-  let shells = 0;
-  let follows = 0;
-  for (const [k, n] of Object.entries(c.openKinds)) {
-    if (k.startsWith('tcpip ')) tunnels += n;
-    else if (k === 'exec sh') shells += n;
-    else follows += n;
-  }
-  return { name: c.name, tunnels, shells, follows };
-}
-
-async function measureCore(shape: FleetShape): Promise<CoreFigures> {
-  const fleet = await remoteFleet(shape);
-  const dir = mkdtempSync(join(tmpdir(), 'pdc-fleet-scale-'));
-  const app = createApp({ shell: 'browser', dataDir: dir, homeDir: fleet.ready.home });
-  try {
-    const alias = fleet.ready.entry;
-    const s = await app.handlers.connectHost({ host: { id: alias, label: alias, kind: 'ssh', alias } });
-    let observations = 0;
-    app.core.on('observation', () => observations++);
-    await new Promise((r) => setTimeout(r, WARMUP_MS));
-    const c0 = await fleet.counts(true);
-    const obs0 = observations;
-    const profiler = PROFILE_TO && shape.hosts > 1 ? await startProfile() : undefined;
-    const heapProfiler = HEAP_PROFILE_TO && shape.hosts > 1 ? await startHeapProfile() : undefined;
-    const endSpan = startSpan();
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, MEASURE_MS));
-    const cpu = process.cpuUsage(cpu0);
-    const wallMs = performance.now() - t0;
-    const span = endSpan();
-    // Counted now: the reads below wait on the fleet's process and the close, and rounds go on meanwhile (on a
-    // loaded machine several seconds of them, which read as 1.1–1.35 rounds a second).
-    const obs1 = observations;
-    const c1 = await fleet.counts();
-    if (profiler && PROFILE_TO) await profiler(PROFILE_TO);
-    if (heapProfiler && HEAP_PROFILE_TO) await heapProfiler(HEAP_PROFILE_TO);
-    const perMin = (n: number): number => (n * 60_000) / wallMs;
-    const sum = (f: (c: FleetHostCounts) => number, cs: FleetHostCounts[]): number =>
-      cs.reduce((a, c) => a + f(c), 0);
-    await app.core.closeDeployment({ deploymentId: s.deployment.id });
-    return {
-      shape,
-      workers: fleet.ready.workers,
-      services: s.deployment.services.length,
-      wallMs,
-      cpuMsPerS: (cpu.user + cpu.system) / wallMs,
-      cpuPct: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
-      span,
-      connectionsPerHost: c1.map((c) => c.connections),
-      openMaxPerHost: c1.map((c) => c.open.max),
-      openedPerMinPerHost: c1.map((c, i) => perMin(c.exec + c.tcpip - c0[i].exec - c0[i].tcpip)),
-      execPerMin: perMin(sum((c) => c.exec, c1) - sum((c) => c.exec, c0)),
-      tcpipPerMin: perMin(sum((c) => c.tcpip, c1) - sum((c) => c.tcpip, c0)),
-      observations: obs1 - obs0,
-      fallback: fleet.ready.fallback,
-      openKinds: c1[0].openKinds,
-      kindsPerHost: c1.map(byKind),
-    };
-  } finally {
-    await app.shutdown();
-    await fleet.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 export interface PageFigures {
   /** Live-update ms per chart of the KV page (only charts on screen draw). */
@@ -312,84 +158,6 @@ const pct = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 };
 const f = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
-const max = (xs: number[]): number => (xs.length ? Math.max(...xs) : NaN);
-
-function printCore(scale: CoreFigures, single: CoreFigures): void {
-  const row = (label: string, a: string, b: string, goal = ''): void =>
-    void process.stdout.write(`${label.padEnd(52)}${a.padStart(16)}${b.padStart(16)}   ${goal}\n`);
-  const name = (c: CoreFigures): string => `${c.shape.hosts}h ${c.shape.prefill}P${c.shape.decode}D`;
-  process.stdout.write('\nCore at 1 Hz, demo fleet in its own process (CPU time, not wall-clock latency)\n');
-  row('', name(scale), name(single), 'goal (fleet)');
-  row(
-    'workers / services polled',
-    `${scale.workers} / ${scale.services}`,
-    `${single.workers} / ${single.services}`,
-  );
-  row('core CPU, ms per s (user+sys)', f(scale.cpuMsPerS), f(single.cpuMsPerS));
-  row('core CPU, % of one core', f(scale.cpuPct, 2), f(single.cpuPct, 2), `≤ ${GOALS.cpuPct} %`);
-  const threads = (c: CoreFigures): string => `${f(c.span.main ?? NaN)} / ${f(c.span.others ?? NaN)}`;
-  row('  main thread / other threads (GC, pool), ms per s', threads(scale), threads(single));
-  // Per observation (one a second): the garbage each round leaves for the young generation to scavenge.
-  const perRound = (c: CoreFigures): number => (c.span.allocatedKBs * c.wallMs) / 1000 / c.observations;
-  row('  JS heap allocated, kB per round', f(perRound(scale), 0), f(perRound(single), 0));
-  const gcs = (c: CoreFigures): string => {
-    const n = (k: string): number => ((c.span.gc[k]?.n ?? 0) * 60_000) / c.wallMs;
-    return `${f(n('minor'), 0)} / ${f(n('major') + n('incremental'), 1)}`;
-  };
-  row('  GCs per minute: minor / major+incremental', gcs(scale), gcs(single));
-  row(
-    'SSH connections per host (max)',
-    String(max(scale.connectionsPerHost)),
-    String(max(single.connectionsPerHost)),
-    `= ${GOALS.connectionsPerHost}`,
-  );
-  row(
-    'channels open at once per host (max)',
-    String(max(scale.openMaxPerHost)),
-    String(max(single.openMaxPerHost)),
-    `≤ ${GOALS.channelsPerHost}`,
-  );
-  row(
-    'channels opened per minute per host (max)',
-    f(max(scale.openedPerMinPerHost)),
-    f(max(single.openedPerMinPerHost)),
-  );
-  row(
-    '  all hosts: exec / direct-tcpip per minute',
-    `${f(scale.execPerMin)} / ${f(scale.tcpipPerMin)}`,
-    `${f(single.execPerMin)} / ${f(single.tcpipPerMin)}`,
-  );
-  row(
-    'observations emitted per s',
-    f((scale.observations * 1000) / scale.wallMs, 2),
-    f((single.observations * 1000) / single.wallMs, 2),
-  );
-  process.stdout.write(
-    `  per host (${name(scale)}): open max ${scale.openMaxPerHost.join(' ')}; opened/min ${scale.openedPerMinPerHost.map((x) => f(x, 0)).join(' ')}\n`,
-  );
-  process.stdout.write(
-    `  open at the end by kind (HTTP tunnels + shells + journal follows): ${scale.kindsPerHost
-      .map((k) => `${k.name} ${k.tunnels}+${k.shells}+${k.follows}`)
-      .join(', ')}; one host: ${single.kindsPerHost
-      .map((k) => `${k.tunnels}+${k.shells}+${k.follows}`)
-      .join(', ')}\n`,
-  );
-  process.stdout.write(
-    `  measured over ${f(scale.wallMs / 1000, 0)} s / ${f(single.wallMs / 1000, 0)} s after ${WARMUP_MS / 1000} s of warm-up, recording on; load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}\n`,
-  );
-  process.stdout.write(
-    `  open at the end on ${scale.shape.hosts > 1 ? 'the router host' : 'the host'}: ${Object.entries(
-      scale.openKinds,
-    )
-      .map(([k, n]) => `${k} ×${n}`)
-      .join(', ')}; one host: ${Object.entries(single.openKinds)
-      .map(([k, n]) => `${k} ×${n}`)
-      .join(', ')}\n`,
-  );
-  if (scale.fallback) process.stdout.write(`  note: ${scale.fallback}\n`);
-}
 
 function printPages(scale: PageFigures, single: PageFigures): void {
   const row = (label: string, a: string, b: string, goal = ''): void =>
@@ -429,11 +197,7 @@ export async function runFleetScaleBench(): Promise<void> {
   process.stdout.write(
     `core: ${SCALE.hosts} hosts × ${SCALE.prefill + SCALE.decode} workers, then one host…\n`,
   );
-  if (process.env.BENCH_FLEET_CORE !== '0') {
-    const scale = await measureCore(SCALE);
-    const single = await measureCore(SINGLE);
-    printCore(scale, single);
-  }
+  if (process.env.BENCH_FLEET_CORE !== '0') await runFleetCore();
   if (process.env.BENCH_FLEET_BROWSER === '0') return;
   if (!existsSync(join(root, 'out', 'renderer', 'index.html'))) {
     process.stdout.write(

@@ -36,3 +36,17 @@ it('leaves out what no worker reported, and a worker whose scrape failed (NaN) d
   expect('ttft_p99_s' in role).toBe(false);
   expect(combineWorkers([{ running: NaN }], [])).toEqual({});
 });
+
+it('averages a mean-combined gauge and the KV transfer speed over the workers that reported it', () => {
+  const role = combineWorkers(
+    [
+      { cache_hit_rate: 0.2, kv_transfer_gb_s: 2, running: 1 },
+      { cache_hit_rate: NaN, running: 3 },
+      { cache_hit_rate: 0.6, kv_transfer_gb_s: 4, running: 2 },
+    ],
+    [],
+  );
+  expect(role.cache_hit_rate).toBeCloseTo(0.4, 12);
+  expect(role.kv_transfer_gb_s).toBeCloseTo(3, 12);
+  expect(role.running).toBe(6);
+});

@@ -10,16 +10,30 @@ import { SignalsStore } from '../../src/main/core/signals/signals-store';
 
 const BOUNDS = ['0.1', '0.5', '1.0', '2.5', '+Inf'];
 
-/** A decode server's /metrics with its TTFT histogram at these cumulative bucket counts. */
-function scrape(cumulative: number[]) {
+/** One label set of a TTFT histogram: its bucket bounds and their cumulative counts. */
+interface Histogram {
+  model: string;
+  bounds: string[];
+  cumulative: number[];
+}
+
+/** A decode server's /metrics with its TTFT histogram, one series per bound of each label set. */
+function scrapeOf(histograms: Histogram[]) {
   const lines = ['# TYPE sglang:time_to_first_token_seconds histogram'];
-  BOUNDS.forEach((le, k) =>
-    lines.push(`sglang:time_to_first_token_seconds_bucket{le="${le}",model_name="m"} ${cumulative[k]}`),
-  );
-  lines.push(`sglang:time_to_first_token_seconds_sum{model_name="m"} 0`);
-  lines.push(`sglang:time_to_first_token_seconds_count{model_name="m"} ${cumulative[cumulative.length - 1]}`);
+  for (const { model, bounds, cumulative } of histograms) {
+    bounds.forEach((le, k) =>
+      lines.push(
+        `sglang:time_to_first_token_seconds_bucket{le="${le}",model_name="${model}"} ${cumulative[k]}`,
+      ),
+    );
+    lines.push(`sglang:time_to_first_token_seconds_sum{model_name="${model}"} 0`);
+    lines.push(`sglang:time_to_first_token_seconds_count{model_name="${model}"} ${cumulative.at(-1)}`);
+  }
   return parseExposition(`${lines.join('\n')}\n`, 'prometheus');
 }
+
+/** A decode server's /metrics with its TTFT histogram at these cumulative bucket counts. */
+const scrape = (cumulative: number[]) => scrapeOf([{ model: 'm', bounds: BOUNDS, cumulative }]);
 
 const seen = (id: string, ts: number): ServiceObservation =>
   ({
@@ -31,8 +45,17 @@ const seen = (id: string, ts: number): ServiceObservation =>
   }) as ServiceObservation;
 
 function poll(store: SignalsStore, ts: number, slow: number[], fast: number[]): void {
-  store.ingest('fleet', ts, 'decode', scrape(slow), 'decode-0');
-  store.ingest('fleet', ts, 'decode', scrape(fast), 'decode-1');
+  pollScrapes(store, ts, scrape(slow), scrape(fast));
+}
+
+function pollScrapes(
+  store: SignalsStore,
+  ts: number,
+  first: ReturnType<typeof scrapeOf>,
+  second: ReturnType<typeof scrapeOf>,
+): void {
+  store.ingest('fleet', ts, 'decode', first, 'decode-0');
+  store.ingest('fleet', ts, 'decode', second, 'decode-1');
   const obs: Observation = {
     deploymentId: 'fleet',
     hostId: 'gpu-b',
@@ -82,4 +105,39 @@ it('a worker whose scrape failed this poll is left out, and no histogram means n
   const v = store.latest('fleet');
   expect(v['decode.ttft_p99_s']).toBeCloseTo(1 + 1.5 * 0.99, 6);
   expect(v['decode.itl_p99_s'] ?? null).toBeNull();
+});
+
+it("sums by bound across a worker's label sets and across workers whose bucket bounds differ", () => {
+  // decode-0 serves two models with bounds 0.1, 0.5: 10 requests in (0, 0.1] for one, 10 in (0.1, 0.5] for the
+  // other; decode-1 has a 0.25 bound as well and serves 20 in (0.1, 0.25]. Summed by le, as Prometheus' sum by
+  // (le) does: 0.1 → 10, 0.25 → 20 (decode-1's alone), 0.5 → 40, +Inf → 40.
+  const coarse = ['0.1', '0.5', '+Inf'];
+  const fine = ['0.1', '0.25', '0.5', '+Inf'];
+  const store = new SignalsStore();
+  store.open('fleet', ['decode']);
+  pollScrapes(
+    store,
+    1_000,
+    scrapeOf([
+      { model: 'a', bounds: coarse, cumulative: [0, 0, 0] },
+      { model: 'b', bounds: coarse, cumulative: [0, 0, 0] },
+    ]),
+    scrapeOf([{ model: 'a', bounds: fine, cumulative: [0, 0, 0, 0] }]),
+  );
+  pollScrapes(
+    store,
+    31_000,
+    scrapeOf([
+      { model: 'a', bounds: coarse, cumulative: [10, 10, 10] },
+      { model: 'b', bounds: coarse, cumulative: [0, 10, 10] },
+    ]),
+    scrapeOf([{ model: 'a', bounds: fine, cumulative: [0, 20, 20, 20] }]),
+  );
+  const v = store.latest('fleet');
+  // p50: rank 20 reaches the 0.25 bucket (10 below it, 10 in it) at its top; p99: rank 39.6 is 19.6 of the 20
+  // in (0.25, 0.5].
+  expect(v['decode.ttft_p50_s']).toBeCloseTo(0.25, 6);
+  expect(v['decode.ttft_p99_s']).toBeCloseTo(0.25 + 0.25 * (19.6 / 20), 6);
+  // decode-0 alone: 10 at ≤ 0.1, 20 at ≤ 0.5; its p50 is the top of its first bucket.
+  expect(v['decode.ttft_p50_s@decode-0']).toBeCloseTo(0.1, 6);
 });

@@ -1,0 +1,53 @@
+// A bench entry bundled by esbuild, as electron-vite ships the main process, and run in a child process of its
+// own: tsx keeps every transformed module's source as strings on the JS heap (≈ 25–30 MB of the core), which
+// every major GC marks again, so a figure measured through tsx carries the harness's own GC cost. The bundle
+// sits in bench/ so its __dirname finds the demo's entries (bench/support/) as the unbundled file does.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const BENCH_DIR = join(__dirname, '..');
+const ROOT = join(BENCH_DIR, '..');
+
+/**
+ * Bundles bench/<name>.ts, runs it with `env` (its child mode prints one JSON line last) and returns that line
+ * parsed. The bundle and the native addons esbuild copied beside it are removed afterwards.
+ */
+export function runBundled<T>(name: string, env: NodeJS.ProcessEnv): T {
+  const prefix = `.${name}-bundled`;
+  const bundle = join(BENCH_DIR, `${prefix}.cjs`);
+  const args = [
+    join(BENCH_DIR, `${name}.ts`),
+    '--bundle',
+    '--platform=node',
+    '--format=cjs',
+    '--log-level=warning',
+    `--alias:@shared=${join(ROOT, 'src', 'shared')}`,
+    '--external:electron',
+    '--external:cpu-features',
+    '--loader:.node=file',
+    `--asset-names=${prefix}-[name]-[hash]`,
+    `--outfile=${bundle}`,
+  ];
+  try {
+    const built = spawnSync(join(ROOT, 'node_modules', '.bin', 'esbuild'), args, {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    if (built.status !== 0)
+      throw new Error(`esbuild could not bundle bench/${name}.ts (exit ${built.status})`);
+    const run = spawnSync(process.execPath, [bundle], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 16 << 20,
+    });
+    const out = run.stdout.toString().trim().split('\n').pop() ?? '';
+    if (run.status !== 0 || !out.startsWith('{'))
+      throw new Error(`the bundled ${name} run failed (exit ${run.status}): ${out.slice(0, 200)}`);
+    return JSON.parse(out) as T;
+  } finally {
+    for (const f of readdirSync(BENCH_DIR))
+      if (f.startsWith(prefix)) rmSync(join(BENCH_DIR, f), { force: true });
+  }
+}
