@@ -171,28 +171,35 @@ function aggregate(
   });
   const rows: Record<string, number>[] = [];
   const buckets: WindowBuckets[] = [];
+  /** combineWorkers' figures by name: the role's columns without building their keys at every poll. */
+  const byName = new Map<string, Float32Array>();
+  // Each worker's state columns, looked up once (the loop below runs per poll and worker).
+  const stateOf = workers.map((w) => {
+    const of = (k: string) => w.group.cols.get(`${role}.${k}@${w.id}`);
+    return { states: states.map(([k]) => of(k)), restarts: of('restarts') };
+  });
+  const up = new Float64Array(states.length);
   const at = workers.map(() => -1);
   for (let i = 0; i < n; i++) {
-    const up = new Map<string, number>();
+    up.fill(1);
     let r = 0;
     let hasR = false;
-    workers.forEach((w, j) => {
-      const wt = w.group.t;
+    for (let j = 0; j < workers.length; j++) {
+      const wt = workers[j].group.t;
       while (at[j] + 1 < wt.length && wt[at[j] + 1] <= t[i]) at[j]++;
       const k = at[j];
-      const v = (key: string): number =>
-        k < 0 ? NaN : (w.group.cols.get(`${role}.${key}@${w.id}`)?.[k] ?? NaN);
-      for (const [key] of states) {
-        const x = v(key);
-        up.set(key, Math.min(up.get(key) ?? 1, x === x ? x : 0));
+      const own = stateOf[j];
+      for (let s = 0; s < up.length; s++) {
+        const x = k < 0 ? NaN : (own.states[s]?.[k] ?? NaN);
+        up[s] = Math.min(up[s], x === x ? x : 0);
       }
-      const rs = v('restarts');
+      const rs = k < 0 ? NaN : (own.restarts?.[k] ?? NaN);
       if (rs === rs) {
         r += rs;
         hasR = true;
       }
-    });
-    for (const [key, c] of states) c[i] = up.get(key) ?? NaN;
+    }
+    for (let s = 0; s < up.length; s++) states[s][1][i] = up[s];
     if (hasR) restarts[i] = r;
     rows.length = 0;
     buckets.length = 0;
@@ -205,7 +212,11 @@ function aggregate(
       buckets.push(x.cursor.at(k));
     }
     const combined = combineWorkers(rows, buckets);
-    for (const name in combined) col(name)[i] = combined[name];
+    for (const name in combined) {
+      let c = byName.get(name);
+      if (!c) byName.set(name, (c = col(name)));
+      c[i] = combined[name];
+    }
     // KV from the workers whose scrape has it, overwriting combineWorkers' figures for these keys as live does.
     let u = 0;
     let c = 0;
