@@ -1,8 +1,9 @@
 // Review's signal table of a fleet recording (format 1.4): each worker's group under the keys the live store
 // files it under (`decode.kv_ratio@decode-1`), evaluated from that worker's own target by the one evaluator; per
-// role the aggregate under the unscoped keys, made as the live store makes it from each poll (KV tokens summed
-// over the workers with the ratio of those sums, up only while every worker is, restarts summed); the only
-// router also as the role's own series; and each host's GPUs as `gpu@<host>`.
+// role the aggregate under the unscoped keys, made as the live store makes it from each poll (the workers' values
+// combined by live's combineWorkers, KV tokens summed over the workers with the ratio of those sums, up only while
+// every worker is, restarts summed); the only router also as the role's own series; and each host's GPUs as
+// `gpu@<host>`.
 import type { SignalMissing } from '@shared/contract';
 import { serviceId, type Role } from '@shared/domain';
 import type { Recording } from '../store/recording/types';
@@ -11,8 +12,9 @@ import { workerTarget } from '../store/recording/fleet-targets';
 import { evaluateTarget, notExposed as notExposedIn, type KvMeta } from '../signals/evaluate';
 import { KV_SOURCE_METRICS } from '../signals/evaluate/kv';
 import { timeToFull } from '../signals/evaluate/time-to-full';
-import { fleetQuantiles, WindowBucketCursor, type WindowBuckets } from '../signals/fleet-quantile';
-import { valueIndexAt, type TargetColumns } from './target-columns';
+import { WindowBucketCursor, type WindowBuckets } from '../signals/fleet-quantile';
+import { combineWorkers } from '../signals/fleet-aggregate';
+import { valueIndexAt, type AlignedSeries, type TargetColumns } from './target-columns';
 import type { GroupColumns } from './signal-table';
 import type { ReviewData, RoleInfo, SeenSeries } from './review-data';
 import { buildGroup, medianStep, recordedCapacity } from './group-columns';
@@ -26,6 +28,8 @@ interface Worker {
   id: string;
   group: GroupColumns;
   stepMs: number;
+  /** The group's row of each of the worker's scrapes. */
+  scrapeRow: Int32Array;
 }
 
 export function buildFleetReviewData(
@@ -76,7 +80,7 @@ export function buildFleetReviewData(
     const seenOf = seen.get(target);
     roleInfo.set(target, { families: seenOf?.families.size ?? 0, series: seenOf?.series ?? 0, stepMs });
     const list = byRole.get(s.role) ?? [];
-    list.push({ id, group: g.group, stepMs });
+    list.push({ id, group: g.group, stepMs, scrapeRow: g.scrapeRow });
     byRole.set(s.role, list);
     // The only router of a fleet is also the role's own series, as live (signals-store.ts).
     if (s.role === 'router' && services.filter((x) => x.role === 'router').length === 1) {
@@ -86,12 +90,9 @@ export function buildFleetReviewData(
       roleInfo.set('router', roleInfo.get(target)!);
     }
   }
-  const polls = targets.get(MONITOR_TARGET)?.t;
   for (const [role, workers] of byRole) {
     if (role === 'router') continue;
-    const group = aggregate(role, workers, polls);
-    addQuantiles(group, role, workers, targets, opts.rateWindowMs ?? 60_000);
-    groups.set(role, group);
+    groups.set(role, aggregate(role, workers, targets, opts.rateWindowMs ?? 60_000));
     const first = kv.get(workerTarget(role, workers[0].id));
     const ratio = groups.get(role)!.cols.get(`${role}.kv_ratio`)!;
     if (first?.metas.length)
@@ -113,11 +114,23 @@ export function buildFleetReviewData(
 }
 
 /**
- * A role's aggregate at every poll (the monitor's rows; each worker's scrape rows when none were recorded): each
- * worker's values at its last row at or before the poll, a worker not scraped then counting as down.
+ * A role's aggregate at every poll (the monitor's rows; each worker's scrape rows when none were recorded), as the
+ * live store writes it from the round (signals-store.ts): from the scrape each worker answered that poll with
+ * (carriedScrape), its values combined by live's own combineWorkers (requests and tokens/s summed, gauges by their
+ * ranks, the hit rate weighted by prompt tokens/s, quantiles over the summed window buckets) and its KV tokens
+ * summed with the ratio of those sums. The states are each worker's last at or before the poll, a worker not
+ * recorded by then counting as down.
  */
-function aggregate(role: Role, workers: Worker[], polls: Float64Array | undefined): GroupColumns {
-  const t = polls?.length ? polls : Float64Array.from(new Set(workers.flatMap((w) => [...w.group.t]))).sort();
+function aggregate(
+  role: Role,
+  workers: Worker[],
+  targets: ReadonlyMap<string, TargetColumns>,
+  windowMs: number,
+): GroupColumns {
+  const monitor = targets.get(MONITOR_TARGET);
+  const t = monitor?.t.length
+    ? monitor.t
+    : Float64Array.from(new Set(workers.flatMap((w) => [...w.group.t]))).sort();
   const n = t.length;
   const out = new Map<string, Float32Array>();
   const col = (k: string): Float32Array => {
@@ -135,8 +148,76 @@ function aggregate(role: Role, workers: Worker[], polls: Float64Array | undefine
   ].map(col);
   const states = ['active', 'health_ok', 'metrics_ok'].map((k) => [k, col(k)] as const);
   const restarts = col('restarts');
+  const ofWorker = (family: string, id: string) =>
+    monitor?.series(family).find((s) => s.labels.role === role && s.labels.worker === id);
+  const scraped = workers.flatMap((w) => {
+    const cols = targets.get(workerTarget(role, w.id));
+    if (!cols?.rows) return [];
+    // The worker's columns by signal name (`running`), read into one record per worker at each poll: the row
+    // live hands combineWorkers.
+    const prefix = `${role}.`.length;
+    const suffix = `@${w.id}`;
+    const values = [...w.group.cols]
+      .filter(([key]) => key.endsWith(suffix))
+      .map(([key, c]) => [key.slice(prefix, -suffix.length), c] as const);
+    const record: Record<string, number> = Object.fromEntries(values.map(([name]) => [name, NaN]));
+    const carried = carriedScrape(
+      cols,
+      w.stepMs,
+      ofWorker(MONITOR_FAMILIES.up, w.id),
+      ofWorker(MONITOR_FAMILIES.polledAt, w.id),
+    );
+    return [{ w, cursor: new WindowBucketCursor(cols, windowMs), carried, values, record }];
+  });
+  const rows: Record<string, number>[] = [];
+  const buckets: WindowBuckets[] = [];
+  /** combineWorkers' figures by name: the role's columns without building their keys at every poll. */
+  const byName = new Map<string, Float32Array>();
+  // Each worker's state columns, looked up once (the loop below runs per poll and worker).
+  const stateOf = workers.map((w) => {
+    const of = (k: string) => w.group.cols.get(`${role}.${k}@${w.id}`);
+    return { states: states.map(([k]) => of(k)), restarts: of('restarts') };
+  });
+  const up = new Float64Array(states.length);
   const at = workers.map(() => -1);
   for (let i = 0; i < n; i++) {
+    up.fill(1);
+    let r = 0;
+    let hasR = false;
+    for (let j = 0; j < workers.length; j++) {
+      const wt = workers[j].group.t;
+      while (at[j] + 1 < wt.length && wt[at[j] + 1] <= t[i]) at[j]++;
+      const k = at[j];
+      const own = stateOf[j];
+      for (let s = 0; s < up.length; s++) {
+        const x = k < 0 ? NaN : (own.states[s]?.[k] ?? NaN);
+        up[s] = Math.min(up[s], x === x ? x : 0);
+      }
+      const rs = k < 0 ? NaN : (own.restarts?.[k] ?? NaN);
+      if (rs === rs) {
+        r += rs;
+        hasR = true;
+      }
+    }
+    for (let s = 0; s < up.length; s++) states[s][1][i] = up[s];
+    if (hasR) restarts[i] = r;
+    rows.length = 0;
+    buckets.length = 0;
+    for (const x of scraped) {
+      const k = x.carried(t[i], i);
+      if (k < 0) continue;
+      const g = x.w.scrapeRow[k];
+      for (const [name, c] of x.values) x.record[name] = c[g];
+      rows.push(x.record);
+      buckets.push(x.cursor.at(k));
+    }
+    const combined = combineWorkers(rows, buckets);
+    for (const name in combined) {
+      let c = byName.get(name);
+      if (!c) byName.set(name, (c = col(name)));
+      c[i] = combined[name];
+    }
+    // KV from the workers whose scrape has it, overwriting combineWorkers' figures for these keys as live does.
     let u = 0;
     let c = 0;
     let e = 0;
@@ -144,42 +225,23 @@ function aggregate(role: Role, workers: Worker[], polls: Float64Array | undefine
     let f = 0;
     let top = -Infinity;
     let withKv = 0;
-    let r = 0;
-    let hasR = false;
-    const up = new Map<string, number>();
-    workers.forEach((w, j) => {
-      const wt = w.group.t;
-      while (at[j] + 1 < wt.length && wt[at[j] + 1] <= t[i]) at[j]++;
-      const k = at[j];
-      const v = (key: string): number =>
-        k < 0 ? NaN : (w.group.cols.get(`${role}.${key}@${w.id}`)?.[k] ?? NaN);
-      for (const [key] of states) {
-        const x = v(key);
-        up.set(key, Math.min(up.get(key) ?? 1, x === x ? x : 0));
-      }
-      const rs = v('restarts');
-      if (rs === rs) {
-        r += rs;
-        hasR = true;
-      }
-      const scraped = v('metrics_ok') === 1 && t[i] - wt[k] <= 2.5 * w.stepMs;
-      const wu = v('kv_used');
-      const wc = v('kv_capacity');
-      if (!scraped || !(wu === wu) || !(wc === wc)) return;
+    for (const row of rows) {
+      const wu = row.kv_used;
+      const wc = row.kv_capacity;
+      if (!(wu === wu) || !(wc === wc)) continue;
       withKv++;
       u += wu;
       c += wc;
-      const ev = v('kv_evictable');
+      const ev = row.kv_evictable;
       if (ev === ev) {
         e += ev;
         hasE = true;
       }
-      const fr = v('kv_free');
+      const fr = row.kv_free;
       f += fr === fr ? fr : Math.max(0, wc - wu - (ev === ev ? ev : 0));
-      top = Math.max(top, v('kv_ratio'));
-    });
-    for (const [key, c2] of states) c2[i] = up.get(key) ?? NaN;
-    if (hasR) restarts[i] = r;
+      const wr = row.kv_fullest_rank_ratio;
+      top = Math.max(top, wr === wr ? wr : row.kv_ratio);
+    }
     if (withKv === 0) continue;
     used[i] = u;
     capacity[i] = c;
@@ -193,60 +255,34 @@ function aggregate(role: Role, workers: Worker[], polls: Float64Array | undefine
 }
 
 /**
- * The role's quantiles at every row of its aggregate, as the live store writes them at each poll: from the
- * window buckets of the scrape each worker answered that poll with (the monitor's `up` for the worker), summed by
- * bound (fleet-quantile.ts). That scrape is the one at the host poll the round carried (`pdc_polled_at_ms`): a
- * host's poll in flight has its scrape in the file already, but live reads it only with the next round. Files
- * without the poll times take each worker's newest scrape at or before the row; without a monitor, a worker's
- * scrape at the row itself.
+ * Which scrape of a worker (its row in the target, or -1) the role's row at time `ts`, index `i`, carried, asked
+ * in ascending order. With the monitor's rows: none when the worker's scrape failed that poll (`up` 0), else the
+ * one at the host poll the round carried (`pdc_polled_at_ms`) — a host's poll in flight has its scrape in the file
+ * already, but live reads it only with the next round; files without the poll times take the newest scrape at or
+ * before the poll. Without a monitor, the newest scrape at or before the row unless it is older than 2.5 steps.
  */
-function addQuantiles(
-  group: GroupColumns,
-  role: Role,
-  workers: Worker[],
-  targets: ReadonlyMap<string, TargetColumns>,
-  windowMs: number,
-): void {
-  const { t } = group;
-  const monitor = targets.get(MONITOR_TARGET);
-  const byPoll = monitor?.t === t;
-  const ofWorker = (family: string, id: string) =>
-    monitor?.series(family).find((s) => s.labels.role === role && s.labels.worker === id);
-  const scraped = workers.flatMap((w) => {
-    const cols = targets.get(workerTarget(role, w.id));
-    if (!cols?.rows) return [];
-    const up = byPoll ? ofWorker(MONITOR_FAMILIES.up, w.id) : undefined;
-    const polledAt = byPoll ? ofWorker(MONITOR_FAMILIES.polledAt, w.id) : undefined;
-    return [{ cols, cursor: new WindowBucketCursor(cols, windowMs), up, polledAt, row: -1 }];
-  });
-  const set = (name: string, i: number, v: number): void => {
-    const key = `${role}.${name}`;
-    let c = group.cols.get(key);
-    if (!c) group.cols.set(key, (c = new Float32Array(t.length).fill(NaN)));
-    c[i] = v;
-  };
-  const at: WindowBuckets[] = [];
-  for (let i = 0; i < t.length; i++) {
-    at.length = 0;
-    for (const w of scraped) {
-      const st = w.cols.t;
-      let scrapeT = t[i];
-      let exact = !w.up;
-      if (w.up) {
-        const k = valueIndexAt(w.up, i);
-        if (k < 0 || w.up.v[k] !== 1) continue;
-        const p = w.polledAt ? valueIndexAt(w.polledAt, i) : -1;
-        if (p >= 0) {
-          scrapeT = w.polledAt!.v[p];
-          exact = true;
-        }
+function carriedScrape(
+  cols: TargetColumns,
+  stepMs: number,
+  up: AlignedSeries | undefined,
+  polledAt: AlignedSeries | undefined,
+): (ts: number, i: number) => number {
+  const st = cols.t;
+  let row = -1;
+  return (ts, i) => {
+    let scrapeT = ts;
+    let exact = false;
+    if (up) {
+      const k = valueIndexAt(up, i);
+      if (k < 0 || up.v[k] !== 1) return -1;
+      const p = polledAt ? valueIndexAt(polledAt, i) : -1;
+      if (p >= 0) {
+        scrapeT = polledAt!.v[p];
+        exact = true;
       }
-      while (w.row + 1 < st.length && st[w.row + 1] <= scrapeT) w.row++;
-      if (w.row < 0 || (exact && st[w.row] !== scrapeT)) continue;
-      at.push(w.cursor.at(w.row));
     }
-    if (at.length === 0) continue;
-    const q = fleetQuantiles(at);
-    for (const name in q) set(name, i, q[name]);
-  }
+    while (row + 1 < st.length && st[row + 1] <= scrapeT) row++;
+    if (row < 0 || (exact && st[row] !== scrapeT)) return -1;
+    return up || ts - st[row] <= 2.5 * stepMs ? row : -1;
+  };
 }

@@ -51,7 +51,8 @@ export function rowTimes(
 
 /**
  * One role's (or, with `scope`, one fleet worker's) group of the signal table: every signal at every row, the
- * systemd and health state of the sources `ofSource` accepts as step functions, the KV source per row.
+ * systemd and health state of the sources `ofSource` accepts as step functions, the KV source per row; and the
+ * row of each scrape.
  */
 export function buildGroup(
   role: Role,
@@ -61,7 +62,7 @@ export function buildGroup(
   rec: Recording,
   scope: string | undefined,
   ofSource: (source: string) => boolean,
-): { group: GroupColumns; kvSource: Int8Array } {
+): { group: GroupColumns; kvSource: Int8Array; scrapeRow: Int32Array } {
   const { t, scrapeRow } = rowTimes(scrapeT, stepMs, rec.firstTs, rec.lastTs);
   const n = t.length;
   const cols = new Map<string, Float32Array>();
@@ -99,7 +100,7 @@ export function buildGroup(
     [col('health_ok')],
   );
   if (role !== 'router') col('kv_ttf_s').set(timeToFull(t, col('kv_ratio')));
-  return { group: { t, cols }, kvSource };
+  return { group: { t, cols }, kvSource, scrapeRow };
 }
 
 /**
