@@ -15,10 +15,11 @@
 //                                      how the core runs; BENCH_FLEET_PROFILE=file a .cpuprofile and
 //                                      BENCH_FLEET_HEAP_PROFILE=file a .heapprofile of the fleet's core (the
 //                                      bundled one when both run); BENCH_FLEET_RENDERER_PROFILE=file a
-//                                      .cpuprofile of the fleet KV page over its window)
+//                                      .cpuprofile of the fleet KV page over its window, BENCH_FLEET_RENDERER_TRACE=
+//                                      file a Chromium trace of it: style, layout, scripts)
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from '@playwright/test';
+import type { Browser, CDPSession, Page } from '@playwright/test';
 import type { FleetShape } from '../src/main/demo/topology';
 import { launchChromium } from '../e2e/support/browser';
 import { startWebApp } from '../e2e/support/web-app';
@@ -27,6 +28,8 @@ import { remoteFleet, runFleetCore, SCALE } from './fleet-core';
 
 /** A .cpuprofile of the fleet's KV page over its measured window (BENCH_FLEET_RENDERER_PROFILE=file). */
 const RENDERER_PROFILE_TO = process.env.BENCH_FLEET_RENDERER_PROFILE;
+/** A Chromium trace (style, layout, paint, scripts) of the fleet's KV page over its window. */
+const RENDERER_TRACE_TO = process.env.BENCH_FLEET_RENDERER_TRACE;
 
 const BROWSER_MS = Number(process.env.BENCH_FLEET_BROWSER_MS ?? 30_000);
 const SINGLE: FleetShape = { hosts: 1, prefill: 1, decode: 1 };
@@ -36,6 +39,15 @@ const root = join(__dirname, '..');
 export interface PageFigures {
   /** Live-update ms per chart of the KV page (only charts on screen draw). */
   kvLiveMs: Record<string, number[]>;
+  /**
+   * The same updates split by their place in a push: the first chart drawn after a push, and the others. The
+   * first pays for whatever the page left to restyle and lay out since the last frame (its canvas's font is
+   * resolved against the page's style), so a gap between the two is the page's work, not the chart's.
+   */
+  kvLiveFirstMs: number[];
+  kvLiveRestMs: number[];
+  /** KV page: renderer main-thread ms per observation (CDP TaskDuration), the whole page's cost of a second. */
+  kvMsPerUpdate: number;
   /**
    * The same charts in a second page open over the same window, with the legend drawn on the canvas by
    * Chart.js (`?legend=canvas`, as before the HTML legend): both see the same pushes and the same load.
@@ -50,6 +62,20 @@ interface PerfRecord {
   chart: string;
   kind: string;
   ms: number;
+  end: number;
+}
+
+/** Live updates split into the first of each push (records ending within 100 ms of each other) and the rest. */
+function byPlaceInPush(records: PerfRecord[]): { first: number[]; rest: number[] } {
+  const live = records.filter((r) => r.kind === 'live-update').sort((a, b) => a.end - b.end);
+  const first: number[] = [];
+  const rest: number[] = [];
+  let last = -Infinity;
+  for (const r of live) {
+    (r.end - r.ms - last > 100 ? first : rest).push(r.ms);
+    last = r.end;
+  }
+  return { first, rest };
 }
 
 /** Opens a page that collects the charts' measures and counts the observation events reaching it. */
@@ -64,6 +90,12 @@ async function openPage(browser: Browser, url: string): Promise<{ page: Page; ob
   await page.addInitScript(collectPerfScript);
   await page.goto(url);
   return { page, observations: () => n };
+}
+
+/** The page's main-thread time so far (CDP Performance.getMetrics TaskDuration), ms. */
+async function taskMsOf(cdp: CDPSession): Promise<number> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  return (metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0) * 1000;
 }
 
 async function measurePages(shape: FleetShape): Promise<PageFigures> {
@@ -86,7 +118,7 @@ async function measurePages(shape: FleetShape): Promise<PageFigures> {
     const before = new URL(app.url);
     before.searchParams.set('legend', 'canvas');
     before.hash = '/kv';
-    const [{ page: kv }, { page: kvBefore }] = await Promise.all([
+    const [{ page: kv, observations: kvObservations }, { page: kvBefore }] = await Promise.all([
       openPage(browser, `${app.url}#/kv`),
       openPage(browser, before.toString()),
     ]);
@@ -106,21 +138,37 @@ async function measurePages(shape: FleetShape): Promise<PageFigures> {
       await profiler.send('Profiler.enable');
       await profiler.send('Profiler.start');
     }
+    const tracing = RENDERER_TRACE_TO && shape.hosts > 1;
+    if (tracing)
+      await browser.startTracing(kv, {
+        path: RENDERER_TRACE_TO,
+        categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing'],
+      });
+    const kvCdp = await kv.context().newCDPSession(kv);
+    await kvCdp.send('Performance.enable');
+    const kvTask0 = await taskMsOf(kvCdp);
+    const kvObs0 = kvObservations();
     await kv.waitForTimeout(BROWSER_MS);
+    const kvMsPerUpdate = ((await taskMsOf(kvCdp)) - kvTask0) / Math.max(1, kvObservations() - kvObs0);
+    if (tracing) {
+      await browser.stopTracing();
+      process.stdout.write(`renderer trace of the fleet KV page: ${RENDERER_TRACE_TO}\n`);
+    }
     if (profiler) {
       const { profile } = await profiler.send('Profiler.stop');
       writeFileSync(RENDERER_PROFILE_TO!, JSON.stringify(profile));
       process.stdout.write(`renderer profile of the fleet KV page: ${RENDERER_PROFILE_TO}\n`);
     }
-    const liveOf = async (pg: Page): Promise<Record<string, number[]>> => {
-      const records = await pg.evaluate(
-        () => (window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf,
-      );
+    const recordsOf = (pg: Page): Promise<PerfRecord[]> =>
+      pg.evaluate(() => (window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf);
+    const liveOf = (records: PerfRecord[]): Record<string, number[]> => {
       const ms: Record<string, number[]> = {};
       for (const r of records) if (r.kind === 'live-update') (ms[r.chart] ??= []).push(r.ms);
       return ms;
     };
-    const [kvLiveMs, kvLiveCanvasLegendMs] = [await liveOf(kv), await liveOf(kvBefore)];
+    const kvRecords = await recordsOf(kv);
+    const [kvLiveMs, kvLiveCanvasLegendMs] = [liveOf(kvRecords), liveOf(await recordsOf(kvBefore))];
+    const { first: kvLiveFirstMs, rest: kvLiveRestMs } = byPlaceInPush(kvRecords);
     await kvBefore.close();
     await kv.close();
     // Overview: no charts; the page's main-thread time per observation that reached it.
@@ -129,18 +177,17 @@ async function measurePages(shape: FleetShape): Promise<PageFigures> {
     await ov.waitForTimeout(5000);
     const cdp = await ov.context().newCDPSession(ov);
     await cdp.send('Performance.enable');
-    const taskMs = async (): Promise<number> => {
-      const { metrics } = await cdp.send('Performance.getMetrics');
-      return (metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0) * 1000;
-    };
-    const t0 = await taskMs();
+    const t0 = await taskMsOf(cdp);
     const n0 = observations();
     await ov.waitForTimeout(BROWSER_MS);
-    const spent = (await taskMs()) - t0;
+    const spent = (await taskMsOf(cdp)) - t0;
     const updates = observations() - n0;
     await ov.close();
     return {
       kvLiveMs,
+      kvLiveFirstMs,
+      kvLiveRestMs,
+      kvMsPerUpdate,
       kvLiveCanvasLegendMs,
       overviewMsPerUpdate: updates ? spent / updates : NaN,
       overviewUpdates: updates,
@@ -186,6 +233,13 @@ function printPages(scale: PageFigures, single: PageFigures): void {
       ratio(single.kvLiveMs[c], single.kvLiveCanvasLegendMs[c]),
     );
   }
+  row('  first chart drawn after a push', cell(scale.kvLiveFirstMs), cell(single.kvLiveFirstMs));
+  row('  the other charts of the push', cell(scale.kvLiveRestMs), cell(single.kvLiveRestMs));
+  row(
+    'KV page: main-thread ms per update (whole page)',
+    f(scale.kvMsPerUpdate, 2),
+    f(single.kvMsPerUpdate, 2),
+  );
   row(
     'overview: main-thread ms per update (whole page)',
     f(scale.overviewMsPerUpdate, 2),

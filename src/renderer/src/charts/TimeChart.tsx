@@ -21,6 +21,7 @@ import { buildSized, measureCanvas, SizedPlatform } from './sized-platform';
 import { downloadCsv, downloadPng } from './export';
 import { useSeriesSource } from './SeriesBatch';
 import { HistoryNote } from './HistoryNote';
+import { tickLabel, type TickUnit } from './time-ticks';
 
 export interface SeriesSpec {
   key: SignalKey;
@@ -188,12 +189,19 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
               type: 'time',
               min: x.min,
               max: x.max,
-              time: {
-                ...x.time,
-                displayFormats: { second: 'HH:mm:ss', minute: 'HH:mm', hour: 'HH:mm', day: 'MMM d' },
-              },
+              time: { ...x.time },
               grid: { color: grid },
-              ticks: { color: text, maxRotation: 0, minRotation: 0, sampleSize: 8, autoSkipPadding: 24 },
+              ticks: {
+                color: text,
+                maxRotation: 0,
+                minRotation: 0,
+                sampleSize: 8,
+                autoSkipPadding: 24,
+                // `this` is the x scale; its unit is the one windowOptions set (never left to Chart.js).
+                callback(v) {
+                  return tickLabel(Number(v), (this.options as WindowOptions).time!.unit!);
+                },
+              },
             },
             y: {
               min: p.yMin,
@@ -647,7 +655,7 @@ function ChartLegend({
   );
 }
 
-const TICK_STEPS: Array<[number, 'second' | 'minute' | 'hour' | 'day', number]> = [
+const TICK_STEPS: Array<[number, TickUnit, number]> = [
   [1000, 'second', 1],
   [5000, 'second', 5],
   [15_000, 'second', 15],
@@ -669,7 +677,7 @@ const TICK_STEPS: Array<[number, 'second' | 'minute' | 'hour' | 'day', number]> 
 interface WindowOptions {
   min?: number;
   max?: number;
-  time?: { unit?: 'second' | 'minute' | 'hour' | 'day'; stepSize?: number };
+  time?: { unit?: TickUnit; stepSize?: number };
 }
 
 /** Shows [from, to] with ticks on round times (every 30 s, 1 min, 1 h…), at most about seven of them. */
