@@ -134,6 +134,23 @@ describe('fleet screens: role aggregate', () => {
     const agg = roleAggregate(workerRows(f.summary, f.latest, f.dashboard), 'decode');
     expect([agg.healthy, agg.workers]).toEqual([1, 3]);
   });
+
+  it('a worker whose state is not read yet is pending, not counted down (the first poll after open)', () => {
+    const f = fleetFixture(
+      [
+        { id: 'decode-0', role: 'decode', host: 'h1', port: 1, kv: [1, 10] },
+        { id: 'decode-1', role: 'decode', host: 'h1', port: 2, kv: [1, 10] },
+      ],
+      { hosts: ['h1'] },
+    );
+    const unread = f.latest.services.find((s) => s.id === 'decode-1')!;
+    delete unread.systemd;
+    delete unread.health;
+    const rows = workerRows(f.summary, f.latest, f.dashboard);
+    expect(rows.find((r) => r.id === 'decode-1')!.tone).toBe('idle');
+    const agg = roleAggregate(rows, 'decode');
+    expect([agg.healthy, agg.pending, agg.workers]).toEqual([1, 1, 2]);
+  });
 });
 
 function npmd(n: number, m: number, over: Partial<Record<string, Partial<WorkerSpec>>> = {}) {

@@ -249,7 +249,11 @@ export class SignalsStore {
         rows.push(rowAt(d.rings.get(group), ts, `${s.role}.`.length));
         scraped.set(s.role, rows);
         const b = d.windowBuckets.get(group);
-        if (b?.ts === ts) buckets.set(s.role, [...(buckets.get(s.role) ?? []), b.buckets]);
+        if (b?.ts === ts) {
+          const mine = buckets.get(s.role);
+          if (mine) mine.push(b.buckets);
+          else buckets.set(s.role, [b.buckets]);
+        }
       }
     }
     for (const [role, list] of roles) {

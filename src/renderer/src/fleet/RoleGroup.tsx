@@ -26,14 +26,26 @@ export function RoleGroup({
   const mine = rows.filter((r) => r.role === role);
   const agg = roleAggregate(mine, role);
   const { shown, hidden } = visibleRows(sortByFullest(mine), MAX_ROWS, expanded);
+  // A worker not read yet is neither healthy nor down: at open the role reads "checking", not "0/N healthy".
+  const down = agg.workers - agg.healthy - agg.pending;
   const tone =
-    agg.workers === 0 ? 'idle' : agg.healthy === agg.workers ? 'ok' : agg.healthy === 0 ? 'bad' : 'warn';
+    agg.workers === 0 || agg.pending === agg.workers
+      ? 'idle'
+      : down === 0
+        ? agg.pending === 0
+          ? 'ok'
+          : 'idle'
+        : agg.healthy === 0
+          ? 'bad'
+          : 'warn';
   return (
     <section className={`card role-group tone-${tone}`} data-testid={`role-group-${role}`} data-role={role}>
       <header className="role-head">
         <h2>{role}</h2>
-        <span data-testid="role-healthy" className={agg.healthy < agg.workers ? 'warn' : 'muted'}>
-          {agg.healthy}/{agg.workers} healthy
+        <span data-testid="role-healthy" className={down > 0 ? 'warn' : 'muted'}>
+          {agg.pending === agg.workers && agg.workers > 0
+            ? `checking ${agg.workers} worker${agg.workers === 1 ? '' : 's'}…`
+            : `${agg.healthy}/${agg.workers} healthy${agg.pending > 0 ? ` · ${agg.pending} not read yet` : ''}`}
         </span>
         {agg.workers > 0 && (
           <RollButton

@@ -46,6 +46,8 @@ export interface RoleAggregate {
   role: ServerRole;
   workers: number;
   healthy: number;
+  /** Workers whose systemd state has not been read yet (the first poll after open): neither healthy nor down. */
+  pending: number;
   usedTokens: number | null;
   capacityTokens: number | null;
   ratio: number | null;
@@ -213,6 +215,7 @@ export function roleAggregate(rows: readonly WorkerRow[], role: ServerRole): Rol
     role,
     workers: mine.length,
     healthy: mine.filter((r) => r.healthy).length,
+    pending: mine.filter((r) => !r.unreachable && r.activeState === undefined).length,
     usedTokens: withKv.length ? used : null,
     capacityTokens: withKv.length ? cap : null,
     ratio: withKv.length && cap > 0 ? used / cap : null,
