@@ -225,7 +225,7 @@ const scrapesPerRound = (c: CoreFigures): string => f(c.scrapes / c.observations
 
 function printCore({ mode, scale, single }: Shapes): void {
   const row = (label: string, a: string, b: string, goal = ''): void =>
-    void process.stdout.write(`${label.padEnd(52)}${a.padStart(20)}${b.padStart(20)}   ${goal}\n`);
+    void process.stdout.write(`${label.padEnd(52)}${a.padStart(24)} ${b.padStart(24)}   ${goal}\n`);
   const name = (c: CoreFigures): string => `${c.shape.hosts}h ${c.shape.prefill}P${c.shape.decode}D`;
   process.stdout.write(
     `\nCore at 1 Hz, ${mode === 'bundled' ? 'bundled by esbuild in a child process (as shipped)' : 'through tsx in the bench process'}; demo fleet in its own process (CPU time, not wall-clock latency)\n`,
@@ -313,7 +313,7 @@ function printCore({ mode, scale, single }: Shapes): void {
 /** The fleet figure of both methods in columns: the change of method, in one run. */
 function printSideBySide(tsx: Shapes, bundled: Shapes): void {
   const row = (label: string, a: string, b: string): void =>
-    void process.stdout.write(`${label.padEnd(52)}${a.padStart(20)}${b.padStart(20)}\n`);
+    void process.stdout.write(`${label.padEnd(52)}${a.padStart(24)} ${b.padStart(24)}\n`);
   const threads = (c: CoreFigures): string => `${f(c.span.main ?? NaN)} / ${f(c.span.others ?? NaN)}`;
   process.stdout.write(`\nThe core, both methods in this run (tsx first, then bundled)\n`);
   row('', 'tsx, in process', 'bundled, child');
