@@ -93,7 +93,7 @@ function shifted(obs: Observation, shift: number): Observation {
 export async function runFleetStagesBench(): Promise<void> {
   const { rounds, latest } = await loadRounds();
   const scrapes = rounds.reduce((n, r) => n + r.scrapes.length, 0);
-  const line = (label: string, v: string): void => void process.stdout.write(`${label.padEnd(64)}${v}\n`);
+  const line = (label: string, v: string): void => void process.stdout.write(`${label.padEnd(64)} ${v}\n`);
   line(
     `rounds captured from the demo fleet (${SCALE.hosts} hosts, ${SCALE.prefill}P${SCALE.decode}D, 1 Hz)`,
     `${rounds.length} (${(scrapes / rounds.length).toFixed(1)} scrapes per round)`,

@@ -81,7 +81,7 @@ export class WindowBucketCursor {
   readonly buckets: WindowBuckets;
 
   constructor(
-    private readonly cols: TargetColumns,
+    private cols: TargetColumns,
     private readonly windowMs: number,
   ) {
     this.bases = GROUPS.map((g) =>
@@ -98,6 +98,26 @@ export class WindowBucketCursor {
       }),
     );
     this.buckets = { groups: this.bases.map((b) => ({ base: -1, bases: b.map((x) => x.out) })) };
+  }
+
+  /**
+   * Back to the start, over `cols`: the next scrape's columns of the same live series (the same AlignedSeries
+   * objects, refreshed in place, in the same order: the caller checks the live columns' series generation).
+   * Live rewinds a worker's cursor every scrape instead of building one: parsing the bounds and pairing the
+   * series with them was most of the role quantiles' cost.
+   */
+  rewind(cols: TargetColumns): this {
+    this.cols = cols;
+    this.firstRow = 0;
+    this.row = -1;
+    for (const bases of this.bases)
+      for (const { series } of bases)
+        for (const w of series) {
+          w.lo = 0;
+          w.hi = -1;
+          w.sum = 0;
+        }
+    return this;
   }
 
   /** The window ending at `row` (at or after the last one asked for); the same `buckets`, updated. */

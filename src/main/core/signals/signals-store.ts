@@ -18,7 +18,7 @@ import {
 } from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
 import { combineWorkers } from './fleet-aggregate';
-import { windowBuckets, type WindowBuckets } from './fleet-quantile';
+import { WindowBucketCursor, type WindowBuckets } from './fleet-quantile';
 import { ColumnRing } from './column-ring';
 import { typicalGapMs } from './decimate';
 import { answerSeries, growthOf } from './series-query';
@@ -49,8 +49,14 @@ interface DeploymentSignals {
    * columns' series generation then (unchanged: the same names, not joined again).
    */
   familiesSeen: Map<string, { generation: number; families: string }>;
-  /** A fleet worker's window buckets of its newest scrape (`decode@decode-1`), for its role's exact quantiles. */
-  windowBuckets: Map<string, { ts: number; buckets: WindowBuckets }>;
+  /**
+   * A fleet worker's window buckets of its newest scrape (`decode@decode-1`), for its role's exact quantiles,
+   * with the cursor that read them and the live columns' series generation it was built for.
+   */
+  windowBuckets: Map<
+    string,
+    { ts: number; buckets: WindowBuckets; cursor: WindowBucketCursor; generation: number }
+  >;
   notExposed: Record<string, SignalMissing>;
   kvMeta: Map<Role, KvMeta>;
   capacity: Map<Role, number>;
@@ -154,8 +160,16 @@ export class SignalsStore {
       if (role === 'router' && (scope === undefined || scope === 'router'))
         d.routerWorkers = sig.workers ? workersAt(sig.workers, last - (sig.workersFrom ?? 0)) : [];
     });
-    if (scope !== undefined && role !== 'router')
-      d.windowBuckets.set(target, { ts, buckets: windowBuckets(cols, this.rateWindowMs) });
+    if (scope !== undefined && role !== 'router') {
+      // While no series came or went the worker's cursor is rewound onto the new columns, not built again.
+      const prev = d.windowBuckets.get(target);
+      const generation = live.seriesGeneration;
+      const cursor =
+        prev?.generation === generation
+          ? prev.cursor.rewind(cols)
+          : new WindowBucketCursor(cols, this.rateWindowMs);
+      d.windowBuckets.set(target, { ts, buckets: cursor.at(last), cursor, generation });
+    }
     // Every family a signal reads is kept in the live columns: what they lack, the server did not serve for a
     // whole rate window.
     const seen = d.familiesSeen.get(target);
