@@ -28,7 +28,7 @@ import { DeploymentRegistry } from './fleet/deployment-registry';
 import type { Fleet } from '@shared/fleet';
 import { looksLikeFleet, openFleet, type FleetEnvironment } from './fleet/open-fleet';
 import type { DiscoveredUnit } from './discovery/discover';
-import { diffObservations, newEventId } from './monitor/change-events';
+import { diffObservations, newEventId, type MetricsOutages } from './monitor/change-events';
 import { ApiError } from './api-error';
 import type { UnitJournalTail } from './journal/unit-tail';
 import type { CoreHooks } from './core-hooks';
@@ -309,6 +309,9 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     const d = this.open.get(args.deploymentId);
     if (!d) return;
     this.open.delete(args.deploymentId);
+    // Opened again, it starts from its first observation: no change against a reading from before.
+    this.previous.delete(args.deploymentId);
+    this.metricsOutages.delete(args.deploymentId);
     if (d.host.kind === 'demo') {
       this.demoPromise = null;
       this.demoEras = null;
@@ -559,13 +562,16 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
 
   private onObservation(d: OpenDeployment, obs: Observation): void {
     const prev = this.previous.get(d.deployment.id);
-    for (const e of diffObservations(prev, obs)) this.record(d, e);
+    let outages = this.metricsOutages.get(d.deployment.id);
+    if (!outages) this.metricsOutages.set(d.deployment.id, (outages = new Map()));
+    for (const e of diffObservations(prev, obs, outages)) this.record(d, e);
     this.previous.set(d.deployment.id, obs);
     this.hooks.emit('observed', obs);
     this.emit('observation', obs);
   }
 
   private readonly previous = new Map<string, Observation>();
+  private readonly metricsOutages = new Map<string, MetricsOutages>();
 
   private record(d: OpenDeployment, e: AppEvent): void {
     d.events.push(e);

@@ -2,13 +2,29 @@
 // metrics going away or coming back. Only changes become events, so a steady deployment is quiet.
 import { serviceId, type AppEvent, type Observation, type ServiceObservation } from '@shared/domain';
 
+/**
+ * How long a service's metrics must be failing before the timeline says they are gone. A probe past its
+ * budget for one poll (a loaded laptop, a fleet opening 30 tunnels) reads "no answer yet" once and then
+ * answers: as events that was two lines per worker per blip, a flood at every open under load, and a marker on
+ * every chart of the role. The metrics-stale alert and the overview still show every poll as it is.
+ */
+export const METRICS_GONE_AFTER_MS = 3_000;
+
+/** Per service (id, unit, host) whose metrics are failing: since when, and whether the timeline said so. */
+export type MetricsOutages = Map<string, { since: number; said: boolean }>;
+
 let seq = 0;
 export function newEventId(ts: number): string {
   seq = (seq + 1) % 1_000_000;
   return `${ts.toString(36)}-${seq.toString(36)}`;
 }
 
-export function diffObservations(prev: Observation | undefined, next: Observation): AppEvent[] {
+export function diffObservations(
+  prev: Observation | undefined,
+  next: Observation,
+  /** Kept by the caller from one observation of the deployment to the next. */
+  outages: MetricsOutages = new Map(),
+): AppEvent[] {
   const events: AppEvent[] = [];
   for (const s of next.services) {
     // A fleet has many services of a role (and a multi-node worker one unit per host): each is compared with
@@ -48,19 +64,45 @@ export function diffObservations(prev: Observation | undefined, next: Observatio
         detail: s.health.detail,
       });
     }
-    if (s.metrics && p?.metrics && s.metrics.ok !== p.metrics.ok) {
-      events.push({
-        ...base,
-        id: newEventId(next.ts),
-        ts: next.ts,
-        kind: 'info',
-        severity: s.metrics.ok ? 'info' : 'warning',
-        title: `${name}: metrics ${s.metrics.ok ? 'available again' : 'unavailable'}`,
-        detail: s.metrics.ok ? undefined : s.metrics.error,
-      });
+    if (s.metrics) {
+      const key = `${name}\u0000${s.unit}\u0000${s.hostId ?? ''}`;
+      const out = outages.get(key);
+      if (s.metrics.ok) {
+        if (out?.said)
+          events.push({
+            ...base,
+            id: newEventId(next.ts),
+            ts: next.ts,
+            kind: 'info',
+            severity: 'info',
+            title: `${name}: metrics available again`,
+            detail: `after ${seconds(next.ts - out.since)} without`,
+          });
+        outages.delete(key);
+      } else if (out) {
+        if (!out.said && next.ts - out.since >= METRICS_GONE_AFTER_MS) {
+          out.said = true;
+          events.push({
+            ...base,
+            id: newEventId(next.ts),
+            ts: next.ts,
+            kind: 'info',
+            severity: 'warning',
+            title: `${name}: metrics unavailable`,
+            detail: `${s.metrics.error ?? 'no metrics'} (failing for ${seconds(next.ts - out.since)})`,
+          });
+        }
+      } else if (p?.metrics?.ok) {
+        // Metrics that were there and are now failing; metrics never read since open are not a change.
+        outages.set(key, { since: next.ts, said: false });
+      }
     }
   }
   return events;
+}
+
+function seconds(ms: number): string {
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 60_000)} min`;
 }
 
 function sameService(a: ServiceObservation, b: ServiceObservation): boolean {
