@@ -141,3 +141,33 @@ it("sums by bound across a worker's label sets and across workers whose bucket b
   // decode-0 alone: 10 at ≤ 0.1, 20 at ≤ 0.5; its p50 is the top of its first bucket.
   expect(v['decode.ttft_p50_s@decode-0']).toBeCloseTo(0.1, 6);
 });
+
+it('leaves out a worker whose probe missed the round, though its late scrape reached the store first (as review does)', () => {
+  const store = new SignalsStore();
+  store.open('fleet', ['decode']);
+  poll(store, 1_000, [5, 5, 5, 5, 5], [100, 100, 100, 100, 100]);
+  poll(store, 31_000, [5, 5, 5, 15, 15], [1_090, 1_090, 1_090, 1_090, 1_090]);
+  // At 32 s the fast worker's probe outlasted the poll's budget: the round reads "no answer yet" for it, but the
+  // probe went on and its scrape, taken at that poll, was ingested before the round was merged. The recording's
+  // round says the worker was not read (up 0), so review leaves it out; live must too.
+  store.ingest('fleet', 32_000, 'decode', scrape([5, 5, 5, 15, 15]), 'decode-0');
+  store.ingest('fleet', 32_000, 'decode', scrape([1_100, 1_100, 1_100, 1_100, 1_100]), 'decode-1');
+  store.ingestObservation({
+    deploymentId: 'fleet',
+    hostId: 'gpu-b',
+    ts: 32_000,
+    services: [
+      seen('decode-0', 32_000),
+      {
+        ...seen('decode-1', 32_000),
+        metrics: {
+          ok: false,
+          at: 32_000,
+          error: 'decode: no answer yet from http://gpu-b:30001/metrics (waiting 0.8 s)',
+        },
+      },
+    ],
+  });
+  const v = store.latest('fleet');
+  expect(v['decode.ttft_p99_s']).toBeCloseTo(1 + 1.5 * 0.99, 6);
+});

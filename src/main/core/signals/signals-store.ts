@@ -258,7 +258,10 @@ export class SignalsStore {
       const list = roles.get(s.role) ?? [];
       list.push(s);
       roles.set(s.role, list);
-      if (s.role !== 'router') {
+      // A worker whose probe missed this round's budget is not in the role's figures, though its late scrape
+      // may have reached the store by now: the round says its metrics were not read, and review, which reads
+      // the round's record (`up`), leaves it out too.
+      if (s.role !== 'router' && s.metrics?.ok) {
         const rows = scraped.get(s.role) ?? [];
         rows.push(rowAt(d.rings.get(group), ts, `${s.role}.`.length));
         scraped.set(s.role, rows);
