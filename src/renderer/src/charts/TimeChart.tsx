@@ -351,14 +351,17 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       const v = viewRef.current;
       if (v.mode !== 'live' || !LIVE) return;
       let touched = false;
+      let valued = false;
       const started = performance.now();
       p.series.forEach((s, i) => {
         if (!(s.key in values)) return;
         const data = dataRef.current[i];
         if (data.length && data[data.length - 1].x >= ts) return;
         const y = values[s.key];
-        data.push({ x: ts, y: y === null || !Number.isFinite(y) ? null : y });
+        const finite = y !== null && Number.isFinite(y);
+        data.push({ x: ts, y: finite ? y : null });
         touched = true;
+        valued ||= finite;
       });
       if (!touched) return;
       livePoints++;
@@ -382,7 +385,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         livePoints = 0;
         void refetch.current?.('live');
       }
-      setLoad((l) => (l.s === 'empty' ? { s: 'ready' } : l));
+      // A history asked before the first scrape reads every key as missing ("no data yet: not scraped so far");
+      // the first real value proves the server exposes it, so the overlay goes instead of staying until a refetch.
+      setLoad((l) => (l.s === 'empty' || (l.s === 'missing' && valued) ? { s: 'ready' } : l));
     });
 
     return () => {
