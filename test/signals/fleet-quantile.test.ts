@@ -83,26 +83,33 @@ it("gives the role the exact fleet quantile of the workers' merged buckets, not 
   );
 });
 
-it('a worker whose scrape failed this poll is left out, and no histogram means no role quantile', () => {
+/**
+ * Two polls of both workers 30 s apart (the slow one 10 requests in (1, 2.5], the fast one 990 in (0, 0.1]), then
+ * a third at 32 s whose round reads the fast worker's metrics as failed with `error`; `late`: its scrape of that
+ * poll reached the store anyway, before the round merged. The store's latest values after it.
+ */
+function fastWorkerUnread(error: string, late: boolean): Record<string, number | null> {
   const store = new SignalsStore();
   store.open('fleet', ['decode']);
   poll(store, 1_000, [5, 5, 5, 5, 5], [100, 100, 100, 100, 100]);
   poll(store, 31_000, [5, 5, 5, 15, 15], [1_090, 1_090, 1_090, 1_090, 1_090]);
-  // At 32 s the fast worker's scrape failed: the role reads the slow worker's buckets alone, not a poll-old set.
   store.ingest('fleet', 32_000, 'decode', scrape([5, 5, 5, 15, 15]), 'decode-0');
+  if (late) store.ingest('fleet', 32_000, 'decode', scrape([1_100, 1_100, 1_100, 1_100, 1_100]), 'decode-1');
   store.ingestObservation({
     deploymentId: 'fleet',
     hostId: 'gpu-b',
     ts: 32_000,
     services: [
       seen('decode-0', 32_000),
-      {
-        ...seen('decode-1', 32_000),
-        metrics: { ok: false, at: 32_000, error: 'connection refused' },
-      },
+      { ...seen('decode-1', 32_000), metrics: { ok: false, at: 32_000, error } },
     ],
   });
-  const v = store.latest('fleet');
+  return store.latest('fleet');
+}
+
+it('a worker whose scrape failed this poll is left out, and no histogram means no role quantile', () => {
+  // The role reads the slow worker's buckets alone, not a poll-old set of the fast one's.
+  const v = fastWorkerUnread('connection refused', false);
   expect(v['decode.ttft_p99_s']).toBeCloseTo(1 + 1.5 * 0.99, 6);
   expect(v['decode.itl_p99_s'] ?? null).toBeNull();
 });
@@ -143,31 +150,9 @@ it("sums by bound across a worker's label sets and across workers whose bucket b
 });
 
 it('leaves out a worker whose probe missed the round, though its late scrape reached the store first (as review does)', () => {
-  const store = new SignalsStore();
-  store.open('fleet', ['decode']);
-  poll(store, 1_000, [5, 5, 5, 5, 5], [100, 100, 100, 100, 100]);
-  poll(store, 31_000, [5, 5, 5, 15, 15], [1_090, 1_090, 1_090, 1_090, 1_090]);
-  // At 32 s the fast worker's probe outlasted the poll's budget: the round reads "no answer yet" for it, but the
-  // probe went on and its scrape, taken at that poll, was ingested before the round was merged. The recording's
-  // round says the worker was not read (up 0), so review leaves it out; live must too.
-  store.ingest('fleet', 32_000, 'decode', scrape([5, 5, 5, 15, 15]), 'decode-0');
-  store.ingest('fleet', 32_000, 'decode', scrape([1_100, 1_100, 1_100, 1_100, 1_100]), 'decode-1');
-  store.ingestObservation({
-    deploymentId: 'fleet',
-    hostId: 'gpu-b',
-    ts: 32_000,
-    services: [
-      seen('decode-0', 32_000),
-      {
-        ...seen('decode-1', 32_000),
-        metrics: {
-          ok: false,
-          at: 32_000,
-          error: 'decode: no answer yet from http://gpu-b:30001/metrics (waiting 0.8 s)',
-        },
-      },
-    ],
-  });
-  const v = store.latest('fleet');
+  // The probe outlasted the poll's budget, so the round reads "no answer yet", but it went on and its scrape was
+  // ingested before the round merged. The recording's round says the worker was not read (up 0), so review
+  // leaves it out; live must too.
+  const v = fastWorkerUnread('decode: no answer yet from http://gpu-b:30001/metrics (waiting 0.8 s)', true);
   expect(v['decode.ttft_p99_s']).toBeCloseTo(1 + 1.5 * 0.99, 6);
 });
