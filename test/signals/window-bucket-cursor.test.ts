@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseExposition } from '../../src/main/core/probes/exposition/parser';
 import { isSignalInput } from '../../src/main/core/signals/evaluate';
-import { WindowBucketCursor, windowBuckets } from '../../src/main/core/signals/fleet-quantile';
+import { WindowBucketCursor } from '../../src/main/core/signals/fleet-quantile';
 import { LiveColumns } from '../../src/main/core/signals/live-columns';
 
 const BOUNDS = ['0.05', '0.1', '0.5', '1.0', '2.5', '+Inf'];
@@ -56,7 +56,7 @@ describe('window bucket cursor, rewound per scrape', () => {
         built++;
       }
       const got = cursor.at(last);
-      expect(got, `scrape ${s}`).toEqual(windowBuckets(cols, 60_000));
+      expect(got, `scrape ${s}`).toEqual(new WindowBucketCursor(cols, 60_000).at(last));
       for (const g of got.groups) for (const b of g.bases) increases += b.inc.filter((x) => x > 0).length;
     }
     // The comparison was of real increases, mostly by rewound cursors; the second model's series, the renamed

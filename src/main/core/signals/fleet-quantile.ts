@@ -4,8 +4,8 @@
 // worker serving one slow request in a hundred would set the role's p99 while the fleet's is far lower, and the
 // live chart would step where Prometheus history meets it.
 //
-// Each worker's scrape leaves the increase of every bucket over the rate window (windowBuckets, read from the
-// worker's live columns when it is evaluated); the role's poll sums them by bound and reads the quantiles
+// Each worker's scrape leaves the increase of every bucket over the rate window (its WindowBucketCursor, rewound
+// onto the worker's live columns when it is evaluated); the role's poll sums them by bound and reads the quantiles
 // (fleetQuantiles). Review reads a fleet recording with the same two, a cursor per worker moved poll by poll
 // (review/fleet-data.ts), so a role's quantiles in review are the ones live showed. A renamed histogram (ITL,
 // before it the legacy TPOT name) is read as the evaluator reads it per worker and as PromQL's `or` reads it for
@@ -65,7 +65,7 @@ interface SeriesWindow {
 
 /**
  * sum by (le) (increase(bucket[windowMs])) of each quantile histogram of one server at the rows it is moved to,
- * in ascending order: live moves a new one to the newest row of every scrape (windowBuckets), review one per
+ * in ascending order: live rewinds one per worker and moves it to the newest row of every scrape, review one per
  * worker along the whole recording, poll by poll. The window and the increase are window-math's (points with
  * t in [t_row − w, t_row], a decrease is a reset), read per bound over the series' own values: windowSum sums
  * across bounds, and one call per bound cost twice the worker's whole evaluation and ~75 kB a scrape.
@@ -171,12 +171,6 @@ function slide(w: SeriesWindow, firstRow: number, lastRow: number): void {
   w.lo = lo;
   w.hi = hi;
   w.sum = sum;
-}
-
-/** The window buckets of one server at `row` (its newest by default), its own copy. */
-export function windowBuckets(cols: TargetColumns, windowMs: number, row = cols.rows - 1): WindowBuckets {
-  if (row < 0) return { groups: GROUPS.map(() => ({ base: -1, bases: [] })) };
-  return new WindowBucketCursor(cols, windowMs).at(row);
 }
 
 /**

@@ -50,13 +50,10 @@ interface DeploymentSignals {
    */
   familiesSeen: Map<string, { generation: number; families: string }>;
   /**
-   * A fleet worker's window buckets of its newest scrape (`decode@decode-1`), for its role's exact quantiles,
-   * with the cursor that read them and the live columns' series generation it was built for.
+   * A fleet worker's window buckets (`decode@decode-1`), for its role's exact quantiles: the cursor holding them
+   * at its newest scrape, that scrape's ts, and the live columns' series generation the cursor was built for.
    */
-  windowBuckets: Map<
-    string,
-    { ts: number; buckets: WindowBuckets; cursor: WindowBucketCursor; generation: number }
-  >;
+  windowBuckets: Map<string, { ts: number; cursor: WindowBucketCursor; generation: number }>;
   notExposed: Record<string, SignalMissing>;
   kvMeta: Map<Role, KvMeta>;
   capacity: Map<Role, number>;
@@ -168,7 +165,8 @@ export class SignalsStore {
         prev?.generation === generation
           ? prev.cursor.rewind(cols)
           : new WindowBucketCursor(cols, this.rateWindowMs);
-      d.windowBuckets.set(target, { ts, buckets: cursor.at(last), cursor, generation });
+      cursor.at(last);
+      d.windowBuckets.set(target, { ts, cursor, generation });
     }
     // Every family a signal reads is kept in the live columns: what they lack, the server did not serve for a
     // whole rate window.
@@ -268,8 +266,8 @@ export class SignalsStore {
         const b = d.windowBuckets.get(group);
         if (b?.ts === ts) {
           const mine = buckets.get(s.role);
-          if (mine) mine.push(b.buckets);
-          else buckets.set(s.role, [b.buckets]);
+          if (mine) mine.push(b.cursor.buckets);
+          else buckets.set(s.role, [b.cursor.buckets]);
         }
       }
     }
