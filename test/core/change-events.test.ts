@@ -49,7 +49,7 @@ it('compares each fleet worker with its own previous reading and names it', () =
     svc('decode-2', 'decode', 'sglang-decode-2.service', 'gpu-b', 'activating', 'start'),
     svc('decode-2', 'decode', 'sglang-decode-2.service', 'gpu-c', 'active', 'running'),
   ]);
-  const events = diffObservations(before, after);
+  const events = diffObservations(before, after, new Map());
   expect(events.map((e) => [e.title, e.hostId, e.worker])).toEqual([
     ['decode-2: sglang-decode-2.service on gpu-b active/running → activating/start', 'gpu-b', 'decode-2'],
   ]);
@@ -58,7 +58,7 @@ it('compares each fleet worker with its own previous reading and names it', () =
 it('keeps the one-host pair role-named', () => {
   const before = obs(1, [svc(undefined, 'decode', 'sglang-decode.service', undefined, 'active', 'running')]);
   const after = obs(2, [svc(undefined, 'decode', 'sglang-decode.service', undefined, 'failed', 'failed')]);
-  const [e] = diffObservations(before, after);
+  const [e] = diffObservations(before, after, new Map());
   expect(e.title).toBe('decode: sglang-decode.service active/running → failed/failed');
   expect(e.severity).toBe('error');
   expect(e.hostId).toBe('gpu-a');

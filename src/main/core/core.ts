@@ -28,7 +28,7 @@ import { DeploymentRegistry } from './fleet/deployment-registry';
 import type { Fleet } from '@shared/fleet';
 import { looksLikeFleet, openFleet, type FleetEnvironment } from './fleet/open-fleet';
 import type { DiscoveredUnit } from './discovery/discover';
-import { diffObservations, newEventId, type MetricsOutages } from './monitor/change-events';
+import { ChangeEvents, newEventId } from './monitor/change-events';
 import { ApiError } from './api-error';
 import type { UnitJournalTail } from './journal/unit-tail';
 import type { CoreHooks } from './core-hooks';
@@ -110,6 +110,8 @@ interface OpenDeployment {
   deployment: DeploymentConfig;
   live: LiveDeployment;
   events: AppEvent[];
+  /** Turns its observations into timeline events; goes with it, so a reopened deployment starts afresh. */
+  changes: ChangeEvents;
   dispose: () => Promise<void>;
 }
 
@@ -309,9 +311,6 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     const d = this.open.get(args.deploymentId);
     if (!d) return;
     this.open.delete(args.deploymentId);
-    // Opened again, it starts from its first observation: no change against a reading from before.
-    this.previous.delete(args.deploymentId);
-    this.metricsOutages.delete(args.deploymentId);
     if (d.host.kind === 'demo') {
       this.demoPromise = null;
       this.demoEras = null;
@@ -513,6 +512,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
       deployment,
       live,
       events: [],
+      changes: new ChangeEvents(),
       dispose: async () => {
         await live.dispose();
         await onDispose?.();
@@ -561,17 +561,10 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
   }
 
   private onObservation(d: OpenDeployment, obs: Observation): void {
-    const prev = this.previous.get(d.deployment.id);
-    let outages = this.metricsOutages.get(d.deployment.id);
-    if (!outages) this.metricsOutages.set(d.deployment.id, (outages = new Map()));
-    for (const e of diffObservations(prev, obs, outages)) this.record(d, e);
-    this.previous.set(d.deployment.id, obs);
+    for (const e of d.changes.next(obs)) this.record(d, e);
     this.hooks.emit('observed', obs);
     this.emit('observation', obs);
   }
-
-  private readonly previous = new Map<string, Observation>();
-  private readonly metricsOutages = new Map<string, MetricsOutages>();
 
   private record(d: OpenDeployment, e: AppEvent): void {
     d.events.push(e);

@@ -19,11 +19,24 @@ export function newEventId(ts: number): string {
   return `${ts.toString(36)}-${seq.toString(36)}`;
 }
 
+/** One deployment's timeline events: each observation against the one before it, metrics outages carried. */
+export class ChangeEvents {
+  private prev: Observation | undefined;
+  private readonly outages: MetricsOutages = new Map();
+
+  /** The events `obs` makes, compared with the observation before it. */
+  next(obs: Observation): AppEvent[] {
+    const events = diffObservations(this.prev, obs, this.outages);
+    this.prev = obs;
+    return events;
+  }
+}
+
 export function diffObservations(
   prev: Observation | undefined,
   next: Observation,
-  /** Kept by the caller from one observation of the deployment to the next. */
-  outages: MetricsOutages = new Map(),
+  /** The outages of the deployment's observations before `next`; updated. */
+  outages: MetricsOutages,
 ): AppEvent[] {
   const events: AppEvent[] = [];
   for (const s of next.services) {
