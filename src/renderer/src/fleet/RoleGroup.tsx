@@ -29,15 +29,7 @@ export function RoleGroup({
   // A worker not read yet is neither healthy nor down: at open the role reads "checking", not "0/N healthy".
   const down = agg.workers - agg.healthy - agg.pending;
   const tone =
-    agg.workers === 0 || agg.pending === agg.workers
-      ? 'idle'
-      : down === 0
-        ? agg.pending === 0
-          ? 'ok'
-          : 'idle'
-        : agg.healthy === 0
-          ? 'bad'
-          : 'warn';
+    down > 0 ? (agg.healthy === 0 ? 'bad' : 'warn') : agg.workers > 0 && agg.pending === 0 ? 'ok' : 'idle';
   return (
     <section className={`card role-group tone-${tone}`} data-testid={`role-group-${role}`} data-role={role}>
       <header className="role-head">
