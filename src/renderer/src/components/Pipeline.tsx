@@ -5,6 +5,7 @@ import type { DeploymentConfig, Observation, Role } from '@shared/domain';
 import type { SignalKey } from '@shared/signals/spec';
 import { formatPct, formatValue } from '../format';
 import { ServiceCard } from './ServiceCard';
+import { evidenceBeyondHeadline } from './verdict-evidence';
 
 const VERDICT_TONE: Record<string, string> = {
   healthy: 'ok',
@@ -52,6 +53,7 @@ const valueOf =
 /** Where requests pile up, with its evidence (the fleet overview shows the same box). */
 export function VerdictBox({ dashboard }: { dashboard?: DashboardSnapshot }): React.JSX.Element {
   const verdict = dashboard?.verdict;
+  const evidence = verdict ? evidenceBeyondHeadline(verdict) : [];
   return (
     <div
       className={`verdict tone-${verdict ? (VERDICT_TONE[verdict.kind] ?? 'warn') : 'idle'}`}
@@ -61,9 +63,9 @@ export function VerdictBox({ dashboard }: { dashboard?: DashboardSnapshot }): Re
       <strong data-testid="verdict-headline">
         {verdict?.headline ?? 'Waiting for the first poll to tell where requests wait…'}
       </strong>
-      {verdict && verdict.evidence.length > 0 && (
+      {evidence.length > 0 && (
         <ul data-testid="verdict-evidence">
-          {verdict.evidence.map((e) => (
+          {evidence.map((e) => (
             <li key={e}>{e}</li>
           ))}
         </ul>
