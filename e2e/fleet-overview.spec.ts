@@ -31,9 +31,17 @@ test('the first-run screen opens the demo fleet: 5 workers on 3 hosts, each live
     await expect(row).toHaveAttribute('data-host', host);
     await expect(row.getByTestId('worker-state')).toContainText('active', { timeout: 30_000 });
     await expect(row.getByTestId('worker-kv')).toHaveText(/^\d{1,3} %$/, { timeout: 30_000 });
-    // Its own scrape's figures, not "—": running · queued requests as numbers.
-    await expect(row.getByTestId('worker-requests')).toHaveText(/^\d+ · \d+$/, { timeout: 30_000 });
+    // Its own scrape's figures, not "—": running · queued requests as numbers, then "+n" while requests wait
+    // in its PD stage queues.
+    await expect(row.getByTestId('worker-requests')).toHaveText(/^\d+ · \d+( \+\d+)?$/, { timeout: 30_000 });
   }
+  // Each role's PD stage queues beside its scheduler queue, read from the workers' own gauges.
+  await expect(page.getByTestId('role-group-prefill').getByTestId('role-requests')).toHaveText(
+    /^\d+ running · \d+ queued · \d+ bootstrap · \d+ inflight$/,
+  );
+  await expect(page.getByTestId('role-group-decode').getByTestId('role-requests')).toHaveText(
+    /^\d+ running · \d+ queued · \d+ prealloc · \d+ transfer$/,
+  );
   await expect(page.getByTestId('worker-rows-decode').locator('tbody tr')).toHaveCount(3);
   await expect(page.getByTestId('worker-rows-prefill').locator('tbody tr')).toHaveCount(2);
   await expect(page.getByTestId('role-group-decode').getByTestId('role-healthy')).toHaveText('3/3 healthy', {

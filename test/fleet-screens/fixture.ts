@@ -25,6 +25,8 @@ export interface WorkerSpec {
   health?: boolean;
   running?: number;
   queued?: number;
+  /** PD stage queues by signal name (`prefill_bootstrap_queue`, …); absent ones are not reported. */
+  stage?: Record<string, number>;
   /** Extra node-rank ≥ 1 units on other hosts. */
   peers?: { host: string; gpus: number[] }[];
   gpus?: number[];
@@ -143,6 +145,7 @@ export function fleetFixture(
   for (const w of workers) {
     values[`${w.role}.running@${w.id}`] = w.running ?? 0;
     values[`${w.role}.queued@${w.id}`] = w.queued ?? 0;
+    for (const [q, n] of Object.entries(w.stage ?? {})) values[`${w.role}.${q}@${w.id}`] = n;
   }
   const summary: DeploymentSummary = {
     deployment: { id: `fleet:${origin}`, name: 'fleet', services },

@@ -38,6 +38,46 @@ describe('fleet screens: worker rows', () => {
     ]);
   });
 
+  it("a role's PD stage queues per worker and summed: a prefill with nothing queued may hold a bootstrap queue", () => {
+    const spec = (id: string, port: number, stage?: Record<string, number>): WorkerSpec => ({
+      id,
+      role: 'prefill',
+      host: 'gpu-a',
+      port,
+      kv: [0, 1_000_000],
+      stage,
+    });
+    const { summary, latest, dashboard } = fleetFixture(
+      [
+        spec('prefill-0', 30100, { prefill_bootstrap_queue: 34, prefill_inflight_queue: 0 }),
+        spec('prefill-1', 30101, { prefill_bootstrap_queue: 23 }),
+      ],
+      { hosts: ['gpu-a'] },
+    );
+    const rows = workerRows(summary, latest, dashboard);
+    const p0 = rows.find((r) => r.id === 'prefill-0')!;
+    expect(p0.queued).toBe(0);
+    expect(p0.stage).toEqual([
+      { queue: 'prefill_bootstrap_queue', n: 34 },
+      { queue: 'prefill_inflight_queue', n: 0 },
+    ]);
+    // prefill-1 does not report its inflight queue: unknown, not 0, and the sum counts only who reports.
+    expect(rows.find((r) => r.id === 'prefill-1')!.stage[1]).toEqual({
+      queue: 'prefill_inflight_queue',
+      n: null,
+    });
+    expect(roleAggregate(rows, 'prefill').stage).toEqual([
+      { queue: 'prefill_bootstrap_queue', n: 57 },
+      { queue: 'prefill_inflight_queue', n: 0 },
+    ]);
+    // No worker reports a queue: the role's figure is unknown.
+    const none = fleetFixture([spec('prefill-0', 30100)], { hosts: ['gpu-a'] });
+    expect(roleAggregate(workerRows(none.summary, none.latest, none.dashboard), 'prefill').stage).toEqual([
+      { queue: 'prefill_bootstrap_queue', n: null },
+      { queue: 'prefill_inflight_queue', n: null },
+    ]);
+  });
+
   it('a one-host pair (no service ids) is not a fleet', () => {
     const { summary } = demoFleet();
     const pair = {

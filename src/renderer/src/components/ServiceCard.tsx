@@ -2,10 +2,11 @@
 // the pipeline, its running and queued requests, its PD queues and its KV usage.
 import type { ServiceConfig, ServiceObservation } from '@shared/domain';
 import type { DashboardSnapshot } from '@shared/contract';
-import { QUEUE_SIGNALS, signalKey, type ServerRole, type SignalKey } from '@shared/signals/spec';
+import { signalKey, type SignalKey } from '@shared/signals/spec';
 import { formatDuration, formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
 import { RestartButton } from '../restart/RestartButton';
+import { QUEUE_LABEL, stageQueues } from './stage-queues';
 
 function stateTone(o?: ServiceObservation): 'ok' | 'warn' | 'bad' | 'idle' {
   const a = o?.systemd?.activeState;
@@ -14,17 +15,6 @@ function stateTone(o?: ServiceObservation): 'ok' | 'warn' | 'bad' | 'idle' {
   if (a === 'failed') return 'bad';
   return 'warn';
 }
-
-/** The PD stage queues (the scheduler's own `queued` is shown with running): a new one needs its label here. */
-type StageQueue = Exclude<(typeof QUEUE_SIGNALS)[ServerRole][number], 'queued'>;
-const QUEUE_LABEL: Record<StageQueue, string> = {
-  prefill_bootstrap_queue: 'bootstrap',
-  prefill_inflight_queue: 'inflight',
-  decode_prealloc_queue: 'prealloc',
-  decode_transfer_queue: 'transfer',
-};
-const stageQueues = (role: ServerRole): StageQueue[] =>
-  QUEUE_SIGNALS[role].filter((q): q is StageQueue => q !== 'queued');
 
 export function ServiceCard({
   service,

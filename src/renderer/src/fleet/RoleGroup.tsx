@@ -7,7 +7,8 @@ import { formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
 import { kvTone } from '../components/kv-headline';
 import { RollButton } from '../restart/RollButton';
-import { roleAggregate, sortByFullest, visibleRows, type WorkerRow } from './fleet-model';
+import { QUEUE_LABEL, QUEUE_MEANING } from '../components/stage-queues';
+import { roleAggregate, sortByFullest, visibleRows, type StageCount, type WorkerRow } from './fleet-model';
 import { WorkerHosts } from './WorkerHosts';
 
 /** Rows a role shows before "n more": 8 fit the overview beside the other role at 720 px high. */
@@ -59,6 +60,12 @@ export function RoleGroup({
         </span>
         <span data-testid="role-requests" className="muted">
           {agg.running ?? '—'} running · {agg.queued ?? '—'} queued
+          {agg.stage.map((c) => (
+            <span key={c.queue} data-testid={`role-queue-${c.queue}`} title={QUEUE_MEANING[c.queue]}>
+              {' '}
+              · {c.n ?? '—'} {QUEUE_LABEL[c.queue]}
+            </span>
+          ))}
         </span>
       </div>
       <table className="worker-rows" data-testid={`worker-rows-${role}`}>
@@ -67,7 +74,7 @@ export function RoleGroup({
             <th>worker</th>
             <th>host</th>
             <th>state</th>
-            <th title="running · queued requests">run · queue</th>
+            <th title="running · queued requests, + those in the PD stage queues">run · queue</th>
             <th>KV</th>
           </tr>
         </thead>
@@ -135,6 +142,7 @@ function WorkerLine({ row: r }: { row: WorkerRow }): React.JSX.Element {
           </td>
           <td className="num" data-testid="worker-requests">
             {r.running ?? '—'} · {r.queued ?? '—'}
+            <StageWaiting counts={r.stage} />
           </td>
           <td data-testid="worker-kv" data-ratio={r.kv?.ratio ?? ''}>
             <span className="kv-inline">
@@ -154,6 +162,23 @@ function KvBar({ ratio }: { ratio: number | null }): React.JSX.Element {
       {ratio !== null && (
         <span className={`fill tone-${kvTone(ratio)}`} style={{ width: `${Math.min(100, ratio * 100)}%` }} />
       )}
+    </span>
+  );
+}
+
+/** "+34" after a worker's queue when requests wait in its PD stage queues, which the tooltip names. */
+function StageWaiting({ counts }: { counts: readonly StageCount[] }): React.JSX.Element | null {
+  const waiting = counts.filter((c): c is { queue: StageCount['queue']; n: number } => (c.n ?? 0) > 0);
+  if (waiting.length === 0) return null;
+  const n = waiting.reduce((t, c) => t + c.n, 0);
+  return (
+    <span
+      className="warn"
+      data-testid="worker-stage-waiting"
+      title={waiting.map((c) => `${c.n} ${QUEUE_LABEL[c.queue]}: ${QUEUE_MEANING[c.queue]}`).join('\n')}
+    >
+      {' '}
+      +{n}
     </span>
   );
 }

@@ -13,6 +13,7 @@ import type {
 import { serviceId } from '@shared/domain';
 import type { FleetUnit } from '@shared/fleet';
 import type { ServerRole } from '@shared/signals/spec';
+import { stageQueues, type StageQueue } from '../components/stage-queues';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'idle';
 
@@ -36,6 +37,8 @@ export interface WorkerRow {
   health?: { ok: boolean; detail: string };
   running: number | null;
   queued: number | null;
+  /** The role's PD stage queues at this worker (a prefill worker's bootstrap queue, …), null where unknown. */
+  stage: StageCount[];
   kv: { usedTokens: number; capacityTokens: number; ratio: number } | null;
   /** Healthy = systemd active and /health ok (or not checked yet while active). */
   healthy: boolean;
@@ -55,6 +58,13 @@ export interface RoleAggregate {
   fullest?: { id: string; host: string; ratio: number };
   running: number | null;
   queued: number | null;
+  /** Each PD stage queue summed over the workers that report it. */
+  stage: StageCount[];
+}
+
+export interface StageCount {
+  queue: StageQueue;
+  n: number | null;
 }
 
 /** Why a link is not usable, in words, or undefined while it is connected (or still connecting). */
@@ -174,6 +184,7 @@ export function workerRows(
       health: unreachable ? undefined : health,
       running: v('running'),
       queued: v('queued'),
+      stage: stageQueues(role).map((queue) => ({ queue, n: v(queue) })),
       kv,
       healthy,
       tone,
@@ -207,10 +218,11 @@ export function roleAggregate(rows: readonly WorkerRow[], role: ServerRole): Rol
     (best, r) => (best === undefined || r.kv!.ratio > best.kv!.ratio ? r : best),
     undefined,
   );
-  const sum = (k: 'running' | 'queued'): number | null => {
-    const xs = mine.map((r) => r[k]).filter((x): x is number => x !== null);
-    return xs.length === 0 ? null : xs.reduce((t, x) => t + x, 0);
+  const total = (xs: readonly (number | null)[]): number | null => {
+    const known = xs.filter((x): x is number => x !== null);
+    return known.length === 0 ? null : known.reduce((t, x) => t + x, 0);
   };
+  const sum = (k: 'running' | 'queued'): number | null => total(mine.map((r) => r[k]));
   return {
     role,
     workers: mine.length,
@@ -224,6 +236,10 @@ export function roleAggregate(rows: readonly WorkerRow[], role: ServerRole): Rol
       : undefined,
     running: sum('running'),
     queued: sum('queued'),
+    stage: stageQueues(role).map((queue) => ({
+      queue,
+      n: total(mine.map((r) => r.stage.find((c) => c.queue === queue)?.n ?? null)),
+    })),
   };
 }
 
