@@ -97,6 +97,9 @@ describe('fleet alerts', () => {
     expect(down.map((a) => a.title)).toEqual([
       'decode service is not active: decode-0, decode-1, decode-2 (gpu-b, gpu-c)',
     ]);
+    expect(down[0].detail).toBe(
+      'systemd reports the units of decode-0, decode-1, decode-2 (gpu-b, gpu-c) as not active; 0 of 3 decode workers serve; open their pages for the journal and Result',
+    );
   });
 
   it('what still serves excludes a worker failing its health check (a multi-node worker missing its rank-1 unit)', () => {

@@ -174,6 +174,13 @@ describe('alert rules', () => {
       40,
     );
     expect(reset.changes).toEqual([]);
+    // One failure reads as one, not "1 … failures".
+    const one = run(
+      only('transfer-failures'),
+      (s) => ({ ...healthy(), 'prefill.transfer_failed_total': s >= 30 ? 3 : 2 }),
+      40,
+    );
+    expect(one.changes[0].alert.detail).toBe('1 bootstrap/transfer failure on prefill in the last 60 s');
   });
 
   it('fires queue-growing after two minutes of growth, not for a long but steady queue', () => {

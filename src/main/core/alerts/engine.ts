@@ -259,7 +259,7 @@ function checkRule(
       if (inc < th) return null;
       return {
         title: `KV transfer failures rising on ${role}`,
-        detail: `${inc} bootstrap/transfer failures on ${role} in the last ${span(windowS)}`,
+        detail: `${inc} bootstrap/transfer failure${inc === 1 ? '' : 's'} on ${role} in the last ${span(windowS)}`,
       };
     }
     case 'queue-growing': {

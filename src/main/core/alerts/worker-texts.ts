@@ -70,7 +70,7 @@ export function namingWorkers(
       if (down.length === 0) return text;
       return {
         title: `${role} service is not active: ${workerList(down.map((e) => e.w))}`,
-        detail: `systemd reports the unit of ${workerList(down.map((e) => e.w))} as not active; ${serve}; open its page for the journal and Result`,
+        detail: `systemd reports the unit${down.length > 1 ? 's' : ''} of ${workerList(down.map((e) => e.w))} as not active; ${serve}; open ${down.length > 1 ? 'their pages' : 'its page'} for the journal and Result`,
       };
     }
     case 'health-failing': {

@@ -56,7 +56,9 @@ export function RoleGroup({
         <span data-testid="role-fullest" className="muted">
           {agg.fullest
             ? `fullest ${agg.fullest.id} on ${agg.fullest.host} at ${formatPct(agg.fullest.ratio)}`
-            : 'no KV figure yet'}
+            : agg.workers > 0 && down === agg.workers
+              ? `no KV figure: no ${role} worker serves`
+              : 'no KV figure yet'}
         </span>
         <span data-testid="role-requests" className="muted">
           {agg.running ?? '—'} running · {agg.queued ?? '—'} queued
