@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import type { DeploymentSummary, Observation } from '../../src/shared/domain';
 import type { ScopedKey } from '../../src/shared/signals/scoped-key';
-import type { SeriesColumn } from '../../src/shared/contract';
+import type { RouterWorkerState, SeriesColumn } from '../../src/shared/contract';
 import { readHeader } from '../../src/main/core/store/recording';
 
 const DECODES = ['decode-0', 'decode-1', 'decode-2'];
@@ -22,6 +22,8 @@ let sessionId: string;
 let liveKv: SeriesColumn[];
 /** The decode role's TTFT and e2e p50/p99 as the live store had them (its workers' merged buckets). */
 let liveQ: SeriesColumn[];
+/** The router's own list of its workers as the live dashboard had it last. */
+let liveRouterWorkers: RouterWorkerState[] | undefined;
 const ROLE_QUANTILES = [
   'decode.ttft_p50_s',
   'decode.ttft_p99_s',
@@ -74,6 +76,7 @@ beforeAll(async () => {
       maxPoints: 100_000,
     })
   ).series;
+  liveRouterWorkers = (await app.handlers.getDashboard({ deploymentId: live.deployment.id })).routerWorkers;
   await app.handlers.closeDeployment({ deploymentId: live.deployment.id });
   for (let i = 0; i < 100; i++) {
     const s = (await app.handlers.listSessions({})).find((x) => x.id === sessionId);
@@ -156,6 +159,12 @@ it('opens in review as the live view showed it: hosts, workers, per-worker KV eq
   for (const host of ['gpu-a', 'gpu-b', 'gpu-c'])
     expect(snap.values[`gpu.0.util@${host}`], `GPU 0 of ${host}`).toEqual(expect.any(Number));
   expect(snap.gpu.gpus.length).toBeGreaterThan(0);
+  // The router's own list of its workers (its worker page's table, the verdict's "unhealthy at the router"),
+  // as live had it: every worker by URL with its role and health.
+  const listed = (ws: RouterWorkerState[] | undefined): string[] =>
+    (ws ?? []).map((w) => `${w.url} ${w.role ?? '?'} ${w.healthy}`);
+  expect(listed(liveRouterWorkers)).toHaveLength(5);
+  expect(listed(snap.routerWorkers)).toEqual(listed(liveRouterWorkers));
 });
 
 it("shows the role's latency quantiles at every poll live did, from the workers' merged buckets", async () => {

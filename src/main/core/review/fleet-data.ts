@@ -17,10 +17,19 @@ import { combineWorkers } from '../signals/fleet-aggregate';
 import { valueIndexAt, type AlignedSeries, type TargetColumns } from './target-columns';
 import type { GroupColumns } from './signal-table';
 import type { ReviewData, RoleInfo, SeenSeries } from './review-data';
-import { buildGroup, medianStep, recordedCapacity } from './group-columns';
+import {
+  buildGroup,
+  medianStep,
+  recordedCapacity,
+  routerWorkerTimeline,
+  type RouterWorkerTimeline,
+} from './group-columns';
 import { gpuGroup } from './host-columns';
 
-type Computed = Pick<ReviewData, 'lastScrapeTs' | 'warnings' | 'roles' | 'kv' | 'notExposed' | 'roleInfo'> & {
+type Computed = Pick<
+  ReviewData,
+  'lastScrapeTs' | 'warnings' | 'roles' | 'kv' | 'notExposed' | 'roleInfo' | 'routerWorkers'
+> & {
   groups: Map<string, GroupColumns>;
 };
 
@@ -45,6 +54,7 @@ export function buildFleetReviewData(
   const notExposed: Record<string, SignalMissing> = {};
   const roleInfo = new Map<string, RoleInfo>();
   const byRole = new Map<Role, Worker[]>();
+  let routerWorkers: RouterWorkerTimeline | undefined;
   let lastScrapeTs = -Infinity;
   for (const s of services) {
     const id = serviceId(s);
@@ -62,6 +72,8 @@ export function buildFleetReviewData(
     const stepMs = medianStep(scrapeT);
     const g = buildGroup(s.role, scrapeT, signals, stepMs, rec, id, (src) => src === target);
     groups.set(target, g.group);
+    // The first router's list is the deployment's, as live (signals-store.ts): the screens show one router's.
+    if (s.role === 'router' && id === 'router') routerWorkers = routerWorkerTimeline(scrapeT, signals);
     if (signals && cols) {
       kv.set(target, { source: g.kvSource, metas: signals.kvMetas });
       const missing = notExposedIn(
@@ -110,7 +122,16 @@ export function buildFleetReviewData(
     const gpu = gpuGroup(targets, h.id);
     if (gpu) groups.set(`gpu@${h.id}`, gpu);
   }
-  return { lastScrapeTs, warnings: [...rec.warnings], roles, groups, kv, notExposed, roleInfo };
+  return {
+    lastScrapeTs,
+    warnings: [...rec.warnings],
+    roles,
+    groups,
+    kv,
+    notExposed,
+    roleInfo,
+    routerWorkers,
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import { MONITOR_FAMILIES, MONITOR_TARGET } from '../store/recording/host-series
 import type { TargetSignals } from '../signals/evaluate';
 import { timeToFull } from '../signals/evaluate/time-to-full';
 import type { GroupColumns } from './signal-table';
+import type { WorkerRows } from '../signals/evaluate/router-workers';
 
 /** Hard bound on rows per role group (filler rows of a long outage at a coarse step count too). */
 const MAX_ROWS = 400_000;
@@ -141,4 +142,19 @@ export function stepFill<T extends { ts: number }>(
     const v = values(records[j]);
     for (let c = 0; c < into.length; c++) into[c][i] = v[c];
   }
+}
+
+/** A router's workers over its scrapes: `rows` holds scrape `from` onward, at the times in `t`. */
+export interface RouterWorkerTimeline {
+  t: Float64Array;
+  rows: WorkerRows;
+  from: number;
+}
+
+/** The router's list over time, as evaluated from its columns (none where it has no worker gauges). */
+export function routerWorkerTimeline(
+  t: Float64Array,
+  signals: TargetSignals | null,
+): RouterWorkerTimeline | undefined {
+  return signals?.workers ? { t, rows: signals.workers, from: signals.workersFrom ?? 0 } : undefined;
 }

@@ -23,10 +23,17 @@ import { KV_SOURCE_METRICS } from '../signals/evaluate/kv';
 import { SignalTable, type GroupColumns } from './signal-table';
 import { GPU_GROUP, gpuGroup } from './host-columns';
 import { parseSource } from '../store/recording/fleet-targets';
-import { buildGroup, medianStep, recordedCapacity } from './group-columns';
+import {
+  buildGroup,
+  medianStep,
+  recordedCapacity,
+  routerWorkerTimeline,
+  type RouterWorkerTimeline,
+} from './group-columns';
 import { buildFleetReviewData } from './fleet-data';
 
 export { medianStep };
+export type { RouterWorkerTimeline };
 
 export interface RoleInfo {
   /** Distinct metric families the role's /metrics served during the session. */
@@ -56,6 +63,8 @@ export interface ReviewData {
   notExposed: Record<string, SignalMissing>;
   /** Per role, and in a fleet per worker group. */
   roleInfo: Map<string, RoleInfo>;
+  /** The deployment's router's own list of its workers at each of its scrapes (not read by the quick open). */
+  routerWorkers?: RouterWorkerTimeline;
   /** Recorded events, oldest first (later annotations from the sidecar are added by the caller). */
   events: AppEvent[];
   unitStates: TimedUnitState[];
@@ -96,6 +105,7 @@ export function buildReviewData(
   const kv = new Map<string, { source: Int8Array; metas: KvMeta[] }>();
   const notExposed: Record<string, SignalMissing> = {};
   const roleInfo = new Map<string, RoleInfo>();
+  let routerWorkers: RouterWorkerTimeline | undefined;
   const warnings = [...rec.warnings];
   for (const role of roles) {
     const matching = [...targets.values()].filter((c) => roleOf(c.target) === role);
@@ -115,6 +125,7 @@ export function buildReviewData(
     const stepMs = medianStep(scrapeT);
     const g = buildGroup(role, scrapeT, signals, stepMs, rec, undefined, (src) => roleOf(src) === role);
     groups.set(role, g.group);
+    if (role === 'router') routerWorkers = routerWorkerTimeline(scrapeT, signals);
     if (signals) {
       kv.set(role, { source: g.kvSource, metas: signals.kvMetas });
       Object.assign(
@@ -145,13 +156,25 @@ export function buildReviewData(
   // The servers' scrapes only: the monitor's own rows (GPU readings, each poll's scrape health) go on when they fail.
   for (const c of targets.values())
     if (c.rows && roleOf(c.target)) lastScrapeTs = Math.max(lastScrapeTs, c.t[c.rows - 1]);
-  return reviewDataOf(rec, { lastScrapeTs, warnings, roles, groups, kv, notExposed, roleInfo });
+  return reviewDataOf(rec, {
+    lastScrapeTs,
+    warnings,
+    roles,
+    groups,
+    kv,
+    notExposed,
+    roleInfo,
+    routerWorkers,
+  });
 }
 
 /** What a review holds: the recording's own span, events and states, and the signals computed from it. */
 export function reviewDataOf(
   rec: Recording,
-  computed: Pick<ReviewData, 'lastScrapeTs' | 'warnings' | 'roles' | 'kv' | 'notExposed' | 'roleInfo'> & {
+  computed: Pick<
+    ReviewData,
+    'lastScrapeTs' | 'warnings' | 'roles' | 'kv' | 'notExposed' | 'roleInfo' | 'routerWorkers'
+  > & {
     groups: Map<string, GroupColumns>;
   },
 ): ReviewData {

@@ -3,13 +3,14 @@
 // objects a live poll produces, so every card and page shows the cursor's moment unchanged.
 import { compareDpRanks } from '../signals/evaluate/kv';
 import { QUEUE_KEYS } from '@shared/signals/spec';
-import type { ActiveAlert, DashboardSnapshot, KvDetail } from '@shared/contract';
+import type { ActiveAlert, DashboardSnapshot, KvDetail, RouterWorkerState } from '@shared/contract';
 import type { AppEvent, KvUsage, Observation, Role, ServiceConfig, ServiceObservation } from '@shared/domain';
 import { serviceId } from '@shared/domain';
 import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
 import { unitSource, workerTarget } from '../store/recording/fleet-targets';
 import { KV_METRICS } from '../probes/sglang/kv';
 import { pipelineVerdict } from '../signals/verdict';
+import { workersAt } from '../signals/evaluate/router-workers';
 import { kvDetail } from '../signals/kv-detail';
 import { roleOf, type ReviewData } from './review-data';
 import { gpuStatusAt } from './host-columns';
@@ -20,15 +21,21 @@ function lastAt<T extends { ts: number; source: string }>(
   of: (source: string) => boolean,
   ts: number,
 ): T | undefined {
+  for (let i = countUpTo(list.length, (k) => list[k].ts, ts) - 1; i >= 0; i--)
+    if (of(list[i].source)) return list[i];
+  return undefined;
+}
+
+/** How many of n times, sorted ascending and read by `at`, are at or before ts. */
+function countUpTo(n: number, at: (k: number) => number, ts: number): number {
   let lo = 0;
-  let hi = list.length;
+  let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid].ts <= ts) lo = mid + 1;
+    if (at(mid) <= ts) lo = mid + 1;
     else hi = mid;
   }
-  for (let i = lo - 1; i >= 0; i--) if (of(list[i].source)) return list[i];
-  return undefined;
+  return lo;
 }
 
 /** A role's group, or a fleet worker's (`decode@decode-1`, whose keys end in `@decode-1`). */
@@ -210,12 +217,19 @@ export function snapshotAt(
       const meta = idx >= 0 ? src!.metas[idx] : src?.metas[0];
       return kvDetail(role, values, meta);
     });
+  const routerWorkers = routerWorkersAt(data, ts);
   return {
     deploymentId,
     ts,
     values,
     kv,
-    verdict: pipelineVerdict({ values, growth, roles: data.roles, workers: workersOf(data) }),
+    verdict: pipelineVerdict({
+      values,
+      growth,
+      roles: data.roles,
+      workers: workersOf(data),
+      ...(routerWorkers ? { routerWorkers } : {}),
+    }),
     // A fleet's snapshot shows its origin's GPUs, as live; every host's are in the values (`gpu.0.util@gpu-b`).
     gpu: gpuStatusAt(
       data.table,
@@ -224,7 +238,19 @@ export function snapshotAt(
     ),
     alerts: alertsAt(events, ts),
     notExposed: { ...data.notExposed },
+    ...(routerWorkers ? { routerWorkers } : {}),
   };
+}
+
+/**
+ * The router's list of workers as its last scrape at or before ts gave it — what live shows from the newest
+ * (it keeps the last list while a scrape fails); none before its first scrape or where it names no workers.
+ */
+function routerWorkersAt(data: ReviewData, ts: number): RouterWorkerState[] | undefined {
+  const tl = data.routerWorkers;
+  if (!tl) return undefined;
+  const i = countUpTo(tl.t.length, (k) => tl.t[k], ts) - 1 - tl.from;
+  return i >= 0 ? workersAt(tl.rows, i) : undefined;
 }
 
 /** A fleet's workers with their hosts, so the verdict names both ("decode-2 on gpu-b"), as live; none for a pair. */
