@@ -29,9 +29,14 @@ describe.skipIf(skip !== null)('families no supported era lists, from a real SSH
     // slow one, and on a loaded machine it can miss the scrape deadline the CLI's one observation relies on.
     const opened = await app.handlers.connectHost({ host: fh.host });
     first = await new Promise<DashboardPush>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error('no scrape of decode and router within 30 s')), 30_000);
+      const t = setTimeout(
+        () => reject(new Error('no scrape of prefill, decode and router within 30 s')),
+        30_000,
+      );
+      // Every role, since the snapshot test reads each one's families (a push may carry some roles only).
       const on = (s: DashboardPush): void => {
-        if (s.deploymentId !== opened.deployment.id || !s.families?.decode || !s.families.router) return;
+        if (s.deploymentId !== opened.deployment.id) return;
+        if (!s.families?.prefill || !s.families.decode || !s.families.router) return;
         clearTimeout(t);
         app.core.off('dashboard', on);
         resolve(s);
