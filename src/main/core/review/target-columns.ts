@@ -13,6 +13,20 @@ export interface AlignedSeries {
   v: Float64Array;
 }
 
+/**
+ * A series whose values are also readable in its owner's buffer, value k at `vBuf[off + k]` of `count`: the
+ * live columns' series, which would otherwise make a view (`v`) of that buffer for every reader every scrape.
+ */
+export interface BufferedValues {
+  readonly vBuf: Float64Array;
+  readonly off: number;
+  readonly count: number;
+}
+
+export function isBuffered(s: AlignedSeries): s is AlignedSeries & BufferedValues {
+  return 'vBuf' in s;
+}
+
 export function rowAt(s: AlignedSeries, k: number): number {
   return s.rows ? s.rows[k] : s.row0 + k;
 }
