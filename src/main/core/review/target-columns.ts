@@ -50,7 +50,6 @@ export function valueIndexAt(s: AlignedSeries, row: number): number {
 }
 
 export class TargetColumns {
-  private readonly byName = new Map<string, AlignedSeries[]>();
   /** Distinct metric families the target served during the session (including series not decoded). */
   families = 0;
   /**
@@ -63,6 +62,11 @@ export class TargetColumns {
     readonly target: string,
     /** Time of every stored scrape of the target (epoch ms), ascending. */
     readonly t: Float64Array,
+    /**
+     * The series by name, when the owner keeps them grouped (the live columns, while no series comes or goes):
+     * shared, not copied, so nothing may be added to these columns.
+     */
+    private readonly byName = new Map<string, AlignedSeries[]>(),
   ) {}
 
   get rows(): number {

@@ -171,6 +171,14 @@ export class LiveColumns {
   /** The series grouped by name (names as the series map first meets them), as of `groupsGeneration`. */
   private groups: LiveSeries[][] = [];
   private groupsGeneration = -1;
+  /**
+   * The same grouping as columns() hands it out (the window's series, and each series' newest-row column), as of
+   * `groupsGeneration`: the series objects are refreshed in place, so the lists stand while no series comes or
+   * goes instead of being built again every scrape.
+   */
+  private windowByName = new Map<string, AlignedSeries[]>();
+  private newestByName = new Map<string, AlignedSeries[]>();
+
   constructor(private readonly opts: LiveColumnsOptions) {
     this.maxSeries = opts.maxSeries ?? 5000;
   }
@@ -234,7 +242,6 @@ export class LiveColumns {
     const a = this.axis;
     const first = a.rows[a.start];
     const newestRow = a.rows[a.end - 1];
-    const cols = new TargetColumns(target, a.times.subarray(a.start, a.end));
     // Series present since the same row share one view of their point times.
     let timesRow = -1;
     let timesLength = -1;
@@ -262,13 +269,22 @@ export class LiveColumns {
         aligned.refresh(p, null);
         timesRow = -1;
       }
-      cols.add(aligned);
     }
+    const groups = this.groupsByName();
+    const cols = new TargetColumns(target, a.times.subarray(a.start, a.end), this.windowByName);
     // The newest row's columns, in the order tailColumns would list them: names as the full columns first
-    // meet them, each name's series in order, only the series with a value in that row.
-    const newest = new TargetColumns(target, a.times.subarray(a.end - 1, a.end));
-    for (const list of this.groupsByName())
-      for (const s of list) if (s.points.rows[s.points.end - 1] === newestRow) newest.add(s.newest);
+    // meet them, each name's series in order, only the series with a value in that row (nearly always all).
+    let all = true;
+    for (const list of groups)
+      for (const s of list) if (s.points.rows[s.points.end - 1] !== newestRow) all = false;
+    const newestT = a.times.subarray(a.end - 1, a.end);
+    let newest: TargetColumns;
+    if (all) newest = new TargetColumns(target, newestT, this.newestByName);
+    else {
+      newest = new TargetColumns(target, newestT);
+      for (const list of groups)
+        for (const s of list) if (s.points.rows[s.points.end - 1] === newestRow) newest.add(s.newest);
+    }
     cols.newest = newest;
     return cols;
   }
@@ -283,6 +299,8 @@ export class LiveColumns {
       else byName.set(s.name, [s]);
     }
     this.groups = [...byName.values()];
+    this.windowByName = new Map(this.groups.map((list) => [list[0].name, list.map((s) => s.aligned)]));
+    this.newestByName = new Map(this.groups.map((list) => [list[0].name, list.map((s) => s.newest)]));
     this.groupsGeneration = this.seriesGeneration;
     return this.groups;
   }
