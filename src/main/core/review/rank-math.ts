@@ -14,7 +14,7 @@ export interface PerRank {
 }
 
 export function perRank(cols: TargetColumns, name: string): PerRank {
-  const { ranks, byRank } = rankGroups(cols.series(name));
+  const { ranks, byRank } = rankGroups(cols.series(name), cols.keptLists);
   const values = byRank.map((list) => {
     const out = f64(cols.rows, NaN);
     for (const s of list)
@@ -36,15 +36,16 @@ interface RankGroups {
 }
 
 /**
- * The groupings by series list. The live columns hand out the same lists scrape after scrape while no series
- * comes or goes (and a series' labels never change), so the ranks are grouped once per list, not per gauge per
+ * The groupings by series list, for columns whose lists are kept (TargetColumns.keptLists). The live columns
+ * hand out the same lists scrape after scrape while no series comes or goes (and a series' labels never change), so the ranks are grouped once per list, not per gauge per
  * scrape (a Map and lists per call were a good part of the live push's allocation in a fleet).
  */
 const rankGroupsMemo = new WeakMap<readonly AlignedSeries[], RankGroups>();
 
 /** The series of one name by dp rank (ranks as first met), without per-priority series when totals exist. */
-function rankGroups(all: readonly AlignedSeries[]): RankGroups {
-  const known = rankGroupsMemo.get(all);
+function rankGroups(all: readonly AlignedSeries[], kept: boolean): RankGroups {
+  // Lists made for one evaluation (a scrape's own columns, a tail) would only fill the memo.
+  const known = kept ? rankGroupsMemo.get(all) : undefined;
   if (known && known.length === all.length) return known;
   let series = all;
   if (series.some((s) => s.labels.priority === '')) series = series.filter((s) => !s.labels.priority);
@@ -57,7 +58,7 @@ function rankGroups(all: readonly AlignedSeries[]): RankGroups {
   }
   const groups: RankGroups = { length: all.length, ranks: [...byName.keys()], byRank: [...byName.values()] };
   // The empty list of a name the columns lack is a new array every call: not worth keeping.
-  if (all.length > 0) rankGroupsMemo.set(all, groups);
+  if (kept && all.length > 0) rankGroupsMemo.set(all, groups);
   return groups;
 }
 

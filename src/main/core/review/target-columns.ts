@@ -50,6 +50,9 @@ export function valueIndexAt(s: AlignedSeries, row: number): number {
 }
 
 export class TargetColumns {
+  private readonly byName: Map<string, AlignedSeries[]>;
+  /** Whether the lists series() returns are the owner's, handed out again by later columns (see byName). */
+  readonly keptLists: boolean;
   /** Distinct metric families the target served during the session (including series not decoded). */
   families = 0;
   /**
@@ -66,8 +69,11 @@ export class TargetColumns {
      * The series by name, when the owner keeps them grouped (the live columns, while no series comes or goes):
      * shared, not copied, so nothing may be added to these columns.
      */
-    private readonly byName = new Map<string, AlignedSeries[]>(),
-  ) {}
+    byName?: Map<string, AlignedSeries[]>,
+  ) {
+    this.keptLists = byName !== undefined;
+    this.byName = byName ?? new Map();
+  }
 
   get rows(): number {
     return this.t.length;
