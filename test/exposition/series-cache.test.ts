@@ -119,15 +119,22 @@ describe('series cache of one scrape target', () => {
     });
   });
 
-  it('gives callers fresh label objects that they may change', () => {
+  it('shares one frozen label object per cached series across scrapes, which a caller cannot change', () => {
     const cache = new SeriesCache();
     const first = parseExposition(SCRAPE, 'prometheus', { cache });
-    parseExposition(SCRAPE, 'prometheus', { cache });
+    const second = parseExposition(SCRAPE, 'prometheus', { cache });
     const warm = parseExposition(SCRAPE, 'prometheus', { cache });
     expect(warm).toEqual(first);
     expect(cache.hits).toBe(4);
-    warm.families[0].samples[1].labels.le = 'changed by a caller';
+    const labels = warm.families[0].samples[1].labels;
+    expect(labels).toBe(second.families[0].samples[1].labels);
+    expect(Object.isFrozen(labels)).toBe(true);
+    expect(() => {
+      labels.le = 'changed by a caller';
+    }).toThrow(TypeError);
     expect(parseExposition(SCRAPE, 'prometheus', { cache }).families[0].samples[1].labels.le).toBe('0.1');
+    // an uncached parse still hands out plain objects of its own
+    expect(Object.isFrozen(first.families[0].samples[1].labels)).toBe(false);
   });
 
   it('still reports errors at the right place when the series text comes from the cache', () => {

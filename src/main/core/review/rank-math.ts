@@ -8,24 +8,16 @@ export type RankAgg = 'sum' | 'max' | 'min' | 'mean';
 
 /** Per dp rank, the value of `name` at every row (NaN where that rank has no sample in the scrape). */
 export interface PerRank {
+  /** Shared between calls over the same series list: read-only. */
   ranks: string[];
   values: Float64Array[];
 }
 
 export function perRank(cols: TargetColumns, name: string): PerRank {
-  let series = cols.series(name);
-  if (series.some((s) => s.labels.priority === '')) series = series.filter((s) => !s.labels.priority);
-  const byRank = new Map<string, AlignedSeries[]>();
-  for (const s of series) {
-    const r = s.labels.dp_rank ?? '';
-    const list = byRank.get(r);
-    if (list) list.push(s);
-    else byRank.set(r, [s]);
-  }
-  const ranks = [...byRank.keys()];
-  const values = ranks.map((r) => {
+  const { ranks, byRank } = rankGroups(cols.series(name), cols.keptLists);
+  const values = byRank.map((list) => {
     const out = f64(cols.rows, NaN);
-    for (const s of byRank.get(r)!)
+    for (const s of list)
       for (let k = 0; k < s.v.length; k++) {
         const row = rowAt(s, k);
         const cur = out[row];
@@ -34,6 +26,40 @@ export function perRank(cols: TargetColumns, name: string): PerRank {
     return out;
   });
   return { ranks, values };
+}
+
+interface RankGroups {
+  /** Length of the list when grouped: lists only grow while their columns are built. */
+  length: number;
+  ranks: string[];
+  byRank: AlignedSeries[][];
+}
+
+/**
+ * The groupings by series list, for columns whose lists are kept (TargetColumns.keptLists). The live columns
+ * hand out the same lists scrape after scrape while no series comes or goes (and a series' labels never change), so the ranks are grouped once per list, not per gauge per
+ * scrape (a Map and lists per call were a good part of the live push's allocation in a fleet).
+ */
+const rankGroupsMemo = new WeakMap<readonly AlignedSeries[], RankGroups>();
+
+/** The series of one name by dp rank (ranks as first met), without per-priority series when totals exist. */
+function rankGroups(all: readonly AlignedSeries[], kept: boolean): RankGroups {
+  // Lists made for one evaluation (a scrape's own columns, a tail) would only fill the memo.
+  const known = kept ? rankGroupsMemo.get(all) : undefined;
+  if (known && known.length === all.length) return known;
+  let series = all;
+  if (series.some((s) => s.labels.priority === '')) series = series.filter((s) => !s.labels.priority);
+  const byName = new Map<string, AlignedSeries[]>();
+  for (const s of series) {
+    const r = s.labels.dp_rank ?? '';
+    const list = byName.get(r);
+    if (list) list.push(s);
+    else byName.set(r, [s]);
+  }
+  const groups: RankGroups = { length: all.length, ranks: [...byName.keys()], byRank: [...byName.values()] };
+  // The empty list of a name the columns lack is a new array every call: not worth keeping.
+  if (kept && all.length > 0) rankGroupsMemo.set(all, groups);
+  return groups;
 }
 
 /** Ranks combined per row; NaN where no rank has a value (the live code's undefined). */

@@ -13,6 +13,20 @@ export interface AlignedSeries {
   v: Float64Array;
 }
 
+/**
+ * A series whose values are also readable in its owner's buffer, value k at `vBuf[off + k]` of `count`: the
+ * live columns' series, which would otherwise make a view (`v`) of that buffer for every reader every scrape.
+ */
+export interface BufferedValues {
+  readonly vBuf: Float64Array;
+  readonly off: number;
+  readonly count: number;
+}
+
+export function isBuffered(s: AlignedSeries): s is AlignedSeries & BufferedValues {
+  return 'vBuf' in s;
+}
+
 export function rowAt(s: AlignedSeries, k: number): number {
   return s.rows ? s.rows[k] : s.row0 + k;
 }
@@ -36,7 +50,9 @@ export function valueIndexAt(s: AlignedSeries, row: number): number {
 }
 
 export class TargetColumns {
-  private readonly byName = new Map<string, AlignedSeries[]>();
+  private readonly byName: Map<string, AlignedSeries[]>;
+  /** Whether the lists series() returns are the owner's, handed out again by later columns (see byName). */
+  readonly keptLists: boolean;
   /** Distinct metric families the target served during the session (including series not decoded). */
   families = 0;
   /**
@@ -49,7 +65,15 @@ export class TargetColumns {
     readonly target: string,
     /** Time of every stored scrape of the target (epoch ms), ascending. */
     readonly t: Float64Array,
-  ) {}
+    /**
+     * The series by name, when the owner keeps them grouped (the live columns, while no series comes or goes):
+     * shared, not copied, so nothing may be added to these columns.
+     */
+    byName?: Map<string, AlignedSeries[]>,
+  ) {
+    this.keptLists = byName !== undefined;
+    this.byName = byName ?? new Map();
+  }
 
   get rows(): number {
     return this.t.length;

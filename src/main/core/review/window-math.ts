@@ -9,11 +9,16 @@ import { f64, i32, u8 } from '../signals/scratch-arrays';
 
 export type LabelFilter = (labels: Record<string, string>) => boolean;
 
-/** A series prepared for window scans: the time of each value and the running sum of its increases. */
-interface Prepared {
-  times: Float64Array;
-  prefix: Float64Array;
-  v: Float64Array;
+/**
+ * A series prepared for window scans: the time of each value and the running sum of its increases. Values and
+ * increases are read at `off + k` of their buffers, so the live columns hand over their own buffers instead of
+ * a view of each per series per scrape; the times are a view, which series over the same rows share.
+ */
+export interface Prepared {
+  readonly times: Float64Array;
+  readonly prefixBuf: Float64Array;
+  readonly vBuf: Float64Array;
+  readonly off: number;
 }
 
 const prepared = new WeakMap<AlignedSeries, Prepared>();
@@ -21,16 +26,12 @@ const prepared = new WeakMap<AlignedSeries, Prepared>();
 /**
  * Hands the window scans a series' point times and running increases already kept by its owner (the live
  * columns maintain them as scrapes arrive), so a scan does not recompute them: `prefix[k]` is the sum of the
- * increases up to point k (a decrease counts as a reset), `times[k]` the time of point k.
+ * increases up to point k (a decrease counts as a reset) at `prefixBuf[off + k]`, its value at `vBuf[off + k]`,
+ * `times[k]` the time of point k. The owner keeps `source` current (the live columns refresh it every scrape);
+ * it is read at each scan.
  */
-export function seedPrepared(s: AlignedSeries, times: Float64Array, prefix: Float64Array): void {
-  // The live columns hand the same series object over every scrape: its entry is refreshed, not replaced.
-  const p = prepared.get(s);
-  if (p) {
-    p.times = times;
-    p.prefix = prefix;
-    p.v = s.v;
-  } else prepared.set(s, { times, prefix, v: s.v });
+export function seedPrepared(s: AlignedSeries, source: Prepared): void {
+  prepared.set(s, source);
 }
 
 function prepare(axis: Float64Array, s: AlignedSeries): Prepared {
@@ -49,7 +50,7 @@ function prepare(axis: Float64Array, s: AlignedSeries): Prepared {
     const cur = v[k];
     prefix[k] = prefix[k - 1] + (cur >= prev ? cur - prev : cur);
   }
-  p = { times, prefix, v: s.v };
+  p = { times, prefixBuf: prefix, vBuf: s.v, off: 0 };
   prepared.set(s, p);
   return p;
 }
@@ -90,7 +91,8 @@ class WindowWalk {
         g = this.times.length;
         this.times.push(p.times);
       } else {
-        const key = s.row0 * GROUP_KEY_SPAN + s.v.length;
+        // The point count from the times, which the series of a group share (its values need no view here).
+        const key = s.row0 * GROUP_KEY_SPAN + p.times.length;
         if (key === lastKey) g = lastGroup;
         else {
           keys ??= new Map();
@@ -142,7 +144,7 @@ class WindowWalk {
   increase(j: number): number {
     const g = this.group[j];
     const p = this.p[j];
-    return p.prefix[this.hi[g]] - p.prefix[this.lo[g]];
+    return p.prefixBuf[p.off + this.hi[g]] - p.prefixBuf[p.off + this.lo[g]];
   }
 
   /** Seconds between the first and last point of series j in the window. */
@@ -153,7 +155,8 @@ class WindowWalk {
   }
 
   latest(j: number): number {
-    return this.p[j].v[this.hi[this.group[j]]];
+    const p = this.p[j];
+    return p.vBuf[p.off + this.hi[this.group[j]]];
   }
 }
 
@@ -345,8 +348,8 @@ export function windowQuantiles(
       const h = hi[g];
       const l = lo[g];
       if (h - l < 1) continue;
-      const prefix = w.p[j].prefix;
-      counts[leIndex[j]] += prefix[h] - prefix[l];
+      const { prefixBuf, off } = w.p[j];
+      counts[leIndex[j]] += prefixBuf[off + h] - prefixBuf[off + l];
       present[leIndex[j]] = 1;
       any = true;
     }

@@ -21,9 +21,16 @@ const COMBINED = (Object.entries(SERVER_SIGNALS) as [string, SignalSpec][]).filt
     name !== 'kv_fullest_rank_ratio',
 );
 
+/** Every worker value combineWorkers reads (the signals above, and the hit rate's weights). */
+export const WORKER_INPUTS: ReadonlySet<string> = new Set([
+  ...COMBINED.map(([name]) => name),
+  'cache_hit_rate_window',
+  'prompt_tokens_per_s',
+]);
+
 /**
  * Each signal's role value from its workers' values of their newest poll (keys without the `@worker` scope:
- * `running`, `kv_transfer_gb_s`, …) and, for the quantiles, the window buckets of the same scrapes. A signal no
+ * `running`, `kv_transfer_gb_s`, …; only WORKER_INPUTS are read) and, for the quantiles, the window buckets of the same scrapes. A signal no
  * worker has is left out, so the role reads as not reported.
  */
 export function combineWorkers(

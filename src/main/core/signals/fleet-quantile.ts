@@ -12,7 +12,7 @@
 // the role: the first name any worker has in the window.
 import { SERVER_SIGNALS, type SignalSpec } from '@shared/signals/spec';
 import { parseLe } from '../probes/sglang/series';
-import type { AlignedSeries, TargetColumns } from '../review/target-columns';
+import { isBuffered, type AlignedSeries, type TargetColumns } from '../review/target-columns';
 import { quantileOfSorted } from '../review/window-math';
 
 interface QuantileGroup {
@@ -154,19 +154,23 @@ export class WindowBucketCursor {
 
 /** Moves a series' window to its points at rows firstRow..lastRow, keeping the sum of their increases. */
 function slide(w: SeriesWindow, firstRow: number, lastRow: number): void {
-  const { rows, row0, v } = w.s;
-  const n = v.length;
+  const s = w.s;
+  const { rows, row0 } = s;
+  // The live columns' values in their own buffer (no view per bucket per scrape); review's as they are.
+  const v = isBuffered(s) ? s.vBuf : s.v;
+  const o = isBuffered(s) ? s.off : 0;
+  const n = isBuffered(s) ? s.count : v.length;
   let { lo, hi, sum } = w;
   // A series without gaps has its points at rows row0, row0 + 1, …: the window's ends are known at once.
   const hiTo = rows ? hi : Math.min(n - 1, lastRow - row0);
   while (rows ? hi + 1 < n && rows[hi + 1] <= lastRow : hi < hiTo) {
     hi++;
-    if (hi > lo) sum += v[hi] >= v[hi - 1] ? v[hi] - v[hi - 1] : v[hi];
+    if (hi > lo) sum += v[o + hi] >= v[o + hi - 1] ? v[o + hi] - v[o + hi - 1] : v[o + hi];
   }
   const loTo = rows ? lo : Math.min(n, firstRow - row0);
   while (rows ? lo < n && rows[lo] < firstRow : lo < loTo) {
     lo++;
-    if (lo <= hi) sum -= v[lo] >= v[lo - 1] ? v[lo] - v[lo - 1] : v[lo];
+    if (lo <= hi) sum -= v[o + lo] >= v[o + lo - 1] ? v[o + lo] - v[o + lo - 1] : v[o + lo];
   }
   w.lo = lo;
   w.hi = hi;

@@ -6,8 +6,8 @@
 // now and then, so columns() hands out views instead of copies and the window scans find their prefix sums
 // ready: a scrape costs O(its samples), not O(samples × rows in the window).
 import type { Exposition } from '../probes/exposition/types';
-import { TargetColumns, type AlignedSeries } from '../review/target-columns';
-import { seedPrepared } from '../review/window-math';
+import { TargetColumns, type AlignedSeries, type BufferedValues } from '../review/target-columns';
+import { seedPrepared, type Prepared } from '../review/window-math';
 
 /** A growable window of (absolute row, time, value, running increase) per point. */
 class PointBuffer {
@@ -68,6 +68,62 @@ class PointBuffer {
   }
 }
 
+/**
+ * A series as columns() hands it to the evaluator, refreshed in place every scrape. It makes no typed-array
+ * view per scrape: the window scans read its values and running increases in the point buffers at `off`
+ * (`Prepared`), its point times are one view per run of series over the same rows, and `v` is made when first
+ * read after a refresh (the point-in-time signals read the newest row's own columns, so most never are). Views
+ * of every series per scrape were the largest allocation of the live push. A refresh keeps the buffers and
+ * range it stands for, so a view made later shows what one made at the refresh would.
+ */
+class LiveAligned implements AlignedSeries, Prepared, BufferedValues {
+  rows: Int32Array | null = null;
+  row0 = 0;
+  vBuf: Float64Array;
+  prefixBuf: Float64Array;
+  off = 0;
+  private timesBuf: Float64Array;
+  private end = 0;
+  private vView: Float64Array | null = null;
+  private timesView: Float64Array | null = null;
+  /** A series over the same rows (earlier in this columns() call) whose times view this one shares. */
+  private timesOf: LiveAligned | null = null;
+
+  constructor(
+    readonly name: string,
+    readonly labels: Record<string, string>,
+    p: PointBuffer,
+  ) {
+    this.vBuf = p.v;
+    this.prefixBuf = p.prefix;
+    this.timesBuf = p.times;
+  }
+
+  /** Stands for the points of `p` now; `timesOf` shares its point times (same rows), else null. */
+  refresh(p: PointBuffer, timesOf: LiveAligned | null): void {
+    this.vBuf = p.v;
+    this.prefixBuf = p.prefix;
+    this.timesBuf = p.times;
+    this.off = p.start;
+    this.end = p.end;
+    this.vView = this.timesView = null;
+    this.timesOf = timesOf;
+  }
+
+  get count(): number {
+    return this.end - this.off;
+  }
+
+  get v(): Float64Array {
+    return (this.vView ??= this.vBuf.subarray(this.off, this.end));
+  }
+
+  get times(): Float64Array {
+    if (this.timesOf) return this.timesOf.times;
+    return (this.timesView ??= this.timesBuf.subarray(this.off, this.end));
+  }
+}
+
 interface LiveSeries {
   key: string;
   name: string;
@@ -75,7 +131,7 @@ interface LiveSeries {
   labelCount: number;
   points: PointBuffer;
   /** Handed to the evaluator by every columns() call, refreshed in place (its views move with the buffers). */
-  aligned: AlignedSeries;
+  aligned: LiveAligned;
   /** The series in the newest row's own columns: its value there, rewritten by every append. */
   newest: AlignedSeries;
   /** Row of its newest point (a sample listed twice in one scrape keeps the first). */
@@ -115,6 +171,13 @@ export class LiveColumns {
   /** The series grouped by name (names as the series map first meets them), as of `groupsGeneration`. */
   private groups: LiveSeries[][] = [];
   private groupsGeneration = -1;
+  /**
+   * The same grouping as columns() hands it out (the window's series, and each series' newest-row column), as of
+   * `groupsGeneration`: the series objects are refreshed in place, so the lists stand while no series comes or
+   * goes instead of being built again every scrape.
+   */
+  private windowByName = new Map<string, AlignedSeries[]>();
+  private newestByName = new Map<string, AlignedSeries[]>();
 
   constructor(private readonly opts: LiveColumnsOptions) {
     this.maxSeries = opts.maxSeries ?? 5000;
@@ -179,11 +242,10 @@ export class LiveColumns {
     const a = this.axis;
     const first = a.rows[a.start];
     const newestRow = a.rows[a.end - 1];
-    const cols = new TargetColumns(target, a.times.subarray(a.start, a.end));
     // Series present since the same row share one view of their point times.
     let timesRow = -1;
     let timesLength = -1;
-    let times = a.times;
+    let timesOf: LiveAligned | null = null;
     for (const s of this.series.values()) {
       const p = s.points;
       const m = p.length;
@@ -194,27 +256,35 @@ export class LiveColumns {
         aligned.rows = null;
         aligned.row0 = row0 - first;
         if (row0 !== timesRow || m !== timesLength) {
-          times = p.times.subarray(p.start, p.end);
+          aligned.refresh(p, null);
+          timesOf = aligned;
           timesRow = row0;
           timesLength = m;
-        }
+        } else aligned.refresh(p, timesOf);
       } else {
         const rows = new Int32Array(m);
         for (let k = 0; k < m; k++) rows[k] = p.rows[p.start + k] - first;
         aligned.rows = rows;
         aligned.row0 = 0;
-        times = p.times.subarray(p.start, p.end);
+        aligned.refresh(p, null);
         timesRow = -1;
       }
-      aligned.v = p.v.subarray(p.start, p.end);
-      seedPrepared(aligned, times, p.prefix.subarray(p.start, p.end));
-      cols.add(aligned);
     }
+    const groups = this.groupsByName();
+    const cols = new TargetColumns(target, a.times.subarray(a.start, a.end), this.windowByName);
     // The newest row's columns, in the order tailColumns would list them: names as the full columns first
-    // meet them, each name's series in order, only the series with a value in that row.
-    const newest = new TargetColumns(target, a.times.subarray(a.end - 1, a.end));
-    for (const list of this.groupsByName())
-      for (const s of list) if (s.points.rows[s.points.end - 1] === newestRow) newest.add(s.newest);
+    // meet them, each name's series in order, only the series with a value in that row (nearly always all).
+    let all = true;
+    for (const list of groups)
+      for (const s of list) if (s.points.rows[s.points.end - 1] !== newestRow) all = false;
+    const newestT = a.times.subarray(a.end - 1, a.end);
+    let newest: TargetColumns;
+    if (all) newest = new TargetColumns(target, newestT, this.newestByName);
+    else {
+      newest = new TargetColumns(target, newestT);
+      for (const list of groups)
+        for (const s of list) if (s.points.rows[s.points.end - 1] === newestRow) newest.add(s.newest);
+    }
     cols.newest = newest;
     return cols;
   }
@@ -229,6 +299,8 @@ export class LiveColumns {
       else byName.set(s.name, [s]);
     }
     this.groups = [...byName.values()];
+    this.windowByName = new Map(this.groups.map((list) => [list[0].name, list.map((s) => s.aligned)]));
+    this.newestByName = new Map(this.groups.map((list) => [list[0].name, list.map((s) => s.newest)]));
     this.groupsGeneration = this.seriesGeneration;
     return this.groups;
   }
@@ -255,13 +327,17 @@ export class LiveColumns {
 }
 
 function newSeries(key: string, name: string, labels: Record<string, string>): LiveSeries {
+  const points = new PointBuffer(INITIAL_POINTS);
+  const aligned = new LiveAligned(name, labels, points);
+  // The window scans read the series' times and running increases from the series itself (see LiveAligned).
+  seedPrepared(aligned, aligned);
   return {
     key,
     name,
     labels,
     labelCount: Object.keys(labels).length,
-    points: new PointBuffer(INITIAL_POINTS),
-    aligned: { name, labels, rows: null, row0: 0, v: new Float64Array(0) },
+    points,
+    aligned,
     newest: { name, labels, rows: null, row0: 0, v: new Float64Array(1) },
     lastRow: -1,
     adopt: ADOPT_LABELS_SCRAPES,

@@ -17,7 +17,7 @@ import {
   type ServiceObservation,
 } from '@shared/domain';
 import type { Exposition } from '../probes/exposition/types';
-import { combineWorkers } from './fleet-aggregate';
+import { combineWorkers, WORKER_INPUTS } from './fleet-aggregate';
 import { WindowBucketCursor, type WindowBuckets } from './fleet-quantile';
 import { ColumnRing } from './column-ring';
 import { typicalGapMs } from './decimate';
@@ -497,15 +497,36 @@ const scoped = (key: string, scope: string | undefined): string =>
 const scopedGroup = (group: string, scope: string | undefined): string =>
   scope === undefined ? group : `${group}@${scope}`;
 
-/** A worker group's values in its row at `ts` by signal name (`running`); empty when it has no such row. */
+/**
+ * A worker group's values in its row at `ts` by signal name (`running`), those combineWorkers reads; empty when
+ * it has no such row.
+ */
 function rowAt(ring: ColumnRing | undefined, ts: number, prefix: number): Record<string, number> {
   const out: Record<string, number> = {};
   if (!ring || ring.lastTime() !== ts) return out;
   ring.forEachAt(ring.length - 1, (key, v) => {
-    const at = key.lastIndexOf('@');
-    out[key.slice(prefix, at < 0 ? undefined : at)] = v;
+    const name = workerInput(key, prefix);
+    if (name !== null) out[name] = v;
   });
   return out;
+}
+
+/**
+ * The signal name of a worker's key (`decode.running@decode-1` → `running`), null when combineWorkers does not
+ * read it. Kept per key: slicing every key of every worker's row each round was the store's largest
+ * allocation in a fleet after the live columns', and most of those keys are never read.
+ */
+const workerInputs = new Map<string, string | null>();
+
+function workerInput(key: string, prefix: number): string | null {
+  let name = workerInputs.get(key);
+  if (name !== undefined) return name;
+  const at = key.lastIndexOf('@');
+  const sliced = key.slice(prefix, at < 0 ? undefined : at);
+  name = WORKER_INPUTS.has(sliced) ? sliced : null;
+  // Bounded: keys are the specification's signals and per-rank figures of each worker, not label values.
+  if (workerInputs.size < 65_536) workerInputs.set(key, name);
+  return name;
 }
 
 /** What systemd, /health and the scrape outcome of one service say, as values. */

@@ -327,7 +327,7 @@ export class ExpositionScanner {
   /**
    * Looks up the series text at the read position (from the metric name through the line's first '}') in
    * the series cache; without one it returns undefined at once. On a hit the read position moves past it,
-   * the label arrays are filled, seriesName is set and a copy of the labels is returned. On a miss nothing
+   * the label arrays are filled, seriesName is set and the entry's (frozen, shared) labels are returned. On a miss nothing
    * moves; rememberSeries may store the parse afterwards. A key is only ever stored as the complete series
    * text of a line whose label set closed at its first '}', so equal text parses identically whatever
    * follows it.
@@ -376,14 +376,16 @@ export class ExpositionScanner {
     this.labelCount = count;
     this.pos = close + 1;
     this.seriesName = hit.name;
-    const labels = { ...hit.labels };
-    this.previousLabels = labels;
-    return labels;
+    // The entry's own frozen label set: every sample of this series, in this scrape and the next ones, gets
+    // the same object instead of a copy per sample per scrape.
+    this.previousLabels = hit.labels;
+    return hit.labels;
   }
 
   /**
    * After a miss of lookupSeries, stores the series just read (name and label set ending at the read
-   * position) and returns a copy of its labels that shares no memory with the scrape; seriesName is set.
+   * position) and returns its labels (frozen, shared by later hits) that share no memory with the scrape;
+   * seriesName is set.
    * Returns undefined when the label set did not end at the line's first '}' (a '}' inside a value).
    */
   rememberSeries(name: string): Record<string, string> | undefined {
@@ -405,6 +407,9 @@ export class ExpositionScanner {
       this.labelNames[k] = names[k];
       this.labelValues[k] = values[k];
     }
+    // Frozen: samples share it (see CachedSeries.labels), so a caller that tried to change one would change
+    // them all; freezing makes that an error instead.
+    Object.freeze(template);
     const entry: CachedSeries = {
       key: detach(this.seriesKey),
       name: detach(name),
@@ -424,9 +429,8 @@ export class ExpositionScanner {
     this.lastEntry = entry;
     this.seriesEntry = entry;
     this.seriesName = entry.name;
-    const labels = { ...template };
-    this.previousLabels = labels;
-    return labels;
+    this.previousLabels = template;
+    return template;
   }
 
   /** The `le` label value `raw` of the current sample read as a float, or null; memoised per cached series. */

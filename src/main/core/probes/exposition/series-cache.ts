@@ -20,7 +20,10 @@ export interface CachedSeries {
   /** The key, detached from the scrape it was first read in. */
   key: string;
   name: string;
-  /** Template; callers receive copies. */
+  /**
+   * Frozen, and handed to every sample of the series in every parse that reads it from the cache: a copy per
+   * sample per scrape was most of a warm parse's allocation.
+   */
   labels: Record<string, string>;
   names: string[];
   values: string[];

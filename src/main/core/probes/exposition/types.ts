@@ -24,6 +24,10 @@ export interface Exemplar {
 export interface Sample {
   /** Full sample name, e.g. sglang:e2e_request_latency_seconds_bucket */
   name: string;
+  /**
+   * Read-only: with a series cache (ParseOptions.cache) the samples of one series share one frozen object,
+   * across scrapes too.
+   */
   labels: Record<string, string>;
   /** NaN and ±Infinity are legal. */
   value: number;
