@@ -62,5 +62,11 @@ test('a recorded fleet opens in review as the fleet overview: router, 5 workers 
   // Read-only: no restart control in review.
   await expect(page.locator('[data-testid^=restart-button-]')).toHaveCount(0);
   await page.screenshot({ path: shot('fleet-review-overview.png') });
+  // The router's page lists the workers the router itself reported then, each healthy, as its live page did.
+  await page.getByTestId('open-worker-router').click();
+  const listed = page.getByTestId('router-workers').getByTestId('router-worker');
+  await expect(listed).toHaveCount(5, { timeout: 30_000 });
+  for (const h of await listed.getByTestId('router-worker-health').allTextContents())
+    expect(h).toBe('healthy');
   expect(errors).toEqual([]);
 });

@@ -1,8 +1,9 @@
 // The router's own list of its workers (its health, circuit breaker and load per worker) is in a review as it
 // was live: at every scrape of a recorded one-host session, the review's dashboard at that moment lists the same
 // workers, with the same health, as the live store had after that scrape — across a decode outage, which the
-// router's gauges show as the decode worker going unhealthy and back.
+// router's gauges show as the decode worker going unhealthy and back. The review cache keeps the same list.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DemoSimulation } from '../../src/main/demo';
 import { renderRouterMetrics } from '../../src/main/demo/router-metrics';
@@ -11,6 +12,7 @@ import { RecordingWriter, readRecording } from '../../src/main/core/store/record
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import { snapshotAt } from '../../src/main/core/review/state-at';
+import { ReviewCache } from '../../src/main/core/review/review-cache';
 import type { RouterWorkerState } from '../../src/shared/contract';
 import { header, manualClock, tempDir } from '../recording/helpers';
 
@@ -64,4 +66,22 @@ it("a review's dashboard lists the router's workers as live did after each scrap
   expect(unhealthy).toBeGreaterThan(3);
   // Before the first scrape there is no list yet.
   expect(snapshotAt(data, [], 'd', START - 1000).routerWorkers).toBeUndefined();
+});
+
+it('a review opened from the review cache lists them too (the cache keeps the router timeline)', async () => {
+  const path = join(dir.dir, 's.pdrec.jsonl.gz');
+  const st = await stat(path);
+  const stamp = { path, size: st.size, mtimeMs: st.mtimeMs };
+  const cache = new ReviewCache(join(dir.dir, 'cache'));
+  await cache.store(stamp, data, []);
+  const hit = await cache.load(stamp);
+  expect(hit, 'the entry just stored loads').not.toBeNull();
+  let compared = 0;
+  for (const ts of live.keys()) {
+    expect(listed(snapshotAt(hit!.data, [], 'd', ts).routerWorkers)).toEqual(
+      listed(snapshotAt(data, [], 'd', ts).routerWorkers),
+    );
+    compared++;
+  }
+  expect(compared).toBeGreaterThan(100);
 });

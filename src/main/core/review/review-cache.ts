@@ -22,11 +22,12 @@ import type {
 } from '../store/recording/types';
 import type { KvMeta } from '../signals/evaluate';
 import { SignalTable, type GroupColumns } from './signal-table';
-import type { ReviewData, RoleInfo } from './review-data';
+import type { ReviewData, RoleInfo, RouterWorkerTimeline } from './review-data';
 
 const MAGIC = 'PDRVC001';
-// Bumped whenever what review computes changes (4: one evaluator, dp-rank tokens, recorded /server_info capacity).
-const CACHE_VERSION = 4;
+// Bumped whenever what review computes changes (4: one evaluator, dp-rank tokens, recorded /server_info capacity;
+// 5: the router's own list of its workers).
+const CACHE_VERSION = 5;
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
@@ -36,7 +37,29 @@ export interface SourceStamp {
   mtimeMs: number;
 }
 
-type Blob = { type: 'f64' | 'f32' | 'i8'; bytes: number };
+type Blob = { type: 'f64' | 'f32' | 'i8' | 'u8' | 'i32'; bytes: number };
+type Typed = Float64Array | Float32Array | Int8Array | Uint8Array | Int32Array;
+
+/** The router's worker timeline with every typed array as a blob index. */
+interface CachedRouterWorkers {
+  t: number;
+  from: number;
+  rows: number;
+  urls: string[];
+  seen: number[];
+  health: number[];
+  removed: number[];
+  cb: number[];
+  active: number[];
+  roles: {
+    role: string;
+    name: string;
+    labels: Record<string, string>;
+    row0: number;
+    rows: number | null;
+    v: number;
+  }[][];
+}
 
 interface CacheMeta {
   version: number;
@@ -56,6 +79,7 @@ interface CacheMeta {
   health: TimedHealth[];
   groups: { name: string; t: number; cols: { key: string; blob?: number; value?: number | null }[] }[];
   kv: { role: string; source: number; metas: KvMeta[] }[];
+  routerWorkers?: CachedRouterWorkers;
   blobs: Blob[];
   journalLines: number;
 }
@@ -103,7 +127,7 @@ export class ReviewCache {
     const start = pad8(12 + metaLen);
     const region = new Uint8Array(buf.length - start);
     region.set(buf.subarray(start));
-    const blobs: (Float64Array | Float32Array | Int8Array)[] = [];
+    const blobs: Typed[] = [];
     let off = 0;
     for (const b of meta.blobs) {
       const ab = region.buffer;
@@ -112,7 +136,11 @@ export class ReviewCache {
           ? new Float64Array(ab, off, b.bytes / 8)
           : b.type === 'f32'
             ? new Float32Array(ab, off, b.bytes / 4)
-            : new Int8Array(ab, off, b.bytes),
+            : b.type === 'i32'
+              ? new Int32Array(ab, off, b.bytes / 4)
+              : b.type === 'u8'
+                ? new Uint8Array(ab, off, b.bytes)
+                : new Int8Array(ab, off, b.bytes),
       );
       off = pad8(off + b.bytes);
     }
@@ -142,6 +170,7 @@ export class ReviewCache {
       kv: new Map(meta.kv.map((k) => [k.role, { source: blobs[k.source] as Int8Array, metas: k.metas }])),
       notExposed: meta.notExposed,
       roleInfo: new Map(meta.roleInfo),
+      ...(meta.routerWorkers ? { routerWorkers: routerWorkersFrom(meta.routerWorkers, blobs) } : {}),
       events: meta.events,
       unitStates: meta.unitStates,
       health: meta.health,
@@ -162,9 +191,18 @@ export class ReviewCache {
     const base = this.base(s);
     const blobs: Blob[] = [];
     const parts: Uint8Array[] = [];
-    const add = (a: Float64Array | Float32Array | Int8Array): number => {
+    const add = (a: Typed): number => {
       blobs.push({
-        type: a instanceof Float64Array ? 'f64' : a instanceof Float32Array ? 'f32' : 'i8',
+        type:
+          a instanceof Float64Array
+            ? 'f64'
+            : a instanceof Float32Array
+              ? 'f32'
+              : a instanceof Int32Array
+                ? 'i32'
+                : a instanceof Uint8Array
+                  ? 'u8'
+                  : 'i8',
         bytes: a.byteLength,
       });
       parts.push(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
@@ -199,6 +237,7 @@ export class ReviewCache {
       health: data.health,
       groups,
       kv,
+      ...(data.routerWorkers ? { routerWorkers: cachedRouterWorkers(data.routerWorkers, add) } : {}),
       blobs,
       journalLines: journal.length,
     };
@@ -306,4 +345,58 @@ async function decodeJournal(gz: Buffer): Promise<JournalLine[]> {
     priority: j.meta[3 * i + 2],
     message: j.msg[i],
   }));
+}
+
+function cachedRouterWorkers(tl: RouterWorkerTimeline, add: (a: Typed) => number): CachedRouterWorkers {
+  const w = tl.rows;
+  return {
+    t: add(tl.t),
+    from: tl.from,
+    rows: w.rows,
+    urls: w.urls,
+    seen: w.seen.map(add),
+    health: w.health.map(add),
+    removed: w.removed.map(add),
+    cb: w.cb.map(add),
+    active: w.active.map(add),
+    roles: w.roles.map((list) =>
+      list.map(({ role, series: x }) => ({
+        role,
+        name: x.name,
+        labels: x.labels,
+        row0: x.row0,
+        rows: x.rows ? add(x.rows) : null,
+        v: add(x.v),
+      })),
+    ),
+  };
+}
+
+function routerWorkersFrom(c: CachedRouterWorkers, blobs: readonly Typed[]): RouterWorkerTimeline {
+  const of = <T extends Typed>(i: number): T => blobs[i] as T;
+  return {
+    t: of<Float64Array>(c.t),
+    from: c.from,
+    rows: {
+      rows: c.rows,
+      urls: c.urls,
+      seen: c.seen.map((i) => of<Uint8Array>(i)),
+      health: c.health.map((i) => of<Float64Array>(i)),
+      removed: c.removed.map((i) => of<Uint8Array>(i)),
+      cb: c.cb.map((i) => of<Float64Array>(i)),
+      active: c.active.map((i) => of<Float64Array>(i)),
+      roles: c.roles.map((list) =>
+        list.map((r) => ({
+          role: r.role,
+          series: {
+            name: r.name,
+            labels: r.labels,
+            row0: r.row0,
+            rows: r.rows === null ? null : of<Int32Array>(r.rows),
+            v: of<Float64Array>(r.v),
+          },
+        })),
+      ),
+    },
+  };
 }

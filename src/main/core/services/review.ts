@@ -316,7 +316,12 @@ export class ReviewService implements DeploymentSource {
     this.reviews.set(id, r);
     // Opened from the overview: events the overview did not reach (the last stretch of a file never closed)
     // arrive with the full detail, as markers on the open review.
-    void loaded.full.then(() => this.addEvents(r, loaded.data.events));
+    // The state at the cursor is pushed again with it: the full read holds what the overview has not (the
+    // router's own list of its workers), and a page showing it would otherwise wait for the cursor to move.
+    void loaded.full.then(() => {
+      this.addEvents(r, loaded.data.events);
+      if (this.reviews.get(r.id) === r && loaded.detail === 'full') this.setCursor(r.id, r.cursor);
+    });
     // The recent list is written after the answer: the first screen does not wait for a file write, and a
     // list that could not be written costs only its entry.
     void this.remember(r).catch((err: Error) => this.cacheProblem(err));
