@@ -36,7 +36,10 @@ export function runBundled<T>(name: string, env: NodeJS.ProcessEnv): T {
     });
     if (built.status !== 0)
       throw new Error(`esbuild could not bundle bench/${name}.ts (exit ${built.status})`);
-    const run = spawnSync(process.execPath, [bundle], {
+    // BENCH_NODE_FLAGS: node/V8 flags for the bundled child only (e.g. "--single-threaded-gc"), to compare a
+    // flag's cost side by side without the harness's own process taking it too.
+    const flags = (env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+    const run = spawnSync(process.execPath, [...flags, bundle], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'inherit'],
