@@ -465,6 +465,18 @@ describe('timeToFull (the KV forecast)', () => {
     expect(ttfOf([0.1, 0.10001, 0.10002, 0.10003, 0.10004])).toBeNull();
   });
 
+  it('null when the trend is lost in the noise; a fill through noise is still forecast', () => {
+    // A prefill pool: mostly empty, a batch's spike of up to 20 % now and then, drifting up by 1 % over 5 min.
+    let seed = 7;
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const spiky = Array.from({ length: 300 }, (_, i) => (rand() < 0.3 ? 0.2 * rand() : 0) + (0.01 * i) / 300);
+    expect(ttfOf(spiky, 1)).toBeNull();
+    // The same scatter over a fill from 30 % to 90 % in those 5 min: forecast, near the clean line's 50 s.
+    const filling = spiky.map((x, i) => x + 0.3 + (0.6 * i) / 300);
+    expect(ttfOf(filling, 1)).toBeGreaterThan(20);
+    expect(ttfOf(filling, 1)).toBeLessThan(100);
+  });
+
   it('uses only the run after the last gap (a restart empties the pool)', () => {
     // before the gap usage fell from 0.9; after it, 0.10 → 0.14 in 10 s steps: slope 0.001 /s → (1-0.14)/0.001 = 860 s
     expect(ttfOf([0.9, 0.8, 0.7, null, 0.1, 0.11, 0.12, 0.13, 0.14])).toBeCloseTo(860, 9);
