@@ -37,8 +37,22 @@ export interface SourceStamp {
   mtimeMs: number;
 }
 
-type Blob = { type: 'f64' | 'f32' | 'i8' | 'u8' | 'i32'; bytes: number };
-type Typed = Float64Array | Float32Array | Int8Array | Uint8Array | Int32Array;
+/** The typed arrays an entry stores as blobs, by the name its meta gives their type. */
+const BLOB_TYPES = {
+  f64: Float64Array,
+  f32: Float32Array,
+  i32: Int32Array,
+  u8: Uint8Array,
+  i8: Int8Array,
+} as const;
+type BlobType = keyof typeof BLOB_TYPES;
+type Blob = { type: BlobType; bytes: number };
+type Typed = Float64Array | Float32Array | Int32Array | Uint8Array | Int8Array;
+
+function blobType(a: Typed): BlobType {
+  for (const [name, Type] of Object.entries(BLOB_TYPES)) if (a instanceof Type) return name as BlobType;
+  throw new Error(`no blob type for ${Object.prototype.toString.call(a)}`);
+}
 
 /** The router's worker timeline with every typed array as a blob index. */
 interface CachedRouterWorkers {
@@ -131,17 +145,8 @@ export class ReviewCache {
     let off = 0;
     for (const b of meta.blobs) {
       const ab = region.buffer;
-      blobs.push(
-        b.type === 'f64'
-          ? new Float64Array(ab, off, b.bytes / 8)
-          : b.type === 'f32'
-            ? new Float32Array(ab, off, b.bytes / 4)
-            : b.type === 'i32'
-              ? new Int32Array(ab, off, b.bytes / 4)
-              : b.type === 'u8'
-                ? new Uint8Array(ab, off, b.bytes)
-                : new Int8Array(ab, off, b.bytes),
-      );
+      const Type = BLOB_TYPES[b.type];
+      blobs.push(new Type(ab, off, b.bytes / Type.BYTES_PER_ELEMENT));
       off = pad8(off + b.bytes);
     }
     const groups = new Map<string, GroupColumns>();
@@ -192,19 +197,7 @@ export class ReviewCache {
     const blobs: Blob[] = [];
     const parts: Uint8Array[] = [];
     const add = (a: Typed): number => {
-      blobs.push({
-        type:
-          a instanceof Float64Array
-            ? 'f64'
-            : a instanceof Float32Array
-              ? 'f32'
-              : a instanceof Int32Array
-                ? 'i32'
-                : a instanceof Uint8Array
-                  ? 'u8'
-                  : 'i8',
-        bytes: a.byteLength,
-      });
+      blobs.push({ type: blobType(a), bytes: a.byteLength });
       parts.push(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
       return blobs.length - 1;
     };
