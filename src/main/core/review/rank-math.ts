@@ -37,8 +37,9 @@ interface RankGroups {
 
 /**
  * The groupings by series list, for columns whose lists are kept (TargetColumns.keptLists). The live columns
- * hand out the same lists scrape after scrape while no series comes or goes (and a series' labels never change), so the ranks are grouped once per list, not per gauge per
- * scrape (a Map and lists per call were a good part of the live push's allocation in a fleet).
+ * hand out the same lists scrape after scrape while no series comes or goes (and a series' labels never
+ * change), so the ranks are grouped once per list, not per gauge per scrape (a Map and lists per call were a
+ * good part of the live push's allocation in a fleet).
  */
 const rankGroupsMemo = new WeakMap<readonly AlignedSeries[], RankGroups>();
 
@@ -49,14 +50,14 @@ function rankGroups(all: readonly AlignedSeries[], kept: boolean): RankGroups {
   if (known && known.length === all.length) return known;
   let series = all;
   if (series.some((s) => s.labels.priority === '')) series = series.filter((s) => !s.labels.priority);
-  const byName = new Map<string, AlignedSeries[]>();
+  const byRank = new Map<string, AlignedSeries[]>();
   for (const s of series) {
     const r = s.labels.dp_rank ?? '';
-    const list = byName.get(r);
+    const list = byRank.get(r);
     if (list) list.push(s);
-    else byName.set(r, [s]);
+    else byRank.set(r, [s]);
   }
-  const groups: RankGroups = { length: all.length, ranks: [...byName.keys()], byRank: [...byName.values()] };
+  const groups: RankGroups = { length: all.length, ranks: [...byRank.keys()], byRank: [...byRank.values()] };
   // The empty list of a name the columns lack is a new array every call: not worth keeping.
   if (kept && all.length > 0) rankGroupsMemo.set(all, groups);
   return groups;

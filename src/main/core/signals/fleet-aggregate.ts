@@ -30,8 +30,8 @@ export const WORKER_INPUTS: ReadonlySet<string> = new Set([
 
 /**
  * Each signal's role value from its workers' values of their newest poll (keys without the `@worker` scope:
- * `running`, `kv_transfer_gb_s`, …; only WORKER_INPUTS are read) and, for the quantiles, the window buckets of the same scrapes. A signal no
- * worker has is left out, so the role reads as not reported.
+ * `running`, `kv_transfer_gb_s`, …; only WORKER_INPUTS are read) and, for the quantiles, the window buckets of
+ * the same scrapes. A signal no worker has is left out, so the role reads as not reported.
  */
 export function combineWorkers(
   workers: readonly Record<string, number>[],

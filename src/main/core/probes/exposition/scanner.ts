@@ -327,10 +327,10 @@ export class ExpositionScanner {
   /**
    * Looks up the series text at the read position (from the metric name through the line's first '}') in
    * the series cache; without one it returns undefined at once. On a hit the read position moves past it,
-   * the label arrays are filled, seriesName is set and the entry's (frozen, shared) labels are returned. On a miss nothing
-   * moves; rememberSeries may store the parse afterwards. A key is only ever stored as the complete series
-   * text of a line whose label set closed at its first '}', so equal text parses identically whatever
-   * follows it.
+   * the label arrays are filled, seriesName is set and the entry's (frozen, shared) labels are returned. On
+   * a miss nothing moves; rememberSeries may store the parse afterwards. A key is only ever stored as the
+   * complete series text of a line whose label set closed at its first '}', so equal text parses identically
+   * whatever follows it.
    */
   lookupSeries(): Record<string, string> | undefined {
     this.seriesStart = -1;
