@@ -211,6 +211,11 @@ test('a chart exports its picture as PNG and its data as CSV', async () => {
   expect(pngBytes.subarray(1, 4).toString('latin1')).toBe('PNG');
   expect(pngBytes.length).toBeGreaterThan(2000);
 
+  // The CSV is the tokens chart's own data: exported once that chart's history is in (a freshly opened page
+  // answers its charts' requests in turn, and the tokens chart read "Loading history…" a moment longer).
+  await expect(page.getByTestId('chart-kv-tokens-decode')).toHaveAttribute('data-state', 'ready', {
+    timeout: 30_000,
+  });
   const [csv] = await Promise.all([
     page.waitForEvent('download'),
     page.getByTestId('export-csv-kv-tokens-decode').click(),
