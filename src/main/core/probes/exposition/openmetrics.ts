@@ -1,6 +1,7 @@
 // OpenMetrics 1.0 text format: the strict line grammar (single spaces, "# EOF", HELP/TYPE/UNIT only,
 // exemplars, timestamps in seconds) and family boundaries; per-family rules live in openmetrics-rules.ts.
 
+import { ParsedFamily, ParsedSample } from './parsed';
 import { ExpositionScanner } from './scanner';
 import type { SeriesCache } from './series-cache';
 import type { Exemplar, Exposition, MetricFamily, MetricType, Sample } from './types';
@@ -125,7 +126,7 @@ class OpenMetricsParser {
         s.lineStart,
       );
     }
-    const family: MetricFamily = { name, type: 'unknown', samples: [] };
+    const family: MetricFamily = new ParsedFamily(name, 'unknown');
     const entry: FamilyEntry = {
       family,
       declaredType: undefined,
@@ -206,14 +207,16 @@ class OpenMetricsParser {
     if (keyword === 'HELP') {
       if (entry.helpLine > 0)
         s.fail(`second # HELP for "${name}" (the first is on line ${entry.helpLine})`, start);
-      family.help = s.hasBackslash(restStart, end)
-        ? unescapeHelp(text, restStart, end, true)
-        : text.slice(restStart, end);
+      family.help = s.own(
+        s.hasBackslash(restStart, end)
+          ? unescapeHelp(text, restStart, end, true)
+          : text.slice(restStart, end),
+      );
       entry.helpLine = s.lineNo;
     } else if (keyword === 'UNIT') {
       if (entry.unitLine > 0)
         s.fail(`second # UNIT for "${name}" (the first is on line ${entry.unitLine})`, start);
-      const unit = text.slice(restStart, end);
+      const unit = s.own(text.slice(restStart, end));
       if (unit !== '' && !name.endsWith('_' + unit)) {
         s.fail(
           `the metric name "${name}" must end with "_${unit}" to carry the unit ${JSON.stringify(unit)}`,
@@ -343,7 +346,7 @@ class OpenMetricsParser {
     }
     this.rules.sample(role, labels, value, timestampMs, exemplar, valueStart);
 
-    const sample: Sample = { name, labels, value };
+    const sample: Sample = new ParsedSample(name, labels, value);
     if (timestampMs !== undefined) sample.timestampMs = timestampMs;
     if (exemplar !== undefined) sample.exemplar = exemplar;
     family.samples.push(sample);

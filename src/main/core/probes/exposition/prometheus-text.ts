@@ -7,6 +7,7 @@
 // newline, integer timestamps, one HELP and one TYPE per family, no TYPE after the family's samples, a
 // parseable `le`/`quantile`. docs/parser.md lists every choice.
 
+import { ParsedFamily, ParsedSample } from './parsed';
 import { ExpositionScanner } from './scanner';
 import type { SeriesCache } from './series-cache';
 import type { Exposition, MetricFamily, MetricType, Sample } from './types';
@@ -83,7 +84,7 @@ class PrometheusTextParser {
   private entryFor(name: string): FamilyEntry {
     let entry = this.byName.get(name);
     if (entry === undefined) {
-      const family: MetricFamily = { name, type: 'untyped', samples: [] };
+      const family: MetricFamily = new ParsedFamily(name, 'untyped');
       entry = { family, helpLine: 0, typeLine: 0, firstSampleLine: 0 };
       this.byName.set(name, entry);
       this.families.push(family);
@@ -129,9 +130,9 @@ class PrometheusTextParser {
       if (family.help !== undefined) {
         s.fail(`second HELP line for "${name}" (the first is on line ${entry.helpLine})`, keywordStart);
       }
-      family.help = s.hasBackslash(s.pos, end)
-        ? unescapeHelp(text, s.pos, end, false)
-        : text.slice(s.pos, end);
+      family.help = s.own(
+        s.hasBackslash(s.pos, end) ? unescapeHelp(text, s.pos, end, false) : text.slice(s.pos, end),
+      );
       entry.helpLine = s.lineNo;
       return;
     }
@@ -251,7 +252,7 @@ class PrometheusTextParser {
         );
       }
     }
-    const sample: Sample = { name, labels, value };
+    const sample: Sample = new ParsedSample(name, labels, value);
     if (timestampMs !== undefined) sample.timestampMs = timestampMs;
     if (family.samples.length === 0) entry.firstSampleLine = s.lineNo;
     family.samples.push(sample);

@@ -178,7 +178,12 @@ export class ExpositionScanner {
     let i = start + 1;
     while (i < end && isMetricNameChar(text.charCodeAt(i))) i++;
     this.pos = i;
-    return text.slice(start, i);
+    return this.own(text.slice(start, i));
+  }
+
+  /** A string read from the text that outlives the parse, as the target's own copy (see SeriesCache.intern). */
+  own(s: string): string {
+    return this.cache === undefined ? s : this.cache.intern(s);
   }
 
   /** Marks the current sample as having no labels. */

@@ -49,6 +49,12 @@ export interface CachedSeries {
 export const UNSEEN_PARSES_KEPT = 4;
 
 /**
+ * Interned names and HELP texts kept per target before the table starts again: a target serves a few hundred
+ * names; one whose names change on every scrape must not grow it without end.
+ */
+const MAX_INTERNED = 16_384;
+
+/**
  * The series cache of one scrape target. Pass the same instance to every parse of that target's expositions
  * (ParseOptions.cache), and none for a one-off parse. It only ever changes the speed of a parse, never its
  * result. Not for sharing between targets: each one would evict what the others serve.
@@ -59,6 +65,8 @@ export class SeriesCache {
   // (the map lookup already hashed them): a series is stored when it comes back in the next parse.
   private seenNow = new Set<string>();
   private seenBefore = new Set<string>();
+  /** Metric names and HELP texts this target serves, each held once and detached from its scrape. */
+  private strings = new Map<string, string>();
   /** Entries are only ever the parse of one dialect: a lenient Prometheus label set is not OpenMetrics. */
   private format: ExpositionFormat | undefined;
   private parses = 0;
@@ -104,6 +112,22 @@ export class SeriesCache {
     return false;
   }
 
+  /**
+   * `s` as a string of the cache's own. A name or HELP text read from a scrape is a view of the whole scrape
+   * text (see detach); one kept by a long-lived reader (a live series' name, a family's help) would keep that
+   * text alive, and the texts of every target lived a round and were promoted to the old generation. The same
+   * name in every scrape is then also the same string, which compares at once.
+   */
+  intern(s: string): string {
+    let own = this.strings.get(s);
+    if (own === undefined) {
+      if (this.strings.size >= MAX_INTERNED) this.strings = new Map();
+      own = detach(s);
+      this.strings.set(own, own);
+    }
+    return own;
+  }
+
   get(key: string): CachedSeries | undefined {
     return this.entries.get(key);
   }
@@ -126,6 +150,7 @@ export class SeriesCache {
 
   clear(): void {
     this.entries = new Map();
+    this.strings = new Map();
     this.seenNow = new Set();
     this.seenBefore = new Set();
   }
