@@ -12,7 +12,7 @@
 // (support/bundled-run.ts: tsx's transformed sources on the heap cost every major GC). The simulation's CPU is
 // in neither: it is the fleet's own process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
@@ -21,11 +21,17 @@ import type { FleetShape } from '../src/main/demo/topology';
 import type { FleetHostCounts, FleetReady } from './support/demo-fleet-main';
 import { runBundled } from './support/bundled-run';
 import { startHeapProfile, startProfile, startSpan, type Span } from './support/process-span';
+import { startSurvivors } from './support/survivors';
 
 /** A .cpuprofile of the fleet's core over its measured window (BENCH_FLEET_PROFILE=file), for Chrome DevTools. */
 const PROFILE_TO = process.env.BENCH_FLEET_PROFILE;
 /** A .heapprofile of what the fleet's core allocates over its window (BENCH_FLEET_HEAP_PROFILE=file). */
 const HEAP_PROFILE_TO = process.env.BENCH_FLEET_HEAP_PROFILE;
+/**
+ * BENCH_FLEET_SURVIVORS=file: what the fleet's core still holds at the end of its window of what it allocated
+ * in it, by holder (support/survivors.ts). The snapshots cost seconds of CPU: the figures of such a run are not.
+ */
+const SURVIVORS_TO = process.env.BENCH_FLEET_SURVIVORS;
 /** tsx, bundled or both (default): see the top of this file. */
 const MODE = process.env.BENCH_FLEET_MODE ?? 'both';
 /** Set in the bundled child: print its figures as one JSON line for the parent instead of the report. */
@@ -148,6 +154,7 @@ async function measureCore(shape: FleetShape, profile: boolean): Promise<CoreFig
     const profiling = profile && shape.hosts > 1;
     const profiler = PROFILE_TO && profiling ? await startProfile() : undefined;
     const heapProfiler = HEAP_PROFILE_TO && profiling ? await startHeapProfile() : undefined;
+    const survivors = SURVIVORS_TO && profiling ? await startSurvivors() : undefined;
     const endSpan = startSpan();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -169,6 +176,7 @@ async function measureCore(shape: FleetShape, profile: boolean): Promise<CoreFig
     const c1 = await fleet.counts();
     if (profiler && PROFILE_TO) await profiler(PROFILE_TO);
     if (heapProfiler && HEAP_PROFILE_TO) await heapProfiler(HEAP_PROFILE_TO);
+    if (survivors && SURVIVORS_TO) writeFileSync(SURVIVORS_TO, `${await survivors(60)}\n`);
     const perMin = (n: number): number => (n * 60_000) / wallMs;
     const sum = (f: (c: FleetHostCounts) => number, cs: FleetHostCounts[]): number =>
       cs.reduce((a, c) => a + f(c), 0);

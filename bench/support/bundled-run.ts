@@ -3,7 +3,7 @@
 // every major GC marks again, so a figure measured through tsx carries the harness's own GC cost. The bundle
 // sits in bench/ so its __dirname finds the demo's entries (bench/support/) as the unbundled file does.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const BENCH_DIR = join(__dirname, '..');
@@ -45,6 +45,8 @@ export function runBundled<T>(name: string, env: NodeJS.ProcessEnv): T {
       stdio: ['ignore', 'pipe', 'inherit'],
       maxBuffer: 16 << 20,
     });
+    // BENCH_CHILD_LOG=file keeps everything the child printed (e.g. with BENCH_NODE_FLAGS=--trace-gc).
+    if (env.BENCH_CHILD_LOG) writeFileSync(env.BENCH_CHILD_LOG, run.stdout);
     const out = run.stdout.toString().trim().split('\n').pop() ?? '';
     if (run.status !== 0 || !out.startsWith('{'))
       throw new Error(`the bundled ${name} run failed (exit ${run.status}): ${out.slice(0, 200)}`);
