@@ -2,8 +2,8 @@
 // each literal's allocation site and, when one scavenge finds most of a site's objects alive, allocates that
 // site's objects in the old generation from then on ("pretenuring"). A scavenge that lands in the middle of a
 // fleet's burst of scrapes finds the samples being parsed alive, and every later scrape's samples then went
-// straight to the old generation as garbage for the major GCs (24–36 a minute on 32 workers). Objects made by
-// `new` carry no allocation site, so they stay young and die in the scavenges.
+// straight to the old generation as garbage for the major GCs (24–36 a minute on 32 workers). Instances of a
+// class carry no allocation site, so they stay young and die in the scavenges.
 import type { MetricFamily, MetricType, Sample } from './types';
 
 export class ParsedSample implements Sample {

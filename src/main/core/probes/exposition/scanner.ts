@@ -417,7 +417,8 @@ export class ExpositionScanner {
     Object.freeze(template);
     const entry: CachedSeries = {
       key: detach(this.seriesKey),
-      name: detach(name),
+      // Already the cache's own copy: readMetricName interns what it reads (see own).
+      name,
       labels: template,
       names,
       values,
