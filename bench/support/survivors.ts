@@ -3,8 +3,32 @@
 // first snapshot's highest is newer). Objects a round makes and drops are gone by then (a snapshot collects
 // first); what is left was either kept for good or still held when the second snapshot ran — the objects the
 // young generation promotes and every major GC then marks. They are grouped by the first object outside the
-// new set that holds them (the long-lived structure that keeps them), with the edge it holds them by.
+// new set that holds them (the long-lived structure that keeps them), with the edge it holds them by. The
+// report then gives the whole heap by kind of object (what every major GC marks), its strings by holder, and
+// each large string with the chain that keeps it (a view of 13+ characters keeps its whole parent string).
 import { Session } from 'node:inspector/promises';
+
+/** Node types whose ids come from a hash, not V8's sequence: they say nothing about age. */
+function hashedTypes(nodeTypes: string[]): Set<number> {
+  return new Set([nodeTypes.indexOf('native'), nodeTypes.indexOf('synthetic')]);
+}
+
+type Tally = Map<string, { count: number; bytes: number }>;
+
+function tally(t: Tally, key: string, bytes: number): void {
+  const g = t.get(key) ?? { count: 0, bytes: 0 };
+  g.count++;
+  g.bytes += bytes;
+  t.set(key, g);
+}
+
+/** The `top` largest entries, one line each. */
+function ranked(t: Tally, top: number): string[] {
+  return [...t]
+    .sort((a, b) => b[1].bytes - a[1].bytes)
+    .slice(0, top)
+    .map(([k, g]) => `${(g.bytes / 1024).toFixed(1).padStart(9)} kB ${String(g.count).padStart(7)}  ${k}`);
+}
 
 interface Snapshot {
   snapshot: {
@@ -32,11 +56,9 @@ export async function startSurvivors(): Promise<(top?: number) => Promise<string
   const fields = first.snapshot.meta.node_fields;
   const idAt = fields.indexOf('id');
   const typeAt = fields.indexOf('type');
-  const types = first.snapshot.meta.node_types[0];
-  const hashed = new Set([types.indexOf('native'), types.indexOf('synthetic')]);
+  const hashed = hashedTypes(first.snapshot.meta.node_types[0]);
   const width = fields.length;
   let maxId = 0;
-  // Embedder (native) and synthetic nodes take ids from a hash, not the sequence.
   for (let i = 0; i < first.nodes.length; i += width)
     if (!hashed.has(first.nodes[i + typeAt])) maxId = Math.max(maxId, first.nodes[i + idAt]);
   return async (top = 40) => {
@@ -63,7 +85,7 @@ function report(s: Snapshot, maxId: number, top: number): string {
     const name = s.strings[s.nodes[i * nw + nName]] ?? '';
     return t === 'object' || t === 'closure' ? `${t} ${name.slice(0, 60)}` : t;
   };
-  const hashed = new Set([nodeTypes.indexOf('native'), nodeTypes.indexOf('synthetic')]);
+  const hashed = hashedTypes(nodeTypes);
   const isNew = (i: number): boolean => !hashed.has(s.nodes[i * nw + nType]) && s.nodes[i * nw + nId] > maxId;
   // First retainer of each node (by the strongest-looking edge: not weak, not a shortcut).
   const retainer = new Int32Array(n).fill(-1);
@@ -87,7 +109,14 @@ function report(s: Snapshot, maxId: number, top: number): string {
     const v = s.edges[at + eName];
     return type === 'element' || type === 'hidden' ? `[${type}]` : String(s.strings[v]).slice(0, 40);
   };
-  const groups = new Map<string, { count: number; bytes: number }>();
+  /** Up to `hops` holders of node `at`, nearest first: "holder.edge" each. */
+  const holders = (at: number, hops: number): string[] => {
+    const chain: string[] = [];
+    for (let h = at; chain.length < hops && h !== -1 && retainer[h] !== -1; h = retainer[h])
+      chain.push(`${label(retainer[h])}.${edgeLabel(retainEdge[h])}`);
+    return chain;
+  };
+  const groups: Tally = new Map();
   let total = 0;
   let count = 0;
   for (let i = 0; i < n; i++) {
@@ -104,38 +133,22 @@ function report(s: Snapshot, maxId: number, top: number): string {
     }
     const holder = retainer[at];
     // The holder's own holders, for a name: "an Array" says nothing, "an Array in a Map in X.latest" does.
-    const up: string[] = [];
-    for (let h = holder, hops = 0; hops < 4 && h !== -1 && retainer[h] !== -1; hops++) {
-      up.push(`${label(retainer[h])}.${edgeLabel(retainEdge[h])}`);
-      h = retainer[h];
-    }
     const key =
       holder === -1
         ? `(no holder) ← ${label(at)}`
-        : `${label(holder)} .${edgeLabel(retainEdge[at])} → ${label(at)}${edge !== -1 ? ' …' : ''}  ⟸ ${up.join(' ⟸ ')}`;
-    const g = groups.get(key) ?? { count: 0, bytes: 0 };
-    g.count++;
-    g.bytes += bytes;
-    groups.set(key, g);
+        : `${label(holder)} .${edgeLabel(retainEdge[at])} → ${label(at)}${edge !== -1 ? ' …' : ''}  ⟸ ${holders(holder, 4).join(' ⟸ ')}`;
+    tally(groups, key, bytes);
   }
-  const lines = [...groups]
-    .sort((a, b) => b[1].bytes - a[1].bytes)
-    .slice(0, top)
-    .map(([k, g]) => `${(g.bytes / 1024).toFixed(1).padStart(9)} kB ${String(g.count).padStart(7)}  ${k}`);
   // The whole heap by kind of object, for what every major GC marks.
-  const kinds = new Map<string, { count: number; bytes: number }>();
+  const kinds: Tally = new Map();
   let heap = 0;
   for (let i = 0; i < n; i++) {
     if (hashed.has(s.nodes[i * nw + nType])) continue;
-    const k = label(i);
-    const g = kinds.get(k) ?? { count: 0, bytes: 0 };
-    g.count++;
-    g.bytes += s.nodes[i * nw + nSize];
+    tally(kinds, label(i), s.nodes[i * nw + nSize]);
     heap += s.nodes[i * nw + nSize];
-    kinds.set(k, g);
   }
   // Strings by what holds them, two levels up (strings are most of a heap that keeps text).
-  const strings = new Map<string, { count: number; bytes: number }>();
+  const strings: Tally = new Map();
   const stringTypes = new Set(
     ['string', 'concatenated string', 'sliced string'].map((t) => nodeTypes.indexOf(t)),
   );
@@ -149,45 +162,24 @@ function report(s: Snapshot, maxId: number, top: number): string {
       hops++
     )
       at = retainer[at];
-    const r1 = retainer[at];
-    const r2 = r1 === -1 ? -1 : retainer[r1];
-    const k =
-      r1 === -1
-        ? '(none)'
-        : `${label(r1)}.${edgeLabel(retainEdge[at])}${r2 === -1 ? '' : ` ← ${label(r2)}.${edgeLabel(retainEdge[r1])}`}`;
-    const g = strings.get(k) ?? { count: 0, bytes: 0 };
-    g.count++;
-    g.bytes += s.nodes[i * nw + nSize];
-    strings.set(k, g);
+    const up = holders(at, 2);
+    tally(strings, up.length ? up.join(' ← ') : '(none)', s.nodes[i * nw + nSize]);
   }
-  const byHolder = [...strings]
-    .sort((a, b) => b[1].bytes - a[1].bytes)
-    .slice(0, 25)
-    .map(([k, g]) => `${(g.bytes / 1024).toFixed(1).padStart(9)} kB ${String(g.count).padStart(7)}  ${k}`);
   // Large strings (scrape texts, command output) and the chain that keeps each alive.
   const big: string[] = [];
   for (let i = 0; i < n && big.length < 40; i++) {
     if (!stringTypes.has(s.nodes[i * nw + nType]) || s.nodes[i * nw + nSize] < 8192) continue;
-    const chain: string[] = [];
-    for (let at = i, hops = 0; hops < 8 && retainer[at] !== -1; hops++) {
-      chain.push(`${label(retainer[at])}.${edgeLabel(retainEdge[at])}`);
-      at = retainer[at];
-    }
-    big.push(`${(s.nodes[i * nw + nSize] / 1024).toFixed(1).padStart(7)} kB  ${chain.join(' ← ')}`);
+    big.push(`${(s.nodes[i * nw + nSize] / 1024).toFixed(1).padStart(7)} kB  ${holders(i, 8).join(' ← ')}`);
   }
-  const byKind = [...kinds]
-    .sort((a, b) => b[1].bytes - a[1].bytes)
-    .slice(0, top)
-    .map(([k, g]) => `${(g.bytes / 1024).toFixed(1).padStart(9)} kB ${String(g.count).padStart(7)}  ${k}`);
   return [
     `new objects still held: ${count}, ${(total / 1024).toFixed(0)} kB`,
-    ...lines,
+    ...ranked(groups, top),
     '',
     `the whole heap by kind: ${(heap / 1024).toFixed(0)} kB`,
-    ...byKind,
+    ...ranked(kinds, top),
     '',
     'strings by holder',
-    ...byHolder,
+    ...ranked(strings, 25),
     '',
     'large strings and what keeps them',
     ...big,
