@@ -2,6 +2,8 @@
 // written by the test: which unit each entry goes to (systemd's own -u rule), where a follow starts (a position
 // read first, then after the last entry received, whatever restarts it), and the seams between a tail's backlog,
 // the follow and readNow, where every entry must arrive exactly once and in journal order.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/shared/contract';
 import { acceleratedClock, systemClock } from '../../src/main/core/clock';
@@ -244,5 +246,42 @@ describe('a unit tail fed by the follow', () => {
     h.live().stdout(Buffer.from(`${e.text}\n`));
     expect(a.got).toEqual(['old host']);
     h.follow.close();
+  });
+});
+
+describe("a unit tail's backlog", () => {
+  const polled = (lines: { text: string }[]) =>
+    new UnitJournalTail({
+      unit: A,
+      exec: async () => ({ stdout: lines.map((l) => l.text).join('\n') + '\n', stderr: '', exitCode: 0 }),
+      isConnected: () => true,
+      clock: acceleratedClock(50),
+    });
+
+  it('is read once: a second read says so instead of handing out an old backlog again', async () => {
+    const tail = polled([line('one'), line('two')]);
+    const sub = tail.subscribe({ onLines: () => undefined });
+    expect((await sub.backlog).map((l) => l.message)).toEqual(['one', 'two']);
+    await expect(sub.backlog).rejects.toThrow(`the backlog of ${A} was read already`);
+    sub.dispose();
+    tail.close();
+  });
+
+  it('is let go once read, while the subscription lives on (a recorder holds its own for the whole session)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const tail = polled(Array.from({ length: 200 }, (_, i) => line(`l${i}`)));
+    const sub = tail.subscribe({ onLines: () => undefined });
+    let read: WeakRef<JournalEntry[]> | null = null;
+    await (async () => {
+      read = new WeakRef(await sub.backlog);
+    })();
+    await new Promise((r) => setTimeout(r, 0));
+    gc();
+    // The array handed out is garbage: neither the subscription nor the tail's listener record keeps it.
+    expect(read!.deref()).toBeUndefined();
+    expect(tail.listeners).toBe(1);
+    sub.dispose();
+    tail.close();
   });
 });

@@ -37,6 +37,9 @@ export interface JournalSubscription {
   /**
    * The backlog at the moment the listener went live (oldest first): every entry after it reaches onLines.
    * Rejects when the tail's first read fails; the subscription stays and goes live at the next good read.
+   * It can be read once: the subscription then lets go of it, since a settled promise keeps its value for as
+   * long as it is held, and a recorder's subscription lasts the whole session (it would keep up to a thousand
+   * entries of every unit alive that the tail itself has long dropped). A second read rejects.
    */
   readonly backlog: Promise<JournalEntry[]>;
   /** Stops listening; the tail stops reading when nobody listens. */
@@ -55,6 +58,8 @@ interface Sub {
   resolve: (lines: JournalEntry[]) => void;
   reject: (err: Error) => void;
 }
+
+const settled = (): void => undefined;
 
 const MAX_BYTES = 4 * 1024 * 1024;
 const DEFAULT_BACKLOG = 1000;
@@ -137,8 +142,15 @@ export class UnitJournalTail {
   }
 
   private subscription(sub: Sub, backlog: Promise<JournalEntry[]>): JournalSubscription {
+    let untaken: Promise<JournalEntry[]> | null = backlog;
+    const unit = this.opts.unit;
     return {
-      backlog,
+      get backlog() {
+        const p =
+          untaken ?? Promise.reject(new Error(`the backlog of ${unit} was read already (it is read once)`));
+        untaken = null;
+        return p;
+      },
       dispose: () => {
         if (!this.subs.delete(sub)) return;
         sub.reject(new Error('stopped listening'));
@@ -192,6 +204,8 @@ export class UnitJournalTail {
   private goLive(sub: Sub): void {
     sub.live = true;
     sub.resolve(this.lines.slice());
+    // Settled: the resolving functions must not keep the promise (and the backlog in it) alive with the sub.
+    sub.resolve = sub.reject = settled;
   }
 
   private schedule(ms: number): void {
