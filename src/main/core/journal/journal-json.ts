@@ -94,18 +94,21 @@ function entryOf(o: Record<string, unknown>): JournalEntry | null {
   const cursor = typeof o.__CURSOR === 'string' ? o.__CURSOR : null;
   const us = Number(o.__REALTIME_TIMESTAMP);
   if (!cursor || !Number.isFinite(us)) return null;
-  const priority = Number(o.PRIORITY);
+  const p = Number(o.PRIORITY);
+  const priority = Number.isInteger(p) && p >= 0 && p <= 7 ? p : 6;
+  const ts = Math.floor(us / 1000);
+  const message = messageOf(o.MESSAGE);
   const pid = Number(o._PID);
-  const out: JournalEntry = {
-    cursor,
-    ts: Math.floor(us / 1000),
-    priority: Number.isInteger(priority) && priority >= 0 && priority <= 7 ? priority : 6,
-    message: messageOf(o.MESSAGE),
-  };
   const ident = o.SYSLOG_IDENTIFIER ?? o._COMM;
-  if (typeof ident === 'string') out.identifier = shared(ident);
-  if (Number.isInteger(pid) && pid > 0) out.pid = pid;
   const unit = o.UNIT ?? o._SYSTEMD_UNIT;
+  const hasPid = Number.isInteger(pid) && pid > 0;
+  // A service's own line has every field: made in one literal, as properties added later go to a backing
+  // store of their own, one more object per entry for as long as a backlog keeps it.
+  if (typeof ident === 'string' && hasPid && typeof unit === 'string')
+    return { cursor, ts, priority, message, identifier: shared(ident), pid, unit: shared(unit) };
+  const out: JournalEntry = { cursor, ts, priority, message };
+  if (typeof ident === 'string') out.identifier = shared(ident);
+  if (hasPid) out.pid = pid;
   if (typeof unit === 'string') out.unit = shared(unit);
   return out;
 }
