@@ -41,7 +41,11 @@ describe('core against the demo host over SSH', () => {
       const kv = d.sim.kvTruth('decode');
       if (kv) truthKv.push(kv.ratio);
     }, 20);
-    const o = await observation(c, (x) => x.ts >= since && complete(x)).finally(() => clearInterval(sampler));
+    // An observation a second after sampling began: one from the first rounds can carry a scrape taken before
+    // the first sample (the core starts polling as the demo opens), which no sample would cover.
+    const o = await observation(c, (x) => x.ts >= since + 1000 && complete(x)).finally(() =>
+      clearInterval(sampler),
+    );
     const truth = d.sim.snapshot();
     for (const role of ['prefill', 'decode', 'router'] as const) {
       const s = svc(o, role).systemd!;
