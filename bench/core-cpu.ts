@@ -18,6 +18,7 @@ import { EVENT_NAMES } from '../src/shared/contract';
 import type { CoreOptions } from '../src/main/core/core';
 import type { ChannelCounts } from './support/demo-host-main';
 import { runBundled } from './support/bundled-run';
+import { tuneGarbageCollector } from '../src/main/gc-tuning';
 import { startHeapProfile, startProfile, startSpan, type Span } from './support/process-span';
 
 /** The first window, measured apart: the deployment opening (series first seen, code cold, heap growing). */
@@ -106,6 +107,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** Opens the demo deployment, measures its first WARMUP_MS, then MEASURE_MS of steady state in windows. */
 async function measure(mode: string): Promise<Measured> {
+  // As the product's entries do (PD_CONSOLE_GC_TUNING=0 measures without).
+  tuneGarbageCollector();
   const dir = mkdtempSync(join(tmpdir(), 'pdc-core-cpu-'));
   let demo: RemoteDemo | undefined;
   const app = createApp({

@@ -22,6 +22,7 @@ import type { FleetHostCounts, FleetReady } from './support/demo-fleet-main';
 import { runBundled } from './support/bundled-run';
 import { startHeapProfile, startProfile, startSpan, type Span } from './support/process-span';
 import { startSurvivors } from './support/survivors';
+import { tuneGarbageCollector } from '../src/main/gc-tuning';
 
 /** A .cpuprofile of the fleet's core over its measured window (BENCH_FLEET_PROFILE=file), for Chrome DevTools. */
 const PROFILE_TO = process.env.BENCH_FLEET_PROFILE;
@@ -208,13 +209,15 @@ async function measureCore(shape: FleetShape, profile: boolean): Promise<CoreFig
   }
 }
 
-interface Shapes {
+export interface Shapes {
   mode: 'tsx' | 'bundled';
   scale: CoreFigures;
   single: CoreFigures;
 }
 
 async function measureShapes(profile: boolean): Promise<Omit<Shapes, 'mode'>> {
+  // As the product's entries do (PD_CONSOLE_GC_TUNING=0 measures without; bench/gc-tuning.ts runs both).
+  tuneGarbageCollector();
   const scale = await measureCore(SCALE, profile);
   const single = await measureCore(SINGLE, profile);
   return { scale, single };

@@ -14,6 +14,7 @@ import { runPromHistoryBench } from './prom-history';
 import { runFleetScaleBench } from './fleet-scale';
 import { runFleetStagesBench } from './fleet-stages';
 import { runWindowPushBench } from './window-push';
+import { runGcTuningBench } from './gc-tuning';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -36,6 +37,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'fleet-scale': () => runFleetScaleBench(),
   'fleet-stages': () => runFleetStagesBench(),
   'window-push': () => runWindowPushBench(),
+  'gc-tuning': () => runGcTuningBench(),
 };
 
 async function main(): Promise<void> {

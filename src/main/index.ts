@@ -6,12 +6,15 @@ import { forwardEvents, isTrustedRendererUrl, registerIpc, type IpcEventLike } f
 import { createMainWindow, installSessionPolicies } from './window';
 import { createSafeStorageSecrets } from './secrets';
 import { installMenu } from './menu';
+import { tuneGarbageCollector } from './gc-tuning';
 
 const devServerUrl = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
 const trustedIds = new Set<number>();
 let desktop: App | null = null;
 
 app.enableSandbox();
+// Before the core allocates: the main process is where it runs (see gc-tuning.ts).
+tuneGarbageCollector();
 
 void app.whenReady().then(async () => {
   const dataDir = process.env.PD_CONSOLE_DATA_DIR ?? app.getPath('userData');

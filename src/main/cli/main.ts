@@ -20,6 +20,7 @@ import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options
 import { headlineOf } from './headline';
 import { readEra, serverEraOf } from './era-of';
 import { NOT_UNDERSTOOD } from '@shared/signals/family-classes';
+import { tuneGarbageCollector } from '../gc-tuning';
 import type { Exposition } from '../core/probes/exposition/types';
 
 const USAGE = `usage: pd-console <command> [options]
@@ -596,6 +597,8 @@ async function readAll(): Promise<Buffer> {
 
 /** Entry for the `pd-console` bin and `npm run cli`. */
 export function cliMain(): void {
+  // `status --watch`, `kv --watch` and the like keep a core running for as long as the operator looks.
+  tuneGarbageCollector();
   void runCli(process.argv.slice(2), {
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),

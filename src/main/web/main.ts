@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../compose';
 import { startWebServer } from './server';
+import { tuneGarbageCollector } from '../gc-tuning';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from '../cli/demo-options';
 
 /** How long SIGTERM / Ctrl-C may take before the process exits anyway. */
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
+  tuneGarbageCollector();
   const app = createApp({
     shell: 'browser',
     autoOpenDemo: args.demo,
