@@ -105,6 +105,8 @@ export interface HttpResult {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The body as received (a gzip-encoded one stays compressed here; `body` is its UTF-8 decoding). */
+  bytes: Buffer;
 }
 
 export function httpGet(
@@ -113,6 +115,7 @@ export function httpGet(
   path: string,
   timeoutMs = 5000,
   address = '127.0.0.1',
+  headers: Record<string, string> = {},
 ): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const req = http.get(
@@ -120,6 +123,7 @@ export function httpGet(
         host: '127.0.0.1',
         port,
         path,
+        headers,
         // No agent: with createConnection set, the request then uses the forwarded channel as its socket.
         createConnection: (_opts: unknown, cb: (err: Error | null, s?: Duplex) => void) => {
           forward(c, port, address).then(
@@ -130,10 +134,12 @@ export function httpGet(
         },
       } as http.RequestOptions,
       (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString('utf8'), bytes });
+        });
       },
     );
     req.setTimeout(timeoutMs, () =>

@@ -1,6 +1,7 @@
 // The demo host through a real ssh2 client, as the app reaches it: authentication, exec output formats,
 // restarts with and without sudo, /metrics over port forwarding, journalctl -f (from a cursor, over several
 // units), sh reading commands on stdin, and the connection faults.
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'ssh2';
 import { acceleratedClock } from '../../src/main/core/clock';
@@ -179,6 +180,25 @@ describe('port forwarding', () => {
     expect((await httpGet(c, 30001, '/readiness')).status).toBe(200);
     await expect(forward(c, 8998)).rejects.toThrow(/Channel open failure/);
     await expect(forward(c, 22)).rejects.toThrow(/Channel open failure/);
+  });
+
+  it("gzips an SGLang server's /metrics for a request that accepts it, as prometheus_client does; the router never", async () => {
+    for (const port of [30100, 30200]) {
+      const plain = await httpGet(c, port, '/metrics');
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      const gz = await httpGet(c, port, '/metrics', 5000, '127.0.0.1', {
+        'accept-encoding': 'deflate, gzip;q=0.5',
+      });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(gz.bytes.length).toBeLessThan(plain.bytes.length / 5);
+      const text = gunzipSync(gz.bytes).toString('utf8');
+      // The same families as the plain answer (values move between the two scrapes).
+      const names = (t: string) => parseExposition(t, 'prometheus').families.map((f) => f.name);
+      expect(names(text)).toEqual(names(plain.body));
+    }
+    const router = await httpGet(c, 29001, '/metrics', 5000, '127.0.0.1', { 'accept-encoding': 'gzip' });
+    expect(router.headers['content-encoding']).toBeUndefined();
+    expect(parseExposition(router.body, 'prometheus').sampleCount).toBeGreaterThan(10);
   });
 
   it('the decode port is refused while decode restarts, then serves again', async () => {

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import type { RouterProcess, ServerProcess } from './processes';
 import { renderRouterMetrics } from './router-metrics';
 import { renderServerMetrics } from './sglang-metrics';
@@ -106,7 +107,9 @@ function serverApi(
       logged(405);
       return json(res, 405, { detail: 'Method Not Allowed' });
     }
-    return serveMetrics(sim, key, () => renderServerMetrics(p, sim.era, p.dpRanks), res, logged);
+    return serveMetrics(sim, key, () => renderServerMetrics(p, sim.era, p.dpRanks), res, logged, {
+      acceptEncoding: String(req.headers['accept-encoding'] ?? ''),
+    });
   }
   if (path === '/health' || path === '/health_generate') {
     const h = sim.serverHealth(key);
@@ -356,13 +359,18 @@ function routerMetricsPort(sim: DemoMachine, u: UnitRuntime, r: RouterProcess, r
   );
 }
 
-/** Writes a /metrics body, or misbehaves the way the active fault for this role says. */
+/**
+ * Writes a /metrics body, or misbehaves the way the active fault for this role says. `gzip` is given for an
+ * SGLang server: prometheus_client's ASGI app (which SGLang mounts at /metrics) compresses its answer when the
+ * request accepts gzip; the router's exporter never does.
+ */
 function serveMetrics(
   sim: DemoMachine,
   unitKey: string,
   render: () => string,
   res: http.ServerResponse,
   logged: (status: number) => void,
+  gzip?: { acceptEncoding: string },
 ): void {
   if (sim.isFaultOn('metrics-hang', unitKey)) return; // headers never come; the connection stays open
   if (sim.isFaultOn('metrics-trickle', unitKey)) {
@@ -402,7 +410,23 @@ function serveMetrics(
     return;
   }
   logged(200);
+  if (gzip && gzipAccepted(gzip.acceptEncoding)) {
+    // Python's gzip.compress uses level 9; level 1 keeps the simulation cheap and decodes the same.
+    const body = gzipSync(render(), { level: 1 });
+    res.writeHead(200, {
+      'content-type': PROM_CONTENT_TYPE,
+      'content-encoding': 'gzip',
+      'content-length': body.length,
+    });
+    res.end(body);
+    return;
+  }
   text(res, 200, render(), PROM_CONTENT_TYPE);
+}
+
+/** prometheus_client's rule: one of the comma-separated codings, parameters after ";" dropped, is gzip. */
+export function gzipAccepted(header: string): boolean {
+  return header.split(',').some((coding) => coding.split(';')[0].trim().toLowerCase() === 'gzip');
 }
 
 /** One byte per simulated second, until the body ends or the client goes away. */

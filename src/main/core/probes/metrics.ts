@@ -33,7 +33,9 @@ export async function scrapeMetrics(
     res = await httpGet(agent, target.url, {
       timeoutMs: opts.timeoutMs ?? 5000,
       maxBytes: opts.maxBytes ?? 16 * 1024 * 1024,
-      headers: { accept: ACCEPT_HEADER },
+      // prometheus_client (SGLang's /metrics) gzips when asked: a 50 kB prefill scrape crosses the SSH link as
+      // 3 kB, every second, for every worker. The router's exporter ignores it and answers plain.
+      headers: { accept: ACCEPT_HEADER, 'accept-encoding': 'gzip' },
     });
   } catch (err) {
     const e = err as Error;

@@ -6,6 +6,7 @@
 // which the endpoint's next request opens again.
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
 import type { Client } from 'ssh2';
 import { systemClock } from '../clock';
 import { Semaphore } from './semaphore';
@@ -174,7 +175,7 @@ export interface HttpGetOptions {
 export class HttpError extends Error {
   constructor(
     message: string,
-    readonly code: 'timeout' | 'too-large' | 'refused' | 'network' | 'redirects',
+    readonly code: 'timeout' | 'too-large' | 'refused' | 'network' | 'redirects' | 'encoding',
   ) {
     super(message);
     this.name = 'HttpError';
@@ -200,15 +201,53 @@ export async function httpGet(
     }
     return withText(
       { status: res.status, headers: res.headers, url: current, durationMs: Date.now() - started },
-      res.bytes,
+      decodedBody(res, current, opts.maxBytes ?? DEFAULT_MAX_BYTES),
     );
   }
   throw new HttpError(`${url}: more than ${opts.maxRedirects ?? 3} redirects`, 'redirects');
 }
 
+const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
+
+/** One output chunk holds a whole SGLang scrape (30–60 kB of text): one buffer per decompression, not four. */
+const GUNZIP_CHUNK = 64 * 1024;
+
+/**
+ * The body as the server meant it. A caller that asks for gzip (a scrape: prometheus_client, which SGLang serves
+ * /metrics with, compresses for it, ~15× fewer bytes through the SSH link and its VPN) gets it decompressed
+ * here, bounded by the same size cap as the bytes on the wire. An encoding nobody asked for is refused by name.
+ */
+function decodedBody(res: BoundedResponse, url: string, maxBytes: number): Buffer {
+  const encoding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  // A HEAD, a 204 or an empty error answer may carry the header with no body at all.
+  if (encoding === '' || encoding === 'identity' || res.bytes.length === 0) return res.bytes;
+  if (encoding !== 'gzip' && encoding !== 'x-gzip')
+    throw new HttpError(
+      `${url}: answered with Content-Encoding "${encoding}", which the console did not ask for and cannot read`,
+      'encoding',
+    );
+  try {
+    return gunzipSync(res.bytes, { maxOutputLength: maxBytes, chunkSize: GUNZIP_CHUNK });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ERR_BUFFER_TOO_LARGE')
+      throw new HttpError(
+        `${url}: response larger than ${(maxBytes / 1024 / 1024).toFixed(0)} MB once decompressed; stopped reading`,
+        'too-large',
+      );
+    throw new HttpError(
+      `${url}: the body says it is gzip-compressed but does not decompress (${e.message}); ` +
+        'the server or a proxy in between sent it damaged',
+      'encoding',
+    );
+  }
+}
+
 function getOnce(agent: http.Agent, url: string, opts: HttpGetOptions): Promise<BoundedResponse> {
   const timeoutMs = opts.timeoutMs ?? 5000;
-  const maxBytes = opts.maxBytes ?? 16 * 1024 * 1024;
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   return boundedRequest(
     agent,
     { method: 'GET', url, headers: { 'accept-encoding': 'identity', ...opts.headers } },
