@@ -213,6 +213,8 @@ export interface Shapes {
   mode: 'tsx' | 'bundled';
   scale: CoreFigures;
   single: CoreFigures;
+  /** The Node and V8 the core ran on (BENCH_NODE can make the bundled child's another). */
+  runtime: { node: string; v8: string };
 }
 
 async function measureShapes(profile: boolean): Promise<Omit<Shapes, 'mode'>> {
@@ -220,7 +222,7 @@ async function measureShapes(profile: boolean): Promise<Omit<Shapes, 'mode'>> {
   tuneGarbageCollector();
   const scale = await measureCore(SCALE, profile);
   const single = await measureCore(SINGLE, profile);
-  return { scale, single };
+  return { scale, single, runtime: { node: process.versions.node, v8: process.versions.v8 } };
 }
 
 const f = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
@@ -234,12 +236,12 @@ const perRound = (c: CoreFigures): number => (c.span.allocatedKBs * c.wallMs) / 
 const perScrape = (c: CoreFigures): number => (c.span.allocatedKBs * c.wallMs) / 1000 / c.scrapes;
 const scrapesPerRound = (c: CoreFigures): string => f(c.scrapes / c.observations);
 
-function printCore({ mode, scale, single }: Shapes): void {
+function printCore({ mode, scale, single, runtime }: Shapes): void {
   const row = (label: string, a: string, b: string, goal = ''): void =>
     void process.stdout.write(`${label.padEnd(52)}${a.padStart(24)} ${b.padStart(24)}   ${goal}\n`);
   const name = (c: CoreFigures): string => `${c.shape.hosts}h ${c.shape.prefill}P${c.shape.decode}D`;
   process.stdout.write(
-    `\nCore at 1 Hz, ${mode === 'bundled' ? 'bundled by esbuild in a child process (as shipped)' : 'through tsx in the bench process'}; demo fleet in its own process (CPU time, not wall-clock latency)\n`,
+    `\nCore at 1 Hz, ${mode === 'bundled' ? 'bundled by esbuild in a child process (as shipped)' : 'through tsx in the bench process'}, Node ${runtime.node}; demo fleet in its own process (CPU time, not wall-clock latency)\n`,
   );
   row('', name(scale), name(single), 'goal (fleet)');
   row(

@@ -2,7 +2,8 @@
 // with V8's own trigger for major GCs (PD_CONSOLE_GC_TUNING=0) and with the core's, run alternately in one
 // bench run so the machine's load falls on both alike. Prints each run, then the medians side by side with
 // their ratio.
-//   npm run bench -- gc-tuning     (BENCH_GC_PAIRS=2 pairs of runs; each run is fleet-core's: BENCH_FLEET_MS etc.)
+//   npm run bench -- gc-tuning     (BENCH_GC_PAIRS=2 pairs of runs; each run is fleet-core's: BENCH_FLEET_MS etc.;
+//                                   BENCH_NODE=path runs the core under another Node, see support/bundled-run.ts)
 import { loadavg } from 'node:os';
 import type { CoreFigures, Shapes } from './fleet-core';
 import { runBundled } from './support/bundled-run';
@@ -32,9 +33,7 @@ function figures(c: CoreFigures): number[] {
 export async function runGcTuningBench(): Promise<void> {
   const runs: Run[] = [];
   const line = (s: string): void => void process.stdout.write(`${s}\n`);
-  line(
-    `core CPU at 1 Hz, bundled, V8 ${process.versions.v8}: ${PAIRS} pairs of runs, V8's trigger and the core's alternating`,
-  );
+  line(`core CPU at 1 Hz, bundled: ${PAIRS} pairs of runs, V8's trigger and the core's alternating`);
   line(
     `${'run'.padEnd(22)}${'fleet: all / main / other ms/s, majors/min'.padStart(46)}${'one host: same'.padStart(40)}`,
   );
@@ -77,8 +76,9 @@ export async function runGcTuningBench(): Promise<void> {
       );
     });
   }
+  const { node, v8 } = runs[0].shapes.runtime;
   line(
-    `load average at the end ${loadavg()
+    `Node ${node} (V8 ${v8}); load average at the end ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );

