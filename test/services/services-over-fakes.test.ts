@@ -239,6 +239,34 @@ describe('prometheus service over a fake deployment', () => {
     expect(status.source).toBeNull();
   });
 
+  it('history looks for a Prometheus once in 30 s when there is none, shares a look under way, and looks again after', async () => {
+    let looks = 0;
+    const link = fakeLink('gpu-a', (cmd) => {
+      looks++;
+      return answerSystemctl(UNITS, ['10.0.0.1'])(cmd);
+    });
+    let now = 1_700_000_000_000;
+    const host = fakeHost(
+      [fakeDeployment({ id: 'gpu-a', host: HOST, config: CONFIG, links: { 'gpu-a': link } })],
+      () => now,
+    );
+    const prom = new PrometheusService(host);
+    // A page of charts asking at once: one look.
+    expect(await Promise.all([prom.clientFor('gpu-a'), prom.clientFor('gpu-a')])).toEqual([null, null]);
+    const one = looks;
+    expect(one).toBeGreaterThan(0);
+    now += 29_000;
+    expect(await prom.clientFor('gpu-a')).toBeNull();
+    expect(looks).toBe(one);
+    now += 2_000;
+    expect(await prom.clientFor('gpu-a')).toBeNull();
+    expect(looks).toBe(2 * one);
+    // A URL the operator gives is used at once.
+    await prom.setSource({ deploymentId: 'gpu-a', url: 'http://127.0.0.1:9090' });
+    expect(await prom.clientFor('gpu-a')).not.toBeNull();
+    prom.dispose();
+  });
+
   it('a recording refuses Prometheus status with its own message', async () => {
     const host = fakeHost([fakeRecording({ id: 'rec', host: HOST, config: { ...CONFIG, id: 'rec' } })]);
     const e = await refusal(

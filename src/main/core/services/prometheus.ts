@@ -57,9 +57,19 @@ function memorySecrets(): SecretStore {
 /** What the Prometheus service is given: the deployments (hosts and links), closes, the time of a status. */
 export type PrometheusHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'clock'>;
 
+/** A Prometheus started after a look that found none is used for history within this long. */
+const NONE_FOUND_TTL_MS = 30_000;
+
 export class PrometheusService {
   private readonly sources = new Map<string, Source>();
   private readonly clients = new Map<string, Chosen>();
+  /**
+   * Deployments whose last look found no Prometheus: until when clientFor does not look again. A look is an
+   * SSH round of every host; the charts' older history asked it once per chart and page load.
+   */
+  private readonly noneUntil = new Map<string, number>();
+  /** A look under way, which concurrent clientFor calls share. */
+  private readonly looking = new Map<string, Promise<PromApi | null>>();
   private readonly secrets: SecretStore;
 
   constructor(
@@ -100,8 +110,15 @@ export class PrometheusService {
   async clientFor(deploymentId: string): Promise<PromApi | null> {
     const cached = this.clients.get(deploymentId);
     if (cached) return cached.client;
-    const { chosen } = await this.choose(deploymentId);
-    return chosen?.client ?? null;
+    if (this.core.clock.now() < (this.noneUntil.get(deploymentId) ?? -Infinity)) return null;
+    let look = this.looking.get(deploymentId);
+    if (!look) {
+      look = this.choose(deploymentId)
+        .then(({ chosen }) => chosen?.client ?? null)
+        .finally(() => this.looking.delete(deploymentId));
+      this.looking.set(deploymentId, look);
+    }
+    return look;
   }
 
   async setSource(a: PrometheusSourceArgs): Promise<PrometheusStatus> {
@@ -344,6 +361,9 @@ export class PrometheusService {
       }
     }
     if (chosen) this.clients.set(deploymentId, chosen);
+    // The Prometheus panel's status looks every time; history waits this long before looking again.
+    if (chosen) this.noneUntil.delete(deploymentId);
+    else this.noneUntil.set(deploymentId, this.core.clock.now() + NONE_FOUND_TTL_MS);
     return { chosen, found, hostErrors };
   }
 
@@ -368,6 +388,7 @@ export class PrometheusService {
   private forget(deploymentId: string): void {
     this.clients.get(deploymentId)?.client.dispose();
     this.clients.delete(deploymentId);
+    this.noneUntil.delete(deploymentId);
   }
 }
 
