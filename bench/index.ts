@@ -15,6 +15,7 @@ import { runFleetScaleBench } from './fleet-scale';
 import { runFleetStagesBench } from './fleet-stages';
 import { runWindowPushBench } from './window-push';
 import { runGcTuningBench } from './gc-tuning';
+import { runOlderHistoryBench } from './older-history';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -38,6 +39,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'fleet-stages': () => runFleetStagesBench(),
   'window-push': () => runWindowPushBench(),
   'gc-tuning': () => runGcTuningBench(),
+  'older-history': () => runOlderHistoryBench(),
 };
 
 async function main(): Promise<void> {

@@ -1,6 +1,7 @@
 // Charts ask once: opening the KV or the Metrics page fetches the history of all its charts in one request,
-// and a zoom refines every chart with one more, counted on the real WebSocket between the page and the
-// backend. The per-chart path (`?batch=0`, the benchmark's switch) is counted the same way, so the counter is
+// and a zoom refines every chart with one more; a window reaching past the live store (the demo's is minutes
+// old) asks for the older part in one more for all charts. Counted on the real WebSocket between the page and
+// the backend. The per-chart path (`?batch=0`, the benchmark's switch) is counted the same way, so the counter is
 // shown to see every request.
 import { test, expect, type Browser, type Page, type WebSocket } from '@playwright/test';
 import { shot } from './support/shots';
@@ -23,7 +24,7 @@ test.afterAll(async () => {
 });
 
 interface HistoryRequest {
-  method: 'getSeries' | 'getSeriesBatch';
+  method: 'getSeries' | 'getSeriesBatch' | 'getHistory' | 'getHistoryBatch';
   args: { fromMs?: number; toMs?: number; keys?: string[]; groups?: { keys: string[] }[] };
 }
 
@@ -38,7 +39,13 @@ async function openCounted(
   page.on('websocket', (ws: WebSocket) =>
     ws.on('framesent', (f) => {
       const frame = JSON.parse(String(f.payload)) as { t?: string; method?: string; args?: unknown };
-      if (frame.t === 'req' && (frame.method === 'getSeries' || frame.method === 'getSeriesBatch'))
+      if (
+        frame.t === 'req' &&
+        (frame.method === 'getSeries' ||
+          frame.method === 'getSeriesBatch' ||
+          frame.method === 'getHistory' ||
+          frame.method === 'getHistoryBatch')
+      )
         requests.push({ method: frame.method, args: frame.args as HistoryRequest['args'] });
     }),
   );
@@ -63,8 +70,18 @@ async function chartsSettled(page: Page): Promise<number> {
   return charts.count();
 }
 
-const keysOf = (r: HistoryRequest): string[] =>
-  r.method === 'getSeriesBatch' ? r.args.groups!.flatMap((g) => g.keys) : r.args.keys!;
+const keysOf = (r: HistoryRequest): string[] => r.args.groups?.flatMap((g) => g.keys) ?? r.args.keys!;
+
+const isOlder = (r: HistoryRequest): boolean => r.method === 'getHistory' || r.method === 'getHistoryBatch';
+/** The requests to the live store, without the older history's. */
+const liveAsks = (requests: HistoryRequest[]): HistoryRequest[] => requests.filter((r) => !isOlder(r));
+
+/** The older history, if the window reaches past the live store, in at most one request for all the charts. */
+function expectOlderAtMostOnce(requests: HistoryRequest[], charts: number): void {
+  const older = requests.filter(isOlder);
+  expect(older.map((r) => r.method)).toEqual(older.length ? ['getHistoryBatch'] : []);
+  if (older.length) expect(older[0].args.groups!.length).toBeLessThanOrEqual(charts);
+}
 
 for (const [name, nav, sample] of [
   ['KV', 'nav-kv', 'decode.kv_capacity'],
@@ -76,9 +93,13 @@ for (const [name, nav, sample] of [
     await page.getByTestId(nav).click();
     const charts = await chartsSettled(page);
     expect(charts).toBeGreaterThanOrEqual(name === 'KV' ? 6 : 15);
-    expect(requests.map((r) => r.method)).toEqual(['getSeriesBatch']);
+    expect(liveAsks(requests).map((r) => r.method)).toEqual(['getSeriesBatch']);
     expect(requests[0].args.groups).toHaveLength(charts);
     expect(keysOf(requests[0])).toContain(sample);
+    // The demo's live store is minutes old and the page shows a longer range: every chart asks for the older
+    // part, all in one request.
+    expect(requests.filter(isOlder).length).toBe(1);
+    expectOlderAtMostOnce(requests, charts);
     await page.screenshot({ path: shot(`chart-requests-${name.toLowerCase()}.png`), fullPage: true });
 
     requests.length = 0;
@@ -90,14 +111,16 @@ for (const [name, nav, sample] of [
     await page.mouse.up();
     await expect(page.getByTestId('back-to-live')).toBeVisible();
     await chartsSettled(page);
-    expect(requests.map((r) => r.method)).toEqual(['getSeriesBatch']);
+    expect(liveAsks(requests).map((r) => r.method)).toEqual(['getSeriesBatch']);
     expect(requests[0].args.groups).toHaveLength(charts);
     expect(requests[0].args.toMs! - requests[0].args.fromMs!).toBeGreaterThan(0);
+    expectOlderAtMostOnce(requests, charts);
 
     requests.length = 0;
     await page.getByTestId('back-to-live').click();
     await chartsSettled(page);
-    expect(requests.map((r) => r.method)).toEqual(['getSeriesBatch']);
+    expect(liveAsks(requests).map((r) => r.method)).toEqual(['getSeriesBatch']);
+    expectOlderAtMostOnce(requests, charts);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -108,7 +131,7 @@ test('the per-chart path the benchmark compares with makes one request per chart
   requests.length = 0;
   await page.getByTestId('nav-kv').click();
   const charts = await chartsSettled(page);
-  expect(requests.map((r) => r.method)).toEqual(Array<string>(charts).fill('getSeries'));
+  expect(liveAsks(requests).map((r) => r.method)).toEqual(Array<string>(charts).fill('getSeries'));
   await page.close();
 });
 

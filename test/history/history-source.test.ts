@@ -78,10 +78,11 @@ describe('withHistory', () => {
     const r = await src(ask(LIVE_FROM - 7 * 86_400_000));
     expect(getHistory).toHaveBeenCalledWith({
       deploymentId: 'demo',
+      windowKey: `w${LIVE_FROM - 7 * 86_400_000}`,
       keys: KEYS,
       fromMs: LIVE_FROM - 7 * 86_400_000,
       toMs: LIVE_FROM + 2000,
-      points: 700,
+      maxPoints: 700,
     });
     expect(r.series[0]).toEqual({
       key: 'decode.kv_ratio',

@@ -157,6 +157,44 @@ describe.skipIf(unavailable !== null)('history from the real Prometheus', () => 
     }
   });
 
+  it("answers a page's charts in one getHistoryBatch exactly as one getHistory per chart", async () => {
+    const live = (q: Parameters<SignalsStore['getSeries']>[0]): SeriesResult => ({
+      ...store.getSeries({ ...q, fromMs: Math.max(q.fromMs ?? -Infinity, LIVE_FROM) }),
+      firstMs: LIVE_FROM,
+    });
+    let looks = 0;
+    const handlers = new HistoryService({
+      live,
+      prometheus: async () => {
+        looks++;
+        return targetOf(client);
+      },
+    }).handlers();
+    const groups = [
+      { keys: [RATE], points: 800 },
+      { keys: [QUANTILE, RATE], points: 300 },
+    ];
+    const batch = await handlers.getHistoryBatch({ deploymentId: 'demo', fromMs: START, toMs: END, groups });
+    const one = await Promise.all(
+      groups.map((g) =>
+        handlers.getHistory({
+          deploymentId: 'demo',
+          fromMs: START,
+          toMs: END,
+          keys: g.keys,
+          points: g.points,
+        }),
+      ),
+    );
+    expect(batch.results).toEqual(one);
+    // The batch looked for the deployment's Prometheus once; each getHistory looked for itself.
+    expect(looks).toBe(1 + groups.length);
+    expect(batch.results[1].series.map((x) => x.parts.map((p) => p.source))).toEqual([
+      ['prometheus', 'live'],
+      ['prometheus', 'live'],
+    ]);
+  });
+
   describe('failures, each told on the chart while live goes on', () => {
     const liveOnly = (q: Parameters<SignalsStore['getSeries']>[0]): SeriesResult => ({
       ...store.getSeries({ ...q, fromMs: LIVE_FROM }),

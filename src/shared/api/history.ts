@@ -51,11 +51,28 @@ export interface HistoryResult {
   promBytes: number;
 }
 
-export interface HistoryRequests {
-  getHistory(args: HistoryQuery): Promise<HistoryResult>;
+/** A page's charts over one window in one request: one group per chart, with its own width. */
+export interface HistoryBatchQuery {
+  deploymentId: string;
+  fromMs: number;
+  toMs: number;
+  groups: { keys: ScopedKey[]; points: number }[];
 }
 
-export const HISTORY_REQUESTS = ['getHistory'] as const satisfies readonly (keyof HistoryRequests)[];
+export interface HistoryBatchResult {
+  /** One per group, in the order asked, each as getHistory would answer that group alone. */
+  results: HistoryResult[];
+}
+
+export interface HistoryRequests {
+  getHistory(args: HistoryQuery): Promise<HistoryResult>;
+  getHistoryBatch(args: HistoryBatchQuery): Promise<HistoryBatchResult>;
+}
+
+export const HISTORY_REQUESTS = [
+  'getHistory',
+  'getHistoryBatch',
+] as const satisfies readonly (keyof HistoryRequests)[];
 
 export type HistoryEvents = Record<never, never>;
 export const HISTORY_EVENTS = [] as const;

@@ -13,14 +13,26 @@ const signalKey = z.custom<ScopedKey>((v) => typeof v === 'string' && isScopedSi
 });
 const time = z.number().finite();
 
+const keys = z.array(signalKey).min(1).max(64);
+const points = z.number().int().min(2).max(11_000);
+/** As getSeriesBatch: a page's charts, not a scan of every key. */
+const MAX_BATCH_KEYS = 512;
+const ordered = { error: 'fromMs must be before toMs', path: ['fromMs'] };
+
 export const historySchemas = {
   getHistory: z
+    .strictObject({ deploymentId: id, keys, fromMs: time, toMs: time, points })
+    .refine((q) => q.fromMs < q.toMs, ordered),
+  getHistoryBatch: z
     .strictObject({
       deploymentId: id,
-      keys: z.array(signalKey).min(1).max(64),
       fromMs: time,
       toMs: time,
-      points: z.number().int().min(2).max(11_000),
+      groups: z.array(z.strictObject({ keys, points })).min(1).max(64),
     })
-    .refine((q) => q.fromMs < q.toMs, { error: 'fromMs must be before toMs', path: ['fromMs'] }),
+    .refine((q) => q.fromMs < q.toMs, ordered)
+    .refine((q) => q.groups.reduce((n, g) => n + g.keys.length, 0) <= MAX_BATCH_KEYS, {
+      error: `a history batch may name at most ${MAX_BATCH_KEYS} keys in all; split it`,
+      path: ['groups'],
+    }),
 } satisfies { [K in keyof HistoryRequests]: z.ZodType<Args<K>> };

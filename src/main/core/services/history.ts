@@ -41,6 +41,9 @@ const toPoints = (t: number[], v: (number | null)[], from: number, to: number): 
   return out;
 };
 
+/** A deployment's Prometheus for older history, or why there is none (each key's problem says it). */
+type TargetLookup = { target: PromHistoryTarget } | { message: string; fix?: string };
+
 export class HistoryService {
   private prometheus: PromHistoryProvider | undefined;
 
@@ -59,10 +62,26 @@ export class HistoryService {
         this.opts.deployments?.guard(a.deploymentId, 'getHistory');
         return this.history(a);
       },
+      getHistoryBatch: async ({ deploymentId, fromMs, toMs, groups }) => {
+        this.opts.deployments?.guard(deploymentId, 'getHistoryBatch');
+        // One look for the deployment's Prometheus for the whole page, not one per chart.
+        const prometheus = this.lookupOnce(deploymentId);
+        return {
+          results: await Promise.all(
+            groups.map((g) =>
+              this.history({ deploymentId, fromMs, toMs, keys: g.keys, points: g.points }, prometheus),
+            ),
+          ),
+        };
+      },
     };
   }
 
-  async history(q: HistoryQuery): Promise<HistoryResult> {
+  /**
+   * `prometheus`: where the deployment's Prometheus was looked for, shared by the groups of one batch (asked
+   * only if some key's window reaches past the live store).
+   */
+  async history(q: HistoryQuery, prometheus = this.lookupOnce(q.deploymentId)): Promise<HistoryResult> {
     const live = this.opts.live({
       deploymentId: q.deploymentId,
       keys: q.keys,
@@ -88,7 +107,10 @@ export class HistoryService {
     if (olderTo > q.fromMs) {
       // The older share of the chart's width, so the whole chart keeps about `points` points.
       const share = Math.max(2, Math.round((q.points * (olderTo - q.fromMs)) / (q.toMs - q.fromMs)));
-      const target = await this.target(q.deploymentId, series);
+      const found = await prometheus();
+      const target = 'target' in found ? found.target : null;
+      if (!('target' in found))
+        for (const s of series) s.problems.push({ source: 'prometheus', code: 'no-prometheus', ...found });
       const filled = new Set<number>();
       if (target) {
         const signal = AbortSignal.timeout(this.opts.promTimeoutMs ?? 15_000);
@@ -136,25 +158,27 @@ export class HistoryService {
     for (const s of series) s.problems.push(problem);
   }
 
-  private async target(deploymentId: string, series: HistorySeries[]): Promise<PromHistoryTarget | null> {
-    const problem = (message: string, fix?: string): null => {
-      for (const s of series)
-        s.problems.push({ source: 'prometheus', code: 'no-prometheus', message, ...(fix ? { fix } : {}) });
-      return null;
-    };
+  /** The deployment's Prometheus, looked for on the first call only. */
+  private lookupOnce(deploymentId: string): () => Promise<TargetLookup> {
+    let found: Promise<TargetLookup> | undefined;
+    return () => (found ??= this.target(deploymentId));
+  }
+
+  private async target(deploymentId: string): Promise<TargetLookup> {
+    const problem = (message: string, fix?: string): TargetLookup => ({ message, ...(fix ? { fix } : {}) });
     if (!this.prometheus)
       return problem(
         'no Prometheus is known for this deployment: older history comes from the recordings only',
         'point the console at the Prometheus that scrapes it: the Prometheus panel at the bottom of the Metrics page takes its URL',
       );
     try {
-      return (
-        (await this.prometheus(deploymentId)) ??
-        problem(
-          "no Prometheus was found on this deployment's hosts: older history comes from the recordings only",
-          'give the URL of the Prometheus that scrapes it in the Prometheus panel at the bottom of the Metrics page (directly or through a host), or export its prometheus.yml there to run one',
-        )
-      );
+      const target = await this.prometheus(deploymentId);
+      return target
+        ? { target }
+        : problem(
+            "no Prometheus was found on this deployment's hosts: older history comes from the recordings only",
+            'give the URL of the Prometheus that scrapes it in the Prometheus panel at the bottom of the Metrics page (directly or through a host), or export its prometheus.yml there to run one',
+          );
     } catch (err) {
       return problem(`finding this deployment's Prometheus failed: ${(err as Error).message}`);
     }

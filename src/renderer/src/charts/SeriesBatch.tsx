@@ -1,17 +1,43 @@
 // Where the charts of one page get their history: a batcher per page (series-batch.ts), so the page's charts
 // ask once per window. A chart outside any page (none today) still works through a shared batcher.
 import { createContext, useContext, useState } from 'react';
-import type { SeriesResult } from '@shared/contract';
+import type { HistoryResult, SeriesResult } from '@shared/contract';
 import { api } from '../api/client';
-import { createSeriesBatcher, type SeriesAsk } from './series-batch';
+import { createSeriesBatcher, type SeriesAsk, type SeriesBatcher } from './series-batch';
 import { BATCH } from './setup';
 import { takePrefetched } from '../review/first-screen';
-import { withHistory } from './history-source';
+import { withHistory, type OlderHistory } from './history-source';
 
 /** A chart's history; `flush` sends what the page's charts asked so far at once (see SeriesBatcher.flush). */
-export type SeriesSource = ((ask: SeriesAsk) => Promise<SeriesResult>) & { flush(): void };
+export type SeriesSource = ((ask: SeriesAsk) => Promise<SeriesResult>) & Pick<SeriesBatcher, 'flush'>;
 
-const newSource = (): SeriesSource => withHistory(liveSource(), (q) => api.getHistory(q));
+const newSource = (): SeriesSource => withHistory(liveSource(), olderSource());
+
+/**
+ * Windows older than the live store: the charts learn it from the same live answer, in the same task, and ask
+ * together in one getHistoryBatch (per chart, the Metrics page sent nineteen getHistory one after another).
+ */
+const olderSource = (): OlderHistory => {
+  const toQuery = ({ deploymentId, keys, fromMs, toMs, maxPoints }: Parameters<OlderHistory>[0]) => ({
+    deploymentId,
+    keys,
+    fromMs,
+    toMs,
+    points: maxPoints,
+  });
+  if (!BATCH) return (ask) => api.getHistory(toQuery(ask));
+  const batcher = createSeriesBatcher<HistoryResult>({
+    // Every ask of this source carries both bounds (OlderHistory); the first ask's are the bucket's.
+    fetch: ({ deploymentId, fromMs, toMs, groups }) =>
+      api.getHistoryBatch({
+        deploymentId,
+        fromMs: fromMs!,
+        toMs: toMs!,
+        groups: groups.map((g) => ({ keys: g.keys, points: g.maxPoints })),
+      }),
+  });
+  return (ask) => batcher.get(ask);
+};
 
 const liveSource = (): SeriesSource => {
   if (!BATCH)

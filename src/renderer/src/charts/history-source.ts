@@ -1,12 +1,13 @@
 // Charts over ranges older than the app's live store: a series source that asks the live store first (the
-// page's batch, as before) and, when the window starts before the oldest row it holds, asks getHistory
-// instead — the core merges Prometheus (and recordings) for the older part with the same live rows for the
-// newest minutes — and hands the chart one column per key, the parts joined, so the chart draws them as one
-// line. Where each part came from and what failed go to historyNotes, which HistoryNote shows on the chart.
+// page's batch, as before) and, when the window starts before the oldest row it holds, asks the older history
+// instead (getHistoryBatch: the charts that learn it from the same answer ask together) — the core merges
+// Prometheus (and recordings) for the older part with the same live rows for the newest minutes — and hands
+// the chart one column per key, the parts joined, so the chart draws them as one line. Where each part came
+// from and what failed go to historyNotes, which HistoryNote shows on the chart.
 import type { HistoryResult, HistorySeries, SeriesResult } from '@shared/contract';
-import type { SeriesAsk } from './series-batch';
+import type { SeriesAsk, SeriesBatcher } from './series-batch';
 
-type Source = ((ask: SeriesAsk) => Promise<SeriesResult>) & { flush(): void };
+type Source = ((ask: SeriesAsk) => Promise<SeriesResult>) & Pick<SeriesBatcher, 'flush'>;
 
 /** What a chart's history came from, per key set (the chart's keys joined by ','). */
 export interface HistoryNoteState {
@@ -90,17 +91,10 @@ export function historyAsSeries(res: HistoryResult): SeriesResult {
   return { series, firstMs: first, lastMs: last, rawPoints: raw, decimated: true, missing: {} };
 }
 
-export function withHistory(
-  base: Source,
-  getHistory: (q: {
-    deploymentId: string;
-    keys: SeriesAsk['keys'];
-    fromMs: number;
-    toMs: number;
-    points: number;
-  }) => Promise<HistoryResult>,
-  now: () => number = Date.now,
-): Source {
+/** A chart's older history: its ask with the window's bounds set and maxPoints within getHistory's limits. */
+export type OlderHistory = (ask: SeriesAsk & { fromMs: number; toMs: number }) => Promise<HistoryResult>;
+
+export function withHistory(base: Source, getHistory: OlderHistory, now: () => number = Date.now): Source {
   /** The oldest row of each deployment's live store, from the answers seen. */
   const liveFrom = new Map<string, number>();
   /** Deployments whose last answer had no Prometheus, until when short gaps are not asked again. */
@@ -125,11 +119,10 @@ export function withHistory(
     if ((noProm.get(a.deploymentId) ?? 0) > now() && gapMs < TELL_NO_PROMETHEUS_MS) return base(a);
     try {
       const res = await getHistory({
-        deploymentId: a.deploymentId,
-        keys: a.keys,
+        ...a,
         fromMs: a.fromMs!,
         toMs: a.toMs ?? now(),
-        points: Math.min(11_000, Math.max(2, a.maxPoints)),
+        maxPoints: Math.min(11_000, Math.max(2, a.maxPoints)),
       });
       if (a.signal?.aborted)
         throw new DOMException('the chart stopped waiting for its history', 'AbortError');

@@ -2,7 +2,7 @@
 // (a page mounting, a range change, a zoom: all charts' effects run in one commit) go out as one
 // getSeriesBatch per deployment and window. Before, a page of nineteen charts made nineteen requests answered
 // one after another, and first paint was mostly round trips.
-import type { SeriesBatchQuery, SeriesBatchResult, SeriesResult } from '@shared/contract';
+import type { SeriesBatchQuery, SeriesResult } from '@shared/contract';
 import type { SignalKey } from '@shared/signals/spec';
 
 export interface SeriesAsk {
@@ -21,9 +21,10 @@ export interface SeriesAsk {
   signal?: AbortSignal;
 }
 
-export interface SeriesBatcher {
-  /** The chart's own result, as getSeries would answer its keys alone. */
-  get(ask: SeriesAsk): Promise<SeriesResult>;
+/** R: what one group is answered with (getSeriesBatch's SeriesResult; getHistoryBatch's HistoryResult). */
+export interface SeriesBatcher<R = SeriesResult> {
+  /** The chart's own result, as getSeries (getHistory) would answer its keys alone. */
+  get(ask: SeriesAsk): Promise<R>;
   /**
    * Sends what was asked so far now, without waiting for the scheduled turn's end: a page calls it once its
    * charts have all asked, before it builds them, so the core decimates while the page builds its charts.
@@ -31,39 +32,39 @@ export interface SeriesBatcher {
   flush(): void;
 }
 
-export interface SeriesBatcherOptions {
-  fetch: (q: SeriesBatchQuery) => Promise<SeriesBatchResult>;
+export interface SeriesBatcherOptions<R = SeriesResult> {
+  fetch: (q: SeriesBatchQuery) => Promise<{ results: R[] }>;
   /** When the gathered asks leave; default: once the current task (the React commit) is done. */
   schedule?: (flush: () => void) => void;
 }
 
-interface Waiter {
-  resolve: (r: SeriesResult) => void;
+interface Waiter<R> {
+  resolve: (r: R) => void;
   reject: (err: unknown) => void;
 }
 
-interface Group {
+interface Group<R> {
   keys: SignalKey[];
   maxPoints: number;
-  waiters: Set<Waiter>;
+  waiters: Set<Waiter<R>>;
 }
 
-interface Bucket {
+interface Bucket<R> {
   deploymentId: string;
   fromMs?: number;
   toMs?: number;
   /** Identical asks (same keys, same width) share one group. */
-  groups: Map<string, Group>;
+  groups: Map<string, Group<R>>;
 }
 
 const abortError = (): Error => new DOMException('the chart stopped waiting for its history', 'AbortError');
 
-export function createSeriesBatcher(opts: SeriesBatcherOptions): SeriesBatcher {
+export function createSeriesBatcher<R = SeriesResult>(opts: SeriesBatcherOptions<R>): SeriesBatcher<R> {
   const schedule = opts.schedule ?? ((f: () => void) => void setTimeout(f, 0));
-  let pending = new Map<string, Bucket>();
+  let pending = new Map<string, Bucket<R>>();
   let scheduled = false;
 
-  const send = (b: Bucket): void => {
+  const send = (b: Bucket<R>): void => {
     const groups = [...b.groups.values()].filter((g) => g.waiters.size > 0);
     if (groups.length === 0) return;
     const query: SeriesBatchQuery = {
@@ -120,8 +121,8 @@ export function createSeriesBatcher(opts: SeriesBatcherOptions): SeriesBatcher {
         bucket.groups.set(groupKey, group);
       }
       const g = group;
-      const result = new Promise<SeriesResult>((resolve, reject) => {
-        const waiter: Waiter = { resolve, reject };
+      const result = new Promise<R>((resolve, reject) => {
+        const waiter: Waiter<R> = { resolve, reject };
         g.waiters.add(waiter);
         ask.signal?.addEventListener(
           'abort',
