@@ -281,3 +281,21 @@ test('the router never re-adds decode: fails at the router step, saying what the
   }
   expect(errors).toEqual([]);
 });
+
+test('decode crash-looping: the KV transfer link gives its figures as the last ones, and says why', async () => {
+  const link = page.getByTestId('pd-link-transfer');
+  await expect(link).toHaveAttribute('data-stale', 'false');
+  await fault('crash-loop', true, 'decode');
+  try {
+    // Prefill's transfer gauges keep their last value; the link no longer presents it as the current one.
+    await expect(link).toHaveAttribute('data-stale', 'true', { timeout: 30_000 });
+    await expect(link.getByTestId('transfer-stale')).toHaveText('no decode worker serving');
+    await expect(link.getByTestId('transfer-rate')).toHaveText(/^—/);
+    await page.screenshot({ path: shot('overview-decode-crash-loop.png') });
+  } finally {
+    await fault('crash-loop', false, 'decode');
+  }
+  // Serving again (the demo restarts it): the figures are live again.
+  await expect(link).toHaveAttribute('data-stale', 'false', { timeout: 60_000 });
+  expect(errors).toEqual([]);
+});

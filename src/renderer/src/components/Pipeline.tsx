@@ -6,6 +6,7 @@ import type { SignalKey } from '@shared/signals/spec';
 import { formatPct, formatValue } from '../format';
 import { ServiceCard } from './ServiceCard';
 import { evidenceBeyondHeadline } from './verdict-evidence';
+import { transferFigures } from './transfer-link';
 
 const VERDICT_TONE: Record<string, string> = {
   healthy: 'ok',
@@ -38,7 +39,7 @@ export function Pipeline({
         {card('router')}
         <RouterLink dashboard={dashboard} />
         {card('prefill')}
-        <TransferLink dashboard={dashboard} />
+        <TransferLink dashboard={dashboard} latest={latest} />
         {card('decode')}
       </div>
     </section>
@@ -89,29 +90,40 @@ export function RouterLink({ dashboard }: { dashboard?: DashboardSnapshot }): Re
   );
 }
 
-/** Prefill → decode: the KV transfer's rate, latency and failures (in a fleet, the roles' aggregates). */
-export function TransferLink({ dashboard }: { dashboard?: DashboardSnapshot }): React.JSX.Element {
-  const v = valueOf(dashboard);
-  const failures = (v('prefill.transfer_failed_per_min') ?? 0) + (v('decode.transfer_failed_per_min') ?? 0);
-  // Prefill sends the KV, so it is the side that reports transfer speed and latency.
-  const transferLatency =
-    v('prefill.kv_transfer_latency_p50_ms') ??
-    v('prefill.kv_transfer_latency_ms') ??
-    v('decode.kv_transfer_latency_p50_ms') ??
-    v('decode.kv_transfer_latency_ms');
+/**
+ * Prefill → decode: the KV transfer's rate, latency and failures (in a fleet, the roles' aggregates); the last
+ * figures, said so, when one side has no worker serving (transfer-link.ts).
+ */
+export function TransferLink({
+  dashboard,
+  latest,
+}: {
+  dashboard?: DashboardSnapshot;
+  latest?: Observation;
+}): React.JSX.Element {
+  const f = transferFigures(valueOf(dashboard), latest);
+  const stale = f.notServing.length > 0;
+  const last = (text: string): string => (stale && !text.startsWith('—') ? `— (last ${text})` : text);
   return (
-    <div className="pipe-link" data-testid="pd-link-transfer">
+    <div className="pipe-link" data-testid="pd-link-transfer" data-stale={stale}>
       <span className="arrow" aria-hidden>
         →
       </span>
       <span className="muted">KV transfer</span>
-      <span data-testid="transfer-rate">
-        {formatValue('gb_per_s', v('prefill.kv_transfer_gb_s') ?? v('decode.kv_transfer_gb_s'))}
+      <span data-testid="transfer-rate" className={stale ? 'muted' : undefined}>
+        {last(formatValue('gb_per_s', f.gbPerS))}
       </span>
-      <span data-testid="transfer-latency">latency {formatValue('ms', transferLatency)}</span>
-      <span data-testid="transfer-failures" className={failures > 0 ? 'bad' : 'muted'}>
-        {formatValue('per_min', failures)} failures
+      <span data-testid="transfer-latency" className={stale ? 'muted' : undefined}>
+        latency {last(formatValue('ms', f.latencyMs))}
       </span>
+      <span data-testid="transfer-failures" className={f.failuresPerMin > 0 ? 'bad' : 'muted'}>
+        {formatValue('per_min', f.failuresPerMin)} failures
+      </span>
+      {stale && (
+        <span className="warn" data-testid="transfer-stale">
+          no {f.notServing.join(' or ')} worker serving
+        </span>
+      )}
     </div>
   );
 }

@@ -24,7 +24,7 @@ export function FleetOverview({ view, now }: { view: DeploymentView; now: number
           <RouterCards routers={routers} />
           <RouterLink dashboard={view.dashboard} />
           <RoleGroup role="prefill" rows={rows} />
-          <TransferLink dashboard={view.dashboard} />
+          <TransferLink dashboard={view.dashboard} latest={view.latest} />
           <RoleGroup role="decode" rows={rows} />
         </div>
       </section>
