@@ -291,6 +291,22 @@ test('decode crash-looping: the KV transfer link gives its figures as the last o
     await expect(link).toHaveAttribute('data-stale', 'true', { timeout: 30_000 });
     await expect(link.getByTestId('transfer-stale')).toHaveText('no decode worker serving');
     await expect(link.getByTestId('transfer-rate')).toHaveText(/^—/);
+    // The decode card never says "healthy" of a unit that is not active: /health is read every few polls, and
+    // an ok from before the crash says when it was read.
+    const card = page.getByTestId('service-card-decode');
+    const seen = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const [state, health] = await Promise.all([
+        card.getByTestId('active-state').textContent(),
+        card.getByTestId('health').textContent(),
+      ]);
+      if (!state?.startsWith('active ')) {
+        expect(health).not.toBe('healthy');
+        seen.add(health?.startsWith('ok ') ? 'ok before' : 'other');
+      }
+      await page.waitForTimeout(100);
+    }
+    expect(seen.size).toBeGreaterThan(0);
     await page.screenshot({ path: shot('overview-decode-crash-loop.png') });
   } finally {
     await fault('crash-loop', false, 'decode');

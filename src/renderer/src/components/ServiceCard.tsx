@@ -78,7 +78,13 @@ export function ServiceCard({
         <dd data-testid="restarts">{sd ? sd.nRestarts : '—'}</dd>
         <dt>Health</dt>
         <dd data-testid="health">
-          {obs?.health ? (
+          {obs?.health && obs.health.ok && sd && sd.activeState !== 'active' ? (
+            // /health is checked every few polls: an ok from before a crash is not "healthy" now.
+            <span className="muted" data-stale="true">
+              ok {formatDuration(Math.max(0, now - obs.health.checkedAt))} ago, before it went{' '}
+              {sd.activeState}
+            </span>
+          ) : obs?.health ? (
             <span className={obs.health.ok ? 'ok' : 'bad'}>
               {obs.health.ok ? 'healthy' : obs.health.detail}
             </span>
