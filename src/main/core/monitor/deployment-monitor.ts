@@ -34,6 +34,8 @@ import { readGpuStatus } from '../probes/gpu';
 import { UnitJournalTail } from '../journal/unit-tail';
 import { HostJournalFollow } from '../journal/host-follow';
 
+/** Polls a probe may go unanswered before the link is called stale (see the end of a poll). */
+const STALE_AFTER_POLLS = 3;
 export interface MonitorOptions {
   clock: Clock;
   /** Scrape interval (ms). */
@@ -311,11 +313,14 @@ export class DeploymentMonitor extends EventEmitter<Events> {
       }
     }
     // A probe started by this very poll and not answered within its budget is slow, not yet overdue — the first
-    // poll of a fresh link waits for its shell to start — so the link is only stale once a probe has gone a whole
-    // poll unanswered, or every probe failed outright.
-    const overdue = sd.done || sd.since < ts;
+    // poll of a fresh link waits for its shell to start — and a busy laptop misses a poll now and then (the
+    // fleet's rows read "unreachable" for it). So the link is only stale once a probe has gone unanswered for
+    // STALE_AFTER_POLLS polls, or every probe failed outright.
+    const unanswered = sd.done ? 0 : ts - sd.since;
     if (anyTraffic) this.conn.markFresh();
-    else if (overdue) this.conn.markStale('no command or scrape answered in the last poll');
+    else if (sd.done) this.conn.markStale('no command or scrape answered in the last poll');
+    else if (unanswered >= STALE_AFTER_POLLS * (this.opts.intervalMs ?? 1000))
+      this.conn.markStale(`no command or scrape answered for ${(unanswered / 1000).toFixed(1)} s`);
     return { deploymentId: this.deployment.id, hostId: this.hostId, ts, services: out };
   }
 
