@@ -7,6 +7,7 @@ import { formatDuration, formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
 import { RestartButton } from '../restart/RestartButton';
 import { QUEUE_LABEL, stageQueues } from './stage-queues';
+import { healthText } from './health-text';
 
 function stateTone(o?: ServiceObservation): 'ok' | 'warn' | 'bad' | 'idle' {
   const a = o?.systemd?.activeState;
@@ -28,6 +29,7 @@ export function ServiceCard({
   dashboard?: DashboardSnapshot;
 }): React.JSX.Element {
   const sd = obs?.systemd;
+  const health = healthText(obs?.health, sd, now);
   const up =
     sd?.activeState === 'active' && sd.activeEnterTimestamp
       ? formatDuration(now - sd.activeEnterTimestamp)
@@ -78,19 +80,9 @@ export function ServiceCard({
         <dd data-testid="restarts">{sd ? sd.nRestarts : '—'}</dd>
         <dt>Health</dt>
         <dd data-testid="health">
-          {obs?.health && obs.health.ok && sd && sd.activeState !== 'active' ? (
-            // /health is checked every few polls: an ok from before a crash is not "healthy" now.
-            <span className="muted" data-stale="true">
-              ok {formatDuration(Math.max(0, now - obs.health.checkedAt))} ago, before it went{' '}
-              {sd.activeState}
-            </span>
-          ) : obs?.health ? (
-            <span className={obs.health.ok ? 'ok' : 'bad'}>
-              {obs.health.ok ? 'healthy' : obs.health.detail}
-            </span>
-          ) : (
-            <span className="muted">not checked yet</span>
-          )}
+          <span className={health.tone} data-stale={health.stale}>
+            {health.text}
+          </span>
         </dd>
         <dt>Metrics</dt>
         <dd data-testid="metrics-state">

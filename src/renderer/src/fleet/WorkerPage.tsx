@@ -14,6 +14,7 @@ import { FleetGpus } from './FleetGpus';
 import { workerKey } from './keys';
 import { RollButton } from '../restart/RollButton';
 import { JournalView } from '../components/JournalView';
+import { healthText } from '../components/health-text';
 import './fleet.css';
 
 export function WorkerPage({
@@ -37,6 +38,7 @@ export function WorkerPage({
     );
   const obs = observationOf(view.latest, svc);
   const sd = obs?.systemd;
+  const health = healthText(obs?.health, sd, now);
   const links = hostLinks(view.summary);
   const row =
     svc.role === 'router'
@@ -59,7 +61,14 @@ export function WorkerPage({
     ['URL', svc.workerUrl ?? svc.apiUrl],
     ...unitStateProps(sd, now),
     ['Memory', formatBytes(sd?.memoryCurrentBytes ?? null)],
-    ['Health', obs?.health ? `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}` : '—'],
+    [
+      'Health',
+      !obs?.health
+        ? '—'
+        : health.stale
+          ? health.text
+          : `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}`,
+    ],
   ];
   // How the router sees a worker, and the worker's KV: a router has neither.
   if (role !== 'router')
