@@ -239,6 +239,31 @@ describe('prometheus service over a fake deployment', () => {
     expect(status.source).toBeNull();
   });
 
+  it('one look on the hosts serves history and the panel for 30 s; "Check again" looks at once', async () => {
+    let looks = 0;
+    const link = fakeLink('gpu-a', (cmd) => {
+      looks++;
+      return answerSystemctl(UNITS, ['10.0.0.1'])(cmd);
+    });
+    let now = 1_700_000_000_000;
+    const host = fakeHost(
+      [fakeDeployment({ id: 'gpu-a', host: HOST, config: CONFIG, links: { 'gpu-a': link } })],
+      () => now,
+    );
+    const api = new PrometheusService(host).handlers();
+    await api.getPrometheusStatus({ deploymentId: 'gpu-a' });
+    const one = looks;
+    expect(one).toBeGreaterThan(0);
+    // The Metrics page opened again, and its charts' older history: no SSH command.
+    now += 10_000;
+    await api.getPrometheusStatus({ deploymentId: 'gpu-a' });
+    expect(looks).toBe(one);
+    // "Check again": the hosts are asked now.
+    const checked = await api.getPrometheusStatus({ deploymentId: 'gpu-a', fresh: true });
+    expect(looks).toBe(2 * one);
+    expect(checked.found).toEqual([]);
+  });
+
   it('history looks for a Prometheus once in 30 s when there is none, shares a look under way, and looks again after', async () => {
     let looks = 0;
     const link = fakeLink('gpu-a', (cmd) => {

@@ -81,7 +81,8 @@ export interface ExportedFile {
 }
 
 export interface PrometheusRequests {
-  getPrometheusStatus(args: { deploymentId: string }): Promise<PrometheusStatus>;
+  /** `fresh`: look for Prometheus units on the hosts now, not at the look of the last 30 s ("Check again"). */
+  getPrometheusStatus(args: { deploymentId: string; fresh?: boolean }): Promise<PrometheusStatus>;
   setPrometheusSource(args: PrometheusSourceArgs): Promise<PrometheusStatus>;
   exportPrometheusConfig(args: { deploymentId: string }): Promise<ExportedFile>;
   exportGrafanaDashboard(args: { deploymentId: string }): Promise<ExportedFile>;

@@ -11,7 +11,7 @@ const baseUrl = z
   .regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'a base URL like http://127.0.0.1:9090 (no query string)');
 
 export const prometheusSchemas = {
-  getPrometheusStatus: z.strictObject({ deploymentId: id }),
+  getPrometheusStatus: z.strictObject({ deploymentId: id, fresh: z.boolean().optional() }),
   setPrometheusSource: z.strictObject({
     deploymentId: id,
     url: baseUrl.nullable(),

@@ -57,19 +57,23 @@ function memorySecrets(): SecretStore {
 /** What the Prometheus service is given: the deployments (hosts and links), closes, the time of a status. */
 export type PrometheusHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'clock'>;
 
-/** A Prometheus started after a look that found none is used for history within this long. */
-const NONE_FOUND_TTL_MS = 30_000;
+/**
+ * How long a look for Prometheus units on the hosts holds. A look is an SSH round of every host (2–4 exec
+ * channels each): the charts' older history asked it once per chart, and the Metrics page's panel at every
+ * open. "Check again" in the panel looks at once; a URL the operator gives is used at once.
+ */
+const LOOK_TTL_MS = 30_000;
+
+interface Look {
+  found: PrometheusFoundUnit[];
+  hostErrors: PrometheusStatus['hostErrors'];
+}
 
 export class PrometheusService {
   private readonly sources = new Map<string, Source>();
   private readonly clients = new Map<string, Chosen>();
-  /**
-   * Deployments whose last look found no Prometheus: until when clientFor does not look again. A look is an
-   * SSH round of every host; the charts' older history asked it once per chart and page load.
-   */
-  private readonly noneUntil = new Map<string, number>();
-  /** A look under way, which concurrent clientFor calls share. */
-  private readonly looking = new Map<string, Promise<PromApi | null>>();
+  /** The latest look per deployment, under way or done (`at`: when it started); shared by every caller. */
+  private readonly looks = new Map<string, { at: number; look: Promise<Look> }>();
   private readonly secrets: SecretStore;
 
   constructor(
@@ -85,7 +89,7 @@ export class PrometheusService {
       // A recording refuses these itself ("… is a recording"): its Prometheus is not reachable from a file.
       getPrometheusStatus: async (a) => {
         this.core.deployments.guard(a.deploymentId, 'getPrometheusStatus');
-        return this.status(a.deploymentId);
+        return this.status(a.deploymentId, a.fresh === true);
       },
       setPrometheusSource: async (a) => {
         this.core.deployments.guard(a.deploymentId, 'setPrometheusSource');
@@ -110,15 +114,8 @@ export class PrometheusService {
   async clientFor(deploymentId: string): Promise<PromApi | null> {
     const cached = this.clients.get(deploymentId);
     if (cached) return cached.client;
-    if (this.core.clock.now() < (this.noneUntil.get(deploymentId) ?? -Infinity)) return null;
-    let look = this.looking.get(deploymentId);
-    if (!look) {
-      look = this.choose(deploymentId)
-        .then(({ chosen }) => chosen?.client ?? null)
-        .finally(() => this.looking.delete(deploymentId));
-      this.looking.set(deploymentId, look);
-    }
-    return look;
+    const { chosen } = await this.choose(deploymentId);
+    return chosen?.client ?? null;
   }
 
   async setSource(a: PrometheusSourceArgs): Promise<PrometheusStatus> {
@@ -148,12 +145,13 @@ export class PrometheusService {
     return this.status(a.deploymentId);
   }
 
-  async status(deploymentId: string): Promise<PrometheusStatus> {
+  /** `fresh`: look on the hosts now, not at the look of the last 30 s (the panel's "Check again"). */
+  async status(deploymentId: string, fresh = false): Promise<PrometheusStatus> {
     const { config: deployment, host } = this.core.deployments.resolve(deploymentId);
     const hosts = this.hosts(deploymentId);
     const labels = Object.fromEntries(hosts.map((h) => [h.id, h.label]));
     const endpoints = endpointsOf(deployment, labels);
-    const { chosen, found, hostErrors } = await this.choose(deploymentId);
+    const { chosen, found, hostErrors } = await this.choose(deploymentId, fresh);
     const base = {
       deploymentId,
       at: this.core.clock.now(),
@@ -290,14 +288,22 @@ export class PrometheusService {
       .map((h) => h.host);
   }
 
-  private async choose(deploymentId: string): Promise<{
-    chosen: Chosen | null;
-    found: PrometheusFoundUnit[];
-    hostErrors: PrometheusStatus['hostErrors'];
-  }> {
+  /** The Prometheus units on the deployment's hosts: the look of the last LOOK_TTL_MS unless `fresh`. */
+  private look(deploymentId: string, fresh: boolean): Promise<Look> {
+    const now = this.core.clock.now();
+    const last = this.looks.get(deploymentId);
+    if (last && !fresh && now - last.at < LOOK_TTL_MS) return last.look;
+    const look = this.lookNow(deploymentId);
+    this.looks.set(deploymentId, { at: now, look });
+    // A look that failed as a whole (not one host: those are in hostErrors) is not kept.
+    look.catch(() => {
+      if (this.looks.get(deploymentId)?.look === look) this.looks.delete(deploymentId);
+    });
+    return look;
+  }
+
+  private async lookNow(deploymentId: string): Promise<Look> {
     const hosts = this.hosts(deploymentId);
-    const labels = Object.fromEntries(hosts.map((h) => [h.id, h.label]));
-    const given = this.sources.get(deploymentId);
     const found: PrometheusFoundUnit[] = [];
     const hostErrors: PrometheusStatus['hostErrors'] = [];
     for (const h of hosts) {
@@ -323,6 +329,20 @@ export class PrometheusService {
         hostErrors.push({ hostLabel: h.label, message: (e as Error).message });
       }
     }
+    return { found, hostErrors };
+  }
+
+  private async choose(
+    deploymentId: string,
+    fresh = false,
+  ): Promise<{
+    chosen: Chosen | null;
+    found: PrometheusFoundUnit[];
+    hostErrors: PrometheusStatus['hostErrors'];
+  }> {
+    const labels = Object.fromEntries(this.hosts(deploymentId).map((h) => [h.id, h.label]));
+    const given = this.sources.get(deploymentId);
+    const { found, hostErrors } = await this.look(deploymentId, fresh);
     const cached = this.clients.get(deploymentId);
     if (cached) return { chosen: cached, found, hostErrors };
     let chosen: Chosen | null = null;
@@ -361,9 +381,6 @@ export class PrometheusService {
       }
     }
     if (chosen) this.clients.set(deploymentId, chosen);
-    // The Prometheus panel's status looks every time; history waits this long before looking again.
-    if (chosen) this.noneUntil.delete(deploymentId);
-    else this.noneUntil.set(deploymentId, this.core.clock.now() + NONE_FOUND_TTL_MS);
     return { chosen, found, hostErrors };
   }
 
@@ -388,7 +405,7 @@ export class PrometheusService {
   private forget(deploymentId: string): void {
     this.clients.get(deploymentId)?.client.dispose();
     this.clients.delete(deploymentId);
-    this.noneUntil.delete(deploymentId);
+    this.looks.delete(deploymentId);
   }
 }
 

@@ -113,7 +113,10 @@ export function PrometheusPanel({
     <section className="card prometheus-panel" data-testid="prometheus-panel">
       <header>
         <h2>Prometheus</h2>
-        <button onClick={() => void run(() => api.getPrometheusStatus({ deploymentId }))} disabled={busy}>
+        <button
+          onClick={() => void run(() => api.getPrometheusStatus({ deploymentId, fresh: true }))}
+          disabled={busy}
+        >
           {busy ? 'Asking…' : 'Check again'}
         </button>
       </header>
