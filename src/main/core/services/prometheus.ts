@@ -58,8 +58,8 @@ function memorySecrets(): SecretStore {
 export type PrometheusHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'clock'>;
 
 /**
- * How long a look for Prometheus units on the hosts holds. A look is an SSH round of every host (2–4 exec
- * channels each): the charts' older history asked it once per chart, and the Metrics page's panel at every
+ * How long a look for Prometheus units on the hosts holds. A look is an SSH round of every host (two or more
+ * exec channels each): the charts' older history asked it once per chart, and the Metrics page's panel at every
  * open. "Check again" in the panel looks at once; a URL the operator gives is used at once.
  */
 const LOOK_TTL_MS = 30_000;
