@@ -210,6 +210,23 @@ describe('discovery service over a fake deployment', () => {
   });
 });
 
+/** A Prometheus service over one host with no Prometheus, counting the SSH commands its looks send. */
+function countedLooks(): { prom: PrometheusService; looks: () => number; later: (ms: number) => void } {
+  let looks = 0;
+  const link = fakeLink('gpu-a', (cmd) => {
+    looks++;
+    return answerSystemctl(UNITS, ['10.0.0.1'])(cmd);
+  });
+  let now = 1_700_000_000_000;
+  const host = fakeHost(
+    [fakeDeployment({ id: 'gpu-a', host: HOST, config: CONFIG, links: { 'gpu-a': link } })],
+    () => now,
+  );
+  const prom = new PrometheusService(host);
+  disposers.push(() => prom.dispose());
+  return { prom, looks: () => looks, later: (ms) => (now += ms) };
+}
+
 describe('prometheus service over a fake deployment', () => {
   it('a deployment no Prometheus watches gets a status that says so for each endpoint, and a config to add', async () => {
     const link = fakeLink('gpu-a', answerSystemctl(UNITS, ['10.0.0.1']));
@@ -240,56 +257,36 @@ describe('prometheus service over a fake deployment', () => {
   });
 
   it('one look on the hosts serves history and the panel for 30 s; "Check again" looks at once', async () => {
-    let looks = 0;
-    const link = fakeLink('gpu-a', (cmd) => {
-      looks++;
-      return answerSystemctl(UNITS, ['10.0.0.1'])(cmd);
-    });
-    let now = 1_700_000_000_000;
-    const host = fakeHost(
-      [fakeDeployment({ id: 'gpu-a', host: HOST, config: CONFIG, links: { 'gpu-a': link } })],
-      () => now,
-    );
-    const api = new PrometheusService(host).handlers();
+    const { prom, looks, later } = countedLooks();
+    const api = prom.handlers();
     await api.getPrometheusStatus({ deploymentId: 'gpu-a' });
-    const one = looks;
+    const one = looks();
     expect(one).toBeGreaterThan(0);
     // The Metrics page opened again, and its charts' older history: no SSH command.
-    now += 10_000;
+    later(10_000);
     await api.getPrometheusStatus({ deploymentId: 'gpu-a' });
-    expect(looks).toBe(one);
+    expect(looks()).toBe(one);
     // "Check again": the hosts are asked now.
     const checked = await api.getPrometheusStatus({ deploymentId: 'gpu-a', fresh: true });
-    expect(looks).toBe(2 * one);
+    expect(looks()).toBe(2 * one);
     expect(checked.found).toEqual([]);
   });
 
   it('history looks for a Prometheus once in 30 s when there is none, shares a look under way, and looks again after', async () => {
-    let looks = 0;
-    const link = fakeLink('gpu-a', (cmd) => {
-      looks++;
-      return answerSystemctl(UNITS, ['10.0.0.1'])(cmd);
-    });
-    let now = 1_700_000_000_000;
-    const host = fakeHost(
-      [fakeDeployment({ id: 'gpu-a', host: HOST, config: CONFIG, links: { 'gpu-a': link } })],
-      () => now,
-    );
-    const prom = new PrometheusService(host);
+    const { prom, looks, later } = countedLooks();
     // A page of charts asking at once: one look.
     expect(await Promise.all([prom.clientFor('gpu-a'), prom.clientFor('gpu-a')])).toEqual([null, null]);
-    const one = looks;
+    const one = looks();
     expect(one).toBeGreaterThan(0);
-    now += 29_000;
+    later(29_000);
     expect(await prom.clientFor('gpu-a')).toBeNull();
-    expect(looks).toBe(one);
-    now += 2_000;
+    expect(looks()).toBe(one);
+    later(2_000);
     expect(await prom.clientFor('gpu-a')).toBeNull();
-    expect(looks).toBe(2 * one);
+    expect(looks()).toBe(2 * one);
     // A URL the operator gives is used at once.
     await prom.setSource({ deploymentId: 'gpu-a', url: 'http://127.0.0.1:9090' });
     expect(await prom.clientFor('gpu-a')).not.toBeNull();
-    prom.dispose();
   });
 
   it('a recording refuses Prometheus status with its own message', async () => {
