@@ -42,6 +42,9 @@ import {
 } from './overview-stream';
 import type { JournalLine, RecordingHeader, SourceKey, StoredHeader, WriterStats } from './types';
 
+/** An empty write on the file stream: its callback says every write before it is done. */
+const EMPTY = Buffer.alloc(0);
+
 export interface WriterOptions {
   /** How often buffered records are pushed into the file (Z_SYNC_FLUSH). 100…4000 ms; default 2000. */
   flushIntervalMs?: number;
@@ -429,7 +432,12 @@ export class RecordingWriter {
     this.drainPending();
     if (this.failure) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      this.gzip.flush(zc.Z_SYNC_FLUSH, () => resolve());
+      this.gzip.flush(zc.Z_SYNC_FLUSH, () => {
+        // The flushed bytes are on the file stream's queue now (pump), not yet in the file: under load a copy of
+        // the file taken right after flush() lacked them. An empty write completes after every write before it.
+        if (this.failure || this.file.writableLength === 0) return resolve();
+        this.file.write(EMPTY, () => resolve());
+      });
     });
   }
 
