@@ -1,23 +1,11 @@
 import { z } from 'zod';
 import type { DashboardRequests } from '../api/dashboard';
-import { empty, id, role } from './common';
+import { batchKeysBound, empty, id, keyList, role, time } from './common';
 import { DEMO_FAULT_NAMES } from '../demo-faults';
-import { isScopedSignalKey } from '../signals/is-signal-key';
-import type { ScopedKey } from '../signals/scoped-key';
 
 type Args<K extends keyof DashboardRequests> = Parameters<DashboardRequests[K]>[0];
 
-const signalKey = z.custom<ScopedKey>((v) => typeof v === 'string' && isScopedSignalKey(v), {
-  error: (iss) =>
-    `${JSON.stringify(iss.input)} is not a signal key: keys read <role>.<signal> (decode.kv_ratio, ` +
-    'router.router_requests_per_s, gpu.0.util) as listed in src/shared/signals/spec.ts, optionally scoped ' +
-    'to a fleet worker or host after an @ (decode.kv_ratio@decode-1, gpu.3.util@gpu-b)',
-});
-const time = z.number().finite();
-const keyList = z.array(signalKey).min(1).max(64);
 const maxPoints = z.number().int().min(2).max(200_000);
-/** A page of the console shows up to ~30 charts; more keys than this in one request is not a page. */
-const MAX_BATCH_KEYS = 512;
 
 export const alertRuleSchema = z.strictObject({
   id: z
@@ -61,10 +49,7 @@ export const dashboardSchemas = {
         .min(1)
         .max(64),
     })
-    .refine((q) => q.groups.reduce((n, g) => n + g.keys.length, 0) <= MAX_BATCH_KEYS, {
-      error: `a history batch may name at most ${MAX_BATCH_KEYS} keys in all; split it`,
-      path: ['groups'],
-    }),
+    .refine(...batchKeysBound),
   getDashboard: z.strictObject({ deploymentId: id }),
   getAlertRules: empty,
   setAlertRules: z.strictObject({ rules: z.array(alertRuleSchema).max(100) }),

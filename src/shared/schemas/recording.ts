@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RecordingRequests } from '../api/recording';
-import { empty } from './common';
+import { empty, time } from './common';
 
 type Args<K extends keyof RecordingRequests> = Parameters<RecordingRequests[K]>[0];
 
@@ -23,14 +23,14 @@ export const recordingSchemas = {
   renameSession: z.strictObject({ id: sessionId, name: z.string().trim().min(1).max(200) }),
   annotateSession: z.strictObject({
     id: sessionId,
-    ts: z.number().finite(),
+    ts: time,
     text: z.string().trim().min(1).max(10_000),
   }),
   deleteSession: z.strictObject({ id: sessionId }),
   exportSession: z.strictObject({
     id: sessionId,
     format: z.enum(['csv', 'openmetrics', 'bundle']),
-    fromMs: z.number().finite().optional(),
-    toMs: z.number().finite().optional(),
+    fromMs: time.optional(),
+    toMs: time.optional(),
   }),
 } satisfies { [K in keyof RecordingRequests]: z.ZodType<Args<K>> };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_UPLOAD_BYTES, UPLOAD_CHUNK_BYTES, type ReviewRequests } from '../api/review';
-import { empty, id } from './common';
+import { empty, id, time } from './common';
 
 type Args<K extends keyof ReviewRequests> = Parameters<ReviewRequests[K]>[0];
 
@@ -17,7 +17,7 @@ export const reviewSchemas = {
       .regex(/^[A-Za-z0-9._:-]+$/),
   }),
   listRecentReviews: empty,
-  setReviewCursor: z.strictObject({ deploymentId: id, ts: z.number().finite() }),
+  setReviewCursor: z.strictObject({ deploymentId: id, ts: time }),
   beginRecordingUpload: z.strictObject({
     name: z.string().trim().min(1).max(255),
     sizeBytes: z.number().int().min(1).max(MAX_UPLOAD_BYTES),
