@@ -36,6 +36,7 @@ import { HostJournalFollow } from '../journal/host-follow';
 
 /** Polls a probe may go unanswered before the link is called stale (see the end of a poll). */
 const STALE_AFTER_POLLS = 3;
+
 export interface MonitorOptions {
   clock: Clock;
   /** Scrape interval (ms). */

@@ -18,14 +18,9 @@ const newSource = (): SeriesSource => withHistory(liveSource(), olderSource());
  * together in one getHistoryBatch (per chart, the Metrics page sent nineteen getHistory one after another).
  */
 const olderSource = (): OlderHistory => {
-  const toQuery = ({ deploymentId, keys, fromMs, toMs, maxPoints }: Parameters<OlderHistory>[0]) => ({
-    deploymentId,
-    keys,
-    fromMs,
-    toMs,
-    points: maxPoints,
-  });
-  if (!BATCH) return (ask) => api.getHistory(toQuery(ask));
+  if (!BATCH)
+    return ({ deploymentId, keys, fromMs, toMs, maxPoints }) =>
+      api.getHistory({ deploymentId, keys, fromMs, toMs, points: maxPoints });
   const batcher = createSeriesBatcher<HistoryResult>({
     // Every ask of this source carries both bounds (OlderHistory); the first ask's are the bucket's.
     fetch: ({ deploymentId, fromMs, toMs, groups }) =>
