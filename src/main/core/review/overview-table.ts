@@ -9,7 +9,7 @@ import { workerTarget } from '../store/recording/fleet-targets';
 import type { SignalMissing } from '@shared/contract';
 import type { Exposition, MetricFamily, Sample } from '../probes/exposition/types';
 import type { OverviewTable } from '../store/recording/overview-stream';
-import { sameLabels } from '../store/recording/scrape-codec';
+import { adoptLabels, sameLabels } from '../probes/exposition/label-sets';
 import { doubled } from '../store/recording/typed-growth';
 import type {
   Recording,
@@ -123,12 +123,11 @@ export class OverviewTableBuilder implements OverviewTable {
           };
         else {
           // The parser hands a series it has cached the same name and label value strings every scrape (from
-          // its third): kept here, later comparisons are of identical strings. The labels are a copy because
-          // the exposition's objects belong to the caller.
+          // its third): kept here, later comparisons are of identical strings (or one identity check).
           slot.name = s.name;
           if (slot.adopt > 0) {
             slot.adopt--;
-            slot.labels = { ...s.labels };
+            slot.labels = adoptLabels(s.labels);
           }
         }
         n++;

@@ -8,6 +8,7 @@
 import type { Exposition } from '../probes/exposition/types';
 import { TargetColumns, type AlignedSeries, type BufferedValues } from '../review/target-columns';
 import { seedPrepared, type Prepared } from '../review/window-math';
+import { adoptLabels, sameLabels } from '../probes/exposition/label-sets';
 
 /** A growable window of (absolute row, time, value, running increase) per point. */
 class PointBuffer {
@@ -201,14 +202,14 @@ export class LiveColumns {
       for (const s of fam.samples) {
         if (!Number.isFinite(s.value)) continue;
         let ls: LiveSeries | undefined = order[next];
-        if (ls && ls.name === s.name && sameLabels(ls, s.labels)) {
+        if (ls && ls.name === s.name && sameLabels(s.labels, ls.labels, ls.labelCount)) {
           next++;
           // Once the parser's series cache holds a series it hands out the same name and label value strings
           // every scrape: kept here, later comparisons are of identical strings, the cheapest there are.
           ls.name = s.name;
           if (ls.adopt > 0) {
             ls.adopt--;
-            ls.labels = { ...s.labels };
+            ls.labels = adoptLabels(s.labels);
           }
         } else {
           if (!this.opts.track(s.name)) continue;
@@ -342,17 +343,6 @@ function newSeries(key: string, name: string, labels: Record<string, string>): L
     lastRow: -1,
     adopt: ADOPT_LABELS_SCRAPES,
   };
-}
-
-/** Whether `labels` is the series' label set (names and values), whatever the order they were written in. */
-function sameLabels(s: LiveSeries, labels: Record<string, string>): boolean {
-  const own = s.labels;
-  let n = 0;
-  for (const k in labels) {
-    if (own[k] !== labels[k]) return false;
-    n++;
-  }
-  return n === s.labelCount;
 }
 
 /**

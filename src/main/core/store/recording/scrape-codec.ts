@@ -13,6 +13,7 @@ import {
   type LayoutRecord,
   type SeriesRecord,
 } from './format';
+import { adoptLabels, sameLabels } from '../../probes/exposition/label-sets';
 import { RecordDamageError, TOKEN_DECIMAL, TOKEN_DELTA, type ParsedRow } from './row-parser';
 import { doubled } from './typed-growth';
 
@@ -187,7 +188,7 @@ export class ScrapeEncoder {
             m.name = s.name;
             if (m.adopt > 0) {
               m.adopt--;
-              m.labels = { ...s.labels };
+              m.labels = adoptLabels(s.labels);
             }
           }
         }
@@ -310,16 +311,6 @@ export class ScrapeEncoder {
     }
     return out + ']}\n';
   }
-}
-
-/** Whether labels `a` equal `b`, whose key count is `bCount` (counted once, when `b` was stored). */
-export function sameLabels(a: Record<string, string>, b: Record<string, string>, bCount: number): boolean {
-  let n = 0;
-  for (const k in a) {
-    if (a[k] !== b[k]) return false;
-    n++;
-  }
-  return n === bCount;
 }
 
 function sameIds(a: Int32Array, b: readonly number[]): boolean {
