@@ -2,7 +2,8 @@
 // with V8's own trigger for major GCs (PD_CONSOLE_GC_TUNING=0) and with the core's, run alternately in one
 // bench run so the machine's load falls on both alike. Prints each run, then the medians side by side with
 // their ratio.
-//   npm run bench -- gc-tuning     (BENCH_GC_PAIRS=2 pairs of runs; each run is fleet-core's: BENCH_FLEET_MS etc.;
+//   npm run bench -- gc-tuning     (BENCH_GC_PAIRS=2 pairs of runs; each run is fleet-core's, five minutes of
+//                                   warm-up included: BENCH_FLEET_WARMUP_MS, BENCH_FLEET_MS etc.;
 //                                   BENCH_NODE=path runs the core under another Node, see support/bundled-run.ts)
 import { loadavg } from 'node:os';
 import type { CoreFigures, Shapes } from './fleet-core';
