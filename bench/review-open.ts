@@ -159,7 +159,17 @@ async function openFromList(
   // A string, not a function: tsx would wrap named functions in a helper the page does not have.
   await page.addInitScript(PAGE_MARKS);
   await page.goto(url);
-  await page.getByTestId('open-sessions').click();
+  // A window that joins a core with a review open shows that review (the second open, after the first left
+  // it open): close it for the start page, and load the page again so its marks start clean.
+  const start = page.getByTestId('open-sessions');
+  const shown = page.getByTestId('close-deployment');
+  await start.or(shown).first().waitFor({ timeout: 60_000 });
+  if (await shown.isVisible()) {
+    await shown.click();
+    await start.waitFor();
+    await page.reload();
+  }
+  await start.click();
   const open = page.getByTestId(`session-open-${ID}`);
   await open.waitFor({ timeout: 120_000 });
   // The list's summary scan (first listing) is over; let the machine settle as an operator's reading would.
