@@ -100,7 +100,10 @@ export async function remoteDemo(): Promise<RemoteDemo> {
 
 interface Measured {
   mode: string;
-  /** The first WARMUP_MS as one span, and in windows of OPENING_WINDOW_MS. */
+  /**
+   * `first`: from the open's start to the end of the warm-up, as one span; `opening`: the WARMUP_MS after the
+   * open, in windows of OPENING_WINDOW_MS.
+   */
   first: Span;
   opening: Span[];
   windows: Span[];
