@@ -156,6 +156,50 @@ test('the charts below the fold are drawn with their history too, without scroll
   await page.close();
 });
 
+test('the charts on screen are shown before those just below it are built, which follow without a scroll', async () => {
+  const { page, errors } = await openCounted();
+  // When each chart first drew, and when the first animation frame after that draw began: a chart drawn in
+  // the same task as others is on screen only once they are all drawn.
+  await page.evaluate(() => {
+    const w = window as unknown as { __drawn: { id: string; end: number; frame: number }[] };
+    w.__drawn = [];
+    const measure = performance.measure.bind(performance);
+    performance.measure = ((name: string, opts?: PerformanceMeasureOptions) => {
+      const m = measure(name, opts);
+      const id = /^pdc:([^:]+):first-paint$/.exec(name)?.[1];
+      if (id) {
+        const rec = { id, end: performance.now(), frame: NaN };
+        w.__drawn.push(rec);
+        requestAnimationFrame(() => (rec.frame = performance.now()));
+      }
+      return m;
+    }) as typeof performance.measure;
+  });
+  await page.getByTestId('nav-metrics').click();
+  await chartsSettled(page);
+  const drawn = await page.evaluate(() => {
+    const w = window as unknown as { __drawn: { id: string; end: number; frame: number }[] };
+    return w.__drawn.map((d) => ({
+      ...d,
+      top: document.querySelector(`[data-testid="canvas-${d.id}"]`)!.getBoundingClientRect().top,
+    }));
+  });
+  // At 1440×900 the third row's titles are on screen and its canvases start just below (inside the charts'
+  // 100 px look-ahead); the GPU charts are far below.
+  const onScreen = drawn.filter((d) => d.top < 900);
+  const justBelow = drawn.filter((d) => d.top >= 900 && d.top < 1000);
+  expect(onScreen.map((d) => d.id)).toEqual(expect.arrayContaining(['ttft', 'prompt-tps', 'cache-hit']));
+  expect(justBelow.map((d) => d.id)).toEqual(expect.arrayContaining(['queues', 'transfer-failures']));
+  // The frame that shows the last chart on screen began before any chart below it was built: building the
+  // four below in the same task made the operator wait for charts they could not see.
+  const shown = Math.max(...onScreen.map((d) => d.frame));
+  expect(shown).toBeLessThan(Math.min(...justBelow.map((d) => d.end)));
+  // …and they were built without a scroll.
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('after a zoom the charts that follow wait for the zoomed window’s data, and redraw without it when it is late', async () => {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const errors: string[] = [];

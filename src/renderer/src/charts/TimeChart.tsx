@@ -271,28 +271,43 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       setWindow(chart, from, to);
       chart.update('none');
     };
+    /** The box is in the viewport itself, not only within the observer's look-ahead margin. */
+    let onScreen = false;
     let idle = 0;
+    /** Never built yet: built when the page is idle, or within `timeoutMs` if it stays busy. */
+    const buildWhenIdle = (timeoutMs: number): void => {
+      if (chart || idle) return;
+      idle = requestIdleCallback(
+        () => {
+          idle = 0;
+          if (chart || !due) return;
+          paintKind = 'first-paint';
+          paintFrom = mounted;
+          draw(due.from, due.to);
+        },
+        { timeout: timeoutMs },
+      );
+    };
     showRef.current = (from, to) => {
-      if (inSight.current) return draw(from, to);
+      // Built first only when its box is on the screen itself: at 1440×900 the Metrics page's third row has
+      // its titles on screen and its canvases just below, inside the look-ahead margin, and building those
+      // four with the seven on screen made the operator wait for charts they could not see. They are built
+      // as soon as the page is idle (or 100 ms later if it stays busy), well before a scroll reaches them.
+      if (inSight.current && (chart || onScreen)) return draw(from, to);
       due = { from, to };
       // Never built: built anyway once the page is idle (after the charts on screen are drawn), so a chart
       // is ready before it is scrolled to and a full-page picture has every chart in it.
-      if (!chart && !idle)
-        idle = requestIdleCallback(
-          () => {
-            idle = 0;
-            if (chart || !due) return;
-            paintKind = 'first-paint';
-            paintFrom = mounted;
-            draw(due.from, due.to);
-          },
-          { timeout: 2000 },
-        );
+      buildWhenIdle(inSight.current ? 100 : 2000);
     };
     const sight = new IntersectionObserver(
       (entries) => {
-        const now = entries[entries.length - 1].isIntersecting;
-        if (!seen && !now && !chart) {
+        const entry = entries[entries.length - 1];
+        const now = entry.isIntersecting;
+        // Reading the viewport's height lays nothing out; the entry's box is from the observer's own layout.
+        const box = entry.boundingClientRect;
+        onScreen = now && box.bottom > 0 && box.top < window.innerHeight;
+        const first = !seen;
+        if (first && !now && !chart) {
           paintKind = 'scroll-in';
         }
         seen = true;
@@ -302,6 +317,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
           chart.draw();
         }
         if (!now || !due) return;
+        // The page's first look (its history came before it): only what is on screen is built now, as above.
+        // A later entry into the margin is a scroll, and the chart is built ahead of it.
+        if (first && !chart && !onScreen) return buildWhenIdle(100);
         if (paintKind === 'scroll-in') paintFrom = performance.now();
         draw(due.from, due.to);
       },
