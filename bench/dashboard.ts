@@ -37,6 +37,8 @@ interface PerfRecord {
   points: number;
   /** performance.now() in the page when the measure ended. */
   end: number;
+  /** performance.now() when the first animation frame after it began: the chart is on screen in that frame. */
+  frame: number;
 }
 
 type ModeName = 'batched' | 'per-chart' | 'raw';
@@ -64,8 +66,12 @@ interface PageFigures {
   charts: Record<string, ChartFigures>;
   /** History requests of each page load. */
   loadRequests: number[];
-  /** Per load: the click on the page's tab → the last chart on screen drawn with its data. */
+  /** Per load: Playwright's click on the page's tab → the last chart on screen drawn with its data. */
   pageFirstPaintMs: number[];
+  /** Per load: the pointerdown on the tab (the page's own clock) → the last chart on screen drawn. */
+  pressFirstPaintMs: number[];
+  /** Per load: the pointerdown → the animation frame that shows the last chart on screen (its task ended). */
+  pressFrameMs: number[];
   /** Per load: the charts on screen (drawn at load) and out of sight (drawn when scrolled to). */
   inSight: number[];
   outOfSight: number[];
@@ -237,13 +243,17 @@ async function chartIds(page: Page): Promise<string[]> {
   return ids;
 }
 
-/** The charts whose box is on screen or within the 100 px ahead that the page draws first. */
+/**
+ * The charts whose canvas is on the screen, which the page draws first. Until 2026-12-05 this counted the
+ * canvases within 100 px below the screen too (the charts' look-ahead margin): at 1440×900 that added the
+ * Metrics page's third row, whose titles show and whose canvases do not; the page now builds those when idle.
+ */
 const onScreen = (page: Page, charts: string[]): Promise<string[]> =>
   page.evaluate(
     (ids) =>
       ids.filter((id) => {
         const r = document.querySelector(`[data-testid="chart-${id}"] canvas`)?.getBoundingClientRect();
-        return !!r && r.bottom > -100 && r.top < window.innerHeight + 100;
+        return !!r && r.bottom > 0 && r.top < window.innerHeight;
       }),
     charts,
   );
@@ -273,13 +283,27 @@ async function measurePage(
     await clear(page);
     requests.length = 0;
     const clickAt = await page.evaluate(() => performance.now());
+    // The operator's press on the tab, on the page's clock: Playwright's click reaches it after its own checks
+    // (the tab stable over two animation frames, a hit test), ≈ 15–30 ms that no operator waits for.
+    await page.evaluate(() =>
+      document.addEventListener(
+        'pointerdown',
+        (e) => ((window as unknown as { __benchPressAt: number }).__benchPressAt = e.timeStamp),
+        { capture: true, once: true },
+      ),
+    );
     const loadCpu = await mainThread(page);
     await page.getByTestId(spec.nav).click();
+    const pressAt = await page.evaluate(
+      () => (window as unknown as { __benchPressAt?: number }).__benchPressAt ?? NaN,
+    );
     const charts = await chartIds(page);
     const figures: PageFigures = (into.pages[name] ??= {
       charts: {},
       loadRequests: [],
       pageFirstPaintMs: [],
+      pressFirstPaintMs: [],
+      pressFrameMs: [],
       inSight: [],
       outOfSight: [],
       laterPaintMs: [],
@@ -320,9 +344,11 @@ async function measurePage(
         c.firstFetchMs.push(r.ms);
       }
     }
-    figures.pageFirstPaintMs.push(
-      Math.max(...painted.filter((r) => near.includes(r.chart)).map((r) => r.end - clickAt)),
-    );
+    const seen = painted.filter((r) => near.includes(r.chart));
+    const lastOnScreen = Math.max(...seen.map((r) => r.end));
+    figures.pageFirstPaintMs.push(lastOnScreen - clickAt);
+    figures.pressFirstPaintMs.push(lastOnScreen - pressAt);
+    figures.pressFrameMs.push(Math.max(...seen.map((r) => r.frame)) - pressAt);
     const later = charts.filter((c) => !near.includes(c));
     figures.inSight.push(near.length);
     figures.outOfSight.push(later.length);
@@ -702,7 +728,9 @@ function print(results: ModeResult[]): void {
           `last chart per load ${loads.map((x) => f(x, 0)).join(', ')} ms ` +
           `(${loads.every((x) => x <= GOALS.firstPaintMs) ? 'met' : 'missed'}); ` +
           `charts on screen / out of sight per load ${p.inSight.map((n, i) => `${n}/${p.outOfSight[i]}`).join(', ')}; ` +
-          `tab click → last chart on screen drawn ${p.pageFirstPaintMs.map((x) => f(x, 0)).join(', ')} ms; ` +
+          `tab pressed → last chart on screen drawn ${p.pressFirstPaintMs.map((x) => f(x, 0)).join(', ')} ms, ` +
+          `→ the frame that shows it ${p.pressFrameMs.map((x) => f(x, 0)).join(', ')} ms ` +
+          `(from Playwright's click call ${p.pageFirstPaintMs.map((x) => f(x, 0)).join(', ')}); ` +
           `→ last chart out of sight drawn (idle) ${p.laterPaintMs.map((x) => f(x, 0)).join(', ')} ms; ` +
           `zoom ≤ ${GOALS.zoomMs} ms: worst median redraw ` +
           `${f(worstRedraw, 1)} ms, refined ${f(worstRefined, 0)} ms (${worstRefined <= GOALS.zoomMs ? 'met' : 'missed'})`,
