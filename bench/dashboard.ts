@@ -21,7 +21,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { launchChromium } from '../e2e/support/browser';
 import { startWebApp, type WebApp } from '../e2e/support/web-app';
-import { BENCH_WEB_ENTRY, BENCH_WEB_ENV, collectPerfScript, pushSignals } from './support/bench-client';
+import { BENCH_WEB_ENTRY, BENCH_WEB_ENV, pushSignals } from './support/bench-client';
+import { collectPerfScript, type ChartPerfRecord } from '../e2e/support/chart-perf';
 import type { SeriesBatchQuery, SeriesResult } from '../src/shared/api/dashboard';
 import { groupOf } from '../src/main/core/signals/signals-store';
 import { ColumnRing } from '../src/main/core/signals/column-ring';
@@ -30,15 +31,8 @@ import { answerSeries } from '../src/main/core/signals/series-query';
 import { fillSyntheticHistory } from './support/synthetic-history';
 import { answerSeriesBefore } from './support/decimate-before';
 
-interface PerfRecord {
-  chart: string;
+interface PerfRecord extends ChartPerfRecord {
   kind: 'first-paint' | 'scroll-in' | 'fetch' | 'live-update' | 'zoom' | 'zoom-refined';
-  ms: number;
-  points: number;
-  /** performance.now() in the page when the measure ended. */
-  end: number;
-  /** performance.now() when the first animation frame after it began: the chart is on screen in that frame. */
-  frame: number;
 }
 
 type ModeName = 'batched' | 'per-chart' | 'raw';
@@ -259,7 +253,7 @@ const onScreen = (page: Page, charts: string[]): Promise<string[]> =>
   );
 
 const clear = (page: Page) =>
-  page.evaluate(() => ((window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf.length = 0));
+  page.evaluate(() => ((window as unknown as { __chartPerf: PerfRecord[] }).__chartPerf.length = 0));
 
 /** One load of a page in one mode, then `zooms` zooms; figures appended to `into`. */
 async function measurePage(
@@ -638,7 +632,7 @@ async function open(
   await page.addInitScript(collectPerfScript);
   await goto(page, url);
   const perf = (): Promise<PerfRecord[]> =>
-    page.evaluate(() => (window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf);
+    page.evaluate(() => (window as unknown as { __chartPerf: PerfRecord[] }).__chartPerf);
   return { page, perf, errors, requests };
 }
 

@@ -23,7 +23,7 @@ import type { Browser, CDPSession, Page } from '@playwright/test';
 import type { FleetShape } from '../src/main/demo/topology';
 import { launchChromium } from '../e2e/support/browser';
 import { startWebApp } from '../e2e/support/web-app';
-import { collectPerfScript } from './support/bench-client';
+import { collectPerfScript } from '../e2e/support/chart-perf';
 import { remoteFleet, runFleetCore, SCALE } from './fleet-core';
 
 /** A .cpuprofile of the fleet's KV page over its measured window (BENCH_FLEET_RENDERER_PROFILE=file). */
@@ -131,7 +131,7 @@ async function measurePages(shape: FleetShape): Promise<PageFigures> {
     }
     await kv.waitForTimeout(5000);
     const clear = (pg: Page): Promise<unknown> =>
-      pg.evaluate(() => ((window as unknown as { __benchPerf: unknown[] }).__benchPerf.length = 0));
+      pg.evaluate(() => ((window as unknown as { __chartPerf: unknown[] }).__chartPerf.length = 0));
     await Promise.all([clear(kv), clear(kvBefore)]);
     const profiler = RENDERER_PROFILE_TO && shape.hosts > 1 ? await kv.context().newCDPSession(kv) : null;
     if (profiler) {
@@ -160,7 +160,7 @@ async function measurePages(shape: FleetShape): Promise<PageFigures> {
       process.stdout.write(`renderer profile of the fleet KV page: ${RENDERER_PROFILE_TO}\n`);
     }
     const recordsOf = (pg: Page): Promise<PerfRecord[]> =>
-      pg.evaluate(() => (window as unknown as { __benchPerf: PerfRecord[] }).__benchPerf);
+      pg.evaluate(() => (window as unknown as { __chartPerf: PerfRecord[] }).__chartPerf);
     const liveOf = (records: PerfRecord[]): Record<string, number[]> => {
       const ms: Record<string, number[]> = {};
       for (const r of records) if (r.kind === 'live-update') (ms[r.chart] ??= []).push(r.ms);

@@ -8,7 +8,7 @@
 import type { Page } from '@playwright/test';
 import { launchChromium } from '../e2e/support/browser';
 import { startWebApp } from '../e2e/support/web-app';
-import { collectPerfScript } from './support/bench-client';
+import { collectPerfScript } from '../e2e/support/chart-perf';
 
 const LOADS = Number(process.env.BENCH_OLDER_LOADS ?? 5);
 const CHARTS = 19;
@@ -21,10 +21,10 @@ interface Load {
 
 type Measure = { chart: string; kind: string; end: number };
 const measures = (page: Page): Promise<Measure[]> =>
-  page.evaluate(() => (window as unknown as { __benchPerf: Measure[] }).__benchPerf);
+  page.evaluate(() => (window as unknown as { __chartPerf: Measure[] }).__chartPerf);
 
 async function oneLoad(page: Page, sent: string[]): Promise<Load> {
-  await page.evaluate(() => ((window as unknown as { __benchPerf: unknown[] }).__benchPerf.length = 0));
+  await page.evaluate(() => ((window as unknown as { __chartPerf: unknown[] }).__chartPerf.length = 0));
   sent.length = 0;
   const clickAt = await page.evaluate(() => performance.now());
   await page.getByTestId('nav-metrics').click();
@@ -32,7 +32,7 @@ async function oneLoad(page: Page, sent: string[]): Promise<Load> {
   // answers (live updates go on meanwhile).
   await page.waitForFunction(
     (n) => {
-      const l = (window as unknown as { __benchPerf: Measure[] }).__benchPerf;
+      const l = (window as unknown as { __chartPerf: Measure[] }).__chartPerf;
       return new Set(l.filter((r) => r.kind === 'fetch').map((r) => r.chart)).size >= n;
     },
     CHARTS,

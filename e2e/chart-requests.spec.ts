@@ -7,6 +7,7 @@ import { test, expect, type Browser, type Page, type WebSocket } from '@playwrig
 import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { startWebApp, type WebApp } from './support/web-app';
+import { collectPerfScript, type ChartPerfRecord } from './support/chart-perf';
 
 let app: WebApp;
 let browser: Browser;
@@ -160,30 +161,19 @@ test('the charts on screen are shown before those just below it are built, which
   const { page, errors } = await openCounted();
   // When each chart first drew, and when the first animation frame after that draw began: a chart drawn in
   // the same task as others is on screen only once they are all drawn.
-  await page.evaluate(() => {
-    const w = window as unknown as { __drawn: { id: string; end: number; frame: number }[] };
-    w.__drawn = [];
-    const measure = performance.measure.bind(performance);
-    performance.measure = ((name: string, opts?: PerformanceMeasureOptions) => {
-      const m = measure(name, opts);
-      const id = /^pdc:([^:]+):first-paint$/.exec(name)?.[1];
-      if (id) {
-        const rec = { id, end: performance.now(), frame: NaN };
-        w.__drawn.push(rec);
-        requestAnimationFrame(() => (rec.frame = performance.now()));
-      }
-      return m;
-    }) as typeof performance.measure;
-  });
+  await page.evaluate(collectPerfScript);
   await page.getByTestId('nav-metrics').click();
   await chartsSettled(page);
-  const drawn = await page.evaluate(() => {
-    const w = window as unknown as { __drawn: { id: string; end: number; frame: number }[] };
-    return w.__drawn.map((d) => ({
-      ...d,
-      top: document.querySelector(`[data-testid="canvas-${d.id}"]`)!.getBoundingClientRect().top,
-    }));
-  });
+  const drawn = await page.evaluate(() =>
+    (window as unknown as { __chartPerf: ChartPerfRecord[] }).__chartPerf
+      .filter((r) => r.kind === 'first-paint')
+      .map((r) => ({
+        id: r.chart,
+        end: r.end,
+        frame: r.frame,
+        top: document.querySelector(`[data-testid="canvas-${r.chart}"]`)!.getBoundingClientRect().top,
+      })),
+  );
   // At 1440×900 the third row's titles are on screen and its canvases start just below (inside the charts'
   // 100 px look-ahead); the GPU charts are far below.
   const onScreen = drawn.filter((d) => d.top < 900);

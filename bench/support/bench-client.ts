@@ -1,5 +1,5 @@
-// The benchmarks' side of bench/support/bench-web.ts: how to start it, how to make it push live updates,
-// and the page script that collects the renderer's chart timings (standard performance measures).
+// The benchmarks' side of bench/support/bench-web.ts: how to start it and how to make it push live updates.
+// The page script that collects the renderer's chart timings is e2e/support/chart-perf.ts.
 import { join } from 'node:path';
 import type { WebApp } from '../../e2e/support/web-app';
 
@@ -27,33 +27,4 @@ export function pushSignals(app: WebApp, n: number, t0: number): Promise<void> {
       }
     }, 20);
   });
-}
-
-/**
- * Runs in the page before the app: every "pdc:" measure into window.__benchPerf, each with `frame`, when the
- * first animation frame after it began (a chart drawn in a long task is on screen only once the task ends).
- */
-export function collectPerfScript(): void {
-  type Rec = { chart: string; kind: string; ms: number; points: number; end: number; frame: number };
-  const list: Rec[] = [];
-  (window as unknown as { __benchPerf: typeof list }).__benchPerf = list;
-  const measure = performance.measure.bind(performance);
-  performance.measure = ((name: string, opts?: PerformanceMeasureOptions) => {
-    const m = measure(name, opts);
-    if (name.startsWith('pdc:')) {
-      const d = m.detail as { chart: string; kind: string; points: number };
-      const rec: Rec = {
-        chart: d.chart,
-        kind: d.kind,
-        ms: m.duration,
-        points: d.points,
-        end: m.startTime + m.duration,
-        frame: NaN,
-      };
-      list.push(rec);
-      // The callback's own clock: the frame's timestamp is its vsync, which can fall inside the long task.
-      requestAnimationFrame(() => (rec.frame = performance.now()));
-    }
-    return m;
-  }) as typeof performance.measure;
 }
