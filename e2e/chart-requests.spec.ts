@@ -190,6 +190,81 @@ test('the charts on screen are shown before those just below it are built, which
   await page.close();
 });
 
+test('after a zoom the charts on screen are shown refined before those just below it redraw, which follow without a scroll', async () => {
+  const { page, errors } = await openCounted();
+  await page.getByTestId('nav-metrics').click();
+  await chartsSettled(page);
+  // Every chart is built by now (those below the fold when the page was idle). From here on, each draw of a
+  // chart's canvas (Chart.js clears it first) is noted with the chart and the time.
+  await page.evaluate(() => {
+    const draws: { id: string; at: number }[] = [];
+    (window as unknown as { __draws: typeof draws }).__draws = draws;
+    const clear = CanvasRenderingContext2D.prototype.clearRect;
+    CanvasRenderingContext2D.prototype.clearRect = function (...a: [number, number, number, number]) {
+      const id = this.canvas.getAttribute('data-testid')?.slice('canvas-'.length);
+      if (id) draws.push({ id, at: performance.now() });
+      return clear.apply(this, a);
+    };
+  });
+  await page.evaluate(collectPerfScript);
+  const tops = await page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('[data-testid^="canvas-"]')].map((c) => [
+        c.getAttribute('data-testid')!.slice('canvas-'.length),
+        c.getBoundingClientRect().top,
+      ]),
+    ),
+  );
+  const ids = Object.keys(tops);
+  const onScreen = ids.filter((id) => tops[id] < 900);
+  const justBelow = ids.filter((id) => tops[id] >= 900 && tops[id] < 1000);
+  const farBelow = ids.filter((id) => tops[id] >= 1000);
+  expect(justBelow).toEqual(expect.arrayContaining(['queues', 'transfer-failures']));
+  expect(farBelow).toEqual(expect.arrayContaining(['gpu-decode-power']));
+  const box = (await page.getByTestId('canvas-ttft').boundingBox())!;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.4, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.6, y, { steps: 4 });
+  await page.evaluate(() => ((window as unknown as { __draws: unknown[] }).__draws.length = 0));
+  await page.mouse.up();
+  const refined = (): Promise<ChartPerfRecord[]> =>
+    page.evaluate(() =>
+      (window as unknown as { __chartPerf: ChartPerfRecord[] }).__chartPerf.filter(
+        (r) => r.kind === 'zoom-refined',
+      ),
+    );
+  await expect.poll(async () => (await refined()).length).toBe(ids.length);
+  await page.waitForTimeout(500);
+  const draws = await page.evaluate(
+    () => (window as unknown as { __draws: { id: string; at: number }[] }).__draws,
+  );
+  const byChart = (id: string): number[] => draws.filter((d) => d.id === id).map((d) => d.at);
+  // The charts on screen were redrawn on the zoomed window, and the frame that shows the last of them began
+  // before any chart just below the fold was redrawn: those four no longer hold up what the operator sees.
+  for (const id of onScreen) expect(byChart(id).length, id).toBeGreaterThan(0);
+  const shown = Math.max(...(await refined()).filter((r) => onScreen.includes(r.chart)).map((r) => r.frame));
+  for (const id of justBelow) {
+    expect(byChart(id).length, `${id} is redrawn without a scroll`).toBeGreaterThan(0);
+    expect(Math.min(...byChart(id)), `${id} is redrawn after the frame`).toBeGreaterThan(shown);
+  }
+  // The charts far below take the zoomed data without drawing, and draw it when scrolled to.
+  for (const id of farBelow) expect(byChart(id), id).toEqual([]);
+  await page.getByTestId('canvas-gpu-decode-power').scrollIntoViewIfNeeded();
+  await expect
+    .poll(() =>
+      page.evaluate(
+        () =>
+          (window as unknown as { __draws: { id: string }[] }).__draws.filter(
+            (d) => d.id === 'gpu-decode-power',
+          ).length,
+      ),
+    )
+    .toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 test('after a zoom the charts that follow wait for the zoomed window’s data, and redraw without it when it is late', async () => {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const errors: string[] = [];

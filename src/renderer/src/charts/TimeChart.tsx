@@ -76,6 +76,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
   const showRef = useRef<((from: number, to: number) => void) | null>(null);
   /** The chart's box is in or near the viewport (an IntersectionObserver's last word). */
   const inSight = useRef(false);
+  /** Its canvas is in the viewport itself, not only within the look-ahead margin (a second observer's word). */
+  const onScreen = useRef(false);
   /** The event list changed: redraws the markers when it is worth it (set by the chart's effect). */
   const eventsChanged = useRef<(() => void) | null>(null);
   /** History that arrived before the chart's effect ran: applied by that effect. */
@@ -255,14 +257,15 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     // what made the first paint of the ones on screen wait, and a zoom's refinement too.
     inSight.current = false;
     let seen = false;
-    /** Events changed while out of sight: the markers are redrawn when it comes into sight. */
-    let markersStale = false;
+    /** Markers or the crosshair changed while off screen: the chart is redrawn when it comes on screen. */
+    let stale = false;
     /** When this chart last drew a live update. */
     let lastLive = -Infinity;
     /** The window to show once in sight, for data that arrived out of sight. */
     let due: { from: number; to: number } | null = null;
     const draw = (from: number, to: number): void => {
       due = null;
+      stale = false;
       if (!chart) {
         build(from, to);
         return;
@@ -271,55 +274,77 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       setWindow(chart, from, to);
       chart.update('none');
     };
-    /** The box is in the viewport itself, not only within the observer's look-ahead margin. */
-    let onScreen = false;
+    onScreen.current = false;
+    let idleFrame = 0;
     let idle = 0;
-    /** Never built yet: built when the page is idle, or within `timeoutMs` if it stays busy. */
-    const buildWhenIdle = (timeoutMs: number): void => {
-      if (chart || idle) return;
-      idle = requestIdleCallback(
-        () => {
-          idle = 0;
-          if (chart || !due) return;
-          paintKind = 'first-paint';
-          paintFrom = mounted;
-          draw(due.from, due.to);
-        },
-        { timeout: timeoutMs },
-      );
+    /**
+     * What is due is drawn (built, if never built) after the next frame, once the page is idle, or within
+     * `timeoutMs` if it stays busy. After the frame: an answer that arrives in an idle period would otherwise
+     * let these draws run before the frame that shows the charts on screen.
+     */
+    const drawWhenIdle = (timeoutMs: number): void => {
+      if (idleFrame || idle) return;
+      idleFrame = requestAnimationFrame(() => {
+        idleFrame = 0;
+        idle = requestIdleCallback(
+          () => {
+            idle = 0;
+            if (!due) return;
+            if (!chart) {
+              paintKind = 'first-paint';
+              paintFrom = mounted;
+            }
+            draw(due.from, due.to);
+          },
+          { timeout: timeoutMs },
+        );
+      });
     };
     showRef.current = (from, to) => {
-      // Built first only when its box is on the screen itself: at 1440×900 the Metrics page's third row has
-      // its titles on screen and its canvases just below, inside the look-ahead margin, and building those
-      // four with the seven on screen made the operator wait for charts they could not see. They are built
-      // as soon as the page is idle (or 100 ms later if it stays busy), well before a scroll reaches them.
-      if (inSight.current && (chart || onScreen)) return draw(from, to);
+      // Drawn at once only when its canvas is on the screen itself: at 1440×900 the Metrics page's third row
+      // has its titles on screen and its canvases just below, inside the look-ahead margin, and building or
+      // redrawing those four with the seven on screen made the operator wait for charts they could not see —
+      // on a page load, and again on every zoom. They are drawn as soon as the page is idle (or 100 ms later
+      // if it stays busy), well before a scroll reaches them.
+      if (onScreen.current) return draw(from, to);
       due = { from, to };
       // Never built: built anyway once the page is idle (after the charts on screen are drawn), so a chart
-      // is ready before it is scrolled to and a full-page picture has every chart in it.
-      buildWhenIdle(inSight.current ? 100 : 2000);
+      // is ready before it is scrolled to and a full-page picture has every chart in it. Built and far out of
+      // sight: redrawn when scrolled to.
+      if (inSight.current || !chart) drawWhenIdle(inSight.current ? 100 : 2000);
     };
+    // The look-ahead observer below reports only crossings of its margin: a chart scrolled from the margin onto
+    // the screen crosses none, so a second observer without a margin says when the canvas itself is on screen.
+    const screen = new IntersectionObserver((entries) => {
+      onScreen.current = entries[entries.length - 1].isIntersecting;
+      if (!onScreen.current) return;
+      if (due) {
+        if (paintKind === 'scroll-in' && !chart) paintFrom = performance.now();
+        draw(due.from, due.to);
+      } else if (chart && stale) {
+        stale = false;
+        chart.draw();
+      }
+    });
+    screen.observe(el);
     const sight = new IntersectionObserver(
       (entries) => {
         const entry = entries[entries.length - 1];
         const now = entry.isIntersecting;
-        // Reading the viewport's height lays nothing out; the entry's box is from the observer's own layout.
+        // Whichever observer reports first on the page's first look: the entry's box is from the observer's
+        // own layout, and reading the viewport's height lays nothing out.
         const box = entry.boundingClientRect;
-        onScreen = now && box.bottom > 0 && box.top < window.innerHeight;
+        onScreen.current = now && box.bottom > 0 && box.top < window.innerHeight;
         const first = !seen;
         if (first && !now && !chart) {
           paintKind = 'scroll-in';
         }
         seen = true;
         inSight.current = now;
-        if (now && !due && chart && markersStale) {
-          markersStale = false;
-          chart.draw();
-        }
         if (!now || !due) return;
         // The page's first look (its history came before it): only what is on screen is built now, as above.
         // A later entry into the margin is a scroll, and the chart is built ahead of it.
-        if (first && !chart && !onScreen) return buildWhenIdle(100);
+        if (first && !chart && !onScreen.current) return drawWhenIdle(100);
         if (paintKind === 'scroll-in') paintFrom = performance.now();
         draw(due.from, due.to);
       },
@@ -333,12 +358,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
 
     // A busy fleet's events change the list several times a second, and every chart redrew at each change
     // (in a profile of its KV page: four times the charts' live updates). Live, the next update (≤ 1 s)
-    // draws the markers anyway; else one draw per frame, and none out of sight until scrolled to.
+    // draws the markers anyway; else one draw per frame, and none off screen until scrolled to.
     let markersRaf = 0;
     eventsChanged.current = () => {
       if (!chart) return;
-      if (!inSight.current) {
-        markersStale = true;
+      if (!onScreen.current) {
+        stale = true;
         return;
       }
       if (viewRef.current.mode === 'live' && performance.now() - lastLive < 2000) return;
@@ -352,7 +377,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       if (raf) return;
       raf = requestAnimationFrame(() => {
         raf = 0;
-        if (!chart || !inSight.current) return;
+        if (!chart) return;
+        // Off screen (even just below it) the line is drawn once the chart is scrolled to.
+        if (!onScreen.current) {
+          stale = true;
+          return;
+        }
         chart.draw();
         const ev = overlay.current && t !== null ? nearestEvent(chart, overlay.current.events, t) : null;
         setMarker((m) => (m?.id === ev?.id ? m : ev));
@@ -392,7 +422,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       // Out of sight, or before the first history (which will hold this point), nothing is drawn.
       if (chart && inSight.current) {
         lastLive = started;
-        markersStale = false;
+        stale = false;
         setWindow(chart, win.from, win.to);
         chart.update('none');
         recordPerf(p.id, 'live-update', performance.now() - started, pointCount(dataRef.current));
@@ -415,6 +445,8 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       if (markersRaf) cancelAnimationFrame(markersRaf);
       eventsChanged.current = null;
       sight.disconnect();
+      screen.disconnect();
+      if (idleFrame) cancelAnimationFrame(idleFrame);
       if (idle) cancelIdleCallback(idle);
       showRef.current = null;
       chart?.destroy();
@@ -444,10 +476,10 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       const started = performance.now();
       const now = Date.now();
       const win = viewWindow(view, now, firstMsRef.current);
-      if (before && inSight.current && why === 'view' && view.mode === 'fixed') {
+      if (before && onScreen.current && why === 'view' && view.mode === 'fixed') {
         const chart = before;
-        // Every chart follows a zoom or pan with the points it holds unless the zoomed window's data comes
-        // first; the fetch below refines it. The page's request leaves once every chart of the commit has
+        // Every chart on screen follows a zoom or pan with the points it holds unless the zoomed window's data
+        // comes first; the fetch below refines it (those off screen only take the refined data, as above). The page's request leaves once every chart of the commit has
         // asked (the flush). The chart that was dragged is already zoomed by the zoom plugin, so the others
         // wait a moment for the refinement before they redraw with the points at hand: redrawing every chart
         // on the next frame (≈ 15 ms each) kept the main thread busy while the core's answer (≈ 20 ms away)
