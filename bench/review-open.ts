@@ -37,11 +37,14 @@ const PAGE_MARKS = `
     return add.call(this, type, (ev) => {
       const t0 = performance.now();
       l(ev);
-      const d = String(ev.data);
+      // A binary frame (src/shared/wire-frame.ts) starts with the length of its JSON part, which has the id.
+      const bin = ev.data instanceof ArrayBuffer;
+      const d = bin ? new TextDecoder().decode(new Uint8Array(ev.data, 4, new DataView(ev.data).getUint32(0, true))) : String(ev.data);
+      const size = bin ? ev.data.byteLength : d.length;
       const id = /"id":(\\d+)/.exec(d);
       const evn = /"event":"(\\w+)"/.exec(d);
       window.__marks.push([t0, '← ' + (evn ? 'event ' + evn[1] : 'answer #' + (id ? id[1] : '?')) +
-        ' (' + (d.length / 1024).toFixed(0) + ' KiB, handled in ' + (performance.now() - t0).toFixed(1) + ' ms)']);
+        ' (' + (size / 1024).toFixed(0) + ' KiB' + (bin ? ' binary' : '') + ', handled in ' + (performance.now() - t0).toFixed(1) + ' ms)']);
     }, o);
   };
   let presented = false;

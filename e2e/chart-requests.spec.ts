@@ -8,6 +8,8 @@ import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { startWebApp, type WebApp } from './support/web-app';
 import { collectPerfScript, type ChartPerfRecord } from './support/chart-perf';
+import { arrayBufferOf } from './support/api';
+import { decodeServerFrame } from '../src/shared/wire-frame';
 
 let app: WebApp;
 let browser: Browser;
@@ -282,8 +284,8 @@ test('after a zoom the charts that follow wait for the zoomed window’s data, a
       server.send(m);
     });
     server.onMessage((m) => {
-      const id = /^\{"t":"res","id":(\d+)/.exec(String(m))?.[1];
-      if (id && held.has(Number(id))) void released.then(() => ws.send(m));
+      const f = decodeServerFrame(typeof m === 'string' ? m : arrayBufferOf(m));
+      if (f.t === 'res' && held.has(f.id)) void released.then(() => ws.send(m));
       else ws.send(m);
     });
   });

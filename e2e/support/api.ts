@@ -1,5 +1,6 @@
 // One API request over browser mode's WebSocket, as the renderer makes it (token + same origin).
 import WebSocket from 'ws';
+import { decodeServerFrame } from '../../src/shared/wire-frame';
 
 export async function apiCall<T = unknown>(appUrl: string, method: string, args: unknown): Promise<T> {
   const u = new URL(appUrl);
@@ -11,18 +12,19 @@ export async function apiCall<T = unknown>(appUrl: string, method: string, args:
     });
     ws.send(JSON.stringify({ t: 'req', id: 1, method, args }));
     return await new Promise<T>((resolve, reject) => {
-      ws.on('message', (data: WebSocket.RawData) => {
-        const f = JSON.parse(data.toString()) as {
-          t: string;
-          id?: number;
-          envelope?: { ok: boolean; result?: unknown; error?: { message: string } };
-        };
-        if (f.t !== 'res' || f.id !== 1 || !f.envelope) return;
+      ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+        const f = decodeServerFrame(isBinary ? arrayBufferOf(data as Buffer) : data.toString());
+        if (f.t !== 'res' || f.id !== 1) return;
         if (f.envelope.ok) resolve(f.envelope.result as T);
-        else reject(new Error(`${method}: ${f.envelope.error?.message}`));
+        else reject(new Error(`${method}: ${f.envelope.error.message}`));
       });
     });
   } finally {
     ws.close();
   }
+}
+
+/** The bytes of a binary WebSocket message as the ArrayBuffer a page's socket would hand over. */
+export function arrayBufferOf(b: Buffer): ArrayBuffer {
+  return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 }

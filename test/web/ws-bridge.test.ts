@@ -152,6 +152,52 @@ describe('browser-mode WebSocket bridge', () => {
     expect(await answer).toMatchObject({ shell: 'browser' });
   });
 
+  it('carries a page’s history as one binary frame, read back as JSON would have carried it', async () => {
+    const t = Array.from({ length: 700 }, (_, i) => 1_796_350_000_000 + i * 1000);
+    const v = t.map((_, i) => (i === 5 ? null : Math.cos(i / 9) / 3));
+    const result = {
+      results: [
+        {
+          series: [{ key: 'decode.kv_ratio', t, v }],
+          firstMs: t[0],
+          lastMs: t[699],
+          rawPoints: 86_400,
+          decimated: true,
+          missing: {},
+        },
+      ],
+    };
+    const server = await serve({
+      handlers: { getSeriesBatch: () => Promise.resolve(result) } as Partial<ApiHandlers>,
+    });
+    // On the wire: a binary message (the page's socket takes it as one ArrayBuffer).
+    const raw = new (socketFor(server.port) as unknown as typeof WebSocket)(
+      `ws://127.0.0.1:${server.port}/api?token=${server.token}`,
+    );
+    cleanups.push(() => raw.close());
+    await new Promise((r) => raw.once('open', r));
+    raw.send(
+      JSON.stringify({
+        t: 'req',
+        id: 1,
+        method: 'getSeriesBatch',
+        args: { deploymentId: 'demo', groups: [{ keys: ['decode.kv_ratio'], maxPoints: 700 }] },
+      }),
+    );
+    const [bytes, isBinary] = await new Promise<[Buffer, boolean]>((r) =>
+      raw.once('message', (d: Buffer, b: boolean) => r([d, b])),
+    );
+    expect(isBinary).toBe(true);
+    expect(bytes.byteLength).toBeLessThan(JSON.stringify(result).length * 0.6);
+    // Through the bridge, as the page reads it: the same answer as JSON text would have given.
+    const api = createApi(bridge(server));
+    const got = await api.getSeriesBatch({
+      deploymentId: 'demo',
+      groups: [{ keys: ['decode.kv_ratio'], maxPoints: 700 }],
+    });
+    expect(got).toEqual(JSON.parse(JSON.stringify(result)));
+  });
+
   it('rejects pending requests when the backend goes, and recovers by itself when it is back', async () => {
     let answer = false;
     const handlers: Partial<ApiHandlers> = {

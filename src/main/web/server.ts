@@ -16,6 +16,7 @@ import {
   type ServerFrame,
 } from '@shared/contract';
 import type { ApiHandlers } from '@shared/contract';
+import { encodeServerFrame } from '@shared/wire-frame';
 import { dispatch, type ApiEventBus } from '../api/dispatch';
 
 export interface WebServerOptions {
@@ -155,7 +156,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       log(`pd-console web: dropped WebSocket client ${client}: ${err.code ?? 'error'} ${err.message}`),
     );
     const send = (f: ServerFrame): void => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(f));
+      // Text JSON, or one binary message for an answer with long runs of numbers (wire-frame.ts).
+      if (ws.readyState === ws.OPEN) ws.send(encodeServerFrame(f));
     };
     const listeners = EVENT_NAMES.map((event) => {
       const l = (payload: ApiEvents[EventName]): void => send({ t: 'evt', event, payload });

@@ -3,12 +3,14 @@
 // is down, or pending when it drops, or waiting on a socket that closes before it ever opened, is rejected
 // with 'backend-lost'.
 import { MAX_CLIENT_FRAME_BYTES, type EventName, type RequestName, type ServerFrame } from '@shared/contract';
+import { decodeServerFrame } from '@shared/wire-frame';
 import { ApiCallError } from './errors';
 import type { InvokeOptions, Transport } from './transport';
 
 /** The part of the WebSocket API used here (the browser's, or the `ws` package's in tests). */
 export interface SocketLike {
   readonly readyState: number;
+  binaryType: string;
   send(data: string): void;
   close(code?: number, reason?: string): void;
   addEventListener(type: 'open', l: () => void): void;
@@ -73,9 +75,11 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
   const onFrame = (data: unknown): void => {
     let frame: ServerFrame;
     try {
-      frame = JSON.parse(String(data)) as ServerFrame;
-    } catch {
-      console.warn('PD Console: ignored a frame from the backend that is not JSON');
+      frame = decodeServerFrame(data instanceof ArrayBuffer ? data : String(data));
+    } catch (err) {
+      console.warn(
+        `PD Console: ignored a frame from the backend that could not be read: ${(err as Error).message}`,
+      );
       return;
     }
     if (frame.t === 'res') {
@@ -99,6 +103,8 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
   const connect = (): void => {
     setStatus({ ...status, state: 'connecting', retryAt: undefined });
     const sock = new opts.WebSocket(opts.url);
+    // Binary frames (wire-frame.ts) as one ArrayBuffer each, read at once (a Blob would need an async read).
+    sock.binaryType = 'arraybuffer';
     current = sock;
     let wasOpen = false;
     opened = new Promise<SocketLike>((resolve, reject) => {
