@@ -30,6 +30,7 @@ import { typicalGapMs } from '../src/main/core/signals/decimate';
 import { answerSeries } from '../src/main/core/signals/series-query';
 import { fillSyntheticHistory } from './support/synthetic-history';
 import { answerSeriesBefore } from './support/decimate-before';
+import { encodeServerFrame } from '../src/shared/wire-frame';
 
 interface PerfRecord extends ChartPerfRecord {
   kind: 'first-paint' | 'scroll-in' | 'fetch' | 'live-update' | 'zoom' | 'zoom-refined';
@@ -487,6 +488,9 @@ interface CoreFigures {
   reviewMs: number[];
   jsonMs: number[];
   bytes: number;
+  /** The answer's frame as browser mode sends it (src/shared/wire-frame.ts): CPU ms and bytes. */
+  wireMs: number[];
+  wireBytes: number;
 }
 
 /**
@@ -569,6 +573,8 @@ export function coreFigures(pages: Record<string, PageFigures>, repeats = 21): C
       reviewMs: [],
       jsonMs: [],
       bytes: 0,
+      wireMs: [],
+      wireBytes: 0,
     };
     for (let r = 0; r < repeats; r++) {
       const [before, b] = timed(() =>
@@ -585,11 +591,15 @@ export function coreFigures(pages: Record<string, PageFigures>, repeats = 21): C
         fig.rows = after.results.reduce((n, x) => n + x.rawPoints, 0);
         fig.points = after.results.reduce((n, x) => n + x.series.reduce((m, c) => m + c.t.length, 0), 0);
         fig.bytes = json.length;
+        fig.wireBytes = encodeServerFrame({ t: 'res', id: 1, envelope: { ok: true, result: after } }).length;
       }
       fig.beforeMs.push(b);
       fig.afterMs.push(a);
       fig.reviewMs.push(v);
       fig.jsonMs.push(j);
+      fig.wireMs.push(
+        timed(() => encodeServerFrame({ t: 'res', id: 1, envelope: { ok: true, result: after } }))[1],
+      );
     }
     return fig;
   });
@@ -601,14 +611,15 @@ export function printCore(figs: CoreFigures[]): void {
   console.log('');
   console.log(
     `Core per getSeriesBatch request, in-process, CPU ms (median of ${figs[0].afterMs.length}; load average ${loadavg()[0].toFixed(1)}): ` +
-      'decimation before / after (live rings), after over a recording’s flat columns (review), JSON.stringify',
+      'decimation before / after (live rings), after over a recording’s flat columns (review), JSON.stringify ' +
+      'of the answer (the frame before 2026-12-05) and its frame as sent now (binary runs, wire-frame.ts)',
   );
   console.log(
-    `${'request'.padEnd(14)} ${'keys'.padEnd(5)} ${'rows read'.padEnd(10)} ${'points'.padEnd(7)} ${'before'.padEnd(7)} ${'after'.padEnd(7)} ${'ratio'.padEnd(6)} ${'review'.padEnd(7)} ${'JSON'.padEnd(6)} bytes`,
+    `${'request'.padEnd(14)} ${'keys'.padEnd(5)} ${'rows read'.padEnd(10)} ${'points'.padEnd(7)} ${'before'.padEnd(7)} ${'after'.padEnd(7)} ${'ratio'.padEnd(6)} ${'review'.padEnd(7)} ${'JSON'.padEnd(6)} ${'bytes'.padEnd(8)} ${'frame'.padEnd(6)} bytes`,
   );
   for (const x of figs)
     console.log(
-      `${`${x.page} ${x.what}`.padEnd(14)} ${String(x.keys).padEnd(5)} ${String(x.rows).padEnd(10)} ${String(x.points).padEnd(7)} ${med(x.beforeMs).padEnd(7)} ${med(x.afterMs).padEnd(7)} ${f(pct(x.beforeMs, 0.5) / pct(x.afterMs, 0.5), 1).padEnd(6)} ${med(x.reviewMs).padEnd(7)} ${med(x.jsonMs).padEnd(6)} ${x.bytes}`,
+      `${`${x.page} ${x.what}`.padEnd(14)} ${String(x.keys).padEnd(5)} ${String(x.rows).padEnd(10)} ${String(x.points).padEnd(7)} ${med(x.beforeMs).padEnd(7)} ${med(x.afterMs).padEnd(7)} ${f(pct(x.beforeMs, 0.5) / pct(x.afterMs, 0.5), 1).padEnd(6)} ${med(x.reviewMs).padEnd(7)} ${med(x.jsonMs).padEnd(6)} ${String(x.bytes).padEnd(8)} ${med(x.wireMs).padEnd(6)} ${x.wireBytes}`,
     );
 }
 

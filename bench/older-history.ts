@@ -1,8 +1,9 @@
 // Older history on a page load (Chromium against the built app, demo host, no Prometheus): the demo's live
 // store is minutes old and the Metrics page shows a longer range, so every chart's window reaches past it and
 // its history comes through getHistory(Batch) — live rows plus what Prometheus or older recordings hold. Per
-// page load it prints the time from the tab click to the last chart on screen drawn with that history, to every
-// chart (those out of sight too), and the history requests sent; the page batch (the product's path) beside the
+// page load it prints the time from the tab click to the last chart on screen (its canvas in the viewport) drawn
+// with that history, to every chart drawn (those out of sight too, drawn once the page is idle), and the history
+// requests sent; the page batch (the product's path) beside the
 // per-chart path (`&batch=0`), alternating in one run. Needs `npm run build` and Chromium (/usr/bin/chromium
 // or PD_CHROMIUM). Run: npm run bench -- older-history (BENCH_OLDER_LOADS, default 5 per path).
 import type { Page } from '@playwright/test';
@@ -45,16 +46,27 @@ async function oneLoad(page: Page, sent: string[]): Promise<Load> {
     seen = n;
     await page.waitForTimeout(1000);
   }
-  const fetched = (await measures(page)).filter((r) => r.kind === 'fetch');
-  // The GPU charts are below a 900 px viewport: drawn when idle, not part of what the operator sees first.
-  const onScreen = fetched.filter((r) => !r.chart.startsWith('gpu-'));
+  const all = await measures(page);
+  const fetched = all.filter((r) => r.kind === 'fetch');
+  // On screen: the charts whose canvas is in the viewport (the third row's sit just below it at 1440×900, and
+  // are drawn once the page is idle, as those further down). Each is timed to its first draw with its history
+  // (its 'fetch' when it has none to draw: a chart that says why it has no data).
+  const visible = await page.evaluate(() =>
+    [...document.querySelectorAll('[data-testid^="canvas-"]')]
+      .filter((c) => c.getBoundingClientRect().top < window.innerHeight)
+      .map((c) => c.getAttribute('data-testid')!.slice('canvas-'.length)),
+  );
+  const drawnAt = (chart: string): number =>
+    (all.find((r) => r.chart === chart && r.kind === 'first-paint') ?? fetched.find((r) => r.chart === chart))
+      ?.end ?? NaN;
+  const onScreen = visible.map((chart) => ({ chart, end: drawnAt(chart) }));
   const requests: Record<string, number> = {};
   for (const m of sent) requests[m] = (requests[m] ?? 0) + 1;
   await page.getByTestId('nav-overview').click();
   await page.waitForTimeout(1500);
   return {
     onScreenMs: Math.max(...onScreen.map((r) => r.end)) - clickAt,
-    everyChartMs: Math.max(...fetched.map((r) => r.end)) - clickAt,
+    everyChartMs: Math.max(...fetched.map((r) => drawnAt(r.chart))) - clickAt,
     requests,
   };
 }
