@@ -114,7 +114,9 @@ export function formatValue(unit: SignalUnit, v: number | null | undefined): str
 /** Shorter axis ticks. */
 export function formatTick(unit: SignalUnit, v: number): string {
   if (unit === 'ratio') return `${Math.round(v * 100)} %`;
-  if (unit === 'tokens_per_s') return formatTokens(v);
+  // Below 10 tok/s (an idle engine, an empty chart's 0–1 axis) a tick step is a fraction: rounded to whole
+  // tokens the axis read 0, 0, 1, 1, 1.
+  if (unit === 'tokens_per_s') return Math.abs(v) < 10 && !Number.isInteger(v) ? num(v, 1) : formatTokens(v);
   if (unit === 'requests_per_s') return num(v, 1);
   return formatValue(unit, v);
 }
