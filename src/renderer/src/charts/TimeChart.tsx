@@ -170,6 +170,24 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         plugins: [
           overlayPlugin(overlayOptions),
           {
+            // The overlay ("Loading history…", "No data in this window…") covers the plot area only: its left
+            // edge follows the y axis's width, which "1.00 GB/s" ticks make wider than the CSS default.
+            id: 'pdcPlotInset',
+            afterLayout: (c) => {
+              const box = el.parentElement;
+              const left = `${Math.round(c.chartArea.left)}px`;
+              const bottom = `${Math.round(c.height - c.chartArea.bottom)}px`;
+              if (
+                !box ||
+                (box.style.getPropertyValue('--plot-left') === left &&
+                  box.style.getPropertyValue('--plot-bottom') === bottom)
+              )
+                return;
+              box.style.setProperty('--plot-left', left);
+              box.style.setProperty('--plot-bottom', bottom);
+            },
+          },
+          {
             id: 'pdcFirstPaint',
             afterRender: () => {
               if (painted || !dataRef.current.some((d) => d.length > 0)) return;
