@@ -497,11 +497,12 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
       if (before && onScreen.current && why === 'view' && view.mode === 'fixed') {
         const chart = before;
         // Every chart on screen follows a zoom or pan with the points it holds unless the zoomed window's data
-        // comes first; the fetch below refines it (those off screen only take the refined data, as above). The page's request leaves once every chart of the commit has
-        // asked (the flush). The chart that was dragged is already zoomed by the zoom plugin, so the others
-        // wait a moment for the refinement before they redraw with the points at hand: redrawing every chart
-        // on the next frame (≈ 15 ms each) kept the main thread busy while the core's answer (≈ 20 ms away)
-        // waited behind it, and the last chart was refined ≈ 240 ms after the zoom instead of ≈ 100 ms.
+        // comes first; the fetch below refines it (those off screen only take the refined data, as above).
+        // The page's request leaves once every chart of the commit has asked (the flush). The chart that was
+        // dragged is already zoomed by the zoom plugin, so the others wait a moment for the refinement before
+        // they redraw with the points at hand: redrawing every chart on the next frame (≈ 15 ms each) kept the
+        // main thread busy while the core's answer (≈ 20 ms away) waited behind it, and the last chart was
+        // refined ≈ 240 ms after the zoom instead of ≈ 100 ms.
         queueMicrotask(() => {
           seriesSource.flush();
           // Each chart redraws in its own task (not all in one animation frame), so an answer that arrives
