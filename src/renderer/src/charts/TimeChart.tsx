@@ -347,12 +347,7 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
     screen.observe(el);
     const sight = new IntersectionObserver(
       (entries) => {
-        const entry = entries[entries.length - 1];
-        const now = entry.isIntersecting;
-        // Whichever observer reports first on the page's first look: the entry's box is from the observer's
-        // own layout, and reading the viewport's height lays nothing out.
-        const box = entry.boundingClientRect;
-        onScreen.current = now && box.bottom > 0 && box.top < window.innerHeight;
+        const now = entries[entries.length - 1].isIntersecting;
         const first = !seen;
         if (first && !now && !chart) {
           paintKind = 'scroll-in';
@@ -360,8 +355,9 @@ export function TimeChart(p: TimeChartProps): React.JSX.Element {
         seen = true;
         inSight.current = now;
         if (!now || !due) return;
-        // The page's first look (its history came before it): only what is on screen is built now, as above.
-        // A later entry into the margin is a scroll, and the chart is built ahead of it.
+        // The page's first look (its history came before it): only what is on screen is built now, as above
+        // (if the screen observer has not said so yet, it draws the chart when it does). A later entry into the
+        // margin is a scroll, and the chart is built ahead of it.
         if (first && !chart && !onScreen.current) return drawWhenIdle(100);
         if (paintKind === 'scroll-in') paintFrom = performance.now();
         draw(due.from, due.to);
