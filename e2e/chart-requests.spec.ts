@@ -8,7 +8,7 @@ import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { startWebApp, type WebApp } from './support/web-app';
 import { collectPerfScript, type ChartPerfRecord } from './support/chart-perf';
-import { arrayBufferOf } from './support/api';
+import { collectDrawsScript, type CanvasDraw } from './support/canvas-draws';
 import { decodeServerFrame } from '../src/shared/wire-frame';
 
 let app: WebApp;
@@ -197,17 +197,8 @@ test('after a zoom the charts on screen are shown refined before those just belo
   await page.getByTestId('nav-metrics').click();
   await chartsSettled(page);
   // Every chart is built by now (those below the fold when the page was idle). From here on, each draw of a
-  // chart's canvas (Chart.js clears it first) is noted with the chart and the time.
-  await page.evaluate(() => {
-    const draws: { id: string; at: number }[] = [];
-    (window as unknown as { __draws: typeof draws }).__draws = draws;
-    const clear = CanvasRenderingContext2D.prototype.clearRect;
-    CanvasRenderingContext2D.prototype.clearRect = function (...a: [number, number, number, number]) {
-      const id = this.canvas.getAttribute('data-testid')?.slice('canvas-'.length);
-      if (id) draws.push({ id, at: performance.now() });
-      return clear.apply(this, a);
-    };
-  });
+  // chart's canvas is noted with the chart and the time.
+  await page.evaluate(collectDrawsScript);
   await page.evaluate(collectPerfScript);
   const tops = await page.evaluate(() =>
     Object.fromEntries(
@@ -228,7 +219,9 @@ test('after a zoom the charts on screen are shown refined before those just belo
   await page.mouse.move(box.x + box.width * 0.4, y);
   await page.mouse.down();
   await page.mouse.move(box.x + box.width * 0.6, y, { steps: 4 });
-  await page.evaluate(() => ((window as unknown as { __draws: unknown[] }).__draws.length = 0));
+  await page.evaluate(
+    () => ((window as unknown as { __canvasDraws: CanvasDraw[] }).__canvasDraws.length = 0),
+  );
   await page.mouse.up();
   const refined = (): Promise<ChartPerfRecord[]> =>
     page.evaluate(() =>
@@ -239,9 +232,9 @@ test('after a zoom the charts on screen are shown refined before those just belo
   await expect.poll(async () => (await refined()).length).toBe(ids.length);
   await page.waitForTimeout(500);
   const draws = await page.evaluate(
-    () => (window as unknown as { __draws: { id: string; at: number }[] }).__draws,
+    () => (window as unknown as { __canvasDraws: CanvasDraw[] }).__canvasDraws,
   );
-  const byChart = (id: string): number[] => draws.filter((d) => d.id === id).map((d) => d.at);
+  const byChart = (id: string): number[] => draws.filter((d) => d.id === `canvas-${id}`).map((d) => d.at);
   // The charts on screen were redrawn on the zoomed window, and the frame that shows the last of them began
   // before any chart just below the fold was redrawn: those four no longer hold up what the operator sees.
   for (const id of onScreen) expect(byChart(id).length, id).toBeGreaterThan(0);
@@ -257,8 +250,8 @@ test('after a zoom the charts on screen are shown refined before those just belo
     .poll(() =>
       page.evaluate(
         () =>
-          (window as unknown as { __draws: { id: string }[] }).__draws.filter(
-            (d) => d.id === 'gpu-decode-power',
+          (window as unknown as { __canvasDraws: CanvasDraw[] }).__canvasDraws.filter(
+            (d) => d.id === 'canvas-gpu-decode-power',
           ).length,
       ),
     )
@@ -284,7 +277,7 @@ test('after a zoom the charts that follow wait for the zoomed window’s data, a
       server.send(m);
     });
     server.onMessage((m) => {
-      const f = decodeServerFrame(typeof m === 'string' ? m : arrayBufferOf(m));
+      const f = decodeServerFrame(m);
       if (f.t === 'res' && held.has(f.id)) void released.then(() => ws.send(m));
       else ws.send(m);
     });

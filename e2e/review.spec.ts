@@ -11,6 +11,7 @@ import { test, expect, type Browser, type Page } from '@playwright/test';
 import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { apiCall } from './support/api';
+import { collectDrawsScript, type CanvasDraw } from './support/canvas-draws';
 import { startWebApp, type WebApp } from './support/web-app';
 import { writeSession, type WrittenSession } from '../test/review/helpers';
 
@@ -212,24 +213,27 @@ test('the killed session reopens offline: markers for the alert and the restart,
 
 // Counts each canvas's draws (Chart.js clears the canvas once per draw) and, when its chart turns ready, how
 // many draws that took.
-const COUNT_DRAWS = `
-  window.__draws = {};
+/** Each chart's draws (e2e/support/canvas-draws.ts) at the moment it turned ready, in window.__drawsAtReady. */
+const DRAWS_AT_READY = `
   window.__drawsAtReady = {};
-  const clear = CanvasRenderingContext2D.prototype.clearRect;
-  CanvasRenderingContext2D.prototype.clearRect = function (...a) {
-    const id = this.canvas.dataset.testid;
-    if (id) window.__draws[id] = (window.__draws[id] || 0) + 1;
-    else window.__offscreenDraws = (window.__offscreenDraws || 0) + 1;
-    return clear.apply(this, a);
-  };
   new MutationObserver((records) => {
     for (const r of records) {
       if (r.target.getAttribute('data-state') !== 'ready') continue;
       const id = r.target.getAttribute('data-testid').replace(/^chart-/, 'canvas-');
-      if (!(id in window.__drawsAtReady)) window.__drawsAtReady[id] = window.__draws[id] || 0;
+      if (!(id in window.__drawsAtReady))
+        window.__drawsAtReady[id] = window.__canvasDraws.filter((d) => d.id === id).length;
     }
   }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
 `;
+
+/** Draws per canvas test id ('' for the canvases without one: the chart code's warm-up off screen). */
+const drawsPerCanvas = (p: Page): Promise<Record<string, number>> =>
+  p.evaluate(() => {
+    const n: Record<string, number> = {};
+    for (const d of (window as unknown as { __canvasDraws: CanvasDraw[] }).__canvasDraws)
+      n[d.id ?? ''] = (n[d.id ?? ''] ?? 0) + 1;
+    return n;
+  });
 
 test('opening a session asks for its first screen once and draws each chart once', async () => {
   test.setTimeout(60_000);
@@ -237,7 +241,8 @@ test('opening a session asks for its first screen once and draws each chart once
   p.on('pageerror', (e) => errors.push(e.message));
   const warnings: string[] = [];
   p.on('console', (m) => void (m.type() === 'warning' && warnings.push(m.text())));
-  await p.addInitScript(COUNT_DRAWS);
+  await p.addInitScript(collectDrawsScript);
+  await p.addInitScript(DRAWS_AT_READY);
   type Sent = { method: string; args: { deploymentId?: string; fromMs?: number; toMs?: number } };
   const sent: Sent[] = [];
   p.on('websocket', (ws) =>
@@ -252,9 +257,7 @@ test('opening a session asks for its first screen once and draws each chart once
   await expect(open).toBeVisible();
   // While the list waits for a click, the chart code has been run once off screen (charts/warm-up.ts), so the
   // first chart of the review does not pay for compiling it.
-  await expect
-    .poll(() => p.evaluate(() => (window as unknown as { __offscreenDraws?: number }).__offscreenDraws ?? 0))
-    .toBeGreaterThan(0);
+  await expect.poll(async () => (await drawsPerCanvas(p))[''] ?? 0).toBeGreaterThan(0);
   sent.length = 0;
   await open.click();
   const charts = p.locator('[data-testid^="chart-kv-pct-"]');
@@ -280,14 +283,13 @@ test('opening a session asks for its first screen once and draws each chart once
   // Built with its history: one draw, not an empty chart drawn and then drawn again with the data. A chart
   // turns ready with its data; it is drawn then if its canvas is on screen, else when it gets there (here the
   // overview's cards above it are still settling when the answer comes), so the draws are counted once it is.
-  const drawn = (): Promise<{ atReady: Record<string, number>; all: Record<string, number> }> =>
-    p.evaluate(() => {
-      const w = window as unknown as {
-        __drawsAtReady: Record<string, number>;
-        __draws: Record<string, number>;
-      };
-      return { atReady: { ...w.__drawsAtReady }, all: { ...w.__draws } };
-    });
+  const drawn = async (): Promise<{ atReady: Record<string, number>; all: Record<string, number> }> => {
+    const { ['']: _warmUp, ...all } = await drawsPerCanvas(p);
+    const atReady = await p.evaluate(
+      () => (window as unknown as { __drawsAtReady: Record<string, number> }).__drawsAtReady,
+    );
+    return { atReady, all };
+  };
   await expect
     .poll(async () => (await drawn()).all)
     .toEqual({ 'canvas-kv-pct-prefill': 1, 'canvas-kv-pct-decode': 1 });

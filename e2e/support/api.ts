@@ -13,7 +13,7 @@ export async function apiCall<T = unknown>(appUrl: string, method: string, args:
     ws.send(JSON.stringify({ t: 'req', id: 1, method, args }));
     return await new Promise<T>((resolve, reject) => {
       ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
-        const f = decodeServerFrame(isBinary ? arrayBufferOf(data as Buffer) : data.toString());
+        const f = decodeServerFrame(isBinary ? (data as Buffer) : data.toString());
         if (f.t !== 'res' || f.id !== 1) return;
         if (f.envelope.ok) resolve(f.envelope.result as T);
         else reject(new Error(`${method}: ${f.envelope.error.message}`));
@@ -22,9 +22,4 @@ export async function apiCall<T = unknown>(appUrl: string, method: string, args:
   } finally {
     ws.close();
   }
-}
-
-/** The bytes of a binary WebSocket message as the ArrayBuffer a page's socket would hand over. */
-export function arrayBufferOf(b: Buffer): ArrayBuffer {
-  return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 }

@@ -48,9 +48,15 @@ export function encodeServerFrame(frame: ServerFrame): string | Uint8Array {
   return bytes;
 }
 
-/** A frame as received (text, or the bytes of a binary message); throws on anything else. */
-export function decodeServerFrame(data: string | ArrayBuffer): ServerFrame {
-  if (typeof data === 'string') return JSON.parse(data) as ServerFrame;
+/**
+ * A frame as received: text, or the bytes of a binary message — the ArrayBuffer a page's socket hands over, or
+ * a view of one (Node's `ws` hands a Buffer, often at an odd offset in a shared pool, and float64 reads need
+ * an 8-byte-aligned buffer: copied). Throws on anything else.
+ */
+export function decodeServerFrame(received: string | ArrayBuffer | Uint8Array): ServerFrame {
+  if (typeof received === 'string') return JSON.parse(received) as ServerFrame;
+  // A copy into a buffer of its own (a Buffer's slice() would be a view of the same pool).
+  const data = received instanceof Uint8Array ? (new Uint8Array(received).buffer as ArrayBuffer) : received;
   if (data.byteLength < 4) throw new Error(`a binary frame of ${data.byteLength} bytes has no header`);
   const headLength = new DataView(data).getUint32(0, true);
   if (4 + headLength > data.byteLength)
