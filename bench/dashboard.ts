@@ -481,10 +481,12 @@ interface CoreFigures {
   keys: number;
   rows: number;
   points: number;
-  /** Core time per request: the decimation of the commit before, today's (live rings), today's over a
-   * recording's flat columns (review's ColumnRing.over), and JSON.stringify of the answer (the WebSocket). */
+  /** Core time per request: the decimation of the commit before, today's (live rings) with nothing kept,
+   * today's for the same window 5 s later (the buckets the first answer kept, kept-buckets.ts), today's over a
+   * recording's flat columns (review's ColumnRing.over, nothing kept), and JSON.stringify of the answer. */
   beforeMs: number[];
   afterMs: number[];
+  keptMs: number[];
   reviewMs: number[];
   jsonMs: number[];
   bytes: number;
@@ -556,12 +558,15 @@ export function coreFigures(pages: Record<string, PageFigures>, repeats = 21): C
     const shift = now - at;
     const from = query.fromMs === undefined ? undefined : query.fromMs + shift;
     const to = query.toMs === undefined ? undefined : query.toMs + shift;
-    const ask = (g: SeriesBatchQuery['groups'][number]) => ({
+    const ask = (g: SeriesBatchQuery['groups'][number], laterMs = 0) => ({
       keys: g.keys,
       maxPoints: g.maxPoints,
-      fromMs: from,
-      toMs: to,
+      fromMs: from === undefined ? undefined : from + laterMs,
+      toMs: to === undefined ? undefined : to + laterMs,
     });
+    const forget = () => {
+      for (const m of [rings, flat]) for (const ring of m.values()) ring.forgetKeptBuckets();
+    };
     const fig: CoreFigures = {
       page,
       what,
@@ -570,6 +575,7 @@ export function coreFigures(pages: Record<string, PageFigures>, repeats = 21): C
       points: 0,
       beforeMs: [],
       afterMs: [],
+      keptMs: [],
       reviewMs: [],
       jsonMs: [],
       bytes: 0,
@@ -580,7 +586,11 @@ export function coreFigures(pages: Record<string, PageFigures>, repeats = 21): C
       const [before, b] = timed(() =>
         query.groups.map((g) => answerSeriesBefore(ask(g), live.ring, typicalGapMs)),
       );
+      forget();
       const [after, a] = timed(() => ({ results: query.groups.map((g) => answerSeries(ask(g), live)) }));
+      // The page asked again 5 s later (a reload, a tab switched back): the inner buckets are those kept.
+      const [later, k] = timed(() => query.groups.map((g) => answerSeries(ask(g, 5000), live)));
+      forget();
       const [, v] = timed(() => query.groups.map((g) => answerSeries(ask(g), review)));
       const [json, j] = timed(() => JSON.stringify(after));
       const [frame, w] = timed(() =>
@@ -591,6 +601,9 @@ export function coreFigures(pages: Record<string, PageFigures>, repeats = 21): C
         const series = (xs: SeriesResult[]) => JSON.stringify(xs.map((x) => [x.series, x.rawPoints]));
         if (series(before) !== series(after.results))
           throw new Error(`the ${page} ${what} request is answered differently before and after`);
+        forget();
+        if (series(later) !== series(query.groups.map((g) => answerSeries(ask(g, 5000), live))))
+          throw new Error(`the ${page} ${what} request is answered differently from kept buckets`);
         fig.rows = after.results.reduce((n, x) => n + x.rawPoints, 0);
         fig.points = after.results.reduce((n, x) => n + x.series.reduce((m, c) => m + c.t.length, 0), 0);
         fig.bytes = json.length;
@@ -598,6 +611,7 @@ export function coreFigures(pages: Record<string, PageFigures>, repeats = 21): C
       }
       fig.beforeMs.push(b);
       fig.afterMs.push(a);
+      fig.keptMs.push(k);
       fig.reviewMs.push(v);
       fig.jsonMs.push(j);
       fig.wireMs.push(w);
@@ -612,15 +626,16 @@ export function printCore(figs: CoreFigures[]): void {
   console.log('');
   console.log(
     `Core per getSeriesBatch request, in-process, CPU ms (median of ${figs[0].afterMs.length}; load average ${loadavg()[0].toFixed(1)}): ` +
-      'decimation before / after (live rings), after over a recording’s flat columns (review), JSON.stringify ' +
+      'decimation before / after (live rings, nothing kept) / kept (the same window 5 s later, from the buckets ' +
+      'the first answer kept), after over a recording’s flat columns (review), JSON.stringify ' +
       'of the answer (the frame before 2026-12-05) and its frame as sent now (binary runs, wire-frame.ts)',
   );
   console.log(
-    `${'request'.padEnd(14)} ${'keys'.padEnd(5)} ${'rows read'.padEnd(10)} ${'points'.padEnd(7)} ${'before'.padEnd(7)} ${'after'.padEnd(7)} ${'ratio'.padEnd(6)} ${'review'.padEnd(7)} ${'JSON'.padEnd(6)} ${'bytes'.padEnd(8)} ${'frame'.padEnd(6)} bytes`,
+    `${'request'.padEnd(14)} ${'keys'.padEnd(5)} ${'rows read'.padEnd(10)} ${'points'.padEnd(7)} ${'before'.padEnd(7)} ${'after'.padEnd(7)} ${'ratio'.padEnd(6)} ${'kept'.padEnd(6)} ${'review'.padEnd(7)} ${'JSON'.padEnd(6)} ${'bytes'.padEnd(8)} ${'frame'.padEnd(6)} bytes`,
   );
   for (const x of figs)
     console.log(
-      `${`${x.page} ${x.what}`.padEnd(14)} ${String(x.keys).padEnd(5)} ${String(x.rows).padEnd(10)} ${String(x.points).padEnd(7)} ${med(x.beforeMs).padEnd(7)} ${med(x.afterMs).padEnd(7)} ${f(pct(x.beforeMs, 0.5) / pct(x.afterMs, 0.5), 1).padEnd(6)} ${med(x.reviewMs).padEnd(7)} ${med(x.jsonMs).padEnd(6)} ${String(x.bytes).padEnd(8)} ${med(x.wireMs).padEnd(6)} ${x.wireBytes}`,
+      `${`${x.page} ${x.what}`.padEnd(14)} ${String(x.keys).padEnd(5)} ${String(x.rows).padEnd(10)} ${String(x.points).padEnd(7)} ${med(x.beforeMs).padEnd(7)} ${med(x.afterMs).padEnd(7)} ${f(pct(x.beforeMs, 0.5) / pct(x.afterMs, 0.5), 1).padEnd(6)} ${med(x.keptMs).padEnd(6)} ${med(x.reviewMs).padEnd(7)} ${med(x.jsonMs).padEnd(6)} ${String(x.bytes).padEnd(8)} ${med(x.wireMs).padEnd(6)} ${x.wireBytes}`,
     );
 }
 

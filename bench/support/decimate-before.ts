@@ -1,8 +1,11 @@
 // The chart decimation as it was before a ring's buckets were shared by every key of a request (commit
 // e1788f1): every key divided every row's time again to find its bucket. Kept for the dashboard benchmark
-// only, so the core's time per request prints before / after side by side in one run.
+// only, so the core's time per request prints before / after side by side in one run. Its buckets are
+// today's grid (absolute time, decimate.ts `gridWidth`; until 2026-12-05 they started at the window's first
+// row), so that both answer with the same points and the figures compare the same work.
 import type { SeriesQuery, SeriesResult } from '../../src/shared/api/dashboard';
 import type { ColumnRing } from '../../src/main/core/signals/column-ring';
+import { gridBucket, gridWidth } from '../../src/main/core/signals/decimate';
 
 /** answerSeries of that commit, without the "missing" bookkeeping (the benchmark asks for stored keys). */
 export function answerSeriesBefore(
@@ -66,7 +69,7 @@ function decimateRows(
   }
   const buckets = Math.max(1, Math.floor(maxPoints / 2));
   const t0 = t[at(lo)];
-  const width = (t[at(hi - 1)] - t0 + 1) / buckets;
+  const width = gridWidth(t[at(hi - 1)] - t0, buckets);
   let bucket = -1;
   let minI = -1;
   let maxI = -1;
@@ -84,8 +87,7 @@ function decimateRows(
     for (const i of picks) push(out, t[i], col[i]);
   };
   for (let k = lo, i = at(lo); k < hi; k++, i = i + 1 === capacity ? 0 : i + 1) {
-    let b = Math.floor((t[i] - t0) / width);
-    if (b >= buckets) b = buckets - 1;
+    const b = gridBucket(t[i], width);
     if (b !== bucket) {
       flush();
       bucket = b;

@@ -1,11 +1,18 @@
-// The chart decimation finds each ring's buckets once and scans every key over contiguous slices; these
-// tests hold it to a straightforward one (every row's bucket computed on its own, one pass per key) on random
-// rings, wrapped or not, with gaps, NaN and spikes — so the charts show exactly the points they showed before
-// the bucketing was shared — and check that one-row spikes and dips survive a day decimated to a chart.
+// The chart decimation finds each ring's buckets once, scans every key over contiguous slices and keeps the
+// buckets inside a window for the next request; these tests hold it to a straightforward one (every row's
+// bucket on the grid computed on its own, one pass per key, nothing kept) on random rings, wrapped or not,
+// with gaps, NaN and spikes, asked again as rows arrive — so a kept bucket is never stale — and check that
+// one-row spikes and dips survive a day decimated to a chart.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ColumnRing } from '../../src/main/core/signals/column-ring';
-import { bucketRows, decimateRows, type DecimatedColumn } from '../../src/main/core/signals/decimate';
+import {
+  bucketRows,
+  bucketStart,
+  decimateRows,
+  gridWidth,
+  type DecimatedColumn,
+} from '../../src/main/core/signals/decimate';
 import { answerSeries, type SeriesSource } from '../../src/main/core/signals/series-query';
 import type { SignalKey } from '../../src/shared/signals/spec';
 
@@ -25,11 +32,11 @@ function reference(
   if (t.length <= maxPoints) t.forEach((_, i) => keep(i));
   else {
     const buckets = Math.max(1, Math.floor(maxPoints / 2));
-    const width = (t[t.length - 1] - t[0] + 1) / buckets;
+    const width = gridWidth(t[t.length - 1] - t[0], buckets);
     gap = Math.max(gapMs, 2.5 * width);
     const rows = new Map<number, number[]>();
     t.forEach((x, i) => {
-      const b = Math.min(buckets - 1, Math.floor((x - t[0]) / width));
+      const b = Math.floor(x / width);
       rows.set(b, [...(rows.get(b) ?? []), i]);
     });
     for (const b of [...rows.keys()].sort((x, y) => x - y)) {
@@ -134,8 +141,11 @@ describe('min-max decimation with buckets shared by every key of a ring', () => 
             notExposed: {},
           };
           const keys = KEYS.slice(0, c.keys) as unknown as SignalKey[];
+          // Each window twice: the second answer takes its inner buckets from those the first kept.
           for (const [from, to] of [
             [a, b],
+            [a, b],
+            [undefined, undefined],
             [undefined, undefined],
           ]) {
             const res = answerSeries({ keys, fromMs: from, toMs: to, maxPoints: c.maxPoints }, src);
@@ -159,35 +169,112 @@ describe('min-max decimation with buckets shared by every key of a ring', () => 
           ring.set(ring.lastTime()! + 1000, { [k0]: r % 11 === 0 ? NaN : r % 97 });
         ring.set(ring.lastTime()!, { [k0]: 5000 });
         check();
+        // A window that only grows at its end, as a live chart's does.
+        for (let r = 0; r < 5; r++) {
+          ring.set(ring.lastTime()! + 1000, { [k0]: r });
+          check();
+        }
       }),
       { numRuns: 300 },
     );
   });
 
-  it('finds bucket starts that split the rows exactly where the per-row bucket changes', () => {
+  it('finds bucket starts that split the rows exactly where the per-row bucket changes, in any order asked', () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 5000 }), { minLength: 3, maxLength: 2000 }),
         fc.integer({ min: 2, max: 300 }),
-        (steps, maxPoints) => {
+        fc.integer({ min: 1, max: 0x7ffffffe }),
+        (steps, maxPoints, seed) => {
           const t: number[] = [];
-          steps.reduce((x, s) => (t.push(x + s), x + s), 0);
+          steps.reduce((x, s) => (t.push(x + s), x + s), 1_800_000_000_000);
           const b = bucketRows(t, 0, t.length, 0, t.length, maxPoints);
           if (t.length <= maxPoints) {
             expect(b.starts).toBeNull();
             return;
           }
-          const buckets = Math.floor(maxPoints / 2);
-          const width = (t[t.length - 1] - t[0] + 1) / buckets;
-          const of = (i: number) => Math.min(buckets - 1, Math.floor((t[i] - t[0]) / width));
-          const starts = [0];
-          for (let i = 1; i < t.length; i++) if (of(i) !== of(i - 1)) starts.push(i);
-          starts.push(t.length);
-          expect([...b.starts!]).toEqual(starts);
+          const width = gridWidth(t[t.length - 1] - t[0], Math.floor(maxPoints / 2));
+          expect(b.widthMs).toBe(width);
+          const of = (i: number) => Math.floor(t[i] / width);
+          // Bucket j starts at the first row of grid bucket ≥ first + j (an empty bucket: the next one's).
+          const expected: number[] = [];
+          for (let j = 0; j < b.starts!.length - 1; j++) {
+            let i = 0;
+            while (i < t.length && of(i) < of(0) + j) i++;
+            expected.push(i);
+          }
+          // Asked in a scrambled order, as kept buckets leave holes in what a key asks for.
+          const order = expected.map((_, j) => j);
+          let x = seed;
+          for (let i = order.length - 1; i > 0; i--) {
+            x = (x * 48271) % 0x7fffffff;
+            const k = x % (i + 1);
+            [order[i], order[k]] = [order[k], order[i]];
+          }
+          const found: number[] = [];
+          for (const j of order) found[j] = bucketStart(b, t, 0, t.length, j);
+          expect(found).toEqual(expected);
+          expect(of(t.length - 1) - of(0) + 1).toBe(expected.length);
         },
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('puts windows of nearly the same length on one grid of at most 1/8 fewer buckets than asked', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 30 * 86_400_000 }),
+        fc.integer({ min: 1, max: 4000 }),
+        (span, buckets) => {
+          const w = gridWidth(span, buckets);
+          const exact = (span + 1) / buckets;
+          expect(w).toBeGreaterThanOrEqual(exact);
+          expect(w).toBeLessThanOrEqual(exact * 1.125 + 1e-9);
+        },
+      ),
+      { numRuns: 500 },
+    );
+    // A 24 h page reloaded seconds to a minute later keeps its grid, so its kept buckets are used.
+    for (const later of [0, 1000, 5000, 60_000])
+      expect(gridWidth(86_400_000 - 1000 - later, 700)).toBe(gridWidth(86_400_000 - 1000, 700));
+  });
+
+  it('answers a window asked again from the buckets it kept, reading rows only for the buckets at its ends', () => {
+    const ring = new ColumnRing(86_400);
+    const t0 = 1_800_000_000_000;
+    const key = 'decode.kv_ratio';
+    for (let s = 0; s < 90_000; s++) ring.set(t0 + s * 1000, { [key]: (s % 600) / 600 });
+    const src: SeriesSource = {
+      ring: () => ring,
+      gapMs: () => 3000,
+      missing: () => undefined,
+      notExposed: {},
+    };
+    const ask = () =>
+      answerSeries(
+        {
+          keys: [key as SignalKey],
+          fromMs: ring.lastTime()! - 86_400_000,
+          toMs: ring.lastTime()!,
+          maxPoints: 1400,
+        },
+        src,
+      ).series[0];
+    const first = ask();
+    // Mark what was kept: a value no row holds.
+    const [seg] = [...ring.keptBuckets(gridWidth(86_400_000 - 1000, 700)).values()];
+    expect(seg.off.length - 1).toBeGreaterThan(600);
+    seg.v.fill(-7);
+    // 30 s later, the newest rows above anything before.
+    for (let s = 90_000; s < 90_030; s++) ring.set(t0 + s * 1000, { [key]: 2 });
+    const again = ask();
+    const marked = again.v.filter((v) => v === -7).length;
+    // Every kept bucket still inside the window came from the kept points, none was read from the rows again…
+    expect(marked).toBeGreaterThan(first.v.length * 0.9);
+    // …and the buckets at the window's ends were: the newest rows show, and the oldest bucket is read again.
+    expect(again.t[again.v.indexOf(2)]).toBe(t0 + 90_000_000);
+    expect(again.v[0]).not.toBe(-7);
   });
 
   it('keeps a one-second spike and a one-second dip of a day decimated to a chart width, in a wrapped ring', () => {

@@ -7,6 +7,7 @@
 // scheduling its major GCs. Until the ring is full nothing wraps (start stays 0), so a shorter array
 // answers the same physical indexes.
 // NaN marks a gap. Rows only move forward in time: a clock that jumps back cannot scramble the axis.
+import { KeptBuckets, type BucketSegment } from './kept-buckets';
 
 /**
  * Per column, a summary of each block of BLOCK_ROWS rows (where its first lowest, first highest and first NaN
@@ -37,6 +38,7 @@ export class ColumnRing {
   /** Rows ever appended: the absolute number of logical row k is appended − count + k. */
   private appended = 0;
   private readonly summaries = new Map<string, BlockSummaries>();
+  private readonly kept = new KeptBuckets();
   /** Rows refused because their time was before the latest row (a clock jump, a replay out of order). */
   droppedBackwards = 0;
 
@@ -172,6 +174,16 @@ export class ColumnRing {
       this.summaries.set(key, s);
     }
     return s;
+  }
+
+  /** The decimated buckets kept for bucket width `widthMs`, per key (kept-buckets.ts). */
+  keptBuckets(widthMs: number): Map<string, BucketSegment> {
+    return this.kept.forWidth(widthMs);
+  }
+
+  /** Forgets every kept bucket (benchmarks time a first request this way). */
+  forgetKeptBuckets(): void {
+    this.kept.clear();
   }
 
   /** Latest non-NaN value of `key` within the last `maxRows` rows. */

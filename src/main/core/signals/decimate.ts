@@ -3,37 +3,57 @@
 // KV spike still shows on a 24 h chart. Gaps survive too: a bucket that holds a NaN, and any stretch
 // without rows longer than the gap threshold, come out as null.
 //
-// A bucket is a span of time, so where each bucket starts depends on the ring's time column only: it is
-// found once per ring and window (`bucketRows`, a binary search per bucket) and shared by every key of the
-// request, and each key is then one pass of compares over contiguous typed-array slices. Over a ring, a
-// bucket's whole blocks of rows are read from their summaries (column-ring.ts, BlockSummaries: kept once
-// found, as a block's rows never change), so a day's bucket of ~250 rows is ~15 summaries and two partial
-// blocks. Before, every key divided every row's time again: ≈ 1–3.5 ms per key for a day of rows.
+// Buckets lie on a grid of absolute time: bucket b of width W holds the rows with ⌊t / W⌋ = b, and W is the
+// window's length over the buckets asked, rounded up to a coarse step (`gridWidth`). So a window asked again
+// a little later (a page reloaded, a tab switched back to) falls on the same grid, and the buckets strictly
+// inside both windows are read from those kept by the first answer (kept-buckets.ts) instead of the rows.
+// Until 2026-12-05 buckets started at the window's first row: every load of a 24 h page read the whole day.
+//
+// Where each bucket starts depends on the ring's time column only: it is found once per ring and window, by
+// a binary search per bucket when a key first needs it (`bucketStart`), and shared by every key of the
+// request. Over a ring, a bucket's whole blocks of rows are read from their summaries (column-ring.ts,
+// BlockSummaries: kept once found, as a block's rows never change), so a day's bucket of ~120 rows is a few
+// summaries and two partial blocks.
 import { BLOCK_ROWS, type BlockSummaries, type ColumnRing } from './column-ring';
+import type { BucketSegment } from './kept-buckets';
 
 export interface DecimatedColumn {
   t: number[];
   v: (number | null)[];
 }
 
-/** Where the buckets of rows [lo, hi) start; the same for every column of the ring. */
+/** The buckets of rows [lo, hi); the same for every column of the ring. */
 export interface RowBuckets {
   lo: number;
   hi: number;
-  /**
-   * Logical row at which each non-empty bucket starts, then `hi`; null when the span has no more rows than
-   * points asked (every row is kept).
-   */
-  starts: Int32Array | null;
-  /** Time width of one bucket (0 when every row is kept); a step of 2.5 widths is a gap. */
+  /** Width of one bucket (0 when every row is kept); a step of 2.5 widths is a gap. */
   widthMs: number;
+  /** Grid number of the first bucket: that of row lo. */
+  first: number;
+  /**
+   * Logical row at which bucket first + j starts, −1 until a key needs it (`bucketStart`); the last entry is
+   * `hi`. Null when the span has no more rows than points asked (every row is kept).
+   */
+  starts: Float64Array | null;
 }
 
 /**
+ * The grid's bucket width for about `buckets` buckets over `spanMs`: the exact share rounded up to a multiple
+ * of a power of two at most an eighth of it, so windows of nearly the same length share one grid (at most
+ * 1/8 fewer buckets than asked).
+ */
+export function gridWidth(spanMs: number, buckets: number): number {
+  const exact = (spanMs + 1) / buckets;
+  const step = 2 ** (Math.floor(Math.log2(exact)) - 3);
+  return Math.ceil(exact / step) * step;
+}
+
+/** The grid number of the bucket of a row at time t. */
+export const gridBucket = (t: number, widthMs: number): number => Math.floor(t / widthMs);
+
+/**
  * Buckets for rows [lo, hi) of a ring's time column `t` (logical row k at physical (start + k) mod
- * capacity), about `maxPoints / 2` of them when there are more rows than `maxPoints`. Row k belongs to bucket
- * ⌊(t_k − t_lo) / width⌋ (the last bucket takes the end); that is monotone in k, so each bucket's first row
- * is a binary search.
+ * capacity), about `maxPoints / 2` of them when there are more rows than `maxPoints`.
  */
 export function bucketRows(
   t: ArrayLike<number>,
@@ -43,31 +63,39 @@ export function bucketRows(
   hi: number,
   maxPoints: number,
 ): RowBuckets {
-  if (hi - lo <= maxPoints) return { lo, hi, starts: null, widthMs: 0 };
-  const at = (k: number): number => {
-    const i = start + k;
-    return i >= capacity ? i - capacity : i;
-  };
-  const buckets = Math.max(1, Math.floor(maxPoints / 2));
-  const t0 = t[at(lo)];
-  const width = (t[at(hi - 1)] - t0 + 1) / buckets;
-  const bucketOf = (k: number): number => Math.min(buckets - 1, Math.floor((t[at(k)] - t0) / width));
-  const starts: number[] = [lo];
-  let k = lo;
-  while (k < hi) {
-    // First row past the bucket of row k.
-    const b = bucketOf(k);
-    let a = k + 1;
-    let z = hi;
-    while (a < z) {
-      const mid = (a + z) >>> 1;
-      if (bucketOf(mid) > b) z = mid;
-      else a = mid + 1;
-    }
-    starts.push(a);
-    k = a;
+  if (hi - lo <= maxPoints) return { lo, hi, widthMs: 0, first: 0, starts: null };
+  const t0 = t[phys(start, capacity, lo)];
+  const widthMs = gridWidth(t[phys(start, capacity, hi - 1)] - t0, Math.max(1, Math.floor(maxPoints / 2)));
+  const first = gridBucket(t0, widthMs);
+  const last = gridBucket(t[phys(start, capacity, hi - 1)], widthMs);
+  const starts = new Float64Array(last - first + 2).fill(-1);
+  starts[0] = lo;
+  starts[starts.length - 1] = hi;
+  return { lo, hi, widthMs, first, starts };
+}
+
+/** The logical row at which bucket first + j of `b` starts (its first row, or the next bucket's if empty). */
+export function bucketStart(
+  b: RowBuckets,
+  t: ArrayLike<number>,
+  start: number,
+  capacity: number,
+  j: number,
+): number {
+  const starts = b.starts!;
+  if (starts[j] >= 0) return starts[j];
+  // ⌊t / W⌋ is monotone in t, and t in k: the first row at or past the bucket is a binary search, narrowed
+  // by a neighbour's start when known (a key's pass finds them in order).
+  let a = j > 0 && starts[j - 1] >= 0 ? starts[j - 1] : b.lo;
+  let z = starts[j + 1] >= 0 ? starts[j + 1] : b.hi;
+  const bucket = b.first + j;
+  while (a < z) {
+    const mid = (a + z) >>> 1;
+    if (gridBucket(t[phys(start, capacity, mid)], b.widthMs) >= bucket) z = mid;
+    else a = mid + 1;
   }
-  return { lo, hi, starts: Int32Array.from(starts), widthMs: width };
+  starts[j] = a;
+  return a;
 }
 
 /** A ring's block summaries of one column, and where its rows stand (ColumnRing.raw's base and appended). */
@@ -86,6 +114,7 @@ export function decimateBuckets(
   buckets: RowBuckets,
   gapMs: number,
   blocks?: ColumnBlocks,
+  kept?: { segments: Map<string, BucketSegment>; key: string },
 ): DecimatedColumn {
   const { lo, hi, starts } = buckets;
   const out: DecimatedColumn = { t: [], v: [] };
@@ -99,17 +128,34 @@ export function decimateBuckets(
   const base = blocks ? blocks.base : start;
   // Whole blocks older than the last row (the one a later write may still merge into) can be summarised.
   const immutableEnd = blocks ? Math.floor((blocks.appended - 1) / BLOCK_ROWS) * BLOCK_ROWS : 0;
+  const n = starts.length - 1;
+  // Buckets 1 … n − 2 lie strictly inside the window: whole, and kept for the next request (kept-buckets.ts).
+  const seg = kept?.segments.get(kept.key);
+  const segFrom = seg ? seg.first - buckets.first : 0;
+  const segTo = seg ? segFrom + seg.off.length - 1 : 0;
+  // Where each bucket's points start in out.
+  const off = new Int32Array(n + 1);
   const picks = [0, 0, 0];
-  for (let j = 0; j + 1 < starts.length; j++) {
-    const a = base + starts[j];
-    const e = base + starts[j + 1];
+  for (let j = 0; j < n; j++) {
+    off[j] = out.t.length;
+    if (seg && j >= 1 && j < n - 1 && j >= segFrom && j < segTo) {
+      for (let p = seg.off[j - segFrom], e = seg.off[j - segFrom + 1]; p < e; p++) {
+        out.t.push(seg.t[p]);
+        const v = seg.v[p];
+        out.v.push(v === v ? v : null);
+      }
+      continue;
+    }
+    const a = base + bucketStart(buckets, t, start, capacity, j);
+    const e = base + bucketStart(buckets, t, start, capacity, j + 1);
+    if (e <= a) continue;
     reset();
-    const first = Math.ceil(a / BLOCK_ROWS) * BLOCK_ROWS;
-    const last = Math.min(Math.floor(e / BLOCK_ROWS) * BLOCK_ROWS, immutableEnd);
-    if (blocks && last - first >= BLOCK_ROWS) {
-      scanRows(col, capacity, a, first);
-      mergeBlocks(col, capacity, blocks.sums, first / BLOCK_ROWS, last / BLOCK_ROWS);
-      scanRows(col, capacity, last, e);
+    const firstBlock = Math.ceil(a / BLOCK_ROWS) * BLOCK_ROWS;
+    const lastBlock = Math.min(Math.floor(e / BLOCK_ROWS) * BLOCK_ROWS, immutableEnd);
+    if (blocks && lastBlock - firstBlock >= BLOCK_ROWS) {
+      scanRows(col, capacity, a, firstBlock);
+      mergeBlocks(col, capacity, blocks.sums, firstBlock / BLOCK_ROWS, lastBlock / BLOCK_ROWS);
+      scanRows(col, capacity, lastBlock, e);
     } else scanRows(col, capacity, a, e);
     let count = 0;
     if (minI >= 0) picks[count++] = minI;
@@ -125,7 +171,34 @@ export function decimateBuckets(
       }
     for (let x = 0; x < count; x++) push(out, t[picks[x]], col[picks[x]]);
   }
+  off[n] = out.t.length;
+  if (kept && n > 2 && !(seg && segFrom === 1 && segTo === n - 1))
+    kept.segments.set(kept.key, segmentOf(out, off, buckets.first + 1, 1, n - 1));
   return withGaps(out, Math.max(gapMs, 2.5 * buckets.widthMs));
+}
+
+/** Buckets j0 … j1 − 1 of `out` (whose points start at off[j]) as a kept segment starting at grid bucket `first`. */
+function segmentOf(
+  out: DecimatedColumn,
+  off: Int32Array,
+  first: number,
+  j0: number,
+  j1: number,
+): BucketSegment {
+  const p0 = off[j0];
+  const count = off[j1] - p0;
+  const seg: BucketSegment = {
+    first,
+    off: new Int32Array(j1 - j0 + 1),
+    t: new Float64Array(count),
+    v: new Float64Array(count),
+  };
+  for (let j = j0; j <= j1; j++) seg.off[j - j0] = off[j] - p0;
+  for (let p = 0; p < count; p++) {
+    seg.t[p] = out.t[p0 + p];
+    seg.v[p] = out.v[p0 + p] ?? NaN;
+  }
+  return seg;
 }
 
 // The running state of one bucket's scan, kept in module variables so the inner loop allocates nothing.
@@ -281,8 +354,10 @@ export function decimateColumn(
   const { t, col, start, capacity, base, appended } = ring.raw(key);
   if (!col) return { t: [], v: [] };
   const b = buckets ?? bucketRows(t, start, capacity, lo, hi, maxPoints);
-  const sums = b.starts ? ring.blockSummaries(key) : undefined;
-  return decimateBuckets(t, col, start, capacity, b, gapMs, sums && { sums, base, appended });
+  if (!b.starts) return decimateBuckets(t, col, start, capacity, b, gapMs);
+  const sums = ring.blockSummaries(key)!;
+  const kept = { segments: ring.keptBuckets(b.widthMs), key };
+  return decimateBuckets(t, col, start, capacity, b, gapMs, { sums, base, appended }, kept);
 }
 
 /**
