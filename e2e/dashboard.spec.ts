@@ -333,6 +333,36 @@ test('the command palette and keyboard shortcuts reach every page', async () => 
   await expect(page.getByTestId('page-overview')).toBeVisible();
 });
 
+test('pages are in the address and history: back and forward return to them, a reload keeps one', async () => {
+  await page.getByTestId('nav-overview').click();
+  await page.getByTestId('nav-kv').click();
+  await page.getByTestId('nav-metrics').click();
+  await expect(page.getByTestId('page-metrics')).toBeVisible();
+  expect(new URL(page.url()).hash).toBe('#/metrics');
+  await page.goBack();
+  await expect(page.getByTestId('page-kv')).toBeVisible();
+  expect(new URL(page.url()).hash).toBe('#/kv');
+  await page.goBack();
+  await expect(page.getByTestId('page-overview')).toBeVisible();
+  await page.goForward();
+  await expect(page.getByTestId('page-kv')).toBeVisible();
+  // The sessions page has its own address too; its back button and the browser's both leave it.
+  await page.getByTestId('open-sessions-topbar').click();
+  await expect(page.getByTestId('sessions-page')).toBeVisible();
+  expect(new URL(page.url()).hash).toBe('#/sessions');
+  await page.goBack();
+  await expect(page.getByTestId('sessions-page')).toBeHidden();
+  await expect(page.getByTestId('page-kv')).toBeVisible();
+  await page.getByTestId('open-sessions-topbar').click();
+  await page.getByTestId('sessions-back').click();
+  await expect(page.getByTestId('page-kv')).toBeVisible();
+  expect(new URL(page.url()).hash).toBe('#/kv');
+  await page.reload();
+  await expect(page.getByTestId('page-kv')).toBeVisible({ timeout: 30_000 });
+  await page.getByTestId('nav-overview').click();
+  await expect(page.getByTestId('pipeline')).toBeVisible();
+});
+
 test('the router page lists the workers the router reports, with health and circuit breaker', async () => {
   await page.keyboard.press('Control+k');
   await page.getByTestId('palette-input').fill('router service');

@@ -1,7 +1,7 @@
 // Whether the sessions page is showing. It has its own address (#/sessions) so reload and back work; it is not
 // a page of a deployment (it is reachable with none open), so it lives outside the console's page state.
 import { useSyncExternalStore } from 'react';
-import { getUi, pageHash } from '../state/ui';
+import { getUi, pageHash, pushHash } from '../state/ui';
 
 const HASH = '#/sessions';
 let open = window.location.hash === HASH;
@@ -26,11 +26,11 @@ export function useSessionsPage(): boolean {
 }
 
 export function openSessionsPage(): void {
-  if (window.location.hash !== HASH) window.location.hash = HASH;
+  pushHash(HASH);
   set(true);
 }
 
 export function closeSessionsPage(): void {
-  if (window.location.hash === HASH) window.location.hash = pageHash(getUi().page);
+  if (window.location.hash === HASH) pushHash(pageHash(getUi().page));
   set(false);
 }

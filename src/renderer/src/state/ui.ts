@@ -42,11 +42,12 @@ export interface UiState {
   around: { ts: number; role?: Role } | null;
 }
 
-function parseHash(h: string): Page {
+/** The console page an address names; undefined for any other (the sessions page's, a mistyped one). */
+function parseHash(h: string): Page | undefined {
   const w = /^#\/worker\/([^/]{1,200})$/.exec(h);
   if (w) return { name: 'worker', id: decodeURIComponent(w[1]) };
   const m = /^#\/(overview|kv|metrics|alerts|service\/(prefill|decode|router))$/.exec(h);
-  if (!m) return { name: 'overview' };
+  if (!m) return undefined;
   if (m[2]) return { name: 'service', role: m[2] as Role };
   return { name: m[1] as 'overview' | 'kv' | 'metrics' | 'alerts' };
 }
@@ -62,7 +63,7 @@ const urlRange: RangeId | undefined = RANGES.find(
 )?.id;
 
 let ui: UiState = {
-  page: parseHash(window.location.hash),
+  page: parseHash(window.location.hash) ?? { name: 'overview' },
   view: { mode: 'live', range: urlRange ?? '5m' },
   // Until the saved settings arrive (a moment after start) the theme follows the system.
   theme: 'system',
@@ -91,11 +92,29 @@ export function getUi(): UiState {
   return ui;
 }
 
-window.addEventListener('hashchange', () => set({ page: parseHash(window.location.hash) }));
+// Another address (the sessions page's) leaves the console on its page, so "Back to the console" returns
+// to it; until 2026-12-05 it went to the overview.
+window.addEventListener('hashchange', () => {
+  const page = parseHash(window.location.hash);
+  if (page) set({ page });
+});
+
+/**
+ * Puts `hash` in the address as a new history entry (so reload and back work) and tells the hashchange
+ * listeners now, in this task. Setting location.hash instead made the browser look for the fragment's anchor
+ * (a style and layout pass of the page being left, 2–6 ms on the overview) and queue a hashchange task that
+ * rendered the new page a second time while its charts' history was on its way. Back and forward still fire
+ * hashchange (the entries differ in fragment only).
+ */
+export function pushHash(hash: string): void {
+  if (window.location.hash === hash) return;
+  const oldURL = window.location.href;
+  history.pushState(history.state, '', hash);
+  window.dispatchEvent(new HashChangeEvent('hashchange', { oldURL, newURL: window.location.href }));
+}
 
 export function navigate(p: Page): void {
-  const h = pageHash(p);
-  if (window.location.hash !== h) window.location.hash = h;
+  pushHash(pageHash(p));
   set({ page: p });
 }
 
