@@ -22,7 +22,7 @@ import type { Browser, Page } from '@playwright/test';
 import { launchChromium } from '../e2e/support/browser';
 import { startWebApp, type WebApp } from '../e2e/support/web-app';
 import { BENCH_WEB_ENTRY, BENCH_WEB_ENV, pushSignals } from './support/bench-client';
-import { collectPerfScript, type ChartPerfRecord } from '../e2e/support/chart-perf';
+import { chartsOnScreen, collectPerfScript, type ChartPerfRecord } from '../e2e/support/chart-perf';
 import type { SeriesBatchQuery, SeriesResult } from '../src/shared/api/dashboard';
 import { groupOf } from '../src/main/core/signals/signals-store';
 import { ColumnRing } from '../src/main/core/signals/column-ring';
@@ -239,19 +239,14 @@ async function chartIds(page: Page): Promise<string[]> {
 }
 
 /**
- * The charts whose canvas is on the screen, which the page draws first. Until 2026-12-05 this counted the
- * canvases within 100 px below the screen too (the charts' look-ahead margin): at 1440×900 that added the
+ * Of `charts`, those whose canvas is on the screen, which the page draws first. Until 2026-12-05 this counted
+ * the canvases within 100 px below the screen too (the charts' look-ahead margin): at 1440×900 that added the
  * Metrics page's third row, whose titles show and whose canvases do not; the page now builds those when idle.
  */
-const onScreen = (page: Page, charts: string[]): Promise<string[]> =>
-  page.evaluate(
-    (ids) =>
-      ids.filter((id) => {
-        const r = document.querySelector(`[data-testid="chart-${id}"] canvas`)?.getBoundingClientRect();
-        return !!r && r.bottom > 0 && r.top < window.innerHeight;
-      }),
-    charts,
-  );
+const onScreen = async (page: Page, charts: string[]): Promise<string[]> => {
+  const visible = await chartsOnScreen(page);
+  return charts.filter((c) => visible.includes(c));
+};
 
 const clear = (page: Page) =>
   page.evaluate(() => ((window as unknown as { __chartPerf: PerfRecord[] }).__chartPerf.length = 0));

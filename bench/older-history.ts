@@ -9,7 +9,7 @@
 import type { Page } from '@playwright/test';
 import { launchChromium } from '../e2e/support/browser';
 import { startWebApp } from '../e2e/support/web-app';
-import { collectPerfScript } from '../e2e/support/chart-perf';
+import { chartsOnScreen, collectPerfScript } from '../e2e/support/chart-perf';
 
 const LOADS = Number(process.env.BENCH_OLDER_LOADS ?? 5);
 const CHARTS = 19;
@@ -51,11 +51,7 @@ async function oneLoad(page: Page, sent: string[]): Promise<Load> {
   // On screen: the charts whose canvas is in the viewport (the third row's sit just below it at 1440×900, and
   // are drawn once the page is idle, as those further down). Each is timed to its first draw with its history
   // (its 'fetch' when it has none to draw: a chart that says why it has no data).
-  const visible = await page.evaluate(() =>
-    [...document.querySelectorAll('[data-testid^="canvas-"]')]
-      .filter((c) => c.getBoundingClientRect().top < window.innerHeight)
-      .map((c) => c.getAttribute('data-testid')!.slice('canvas-'.length)),
-  );
+  const visible = await chartsOnScreen(page);
   const drawnAt = (chart: string): number =>
     (all.find((r) => r.chart === chart && r.kind === 'first-paint') ?? fetched.find((r) => r.chart === chart))
       ?.end ?? NaN;

@@ -1,5 +1,7 @@
 // The renderer's chart timings as a page sees them: every "pdc:" performance measure the charts record
-// (src/renderer/src/charts/perf.ts), kept in window.__chartPerf for the test or benchmark to read.
+// (src/renderer/src/charts/perf.ts), kept in window.__chartPerf for the test or benchmark to read, and which
+// charts are on screen.
+import type { Page } from '@playwright/test';
 
 export interface ChartPerfRecord {
   chart: string;
@@ -40,3 +42,17 @@ export function collectPerfScript(): void {
     return m;
   }) as typeof performance.measure;
 }
+
+/**
+ * The charts (their ids) whose canvas is in the viewport now: those the page draws first. One in the charts'
+ * 100 px look-ahead below the screen is drawn when the page is idle, as those further down.
+ */
+export const chartsOnScreen = (page: Page): Promise<string[]> =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('canvas[data-testid^="canvas-"]')]
+      .filter((c) => {
+        const r = c.getBoundingClientRect();
+        return r.bottom > 0 && r.top < window.innerHeight;
+      })
+      .map((c) => c.getAttribute('data-testid')!.slice('canvas-'.length)),
+  );
