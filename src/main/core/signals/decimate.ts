@@ -65,9 +65,10 @@ export function bucketRows(
 ): RowBuckets {
   if (hi - lo <= maxPoints) return { lo, hi, widthMs: 0, first: 0, starts: null };
   const t0 = t[phys(start, capacity, lo)];
-  const widthMs = gridWidth(t[phys(start, capacity, hi - 1)] - t0, Math.max(1, Math.floor(maxPoints / 2)));
+  const tEnd = t[phys(start, capacity, hi - 1)];
+  const widthMs = gridWidth(tEnd - t0, Math.max(1, Math.floor(maxPoints / 2)));
   const first = gridBucket(t0, widthMs);
-  const last = gridBucket(t[phys(start, capacity, hi - 1)], widthMs);
+  const last = gridBucket(tEnd, widthMs);
   const starts = new Float64Array(last - first + 2).fill(-1);
   starts[0] = lo;
   starts[starts.length - 1] = hi;
