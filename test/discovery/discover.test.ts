@@ -11,7 +11,9 @@ import {
   CAT_SMG_ROUTER,
   CAT_SSH,
   LIST_UNITS_A,
+  CATS_C,
   LLM_ENV,
+  PROCESSES_C,
   SHOW_BATCH_C,
 } from './units';
 
@@ -79,7 +81,7 @@ describe('discoverDeployment — unit files (systemctl cat)', () => {
     const d = result.diagnostics.find((x) => x.code === 'metrics-disabled');
     expect(d?.severity).toBe('error');
     expect(d?.message).toMatch(
-      /^decode: metrics disabled — dsv4-decode.service runs without --enable-metrics/,
+      /^decode: metrics disabled — dsv4-decode.service is configured to run without --enable-metrics/,
     );
     expect(d?.fix).toBe('add --enable-metrics to ExecStart of dsv4-decode.service and restart it');
   });
@@ -140,14 +142,19 @@ describe('discoverDeployment — template units, EnvironmentFile, smg binary', (
   });
 });
 
-describe('discoverDeployment — systemctl show batch', () => {
+describe('discoverDeployment — running processes, systemctl show batch', () => {
   const blocks = splitShowBatch(SHOW_BATCH_C);
   const result = discoverDeployment({
     hostId: 'h',
-    units: [...blocks].map(([unit, show]) => ({ unit, show })),
+    units: [...blocks].map(([unit, show]) => ({
+      unit,
+      show,
+      ...(CATS_C[unit] ? { cat: CATS_C[unit] } : {}),
+      ...(PROCESSES_C[unit] ? { processes: PROCESSES_C[unit] } : {}),
+    })),
   });
 
-  it('reads argv[] and unwraps bash -lc / env wrappers, including exported CUDA_VISIBLE_DEVICES', () => {
+  it('reads the running argv behind bash -lc / env wrappers, keeping the CUDA_VISIBLE_DEVICES they set', () => {
     expect(result.found.map((f) => [f.unit, f.role, f.activeState ?? null])).toEqual([
       ['infer-p.service', 'prefill', 'active'],
       ['infer-d.service', 'decode', 'active'],

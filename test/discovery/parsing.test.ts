@@ -137,7 +137,8 @@ describe('systemctl list-units / show', () => {
       'cron.service',
     ]);
     const cron = parseShowExec(blocks.get('cron.service') ?? '');
-    expect(cron.execStart).toEqual(['/usr/sbin/cron -f $EXTRA_OPTS']);
+    expect(cron.shownArgv).toEqual(['/usr/sbin/cron -f $EXTRA_OPTS']);
+    expect(cron.mainPid).toBe(812);
     expect(cron.environmentFiles).toEqual(['-/etc/default/cron']);
     const d = parseShowExec(blocks.get('infer-d.service') ?? '');
     expect(d.environment).toEqual({ HF_HOME: '/data/hf' });
@@ -289,7 +290,7 @@ describe('commands', () => {
     const cmds = discoveryShowCommands(units);
     expect(cmds).toHaveLength(2);
     expect(cmds[0]).toMatch(
-      /^systemctl show --no-pager --property=Id,ActiveState,ExecStart,Environment,EnvironmentFiles,FragmentPath,NeedDaemonReload u0\.service /,
+      /^systemctl show --no-pager --property=Id,ActiveState,ExecStart,Environment,EnvironmentFiles,FragmentPath,NeedDaemonReload,MainPID u0\.service /,
     );
     expect(cmds[1]).toMatch(/ u40\.service$/);
     expect(systemctlCatCommand('llm@decode.service')).toBe('systemctl cat --no-pager llm@decode.service');

@@ -107,13 +107,16 @@ ExecStart=/usr/local/bin/smg --pd-disaggregation --prefill http://127.0.0.1:3010
 `;
 
 // `systemctl show --property=Id,ActiveState,ExecStart,Environment,EnvironmentFiles,FragmentPath,NeedDaemonReload …`
+// As systemd 252 prints them (checked against the real one in test/real-systemd): argv[] joined with plain
+// spaces, never quoted — readable for what a unit mentions, never splittable into words.
 export const SHOW_BATCH_C = `Id=infer-p.service
 ActiveState=active
-ExecStart={ path=/bin/bash ; argv[]=/bin/bash -lc "source /opt/venv/bin/activate && export CUDA_VISIBLE_DEVICES=0,1 && exec python -m sglang.launch_server --model-path /m --tp 2 --port 31100 --host 0.0.0.0 --disaggregation-mode prefill --enable-metrics" ; ignore_errors=no ; start_time=[Mon 2026-11-30 09:00:01 UTC] ; stop_time=[n/a] ; pid=4242 ; code=(null) ; status=0/0 }
+ExecStart={ path=/bin/bash ; argv[]=/bin/bash -lc source /opt/venv/bin/activate && export CUDA_VISIBLE_DEVICES=0,1 && python -m sglang.launch_server --model-path /m --tp 2 --port 31100 --host 0.0.0.0 --disaggregation-mode prefill --enable-metrics ; ignore_errors=no ; start_time=[Mon 2026-11-30 09:00:01 UTC] ; stop_time=[n/a] ; pid=4242 ; code=(null) ; status=0/0 }
 Environment=
 EnvironmentFiles=
 FragmentPath=/etc/systemd/system/infer-p.service
 NeedDaemonReload=no
+MainPID=4242
 
 Id=infer-d.service
 ActiveState=active
@@ -122,6 +125,7 @@ Environment=HF_HOME=/data/hf
 EnvironmentFiles=
 FragmentPath=/etc/systemd/system/infer-d.service
 NeedDaemonReload=yes
+MainPID=4243
 
 Id=infer-gw.service
 ActiveState=activating
@@ -130,6 +134,7 @@ Environment=
 EnvironmentFiles=
 FragmentPath=/etc/systemd/system/infer-gw.service
 NeedDaemonReload=no
+MainPID=0
 
 Id=cron.service
 ActiveState=active
@@ -138,4 +143,67 @@ Environment=
 EnvironmentFiles=/etc/default/cron (ignore_errors=yes)
 FragmentPath=/lib/systemd/system/cron.service
 NeedDaemonReload=no
+MainPID=812
 `;
+
+/** What the kernel says the units of SHOW_BATCH_C run: a shell that did not exec its python, and env's exec. */
+export const PROCESSES_C: Record<string, Array<{ pid: number; argv: string[] }>> = {
+  'infer-p.service': [
+    {
+      pid: 4242,
+      argv: [
+        '/bin/bash',
+        '-lc',
+        'source /opt/venv/bin/activate && export CUDA_VISIBLE_DEVICES=0,1 && python -m sglang.launch_server --model-path /m --tp 2 --port 31100 --host 0.0.0.0 --disaggregation-mode prefill --enable-metrics',
+      ],
+    },
+    {
+      pid: 4250,
+      argv: [
+        'python',
+        '-m',
+        'sglang.launch_server',
+        '--model-path',
+        '/m',
+        '--tp',
+        '2',
+        '--port',
+        '31100',
+        '--host',
+        '0.0.0.0',
+        '--disaggregation-mode',
+        'prefill',
+        '--enable-metrics',
+      ],
+    },
+  ],
+  'infer-d.service': [
+    {
+      pid: 4243,
+      argv: [
+        '/opt/venv/bin/python3',
+        '-m',
+        'sglang.launch_server',
+        '--model-path',
+        '/m',
+        '--tp',
+        '2',
+        '--port',
+        '31200',
+        '--host',
+        '0.0.0.0',
+        '--disaggregation-mode',
+        'decode',
+        '--enable-metrics',
+      ],
+    },
+  ],
+};
+
+/** The unit files of SHOW_BATCH_C as `systemctl cat` prints them (systemd.syntax quoting). */
+export const CATS_C: Record<string, string> = {
+  'infer-d.service':
+    '# /etc/systemd/system/infer-d.service\n[Service]\nEnvironment=HF_HOME=/data/hf\nExecStart=/usr/bin/env CUDA_VISIBLE_DEVICES=2,3 /opt/venv/bin/python3 -m sglang.launch_server --model-path /m --tp 2 --port 31200 --host 0.0.0.0 --disaggregation-mode decode --enable-metrics\n',
+  'infer-gw.service':
+    '# /etc/systemd/system/infer-gw.service\n[Service]\nExecStart=/opt/venv/bin/python -m smg.launch_router --pd-disaggregation --prefill=http://localhost:31100 --decode http://127.0.0.1:31200 --port 31001 --prometheus-port 29100\n',
+};

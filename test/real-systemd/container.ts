@@ -8,7 +8,7 @@
 // Needs root (nspawn, overlayfs), systemd-container, debootstrap and a reachable Debian mirror the first time;
 // `realSystemdUnavailableReason()` says which is missing, and the tests skip with that sentence.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -85,23 +85,26 @@ export async function realSystemdImage(): Promise<string> {
   return root;
 }
 
-/** A loopback address no other running container of this machine holds (a lock directory per address). */
-function takeAddress(): { address: string; release: () => void } {
+/**
+ * A loopback address no other running container of this machine holds: a lock directory per address, created
+ * whole with its owner's pid inside (renamed into place, so nobody ever sees it without the pid).
+ */
+function takeAddress(inUse: ReadonlySet<number>): { address: string; release: () => void } {
   for (let n = 42; n < 250; n++) {
     const lock = path.join(os.tmpdir(), `pd-real-systemd-127.0.0.${n}.lock`);
+    if (inUse.has(n)) continue;
+    const owner = Number(readFileSafe(path.join(lock, 'pid')));
+    if (owner && processAlive(owner)) continue;
+    if (owner) rmSync(lock, { recursive: true, force: true });
+    const mine = `${lock}.${process.pid}.${Date.now()}`;
+    mkdirSync(mine);
+    writeFileSync(path.join(mine, 'pid'), String(process.pid));
     try {
-      mkdirSync(lock);
+      renameSync(mine, lock);
     } catch {
-      const owner = Number(readFileSafe(path.join(lock, 'pid')));
-      if (owner && processAlive(owner)) continue;
-      rmSync(lock, { recursive: true, force: true });
-      try {
-        mkdirSync(lock);
-      } catch {
-        continue;
-      }
+      rmSync(mine, { recursive: true, force: true });
+      continue;
     }
-    writeFileSync(path.join(lock, 'pid'), String(process.pid));
     return { address: `127.0.0.${n}`, release: () => rmSync(lock, { recursive: true, force: true }) };
   }
   throw new Error('no free loopback address for a test container (127.0.0.42–249 all taken)');
@@ -129,7 +132,8 @@ async function leaderOf(nspawn: ChildProcess, deadline: number): Promise<number>
   for (;;) {
     for (const tid of readdirSafe(`/proc/${nspawn.pid}/task`)) {
       for (const child of readFileSafe(`/proc/${nspawn.pid}/task/${tid}/children`).split(/\s+/)) {
-        if (child && /systemd/.test(readFileSafe(`/proc/${child}/comm`))) return Number(child);
+        // The child is systemd-nspawn until it execs the container's init.
+        if (child && readFileSafe(`/proc/${child}/comm`).trim() === 'systemd') return Number(child);
       }
     }
     if (nspawn.exitCode !== null) throw new Error('systemd-nspawn exited during boot');
@@ -157,7 +161,13 @@ function tcpOpen(address: string, port: number): Promise<boolean> {
 /** Boots a container; resolves once systemd reports the boot finished and sshd accepts connections. */
 export async function bootRealSystemd(opts: BootOptions = {}): Promise<RealHost> {
   const image = await realSystemdImage();
-  const { address, release } = takeAddress();
+  // Something already listening on an address (a container a crashed run left behind) rules it out too.
+  const inUse = new Set<number>();
+  for (const line of readFileSafe('/proc/net/tcp').split('\n').slice(1)) {
+    const m = /^\s*\d+: ([0-9A-F]{8}):([0-9A-F]{4}) [0-9A-F:]+ 0A /.exec(line);
+    if (m && m[1].endsWith('7F')) inUse.add(parseInt(m[1].slice(0, 2), 16));
+  }
+  const { address, release } = takeAddress(inUse);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pd-real-systemd-'));
   const merged = path.join(dir, 'root');
   for (const d of ['upper', 'work', 'root']) mkdirSync(path.join(dir, d));
@@ -222,6 +232,7 @@ export async function bootRealSystemd(opts: BootOptions = {}): Promise<RealHost>
   const exited = new Promise<void>((resolve) => nspawn.once('exit', () => resolve()));
 
   let stopped = false;
+  let leader = 0;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
@@ -231,13 +242,15 @@ export async function bootRealSystemd(opts: BootOptions = {}): Promise<RealHost>
       await exited;
       clearTimeout(killer);
     }
+    // The container's init outlives a killed nspawn (it leads its own PID namespace); ending it ends them all.
+    if (leader > 0 && processAlive(leader)) process.kill(leader, 'SIGKILL');
     await run('/bin/umount', ['-l', merged]).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
     release();
   };
 
   try {
-    const leader = await leaderOf(nspawn, Date.now() + 30_000);
+    leader = await leaderOf(nspawn, Date.now() + 30_000);
     const root = async (command: string): Promise<RootResult> => {
       try {
         const r = await run(

@@ -2,7 +2,7 @@
 // EnvironmentFile with ${VAR}, a drop-in that replaces ExecStart, apostrophes and JSON in arguments, a wrapper
 // script, `bash -c`, `env`, a crash loop, a `Restart=no` failure, a stopped unit), and the demo simulation whose
 // endpoints the stand-in processes relay, so every answer a client reads is in the demo's real formats.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../../src/main/core/clock';
@@ -228,7 +228,6 @@ export async function bootRealDeployment(
   const h = host;
   const sshHome = mkdtempSync(path.join(os.tmpdir(), 'pd-real-home-'));
   const sshDir = path.join(sshHome, '.ssh');
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(sshDir, { mode: 0o700 });
   writeFileSync(path.join(sshDir, 'known_hosts'), `${h.address} ${h.hostKeyLine}\n`, { mode: 0o600 });
   writeFileSync(
@@ -251,6 +250,40 @@ export async function bootRealDeployment(
     stop: async () => {
       await h.stop();
       await upstream.stop();
+      rmSync(sshHome, { recursive: true, force: true });
     },
   };
+}
+
+/** Waits (inside the container, on ss's own answer) until every port listens; at most `seconds`. */
+export async function waitListening(host: RealHost, ports: number[], seconds = 60): Promise<void> {
+  const test = ports.map((p) => `ss -ltnH | grep -q ':${p} '`).join(' && ');
+  const r = await host.root(`timeout ${seconds} sh -c "until ${test}; do sleep 0.1; done"`);
+  if (r.code !== 0)
+    throw new Error(
+      `ports ${ports.join(', ')} did not all listen within ${seconds} s:\n${(await host.root('ss -ltn; systemctl --no-pager list-units "dsv4*" "sgl*"')).stdout}`,
+    );
+}
+
+/** Runs the CLI against the deployment's alias; resolves with the exit code and what it printed. */
+export async function cliOn(
+  d: RealDeployment,
+  argv: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { runCli } = await import('../../src/main/cli/main');
+  let stdout = '';
+  let stderr = '';
+  const previous = process.env.PD_CONSOLE_SSH_HOME;
+  process.env.PD_CONSOLE_SSH_HOME = d.sshHome;
+  try {
+    const code = await runCli(
+      argv,
+      { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), readStdin: async () => '' },
+      { sshHome: d.sshHome },
+    );
+    return { code, stdout, stderr };
+  } finally {
+    if (previous === undefined) delete process.env.PD_CONSOLE_SSH_HOME;
+    else process.env.PD_CONSOLE_SSH_HOME = previous;
+  }
 }

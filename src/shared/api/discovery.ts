@@ -15,7 +15,16 @@ export interface DiscoveryReport {
   hostId: string;
   at: number;
   proposal: DeploymentConfig;
-  found: Array<{ unit: string; kind: 'server' | 'router'; role?: Role; activeState?: string }>;
+  found: Array<{
+    unit: string;
+    kind: 'server' | 'router';
+    role?: Role;
+    activeState?: string;
+    /** Where its command was read: the running process (exact), its unit files, or a wrapper script. */
+    source: 'process' | 'unit-file' | 'script';
+    /** The process that runs it, when read from a process. */
+    pid?: number;
+  }>;
   diagnostics: DiscoveryDiagnosticDto[];
   needsOperatorChoice: Array<{ role: Role; units: string[]; chosen: string }>;
   /** A fleet: every host's own report (read over that host's link), origin first; the fields above are its. */

@@ -1,11 +1,14 @@
-// From what systemctl prints on a host to a proposed PD deployment: which units run the SGLang prefill and
-// decode servers and the router (by what their ExecStart runs, never by unit name), where their API and
-// metrics endpoints are, which GPUs they use, and — for every endpoint that is missing or inconsistent —
-// why, and what to change. Pure: text in, proposal out; the caller runs the commands (see commands.ts).
+// From what a host's systemd and kernel say to a proposed PD deployment: which units run the SGLang prefill and
+// decode servers and the router (by what they execute, never by unit name), where their API and metrics
+// endpoints are, which GPUs they use, and — for every endpoint that is missing or inconsistent — why, and what to
+// change. What runs is read from the running process (unit-command.ts); a unit's configuration speaks only for a
+// unit that does not run, and a value that cannot be known is said to be unknown, never assumed. Pure: text in,
+// proposal out; read-units.ts runs the commands.
 
 import type { DeploymentConfig, Role, ServiceConfig } from '@shared/domain';
-import { splitExecLine, stripExecPrefixes } from './exec-words';
-import { findSglangCommand, type SglangCommand } from './sglang-command';
+import type { Listener } from './host-processes';
+import { listensFor } from './host-processes';
+import type { SglangCommand } from './sglang-command';
 import {
   parseRouterFlags,
   parseServerFlags,
@@ -13,19 +16,16 @@ import {
   type ServerFlags,
   type WorkerRef,
 } from './sglang-flags';
-import { parseEnvFile, parseListUnits, parseShowExec, parseUnitCat, type UnitExec } from './unit-text';
+import {
+  findSglang,
+  parseEvidence,
+  resolveUnitCommand,
+  type CommandSource,
+  type UnitEvidence,
+} from './unit-command';
+import { parseListUnits, parseShowExec } from './unit-text';
 
-export interface UnitEvidence {
-  unit: string;
-  /** Output of `systemctl cat UNIT` (unit file and drop-ins, as on disk). */
-  cat?: string;
-  /** This unit's block of `systemctl show -p Id,ExecStart,Environment,EnvironmentFiles,… UNIT` (as loaded). */
-  show?: string;
-  /** ActiveState, if known other than from listUnits. */
-  activeState?: string;
-  /** Contents of EnvironmentFile= files the caller could read, by path. */
-  envFiles?: Record<string, string>;
-}
+export type { UnitEvidence } from './unit-command';
 
 export interface DiscoveryInput {
   hostId: string;
@@ -34,6 +34,10 @@ export interface DiscoveryInput {
   /** Output of `systemctl list-units --type=service --all --plain --no-legend --no-pager`. */
   listUnits?: string;
   units: readonly UnitEvidence[];
+  /** The host's TCP listeners (`ss -ltnp`), to confirm where servers listen; absent when they could not be read. */
+  listeners?: readonly Listener[];
+  /** Why the running processes could not be read (then unit files speak for every unit). */
+  processesError?: string;
   /** Units the operator picked (the settings file) for roles several units claim; they win over the ranking. */
   chosen?: Partial<Record<Role, string>>;
 }
@@ -57,7 +61,10 @@ export type DiagnosticCode =
   | 'gpu-mapping'
   | 'container'
   | 'multi-node'
-  | 'changed-on-disk';
+  | 'changed-on-disk'
+  | 'running-differs'
+  | 'not-listening'
+  | 'read-from-script';
 
 export interface DiscoveryDiagnostic {
   severity: 'error' | 'warning' | 'info';
@@ -73,6 +80,12 @@ export interface DiscoveryDiagnostic {
 export interface DiscoveredUnit {
   unit: string;
   kind: 'server' | 'router';
+  /** Where its command was read: the running process (exact), the unit's files, or a wrapper script. */
+  source: CommandSource;
+  /** The process that runs it, when read from a process. */
+  pid?: number;
+  /** Flags whose value could not be read (a variable set nowhere readable): its endpoints are unknown. */
+  unknown?: string[];
   /** prefill/decode from --disaggregation-mode, router; undefined for a unified (non-PD) server. */
   role?: Role;
   activeState?: string;
@@ -100,7 +113,7 @@ export function discoverDeployment(input: DiscoveryInput): DiscoveryResult {
 
   for (const ev of input.units) {
     if (listed.get(ev.unit)?.load === 'not-found') continue;
-    const d = inspectUnit(ev, input.hostId, listed.get(ev.unit)?.active, diagnostics);
+    const d = inspectUnit(ev, input, listed.get(ev.unit)?.active, diagnostics);
     if (d) found.push(d);
   }
 
@@ -193,53 +206,64 @@ export function discoverDeployment(input: DiscoveryInput): DiscoveryResult {
   };
 }
 
+/** "$PREFILL_PORT", "${PREFILL_PORT}": the variables a configured command still holds, with where they were looked for. */
+function unresolvedMessage(unit: string, vars: string[], readFiles: string[], unread: string[]): string {
+  const looked = [`Environment= of ${unit}`, ...readFiles.map((f) => `${f} (read: not set there)`)];
+  return (
+    `${vars.map((v) => `$${v}`).join(', ')} ${vars.length === 1 ? 'is' : 'are'} set in none of: ${looked.join(', ')}` +
+    (unread.length > 0 ? `; not readable: ${unread.join(', ')}` : '')
+  );
+}
+
 function inspectUnit(
   ev: UnitEvidence,
-  hostId: string,
+  input: DiscoveryInput,
   listedActive: string | undefined,
   diagnostics: DiscoveryDiagnostic[],
 ): DiscoveredUnit | undefined {
-  const fromShow = ev.show ? parseShowExec(ev.show) : undefined;
-  const fromCat = ev.cat ? parseUnitCat(ev.cat, ev.unit) : undefined;
-  // show has what systemd loaded (specifiers resolved); cat has what is on disk. Prefer the loaded one.
-  const exec: UnitExec | undefined =
-    fromShow && fromShow.execStart.length > 0 ? fromShow : (fromCat ?? fromShow);
-  if (!exec) return undefined;
-  const envFiles = [
-    ...new Set([...(fromShow?.environmentFiles ?? []), ...(fromCat?.environmentFiles ?? [])]),
-  ];
-  // EnvironmentFile= settings override Environment= ones (systemd.exec(5)).
-  let env: Record<string, string> = { ...exec.environment };
-  const unreadFiles: string[] = [];
-  for (const f of envFiles) {
-    const path = f.replace(/^-/, '');
-    const text = ev.envFiles?.[path];
-    if (text === undefined) unreadFiles.push(path);
-    else env = { ...env, ...parseEnvFile(text) };
+  const parsed = parseEvidence(ev);
+  const { show, cat } = parsed;
+  const r = resolveUnitCommand(parsed, findSglang);
+  const running = (show?.mainPid ?? 0) > 0;
+  for (const line of r.unsplittable) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'unparseable-execstart',
+      unit: ev.unit,
+      message: `${ev.unit}: an ExecStart line breaks systemd's quoting rules (${line}); systemd refuses to start a unit with such a line`,
+      fix: `fix the quoting in ${cat?.files.join(' or ') || 'the unit file'} (systemd.syntax(7): quote a word with an apostrophe in "…")`,
+    });
   }
-
-  let command: SglangCommand | undefined;
-  for (const line of exec.execStart) {
-    const split = splitExecLine(line);
-    if (split.error) {
-      if (/sglang|smg/.test(line)) {
-        diagnostics.push({
-          severity: 'warning',
-          code: 'unparseable-execstart',
-          unit: ev.unit,
-          message: `${ev.unit}: cannot split ExecStart (${split.error}): ${line.slice(0, 200)}`,
-          fix: 'check the quoting in the unit file',
-        });
-      }
-      continue;
+  const command = r.command;
+  const source = r.source;
+  if (!command || !source) {
+    if (show?.shownArgv?.some((a) => /sglang|smg/.test(a)) && r.unsplittable.length === 0) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'unparseable-execstart',
+        unit: ev.unit,
+        message:
+          `${ev.unit} mentions SGLang in its ExecStart, but ` +
+          (running
+            ? `none of its processes could be read${input.processesError ? ` (${input.processesError})` : ''}`
+            : 'it runs nothing') +
+          (ev.cat === undefined
+            ? ` and its unit file could not be read (${ev.catError ?? 'systemctl cat failed'})`
+            : '') +
+          ': its flags cannot be known',
+        fix: `check that \`systemctl cat ${ev.unit}\` works for this user, or start the unit so its running command can be read`,
+      });
     }
-    command = findSglangCommand(stripExecPrefixes(split.argv), env);
-    if (command) break;
+    return undefined;
   }
-  if (!command) return undefined;
-  env = { ...env, ...command.inlineEnv };
+  const env: Record<string, string> = { ...r.env, ...command.inlineEnv };
+  const unresolved = command.unresolved;
 
-  if ((fromShow?.changedOnDisk ?? false) || (fromCat?.changedOnDisk ?? false)) {
+  const differs =
+    r.configured !== undefined && source === 'process'
+      ? runningDiffers(ev.unit, command, r.configured, show, diagnostics)
+      : false;
+  if (!differs && ((show?.changedOnDisk ?? false) || (cat?.changedOnDisk ?? false))) {
     diagnostics.push({
       severity: 'warning',
       code: 'changed-on-disk',
@@ -248,15 +272,12 @@ function inspectUnit(
       fix: `run \`systemctl daemon-reload\` and restart ${ev.unit} to apply the file`,
     });
   }
-  if (command.unresolved.length > 0) {
+  if (source === 'script') {
     diagnostics.push({
-      severity: 'warning',
-      code: 'unresolved-env',
+      severity: 'info',
+      code: 'read-from-script',
       unit: ev.unit,
-      message:
-        `${ev.unit}: ExecStart uses ${command.unresolved.map((v) => `$${v}`).join(', ')} which discovery could not resolve` +
-        (unreadFiles.length > 0 ? ` (probably set in ${unreadFiles.join(', ')})` : ''),
-      fix: 'check the ports and flags shown for this unit; supply the EnvironmentFile contents to discovery to resolve them',
+      message: `${ev.unit} runs nothing now; its command was read from the wrapper script its ExecStart names, as the shell would run it`,
     });
   }
   if (command.container) {
@@ -269,12 +290,50 @@ function inspectUnit(
     });
   }
 
-  const activeState = ev.activeState ?? fromShow?.activeState ?? listedActive;
+  const activeState = ev.activeState ?? show?.activeState ?? listedActive;
+  const where = { source, ...(r.pid !== undefined ? { pid: r.pid } : {}) };
+  const bareVars =
+    unresolved.length > 0 && command.args.some((a) => /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/.test(a));
+  const unknownValue = (flags: string[]): DiscoveryDiagnostic | undefined => {
+    if (flags.length === 0) return undefined;
+    return {
+      severity: 'error',
+      code: 'unresolved-env',
+      unit: ev.unit,
+      message:
+        `${ev.unit}: ${flags.join(', ')} ${flags.length === 1 ? 'comes' : 'come'} from a variable discovery cannot read — ` +
+        unresolvedMessage(ev.unit, unresolved, r.readEnvFiles, r.unreadEnvFiles) +
+        `; where it listens is unknown, so it is not monitored`,
+      fix: running
+        ? `${ev.unit} runs, but its process could not be read${input.processesError ? ` (${input.processesError})` : ''}: check that \`ps\` and /proc/<pid>/cmdline are readable for this user`
+        : `start ${ev.unit} (PD Console reads the port from the running process), or set ${unresolved.join(', ')} in its Environment= or EnvironmentFile=`,
+    };
+  };
+
   if (command.kind === 'server') {
     const server = parseServerFlags(command.args);
     flagProblems(ev.unit, server.problems, diagnostics);
+    const unknownFlags = server.unknown.filter((f) =>
+      ['--port', '--host', '--disaggregation-mode'].includes(f),
+    );
+    const problem = unknownValue(unknownFlags);
+    if (problem) {
+      diagnostics.push(problem);
+      return {
+        unit: ev.unit,
+        kind: 'server',
+        ...where,
+        ...(server.mode && !unknownFlags.includes('--disaggregation-mode') ? { role: server.mode } : {}),
+        ...(activeState ? { activeState } : {}),
+        unknown: unknownFlags,
+        command,
+        server,
+        env,
+      };
+    }
     const role: Role | undefined = server.mode ?? undefined;
-    const apiUrl = `http://${connectHost(server.host)}:${server.port}`;
+    const port = confirmedPort(ev.unit, server.host, server.port, command.args, r.pid, input, diagnostics);
+    const apiUrl = `http://${connectHost(server.host)}:${port}`;
     const gpus = gpuIndices(server, env, ev.unit, diagnostics);
     if (server.nnodes > 1) {
       diagnostics.push({
@@ -286,32 +345,44 @@ function inspectUnit(
         ...(server.nodeRank > 0 ? { fix: 'monitor this role through the host that runs --node-rank 0' } : {}),
       });
     }
-    if (role && !server.enableMetrics) {
+    if (role && !server.enableMetrics && bareVars) {
+      diagnostics.push({
+        severity: 'info',
+        code: 'unresolved-env',
+        role,
+        unit: ev.unit,
+        message: `${role}: whether ${ev.unit} enables metrics is unknown — its command passes ${unresolved.map((v) => `$${v}`).join(', ')}, which may hold more flags (${unresolvedMessage(ev.unit, unresolved, r.readEnvFiles, r.unreadEnvFiles)}); ${apiUrl}/metrics will be tried`,
+      });
+    } else if (role && !server.enableMetrics) {
       diagnostics.push({
         severity: 'error',
         code: 'metrics-disabled',
         role,
         unit: ev.unit,
-        message: `${role}: metrics disabled — ${ev.unit} runs without --enable-metrics, so ${apiUrl}/metrics does not exist (no KV usage, queues or latencies)`,
+        message:
+          `${role}: metrics disabled — ${ev.unit} ${source === 'process' ? `runs (pid ${r.pid})` : 'is configured to run'} without --enable-metrics, ` +
+          `so ${apiUrl}/metrics does not exist (no KV usage, queues or latencies)`,
         fix: `add --enable-metrics to ExecStart of ${ev.unit} and restart it`,
       });
     }
+    const metricsKnown = server.enableMetrics || bareVars;
     const service: ServiceConfig | undefined = role && {
       role,
-      hostId,
+      hostId: input.hostId,
       unit: ev.unit,
       apiUrl,
-      ...(server.enableMetrics ? { metricsUrl: `${apiUrl}/metrics` } : {}),
+      ...(metricsKnown ? { metricsUrl: `${apiUrl}/metrics` } : {}),
       healthUrl: `${apiUrl}/health`,
       ...(gpus ? { gpus } : {}),
     };
     return {
       unit: ev.unit,
       kind: 'server',
+      ...where,
       ...(role ? { role } : {}),
       ...(activeState ? { activeState } : {}),
       command,
-      server,
+      server: { ...server, port },
       ...(service ? { service } : {}),
       env,
     };
@@ -320,7 +391,23 @@ function inspectUnit(
   const flavour = command.flavour ?? 'sglang_router';
   const router = parseRouterFlags(command.args, flavour);
   flagProblems(ev.unit, router.problems, diagnostics);
-  const apiUrl = `http://${connectHost(router.host)}:${router.port}`;
+  const problem = unknownValue(router.unknown.filter((f) => ['--port', '--host'].includes(f)));
+  if (problem) {
+    diagnostics.push(problem);
+    return {
+      unit: ev.unit,
+      kind: 'router',
+      ...where,
+      role: 'router',
+      ...(activeState ? { activeState } : {}),
+      unknown: router.unknown,
+      command,
+      router: { ...router, flavour },
+      env,
+    };
+  }
+  const apiPort = confirmedPort(ev.unit, router.host, router.port, command.args, r.pid, input, diagnostics);
+  const apiUrl = `http://${connectHost(router.host)}:${apiPort}`;
   let metricsUrl: string | undefined;
   if (router.prometheusPort === null || router.prometheusHost === null) {
     diagnostics.push({
@@ -330,6 +417,15 @@ function inspectUnit(
       unit: ev.unit,
       message: `router: ${ev.unit} runs ${command.program}, which has no Prometheus endpoint; only its HTTP health is available`,
       fix: 'replace it with sglang-router / smg (`python -m sglang_router.launch_router --pd-disaggregation …`)',
+    });
+  } else if (router.unknown.some((f) => f === '--prometheus-port' || f === '--prometheus-host')) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'unresolved-env',
+      role: 'router',
+      unit: ev.unit,
+      message: `router: ${ev.unit}'s Prometheus endpoint comes from a variable discovery cannot read — ${unresolvedMessage(ev.unit, unresolved, r.readEnvFiles, r.unreadEnvFiles)}; its metrics are not read`,
+      fix: `start ${ev.unit} (PD Console reads the running process), or set ${unresolved.join(', ')} in its Environment= or EnvironmentFile=`,
     });
   } else if (router.prometheusPort === 0) {
     diagnostics.push({
@@ -341,18 +437,29 @@ function inspectUnit(
       fix: `set a fixed --prometheus-port (default 29000) in ExecStart of ${ev.unit}`,
     });
   } else {
-    metricsUrl = `http://${connectHost(router.prometheusHost)}:${router.prometheusPort}/metrics`;
+    const mPort = confirmedPort(
+      ev.unit,
+      router.prometheusHost,
+      router.prometheusPort,
+      command.args,
+      r.pid,
+      input,
+      diagnostics,
+      '--prometheus-port',
+    );
+    metricsUrl = `http://${connectHost(router.prometheusHost)}:${mPort}/metrics`;
   }
   return {
     unit: ev.unit,
     kind: 'router',
+    ...where,
     role: 'router',
     ...(activeState ? { activeState } : {}),
     command,
-    router: { ...router, flavour },
+    router: { ...router, port: apiPort, flavour },
     service: {
       role: 'router',
-      hostId,
+      hostId: input.hostId,
       unit: ev.unit,
       apiUrl,
       ...(metricsUrl ? { metricsUrl } : {}),
@@ -360,6 +467,99 @@ function inspectUnit(
     },
     env,
   };
+}
+
+/**
+ * The port a running process really listens on. Its command line is the truth when it names the port; when it
+ * leaves it to the program's default, the process's own listener (from `ss -ltnp`, where this user may see it)
+ * settles it. A running process not yet listening is said so: SGLang opens its port once the model is loaded.
+ */
+function confirmedPort(
+  unit: string,
+  host: string,
+  port: number,
+  args: readonly string[],
+  pid: number | undefined,
+  input: DiscoveryInput,
+  diagnostics: DiscoveryDiagnostic[],
+  flag = '--port',
+): number {
+  const listeners = input.listeners;
+  if (pid === undefined || !listeners) return port;
+  if (listeners.some((l) => listensFor(l, host, port))) return port;
+  const own = [...new Set(listeners.filter((l) => l.pids.includes(pid)).map((l) => l.port))];
+  if (!hasFlagIn(args, flag) && own.length === 1) {
+    diagnostics.push({
+      severity: 'info',
+      code: 'not-listening',
+      unit,
+      message: `${unit}: its command line gives no ${flag}; its process (pid ${pid}) listens on ${own[0]}, which is used`,
+    });
+    return own[0];
+  }
+  diagnostics.push({
+    severity: 'info',
+    code: 'not-listening',
+    unit,
+    message:
+      `${unit} runs (pid ${pid}) but nothing listens on ${host}:${port} yet` +
+      (own.length > 0 ? ` (its process listens on ${own.join(', ')})` : '') +
+      ': SGLang opens its port once the model is loaded',
+  });
+  return port;
+}
+
+function hasFlagIn(args: readonly string[], flag: string): boolean {
+  return args.some((a) => a === flag || a.startsWith(`${flag}=`));
+}
+
+/** The configured command differs from the running one where it matters: restart to apply. */
+function runningDiffers(
+  unit: string,
+  running: SglangCommand,
+  configured: SglangCommand,
+  show: ReturnType<typeof parseShowExec> | undefined,
+  diagnostics: DiscoveryDiagnostic[],
+): boolean {
+  const describe = (c: SglangCommand): Record<string, string> => {
+    if (c.kind === 'server') {
+      const f = parseServerFlags(c.args);
+      return {
+        '--host': f.host,
+        '--port': String(f.port),
+        '--disaggregation-mode': String(f.mode),
+        '--enable-metrics': f.enableMetrics ? 'on' : 'off',
+        '--tp': String(f.tp),
+        '--dp': String(f.dp),
+        '--base-gpu-id': String(f.baseGpuId),
+      };
+    }
+    const f = parseRouterFlags(c.args, c.flavour ?? 'sglang_router');
+    return {
+      '--host': f.host,
+      '--port': String(f.port),
+      '--prometheus-port': String(f.prometheusPort),
+      '--prefill': f.prefill.map((w) => w.url).join(' '),
+      '--decode': f.decode.map((w) => w.url).join(' '),
+    };
+  };
+  const now = describe(running);
+  const then = describe(configured);
+  const diffs = Object.keys(now).filter((k) => now[k] !== then[k]);
+  if (diffs.length === 0 && running.kind === configured.kind) return false;
+  const said = (v: Record<string, string>, k: string): string =>
+    k === '--enable-metrics'
+      ? `${v[k] === 'on' ? 'with' : 'without'} --enable-metrics`
+      : `${k} ${v[k] || '(none)'}`;
+  const reload = show?.changedOnDisk ?? false;
+  diagnostics.push({
+    severity: 'warning',
+    code: 'running-differs',
+    unit,
+    message: `${unit} is running with ${diffs.map((k) => said(now, k)).join(', ')}; its unit files now say ${diffs.map((k) => said(then, k)).join(', ')}${reload ? ' (and systemd has not reloaded them yet)' : ''}: the change applies at the next restart`,
+    fix: `${reload ? 'run `systemctl daemon-reload`, then ' : ''}restart ${unit} to apply it — figures shown now are the running process's`,
+  });
+  return true;
 }
 
 function flagProblems(unit: string, problems: string[], diagnostics: DiscoveryDiagnostic[]): void {
@@ -439,11 +639,26 @@ function crossCheckRouter(
     ['prefill', r.prefill, prefill],
     ['decode', r.decode, decode],
   ] as const) {
-    const servers = found.filter((d) => d.role === role && d.server);
+    const servers = found.filter((d) => d.role === role && d.server && !d.unknown?.length);
+    const unread = found.filter(
+      (d) => d.kind === 'server' && d.unknown?.length && (!d.role || d.role === role),
+    );
     let urlProblem = false;
     for (const ref of refs) {
       const matches = servers.map((d) => ({ d, m: matchEndpoint(ref.url, d.server as ServerFlags) }));
       const hit = matches.find((x) => x.m.ok);
+      if (!hit && unread.length > 0) {
+        // A server whose endpoint could not be read may be the one: no fix is proposed from what is unknown.
+        urlProblem = true;
+        diagnostics.push({
+          severity: 'warning',
+          code: 'router-url-mismatch',
+          role,
+          unit: router.unit,
+          message: `router's --${role} ${ref.url} matches no ${role} server whose endpoint could be read; ${unread.map((d) => d.unit).join(', ')} may be it (${unread.length === 1 ? 'its' : 'their'} ${[...new Set(unread.flatMap((d) => d.unknown ?? []))].join(', ')} could not be read — see above)`,
+        });
+        continue;
+      }
       if (hit) {
         if (role === 'prefill' && typeof ref.bootstrapPort === 'number' && hit.d.server) {
           const bp = hit.d.server.bootstrapPort;

@@ -37,6 +37,9 @@ export function flagGroups(args: readonly string[], name: string): string[][] {
   return groups;
 }
 
+/** A value still holding `$VAR` / `${VAR}`: the unit's configuration, with a variable discovery could not read. */
+export const UNEXPANDED = /\$\{?[A-Za-z_]/;
+
 export interface ServerFlags {
   mode: 'prefill' | 'decode' | null;
   /** As given (default 127.0.0.1, SGLang's ServerArgs default). */
@@ -59,16 +62,26 @@ export interface ServerFlags {
   servedModelName?: string;
   modelPath?: string;
   problems: string[];
+  /** Flags whose value is not known (an unexpanded variable, or a value SGLang refuses): never used as facts. */
+  unknown: string[];
 }
 
 export function parseServerFlags(args: readonly string[]): ServerFlags {
   const problems: string[] = [];
+  const unknown: string[] = [];
   const int = (names: string[], dflt: number, min = 0): number => {
     const v = flagValue(args, names);
     if (v === undefined) return dflt;
+    if (UNEXPANDED.test(v)) {
+      unknown.push(names[0]);
+      return dflt;
+    }
     const n = Number(v);
     if (!Number.isInteger(n) || n < min) {
-      problems.push(`${names[0]} ${JSON.stringify(v)} is not an integer ≥ ${min}; assuming ${dflt}`);
+      problems.push(
+        `${names[0]} ${JSON.stringify(v)} is not an integer ≥ ${min}: SGLang's argument parser refuses it, so the server cannot start with this command`,
+      );
+      unknown.push(names[0]);
       return dflt;
     }
     return n;
@@ -76,14 +89,17 @@ export function parseServerFlags(args: readonly string[]): ServerFlags {
   const modeRaw = flagValue(args, ['--disaggregation-mode']);
   let mode: ServerFlags['mode'] = null;
   if (modeRaw === 'prefill' || modeRaw === 'decode') mode = modeRaw;
+  else if (modeRaw !== undefined && UNEXPANDED.test(modeRaw)) unknown.push('--disaggregation-mode');
   else if (modeRaw !== undefined && modeRaw !== 'null')
     problems.push(`unknown --disaggregation-mode ${JSON.stringify(modeRaw)}`);
+  const hostRaw = flagValue(args, ['--host']);
+  if (hostRaw !== undefined && UNEXPANDED.test(hostRaw)) unknown.push('--host');
   const served = flagValue(args, ['--served-model-name']);
   const model = flagValue(args, ['--model-path', '--model']);
   const distInit = flagValue(args, ['--dist-init-addr', '--nccl-init-addr']);
   return {
     mode,
-    host: flagValue(args, ['--host']) ?? '127.0.0.1',
+    host: hostRaw ?? '127.0.0.1',
     port: int(['--port'], 30000, 1),
     enableMetrics: hasFlag(args, ['--enable-metrics']),
     baseGpuId: int(['--base-gpu-id'], 0),
@@ -99,6 +115,7 @@ export function parseServerFlags(args: readonly string[]): ServerFlags {
     ...(served !== undefined ? { servedModelName: served } : {}),
     ...(model !== undefined ? { modelPath: model } : {}),
     problems,
+    unknown,
   };
 }
 
@@ -121,6 +138,8 @@ export interface RouterFlags {
   /** Regular (non-PD) workers from --worker-urls. */
   workerUrls: string[];
   problems: string[];
+  /** Flags whose value is not known (an unexpanded variable, or a value the router refuses). */
+  unknown: string[];
 }
 
 export function parseRouterFlags(
@@ -128,16 +147,28 @@ export function parseRouterFlags(
   flavour: 'sglang_router' | 'smg' | 'mini_lb',
 ): RouterFlags {
   const problems: string[] = [];
+  const unknown: string[] = [];
   const int = (names: string[], dflt: number): number => {
     const v = flagValue(args, names);
     if (v === undefined) return dflt;
+    if (UNEXPANDED.test(v)) {
+      unknown.push(names[0]);
+      return dflt;
+    }
     const n = Number(v);
     if (!Number.isInteger(n) || n < 0 || n > 65535) {
-      problems.push(`${names[0]} ${JSON.stringify(v)} is not a port number; assuming ${dflt}`);
+      problems.push(
+        `${names[0]} ${JSON.stringify(v)} is not a port number: the router refuses it, so it cannot start with this command`,
+      );
+      unknown.push(names[0]);
       return dflt;
     }
     return n;
   };
+  for (const name of ['--host', '--prometheus-host']) {
+    const v = flagValue(args, [name]);
+    if (v !== undefined && UNEXPANDED.test(v)) unknown.push(name);
+  }
   if (flavour === 'mini_lb') {
     // python -m sglang.srt.disaggregation.mini_lb --prefill URL… --decode URL… [--prefill-bootstrap-ports P…]
     const ports = flagGroups(args, '--prefill-bootstrap-ports').flat();
@@ -159,6 +190,7 @@ export function parseRouterFlags(
         .map((url) => ({ url })),
       workerUrls: [],
       problems,
+      unknown,
     };
   }
   const prefill = flagGroups(args, '--prefill').map((g): WorkerRef => {
@@ -179,6 +211,7 @@ export function parseRouterFlags(
       .map((url) => ({ url })),
     workerUrls: flagGroups(args, '--worker-urls').flat(),
     problems,
+    unknown,
   };
 }
 

@@ -27,6 +27,20 @@ export function parseListUnits(text: string): ListedUnit[] {
   return out;
 }
 
+/**
+ * Parses `systemctl list-unit-files --type=service --no-legend --no-pager` ("NAME STATE [PRESET]") into unit
+ * names. Templates (`name@.service`) are left out: only their instances run, and those are in list-units.
+ */
+export function parseListUnitFiles(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const m = /^\s*(\S+\.service)\s+(\S+)/.exec(raw);
+    if (!m || m[1].endsWith('@.service') || m[2] === 'masked') continue;
+    out.push(m[1]);
+  }
+  return out;
+}
+
 /** The service-relevant content of a unit as systemd would apply it. */
 export interface UnitExec {
   /** ExecStart command lines in effect (after drop-in resets), specifiers resolved. */
@@ -43,6 +57,13 @@ export interface UnitExec {
   problems: string[];
   /** ActiveState= when the text was `systemctl show` output that included it. */
   activeState?: string;
+  /** MainPID= from `systemctl show` (0 when nothing runs). */
+  mainPid?: number;
+  /**
+   * ExecStart's argv[] as `systemctl show` prints it: the words joined with plain spaces, never quoted, so it
+   * tells what a unit mentions but can never be split back into words (discovery reads /proc or the unit file).
+   */
+  shownArgv?: string[];
 }
 
 /**
@@ -144,9 +165,10 @@ export function splitShowBatch(text: string, units: readonly string[] = []): Map
 }
 
 /**
- * Parses one unit's `systemctl show -p ExecStart,Environment,EnvironmentFiles` block. systemd prints ExecStart
- * as `{ path=… ; argv[]=WORD… ; ignore_errors=no ; … }` with specifiers already resolved; Environment as
- * space-separated (quoted when needed) NAME=value words; EnvironmentFiles as "path (ignore_errors=…)".
+ * Parses one unit's `systemctl show -p ExecStart,Environment,EnvironmentFiles,MainPID…` block. systemd prints
+ * ExecStart as `{ path=… ; argv[]=WORD… ; ignore_errors=no ; … }` with specifiers resolved and the words joined
+ * by spaces, unquoted (`shownArgv`); Environment as space-separated (quoted when needed) NAME=value words;
+ * EnvironmentFiles as "path (ignore_errors=…)".
  */
 export function parseShowExec(text: string): UnitExec {
   const res: UnitExec = {
@@ -163,8 +185,9 @@ export function parseShowExec(text: string): UnitExec {
     const key = raw.slice(0, eq);
     const value = raw.slice(eq + 1);
     if (key === 'ExecStart' || key === 'ExecStartEx') {
-      if (key === 'ExecStartEx' && res.execStart.length > 0) continue;
-      for (const m of value.matchAll(/argv\[\]=(.*?) ; (?:ignore_errors|flags)=/g)) res.execStart.push(m[1]);
+      res.shownArgv ??= [];
+      if (key === 'ExecStartEx' && res.shownArgv.length > 0) continue;
+      for (const m of value.matchAll(/argv\[\]=(.*?) ; (?:ignore_errors|flags)=/g)) res.shownArgv.push(m[1]);
       if (value.trim() !== '' && !value.includes('argv[]='))
         res.problems.push(`ExecStart not in { argv[]=… } form: ${value}`);
     } else if (key === 'Environment') {
@@ -179,6 +202,8 @@ export function parseShowExec(text: string): UnitExec {
       res.files.push(value.trim());
     } else if (key === 'ActiveState' && value.trim() !== '') {
       res.activeState = value.trim();
+    } else if (key === 'MainPID' && /^\d+$/.test(value.trim())) {
+      res.mainPid = Number(value.trim());
     } else if (key === 'NeedDaemonReload' && value.trim() === 'yes') {
       res.changedOnDisk = true;
     }

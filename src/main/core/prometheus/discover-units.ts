@@ -1,9 +1,10 @@
 // Which unit on a host runs a Prometheus-API engine — prometheus, vmagent or victoria-metrics — by what its
 // ExecStart runs (never by the unit's name), and where it listens and reads its scrape config, from its flags
 // as the engine itself parses them: kingpin's `--flag=value` / `--flag value` for prometheus, Go's flag package
-// (`-flag=value`, `--flag value`) for VictoriaMetrics. Pure: `systemctl show` text in, findings out.
-import { expandEnv, splitExecLine, stripExecPrefixes } from '../discovery/exec-words';
-import { parseEnvFile, parseShowExec } from '../discovery/unit-text';
+// (`-flag=value`, `--flag value`) for VictoriaMetrics. The command is read as for SGLang's units
+// (discovery/unit-command.ts): the running process first, else the unit file. Pure: evidence in, findings out.
+import { expandEnv, splitExecLine } from '../discovery/exec-words';
+import { parseEvidence, resolveUnitCommand, type UnitEvidence } from '../discovery/unit-command';
 import { connectHost } from '../discovery/discover';
 
 export type PromEngine = 'prometheus' | 'vmagent' | 'victoria-metrics';
@@ -28,14 +29,8 @@ export interface PromUnitFinding {
   notes: string[];
 }
 
-/** Environment an ExecStart may reference ($ARGS from Debian's /etc/default/prometheus). */
-export interface PromUnitEvidence {
-  unit: string;
-  /** The unit's block of `systemctl show --property=Id,ActiveState,ExecStart,Environment,EnvironmentFiles,…`. */
-  show: string;
-  /** Contents of the EnvironmentFile= files the caller could read, by path (leading "-" stripped). */
-  envFiles?: Record<string, string>;
-}
+/** What was read about a unit that mentions an engine (read-units.ts). */
+export type PromUnitEvidence = UnitEvidence & { show: string };
 
 const ENGINES: Record<string, PromEngine> = {
   prometheus: 'prometheus',
@@ -81,7 +76,7 @@ const FLAGS: Record<PromEngine, EngineFlags> = {
 const basename = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
 
 /** The engine an argv runs (first word's basename, or under `env`/a shell wrapper), with the words after it. */
-function findEngine(argv: string[]): { engine: PromEngine; args: string[] } | null {
+function findEngine(argv: readonly string[]): { engine: PromEngine; args: string[] } | null {
   for (let i = 0; i < argv.length; i++) {
     const engine = ENGINES[basename(argv[i]!)];
     if (engine) return { engine, args: argv.slice(i + 1) };
@@ -116,51 +111,55 @@ function hostPort(addr: string): { host: string; port: number } | null {
   return { host: m[1] ?? m[2] ?? '', port: Number(m[3]) };
 }
 
+/** An engine in an argv, with the variables its configured command left unresolved. */
+function findEngineIn(
+  argv: readonly string[],
+  env: Readonly<Record<string, string>>,
+): { engine: PromEngine; args: string[]; unresolved: string[] } | undefined {
+  const expanded = expandEnv(argv, env);
+  const found = findEngine(expanded.argv);
+  return found ? { ...found, unresolved: expanded.unresolved } : undefined;
+}
+
 export function findPromUnits(hostId: string, units: readonly PromUnitEvidence[]): PromUnitFinding[] {
   const out: PromUnitFinding[] = [];
   for (const ev of units) {
-    const exec = parseShowExec(ev.show);
-    const env: Record<string, string> = {};
-    for (const [, text] of Object.entries(ev.envFiles ?? {})) Object.assign(env, parseEnvFile(text));
-    Object.assign(env, exec.environment);
-    for (const line of exec.execStart) {
-      const split = splitExecLine(line);
-      if (split.error) continue;
-      const expanded = expandEnv(stripExecPrefixes(split.argv), env);
-      const found = findEngine(expanded.argv);
-      if (!found) continue;
-      const f = FLAGS[found.engine];
-      const notes: string[] = [];
-      if (expanded.unresolved.length)
-        notes.push(
-          `ExecStart of ${ev.unit} uses ${expanded.unresolved.map((v) => `$${v}`).join(', ')}, which is set in no Environment= or EnvironmentFile= that could be read`,
-        );
-      const listenGiven = flagValue(found.args, f.listen);
-      const listenAddress = listenGiven ?? f.listenDefault;
-      if (listenGiven === null)
-        notes.push(`no -${f.listen} flag: ${found.engine} listens on ${f.listenDefault}`);
-      const hp = hostPort(listenAddress);
-      if (!hp) {
-        notes.push(`-${f.listen}=${listenAddress} is not HOST:PORT`);
-        continue;
-      }
-      const prefix = (f.prefix ? flagValue(found.args, f.prefix) : null)?.replace(/\/+$/, '') ?? '';
-      out.push({
-        unit: ev.unit,
-        hostId,
-        engine: found.engine,
-        ...(exec.activeState ? { activeState: exec.activeState } : {}),
-        listenAddress,
-        url: `http://${connectHost(hp.host)}:${hp.port}${prefix && !prefix.startsWith('/') ? `/${prefix}` : prefix}`,
-        configFile:
-          flagValue(found.args, f.config) ?? (found.engine === 'prometheus' ? 'prometheus.yml' : null),
-        retention: f.retention ? flagValue(found.args, f.retention) : null,
-        listenFlag: `${found.engine === 'prometheus' ? '--' : '-'}${f.listen}`,
-        configFlag: `${found.engine === 'prometheus' ? '--' : '-'}${f.config}`,
-        notes,
-      });
-      break;
+    const parsed = parseEvidence(ev);
+    const resolved = resolveUnitCommand(parsed, findEngineIn);
+    const found = resolved.command;
+    if (!found) continue;
+    const activeState = parsed.show?.activeState;
+    const f = FLAGS[found.engine];
+    const notes: string[] = [];
+    if (found.unresolved.length)
+      notes.push(
+        `ExecStart of ${ev.unit} uses ${found.unresolved.map((v) => `$${v}`).join(', ')}, which is set in no Environment= or EnvironmentFile= that could be read` +
+          (resolved.unreadEnvFiles.length ? ` (not readable: ${resolved.unreadEnvFiles.join(', ')})` : ''),
+      );
+    const listenGiven = flagValue(found.args, f.listen);
+    const listenAddress = listenGiven ?? f.listenDefault;
+    if (listenGiven === null)
+      notes.push(`no -${f.listen} flag: ${found.engine} listens on ${f.listenDefault}`);
+    const hp = hostPort(listenAddress);
+    if (!hp) {
+      notes.push(`-${f.listen}=${listenAddress} is not HOST:PORT`);
+      continue;
     }
+    const prefix = (f.prefix ? flagValue(found.args, f.prefix) : null)?.replace(/\/+$/, '') ?? '';
+    out.push({
+      unit: ev.unit,
+      hostId,
+      engine: found.engine,
+      ...(activeState ? { activeState } : {}),
+      listenAddress,
+      url: `http://${connectHost(hp.host)}:${hp.port}${prefix && !prefix.startsWith('/') ? `/${prefix}` : prefix}`,
+      configFile:
+        flagValue(found.args, f.config) ?? (found.engine === 'prometheus' ? 'prometheus.yml' : null),
+      retention: f.retention ? flagValue(found.args, f.retention) : null,
+      listenFlag: `${found.engine === 'prometheus' ? '--' : '-'}${f.listen}`,
+      configFlag: `${found.engine === 'prometheus' ? '--' : '-'}${f.config}`,
+      notes,
+    });
   }
   return out;
 }

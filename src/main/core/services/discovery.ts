@@ -162,7 +162,14 @@ function toReport(hostId: string, at: number, r: DiscoveryResult): DiscoveryRepo
     hostId,
     at,
     proposal: r.deployment,
-    found: r.found.map((f) => ({ unit: f.unit, kind: f.kind, role: f.role, activeState: f.activeState })),
+    found: r.found.map((f) => ({
+      unit: f.unit,
+      kind: f.kind,
+      role: f.role,
+      activeState: f.activeState,
+      source: f.source,
+      ...(f.pid !== undefined ? { pid: f.pid } : {}),
+    })),
     diagnostics: r.diagnostics.map((d) => ({ ...d })),
     needsOperatorChoice: r.needsOperatorChoice,
   };
