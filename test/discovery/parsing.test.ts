@@ -37,7 +37,8 @@ describe('splitExecLine (systemd quoting)', () => {
         'My Model',
         '--chat',
         '{"a": 1}',
-        'a b',
+        // An unknown escape stays as written, backslash and all (systemd 252, test/real-systemd/exec-syntax).
+        'a\\ b',
         '',
         '--tab=\t',
         '--hex=A',
@@ -189,7 +190,8 @@ describe('findSglangCommand', () => {
       CUDA_VISIBLE_DEVICES: '4,5',
     });
     const sh = find(
-      `/bin/sh -c "cd /srv && export CUDA_VISIBLE_DEVICES=6,7 A=1; exec python -m sglang.launch_server --port \\$PORT"`,
+      // `$$` is how a unit file passes a `$` through to the shell.
+      `/bin/sh -c "cd /srv && export CUDA_VISIBLE_DEVICES=6,7 A=1; exec python -m sglang.launch_server --port $$PORT"`,
       { PORT: '30200' },
     );
     expect(sh?.inlineEnv).toEqual({ CUDA_VISIBLE_DEVICES: '6,7', A: '1' });

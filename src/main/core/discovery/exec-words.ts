@@ -30,11 +30,20 @@ export function splitExecLine(line: string): SplitResult {
     if (c === '\\') {
       const n = line[i + 1];
       if (n === undefined) return { argv, error: 'command line ends with a lone backslash' };
-      if (n === 'x' && /^[0-9a-fA-F]{2}$/.test(line.slice(i + 2, i + 4))) {
-        word += String.fromCharCode(parseInt(line.slice(i + 2, i + 4), 16));
-        i += 3;
-      } else {
+      const hex = /^x([0-9a-fA-F]{2})|^u([0-9a-fA-F]{4})|^U([0-9a-fA-F]{8})|^([0-7]{3})/.exec(
+        line.slice(i + 1),
+      );
+      if (hex) {
+        const code = hex[4] !== undefined ? parseInt(hex[4], 8) : parseInt(hex[1] ?? hex[2] ?? hex[3], 16);
+        word += String.fromCodePoint(code);
+        i += hex[0].length;
+      } else if (n in C_ESCAPES || n === '\\' || n === '"' || n === "'") {
         word += C_ESCAPES[n] ?? n;
+        i += 1;
+      } else {
+        // systemd warns "Ignoring unknown escape sequences" and keeps the backslash and the character as they
+        // are (a backslash-space does not split the word).
+        word += `\\${n}`;
         i += 1;
       }
       inWord = true;
