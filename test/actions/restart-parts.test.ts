@@ -156,6 +156,27 @@ describe('journal and load progress', () => {
     expect(q).toMatchObject({ phase: 'weights', done: 9 });
     expect(advanceProgress(p, ['The server is fired up and ready to roll!'])?.phase).toBe('ready');
   });
+
+  it('reads a tqdm line as the terminal shows it: the last redraw after the carriage returns', () => {
+    // The CUDA graph capture bar reaches journald as one line, every redraw joined by "\r"; the shard bar as one
+    // line per redraw, led by "\r" (and the spaces a longer previous redraw left).
+    const capture = [
+      '\r  0%|          | 0/20 [00:00<?, ?it/s]',
+      '\rCapturing batches (bs=256 avail_mem=7.90 GB):   0%|          | 0/20 [00:00<?, ?it/s]',
+      '\rCapturing batches (bs=1 avail_mem=6.47 GB): 100%|██████████| 20/20 [00:20<00:00,  1.00s/it]',
+    ].join('');
+    expect(progressFromLine(capture)).toMatchObject({
+      phase: 'cuda-graph',
+      done: 20,
+      total: 20,
+      fraction: 1,
+    });
+    expect(
+      progressFromLine(
+        '  \rLoading safetensors checkpoint shards:  53% Completed | 9/17 [00:19<00:17,  2.15s/it]',
+      ),
+    ).toMatchObject({ phase: 'weights', done: 9, total: 17 });
+  });
 });
 
 describe('settings and stack order', () => {

@@ -19,8 +19,20 @@ function ratio(done: number, total: number): number | null {
   return total > 0 ? Math.min(1, Math.max(0, done / total)) : null;
 }
 
+/**
+ * What a terminal would show of a journal line: a tqdm bar redraws itself after "\r", so the CUDA-graph bar
+ * (every redraw joined by "\r" in one line) and the shard bar (a line per redraw, led by "\r") mean their last
+ * redraw.
+ */
+function lastRedraw(text: string): string {
+  if (!text.includes('\r')) return text;
+  const parts = text.split('\r').filter((p) => p.trim() !== '');
+  return parts.at(-1) ?? '';
+}
+
 /** The progress a line reveals, or undefined when it says nothing about startup. */
-export function progressFromLine(text: string): RawProgress | undefined {
+export function progressFromLine(line: string): RawProgress | undefined {
+  const text = lastRedraw(line);
   let m = SHARDS.exec(text);
   if (m) {
     const done = Number(m[2]);
