@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { floatToGoString, pyRepr } from '../../src/main/demo/exposition-writer';
 import { Journal, formatEntry, seqOfCursor, cursorOf } from '../../src/main/demo/journal';
 import { parseShell } from '../../src/main/demo/commands/shell';
-import { parseJournalTime, systemdTimespan, systemdTimestamp } from '../../src/main/demo/time-format';
+import {
+  cpuTimespan,
+  parseJournalTime,
+  systemdTimespan,
+  systemdTimestamp,
+} from '../../src/main/demo/time-format';
 import { T0 } from './helpers';
 
 describe('Python float formatting (prometheus_client floatToGoString)', () => {
@@ -37,6 +42,13 @@ describe('systemd time formats', () => {
     expect(systemdTimespan(10e6)).toBe('10s');
     expect(systemdTimespan(1800e6)).toBe('30min');
     expect(systemdTimespan(90e6)).toBe('1min 30s');
+  });
+  it('prints CPU time like systemd 252’s "Consumed" line: a fixed three-digit fraction under a minute', () => {
+    // format_timespan(…, USEC_PER_MSEC), as measured on a real systemd 252: "Consumed 1.210s CPU time."
+    expect(cpuTimespan(1.210968)).toBe('1.210s');
+    expect(cpuTimespan(62.3456)).toBe('1min 2.345s');
+    expect(cpuTimespan(3723.5)).toBe('1h 2min 3.500s');
+    expect(cpuTimespan(120)).toBe('2min');
   });
   it('parses journalctl --since specifications', () => {
     expect(parseJournalTime('2026-11-29 16:00:00', T0 + 5000)).toBe(T0);
@@ -102,6 +114,32 @@ describe('journal output formats', () => {
     expect(formatEntry(pid1, 'short-iso', { all: false }).toString()).toBe(
       '2026-11-29T16:00:00+00:00 h100-pd-01 systemd[1]: Started sglang-decode.service - SGLang decode (PD).',
     );
+  });
+
+  it('json: a field whose "NAME=value" reaches 4096 bytes is null, a control character makes a byte array (journald 252)', () => {
+    const msg = (m: string | Buffer): unknown => {
+      const b = typeof m === 'string' ? Buffer.from(m) : m;
+      const e = j.append({ ...base, fromSystemd: false, message: b.toString('utf8'), messageBytes: b });
+      return (JSON.parse(formatEntry(e, 'json', { all: false }).toString()) as { MESSAGE: unknown }).MESSAGE;
+    };
+    // "MESSAGE=" is 8 bytes: 4087 bytes of text still print, 4088 do not.
+    expect(msg('x'.repeat(4087))).toHaveLength(4087);
+    expect(msg('x'.repeat(4088))).toBeNull();
+    // tqdm's carriage return and an ANSI colour are not printable; a tab is.
+    expect(msg('a\rb')).toEqual([0x61, 0x0d, 0x62]);
+    expect(msg('\x1b[1m')).toEqual([0x1b, 0x5b, 0x31, 0x6d]);
+    expect(msg('tab\there')).toBe('tab\there');
+  });
+
+  it('short: tabs become eight spaces, colours go, a "\\r" makes a blob whose size is truncated to one decimal', () => {
+    const short = (m: string): string =>
+      formatEntry(j.append({ ...base, fromSystemd: false, message: m }), 'short', { all: false })
+        .toString()
+        .replace(/^.*?\]: /, '');
+    expect(short('tab\there')).toBe('tab        here');
+    expect(short('esc \x1b[1mbold\x1b[0m')).toBe('esc bold');
+    expect(short(`${'y'.repeat(2000)}\r${'z'.repeat(2100)}`)).toBe('[4.0K blob data]');
+    expect(short(`${'y'.repeat(1534)}\r`)).toBe('[1.4K blob data]');
   });
 
   it('cursors round-trip and the ring keeps only the newest entries', () => {

@@ -47,7 +47,7 @@ describe('exec', () => {
     const r = await exec(
       c,
       "systemctl show 'sglang-prefill.service' sglang-decode.service sglang-router.service nosuch.service --no-pager " +
-        '-p Id,LoadState,ActiveState,SubState,MainPID,NRestarts,Result,ExecMainStatus,ActiveEnterTimestamp,ExecStart,FragmentPath,Environment,UnitFileState',
+        '-p Id,LoadState,ActiveState,SubState,MainPID,NRestarts,Result,ExecMainStatus,ActiveEnterTimestamp,ExecStart,FragmentPath,Environment,EnvironmentFiles,UnitFileState',
     );
     expect(r.code).toBe(0);
     const units = parseShow(r.stdout);
@@ -69,7 +69,10 @@ describe('exec', () => {
     expect(p.ExecStart).toMatch(
       /^\{ path=\/opt\/sglang\/venv\/bin\/python ; argv\[\]=\/opt\/sglang\/venv\/bin\/python -m sglang\.launch_server .* ; ignore_errors=no ; start_time=\[.+\] ; stop_time=\[n\/a\] ; pid=\d+ ; code=\(null\) ; status=0\/0 \}$/,
     );
-    expect(p.ExecStart).toContain('--port 30100 --disaggregation-mode prefill');
+    // argv[] as systemd keeps it: variables not expanded, words joined by plain spaces and never quoted.
+    expect(p.ExecStart).toContain('--port ${PREFILL_PORT} --disaggregation-mode prefill');
+    expect(p.EnvironmentFiles).toBe('/etc/sglang/prefill.env (ignore_errors=no)');
+    expect((await exec(c, 'cat -- /etc/sglang/prefill.env')).stdout).toMatch(/^PREFILL_PORT=30100$/m);
     expect(p.ExecStart).toContain('--base-gpu-id 0');
     expect(p.ExecStart).toContain('--enable-metrics');
     expect(d.ExecStart).toContain('--base-gpu-id 4');
@@ -133,6 +136,68 @@ describe('exec', () => {
   });
 });
 
+describe('what runs: ps, /proc/<pid>/cmdline, ss (the commands discovery reads)', () => {
+  const mainPid = async (unit: string): Promise<string> =>
+    (await exec(c, `systemctl show -p MainPID --value ${unit}`)).stdout.trim();
+
+  it('ps -e: each unit’s main process runs its ExecStart expanded, SGLang’s children under it, PIDs 7 wide', async () => {
+    const pid = await mainPid('sglang-prefill.service');
+    const ps = (await exec(c, 'ps -e -o pid=,ppid=,args=')).stdout.split('\n');
+    const main = ps.find((l) => l.trim().startsWith(`${pid} `));
+    expect(main).toMatch(
+      new RegExp(`^ *${pid} +1 /opt/sglang/venv/bin/python -m sglang\\.launch_server .*--port 30100 `),
+    );
+    expect(main?.indexOf(pid)).toBe(7 - pid.length);
+    const children = ps
+      .filter((l) => l.split(/\s+/).filter(Boolean)[1] === pid)
+      .map((l) => l.trim().split(/\s+/).slice(2).join(' '));
+    expect(children).toEqual([
+      '/opt/sglang/venv/bin/python -c from multiprocessing.resource_tracker import main;main(37)',
+      'sglang::scheduler_TP0',
+      'sglang::scheduler_TP1',
+      'sglang::scheduler_TP2',
+      'sglang::scheduler_TP3',
+      'sglang::detokenizer',
+    ]);
+    expect(ps).toContainEqual(expect.stringMatching(/ps -e -o pid=,ppid=,args=$/));
+  });
+
+  it('head -c of /proc/<pid>/cmdline: NUL-separated argv, GNU head’s headers, the missing pid on stderr', async () => {
+    const [p, d] = [await mainPid('sglang-prefill.service'), await mainPid('sglang-decode.service')];
+    const one = await exec(c, `head -c 262144 -- /proc/${p}/cmdline`);
+    expect(one.stdout.split('\0').slice(0, 4)).toEqual([
+      '/opt/sglang/venv/bin/python',
+      '-m',
+      'sglang.launch_server',
+      '--model-path',
+    ]);
+    expect(one.stdout.endsWith('--enable-metrics\0')).toBe(true);
+    const many = await exec(
+      c,
+      `head -c 262144 -- /proc/${p}/cmdline /proc/3999999/cmdline /proc/${d}/cmdline`,
+    );
+    expect(many.code).toBe(1);
+    expect(many.stderr).toBe(
+      "head: cannot open '/proc/3999999/cmdline' for reading: No such file or directory\n",
+    );
+    expect(many.stdout).toMatch(
+      new RegExp(`^==> /proc/${p}/cmdline <==\\n[^]*\\0\\n==> /proc/${d}/cmdline <==\\n`),
+    );
+  });
+
+  it('ss -ltnpH names the owning process to root only, as ss does for another user’s sockets', async () => {
+    const pid = await mainPid('sglang-prefill.service');
+    const user = (await exec(c, 'ss -ltnpH')).stdout;
+    expect(user).toMatch(/^LISTEN 0 +2048 +127\.0\.0\.1:30100 +0\.0\.0\.0:\*$/m);
+    expect(user).not.toContain('users:');
+    const root = (await exec(c, 'sudo -n ss -ltnpH')).stdout;
+    expect(root).toMatch(
+      new RegExp(`127\\.0\\.0\\.1:30100 +0\\.0\\.0\\.0:\\* users:\\(\\("python",pid=${pid},fd=\\d+\\)\\)`),
+    );
+    expect(root).toMatch(/0\.0\.0\.0:22 +0\.0\.0\.0:\* users:\(\("sshd",pid=\d+,fd=3\)\)/);
+  });
+});
+
 describe('restart', () => {
   it('without sudo it is refused the way polkit refuses a non-interactive session', async () => {
     const r = await exec(c, 'systemctl restart sglang-decode.service');
@@ -142,7 +207,7 @@ describe('restart', () => {
     });
   });
 
-  it('sudo -n systemctl restart blocks until the unit is active again; the PID changes, NRestarts does not', async () => {
+  it('sudo -n systemctl restart blocks until the unit is active again — at once, before the model loads (Type=simple); the PID changes, NRestarts does not', async () => {
     const before = parseShow((await exec(c, 'systemctl show sglang-prefill -p MainPID,NRestarts')).stdout)[0];
     const r = await exec(c, 'sudo -n systemctl restart sglang-prefill.service');
     expect(r).toMatchObject({ code: 0, stderr: '' });
@@ -153,8 +218,11 @@ describe('restart', () => {
     expect(after.MainPID).not.toBe(before.MainPID);
     expect(after.NRestarts).toBe(before.NRestarts);
     const log = await exec(c, `journalctl -u sglang-prefill.service -o cat --no-pager --since '-3min'`);
-    expect(log.stdout).toMatch(/Loading safetensors checkpoint shards: 100% Completed \| 17\/17/);
-    expect(log.stdout).toMatch(/The server is fired up and ready to roll!/);
+    expect(log.stdout).toMatch(
+      /^Stopping sglang-prefill\.service - SGLang prefill \(PD\)\.\.\.\n(.*\n)*sglang-prefill\.service: Deactivated successfully\.\nStopped sglang-prefill\.service - SGLang prefill \(PD\)\.\n(.*\n)?Started sglang-prefill\.service - SGLang prefill \(PD\)\.\n/m,
+    );
+    // systemd says started; the model has not loaded: that is for the journal and /health to tell.
+    expect(log.stdout).not.toMatch(/The server is fired up and ready to roll!/);
   });
 
   it('the sudo-password fault makes sudo -n fail', async () => {

@@ -6,6 +6,10 @@ import { runDiscovery } from '../../src/main/core/discovery/run-discovery';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
 
 let demo: DemoHost | undefined;
+const d = (): DemoHost => {
+  if (!demo) throw new Error('no demo host started');
+  return demo;
+};
 let conn: SshConnection | undefined;
 afterEach(async () => {
   await conn?.stop();
@@ -50,6 +54,22 @@ describe('discovery against the demo host', () => {
       metricsUrl: 'http://127.0.0.1:29001/metrics',
     });
     expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
+  it('reads what really runs: each unit’s process (ps, /proc/<pid>/cmdline), the port from its EnvironmentFile', async () => {
+    const c = await connect();
+    const r = await runDiscovery(c, 'demo', 'demo host');
+    const units = d().sim.units;
+    expect(r.found.map((f) => [f.unit, f.source, f.pid])).toEqual(
+      expect.arrayContaining([
+        ['sglang-prefill.service', 'process', units.prefill.mainPid],
+        ['sglang-decode.service', 'process', units.decode.mainPid],
+        ['sglang-router.service', 'process', units.router.mainPid],
+      ]),
+    );
+    // prefill's unit says --port ${PREFILL_PORT}; the running process says 30100.
+    expect(r.deployment.services.find((s) => s.role === 'prefill')?.apiUrl).toBe('http://127.0.0.1:30100');
+    expect(r.diagnostics.filter((x) => x.severity !== 'info')).toEqual([]);
   });
 
   it('says what to change when a server runs without --enable-metrics', async () => {

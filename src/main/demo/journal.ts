@@ -1,7 +1,9 @@
 // The demo host's journal: a bounded ring of entries with journald's fields, and journalctl's output
-// formats (json, short, short-iso, short-precise, cat) including its quirks: PID 1 messages carry UNIT=
-// rather than _SYSTEMD_UNIT=, json shows non-UTF-8 messages as byte arrays and fields over 4096 bytes as
-// null unless --all, and short formats show unprintable messages as "[N blob data]" unless --all.
+// formats (json, short, short-iso, short-precise, cat) with systemd 252's quirks: PID 1 messages carry UNIT=
+// rather than _SYSTEMD_UNIT=; json shows a field that is not printable UTF-8 (invalid bytes, or a control
+// character such as tqdm's "\r") as a byte array, and a field whose "NAME=value" reaches 4096 bytes as null
+// unless --all; short formats expand tabs, drop ANSI colour sequences and show what is still unprintable as
+// "[N blob data]" unless --all.
 import { HOSTNAME } from './units';
 import { journalShort, journalShortIso, journalShortIsoPrecise, journalShortPrecise } from './time-format';
 
@@ -21,7 +23,10 @@ export interface JournalEntry {
   /** Exact bytes when the message is not valid UTF-8 (then `message` is a lossy decoding). */
   messageBytes?: Buffer;
   invocationId?: string;
-  cmdline?: string;
+  /** MESSAGE_ID= of PID 1's lines (which kind of message it is). */
+  messageId?: string;
+  /** The writing process's argv, for _CMDLINE=. */
+  argv?: readonly string[];
 }
 
 export type JournalOutput =
@@ -156,21 +161,57 @@ function messageBuffer(e: JournalEntry): Buffer {
   return e.messageBytes ?? Buffer.from(e.message, 'utf8');
 }
 
-/** journald's "printable": valid UTF-8 and no control characters other than tab/newline. */
+/** systemd's utf8_is_printable_newline(): valid UTF-8 without C0 (but tab, newline) or C1 controls or DEL. */
 function isPrintable(buf: Buffer): boolean {
   if (!isValidUtf8(buf)) return false;
-  for (const b of buf) if ((b < 0x20 && b !== 0x09 && b !== 0x0a) || b === 0x7f) return false;
+  for (const ch of buf.toString('utf8')) {
+    const c = ch.codePointAt(0) as number;
+    if ((c < 0x20 && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f)) return false;
+  }
   return true;
 }
 
-/** systemd's format_bytes: 1023B, 1.0K, 1.0M */
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n}B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)}K`;
-  return `${(n / 1024 / 1024).toFixed(1)}M`;
+/**
+ * journalctl's strip_tab_ansi() for the short formats: a tab becomes eight spaces, ANSI CSI sequences
+ * ("\x1b[1m") go.
+ */
+function stripTabAnsi(buf: Buffer): Buffer {
+  if (!buf.includes(0x09) && !buf.includes(0x1b)) return buf;
+  const out: number[] = [];
+  for (let i = 0; i < buf.length; i++) {
+    const b = buf[i];
+    if (b === 0x09) out.push(...Buffer.from('        '));
+    else if (b === 0x1b && buf[i + 1] === 0x5b) {
+      let j = i + 2;
+      while (j < buf.length && !(buf[j] >= 0x40 && buf[j] <= 0x7e)) j++;
+      i = j;
+    } else out.push(b);
+  }
+  return Buffer.from(out);
 }
 
-const JSON_FIELD_MAX = 4096;
+/** journald's quoting of a process's argv for _CMDLINE= (shell_maybe_quote of each word). */
+export function journalCmdline(argv: readonly string[]): string {
+  return argv
+    .map((a) => {
+      if (a === '') return '""';
+      if (!/[\s"\\`$*?['()<>|&;!]/.test(a)) return a;
+      return `"${a.replace(/(["\\`$])/g, '\\$1')}"`;
+    })
+    .join(' ');
+}
+
+/** systemd's format_bytes: 1023B, 1.0K, 1.4M — one decimal, truncated. */
+function formatBytes(n: number): string {
+  const one = (factor: number, suffix: string): string =>
+    `${Math.floor(n / factor)}.${Math.floor((n * 10) / factor) % 10}${suffix}`;
+  if (n < 1024) return `${n}B`;
+  if (n < 1024 * 1024) return one(1024, 'K');
+  return one(1024 * 1024, 'M');
+}
+
+/** journalctl's JSON_THRESHOLD: a field whose "NAME=value" data is this long or longer prints as null. */
+const JSON_THRESHOLD = 4096;
 
 export interface FormatOptions {
   all: boolean;
@@ -181,9 +222,9 @@ export interface FormatOptions {
 
 const ALWAYS_PRINTED = new Set(['__CURSOR', '__REALTIME_TIMESTAMP', '__MONOTONIC_TIMESTAMP', '_BOOT_ID']);
 
-function jsonValue(buf: Buffer, all: boolean): string {
-  if (!all && buf.length > JSON_FIELD_MAX) return 'null';
-  if (!isValidUtf8(buf)) return `[${Array.from(buf).join(',')}]`;
+function jsonValue(name: string, buf: Buffer, all: boolean): string {
+  if (!all && name.length + 1 + buf.length >= JSON_THRESHOLD) return 'null';
+  if (!isPrintable(buf)) return `[${Array.from(buf).join(',')}]`;
   return JSON.stringify(buf.toString('utf8'));
 }
 
@@ -212,6 +253,7 @@ function jsonFields(e: JournalEntry): Array<[string, string]> {
       ['_SYSTEMD_UNIT', 'init.scope'],
       ['_SYSTEMD_SLICE', '-.slice'],
       ['UNIT', e.unit],
+      ...(e.messageId ? ([['MESSAGE_ID', e.messageId]] as Array<[string, string]>) : []),
       ...(e.invocationId ? ([['INVOCATION_ID', e.invocationId]] as Array<[string, string]>) : []),
     ];
   }
@@ -227,7 +269,7 @@ function jsonFields(e: JournalEntry): Array<[string, string]> {
     ['_PID', String(e.pid)],
     ['_COMM', e.identifier],
     ['_EXE', '/usr/bin/python3.12'],
-    ...(e.cmdline ? ([['_CMDLINE', e.cmdline]] as Array<[string, string]>) : []),
+    ...(e.argv ? ([['_CMDLINE', journalCmdline(e.argv)]] as Array<[string, string]>) : []),
     ['_SYSTEMD_CGROUP', `/system.slice/${e.unit}`],
     ['_SYSTEMD_UNIT', e.unit],
     ['_SYSTEMD_SLICE', 'system.slice'],
@@ -244,8 +286,8 @@ export function formatEntry(e: JournalEntry, output: JournalOutput, opts: Format
       ['__CURSOR', JSON.stringify(cursorOf(e))],
       ['__REALTIME_TIMESTAMP', JSON.stringify(String(e.realtimeUs))],
       ['__MONOTONIC_TIMESTAMP', JSON.stringify(String(e.monotonicUs))],
-      ...jsonFields(e).map(([k, v]): [string, string] => [k, JSON.stringify(v)]),
-      ['MESSAGE', jsonValue(msg, opts.all)],
+      ...jsonFields(e).map(([k, v]): [string, string] => [k, jsonValue(k, Buffer.from(v, 'utf8'), opts.all)]),
+      ['MESSAGE', jsonValue('MESSAGE', msg, opts.all)],
     ];
     if (opts.fields) {
       const keep = opts.fields;
@@ -277,7 +319,8 @@ export function formatEntry(e: JournalEntry, output: JournalOutput, opts: Format
   const unitPart = output === 'with-unit' ? ` ${e.fromSystemd ? 'init.scope' : e.unit}` : '';
   const host = opts.noHostname ? '' : ` ${HOSTNAME}`;
   const head = Buffer.from(`${ts}${host}${unitPart} ${ident}: `, 'utf8');
+  const shown = opts.all ? msg : stripTabAnsi(msg);
   const body =
-    opts.all || isPrintable(msg) ? msg : Buffer.from(`[${formatBytes(msg.length)} blob data]`, 'utf8');
+    opts.all || isPrintable(shown) ? shown : Buffer.from(`[${formatBytes(msg.length)} blob data]`, 'utf8');
   return Buffer.concat([head, body]);
 }

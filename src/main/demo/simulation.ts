@@ -12,7 +12,9 @@ import { Journal, type JournalEntry } from './journal';
 import { LoadModel } from './load-model';
 import {
   SHARDS,
-  consumedLine,
+  SYSTEMD_MESSAGE_IDS,
+  TqdmRate,
+  consumedPriority,
   routerTarget,
   runtimeCrash,
   rust,
@@ -21,6 +23,8 @@ import {
   shardProgress,
   startupFailureTraceback,
   systemdText,
+  tqdmDefaultBar,
+  tqdmJournalLines,
   uvicornAccess,
 } from './log-lines';
 import { PdTraffic, type TrafficContext, type WorkerSlot } from './pd-traffic';
@@ -68,8 +72,7 @@ export const FAULT_SCOPES: Record<FaultName, readonly DemoRole[] | null> = {
 export const KV_CAPACITY: Record<ServerRole, number> = { prefill: 447_416, decode: 2_580_000 };
 
 export type ActiveState = 'active' | 'activating' | 'deactivating' | 'inactive' | 'failed';
-export type SubState =
-  'running' | 'start' | 'start-post' | 'stop-sigterm' | 'dead' | 'failed' | 'auto-restart';
+export type SubState = 'running' | 'stop-sigterm' | 'dead' | 'failed' | 'auto-restart';
 
 export interface UnitRuntime {
   readonly def: UnitDefinition;
@@ -79,6 +82,10 @@ export interface UnitRuntime {
   nRestarts: number;
   mainPid: number;
   controlPid: number;
+  /** The main process's children while it runs (SGLang's schedulers, detokenizer, resource tracker). */
+  childPids: number[];
+  /** CPU seconds of the last process that ended, for the "Consumed" line systemd repeats on an automatic restart. */
+  lastCpuS: number;
   execMain: {
     pid: number;
     startAt: number | null;
@@ -238,6 +245,29 @@ const HISTORY_LIMIT = 20_000;
 
 const UVICORN_PORT_BASE = 40_000;
 
+const CAPTURE_BS = [256, 224, 192, 160, 128, 112, 96, 80, 64, 56, 48, 40, 32, 24, 16, 12, 8, 4, 2, 1];
+
+/**
+ * The CUDA-graph capture bar of SGLang's decode server (cuda_graph_runner.py: a default tqdm whose description
+ * names the batch size and free memory): its redraws are joined by "\r" and reach the journal as one line
+ * when the capture ends.
+ */
+function captureBarLine(startMs: number, endMs: number): string {
+  const n = CAPTURE_BS.length;
+  const dt = (endMs - startMs) / n / 1000;
+  const rate = new TqdmRate();
+  const desc = (i: number): string =>
+    `Capturing batches (bs=${CAPTURE_BS[i]} avail_mem=${(7.9 - (1.5 * i) / n).toFixed(2)} GB)`;
+  const bars = [tqdmDefaultBar('', { done: 0, total: n, elapsedS: 0, rate: null })];
+  for (let i = 0; i < n; i++) {
+    bars.push(tqdmDefaultBar(desc(i), { done: i, total: n, elapsedS: i * dt, rate: rate.rate }));
+    rate.update(1, dt);
+    bars.push(tqdmDefaultBar(desc(i), { done: i + 1, total: n, elapsedS: (i + 1) * dt, rate: rate.rate }));
+  }
+  bars.push(tqdmDefaultBar(desc(n - 1), { done: n, total: n, elapsedS: n * dt, rate: 1 / dt }));
+  return tqdmJournalLines(bars, false)[0];
+}
+
 export class DemoSimulation {
   readonly clock: Clock;
   readonly era: DemoEra;
@@ -320,6 +350,8 @@ export class DemoSimulation {
       nRestarts: 0,
       mainPid: 0,
       controlPid: 0,
+      childPids: [],
+      lastCpuS: 0,
       execMain: { pid: 0, startAt: null, exitAt: null, code: 0, status: 0 },
       ts: { inactiveExit: null, activeEnter: null, activeExit: null, inactiveEnter: null, stateChange: null },
       invocationId: this.rng.hex(16),
@@ -583,8 +615,22 @@ export class DemoSimulation {
     return this.appendJournal(key, message, at, false, opts.priority ?? 6, opts.bytes);
   }
 
-  private systemdLog(key: string, message: string, priority = 6, at = this.t): void {
-    this.appendJournal(key, message, at, true, priority);
+  /** A line PID 1 writes about the unit, with the MESSAGE_ID journald gives that kind of line. */
+  private systemdLog(
+    key: string,
+    kind: keyof typeof SYSTEMD_MESSAGE_IDS,
+    message: string,
+    priority = 6,
+    at = this.t,
+  ): void {
+    this.appendJournal(key, message, at, true, priority, undefined, SYSTEMD_MESSAGE_IDS[kind]);
+  }
+
+  /** systemd's "Consumed … CPU time." line, when the process used enough CPU for systemd to mention it. */
+  private consumedLog(u: UnitRuntime): void {
+    const priority = consumedPriority(u.lastCpuS);
+    if (priority !== null)
+      this.systemdLog(u.def.key, 'consumed', systemdText.consumed(u.def.name, u.lastCpuS), priority);
   }
 
   private appendJournal(
@@ -594,6 +640,7 @@ export class DemoSimulation {
     fromSystemd: boolean,
     priority: number,
     bytes?: Buffer,
+    messageId?: string,
   ): JournalEntry {
     const u = this.unitOf(key);
     const h = this.host(u.def.host);
@@ -611,7 +658,8 @@ export class DemoSimulation {
       message,
       messageBytes: bytes,
       invocationId: u.invocationId,
-      cmdline: fromSystemd ? undefined : u.def.execStartArgv.join(' '),
+      messageId,
+      argv: fromSystemd ? undefined : u.def.argv,
     });
   }
 
@@ -745,6 +793,12 @@ export class DemoSimulation {
     return this.nextPid;
   }
 
+  /** A child's pid: the next few after its parent's, as a process tree started at once gets them. */
+  private allocChildPid(): number {
+    this.nextPid += this.rng.int(1, 4);
+    return this.nextPid;
+  }
+
   private setState(u: UnitRuntime, active: ActiveState, sub: SubState): void {
     const prev = u.activeState;
     u.activeState = active;
@@ -814,8 +868,11 @@ export class DemoSimulation {
   private beginStop(u: UnitRuntime): void {
     if (u.activeState === 'inactive' || u.activeState === 'failed') return;
     if (u.subState === 'auto-restart') {
+      // systemd 252 leaves a unit stopped while it waited for its automatic restart failed, Result kept.
       u.gen++;
-      this.setState(u, 'inactive', 'dead');
+      this.setState(u, 'failed', 'failed');
+      this.systemdLog(u.def.key, 'stopped', systemdText.stopped(u.def.name, u.def.description));
+      this.consumedLog(u);
       if (u.restartPending) {
         u.restartPending = false;
         this.spawn(u, 'manual');
@@ -827,7 +884,7 @@ export class DemoSimulation {
     const role = u.def.role;
     const key = u.def.key;
     this.setState(u, 'deactivating', 'stop-sigterm');
-    this.systemdLog(key, systemdText.stopping(u.def.name, u.def.description));
+    this.systemdLog(key, 'stopping', systemdText.stopping(u.def.name, u.def.description));
     const wasListening = this.closeProcessPorts(u);
     if (u.server && wasListening) {
       for (const line of [
@@ -853,9 +910,9 @@ export class DemoSimulation {
       if (u.gen !== gen) return;
       this.processExited(u, { code: 1, status: 0 });
       this.setState(u, 'inactive', 'dead');
-      this.systemdLog(key, systemdText.deactivated(u.def.name));
-      this.systemdLog(key, systemdText.stopped(u.def.name, u.def.description));
-      this.systemdLog(key, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
+      this.systemdLog(key, 'deactivated', systemdText.deactivated(u.def.name));
+      this.systemdLog(key, 'stopped', systemdText.stopped(u.def.name, u.def.description));
+      this.consumedLog(u);
       u.server = null;
       u.router = null;
       if (u.restartPending) {
@@ -924,19 +981,43 @@ export class DemoSimulation {
   }
 
   private processExited(u: UnitRuntime, how: { code: 1 | 2 | 3; status: number }): void {
+    u.lastCpuS = this.cpuOf(u);
     u.execMain.exitAt = this.t;
     u.execMain.code = how.code;
     u.execMain.status = how.status;
     u.mainPid = 0;
     u.controlPid = 0;
+    u.childPids = [];
   }
 
+  /** PID 1's lines when the main process ended by itself: how, and the unit's Result. */
+  private logProcessEnd(u: UnitRuntime): void {
+    const key = u.def.key;
+    const { code, status } = u.execMain;
+    if (code === 1) {
+      this.systemdLog(key, 'exited', systemdText.exited(u.def.name, status), 5);
+      this.systemdLog(key, 'failedResult', systemdText.failedResult(u.def.name, 'exit-code'), 4);
+    } else {
+      const sig = status === 9 ? 'KILL' : status === 6 ? 'ABRT' : 'TERM';
+      this.systemdLog(key, 'exited', systemdText.killed(u.def.name, status, sig), 4);
+      this.systemdLog(key, 'failedResult', systemdText.failedResult(u.def.name, 'signal'), 4);
+    }
+    this.consumedLog(u);
+  }
+
+  /**
+   * systemd starts the unit's process. Type=simple: the unit is active/running at once, however long the model
+   * takes to load. An automatic restart first finishes the restart job's stop half ("Stopped …", and the CPU
+   * the dead process used once more), as systemd 252 logs it.
+   */
   private spawn(u: UnitRuntime, kind: 'manual' | 'auto' | 'boot'): void {
     const key = u.def.key;
     const gen = ++u.gen;
     if (kind === 'auto') {
       u.nRestarts++;
-      this.systemdLog(key, systemdText.scheduledRestart(u.def.name, u.nRestarts));
+      this.systemdLog(key, 'scheduledRestart', systemdText.scheduledRestart(u.def.name, u.nRestarts));
+      this.systemdLog(key, 'stopped', systemdText.stopped(u.def.name, u.def.description));
+      this.consumedLog(u);
     }
     u.result = 'success';
     u.invocationId = this.rng.hex(16);
@@ -944,11 +1025,11 @@ export class DemoSimulation {
     u.mainPid = pid;
     u.execMain = { pid, startAt: this.t, exitAt: null, code: 0, status: 0 };
     u.peakMemGiB = 0;
-    this.systemdLog(key, systemdText.starting(u.def.name, u.def.description));
+    this.setState(u, 'active', 'running');
+    this.systemdLog(key, 'started', systemdText.started(u.def.name, u.def.description));
     const spec = u.def.server;
     if (u.def.router || !spec) {
-      this.setState(u, 'active', 'running');
-      this.systemdLog(key, systemdText.started(u.def.name, u.def.description));
+      u.childPids = [];
       u.router = new RouterProcess(
         pid,
         this.t,
@@ -963,22 +1044,15 @@ export class DemoSimulation {
       this.scheduleRouterStart(u, gen);
       return;
     }
-    if (u.def.execStartPostArgv) {
-      u.controlPid = pid + 1;
-      this.setState(u, 'activating', 'start-post');
-    } else {
-      // Nothing to poll (a node that serves no HTTP): systemd calls it started once the process runs.
-      this.setState(u, 'active', 'running');
-      this.systemdLog(key, systemdText.started(u.def.name, u.def.description));
-    }
+    // multiprocessing's resource tracker, one scheduler per GPU of the node (under a DP controller with DP
+    // attention), the detokenizer: the pids follow the main one, as a fresh process tree's do.
+    const perNode = spec.tp / (spec.node?.nnodes ?? 1);
+    const children = 1 + perNode + (spec.dpRanks > 1 ? 1 : 0) + (servesHttp(spec) ? 1 : 0);
+    u.childPids = Array.from({ length: children }, () => this.allocChildPid());
     const server = new ServerProcess(spec.role, pid, this.t, spec.capacity, spec.dpRanks);
     u.server = server;
     u.router = null;
     this.scheduleLoad(u, gen, server);
-    this.scheduleFor(u, this.t + u.def.timeoutStartSec * 1000, () => {
-      if (u.gen === gen && u.activeState === 'activating' && u.subState === 'start-post')
-        this.startTimedOut(u);
-    });
   }
 
   private uuid(gen: number, salt: number): string {
@@ -1063,13 +1137,30 @@ export class DemoSimulation {
     });
     const loadStart = 5600;
     const loadLen = total * 0.42;
-    for (let s = 0; s <= SHARDS; s++) {
-      const ms = loadStart + (loadLen * s) / SHARDS;
+    // Global rank 0 draws the shard bar; SGLang's bar format ends in a newline, so every redraw is a journal
+    // line of its own, written as it happens (tqdmJournalLines).
+    const tqdm = new TqdmRate();
+    const perShard = loadLen / SHARDS / 1000;
+    const draws: Array<{ ms: number; bar: string }> = [];
+    // The bar when created, after each shard, and once more when tqdm.close() redraws it with the overall rate.
+    for (let s = 0; s <= SHARDS + 1; s++) {
+      const shard = Math.min(s, SHARDS);
+      const ms = loadStart + (loadLen * shard) / SHARDS;
+      if (s > 0 && s <= SHARDS) tqdm.update(1, perShard);
+      const elapsedS = (ms - loadStart) / 1000;
+      const rate = s > SHARDS ? SHARDS / elapsedS : tqdm.rate;
+      draws.push({ ms, bar: shardProgress(shard, elapsedS, SHARDS, rate) });
       at(ms, () => {
-        p.gpuMemMiB = 1460 + Math.round((16_040 * s) / SHARDS);
-        hostGiB(2.1 + (14 * s) / SHARDS);
-        this.log(key, shardProgress(s, (ms - loadStart) / 1000));
+        p.gpuMemMiB = 1460 + Math.round((16_040 * shard) / SHARDS);
+        hostGiB(2.1 + (14 * shard) / SHARDS);
       });
+    }
+    if (tps.includes(0)) {
+      const lines = tqdmJournalLines(
+        draws.map((d) => d.bar),
+        true,
+      );
+      lines.forEach((line, i) => at(draws[Math.min(i, draws.length - 1)].ms, () => this.log(key, line)));
     }
     const weightsDone = loadStart + loadLen + 400;
     say(
@@ -1114,8 +1205,10 @@ export class DemoSimulation {
           tp: 0,
         },
       );
+      const captureBar = tps.includes(0) ? captureBarLine(capStart + 400, capEnd) : null;
       at(capEnd, () => {
         p.gpuMemMiB = 74_580;
+        if (captureBar) this.log(key, captureBar);
         this.log(
           key,
           sgl(
@@ -1156,14 +1249,6 @@ export class DemoSimulation {
       ])
         this.log(key, line);
     });
-    // ExecStartPost polls /get_model_info every 5 s; the unit turns active at the first poll that answers.
-    const firstPoll = Math.ceil(listenAt / 5000) * 5000 + 50;
-    at(firstPoll, () => {
-      this.logHttpRequest(key, 'GET', '/get_model_info', 200);
-      u.controlPid = 0;
-      this.setState(u, 'active', 'running');
-      this.systemdLog(key, systemdText.started(u.def.name, u.def.description));
-    });
     at(listenAt + 2600, () => {
       this.logHttpRequest(key, 'POST', '/generate', 200);
       this.log(key, sgl(this.t, 'The server is fired up and ready to roll!'));
@@ -1187,7 +1272,6 @@ export class DemoSimulation {
   /** The process dies (SGLang's watchdog kills its own process tree with SIGKILL); systemd restarts it. */
   private crash(u: UnitRuntime): void {
     const key = u.def.key;
-    const wasActivating = u.activeState === 'activating';
     if (u.server) for (const line of runtimeCrash(this.t)) this.log(key, line);
     else if (u.router)
       this.log(
@@ -1201,17 +1285,15 @@ export class DemoSimulation {
       );
     this.closeProcessPorts(u);
     this.processExited(u, { code: 2, status: 9 });
-    this.systemdLog(key, systemdText.killed(u.def.name, 9, 'KILL'), 5);
-    this.systemdLog(key, systemdText.failedResult(u.def.name, 'signal'), 4);
-    if (wasActivating) this.systemdLog(key, systemdText.failedToStart(u.def.name, u.def.description), 3);
-    this.systemdLog(key, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
     u.result = 'signal';
+    this.logProcessEnd(u);
     u.server = null;
     u.router = null;
     this.setState(u, 'failed', 'failed');
     this.scheduleAutoRestart(u);
   }
 
+  /** Restart=on-failure: systemd 252 shows the unit as activating/auto-restart until RestartSec has passed. */
   private scheduleAutoRestart(u: UnitRuntime): void {
     const gen = ++u.gen;
     this.setState(u, 'activating', 'auto-restart');
@@ -1223,38 +1305,14 @@ export class DemoSimulation {
 
   /** The server exits during startup; RestartPreventExitStatus keeps systemd from retrying exit status 1. */
   private failStart(u: UnitRuntime, status: number): void {
-    const key = u.def.key;
     this.closeProcessPorts(u);
     this.processExited(u, { code: 1, status });
-    this.systemdLog(key, systemdText.exited(u.def.name, status), 5);
-    this.systemdLog(key, systemdText.failedResult(u.def.name, 'exit-code'), 4);
-    this.systemdLog(key, systemdText.failedToStart(u.def.name, u.def.description), 3);
-    this.systemdLog(key, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
     u.result = 'exit-code';
+    this.logProcessEnd(u);
     u.server = null;
     u.gen++;
     this.setState(u, 'failed', 'failed');
     if (!(u.def.restartPreventExitStatus ?? []).includes(status)) this.scheduleAutoRestart(u);
-  }
-
-  private startTimedOut(u: UnitRuntime): void {
-    const key = u.def.key;
-    const gen = ++u.gen;
-    this.systemdLog(key, systemdText.startTimedOut(u.def.name, 'start-post'), 3);
-    this.closeProcessPorts(u);
-    this.setState(u, 'deactivating', 'stop-sigterm');
-    this.scheduleFor(u, this.t + 1500, () => {
-      if (u.gen !== gen) return;
-      this.processExited(u, { code: 2, status: 15 });
-      this.systemdLog(key, systemdText.controlKilled(u.def.name), 5);
-      this.systemdLog(key, systemdText.failedResult(u.def.name, 'timeout'), 4);
-      this.systemdLog(key, systemdText.failedToStart(u.def.name, u.def.description), 3);
-      this.systemdLog(key, consumedLine(u.def.name, this.cpuOf(u), u.peakMemGiB));
-      u.result = 'timeout';
-      u.server = null;
-      this.setState(u, 'failed', 'failed');
-      this.scheduleAutoRestart(u);
-    });
   }
 
   // ---------------------------------------------------------------- router
@@ -1444,11 +1502,13 @@ export class DemoSimulation {
       if (u.activeState === 'inactive' || u.activeState === 'failed') continue;
       const key = u.def.key;
       u.gen++;
-      this.systemdLog(key, systemdText.stopping(u.def.name, u.def.description));
+      this.systemdLog(key, 'stopping', systemdText.stopping(u.def.name, u.def.description));
       this.closeProcessPorts(u);
       this.processExited(u, { code: 1, status: 0 });
       this.setState(u, 'inactive', 'dead');
-      this.systemdLog(key, systemdText.stopped(u.def.name, u.def.description));
+      this.systemdLog(key, 'deactivated', systemdText.deactivated(u.def.name));
+      this.systemdLog(key, 'stopped', systemdText.stopped(u.def.name, u.def.description));
+      this.consumedLog(u);
       u.server = null;
       u.router = null;
     }
@@ -1561,7 +1621,7 @@ export class DemoSimulation {
       const p = u?.server ?? null;
       const role: ServerRole = p?.role ?? 'prefill';
       // A node that serves no HTTP runs the forward passes its peer schedules: read the load there.
-      const peer = u && !u.def.execStartPostArgv ? this.peerOf(u)?.server : null;
+      const peer = u?.def.server && !servesHttp(u.def.server) ? this.peerOf(u)?.server : null;
       const loadOf = peer ?? p;
       const n = (s: number, scale: number): number =>
         valueNoise(this.seed ^ salt ^ (i * 31 + s), this.t / scale);

@@ -60,42 +60,60 @@ export function journalShortIsoPrecise(us: number): string {
   return `${base.slice(0, 19)}.${String(Math.floor(us % 1_000_000)).padStart(6, '0')}${base.slice(19)}`;
 }
 
-/** systemd's format_timespan with the default accuracy used by systemctl show: "10s", "30min", "1min 30s". */
-export function systemdTimespan(us: number): string {
-  if (us === 0) return '0';
-  const units: Array<[string, number]> = [
-    ['y', 31_557_600_000_000],
-    ['month', 2_629_800_000_000],
-    ['w', 604_800_000_000],
-    ['d', 86_400_000_000],
-    ['h', 3_600_000_000],
-    ['min', 60_000_000],
-    ['s', 1_000_000],
-    ['ms', 1000],
-    ['us', 1],
-  ];
-  const parts: string[] = [];
-  let rest = us;
-  for (const [name, size] of units) {
-    if (rest >= size) {
-      const n = Math.floor(rest / size);
-      rest -= n * size;
-      parts.push(`${n}${name}`);
+const TIMESPAN_UNITS: ReadonlyArray<[string, number]> = [
+  ['y', 31_557_600_000_000],
+  ['month', 2_629_800_000_000],
+  ['w', 604_800_000_000],
+  ['d', 86_400_000_000],
+  ['h', 3_600_000_000],
+  ['min', 60_000_000],
+  ['s', 1_000_000],
+  ['ms', 1000],
+  ['us', 1],
+];
+
+/**
+ * systemd's format_timespan(): "10s", "30min", "1min 30s", and with a coarser accuracy a dot notation for the
+ * last unit under a minute ("1min 2.345s", the fraction truncated to the accuracy, never trimmed).
+ * `systemctl show` uses accuracy 1 µs; the "Consumed … CPU time" line 1 ms.
+ */
+export function systemdTimespan(us: number, accuracyUs = 1): string {
+  let t = Math.floor(us);
+  if (t <= 0) return '0';
+  let out = '';
+  let something = false;
+  for (const [suffix, size] of TIMESPAN_UNITS) {
+    if (t <= 0) break;
+    if (t < accuracyUs && something) break;
+    if (t < size) continue;
+    const a = Math.floor(t / size);
+    let b = t % size;
+    let done = false;
+    if (t < 60_000_000 && b > 0) {
+      let j = 0;
+      for (let cc = size; cc > 1; cc = Math.floor(cc / 10)) j++;
+      for (let cc = accuracyUs; cc > 1; cc = Math.floor(cc / 10)) {
+        b = Math.floor(b / 10);
+        j--;
+      }
+      if (j > 0) {
+        out += `${out ? ' ' : ''}${a}.${String(b).padStart(j, '0')}${suffix}`;
+        t = 0;
+        done = true;
+      }
     }
+    if (!done) {
+      out += `${out ? ' ' : ''}${a}${suffix}`;
+      t = b;
+    }
+    something = true;
   }
-  return parts.join(' ');
+  return out;
 }
 
-/** "Consumed 2h 3min 12.345s CPU time." style, as systemd prints CPU usage on unit stop. */
+/** CPU time as the "Consumed … CPU time." line prints it: format_timespan at millisecond accuracy. */
 export function cpuTimespan(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  const parts: string[] = [];
-  if (h) parts.push(`${h}h`);
-  if (m) parts.push(`${m}min`);
-  parts.push(`${s.toFixed(3).replace(/\.?0+$/, '')}s`);
-  return parts.join(' ');
+  return systemdTimespan(Math.round(seconds * 1e6), 1000);
 }
 
 /** "tqdm"-style elapsed, e.g. 00:12 */

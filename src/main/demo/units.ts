@@ -1,5 +1,7 @@
 // The demo host's three systemd units: unit file text, ExecStart argv, environment, ports and GPUs.
-// Modelled on the self-written templates in shared/reference/sglang-metrics.md §4.
+// Modelled on the self-written templates in shared/reference/sglang-metrics.md §4. Like those, they are
+// Type=simple: SGLang speaks no sd_notify, so systemd calls a unit started the moment its process runs, and
+// "loading" is something only the journal and /health can tell.
 
 export type ServerRole = 'prefill' | 'decode';
 export type DemoRole = ServerRole | 'router';
@@ -44,6 +46,8 @@ export interface ServerSpec {
   capacity: number;
   /** Multi-node tensor parallelism: this unit is node `rank` of `nnodes`, rendezvous at distInitAddr. */
   node?: { rank: number; nnodes: number; distInitAddr: string; peer: string };
+  /** The port comes from an EnvironmentFile: ExecStart says `--port ${name}`, the file `name=port`. */
+  portFromEnvFile?: { file: string; name: string };
 }
 
 /** The router's worker list as its ExecStart gives it, each entry with the unit key that serves it. */
@@ -62,10 +66,15 @@ export interface UnitDefinition {
   name: string;
   description: string;
   fragmentPath: string;
-  /** Lines of the ExecStart= as written in the file (joined with " \\\n  "). */
+  /** ExecStart= as written in the unit file, one word each, variables not expanded (what `systemctl show` prints). */
   execStartArgv: string[];
-  execStartPostArgv?: string[];
+  /** What the process runs: ExecStart with $VAR/${VAR} expanded from Environment= and the EnvironmentFiles. */
+  argv: string[];
   environment: string[];
+  /** EnvironmentFile= paths. */
+  environmentFiles: string[];
+  /** Files on the host the unit depends on (its EnvironmentFiles), by absolute path. */
+  files: Record<string, string>;
   restart: 'on-failure';
   restartSec: number;
   restartPreventExitStatus?: number[];
@@ -129,7 +138,7 @@ function serverArgv(spec: ServerSpec): string[] {
     '--host',
     spec.listenHost,
     '--port',
-    String(spec.port),
+    spec.portFromEnvFile ? `\${${spec.portFromEnvFile.name}}` : String(spec.port),
     '--disaggregation-mode',
     spec.role,
   );
@@ -167,12 +176,18 @@ function routerArgv(spec: RouterSpec, engineMetrics: boolean): string[] {
   ];
 }
 
+/** One word of an ExecStart= line with systemd.syntax quoting: bare when nothing in it needs quotes. */
+export function quoteExecWord(word: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./${}-]+$/.test(word)) return word;
+  return `"${word.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
 /** Wraps a long argv the way people write unit files: continuation lines at flag boundaries. */
 function wrapExec(argv: string[]): string {
   const lines: string[] = [];
   let line = '';
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
+    const a = quoteExecWord(argv[i]);
     const isFlag = a.startsWith('--');
     if (isFlag && line.length > 70) {
       lines.push(line);
@@ -184,14 +199,42 @@ function wrapExec(argv: string[]): string {
   return lines.join(' \\\n  ');
 }
 
-function readinessWait(port: number): string[] {
-  // The servers do not speak sd_notify, so the unit stays "activating" until the API answers. That makes
-  // systemd's own state mean "loading", and TimeoutStartSec bound the load.
-  return [
-    '/bin/sh',
-    '-c',
-    `until curl -sf -o /dev/null http://127.0.0.1:${port}/get_model_info; do sleep 5; done`,
-  ];
+/** KEY=value lines of an EnvironmentFile (comments and blank lines skipped). */
+function envFileAssignments(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (m) env[m[1]] = m[2];
+  }
+  return env;
+}
+
+/**
+ * The argv systemd hands the process: `${VAR}` replaced by the value as one word, a bare `$VAR` word split on
+ * whitespace (systemd.service "Command lines"). Environment= first, then the EnvironmentFiles, which win.
+ */
+export function expandExecArgv(
+  argv: readonly string[],
+  environment: readonly string[],
+  files: Readonly<Record<string, string>>,
+  environmentFiles: readonly string[],
+): string[] {
+  const env: Record<string, string> = {};
+  for (const e of environment) {
+    const eq = e.indexOf('=');
+    if (eq > 0) env[e.slice(0, eq)] = e.slice(eq + 1);
+  }
+  for (const f of environmentFiles) Object.assign(env, envFileAssignments(files[f.replace(/^-/, '')] ?? ''));
+  const out: string[] = [];
+  for (const word of argv) {
+    const bare = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(word);
+    if (bare) {
+      out.push(...(env[bare[1]] ?? '').split(/\s+/).filter((w) => w !== ''));
+      continue;
+    }
+    out.push(word.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, k: string) => env[k] ?? ''));
+  }
+  return out;
 }
 
 function renderUnitFile(def: Omit<UnitDefinition, 'unitFileText'>): string {
@@ -205,11 +248,8 @@ function renderUnitFile(def: Omit<UnitDefinition, 'unitFileText'>): string {
   );
   lines.push('[Service]', 'Type=simple');
   for (const e of def.environment) lines.push(`Environment=${e}`);
+  for (const f of def.environmentFiles) lines.push(`EnvironmentFile=${f}`);
   lines.push(`ExecStart=${wrapExec(def.execStartArgv)}`);
-  if (def.execStartPostArgv) {
-    const [bin, flag, script] = def.execStartPostArgv;
-    lines.push(`ExecStartPost=${bin} ${flag} '${script}'`);
-  }
   lines.push(`Restart=${def.restart}`, `RestartSec=${def.restartSec}`);
   if (def.restartPreventExitStatus?.length) {
     lines.push('# exit status 1 is a configuration or startup error: retrying cannot fix it');
@@ -220,12 +260,20 @@ function renderUnitFile(def: Omit<UnitDefinition, 'unitFileText'>): string {
   return lines.join('\n');
 }
 
+/** Completes a definition: the expanded argv and the unit file text. */
+function defined(base: Omit<UnitDefinition, 'unitFileText' | 'argv'>): UnitDefinition {
+  const argv = expandExecArgv(base.execStartArgv, base.environment, base.files, base.environmentFiles);
+  const full = { ...base, argv };
+  return { ...full, unitFileText: renderUnitFile(full) };
+}
+
 /** One SGLang server unit (or one node's unit of a multi-node server) on `host`. */
 export function serverUnit(key: string, host: string, name: string, spec: ServerSpec): UnitDefinition {
   const http = servesHttp(spec);
   const node = spec.node ? `, node ${spec.node.rank} of ${spec.node.nnodes}` : '';
   const label = spec.worker === spec.role ? spec.role : spec.worker;
-  const base: Omit<UnitDefinition, 'unitFileText'> = {
+  const envFile = spec.portFromEnvFile;
+  return defined({
     key,
     host,
     role: spec.role,
@@ -233,8 +281,12 @@ export function serverUnit(key: string, host: string, name: string, spec: Server
     description: `SGLang ${label} (PD${node})`,
     fragmentPath: `/etc/systemd/system/${name}`,
     execStartArgv: serverArgv(spec),
-    // Node rank ≥ 1 serves no HTTP, so nothing can be polled: its unit is active once the process runs.
-    ...(http ? { execStartPostArgv: readinessWait(spec.port) } : {}),
+    environmentFiles: envFile ? [envFile.file] : [],
+    files: envFile
+      ? {
+          [envFile.file]: `# ${name}: where this server listens (read by its ExecStart as \${${envFile.name}})\n${envFile.name}=${spec.port}\n`,
+        }
+      : {},
     environment: [
       'HF_HUB_OFFLINE=1',
       'SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT=300',
@@ -252,8 +304,7 @@ export function serverUnit(key: string, host: string, name: string, spec: Server
     gpus: nodeGpus(spec),
     port: http ? spec.port : 0,
     server: spec,
-  };
-  return { ...base, unitFileText: renderUnitFile(base) };
+  });
 }
 
 /** The router unit; it is ordered after (and wants) the server units on its own host. */
@@ -265,7 +316,7 @@ export function routerUnit(
   localServers: string[],
   engineMetrics: boolean,
 ): UnitDefinition {
-  const base: Omit<UnitDefinition, 'unitFileText'> = {
+  return defined({
     key,
     host,
     role: 'router',
@@ -274,6 +325,8 @@ export function routerUnit(
     fragmentPath: `/etc/systemd/system/${name}`,
     execStartArgv: routerArgv(spec, engineMetrics),
     environment: ['RUST_LOG=info'],
+    environmentFiles: [],
+    files: {},
     restart: 'on-failure',
     restartSec: 5,
     timeoutStartSec: 90,
@@ -285,8 +338,7 @@ export function routerUnit(
     gpus: [],
     port: spec.apiPort,
     router: spec,
-  };
-  return { ...base, unitFileText: renderUnitFile(base) };
+  });
 }
 
 /** The single demo host's three units (keys = roles, host "demo"). */
@@ -302,6 +354,10 @@ export function buildUnits(opts: UnitOptions): Record<DemoRole, UnitDefinition> 
     ...(role === 'prefill' ? { bootstrapPort: PORTS.bootstrap } : {}),
     metrics: !opts.metricsDisabled.has(role),
     capacity: role === 'prefill' ? 447_416 : 2_580_000,
+    // Operators often keep ports in an EnvironmentFile; discovery must read it (or the running process).
+    ...(role === 'prefill'
+      ? { portFromEnvFile: { file: '/etc/sglang/prefill.env', name: 'PREFILL_PORT' } }
+      : {}),
   });
   const router: RouterSpec = {
     apiPort: PORTS.routerApi,
@@ -330,27 +386,150 @@ export function buildUnits(opts: UnitOptions): Record<DemoRole, UnitDefinition> 
   };
 }
 
-/** Other units a real GPU host lists, so discovery code sees a realistic `systemctl list-units`. */
-export const BACKGROUND_UNITS: ReadonlyArray<{ name: string; description: string; sub: string }> = [
-  { name: 'cron.service', description: 'Regular background program processing daemon', sub: 'running' },
-  { name: 'dbus.service', description: 'D-Bus System Message Bus', sub: 'running' },
-  { name: 'nvidia-fabricmanager.service', description: 'NVIDIA fabric manager service', sub: 'running' },
-  { name: 'nvidia-persistenced.service', description: 'NVIDIA Persistence Daemon', sub: 'running' },
+/** A unit of the host's own (not SGLang's): always running, with the process a real one has. */
+export interface BackgroundUnit {
+  name: string;
+  description: string;
+  sub: string;
+  /** Where the unit file is: the package's (/lib/systemd/system), hence "enabled" or "static". */
+  fileState: 'enabled' | 'static';
+  pid: number;
+  /** The process's argv as started. */
+  argv: string[];
+  /** The title the process gave itself over its argv (sshd), which /proc/<pid>/cmdline and ps then show. */
+  title?: string;
+  user: string;
+  /** TCP listeners of the process, as ss prints the local address. */
+  listens?: Array<{ address: string; port: number; fd: number; backlog: number }>;
+}
+
+/** Other units a real GPU host runs, so discovery code sees a realistic `systemctl list-units` and `ps`. */
+export const BACKGROUND_UNITS: readonly BackgroundUnit[] = [
+  {
+    name: 'cron.service',
+    description: 'Regular background program processing daemon',
+    sub: 'running',
+    fileState: 'enabled',
+    pid: 889,
+    argv: ['/usr/sbin/cron', '-f'],
+    user: 'root',
+  },
+  {
+    name: 'dbus.service',
+    description: 'D-Bus System Message Bus',
+    sub: 'running',
+    fileState: 'static',
+    pid: 891,
+    argv: [
+      '/usr/bin/dbus-daemon',
+      '--system',
+      '--address=systemd:',
+      '--nofork',
+      '--nopidfile',
+      '--systemd-activation',
+      '--syslog-only',
+    ],
+    user: 'messagebus',
+  },
+  {
+    name: 'nvidia-fabricmanager.service',
+    description: 'NVIDIA fabric manager service',
+    sub: 'running',
+    fileState: 'enabled',
+    pid: 915,
+    argv: ['/usr/bin/nv-fabricmanager', '-c', '/usr/share/nvidia/nvswitch/fabricmanager.cfg'],
+    user: 'root',
+  },
+  {
+    name: 'nvidia-persistenced.service',
+    description: 'NVIDIA Persistence Daemon',
+    sub: 'running',
+    fileState: 'enabled',
+    pid: 912,
+    argv: ['/usr/bin/nvidia-persistenced', '--user', 'nvidia-persistenced', '--verbose'],
+    user: 'nvidia-persistenced',
+  },
   {
     name: 'prometheus-node-exporter.service',
     description: 'Prometheus exporter for machine metrics',
     sub: 'running',
+    fileState: 'enabled',
+    pid: 931,
+    argv: ['/usr/bin/prometheus-node-exporter'],
+    user: 'prometheus',
+    listens: [{ address: '*', port: 9100, fd: 3, backlog: 4096 }],
   },
-  { name: 'rsyslog.service', description: 'System Logging Service', sub: 'running' },
-  { name: 'ssh.service', description: 'OpenBSD Secure Shell server', sub: 'running' },
-  { name: 'systemd-journald.service', description: 'Journal Service', sub: 'running' },
-  { name: 'systemd-logind.service', description: 'User Login Management', sub: 'running' },
-  { name: 'systemd-resolved.service', description: 'Network Name Resolution', sub: 'running' },
-  { name: 'systemd-timesyncd.service', description: 'Network Time Synchronization', sub: 'running' },
+  {
+    name: 'rsyslog.service',
+    description: 'System Logging Service',
+    sub: 'running',
+    fileState: 'enabled',
+    pid: 897,
+    argv: ['/usr/sbin/rsyslogd', '-n', '-iNONE'],
+    user: 'root',
+  },
+  {
+    name: 'ssh.service',
+    description: 'OpenBSD Secure Shell server',
+    sub: 'running',
+    fileState: 'enabled',
+    pid: 948,
+    argv: ['/usr/sbin/sshd', '-D'],
+    title: 'sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups',
+    user: 'root',
+    listens: [
+      { address: '0.0.0.0', port: 22, fd: 3, backlog: 128 },
+      { address: '[::]', port: 22, fd: 4, backlog: 128 },
+    ],
+  },
+  {
+    name: 'systemd-journald.service',
+    description: 'Journal Service',
+    sub: 'running',
+    fileState: 'static',
+    pid: 389,
+    argv: ['/lib/systemd/systemd-journald'],
+    user: 'root',
+  },
+  {
+    name: 'systemd-logind.service',
+    description: 'User Login Management',
+    sub: 'running',
+    fileState: 'static',
+    pid: 903,
+    argv: ['/lib/systemd/systemd-logind'],
+    user: 'root',
+  },
+  {
+    name: 'systemd-resolved.service',
+    description: 'Network Name Resolution',
+    sub: 'running',
+    fileState: 'enabled',
+    pid: 702,
+    argv: ['/lib/systemd/systemd-resolved'],
+    user: 'systemd-resolve',
+    listens: [
+      { address: '127.0.0.53%lo', port: 53, fd: 14, backlog: 4096 },
+      { address: '127.0.0.54', port: 53, fd: 16, backlog: 4096 },
+    ],
+  },
+  {
+    name: 'systemd-timesyncd.service',
+    description: 'Network Time Synchronization',
+    sub: 'running',
+    fileState: 'enabled',
+    pid: 703,
+    argv: ['/lib/systemd/systemd-timesyncd'],
+    user: 'systemd-timesync',
+  },
   {
     name: 'systemd-udevd.service',
     description: 'Rule-based Manager for Device Events and Files',
     sub: 'running',
+    fileState: 'static',
+    pid: 421,
+    argv: ['/lib/systemd/systemd-udevd'],
+    user: 'root',
   },
 ];
 

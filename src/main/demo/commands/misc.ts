@@ -1,12 +1,14 @@
 // The small commands a client runs to learn where it is: id, whoami, hostname, uname, date, uptime,
-// command -v / which, echo, true/false, and cat of the few files that exist on the demo host.
+// command -v / which, echo, true/false, and cat and head of the files that exist on the demo host (its os-release,
+// unit files and their EnvironmentFiles, /proc/<pid>/cmdline of its processes).
 import { systemdTimestamp } from '../time-format';
 import { staticFileOf } from '../prometheus-unit';
+import { processTable } from '../process-table';
 import type { CommandContext } from './context';
 
-const KERNEL = '6.8.0-51-generic';
+const KERNEL = '6.1.0-28-amd64';
 const unameA = (hostname: string): string =>
-  `Linux ${hostname} ${KERNEL} #52-Ubuntu SMP PREEMPT_DYNAMIC Thu Dec  5 13:09:44 UTC 2024 x86_64 x86_64 x86_64 GNU/Linux`;
+  `Linux ${hostname} ${KERNEL} #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 (2024-11-22) x86_64 GNU/Linux`;
 
 /** Paths of the executables the demo host has. */
 export const BINARIES: Record<string, string> = {
@@ -15,6 +17,8 @@ export const BINARIES: Record<string, string> = {
   'nvidia-smi': '/usr/bin/nvidia-smi',
   curl: '/usr/bin/curl',
   ss: '/usr/bin/ss',
+  ps: '/usr/bin/ps',
+  head: '/usr/bin/head',
   sudo: '/usr/bin/sudo',
   id: '/usr/bin/id',
   whoami: '/usr/bin/whoami',
@@ -31,19 +35,15 @@ export const BINARIES: Record<string, string> = {
   sh: '/usr/bin/sh',
 };
 
-const OS_RELEASE = `PRETTY_NAME="Ubuntu 24.04.1 LTS"
-NAME="Ubuntu"
-VERSION_ID="24.04"
-VERSION="24.04.1 LTS (Noble Numbat)"
-VERSION_CODENAME=noble
-ID=ubuntu
-ID_LIKE=debian
-HOME_URL="https://www.ubuntu.com/"
-SUPPORT_URL="https://help.ubuntu.com/"
-BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"
-PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-policy"
-UBUNTU_CODENAME=noble
-LOGO=ubuntu-logo
+const OS_RELEASE = `PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
+NAME="Debian GNU/Linux"
+VERSION_ID="12"
+VERSION="12 (bookworm)"
+VERSION_CODENAME=bookworm
+ID=debian
+HOME_URL="https://www.debian.org/"
+SUPPORT_URL="https://www.debian.org/support"
+BUG_REPORT_URL="https://bugs.debian.org/"
 `;
 
 function uid(user: string): number {
@@ -148,7 +148,7 @@ export function misc(argv: string[], ctx: CommandContext): number | null {
     }
     case 'cat': {
       let code = 0;
-      for (const path of args.filter((a) => !a.startsWith('-'))) {
+      for (const path of operands(args)) {
         const content = fileContent(ctx, path);
         if (content === null) {
           io.err(`cat: ${path}: No such file or directory\n`);
@@ -157,14 +157,92 @@ export function misc(argv: string[], ctx: CommandContext): number | null {
       }
       return code;
     }
+    case 'head':
+      return head(args, ctx);
     default:
       return null;
   }
 }
 
-function fileContent(ctx: CommandContext, path: string): string | null {
+/** Arguments after options: everything after "--", and words not starting with "-" before it. */
+function operands(args: string[]): string[] {
+  const dd = args.indexOf('--');
+  return dd >= 0
+    ? [...args.slice(0, dd).filter((a) => !a.startsWith('-')), ...args.slice(dd + 1)]
+    : args.filter((a) => !a.startsWith('-'));
+}
+
+/**
+ * GNU head: -c BYTES or -n LINES (default 10 lines); with several files a "==> FILE <==" header before each
+ * one it could open (a blank line before every header but the first); a file it cannot open is reported on
+ * stderr and makes the exit status 1.
+ */
+function head(args: string[], ctx: CommandContext): number {
+  let bytes: number | null = null;
+  let lines = 10;
+  const files: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') {
+      files.push(...args.slice(i + 1));
+      break;
+    }
+    const m = /^-([cn])(\d*)$/.exec(a) ?? /^--(bytes|lines)=(\d+)$/.exec(a);
+    if (m) {
+      const v = m[2] !== '' ? m[2] : args[++i];
+      if (v === undefined || !/^\d+$/.test(v)) {
+        ctx.io.err(
+          `head: invalid number of ${m[1].startsWith('c') || m[1] === 'bytes' ? 'bytes' : 'lines'}: '${v ?? ''}'\n`,
+        );
+        return 1;
+      }
+      if (m[1] === 'c' || m[1] === 'bytes') bytes = Number(v);
+      else lines = Number(v);
+      continue;
+    }
+    if (a.startsWith('-') && a !== '-') {
+      ctx.io.err(`head: invalid option -- '${a.replace(/^-+/, '')}'\n`);
+      return 1;
+    }
+    files.push(a);
+  }
+  let code = 0;
+  let first = true;
+  for (const path of files) {
+    const content = fileContent(ctx, path);
+    if (content === null) {
+      ctx.io.err(`head: cannot open '${path}' for reading: No such file or directory\n`);
+      code = 1;
+      continue;
+    }
+    if (files.length > 1) {
+      ctx.io.out(`${first ? '' : '\n'}==> ${path} <==\n`);
+      first = false;
+    }
+    const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    if (bytes !== null) ctx.io.out(buf.subarray(0, bytes));
+    else {
+      let end = 0;
+      for (let n = 0; n < lines && end < buf.length; n++) {
+        const nl = buf.indexOf(0x0a, end);
+        end = nl < 0 ? buf.length : nl + 1;
+      }
+      ctx.io.out(buf.subarray(0, end));
+    }
+  }
+  return code;
+}
+
+function fileContent(ctx: CommandContext, path: string): string | Buffer | null {
+  const proc = /^\/proc\/(\d+)\/cmdline$/.exec(path);
+  if (proc) {
+    const p = processTable(ctx.sim).find((x) => x.pid === Number(proc[1]));
+    return p ? p.cmdline : null;
+  }
   if (path === '/etc/hostname') return `${ctx.sim.hostname}\n`;
   if (path === '/etc/os-release' || path === '/usr/lib/os-release') return OS_RELEASE;
+  // systemd raises pid_max to 2^22 on 64-bit hosts; ps sizes its PID columns by it.
+  if (path === '/proc/sys/kernel/pid_max') return '4194304\n';
   if (path === '/proc/uptime') {
     const up = (ctx.sim.now - ctx.sim.bootedAt) / 1000;
     return `${up.toFixed(2)} ${(up * 170).toFixed(2)}\n`;
@@ -173,6 +251,10 @@ function fileContent(ctx: CommandContext, path: string): string | null {
     const b = ctx.sim.bootId;
     return `${b.slice(0, 8)}-${b.slice(8, 12)}-${b.slice(12, 16)}-${b.slice(16, 20)}-${b.slice(20)}\n`;
   }
-  for (const u of ctx.sim.units()) if (u.def.fragmentPath === path) return u.def.unitFileText;
+  for (const u of ctx.sim.units()) {
+    if (u.def.fragmentPath === path) return u.def.unitFileText;
+    const file = u.def.files[path];
+    if (file !== undefined) return file;
+  }
   return staticFileOf(ctx.sim, path);
 }

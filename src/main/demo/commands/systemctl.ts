@@ -1,16 +1,19 @@
-// systemctl as systemd 255 prints it: show (key=value, bus order, blank line between units), status,
-// is-active/is-failed/is-enabled, list-units, list-unit-files, cat, and start/stop/restart, which need root
-// and — like the real thing — block until the job finishes unless --no-block is given.
+// systemctl as systemd 252 (Debian 12) prints it: show (key=value in D-Bus order, a blank line between units,
+// ExecStart's argv[] joined with plain spaces and never quoted), status, is-active/is-failed/is-enabled,
+// list-units, list-unit-files, cat, and start/stop/restart, which need root and — like the real thing — block
+// until the job finishes unless --no-block is given. test/real-systemd/demo-fidelity.test.ts holds it to a real
+// systemd 252 field by field.
 import type { DemoMachine } from '../machine';
 import type { UnitRuntime } from '../simulation';
 import { systemdTimespan, systemdTimestamp } from '../time-format';
-import { BACKGROUND_UNITS, mangleUnitName } from '../units';
+import { BACKGROUND_UNITS, mangleUnitName, type BackgroundUnit } from '../units';
 import { staticUnitsOf } from '../prometheus-unit';
 import { formatEntry } from '../journal';
+import { processTable, staticPid } from '../process-table';
 import { simSleep, type CommandContext } from './context';
 
 const VERSION_TEXT =
-  'systemd 255 (255.4-1ubuntu8.6)\n+PAM +AUDIT +SELINUX +APPARMOR +IMA +SMACK +SECCOMP +GCRYPT -GNUTLS +OPENSSL +ACL +BLKID +CURL +ELFUTILS +FIDO2 +IDN2 -IDN +IPTC +KMOD +LIBCRYPTSETUP +LIBFDISK +PCRE2 -PWQUALITY +P11KIT +QRENCODE +TPM2 +BZIP2 +LZ4 +XZ +ZLIB +ZSTD -BPF_FRAMEWORK -XKBCOMMON +UTMP +SYSVINIT default-hierarchy=unified\n';
+  'systemd 252 (252.39-1~deb12u2)\n+PAM +AUDIT +SELINUX +APPARMOR +IMA +SMACK +SECCOMP +GCRYPT -GNUTLS +OPENSSL +ACL +BLKID +CURL +ELFUTILS +FIDO2 +IDN2 -IDN +IPTC +KMOD +LIBCRYPTSETUP +LIBFDISK +PCRE2 -PWQUALITY +P11KIT +QRENCODE +TPM2 +BZIP2 +LZ4 +XZ +ZLIB +ZSTD -BPF_FRAMEWORK -XKBCOMMON +UTMP +SYSVINIT default-hierarchy=unified\n';
 
 interface Opts {
   props: string[];
@@ -153,63 +156,56 @@ function mono(sim: DemoMachine, ms: number | null): string {
   return ms === null ? '0' : String(Math.max(0, Math.round((ms - sim.bootedAt) * 1000)));
 }
 
-/** systemd's quoting of an argv in `systemctl show` ExecStart= lines. */
-function quoteArgv(argv: string[]): string {
-  return argv.map((a) => (/[\s"'\\;$]/.test(a) ? `"${a.replace(/(["\\$])/g, '\\$1')}"` : a)).join(' ');
+interface ExecRun {
+  start: number | null;
+  stop: number | null;
+  pid: number;
+  /** siginfo code: 0 none yet, 1 exited, 2 killed, 3 dumped. */
+  code: 0 | 1 | 2 | 3;
+  status: number;
 }
 
-function execLine(
-  sim: DemoMachine,
-  argv: string[],
-  run: { start: number | null; stop: number | null; pid: number; code: 0 | 1 | 2 | 3; status: number },
-  ex: boolean,
-): string {
+const SIGNAL_NAMES: Record<number, string> = { 0: '0', 6: 'ABRT', 9: 'KILL', 11: 'SEGV', 15: 'TERM' };
+
+/**
+ * One ExecStart= entry as `systemctl show` prints it: argv[] is the words joined with plain spaces, never
+ * quoted (so it cannot be split back); status is "N" for an exit, "N/SIG" for a signal, "0/0" before one.
+ */
+function execLine(argv: readonly string[], run: ExecRun, ex: boolean): string {
   const codeName = ['(null)', 'exited', 'killed', 'dumped'][run.code];
-  const sigNames: Record<number, string> = { 9: 'KILL', 15: 'TERM', 6: 'ABRT' };
   const status =
-    run.code === 0
-      ? '0/0'
-      : run.code === 1
-        ? `${run.status}/${run.status === 0 ? 'SUCCESS' : 'FAILURE'}`
-        : `${run.status}/${sigNames[run.status] ?? String(run.status)}`;
+    run.code === 1 ? String(run.status) : `${run.status}/${SIGNAL_NAMES[run.status] ?? run.status}`;
   const when = (ms: number | null): string => (ms === null ? '[n/a]' : `[${systemdTimestamp(ms)}]`);
   return (
-    `{ path=${argv[0]} ; argv[]=${quoteArgv(argv)} ; ${ex ? 'flags=' : 'ignore_errors=no'} ; ` +
+    `{ path=${argv[0]} ; argv[]=${argv.join(' ')} ; ${ex ? 'flags=' : 'ignore_errors=no'} ; ` +
     `start_time=${when(run.start)} ; stop_time=${when(run.stop)} ; pid=${run.pid} ; code=${codeName} ; status=${status} }`
   );
 }
 
+const NO_RUN: ExecRun = { start: null, stop: null, pid: 0, code: 0, status: 0 };
+
+/** The properties of a service unit, in the order systemd 252's D-Bus interfaces give them. */
 function unitProperties(sim: DemoMachine, u: UnitRuntime): Array<[string, string]> {
   const d = u.def;
   const mem = sim.memoryCurrentBytes(u);
   const running = u.mainPid > 0;
-  const main = {
-    start: u.execMain.startAt,
-    stop: u.execMain.exitAt,
-    pid: u.execMain.pid,
-    code: u.execMain.code,
-    status: u.execMain.status,
-  };
-  const post = d.execStartPostArgv
-    ? {
-        start: u.execMain.startAt,
-        stop: u.subState === 'start-post' ? null : u.ts.activeEnter,
-        pid: u.subState === 'start-post' ? u.controlPid : u.mainPid ? u.mainPid + 1 : 0,
-        code: (u.subState === 'start-post' || !u.ts.activeEnter ? 0 : 1) as 0 | 1,
-        status: 0,
-      }
-    : null;
+  const run: ExecRun =
+    u.execMain.startAt === null
+      ? NO_RUN
+      : {
+          start: u.execMain.startAt,
+          stop: u.execMain.exitAt,
+          pid: u.execMain.pid,
+          code: u.execMain.code,
+          status: u.execMain.status,
+        };
   const cpuNs = Math.round(((u.server?.cpuSeconds ?? 0) + (u.router?.cpuSeconds ?? 0)) * 1e9);
   const props: Array<[string, string]> = [
     ['Type', 'simple'],
     ['ExitType', 'main'],
     ['Restart', d.restart],
-    ['RestartMode', 'normal'],
     ['NotifyAccess', 'none'],
     ['RestartUSec', systemdTimespan(d.restartSec * 1e6)],
-    ['RestartSteps', '0'],
-    ['RestartMaxDelayUSec', 'infinity'],
-    ['RestartUSecNext', systemdTimespan(d.restartSec * 1e6)],
     ['TimeoutStartUSec', systemdTimespan(d.timeoutStartSec * 1e6)],
     ['TimeoutStopUSec', systemdTimespan(d.timeoutStopSec * 1e6)],
     ['TimeoutAbortUSec', systemdTimespan(d.timeoutStopSec * 1e6)],
@@ -227,7 +223,6 @@ function unitProperties(sim: DemoMachine, u: UnitRuntime): Array<[string, string
     ['ControlPID', String(u.controlPid)],
     ['FileDescriptorStoreMax', '0'],
     ['NFileDescriptorStore', '0'],
-    ['FileDescriptorStorePreserve', 'restart'],
     ['StatusErrno', '0'],
     ['Result', u.result],
     ['ReloadResult', 'success'],
@@ -236,7 +231,6 @@ function unitProperties(sim: DemoMachine, u: UnitRuntime): Array<[string, string
     ['GID', '[not set]'],
     ['NRestarts', String(u.nRestarts)],
     ['OOMPolicy', 'stop'],
-    ['ReloadSignal', '1'],
     ['ExecMainStartTimestamp', ts(u.execMain.startAt)],
     ['ExecMainStartTimestampMonotonic', mono(sim, u.execMain.startAt)],
     ['ExecMainExitTimestamp', ts(u.execMain.exitAt)],
@@ -244,36 +238,37 @@ function unitProperties(sim: DemoMachine, u: UnitRuntime): Array<[string, string
     ['ExecMainPID', String(u.execMain.pid)],
     ['ExecMainCode', String(u.execMain.code)],
     ['ExecMainStatus', String(u.execMain.status)],
-    ['ExecStart', execLine(sim, d.execStartArgv, main, false)],
-    ['ExecStartEx', execLine(sim, d.execStartArgv, main, true)],
-  ];
-  if (d.execStartPostArgv && post) {
-    props.push(['ExecStartPost', execLine(sim, d.execStartPostArgv, post, false)]);
-    props.push(['ExecStartPostEx', execLine(sim, d.execStartPostArgv, post, true)]);
-  }
-  props.push(
+    ['ExecStart', execLine(d.execStartArgv, run, false)],
+    ['ExecStartEx', execLine(d.execStartArgv, run, true)],
     ['Slice', 'system.slice'],
     ['ControlGroup', running ? `/system.slice/${d.name}` : ''],
     ['ControlGroupId', running ? String(4000 + (u.gen % 1000)) : '0'],
     ['MemoryCurrent', mem === null ? '[not set]' : String(mem)],
-    ['MemoryPeak', mem === null ? '[not set]' : String(Math.round(Math.max(mem, u.peakMemGiB * 1024 ** 3)))],
-    ['MemorySwapCurrent', running ? '0' : '[not set]'],
+    ['MemoryAvailable', 'infinity'],
     ['CPUUsageNSec', running ? String(cpuNs) : '[not set]'],
     ['TasksCurrent', running ? String(d.role === 'router' ? 37 : 412) : '[not set]'],
     ['IPIngressBytes', '[no data]'],
+    ['IPIngressPackets', '[no data]'],
     ['IPEgressBytes', '[no data]'],
+    ['IPEgressPackets', '[no data]'],
     ['Delegate', 'no'],
     ['CPUAccounting', 'yes'],
     ['MemoryAccounting', 'yes'],
     ['TasksAccounting', 'yes'],
     ['TasksMax', '618936'],
     ['Environment', d.environment.join(' ')],
+    ...d.environmentFiles.map((f): [string, string] => [
+      'EnvironmentFiles',
+      `${f.replace(/^-/, '')} (ignore_errors=${f.startsWith('-') ? 'yes' : 'no'})`,
+    ]),
     ['UMask', '0022'],
     ['LimitNOFILE', '524288'],
     ['LimitNOFILESoft', '1024'],
-    ['WorkingDirectory', '!/'],
     ['KillMode', 'control-group'],
     ['KillSignal', '15'],
+    ['RestartKillSignal', '15'],
+    ['FinalKillSignal', '9'],
+    ['SendSIGKILL', 'yes'],
     ['Id', d.name],
     ['Names', d.name],
     ['Requires', 'system.slice sysinit.target'],
@@ -335,39 +330,82 @@ function unitProperties(sim: DemoMachine, u: UnitRuntime): Array<[string, string
     ['SuccessAction', 'none'],
     ['InvocationID', u.invocationId],
     ['CollectMode', 'inactive'],
-  );
+  ];
   return props;
 }
 
-function backgroundProperties(name: string, description: string, sim: DemoMachine): Array<[string, string]> {
+/** A host service that is not the simulation's: running since boot, its process in the process table. */
+function backgroundProperties(
+  b: Pick<BackgroundUnit, 'name' | 'description' | 'fileState' | 'pid'> & { fragmentPath?: string },
+  sim: DemoMachine,
+  argv?: readonly string[],
+  environmentFiles: readonly string[] = [],
+): Array<[string, string]> {
   const since = sim.bootedAt + 9000;
+  const monoSince = String(9_000_000);
+  const run: ExecRun = { start: since, stop: null, pid: b.pid, code: 0, status: 0 };
   return [
     ['Type', 'simple'],
     ['Restart', 'on-failure'],
-    ['MainPID', String(600 + ((name.length * 37) % 900))],
+    ['TimeoutStartUSec', '1min 30s'],
+    ['MainPID', String(b.pid)],
     ['Result', 'success'],
     ['NRestarts', '0'],
+    ['ExecMainStartTimestamp', systemdTimestamp(since)],
+    ['ExecMainStartTimestampMonotonic', monoSince],
+    ['ExecMainExitTimestampMonotonic', '0'],
+    ['ExecMainPID', String(b.pid)],
+    ['ExecMainCode', '0'],
     ['ExecMainStatus', '0'],
-    ['Id', name],
-    ['Names', name],
-    ['Description', description],
+    ...(argv
+      ? ([
+          ['ExecStart', execLine(argv, run, false)],
+          ['ExecStartEx', execLine(argv, run, true)],
+        ] as Array<[string, string]>)
+      : []),
+    ['MemoryCurrent', String(20_971_520 + (b.pid % 97) * 131_072)],
+    ['Environment', ''],
+    ...environmentFiles.map((f): [string, string] => ['EnvironmentFiles', `${f} (ignore_errors=no)`]),
+    ['Id', b.name],
+    ['Names', b.name],
+    ['Description', b.description],
     ['LoadState', 'loaded'],
     ['ActiveState', 'active'],
     ['SubState', 'running'],
-    ['FragmentPath', `/usr/lib/systemd/system/${name}`],
-    ['UnitFileState', 'enabled'],
+    ['FragmentPath', b.fragmentPath ?? `/lib/systemd/system/${b.name}`],
+    ['UnitFileState', b.fileState],
     ['ActiveEnterTimestamp', systemdTimestamp(since)],
-    ['ActiveEnterTimestampMonotonic', String(9_000_000)],
+    ['ActiveEnterTimestampMonotonic', monoSince],
+    ['NeedDaemonReload', 'no'],
+    ['InvocationID', hex32(b.name)],
   ];
 }
 
+function hex32(seed: string): string {
+  let h = 2166136261;
+  let out = '';
+  for (let i = 0; out.length < 32; i++) {
+    h = Math.imul(h ^ seed.charCodeAt(i % seed.length) ^ i, 16777619) >>> 0;
+    out += h.toString(16).padStart(8, '0');
+  }
+  return out.slice(0, 32);
+}
+
+/** What systemd 252 prints for a unit it has no file for. */
 function notFoundProperties(name: string): Array<[string, string]> {
   return [
     ['Restart', 'no'],
+    ['TimeoutStartUSec', '1min 30s'],
     ['MainPID', '0'],
     ['Result', 'success'],
     ['NRestarts', '0'],
+    ['ExecMainStartTimestampMonotonic', '0'],
+    ['ExecMainExitTimestampMonotonic', '0'],
+    ['ExecMainPID', '0'],
+    ['ExecMainCode', '0'],
     ['ExecMainStatus', '0'],
+    ['MemoryCurrent', '[not set]'],
+    ['Environment', ''],
     ['Id', name],
     ['Names', name],
     ['Description', name],
@@ -375,10 +413,14 @@ function notFoundProperties(name: string): Array<[string, string]> {
     ['ActiveState', 'inactive'],
     ['FreezerState', 'running'],
     ['SubState', 'dead'],
+    ['FragmentPath', ''],
+    ['ActiveEnterTimestamp', ''],
     ['ActiveEnterTimestampMonotonic', '0'],
     ['InactiveExitTimestampMonotonic', '0'],
     ['CanStart', 'no'],
     ['CanStop', 'yes'],
+    ['NeedDaemonReload', 'no'],
+    ['InvocationID', ''],
     ['LoadError', `org.freedesktop.systemd1.NoSuchUnit "Unit ${name} not found."`],
   ];
 }
@@ -387,22 +429,23 @@ function propertiesOf(sim: DemoMachine, name: string): Array<[string, string]> {
   const u = unitNamed(sim, name);
   if (u) return unitProperties(sim, u);
   const bg = BACKGROUND_UNITS.find((b) => b.name === name);
-  if (bg) return backgroundProperties(bg.name, bg.description, sim);
-  const st = staticUnitsOf(sim).find((x) => x.name === name);
-  if (st) {
-    const run = {
-      start: sim.bootedAt + 9000,
-      stop: null,
-      pid: 700 + st.name.length,
-      code: 0 as const,
-      status: 0,
-    };
-    return [
-      ...backgroundProperties(st.name, st.description, sim).filter(([k]) => k !== 'FragmentPath'),
-      ['FragmentPath', st.fragmentPath],
-      ['ExecStart', execLine(sim, st.execStartArgv, run, false)],
-      ...st.environmentFiles.map((f): [string, string] => ['EnvironmentFiles', `${f} (ignore_errors=no)`]),
-    ];
+  if (bg) return backgroundProperties(bg, sim, bg.argv);
+  const statics = staticUnitsOf(sim);
+  const i = statics.findIndex((x) => x.name === name);
+  if (i >= 0) {
+    const st = statics[i];
+    return backgroundProperties(
+      {
+        name: st.name,
+        description: st.description,
+        fileState: 'enabled',
+        pid: staticPid(st.name, i),
+        fragmentPath: st.fragmentPath,
+      },
+      sim,
+      st.execStartArgv,
+      st.environmentFiles,
+    );
   }
   return notFoundProperties(name);
 }
@@ -412,7 +455,7 @@ function show(sim: DemoMachine, args: string[], opts: Opts): string {
   if (!names.length) {
     // `systemctl show` without units describes the manager.
     const mgr: Array<[string, string]> = [
-      ['Version', '255.4-1ubuntu8.6'],
+      ['Version', '252.39-1~deb12u2'],
       ['Architecture', 'x86-64'],
       ['Virtualization', ''],
       ['SystemState', 'running'],
@@ -460,47 +503,59 @@ function statusText(sim: DemoMachine, name: string, opts: Opts): { text: string;
   const bg = BACKGROUND_UNITS.find((b) => b.name === name);
   if (!unit && !bg) return { text: '', code: 4 };
   if (!unit && bg) {
-    return {
-      text: `● ${bg.name} - ${bg.description}\n     Loaded: loaded (/usr/lib/systemd/system/${bg.name}; enabled; preset: enabled)\n     Active: active (running) since ${systemdTimestamp(sim.bootedAt + 9000)}; ${ago(sim.now - sim.bootedAt)} ago\n`,
-      code: 0,
-    };
+    const lines = [
+      `● ${bg.name} - ${bg.description}`,
+      `     Loaded: loaded (/lib/systemd/system/${bg.name}; ${bg.fileState}; preset: enabled)`,
+      `     Active: active (running) since ${systemdTimestamp(sim.bootedAt + 9000)}; ${ago(sim.now - sim.bootedAt)} ago`,
+      `   Main PID: ${bg.pid} (${(bg.argv[0] ?? '').split('/').pop()})`,
+      `     CGroup: /system.slice/${bg.name}`,
+      `             └─${bg.pid} ${bg.title ?? bg.argv.join(' ')}`,
+    ];
+    return { text: `${lines.join('\n')}\n`, code: 0 };
   }
   const u = unit as UnitRuntime;
   const d = u.def;
-  const dot = u.activeState === 'failed' ? '×' : '●';
+  // ● active or changing, ○ inactive, × failed (systemd 252).
+  const dot = u.activeState === 'failed' ? '×' : u.activeState === 'inactive' ? '○' : '●';
   const since =
     u.activeState === 'active'
       ? u.ts.activeEnter
       : u.activeState === 'failed' || u.activeState === 'inactive'
         ? u.ts.inactiveEnter
         : u.ts.stateChange;
-  const sub =
-    u.activeState === 'failed' ? `failed (Result: ${u.result})` : `${u.activeState} (${u.subState})`;
+  const state =
+    u.activeState === 'failed'
+      ? `failed (Result: ${u.result})`
+      : u.subState === 'auto-restart'
+        ? `activating (auto-restart) (Result: ${u.result})`
+        : `${u.activeState} (${u.subState})`;
   const lines = [
     `${dot} ${d.name} - ${d.description}`,
     `     Loaded: loaded (${d.fragmentPath}; enabled; preset: enabled)`,
-    `     Active: ${u.activeState === 'inactive' ? 'inactive (dead)' : sub}${since ? ` since ${systemdTimestamp(since)}; ${ago(sim.now - since)} ago` : ''}`,
+    `     Active: ${state}${since ? ` since ${systemdTimestamp(since)}; ${ago(sim.now - since)} ago` : ''}`,
   ];
-  if (u.mainPid) lines.push(`   Main PID: ${u.mainPid} (python)`);
-  else if (u.execMain.pid && u.execMain.exitAt !== null) {
+  if (!u.mainPid && u.execMain.pid && u.execMain.exitAt !== null) {
+    if (u.execMain.startAt !== null && u.activeState !== 'activating')
+      lines.push(`   Duration: ${systemdTimespan((u.execMain.exitAt - u.execMain.startAt) * 1000, 1000)}`);
     const how =
       u.execMain.code === 1
         ? `exited, status=${u.execMain.status}/${u.execMain.status ? 'FAILURE' : 'SUCCESS'}`
-        : `killed, signal=${u.execMain.status === 9 ? 'KILL' : 'TERM'}`;
-    lines.push(
-      `    Process: ${u.execMain.pid} ExecStart=${d.execStartArgv[0]} ${d.execStartArgv.slice(1).join(' ')} (code=${how})`,
-    );
+        : `killed, signal=${SIGNAL_NAMES[u.execMain.status] ?? u.execMain.status}`;
+    lines.push(`    Process: ${u.execMain.pid} ExecStart=${d.execStartArgv.join(' ')} (code=${how})`);
     lines.push(`   Main PID: ${u.execMain.pid} (code=${how})`);
   }
   const mem = sim.memoryCurrentBytes(u);
   if (u.mainPid) {
+    const procs = processTable(sim).filter((p) => p.pid === u.mainPid || u.childPids.includes(p.pid));
+    lines.push(`   Main PID: ${u.mainPid} (${procs[0]?.comm ?? 'python'})`);
     lines.push(`      Tasks: ${d.role === 'router' ? 37 : 412} (limit: 618936)`);
-    if (mem !== null)
-      lines.push(
-        `     Memory: ${(mem / 1024 ** 3).toFixed(1)}G (peak: ${Math.max(mem / 1024 ** 3, u.peakMemGiB).toFixed(1)}G)`,
-      );
+    if (mem !== null) lines.push(`     Memory: ${(mem / 1024 ** 3).toFixed(1)}G`);
+    const cpu = (u.server?.cpuSeconds ?? 0) + (u.router?.cpuSeconds ?? 0);
+    lines.push(`        CPU: ${systemdTimespan(cpu * 1e6, 1000)}`);
     lines.push(`     CGroup: /system.slice/${d.name}`);
-    lines.push(`             └─${u.mainPid} ${d.execStartArgv.join(' ')}`);
+    procs.forEach((p, i) =>
+      lines.push(`             ${i === procs.length - 1 ? '└─' : '├─'}${p.pid} ${p.args}`),
+    );
   }
   const entries = sim.journal.query({ units: [d.name], lines: opts.lines });
   if (entries.length) {
@@ -532,6 +587,9 @@ interface Row {
   failed: boolean;
 }
 
+/** systemctl orders units by name with strcmp. */
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 function allRows(sim: DemoMachine): Row[] {
   const rows: Row[] = BACKGROUND_UNITS.map((b) => ({
     unit: b.name,
@@ -560,9 +618,21 @@ function allRows(sim: DemoMachine): Row[] {
       failed: u.activeState === 'failed',
     });
   }
-  return rows.sort((a, b) => a.unit.localeCompare(b.unit));
+  return rows.sort((a, b) => byName(a.unit, b.unit));
 }
 
+/** Columns padded to their widest cell and one space apart, the last one not padded (systemd's format-table). */
+function table(rows: string[][]): string[] {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => [...r[c]].length)));
+  return rows.map((r) =>
+    r
+      .map((cell, c) => (c === r.length - 1 ? cell : cell + ' '.repeat(widths[c] - [...cell].length)))
+      .join(' ')
+      .trimEnd(),
+  );
+}
+
+/** `systemctl list-units` as systemd 252 prints it (output_units_list): table, legend, count and hints. */
 function listUnits(sim: DemoMachine, patterns: string[], opts: Opts): string {
   const res = patterns.map(globToRegExp);
   const types = opts.types.filter((t) => t !== 'service');
@@ -572,42 +642,53 @@ function listUnits(sim: DemoMachine, patterns: string[], opts: Opts): string {
   if (opts.states.length)
     rows = rows.filter((r) => opts.states.includes(r.active) || opts.states.includes(r.sub));
   else if (!opts.all) rows = rows.filter((r) => r.active !== 'inactive');
-  const w = {
-    unit: Math.max(4, ...rows.map((r) => r.unit.length)),
-    load: Math.max(4, ...rows.map((r) => r.load.length)),
-    active: Math.max(6, ...rows.map((r) => r.active.length)),
-    sub: Math.max(3, ...rows.map((r) => r.sub.length)),
-  };
-  const mark = (r: Row | null): string => (opts.plain ? '' : r?.failed ? '● ' : '  ');
-  const line = (r: Row | null, c: [string, string, string, string, string]): string =>
-    `${mark(r)}${c[0].padEnd(w.unit)} ${c[1].padEnd(w.load)} ${c[2].padEnd(w.active)} ${c[3].padEnd(w.sub)} ${c[4]}`.trimEnd();
-  const out: string[] = [];
-  if (!opts.noLegend) out.push(line(null, ['UNIT', 'LOAD', 'ACTIVE', 'SUB', 'DESCRIPTION']));
-  for (const r of rows) out.push(line(r, [r.unit, r.load, r.active, r.sub, r.description]));
+  // A not-loaded or failed unit is marked with a circle, except in --plain output.
+  const cells = rows.map((r) => [
+    ...(opts.plain ? [] : [r.failed ? '●' : ' ']),
+    r.unit,
+    r.load,
+    r.active,
+    r.sub,
+    r.description,
+  ]);
+  const header = [...(opts.plain ? [] : [' ']), 'UNIT', 'LOAD', 'ACTIVE', 'SUB', 'DESCRIPTION'];
+  const lines = table(opts.noLegend ? (cells.length ? cells : [header]) : [header, ...cells]);
+  const out = opts.noLegend ? (cells.length ? lines : []) : lines;
   if (!opts.noLegend) {
-    out.push(
-      '',
-      'LOAD   = Reflects whether the unit definition was properly loaded.',
-      'ACTIVE = The high-level unit activation state, i.e. generalization of SUB.',
-      'SUB    = The low-level unit activation state, values depend on unit type.',
-      '',
-      `${rows.length} loaded units listed.${opts.all ? '' : ' Pass --all to see loaded but inactive units, too.'}`,
-      "To show all installed unit files use 'systemctl list-unit-files'.",
-    );
+    if (rows.length)
+      out.push(
+        '',
+        'LOAD   = Reflects whether the unit definition was properly loaded.',
+        'ACTIVE = The high-level unit activation state, i.e. generalization of SUB.',
+        'SUB    = The low-level unit activation state, values depend on unit type.',
+      );
+    const hint = "To show all installed unit files use 'systemctl list-unit-files'.";
+    if (opts.all || opts.states.includes('inactive')) out.push(`${rows.length} loaded units listed.`, hint);
+    else if (!opts.states.length)
+      out.push(`${rows.length} loaded units listed. Pass --all to see loaded but inactive units, too.`, hint);
+    else out.push(`${rows.length} loaded units listed.`);
   }
   return out.length ? `${out.join('\n')}\n` : '';
 }
 
+/** `systemctl list-unit-files`: every installed unit file with its enablement state and preset. */
 function listUnitFiles(sim: DemoMachine, patterns: string[], opts: Opts): string {
   const res = patterns.map(globToRegExp);
-  let rows = allRows(sim).map((r) => r.unit);
-  if (res.length) rows = rows.filter((u) => res.some((re) => re.test(u)));
-  const w = Math.max(9, ...rows.map((r) => r.length));
-  const out: string[] = [];
-  if (!opts.noLegend) out.push(`${'UNIT FILE'.padEnd(w)} STATE   PRESET`);
-  for (const r of rows) out.push(`${r.padEnd(w)} enabled enabled`);
-  if (!opts.noLegend) out.push('', `${rows.length} unit files listed.`);
-  return `${out.join('\n')}\n`;
+  const types = opts.types.filter((t) => t !== 'service');
+  const files: Array<[string, string, string]> = [
+    ...BACKGROUND_UNITS.map((b): [string, string, string] => [
+      b.name,
+      b.fileState,
+      b.fileState === 'static' ? '-' : 'enabled',
+    ]),
+    ...staticUnitsOf(sim).map((st): [string, string, string] => [st.name, 'enabled', 'enabled']),
+    ...sim.units().map((u): [string, string, string] => [u.def.name, 'enabled', 'enabled']),
+  ].sort((a, b) => byName(a[0], b[0]));
+  let rows = types.length ? [] : files;
+  if (res.length) rows = rows.filter(([u]) => res.some((re) => re.test(u)));
+  const cells = rows.map((r) => [...r]);
+  if (opts.noLegend) return cells.length ? `${table(cells).join('\n')}\n` : '';
+  return `${[...table([['UNIT FILE', 'STATE', 'PRESET'], ...cells]), '', `${rows.length} unit files listed.`].join('\n')}\n`;
 }
 
 // ------------------------------------------------------------------ jobs
