@@ -55,7 +55,7 @@ export class DemoSshServer {
     this.sim = asMachine(opts.sim);
     this.address = opts.address ?? '127.0.0.1';
     this.ssh = new Server(
-      { hostKeys: [opts.keys.hostPrivateKey], ident: 'OpenSSH_9.6p1 Ubuntu-3ubuntu13.5' },
+      { hostKeys: [opts.keys.hostPrivateKey], ident: 'OpenSSH_9.2p1 Debian-2+deb12u5' },
       (client) => this.onClient(client),
     );
     this.listener = net.createServer((sock) => {
