@@ -75,6 +75,13 @@ export interface BootOptions {
   addressed?: (address: string) => NonNullable<BootOptions['files']>;
   /** Units to enable (started at boot). */
   enable?: string[];
+  /**
+   * Boot the container on the unified cgroup hierarchy (cgroup v2), as current GPU hosts run, even where this
+   * machine still mounts the hybrid one: systemd then accounts CPU time per unit and logs it ("Consumed … CPU
+   * time.") when a unit stops. On a hybrid machine no controller is delegated to it, so systemd also logs
+   * "Failed to kill control group …, ignoring: Input/output error" when it stops a unit.
+   */
+  unifiedCgroup?: boolean;
 }
 
 /** Builds or reuses the cached root; returns its path. Several minutes the first time on a slow mirror. */
@@ -222,7 +229,10 @@ export async function bootRealSystemd(opts: BootOptions = {}): Promise<RealHost>
       '-D',
       merged,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: opts.unifiedCgroup ? { ...process.env, SYSTEMD_NSPAWN_UNIFIED_HIERARCHY: '1' } : process.env,
+    },
   );
   const keep = (b: Buffer): void => {
     consoleText = (consoleText + b.toString('utf8')).slice(-200_000);

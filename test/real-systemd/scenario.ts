@@ -22,6 +22,10 @@ export const PORTS = { prefill: 31100, decode: 31200, decodeOld: 31299, router: 
 export interface StandinBehaviour {
   loadSeconds?: number;
   shards?: number;
+  /** Seconds the decode server's CUDA graph capture takes. */
+  captureSeconds?: number;
+  /** CPU seconds the server burns while it loads (systemd logs a unit's CPU time from one second on). */
+  burnCpuS?: number;
   failWith?: string;
   crashAfterS?: number;
   invalidUtf8?: boolean;
@@ -220,6 +224,7 @@ export async function bootRealDeployment(
         return files;
       },
       enable: s.enable,
+      unifiedCgroup: s.unifiedCgroup,
     });
   } catch (err) {
     await upstream.stop();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds (once) the root file system the real-systemd tests boot with systemd-nspawn: Debian 12 minbase with
-# real systemd 252, journald, dbus, OpenSSH and python3, plus the SGLang stand-ins of image/files (python
+# real systemd 252, journald, dbus, OpenSSH, python3 and tqdm, plus the SGLang stand-ins of image/files (python
 # modules with SGLang's command-line shape; GPUs and SGLang itself cannot exist here). The result is cached in
 # $PD_REAL_SYSTEMD_CACHE (default /var/cache/pd-console) under a name that hashes this script and image/files,
 # so an edit rebuilds and an unchanged tree is reused between runs. Prints the rootfs path on its last line.
@@ -21,7 +21,7 @@ tmp="$cache/.building-$hash"
 rm -rf "$tmp"
 started=$(date +%s)
 debootstrap --variant=minbase \
-  --include=systemd,systemd-sysv,dbus,openssh-server,python3,iproute2,procps,sudo \
+  --include=systemd,systemd-sysv,dbus,openssh-server,python3,python3-tqdm,iproute2,procps,sudo \
   bookworm "$tmp" "${PD_DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$cache/.build-$hash.log" 2>&1 || {
   echo "debootstrap failed; its log: $cache/.build-$hash.log" >&2
   tail -n 20 "$cache/.build-$hash.log" >&2

@@ -58,7 +58,7 @@ export function parseIdentity(stdout: string): HostIdentity | null {
   };
 }
 
-const FOLLOW_PROPERTIES = [
+export const FOLLOW_PROPERTIES = [
   'Id',
   'LoadState',
   'ActiveState',

@@ -3,7 +3,7 @@
 GPUs and SGLang cannot run on the test machines, so these processes take their place: they are started by real
 systemd units with SGLang's own command-line shape (`python3 -m sglang.launch_server ...`,
 `python3 -m sglang_router.launch_router ...`), log what SGLang logs at start-up the way it reaches journald (one
-stderr stream, a tqdm bar joined by carriage returns), listen only once "loaded", and answer HTTP by relaying to
+stderr stream, real tqdm bars drawn as SGLang draws them), listen only once "loaded", and answer HTTP by relaying to
 PD Console's demo simulation running in the test process, so every byte a client reads is the demo's emulation
 of the real formats. Behaviour per unit (load time, failures) comes from /etc/pd-sim/units.json, the relay
 targets from /etc/pd-sim/upstream.json; both are written by the test fixture.

@@ -3,10 +3,20 @@ and HTTP surface, served by relaying to the demo simulation (see pd_standin)."""
 
 import argparse
 import os
+import signal
 import sys
 import time
 
+from tqdm import tqdm
+
 from pd_standin import log, raw, raw_bytes, relay_server, unit_behaviour, upstream
+
+# sglang/srt/model_loader/weight_utils.py: "explicitly use pure text format, with a newline at the end" — each
+# redraw of the shard bar is a line of its own.
+_BAR_FORMAT = "{desc}: {percentage:3.0f}% Completed | {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]\n"
+
+# sglang/srt/model_executor/cuda_graph_runner.py: the batch sizes captured, largest first.
+CAPTURE_BS = [256, 224, 192, 160, 128, 112, 96, 80, 64, 56, 48, 40, 32, 24, 16, 12, 8, 4, 2, 1]
 
 # The ServerArgs fields SGLang prints at start-up beyond the ones given on the command line, with their
 # defaults: the real line is several kilobytes, which is what journald's 4096-byte field limit meets.
@@ -129,19 +139,14 @@ def server_args_line(a):
     return "server_args=ServerArgs(" + ", ".join(f"{k}={v}" for k, v in fields) + ")"
 
 
-def tqdm_bar(done, total, elapsed):
-    pct = int(100 * done / total)
-    fmt = lambda s: f"{int(s // 60):02d}:{int(s % 60):02d}"
-    if done == 0:
-        rate, eta = "?it/s", "?"
-    else:
-        per = elapsed / done
-        rate, eta = f"{per:.2f}s/it", fmt(per * (total - done))
-    return f"Loading safetensors checkpoint shards: {pct:3d}% Completed | {done}/{total} [{fmt(elapsed)}<{eta}, {rate}]"
-
-
 def load(a, b):
     log(server_args_line(a))
+    burn = float(b.get("burnCpuS", 0))
+    if burn:
+        # What loading costs in CPU, so that systemd has CPU time worth logging when the process ends.
+        started = time.process_time()
+        while time.process_time() - started < burn:
+            pass
     if b.get("invalidUtf8"):
         # A tokenizer warning quoting bytes that are not UTF-8: journald stores such a line as a byte array.
         raw_bytes(f"[{time.strftime('%Y-%m-%d %H:%M:%S')}] Detokenizer output: ".encode() + b"\xff\xfe\xc3\x28 garbled\n")
@@ -158,16 +163,25 @@ def load(a, b):
     log("Load weight begin. avail mem=78.53 GB", rank=0)
     shards = int(b.get("shards", 17))
     seconds = float(b.get("loadSeconds", 2))
-    started = time.monotonic()
-    # tqdm redraws its bar after a carriage return and writes the newline only when it closes: journald,
-    # which splits a stream on newlines, receives the whole bar as one entry once loading is over.
-    raw(tqdm_bar(0, shards, 0))
-    for i in range(1, shards + 1):
+    # The real tqdm, as SGLang's weight loader runs it (on stderr, which journald reads line by line).
+    for _ in tqdm(range(shards), desc="Loading safetensors checkpoint shards", bar_format=_BAR_FORMAT):
         time.sleep(seconds / shards)
-        raw("\r" + tqdm_bar(i, shards, time.monotonic() - started))
-    raw("\n")
     log("Load weight end. type=DeepseekV4ForCausalLM, dtype=torch.bfloat16, avail mem=62.87 GB, mem usage=15.66 GB.", rank=0)
     log("KV Cache is allocated. #tokens: 851984, K size: 26.34 GB, V size: 26.34 GB", rank=0)
+    if a.disaggregation_mode == "decode":
+        capture(float(b.get("captureSeconds", 1)))
+
+
+def capture(seconds):
+    """CUDA graph capture as the decode server logs it: a default tqdm bar (no newline in its format), so its
+    redraws reach journald joined by carriage returns, as one line when the bar closes."""
+    log("Capture cuda graph begin. This can take up to several minutes. avail mem=7.90 GB", rank=0)
+    capture_range = tqdm(CAPTURE_BS)
+    for i, bs in enumerate(capture_range):
+        avail_mem = 7.9 - 1.5 * i / len(CAPTURE_BS)
+        capture_range.set_description(f"Capturing batches ({bs=} {avail_mem=:.2f} GB)")
+        time.sleep(seconds / len(CAPTURE_BS))
+    log(f"Capture cuda graph end. Time elapsed: {seconds:.2f} s. mem usage=1.52 GB. avail mem=6.38 GB.", rank=0)
 
 
 def main():
@@ -203,7 +217,8 @@ def main():
                 "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
                 "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n\n")
             log("Received sigquit from a child process. It usually means the child failed.")
-            os._exit(1)
+            # sglang.srt.utils.kill_process_tree(os.getpid()): SIGKILL to the whole tree, itself included.
+            os.kill(os.getpid(), signal.SIGKILL)
 
         threading.Thread(target=die, daemon=True).start()
     srv.serve_forever()
