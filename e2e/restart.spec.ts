@@ -160,7 +160,8 @@ test('a stack restart from the palette survives a page reload and resumes on scr
   await expect(page.getByTestId('restart-plan-order')).toHaveText('prefill + decode → router');
   await page.getByTestId('restart-confirm').click();
   const panel = page.getByTestId('restart-progress');
-  await expect(panel.getByTestId('restart-step-decode-active')).toHaveAttribute('data-state', 'running');
+  // Mid-way: the model loads while the health step waits (the unit itself is active at once).
+  await expect(panel.getByTestId('restart-step-decode-health')).toHaveAttribute('data-state', 'running');
   const id = await panel.getAttribute('data-operation');
   await page.reload();
   await expect(panel).toBeVisible({ timeout: 20_000 });
@@ -199,7 +200,8 @@ test('decode fails to start: the failed step, systemd Result=exit-code and the t
     const panel = page.getByTestId('restart-progress');
     await expect(panel).toHaveAttribute('data-state', 'failed');
     await expect(panel.getByTestId('restart-failure-message')).toContainText(
-      'decode: active step — sglang-decode.service failed to start: the main process exited with an error, exit status 1',
+      // Type=simple: active as soon as the process runs; the failure comes while loading, at the health step.
+      'decode: health step — sglang-decode.service failed to start: the main process exited with an error, exit status 1',
     );
     await expect(panel.getByTestId('restart-failure-result')).toHaveText('systemd Result=exit-code');
     await expect(panel.getByTestId('restart-failure-journal')).toContainText(
@@ -213,7 +215,8 @@ test('decode fails to start: the failed step, systemd Result=exit-code and the t
 });
 
 test('/health never turns 200 within the (configured) timeout: fails at the health step with the last answer', async () => {
-  await setTimeoutMinutes('server', 'healthMs', 1);
+  // The health step waits through the model's load (the unit is active at once): 3 min covers decode's.
+  await setTimeoutMinutes('server', 'healthMs', 3);
   await fault('health-never-ok', true, 'decode');
   try {
     await openPlan('decode');
@@ -223,7 +226,7 @@ test('/health never turns 200 within the (configured) timeout: fails at the heal
     await expect(panel.getByTestId('restart-step-decode-active')).toHaveAttribute('data-state', 'succeeded');
     await expect(panel.getByTestId('restart-step-decode-health')).toHaveAttribute('data-state', 'failed');
     await expect(panel.getByTestId('restart-failure-message')).toContainText(
-      /decode never answered http:\/\/127\.0\.0\.1:30200\/health with 200 within 1 min 0 s \(last: GET .* 503/,
+      /decode never answered http:\/\/127\.0\.0\.1:30200\/health with 200 within 3 min 0 s \(last: GET .* 503/,
     );
     await closePanel();
   } finally {

@@ -157,6 +157,17 @@ describe('journal and load progress', () => {
     expect(advanceProgress(p, ['The server is fired up and ready to roll!'])?.phase).toBe('ready');
   });
 
+  it('shows a progress bar’s journal line as a terminal does: its last redraw, no carriage returns', () => {
+    const bar = (n: number): string =>
+      `Loading safetensors checkpoint shards: ${String(Math.round((100 * n) / 17)).padStart(3)}% Completed | ${n}/17`;
+    expect(
+      restartJournalLines([
+        { cursor: 'c1', ts: 1, priority: 6, message: `  \r${bar(3)}` },
+        { cursor: 'c2', ts: 2, priority: 6, message: `\r${bar(0)}\r${bar(17)}` },
+      ]).map((l) => l.text),
+    ).toEqual([bar(3), bar(17)]);
+  });
+
   it('reads a tqdm line as the terminal shows it: the last redraw after the carriage returns', () => {
     // The CUDA graph capture bar reaches journald as one line, every redraw joined by "\r"; the shard bar as one
     // line per redraw, led by "\r" (and the spaces a longer previous redraw left).

@@ -8,6 +8,7 @@
 //   "Capture cuda graph end. Time elapsed: …"                                                     (warmup next)
 //   "The server is fired up and ready to roll!"                                                   (ready)
 import type { LoadProgress } from '@shared/contract';
+import { lastRedraw } from './tqdm-redraw';
 
 /** Progress as read from one line; the label is added once the furthest point is known. */
 export type RawProgress = Omit<LoadProgress, 'label'>;
@@ -17,17 +18,6 @@ const CUDA_BATCHES = /Capturing batches[^:]*:\s*(\d+)%[^|]*\|[^|]*\|\s*(\d+)\/(\
 
 function ratio(done: number, total: number): number | null {
   return total > 0 ? Math.min(1, Math.max(0, done / total)) : null;
-}
-
-/**
- * What a terminal would show of a journal line: a tqdm bar redraws itself after "\r", so the CUDA-graph bar
- * (every redraw joined by "\r" in one line) and the shard bar (a line per redraw, led by "\r") mean their last
- * redraw.
- */
-function lastRedraw(text: string): string {
-  if (!text.includes('\r')) return text;
-  const parts = text.split('\r').filter((p) => p.trim() !== '');
-  return parts.at(-1) ?? '';
 }
 
 /** The progress a line reveals, or undefined when it says nothing about startup. */
