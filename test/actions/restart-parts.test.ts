@@ -128,7 +128,7 @@ describe('journal and load progress', () => {
     expect(lines[0]).toMatchObject({ ts: 1795972445451, priority: 6 });
     expect(lines[1]).toMatchObject({ ts: 1795972446000, priority: 3 });
     expect(journalAfterCursorCommand('sglang-decode.service', 's=1;i=8', 5000)).toBe(
-      "journalctl --no-pager -o json -u sglang-decode.service --after-cursor 's=1;i=8' -n 5000",
+      "journalctl --no-pager -o json --all -u sglang-decode.service --after-cursor 's=1;i=8' -n 5000",
     );
   });
 

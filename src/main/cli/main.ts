@@ -22,6 +22,7 @@ import { readEra, serverEraOf } from './era-of';
 import { NOT_UNDERSTOOD } from '@shared/signals/family-classes';
 import { tuneGarbageCollector } from '../gc-tuning';
 import type { Exposition } from '../core/probes/exposition/types';
+import { unitCondition, type UnitCondition } from '@shared/unit-condition';
 
 const USAGE = `usage: pd-console <command> [options]
 
@@ -37,7 +38,13 @@ commands:
                                  link (since when it is up, or lost and which reconnect attempt is next), and
                                  the headline figures: router requests/s, error share, latency p50/p99; servers'
                                  running and queued requests, generation tokens/s — rates over the scrapes of
-                                 at least S seconds (default 3); a missing figure says which metric it needs
+                                 at least S seconds (default 3); a missing figure says which metric it needs.
+                                 Each unit's condition is named as systemd means it, with the evidence:
+                                 "crash-looping: restart 4, exit status 1 (ImportError: …)", "failed (exit
+                                 status 1, Restart=no)", "running, model loading (3 min, last load took 4 min)".
+                                 Waits up to 10 s for every probe's first answer.
+                                 exit status: 0 every service serving; 3 something is not (loading, failed,
+                                 crash-looping, stopped, unreachable); 1 the command failed; 2 bad usage
   kv [--host H] [--watch]        KV-cache usage of prefill and decode (every second with --watch); where a
                                  figure is missing it says why: the link, or the endpoint and how long it waits
   discover [--host H] [--json]   find the SGLang units on the host; say what is missing and what to change
@@ -182,6 +189,25 @@ export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Pro
   return 2;
 }
 
+/** A service's condition as systemd, /health and its journal tell it; unknown while the link is down. */
+function conditionOf(s: ServiceObservation, now: number, linkUp: boolean): UnitCondition {
+  if (!linkUp)
+    return {
+      kind: 'unknown',
+      tone: 'muted',
+      text: 'unknown — no link to the host',
+      since: null,
+      restarts: 0,
+    };
+  return unitCondition({
+    role: s.role,
+    ...(s.systemd ? { systemd: s.systemd } : {}),
+    ...(s.health ? { health: s.health } : {}),
+    ...(s.evidence ? { evidence: s.evidence } : {}),
+    now,
+  });
+}
+
 export type Flags = Record<string, string | boolean> & { _: string[] };
 
 /** --key value, --flag, and positional words (in `_`). */
@@ -303,6 +329,9 @@ function watchScrapes(core: Core, deploymentId: string) {
  * Observations until every service that is being scraped has two scrapes at least `waitMs` apart (rates
  * need two), or until `waitMs` + 20 s have passed: then what there is, with the reason for what is not.
  */
+/** How long a one-shot status waits for every probe's first answer before printing what it has. */
+const FIRST_ANSWERS_MS = 10_000;
+
 async function observeForRates(
   core: Core,
   deploymentId: string,
@@ -310,15 +339,25 @@ async function observeForRates(
   waitMs: number,
 ): Promise<ServiceObservation[] | null> {
   const deadline = core.now + waitMs + 20_000;
+  const firstAnswers = core.now + FIRST_ANSWERS_MS;
   let services = await nextObservation(core, deploymentId);
   for (;;) {
     if (!services) return null;
+    // Every probe has answered once (bounded): a slow host's first poll is late, not an answer.
+    const answered =
+      core.now >= firstAnswers ||
+      services.every(
+        (s) =>
+          !s.systemdError?.includes('has not answered') &&
+          !(s.metrics && !s.metrics.ok && s.metrics.error.includes('no answer yet')) &&
+          s.health !== undefined,
+      );
     const settled = services.every((s) => {
       if (!s.metrics?.ok) return true;
       const t = scrapes.times(s.role);
       return t.length >= 2 && t[t.length - 1] - t[0] >= waitMs;
     });
-    if (settled || core.now >= deadline) return services;
+    if ((answered && settled) || core.now >= deadline) return services;
     services = await nextObservation(core, deploymentId, Math.max(1000, deadline - core.now)).catch(
       () => services,
     );
@@ -374,6 +413,7 @@ async function status(
                 url: summary.deployment.services.find((c) => c.role === s.role)?.apiUrl ?? null,
                 activeState: s.systemd?.activeState ?? null,
                 subState: s.systemd?.subState ?? null,
+                condition: conditionOf(s, core.now, link.up),
                 health: s.health ? (s.health.ok ? 'ok' : s.health.detail) : null,
                 error: serviceProblem(s),
                 ...(s.kv ? { kv: kvJson(s.kv) } : {}),
@@ -397,17 +437,11 @@ async function status(
         const state = s.systemd
           ? `${s.systemd.activeState}/${s.systemd.subState}`
           : `unknown (${link.up ? s.systemdError : 'no link'})`;
-        // A health result from before the link went is not news about now.
-        const health = !link.up
-          ? 'health unknown'
-          : s.health
-            ? s.health.ok
-              ? 'healthy'
-              : `unhealthy: ${s.health.detail}`
-            : 'health not checked';
+        const c = conditionOf(s, core.now, link.up);
         io.stdout(
-          `${s.role.padEnd(8)} ${s.unit.padEnd(28)} ${state.padEnd(20)} ${health}${s.kv ? `  KV ${kvText(s, link)}` : ''}\n`,
+          `${s.role.padEnd(8)} ${s.unit.padEnd(28)} ${state.padEnd(20)} ${c.text}${s.kv ? `  KV ${kvText(s, link)}` : ''}\n`,
         );
+        if (link.up && c.nextStep) io.stdout(`         next: ${c.nextStep}\n`);
         // With the link down every probe fails for that one reason, which the first line already gives.
         if (!link.up) continue;
         if (s.metrics && !s.metrics.ok)
@@ -420,7 +454,7 @@ async function status(
         }
       }
     }
-    return services.every((s) => s.systemd?.activeState === 'active') ? 0 : 3;
+    return link.up && services.every((s) => conditionOf(s, core.now, true).kind === 'serving') ? 0 : 3;
   } finally {
     scrapes.dispose();
     link.dispose();
