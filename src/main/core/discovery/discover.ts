@@ -14,6 +14,7 @@ import {
   type WorkerRef,
 } from './sglang-flags';
 import { parseEnvFile, parseListUnits, parseShowExec, parseUnitCat, type UnitExec } from './unit-text';
+import { isLoopbackHost, normalHost } from './worker-url';
 
 export interface UnitEvidence {
   unit: string;
@@ -508,7 +509,6 @@ function crossCheckRouter(
 }
 
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]', '', '*']);
-const isLoopback = (h: string) => h === 'localhost' || h.startsWith('127.') || h === '::1' || h === '[::1]';
 
 /** How a host the operator wrote should be dialled from the host itself. */
 export function connectHost(host: string): string {
@@ -530,13 +530,12 @@ export function matchEndpoint(
   }
   const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
   if (port !== server.port) return { ok: false, portMatches: false };
-  const target = parsed.hostname.toLowerCase();
-  const listen = server.host.toLowerCase();
+  const target = normalHost(parsed.hostname);
+  const listen = normalHost(server.host);
   const ok =
-    WILDCARD.has(listen) ||
+    WILDCARD.has(server.host.trim()) ||
     target === listen ||
-    target === `[${listen}]` ||
-    (isLoopback(target) && isLoopback(listen));
+    (isLoopbackHost(target) && isLoopbackHost(listen));
   return { ok, portMatches: true };
 }
 
