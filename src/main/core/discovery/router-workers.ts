@@ -216,7 +216,7 @@ export function routerWorkerList(
  */
 export function routerListFindings(r: FleetRouter): string[] {
   const out: string[] = [];
-  if (r.workersApiError) out.push(`/workers: ${r.workersApiError}`);
+  if (r.workersApiError) out.push(`worker list: ${r.workersApiError}`);
   if (r.workersLeftOut)
     out.push(
       `lists ${(r.workers.length + r.workersLeftOut).toLocaleString('en-US')} workers; the console takes the first ` +
