@@ -194,6 +194,9 @@ describe.skipIf(skip)('status when the router’s worker list is hostile', () =>
     expect(j.roles.prefill).toMatchObject({ workers: 1, healthy: 1 });
     expect(j.roles.decode).toMatchObject({ workers: 1, healthy: 1 });
     expect(text).toContain('decode: 1/1 healthy');
+    console.log(
+      `/workers wrote ${(sent.bytes / 1024 / 1024).toFixed(1)} MiB of 200 before the console hung up`,
+    );
     expect(sent.closed).toBe(true);
     expect(sent.bytes).toBeLessThan(200 * 1024 * 1024);
   }, 60_000);
