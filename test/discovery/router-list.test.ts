@@ -361,8 +361,15 @@ describe('a /workers answer that is not the documented shape', () => {
     expect(message).toBe(
       '/workers did not answer JSON (text/html, 49 bytes, starts "<html>\\u001b[2J\\u001b]0;pwned\\u0007<body>\\u202egnirts</body></html>")',
     );
-    expect(() => parseWorkersAnswer('{"error":"Method Not Allowed"}', 'application/json')).toThrow(
-      '/workers answered JSON without a "workers" array (application/json, starts "{\\"error\\":\\"Method Not Allowed\\"}")',
+    expect(() => parseWorkersAnswer('{"error":"Method Not Allowed","code":405}', 'application/json')).toThrow(
+      '/workers answered JSON without a "workers" array (application/json, an object with keys "error", "code")',
+    );
+    // Values are never quoted from JSON, and URL user-info never from what is not JSON.
+    expect(() => parseWorkersAnswer(`{"workers":[{"uri":"http://admin:${'PW'}@h:1"}]}`)).toThrow(
+      '/workers: workers[0] has no "url" string (it is an object with keys "uri")',
+    );
+    expect(() => parseWorkersAnswer('see http://admin:PW@h:1/ for the list')).toThrow(
+      '/workers did not answer JSON (37 bytes, starts "see http://<hidden>@h:1/ for the list")',
     );
   });
 });

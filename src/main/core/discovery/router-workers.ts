@@ -43,9 +43,15 @@ export class WorkersAnswerError extends Error {
   }
 }
 
-/** The first bytes of an answer, quoted, with everything but printable ASCII escaped (no terminal escapes). */
-export function safeSnippet(text: string, max = 60): string {
-  const head = [...text.slice(0, max * 2)].slice(0, max).join('');
+/**
+ * The first characters of an answer, quoted, with everything but printable ASCII escaped (no terminal escapes)
+ * and the user-info of any URL in it hidden.
+ */
+function safeSnippet(text: string, max = 60): string {
+  const head = [...text.slice(0, max * 2)]
+    .slice(0, max)
+    .join('')
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"']*@/gi, '$1<hidden>@');
   const escaped = head.replace(/[^\x20-\x7e]/gu, (c) => {
     const cp = c.codePointAt(0)!;
     return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
@@ -71,7 +77,7 @@ export function parseWorkersAnswer(body: string, contentType?: string): ApiWorke
   const list = (json as { workers?: unknown })?.workers;
   if (!Array.isArray(list))
     throw new WorkersAnswerError(
-      `/workers answered JSON without a "workers" array (${type}starts ${safeSnippet(body)})`,
+      `/workers answered JSON without a "workers" array (${type}${jsonShape(json)})`,
       'wrong-shape',
     );
   const out: ApiWorker[] = [];
@@ -79,7 +85,7 @@ export function parseWorkersAnswer(body: string, contentType?: string): ApiWorke
     const o = w as Record<string, unknown>;
     if (typeof o?.url !== 'string')
       throw new WorkersAnswerError(
-        `/workers: workers[${i}] has no "url" string (it is ${safeSnippet(JSON.stringify(w) ?? String(w))})`,
+        `/workers: workers[${i}] has no "url" string (it is ${jsonShape(w)})`,
         'wrong-shape',
       );
     const type = typeof o.worker_type === 'string' ? o.worker_type.toLowerCase() : 'regular';
@@ -99,15 +105,21 @@ export function parseWorkersAnswer(body: string, contentType?: string): ApiWorke
   return out;
 }
 
-/** The key two spellings of one worker share (worker-url.ts); a URL that is not one is its own key. */
-export function workerUrlKey(url: string): string {
-  const ep = parseWorkerUrl(url);
-  return 'error' in ep ? `not a URL ${url}` : workerKey(ep);
+/** What a JSON value is, by its keys or type, never its values (they may hold credentials). */
+function jsonShape(v: unknown): string {
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (v === null) return 'null';
+  if (typeof v !== 'object') return `a ${typeof v}`;
+  const keys = Object.keys(v);
+  if (keys.length === 0) return 'an empty object';
+  const shown = keys.slice(0, 8).map((k) => safeSnippet(k, 30));
+  return `an object with keys ${shown.join(', ')}${keys.length > 8 ? `, … (${keys.length})` : ''}`;
 }
 
-/** Whether two URLs name one worker: same host (any loopback spelling one), port and DP rank. */
-export function sameWorkerUrl(a: string, b: string): boolean {
-  return workerUrlKey(a) === workerUrlKey(b);
+/** The key two spellings of one worker share (worker-url.ts); a URL that is not one is its own key. */
+function workerUrlKey(url: string): string {
+  const ep = parseWorkerUrl(url);
+  return 'error' in ep ? `not a URL ${url}` : workerKey(ep);
 }
 
 /** Whether two URLs differ only in what no one reads as another name: case, an added `http://`, a final `/`. */
