@@ -12,11 +12,12 @@ import type { RouterFlags } from './sglang-flags';
 import { cleanWorkerUrl, parseWorkerUrl, workerKey } from './worker-url';
 
 /**
- * The most workers one router's list contributes. Far above real PD fleets (the largest published run
- * 96 H100 nodes as a few dozen servers; DP-aware entries, one per rank, stay in the hundreds) and what one
- * console can watch at all: every worker is a service polled each second through its host's SSH link, and
- * 1,024 of them already means one such poll per millisecond. Beyond it, a runaway or hostile /workers answer
- * would otherwise decide how long discovery takes and how much the console holds.
+ * The most workers one router's list contributes. Far above real PD fleets: SGLang's large-scale PD runs are
+ * on the order of a hundred GPUs in a handful of servers, and even a DP-aware router listing one entry per GPU
+ * (`{base}@{rank}`) stays under 1,024 up to 128 eight-GPU nodes. It is also about what one console can watch:
+ * every worker is a service polled each second through its host's SSH link, and 1,024 of them is already one
+ * such poll per millisecond. Beyond it, a runaway or hostile /workers answer would decide how long discovery
+ * takes and how much the console holds.
  */
 export const MAX_ROUTER_WORKERS = 1024;
 
