@@ -12,6 +12,7 @@ import type { HostConfig } from '../../src/shared/domain';
 import { readConfigFiles, type ConfigFile } from '../../src/main/core/ssh/config-files';
 import type { ResolvedConnectConfig } from '../../src/main/core/ssh/diagnostics';
 import { SshError } from '../../src/main/core/ssh/errors';
+import { configRoots } from '../../src/main/core/ssh/alias-addresses';
 import { resolveHostOptions, type HostOptionsDeps } from '../../src/main/core/ssh/host-options';
 import { refusingPrompts } from '../../src/main/core/ssh/prompts';
 import { createSshResolver } from '../../src/main/core/ssh/resolve-host';
@@ -317,6 +318,11 @@ describe.skipIf(noSsh !== null)('the home ssh reads, when $HOME is not the passw
       expect(message).toContain(`not ${path.join(other, '.ssh', 'config')} under $HOME`);
     },
   );
+
+  it("names the passwd home's config as the file to add aliases to (fleet discovery fixes)", () => {
+    vi.stubEnv('HOME', path.join(root, 'elsewhere'));
+    expect(configRoots({}).userConfig).toBe(path.join(PASSWD_HOME, '.ssh', 'config'));
+  });
 
   it('expands ~ in options to the passwd home but ~ in Include to $HOME, like ssh -G', async () => {
     const other = path.join(root, 'other-home-2');
