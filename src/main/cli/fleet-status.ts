@@ -73,7 +73,7 @@ export async function fleetStatus(opts: FleetStatusOptions, io: FleetIo): Promis
           pool,
           aliases: createAliasIndex({ homeDir, sshBinary }),
           lookupAll: (n) => defaultLookupAll(n),
-          configFile: homeDir ? configRoots({ homeDir }).userConfig : '~/.ssh/config',
+          configFile: configRoots({ homeDir }).userConfig,
         },
         { addHosts: opts.addHosts },
       );

@@ -127,7 +127,7 @@ export async function fleetRoll(o: FleetRollOptions, io: RollCliIo): Promise<num
           pool,
           aliases: createAliasIndex({ homeDir, sshBinary }),
           lookupAll: (n) => defaultLookupAll(n),
-          configFile: homeDir ? configRoots({ homeDir }).userConfig : '~/.ssh/config',
+          configFile: configRoots({ homeDir }).userConfig,
         },
         { addHosts: o.addHosts },
       );
