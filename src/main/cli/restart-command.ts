@@ -218,7 +218,7 @@ export async function restartCommand(
         return EXIT.usage;
       }
       const answer = await (io.ask ?? askOnTerminal)(
-        `Restart ${targetName(plan)} on ${plan.hostLabel}? [y/N] `,
+        oneLine(`Restart ${targetName(plan)} on ${plan.hostLabel}? [y/N] `),
       );
       if (!/^(y|yes)$/i.test(answer.trim())) {
         say('Not restarted.\n');
@@ -298,7 +298,8 @@ function rollIo(args: Args, io: RestartCliIo, say: (s: string) => void, simulate
       if (args.yes) return true;
       if (!(io.isTTY ?? Boolean(process.stdin.isTTY)))
         return 'refusing to restart without confirmation: stdin is not a terminal. Pass --yes to confirm.';
-      return /^(y|yes)$/i.test((await (io.ask ?? askOnTerminal)(question)).trim());
+      // The question names hosts and workers; it is asked on the terminal, not through the CLI's sink.
+      return /^(y|yes)$/i.test((await (io.ask ?? askOnTerminal)(oneLine(question))).trim());
     },
     onInterrupt: io.onInterrupt ?? onSigint,
   };
@@ -513,8 +514,7 @@ async function askOnTerminal(question: string): Promise<string> {
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    // The question names hosts and workers: shown as the rest of the output is (it does not pass the CLI's sink).
-    return await rl.question(oneLine(question));
+    return await rl.question(question);
   } finally {
     rl.close();
   }
