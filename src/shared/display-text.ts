@@ -22,15 +22,30 @@ function escapeOf(c: string): string {
   return SHORT[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-/**
- * A URL's userinfo, wherever a URL appears in the text: `scheme://` then everything up to the last `@` before the
- * path, query, fragment, whitespace or a quote (a password may hold an unescaped `@`; a quote ends a JSON string).
- */
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>\\`]*@/gi;
+/** What ends a URL's authority: the path, query or fragment, whitespace, a quote (a JSON string ends), a bracket. */
+const AUTHORITY_END = /[\s/?#"'<>\\`]/g;
+const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
 
-/** `http://admin:pw@10.0.0.2:30000` → `http://***@10.0.0.2:30000`, for every URL in `text`. */
+/**
+ * `http://admin:pw@10.0.0.2:30000` → `http://***@10.0.0.2:30000`, for every URL in `text`: the userinfo is
+ * everything up to the last `@` of the authority (a password may hold an unescaped `@`). One pass over the text,
+ * whatever it holds: each authority is read once.
+ */
 export function redactUserinfo(text: string): string {
-  return text.replace(USERINFO, '$1***@');
+  let out = '';
+  let copied = 0;
+  for (let i = text.indexOf('://'); i !== -1; i = text.indexOf('://', i + 3)) {
+    if (i === 0 || !SCHEME_CHAR.test(text[i - 1])) continue;
+    AUTHORITY_END.lastIndex = i + 3;
+    const end = AUTHORITY_END.exec(text)?.index ?? text.length;
+    const at = text.slice(i + 3, end).lastIndexOf('@');
+    if (at !== -1) {
+      out += `${text.slice(copied, i + 3)}***`;
+      copied = i + 3 + at;
+    }
+    i = end - 3;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** One line: every control and reordering character shown as an escape, newlines and tabs included. */

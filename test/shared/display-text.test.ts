@@ -36,6 +36,20 @@ describe('display text', () => {
     );
     expect(redactUserinfo('ssh ops@gpu1, http://h/p?q=a@b#c@d')).toBe('ssh ops@gpu1, http://h/p?q=a@b#c@d');
     expect(oneLine('http://u:p@h')).toBe('http://***@h');
+    expect(redactUserinfo('://x@y then http://u@h')).toBe('://x@y then http://***@h');
+  });
+
+  it('takes linear time whatever the text: a long scheme-like run, or URLs without a break', () => {
+    const time = (s: string): number => {
+      const t = performance.now();
+      redactUserinfo(s);
+      return performance.now() - t;
+    };
+    time('a.'.repeat(1000) + 'http://'.repeat(1000));
+    // 400 kB / 1.4 MB of output (a label value printed by parse --json): a backtracking pattern took seconds to
+    // minutes on the first; one pass takes milliseconds on both.
+    expect(time('a.'.repeat(200_000))).toBeLessThan(1000);
+    expect(time('http://'.repeat(200_000))).toBeLessThan(1000);
   });
 
   it('tells a plain one-line label from one with breaks or controls', () => {
