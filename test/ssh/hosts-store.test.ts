@@ -73,6 +73,12 @@ describe('HostStore', () => {
       [{ label: 'x', kind: 'ssh', hostname: 'two words' }, /hostname/],
       [{ label: 'x', kind: 'ssh', hostname: 'h', user: 'a@b' }, /user/],
       [{ label: '  ', kind: 'ssh', hostname: 'h' }, /label/],
+      // Printed on one line wherever it is shown: a line break or a terminal escape would forge output.
+      [
+        { label: 'gpu\nstatus: all healthy', kind: 'ssh', hostname: 'h' },
+        /label must be one line of plain text/,
+      ],
+      [{ label: 'gpu\x1b]0;pwned\x07', kind: 'ssh', hostname: 'h' }, /label must be one line of plain text/],
       [{ label: 'x', kind: 'ssh', hostname: 'h', password: 'secret' }, /password|Unrecognized/i],
     ];
     for (const [input, re] of bad) {
@@ -121,6 +127,11 @@ describe('HostStore', () => {
     await fs.writeFile(file, text.replace('"id": "b"', '"id": "a"').replace('99999', '22'));
     const dup = await errorOf(new HostStore(file).list());
     expect(dup.message).toContain(':5:13: hosts[1].id "a" is used by an earlier host too');
+
+    await fs.writeFile(file, text.replace('"label": "B"', '"label": "B\\u001b[2J"').replace('99999', '22'));
+    expect((await errorOf(new HostStore(file).list())).message).toContain(
+      `${file}:5:27: hosts[1].label: label must be one line of plain text`,
+    );
 
     await fs.writeFile(file, '{ "version": 7, "hosts": [] }');
     expect((await errorOf(new HostStore(file).list())).message).toContain('written by a newer PD Console');

@@ -29,6 +29,8 @@ export interface FleetStatusOptions {
   pool?: HostLinkPool;
   /** The core the fleet is opened in while it is read (see fleet-observe.ts); default a bare one. */
   core?: FleetCore;
+  /** The simulated demo fleet: --json says `"simulated": true`. */
+  simulated?: boolean;
 }
 
 export interface FleetIo {
@@ -89,7 +91,7 @@ export async function fleetStatus(opts: FleetStatusOptions, io: FleetIo): Promis
     // Read as the app watches it: the fleet opened in a core as one deployment over discovery's links.
     const reading = await observeFleet(fleet, opts.origin, pool, opts.core ? { core: opts.core } : {});
     const report = fleetReport(fleet, reading);
-    if (opts.json) io.stdout(JSON.stringify(report, null, 2) + '\n');
+    if (opts.json) io.stdout(JSON.stringify({ simulated: !!opts.simulated, ...report }, null, 2) + '\n');
     else io.stdout(fleetTable(fleet, report));
     const allActive = report.services.every(
       (s) => s.activeState === 'active' && (s.units ?? []).every((u) => u.activeState === 'active'),

@@ -5,21 +5,31 @@ import { resaveRecording } from '../core/store/recording/resave';
 import { REVIEW_OVERVIEW } from '../core/review/overview-table';
 import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
 import type { CliIo } from './main';
+import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
 
 export const RECORDING_USAGE = 'usage: pd-console recording resave FILE.pdrec.jsonl.gz';
 
+export const RECORDING_COMMAND = defineCommand({ name: 'recording', usage: RECORDING_USAGE, options: {} });
+
 export async function recordingCommand(argv: string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === '--help' || sub === '-h') {
+  let parsed;
+  try {
+    parsed = parseCommandLine(RECORDING_COMMAND, argv);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(io, err.message);
+    throw err;
+  }
+  if (parsed.help) {
     io.stdout(
       `${RECORDING_USAGE}\nRewrites the recording in the current format (1.${FORMAT_MINOR_VERSION}), so that a review opens it at once from its overview.\n`,
     );
     return 0;
   }
+  const [sub, ...rest] = parsed.positionals;
   if (sub !== 'resave')
     return usage(io, sub ? `unknown subcommand ${JSON.stringify(sub)}` : 'which subcommand?');
-  if (rest.length !== 1 || rest[0].startsWith('--'))
-    return usage(io, rest.length ? 'one file, no options' : 'which recording? give its path');
+  if (rest.length !== 1)
+    return usage(io, rest.length ? 'one file at a time' : 'which recording? give its path');
   try {
     const r = await resaveRecording(rest[0], { overview: REVIEW_OVERVIEW });
     const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
@@ -34,6 +44,6 @@ export async function recordingCommand(argv: string[], io: CliIo): Promise<numbe
 }
 
 function usage(io: CliIo, why: string): number {
-  io.stderr(`pd-console recording: ${why}\n${RECORDING_USAGE}\n`);
+  io.stderr(usageText(RECORDING_COMMAND, why));
   return 2;
 }

@@ -20,6 +20,7 @@ import { HostLinkPool } from '../core/ssh/host-link-pool';
 import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
 import { discoverFleet } from '../core/discovery/run-fleet-discovery';
 import { EXIT, exitOfEnd } from './restart-exit';
+import { oneLine } from '@shared/display-text';
 
 /** A roll's context, plus what only the CLI knows: the role a `decode@X` argument names. */
 export interface RollCliContext extends RollContext {
@@ -33,6 +34,8 @@ export interface RollCliIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   json: boolean;
+  /** The fleet is the simulated one: said in the plan's JSON line (`simulated`). */
+  simulated: boolean;
   /** Resolves true when the operator confirmed (or --yes), false when declined; a string is a refusal. */
   confirm: (question: string) => Promise<boolean | string>;
   onInterrupt: (fn: () => void) => () => void;
@@ -58,7 +61,7 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
   const prepared = await prepareRoll(target, ctx);
   const { plan } = prepared;
   try {
-    if (io.json) io.stdout(`${JSON.stringify({ plan })}\n`);
+    if (io.json) io.stdout(`${JSON.stringify({ plan, simulated: io.simulated })}\n`);
     io.say(rollPlanText(plan));
     if (plan.refused) {
       io.stderr(`pd-console restart: refused: ${plan.refused}\n`);
@@ -189,7 +192,8 @@ export function rollPlanText(plan: RollPlan): string {
   for (const c of plan.checks) lines.push(`  ${c.ok ? '✔' : '✖'} ${c.name}: ${c.detail}`);
   for (const w of plan.warnings) lines.push(`! ${w}`);
   if (plan.refused) lines.push(`! Refused: ${plan.refused}`);
-  return `${lines.join('\n')}\n\n`;
+  // One entry is one line: what the host, the router or the journal said inside it stays on it.
+  return `${lines.map(oneLine).join('\n')}\n\n`;
 }
 
 export function rollResultText(op: RollOperation): string {
@@ -203,7 +207,7 @@ export function rollResultText(op: RollOperation): string {
     if (f.hint) lines.push(`  next: ${f.hint}`);
     if (f.journalTail?.length) lines.push('  last journal lines:', ...f.journalTail.map((l) => `    │ ${l}`));
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(oneLine).join('\n')}\n`;
 }
 
 /** Prints each step's changes, pauses and load progress as the roll runs. */
@@ -215,7 +219,7 @@ function progressPrinter(say: (s: string) => void): (op: RollOperation) => void 
     const t = `[${formatDuration(op.elapsedMs).padStart(9)}]`;
     const p = op.paused ? `${op.paused.hostLabel}: ${op.paused.reason}` : null;
     if (p !== paused) {
-      say(p ? `${t} paused — ${op.paused!.reason}\n` : `${t} link back: the roll carries on\n`);
+      say(p ? `${t} paused — ${oneLine(op.paused!.reason)}\n` : `${t} link back: the roll carries on\n`);
       paused = p;
     }
     for (const w of op.workers) {
@@ -223,14 +227,14 @@ function progressPrinter(say: (s: string) => void): (op: RollOperation) => void 
       const text = load ? describeProgress(load) : '';
       if (text && progress.get(w.workerId) !== text) {
         progress.set(w.workerId, text);
-        say(`${t} ${w.name.padEnd(10)} ${text}\n`);
+        say(`${t} ${oneLine(`${w.name.padEnd(10)} ${text}`)}\n`);
       }
       w.steps.forEach((s, i) => {
         const key = `${w.workerId}:${i}`;
         if (s.state === 'pending' || seen.get(key) === s.state) return;
         seen.set(key, s.state);
         say(
-          `${t} ${w.name.padEnd(10)} ${s.label}: ${s.state}${s.detail && s.state !== 'running' ? ` — ${s.detail}` : ''}\n`,
+          `${t} ${oneLine(`${w.name.padEnd(10)} ${s.label}: ${s.state}${s.detail && s.state !== 'running' ? ` — ${s.detail}` : ''}`)}\n`,
         );
       });
     }
