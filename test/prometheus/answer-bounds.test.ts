@@ -152,6 +152,28 @@ describe('values that are not numbers', () => {
     expect(r.warnings).toEqual(['3 values were not a number (e.g. "") and are shown as gaps']);
   });
 
+  it('native histogram samples are left out and said', async () => {
+    body = Buffer.from(
+      JSON.stringify({
+        status: 'success',
+        data: {
+          resultType: 'matrix',
+          result: [
+            { metric: { job: 'a' }, values: [[START, '1']] },
+            { metric: { job: 'b' }, histograms: [[START, { count: '3', sum: '1', buckets: [] }]] },
+          ],
+        },
+      }),
+    );
+    const client = new PromHttpClient({ baseUrl: base, label: 'p' });
+    const r = await client.queryRange('x', START, END, STEP);
+    client.dispose();
+    expect(r.series.map((s) => s.values.length)).toEqual([1, 0]);
+    expect(r.warnings).toEqual([
+      '1 native histogram sample was left out (the console reads float samples only)',
+    ]);
+  });
+
   it('an instant query of an empty value has no point', async () => {
     body = Buffer.from(
       JSON.stringify({

@@ -55,8 +55,8 @@ interface Building {
   values: [number, number][];
   /** Grid index of the last kept point (decimation keeps the first point of each step). */
   lastK: number;
-  /** Whether points came as `values` (matrix) or `value` (vector). */
-  kind?: 'values' | 'value';
+  /** Whether points came as `values` (matrix), `value` (vector) or both (neither shape). */
+  kind?: 'values' | 'value' | 'mixed';
 }
 
 export interface ReadAnswer {
@@ -90,6 +90,8 @@ const SERIES_PATHS = [
   '$.data.result.*.metric',
   '$.data.result.*.values.*',
   '$.data.result.*.value',
+  '$.data.result.*.histogram',
+  '$.data.result.*.histograms.*',
 ];
 const WHOLE_PATHS = ['$.status', '$.errorType', '$.error', '$.warnings', '$.infos', '$.data'];
 
@@ -106,6 +108,7 @@ export class AnswerReader {
   private offered = 0;
   private dropped = 0;
   private odd = 0;
+  private histograms = 0;
   private oddExample = '';
 
   constructor(private readonly bounds: AnswerBounds) {
@@ -150,10 +153,10 @@ export class AnswerReader {
     const head = Buffer.concat(this.head).toString('utf8');
     const complete = this.total === this.headBytes;
     const json = !this.broken && this.parser.isEnded && this.isObjectBody(head);
-    const kinds = new Set(this.building.map((b) => b.kind));
+    const kinds = new Set(this.building.flatMap((b) => (b.kind ? [b.kind] : [])));
     const series: PromRangeSeries[] = [];
     for (const [i, b] of this.building.entries()) {
-      if (!b.metric) throw new AnswerShapeError(`series ${i + 1} came without its labels (metric)`);
+      if (!b?.metric) throw new AnswerShapeError(`series ${i + 1} came without its labels (metric)`);
       series.push({ metric: b.metric, values: b.values });
     }
     const notes: string[] = [];
@@ -168,6 +171,10 @@ export class AnswerReader {
       notes.push(
         `${this.odd.toLocaleString('en')} value${this.odd === 1 ? ' was' : 's were'} not a number (e.g. ${this.oddExample}) and ${this.odd === 1 ? 'is' : 'are'} shown as gaps`,
       );
+    if (this.histograms > 0)
+      notes.push(
+        `${this.histograms.toLocaleString('en')} native histogram sample${this.histograms === 1 ? ' was' : 's were'} left out (the console reads float samples only)`,
+      );
     return {
       json,
       head,
@@ -175,6 +182,7 @@ export class AnswerReader {
       ...this.envelope,
       series,
       seriesKind: kinds.size === 0 ? null : kinds.size > 1 ? 'mixed' : [...kinds][0]!,
+
       notes,
     };
   }
@@ -201,13 +209,21 @@ export class AnswerReader {
       b.metric = m.data;
       return;
     }
+    if (
+      (stack.length === 4 && key === 'histogram') ||
+      (stack.length === 5 && stack[4]?.key === 'histograms')
+    ) {
+      // Native histogram samples: no signal of the app is one; counted and said, not kept.
+      this.histograms++;
+      return;
+    }
     if (stack.length === 4 && key === 'value') {
-      b.kind = b.kind && b.kind !== 'value' ? b.kind : 'value';
+      b.kind = b.kind === undefined || b.kind === 'value' ? 'value' : 'mixed';
       this.point(b, value, false);
       return;
     }
     if (stack.length === 5 && stack[4]?.key === 'values') {
-      b.kind = b.kind && b.kind !== 'values' ? b.kind : 'values';
+      b.kind = b.kind === undefined || b.kind === 'values' ? 'values' : 'mixed';
       this.point(b, value, true);
     }
   }
