@@ -9,6 +9,8 @@ import { specsFor } from '@shared/signals/spec';
 import type { Role } from '@shared/domain';
 import { createApp, type App } from '../compose';
 import { PromHttpClient, parsePromDurationS } from '../core/prometheus/http-client';
+import { preparePromSource, type PromSource } from '../core/prometheus/prom-source';
+import { memorySecrets } from '../core/ssh/prompts';
 import { MAX_POINTS_PER_SERIES } from '../core/prometheus/history-step';
 import type { CliIo } from './main';
 import { defineCommand, parseCommandLine, UsageError } from './cli-args';
@@ -16,14 +18,16 @@ import { HOST_OPTION, hostArg, isSimulated, openTarget } from './target';
 import { oneLine } from '@shared/display-text';
 
 export const HISTORY_USAGE = `usage: pd-console history SIGNAL [--host H] --since 7d [--step 1m] [--json]
-                          [--prometheus URL [--direct]] [--match 'job="sglang-decode"']
+                          [--prometheus URL [--direct] [--prometheus-ca FILE]] [--match 'job="sglang-decode"']
   SIGNAL       a key of the signal specification, e.g. decode.kv_ratio, decode.ttft_p99_s,
                router.router_requests_per_s (scoped to a fleet worker with @, decode.kv_ratio@decode-1)
   --since D    how far back (Prometheus durations: 90m, 24h, 7d, 2w); default 24h
   --step S     one point every S (default: about 1,000 points; never finer than Prometheus allows)
   --prometheus URL   the Prometheus that scrapes the deployment, reached through --host's SSH tunnel
                (add --direct to reach it from this machine); --match the label matchers of the signal's
-               series there (default: none — every series of the family)
+               series there (default: none — every series of the family); a user:password@ in the URL
+               is sent as basic auth to that URL only; --prometheus-ca the PEM file of a private CA
+               that signed an https Prometheus' certificate
   --json       { key, parts: [{ source, label, query, stepS, points: [[epoch ms, value], …] }], problems }`;
 
 export interface HistoryCommandDeps {
@@ -45,6 +49,7 @@ export const HISTORY_COMMAND = defineCommand({
     step: { type: 'string', needs: 'a duration such as 15s or 1m' },
     json: { type: 'boolean' },
     prometheus: { type: 'string', needs: 'the URL, e.g. http://127.0.0.1:9090' },
+    'prometheus-ca': { type: 'string', needs: "the PEM file of the Prometheus' private CA" },
     direct: { type: 'boolean' },
     match: { type: 'string', needs: `label matchers, e.g. 'job="sglang-decode"'` },
   },
@@ -88,7 +93,20 @@ export async function historyCommand(
   }
   const promUrl = flags.prometheus;
   if (promUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(promUrl))
-    return usage(io, `--prometheus needs an http(s) URL, got ${JSON.stringify(promUrl)}`);
+    return usage(io, `--prometheus needs an http(s) URL, got ${JSON.stringify(oneLine(promUrl))}`);
+  // Session-only: a password from the URL lives in memory for this run, sent to that URL's origin only.
+  const secrets = memorySecrets();
+  let prom: PromSource | undefined;
+  if (promUrl !== undefined) {
+    const caFile = flags['prometheus-ca'];
+    try {
+      prom = await preparePromSource({ url: promUrl, ...(caFile !== undefined ? { caFile } : {}) }, secrets);
+    } catch (e) {
+      const { message, hint } = e as Error & { hint?: string };
+      return usage(io, `--prometheus: ${message}${hint ? ` — ${hint}` : ''}`);
+    }
+    for (const w of prom.warnings) io.stderr(`pd-console history: ${w}\n`);
+  }
   const match = flags.match ?? '';
   const host = hostArg(flags.host);
 
@@ -98,14 +116,16 @@ export async function historyCommand(
   try {
     const summary = await openTarget(core, host);
     const deploymentId = summary.deployment.id;
-    if (typeof promUrl === 'string') {
+    if (prom) {
       const direct = flags.direct === true;
       client = new PromHttpClient({
-        baseUrl: promUrl.replace(/\/+$/, ''),
+        baseUrl: prom.url,
         label: direct
-          ? `Prometheus at ${promUrl}`
-          : `Prometheus at ${promUrl} via ${summary.host.label || host}`,
+          ? `Prometheus at ${prom.url}`
+          : `Prometheus at ${prom.url} via ${summary.host.label || host}`,
         ...(direct ? {} : { agent: () => core.connectionOf(deploymentId).httpAgent() }),
+        ...(prom.auth ? { auth: prom.auth, secrets } : {}),
+        ...(prom.caFile ? { caFile: prom.caFile } : {}),
       });
       const api = client;
       // The scrape interval bounds the step and widens the windows; the targets list says it.
