@@ -33,6 +33,8 @@ export interface WebServer {
   url: string;
   port: number;
   token: string;
+  /** Each WebSocket client the server holds, and the bytes queued for it that the kernel has not taken yet. */
+  clients(): { client: string; state: 'open' | 'closing'; queuedBytes: number }[];
   close(): Promise<void>;
 }
 
@@ -46,6 +48,23 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json',
   '.ico': 'image/x-icon',
 };
+
+/**
+ * Most the server holds queued for one WebSocket client, beyond what the kernel's socket buffers took: a page
+ * that stops reading (a frozen or stopped tab, a client that never reads) must not grow the backend. 8 MiB is
+ * ≈ 4 min of the demo fleet's pushes (≈ 32 KiB/s) and many times the largest history answer a page asks for
+ * (≈ 0.5 MB), so a page that is only busy for a while never reaches it. One frame larger than the bound still goes
+ * to a client that has nothing queued, so the most held for a client is this or its largest single answer.
+ */
+export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The close code for a client that fell behind (4000–4999 is for applications). Pushes cannot be skipped for it:
+ * 'signals' rows, 'dashboard' changes and journal lines each build on the previous ones, so a page that missed one
+ * shows wrong data until it fetches again. It gets what a reconnection gets instead: the page's bridge reconnects
+ * by itself and fetches everything on screen again.
+ */
+export const CLOSE_FELL_BEHIND = 4000;
 
 const COOKIE = 'pdc_token';
 /** How long close() lets open sockets finish before it destroys them. */
@@ -147,17 +166,35 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     wss.handleUpgrade(req, socket, head, (ws) => attach(ws, client));
   });
 
-  const sockets = new Set<WebSocket>();
+  /** Every accepted WebSocket, and the client it serves (address:port) for log lines. */
+  const sockets = new Map<WebSocket, string>();
   function attach(ws: WebSocket, client: string): void {
-    sockets.add(ws);
+    sockets.set(ws, client);
     // A malformed frame (too big, bad UTF-8, reserved bits, unmasked…) makes ws emit 'error' and close this
     // socket with the matching code (1009, 1007, 1002…); without a listener that error would end the process.
     ws.on('error', (err: Error & { code?: string }) =>
       log(`pd-console web: dropped WebSocket client ${client}: ${err.code ?? 'error'} ${err.message}`),
     );
     const send = (f: ServerFrame): void => {
+      if (ws.readyState !== ws.OPEN) return;
       // Text JSON, or one binary message for an answer with long runs of numbers (wire-frame.ts).
-      if (ws.readyState === ws.OPEN) ws.send(encodeServerFrame(f));
+      const data = encodeServerFrame(f);
+      const queued = ws.bufferedAmount;
+      if (queued > 0) {
+        const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+        if (queued + size > MAX_QUEUED_BYTES) return fellBehind(queued);
+      }
+      ws.send(data);
+    };
+    const fellBehind = (queued: number): void => {
+      log(
+        `pd-console web: closed WebSocket client ${client}: it stopped reading (${queued} bytes queued, ` +
+          `limit ${MAX_QUEUED_BYTES}); its page reconnects and fetches again`,
+      );
+      // Behind what is queued, the close frame reaches a page that reads again; ws destroys the socket if the
+      // client does not answer it within its close timeout.
+      ws.close(CLOSE_FELL_BEHIND, 'this page fell behind the backend; reconnecting fetches everything again');
+      for (const off of listeners) off();
     };
     const listeners = EVENT_NAMES.map((event) => {
       const l = (payload: ApiEvents[EventName]): void => send({ t: 'evt', event, payload });
@@ -204,11 +241,17 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
     token,
+    clients: () =>
+      [...sockets].map(([s, client]) => ({
+        client,
+        state: s.readyState === s.OPEN ? 'open' : 'closing',
+        queuedBytes: s.bufferedAmount,
+      })),
     // Bounded whatever clients do: sockets get a close frame, then everything still open is destroyed.
     close: () =>
       new Promise<void>((resolve) => {
         const force = setTimeout(() => {
-          for (const s of sockets) s.terminate();
+          for (const s of sockets.keys()) s.terminate();
           for (const c of connections) c.destroy();
           server.closeAllConnections();
         }, CLOSE_GRACE_MS);
@@ -216,7 +259,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
           clearTimeout(force);
           resolve();
         });
-        for (const s of sockets) s.close(1001, 'PD Console is shutting down');
+        for (const s of sockets.keys()) s.close(1001, 'PD Console is shutting down');
         wss.close();
         server.closeIdleConnections();
       }),
