@@ -3,7 +3,8 @@
 // the socket, Host and Origin checks (no DNS rebinding, no cross-site WebSocket hijacking), no CORS.
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -67,6 +68,10 @@ export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 export const CLOSE_FELL_BEHIND = 4000;
 
 const COOKIE = 'pdc_token';
+/** The read-ahead of one static file being sent: what a client that stops reading can make the server hold. */
+const STATIC_READ_AHEAD_BYTES = 16 * 1024;
+/** Most requests that may wait on one connection behind another's answer (HTTP pipelining). */
+const MAX_PIPELINED = 16;
 /** How long close() lets open sockets finish before it destroys them. */
 const CLOSE_GRACE_MS = 500;
 
@@ -82,8 +87,47 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     return !!given && safeEqual(given, token);
   };
 
+  /** Requests waiting on each connection for the answers before theirs to go (HTTP pipelining). */
+  const waiting = new WeakMap<Duplex, number>();
+  /**
+   * True once `res` is the answer its connection writes next; false if the connection closed first. Nothing is
+   * read or built for a request before its turn, so a client that asks many times and reads nothing holds one
+   * answer's read-ahead; and one with more than MAX_PIPELINED requests waiting is disconnected (browsers send one
+   * request at a time on a connection).
+   */
+  function turnOf(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> {
+    if (res.socket) return Promise.resolve(true);
+    const conn = req.socket;
+    if (conn.destroyed) return Promise.resolve(false);
+    const n = (waiting.get(conn) ?? 0) + 1;
+    if (n > MAX_PIPELINED) {
+      log(
+        `pd-console web: closed HTTP client ${conn.remoteAddress}:${conn.remotePort}: more than ` +
+          `${MAX_PIPELINED} requests waiting on one connection`,
+      );
+      conn.destroy();
+      return Promise.resolve(false);
+    }
+    waiting.set(conn, n);
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (turn: boolean): void => {
+        if (settled) return;
+        settled = true;
+        waiting.set(conn, (waiting.get(conn) ?? 1) - 1);
+        resolve(turn);
+      };
+      res.once('socket', () => settle(true));
+      // Node ends the requests still waiting on a connection that closed with 'close' (no socket comes).
+      req.once('close', () => settle(false));
+    });
+  }
+
   const server = http.createServer((req, res) => {
-    void handle(req, res).catch((err: Error) => {
+    const answer = async (): Promise<void> => {
+      if (await turnOf(req, res)) await handle(req, res);
+    };
+    void answer().catch((err: Error) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(`internal error: ${err.message}`);
     });
@@ -122,10 +166,20 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       res.writeHead(404).end();
       return;
     }
-    let body: Buffer;
+    let fh: FileHandle;
+    let size: number;
     try {
-      body = await readFile(file);
+      fh = await open(file, 'r');
     } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) throw new Error('not a regular file');
+      size = st.size;
+    } catch {
+      await fh.close();
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
@@ -138,8 +192,21 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       'content-security-policy': contentSecurityPolicy(port),
     };
     if (rel === 'index.html') headers['set-cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+    headers['content-length'] = size;
     res.writeHead(200, headers);
-    res.end(req.method === 'HEAD' ? undefined : body);
+    if (req.method === 'HEAD') {
+      await fh.close();
+      res.end();
+      return;
+    }
+    // Streamed at the pace the client reads (the socket's backpressure), one read-ahead buffer at a time.
+    await pipeline(fh.createReadStream({ highWaterMark: STATIC_READ_AHEAD_BYTES }), res).catch(
+      (err: NodeJS.ErrnoException) => {
+        // A client that leaves mid-file (a reload, a closed tab) is no fault of anyone's; anything else is logged.
+        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE')
+          log(`pd-console web: sending ${rel} failed: ${err.code ?? 'error'} ${err.message}`);
+      },
+    );
   }
 
   // Every raw connection, page or socket, so close() can end them all whatever a client does.
