@@ -16,6 +16,7 @@ import { runFleetStagesBench } from './fleet-stages';
 import { runWindowPushBench } from './window-push';
 import { runGcTuningBench } from './gc-tuning';
 import { runOlderHistoryBench } from './older-history';
+import { runWebSlowClientBench } from './web-slow-client';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -40,6 +41,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'window-push': () => runWindowPushBench(),
   'gc-tuning': () => runGcTuningBench(),
   'older-history': () => runOlderHistoryBench(),
+  'web-slow-client': () => runWebSlowClientBench(),
 };
 
 async function main(): Promise<void> {

@@ -1,8 +1,7 @@
 // A WebSocket client that stops reading must not grow the backend: what the server holds queued for it stays
 // under MAX_QUEUED_BYTES, and once it would pass that the client is closed with CLOSE_FELL_BEHIND (its page
 // reconnects and fetches again), while a client that reads gets every push. Thirty minutes of the demo fleet's
-// pushes (per second: an observation ≈ 9.5 kB, a dashboard push ≈ 8.5 kB, 1.6 signals rows ≈ 9 kB each,
-// ≈ 32 KiB/s measured on the demo fleet) are sent as fast as the reading client takes them.
+// pushes (≈ 32 KiB/s, test/support/fleet-pushes.ts) are sent as fast as the reading client takes them.
 // (Before, the server queued all of it: ≈ 60 MB held for one paused socket, and growing.)
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +18,7 @@ import {
   startWebServer,
   type WebServer,
 } from '../../src/main/web/server';
+import { fleetPushRound } from '../support/fleet-pushes';
 
 const SIMULATED_S = 30 * 60;
 
@@ -41,26 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-/** `count` numbers keyed as the fleet's signal keys are (role, worker URL, signal): ≈ 62 bytes of JSON each. */
-function values(count: number, second: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (let i = 0; i < count; i++)
-    out[`decode/http://127.0.0.${2 + (i % 3)}:300${i % 100}/signal_${i}`] = Math.sin(second + i) / 3 + 0.5;
-  return out;
-}
-
-/** One second of the demo fleet's pushes (sizes and rate as measured on it; 1.6 signals rows rounded to 2). */
-function round(second: number): { event: string; payload: unknown }[] {
-  const deploymentId = 'demo-fleet';
-  const ts = 1_700_000_000_000 + second * 1000;
-  return [
-    { event: 'observation', payload: { deploymentId, ts, services: values(150, second) } },
-    { event: 'dashboard', payload: { deploymentId, ts, since: ts - 1000, values: values(135, second) } },
-    { event: 'signals', payload: { deploymentId, ts, values: values(145, second) } },
-    { event: 'signals', payload: { deploymentId, ts: ts + 500, values: values(145, second + 0.5) } },
-  ];
-}
 
 /** A client that reads, like a page: counts the frames it received and says when it has `n`. */
 function readingClient(): Promise<{
@@ -187,7 +167,7 @@ describe('browser mode: a WebSocket client that stops reading', () => {
     let peakReader = 0;
     let closedAt: number | undefined;
     for (let s = 0; s < SIMULATED_S; s++) {
-      for (const { event, payload } of round(s)) {
+      for (const { event, payload } of fleetPushRound(s)) {
         bus.emit(event, payload);
         sent++;
         sentBytes += Buffer.byteLength(JSON.stringify({ t: 'evt', event, payload }));
