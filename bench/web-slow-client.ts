@@ -1,8 +1,9 @@
 // What a client that stops reading costs browser mode's server. The server (bench/support/push-source-web.ts, a
 // process of its own) gets the demo fleet's pushes (≈ 32 KiB/s) with one page that reads and one WebSocket that
 // completed its upgrade and then never reads; thirty simulated minutes pass in seconds (the next minute's pushes
-// go once the reading page has all of the last). Prints, per simulated minute, the server's RSS and the memory
-// of its Buffers (file contents, unsent frames) after a full GC, and what it holds queued for the non-reader. Then the same for HTTP: connections that each ask for the largest
+// go once the reading page has all of the last). Prints, per simulated minute, the server's RSS and JS heap after
+// a full GC (unsent text frames wait in the socket as strings, on the heap) and what it holds queued for the
+// non-reader. The HTTP runs print the memory of the server's Buffers too (file contents, unsent answers). Then the same for HTTP: connections that each ask for the largest
 // static file (the 1.58 MB bundle) many times over, pipelined, and never read an answer.
 //   npm run bench -- web-slow-client   (BENCH_SLOW_MINUTES=30 simulated minutes, BENCH_SLOW_HTTP_CONNECTIONS=50
 //                                       connections, BENCH_SLOW_HTTP_REQUESTS=16,2000 requests each, one run each)
@@ -47,10 +48,21 @@ function startServer(): Promise<{
     },
   );
   const lines = createInterface({ input: child.stdout! });
+  let exited: Error | undefined;
+  let waiting: ((line: string | Error) => void) | undefined;
+  lines.on('line', (l) => waiting?.(l));
+  child.once('exit', (code) => {
+    exited = new Error(`the push source server exited (${code})`);
+    waiting?.(exited);
+  });
   const next = (): Promise<string> =>
     new Promise((resolve, reject) => {
-      lines.once('line', resolve);
-      child.once('exit', (code) => reject(new Error(`the push source server exited (${code})`)));
+      if (exited) return reject(exited);
+      waiting = (l) => {
+        waiting = undefined;
+        if (l instanceof Error) reject(l);
+        else resolve(l);
+      };
     });
   return next().then((first) => {
     const { port, token } = JSON.parse(first) as { port: number; token: string };
@@ -134,10 +146,10 @@ export async function runWebSlowClientBench(): Promise<void> {
   const pausedName = `${paused.localAddress}:${paused.localPort}`;
   line(`WebSocket: one page that reads, one client that never reads; the demo fleet's pushes (≈ 32 KiB/s)`);
   line(
-    `${'simulated min'.padEnd(15)}${'server RSS MB'.padStart(14)}${'buffers MB'.padStart(13)}${'queued for the non-reader'.padStart(28)}`,
+    `${'simulated min'.padEnd(15)}${'server RSS MB'.padStart(14)}${'heap used MB'.padStart(14)}${'queued for the non-reader'.padStart(28)}`,
   );
   line(
-    `${'0'.padEnd(15)}${base.rssMB.toFixed(1).padStart(14)}${base.arrayBuffersMB.toFixed(1).padStart(13)}${''.padStart(28)}`,
+    `${'0'.padEnd(15)}${base.rssMB.toFixed(1).padStart(14)}${base.heapUsedMB.toFixed(1).padStart(14)}${''.padStart(28)}`,
   );
   let first: Stats | undefined;
   let last = base;
@@ -151,7 +163,7 @@ export async function runWebSlowClientBench(): Promise<void> {
       : 'closed';
     if (m <= 10 || m % 5 === 0)
       line(
-        `${String(m).padEnd(15)}${last.rssMB.toFixed(1).padStart(14)}${last.arrayBuffersMB.toFixed(1).padStart(13)}${queued.padStart(28)}`,
+        `${String(m).padEnd(15)}${last.rssMB.toFixed(1).padStart(14)}${last.heapUsedMB.toFixed(1).padStart(14)}${queued.padStart(28)}`,
       );
   }
   line(
