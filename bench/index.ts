@@ -17,6 +17,7 @@ import { runWindowPushBench } from './window-push';
 import { runGcTuningBench } from './gc-tuning';
 import { runOlderHistoryBench } from './older-history';
 import { runRouterWorkersBench } from './router-workers';
+import { runWebSlowClientBench } from './web-slow-client';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -42,6 +43,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'gc-tuning': () => runGcTuningBench(),
   'older-history': () => runOlderHistoryBench(),
   'router-workers': async () => runRouterWorkersBench(),
+  'web-slow-client': () => runWebSlowClientBench(),
 };
 
 async function main(): Promise<void> {

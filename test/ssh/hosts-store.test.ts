@@ -1,6 +1,7 @@
 // The app's hosts file: add/edit/remove, validated on every load; a broken file is reported with path and
 // line:column and never overwritten; writes are atomic and keep keys this version does not know.
-import { promises as fs } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +105,32 @@ describe('HostStore', () => {
     );
     await errorOf(store.add({ label: 'B', kind: 'ssh', alias: 'b' }));
     expect(await fs.readFile(file, 'utf8')).toBe(broken);
+  });
+
+  it('refuses a hosts.json that is a FIFO or over 4 MiB before reading it', async () => {
+    const file = fresh();
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    execFileSync('mkfifo', [file]);
+    try {
+      // Reading a FIFO nobody writes to waited for ever.
+      const e = await errorOf(new HostStore(file).list());
+      expect(e.message).toBe(
+        `${file} is a named pipe (FIFO); a hosts file is a regular file of at most 4194304 bytes, so it is refused`,
+      );
+    } finally {
+      try {
+        closeSync(openSync(file, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody is waiting on it.
+      }
+    }
+    const big = fresh();
+    await fs.mkdir(path.dirname(big), { recursive: true });
+    await fs.writeFile(big, '{"version":1,"hosts":[]}');
+    await fs.truncate(big, 5 * 1024 * 1024);
+    expect((await errorOf(new HostStore(big).list())).message).toBe(
+      `${big} is ${5 * 1024 * 1024} bytes; a hosts file is a regular file of at most 4194304 bytes, so it is refused`,
+    );
   });
 
   it('points at the offending value when the JSON is valid but a host is not', async () => {

@@ -5,6 +5,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { SettingsService } from '../core/services/settings';
+import { readSettingsImport } from '../core/config/settings-store';
 import { dataDir } from '../paths';
 import { validateArgs } from '@shared/schemas';
 import { oneLine } from '@shared/display-text';
@@ -93,9 +94,10 @@ export async function settingsCommand(
     if (files.length !== 1) return usage('import needs one FILE');
     let text: string;
     try {
-      text = await fs.readFile(files[0], 'utf8');
+      text = await readSettingsImport(files[0]);
     } catch (err) {
-      io.stderr(`pd-console settings: cannot read ${files[0]}: ${(err as Error).message}\n`);
+      const e = err as Error & { hint?: string };
+      io.stderr(`pd-console settings: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
       return 1;
     }
     const yes = flags.yes === true;
