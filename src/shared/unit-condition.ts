@@ -16,6 +16,8 @@ export interface UnitJournalEvidence {
   readyAt?: number;
   /** Its previous complete loads, start to ready, newest first. */
   loadsMs: number[];
+  /** Why the unit's journal could not be read (then nothing above is known from it). */
+  unreadable?: string;
 }
 
 export type ConditionKind =
@@ -80,10 +82,11 @@ export function durationText(ms: number): string {
 
 /** systemd's ExecMainCode and ExecMainStatus (or the journal's exit line) as one word. */
 function exitStatusOf(s: UnitState | undefined, e: UnitJournalEvidence | undefined): string | undefined {
-  if (e?.lastExit)
-    return e.lastExit.code === 'exited'
-      ? e.lastExit.status
-      : (e.lastExit.status.split('/')[1] ?? e.lastExit.status);
+  // systemd words it "status=1/FAILURE" for an exit and "status=9/KILL" for a signal.
+  if (e?.lastExit) {
+    const [num, name] = e.lastExit.status.split('/');
+    return e.lastExit.code === 'exited' ? num : name ? `SIG${name}` : (SIGNALS[num] ?? `signal ${num}`);
+  }
   if (!s || s.execMainCode === undefined || s.execMainCode === 0) return undefined;
   const status = String(s.execMainStatus ?? '');
   return s.execMainCode === 1 ? status : (SIGNALS[status] ?? `signal ${status}`);

@@ -22,7 +22,8 @@ const line = (
 describe('UnitEvidenceTracker', () => {
   it('keeps systemd exit lines, the error a traceback ends with (at info priority), and load durations', () => {
     const t = new UnitEvidenceTracker('dsv4-decode.service');
-    t.onLines([
+    expect(t.evidence).toBeUndefined();
+    t.backlog([
       line(1_000, 'Started dsv4-decode.service - DeepSeek V4 decode (SGLang).', 'systemd'),
       line(241_000, '[2026-12-06 07:48:06] The server is fired up and ready to roll!'),
       line(
@@ -42,7 +43,7 @@ describe('UnitEvidenceTracker', () => {
       line(300_500, 'dsv4-decode.service: Main process exited, code=exited, status=1/FAILURE', 'systemd', 5),
       line(301_000, "dsv4-decode.service: Failed with result 'exit-code'.", 'systemd', 4),
     ]);
-    const e = t.evidence;
+    const e = t.evidence!;
     expect(e.loadsMs).toEqual([240_000]);
     expect(e.lastError?.text).toBe('RuntimeError: CUDA error: an illegal memory access was encountered');
     expect(e.lastExit).toMatchObject({ ts: 300_500, code: 'exited', status: '1/FAILURE' });
@@ -50,7 +51,17 @@ describe('UnitEvidenceTracker', () => {
 
   it('a later failure replaces an earlier one', () => {
     const t = new UnitEvidenceTracker('u');
-    t.onLines([line(1_000, 'RuntimeError: first'), line(100_000, 'Killed')]);
-    expect(t.evidence.lastError?.text).toBe('Killed');
+    t.backlog([line(1_000, 'RuntimeError: first')]);
+    t.onLines([line(100_000, 'Killed')]);
+    expect(t.evidence?.lastError?.text).toBe('Killed');
+  });
+
+  it('a journal it may not read is said, not taken for a quiet one', () => {
+    const t = new UnitEvidenceTracker('u');
+    t.onError('No journal files were opened due to insufficient permissions.');
+    expect(t.evidence).toEqual({
+      loadsMs: [],
+      unreadable: 'No journal files were opened due to insufficient permissions.',
+    });
   });
 });

@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runCli } from '../../src/main/cli/main';
 import { systemClock } from '../../src/main/core/clock';
 import { DemoHttpServers, DemoSimulation, DEMO_PORTS } from '../../src/main/demo';
 import { bootRealSystemd, type BootOptions, type RealHost } from './container';
@@ -270,7 +271,6 @@ export async function cliOn(
   d: RealDeployment,
   argv: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { runCli } = await import('../../src/main/cli/main');
   let stdout = '';
   let stderr = '';
   const previous = process.env.PD_CONSOLE_SSH_HOME;

@@ -96,6 +96,8 @@ describe('kill -9 while recording', () => {
     const path = join(dir, 'killed.pdrec.jsonl.gz');
     const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, path], {
       cwd: ROOT,
+      // The fixture's imports use the @shared alias of the node project.
+      env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.node.json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -330,6 +332,8 @@ describe('disk full while recording', () => {
       ['-c', `ulimit -f 128 && exec "${process.execPath}" --import tsx "${FIXTURE}" "${path}" disk-full`],
       {
         cwd: ROOT,
+        // The fixture's imports use the @shared alias of the node project.
+        env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.node.json' },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -49,7 +49,7 @@ describe('unitCondition', () => {
     });
     expect(c.kind).toBe('crash-looping');
     expect(c.text).toBe(
-      'crash-looping: restart 4, exit status 1/FAILURE (ImportError: libcudart.so.12: cannot open shared object file)',
+      'crash-looping: restart 4, exit status 1 (ImportError: libcudart.so.12: cannot open shared object file)',
     );
     expect(c.nextStep).toContain('systemctl stop dsv4-decode.service');
   });

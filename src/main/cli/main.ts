@@ -25,6 +25,7 @@ import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
 import { LinkWatch } from './link-status';
 import { settingsCommand } from './settings-command';
 import { historyCommand } from './history-command';
+import { logsCommand } from './logs-command';
 import { exportCommand } from './export-command';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
 import { headlineOf } from './headline';
@@ -73,6 +74,10 @@ commands:
   restart decode|prefill|router|stack[@URL|UNIT] [--host H] [--yes] [--drain] [--json]
                                  restart a service or the PD stack in order, step by step; on a fleet a rolling
                                  restart, one worker at a time (see restart --help)
+  logs ROLE|WORKER [--host H] [-n N] [--since T] [--follow] [--json]
+                                 a unit's journal as the console reads it: long lines whole, byte arrays
+                                 decoded, progress bars as their last redraw, keys and tokens removed; a
+                                 multi-node worker's units on every host (see logs --help)
   history SIGNAL [--host H] --since 7d [--step 1m] [--json] [--prometheus URL] [--match M]
                                  a signal's series over a range (decode.kv_ratio, decode.ttft_p99_s, …), each
                                  part with its source: the host's Prometheus for the past (through the SSH
@@ -180,6 +185,11 @@ export async function runCli(argv: string[], rawIo: CliIo, deps: CliDeps = {}): 
   if (cmd === 'recording') return recordingCommand(rest, io);
   if (cmd === 'settings') return settingsCommand(rest, io);
   if (cmd === 'history') return historyCommand(rest, io, { app: deps.app });
+  if (cmd === 'logs')
+    return logsCommand(rest, io, {
+      ...(deps.app ? { app: deps.app } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
   if (cmd === 'export')
     return exportCommand(rest, io, { app: deps.app, open: (app, host) => openTarget(app.core, host) });
   if (cmd === 'parse') {
@@ -193,6 +203,9 @@ export async function runCli(argv: string[], rawIo: CliIo, deps: CliDeps = {}): 
   io.stderr(`pd-console: unknown command ${JSON.stringify(cmd)}\n${USAGE}`);
   return 2;
 }
+
+/** Conditions in which a service's endpoint is expected to answer: only then is a failed scrape news. */
+const SCRAPED_CONDITIONS = new Set<UnitCondition['kind']>(['serving', 'not-answering', 'unknown']);
 
 /** A service's condition as systemd, /health and its journal tell it; unknown while the link is down. */
 function conditionOf(s: ServiceObservation, now: number, linkUp: boolean): UnitCondition {
@@ -415,7 +428,8 @@ async function observeForRates(
         (s) =>
           !s.systemdError?.includes('has not answered') &&
           !(s.metrics && !s.metrics.ok && s.metrics.error.includes('no answer yet')) &&
-          s.health !== undefined,
+          s.health !== undefined &&
+          s.evidence !== undefined,
       );
     const settled = services.every((s) => {
       if (!s.metrics?.ok) return true;
@@ -511,8 +525,9 @@ async function status(
           `${s.role.padEnd(8)} ${oneLine(s.unit).padEnd(28)} ${oneLine(state).padEnd(20)} ${oneLine(c.text)}${s.kv ? `  KV ${oneLine(kvText(s, link))}` : ''}\n`,
         );
         if (link.up && c.nextStep) io.stdout(`         next: ${oneLine(c.nextStep)}\n`);
-        // With the link down every probe fails for that one reason, which the first line already gives.
-        if (!link.up) continue;
+        // With the link down every probe fails for that one reason, which the first line already gives; a unit
+        // that is not running (or still loading) has no endpoint to scrape, which its condition already says.
+        if (!link.up || !SCRAPED_CONDITIONS.has(c.kind)) continue;
         if (s.metrics && !s.metrics.ok)
           io.stdout(
             `         metrics: ${oneLine(s.metrics.error)}${s.metrics.hint ? ` — ${oneLine(s.metrics.hint)}` : ''}\n`,

@@ -18,19 +18,36 @@ const READY = /fired up and ready to roll/i;
 export class UnitEvidenceTracker implements JournalListener {
   private ev: UnitJournalEvidence = { loadsMs: [] };
   private errorRank = Number.POSITIVE_INFINITY;
+  /** The backlog has been read (or could not be): before that the evidence says nothing yet. */
+  private read = false;
 
   constructor(private readonly unit: string) {}
 
-  /** A copy: observations are kept and compared, the tracker goes on changing. */
-  get evidence(): UnitJournalEvidence {
-    return { ...this.ev, loadsMs: [...this.ev.loadsMs] };
+  /** A copy (observations are kept and compared, the tracker goes on changing); undefined until the backlog is in. */
+  get evidence(): UnitJournalEvidence | undefined {
+    return this.read ? { ...this.ev, loadsMs: [...this.ev.loadsMs] } : undefined;
+  }
+
+  /** The lines the journal held before the tracker started: read first, then every new line. */
+  backlog(lines: JournalEntry[]): void {
+    this.onLines(lines);
+    this.read = true;
+    delete this.ev.unreadable;
   }
 
   onLines(lines: JournalEntry[]): void {
-    for (const line of lines) this.read(line);
+    for (const line of lines) this.take(line);
   }
 
-  private read(e: JournalEntry): void {
+  /** The tail could not read the journal (permissions, the link): said, never taken for a quiet journal. */
+  onError(error: string): void {
+    if (!this.read || this.ev.unreadable !== undefined) {
+      this.read = true;
+      this.ev.unreadable = error;
+    }
+  }
+
+  private take(e: JournalEntry): void {
     const text = e.message;
     if (fromSystemd(e)) {
       const exit = EXIT.exec(text);

@@ -156,8 +156,8 @@ export class DeploymentMonitor extends EventEmitter<Events> {
       const sub = this.journalTail(unit).subscribe(tracker);
       // The backlog is what the journal said before the monitor started: read it into the same evidence.
       sub.backlog.then(
-        (lines) => tracker.onLines(lines),
-        () => undefined,
+        (lines) => tracker.backlog(lines),
+        (err: Error) => tracker.onError(err.message),
       );
       this.evidence.set(unit, { tracker, sub });
     }
