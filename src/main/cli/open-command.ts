@@ -1,6 +1,7 @@
 // `pd-console open FILE [--json]`: offline review for terminals — what a recording holds (name, host,
 // deployment, time span, series, journal) and its events with their times, plus what was lost if the file was
-// cut short or damaged. Values are not decoded, so a day-long recording answers in seconds.
+// cut short or damaged, and where its overview or index is damaged. Values are not decoded, so a day-long
+// recording answers in seconds.
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { FILE_EXTENSION, RecordingOpenError, readRecording } from '../core/store/recording';
@@ -115,6 +116,13 @@ export async function openCommand(argv: string[], io: CliIo): Promise<number> {
       ...('detail' in e && e.detail ? { detail: e.detail } : {}),
     })),
     warnings,
+    // Damage to what only makes opening fast (overview, index), located: the data is not affected by it.
+    derivedDamage: rec.derivedDamage.map((d) => ({
+      section: d.section,
+      at: d.at,
+      span: d.span,
+      what: d.what,
+    })),
   };
   if (json) {
     io.stdout(`${JSON.stringify(summary, null, 2)}\n`);

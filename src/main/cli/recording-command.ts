@@ -1,6 +1,7 @@
 // `pd-console recording resave FILE`: rewrites a recording in the current format (1.3), whose overview lets a
 // review open it at once. Values, states, events and journal are kept exactly; the file is replaced atomically.
-// A file that is not complete (cut short, damaged) is refused, as a re-saved copy would hide what was lost.
+// A file whose data is not complete (cut short, damaged) is refused, as a re-saved copy would hide what was lost;
+// one whose overview or index alone is damaged or missing is re-saved, which rebuilds them from the data.
 import { resaveRecording } from '../core/store/recording/resave';
 import { REVIEW_OVERVIEW } from '../core/review/overview-table';
 import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
@@ -36,6 +37,7 @@ export async function recordingCommand(argv: string[], io: CliIo): Promise<numbe
     io.stdout(
       `${r.path}: re-saved from format 1.${r.fromMinorVersion} to 1.${FORMAT_MINOR_VERSION} (${r.scrapes} scrapes; ${mib(r.bytesBefore)} → ${mib(r.bytesAfter)}); a review now opens it at once\n`,
     );
+    for (const d of r.rebuilt) io.stdout(`the recording's ${d.what}: rebuilt from the data\n`);
     return 0;
   } catch (err) {
     io.stderr(`pd-console recording resave: ${(err as Error).message}\n`);
