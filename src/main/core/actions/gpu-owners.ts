@@ -54,9 +54,10 @@ interface HostLink extends Exec {
 }
 
 /**
- * Reads the unit's GPU processes, its MainPID and the host's process table, in that order: a process that
- * appears on the GPUs is in the table read after it, unless it ended meanwhile. `psOf` shares one process
- * table among the units of one host. A failed command is kept as its Error; a dropped link throws.
+ * Reads the unit's GPU processes, its MainPID and the host's process table, at once: whatever the order the
+ * answers come in, a process of the unit can only look unreadable (a pid the table does not show yet), never
+ * foreign — that takes a pid the same table shows outside the unit's tree. `psOf` shares one process table
+ * among the units of one host. A failed command is kept as its Error; a dropped link throws.
  */
 export async function readGpuOwners(
   link: Exec,
@@ -72,9 +73,11 @@ export async function readGpuOwners(
       return err instanceof Error ? err : new Error(String(err));
     }
   };
-  const apps = await run(gpuAppsCommand(unit.gpus), EXEC);
-  const show = await run(followShowCommand(unit.unit), EXEC);
-  const ps = psOf ? await psOf() : await run(PROCESS_TABLE_COMMAND, PS_EXEC);
+  const [apps, show, ps] = await Promise.all([
+    run(gpuAppsCommand(unit.gpus), EXEC),
+    run(followShowCommand(unit.unit), EXEC),
+    psOf ? psOf() : run(PROCESS_TABLE_COMMAND, PS_EXEC),
+  ]);
   return { unit, apps, show, ps };
 }
 
@@ -95,8 +98,8 @@ export function processTableOnce(
 }
 
 /**
- * Who holds the GPUs of each unit of the planned workers (by unitKey), read over each host's link: the hosts at
- * once, the units of one host one after the other with one process table among them. Never throws: a unit
+ * Who holds the GPUs of each unit of the planned workers (by unitKey), read over each host's link: every host
+ * and unit at once, one process table per host. Never throws: a unit
  * whose host cannot be asked is unreadable, with the reason.
  */
 export async function readPlanGpuOwners(
@@ -119,16 +122,19 @@ export async function readPlanGpuOwners(
       }
       const linkDown = (err: unknown) => isLinkError(err, conn);
       const psOf = processTableOnce(conn, linkDown);
-      for (const u of units) {
-        try {
-          out.set(unitKey(u), judgeGpuOwners(await readGpuOwners(conn, u, linkDown, psOf)));
-        } catch (err) {
-          out.set(unitKey(u), {
-            kind: 'unreadable',
-            detail: `the link to ${u.hostLabel} dropped while reading who holds GPUs ${u.gpus.join(',')}: ${(err as Error).message}`,
-          });
-        }
-      }
+      // The link bounds its own channels (SshConnection's maxChannels): the units' reads queue there.
+      await Promise.all(
+        units.map(async (u) => {
+          try {
+            out.set(unitKey(u), judgeGpuOwners(await readGpuOwners(conn, u, linkDown, psOf)));
+          } catch (err) {
+            out.set(unitKey(u), {
+              kind: 'unreadable',
+              detail: `the link to ${u.hostLabel} dropped while reading who holds GPUs ${u.gpus.join(',')}: ${(err as Error).message}`,
+            });
+          }
+        }),
+      );
     }),
   );
   return out;
