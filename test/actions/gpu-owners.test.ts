@@ -212,7 +212,7 @@ describe('the GPU check in the plan and the roll', () => {
       'decode-1: GPUs 4,5 of gpu-b run pid 8102 (python3, 61440 MiB), not a process of sglang-decode-1.service (MainPID 1500 and its 2 descendants): stopping decode-1 would free nothing, so it is not stopped',
     );
     expect(plan.refusedHint).toBe(
-      'End pid 8102 on gpu-b (`ps -o pid,user,args -p 8102` shows whose) or move it to other GPUs, then plan again. Nothing was stopped.',
+      'End pid 8102 on gpu-b (`ps -o pid,user,args -p 8102` shows whose) or move it to other GPUs, then plan again.',
     );
     expect(plan.checks.filter((c) => c.name.startsWith('the GPUs of')).map((c) => [c.name, c.ok])).toEqual([
       ['the GPUs of decode-0 run only its own processes', true],
@@ -221,7 +221,11 @@ describe('the GPU check in the plan and the roll', () => {
     ]);
     const end = await new RollRun({ id: 'r', plan, workers: fleet.workers, io: fleet.io() }).done;
     expect(end.state).toBe('failed');
-    expect(end.failure).toMatchObject({ step: 'preflight', message: `refused: ${plan.refused}` });
+    expect(end.failure).toMatchObject({
+      step: 'preflight',
+      message: `refused: ${plan.refused}`,
+      hint: `Nothing was stopped. ${plan.refusedHint}`,
+    });
     // Not decode-0 either: the roll as a whole does not start.
     for (const u of ['sglang-decode-0.service', 'sglang-decode-1.service', 'sglang-decode-2.service'])
       expect(sentTo(fleet, u)).toEqual([]);

@@ -119,7 +119,7 @@ describe('pd-console restart on the demo fleet: the GPU check in the plan', () =
       expect(out).toMatch(
         /^! Refused: decode-1: GPUs 4,5 of gpu-b run pid 4190065 \(python3, 61440 MiB\), .*: stopping decode-1 would free nothing, so it is not stopped$/m,
       );
-      expect(out).toMatch(/^ {2}next: End pid 4190065 on gpu-b .* Nothing was stopped\.$/m);
+      expect(out).toMatch(/^ {2}next: End pid 4190065 on gpu-b .* then plan again\.$/m);
       expect(out).not.toMatch(/Started roll/);
       expect(io.err()).toMatch(/^pd-console restart: refused: decode-1: GPUs 4,5 of gpu-b run pid 4190065/m);
       expect(fleet.unitHistory().slice(from)).toEqual([]);

@@ -204,7 +204,7 @@ export function gpuCheckOf(
     return {
       check: { name, ok: false, detail },
       refused: `${w.name}: the GPU check failed: ${detail}`,
-      hint: 'Run the command by hand on that host to see what answers instead; nothing was stopped.',
+      hint: 'Run the command by hand on that host to see what answers instead.',
     };
   }
   const foreign = of('foreign') as Array<Extract<GpuOwners, { kind: 'foreign' }>>;
@@ -213,7 +213,7 @@ export function gpuCheckOf(
     return {
       check: { name, ok: false, detail: `${detail}: stopping ${w.name} would free nothing` },
       refused: `${w.name}: ${detail}: stopping ${w.name} would free nothing, so it is not stopped`,
-      hint: `${foreign.map((v) => v.hint).join(' ')} Nothing was stopped.`,
+      hint: foreign.map((v) => v.hint).join(' '),
     };
   }
   const unreadable = of('unreadable');
