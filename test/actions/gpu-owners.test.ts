@@ -166,7 +166,7 @@ describe('who holds a worker’s GPUs, judged from what the host answered', () =
     ).toEqual({
       kind: 'garbage',
       detail:
-        'nvidia-smi --query-compute-apps on fleet-b answered something that is not its CSV table: "\\e[31mUnable to determine the device handle\\u0000 for GPU0000:5D:00.0\\r\\n"',
+        'nvidia-smi --query-compute-apps on fleet-b answered something that is not its CSV table: "\\u001b[31mUnable to determine the device handle\\u0000 for GPU0000:5D:00.0\\r\\n"',
     });
     expect(judgeGpuOwners(reading({ ps: ok('<html><body>Service Unavailable</body></html>\n') }))).toEqual({
       kind: 'garbage',
@@ -312,7 +312,7 @@ describe('the GPU check in the plan and the roll', () => {
         : undefined;
     const plan = await planOn(fleet, { kind: 'worker', worker: 'decode-0' });
     expect(plan.refused).toBe(
-      'decode-0: the GPU check failed: nvidia-smi --query-compute-apps on gpu-b answered something that is not its CSV table: "\\e[1mGPU 00000000:9A:00.0: GPU is lost\\u0007\\n"',
+      'decode-0: the GPU check failed: nvidia-smi --query-compute-apps on gpu-b answered something that is not its CSV table: "\\u001b[1mGPU 00000000:9A:00.0: GPU is lost\\u0007\\n"',
     );
     expect(startRefusal(plan, true)).toBe(plan.refused);
   });
@@ -337,7 +337,7 @@ describe('the GPU check in the plan and the roll', () => {
     expect(end.state).toBe('failed');
     expect(end.failure).toMatchObject({ worker: 'decode-0', step: 'gpus-free' });
     expect(end.failure!.message).toBe(
-      'decode-0: nvidia-smi --query-compute-apps on gpu-b answered something that is not its CSV table: "\\e[1mGPU 00000000:9A:00.0: GPU is lost\\u0007\\n"',
+      'decode-0: nvidia-smi --query-compute-apps on gpu-b answered something that is not its CSV table: "\\u001b[1mGPU 00000000:9A:00.0: GPU is lost\\u0007\\n"',
     );
     const stopAt = fleet.commands.findIndex((c) => c.command.endsWith('stop sglang-decode-0.service'));
     expect(fleet.commands.slice(stopAt).filter((c) => c.command.startsWith('nvidia-smi'))).toHaveLength(1);

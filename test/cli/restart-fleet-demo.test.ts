@@ -128,7 +128,7 @@ describe('pd-console restart on the demo fleet: the GPU check in the plan', () =
     }
   }, 60_000);
 
-  it('nvidia-smi missing on gpu-b: the plan says the check cannot be read and the roll needs --without-gpu-check', async () => {
+  it('nvidia-smi missing on gpu-b: the plan says the check cannot be read; the roll needs --without-gpu-check, and then goes', async () => {
     fleet.setFault('nvidia-smi-missing', true, 'gpu-b');
     try {
       const io = capture();
@@ -148,6 +148,28 @@ describe('pd-console restart on the demo fleet: the GPU check in the plan', () =
         /^pd-console restart: refused: the GPU check could not be read \(nvidia-smi is not installed on gpu-b.*\nhint: pass --without-gpu-check to roll without it/m,
       );
       expect(fleet.unitHistory().slice(from)).toEqual([]);
+      // Chosen: the worker restarts, and the output says which checks were not made.
+      const chosen = capture();
+      expect(
+        await restartCommand(['decode@decode-1', '--host', 'gpu-a', '--yes', '--without-gpu-check'], chosen, {
+          app: app(),
+          sshHome: home,
+        }),
+        chosen.err(),
+      ).toBe(0);
+      expect(chosen.out()).toMatch(
+        /decode-1 +GPUs 4,5 on gpu-b run only sglang-decode-1\.service's processes \(before the stop\): skipped — not checked, as chosen \(roll without the GPU check\): nvidia-smi is not installed on gpu-b/,
+      );
+      expect(chosen.out()).toMatch(
+        /decode-1 +GPUs 4,5 on gpu-b run no process: skipped — not checked, as chosen/,
+      );
+      expect(
+        fleet
+          .unitHistory()
+          .slice(from)
+          .filter((e) => /^(active|inactive)$/.test(e.activeState))
+          .map((e) => `${e.unit} ${e.activeState}`),
+      ).toEqual(['sglang-decode-1.service inactive', 'sglang-decode-1.service active']);
     } finally {
       fleet.setFault('nvidia-smi-missing', false);
     }
