@@ -27,7 +27,7 @@ import { EXIT, exitOfEnd } from './restart-exit';
 import { oneLine } from '@shared/display-text';
 
 export const RESTART_USAGE = `usage: pd-console restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json] [--demo-speed N]
-       pd-console restart decode@URL|UNIT [--host H] [--add-host H2,H3] [--yes] [--json]
+       pd-console restart decode@URL|UNIT [--host H] [--add-host H2,H3] [--yes] [--json] [--without-gpu-check]
 
   Shows the plan (host, unit, exact command, what will break), asks y/N on a terminal, then follows every
   step: systemd active, /health 200, the router reporting the worker healthy. Ctrl-C asks to cancel before
@@ -35,11 +35,16 @@ export const RESTART_USAGE = `usage: pd-console restart decode|prefill|router|st
   With several workers of a role, \`restart decode\` restarts them one at a time (a rolling restart: stop,
   GPUs and ports free, start, the router reports it healthy, then the next) and \`restart stack\` rolls the
   whole deployment: prefill, then decode, then the router. ROLE@URL|UNIT restarts that one worker.
+  Before a worker is stopped, its GPUs must run only its own units' processes (nvidia-smi and ps on the
+  running worker): another process there refuses the roll, since stopping the worker would free nothing.
   On a real host the router is followed to every worker's host first (as \`status\` does; --add-host adds
   hosts by hand); --host demo-fleet is the simulated three-host fleet.
   --yes       do not ask (required when stdin is not a terminal)
   --drain     stop new work to the worker first, where the router supports it
   --json      print the plan and the final operation as JSON lines on stdout (progress goes to stderr)
+  --without-gpu-check
+              roll where that GPU check cannot be read (no nvidia-smi, a container, a hidden process table);
+              without it such a roll does not start. A check that was read and failed refuses it anyway
 exit status: 0 restarted · 1 failed · 2 refused or bad usage · 3 outcome unknown (lost contact) · 4 cancelled or declined
 `;
 
@@ -86,6 +91,7 @@ interface Args {
   yes: boolean;
   drain: boolean;
   json: boolean;
+  withoutGpuCheck: boolean;
   demoSpeed?: number;
 }
 
@@ -97,6 +103,7 @@ export const RESTART_COMMAND = defineCommand({
     yes: { type: 'boolean', short: 'y' },
     drain: { type: 'boolean' },
     json: { type: 'boolean' },
+    'without-gpu-check': { type: 'boolean' },
     'demo-speed': { type: 'string', needs: 'a number between 0 and 10000' },
     'add-host': { type: 'string', multiple: true, needs: `hosts, comma-separated (${HOST_SPEC_HELP})` },
   },
@@ -117,6 +124,7 @@ function restartArgs(argv: string[]): Args | string | 'help' {
     yes: values.yes === true,
     drain: values.drain === true,
     json: values.json === true,
+    withoutGpuCheck: values['without-gpu-check'] === true,
     addHosts: (values['add-host'] ?? []).flatMap((v) =>
       v
         .split(',')
@@ -278,8 +286,11 @@ async function roll(
   );
 }
 
-function expectRoleOf(args: Args): { expectRole?: Role } {
-  return args.worker !== undefined && args.target !== 'stack' ? { expectRole: args.target } : {};
+function expectRoleOf(args: Args): { expectRole?: Role; withoutGpuCheck?: boolean } {
+  return {
+    ...(args.worker !== undefined && args.target !== 'stack' ? { expectRole: args.target } : {}),
+    ...(args.withoutGpuCheck ? { withoutGpuCheck: true } : {}),
+  };
 }
 
 function rollTargetOf(args: Args): RollTarget {

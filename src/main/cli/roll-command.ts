@@ -8,7 +8,7 @@ import type { Clock } from '../core/clock';
 import type { SshConnection } from '../core/ssh/connection';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
-import { findRollWorker } from '../core/actions/roll-plan';
+import { findRollWorker, startRefusal } from '../core/actions/roll-plan';
 import { prepareRoll, type RollContext } from '../core/actions/roll-session';
 import { rollWorkersOfFleet } from '../core/actions/roll-fleet';
 import { systemClock } from '../core/clock';
@@ -26,6 +26,8 @@ import { oneLine } from '@shared/display-text';
 export interface RollCliContext extends RollContext {
   /** `decode@X`: the role the named worker must have. */
   expectRole?: Role;
+  /** `--without-gpu-check`: roll where the GPU check cannot be read. */
+  withoutGpuCheck?: boolean;
 }
 
 export interface RollCliIo {
@@ -63,8 +65,12 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
   try {
     if (io.json) io.stdout(`${JSON.stringify({ plan, simulated: io.simulated })}\n`);
     io.say(rollPlanText(plan));
-    if (plan.refused) {
-      io.stderr(`pd-console restart: refused: ${plan.refused}\n`);
+    const refusal = startRefusal(plan, ctx.withoutGpuCheck);
+    if (refusal) {
+      const hint = plan.refused
+        ? plan.refusedHint
+        : 'pass --without-gpu-check to roll without it, only if you know nothing else runs on those GPUs';
+      io.stderr(`pd-console restart: refused: ${refusal}\n${hint ? `hint: ${hint}\n` : ''}`);
       return EXIT.usage;
     }
     const ok = await io.confirm(`Restart ${plan.targetText}? [y/N] `);
@@ -76,7 +82,9 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
       io.say('Not restarted.\n');
       return EXIT.cancelled;
     }
-    const roll = prepared.start(progressPrinter(io.say));
+    const roll = prepared.start(progressPrinter(io.say), {
+      withoutGpuCheck: ctx.withoutGpuCheck === true,
+    });
     io.say(`Started roll ${prepared.id}.\n`);
     let interrupts = 0;
     let leaveNow: () => void = () => undefined;
@@ -108,6 +116,7 @@ export interface FleetRollOptions {
   pace?: { pollMs: number; minRealGapMs: number };
   clock?: Clock;
   expectRole?: Role;
+  withoutGpuCheck?: boolean;
 }
 
 /**
@@ -171,6 +180,7 @@ export async function fleetRoll(o: FleetRollOptions, io: RollCliIo): Promise<num
         settings: o.settings,
         notes: left.map((l) => `not part of the roll: ${l}`),
         ...(o.expectRole ? { expectRole: o.expectRole } : {}),
+        ...(o.withoutGpuCheck ? { withoutGpuCheck: true } : {}),
         ...o.pace,
       },
       io,
@@ -189,9 +199,19 @@ export function rollPlanText(plan: RollPlan): string {
     for (const s of w.steps) lines.push(`    ${s.label}${s.command ? `:  ${s.command}` : ''}`);
   }
   if (plan.checks.length) lines.push('', 'Checks:');
-  for (const c of plan.checks) lines.push(`  ${c.ok ? '✔' : '✖'} ${c.name}: ${c.detail}`);
+  for (const c of plan.checks)
+    lines.push(
+      c.unreadable
+        ? `  ? ${c.name}: cannot be read — ${c.detail}`
+        : `  ${c.ok ? '✔' : '✖'} ${c.name}: ${c.detail}`,
+    );
   for (const w of plan.warnings) lines.push(`! ${w}`);
   if (plan.refused) lines.push(`! Refused: ${plan.refused}`);
+  if (plan.refused && plan.refusedHint) lines.push(`  next: ${plan.refusedHint}`);
+  else if (plan.checks.some((c) => c.unreadable))
+    lines.push(
+      '! The GPU check could not be read: the roll starts only with --without-gpu-check (stopping a worker whose GPUs another process holds frees nothing).',
+    );
   // One entry is one line: what the host, the router or the journal said inside it stays on it.
   return `${lines.map(oneLine).join('\n')}\n\n`;
 }

@@ -5,6 +5,14 @@ import type { ServerRole } from './units';
 
 export type ServerStage = 'loading' | 'listening' | 'ready';
 
+/**
+ * The pid of the scheduler process a server runs on one of its GPUs (one per TP rank, a child of the server's
+ * main process): what nvidia-smi lists on that GPU and `ps` shows under the main pid.
+ */
+export function rankPid(serverPid: number, gpuIndex: number): number {
+  return serverPid + 3 + (gpuIndex % 4);
+}
+
 export interface KvTransferSample {
   speedGbS: number;
   latencyMs: number;

@@ -62,7 +62,14 @@ export const FAULT_SCOPES: Record<FaultName, readonly DemoRole[] | null> = {
   'malformed-journal': null,
   'malformed-nvidia-smi': null,
   'kv-full': ['decode'],
+  // Someone else's job on a worker's GPUs: stopping the worker would free nothing.
+  'foreign-gpu-process': ['prefill', 'decode'],
+  // nvidia-smi not on the SSH user's PATH: no GPU reading can be made on the host.
+  'nvidia-smi-missing': null,
 };
+
+/** Pids of the foreign-gpu-process fault's processes: above any pid the units get, below Linux's pid_max. */
+const FOREIGN_PID_BASE = 4_190_000;
 
 /** KV pool sizes: the decode pool of the reference deployment, and a prefill pool. */
 export const KV_CAPACITY: Record<ServerRole, number> = { prefill: 447_416, decode: 2_580_000 };
@@ -115,7 +122,18 @@ export interface GpuReading {
   powerDraw: number;
   powerLimit: number;
   pstate: string;
+  /** Main pids of the servers on it (nvidia-smi lists their rank processes, processes.ts rankPid). */
   pids: number[];
+  /** Other processes on it (the foreign-gpu-process fault), listed by their own pid. */
+  foreign: ForeignGpuProcess[];
+}
+
+/** A process that is no unit's, holding GPUs of a worker's unit (the foreign-gpu-process fault). */
+export interface ForeignGpuProcess {
+  pid: number;
+  gpus: number[];
+  usedMiB: number;
+  args: string;
 }
 
 export interface KvTruth {
@@ -1555,6 +1573,7 @@ export class DemoSimulation {
     const down = this.hostDown(h.spec.id);
     // Hosts after the first get GPUs of their own: other UUIDs, other noise.
     const salt = h.index * 7919;
+    const foreign = this.foreignGpuProcesses(h.spec.id);
     const out: GpuReading[] = [];
     for (let i = 0; i < h.spec.gpuCount; i++) {
       const u = h.units.find((x) => x.def.server && x.def.gpus.includes(i));
@@ -1594,9 +1613,27 @@ export class DemoSimulation {
         powerLimit: 700,
         pstate: util > 0 || mem > 1000 ? 'P0' : 'P8',
         pids: p ? [p.pid] : [],
+        foreign: foreign.filter((f) => f.gpus.includes(i)),
       });
     }
     return out;
+  }
+
+  /** The foreign-gpu-process fault's processes on a host: one on the GPUs of each unit it is on for. */
+  foreignGpuProcesses(hostId: string): ForeignGpuProcess[] {
+    const h = this.host(hostId);
+    return h.units.flatMap((u, n) =>
+      u.def.gpus.length && this.isFaultOn('foreign-gpu-process', u.def.key)
+        ? [
+            {
+              pid: FOREIGN_PID_BASE + h.index * 64 + n,
+              gpus: [...u.def.gpus],
+              usedMiB: 30_720,
+              args: `python3 /home/alice/bench/matmul_burn.py --devices ${u.def.gpus.join(',')}`,
+            },
+          ]
+        : [],
+    );
   }
 
   private uuidFor(i: number, hostIndex: number): string {

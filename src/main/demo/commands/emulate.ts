@@ -7,6 +7,7 @@ import { curl } from './curl';
 import { journalctl } from './journalctl';
 import { BINARIES, misc } from './misc';
 import { nvidiaSmi } from './nvidia-smi';
+import { ps } from './ps';
 import { LAST_STATUS, parseShell, type SimpleCommand } from './shell';
 import { ss } from './ss';
 import { systemctl } from './systemctl';
@@ -159,6 +160,8 @@ async function runArgv(ctx: CommandContext, argv: string[], depth: number): Prom
       return curl(argv, ctx);
     case 'ss':
       return ss(argv, ctx);
+    case 'ps':
+      return ps(argv, ctx);
     default: {
       const code = misc(argv, ctx);
       if (code !== null) return code;

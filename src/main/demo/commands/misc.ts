@@ -15,6 +15,7 @@ export const BINARIES: Record<string, string> = {
   'nvidia-smi': '/usr/bin/nvidia-smi',
   curl: '/usr/bin/curl',
   ss: '/usr/bin/ss',
+  ps: '/usr/bin/ps',
   sudo: '/usr/bin/sudo',
   id: '/usr/bin/id',
   whoami: '/usr/bin/whoami',
