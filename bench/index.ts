@@ -16,6 +16,8 @@ import { runFleetStagesBench } from './fleet-stages';
 import { runWindowPushBench } from './window-push';
 import { runGcTuningBench } from './gc-tuning';
 import { runOlderHistoryBench } from './older-history';
+import { runRouterWorkersBench } from './router-workers';
+import { runWebSlowClientBench } from './web-slow-client';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   parser: () => runParserBench(),
@@ -40,6 +42,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'window-push': () => runWindowPushBench(),
   'gc-tuning': () => runGcTuningBench(),
   'older-history': () => runOlderHistoryBench(),
+  'router-workers': async () => runRouterWorkersBench(),
+  'web-slow-client': () => runWebSlowClientBench(),
 };
 
 async function main(): Promise<void> {

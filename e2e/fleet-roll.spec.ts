@@ -1,12 +1,44 @@
 // A rolling restart of the demo fleet from the screens: browser mode, the real core, three simulated hosts on
 // 127.0.0.2–.4 over real SSH, real Chromium. The decode group's "Restart one at a time…" opens the core's plan
-// (order, exact commands per host, the router's view, checks); starting it shows each worker in its turn and
-// ends with every decode worker restarted and healthy again, on the timeline. The demo runs 100× real time.
+// (order, exact commands per host, the router's view, checks — among them each worker's GPUs holding only its
+// own processes, read on the running workers); starting it shows each worker in its turn and ends with every
+// decode worker restarted and healthy again, on the timeline. With another process on the decode workers' GPUs
+// the plan refuses and nothing can be started; with nvidia-smi missing the plan says the check cannot be read
+// and starts only once the operator ticks "Roll without the GPU check". The demo runs 100× real time.
 import { test, expect } from '@playwright/test';
 import { shot } from './support/shots';
 import { pageSession } from './support/page-session';
+import { apiCall } from './support/api';
+import type { RollOperation } from '../src/shared/contract';
 
 const session = pageSession(['--no-open', '--demo-speed', '100'], { width: 1280, height: 800 });
+
+/** Where the plan screenshots an operator (and a reviewer) looks at go, besides the run's own folder. */
+const NOTES = process.env.PD_ROLL_SHOTS_DIR;
+
+async function fleetId(): Promise<string> {
+  const list = await apiCall<Array<{ deployment: { id: string } }>>(session.app.url, 'listDeployments', {});
+  expect(list).toHaveLength(1);
+  return list[0].deployment.id;
+}
+
+async function fault(name: string, on: boolean): Promise<void> {
+  await apiCall(session.app.url, 'demoControl', {
+    deploymentId: await fleetId(),
+    fault: name,
+    on,
+    role: 'decode',
+  });
+}
+
+/** The open dialog at 1280×720, saved as `name` in the run's screenshots (and PD_ROLL_SHOTS_DIR). */
+async function planShot(name: string): Promise<void> {
+  const { page } = session;
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.screenshot({ path: shot(name) });
+  if (NOTES) await page.screenshot({ path: `${NOTES}/${name}` });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
 
 test('the decode group rolls every decode worker, one at a time, and says so at the end', async () => {
   const { app, page, errors } = session;
@@ -26,6 +58,14 @@ test('the decode group rolls every decode worker, one at a time, and says so at 
   await dialog.getByTestId('roll-plan-decode-2').locator('summary').click();
   await expect(dialog.getByTestId('roll-plan-decode-2')).toContainText('gpu-c');
   await expect(dialog.getByTestId('roll-checks').locator('li.bad')).toHaveCount(0);
+  // Each decode worker's GPUs were read on the running worker: only its own scheduler processes.
+  for (const w of ['decode-0', 'decode-1', 'decode-2'])
+    await expect(
+      dialog
+        .getByTestId('roll-checks')
+        .locator('li.ok', { hasText: `the GPUs of ${w} run only its own processes` }),
+    ).toContainText(/run only processes of sglang-decode-\d\.service \(MainPID \d+ and its \d descendants\)/);
+  await expect(dialog.getByTestId('roll-without-gpu-check')).toHaveCount(0);
   await page.screenshot({ path: shot('fleet-roll-plan.png') });
 
   await dialog.getByTestId('roll-start').click();
@@ -40,5 +80,76 @@ test('the decode group rolls every decode worker, one at a time, and says so at 
   await page.screenshot({ path: shot('fleet-roll-done.png') });
   await progress.getByTestId('roll-close').click();
   await expect(group.getByTestId('role-healthy')).toHaveText('3/3 healthy', { timeout: 30_000 });
+  expect(errors).toEqual([]);
+});
+
+test("another process on the decode workers' GPUs: the plan refuses before anything stops", async () => {
+  const { page, errors } = session;
+  test.setTimeout(120_000);
+  const group = page.getByTestId('role-group-decode');
+  await fault('foreign-gpu-process', true);
+  try {
+    await group.getByTestId('role-restart-decode').click();
+    const dialog = page.getByTestId('roll-dialog');
+    await expect(dialog.getByTestId('roll-plan')).toBeVisible({ timeout: 30_000 });
+    await expect(dialog.getByTestId('roll-refused')).toContainText(
+      /Refused: decode-0: GPUs 0,1,2,3 of gpu-b run pid 41900\d\d \(python3, \d+ MiB\), not a process of sglang-decode-0\.service .*: stopping decode-0 would free nothing, so it is not stopped — End pid 41900\d\d on gpu-b/,
+    );
+    await expect(dialog.getByTestId('roll-checks').locator('li.bad')).toHaveCount(3);
+    await expect(dialog.getByTestId('roll-start')).toBeDisabled();
+    await planShot('roll-refused-foreign-process.png');
+    await dialog.getByTestId('roll-dismiss').click();
+    await expect(dialog).toBeHidden();
+    // Nothing was stopped: every decode worker still healthy.
+    await expect(group.getByTestId('role-healthy')).toHaveText('3/3 healthy');
+  } finally {
+    await fault('foreign-gpu-process', false);
+  }
+  expect(errors).toEqual([]);
+});
+
+test('nvidia-smi missing: the plan says the check cannot be read; the roll starts only with the box ticked', async () => {
+  const { page, errors } = session;
+  test.setTimeout(180_000);
+  const group = page.getByTestId('role-group-decode');
+  await fault('nvidia-smi-missing', true);
+  try {
+    await group.getByTestId('role-restart-decode').click();
+    const dialog = page.getByTestId('roll-dialog');
+    await expect(dialog.getByTestId('roll-plan')).toBeVisible({ timeout: 30_000 });
+    await expect(dialog.getByTestId('roll-refused')).toHaveCount(0);
+    const unknown = dialog.getByTestId('roll-checks').locator('li.unknown');
+    await expect(unknown).toHaveCount(3);
+    await expect(unknown.first()).toContainText(
+      "the GPUs of decode-0 run only its own processes — cannot be read: nvidia-smi is not installed on gpu-b or not on the SSH user's PATH (exit 127: bash: nvidia-smi: command not found)",
+    );
+    const start = dialog.getByTestId('roll-start');
+    await expect(start).toBeDisabled();
+    await expect(start).toHaveAttribute('title', /tick the box to roll without it/);
+    await planShot('roll-gpu-check-unreadable.png');
+    await dialog.getByTestId('roll-without-gpu-check').check();
+    await expect(start).toBeEnabled();
+    await planShot('roll-gpu-check-unreadable-chosen.png');
+    await start.click();
+    // The roll goes (cancelled: it ends after the first worker), and says which checks it did not make.
+    const progress = page.getByTestId('roll-progress');
+    await expect(progress).toBeVisible({ timeout: 15_000 });
+    await progress.getByTestId('roll-cancel').click();
+    await expect(progress).toHaveAttribute('data-state', 'cancelled', { timeout: 120_000 });
+    await expect(progress.getByTestId('roll-worker-decode-0')).toHaveAttribute('data-state', 'succeeded');
+    const [op] = await apiCall<RollOperation[]>(session.app.url, 'listRolls', {
+      deploymentId: await fleetId(),
+    });
+    expect(
+      op.workers[0].steps.filter((st) => st.kind.startsWith('gpu')).map((st) => `${st.kind} ${st.state}`),
+    ).toEqual(['gpu-owners skipped', 'gpus-free skipped']);
+    expect(op.workers[0].steps[0].detail).toBe(
+      "not checked, as chosen (roll without the GPU check): nvidia-smi is not installed on gpu-b or not on the SSH user's PATH (exit 127: bash: nvidia-smi: command not found)",
+    );
+    await progress.getByTestId('roll-close').click();
+    await expect(group.getByTestId('role-healthy')).toHaveText('3/3 healthy', { timeout: 30_000 });
+  } finally {
+    await fault('nvidia-smi-missing', false);
+  }
   expect(errors).toEqual([]);
 });

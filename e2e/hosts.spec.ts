@@ -118,3 +118,28 @@ test('a host that refuses the connection gets a clear message on the start page'
   await expect(page.getByTestId('hosts-panel')).toContainText('lab box (powered off)');
   await expect(page.getByTestId('hosts-panel')).not.toContainText('dead-host');
 });
+
+test('a name with a line break or a terminal escape is refused in the form, with why', async () => {
+  const page = await browser.newPage();
+  await page.goto(app.url);
+  await page.getByTestId('add-host').click();
+  await page.getByTestId('host-field-hostname').fill('127.0.0.1');
+  // As pasted from a terminal: an input keeps the escape sequence (it drops only line breaks).
+  await page.getByTestId('host-field-label').fill('gpu\x1b]0;pwned\x07\x1b[2J');
+  await page.getByTestId('save-host').click();
+  await expect(page.getByTestId('hosts-error')).toContainText(
+    'The name shown in the app must be one line of plain text: no line breaks, tabs, escape sequences',
+  );
+  await expect(page.getByTestId('hosts-panel').locator('li', { hasText: 'pwned' })).toHaveCount(0);
+  // Renamed the same way, a saved host is refused too and keeps its name.
+  await page.getByTestId('host-field-label').fill('gpu-spare');
+  await page.getByTestId('save-host').click();
+  const row = page.getByTestId('hosts-panel').locator('li', { hasText: 'gpu-spare' });
+  await expect(row).toBeVisible();
+  await row.getByRole('button', { name: 'Rename gpu-spare' }).click();
+  await page.getByRole('textbox', { name: 'New name for gpu-spare' }).fill('gpu\u202espare');
+  await page.getByRole('button', { name: 'Save name' }).click();
+  await expect(page.getByTestId('hosts-error')).toContainText('must be one line of plain text');
+  await page.reload();
+  await expect(page.getByTestId('hosts-panel')).toContainText('gpu-spare');
+});

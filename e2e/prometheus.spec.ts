@@ -1,6 +1,7 @@
 // The Prometheus panel in real Chromium (browser mode, the demo host, which runs no Prometheus by default):
 // it says none was found and shows the prometheus.yml to run; both exports download as files a user can use;
-// a URL of the operator's own that nothing answers is said in words, and the rest of the page keeps working.
+// a URL of the operator's own that nothing answers is said in words, one carrying a user and password is used
+// as basic auth without showing the password, and the rest of the page keeps working.
 import { readFileSync } from 'node:fs';
 import { test, expect, type Browser } from '@playwright/test';
 import { launchChromium } from './support/browser';
@@ -53,6 +54,21 @@ test('no Prometheus found: the config to run, the exports, and an unreachable UR
     timeout: 30_000,
   });
   await expect(panel.getByTestId('prometheus-source')).toContainText('http://127.0.0.1:1');
+
+  // A user and password typed into the URL: used as basic auth, said, and gone from the screen.
+  const url = panel.getByPlaceholder('http://127.0.0.1:9090');
+  await url.fill('https://ops:Sekrit-e2e@127.0.0.1:1/');
+  await expect(panel.getByTestId('prometheus-ca-file')).toBeVisible();
+  await panel.getByRole('button', { name: 'Use it' }).click();
+  await expect(panel.getByTestId('prometheus-warning')).toContainText(
+    'moved to the secret store as basic auth for https://127.0.0.1:1 only',
+    { timeout: 30_000 },
+  );
+  await expect(panel.getByTestId('prometheus-source')).toContainText(
+    'https://127.0.0.1:1, dialled from this computer, basic auth',
+  );
+  await expect(url).toHaveValue('https://127.0.0.1:1');
+  expect(await page.content()).not.toContain('Sekrit-e2e');
   // The page's charts are unaffected.
   await expect(page.getByTestId('page-metrics')).toBeVisible();
   expect(errors).toEqual([]);

@@ -1,7 +1,8 @@
 // Settings that persist, end to end: browser mode with the demo on a fixed data folder. An alert rule edited on
 // the Alerts page and the theme picked in the UI are still there after the app process is stopped and started
-// again over the same folder; two windows stay in sync; import previews its changes and keeps the old file; a
-// broken settings file is shown with path:line:column, the app runs on defaults, and the file is left as it was.
+// again over the same folder; two windows stay in sync; import previews its changes and keeps the old file, and
+// refuses a file over 1 MiB by its size before reading it; a broken settings file is shown with
+// path:line:column, the app runs on defaults, and the file is left as it was.
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,6 +134,20 @@ test('two windows stay in sync, and import shows what it changes and keeps setti
   await expect(a.getByTestId('rule-restart-loop')).toHaveCount(0);
   // The theme was not in the imported file: it stays.
   await expect(a.locator('html')).toHaveAttribute('data-theme', 'light');
+
+  // A file over 1 MiB is refused by its size before the page reads it (nothing is sent to the core).
+  const after = readFileSync(join(dataDir, 'settings.json'), 'utf8');
+  await b.getByTestId('settings-import-file').setInputFiles({
+    name: 'huge.json',
+    mimeType: 'application/json',
+    buffer: Buffer.alloc(2 * 1024 * 1024, 0x20),
+  });
+  await expect(b.getByTestId('settings-error')).toHaveText(
+    'huge.json is 2097152 bytes; a settings file is at most 1048576 bytes (1 MiB), so it was not read — ' +
+      'Choose a file written by “Export settings…” (here or in another PD Console).',
+  );
+  await expect(b.getByTestId('settings-import-preview')).toHaveCount(0);
+  expect(readFileSync(join(dataDir, 'settings.json'), 'utf8')).toBe(after);
   await a.close();
   await b.close();
 });

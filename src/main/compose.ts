@@ -138,7 +138,7 @@ export function createApp(opts: AppOptions): App {
       discovery: {
         aliases: createAliasIndex({ homeDir: sshHome, sshBinary }),
         lookupAll: (n) => defaultLookupAll(n),
-        configFile: sshHome ? configRoots({ homeDir: sshHome }).userConfig : '~/.ssh/config',
+        configFile: configRoots({ homeDir: sshHome }).userConfig,
       },
     },
   );

@@ -16,6 +16,8 @@ export const DEMO_FAULT_NAMES = [
   'malformed-journal',
   'malformed-nvidia-smi',
   'kv-full',
+  'foreign-gpu-process',
+  'nvidia-smi-missing',
 ] as const;
 
 export type DemoFaultName = (typeof DEMO_FAULT_NAMES)[number];

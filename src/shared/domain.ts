@@ -59,6 +59,8 @@ export type ConnectionStatus =
   | { state: 'reconnecting'; attempt: number; nextAttemptAt: number; lastError: string; since: number }
   | { state: 'failed'; reason: string; at: number; hint?: string };
 
+import type { UnitJournalEvidence } from './unit-condition';
+
 export interface UnitState {
   unit: string;
   loadState: string;
@@ -72,6 +74,18 @@ export interface UnitState {
   execStart?: string;
   memoryCurrentBytes?: number | null;
   description?: string;
+  /** How the main process last ended: 0 still running or never ran, 1 exited, 2 killed, 3 dumped core. */
+  execMainCode?: number;
+  /** Its exit status (code 1) or signal number (codes 2, 3). */
+  execMainStatus?: number;
+  /** Restart= of the unit (no, on-failure, always, …). */
+  restartPolicy?: string;
+  /** When the unit last changed state (ms), or null. */
+  stateChangeTimestamp?: number | null;
+  /** When the current (or last) main process started (ms), or null. */
+  execMainStartTimestamp?: number | null;
+  /** When the unit last left the active state (ms), or null. */
+  inactiveEnterTimestamp?: number | null;
 }
 
 export interface HealthResult {
@@ -121,6 +135,8 @@ export interface ServiceObservation {
   kv?: KvUsage;
   /** Why there is no KV figure although metrics were scraped (an older server version, a missing gauge). */
   kvMissing?: { reason: string; expected: string[] };
+  /** What the unit's journal says: its last exit and error, its loads (shared/unit-condition.ts reads it). */
+  evidence?: UnitJournalEvidence;
   /**
    * A multi-node worker's every unit with its systemd state, node rank 0 first (fleets only; `systemd` above is
    * rank 0's). A rank ≥ 1 unit serves no HTTP, so systemd is all there is to read of it.

@@ -33,7 +33,11 @@ export interface FleetUnit {
   activeState?: string;
 }
 
-/** One SGLang server, identified by its URL exactly as the router knows it (DP-aware `{base}@{rank}` included). */
+/**
+ * One SGLang server, identified by its host and port (every spelling of one is one worker: see
+ * core/discovery/worker-url.ts) and shown by its URL as the router first lists it, DP-aware `{base}@{rank}`
+ * included, user-info never.
+ */
 export interface FleetWorker {
   url: string;
   role: WorkerRole;
@@ -66,6 +70,21 @@ export interface FleetWorker {
 /** Where a router got a worker from: its ExecStart flags, its live /workers answer, or both. */
 export type WorkerSource = 'execstart' | 'workers-api';
 
+/**
+ * Why a router's /workers answer was not used: none served (404: a router older than the list), another HTTP
+ * status than 200, no connection, larger than the console reads, slower than it waits, not JSON, JSON of another
+ * shape, or an encoding it cannot read.
+ */
+export type WorkersApiFailure =
+  | 'no-worker-list'
+  | 'http-status'
+  | 'unreachable'
+  | 'too-large'
+  | 'too-slow'
+  | 'not-json'
+  | 'wrong-shape'
+  | 'unreadable';
+
 export interface FleetRouter {
   /** `host/unit`. */
   id: string;
@@ -75,9 +94,24 @@ export interface FleetRouter {
   metricsUrl?: string;
   activeState?: string;
   /** This router's own list: a second router over the same workers has its own. */
-  workers: { url: string; role: WorkerRole; sources: WorkerSource[]; bootstrapPort?: number | null }[];
-  /** Why /workers gave nothing (old router, not reachable…); the ExecStart list is used alone then. */
+  workers: {
+    url: string;
+    role: WorkerRole;
+    sources: WorkerSource[];
+    bootstrapPort?: number | null;
+    /** Other spellings the router lists the same worker by (`localhost` for `127.0.0.1`…). */
+    alsoListedAs?: string[];
+  }[];
+  /**
+   * Why /workers gave nothing (old router, not reachable, too large, too slow, not JSON…) and what was used
+   * instead (the ExecStart list alone).
+   */
   workersApiError?: string;
+  workersApiFailure?: WorkersApiFailure;
+  /** Distinct workers the router lists beyond the most one router contributes, left out of the fleet. */
+  workersLeftOut?: number;
+  /** Worker URLs (as shown: without it) that the router gave with a user name or password, dropped. */
+  userinfoDropped?: string[];
 }
 
 /** A worker a router lists that the console could not find a unit for, with what to change. */

@@ -128,7 +128,7 @@ describe('journal and load progress', () => {
     expect(lines[0]).toMatchObject({ ts: 1795972445451, priority: 6 });
     expect(lines[1]).toMatchObject({ ts: 1795972446000, priority: 3 });
     expect(journalAfterCursorCommand('sglang-decode.service', 's=1;i=8', 5000)).toBe(
-      "journalctl --no-pager -o json -u sglang-decode.service --after-cursor 's=1;i=8' -n 5000",
+      "journalctl --no-pager -o json --all -u sglang-decode.service --after-cursor 's=1;i=8' -n 5000",
     );
   });
 
@@ -157,36 +157,35 @@ describe('journal and load progress', () => {
     expect(advanceProgress(p, ['The server is fired up and ready to roll!'])?.phase).toBe('ready');
   });
 
-  it('shows a progress bar’s journal line as a terminal does: its last redraw, no carriage returns', () => {
-    const bar = (n: number): string =>
-      `Loading safetensors checkpoint shards: ${String(Math.round((100 * n) / 17)).padStart(3)}% Completed | ${n}/17`;
-    expect(
-      restartJournalLines([
-        { cursor: 'c1', ts: 1, priority: 6, message: `  \r${bar(3)}` },
-        { cursor: 'c2', ts: 2, priority: 6, message: `\r${bar(0)}\r${bar(17)}` },
-      ]).map((l) => l.text),
-    ).toEqual([bar(3), bar(17)]);
-  });
-
-  it('reads a tqdm line as the terminal shows it: the last redraw after the carriage returns', () => {
-    // The CUDA graph capture bar reaches journald as one line, every redraw joined by "\r"; the shard bar as one
-    // line per redraw, led by "\r" (and the spaces a longer previous redraw left).
+  it('reads SGLang’s progress bars as journald gives them: each shard redraw a "\\r"-led line, the CUDA-graph bar one line', () => {
+    // journalctl prints both as byte arrays (a carriage return is not printable); the load progress and the
+    // restart's journal read their last redraw, as a terminal would show it.
+    const json = (message: string, i: number): string =>
+      JSON.stringify({
+        __CURSOR: `s=1;i=${i}`,
+        __REALTIME_TIMESTAMP: String(1_795_972_445_000_000 + i),
+        PRIORITY: '6',
+        MESSAGE: [...Buffer.from(message)],
+      });
     const capture = [
       '\r  0%|          | 0/20 [00:00<?, ?it/s]',
       '\rCapturing batches (bs=256 avail_mem=7.90 GB):   0%|          | 0/20 [00:00<?, ?it/s]',
       '\rCapturing batches (bs=1 avail_mem=6.47 GB): 100%|██████████| 20/20 [00:20<00:00,  1.00s/it]',
     ].join('');
-    expect(progressFromLine(capture)).toMatchObject({
+    const shard = '  \rLoading safetensors checkpoint shards:  53% Completed | 9/17 [00:19<00:17,  2.15s/it]';
+    const p = parseJournalJson([json(shard, 1), json(capture, 2)].join('\n'));
+    const lines = restartJournalLines(p.lines).map((l) => l.text);
+    expect(lines).toEqual([
+      'Loading safetensors checkpoint shards:  53% Completed | 9/17 [00:19<00:17,  2.15s/it]',
+      'Capturing batches (bs=1 avail_mem=6.47 GB): 100%|██████████| 20/20 [00:20<00:00,  1.00s/it]',
+    ]);
+    expect(progressFromLine(lines[0])).toMatchObject({ phase: 'weights', done: 9, total: 17 });
+    expect(progressFromLine(lines[1])).toMatchObject({
       phase: 'cuda-graph',
       done: 20,
       total: 20,
       fraction: 1,
     });
-    expect(
-      progressFromLine(
-        '  \rLoading safetensors checkpoint shards:  53% Completed | 9/17 [00:19<00:17,  2.15s/it]',
-      ),
-    ).toMatchObject({ phase: 'weights', done: 9, total: 17 });
   });
 });
 

@@ -1,5 +1,5 @@
 // A fake fleet for the roll executor: hosts whose links answer the commands a roll sends (systemctl
-// stop/start/show, nvidia-smi --query-compute-apps, ss -ltn) from a small state machine, a router view
+// stop/start/show, nvidia-smi --query-compute-apps, ps -e, ss -ltn) from a small state machine, a router view
 // derived from the units, and a history of every unit state change — so a test can check what happened on
 // the "hosts", not what the roll says happened. The Electron-free, SSH-free part only: the real links are
 // exercised by the demo tests.
@@ -37,10 +37,19 @@ export class FakeFleet {
   readonly down = new Set<string>();
   /** Workers the router calls unhealthy whatever their units do. */
   readonly forceUnhealthy = new Set<string>();
+  /** Processes of no unit on a host's GPUs (someone else's job). */
+  readonly foreign: Array<{ host: string; pid: number; gpus: number[] }> = [];
   /** Called before each command: lets a test drop a link at an exact point. */
   beforeExec?: (host: string, command: string) => void;
+  /** Answers a command instead of the fleet (a broken or missing tool); undefined: the fleet answers. */
+  answer?: (host: string, command: string) => ExecResult | undefined;
   private seq = 0;
+  // Far apart: a unit's GPU processes are its pid + GPU index.
   private nextPid = 1000;
+  private allocPid(): number {
+    this.nextPid += 100;
+    return this.nextPid;
+  }
 
   constructor(readonly workers: RollWorker[]) {
     for (const w of workers)
@@ -55,7 +64,7 @@ export class FakeFleet {
           unit: u.unit,
           state: 'active',
           invocation: 1,
-          pid: this.nextPid++,
+          pid: this.allocPid(),
           gpus: u.gpus,
           ports,
           lingering: 0,
@@ -89,6 +98,8 @@ export class FakeFleet {
     if (this.down.has(host))
       throw new SshError({ code: 'not-connected', message: `not connected to ${host}` });
     this.commands.push({ host, command });
+    const given = this.answer?.(host, command);
+    if (given) return given;
     const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
     const argv = command.split(' ');
     const name = argv.at(-1)!;
@@ -105,7 +116,7 @@ export class FakeFleet {
       if (u.state !== 'active') {
         u.state = 'active';
         u.invocation++;
-        u.pid = this.nextPid++;
+        u.pid = this.allocPid();
         this.record(u, 'active');
       }
       return ok();
@@ -125,11 +136,28 @@ export class FakeFleet {
       const lines: string[] = [];
       for (const u of this.units.values()) {
         if (u.host !== host || !u.gpus.some((g) => ids.includes(g))) continue;
-        const running = u.state !== 'inactive' || u.stuckGpus || u.lingering-- > 0;
-        if (running)
+        if (this.gpuProcessesRun(u))
           for (const g of u.gpus) if (ids.includes(g)) lines.push(`${u.pid + g}, GPU-${host}-${g}, 70000`);
       }
+      for (const f of this.foreign)
+        if (f.host === host)
+          for (const g of f.gpus) if (ids.includes(g)) lines.push(`${f.pid}, GPU-${host}-${g}, 30720`);
       return ok(lines.length ? `${lines.join('\n')}\n` : '');
+    }
+    if (command === 'ps -e -o pid=,ppid=,args=') {
+      const rows = ['      1       0 /sbin/init'];
+      const row = (pid: number, ppid: number, args: string) =>
+        rows.push(`${String(pid).padStart(7)} ${String(ppid).padStart(7)} ${args}`);
+      for (const u of this.units.values()) {
+        if (u.host !== host) continue;
+        const main = u.state !== 'inactive';
+        if (main) row(u.pid, 1, `python3 -m sglang.launch_server # ${u.unit}`);
+        // A GPU process that outlives its unit's main process is re-parented to init.
+        if (u.gpus.length && (main || u.stuckGpus || u.lingering > 0))
+          for (const g of u.gpus) row(u.pid + g, main ? u.pid : 1, `sglang::scheduler_TP${g}`);
+      }
+      for (const f of this.foreign) if (f.host === host) row(f.pid, 1, 'python3 /home/alice/train.py');
+      return ok(`${rows.join('\n')}\n`);
     }
     if (command === 'ss -ltn') {
       const rows = [
@@ -142,6 +170,11 @@ export class FakeFleet {
       return ok(`${rows.join('\n')}\n`);
     }
     return { stdout: '', stderr: `bash: ${argv[0]}: command not found`, exitCode: 127 };
+  }
+
+  /** Whether the unit's GPU processes still run (one reading of a lingering process uses it up). */
+  private gpuProcessesRun(u: FakeUnit): boolean {
+    return u.state !== 'inactive' || !!u.stuckGpus || u.lingering-- > 0;
   }
 
   health(): Map<string, RollHealth> {

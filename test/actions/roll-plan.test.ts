@@ -23,6 +23,8 @@ describe('roll plan', () => {
       `${s.kind} ${s.hostLabel ?? ''} ${s.port ?? s.gpus?.join(',') ?? ''}`.trim(),
     );
     expect(d2).toEqual([
+      'gpu-owners gpu-c 0,1',
+      'gpu-owners gpu-b 6,7',
       'stop gpu-c',
       'stop gpu-b',
       'gpus-free gpu-c 0,1',
@@ -32,7 +34,7 @@ describe('roll plan', () => {
       'start gpu-b',
       'router',
     ]);
-    expect(p.workers[2].steps[0].command).toBe('sudo -n systemctl --no-block stop sglang-decode-2.service');
+    expect(p.workers[2].steps[2].command).toBe('sudo -n systemctl --no-block stop sglang-decode-2.service');
     expect(p.checks.find((c) => c.name.includes('spans 2 nodes'))?.detail).toBe(
       'all its units restart as one worker: sglang-decode-2.service on gpu-c (rank 1), then sglang-decode-2.service on gpu-b (rank 0)',
     );
@@ -105,7 +107,9 @@ describe('roll plan', () => {
     expect(p.warnings).toEqual([
       'prefill-0 is the only prefill worker: the deployment serves no request while it restarts',
     ]);
-    expect(p.workers[0].steps[0].command).toBe('systemctl --no-block stop sglang-prefill-0.service');
+    expect(p.workers[0].steps.find((s) => s.kind === 'stop')?.command).toBe(
+      'systemctl --no-block stop sglang-prefill-0.service',
+    );
     const ro = buildRollPlan({
       workers,
       target: { kind: 'deployment' },

@@ -46,7 +46,11 @@ describe('roll executor', () => {
     ]);
     // GPUs were seen free and the port was checked before the start.
     const d0 = touched(fleet, 'sglang-decode-0.service');
-    expect(d0[0]).toBe('sudo -n systemctl --no-block stop sglang-decode-0.service');
+    // Its GPUs were seen to hold only its own processes (systemctl show for its MainPID, then ps) before the stop.
+    expect(d0[0]).toMatch(/^systemctl show .*sglang-decode-0\.service$/);
+    expect(d0.filter((c) => c.includes('--no-block'))[0]).toBe(
+      'sudo -n systemctl --no-block stop sglang-decode-0.service',
+    );
     const seq = fleet.commands.map((c) => c.command);
     const firstStart = seq.indexOf('sudo -n systemctl --no-block start sglang-decode-0.service');
     expect(seq.slice(0, firstStart).some((c) => c.startsWith('nvidia-smi') && c.endsWith('-i 0,1,2,3'))).toBe(
@@ -92,7 +96,8 @@ describe('roll executor', () => {
         !dropped &&
         host === 'gpu-b' &&
         command.startsWith('systemctl show') &&
-        command.endsWith('sglang-decode-1.service')
+        command.endsWith('sglang-decode-1.service') &&
+        fleet.commands.some((c) => c.command.endsWith('stop sglang-decode-1.service'))
       ) {
         dropped = true;
         fleet.down.add('gpu-b');
@@ -129,7 +134,11 @@ describe('roll executor', () => {
       /^decode-2: lost contact with gpu-c during "Stop sglang-decode-2.service on gpu-c \(node rank 1\)" for \d+ s; the outcome is unknown/,
     );
     expect(end.workers[0].state).toBe('unknown');
-    expect(end.workers[0].steps.filter((s) => s.state === 'succeeded')).toEqual([]);
+    // Only the GPU check on the running worker succeeded: nothing after the stop is claimed.
+    expect(end.workers[0].steps.filter((s) => s.state === 'succeeded').map((s) => s.kind)).toEqual([
+      'gpu-owners',
+      'gpu-owners',
+    ]);
     expect(end.summary).toMatch(/^roll outcome unknown after/);
   });
 

@@ -41,8 +41,18 @@ describe('rolling restarts from the API, one-host demo', () => {
     expect(plan.refused).toBeUndefined();
     expect(plan.workers.map((w) => w.role)).toEqual(['decode']);
     const steps = plan.workers[0].steps;
-    expect(steps.map((s) => s.kind)).toEqual(['stop', 'gpus-free', 'port-free', 'start', 'router']);
-    expect(steps[0].command).toContain('systemctl --no-block stop sglang-decode.service');
+    expect(steps.map((s) => s.kind)).toEqual([
+      'gpu-owners',
+      'stop',
+      'gpus-free',
+      'port-free',
+      'start',
+      'router',
+    ]);
+    expect(plan.checks.find((c) => c.name === 'the GPUs of decode run only its own processes')).toMatchObject(
+      { ok: true },
+    );
+    expect(steps[1].command).toContain('systemctl --no-block stop sglang-decode.service');
     expect(plan.warnings.join('\n')).toMatch(/only decode worker|only one/i);
   });
 

@@ -108,7 +108,12 @@ describe('pd-console status on the demo fleet', () => {
     expect(stderr).toMatch(
       /^demo fleet: ssh config for gpu-a, gpu-b, gpu-c in .*\/\.ssh\/config \(removed on exit\)\n$/,
     );
-    const j = JSON.parse(stdout) as { services: Service[]; hosts: { id: string; via: string }[] };
+    const j = JSON.parse(stdout) as {
+      simulated: boolean;
+      services: Service[];
+      hosts: { id: string; via: string }[];
+    };
+    expect(j.simulated).toBe(true);
     expect(j.services.filter((s) => s.role !== 'router').map((s) => [s.role, s.host, s.unit])).toEqual([
       ['prefill', 'gpu-a', 'sglang-prefill-0.service'],
       ['prefill', 'gpu-a', 'sglang-prefill-1.service'],

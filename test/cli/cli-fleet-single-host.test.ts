@@ -49,6 +49,7 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
     expect(err).toBe('');
     expect(code, out).toBe(0);
     const j = JSON.parse(out);
+    expect(j.simulated).toBe(false);
     expect(j.link).toBeDefined();
     expect(j.services.map((s: { role: string; host: string }) => [s.role, s.host])).toEqual([
       ['prefill', ALIAS],

@@ -14,7 +14,7 @@ import { keygen, startSshd, sshdUnavailableReason, type Sshd } from '../fixtures
 import { answerSystemctl, router, server, type FakeUnit } from '../discovery/fleet-units';
 import { Core } from '../../src/main/core/core';
 import { fleetStatus } from '../../src/main/cli/fleet-status';
-import { hostFromArg } from '../../src/main/cli/main';
+import { hostFromArg } from '../../src/main/cli/target';
 
 const skip = sshdUnavailableReason();
 if (skip) console.warn(`[skipped] fleet status against real sshd hosts: ${skip}`);
@@ -210,6 +210,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
+    expect(j.simulated).toBe(false);
     expect(
       j.services.map((s: Record<string, unknown>) => [s.role, s.host, s.unit, s.activeState, s.health]),
     ).toEqual([

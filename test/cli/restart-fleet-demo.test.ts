@@ -1,6 +1,8 @@
 // `pd-console restart decode --host gpu-a` on the demo fleet, end to end: the CLI follows the router from gpu-a
 // to gpu-b and gpu-c through the ssh config the fleet writes (real SSH client, one link per host), plans the
 // rolling restart and runs it; the simulation's unit history shows never two decode workers down at once.
+// With another process on a decode worker's GPUs the plan it prints refuses the roll, and nothing is stopped;
+// with nvidia-smi missing it says the check cannot be read and starts only with --without-gpu-check.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,4 +94,84 @@ describe('pd-console restart on the demo fleet', () => {
       /✔ restarted every decode worker, one at a time \(3\) in .*: decode-0, decode-1, decode-2/,
     );
   }, 180_000);
+});
+
+describe('pd-console restart on the demo fleet: the GPU check in the plan', () => {
+  it("another process on decode-1's GPUs: the plan shows the failed check and the refusal; nothing is stopped (exit 2)", async () => {
+    fleet.setFault('foreign-gpu-process', true, 'decode-1');
+    try {
+      const io = capture();
+      const from = fleet.unitHistory().length;
+      const code = await restartCommand(['decode', '--host', 'gpu-a', '--yes'], io, {
+        app: app(),
+        sshHome: home,
+      });
+      expect(code, io.err()).toBe(2);
+      const out = io.out();
+      expect(out).toMatch(/^Rolling restart plan: every decode worker, one at a time \(3\)$/m);
+      expect(out).toMatch(
+        /^ {4}GPUs 4,5 on gpu-b run only sglang-decode-1\.service's processes \(before the stop\)$/m,
+      );
+      expect(out).toMatch(
+        /^ {2}✖ the GPUs of decode-1 run only its own processes: GPUs 4,5 of gpu-b run pid 4190065 \(python3, 61440 MiB\), not a process of sglang-decode-1\.service \(MainPID \d+ and its 4 descendants\): stopping decode-1 would free nothing$/m,
+      );
+      expect(out).toMatch(/^ {2}✔ the GPUs of decode-0 run only its own processes: /m);
+      expect(out).toMatch(
+        /^! Refused: decode-1: GPUs 4,5 of gpu-b run pid 4190065 \(python3, 61440 MiB\), .*: stopping decode-1 would free nothing, so it is not stopped$/m,
+      );
+      expect(out).toMatch(/^ {2}next: End pid 4190065 on gpu-b .* then plan again\.$/m);
+      expect(out).not.toMatch(/Started roll/);
+      expect(io.err()).toMatch(/^pd-console restart: refused: decode-1: GPUs 4,5 of gpu-b run pid 4190065/m);
+      expect(fleet.unitHistory().slice(from)).toEqual([]);
+    } finally {
+      fleet.setFault('foreign-gpu-process', false);
+    }
+  }, 60_000);
+
+  it('nvidia-smi missing on gpu-b: the plan says the check cannot be read; the roll needs --without-gpu-check, and then goes', async () => {
+    fleet.setFault('nvidia-smi-missing', true, 'gpu-b');
+    try {
+      const io = capture();
+      const from = fleet.unitHistory().length;
+      const code = await restartCommand(['decode@decode-1', '--host', 'gpu-a', '--yes'], io, {
+        app: app(),
+        sshHome: home,
+      });
+      expect(code, io.err()).toBe(2);
+      expect(io.out()).toMatch(
+        /^ {2}\? the GPUs of decode-1 run only its own processes: cannot be read — nvidia-smi is not installed on gpu-b or not on the SSH user's PATH \(exit 127: bash: nvidia-smi: command not found\)$/m,
+      );
+      expect(io.out()).toMatch(
+        /^! The GPU check could not be read: the roll starts only with --without-gpu-check/m,
+      );
+      expect(io.err()).toMatch(
+        /^pd-console restart: refused: the GPU check could not be read \(nvidia-smi is not installed on gpu-b.*\nhint: pass --without-gpu-check to roll without it/m,
+      );
+      expect(fleet.unitHistory().slice(from)).toEqual([]);
+      // Chosen: the worker restarts, and the output says which checks were not made.
+      const chosen = capture();
+      expect(
+        await restartCommand(['decode@decode-1', '--host', 'gpu-a', '--yes', '--without-gpu-check'], chosen, {
+          app: app(),
+          sshHome: home,
+        }),
+        chosen.err(),
+      ).toBe(0);
+      expect(chosen.out()).toMatch(
+        /decode-1 +GPUs 4,5 on gpu-b run only sglang-decode-1\.service's processes \(before the stop\): skipped — not checked, as chosen \(roll without the GPU check\): nvidia-smi is not installed on gpu-b/,
+      );
+      expect(chosen.out()).toMatch(
+        /decode-1 +GPUs 4,5 on gpu-b run no process: skipped — not checked, as chosen/,
+      );
+      expect(
+        fleet
+          .unitHistory()
+          .slice(from)
+          .filter((e) => /^(active|inactive)$/.test(e.activeState))
+          .map((e) => `${e.unit} ${e.activeState}`),
+      ).toEqual(['sglang-decode-1.service inactive', 'sglang-decode-1.service active']);
+    } finally {
+      fleet.setFault('nvidia-smi-missing', false);
+    }
+  }, 60_000);
 });

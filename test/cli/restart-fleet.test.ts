@@ -31,6 +31,7 @@ describe('pd-console restart ROLE@WORKER (demo host, real SSH)', () => {
   it('restarts one worker step by step: stop, GPUs and ports free, start, healthy at the router', async () => {
     const a = await app();
     const before = f!.demo.sim.snapshot().units;
+    const schedulers = f!.demo.sim.units.decode.children?.schedulers ?? [];
     const io = capture();
     const code = await restartCommand(['decode@sglang-decode.service', '--yes', '--json'], io, { app: a });
     const [planLine, opLine] = io.out().trim().split('\n');
@@ -40,6 +41,7 @@ describe('pd-console restart ROLE@WORKER (demo host, real SSH)', () => {
     expect(code, io.err()).toBe(0);
     expect(plan.workers.map((w) => w.steps.map((s) => s.command ?? s.kind))).toEqual([
       [
+        'gpu-owners',
         'sudo -n systemctl --no-block stop sglang-decode.service',
         'gpus-free',
         'port-free',
@@ -55,13 +57,19 @@ describe('pd-console restart ROLE@WORKER (demo host, real SSH)', () => {
       'succeeded',
       'succeeded',
       'succeeded',
+      'succeeded',
     ]);
-    expect(steps[1].detail).toBe('no compute process on GPUs 4,5,6,7 of demo GPU host (simulated)');
-    expect(steps[2].detail).toBe('nothing listens on port 30200 of demo GPU host (simulated)');
-    expect(steps[3].detail).toMatch(
+    // On the running worker: the GPU processes nvidia-smi lists are the scheduler children of its MainPID (SGLang
+    // also runs multiprocessing's resource tracker and the detokenizer under it).
+    expect(steps[0].detail).toBe(
+      `GPUs 4,5,6,7 of demo GPU host (simulated) run only processes of sglang-decode.service (MainPID ${before.decode.mainPid} and its 6 descendants): pid ${schedulers.join(', ')}`,
+    );
+    expect(steps[2].detail).toBe('no compute process on GPUs 4,5,6,7 of demo GPU host (simulated)');
+    expect(steps[3].detail).toBe('nothing listens on port 30200 of demo GPU host (simulated)');
+    expect(steps[4].detail).toMatch(
       /exit 0: systemd queued the start; .*GET http:\/\/127\.0\.0\.1:30200\/health → 200/,
     );
-    expect(steps[4].detail).toMatch(/the router reports http:\/\/127\.0\.0\.1:30200 healthy/);
+    expect(steps[5].detail).toMatch(/the router reports http:\/\/127\.0\.0\.1:30200 healthy/);
     // The simulation: a new decode process, serving; prefill and router untouched.
     const after = f!.demo.sim.snapshot().units;
     expect(after.decode.mainPid).not.toBe(before.decode.mainPid);

@@ -61,7 +61,7 @@ function harness(
     follow: undefined as unknown as HostJournalFollow,
     exec: async (command) => {
       h.execs.push(command);
-      if (command === 'journalctl --no-pager -o json -n 1')
+      if (command === 'journalctl --no-pager -o json --all -n 1')
         return { stdout: h.newest ? `${h.newest.text}\n` : '', stderr: '', exitCode: 0 };
       return answers(command);
     },
@@ -106,9 +106,9 @@ describe('HostJournalFollow', () => {
     const b = sink();
     await Promise.all([h.follow.attach(A, a), h.follow.attach(B, b)]);
     await until('the follow', () => h.follows.length === 1);
-    expect(h.execs).toEqual(['journalctl --no-pager -o json -n 1']);
+    expect(h.execs).toEqual(['journalctl --no-pager -o json --all -n 1']);
     expect(h.follows[0]).toBe(
-      `journalctl --no-pager -o json ${FIELDS} --follow -u ${A} -u ${B} --after-cursor '${h.newest.cursor}'`,
+      `journalctl --no-pager -o json --all ${FIELDS} --follow -u ${A} -u ${B} --after-cursor '${h.newest.cursor}'`,
     );
     const text = [
       line('prefill says', { _SYSTEMD_UNIT: A }).text,
@@ -143,12 +143,12 @@ describe('HostJournalFollow', () => {
     await h.follow.attach(B, sink());
     await until('the second follow', () => h.follows.length === 2);
     expect(h.follows[1]).toBe(
-      `journalctl --no-pager -o json ${FIELDS} --follow -u ${A} -u ${B} --after-cursor '${last.cursor}'`,
+      `journalctl --no-pager -o json --all ${FIELDS} --follow -u ${A} -u ${B} --after-cursor '${last.cursor}'`,
     );
     h.follow.detach(B);
     await until('the third follow', () => h.follows.length === 3);
     expect(h.follows[2]).toBe(
-      `journalctl --no-pager -o json ${FIELDS} --follow -u ${A} --after-cursor '${last.cursor}'`,
+      `journalctl --no-pager -o json --all ${FIELDS} --follow -u ${A} --after-cursor '${last.cursor}'`,
     );
     h.follow.detach(A);
     expect(h.follow.units).toEqual([]);
@@ -167,7 +167,7 @@ describe('HostJournalFollow', () => {
     const a = sink();
     await h.follow.attach(A, a);
     await until('the follow', () => h.follows.length === 1);
-    expect(h.follows[0]).toBe(`journalctl --no-pager -o json ${FIELDS} --follow -u ${A} --lines=all`);
+    expect(h.follows[0]).toBe(`journalctl --no-pager -o json --all ${FIELDS} --follow -u ${A} --lines=all`);
     const first = line('first ever', { _SYSTEMD_UNIT: A });
     h.live().stdout(Buffer.from(`${first.text}\n`));
     h.live().stderr(Buffer.from('Failed to open journal: Permission denied\n'));
@@ -224,7 +224,7 @@ describe('a unit tail fed by the follow', () => {
     expect(live).toEqual(['b6', 'b7', 'b8']);
     expect(tail.latest(100).map((e) => e.message)).toEqual(['b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'b7', 'b8']);
     // The command the journal view shows is the follow's.
-    expect(tail.command).toBe(`journalctl --no-pager -o json --follow -u ${A}`);
+    expect(tail.command).toBe(`journalctl --no-pager -o json --all --follow -u ${A}`);
     sub.dispose();
     expect(h.follow.units).toEqual([]);
     h.follow.close();
@@ -240,7 +240,7 @@ describe('a unit tail fed by the follow', () => {
     h.live().stderr(Buffer.from(`journalctl: unrecognized option '${FIELDS}'\n`));
     h.live().closed(1, null);
     await until('the follow again', () => h.follows.length === 2);
-    expect(h.follows[1]).toBe(`journalctl --no-pager -o json --follow -u ${A} --lines=all`);
+    expect(h.follows[1]).toBe(`journalctl --no-pager -o json --all --follow -u ${A} --lines=all`);
     expect(a.errors).toEqual([]);
     const e = line('old host', { _SYSTEMD_UNIT: A });
     h.live().stdout(Buffer.from(`${e.text}\n`));

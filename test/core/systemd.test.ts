@@ -41,7 +41,7 @@ Result=success
 describe('systemctl show', () => {
   it('builds one batched, quoted command and refuses unsafe unit names', () => {
     expect(systemctlShowCommand(['a.service', 'b@1.service'])).toBe(
-      'systemctl show --no-pager --property=Id,Description,LoadState,ActiveState,SubState,MainPID,NRestarts,Result,ExecMainStatus,ActiveEnterTimestamp,MemoryCurrent,ExecStart a.service b@1.service',
+      'systemctl show --no-pager --property=Id,Description,LoadState,ActiveState,SubState,MainPID,NRestarts,Result,ExecMainStatus,ExecMainCode,Restart,ActiveEnterTimestamp,StateChangeTimestamp,ExecMainStartTimestamp,InactiveEnterTimestamp,MemoryCurrent,ExecStart a.service b@1.service',
     );
     expect(() => systemctlShowCommand(['x; rm -rf /'])).toThrow(/refusing to send unit name/);
     expect(() => systemctlShowCommand(['$(id)'])).toThrow(/refusing/);

@@ -184,7 +184,7 @@ describe('fleet discovery — a worker the console cannot place says why and wha
 
 describe('fleet discovery — the router’s list', () => {
   it('reads --prefill URL PORT, --prefill=URL, --decode and --worker-urls from ExecStart', () => {
-    const list = routerWorkerList(
+    const { workers: list } = routerWorkerList(
       {
         prefill: [{ url: 'http://a:1', bootstrapPort: 8998 }, { url: 'http://a:2' }],
         decode: [{ url: 'http://b:3' }],
@@ -297,7 +297,9 @@ describe('fleet discovery — the router’s list', () => {
   });
 
   it('says what in a /workers answer is not the documented shape', () => {
-    expect(() => parseWorkersAnswer('<html>')).toThrow('/workers did not answer JSON (starts "<html>")');
+    expect(() => parseWorkersAnswer('<html>')).toThrow(
+      '/workers did not answer JSON (6 bytes, starts "<html>")',
+    );
     expect(() => parseWorkersAnswer('{"workers":[{"id":1}]}')).toThrow(
       '/workers: workers[0] has no "url" string',
     );

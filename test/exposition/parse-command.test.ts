@@ -81,7 +81,7 @@ describe('parseCommand', () => {
     [['--format'], /--format needs a value/],
     [['--format', 'json'], /--format must be prometheus or openmetrics, not "json"/],
     [['--format', 'prometheus', '--format', 'openmetrics'], /given twice/],
-    [['--format', 'prometheus', '--yaml'], /unknown argument "--yaml"/],
+    [['--format', 'prometheus', '--yaml'], /unknown option "--yaml"/],
   ])('exits 2 with a usage line for bad arguments %j', (argv, message) => {
     const r = parseCommand(argv, 'a 1\n');
     expect(r.exitCode).toBe(2);

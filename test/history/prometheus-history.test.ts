@@ -377,7 +377,8 @@ describe.skipIf(unavailable !== null)('history from the real Prometheus', () => 
     it('prints each part under its source, and says what to do with a bad step', async () => {
       const r = await cliCaptured(argv('--step', '1h'));
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(/^decode\.kv_ratio — KV usage \(ratio\)/);
+      // The first line names the host it answers for, here the simulated one.
+      expect(r.out).toMatch(/^demo GPU host \(simulated\): decode\.kv_ratio — KV usage \(ratio\)/);
       expect(r.out).toContain(`from prometheus: Prometheus at ${prom.url}, one point every 3600 s`);
       expect(r.out).toMatch(/\n {2}\d{4}-\d\d-\d\dT\d\d:00:00Z {2}0\.\d+/);
       const bad = await cliCaptured(argv('--step', '1s'));

@@ -82,8 +82,8 @@ describe('one journal tail per unit', () => {
     const id = deployment.id;
     await until('the recording to start', () => recording.status().active[0]?.state === 'recording');
     const tail = core.journalTail(id, DECODE);
-    // The recorder listens from the start of its session.
-    await until('the recorder to listen', () => tail.listeners === 1);
+    // The monitor (for the unit's evidence: exits, errors, loads) and the recorder listen from the start.
+    await until('the recorder to listen', () => tail.listeners === 2);
 
     const view: JournalEntry[] = [];
     core.on('journal', (e) => {
@@ -95,7 +95,7 @@ describe('one journal tail per unit', () => {
     const followId = followed.followId;
     expect(followed.unit).toBe(DECODE);
     expect(followed.lines.length).toBe(50);
-    expect(tail.listeners).toBe(2);
+    expect(tail.listeners).toBe(3);
 
     const { operation } = await restart.startRestart({ deploymentId: id, target: 'decode' });
     let most = 0;
@@ -103,10 +103,10 @@ describe('one journal tail per unit', () => {
     const end = await restart.whenDone(operation.id);
     clearInterval(watching);
     expect(end.state).toBe('succeeded');
-    // While the restart ran, the view, the restart and the recorder were listening to this one tail.
-    expect(most).toBe(3);
+    // While the restart ran, the view, the restart, the recorder and the monitor listened to this one tail.
+    expect(most).toBe(4);
     // The restart's listener is gone with the restart.
-    expect(tail.listeners).toBe(2);
+    expect(tail.listeners).toBe(3);
     const ready = /fired up and ready to roll/;
     expect(end.services[0].journal.some((l) => ready.test(l.text))).toBe(true);
     await until('the view to hear the ready line', () => view.some((l) => ready.test(l.message)));
@@ -123,7 +123,8 @@ describe('one journal tail per unit', () => {
     expect(follows.length).toBe(1);
     for (const unit of ['sglang-prefill.service', DECODE, 'sglang-router.service'])
       expect(follows[0]).toContain(`-u ${unit}`);
-    // The other units have one listener (the recorder): the host ran their backlog, and what readNow asks.
+    // The other units have the recorder and the monitor listening to one tail: the host ran its backlog once, and
+    // what readNow asks.
     const router = core.journalTail(id, 'sglang-router.service');
     await router.readNow();
     const routerReads = journalctlFor(demo, 'sglang-router.service').filter((c) => !c.includes('--follow'));
@@ -131,7 +132,7 @@ describe('one journal tail per unit', () => {
     expect(router.stats.reads).toBe(2);
 
     await dashboard.handlers().unfollowJournal({ followId });
-    expect(tail.listeners).toBe(1);
+    expect(tail.listeners).toBe(2);
     const sessionId = recording.status().active[0].sessionId!;
     await core.closeDeployment({ deploymentId: id });
     await recording.shutdown();
@@ -222,10 +223,11 @@ describe('one journal tail per unit', () => {
           // One follow before the drop and one after it, resumed after the last entry heard.
           expect(follow.stats.follows).toBe(2);
           expect(follow.stats.positionReads).toBe(1);
+          // This tail's own follow (the app's monitor runs one of its own for every unit of the host).
           const resumed = d.demo.channels
             .execsSince()
             .map((e) => e.command)
-            .filter((c) => c.includes('--follow'));
+            .filter((c) => c.includes('--follow') && !c.includes('-u sglang-router.service'));
           expect(resumed.length).toBe(2);
           expect(resumed[1]).toContain('--after-cursor');
         }

@@ -15,7 +15,10 @@ describe('pd-console export', () => {
     try {
       const file = path.join(dir, 'prometheus.yml');
       const r = await cliCaptured(['export', 'prometheus-config', '--host', 'demo', '--out', file]);
-      expect(r.err).toMatch(/^wrote .*prometheus\.yml \(\d+ bytes\)\n$/);
+      // The file describes the simulated host, which is said beside it (stderr), not in it.
+      expect(r.err).toMatch(
+        /^pd-console export: from demo GPU host \(simulated\), not a real deployment\nwrote .*prometheus\.yml \(\d+ bytes\)\n$/,
+      );
       expect(r.code).toBe(0);
       const doc = yaml.load(await readFile(file, 'utf8')) as {
         scrape_configs: Array<{

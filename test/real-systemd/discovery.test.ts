@@ -8,6 +8,7 @@ import {
   cliOn,
   PORTS,
   realHost1P1D,
+  realHostWrappers,
   waitListening,
   type RealDeployment,
 } from './scenario';
@@ -130,6 +131,32 @@ describe.skipIf(skip !== null)('discovery on a real systemd host', () => {
       } finally {
         await d.host.root('chmod 0644 /etc/sglang/dsv4.env');
       }
+    });
+  });
+
+  describe('behind bash -c (with and without exec) and env', () => {
+    let d: RealDeployment;
+    beforeAll(async () => {
+      d = await bootRealDeployment((a) => realHostWrappers(a));
+      await waitListening(d.host, [PORTS.prefill, PORTS.decode, PORTS.router]);
+    }, 300_000);
+    afterAll(async () => d?.stop());
+
+    it('reads each server from its own process, and the GPUs env set before exec', async () => {
+      const r = await discover(d);
+      const a = d.host.address;
+      expect(apiOf(r, 'prefill')?.apiUrl).toBe(`http://${a}:${PORTS.prefill}`);
+      expect(apiOf(r, 'decode')?.apiUrl).toBe(`http://${a}:${PORTS.decode}`);
+      expect(apiOf(r, 'router')?.apiUrl).toBe(`http://${a}:${PORTS.router}`);
+      expect(r.proposal.services.find((s) => s.role === 'decode')).toMatchObject({ gpus: [4, 5, 6, 7] });
+      // bash without exec stays the unit's MainPID; the server is its child, read as such.
+      const prefill = r.found.find((f) => f.unit === 'dsv4-prefill.service');
+      const mainPid = (
+        await d.host.root('systemctl show -p MainPID --value dsv4-prefill.service')
+      ).stdout.trim();
+      expect(prefill?.source).toBe('process');
+      expect(String(prefill?.pid)).not.toBe(mainPid);
+      expect(r.diagnostics.filter((x) => x.severity !== 'info')).toEqual([]);
     });
   });
 });

@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runCli } from '../../src/main/cli/main';
 import { systemClock } from '../../src/main/core/clock';
 import { DemoHttpServers, DemoSimulation, DEMO_PORTS } from '../../src/main/demo';
 import { bootRealSystemd, type BootOptions, type RealHost } from './container';
@@ -275,7 +276,6 @@ export async function cliOn(
   d: RealDeployment,
   argv: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { runCli } = await import('../../src/main/cli/main');
   let stdout = '';
   let stderr = '';
   const previous = process.env.PD_CONSOLE_SSH_HOME;
@@ -291,4 +291,41 @@ export async function cliOn(
     if (previous === undefined) delete process.env.PD_CONSOLE_SSH_HOME;
     else process.env.PD_CONSOLE_SSH_HOME = previous;
   }
+}
+
+/**
+ * The same deployment with each server behind another wrapper: prefill in `bash -c` without exec (bash stays the
+ * MainPID, python its child), decode through `/usr/bin/env VAR=… python3 …`, the router in `bash -c 'exec …'`.
+ */
+export function realHostWrappers(address: string): Scenario {
+  const base = realHost1P1D(address);
+  const a = address;
+  const server = (role: 'prefill' | 'decode', port: number, gpu: number): string =>
+    [PYTHON, ...serverArgs(a, role, String(port), gpu)].map(shq).join(' ');
+  return {
+    ...base,
+    files: {
+      '/etc/systemd/system/dsv4-prefill.service': unit('DeepSeek V4 prefill (SGLang)', [
+        'Type=simple',
+        // The command after the server keeps bash from exec'ing it (bash execs a -c script's last command).
+        `ExecStart=/bin/bash -c ${q(`cd /tmp && ${server('prefill', PORTS.prefill, 0)}; echo "server exited: $$?"`)}`,
+        'Restart=on-failure',
+      ]),
+      '/etc/systemd/system/dsv4-decode.service': unit('DeepSeek V4 decode (SGLang)', [
+        'Type=simple',
+        `ExecStart=/usr/bin/env CUDA_VISIBLE_DEVICES=4,5,6,7 ${[PYTHON, ...serverArgs(a, 'decode', String(PORTS.decode), 0)].map(q).join(' ')}`,
+        'Restart=on-failure',
+      ]),
+      '/etc/systemd/system/dsv4-router.service': unit('SGLang router', [
+        'Type=simple',
+        `ExecStart=/bin/bash -c ${q(`exec ${[PYTHON, ...routerArgs(a)].map(shq).join(' ')}`)}`,
+        'Restart=on-failure',
+      ]),
+    },
+  };
+}
+
+/** POSIX shell quoting of one word, for a `bash -c` script. */
+function shq(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -281,4 +281,47 @@ describe('incident bundle', () => {
       writeIncidentBundle({ recordingPath: recPath, unitFiles: [], journal: [], snapshots: [] }, out),
     ).rejects.toThrow(/already exists/);
   });
+
+  it('journal.log has one line per entry, with what the host wrote shown rather than acting', async () => {
+    const t0 = Date.UTC(2026, 0, 5, 13);
+    const recPath = join(dir, 'escapes.pdrec.jsonl.gz');
+    const w = await RecordingWriter.open(recPath, header({ startedAt: t0 }), { clock: manualClock(t0) });
+    await w.close();
+    const jl = (ts: number, message: string): JournalLine => ({
+      ts,
+      role: 'decode',
+      unit: 'sglang-decode.service',
+      priority: 6,
+      message,
+    });
+    const out = join(dir, 'escapes.tar.gz');
+    await writeIncidentBundle(
+      {
+        recordingPath: recPath,
+        unitFiles: [],
+        journal: [
+          jl(t0 + 1, 'ready'),
+          // Sets the terminal's title and clears it, then forges an entry of another unit on a line of its own.
+          jl(
+            t0 + 2,
+            'x\x1b]0;pwned\x07\x1b[2J\u009b31m\u202e\r\n2026-01-05T13:00:00.003Z sglang-router.service[3] forged',
+          ),
+          jl(t0 + 3, 'Decode batch. #running-req: 5'),
+        ],
+        snapshots: [],
+      },
+      out,
+    );
+    const x = join(dir, 'escapes');
+    await mkdir(x);
+    await extract({ file: out, cwd: x });
+    const [top] = await readdir(x);
+    const log = await readFile(join(x, top, 'journal.log'), 'utf8');
+    expect(log.split('\n')).toEqual([
+      '2026-01-05T13:00:00.001Z sglang-decode.service[6] ready',
+      '2026-01-05T13:00:00.002Z sglang-decode.service[6] x\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\\u202e\\r\\n2026-01-05T13:00:00.003Z sglang-router.service[3] forged',
+      '2026-01-05T13:00:00.003Z sglang-decode.service[6] Decode batch. #running-req: 5',
+      '',
+    ]);
+  });
 });

@@ -189,6 +189,8 @@ describe('a gzip bomb', () => {
   ): Promise<{ message: string; code: string; ms: number; peakGrowth: number }> {
     const child = spawn(process.execPath, ['--import', 'tsx', READ_BOMB, path], {
       cwd: ROOT,
+      // The fixture's imports use the @shared alias of the node project.
+      env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.node.json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

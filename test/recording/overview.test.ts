@@ -190,7 +190,7 @@ describe('format 1.2 round trip', () => {
     expect(ov.foundBy).toBe('scan');
     expect(ov.recording.warnings).toHaveLength(1);
     expect(ov.recording.warnings[0]).toMatch(
-      /^The recording's overview index is damaged \(.+\); the overview was found by scanning the file instead\.$/,
+      /^The recording's index at byte \d+ is damaged \(.+\); the overview was found by scanning the file instead\.$/,
     );
     expectOverviewOf(ov.recording, full12);
     expect(ov.recording.series.length).toBe((await readOverview(v12))!.recording.series.length);
@@ -208,7 +208,7 @@ describe('format 1.2 round trip', () => {
     expect(ov.members).toBe(2);
     expect(ov.recording.closedCleanly).toBe(false);
     expect(ov.recording.warnings).toEqual([
-      `The recording was not closed: its overview reaches ${new Date(ov.recording.lastTs).toISOString()}; the full detail, up to its last intact record, is read from the recording.`,
+      `The recording has no index at its end (it was not closed, or it was cut short): its overview reaches ${new Date(ov.recording.lastTs).toISOString()}; the full detail, up to its last intact record, is read from the recording.`,
     ]);
     expect(ov.recording.lastTs).toBeGreaterThanOrEqual(START + 19 * 60_000);
     expectOverviewOf(ov.recording, full12);
@@ -230,9 +230,16 @@ describe('format 1.2 round trip', () => {
     await fh.close();
     const ov = (await readOverview(p))!;
     expect(ov.recording.warnings.join(' ')).toMatch(
-      /Part of the recording's overview is damaged \(overview block 2 of 3: .+\): the overview ends at \d{4}-/,
+      /^The recording's overview at byte \d+ \(.+ to .+\) is damaged \(.+\): the overview ends at \d{4}-.+; the full detail is read from the recording\.$/,
     );
+    expect(ov.damage).toMatchObject({ section: 'overview', at: second.at });
+    expect(ov.recording.lastTs).toBeLessThan(ov.damage!.span![0]);
     expectOverviewOf(ov.recording, full12);
+    // The data after it is not touched: the full read has all of it, and names the damaged member.
+    const rec = await readRecording(p);
+    expect(rec.closedCleanly).toBe(true);
+    expect(rec.stats.scrapes).toBe(full12.stats.scrapes);
+    expect(rec.derivedDamage.map((d) => [d.section, d.at])).toEqual([['overview', second.at]]);
   });
 });
 
@@ -404,6 +411,42 @@ describe('re-saving a 1.1 file (pd-console recording resave FILE)', () => {
     expect((await readOverview(p))!.tables.length).toBeGreaterThan(0);
     await loaded.full;
     // Re-saving evaluates every overview segment as the recorder does: tens of seconds on a loaded machine.
+  }, 180_000);
+
+  it('re-saves a file whose overview alone is damaged, which rebuilds it; refuses one whose data is', async () => {
+    const p = join(dir, 'resave-damaged-overview.pdrec.jsonl.gz');
+    await copyFile(v12, p);
+    const buf = await readFile(p);
+    const second = scanMarked(buf)[1];
+    const fh = await open(p, 'r+');
+    await fh.write(Buffer.from([buf[second.at + 40] ^ 0xff]), 0, 1, second.at + 40);
+    await fh.close();
+    const out: string[] = [];
+    const code = await runCli(['recording', 'resave', p], {
+      stdout: (s) => out.push(s),
+      stderr: (s) => out.push(s),
+      readStdin: async () => '',
+    });
+    expect(code).toBe(0);
+    expect(out.join('')).toMatch(
+      new RegExp(
+        `\\nthe recording's overview at byte ${second.at} \\(.+\\) is damaged \\(.+\\): rebuilt from the data\\n$`,
+      ),
+    );
+    const again = await readRecording(p);
+    expect(again.warnings).toEqual([]);
+    expect(again.stats.scrapes).toBe(full12.stats.scrapes);
+    const ov = (await readOverview(p))!;
+    expect([ov.foundBy, ov.members, ov.damage, ov.recording.warnings]).toEqual(['index', 3, null, []]);
+
+    // Damage in the data: what a re-saved copy would drop is refused, as for a file cut short.
+    const d = join(dir, 'resave-damaged-data.pdrec.jsonl.gz');
+    await copyFile(v12, d);
+    const dh = await open(d, 'r+');
+    const at = Math.floor(second.at / 2);
+    await dh.write(Buffer.from([buf[at] ^ 0xff]), 0, 1, at);
+    await dh.close();
+    await expect(resaveRecording(d)).rejects.toThrow(/is not re-saved: The recording is damaged/);
   }, 180_000);
 
   it('refuses a file cut short, which a re-saved copy would make look complete', async () => {

@@ -1,10 +1,11 @@
 // `pd-console open FILE`: a recording summarised for a terminal — its span, series, events with times and
-// what was lost — and clear failures for files that are not recordings.
-import { copyFile, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+// what was lost, or where its overview or index is damaged — and clear failures for files that are not recordings.
+import { copyFile, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/main/cli/main';
+import { scanMarked } from '../../src/main/core/store/recording/members';
 import { writeSession, type WrittenSession } from './helpers';
 
 let dir: string;
@@ -91,5 +92,50 @@ describe('pd-console open', () => {
     expect(bad.err).toContain('hint: recordings are .pdrec.jsonl.gz files');
     expect((await cli(['open'])).code).toBe(2);
     expect((await cli(['open', junk, '--bogus'])).code).toBe(2);
+  });
+
+  it('names where the overview is damaged, or that the index is missing, with all of the data there', async () => {
+    const bytes = await readFile(session.path);
+    const whole = JSON.parse((await cli(['open', session.path, '--json'])).out) as { scrapes: number };
+    // Five minutes: the overview member written at close, then the index.
+    const [overview, index] = scanMarked(bytes);
+    expect([overview.kind, index.kind]).toEqual(['overview', 'index']);
+
+    const damaged = join(dir, 'damaged-overview.pdrec.jsonl.gz');
+    const copy = Buffer.from(bytes);
+    copy[overview.at + 100] ^= 0xff;
+    await writeFile(damaged, copy);
+    const text = await cli(['open', damaged]);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^file\s+.*damaged-overview\.pdrec\.jsonl\.gz \(.+, complete\)$/m);
+    expect(text.out).toContain(
+      `warnings:\n  - The recording's overview at byte ${overview.at} (2026-01-05T08:`,
+    );
+    expect(text.out).toContain('the data is intact and all of it is shown');
+    const j = JSON.parse((await cli(['open', damaged, '--json'])).out);
+    expect(j.closedCleanly).toBe(true);
+    expect(j.scrapes).toBe(whole.scrapes);
+    expect(j.derivedDamage).toEqual([
+      {
+        section: 'overview',
+        at: overview.at,
+        span: [expect.any(Number), expect.any(Number)],
+        what: expect.stringMatching(/^overview at byte \d+ \(.+\) is damaged \(.+\)$/),
+      },
+    ]);
+    expect(j.warnings).toHaveLength(1);
+
+    // A copy that stopped after the end record: complete data, but no overview of the last stretch and no index.
+    const cut = join(dir, 'cut-after-close.pdrec.jsonl.gz');
+    await writeFile(cut, bytes.subarray(0, overview.at));
+    const c = JSON.parse((await cli(['open', cut, '--json'])).out);
+    expect(c.closedCleanly).toBe(true);
+    expect(c.scrapes).toBe(whole.scrapes);
+    expect(c.derivedDamage).toEqual([expect.objectContaining({ section: 'index', at: overview.at })]);
+    expect(c.warnings).toEqual([
+      expect.stringMatching(
+        /^The recording's index is missing: the file ends at byte \d+, after its end record, .*cut short after it was closed/,
+      ),
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import type { ApiEvents, ReviewOpenResult, SeriesQuery } from '../../src/shared/contract';
 import { writeSession, type WrittenSession } from './helpers';
+import { scanMarked } from '../../src/main/core/store/recording/members';
 import { SLOW_FORMAT_NOTE } from '../../src/shared/api/review';
 
 let app: App | undefined;
@@ -281,6 +282,101 @@ describe('review cache made when a session stops recording', () => {
     const r = await a.handlers.openSessionReview({ id: finished.id });
     expect(r.summary.review!.loadedFrom).toBe('cache');
   });
+});
+
+describe('a closed recording whose overview, index or data is damaged', () => {
+  /** 21 minutes: overview members after 10 and 20 minutes and at close, then the index. */
+  let long: WrittenSession;
+  let members: ReturnType<typeof scanMarked>;
+  beforeAll(async () => {
+    long = await writeSession(join(dataDir, 'recordings'), 21, { seed: 7 });
+    members = scanMarked(await readFile(long.path));
+  }, 120_000);
+
+  /** A copy of the long session, edited, as session `id` of the recordings folder. */
+  async function copyAs(id: string, edit: (b: Buffer) => Buffer): Promise<string> {
+    const b = edit(Buffer.from(await readFile(long.path)));
+    await writeFile(join(dataDir, 'recordings', `${id}.pdrec.jsonl.gz`), b);
+    return id;
+  }
+
+  it('is rebuilt from the data when its overview is damaged, saying where and how long that took', async () => {
+    const a = await freshApp();
+    const intact = (await a.handlers.openSessionReview({ id: long.id })).summary.review!;
+    const first = members[0];
+    const id = await copyAs('damaged-overview', (b) => {
+      b[first.at + 200] ^= 0xff;
+      return b;
+    });
+    const { summary } = await a.handlers.openSessionReview({ id });
+    const rv = summary.review!;
+    expect(rv.loadedFrom).toBe('recording');
+    expect(rv.closedCleanly).toBe(true);
+    expect([rv.firstTs, rv.lastTs]).toEqual([intact.firstTs, intact.lastTs]);
+    expect(rv.warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^The recording's overview at byte ${first.at} \\(2026-.+ to 2026-.+\\) is damaged \\(.+\\)\\. It only makes opening fast: the data is intact and all of it is shown`,
+        ),
+      ),
+      expect.stringMatching(
+        /^The review was rebuilt from the recording's data in \d+\.\d s, as its overview is damaged\.$/,
+      ),
+    ]);
+  });
+
+  it('tells the window what the full read found after an open from the overview: a missing index, damaged data', async () => {
+    const a = await freshApp();
+    const updates = capture(a, 'reviewUpdated');
+    // Copied up to the overview member written at close: every data record is there, the index is not.
+    const closing = members[members.length - 2];
+    const cut = await copyAs('cut-after-close', (b) => b.subarray(0, closing.at));
+    const opened = await a.handlers.openSessionReview({ id: cut });
+    expect(opened.summary.review).toMatchObject({ loadedFrom: 'overview', closedCleanly: false });
+    expect(opened.summary.review!.warnings).toEqual([
+      expect.stringMatching(
+        /^The recording has no index at its end \(it was not closed, or it was cut short\)/,
+      ),
+    ]);
+    await expect.poll(() => updates.length, { timeout: 60_000 }).toBe(1);
+    expect(updates[0].deploymentId).toBe(opened.summary.deployment.id);
+    expect(updates[0].review.closedCleanly).toBe(true);
+    expect(updates[0].review.warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^The recording's index is missing: the file ends at byte ${closing.at}, after its end record`,
+        ),
+      ),
+    ]);
+    // What the deployment list says from now on, too.
+    const listed = (await a.handlers.listDeployments({})).find(
+      (d) => d.deployment.id === opened.summary.deployment.id,
+    );
+    expect(listed!.review!.warnings).toEqual(updates[0].review.warnings);
+
+    // A byte of the data between the first two overview members: the overview (intact) is what opens; the
+    // full read stops at the damage, and says from when.
+    const at = Math.floor((members[0].at + members[0].length + members[1].at) / 2);
+    const damaged = await copyAs('damaged-data', (b) => {
+      b[at] ^= 0xff;
+      return b;
+    });
+    const second = await a.handlers.openSessionReview({ id: damaged });
+    expect(second.summary.review).toMatchObject({
+      loadedFrom: 'overview',
+      closedCleanly: true,
+      warnings: [],
+    });
+    await expect.poll(() => updates.length, { timeout: 60_000 }).toBe(2);
+    const u = updates[1].review;
+    expect(u.closedCleanly).toBe(false);
+    expect(u.warnings).toEqual([
+      expect.stringMatching(
+        /^The recording is damaged \(.+\): nothing after 2026-01-05T08:\d\d:[\d.]+Z \(the last intact record\) could be read; every block before it matched its checksum\.$/,
+      ),
+    ]);
+    expect(u.lastTs).toBeLessThan(second.summary.review!.lastTs);
+  }, 120_000);
 });
 
 describe('review of damaged and foreign files', () => {

@@ -1,6 +1,8 @@
 // `pd-console settings`: show what is in effect, export a copy, import a shared copy only after showing what it
-// changes (and only with --yes), and refuse a broken settings file with its path:line:column.
-import { promises as fs } from 'node:fs';
+// changes (and only with --yes), and refuse a broken settings file with its path:line:column. A file to import is
+// judged before it is read: over 1 MiB, a FIFO or a device is refused at once, with what it is and what to do.
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -79,5 +81,39 @@ describe('pd-console settings', () => {
     expect(bad.err).toMatch(/unit: a systemd unit name/);
     expect((await run(dir, 'choose', 'gpu1', 'decode', '--clear')).code).toBe(0);
     expect((await run(dir, 'show')).out).not.toContain('discovery:');
+  });
+
+  it('refuses an import over 1 MiB, a FIFO and /dev/zero before reading them', async () => {
+    const dir = await fs.mkdtemp(join(tmpdir(), 'pdc-settings-cli-'));
+    // Valid JSON followed by 100 MB of NULs (a sparse file): read whole, it failed only at the parse.
+    const big = join(dir, 'big.json');
+    await fs.writeFile(big, '{"version":1}');
+    await fs.truncate(big, 100 * 1024 * 1024);
+    const r = await run(dir, 'import', big, '--yes');
+    expect(r).toMatchObject({ code: 1, out: '' });
+    expect(r.err).toBe(
+      `pd-console settings: ${big} is ${100 * 1024 * 1024} bytes; a settings file is a regular file of at most ` +
+        '1048576 bytes, so it is refused\nhint: Check that the path points at the PD Console settings file.\n',
+    );
+    // A FIFO nobody writes to: reading it waited for a writer for ever.
+    const pipe = join(dir, 'pipe.json');
+    execFileSync('mkfifo', [pipe]);
+    try {
+      const p = await run(dir, 'import', pipe);
+      expect(p.code).toBe(1);
+      expect(p.err).toContain(`${pipe} is a named pipe (FIFO); a settings file is a regular file`);
+    } finally {
+      // Lets go of a reader still blocked on it (what the command did before), so a failure ends the test.
+      try {
+        closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody is waiting on it.
+      }
+    }
+    // /dev/zero never ends: read whole, it took 3 s and 690 MB before failing with "Invalid string length".
+    const zero = await run(dir, 'import', '/dev/zero');
+    expect(zero.code).toBe(1);
+    expect(zero.err).toContain('/dev/zero is a character device; a settings file is a regular file');
+    await expect(fs.access(join(dir, 'settings.json'))).rejects.toThrow();
   });
 });

@@ -1,6 +1,7 @@
 // The settings file: round trip, atomic 0600 writes, a broken or newer file reported with path:line:column and
 // left byte for byte as it was (every save refuses), and the migration of the version-0 (in-memory) shape.
-import { promises as fs } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,6 +187,38 @@ describe('SettingsStore', () => {
     const after = new SettingsStore(file).loadSync();
     expect(after).toMatchObject({ ok: true, settings: l.settings });
     expect(after.ok && after.migratedFrom).toBeUndefined();
+  });
+
+  it('refuses a settings.json that is a FIFO or a device before reading it, and never saves over it', async () => {
+    // Reading a FIFO nobody writes to waited for ever (startup hung); /dev/zero was read until memory ran out.
+    const file = fresh();
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    execFileSync('mkfifo', [file]);
+    try {
+      const l = await new SettingsStore(file).load();
+      expect(l.ok || l.error.message).toBe(
+        `${file} is a named pipe (FIFO); a settings file is a regular file of at most 1048576 bytes, so it is refused`,
+      );
+      const e = await refusal(new SettingsStore(file).save(defaultSettings()));
+      expect(e.code).toBe('settings-not-saved');
+      expect((await fs.lstat(file)).isFIFO()).toBe(true);
+    } finally {
+      // Lets go of a reader still blocked on it (the old behaviour), so a failure ends the test.
+      try {
+        closeSync(openSync(file, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody is waiting on it.
+      }
+    }
+    // settings.json → /dev/zero, read at startup (the sync read).
+    const zero = fresh();
+    await fs.mkdir(path.dirname(zero), { recursive: true });
+    await fs.symlink('/dev/zero', zero);
+    const z = new SettingsStore(zero).loadSync();
+    expect(z.ok || z.error.message).toBe(
+      `${zero} is a character device; a settings file is a regular file of at most 1048576 bytes, so it is refused`,
+    );
+    expect(z.ok || z.error.hint).toBe('Check that the path points at the PD Console settings file.');
   });
 
   it('fills in what a hand-written file leaves out, and names an unknown key', async () => {

@@ -1,6 +1,7 @@
 // The app's hosts file: add/edit/remove, validated on every load; a broken file is reported with path and
 // line:column and never overwritten; writes are atomic and keep keys this version does not know.
-import { promises as fs } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +74,12 @@ describe('HostStore', () => {
       [{ label: 'x', kind: 'ssh', hostname: 'two words' }, /hostname/],
       [{ label: 'x', kind: 'ssh', hostname: 'h', user: 'a@b' }, /user/],
       [{ label: '  ', kind: 'ssh', hostname: 'h' }, /label/],
+      // Printed on one line wherever it is shown: a line break or a terminal escape would forge output.
+      [
+        { label: 'gpu\nstatus: all healthy', kind: 'ssh', hostname: 'h' },
+        /label must be one line of plain text/,
+      ],
+      [{ label: 'gpu\x1b]0;pwned\x07', kind: 'ssh', hostname: 'h' }, /label must be one line of plain text/],
       [{ label: 'x', kind: 'ssh', hostname: 'h', password: 'secret' }, /password|Unrecognized/i],
     ];
     for (const [input, re] of bad) {
@@ -100,6 +107,32 @@ describe('HostStore', () => {
     expect(await fs.readFile(file, 'utf8')).toBe(broken);
   });
 
+  it('refuses a hosts.json that is a FIFO or over 4 MiB before reading it', async () => {
+    const file = fresh();
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    execFileSync('mkfifo', [file]);
+    try {
+      // Reading a FIFO nobody writes to waited for ever.
+      const e = await errorOf(new HostStore(file).list());
+      expect(e.message).toBe(
+        `${file} is a named pipe (FIFO); a hosts file is a regular file of at most 4194304 bytes, so it is refused`,
+      );
+    } finally {
+      try {
+        closeSync(openSync(file, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody is waiting on it.
+      }
+    }
+    const big = fresh();
+    await fs.mkdir(path.dirname(big), { recursive: true });
+    await fs.writeFile(big, '{"version":1,"hosts":[]}');
+    await fs.truncate(big, 5 * 1024 * 1024);
+    expect((await errorOf(new HostStore(big).list())).message).toBe(
+      `${big} is ${5 * 1024 * 1024} bytes; a hosts file is a regular file of at most 4194304 bytes, so it is refused`,
+    );
+  });
+
   it('points at the offending value when the JSON is valid but a host is not', async () => {
     const file = fresh();
     await fs.mkdir(path.dirname(file), { recursive: true });
@@ -121,6 +154,11 @@ describe('HostStore', () => {
     await fs.writeFile(file, text.replace('"id": "b"', '"id": "a"').replace('99999', '22'));
     const dup = await errorOf(new HostStore(file).list());
     expect(dup.message).toContain(':5:13: hosts[1].id "a" is used by an earlier host too');
+
+    await fs.writeFile(file, text.replace('"label": "B"', '"label": "B\\u001b[2J"').replace('99999', '22'));
+    expect((await errorOf(new HostStore(file).list())).message).toContain(
+      `${file}:5:27: hosts[1].label: label must be one line of plain text`,
+    );
 
     await fs.writeFile(file, '{ "version": 7, "hosts": [] }');
     expect((await errorOf(new HostStore(file).list())).message).toContain('written by a newer PD Console');

@@ -18,6 +18,7 @@ import {
   ConfigError,
   defaultGlobalKnownHosts,
   localUserName,
+  passwdHome,
   type SshOptions,
 } from '../../src/main/core/ssh/ssh-options';
 import { SSH } from '../fixtures/sshd';
@@ -41,7 +42,8 @@ function deps(sshBinary: string | null, lookup?: HostOptionsDeps['lookup']): Hos
   return {
     sshBinary,
     homeDir: home,
-    realHome: os.homedir(),
+    realHome: passwdHome(),
+    includeHome: home,
     env: { PATH: process.env.PATH },
     localUser: localUserName(process.env),
     configFile,

@@ -39,7 +39,12 @@ const listen = (srv: http.Server): Promise<number> =>
     srv.listen(0, '127.0.0.1', () => resolve((srv.address() as AddressInfo).port));
   });
 
-export async function startFutureHost(): Promise<FutureHost> {
+export interface FutureHostOptions {
+  /** Decode's /metrics answers this instead of the fixture text (e.g. an error page a proxy serves). */
+  decodeMetrics?: { status: number; body: string };
+}
+
+export async function startFutureHost(opts: FutureHostOptions = {}): Promise<FutureHost> {
   const sim = new DemoSimulation({ clock: systemClock });
   const demoHttp = new DemoHttpServers(sim);
   const real = await demoHttp.listen();
@@ -58,7 +63,12 @@ export async function startFutureHost(): Promise<FutureHost> {
         : simPort === DEMO_PORTS.routerMetrics
           ? futureRouterText()
           : null;
+    const answer = simPort === DEMO_PORTS.decode ? opts.decodeMetrics : undefined;
     const srv = http.createServer((req, res) => {
+      if (answer && req.url?.split('?')[0] === '/metrics') {
+        res.writeHead(answer.status, { 'content-type': 'text/plain; charset=utf-8' });
+        return void res.end(answer.body);
+      }
       if (fixture !== null && req.url?.split('?')[0] === '/metrics') {
         res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
         return void res.end(fixture);

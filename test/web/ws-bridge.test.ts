@@ -1,6 +1,8 @@
 // Browser mode's transport against the real server (ws in Node standing in for the browser's WebSocket):
 // nothing waits forever on a socket that is gone or never opened, a request over the frame cap is refused
-// before it is sent (an upload chunk fits), and the bridge comes back by itself when the backend does.
+// before it is sent (an upload chunk fits), and the bridge comes back by itself when the backend does, or when
+// the backend closed it for falling behind.
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +12,7 @@ import { MAX_CLIENT_FRAME_BYTES, type ApiHandlers } from '../../src/shared/contr
 import { UPLOAD_CHUNK_BYTES } from '../../src/shared/api/review';
 import { Core } from '../../src/main/core/core';
 import { startWebServer, type WebServer } from '../../src/main/web/server';
+import type { ApiEventBus } from '../../src/main/api/dispatch';
 import {
   createWsTransport,
   type BridgeStatus,
@@ -36,13 +39,13 @@ afterEach(async () => {
 });
 
 async function serve(
-  opts: { port?: number; token?: string; handlers?: Partial<ApiHandlers> } = {},
+  opts: { port?: number; token?: string; handlers?: Partial<ApiHandlers>; bus?: ApiEventBus } = {},
   logged: string[] = [],
 ): Promise<WebServer> {
   const core = new Core({ shell: 'browser', version: 'test' });
   const server = await startWebServer({
     handlers: { ...core.handlers(), ...opts.handlers } as never,
-    bus: core,
+    bus: opts.bus ?? core,
     rendererDir: dir,
     port: opts.port,
     token: opts.token,
@@ -222,5 +225,50 @@ describe('browser-mode WebSocket bridge', () => {
     await serve({ port: first.port, token: first.token, handlers });
     expect(await until(t, (s) => s.state === 'open')).toEqual({ state: 'open', lost: false, attempt: 0 });
     expect(await api.listDeployments({})).toEqual([]);
+  });
+
+  it('reconnects by itself after the backend closed it for falling behind, saying why', async () => {
+    const bus = new EventEmitter() as ApiEventBus;
+    const logged: string[] = [];
+    const server = await serve({ bus }, logged);
+    // The bridge's sockets, so the test can make the first one stop reading (a frozen tab).
+    const made: WebSocket[] = [];
+    const Base = socketFor(server.port) as unknown as typeof WebSocket;
+    const Recording = class extends Base {
+      constructor(url: string) {
+        super(url);
+        made.push(this);
+      }
+    } as unknown as SocketConstructor;
+    const t = createWsTransport({
+      url: `ws://127.0.0.1:${server.port}/api?token=${server.token}`,
+      WebSocket: Recording,
+      retry: { firstMs: 50, maxMs: 200 },
+    });
+    cleanups.push(() => t.dispose());
+    const api = createApi(t);
+    const rows: number[] = [];
+    t.on('signals', (p) => rows.push((p as { ts: number }).ts));
+    await until(t, (s) => s.state === 'open');
+    made[0].pause();
+    // Pushes of 64 kB until the server gives up on the paused socket (100 MB is past any kernel buffer: a failure).
+    const values = { big: 'x'.repeat(64 * 1024) };
+    for (let ts = 1; server.clients()[0]?.state !== 'closing'; ts++) {
+      if (ts > 1600) throw new Error('the server never closed the paused socket');
+      bus.emit('signals', { deploymentId: 'd', ts, values } as never);
+      await new Promise((r) => setImmediate(r));
+    }
+    made[0].resume();
+    const lost = await until(t, (s) => s.lost);
+    expect(lost.detail).toBe('this page fell behind the backend; reconnecting fetches everything again');
+    expect(logged).toEqual([expect.stringMatching(/it stopped reading \(\d+ bytes queued, limit \d+\)/)]);
+    expect(await until(t, (s) => s.state === 'open')).toEqual({ state: 'open', lost: false, attempt: 0 });
+    expect(made).toHaveLength(2);
+    expect(await api.getAppInfo({})).toMatchObject({ shell: 'browser' });
+    // What was queued before the close still arrived, in order, and pushes flow on the new socket.
+    expect(rows).toEqual(rows.map((_, i) => i + 1));
+    const before = rows.length;
+    bus.emit('signals', { deploymentId: 'd', ts: -1, values: {} } as never);
+    await expect.poll(() => rows.length).toBe(before + 1);
   });
 });

@@ -18,6 +18,13 @@ export interface DemoFleetRun {
   sshHome: string;
   /** The simulation's clock (faster than the wall clock with a demo speed above 1). */
   clock: Clock;
+  /** The fleet's hosts, as ssh aliases of the written config. */
+  hosts: string[];
+}
+
+/** The first line a verb prints about the simulated fleet, so that its output is never taken for a real one's. */
+export function demoFleetLine(hosts: string[]): string {
+  return `simulated demo fleet (--host ${DEMO_FLEET_HOST}) on ${hosts.join(', ')}`;
 }
 
 /** Runs `verb` against a freshly started demo fleet, and stops the fleet and removes its home afterwards. */
@@ -40,6 +47,7 @@ export async function withDemoFleet<T>(
       origin: { id: name, label: name, kind: 'ssh', alias: name },
       sshHome: files.home,
       clock: fleet.sim.clock,
+      hosts: files.aliases,
     });
   } finally {
     await fleet.stop();

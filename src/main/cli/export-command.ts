@@ -3,6 +3,9 @@
 // terminal — the same requests the Prometheus panel's buttons make.
 import { promises as fs } from 'node:fs';
 import { createApp, type App } from '../compose';
+import type { DeploymentSummary } from '@shared/domain';
+import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
+import { HOST_OPTION, hostArg, isSimulated } from './target';
 
 export const EXPORT_USAGE = `usage: pd-console export prometheus-config [--host H] [--out FILE]
        pd-console export grafana-dashboard [--host H] [--out FILE]
@@ -16,6 +19,12 @@ export const EXPORT_USAGE = `usage: pd-console export prometheus-config [--host 
 exit status: 0 written · 1 the host or FILE cannot be used · 2 bad usage
 `;
 
+export const EXPORT_COMMAND = defineCommand({
+  name: 'export',
+  usage: EXPORT_USAGE,
+  options: { host: HOST_OPTION, out: { type: 'string', needs: 'a file name' } },
+});
+
 export interface ExportIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
@@ -24,32 +33,35 @@ export interface ExportIo {
 export async function exportCommand(
   argv: string[],
   io: ExportIo,
-  deps: { app?: App; open: (app: App, host: string) => Promise<{ deployment: { id: string } }> },
+  deps: { app?: App; open: (app: App, host: string) => Promise<DeploymentSummary> },
 ): Promise<number> {
-  const [what, ...rest] = argv;
-  if (!what || what === '--help' || what === '-h') {
-    io.stdout(EXPORT_USAGE);
-    return what ? 0 : 2;
-  }
-  if (what !== 'prometheus-config' && what !== 'grafana-dashboard') {
-    io.stderr(`pd-console export: unknown export ${JSON.stringify(what)}\n${EXPORT_USAGE}`);
+  const usage = (why: string): number => {
+    io.stderr(usageText(EXPORT_COMMAND, why));
     return 2;
+  };
+  let parsed;
+  try {
+    parsed = parseCommandLine(EXPORT_COMMAND, argv);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(err.message);
+    throw err;
   }
-  let host = 'demo';
-  let out: string | undefined;
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i]!;
-    if ((a === '--host' || a === '--out') && rest[i + 1] !== undefined) {
-      if (a === '--host') host = rest[++i]!;
-      else out = rest[++i]!;
-    } else {
-      io.stderr(`pd-console export: unexpected ${JSON.stringify(a)}\n${EXPORT_USAGE}`);
-      return 2;
-    }
+  const [what, ...extra] = parsed.positionals;
+  if (parsed.help || !what) {
+    io.stdout(EXPORT_USAGE);
+    return parsed.help ? 0 : 2;
   }
+  if (what !== 'prometheus-config' && what !== 'grafana-dashboard')
+    return usage(`unknown export ${JSON.stringify(what)}`);
+  if (extra.length) return usage(`unexpected ${JSON.stringify(extra[0])}`);
+  const host = hostArg(parsed.values.host);
+  const out = parsed.values.out;
   const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
   try {
     const summary = await deps.open(app, host);
+    // The file itself is the output: that it describes the simulated host is said beside it.
+    if (isSimulated(summary.host))
+      io.stderr(`pd-console export: from ${summary.host.label}, not a real deployment\n`);
     const file =
       what === 'prometheus-config'
         ? await app.handlers.exportPrometheusConfig({ deploymentId: summary.deployment.id })

@@ -3,12 +3,19 @@
 // prints one entry per router and worker, the per-role totals, and every worker it could not place with the
 // line to change. A one-host 1P1D deployment is left to the classic status (it answers "single-host").
 import type { HostConfig, KvUsage } from '@shared/domain';
-import { isSingleHostPair, type Fleet, type FleetWorker, type WorkerRole } from '@shared/fleet';
+import {
+  isSingleHostPair,
+  type Fleet,
+  type FleetRouter,
+  type FleetWorker,
+  type WorkerRole,
+} from '@shared/fleet';
 import { createSshResolver } from '../core/ssh/resolve-host';
 import { refusingPrompts } from '../core/ssh/prompts';
 import { HostLinkPool } from '../core/ssh/host-link-pool';
 import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
 import { discoverFleet } from '../core/discovery/run-fleet-discovery';
+import { routerListFindings } from '../core/discovery/router-workers';
 import { serverKey, unitKey, type FleetReading, type ServerReading } from './fleet-probe';
 import { observeFleet, type FleetCore } from './fleet-observe';
 
@@ -22,6 +29,8 @@ export interface FleetStatusOptions {
   pool?: HostLinkPool;
   /** The core the fleet is opened in while it is read (see fleet-observe.ts); default a bare one. */
   core?: FleetCore;
+  /** The simulated demo fleet: --json says `"simulated": true`. */
+  simulated?: boolean;
 }
 
 export interface FleetIo {
@@ -66,7 +75,7 @@ export async function fleetStatus(opts: FleetStatusOptions, io: FleetIo): Promis
           pool,
           aliases: createAliasIndex({ homeDir, sshBinary }),
           lookupAll: (n) => defaultLookupAll(n),
-          configFile: homeDir ? configRoots({ homeDir }).userConfig : '~/.ssh/config',
+          configFile: configRoots({ homeDir }).userConfig,
         },
         { addHosts: opts.addHosts },
       );
@@ -75,11 +84,14 @@ export async function fleetStatus(opts: FleetStatusOptions, io: FleetIo): Promis
       return 'single-host';
     }
     const { fleet } = found;
-    if (opts.addHosts.length === 0 && isSingleHostPair(fleet)) return 'single-host';
+    // The classic view has no place for what a router's worker list did; a pair whose list needs a word is
+    // shown here, where it is said.
+    if (opts.addHosts.length === 0 && isSingleHostPair(fleet) && !fleet.routers.some(listNeedsSaying))
+      return 'single-host';
     // Read as the app watches it: the fleet opened in a core as one deployment over discovery's links.
     const reading = await observeFleet(fleet, opts.origin, pool, opts.core ? { core: opts.core } : {});
     const report = fleetReport(fleet, reading);
-    if (opts.json) io.stdout(JSON.stringify(report, null, 2) + '\n');
+    if (opts.json) io.stdout(JSON.stringify({ simulated: !!opts.simulated, ...report }, null, 2) + '\n');
     else io.stdout(fleetTable(fleet, report));
     const allActive = report.services.every(
       (s) => s.activeState === 'active' && (s.units ?? []).every((u) => u.activeState === 'active'),
@@ -89,6 +101,17 @@ export async function fleetStatus(opts: FleetStatusOptions, io: FleetIo): Promis
   } finally {
     if (!opts.pool) await pool.closeAll();
   }
+}
+
+/**
+ * A router whose worker list was broken (too large, too slow, not JSON…), cut short, or carried credentials. A
+ * router that answers no list at all (404: it predates /workers) or is down is not one: its flags are its list,
+ * and the classic view shows a router that is down.
+ */
+function listNeedsSaying(r: FleetRouter): boolean {
+  const f = r.workersApiFailure;
+  const broken = f !== undefined && f !== 'no-worker-list' && f !== 'unreachable';
+  return broken || (r.workersLeftOut ?? 0) > 0 || (r.userinfoDropped?.length ?? 0) > 0;
 }
 
 export function fleetReport(fleet: Fleet, reading: FleetReading) {
@@ -105,7 +128,7 @@ export function fleetReport(fleet: Fleet, reading: FleetReading) {
       subState: u?.state?.subState ?? null,
       health: healthText(s),
       error: s?.unreachable ?? u?.error ?? null,
-      ...(r.workersApiError ? { notes: [`/workers: ${r.workersApiError}`] } : {}),
+      ...(routerListFindings(r).length > 0 ? { notes: routerListFindings(r) } : {}),
     });
   }
   for (const w of fleet.workers) services.push(workerEntry(w, reading));

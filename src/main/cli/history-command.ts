@@ -9,18 +9,25 @@ import { specsFor } from '@shared/signals/spec';
 import type { Role } from '@shared/domain';
 import { createApp, type App } from '../compose';
 import { PromHttpClient, parsePromDurationS } from '../core/prometheus/http-client';
+import { preparePromSource, type PromSource } from '../core/prometheus/prom-source';
+import { memorySecrets } from '../core/ssh/prompts';
 import { MAX_POINTS_PER_SERIES } from '../core/prometheus/history-step';
-import { hostFromArg, parseFlags, type CliIo } from './main';
+import type { CliIo } from './main';
+import { defineCommand, parseCommandLine, UsageError } from './cli-args';
+import { HOST_OPTION, hostArg, isSimulated, openTarget } from './target';
+import { oneLine } from '@shared/display-text';
 
 export const HISTORY_USAGE = `usage: pd-console history SIGNAL [--host H] --since 7d [--step 1m] [--json]
-                          [--prometheus URL [--direct]] [--match 'job="sglang-decode"']
+                          [--prometheus URL [--direct] [--prometheus-ca FILE]] [--match 'job="sglang-decode"']
   SIGNAL       a key of the signal specification, e.g. decode.kv_ratio, decode.ttft_p99_s,
                router.router_requests_per_s (scoped to a fleet worker with @, decode.kv_ratio@decode-1)
   --since D    how far back (Prometheus durations: 90m, 24h, 7d, 2w); default 24h
   --step S     one point every S (default: about 1,000 points; never finer than Prometheus allows)
   --prometheus URL   the Prometheus that scrapes the deployment, reached through --host's SSH tunnel
                (add --direct to reach it from this machine); --match the label matchers of the signal's
-               series there (default: none — every series of the family)
+               series there (default: none — every series of the family); a user:password@ in the URL
+               is sent as basic auth to that URL only; --prometheus-ca the PEM file of a private CA
+               that signed an https Prometheus' certificate
   --json       { key, parts: [{ source, label, query, stepS, points: [[epoch ms, value], …] }], problems }`;
 
 export interface HistoryCommandDeps {
@@ -33,57 +40,90 @@ function usage(io: CliIo, why: string): number {
   return 2;
 }
 
+export const HISTORY_COMMAND = defineCommand({
+  name: 'history',
+  usage: HISTORY_USAGE,
+  options: {
+    host: HOST_OPTION,
+    since: { type: 'string', needs: 'a duration such as 90m, 24h or 7d' },
+    step: { type: 'string', needs: 'a duration such as 15s or 1m' },
+    json: { type: 'boolean' },
+    prometheus: { type: 'string', needs: 'the URL, e.g. http://127.0.0.1:9090' },
+    'prometheus-ca': { type: 'string', needs: "the PEM file of the Prometheus' private CA" },
+    direct: { type: 'boolean' },
+    match: { type: 'string', needs: `label matchers, e.g. 'job="sglang-decode"'` },
+  },
+});
+
 export async function historyCommand(
   argv: string[],
   io: CliIo,
   deps: HistoryCommandDeps = {},
 ): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
+  let parsed;
+  try {
+    parsed = parseCommandLine(HISTORY_COMMAND, argv);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(io, err.message);
+    throw err;
+  }
+  if (parsed.help) {
     io.stdout(`${HISTORY_USAGE}\n`);
     return 0;
   }
-  const flags = parseFlags(argv);
-  const [key, ...extra] = flags._;
+  const flags = parsed.values;
+  const [key, ...extra] = parsed.positionals;
   if (!key) return usage(io, 'which signal? e.g. decode.kv_ratio');
   if (extra.length) return usage(io, `one signal at a time (got ${JSON.stringify(extra[0])} too)`);
   if (!isScopedSignalKey(key))
     return usage(io, `${JSON.stringify(key)} is not a signal key of src/shared/signals/spec.ts`);
-  const sinceS = parsePromDurationS(String(flags.since ?? '24h'));
-  if (flags.since === true || sinceS === null || sinceS <= 0)
+  const sinceS = parsePromDurationS(flags.since ?? '24h');
+  if (sinceS === null || sinceS <= 0)
     return usage(io, `--since needs a duration such as 90m, 24h or 7d, got ${JSON.stringify(flags.since)}`);
   let stepS: number | null = null;
   if (flags.step !== undefined) {
-    stepS = parsePromDurationS(String(flags.step));
-    if (flags.step === true || stepS === null || stepS <= 0)
+    stepS = parsePromDurationS(flags.step);
+    if (stepS === null || stepS <= 0)
       return usage(io, `--step needs a duration such as 15s or 1m, got ${JSON.stringify(flags.step)}`);
     if (sinceS / stepS > MAX_POINTS_PER_SERIES)
       return usage(
         io,
-        `--step ${String(flags.step)} over --since ${String(flags.since)} is ${Math.ceil(sinceS / stepS)} points; Prometheus answers at most ${MAX_POINTS_PER_SERIES} per series — use a step of at least ${Math.ceil(sinceS / MAX_POINTS_PER_SERIES)}s`,
+        `--step ${flags.step} over --since ${flags.since ?? '24h'} is ${Math.ceil(sinceS / stepS)} points; Prometheus answers at most ${MAX_POINTS_PER_SERIES} per series — use a step of at least ${Math.ceil(sinceS / MAX_POINTS_PER_SERIES)}s`,
       );
   }
   const promUrl = flags.prometheus;
-  if (promUrl === true) return usage(io, '--prometheus needs the URL, e.g. http://127.0.0.1:9090');
-  if (typeof promUrl === 'string' && !/^https?:\/\/[^\s/]+/.test(promUrl))
-    return usage(io, `--prometheus needs an http(s) URL, got ${JSON.stringify(promUrl)}`);
-  const match = typeof flags.match === 'string' ? flags.match : '';
-  const host = String(flags.host ?? 'demo');
+  // Session-only: a password from the URL lives in memory for this run, sent to that URL's origin only.
+  const secrets = memorySecrets();
+  let prom: PromSource | undefined;
+  if (promUrl !== undefined) {
+    const caFile = flags['prometheus-ca'];
+    try {
+      prom = await preparePromSource({ url: promUrl, ...(caFile !== undefined ? { caFile } : {}) }, secrets);
+    } catch (e) {
+      const { message, hint } = e as Error & { hint?: string };
+      return usage(io, `--prometheus: ${message}${hint ? ` — ${hint}` : ''}`);
+    }
+    for (const w of prom.warnings) io.stderr(`pd-console history: ${w}\n`);
+  }
+  const match = flags.match ?? '';
+  const host = hostArg(flags.host);
 
   const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
   const core = app.core;
   let client: PromHttpClient | undefined;
   try {
-    const summary =
-      host === 'demo' ? await core.openDemo({}) : await core.connectHost({ host: hostFromArg(host) });
+    const summary = await openTarget(core, host);
     const deploymentId = summary.deployment.id;
-    if (typeof promUrl === 'string') {
+    if (prom) {
       const direct = flags.direct === true;
       client = new PromHttpClient({
-        baseUrl: promUrl.replace(/\/+$/, ''),
+        baseUrl: prom.url,
         label: direct
-          ? `Prometheus at ${promUrl}`
-          : `Prometheus at ${promUrl} via ${summary.host.label || host}`,
+          ? `Prometheus at ${prom.url}`
+          : `Prometheus at ${prom.url} via ${summary.host.label || host}`,
         ...(direct ? {} : { agent: () => core.connectionOf(deploymentId).httpAgent() }),
+        ...(prom.auth ? { auth: prom.auth, secrets } : {}),
+        ...(prom.caFile ? { caFile: prom.caFile } : {}),
       });
       const api = client;
       // The scrape interval bounds the step and widens the windows; the targets list says it.
@@ -110,7 +150,11 @@ export async function historyCommand(
       toMs: now,
       points,
     });
-    io.stdout(flags.json ? `${JSON.stringify(jsonOf(res), null, 1)}\n` : textOf(key, res, fromMs, now));
+    io.stdout(
+      flags.json
+        ? `${JSON.stringify({ simulated: isSimulated(summary.host), ...jsonOf(res) }, null, 1)}\n`
+        : textOf(key, res, fromMs, now, summary.host.label),
+    );
     return res.series[0].parts.some((p) => p.points.some(([, v]) => v !== null)) ? 0 : 1;
   } catch (err) {
     const e = err as Error & { hint?: string };
@@ -122,7 +166,7 @@ export async function historyCommand(
   }
 }
 
-function jsonOf(res: HistoryResult): unknown {
+function jsonOf(res: HistoryResult): Record<string, unknown> {
   const s = res.series[0];
   return {
     key: s.key,
@@ -138,27 +182,29 @@ function jsonOf(res: HistoryResult): unknown {
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
 
-function textOf(key: string, res: HistoryResult, fromMs: number, toMs: number): string {
+function textOf(key: string, res: HistoryResult, fromMs: number, toMs: number, hostLabel: string): string {
   const s = res.series[0];
   const base = splitScopedKey(key).key;
   const role = base.split('.')[0];
   const spec = role === 'gpu' ? undefined : specsFor(role as Role)[base.slice(role.length + 1)];
-  const lines = [`${key}${spec ? ` — ${spec.label} (${spec.unit})` : ''}, ${iso(fromMs)} … ${iso(toMs)}`];
+  const lines = [
+    `${oneLine(hostLabel)}: ${key}${spec ? ` — ${spec.label} (${spec.unit})` : ''}, ${iso(fromMs)} … ${iso(toMs)}`,
+  ];
   for (const p of s.parts) {
     const values = p.points.filter(([, v]) => v !== null).length;
     lines.push(
       '',
-      `from ${p.source}: ${p.label}${p.stepS ? `, one point every ${p.stepS} s` : ''} (${values} values)`,
-      ...(p.query ? [`  query: ${p.query}`] : []),
+      `from ${p.source}: ${oneLine(p.label)}${p.stepS ? `, one point every ${p.stepS} s` : ''} (${values} values)`,
+      ...(p.query ? [`  query: ${oneLine(p.query)}`] : []),
     );
     for (const [t, v] of p.points) lines.push(`  ${iso(t)}  ${v === null ? '—' : String(+v.toPrecision(6))}`);
   }
   for (const p of s.problems)
     lines.push(
       '',
-      `${p.source}: ${p.message}`,
-      ...(p.fix ? [`  what to do: ${p.fix}`] : []),
-      ...(p.query ? [`  query: ${p.query}`] : []),
+      `${p.source}: ${oneLine(p.message)}`,
+      ...(p.fix ? [`  what to do: ${oneLine(p.fix)}`] : []),
+      ...(p.query ? [`  query: ${oneLine(p.query)}`] : []),
     );
   if (s.parts.length === 0 && s.problems.length === 0) lines.push('', 'no data in this range');
   return `${lines.join('\n')}\n`;

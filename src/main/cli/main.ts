@@ -4,7 +4,17 @@ import type { Core } from '../core/core';
 import { ROLES, type Role } from '@shared/domain';
 import type { DeploymentSummary, HostConfig, ServiceObservation } from '@shared/domain';
 import { parseCommand } from './parse-command';
-import { HOST_SPEC_HELP, parseHostSpec } from '@shared/host-spec';
+import { HOST_SPEC_HELP } from '@shared/host-spec';
+import { oneLine, visibleLayout } from '@shared/display-text';
+import {
+  defineCommand,
+  parseCommandLine,
+  usageText,
+  UsageError,
+  type CommandSpec,
+  type OptionValues,
+} from './cli-args';
+import { DEMO_HOST, HOST_OPTION, hostArg, hostFromArg, isSimulated, openTarget } from './target';
 import { restartCommand } from './restart-command';
 import { fleetStatus } from './fleet-status';
 import { DEMO_FLEET_HOST } from './demo-fleet';
@@ -15,6 +25,7 @@ import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
 import { LinkWatch } from './link-status';
 import { settingsCommand } from './settings-command';
 import { historyCommand } from './history-command';
+import { logsCommand } from './logs-command';
 import { exportCommand } from './export-command';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
 import { headlineOf } from './headline';
@@ -22,11 +33,20 @@ import { readEra, serverEraOf } from './era-of';
 import { NOT_UNDERSTOOD } from '@shared/signals/family-classes';
 import { tuneGarbageCollector } from '../gc-tuning';
 import type { Exposition } from '../core/probes/exposition/types';
+import { unitCondition, type UnitCondition } from '@shared/unit-condition';
+
+/** The first line of each host command's usage: the line `pd-console --help` lists it under. */
+const SYNOPSIS = {
+  status: 'status [--host H] [--json] [--wait S] [--add-host H2,H3]',
+  kv: 'kv [--host H] [--watch]',
+  discover: 'discover [--host H] [--json]',
+  metrics: 'metrics --service prefill|decode|router [--host H] [--json]',
+} as const;
 
 const USAGE = `usage: pd-console <command> [options]
 
 commands:
-  status [--host H] [--json] [--wait S] [--add-host H2,H3]
+  ${SYNOPSIS.status}
                                  on a real host: follows the router to every worker's host (each worker URL's
                                  host is found as the ssh alias that resolves to it; --add-host adds hosts
                                  by hand, e.g. a multi-node worker's other nodes) and lists each worker's
@@ -37,17 +57,27 @@ commands:
                                  link (since when it is up, or lost and which reconnect attempt is next), and
                                  the headline figures: router requests/s, error share, latency p50/p99; servers'
                                  running and queued requests, generation tokens/s — rates over the scrapes of
-                                 at least S seconds (default 3); a missing figure says which metric it needs
-  kv [--host H] [--watch]        KV-cache usage of prefill and decode (every second with --watch); where a
+                                 at least S seconds (default 3); a missing figure says which metric it needs.
+                                 Each unit's condition is named as systemd means it, with the evidence:
+                                 "crash-looping: restart 4, exit status 1 (ImportError: …)", "failed (exit
+                                 status 1, Restart=no)", "running, model loading (3 min, last load took 4 min)".
+                                 Waits up to 10 s for every probe's first answer.
+                                 exit status: 0 every service serving; 3 something is not (loading, failed,
+                                 crash-looping, stopped, unreachable); 1 the command failed; 2 bad usage
+  ${SYNOPSIS.kv.padEnd(31)}KV-cache usage of prefill and decode (every second with --watch); where a
                                  figure is missing it says why: the link, or the endpoint and how long it waits
-  discover [--host H] [--json]   find the SGLang units on the host; say what is missing and what to change
-  metrics --service prefill|decode|router [--host H] [--json]
+  ${SYNOPSIS.discover.padEnd(31)}find the SGLang units on the host; say what is missing and what to change
+  ${SYNOPSIS.metrics}
                                  every metric family the endpoint serves: type, series, last value; the
                                  server or router version it recognises, the headline families missing and
                                  what adds them, and how many families PD Console does not use
   restart decode|prefill|router|stack[@URL|UNIT] [--host H] [--yes] [--drain] [--json]
                                  restart a service or the PD stack in order, step by step; on a fleet a rolling
                                  restart, one worker at a time (see restart --help)
+  logs ROLE|WORKER [--host H] [-n N] [--since T] [--follow] [--json]
+                                 a unit's journal as the console reads it: long lines whole, byte arrays
+                                 decoded, progress bars as their last redraw, keys and tokens removed; a
+                                 multi-node worker's units on every host (see logs --help)
   history SIGNAL [--host H] --since 7d [--step 1m] [--json] [--prometheus URL] [--match M]
                                  a signal's series over a range (decode.kv_ratio, decode.ttft_p99_s, …), each
                                  part with its source: the host's Prometheus for the past (through the SSH
@@ -66,9 +96,52 @@ commands:
 
 --host demo is the built-in simulated GPU host (default); --host demo-fleet (status, restart) the simulated
 three-host fleet (gpu-a/b/c; add --add-host gpu-c for the decode worker's second node); otherwise an ssh
-alias or user@host[:port].
+alias or user@host[:port]. Flags take their value as --flag VALUE or --flag=VALUE, before or after the other
+words; an unknown flag is refused. What the CLI prints from hosts, servers and files shows control characters
+as escapes (\\u001b) and URLs without user:password.
 With --host demo:
 ${demoEraHelp(33)}`;
+
+/** The options status, kv, discover and metrics share: the host, and the demo's metric eras. */
+const HOST_OPTIONS = {
+  host: HOST_OPTION,
+  'demo-era': { type: 'string', needs: 'a server era (see --help)' },
+  'demo-router': { type: 'string', needs: 'a router era (see --help)' },
+} as const;
+
+function hostCommandUsage(synopsis: string): string {
+  return `usage: pd-console ${synopsis} [--demo-era E] [--demo-router R]\nWith --host demo (the default):\n${demoEraHelp(33)}(pd-console --help says what each command prints)\n`;
+}
+
+export const STATUS_COMMAND = defineCommand({
+  name: 'status',
+  usage: hostCommandUsage(SYNOPSIS.status),
+  options: {
+    ...HOST_OPTIONS,
+    json: { type: 'boolean' },
+    wait: { type: 'string', needs: `a number of seconds from 0 to 300` },
+    'add-host': { type: 'string', needs: `hosts, comma-separated (${HOST_SPEC_HELP})` },
+  },
+});
+export const KV_COMMAND = defineCommand({
+  name: 'kv',
+  usage: hostCommandUsage(SYNOPSIS.kv),
+  options: { ...HOST_OPTIONS, watch: { type: 'boolean' } },
+});
+export const DISCOVER_COMMAND = defineCommand({
+  name: 'discover',
+  usage: hostCommandUsage(SYNOPSIS.discover),
+  options: { ...HOST_OPTIONS, json: { type: 'boolean' } },
+});
+export const METRICS_COMMAND = defineCommand({
+  name: 'metrics',
+  usage: hostCommandUsage(SYNOPSIS.metrics),
+  options: {
+    ...HOST_OPTIONS,
+    service: { type: 'string', needs: ROLES.join(', ') },
+    json: { type: 'boolean' },
+  },
+});
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -86,7 +159,22 @@ export interface CliDeps {
   sshHome?: string;
 }
 
-export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Promise<number> {
+/**
+ * Every word the CLI writes goes through here: text from hosts, servers, files and labels reaches the terminal with
+ * its control characters shown as escapes (an escape sequence in a router's worker URL or a Prometheus error body
+ * cannot set the window title or clear the screen) and URLs without userinfo. The CLI's own layout is newlines and
+ * tabs only, which pass; the escapes are JSON's, so --json output stays valid JSON.
+ */
+function terminalIo(io: CliIo): CliIo {
+  return {
+    stdout: (s) => io.stdout(visibleLayout(s)),
+    stderr: (s) => io.stderr(visibleLayout(s)),
+    readStdin: io.readStdin,
+  };
+}
+
+export async function runCli(argv: string[], rawIo: CliIo, deps: CliDeps = {}): Promise<number> {
+  const io = terminalIo(rawIo);
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     io.stdout(USAGE);
@@ -97,138 +185,154 @@ export async function runCli(argv: string[], io: CliIo, deps: CliDeps = {}): Pro
   if (cmd === 'recording') return recordingCommand(rest, io);
   if (cmd === 'settings') return settingsCommand(rest, io);
   if (cmd === 'history') return historyCommand(rest, io, { app: deps.app });
+  if (cmd === 'logs')
+    return logsCommand(rest, io, {
+      ...(deps.app ? { app: deps.app } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
   if (cmd === 'export')
-    return exportCommand(rest, io, { app: deps.app, open: (app, host) => openTarget(app.core, host, {}) });
+    return exportCommand(rest, io, { app: deps.app, open: (app, host) => openTarget(app.core, host) });
   if (cmd === 'parse') {
     const r = parseCommand(rest, await io.readStdin());
     io.stdout(r.stdout);
     io.stderr(r.stderr);
     return r.exitCode;
   }
-  let flags: Flags;
-  try {
-    flags = parseFlags(rest);
-  } catch (err) {
-    io.stderr(`pd-console ${cmd}: ${(err as Error).message}\n`);
-    return 2;
-  }
-  if (cmd === 'status' || cmd === 'kv' || cmd === 'discover' || cmd === 'metrics') {
-    if (cmd === 'metrics' && !ROLES.includes(flags.service as Role)) {
-      io.stderr(`pd-console metrics: --service must be one of ${ROLES.join(', ')}\n`);
-      return 2;
-    }
-    const host = String(flags.host ?? 'demo');
-    let eras: DemoEraOptions;
-    let waitMs: number;
-    try {
-      eras = demoEraOptions(flags['demo-era'], flags['demo-router']);
-      if (host !== 'demo' && (eras.era || eras.router))
-        throw new Error('--demo-era and --demo-router apply to --host demo only');
-      if (host === 'demo' && flags['add-host'] !== undefined)
-        throw new Error('--add-host applies to real hosts only: the demo host is one host');
-      waitMs = waitOption(flags.wait);
-    } catch (err) {
-      io.stderr(`pd-console ${cmd}: ${(err as Error).message}\n`);
-      return 2;
-    }
-    if (cmd === 'status' && host === DEMO_FLEET_HOST) {
-      let addHosts: HostConfig[];
-      try {
-        addHosts = addHostsOption(flags['add-host']);
-      } catch (err) {
-        io.stderr(`pd-console status: ${(err as Error).message}\n`);
-        return 2;
-      }
-      try {
-        return await demoFleetStatus({ addHosts, json: !!flags.json }, io);
-      } catch (err) {
-        io.stderr(`pd-console status: ${(err as Error).message}\n`);
-        return 1;
-      }
-    }
-    if (cmd === 'status' && host !== 'demo') {
-      let origin: HostConfig;
-      let addHosts: HostConfig[];
-      try {
-        origin = hostFromArg(host);
-        addHosts = addHostsOption(flags['add-host']);
-      } catch (err) {
-        io.stderr(`pd-console status: ${(err as Error).message}\n`);
-        return 2;
-      }
-      const r = await fleetStatus(
-        { origin, addHosts, json: !!flags.json, sshHome: deps.sshHome ?? process.env.PD_CONSOLE_SSH_HOME },
-        io,
-      );
-      if (r !== 'single-host') return r;
-    }
-    const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
-    const core = app.core;
-    try {
-      const summary = await openTarget(core, host, eras);
-      if (cmd === 'status') return await status(app, summary, !!flags.json, waitMs, io);
-      if (cmd === 'discover') return await discover(app, summary, !!flags.json, io);
-      if (cmd === 'metrics') return await metrics(app, summary, flags.service as Role, !!flags.json, io);
-      return await kv(core, summary, !!flags.watch, io, deps.signal);
-    } catch (err) {
-      const e = err as Error & { hint?: string };
-      io.stderr(`pd-console ${cmd}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
-      return 1;
-    } finally {
-      if (!deps.app) await core.shutdown();
-    }
-  }
+  if (cmd === 'status' || cmd === 'kv' || cmd === 'discover' || cmd === 'metrics')
+    return hostCommand(cmd, rest, io, deps);
   io.stderr(`pd-console: unknown command ${JSON.stringify(cmd)}\n${USAGE}`);
   return 2;
 }
 
-export type Flags = Record<string, string | boolean> & { _: string[] };
+/** Conditions in which a service's endpoint is expected to answer: only then is a failed scrape news. */
+const SCRAPED_CONDITIONS = new Set<UnitCondition['kind']>(['serving', 'not-answering', 'unknown']);
 
-/** --key value, --flag, and positional words (in `_`). */
-export function parseFlags(args: string[]): Flags {
-  const out: Flags = { _: [] } as unknown as Flags;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (!a.startsWith('--')) {
-      out._.push(a);
-      continue;
+/** A service's condition as systemd, /health and its journal tell it; unknown while the link is down. */
+function conditionOf(s: ServiceObservation, now: number, linkUp: boolean): UnitCondition {
+  if (!linkUp)
+    return {
+      kind: 'unknown',
+      tone: 'muted',
+      text: 'unknown — no link to the host',
+      since: null,
+      restarts: 0,
+    };
+  return unitCondition({
+    role: s.role,
+    ...(s.systemd ? { systemd: s.systemd } : {}),
+    ...(s.health ? { health: s.health } : {}),
+    ...(s.evidence ? { evidence: s.evidence } : {}),
+    now,
+  });
+}
+
+type HostCommandOptions = typeof STATUS_COMMAND.options &
+  typeof KV_COMMAND.options &
+  typeof METRICS_COMMAND.options;
+
+const HOST_COMMANDS = {
+  status: STATUS_COMMAND,
+  kv: KV_COMMAND,
+  discover: DISCOVER_COMMAND,
+  metrics: METRICS_COMMAND,
+};
+
+/** status, kv, discover and metrics: one host (or the fleet its router leads to), read once or watched. */
+async function hostCommand(
+  cmd: keyof typeof HOST_COMMANDS,
+  argv: string[],
+  io: CliIo,
+  deps: CliDeps,
+): Promise<number> {
+  const spec: CommandSpec = HOST_COMMANDS[cmd];
+  const usage = (why: string): number => {
+    io.stderr(usageText(spec, why));
+    return 2;
+  };
+  let flags: OptionValues<HostCommandOptions>;
+  try {
+    const parsed = parseCommandLine(spec, argv);
+    if (parsed.help) {
+      io.stdout(spec.usage);
+      return 0;
     }
-    const key = a.slice(2);
-    const next = args[i + 1];
-    if (next !== undefined && !next.startsWith('--')) {
-      out[key] = next;
-      i++;
-    } else out[key] = true;
+    if (parsed.positionals.length)
+      return usage(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+    // Each command declares a part of these; what it does not declare was refused above.
+    flags = parsed.values as OptionValues<HostCommandOptions>;
+  } catch (err) {
+    if (err instanceof UsageError) return usage(err.message);
+    throw err;
   }
-  return out;
+  if (cmd === 'metrics' && !ROLES.includes(flags.service as Role))
+    return usage(`--service must be one of ${ROLES.join(', ')}`);
+  const host = hostArg(flags.host);
+  let eras: DemoEraOptions;
+  let waitMs: number;
+  let addHosts: HostConfig[];
+  try {
+    eras = demoEraOptions(flags['demo-era'], flags['demo-router']);
+    if (host !== DEMO_HOST && (eras.era || eras.router))
+      throw new Error('--demo-era and --demo-router apply to --host demo only');
+    if (host === DEMO_HOST && flags['add-host'] !== undefined)
+      throw new Error('--add-host applies to real hosts only: the demo host is one host');
+    waitMs = waitOption(flags.wait);
+    addHosts = addHostsOption(flags['add-host']);
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+  if (cmd === 'status' && host === DEMO_FLEET_HOST) {
+    try {
+      return await demoFleetStatus({ addHosts, json: !!flags.json }, io);
+    } catch (err) {
+      io.stderr(`pd-console status: ${(err as Error).message}\n`);
+      return 1;
+    }
+  }
+  if (cmd === 'status' && host !== DEMO_HOST) {
+    let origin: HostConfig;
+    try {
+      origin = hostFromArg(host);
+    } catch (err) {
+      return usage((err as Error).message);
+    }
+    const r = await fleetStatus(
+      { origin, addHosts, json: !!flags.json, sshHome: deps.sshHome ?? process.env.PD_CONSOLE_SSH_HOME },
+      io,
+    );
+    if (r !== 'single-host') return r;
+  }
+  const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
+  const core = app.core;
+  try {
+    const summary = await openTarget(core, host, eras);
+    if (cmd === 'status') return await status(app, summary, !!flags.json, waitMs, io);
+    if (cmd === 'discover') return await discover(app, summary, !!flags.json, io);
+    if (cmd === 'metrics') return await metrics(app, summary, flags.service as Role, !!flags.json, io);
+    return await kv(core, summary, !!flags.watch, io, deps.signal);
+  } catch (err) {
+    const e = err as Error & { hint?: string };
+    io.stderr(`pd-console ${cmd}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+    return 1;
+  } finally {
+    if (!deps.app) await core.shutdown();
+  }
 }
 
 /** `--add-host a,b`: hosts a fleet status reads besides those the router leads to. */
-function addHostsOption(v: string | boolean | undefined): HostConfig[] {
+function addHostsOption(v: string | undefined): HostConfig[] {
   if (v === undefined) return [];
-  if (typeof v !== 'string' || v.trim() === '')
-    throw new Error(`--add-host needs hosts, comma-separated (${HOST_SPEC_HELP})`);
+  if (v.trim() === '') throw new Error(`--add-host needs hosts, comma-separated (${HOST_SPEC_HELP})`);
   return v.split(',').map((x) => hostFromArg(x.trim()));
-}
-
-/** "demo", an ssh alias, or user@host[:port]. */
-export function hostFromArg(arg: string): HostConfig {
-  const host = parseHostSpec(arg);
-  if (!host) throw new Error(`cannot read host ${JSON.stringify(arg)}: expected ${HOST_SPEC_HELP}`);
-  return host;
-}
-
-async function openTarget(core: Core, host: string, eras: DemoEraOptions): Promise<DeploymentSummary> {
-  return host === 'demo' ? core.openDemo(eras) : core.connectHost({ host: hostFromArg(host) });
 }
 
 const DEFAULT_WAIT_S = 3;
 const MAX_WAIT_S = 300;
 
 /** `--wait S`: how many seconds of scrapes the rates of `status` span at least. */
-function waitOption(v: string | boolean | undefined): number {
+function waitOption(v: string | undefined): number {
   if (v === undefined) return DEFAULT_WAIT_S * 1000;
-  const n = typeof v === 'string' ? Number(v) : NaN;
+  const n = Number(v);
   if (!Number.isFinite(n) || n < 0 || n > MAX_WAIT_S)
     throw new Error(`--wait needs a number of seconds from 0 to ${MAX_WAIT_S}, got ${JSON.stringify(v)}`);
   return n * 1000;
@@ -303,6 +407,9 @@ function watchScrapes(core: Core, deploymentId: string) {
  * Observations until every service that is being scraped has two scrapes at least `waitMs` apart (rates
  * need two), or until `waitMs` + 20 s have passed: then what there is, with the reason for what is not.
  */
+/** How long a one-shot status waits for every probe's first answer before printing what it has. */
+const FIRST_ANSWERS_MS = 10_000;
+
 async function observeForRates(
   core: Core,
   deploymentId: string,
@@ -310,15 +417,26 @@ async function observeForRates(
   waitMs: number,
 ): Promise<ServiceObservation[] | null> {
   const deadline = core.now + waitMs + 20_000;
+  const firstAnswers = core.now + FIRST_ANSWERS_MS;
   let services = await nextObservation(core, deploymentId);
   for (;;) {
     if (!services) return null;
+    // Every probe has answered once (bounded): a slow host's first poll is late, not an answer.
+    const answered =
+      core.now >= firstAnswers ||
+      services.every(
+        (s) =>
+          !s.systemdError?.includes('has not answered') &&
+          !(s.metrics && !s.metrics.ok && s.metrics.error.includes('no answer yet')) &&
+          s.health !== undefined &&
+          s.evidence !== undefined,
+      );
     const settled = services.every((s) => {
       if (!s.metrics?.ok) return true;
       const t = scrapes.times(s.role);
       return t.length >= 2 && t[t.length - 1] - t[0] >= waitMs;
     });
-    if (settled || core.now >= deadline) return services;
+    if ((answered && settled) || core.now >= deadline) return services;
     services = await nextObservation(core, deploymentId, Math.max(1000, deadline - core.now)).catch(
       () => services,
     );
@@ -360,6 +478,7 @@ async function status(
         JSON.stringify(
           {
             host: summary.host.label,
+            simulated: isSimulated(summary.host),
             deployment: summary.deployment.name,
             connection: report.state,
             link: report,
@@ -374,6 +493,7 @@ async function status(
                 url: summary.deployment.services.find((c) => c.role === s.role)?.apiUrl ?? null,
                 activeState: s.systemd?.activeState ?? null,
                 subState: s.systemd?.subState ?? null,
+                condition: conditionOf(s, core.now, link.up),
                 health: s.health ? (s.health.ok ? 'ok' : s.health.detail) : null,
                 error: serviceProblem(s),
                 ...(s.kv ? { kv: kvJson(s.kv) } : {}),
@@ -392,35 +512,36 @@ async function status(
       );
     } else {
       // The first line keeps its shape (host — link) for scripts that read it; which eras the demo runs is in the name.
-      io.stdout(`${summary.host.label} — ${link.text(core.now)}\n${summary.deployment.name}\n`);
+      io.stdout(
+        `${oneLine(summary.host.label)} — ${link.text(core.now)}\n${oneLine(summary.deployment.name)}\n`,
+      );
       for (const s of services) {
         const state = s.systemd
           ? `${s.systemd.activeState}/${s.systemd.subState}`
           : `unknown (${link.up ? s.systemdError : 'no link'})`;
-        // A health result from before the link went is not news about now.
-        const health = !link.up
-          ? 'health unknown'
-          : s.health
-            ? s.health.ok
-              ? 'healthy'
-              : `unhealthy: ${s.health.detail}`
-            : 'health not checked';
+        const c = conditionOf(s, core.now, link.up);
+        // Each service is one row: what came from the host inside it is kept to one line.
         io.stdout(
-          `${s.role.padEnd(8)} ${s.unit.padEnd(28)} ${state.padEnd(20)} ${health}${s.kv ? `  KV ${kvText(s, link)}` : ''}\n`,
+          `${s.role.padEnd(8)} ${oneLine(s.unit).padEnd(28)} ${oneLine(state).padEnd(20)} ${oneLine(c.text)}${s.kv ? `  KV ${oneLine(kvText(s, link))}` : ''}\n`,
         );
-        // With the link down every probe fails for that one reason, which the first line already gives.
-        if (!link.up) continue;
+        if (link.up && c.nextStep) io.stdout(`         next: ${oneLine(c.nextStep)}\n`);
+        // With the link down every probe fails for that one reason, which the first line already gives; a unit
+        // that is not running (or still loading) has no endpoint to scrape, which its condition already says.
+        if (!link.up || !SCRAPED_CONDITIONS.has(c.kind)) continue;
         if (s.metrics && !s.metrics.ok)
-          io.stdout(`         metrics: ${s.metrics.error}${s.metrics.hint ? ` — ${s.metrics.hint}` : ''}\n`);
+          io.stdout(
+            `         metrics: ${oneLine(s.metrics.error)}${s.metrics.hint ? ` — ${oneLine(s.metrics.hint)}` : ''}\n`,
+          );
         else {
-          if (s.role !== 'router' && !s.kv && s.kvMissing) io.stdout(`         KV: ${s.kvMissing.reason}\n`);
+          if (s.role !== 'router' && !s.kv && s.kvMissing)
+            io.stdout(`         KV: ${oneLine(s.kvMissing.reason)}\n`);
           const h = headlines.get(s.role)!;
           io.stdout(`         ${headlineText(h.signals)}\n`);
-          for (const [k, why] of Object.entries(h.why)) io.stdout(`         ${k}: n/a — ${why}\n`);
+          for (const [k, why] of Object.entries(h.why)) io.stdout(`         ${k}: n/a — ${oneLine(why)}\n`);
         }
       }
     }
-    return services.every((s) => s.systemd?.activeState === 'active') ? 0 : 3;
+    return link.up && services.every((s) => conditionOf(s, core.now, true).kind === 'serving') ? 0 : 3;
   } finally {
     scrapes.dispose();
     link.dispose();
@@ -499,6 +620,9 @@ async function kv(
   signal?: AbortSignal,
 ): Promise<number> {
   const link = new LinkWatch(core, summary.deployment.id);
+  io.stdout(
+    `${oneLine(summary.host.label)}: KV cache of prefill and decode${watch ? ', every second' : ''}\n`,
+  );
   try {
     const missingSince = new Map<Role, number>();
     for (;;) {
@@ -514,7 +638,7 @@ async function kv(
         .map((s) => `${s.role}: ${kvText(s, link, watch ? missingSince.get(s.role) : undefined)}`)
         .join('   ');
       const linkNote = link.connected ? '' : `${link.text(core.now)}   `;
-      io.stdout(`${new Date(core.now).toISOString()}  ${linkNote}${figures}\n`);
+      io.stdout(`${oneLine(`${new Date(core.now).toISOString()}  ${linkNote}${figures}`)}\n`);
       // A failed link is not retried: watching on would repeat the same line forever.
       if (!watch || link.failed) return services.some((s) => s.role !== 'router' && s.kv) ? 0 : 1;
     }
@@ -526,17 +650,19 @@ async function kv(
 async function discover(app: App, summary: DeploymentSummary, json: boolean, io: CliIo): Promise<number> {
   const r = await app.handlers.discover({ deploymentId: summary.deployment.id });
   if (json) {
-    io.stdout(JSON.stringify(r, null, 2) + '\n');
+    io.stdout(JSON.stringify({ simulated: isSimulated(summary.host), ...r }, null, 2) + '\n');
   } else {
-    io.stdout(`${summary.host.label}: ${r.found.length} SGLang unit(s) found\n`);
+    io.stdout(`${oneLine(summary.host.label)}: ${r.found.length} SGLang unit(s) found\n`);
     for (const s of r.proposal.services)
       io.stdout(
-        `  ${s.role.padEnd(8)} ${s.unit.padEnd(30)} api ${s.apiUrl}  metrics ${s.metricsUrl ?? '(none)'}${s.gpus?.length ? `  GPUs ${s.gpus.join(',')}` : ''}\n`,
+        `  ${oneLine(`${s.role.padEnd(8)} ${s.unit.padEnd(30)} api ${s.apiUrl}  metrics ${s.metricsUrl ?? '(none)'}${s.gpus?.length ? `  GPUs ${s.gpus.join(',')}` : ''}`)}\n`,
       );
     for (const d of r.diagnostics)
-      io.stdout(`  ${d.severity.toUpperCase()}: ${d.message}${d.fix ? `\n    fix: ${d.fix}` : ''}\n`);
+      io.stdout(
+        `  ${d.severity.toUpperCase()}: ${oneLine(d.message)}${d.fix ? `\n    fix: ${oneLine(d.fix)}` : ''}\n`,
+      );
     for (const c of r.needsOperatorChoice)
-      io.stdout(`  CHOOSE: ${c.role} could be ${c.units.join(' or ')}; proposed ${c.chosen}\n`);
+      io.stdout(`  CHOOSE: ${oneLine(`${c.role} could be ${c.units.join(' or ')}; proposed ${c.chosen}`)}\n`);
   }
   return r.diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
 }
@@ -558,10 +684,12 @@ async function metrics(
     const inv = await app.handlers.getMetricsInventory({ deploymentId: summary.deployment.id, role });
     const exp = scrapes.last(role);
     const era = exp ? readEra(role, exp) : null;
-    if (json) io.stdout(JSON.stringify(era ? { ...inv, ...era } : inv, null, 2) + '\n');
-    else if (inv.unavailable) io.stdout(`${role}: no metrics: ${inv.unavailable}\n`);
+    const simulated = isSimulated(summary.host);
+    const host = oneLine(summary.host.label);
+    if (json) io.stdout(JSON.stringify({ simulated, ...inv, ...era }, null, 2) + '\n');
+    else if (inv.unavailable) io.stdout(`${host}: ${role}: no metrics: ${oneLine(inv.unavailable)}\n`);
     else {
-      io.stdout(`${role} ${inv.url}: ${familiesText(inv.families.length)}\n`);
+      io.stdout(`${host}: ${role} ${oneLine(String(inv.url))}: ${familiesText(inv.families.length)}\n`);
       if (era) {
         io.stdout(`  era: ${era.era ?? 'not recognised'} — ${era.because}\n`);
         for (const m of era.missing) io.stdout(`  missing: ${m.family} — ${m.addedBy}\n`);

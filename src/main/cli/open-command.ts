@@ -1,34 +1,42 @@
 // `pd-console open FILE [--json]`: offline review for terminals — what a recording holds (name, host,
 // deployment, time span, series, journal) and its events with their times, plus what was lost if the file was
-// cut short or damaged. Values are not decoded, so a day-long recording answers in seconds.
+// cut short or damaged, and where its overview or index is damaged. Values are not decoded, so a day-long
+// recording answers in seconds.
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { FILE_EXTENSION, RecordingOpenError, readRecording } from '../core/store/recording';
 import { readSidecar } from '../core/review/sidecar';
 import type { CliIo } from './main';
+import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
+import { oneLine } from '@shared/display-text';
 
 export const OPEN_USAGE = 'usage: pd-console open FILE.pdrec.jsonl.gz [--json] [--events N]';
 
 const MAX_TEXT_EVENTS = 200;
 
+export const OPEN_COMMAND = defineCommand({
+  name: 'open',
+  usage: OPEN_USAGE,
+  options: { json: { type: 'boolean' }, events: { type: 'string', needs: 'a whole number' } },
+});
+
 export async function openCommand(argv: string[], io: CliIo): Promise<number> {
-  let file: string | undefined;
-  let json = false;
-  let maxEvents = MAX_TEXT_EVENTS;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--help' || a === '-h') {
-      io.stdout(`${OPEN_USAGE}\nPrints what a recorded session holds and its events; --json for scripts.\n`);
-      return 0;
-    }
-    if (a === '--json') json = true;
-    else if (a === '--events') {
-      maxEvents = Number(argv[++i]);
-      if (!Number.isInteger(maxEvents) || maxEvents < 0) return usage(io, '--events needs a whole number');
-    } else if (a.startsWith('--')) return usage(io, `unknown option ${a}`);
-    else if (file === undefined) file = a;
-    else return usage(io, `one file at a time (got ${JSON.stringify(a)} too)`);
+  let parsed;
+  try {
+    parsed = parseCommandLine(OPEN_COMMAND, argv);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(io, err.message);
+    throw err;
   }
+  if (parsed.help) {
+    io.stdout(`${OPEN_USAGE}\nPrints what a recorded session holds and its events; --json for scripts.\n`);
+    return 0;
+  }
+  const json = parsed.values.json === true;
+  const maxEvents = parsed.values.events === undefined ? MAX_TEXT_EVENTS : Number(parsed.values.events);
+  if (!Number.isInteger(maxEvents) || maxEvents < 0) return usage(io, '--events needs a whole number');
+  const [file, extra] = parsed.positionals;
+  if (extra !== undefined) return usage(io, `one file at a time (got ${JSON.stringify(extra)} too)`);
   if (!file) return usage(io, 'which recording? give its path');
 
   const byTarget = new Map<string, { series: number; families: Set<string> }>();
@@ -108,14 +116,22 @@ export async function openCommand(argv: string[], io: CliIo): Promise<number> {
       ...('detail' in e && e.detail ? { detail: e.detail } : {}),
     })),
     warnings,
+    // Damage to what only makes opening fast (overview, index), located: the data is not affected by it.
+    derivedDamage: rec.derivedDamage.map((d) => ({
+      section: d.section,
+      at: d.at,
+      span: d.span,
+      what: d.what,
+    })),
   };
   if (json) {
     io.stdout(`${JSON.stringify(summary, null, 2)}\n`);
     return 0;
   }
   const lines: string[] = [];
-  const row = (k: string, v: string): number => lines.push(`${k.padEnd(12)}${v}`);
-  lines.push(summary.name);
+  // Everything below came from the file (labels, names, titles, warnings): each stays on its own line.
+  const row = (k: string, v: string): number => lines.push(`${k.padEnd(12)}${oneLine(v)}`);
+  lines.push(oneLine(summary.name));
   row('file', `${file} (${mib(size)}, ${rec.closedCleanly ? 'complete' : 'NOT closed properly'})`);
   row('host', `${h.host.label}${h.host.hostname ? ` (${h.host.hostname})` : ''} [${h.host.kind}]`);
   row(
@@ -132,20 +148,20 @@ export async function openCommand(argv: string[], io: CliIo): Promise<number> {
   row('events', String(events.length));
   for (const e of summary.events.slice(0, maxEvents))
     lines.push(
-      `  ${e.iso}  ${e.kind.padEnd(12)} ${e.severity.padEnd(7)} ${(('role' in e && e.role) || '-').padEnd(7)} ${e.title}`,
+      `  ${e.iso}  ${oneLine(`${e.kind.padEnd(12)} ${e.severity.padEnd(7)} ${(('role' in e && e.role) || '-').padEnd(7)} ${e.title}`)}`,
     );
   if (events.length > maxEvents)
     lines.push(`  … ${events.length - maxEvents} more (--events N to show more, --json for all)`);
   if (warnings.length) {
     lines.push('warnings:');
-    for (const w of warnings) lines.push(`  - ${w}`);
+    for (const w of warnings) lines.push(`  - ${oneLine(w)}`);
   }
   io.stdout(`${lines.join('\n')}\n`);
   return 0;
 }
 
 function usage(io: CliIo, why: string): number {
-  io.stderr(`pd-console open: ${why}\n${OPEN_USAGE}\n`);
+  io.stderr(usageText(OPEN_COMMAND, why));
   return 2;
 }
 

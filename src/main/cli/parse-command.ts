@@ -4,9 +4,16 @@
 import { expositionToJson } from '../core/probes/exposition/json';
 import { ExpositionParseError, parseExposition } from '../core/probes/exposition/parser';
 import type { ExpositionFormat } from '../core/probes/exposition/types';
+import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
 
 export const PARSE_USAGE =
   'usage: pd-console parse --format prometheus|openmetrics [--json] < exposition.txt';
+
+export const PARSE_COMMAND = defineCommand({
+  name: 'parse',
+  usage: PARSE_USAGE,
+  options: { format: { type: 'string' }, json: { type: 'boolean' } },
+});
 
 export interface CommandResult {
   exitCode: number;
@@ -29,33 +36,22 @@ const EXCERPT_CHARS = 120;
  */
 export function parseCommand(argv: string[], stdin: string | Uint8Array): CommandResult {
   const args = argv[0] === 'parse' ? argv.slice(1) : argv;
-  let format: ExpositionFormat | undefined;
-  let json = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--help' || arg === '-h') {
-      return { exitCode: 0, stdout: `${PARSE_USAGE}\n${HELP}`, stderr: '' };
-    }
-    if (arg === '--json') {
-      json = true;
-      continue;
-    }
-    let value: string | undefined;
-    if (arg === '--format') {
-      value = args[++i];
-      if (value === undefined) return usageError('--format needs a value');
-    } else if (arg.startsWith('--format=')) {
-      value = arg.slice('--format='.length);
-    } else {
-      return usageError(`unknown argument ${JSON.stringify(arg)}`);
-    }
-    if (value !== 'prometheus' && value !== 'openmetrics') {
-      return usageError(`--format must be prometheus or openmetrics, not ${JSON.stringify(value)}`);
-    }
-    if (format !== undefined && format !== value)
-      return usageError('--format given twice with different values');
-    format = value;
+  let parsed;
+  try {
+    parsed = parseCommandLine(PARSE_COMMAND, args);
+  } catch (err) {
+    if (err instanceof UsageError) return usageError(err.message);
+    throw err;
   }
+  if (parsed.help) return { exitCode: 0, stdout: `${PARSE_USAGE}\n${HELP}`, stderr: '' };
+  if (parsed.positionals.length)
+    return usageError(
+      `unexpected argument ${JSON.stringify(parsed.positionals[0])} (the exposition is read on stdin)`,
+    );
+  const json = parsed.values.json === true;
+  const format = parsed.values.format;
+  if (format !== undefined && format !== 'prometheus' && format !== 'openmetrics')
+    return usageError(`--format must be prometheus or openmetrics, not ${JSON.stringify(format)}`);
   if (format === undefined) {
     return usageError(
       'missing --format (use openmetrics when the endpoint answered Content-Type application/openmetrics-text, ' +
@@ -91,7 +87,7 @@ const HELP =
   'Exit status: 0 valid, 1 invalid (line, column and reason on stderr), 2 bad arguments.\n';
 
 function usageError(message: string): CommandResult {
-  return { exitCode: 2, stdout: '', stderr: `pd-console parse: ${message}\n${PARSE_USAGE}\n` };
+  return { exitCode: 2, stdout: '', stderr: usageText(PARSE_COMMAND, message) };
 }
 
 function describeError(err: ExpositionParseError, stdin: string): string {

@@ -1,31 +1,43 @@
 // `pd-console recording resave FILE`: rewrites a recording in the current format (1.3), whose overview lets a
 // review open it at once. Values, states, events and journal are kept exactly; the file is replaced atomically.
-// A file that is not complete (cut short, damaged) is refused, as a re-saved copy would hide what was lost.
+// A file whose data is not complete (cut short, damaged) is refused, as a re-saved copy would hide what was lost;
+// one whose overview or index alone is damaged or missing is re-saved, which rebuilds them from the data.
 import { resaveRecording } from '../core/store/recording/resave';
 import { REVIEW_OVERVIEW } from '../core/review/overview-table';
 import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
 import type { CliIo } from './main';
+import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
 
 export const RECORDING_USAGE = 'usage: pd-console recording resave FILE.pdrec.jsonl.gz';
 
+export const RECORDING_COMMAND = defineCommand({ name: 'recording', usage: RECORDING_USAGE, options: {} });
+
 export async function recordingCommand(argv: string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === '--help' || sub === '-h') {
+  let parsed;
+  try {
+    parsed = parseCommandLine(RECORDING_COMMAND, argv);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(io, err.message);
+    throw err;
+  }
+  if (parsed.help) {
     io.stdout(
       `${RECORDING_USAGE}\nRewrites the recording in the current format (1.${FORMAT_MINOR_VERSION}), so that a review opens it at once from its overview.\n`,
     );
     return 0;
   }
+  const [sub, ...rest] = parsed.positionals;
   if (sub !== 'resave')
     return usage(io, sub ? `unknown subcommand ${JSON.stringify(sub)}` : 'which subcommand?');
-  if (rest.length !== 1 || rest[0].startsWith('--'))
-    return usage(io, rest.length ? 'one file, no options' : 'which recording? give its path');
+  if (rest.length !== 1)
+    return usage(io, rest.length ? 'one file at a time' : 'which recording? give its path');
   try {
     const r = await resaveRecording(rest[0], { overview: REVIEW_OVERVIEW });
     const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
     io.stdout(
       `${r.path}: re-saved from format 1.${r.fromMinorVersion} to 1.${FORMAT_MINOR_VERSION} (${r.scrapes} scrapes; ${mib(r.bytesBefore)} → ${mib(r.bytesAfter)}); a review now opens it at once\n`,
     );
+    for (const d of r.rebuilt) io.stdout(`the recording's ${d.what}: rebuilt from the data\n`);
     return 0;
   } catch (err) {
     io.stderr(`pd-console recording resave: ${(err as Error).message}\n`);
@@ -34,6 +46,6 @@ export async function recordingCommand(argv: string[], io: CliIo): Promise<numbe
 }
 
 function usage(io: CliIo, why: string): number {
-  io.stderr(`pd-console recording: ${why}\n${RECORDING_USAGE}\n`);
+  io.stderr(usageText(RECORDING_COMMAND, why));
   return 2;
 }

@@ -17,14 +17,17 @@ import type { Clock } from '../core/clock';
 import { createApp, deploymentClock } from '../compose';
 import { rollWorkersOf } from '../core/actions/roll-fleet';
 import { fleetRoll, isMultiWorker, rollCommand, type RollCliIo } from './roll-command';
-import { DEMO_FLEET_HOST, withDemoFleet } from './demo-fleet';
+import { DEMO_FLEET_HOST, demoFleetLine, withDemoFleet } from './demo-fleet';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
-import { hostFromArg } from './main';
+import { DEMO_HOST, HOST_OPTION, hostArg, hostFromArg, isSimulated } from './target';
+import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
+import { HOST_SPEC_HELP } from '@shared/host-spec';
 import { EXIT, exitOfEnd } from './restart-exit';
+import { oneLine } from '@shared/display-text';
 
 export const RESTART_USAGE = `usage: pd-console restart decode|prefill|router|stack [--host H] [--yes] [--drain] [--json] [--demo-speed N]
-       pd-console restart decode@URL|UNIT [--host H] [--add-host H2,H3] [--yes] [--json]
+       pd-console restart decode@URL|UNIT [--host H] [--add-host H2,H3] [--yes] [--json] [--without-gpu-check]
 
   Shows the plan (host, unit, exact command, what will break), asks y/N on a terminal, then follows every
   step: systemd active, /health 200, the router reporting the worker healthy. Ctrl-C asks to cancel before
@@ -32,11 +35,16 @@ export const RESTART_USAGE = `usage: pd-console restart decode|prefill|router|st
   With several workers of a role, \`restart decode\` restarts them one at a time (a rolling restart: stop,
   GPUs and ports free, start, the router reports it healthy, then the next) and \`restart stack\` rolls the
   whole deployment: prefill, then decode, then the router. ROLE@URL|UNIT restarts that one worker.
+  Before a worker is stopped, its GPUs must run only its own units' processes (nvidia-smi and ps on the
+  running worker): another process there refuses the roll, since stopping the worker would free nothing.
   On a real host the router is followed to every worker's host first (as \`status\` does; --add-host adds
   hosts by hand); --host demo-fleet is the simulated three-host fleet.
   --yes       do not ask (required when stdin is not a terminal)
   --drain     stop new work to the worker first, where the router supports it
   --json      print the plan and the final operation as JSON lines on stdout (progress goes to stderr)
+  --without-gpu-check
+              roll where that GPU check cannot be read (no nvidia-smi, a container, a hidden process table);
+              without it such a roll does not start. A check that was read and failed refuses it anyway
 exit status: 0 restarted · 1 failed · 2 refused or bad usage · 3 outcome unknown (lost contact) · 4 cancelled or declined
 `;
 
@@ -83,49 +91,67 @@ interface Args {
   yes: boolean;
   drain: boolean;
   json: boolean;
+  withoutGpuCheck: boolean;
   demoSpeed?: number;
 }
 
-function parseArgs(argv: string[]): Args | string {
-  let target: RestartTarget | undefined;
-  const out: Omit<Args, 'target'> = { host: 'demo', yes: false, drain: false, json: false, addHosts: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--yes' || a === '-y') out.yes = true;
-    else if (a === '--drain') out.drain = true;
-    else if (a === '--json') out.json = true;
-    else if (a === '--host' || a === '--demo-speed' || a === '--add-host') {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) return `${a} needs a value`;
-      if (a === '--host') out.host = v;
-      else if (a === '--add-host')
-        out.addHosts.push(
-          ...v
-            .split(',')
-            .map((x) => x.trim())
-            .filter(Boolean),
-        );
-      else {
-        const n = Number(v);
-        if (!(n > 0 && n <= 10_000))
-          return `--demo-speed needs a number between 0 and 10000, got ${JSON.stringify(v)}`;
-        out.demoSpeed = n;
-      }
-    } else if (!a.startsWith('-') && target === undefined) {
-      const at = a.indexOf('@');
-      const role = at < 0 ? a : a.slice(0, at);
-      if (!(RESTART_TARGETS as readonly string[]).includes(role))
-        return `unknown service ${JSON.stringify(role)}: expected one of ${RESTART_TARGETS.join(', ')}`;
-      target = role as RestartTarget;
-      if (at >= 0) {
-        const worker = a.slice(at + 1);
-        if (role === 'stack') return `stack@… names no worker: use decode@URL, prefill@UNIT or router@URL`;
-        if (!worker) return `${role}@ needs the worker's URL or unit, e.g. ${role}@http://10.0.0.2:30000`;
-        out.worker = worker;
-      }
-    } else return `unexpected argument ${JSON.stringify(a)}`;
+export const RESTART_COMMAND = defineCommand({
+  name: 'restart',
+  usage: RESTART_USAGE,
+  options: {
+    host: HOST_OPTION,
+    yes: { type: 'boolean', short: 'y' },
+    drain: { type: 'boolean' },
+    json: { type: 'boolean' },
+    'without-gpu-check': { type: 'boolean' },
+    'demo-speed': { type: 'string', needs: 'a number between 0 and 10000' },
+    'add-host': { type: 'string', multiple: true, needs: `hosts, comma-separated (${HOST_SPEC_HELP})` },
+  },
+});
+
+function restartArgs(argv: string[]): Args | string | 'help' {
+  let parsed;
+  try {
+    parsed = parseCommandLine(RESTART_COMMAND, argv);
+  } catch (err) {
+    if (err instanceof UsageError) return err.message;
+    throw err;
   }
-  if (!target) return `which service? expected one of ${RESTART_TARGETS.join(', ')}`;
+  if (parsed.help) return 'help';
+  const { values, positionals } = parsed;
+  const out: Omit<Args, 'target'> = {
+    host: hostArg(values.host),
+    yes: values.yes === true,
+    drain: values.drain === true,
+    json: values.json === true,
+    withoutGpuCheck: values['without-gpu-check'] === true,
+    addHosts: (values['add-host'] ?? []).flatMap((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
+  };
+  if (values['demo-speed'] !== undefined) {
+    const n = Number(values['demo-speed']);
+    if (!(n > 0 && n <= 10_000))
+      return `--demo-speed needs a number between 0 and 10000, got ${JSON.stringify(values['demo-speed'])}`;
+    out.demoSpeed = n;
+  }
+  const [a, ...extra] = positionals;
+  if (a === undefined) return `which service? expected one of ${RESTART_TARGETS.join(', ')}`;
+  if (extra.length) return `unexpected argument ${JSON.stringify(extra[0])}`;
+  const at = a.indexOf('@');
+  const role = at < 0 ? a : a.slice(0, at);
+  if (!(RESTART_TARGETS as readonly string[]).includes(role))
+    return `unknown service ${JSON.stringify(role)}: expected one of ${RESTART_TARGETS.join(', ')}`;
+  const target = role as RestartTarget;
+  if (at >= 0) {
+    const worker = a.slice(at + 1);
+    if (role === 'stack') return `stack@… names no worker: use decode@URL, prefill@UNIT or router@URL`;
+    if (!worker) return `${role}@ needs the worker's URL or unit, e.g. ${role}@http://10.0.0.2:30000`;
+    out.worker = worker;
+  }
   if (out.worker !== undefined && out.drain) return '--drain is not available for a rolling restart yet';
   return { ...out, target };
 }
@@ -135,13 +161,13 @@ export async function restartCommand(
   io: RestartCliIo,
   deps: { app?: RestartCliApp; sshHome?: string } = {},
 ): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
+  const args = restartArgs(argv);
+  if (args === 'help') {
     io.stdout(RESTART_USAGE);
     return EXIT.ok;
   }
-  const args = parseArgs(argv);
   if (typeof args === 'string') {
-    io.stderr(`pd-console restart: ${args}\n${RESTART_USAGE}`);
+    io.stderr(usageText(RESTART_COMMAND, args));
     return EXIT.usage;
   }
   const app: RestartCliApp =
@@ -153,7 +179,7 @@ export async function restartCommand(
   const say = args.json ? io.stderr : io.stdout;
   try {
     if (args.host === DEMO_FLEET_HOST) return await demoFleetRoll(app, args, io, say);
-    if (args.host !== 'demo') {
+    if (args.host !== DEMO_HOST) {
       const origin = hostFromArg(args.host);
       const r = await fleetRoll(
         {
@@ -166,7 +192,7 @@ export async function restartCommand(
           ...(app.clockFor ? { clock: app.clockFor(origin) } : {}),
           ...expectRoleOf(args),
         },
-        rollIo(args, io, say),
+        rollIo(args, io, say, false),
       );
       if (r !== 'single-host') return r;
     } else if (args.addHosts.length) {
@@ -176,7 +202,7 @@ export async function restartCommand(
       return EXIT.usage;
     }
     const summary =
-      args.host === 'demo'
+      args.host === DEMO_HOST
         ? await app.handlers.openDemo({})
         : await app.handlers.connectHost({ host: hostFromArg(args.host) });
     const deploymentId = summary.deployment.id;
@@ -185,7 +211,7 @@ export async function restartCommand(
     if (args.worker !== undefined || isMultiWorker(deployment))
       return await roll(app, args, deploymentId, host, io, say);
     const plan = await app.handlers.planRestart({ deploymentId, target: args.target, drain: args.drain });
-    if (args.json) io.stdout(`${JSON.stringify({ plan })}\n`);
+    if (args.json) io.stdout(`${JSON.stringify({ plan, simulated: isSimulated(summary.host) })}\n`);
     say(planText(plan));
     if (plan.blockedReason) {
       io.stderr(`pd-console restart: refused: ${plan.blockedReason}\n`);
@@ -200,7 +226,7 @@ export async function restartCommand(
         return EXIT.usage;
       }
       const answer = await (io.ask ?? askOnTerminal)(
-        `Restart ${targetName(plan)} on ${plan.hostLabel}? [y/N] `,
+        oneLine(`Restart ${targetName(plan)} on ${plan.hostLabel}? [y/N] `),
       );
       if (!/^(y|yes)$/i.test(answer.trim())) {
         say('Not restarted.\n');
@@ -256,12 +282,15 @@ async function roll(
       ...expectRoleOf(args),
       ...app.rollPace,
     },
-    rollIo(args, io, say),
+    rollIo(args, io, say, isSimulated(host)),
   );
 }
 
-function expectRoleOf(args: Args): { expectRole?: Role } {
-  return args.worker !== undefined && args.target !== 'stack' ? { expectRole: args.target } : {};
+function expectRoleOf(args: Args): { expectRole?: Role; withoutGpuCheck?: boolean } {
+  return {
+    ...(args.worker !== undefined && args.target !== 'stack' ? { expectRole: args.target } : {}),
+    ...(args.withoutGpuCheck ? { withoutGpuCheck: true } : {}),
+  };
 }
 
 function rollTargetOf(args: Args): RollTarget {
@@ -269,9 +298,10 @@ function rollTargetOf(args: Args): RollTarget {
   return args.target === 'stack' ? { kind: 'deployment' } : { kind: 'role', role: args.target };
 }
 
-function rollIo(args: Args, io: RestartCliIo, say: (s: string) => void): RollCliIo {
+function rollIo(args: Args, io: RestartCliIo, say: (s: string) => void, simulated: boolean): RollCliIo {
   return {
     say,
+    simulated,
     stdout: io.stdout,
     stderr: io.stderr,
     json: args.json,
@@ -279,7 +309,8 @@ function rollIo(args: Args, io: RestartCliIo, say: (s: string) => void): RollCli
       if (args.yes) return true;
       if (!(io.isTTY ?? Boolean(process.stdin.isTTY)))
         return 'refusing to restart without confirmation: stdin is not a terminal. Pass --yes to confirm.';
-      return /^(y|yes)$/i.test((await (io.ask ?? askOnTerminal)(question)).trim());
+      // The question names hosts and workers; it is asked on the terminal, not through the CLI's sink.
+      return /^(y|yes)$/i.test((await (io.ask ?? askOnTerminal)(oneLine(question))).trim());
     },
     onInterrupt: io.onInterrupt ?? onSigint,
   };
@@ -292,7 +323,8 @@ async function demoFleetRoll(
   io: RestartCliIo,
   say: (s: string) => void,
 ): Promise<number> {
-  return withDemoFleet(args.demoSpeed ?? 1, io, async ({ origin, sshHome, clock }) => {
+  return withDemoFleet(args.demoSpeed ?? 1, io, async ({ origin, sshHome, clock, hosts }) => {
+    say(`${demoFleetLine(hosts)}\n`);
     const r = await fleetRoll(
       {
         origin,
@@ -304,7 +336,7 @@ async function demoFleetRoll(
         pace: app.rollPace ?? { pollMs: 1000, minRealGapMs: 100 },
         ...expectRoleOf(args),
       },
-      rollIo(args, io, say),
+      rollIo(args, io, say, true),
     );
     return r === 'single-host' ? EXIT.failed : r;
   });
@@ -357,7 +389,8 @@ export function planText(plan: RestartPlan): string {
   for (const w of plan.warnings) lines.push(`! ${w}`);
   if (plan.running) lines.push(`! A restart is already running (operation ${plan.running.operationId}).`);
   if (plan.blockedReason) lines.push(`! Refused: ${plan.blockedReason}`);
-  return `${lines.join('\n')}\n\n`;
+  // One entry is one line: what the host, the router or the journal said inside it stays on it.
+  return `${lines.map(oneLine).join('\n')}\n\n`;
 }
 
 export function resultText(op: RestartOperation): string {
@@ -373,7 +406,7 @@ export function resultText(op: RestartOperation): string {
     if (f.sudoersLine) lines.push(`  sudoers line:`, `    ${f.sudoersLine}`);
     if (f.journalTail?.length) lines.push(`  last journal lines:`, ...f.journalTail.map((l) => `    │ ${l}`));
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(oneLine).join('\n')}\n`;
 }
 
 /** Prints step changes, new journal lines and progress as snapshots arrive, until the operation ends. */
@@ -403,13 +436,13 @@ function follow(
         const i = journal.findLastIndex((l) => l.ts === prev.ts && l.text === prev.text);
         from = i + 1;
       }
-      for (const l of journal.slice(from)) say(`    ${s.role.padEnd(7)} │ ${l.text}\n`);
+      for (const l of journal.slice(from)) say(`    ${s.role.padEnd(7)} │ ${oneLine(l.text)}\n`);
       if (journal.length) lastLine.set(s.role, journal[journal.length - 1]);
       if (s.progress) {
         const text = describeProgress(s.progress);
         if (lastProgress.get(s.role) !== text) {
           lastProgress.set(s.role, text);
-          say(`${t(op)} ${s.role.padEnd(7)} ${text}\n`);
+          say(`${t(op)} ${s.role.padEnd(7)} ${oneLine(text)}\n`);
         }
       }
       for (const st of s.steps) {
@@ -418,7 +451,9 @@ function follow(
         if (was === st.state || (st.state === 'pending' && was === undefined)) continue;
         seenSteps.set(key, st.state);
         if (st.state === 'pending') continue;
-        say(`${t(op)} ${s.role.padEnd(7)} ${st.label}: ${st.state}${st.detail ? ` — ${st.detail}` : ''}\n`);
+        say(
+          `${t(op)} ${s.role.padEnd(7)} ${oneLine(`${st.label}: ${st.state}${st.detail ? ` — ${st.detail}` : ''}`)}\n`,
+        );
       }
     }
   };

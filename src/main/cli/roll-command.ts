@@ -8,7 +8,7 @@ import type { Clock } from '../core/clock';
 import type { SshConnection } from '../core/ssh/connection';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
-import { findRollWorker } from '../core/actions/roll-plan';
+import { findRollWorker, startRefusal } from '../core/actions/roll-plan';
 import { prepareRoll, type RollContext } from '../core/actions/roll-session';
 import { rollWorkersOfFleet } from '../core/actions/roll-fleet';
 import { systemClock } from '../core/clock';
@@ -20,11 +20,14 @@ import { HostLinkPool } from '../core/ssh/host-link-pool';
 import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
 import { discoverFleet } from '../core/discovery/run-fleet-discovery';
 import { EXIT, exitOfEnd } from './restart-exit';
+import { oneLine } from '@shared/display-text';
 
 /** A roll's context, plus what only the CLI knows: the role a `decode@X` argument names. */
 export interface RollCliContext extends RollContext {
   /** `decode@X`: the role the named worker must have. */
   expectRole?: Role;
+  /** `--without-gpu-check`: roll where the GPU check cannot be read. */
+  withoutGpuCheck?: boolean;
 }
 
 export interface RollCliIo {
@@ -33,6 +36,8 @@ export interface RollCliIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   json: boolean;
+  /** The fleet is the simulated one: said in the plan's JSON line (`simulated`). */
+  simulated: boolean;
   /** Resolves true when the operator confirmed (or --yes), false when declined; a string is a refusal. */
   confirm: (question: string) => Promise<boolean | string>;
   onInterrupt: (fn: () => void) => () => void;
@@ -58,10 +63,14 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
   const prepared = await prepareRoll(target, ctx);
   const { plan } = prepared;
   try {
-    if (io.json) io.stdout(`${JSON.stringify({ plan })}\n`);
+    if (io.json) io.stdout(`${JSON.stringify({ plan, simulated: io.simulated })}\n`);
     io.say(rollPlanText(plan));
-    if (plan.refused) {
-      io.stderr(`pd-console restart: refused: ${plan.refused}\n`);
+    const refusal = startRefusal(plan, ctx.withoutGpuCheck);
+    if (refusal) {
+      const hint = plan.refused
+        ? plan.refusedHint
+        : 'pass --without-gpu-check to roll without it, only if you know nothing else runs on those GPUs';
+      io.stderr(`pd-console restart: refused: ${refusal}\n${hint ? `hint: ${hint}\n` : ''}`);
       return EXIT.usage;
     }
     const ok = await io.confirm(`Restart ${plan.targetText}? [y/N] `);
@@ -73,7 +82,9 @@ export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: R
       io.say('Not restarted.\n');
       return EXIT.cancelled;
     }
-    const roll = prepared.start(progressPrinter(io.say));
+    const roll = prepared.start(progressPrinter(io.say), {
+      withoutGpuCheck: ctx.withoutGpuCheck === true,
+    });
     io.say(`Started roll ${prepared.id}.\n`);
     let interrupts = 0;
     let leaveNow: () => void = () => undefined;
@@ -105,6 +116,7 @@ export interface FleetRollOptions {
   pace?: { pollMs: number; minRealGapMs: number };
   clock?: Clock;
   expectRole?: Role;
+  withoutGpuCheck?: boolean;
 }
 
 /**
@@ -127,7 +139,7 @@ export async function fleetRoll(o: FleetRollOptions, io: RollCliIo): Promise<num
           pool,
           aliases: createAliasIndex({ homeDir, sshBinary }),
           lookupAll: (n) => defaultLookupAll(n),
-          configFile: homeDir ? configRoots({ homeDir }).userConfig : '~/.ssh/config',
+          configFile: configRoots({ homeDir }).userConfig,
         },
         { addHosts: o.addHosts },
       );
@@ -168,6 +180,7 @@ export async function fleetRoll(o: FleetRollOptions, io: RollCliIo): Promise<num
         settings: o.settings,
         notes: left.map((l) => `not part of the roll: ${l}`),
         ...(o.expectRole ? { expectRole: o.expectRole } : {}),
+        ...(o.withoutGpuCheck ? { withoutGpuCheck: true } : {}),
         ...o.pace,
       },
       io,
@@ -186,10 +199,21 @@ export function rollPlanText(plan: RollPlan): string {
     for (const s of w.steps) lines.push(`    ${s.label}${s.command ? `:  ${s.command}` : ''}`);
   }
   if (plan.checks.length) lines.push('', 'Checks:');
-  for (const c of plan.checks) lines.push(`  ${c.ok ? '✔' : '✖'} ${c.name}: ${c.detail}`);
+  for (const c of plan.checks)
+    lines.push(
+      c.unreadable
+        ? `  ? ${c.name}: cannot be read — ${c.detail}`
+        : `  ${c.ok ? '✔' : '✖'} ${c.name}: ${c.detail}`,
+    );
   for (const w of plan.warnings) lines.push(`! ${w}`);
   if (plan.refused) lines.push(`! Refused: ${plan.refused}`);
-  return `${lines.join('\n')}\n\n`;
+  if (plan.refused && plan.refusedHint) lines.push(`  next: ${plan.refusedHint}`);
+  else if (plan.checks.some((c) => c.unreadable))
+    lines.push(
+      '! The GPU check could not be read: the roll starts only with --without-gpu-check (stopping a worker whose GPUs another process holds frees nothing).',
+    );
+  // One entry is one line: what the host, the router or the journal said inside it stays on it.
+  return `${lines.map(oneLine).join('\n')}\n\n`;
 }
 
 export function rollResultText(op: RollOperation): string {
@@ -203,7 +227,7 @@ export function rollResultText(op: RollOperation): string {
     if (f.hint) lines.push(`  next: ${f.hint}`);
     if (f.journalTail?.length) lines.push('  last journal lines:', ...f.journalTail.map((l) => `    │ ${l}`));
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(oneLine).join('\n')}\n`;
 }
 
 /** Prints each step's changes, pauses and load progress as the roll runs. */
@@ -215,7 +239,7 @@ function progressPrinter(say: (s: string) => void): (op: RollOperation) => void 
     const t = `[${formatDuration(op.elapsedMs).padStart(9)}]`;
     const p = op.paused ? `${op.paused.hostLabel}: ${op.paused.reason}` : null;
     if (p !== paused) {
-      say(p ? `${t} paused — ${op.paused!.reason}\n` : `${t} link back: the roll carries on\n`);
+      say(p ? `${t} paused — ${oneLine(op.paused!.reason)}\n` : `${t} link back: the roll carries on\n`);
       paused = p;
     }
     for (const w of op.workers) {
@@ -223,14 +247,14 @@ function progressPrinter(say: (s: string) => void): (op: RollOperation) => void 
       const text = load ? describeProgress(load) : '';
       if (text && progress.get(w.workerId) !== text) {
         progress.set(w.workerId, text);
-        say(`${t} ${w.name.padEnd(10)} ${text}\n`);
+        say(`${t} ${oneLine(`${w.name.padEnd(10)} ${text}`)}\n`);
       }
       w.steps.forEach((s, i) => {
         const key = `${w.workerId}:${i}`;
         if (s.state === 'pending' || seen.get(key) === s.state) return;
         seen.set(key, s.state);
         say(
-          `${t} ${w.name.padEnd(10)} ${s.label}: ${s.state}${s.detail && s.state !== 'running' ? ` — ${s.detail}` : ''}\n`,
+          `${t} ${oneLine(`${w.name.padEnd(10)} ${s.label}: ${s.state}${s.detail && s.state !== 'running' ? ` — ${s.detail}` : ''}`)}\n`,
         );
       });
     }

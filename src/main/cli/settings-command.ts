@@ -5,8 +5,11 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { SettingsService } from '../core/services/settings';
+import { readSettingsImport } from '../core/config/settings-store';
 import { dataDir } from '../paths';
 import { validateArgs } from '@shared/schemas';
+import { oneLine } from '@shared/display-text';
+import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
 
 export const SETTINGS_USAGE = `usage: pd-console settings show [--json]
        pd-console settings export FILE|-
@@ -32,17 +35,27 @@ export async function settingsCommand(
   io: SettingsCliIo,
   opts: { dataDir?: string } = {},
 ): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (!sub || sub === '--help' || sub === '-h') {
-    io.stdout(SETTINGS_USAGE);
-    return sub ? 0 : 2;
-  }
   const usage = (why: string): number => {
-    io.stderr(`pd-console settings: ${why}\n${SETTINGS_USAGE}`);
+    io.stderr(usageText(SETTINGS_COMMAND, why));
     return 2;
   };
-  const flags = rest.filter((a) => a.startsWith('--'));
-  const files = rest.filter((a) => !a.startsWith('--') || a === '-');
+  let parsed;
+  try {
+    parsed = parseCommandLine(SETTINGS_COMMAND, argv);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(err.message);
+    throw err;
+  }
+  const [sub, ...files] = parsed.positionals;
+  if (parsed.help || !sub) {
+    io.stdout(SETTINGS_USAGE);
+    return parsed.help ? 0 : 2;
+  }
+  if (!isSubcommand(sub)) return usage(`unknown subcommand ${JSON.stringify(sub)}`);
+  const given = Object.keys(parsed.values) as Array<keyof typeof SETTINGS_COMMAND.options>;
+  const stray = given.find((f) => !SUBCOMMAND_OPTIONS[sub].includes(f));
+  if (stray) return usage(`--${stray} does not apply to settings ${sub}`);
+  const flags = parsed.values;
   const svc = new SettingsService(
     { emit: () => undefined },
     join(opts.dataDir ?? dataDir(), 'settings.json'),
@@ -55,14 +68,14 @@ export async function settingsCommand(
   };
 
   if (sub === 'show') {
-    if (flags.some((f) => f !== '--json') || files.length) return usage('show takes only --json');
+    if (files.length) return usage('show takes only --json');
     warnProblem();
-    if (flags.includes('--json')) io.stdout(`${JSON.stringify(state, null, 2)}\n`);
+    if (flags.json) io.stdout(`${JSON.stringify(state, null, 2)}\n`);
     else io.stdout(showText(state));
     return state.problem ? 1 : 0;
   }
   if (sub === 'export') {
-    if (flags.length || files.length !== 1) return usage('export needs one FILE (or - for stdout)');
+    if (files.length !== 1) return usage('export needs one FILE (or - for stdout)');
     warnProblem();
     const { text } = await api.exportSettings({});
     if (files[0] === '-') io.stdout(text);
@@ -78,22 +91,23 @@ export async function settingsCommand(
     return 0;
   }
   if (sub === 'import') {
-    if (flags.some((f) => f !== '--yes') || files.length !== 1) return usage('import needs one FILE');
+    if (files.length !== 1) return usage('import needs one FILE');
     let text: string;
     try {
-      text = await fs.readFile(files[0], 'utf8');
+      text = await readSettingsImport(files[0]);
     } catch (err) {
-      io.stderr(`pd-console settings: cannot read ${files[0]}: ${(err as Error).message}\n`);
+      const e = err as Error & { hint?: string };
+      io.stderr(`pd-console settings: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
       return 1;
     }
-    const yes = flags.includes('--yes');
+    const yes = flags.yes === true;
     try {
       const r = await api.importSettings({ text, dryRun: !yes });
       if (r.changes.length === 0)
         io.stdout(`${files[0]} holds the settings in effect now: nothing to change.\n`);
       else {
         io.stdout(`${files[0]} ${yes ? 'changed' : 'would change'} ${r.changes.length} setting(s):\n`);
-        for (const c of r.changes) io.stdout(`  ${c.path}: ${c.from} → ${c.to}\n`);
+        for (const c of r.changes) io.stdout(`  ${oneLine(`${c.path}: ${c.from} → ${c.to}`)}\n`);
       }
       if (!yes && r.changes.length) io.stdout('Nothing changed yet: run again with --yes to import.\n');
       if (r.backup) io.stdout(`The previous file is kept as ${r.backup}.\n`);
@@ -106,8 +120,8 @@ export async function settingsCommand(
   }
   if (sub === 'choose') {
     const [hostId, role, unit] = files;
-    const clear = flags.length === 1 && flags[0] === '--clear';
-    if (!hostId || !role || (clear ? unit !== undefined : unit === undefined || flags.length > 0))
+    const clear = flags.clear === true;
+    if (!hostId || !role || (clear ? unit !== undefined : unit === undefined) || files.length > 3)
       return usage('choose needs HOST ROLE UNIT (or HOST ROLE --clear)');
     let args;
     try {
@@ -126,6 +140,22 @@ export async function settingsCommand(
     return 0;
   }
   return usage(`unknown subcommand ${JSON.stringify(sub)}`);
+}
+
+export const SETTINGS_COMMAND = defineCommand({
+  name: 'settings',
+  usage: SETTINGS_USAGE,
+  options: { json: { type: 'boolean' }, yes: { type: 'boolean' }, clear: { type: 'boolean' } },
+});
+
+/** Which of the options each subcommand takes. */
+const SUBCOMMAND_OPTIONS: Record<
+  'show' | 'export' | 'import' | 'choose',
+  ReadonlyArray<keyof typeof SETTINGS_COMMAND.options>
+> = { show: ['json'], export: [], import: ['yes'], choose: ['clear'] };
+
+function isSubcommand(s: string): s is keyof typeof SUBCOMMAND_OPTIONS {
+  return Object.hasOwn(SUBCOMMAND_OPTIONS, s);
 }
 
 function showText(s: ReturnType<SettingsService['state']>): string {

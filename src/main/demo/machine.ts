@@ -5,7 +5,14 @@ import type { Clock } from '../core/clock';
 import type { DemoEra, RouterEra } from './eras';
 import type { Journal } from './journal';
 import { FAULT_SCOPES, DemoSimulation } from './simulation';
-import type { FaultName, GpuReading, HostRuntime, NetworkEvent, UnitRuntime } from './simulation';
+import type {
+  FaultName,
+  ForeignGpuProcess,
+  GpuReading,
+  HostRuntime,
+  NetworkEvent,
+  UnitRuntime,
+} from './simulation';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '0.0.0.0']);
 const machines = new WeakMap<DemoSimulation, Map<string, DemoMachine>>();
@@ -105,6 +112,12 @@ export class DemoMachine {
 
   gpus(): GpuReading[] {
     return this.world.gpus(this.hostId);
+  }
+
+  /** Processes of no unit holding GPUs here (the foreign-gpu-process fault). */
+  foreignGpuProcesses(): ForeignGpuProcess[] {
+    this.advance();
+    return this.world.foreignGpuProcesses(this.hostId);
   }
 
   portOpen(port: number): boolean {

@@ -2,7 +2,8 @@
 // prints, the comm ss names, and the TCP sockets each listens on. One table feeds `ps`, `head`/`cat` of
 // /proc/<pid>/cmdline and `ss -p`, so the three agree as they do on a real host: a unit's main process runs its
 // ExecStart with the variables expanded; SGLang's children (multiprocessing's resource tracker, one scheduler per
-// GPU, the detokenizer) have retitled themselves with setproctitle, which pads the old argv with NULs.
+// GPU — the pids nvidia-smi lists —, the detokenizer) have retitled themselves with setproctitle, which pads the
+// old argv with NULs.
 import type { DemoMachine } from './machine';
 import { staticFileOf, staticUnitsOf } from './prometheus-unit';
 import type { UnitRuntime } from './simulation';
@@ -108,48 +109,42 @@ function unitProcesses(m: DemoMachine, u: UnitRuntime): DemoProcess[] {
     main.listens.push({ address: '0.0.0.0', port: spec.bootstrapPort, fd: 38, backlog: 128 });
   if (servesHttp(spec) && u.server.stage !== 'loading' && !m.isDown)
     main.listens.push({ address: spec.listenHost, port: spec.port, fd: 43, backlog: 2048 });
-  const [tracker, ...rest] = u.childPids;
-  if (tracker !== undefined)
-    out.push(
-      plain(tracker, u.mainPid, 'root', [
-        PYTHON,
-        '-c',
-        'from multiprocessing.resource_tracker import main;main(37)',
-      ]),
-    );
+  const kids = u.children;
+  if (!kids) return out;
+  out.push(
+    plain(kids.tracker, u.mainPid, 'root', [
+      PYTHON,
+      '-c',
+      'from multiprocessing.resource_tracker import main;main(37)',
+    ]),
+  );
   const spawnArgv = (fd: number): string[] => [
     PYTHON,
     '-c',
     `from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=37, pipe_handle=${fd})`,
     '--multiprocessing-fork',
   ];
-  const perNode = spec.tp / (spec.node?.nnodes ?? 1);
-  const firstTp = (spec.node?.rank ?? 0) * perNode;
-  let i = 0;
-  let schedulerParent = u.mainPid;
-  if (spec.dpRanks > 1 && rest[i] !== undefined) {
-    schedulerParent = rest[i];
-    out.push(retitled(rest[i++], u.mainPid, 'root', 'sglang::data_parallel_controller', spawnArgv(40)));
+  const firstTp = (spec.node?.rank ?? 0) * kids.schedulers.length;
+  let parent = u.mainPid;
+  if (kids.dpController !== undefined) {
+    out.push(
+      retitled(kids.dpController, u.mainPid, 'root', 'sglang::data_parallel_controller', spawnArgv(40)),
+    );
+    parent = kids.dpController;
   }
-  for (let t = 0; t < perNode && rest[i] !== undefined; t++) {
+  kids.schedulers.forEach((pid, t) => {
     const tp = firstTp + t;
     const dp = spec.dpRanks > 1 ? `_DP${Math.floor((tp * spec.dpRanks) / spec.tp)}` : '';
-    const sched = retitled(
-      rest[i++],
-      schedulerParent,
-      'root',
-      `sglang::scheduler${dp}_TP${tp}`,
-      spawnArgv(42 + t),
-    );
+    const sched = retitled(pid, parent, 'root', `sglang::scheduler${dp}_TP${tp}`, spawnArgv(42 + t));
     // torch.distributed's store of a multi-node server listens on --dist-init-addr on node 0's first rank.
     if (spec.node && spec.node.rank === 0 && t === 0) {
       const port = Number(spec.node.distInitAddr.split(':').pop());
       if (Number.isInteger(port)) sched.listens.push({ address: '*', port, fd: 27, backlog: 2048 });
     }
     out.push(sched);
-  }
-  if (rest[i] !== undefined)
-    out.push(retitled(rest[i], u.mainPid, 'root', 'sglang::detokenizer', spawnArgv(60)));
+  });
+  if (kids.detokenizer !== undefined)
+    out.push(retitled(kids.detokenizer, u.mainPid, 'root', 'sglang::detokenizer', spawnArgv(60)));
   return out;
 }
 
@@ -219,6 +214,8 @@ export function processTable(m: DemoMachine, session?: Session): DemoProcess[] {
       );
     out.push(...staticProcesses(m));
     for (const u of m.units()) out.push(...unitProcesses(m, u));
+    // Someone else's job on a worker's GPUs (the foreign-gpu-process fault).
+    for (const f of m.foreignGpuProcesses()) out.push(plain(f.pid, 1, 'alice', f.args.split(' ')));
     if (session) {
       // sshd's privileged monitor and the user's session process, then the command.
       const base = 200_000 + (Math.floor(m.now / 1000) % 50_000) * 3;

@@ -66,7 +66,14 @@ export const FAULT_SCOPES: Record<FaultName, readonly DemoRole[] | null> = {
   'malformed-journal': null,
   'malformed-nvidia-smi': null,
   'kv-full': ['decode'],
+  // Someone else's job on a worker's GPUs: stopping the worker would free nothing.
+  'foreign-gpu-process': ['prefill', 'decode'],
+  // nvidia-smi not on the SSH user's PATH: no GPU reading can be made on the host.
+  'nvidia-smi-missing': null,
 };
+
+/** Pids of the foreign-gpu-process fault's processes: above any pid the units get, below Linux's pid_max. */
+const FOREIGN_PID_BASE = 4_190_000;
 
 /** KV pool sizes: the decode pool of the reference deployment, and a prefill pool. */
 export const KV_CAPACITY: Record<ServerRole, number> = { prefill: 447_416, decode: 2_580_000 };
@@ -82,8 +89,8 @@ export interface UnitRuntime {
   nRestarts: number;
   mainPid: number;
   controlPid: number;
-  /** The main process's children while it runs (SGLang's schedulers, detokenizer, resource tracker). */
-  childPids: number[];
+  /** The main process's children while it runs (an SGLang server's; a router has none). */
+  children: ServerChildren | null;
   /** CPU seconds of the last process that ended, for the "Consumed" line systemd repeats on an automatic restart. */
   lastCpuS: number;
   execMain: {
@@ -110,6 +117,18 @@ export interface UnitRuntime {
   restartPending: boolean;
 }
 
+/**
+ * What an SGLang server's main process starts: multiprocessing's resource tracker, a scheduler per GPU of its node
+ * in rank order (under a data-parallel controller with DP attention), and on the node that serves HTTP the
+ * detokenizer.
+ */
+export interface ServerChildren {
+  tracker: number;
+  dpController?: number;
+  schedulers: number[];
+  detokenizer?: number;
+}
+
 export interface GpuReading {
   index: number;
   name: string;
@@ -122,7 +141,18 @@ export interface GpuReading {
   powerDraw: number;
   powerLimit: number;
   pstate: string;
+  /** Processes of the servers on it: the scheduler of the rank that runs on this GPU. */
   pids: number[];
+  /** Other processes on it (the foreign-gpu-process fault), listed by their own pid. */
+  foreign: ForeignGpuProcess[];
+}
+
+/** A process that is no unit's, holding GPUs of a worker's unit (the foreign-gpu-process fault). */
+export interface ForeignGpuProcess {
+  pid: number;
+  gpus: number[];
+  usedMiB: number;
+  args: string;
 }
 
 export interface KvTruth {
@@ -350,7 +380,7 @@ export class DemoSimulation {
       nRestarts: 0,
       mainPid: 0,
       controlPid: 0,
-      childPids: [],
+      children: null,
       lastCpuS: 0,
       execMain: { pid: 0, startAt: null, exitAt: null, code: 0, status: 0 },
       ts: { inactiveExit: null, activeEnter: null, activeExit: null, inactiveEnter: null, stateChange: null },
@@ -987,7 +1017,7 @@ export class DemoSimulation {
     u.execMain.status = how.status;
     u.mainPid = 0;
     u.controlPid = 0;
-    u.childPids = [];
+    u.children = null;
   }
 
   /** PID 1's lines when the main process ended by itself: how, and the unit's Result. */
@@ -1029,7 +1059,7 @@ export class DemoSimulation {
     this.systemdLog(key, 'started', systemdText.started(u.def.name, u.def.description));
     const spec = u.def.server;
     if (u.def.router || !spec) {
-      u.childPids = [];
+      u.children = null;
       u.router = new RouterProcess(
         pid,
         this.t,
@@ -1044,11 +1074,12 @@ export class DemoSimulation {
       this.scheduleRouterStart(u, gen);
       return;
     }
-    // multiprocessing's resource tracker, one scheduler per GPU of the node (under a DP controller with DP
-    // attention), the detokenizer: the pids follow the main one, as a fresh process tree's do.
-    const perNode = spec.tp / (spec.node?.nnodes ?? 1);
-    const children = 1 + perNode + (spec.dpRanks > 1 ? 1 : 0) + (servesHttp(spec) ? 1 : 0);
-    u.childPids = Array.from({ length: children }, () => this.allocChildPid());
+    // The pids of a fresh process tree follow the main one.
+    const tracker = this.allocChildPid();
+    const dpController = spec.dpRanks > 1 ? this.allocChildPid() : undefined;
+    const schedulers = u.def.gpus.map(() => this.allocChildPid());
+    const detokenizer = servesHttp(spec) ? this.allocChildPid() : undefined;
+    u.children = { tracker, dpController, schedulers, detokenizer };
     const server = new ServerProcess(spec.role, pid, this.t, spec.capacity, spec.dpRanks);
     u.server = server;
     u.router = null;
@@ -1615,6 +1646,7 @@ export class DemoSimulation {
     const down = this.hostDown(h.spec.id);
     // Hosts after the first get GPUs of their own: other UUIDs, other noise.
     const salt = h.index * 7919;
+    const foreign = this.foreignGpuProcesses(h.spec.id);
     const out: GpuReading[] = [];
     for (let i = 0; i < h.spec.gpuCount; i++) {
       const u = h.units.find((x) => x.def.server && x.def.gpus.includes(i));
@@ -1653,10 +1685,31 @@ export class DemoSimulation {
         powerDraw: Math.round(power * 100) / 100,
         powerLimit: 700,
         pstate: util > 0 || mem > 1000 ? 'P0' : 'P8',
-        pids: p ? [p.pid] : [],
+        pids:
+          p && u?.children
+            ? [u.children.schedulers[u.def.gpus.indexOf(i)]].filter((x) => x !== undefined)
+            : [],
+        foreign: foreign.filter((f) => f.gpus.includes(i)),
       });
     }
     return out;
+  }
+
+  /** The foreign-gpu-process fault's processes on a host: one on the GPUs of each unit it is on for. */
+  foreignGpuProcesses(hostId: string): ForeignGpuProcess[] {
+    const h = this.host(hostId);
+    return h.units.flatMap((u, n) =>
+      u.def.gpus.length && this.isFaultOn('foreign-gpu-process', u.def.key)
+        ? [
+            {
+              pid: FOREIGN_PID_BASE + h.index * 64 + n,
+              gpus: [...u.def.gpus],
+              usedMiB: 30_720,
+              args: `python3 /home/alice/bench/matmul_burn.py --devices ${u.def.gpus.join(',')}`,
+            },
+          ]
+        : [],
+    );
   }
 
   private uuidFor(i: number, hostIndex: number): string {

@@ -6,55 +6,11 @@ import { join } from 'node:path';
 import { createApp } from '../compose';
 import { startWebServer } from './server';
 import { tuneGarbageCollector } from '../gc-tuning';
-import { demoEraHelp, demoEraOptions, type DemoEraOptions } from '../cli/demo-options';
+import { usageText, UsageError } from '../cli/cli-args';
+import { parseWebArgs, WEB_COMMAND, type WebArgs } from './web-args';
 
 /** How long SIGTERM / Ctrl-C may take before the process exits anyway. */
 const STOP_DEADLINE_MS = 5000;
-
-const USAGE = `usage: npm run web -- [--demo] [--no-open] [--port N] [--demo-speed X] [--demo-era E] [--demo-router R]
-
-  --demo          open the simulated demo deployment at start
-  --no-open       do not open a browser; just print the URL
-  --port N        listen on 127.0.0.1:N (default: a free port)
-  --demo-speed X  run the demo host's clock X times faster than real time
-${demoEraHelp(18)}
-environment (for tests and automation):
-  PD_CONSOLE_WEB_TOKEN  use this token instead of a new random one per run (at least 16 characters of
-                        A-Z a-z 0-9 - _), so a restarted backend on the same --port takes back open pages
-`;
-
-interface WebArgs {
-  port: number;
-  open: boolean;
-  demo: boolean;
-  demoSpeed?: number;
-  demoEras: DemoEraOptions;
-}
-
-export function parseWebArgs(argv: string[]): WebArgs {
-  const args: WebArgs = { port: 0, open: true, demo: false, demoEras: {} };
-  let era: string | undefined;
-  let router: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--no-open') args.open = false;
-    else if (a === '--demo-era') era = argv[++i] ?? '';
-    else if (a === '--demo-router') router = argv[++i] ?? '';
-    else if (a === '--demo') args.demo = true;
-    else if (a === '--port' || a === '--demo-speed') {
-      const v = Number(argv[++i]);
-      if (!Number.isFinite(v) || v < 0)
-        throw new Error(`${a} needs a number, got ${JSON.stringify(argv[i])}`);
-      if (a === '--port') args.port = v;
-      else args.demoSpeed = v;
-    } else if (a === '--help' || a === '-h') {
-      process.stdout.write(USAGE);
-      process.exit(0);
-    } else throw new Error(`unknown option ${a} (try --help)`);
-  }
-  args.demoEras = demoEraOptions(era, router);
-  return args;
-}
 
 /** The token from PD_CONSOLE_WEB_TOKEN, or undefined for a fresh random one. */
 export function tokenFromEnv(value: string | undefined): string | undefined {
@@ -80,10 +36,18 @@ async function main(): Promise<void> {
   let args: WebArgs;
   let token: string | undefined;
   try {
-    args = parseWebArgs(process.argv.slice(2));
+    const parsed = parseWebArgs(process.argv.slice(2));
+    if (parsed === 'help') {
+      process.stdout.write(WEB_COMMAND.usage);
+      process.exit(0);
+    }
+    args = parsed;
     token = tokenFromEnv(process.env.PD_CONSOLE_WEB_TOKEN);
   } catch (err) {
-    process.stderr.write(`pd-console web: ${(err as Error).message}\n`);
+    const why = (err as Error).message;
+    process.stderr.write(
+      err instanceof UsageError ? usageText(WEB_COMMAND, why) : `pd-console web: ${why}\n`,
+    );
     process.exit(2);
   }
   const rendererDir = join(__dirname, '../renderer');

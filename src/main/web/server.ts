@@ -3,7 +3,8 @@
 // the socket, Host and Origin checks (no DNS rebinding, no cross-site WebSocket hijacking), no CORS.
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -33,6 +34,8 @@ export interface WebServer {
   url: string;
   port: number;
   token: string;
+  /** Each WebSocket client the server holds, and the bytes queued for it that the kernel has not taken yet. */
+  clients(): { client: string; state: 'open' | 'closing'; queuedBytes: number }[];
   close(): Promise<void>;
 }
 
@@ -47,7 +50,28 @@ const TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
+/**
+ * Most the server holds queued for one WebSocket client, beyond what the kernel's socket buffers took: a page
+ * that stops reading (a frozen or stopped tab, a client that never reads) must not grow the backend. 8 MiB is
+ * ≈ 4 min of the demo fleet's pushes (≈ 32 KiB/s) and many times the largest history answer a page asks for
+ * (≈ 0.5 MB), so a page that is only busy for a while never reaches it. One frame larger than the bound still goes
+ * to a client that has nothing queued, so the most held for a client is this or its largest single answer.
+ */
+export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The close code for a client that fell behind (4000–4999 is for applications). Pushes cannot be skipped for it:
+ * 'signals' rows, 'dashboard' changes and journal lines each build on the previous ones, so a page that missed one
+ * shows wrong data until it fetches again. It gets what a reconnection gets instead: the page's bridge reconnects
+ * by itself and fetches everything on screen again.
+ */
+export const CLOSE_FELL_BEHIND = 4000;
+
 const COOKIE = 'pdc_token';
+/** The read-ahead of one static file being sent: what a client that stops reading can make the server hold. */
+const STATIC_READ_AHEAD_BYTES = 16 * 1024;
+/** Most requests that may wait on one connection behind another's answer (HTTP pipelining). */
+const MAX_PIPELINED = 16;
 /** How long close() lets open sockets finish before it destroys them. */
 const CLOSE_GRACE_MS = 500;
 
@@ -63,8 +87,47 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     return !!given && safeEqual(given, token);
   };
 
+  /** Requests waiting on each connection for the answers before theirs to go (HTTP pipelining). */
+  const waiting = new WeakMap<Duplex, number>();
+  /**
+   * True once `res` is the answer its connection writes next; false if the connection closed first. Nothing is
+   * read or built for a request before its turn, so a client that asks many times and reads nothing holds one
+   * answer's read-ahead; and one with more than MAX_PIPELINED requests waiting is disconnected (browsers send one
+   * request at a time on a connection).
+   */
+  function turnOf(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> {
+    if (res.socket) return Promise.resolve(true);
+    const conn = req.socket;
+    if (conn.destroyed) return Promise.resolve(false);
+    const n = (waiting.get(conn) ?? 0) + 1;
+    if (n > MAX_PIPELINED) {
+      log(
+        `pd-console web: closed HTTP client ${conn.remoteAddress}:${conn.remotePort}: more than ` +
+          `${MAX_PIPELINED} requests waiting on one connection`,
+      );
+      conn.destroy();
+      return Promise.resolve(false);
+    }
+    waiting.set(conn, n);
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (turn: boolean): void => {
+        if (settled) return;
+        settled = true;
+        waiting.set(conn, (waiting.get(conn) ?? 1) - 1);
+        resolve(turn);
+      };
+      res.once('socket', () => settle(true));
+      // Node ends the requests still waiting on a connection that closed with 'close' (no socket comes).
+      req.once('close', () => settle(false));
+    });
+  }
+
   const server = http.createServer((req, res) => {
-    void handle(req, res).catch((err: Error) => {
+    const answer = async (): Promise<void> => {
+      if (await turnOf(req, res)) await handle(req, res);
+    };
+    void answer().catch((err: Error) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(`internal error: ${err.message}`);
     });
@@ -103,10 +166,20 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       res.writeHead(404).end();
       return;
     }
-    let body: Buffer;
+    let fh: FileHandle;
+    let size: number;
     try {
-      body = await readFile(file);
+      fh = await open(file, 'r');
     } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) throw new Error('not a regular file');
+      size = st.size;
+    } catch {
+      await fh.close();
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
@@ -119,8 +192,21 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       'content-security-policy': contentSecurityPolicy(port),
     };
     if (rel === 'index.html') headers['set-cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+    headers['content-length'] = size;
     res.writeHead(200, headers);
-    res.end(req.method === 'HEAD' ? undefined : body);
+    if (req.method === 'HEAD') {
+      await fh.close();
+      res.end();
+      return;
+    }
+    // Streamed at the pace the client reads (the socket's backpressure), one read-ahead buffer at a time.
+    await pipeline(fh.createReadStream({ highWaterMark: STATIC_READ_AHEAD_BYTES }), res).catch(
+      (err: NodeJS.ErrnoException) => {
+        // A client that leaves mid-file (a reload, a closed tab) is no fault of anyone's; anything else is logged.
+        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE')
+          log(`pd-console web: sending ${rel} failed: ${err.code ?? 'error'} ${err.message}`);
+      },
+    );
   }
 
   // Every raw connection, page or socket, so close() can end them all whatever a client does.
@@ -147,17 +233,35 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     wss.handleUpgrade(req, socket, head, (ws) => attach(ws, client));
   });
 
-  const sockets = new Set<WebSocket>();
+  /** Every accepted WebSocket, and the client it serves (address:port) for log lines. */
+  const sockets = new Map<WebSocket, string>();
   function attach(ws: WebSocket, client: string): void {
-    sockets.add(ws);
+    sockets.set(ws, client);
     // A malformed frame (too big, bad UTF-8, reserved bits, unmasked…) makes ws emit 'error' and close this
     // socket with the matching code (1009, 1007, 1002…); without a listener that error would end the process.
     ws.on('error', (err: Error & { code?: string }) =>
       log(`pd-console web: dropped WebSocket client ${client}: ${err.code ?? 'error'} ${err.message}`),
     );
     const send = (f: ServerFrame): void => {
+      if (ws.readyState !== ws.OPEN) return;
       // Text JSON, or one binary message for an answer with long runs of numbers (wire-frame.ts).
-      if (ws.readyState === ws.OPEN) ws.send(encodeServerFrame(f));
+      const data = encodeServerFrame(f);
+      const queued = ws.bufferedAmount;
+      if (queued > 0) {
+        const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+        if (queued + size > MAX_QUEUED_BYTES) return fellBehind(queued);
+      }
+      ws.send(data);
+    };
+    const fellBehind = (queued: number): void => {
+      log(
+        `pd-console web: closed WebSocket client ${client}: it stopped reading (${queued} bytes queued, ` +
+          `limit ${MAX_QUEUED_BYTES}); its page reconnects and fetches again`,
+      );
+      // Behind what is queued, the close frame reaches a page that reads again; ws destroys the socket if the
+      // client does not answer it within its close timeout.
+      ws.close(CLOSE_FELL_BEHIND, 'this page fell behind the backend; reconnecting fetches everything again');
+      for (const off of listeners) off();
     };
     const listeners = EVENT_NAMES.map((event) => {
       const l = (payload: ApiEvents[EventName]): void => send({ t: 'evt', event, payload });
@@ -204,11 +308,17 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
     token,
+    clients: () =>
+      [...sockets].map(([s, client]) => ({
+        client,
+        state: s.readyState === s.OPEN ? 'open' : 'closing',
+        queuedBytes: s.bufferedAmount,
+      })),
     // Bounded whatever clients do: sockets get a close frame, then everything still open is destroyed.
     close: () =>
       new Promise<void>((resolve) => {
         const force = setTimeout(() => {
-          for (const s of sockets) s.terminate();
+          for (const s of sockets.keys()) s.terminate();
           for (const c of connections) c.destroy();
           server.closeAllConnections();
         }, CLOSE_GRACE_MS);
@@ -216,7 +326,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
           clearTimeout(force);
           resolve();
         });
-        for (const s of sockets) s.close(1001, 'PD Console is shutting down');
+        for (const s of sockets.keys()) s.close(1001, 'PD Console is shutting down');
         wss.close();
         server.closeIdleConnections();
       }),

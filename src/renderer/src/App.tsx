@@ -225,6 +225,16 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
           title: 'Demo: decode /metrics answers again',
           run: fault('metrics-500', false, 'decode'),
         },
+        {
+          id: 'demo-foreign-gpu-on',
+          title: "Demo: another process takes decode's GPUs (a roll then refuses to stop decode)",
+          run: fault('foreign-gpu-process', true, 'decode'),
+        },
+        {
+          id: 'demo-foreign-gpu-off',
+          title: "Demo: end the other process on decode's GPUs",
+          run: fault('foreign-gpu-process', false, 'decode'),
+        },
       );
       // The demo cannot change era while it runs: close it and open it again with the chosen one.
       const reopen = (eras: OpenDemoArgs) => () => {

@@ -12,8 +12,10 @@ export interface PrometheusSourceArgs {
   url: string | null;
   /** A host of the deployment to reach the URL through (its SSH tunnel); absent: the laptop dials it. */
   viaHost?: string;
-  /** Kept in the secret store; never sent back. */
+  /** Kept in the secret store; never sent back. A user and password in the URL are moved here (basic auth). */
   auth?: PrometheusAuthArgs;
+  /** For an https URL: a PEM file (on the machine the app runs on) of the CA that signed its certificate. */
+  caFile?: string;
 }
 
 export interface PrometheusFoundUnit {
@@ -61,6 +63,10 @@ export interface PrometheusStatus {
     viaHost?: string;
     engine?: PrometheusFoundUnit['engine'];
     auth?: 'basic' | 'bearer';
+    /** The CA file an https URL is verified with, besides the system's CAs. */
+    caFile?: string;
+    /** What was done with the URL given (credentials moved to the secret store, a CA file not used). */
+    warnings?: string[];
   } | null;
   /** Every engine unit discovery found on the deployment's hosts. */
   found: PrometheusFoundUnit[];

@@ -303,7 +303,11 @@ export interface RollHealth {
   detail: string;
 }
 
-export const ROLL_STEP_KINDS = ['stop', 'gpus-free', 'port-free', 'start', 'router'] as const;
+/**
+ * `gpu-owners` runs on the running worker, before anything is stopped: the compute processes on its GPUs must all
+ * be its own units' (MainPID and descendants), or stopping it would free nothing.
+ */
+export const ROLL_STEP_KINDS = ['gpu-owners', 'stop', 'gpus-free', 'port-free', 'start', 'router'] as const;
 export type RollStepKind = (typeof ROLL_STEP_KINDS)[number];
 
 export interface RollStepPlan {
@@ -314,7 +318,7 @@ export interface RollStepPlan {
   unit?: string;
   /** The exact command sent over SSH, where the step sends one. */
   command?: string;
-  /** The port that must be free (port-free) or the GPU indices that must be free (gpus-free). */
+  /** The port that must be free (port-free) or the GPU indices checked (gpu-owners, gpus-free). */
   port?: number;
   gpus?: number[];
 }
@@ -333,6 +337,11 @@ export interface RollCheck {
   name: string;
   ok: boolean;
   detail: string;
+  /**
+   * The check could not be read (ok is false): the roll starts only when the operator chooses to go without it
+   * (StartRollArgs.withoutGpuCheck, `--without-gpu-check`).
+   */
+  unreadable?: boolean;
 }
 
 export interface RollPlan {
@@ -345,6 +354,8 @@ export interface RollPlan {
   warnings: string[];
   /** Set when the roll would be refused: starting it is not allowed. */
   refused?: string;
+  /** What to do about the refusal. */
+  refusedHint?: string;
 }
 
 export type RollState = 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled' | 'unknown';

@@ -2,7 +2,7 @@
 // deployment (id `rec:<key>`, summary.review set) that every page renders like a live one; a cursor picks the
 // moment whose state the cards show, and the usual dashboard requests (series, snapshot, journal around a time)
 // answer from the recording.
-import type { AppEvent, DeploymentSummary, Observation } from '../domain';
+import type { AppEvent, DeploymentSummary, Observation, ReviewSource } from '../domain';
 import type { DashboardSnapshot, SignalInfo } from './dashboard';
 
 /** Prefix of every review deployment id. */
@@ -117,6 +117,14 @@ export const REVIEW_REQUESTS = [
 export interface ReviewEvents {
   /** A recording was opened outside the window (the desktop app's File → Open): show it. */
   reviewOpened: ReviewOpenResult;
+  /**
+   * What an open review says of its recording changed after the open was answered: the full read that follows
+   * an open from the overview found damage, a cut or a missing index (its warnings), or could not be read.
+   */
+  reviewUpdated: { deploymentId: string; review: ReviewSource };
 }
 
-export const REVIEW_EVENTS = ['reviewOpened'] as const satisfies readonly (keyof ReviewEvents)[];
+export const REVIEW_EVENTS = [
+  'reviewOpened',
+  'reviewUpdated',
+] as const satisfies readonly (keyof ReviewEvents)[];

@@ -10,6 +10,11 @@ export interface RollPlanArgs {
 
 export interface StartRollArgs extends RollPlanArgs {
   requestedBy?: string;
+  /**
+   * The operator's choice to roll where the GPU check cannot be read (RollCheck.unreadable): without it such a
+   * plan does not start. A check that was read and failed refuses the roll whatever this says.
+   */
+  withoutGpuCheck?: boolean;
 }
 
 export interface RollRef {

@@ -7,6 +7,12 @@ import type { AlertRule } from './dashboard';
 import type { RecordingSettings } from './recording';
 import type { RestartTimeouts, StackOrder } from './restart';
 
+/**
+ * A settings file is small; a larger one is not ours. Every reader checks the size before reading: the core on
+ * the open file, the page on the picked File, the API schema on the imported text.
+ */
+export const SETTINGS_MAX_BYTES = 1024 * 1024;
+
 export type ThemeChoice = 'system' | 'light' | 'dark';
 export const THEME_CHOICES = ['system', 'light', 'dark'] as const satisfies readonly ThemeChoice[];
 

@@ -6,12 +6,13 @@ import {
   type MonitoringRequests,
 } from '../api/monitoring';
 import { empty, id } from './common';
+import { isPlainLine, PLAIN_LINE_MESSAGE } from '../display-text';
 
 type Args<K extends keyof MonitoringRequests> = Parameters<MonitoringRequests[K]>[0];
 
 export const hostConfigSchema = z.strictObject({
   id: id.regex(/^[A-Za-z0-9._@:-]+$/),
-  label: z.string().min(1).max(200),
+  label: z.string().min(1).max(200).refine(isPlainLine, `label ${PLAIN_LINE_MESSAGE}`),
   kind: z.enum(['demo', 'ssh']),
   alias: z
     .string()

@@ -22,6 +22,7 @@ export const prometheusSchemas = {
         z.strictObject({ kind: z.literal('bearer'), token: secret }),
       ])
       .optional(),
+    caFile: z.string().min(1).max(4096).optional(),
   }),
   exportPrometheusConfig: z.strictObject({ deploymentId: id }),
   exportGrafanaDashboard: z.strictObject({ deploymentId: id }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RecordingRequests } from '../api/recording';
 import { empty, time } from './common';
+import { isPlainLine, PLAIN_LINE_MESSAGE } from '../display-text';
 
 type Args<K extends keyof RecordingRequests> = Parameters<RecordingRequests[K]>[0];
 
@@ -20,7 +21,10 @@ export const recordingSchemas = {
     maxTotalBytes: retentionBytes.optional(),
   }),
   listSessions: empty,
-  renameSession: z.strictObject({ id: sessionId, name: z.string().trim().min(1).max(200) }),
+  renameSession: z.strictObject({
+    id: sessionId,
+    name: z.string().trim().min(1).max(200).refine(isPlainLine, `name ${PLAIN_LINE_MESSAGE}`),
+  }),
   annotateSession: z.strictObject({
     id: sessionId,
     ts: time,

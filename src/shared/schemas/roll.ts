@@ -24,6 +24,7 @@ export const rollSchemas = {
   planRoll: plan,
   startRoll: plan.extend({
     requestedBy,
+    withoutGpuCheck: z.boolean().optional(),
   }),
   getRoll: ref,
   listRolls: z.strictObject({ deploymentId: id }),

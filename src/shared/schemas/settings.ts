@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHART_RANGES, THEME_CHOICES, type SettingsRequests } from '../api/settings';
+import { CHART_RANGES, SETTINGS_MAX_BYTES, THEME_CHOICES, type SettingsRequests } from '../api/settings';
 import { ROLES } from '../domain';
 import { alertRuleSchema } from './dashboard';
 import { retentionBytes } from './recording';
@@ -7,9 +7,6 @@ import { restartSettingsPatch } from './restart';
 import { empty, role } from './common';
 
 type Args<K extends keyof SettingsRequests> = Parameters<SettingsRequests[K]>[0];
-
-/** A settings file is small; a larger one is not ours. */
-export const SETTINGS_MAX_BYTES = 1024 * 1024;
 
 // The same characters ssh/shell.ts lets through as a unit name: it ends up in systemctl arguments.
 const unitName = z

@@ -30,6 +30,8 @@ debootstrap --variant=minbase \
 cp -a "$here/files/." "$tmp/"
 chroot "$tmp" /bin/sh -e <<'CHROOT'
 useradd --create-home --shell /bin/bash ops
+# As operators' accounts on GPU hosts usually are: allowed to read the system journal.
+usermod -aG systemd-journal,adm ops
 echo 'ops ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/ops
 chmod 0440 /etc/sudoers.d/ops
 # The container shares the host's network: its sshd listens on the container's own loopback address only

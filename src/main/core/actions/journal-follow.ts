@@ -3,18 +3,14 @@
 // takes them when it is ready (paced by the restart). The subscription lasts for the restart only.
 import type { JournalEntry, JournalLine } from '@shared/contract';
 import type { JournalSubscription, UnitJournalTail } from '../journal/unit-tail';
-import { lastRedraw } from './tqdm-redraw';
 
-/**
- * One journal entry as restart lines: a message holding several lines (a traceback logged at once) shows each,
- * a progress bar's redraws (joined by "\r") its last one, as a terminal would.
- */
+/** One journal entry as restart lines: a message holding several lines (a traceback logged at once) shows each. */
 export function restartJournalLines(entries: readonly JournalEntry[]): JournalLine[] {
   const out: JournalLine[] = [];
   for (const e of entries) {
     for (const part of e.message.split('\n')) {
       if (part === '' && e.message !== '') continue;
-      out.push({ ts: e.ts, text: lastRedraw(part), priority: e.priority });
+      out.push({ ts: e.ts, text: part, priority: e.priority });
     }
   }
   return out;

@@ -8,7 +8,6 @@
 //   "Capture cuda graph end. Time elapsed: …"                                                     (warmup next)
 //   "The server is fired up and ready to roll!"                                                   (ready)
 import type { LoadProgress } from '@shared/contract';
-import { lastRedraw } from './tqdm-redraw';
 
 /** Progress as read from one line; the label is added once the furthest point is known. */
 export type RawProgress = Omit<LoadProgress, 'label'>;
@@ -21,8 +20,7 @@ function ratio(done: number, total: number): number | null {
 }
 
 /** The progress a line reveals, or undefined when it says nothing about startup. */
-export function progressFromLine(line: string): RawProgress | undefined {
-  const text = lastRedraw(line);
+export function progressFromLine(text: string): RawProgress | undefined {
   let m = SHARDS.exec(text);
   if (m) {
     const done = Number(m[2]);

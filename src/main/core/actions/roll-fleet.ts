@@ -5,21 +5,26 @@ import type { RollWorker } from '@shared/contract';
 import type { Fleet } from '@shared/fleet';
 import type { DeploymentConfig, HostConfig } from '@shared/domain';
 import type { SshConnection } from '../ssh/connection';
-import { shellCommand, assertUnitName } from '../ssh/shell';
-import { parseShowExec } from '../discovery/unit-text';
+import { readUnits } from '../discovery/read-units';
+import { MENTIONS_SGLANG } from '../discovery/run-discovery';
+import { findSglang, parseEvidence, resolveUnitCommand } from '../discovery/unit-command';
 import { parseServerFlags } from '../discovery/sglang-flags';
 import { fleetWorkerGroups, routerServiceId } from '../fleet/fleet-config';
 
-async function bootstrapPortOf(conn: SshConnection, unit: string): Promise<number | undefined> {
+/** A prefill's bootstrap port, from the command it runs (or would run): read as discovery reads a unit. */
+async function bootstrapPortOf(
+  conn: SshConnection,
+  unit: string,
+  label: string,
+): Promise<number | undefined> {
   try {
-    const res = await conn.exec(
-      shellCommand(['systemctl', 'show', '--no-pager', '--property=ExecStart', assertUnitName(unit)]),
-      { timeoutMs: 15_000, maxBytes: 256 * 1024 },
-    );
-    const argv = parseShowExec(res.stdout).execStart[0]?.split(' ');
-    if (!argv?.length) return undefined;
-    const flags = parseServerFlags(argv);
-    return flags.mode === 'prefill' ? flags.bootstrapPort : undefined;
+    const [reading] = (await readUnits(conn, label, MENTIONS_SGLANG, { only: [unit] })).units;
+    const command = reading ? resolveUnitCommand(parseEvidence(reading), findSglang).command : undefined;
+    if (command?.kind !== 'server') return undefined;
+    const flags = parseServerFlags(command.args);
+    return flags.mode === 'prefill' && !flags.unknown.includes('--disaggregation-bootstrap-port')
+      ? flags.bootstrapPort
+      : undefined;
   } catch {
     // Without it the roll checks the HTTP port only; the plan shows which ports it checks.
     return undefined;
@@ -33,7 +38,8 @@ export async function rollWorkersOf(
 ): Promise<RollWorker[]> {
   return Promise.all(
     deployment.services.map(async (s): Promise<RollWorker> => {
-      const bootstrapPort = s.role === 'prefill' ? await bootstrapPortOf(conn, s.unit) : undefined;
+      const bootstrapPort =
+        s.role === 'prefill' ? await bootstrapPortOf(conn, s.unit, host.label) : undefined;
       return {
         id: s.apiUrl,
         name: s.role,

@@ -25,6 +25,7 @@ import type {
 } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import { normalizeWorkerUrl } from '../probes/sglang/router';
+import type { GpuOwners } from './gpu-owners';
 import { portOfUrl, unitVerbCommand } from './roll-commands';
 import type { Privilege } from './unit-commands';
 
@@ -35,6 +36,13 @@ export interface RollPlanInput {
   health: ReadonlyMap<string, RollHealth>;
   privilegeOf: (hostId: string) => Privilege;
   readOnly?: boolean;
+  /** Who holds each unit's GPUs now, read on the running workers (by unitKey); absent: not read yet. */
+  gpuOwners?: ReadonlyMap<string, GpuOwners>;
+}
+
+/** A unit of a worker, as the GPU check's readings are keyed. */
+export function unitKey(u: Pick<RollUnit, 'hostId' | 'unit'>): string {
+  return `${u.hostId}\u0000${u.unit}`;
 }
 
 const ROLE_ORDER: Record<Role, number> = { prefill: 0, decode: 1, router: 2 };
@@ -83,6 +91,17 @@ export function stepsOf(w: RollWorker, privilegeOf: (hostId: string) => Privileg
   const units = unitOrder(w.units);
   const zero = units.at(-1)!;
   const steps: RollStepPlan[] = [];
+  // Every unit's GPUs are checked before the first unit stops: a multi-node worker goes down as a whole.
+  for (const u of units)
+    if (u.gpus.length)
+      steps.push({
+        kind: 'gpu-owners',
+        label: `GPUs ${u.gpus.join(',')} on ${u.hostLabel} run only ${u.unit}'s processes (before the stop)`,
+        hostId: u.hostId,
+        hostLabel: u.hostLabel,
+        unit: u.unit,
+        gpus: [...u.gpus],
+      });
   for (const u of units)
     steps.push({
       kind: 'stop',
@@ -164,6 +183,59 @@ export function keepsServingCheck(
   };
 }
 
+/**
+ * The GPU check of one worker, from its units' readings: null when none of its units has known GPUs or they were
+ * not read. A check that was read and failed carries the refusal and what to do.
+ */
+export function gpuCheckOf(
+  w: RollWorker,
+  owners: ReadonlyMap<string, GpuOwners>,
+): { check: RollCheck; refused?: string; hint?: string } | null {
+  const read = unitOrder(w.units).flatMap((u) => {
+    const v = u.gpus.length ? owners.get(unitKey(u)) : undefined;
+    return v ? [v] : [];
+  });
+  if (!read.length) return null;
+  const name = `the GPUs of ${w.name} run only its own processes`;
+  const of = (k: GpuOwners['kind']) => read.filter((v) => v.kind === k);
+  const garbage = of('garbage');
+  if (garbage.length) {
+    const detail = garbage.map((v) => v.detail).join('; ');
+    return {
+      check: { name, ok: false, detail },
+      refused: `${w.name}: the GPU check failed: ${detail}`,
+      hint: 'Run the command by hand on that host to see what answers instead.',
+    };
+  }
+  const foreign = of('foreign') as Array<Extract<GpuOwners, { kind: 'foreign' }>>;
+  if (foreign.length) {
+    const detail = foreign.map((v) => v.detail).join('; ');
+    return {
+      check: { name, ok: false, detail: `${detail}: stopping ${w.name} would free nothing` },
+      refused: `${w.name}: ${detail}: stopping ${w.name} would free nothing, so it is not stopped`,
+      hint: foreign.map((v) => v.hint).join(' '),
+    };
+  }
+  const unreadable = of('unreadable');
+  if (unreadable.length)
+    return {
+      check: { name, ok: false, unreadable: true, detail: unreadable.map((v) => v.detail).join('; ') },
+    };
+  return { check: { name, ok: true, detail: read.map((v) => v.detail).join('; ') } };
+}
+
+/**
+ * Why a planned roll may not start now: its refusal, or a GPU check that could not be read while the operator
+ * did not choose to roll without it. Null: it may start. The one rule for the app, the CLI and the executor.
+ */
+export function startRefusal(plan: RollPlan, withoutGpuCheck = false): string | null {
+  if (plan.refused) return plan.refused;
+  const unread = plan.checks.filter((c) => c.unreadable);
+  if (!unread.length || withoutGpuCheck) return null;
+  const details = [...new Set(unread.map((c) => c.detail))].join('; ');
+  return `the GPU check could not be read (${details}); the roll starts only when you choose to roll without it`;
+}
+
 export function buildRollPlan(input: RollPlanInput): RollPlan {
   const { workers, target } = input;
   const text = targetText(target, workers);
@@ -171,6 +243,7 @@ export function buildRollPlan(input: RollPlanInput): RollPlan {
   const checks: RollCheck[] = [];
   let chosen: RollWorker[];
   let refused: string | undefined;
+  let refusedHint: string | undefined;
   if (target.kind === 'worker') {
     const w = findRollWorker(workers, target.worker);
     chosen = w ? [w] : [];
@@ -197,8 +270,10 @@ export function buildRollPlan(input: RollPlanInput): RollPlan {
     const check = keepsServingCheck(w, workers, input.health);
     if (check) {
       checks.push(check);
-      if (!check.ok && !refused)
+      if (!check.ok && !refused) {
         refused = `restarting ${w.name} first would leave the router no healthy ${w.role} worker: ${check.detail}`;
+        refusedHint = 'Bring the unhealthy workers back first, or restart them one by one.';
+      }
     } else if (w.role === 'router')
       warnings.push(
         workers.filter((x) => x.role === 'router').length > 1
@@ -216,6 +291,16 @@ export function buildRollPlan(input: RollPlanInput): RollPlan {
         warnings.push(
           `the GPUs of ${u.unit} on ${u.hostLabel} are not known (no CUDA_VISIBLE_DEVICES / --base-gpu-id found): ${w.name} starts without the check that its GPUs are free`,
         );
+  if (input.gpuOwners)
+    for (const w of chosen) {
+      const gpu = gpuCheckOf(w, input.gpuOwners);
+      if (!gpu) continue;
+      checks.push(gpu.check);
+      if (gpu.refused && !refused) {
+        refused = gpu.refused;
+        refusedHint = gpu.hint;
+      }
+    }
   for (const w of chosen)
     if (w.units.length > 1)
       checks.push({
@@ -225,7 +310,10 @@ export function buildRollPlan(input: RollPlanInput): RollPlan {
           .map((u) => `${u.unit} on ${u.hostLabel} (rank ${u.nodeRank})`)
           .join(', then ')}`,
       });
-  if (input.readOnly) refused = 'PD Console is in read-only mode: restarts are switched off';
+  if (input.readOnly) {
+    refused = 'PD Console is in read-only mode: restarts are switched off';
+    refusedHint = undefined;
+  }
   return {
     target,
     targetText: text,
@@ -233,5 +321,6 @@ export function buildRollPlan(input: RollPlanInput): RollPlan {
     checks,
     warnings,
     ...(refused ? { refused } : {}),
+    ...(refused && refusedHint ? { refusedHint } : {}),
   };
 }

@@ -1,4 +1,5 @@
-// Runs a rolling restart, one worker at a time: stop its units (node rank ≥ 1 first), see its GPUs and ports
+// Runs a rolling restart, one worker at a time: see that its GPUs hold only its own processes (on the running
+// worker: otherwise stopping it frees nothing), stop its units (node rank ≥ 1 first), see its GPUs and ports
 // free, start its units (rank 0 last, followed to /health 200 by the one-service restart), and only when the
 // router reports it healthy again go on to the next worker, after checking the router still has another
 // healthy worker of that role. A failure stops the roll and names the worker, the step and what still serves.
@@ -21,8 +22,10 @@ import type { ExecOptions, ExecResult } from '../ssh/connection';
 import { formatDuration } from './operation';
 import { classifyCommandError, describeUnit, followShowCommand, parseUnitSnapshot } from './unit-commands';
 import { gpuAppsCommand, LISTENING_COMMAND, parseGpuApps, parseListeningPorts } from './roll-commands';
-import { keepsServingCheck, rankZero } from './roll-plan';
+import { judgeGpuOwners, readGpuOwners } from './gpu-owners';
+import { keepsServingCheck, rankZero, startRefusal } from './roll-plan';
 import { isLinkError, pace, type Pacer } from './wait';
+import { outputExcerpt } from '../ssh/output-excerpt';
 
 /** What a roll needs of one host's SSH link (an SshConnection satisfies it). */
 export interface RollLink {
@@ -99,6 +102,11 @@ export interface RollRunOptions {
   timeouts?: Partial<RollTimeouts>;
   /** Every change: the caller decides how often to push. */
   onChange?: (op: RollOperation) => void;
+  /**
+   * The operator chose to roll where the GPU check cannot be read: such a check is skipped (and said so)
+   * instead of stopping the roll. A check that was read and failed stops it regardless.
+   */
+  withoutGpuCheck?: boolean;
 }
 
 export class RollRun {
@@ -128,7 +136,17 @@ export class RollRun {
       summary: '',
     };
     this.op.summary = this.summary();
-    this.done = o.plan.refused ? Promise.resolve(this.refuse(o.plan.refused)) : this.run();
+    const refusal = startRefusal(o.plan, o.withoutGpuCheck);
+    this.done = refusal
+      ? Promise.resolve(
+          this.refuse(
+            refusal,
+            o.plan.refused
+              ? o.plan.refusedHint
+              : 'Roll without the GPU check only if you know nothing else runs on those GPUs.',
+          ),
+        )
+      : this.run();
   }
 
   snapshot(): RollOperation {
@@ -153,13 +171,13 @@ export class RollRun {
     this.o.onChange?.(this.snapshot());
   }
 
-  private refuse(reason: string): RollOperation {
+  private refuse(reason: string, hint?: string): RollOperation {
     this.end('failed', {
       workerId: '',
       worker: '',
       step: 'preflight',
       message: `refused: ${reason}`,
-      hint: 'Nothing was stopped. Bring the unhealthy workers back first, or restart them one by one.',
+      hint: hint ? `Nothing was stopped. ${hint}` : 'Nothing was stopped.',
       stillServing: [],
     });
     return this.snapshot();
@@ -295,10 +313,12 @@ export class RollRun {
   ): Promise<{ text: string; skipped?: boolean }> {
     const unit = w.units.find((u) => u.unit === step.unit && u.hostId === step.hostId);
     switch (step.kind) {
+      case 'gpu-owners':
+        return this.gpuOwners(w, step, unit!);
       case 'stop':
         return { text: await this.stop(step, unit!) };
       case 'gpus-free':
-        return { text: await this.gpusFree(step, unit!) };
+        return this.gpusFree(step, unit!);
       case 'port-free':
         return this.portFree(step);
       case 'start':
@@ -339,22 +359,87 @@ export class RollRun {
     );
   }
 
-  private async gpusFree(step: RollStepView, u: RollUnit): Promise<string> {
+  /**
+   * On the running worker, before its first unit stops: the compute processes on this unit's GPUs are all
+   * its own. Read once (a dropped link pauses and reads again); what it finds is final for this worker.
+   */
+  private async gpuOwners(
+    w: RollWorker,
+    step: RollStepView,
+    u: RollUnit,
+  ): Promise<{ text: string; skipped?: boolean }> {
+    let skipped = false;
+    const text = await this.poll(
+      step,
+      u.hostId,
+      this.t.freeMs,
+      async (link) => {
+        const verdict = judgeGpuOwners(
+          await readGpuOwners(link, { ...u, gpus: step.gpus ?? u.gpus }, (err) => isLinkError(err, link)),
+        );
+        switch (verdict.kind) {
+          case 'own':
+            return { kind: 'done', detail: verdict.detail };
+          case 'unreadable':
+            if (this.o.withoutGpuCheck) {
+              skipped = true;
+              return {
+                kind: 'done',
+                detail: `not checked, as chosen (roll without the GPU check): ${verdict.detail}`,
+              };
+            }
+            return {
+              kind: 'failed',
+              message: `the GPU check could not be read, so ${w.name} was not stopped: ${verdict.detail}`,
+              hint: `Roll without the GPU check only if you know nothing else runs on those GPUs. ${UNTOUCHED}`,
+            };
+          case 'foreign':
+            return {
+              kind: 'failed',
+              message: `${verdict.detail}: stopping ${w.name} would free nothing, so it was not stopped`,
+              hint: `${verdict.hint} ${UNTOUCHED}`,
+            };
+          case 'garbage':
+            return {
+              kind: 'failed',
+              message: `the GPU check failed, so ${w.name} was not stopped: ${verdict.detail}`,
+              hint: `Run the command by hand on ${u.hostLabel} to see what answers instead. ${UNTOUCHED}`,
+            };
+        }
+      },
+      (last) => ({
+        message: `the GPU check on ${u.hostLabel} could not be made within ${formatDuration(this.t.freeMs)}, so ${w.name} was not stopped (${last})`,
+        hint: UNTOUCHED,
+      }),
+    );
+    return skipped ? { text, skipped } : { text };
+  }
+
+  private async gpusFree(step: RollStepView, u: RollUnit): Promise<{ text: string; skipped?: boolean }> {
     const gpus = step.gpus ?? u.gpus;
     const list = gpus.join(',');
-    return this.poll(
+    let skipped = false;
+    const text = await this.poll(
       step,
       u.hostId,
       this.t.freeMs,
       async (link) => {
         const res = await link.exec(gpuAppsCommand(gpus), EXEC);
         const apps = res.exitCode === 0 ? parseGpuApps(res.stdout) : null;
+        if (res.exitCode === 0 && !apps)
+          return {
+            kind: 'failed',
+            message: `nvidia-smi --query-compute-apps on ${u.hostLabel} answered something that is not its CSV table: ${outputExcerpt(res.stdout)}`,
+            hint: `Whether GPUs ${list} are free cannot be read: \`nvidia-smi\` on ${u.hostLabel} by hand, then start ${u.unit} once they are.`,
+          };
         if (!apps) {
           const said = (res.stderr || res.stdout).trim().split('\n')[0] ?? '';
-          return {
-            kind: 'pending',
-            detail: `nvidia-smi on ${u.hostLabel} did not list the compute processes (exit ${res.exitCode}${said ? `: ${said}` : ''})`,
-          };
+          const detail = `nvidia-smi on ${u.hostLabel} did not list the compute processes (exit ${res.exitCode}${said ? `: ${said}` : ''})`;
+          if (this.o.withoutGpuCheck) {
+            skipped = true;
+            return { kind: 'done', detail: `not checked, as chosen (roll without the GPU check): ${detail}` };
+          }
+          return { kind: 'pending', detail };
         }
         if (!apps.length)
           return { kind: 'done', detail: `no compute process on GPUs ${list} of ${u.hostLabel}` };
@@ -368,6 +453,7 @@ export class RollRun {
         hint: `A process of the old worker (or another one) still holds the GPUs: \`nvidia-smi\` on ${u.hostLabel}, end it, then start ${u.unit}.`,
       }),
     );
+    return skipped ? { text, skipped } : { text };
   }
 
   private async portFree(step: RollStepView): Promise<{ text: string; skipped?: boolean }> {
@@ -663,3 +749,4 @@ export class RollRun {
 }
 
 const EXEC = { timeoutMs: 15_000, maxBytes: 256 * 1024 };
+const UNTOUCHED = 'Neither this worker nor the ones after it were touched.';

@@ -1,13 +1,15 @@
 // One roll from plan to run, the same for `pd-console restart` on a fleet and the UI's restart dialog: the
 // hosts' identities decide root or sudo per host, the router's view now decides order and pre-flight checks,
-// and the run goes over the hosts' own links. The caller decides how to show the plan and whether to start.
+// who holds each worker's GPUs is read on the running workers, and the run goes over the hosts' own links.
+// The caller decides how to show the plan and whether to start.
 import { randomBytes } from 'node:crypto';
 import type { RestartSettings, RollHealth, RollPlan, RollTarget, RollWorker } from '@shared/contract';
 import type { HostConfig } from '@shared/domain';
 import type { Clock } from '../clock';
 import type { SshConnection } from '../ssh/connection';
 import type { UnitJournalTail } from '../journal/unit-tail';
-import { buildRollPlan } from './roll-plan';
+import { buildRollPlan, type RollPlanInput } from './roll-plan';
+import { readPlanGpuOwners } from './gpu-owners';
 import { DEFAULT_ROLL_TIMEOUTS, RollRun, type RollRunOptions } from './roll-run';
 import { rollLinks } from './roll-links';
 import { IDENTITY_COMMAND, parseIdentity, type HostIdentity } from './unit-commands';
@@ -31,8 +33,8 @@ export interface RollContext {
 export interface PreparedRoll {
   id: string;
   plan: RollPlan;
-  /** Starts the planned roll; call at most once. */
-  start(onChange?: RollRunOptions['onChange']): RollRun;
+  /** Starts the planned roll; call at most once. `withoutGpuCheck`: the operator's choice (RollRunOptions). */
+  start(onChange?: RollRunOptions['onChange'], opts?: { withoutGpuCheck?: boolean }): RollRun;
   /** Ends the roll's own pollers; call when the run is done, or when it is never started. */
   dispose(): void;
 }
@@ -79,19 +81,27 @@ export async function prepareRoll(target: RollTarget, ctx: RollContext): Promise
   } catch (err) {
     healthProblem = (err as Error).message;
   }
-  const plan = buildRollPlan({
+  const input: RollPlanInput = {
     workers: ctx.workers,
     target,
     health,
     privilegeOf: privilege,
     readOnly: ctx.settings.readOnly,
-  });
+  };
+  const draft = buildRollPlan(input);
+  // The GPU check of every worker the roll would stop, before anything is: a refused plan stops nothing anyway.
+  const plan = draft.refused
+    ? draft
+    : buildRollPlan({
+        ...input,
+        gpuOwners: await readPlanGpuOwners(draft.workers, ctx.workers, ctx.links),
+      });
   if (healthProblem) plan.warnings.push(`the router's view could not be read: ${healthProblem}`);
   plan.warnings.push(...(ctx.notes ?? []));
   return {
     id,
     plan,
-    start: (onChange) =>
+    start: (onChange, opts) =>
       new RollRun({
         id,
         plan,
@@ -99,6 +109,7 @@ export async function prepareRoll(target: RollTarget, ctx: RollContext): Promise
         io,
         timeouts: { ...DEFAULT_ROLL_TIMEOUTS, routerMs: ctx.settings.timeouts.server.routerMs },
         ...(onChange ? { onChange } : {}),
+        ...(opts?.withoutGpuCheck ? { withoutGpuCheck: true } : {}),
       }),
     dispose: () => io.dispose(),
   };

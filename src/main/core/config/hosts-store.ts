@@ -4,6 +4,7 @@
 // (temp file, fsync, rename) and serialized, and keys this version does not know are preserved.
 import { z } from 'zod';
 import type { HostConfig } from '@shared/domain';
+import { isPlainLine, PLAIN_LINE_MESSAGE } from '@shared/display-text';
 import { ConfigFileError, readJsonFile, validateJson, writeFileAtomic, type ErrorFactory } from './json-file';
 import { locatePath } from './json-location';
 
@@ -19,7 +20,12 @@ const hostSchema = z
     id: z
       .string()
       .regex(/^[A-Za-z0-9._-]{1,64}$/, 'id must be 1-64 letters, digits, dots, dashes or underscores'),
-    label: z.string().trim().min(1, 'label must not be empty').max(200),
+    label: z
+      .string()
+      .trim()
+      .min(1, 'label must not be empty')
+      .max(200)
+      .refine(isPlainLine, `label ${PLAIN_LINE_MESSAGE}`),
     kind: z.enum(['ssh', 'demo']),
     alias: z
       .string()

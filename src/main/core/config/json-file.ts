@@ -1,12 +1,12 @@
-// The app's own JSON files (hosts.json, settings.json): read with a size cap, located errors (path:line:column)
-// for text that does not parse or validate, and atomic writes (temp file, fsync, rename, mode 0600) so a crash
+// The app's own JSON files (hosts.json, settings.json): read with a size cap on a regular file only
+// (bounded-read.ts), located errors (path:line:column) for text that does not parse or validate, and atomic writes (temp file, fsync, rename, mode 0600) so a crash
 // leaves either the old file or the new one, never half of one.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ApiError } from '../api-error';
+import { BoundedReadError, readBoundedFile, readBoundedFileSync } from './bounded-read';
 import { findSyntaxError, locatePath, positionAt } from './json-location';
 
 export class ConfigFileError extends ApiError {
@@ -48,24 +48,24 @@ export interface ReadOptions {
 
 /** The file's text and parsed JSON, or null when it does not exist. */
 export async function readJsonFile(file: string, o: ReadOptions): Promise<JsonText | null> {
-  let text: string;
+  const text = await readTextFile(file, o);
+  return text === null ? null : parseJsonText(file, text, o);
+}
+
+/** The file's text under the same rules (a regular file, at most o.maxBytes), or null when it does not exist. */
+export async function readTextFile(file: string, o: ReadOptions): Promise<string | null> {
   try {
-    const st = await fs.stat(file);
-    if (st.size > o.maxBytes) throw tooBig(file, st.size, o);
-    text = await fs.readFile(file, 'utf8');
+    return (await readBoundedFile(file, o.maxBytes)).toString('utf8');
   } catch (err) {
     return readFailed(file, err, o);
   }
-  return parseJsonText(file, text, o);
 }
 
 /** Same as readJsonFile, for the one read a shell does before anything else runs (startup). */
 export function readJsonFileSync(file: string, o: ReadOptions): JsonText | null {
   let text: string;
   try {
-    const st = statSync(file);
-    if (st.size > o.maxBytes) throw tooBig(file, st.size, o);
-    text = readFileSync(file, 'utf8');
+    text = readBoundedFileSync(file, o.maxBytes).toString('utf8');
   } catch (err) {
     return readFailed(file, err, o);
   }
@@ -147,16 +147,13 @@ export function formatJsonPath(p: ReadonlyArray<PropertyKey>): string {
   return p.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? String(k) : `.${String(k)}`)).join('');
 }
 
-function tooBig(file: string, size: number, o: ReadOptions): ConfigFileError {
-  return o.error(
-    'config',
-    `${file} is ${size} bytes; a ${o.what} over ${o.maxBytes} bytes is refused`,
-    `Check that the path points at the PD Console ${o.what}.`,
-  );
-}
-
 function readFailed(file: string, err: unknown, o: ReadOptions): null {
-  if (err instanceof ConfigFileError) throw err;
+  if (err instanceof BoundedReadError)
+    throw o.error(
+      'config',
+      `${err.message}; a ${o.what} is a regular file of at most ${o.maxBytes} bytes, so it is refused`,
+      `Check that the path points at the PD Console ${o.what}.`,
+    );
   if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
   throw o.error(
     'config',

@@ -4,13 +4,14 @@
 // formats are migrated (settings-migrations.ts) and rewritten in the current one on the next save, after the old
 // file is kept beside it. Writes are atomic, mode 0600, and serialized.
 import { promises as fs } from 'node:fs';
-import type { Settings } from '@shared/api/settings';
-import { SETTINGS_MAX_BYTES, settingsFileSchema } from '@shared/schemas/settings';
+import { SETTINGS_MAX_BYTES, type Settings } from '@shared/api/settings';
+import { settingsFileSchema } from '@shared/schemas/settings';
 import {
   ConfigFileError,
   parseJsonText,
   readJsonFile,
   readJsonFileSync,
+  readTextFile,
   validateJson,
   writeFileAtomic,
   type ErrorFactory,
@@ -42,6 +43,23 @@ export interface ParsedSettings {
 
 export type SettingsLoad =
   ({ ok: true; exists: boolean } & ParsedSettings) | { ok: false; error: SettingsStoreError };
+
+/**
+ * The text of a file to import (`pd-console settings import FILE`), read under the settings file's own rules: a
+ * regular file of at most SETTINGS_MAX_BYTES, judged before a byte is read. The text is judged by `parse`.
+ */
+export async function readSettingsImport(file: string): Promise<string> {
+  const error: ErrorFactory = (code, message, hint, line, column) =>
+    new SettingsStoreError(code, message, hint, file, line, column);
+  const text = await readTextFile(file, {
+    what: 'settings file',
+    maxBytes: SETTINGS_MAX_BYTES,
+    fixHint: 'Nothing was changed.',
+    error,
+  });
+  if (text === null) throw error('config', `${file}: no such file`, 'Check the path of the file to import.');
+  return text;
+}
 
 export class SettingsStore {
   private queue: Promise<unknown> = Promise.resolve();

@@ -24,6 +24,7 @@ import {
   type UnitEvidence,
 } from './unit-command';
 import { parseListUnits, parseShowExec } from './unit-text';
+import { isLoopbackHost, normalHost } from './worker-url';
 
 export type { UnitEvidence } from './unit-command';
 
@@ -723,7 +724,6 @@ function crossCheckRouter(
 }
 
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]', '', '*']);
-const isLoopback = (h: string) => h === 'localhost' || h.startsWith('127.') || h === '::1' || h === '[::1]';
 
 /** How a host the operator wrote should be dialled from the host itself. */
 export function connectHost(host: string): string {
@@ -745,13 +745,12 @@ export function matchEndpoint(
   }
   const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
   if (port !== server.port) return { ok: false, portMatches: false };
-  const target = parsed.hostname.toLowerCase();
-  const listen = server.host.toLowerCase();
+  const target = normalHost(parsed.hostname);
+  const listen = normalHost(server.host);
   const ok =
-    WILDCARD.has(listen) ||
+    WILDCARD.has(server.host.trim()) ||
     target === listen ||
-    target === `[${listen}]` ||
-    (isLoopback(target) && isLoopback(listen));
+    (isLoopbackHost(target) && isLoopbackHost(listen));
   return { ok, portMatches: true };
 }
 

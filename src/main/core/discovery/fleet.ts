@@ -14,11 +14,13 @@ import type {
   UnplacedWorker,
   UnroutedUnit,
   WorkerRole,
+  WorkerSource,
+  WorkersApiFailure,
 } from '@shared/fleet';
 import type { AliasAddress } from '../ssh/alias-addresses';
 import { connectHost, matchEndpoint, type DiscoveredUnit } from './discover';
-import { routerWorkerList, sameWorkerUrl, type ApiWorker } from './router-workers';
-import { isLoopbackHost, parseWorkerUrl, urlOnHost } from './worker-url';
+import { routerWorkerList, sameSpelling, type ApiWorker } from './router-workers';
+import { isLoopbackHost, parseWorkerUrl, urlOnHost, workerKey } from './worker-url';
 
 /** One host as discovery read it. */
 export interface HostScan {
@@ -36,7 +38,9 @@ export interface RouterScan {
   host: string;
   unit: DiscoveredUnit;
   workersApi?: ApiWorker[];
+  /** What /workers did and what was used instead; with its kind. */
   workersApiError?: string;
+  workersApiFailure?: WorkersApiFailure;
 }
 
 export type Placement = { host: string } | { code: 'no-alias' | 'bad-url'; reason: string; fix: string };
@@ -83,6 +87,7 @@ export function assembleFleet(input: FleetInput): Fleet {
   const scans = new Map(input.scans.map((s) => [s.host, s]));
   const routers: FleetRouter[] = input.routers.map((r) => {
     const flags = r.unit.router;
+    const list = flags ? routerWorkerList(flags, r.workersApi) : undefined;
     return {
       id: `${r.host}/${r.unit.unit}`,
       host: r.host,
@@ -90,35 +95,62 @@ export function assembleFleet(input: FleetInput): Fleet {
       apiUrl: r.unit.service?.apiUrl ?? '',
       ...(r.unit.service?.metricsUrl ? { metricsUrl: r.unit.service.metricsUrl } : {}),
       ...(r.unit.activeState ? { activeState: r.unit.activeState } : {}),
-      workers: flags ? routerWorkerList(flags, r.workersApi) : [],
+      workers: list?.workers ?? [],
       ...(r.workersApiError ? { workersApiError: r.workersApiError } : {}),
+      ...(r.workersApiFailure ? { workersApiFailure: r.workersApiFailure } : {}),
+      ...(list?.leftOut ? { workersLeftOut: list.leftOut } : {}),
+      ...(list?.userinfoDropped.length ? { userinfoDropped: list.userinfoDropped } : {}),
     };
   });
   const routerName = (ids: string[]): string =>
     routers.length === 1 ? 'the router' : ids.map((id) => `router ${id}`).join(' and ');
 
-  // One entry per URL however many routers list it; each router keeps its own list.
-  const listed: {
+  // One entry per worker however many routers list it, and under however many spellings: the URL's host and
+  // port, or — once placed — the host it is on and the port, so `127.0.0.1`, `localhost`, `[::1]` and the
+  // router host's own address are one worker there. Each router keeps its own list.
+  interface Listed {
     url: string;
+    ep: ReturnType<typeof parseWorkerUrl>;
+    place?: Placement;
     role: WorkerRole;
     bootstrapPort?: number | null;
     listedBy: string[];
+    /** Where each router has it from, for fixes: its ExecStart flag, its /workers answer. */
+    from: { router: FleetRouter; sources: WorkerSource[] }[];
+    spellings: string[];
     notes: string[];
-  }[] = [];
+  }
+  const listed = new Map<string, Listed>();
   for (const r of routers)
     for (const w of r.workers) {
-      const have = listed.find((x) => sameWorkerUrl(x.url, w.url));
+      const ep = parseWorkerUrl(w.url);
+      const place = 'error' in ep ? undefined : input.placement(ep.host);
+      const rank = 'error' in ep || ep.dpRank === undefined ? '' : `@${ep.dpRank}`;
+      const key =
+        'error' in ep
+          ? `not a URL ${w.url}`
+          : place && 'host' in place
+            ? `on ${place.host}:${ep.port}${rank}`
+            : workerKey(ep);
+      const have = listed.get(key);
       if (!have) {
-        listed.push({
+        listed.set(key, {
           url: w.url,
+          ep,
+          ...(place ? { place } : {}),
           role: w.role,
           ...(w.bootstrapPort !== undefined ? { bootstrapPort: w.bootstrapPort } : {}),
           listedBy: [r.id],
+          from: [{ router: r, sources: w.sources }],
+          spellings: [w.url, ...(w.alsoListedAs ?? [])],
           notes: [],
         });
         continue;
       }
       if (!have.listedBy.includes(r.id)) have.listedBy.push(r.id);
+      have.from.push({ router: r, sources: w.sources });
+      for (const u of [w.url, ...(w.alsoListedAs ?? [])])
+        if (!have.spellings.some((x) => sameSpelling(x, u))) have.spellings.push(u);
       if (have.role !== w.role)
         have.notes.push(`${r.id} lists it as ${w.role}, ${have.listedBy[0]} as ${have.role}`);
     }
@@ -126,9 +158,14 @@ export function assembleFleet(input: FleetInput): Fleet {
   const workers: FleetWorker[] = [];
   const unplaced: UnplacedWorker[] = [];
   const used = new Set<DiscoveredUnit>();
-  for (const l of listed) {
+  for (const l of listed.values()) {
+    if (l.spellings.length > 1)
+      l.notes.push(
+        `listed as ${l.spellings.join(', ')} (by ${whereListed(l.from, l.role, false)}): ` +
+          'one server (same host and port), counted once',
+      );
     const who = `${l.role} worker ${l.url} (listed by ${routerName(l.listedBy)})`;
-    const ep = parseWorkerUrl(l.url);
+    const ep = l.ep;
     if ('error' in ep) {
       unplaced.push({
         url: l.url,
@@ -136,11 +173,11 @@ export function assembleFleet(input: FleetInput): Fleet {
         listedBy: l.listedBy,
         code: 'bad-url',
         reason: `${who}: ${ep.error}`,
-        fix: `correct the --${l.role === 'regular' ? 'worker-urls' : l.role} URL in the router's ExecStart`,
+        fix: `correct the URL in ${whereListed(l.from, l.role)}`,
       });
       continue;
     }
-    const place = input.placement(ep.host);
+    const place = l.place ?? input.placement(ep.host);
     if (!('host' in place)) {
       unplaced.push({
         url: l.url,
@@ -174,7 +211,7 @@ export function assembleFleet(input: FleetInput): Fleet {
       continue;
     }
     const servers = scan.found.filter((d) => d.kind === 'server' && d.server && d.server.nodeRank === 0);
-    const hit = servers.find((d) => matchEndpoint(l.url.replace(/@\d+$/, ''), d.server!).ok);
+    const hit = servers.find((d) => matchEndpoint(ep.baseUrl, d.server!).ok);
     if (!hit) {
       const samePort = servers.find((d) => matchEndpoint(ep.baseUrl, d.server!).portMatches);
       unplaced.push(
@@ -197,8 +234,8 @@ export function assembleFleet(input: FleetInput): Fleet {
               reason: `${who}: reached ${place.host}, but no unit there runs sglang on port ${ep.port}`,
               fix:
                 servers.length > 0
-                  ? `SGLang units on ${place.host} serve ${servers.map((d) => `${d.unit} :${d.server!.port}`).join(', ')}; point the router at one of them or start the worker's unit`
-                  : `start the worker's systemd unit on ${place.host}, or remove it from the router's list`,
+                  ? `SGLang units on ${place.host} serve ${servers.map((d) => `${d.unit} :${d.server!.port}`).join(', ')}; point ${whereListed(l.from, l.role)} at one of them or start the worker's unit`
+                  : `start the worker's systemd unit on ${place.host}, or remove it from ${whereListed(l.from, l.role)}`,
             },
       );
       continue;
@@ -281,6 +318,30 @@ export function assembleFleet(input: FleetInput): Fleet {
     ...(s.error ? { unreachable: s.error } : {}),
   }));
   return { origin: input.origin, hosts, routers, workers, unplaced, unrouted };
+}
+
+/**
+ * Where the routers have a worker URL from, for a fix to name: `--decode in ExecStart of llm-gateway.service on
+ * gpu-a`, or the router's /workers answer (a worker registered at run time, removed with DELETE /workers/ID).
+ */
+function whereListed(
+  from: readonly { router: FleetRouter; sources: WorkerSource[] }[],
+  role: WorkerRole,
+  howToRemove = true,
+): string {
+  const flag = role === 'regular' ? '--worker-urls' : `--${role}`;
+  const places: string[] = [];
+  for (const { router: r, sources } of from) {
+    if (sources.includes('execstart')) places.push(`${flag} in ExecStart of ${r.unit} on ${r.host}`);
+    if (sources.includes('workers-api') && (!howToRemove || !sources.includes('execstart')))
+      places.push(
+        `the /workers answer of ${r.unit} on ${r.host}` +
+          (howToRemove
+            ? ` (registered at run time, not in its ExecStart: DELETE ${r.apiUrl}/workers/ID removes it)`
+            : ''),
+      );
+  }
+  return [...new Set(places)].join(' and ');
 }
 
 function unitOf(host: string, d: DiscoveredUnit): FleetUnit {

@@ -52,16 +52,14 @@ export interface HostReading {
 
 const CMDLINE_BATCH = 64;
 
-function firstLine(text: string): string {
-  return text.trim().split('\n')[0]?.slice(0, 300) ?? '';
-}
-
-export async function readUnits(
+/**
+ * Every service unit systemd has loaded, and every installed unit file (a stopped, disabled unit is only there),
+ * with what list-units printed (discovery reads the units' states from it).
+ */
+async function listServiceUnits(
   conn: Exec,
   hostLabel: string,
-  mentions: RegExp,
-  opts: { listeners?: boolean } = {},
-): Promise<HostReading> {
+): Promise<{ names: string[]; listing: string }> {
   const list = await conn.exec(LIST_UNITS_COMMAND, { timeoutMs: 20_000, maxBytes: 4 * 1024 * 1024 });
   if (list.exitCode !== 0)
     throw new Error(
@@ -73,14 +71,28 @@ export async function readUnits(
   const files = await conn.exec(LIST_UNIT_FILES_COMMAND, { timeoutMs: 20_000, maxBytes: 4 * 1024 * 1024 });
   // Without the unit files only the loaded units are seen: enough for what runs.
   const installed = files.exitCode === 0 ? parseListUnitFiles(files.stdout) : [];
-  const unitNames = [...new Set([...loaded, ...installed])];
+  return { names: [...new Set([...loaded, ...installed])], listing: list.stdout };
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0]?.slice(0, 300) ?? '';
+}
+
+export async function readUnits(
+  conn: Exec,
+  hostLabel: string,
+  mentions: RegExp,
+  opts: { listeners?: boolean; only?: readonly string[] } = {},
+): Promise<HostReading> {
+  const listed = opts.only ? { names: [...opts.only], listing: '' } : await listServiceUnits(conn, hostLabel);
+  const unitNames = listed.names;
   const shows = new Map<string, string>();
   for (const cmd of discoveryShowCommands(unitNames)) {
     const r = await conn.exec(cmd, { timeoutMs: 20_000, maxBytes: 8 * 1024 * 1024 });
     for (const [unit, block] of splitShowBatch(r.stdout)) shows.set(unit, block);
   }
 
-  const out: HostReading = { listUnits: list.stdout, units: [] };
+  const out: HostReading = { listUnits: listed.listing, units: [] };
   const ps = await conn.exec(PROCESS_TABLE_COMMAND, { timeoutMs: 15_000, maxBytes: 16 * 1024 * 1024 });
   const procs = ps.exitCode === 0 ? parsePs(ps.stdout) : null;
   if (!procs)

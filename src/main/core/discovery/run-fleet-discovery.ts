@@ -6,14 +6,14 @@
 // rest: its workers say "unreachable: …".
 import { isIP } from 'node:net';
 import type { HostConfig } from '@shared/domain';
-import type { Fleet, FleetHost } from '@shared/fleet';
+import type { Fleet, FleetHost, WorkersApiFailure } from '@shared/fleet';
 import type { AliasIndex } from '../ssh/alias-addresses';
 import type { HostLinkPool } from '../ssh/host-link-pool';
-import { httpGet } from '../ssh/http-agent';
+import { HttpError, httpGet } from '../ssh/http-agent';
 import { parseHostSpec } from '@shared/host-spec';
-import type { DiscoveryResult } from './discover';
+import type { DiscoveredUnit, DiscoveryResult } from './discover';
 import { assembleFleet, placeHost, type HostScan, type Placement, type RouterScan } from './fleet';
-import { parseWorkersAnswer } from './router-workers';
+import { parseWorkersAnswer, routerWorkerList, WorkersAnswerError } from './router-workers';
 import { runDiscovery } from './run-discovery';
 import { isLoopbackHost, parseWorkerUrl } from './worker-url';
 import { distInitPort, nodePeersCommand, parseSsPeers } from './node-peers';
@@ -60,12 +60,37 @@ export async function discoverFleet(
     const api = unit.service?.apiUrl;
     // The mini load balancer has no /workers; its flags are the whole list.
     if (api && unit.router?.flavour !== 'mini_lb') {
+      const failed = (failure: WorkersApiFailure, what: string) => {
+        scan.workersApiFailure = failure;
+        scan.workersApiError = `${what}; ${usedInstead(unit)}`;
+      };
       try {
-        const res = await httpGet(conn.httpAgent(), `${api}/workers`, { timeoutMs: 5000, maxBytes: 4 << 20 });
-        if (res.status === 200) scan.workersApi = parseWorkersAnswer(res.body);
-        else scan.workersApiError = `${api}/workers answered HTTP ${res.status}`;
+        const res = await httpGet(conn.httpAgent(), `${api}/workers`, {
+          timeoutMs: WORKERS_TIMEOUT_MS,
+          maxBytes: WORKERS_MAX_BYTES,
+        });
+        if (res.status !== 200)
+          failed(
+            res.status === 404 ? 'no-worker-list' : 'http-status',
+            `${api}/workers answered HTTP ${res.status}` +
+              (res.status === 404 ? ' (a router before sglang-router 0.2.0 has no worker list)' : ''),
+          );
+        else scan.workersApi = parseWorkersAnswer(res.body, String(res.headers['content-type'] ?? ''));
       } catch (err) {
-        scan.workersApiError = (err as Error).message;
+        const e = err as Error;
+        if (e instanceof WorkersAnswerError) failed(e.failure, `${api}${e.message}`);
+        else if (e instanceof HttpError)
+          failed(
+            e.code === 'timeout'
+              ? 'too-slow'
+              : e.code === 'too-large'
+                ? 'too-large'
+                : e.code === 'encoding'
+                  ? 'unreadable'
+                  : 'unreachable',
+            e.message,
+          );
+        else failed('unreachable', `${api}/workers: ${e.message}`);
       }
     }
     routers.push(scan);
@@ -88,16 +113,12 @@ export async function discoverFleet(
   };
   await Promise.all((opts.addHosts ?? []).map((h) => scanHost(h, 'added')));
 
+  // The hosts of the workers each router's list takes (bounded: see MAX_ROUTER_WORKERS), each placed once.
   const urlHosts = new Set<string>();
   for (const r of routers) {
-    const flags = r.unit.router;
-    for (const url of [
-      ...(flags?.prefill ?? []).map((x) => x.url),
-      ...(flags?.decode ?? []).map((x) => x.url),
-      ...(flags?.workerUrls ?? []),
-      ...(r.workersApi ?? []).map((w) => w.url),
-    ]) {
-      const ep = parseWorkerUrl(url);
+    if (!r.unit.router) continue;
+    for (const w of routerWorkerList(r.unit.router, r.workersApi).workers) {
+      const ep = parseWorkerUrl(w.url);
       if (!('error' in ep)) urlHosts.add(ep.host);
     }
   }
@@ -178,6 +199,24 @@ export async function discoverFleet(
     if (note && w.missingRanks?.length) w.notes.push(note);
   }
   return { fleet, perHost };
+}
+
+/** Bounds of a /workers answer: 1,024 smg entries are ~0.5 MB; a list that needs more is not one to follow. */
+const WORKERS_TIMEOUT_MS = 5000;
+const WORKERS_MAX_BYTES = 4 << 20;
+
+/** What discovery goes by when a router's /workers cannot be used: its ExecStart flags, and how many they name. */
+function usedInstead(unit: DiscoveredUnit): string {
+  const f = unit.router;
+  const counts = [
+    [f?.prefill.length ?? 0, '--prefill'],
+    [f?.decode.length ?? 0, '--decode'],
+    [f?.workerUrls.length ?? 0, '--worker-urls'],
+  ] as const;
+  const named = counts.filter(([n]) => n > 0).map(([n, flag]) => `${n} ${flag}`);
+  return named.length > 0
+    ? `using the workers in ExecStart of ${unit.unit} instead (${named.join(', ')}); workers registered at run time are not seen`
+    : `ExecStart of ${unit.unit} names no workers either, so none of this router's workers is known`;
 }
 
 function hostConfigOf(spec: string): HostConfig {

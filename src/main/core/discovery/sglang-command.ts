@@ -39,7 +39,8 @@ const ROUTER_BINARIES: Record<string, SglangCommand['flavour']> = {
 };
 const SUBCOMMANDS = new Set(['launch', 'serve', 'router', 'run', 'start']);
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh']);
-const CONTAINERS = new Set(['docker', 'podman', 'nerdctl']);
+/** Container clients: what they run is not their descendant on the host (a daemon or shim starts it). */
+export const CONTAINERS: ReadonlySet<string> = new Set(['docker', 'podman', 'nerdctl']);
 
 const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;

@@ -1,6 +1,8 @@
 // The SGLang server and router flags discovery needs (reference §2.2, §4), read argparse-style:
 // `--flag value` and `--flag=value`, last occurrence wins, repeatable flags collected in order.
 
+import { cleanWorkerUrl } from './worker-url';
+
 export function flagValue(args: readonly string[], names: readonly string[]): string | undefined {
   let value: string | undefined;
   for (let i = 0; i < args.length; i++) {
@@ -137,6 +139,8 @@ export interface RouterFlags {
   decode: WorkerRef[];
   /** Regular (non-PD) workers from --worker-urls. */
   workerUrls: string[];
+  /** Worker URLs (as kept, without it) that the flags gave with user-info; see cleanWorkerUrl. */
+  userinfoDropped: string[];
   problems: string[];
   /** Flags whose value is not known (an unexpanded variable, or a value the router refuses). */
   unknown: string[];
@@ -148,6 +152,20 @@ export function parseRouterFlags(
 ): RouterFlags {
   const problems: string[] = [];
   const unknown: string[] = [];
+  const userinfoDropped: string[] = [];
+  // Worker URLs are kept without user-info from here on: nothing downstream can show a password.
+  const url = (flag: string, raw: string): string => {
+    const c = cleanWorkerUrl(raw);
+    if (c.hadUserinfo) {
+      userinfoDropped.push(c.url);
+      problems.push(
+        `${flag} ${c.url} had a user name or password in the URL; the console dropped it and shows none ` +
+          '(the router passes it to the worker, and anyone who reads ps, the journal or the unit file sees it: ' +
+          "give the worker's key with the router's --api-key instead)",
+      );
+    }
+    return c.url;
+  };
   const int = (names: string[], dflt: number): number => {
     const v = flagValue(args, names);
     if (v === undefined) return dflt;
@@ -174,9 +192,10 @@ export function parseRouterFlags(
     const ports = flagGroups(args, '--prefill-bootstrap-ports').flat();
     const prefill = flagGroups(args, '--prefill')
       .flat()
-      .map((url, i): WorkerRef => {
+      .map((raw, i): WorkerRef => {
         const p = ports[i] === undefined ? undefined : bootstrap(ports[i], problems);
-        return p === undefined ? { url } : { url, bootstrapPort: p };
+        const u = url('--prefill', raw);
+        return p === undefined ? { url: u } : { url: u, bootstrapPort: p };
       });
     return {
       host: flagValue(args, ['--host']) ?? '0.0.0.0',
@@ -187,17 +206,20 @@ export function parseRouterFlags(
       prefill,
       decode: flagGroups(args, '--decode')
         .flat()
-        .map((url) => ({ url })),
+        .map((raw) => ({ url: url('--decode', raw) })),
       workerUrls: [],
+      userinfoDropped,
       problems,
       unknown,
     };
   }
   const prefill = flagGroups(args, '--prefill').map((g): WorkerRef => {
+    const u = g[0] === undefined ? '' : url('--prefill', g[0]);
     if (g.length === 0) problems.push('--prefill without a URL');
-    if (g.length > 2) problems.push(`--prefill ${g.join(' ')}: expected URL [BOOTSTRAP_PORT]`);
+    if (g.length > 2)
+      problems.push(`--prefill ${[u, ...g.slice(1)].join(' ')}: expected URL [BOOTSTRAP_PORT]`);
     const p = g[1] === undefined ? undefined : bootstrap(g[1], problems);
-    return p === undefined ? { url: g[0] ?? '' } : { url: g[0] ?? '', bootstrapPort: p };
+    return p === undefined ? { url: u } : { url: u, bootstrapPort: p };
   });
   return {
     host: flagValue(args, ['--host']) ?? '0.0.0.0',
@@ -208,8 +230,11 @@ export function parseRouterFlags(
     prefill: prefill.filter((r) => r.url !== ''),
     decode: flagGroups(args, '--decode')
       .flat()
-      .map((url) => ({ url })),
-    workerUrls: flagGroups(args, '--worker-urls').flat(),
+      .map((raw) => ({ url: url('--decode', raw) })),
+    workerUrls: flagGroups(args, '--worker-urls')
+      .flat()
+      .map((raw) => url('--worker-urls', raw)),
+    userinfoDropped,
     problems,
     unknown,
   };

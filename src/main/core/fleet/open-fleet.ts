@@ -11,6 +11,7 @@ import type { SshConnection } from '../ssh/connection';
 import { discoverFleet, type FleetDiscoveryDeps } from '../discovery/run-fleet-discovery';
 import type { DiscoveredUnit } from '../discovery/discover';
 import { isLoopbackHost, parseWorkerUrl } from '../discovery/worker-url';
+import { routerListFindings } from '../discovery/router-workers';
 import { fleetHostConfig, fleetServices } from './fleet-config';
 import type { DeploymentLink } from './live-deployment';
 
@@ -28,7 +29,7 @@ export interface OpenedFleet {
   template: Omit<DeploymentConfig, 'id'>;
   /** Every host of the fleet, origin first; a host that could not be reached has no link and says why. */
   links: DeploymentLink[];
-  /** Unplaced and left-out workers, unrouted units: said on the deployment's timeline. */
+  /** What a router's worker list did, unplaced and left-out workers, unrouted units: said on the timeline. */
   notes: { title: string; detail?: string }[];
 }
 
@@ -110,6 +111,7 @@ export async function openFleet(
   await closeOthers(new Set(links.filter((l) => l.conn).map((l) => l.host.id)));
   const roles = (r: string): number => services.filter((s) => s.role === r).length;
   const notes: OpenedFleet['notes'] = [
+    ...fleet.routers.flatMap((r) => routerListFindings(r).map((t) => ({ title: `router ${r.id}: ${t}` }))),
     ...fleet.unplaced.map((u) => ({ title: `unplaced: ${u.reason}`, detail: u.fix })),
     ...leftOut.map((t) => ({ title: `left out: ${t}` })),
     ...fleet.unrouted.map((u) => ({

@@ -8,6 +8,8 @@ export function journalTailCommand(unit: string, lines: number): string {
     '--no-pager',
     '-o',
     'json',
+    // Fields over 4096 bytes (SGLang's server_args line) are null without it; journal-json.ts caps what is kept.
+    '--all',
     '-u',
     assertUnitName(unit),
     '-n',
@@ -23,6 +25,8 @@ export function journalAfterCursorCommand(unit: string, cursor: string, maxLines
     '--no-pager',
     '-o',
     'json',
+    // Fields over 4096 bytes (SGLang's server_args line) are null without it; journal-json.ts caps what is kept.
+    '--all',
     '-u',
     assertUnitName(unit),
     '--after-cursor',
@@ -39,6 +43,8 @@ export function journalFollowCommand(unit: string, lines: number): string {
     '--no-pager',
     '-o',
     'json',
+    // Fields over 4096 bytes (SGLang's server_args line) are null without it; journal-json.ts caps what is kept.
+    '--all',
     '-f',
     '-u',
     assertUnitName(unit),
@@ -52,7 +58,7 @@ export function journalFollowCommand(unit: string, lines: number): string {
  * empty only when the journal is.
  */
 export function journalPositionCommand(): string {
-  return shellCommand(['journalctl', '--no-pager', '-o', 'json', '-n', '1']);
+  return shellCommand(['journalctl', '--no-pager', '-o', 'json', '--all', '-n', '1']);
 }
 
 /**
@@ -71,6 +77,8 @@ export function journalFollowUnitsCommand(
     '--no-pager',
     '-o',
     'json',
+    // Fields over 4096 bytes (SGLang's server_args line) are null without it; journal-json.ts caps what is kept.
+    '--all',
     ...(fields ? [`--output-fields=${fields.join(',')}`] : []),
     '--follow',
     ...units.flatMap((u) => ['-u', assertUnitName(u)]),
@@ -97,6 +105,8 @@ export function journalWindowCommand(
     '--no-pager',
     '-o',
     'json',
+    // Fields over 4096 bytes (SGLang's server_args line) are null without it; journal-json.ts caps what is kept.
+    '--all',
     ...units.flatMap((u) => ['-u', assertUnitName(u)]),
     '--since',
     `@${Math.floor(fromMs / 1000)}`,

@@ -1,8 +1,11 @@
-// Parsing `journalctl -o json` output (one JSON object per line) into JournalLines.
-// journald quirks handled: MESSAGE is an array of bytes when not valid UTF-8 and null when larger than
-// 4096 bytes without --all; systemd's own lines about a unit carry UNIT= rather than _SYSTEMD_UNIT=;
-// numbers arrive as strings.
+// Parsing `journalctl -o json --all` output (one JSON object per line) into JournalLines, as journald gives it:
+// MESSAGE is an array of bytes when it is not printable UTF-8 (a `\r`, invalid bytes) and null when larger than
+// 4096 bytes without --all; a progress bar arrives as one entry of `\r`-joined redraws (journald splits a stream
+// only on newlines), shown as its last redraw; systemd's own lines about a unit carry UNIT= rather than
+// _SYSTEMD_UNIT=; numbers arrive as strings. Secrets (API keys, tokens) are removed here, so no screen, CLI or
+// file downstream ever holds them.
 import type { JournalEntry } from '@shared/contract';
+import { redactSecrets } from '../store/recording/redact';
 
 /** Longest message kept per line: the UI shows a log, not a core dump. */
 export const MAX_MESSAGE_CHARS = 8192;
@@ -136,5 +139,18 @@ function messageOf(m: unknown): string {
     s = new TextDecoder('utf-8').decode(Uint8Array.from(m as number[]));
   else if (m === null) s = '[message larger than 4096 bytes; journalctl --all shows it]';
   else s = '';
-  return s.length > MAX_MESSAGE_CHARS ? `${s.slice(0, MAX_MESSAGE_CHARS)}… [cut]` : s;
+  s = lastRedraw(s);
+  const kept =
+    s.length > MAX_MESSAGE_CHARS
+      ? `${s.slice(0, MAX_MESSAGE_CHARS)}… [cut at ${MAX_MESSAGE_CHARS} of ${s.length} characters]`
+      : s;
+  return redactSecrets(kept);
+}
+
+/** A line redrawn with carriage returns (tqdm) as a terminal would leave it: its last non-empty redraw. */
+export function lastRedraw(s: string): string {
+  if (!s.includes('\r')) return s;
+  const parts = s.split('\r');
+  for (let i = parts.length - 1; i >= 0; i--) if (parts[i].trim() !== '') return parts[i];
+  return '';
 }

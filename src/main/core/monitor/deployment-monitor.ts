@@ -31,7 +31,8 @@ import { isKvMissing, serverInfoCapacity, type KvMissing } from '../probes/sglan
 import { extractKv } from '../signals/evaluate/kv-usage';
 import { httpGet } from '../ssh/http-agent';
 import { readGpuStatus } from '../probes/gpu';
-import { UnitJournalTail } from '../journal/unit-tail';
+import { UnitJournalTail, type JournalSubscription } from '../journal/unit-tail';
+import { UnitEvidenceTracker } from '../journal/unit-evidence';
 import { HostJournalFollow } from '../journal/host-follow';
 
 /** Polls a probe may go unanswered before the link is called stale (see the end of a poll). */
@@ -98,6 +99,8 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   private stopped = false;
   private readonly tails = new Map<string, UnitJournalTail>();
   private readonly follow: HostJournalFollow;
+  /** Per unit: what its journal says about exits, errors and loads, read from the tail the unit has anyway. */
+  private readonly evidence = new Map<string, { tracker: UnitEvidenceTracker; sub: JournalSubscription }>();
 
   constructor(
     readonly hostId: string,
@@ -122,6 +125,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.watchEvidence();
     if (!this.opts.externalTicks) this.schedule(0);
     this.scheduleGpu(GPU_FIRST_READ_MS);
   }
@@ -133,9 +137,30 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     this.timer = null;
     if (this.gpuTimer) this.opts.clock.clearTimeout(this.gpuTimer);
     this.gpuTimer = null;
+    for (const e of this.evidence.values()) e.sub.dispose();
+    this.evidence.clear();
     for (const t of this.tails.values()) t.close();
     this.tails.clear();
     this.follow.close();
+  }
+
+  /** Follows every unit's journal for its evidence (the backlog first, then each new line). */
+  private watchEvidence(): void {
+    const units = [
+      ...this.deployment.services.filter((s) => s.hostId === this.hostId).map((s) => s.unit),
+      ...this.peerUnits().map((p) => p.unit),
+    ];
+    for (const unit of new Set(units)) {
+      if (this.evidence.has(unit)) continue;
+      const tracker = new UnitEvidenceTracker(unit);
+      const sub = this.journalTail(unit).subscribe(tracker);
+      // The backlog is what the journal said before the monitor started: read it into the same evidence.
+      sub.backlog.then(
+        (lines) => tracker.backlog(lines),
+        (err: Error) => tracker.onError(err.message),
+      );
+      this.evidence.set(unit, { tracker, sub });
+    }
   }
 
   /** The one journal tail of a unit of this host; listeners subscribe to it (see UnitJournalTail). */
@@ -304,7 +329,13 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     ].map((o) => {
       const unit = 'error' in systemd ? undefined : systemd.units.get(o.unit);
       if (o.metrics?.ok) anyTraffic = true;
-      return { ...o, systemd: unit, systemdError: 'error' in systemd ? systemd.error : undefined };
+      const evidence = this.evidence.get(o.unit)?.tracker.evidence;
+      return {
+        ...o,
+        systemd: unit,
+        systemdError: 'error' in systemd ? systemd.error : undefined,
+        ...(evidence ? { evidence } : {}),
+      };
     });
     for (const o of out.slice(0, perService.length)) {
       const mem = this.memoryFor(serviceId(o));

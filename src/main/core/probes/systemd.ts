@@ -12,7 +12,12 @@ export const SHOW_PROPERTIES = [
   'NRestarts',
   'Result',
   'ExecMainStatus',
+  'ExecMainCode',
+  'Restart',
   'ActiveEnterTimestamp',
+  'StateChangeTimestamp',
+  'ExecMainStartTimestamp',
+  'InactiveEnterTimestamp',
   'MemoryCurrent',
   'ExecStart',
 ] as const;
@@ -83,11 +88,27 @@ export function parseSystemctlShow(
       activeEnterTimestamp: parseSystemdTimestamp(b.get('ActiveEnterTimestamp') ?? '', tzOffsetMinutes),
       memoryCurrentBytes: toBytes(b.get('MemoryCurrent')),
       execStart: b.get('ExecStart'),
+      ...(b.has('ExecMainCode') ? { execMainCode: toInt(b.get('ExecMainCode')) } : {}),
+      ...(b.has('ExecMainStatus') ? { execMainStatus: toInt(b.get('ExecMainStatus')) } : {}),
+      ...(b.get('Restart') ? { restartPolicy: b.get('Restart') } : {}),
+      ...timestamp('stateChangeTimestamp', b.get('StateChangeTimestamp'), tzOffsetMinutes),
+      ...timestamp('execMainStartTimestamp', b.get('ExecMainStartTimestamp'), tzOffsetMinutes),
+      ...timestamp('inactiveEnterTimestamp', b.get('InactiveEnterTimestamp'), tzOffsetMinutes),
     });
   });
   for (const u of units)
     if (!result.has(u)) throw new SystemdParseError(`systemctl show printed nothing for ${u}`);
   return result;
+}
+
+/** A timestamp property, only when systemd printed it (an older systemd may not know the property). */
+function timestamp<K extends string>(
+  key: K,
+  v: string | undefined,
+  tzOffsetMinutes: number,
+): Partial<Record<K, number | null>> {
+  if (v === undefined) return {};
+  return { [key]: parseSystemdTimestamp(v, tzOffsetMinutes) } as Partial<Record<K, number | null>>;
 }
 
 function toInt(v: string | undefined): number {

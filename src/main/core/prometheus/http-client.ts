@@ -2,19 +2,34 @@
 // for a URL the laptop reaches directly. A small typed client rather than the `prometheus-query` package: that
 // one sends through axios/fetch with its own transport, so it could neither ride the ssh2 direct-tcpip agent nor
 // keep the app's size cap and real-time timeout, and it throws its own error shapes that would still need
-// translating into what the operator should change. The HTTP API is five GETs and one POST; zod checks each answer.
-import http from 'node:http';
+// translating into what the operator should change. The HTTP API is five GETs and one POST. An https URL is
+// spoken to in TLS (through the tunnel too), verified against the system's CAs and the operator's CA file; the
+// answer is read as it arrives and bounded in series and points (answer-reader.ts); credentials go only to the
+// scheme, host and port they were given for.
+import type http from 'node:http';
 import { z } from 'zod';
-import { boundedRequest, HttpError, type BoundedResponse } from '../ssh/http-agent';
+import { boundedRequest, DirectAgent, HttpError, type BoundedResponse } from '../ssh/http-agent';
 import type { SecretStore } from '../ssh/prompts';
+import { CaFileError, systemTrust, trustWithCaFile, type TrustStore } from '../ssh/trust-store';
+import {
+  AnswerLimitError,
+  AnswerReader,
+  AnswerShapeError,
+  promNumber,
+  type ReadAnswer,
+} from './answer-reader';
 import type { PromApi, PromFailure, PromRangeResult, PromRangeSeries, PromTarget } from './prom-api';
 
 /** Credentials in front of a Prometheus (web.config.yml basic_auth_users, or a proxy that wants a bearer token). */
 export type PromAuth = { kind: 'basic'; user: string } | { kind: 'bearer' };
 
-/** The SecretStore key of a Prometheus password or token: one per base URL and kind, like `ssh-key-passphrase:FILE`. */
+/**
+ * The SecretStore key of a Prometheus password or token: bound to the scheme, host and port it was given for
+ * (the URL's origin), so it is never looked up — nor sent — for another, not even the same host in plain http.
+ */
 export function promSecretKey(baseUrl: string, auth: PromAuth): string {
-  return auth.kind === 'basic' ? `prometheus-basic:${auth.user}@${baseUrl}` : `prometheus-bearer:${baseUrl}`;
+  const origin = new URL(baseUrl).origin;
+  return auth.kind === 'basic' ? `prometheus-basic:${auth.user}@${origin}` : `prometheus-bearer:${origin}`;
 }
 
 export interface PromHttpClientOptions {
@@ -28,9 +43,22 @@ export interface PromHttpClientOptions {
   agent?: () => http.Agent;
   auth?: PromAuth;
   secrets?: SecretStore;
+  /** PEM file of the CA that signed an https Prometheus' certificate, trusted besides the system's CAs. */
+  caFile?: string;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Series one answer may hold; more is refused. */
+  maxSeries?: number;
+  /** Points one answer may hold (after one per step of a range query's grid); more is refused. */
+  maxPoints?: number;
 }
+
+/** The app's queries aggregate to a few series; an answer with more than this is refused, not drawn. */
+export const MAX_SERIES_PER_ANSWER = 1_000;
+/** About 50 MB of points; a chart asks for ~1,000 per series. */
+export const MAX_POINTS_PER_ANSWER = 1_000_000;
+/** Redirects followed within the Prometheus' own origin (a proxy's path rewrite); another origin is refused. */
+const MAX_REDIRECTS = 3;
 
 /** Thrown by every PromApi method: `failure` says what failed, on which query, and what to change. */
 export class PromRequestError extends Error {
@@ -56,20 +84,6 @@ const envelope = z.object({
   warnings: z.array(z.string()).optional(),
   infos: z.array(z.string()).optional(),
 });
-
-const sample = z.tuple([z.number(), z.string()]);
-const queryData = z.discriminatedUnion('resultType', [
-  z.object({
-    resultType: z.literal('matrix'),
-    result: z.array(z.object({ metric: z.record(z.string(), z.string()), values: z.array(sample) })),
-  }),
-  z.object({
-    resultType: z.literal('vector'),
-    result: z.array(z.object({ metric: z.record(z.string(), z.string()), value: sample })),
-  }),
-  z.object({ resultType: z.literal('scalar'), result: sample }),
-  z.object({ resultType: z.literal('string'), result: z.tuple([z.number(), z.string()]) }),
-]);
 
 const targetsData = z.object({
   activeTargets: z.array(
@@ -110,31 +124,23 @@ export function parsePromDurationS(text: string): number | null {
   return matched > 0 && matched === text.length ? total : null;
 }
 
-function parseValue(text: string): number {
-  // Prometheus writes NaN and infinities as "NaN", "+Inf", "-Inf"; Number() reads "+Inf" as NaN.
-  if (text === '+Inf' || text === 'Inf') return Infinity;
-  if (text === '-Inf') return -Infinity;
-  return Number(text);
-}
-
-function toPoints(values: [number, string][]): [number, number][] {
-  return values.map(([t, v]) => [t, parseValue(v)]);
-}
-
 export class PromHttpClient implements PromApi {
   readonly label: string;
   private readonly baseUrl: string;
+  private readonly origin: string;
   private readonly ownAgent: http.Agent | null;
   private readonly agentOf: () => http.Agent;
+  private trust: TrustStore | undefined;
 
   constructor(private readonly opts: PromHttpClientOptions) {
     this.label = opts.label;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.origin = new URL(this.baseUrl).origin;
     if (opts.agent) {
       this.ownAgent = null;
       this.agentOf = opts.agent;
     } else {
-      const own = new http.Agent({ keepAlive: true, maxSockets: 4 });
+      const own = new DirectAgent({ keepAlive: true, maxSockets: 4 });
       this.ownAgent = own;
       this.agentOf = () => own;
     }
@@ -154,8 +160,16 @@ export class PromHttpClient implements PromApi {
       step: String(stepS),
     });
     const ctx: Ctx = { what: `query_range ${expr}`, query: expr, startS, endS, stepS };
-    const { data, warnings, bytes } = await this.call('POST', '/api/v1/query_range', form, ctx, signal);
-    return { series: this.series(data, ctx), bytes, warnings };
+    const grid = { startS, endS, stepS };
+    const { answer, warnings, bytes } = await this.call(
+      'POST',
+      '/api/v1/query_range',
+      form,
+      ctx,
+      signal,
+      grid,
+    );
+    return { series: this.series(answer, ctx), bytes, warnings: [...warnings, ...answer.notes] };
   }
 
   async query(expr: string, timeS?: number, signal?: AbortSignal): Promise<PromRangeResult> {
@@ -164,13 +178,14 @@ export class PromHttpClient implements PromApi {
       ...(timeS === undefined ? {} : { time: String(timeS) }),
     });
     const ctx: Ctx = { what: `query ${expr}`, query: expr };
-    const { data, warnings, bytes } = await this.call('POST', '/api/v1/query', form, ctx, signal);
-    return { series: this.series(data, ctx), bytes, warnings };
+    const { answer, warnings, bytes } = await this.call('POST', '/api/v1/query', form, ctx, signal, null);
+    return { series: this.series(answer, ctx), bytes, warnings: [...warnings, ...answer.notes] };
   }
 
   async targets(signal?: AbortSignal): Promise<PromTarget[]> {
     const ctx: Ctx = { what: '/api/v1/targets' };
-    const { data } = await this.call('GET', '/api/v1/targets?state=active', null, ctx, signal);
+    const { answer } = await this.call('GET', '/api/v1/targets?state=active', null, ctx, signal, 'whole');
+    const data = answer.data;
     const parsed = targetsData.safeParse(data);
     if (!parsed.success) throw this.garbage(ctx, 'the targets list is not in the /api/v1/targets shape');
     return parsed.data.activeTargets.map((t) => ({
@@ -188,7 +203,8 @@ export class PromHttpClient implements PromApi {
 
   async configYaml(signal?: AbortSignal): Promise<string> {
     const ctx: Ctx = { what: '/api/v1/status/config' };
-    const { data } = await this.call('GET', '/api/v1/status/config', null, ctx, signal);
+    const { answer } = await this.call('GET', '/api/v1/status/config', null, ctx, signal, 'whole');
+    const data = answer.data;
     const parsed = configData.safeParse(data);
     if (!parsed.success) throw this.garbage(ctx, 'the answer has no `yaml` field');
     return parsed.data.yaml;
@@ -196,7 +212,8 @@ export class PromHttpClient implements PromApi {
 
   async retentionS(signal?: AbortSignal): Promise<number | null> {
     const ctx: Ctx = { what: '/api/v1/status/flags' };
-    const { data } = await this.call('GET', '/api/v1/status/flags', null, ctx, signal);
+    const { answer } = await this.call('GET', '/api/v1/status/flags', null, ctx, signal, 'whole');
+    const data = answer.data;
     const parsed = flagsData.safeParse(data);
     if (!parsed.success) throw this.garbage(ctx, 'the flags are not a name → value map');
     // VictoriaMetrics has no such flag (it answers retentionPeriod elsewhere): unknown, not an error.
@@ -209,25 +226,46 @@ export class PromHttpClient implements PromApi {
     this.ownAgent?.destroy();
   }
 
-  private series(data: unknown, ctx: Ctx): PromRangeSeries[] {
-    const parsed = queryData.safeParse(data);
-    if (!parsed.success) throw this.garbage(ctx, 'the result is not a Prometheus matrix, vector or scalar');
-    const d = parsed.data;
-    switch (d.resultType) {
+  private series(answer: ReadAnswer, ctx: Ctx): PromRangeSeries[] {
+    switch (answer.resultType) {
       case 'matrix':
-        return d.result.map((s) => ({ metric: s.metric, values: toPoints(s.values) }));
-      case 'vector':
-        return d.result.map((s) => ({ metric: s.metric, values: toPoints([s.value]) }));
-      case 'scalar':
-        return [{ metric: {}, values: toPoints([d.result]) }];
+      case 'vector': {
+        const want = answer.resultType === 'matrix' ? 'values' : 'value';
+        if (answer.seriesKind !== null && answer.seriesKind !== want)
+          throw this.garbage(
+            ctx,
+            `its ${answer.resultType} holds series that are not in the ${answer.resultType} shape`,
+          );
+        // An empty result must be an empty list: anything else there is not the API's answer.
+        if (answer.series.length === 0 && !this.emptyResult(answer))
+          throw this.garbage(ctx, `the result is not a Prometheus ${answer.resultType}`);
+        return answer.series;
+      }
+      case 'scalar': {
+        // A scalar is one [time, "value"] pair: a few dozen bytes, read from the kept head of the body.
+        const parsed = answer.complete ? scalarData.safeParse(safeJson(answer.head)) : null;
+        if (!parsed?.success) throw this.garbage(ctx, 'the scalar is not a [time, "value"] pair');
+        const [t, text] = parsed.data.data.result;
+        const v = promNumber(text);
+        return [{ metric: {}, values: v === null ? [] : [[t, v]] }];
+      }
       case 'string':
         throw this.garbage(ctx, 'the query returned a string, not numbers');
+      default:
+        throw this.garbage(ctx, 'the result is not a Prometheus matrix, vector or scalar');
     }
   }
 
-  private async headers(): Promise<Record<string, string>> {
+  private emptyResult(answer: ReadAnswer): boolean {
+    if (!answer.complete) return false;
+    const r = (safeJson(answer.head) as { data?: { result?: unknown } } | undefined)?.data?.result;
+    return Array.isArray(r) && r.length === 0;
+  }
+
+  /** The Authorization header, for a request to the origin the credentials were given for and no other. */
+  private async headers(url: string): Promise<Record<string, string>> {
     const auth = this.opts.auth;
-    if (!auth) return {};
+    if (!auth || new URL(url).origin !== this.origin) return {};
     const key = promSecretKey(this.baseUrl, auth);
     const secret = (await this.opts.secrets?.get(key)) ?? null;
     if (secret === null) {
@@ -250,12 +288,13 @@ export class PromHttpClient implements PromApi {
     path: string,
     form: URLSearchParams | null,
     ctx: Ctx,
-    signal?: AbortSignal,
-  ): Promise<{ data: unknown; warnings: string[]; bytes: number }> {
-    const url = this.baseUrl + path;
+    signal: AbortSignal | undefined,
+    shape: { startS: number; endS: number; stepS: number } | null | 'whole',
+  ): Promise<{ answer: ReadAnswer; warnings: string[]; bytes: number }> {
     const body = form ? Buffer.from(form.toString(), 'utf8') : undefined;
     const timeoutMs = this.opts.timeoutMs ?? 30_000;
     const maxBytes = this.opts.maxBytes ?? 32 * 1024 * 1024;
+    const q = ctx.query ? { query: ctx.query } : {};
     let agent: http.Agent;
     try {
       agent = this.agentOf();
@@ -264,38 +303,93 @@ export class PromHttpClient implements PromApi {
         code: 'unreachable',
         message: `${ctx.what}: ${this.label} cannot be reached: ${(e as Error).message}`,
         fix: 'Reconnect the host the Prometheus is reached through.',
+        ...q,
+      });
+    }
+    let url = this.baseUrl + path;
+    for (let hop = 0; ; hop++) {
+      let reader: AnswerReader | null = null;
+      let res: BoundedResponse;
+      try {
+        res = await boundedRequest(
+          agent,
+          {
+            method,
+            url,
+            headers: {
+              accept: 'application/json',
+              'accept-encoding': 'identity',
+              ...(await this.headers(url)),
+              ...(body
+                ? {
+                    'content-type': 'application/x-www-form-urlencoded',
+                    'content-length': String(body.length),
+                  }
+                : {}),
+            },
+            ...(body ? { body } : {}),
+            ...(signal ? { signal } : {}),
+            ...(url.startsWith('https:') ? { trust: this.trustStore(ctx) } : {}),
+            sink: (head) => {
+              if (isRedirect(head.status)) return null;
+              reader = new AnswerReader({
+                shape: shape === 'whole' ? 'whole' : 'series',
+                ...(shape && shape !== 'whole' ? { grid: shape } : {}),
+                maxSeries: this.opts.maxSeries ?? MAX_SERIES_PER_ANSWER,
+                maxPoints: this.opts.maxPoints ?? MAX_POINTS_PER_ANSWER,
+              });
+              return reader;
+            },
+          },
+          { timeoutMs, maxBytes },
+          {
+            tooLarge: `answer larger than ${Math.round(maxBytes / 1024 / 1024)} MB`,
+            timeout: `no complete answer within ${timeoutMs / 1000} s`,
+            failed: (e) => e.message,
+          },
+        );
+      } catch (e) {
+        throw this.transportFailure(e as Error, ctx, url, signal?.aborted === true);
+      }
+      const location = res.headers.location;
+      if (isRedirect(res.status) && typeof location === 'string') {
+        const next = new URL(location, url);
+        const shown = withoutUserinfo(next);
+        if (next.origin !== this.origin)
+          this.fail({
+            code: 'bad-query',
+            message: `${ctx.what}: ${this.label} answered with a redirect to ${shown}, another scheme, host or port than ${this.origin}; not followed (neither the query nor any credentials go there)`,
+            fix: `If that is the same Prometheus, give its URL (${next.origin}${this.baseUrl.slice(this.origin.length)}) instead.`,
+            ...q,
+          });
+        if (hop >= MAX_REDIRECTS)
+          this.fail({
+            code: 'bad-query',
+            message: `${ctx.what}: ${this.label} redirected more than ${MAX_REDIRECTS} times (last to ${shown})`,
+            fix: 'Check the URL: it must be the Prometheus base URL (with its --web.route-prefix, if any).',
+            ...q,
+          });
+        url = next.toString();
+        continue;
+      }
+      return this.decode(res, reader, ctx);
+    }
+  }
+
+  /** What an https request is verified against; a CA file that cannot be read fails the request, by name. */
+  private trustStore(ctx: Ctx): TrustStore {
+    try {
+      this.trust ??= this.opts.caFile ? trustWithCaFile(this.opts.caFile) : systemTrust();
+      return this.trust;
+    } catch (e) {
+      if (!(e instanceof CaFileError)) throw e;
+      throw new PromRequestError({
+        code: 'tls',
+        message: `${ctx.what}: ${this.label}: ${e.message}`,
+        fix: 'Fix the CA file in the Prometheus settings (the PEM file of the CA that signed its certificate).',
         ...(ctx.query ? { query: ctx.query } : {}),
       });
     }
-    let res: BoundedResponse;
-    try {
-      res = await boundedRequest(
-        agent,
-        {
-          method,
-          url,
-          headers: {
-            accept: 'application/json',
-            'accept-encoding': 'identity',
-            ...(await this.headers()),
-            ...(body
-              ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) }
-              : {}),
-          },
-          ...(body ? { body } : {}),
-          ...(signal ? { signal } : {}),
-        },
-        { timeoutMs, maxBytes },
-        {
-          tooLarge: `answer larger than ${Math.round(maxBytes / 1024 / 1024)} MB`,
-          timeout: `no complete answer within ${timeoutMs / 1000} s`,
-          failed: (e) => e.message,
-        },
-      );
-    } catch (e) {
-      throw this.transportFailure(e as Error, ctx, url, signal?.aborted === true);
-    }
-    return this.decode(res, ctx);
   }
 
   private transportFailure(e: Error, ctx: Ctx, url: string, aborted: boolean): PromRequestError {
@@ -304,6 +398,14 @@ export class PromHttpClient implements PromApi {
     if (aborted) {
       return new PromRequestError({ code: 'timeout', message: `${ctx.what}: cancelled`, ...q });
     }
+    if (e instanceof AnswerLimitError)
+      return new PromRequestError({
+        code: 'too-many-samples',
+        message: `${ctx.what}: ${this.label} answered more than was asked: ${e.message}`,
+        fix: e.fix,
+        ...q,
+      });
+    if (e instanceof AnswerShapeError) return this.garbage(ctx, e.message);
     if (e instanceof HttpError && e.code === 'timeout') {
       return new PromRequestError({
         code: 'timeout',
@@ -322,6 +424,16 @@ export class PromHttpClient implements PromApi {
         ...q,
       });
     }
+    if (e instanceof HttpError && e.code === 'tls') {
+      return new PromRequestError({
+        code: 'tls',
+        message: `${ctx.what}: ${this.label}: ${e.message}`,
+        fix: this.opts.caFile
+          ? `Check that ${this.opts.caFile} (the CA file in the Prometheus settings) holds the CA that signed this certificate, and that the URL's host is the name on it.`
+          : "If this Prometheus uses a certificate of a private CA, name that CA's PEM file in the Prometheus settings (CA file; `--prometheus-ca FILE` for the CLI). Check that the URL's host is the name on the certificate.",
+        ...q,
+      });
+    }
     return new PromRequestError({
       code: 'unreachable',
       message: `${ctx.what}: ${url} (${this.label}) cannot be reached: ${e.message}`,
@@ -330,7 +442,11 @@ export class PromHttpClient implements PromApi {
     });
   }
 
-  private decode(res: BoundedResponse, ctx: Ctx): { data: unknown; warnings: string[]; bytes: number } {
+  private decode(
+    res: BoundedResponse,
+    reader: AnswerReader | null,
+    ctx: Ctx,
+  ): { answer: ReadAnswer; warnings: string[]; bytes: number } {
     const q = ctx.query ? { query: ctx.query } : {};
     if (res.status === 401 || res.status === 403) {
       return this.fail({
@@ -342,18 +458,22 @@ export class PromHttpClient implements PromApi {
         ...q,
       });
     }
-    let json: unknown;
+    let answer: ReadAnswer;
     try {
-      json = JSON.parse(res.body);
-    } catch {
-      json = undefined;
+      answer = reader
+        ? reader.result()
+        : { json: false, head: res.body, complete: true, series: [], seriesKind: null, notes: [] };
+    } catch (e) {
+      if (e instanceof AnswerShapeError) throw this.garbage(ctx, e.message);
+      throw e;
     }
-    const env = envelope.safeParse(json);
-    if (!env.success) {
+    const env = answer.json ? envelope.safeParse(answer) : null;
+    if (!env?.success) {
+      const quoted = snippet(answer.head);
       if (res.status >= 500) {
         return this.fail({
           code: 'server-error',
-          message: `${ctx.what}: ${this.label} answered HTTP ${res.status}: ${snippet(res.body)}`,
+          message: `${ctx.what}: ${this.label} answered HTTP ${res.status}: ${quoted}`,
           fix: 'Prometheus (or a proxy in front of it) failed; look at its log.',
           ...q,
         });
@@ -361,28 +481,29 @@ export class PromHttpClient implements PromApi {
       if (res.status >= 400) {
         return this.fail({
           code: 'bad-query',
-          message: `${ctx.what}: ${this.label} answered HTTP ${res.status}: ${snippet(res.body)}`,
+          message: `${ctx.what}: ${this.label} answered HTTP ${res.status}: ${quoted}`,
           fix: 'Check the URL: it must be the Prometheus base URL (with its --web.route-prefix, if any).',
           ...q,
         });
       }
       return this.fail({
         code: 'garbage',
-        message: `${ctx.what}: ${this.label} answered HTTP ${res.status} with something that is not the Prometheus API's JSON: ${snippet(res.body)}`,
+        message: `${ctx.what}: ${this.label} answered HTTP ${res.status} with something that is not the Prometheus API's JSON: ${quoted}`,
         fix: 'Check that the URL points at Prometheus (or Thanos, VictoriaMetrics, Mimir) and not at another service.',
         ...q,
       });
     }
-    const { status, data, errorType, error, warnings, infos } = env.data;
+    const { status, errorType, error, warnings, infos } = env.data;
     if (status === 'error') return this.fail(this.apiFailure(res.status, errorType ?? '', error ?? '', ctx));
-    if (res.status !== 200 || data === undefined) {
+    const hasData = answer.data !== undefined || answer.resultType !== undefined || answer.series.length > 0;
+    if (res.status !== 200 || !hasData) {
       return this.fail({
         code: 'garbage',
         message: `${ctx.what}: ${this.label} answered HTTP ${res.status} "success" without data`,
         ...q,
       });
     }
-    return { data, warnings: [...(warnings ?? []), ...(infos ?? [])], bytes: res.bytes.length };
+    return { answer, warnings: [...(warnings ?? []), ...(infos ?? [])], bytes: res.received };
   }
 
   /** Prometheus' own error answers (errorType + error), turned into what the operator should change. */
@@ -458,6 +579,28 @@ interface Ctx {
   endS?: number;
   stepS?: number;
 }
+
+const isRedirect = (status: number): boolean => [301, 302, 303, 307, 308].includes(status);
+
+/** A URL as shown in messages: never with the user and password it may carry. */
+function withoutUserinfo(u: URL): string {
+  const c = new URL(u);
+  c.username = '';
+  c.password = '';
+  return c.toString();
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const scalarData = z.object({
+  data: z.object({ result: z.tuple([z.number(), z.string()]) }),
+});
 
 function snippet(body: string): string {
   const one = body.replace(/\s+/g, ' ').trim();

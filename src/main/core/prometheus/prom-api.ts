@@ -38,6 +38,7 @@ export interface PromTarget {
 export interface PromFailure {
   code:
     | 'unreachable'
+    | 'tls'
     | 'timeout'
     | 'auth'
     | 'bad-query'

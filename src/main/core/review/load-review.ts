@@ -89,8 +89,9 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
   const cached = cache ? await cache.has(stamp).catch(() => false) : false;
   const overview = opts.noOverview ? null : await readOverview(path, { series: reviewSeries(new Map()) });
   // A file that was never closed has no overview of its last stretch (up to 10 min): when that is much of it
-  // (a short session killed), the full read is the first screen.
-  if (overview && overview.members > 0 && overview.uncoveredBytes <= st.size / 5) {
+  // (a short session killed), the full read is the first screen. So is it when the overview is damaged: the
+  // review is rebuilt from the data, which the damage did not touch.
+  if (overview && overview.members > 0 && !overview.damage && overview.uncoveredBytes <= st.size / 5) {
     // 1.3: the signals at overview resolution are in the file; 1.2: computed from the overview's scrape rows.
     const data = overview.tables.length
       ? tableReviewData(overview.recording, overview.tables as TableRecord[])
@@ -233,10 +234,16 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
       };
     }
   }
+  const reading = performance.now();
   const { rec, seen } = await readFull(path);
   const data = buildReviewData(rec, seen);
   const note = formatNote(rec.header.minorVersion);
   if (note && !opts.noOverview) data.warnings.push(note);
+  // Said of this open only: the next one opens from the cache entry.
+  const rebuilt = overview?.damage
+    ? `The review was rebuilt from the recording's data in ${((performance.now() - reading) / 1000).toFixed(1)} s, as its overview is damaged.`
+    : null;
+  if (rebuilt) data.warnings.push(rebuilt);
   const openMs = performance.now() - started;
   return {
     data,
@@ -245,7 +252,13 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     detail: 'full',
     openMs,
     stamp,
-    cached: cacheLater(path, stamp, data, rec.journal, opts),
+    cached: cacheLater(
+      path,
+      stamp,
+      rebuilt ? { ...data, warnings: data.warnings.filter((w) => w !== rebuilt) } : data,
+      rec.journal,
+      opts,
+    ),
     full: Promise.resolve(),
     needFull: () => undefined,
     firstScreenServed: () => undefined,

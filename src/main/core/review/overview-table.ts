@@ -229,6 +229,7 @@ export class OverviewTableBuilder implements OverviewTable {
       health: this.healths,
       journal: [],
       warnings: [],
+      derivedDamage: [],
       stats: { fileBytes: 0, decodedBytes: 0, records: 0, scrapes: 0, samples: 0 },
     };
   }

@@ -12,9 +12,10 @@ import type {
   PrometheusStatus,
 } from '@shared/api/prometheus';
 import type { ServiceHost } from './service-host';
-import type { SecretStore } from '../ssh/prompts';
+import { memorySecrets, type SecretStore } from '../ssh/prompts';
 import { discoverPromUnits } from '../prometheus/discover-run';
-import { PromHttpClient, PromRequestError, promSecretKey, type PromAuth } from '../prometheus/http-client';
+import { PromHttpClient, PromRequestError, type PromAuth } from '../prometheus/http-client';
+import { preparePromSource } from '../prometheus/prom-source';
 import type { PromApi, PromTarget } from '../prometheus/prom-api';
 import { coverageOf, type EndpointCoverage } from '../prometheus/coverage';
 import { targetsFromConfigYaml } from '../prometheus/discover-config';
@@ -31,6 +32,8 @@ interface Source {
   url: string;
   viaHost?: string;
   auth?: PromAuth;
+  caFile?: string;
+  warnings: string[];
 }
 
 interface Chosen {
@@ -42,16 +45,8 @@ interface Chosen {
   promHostId?: string;
   engine?: PrometheusFoundUnit['engine'];
   auth?: PromAuth['kind'];
-}
-
-/** Session-only secrets where the shell has no keychain (browser mode, CLI): kept in memory, never on disk. */
-function memorySecrets(): SecretStore {
-  const m = new Map<string, string>();
-  return {
-    get: async (k) => m.get(k) ?? null,
-    set: async (k, v) => void m.set(k, v),
-    delete: async (k) => void m.delete(k),
-  };
+  caFile?: string;
+  warnings?: string[];
 }
 
 /** What the Prometheus service is given: the deployments (hosts and links), closes, the time of a status. */
@@ -128,19 +123,16 @@ export class PrometheusService {
       throw new Error(
         `host ${a.viaHost} is not part of this deployment; pick one of its hosts to tunnel through`,
       );
-    const url = a.url.replace(/\/+$/, '');
-    let auth: PromAuth | undefined;
-    if (a.auth) {
-      auth = a.auth.kind === 'basic' ? { kind: 'basic', user: a.auth.user } : { kind: 'bearer' };
-      await this.secrets.set(
-        promSecretKey(url, auth),
-        a.auth.kind === 'basic' ? a.auth.password : a.auth.token,
-      );
-    }
+    const src = await preparePromSource(
+      { url: a.url, ...(a.auth ? { auth: a.auth } : {}), ...(a.caFile ? { caFile: a.caFile } : {}) },
+      this.secrets,
+    );
     this.sources.set(a.deploymentId, {
-      url,
+      url: src.url,
       ...(a.viaHost ? { viaHost: a.viaHost } : {}),
-      ...(auth ? { auth } : {}),
+      ...(src.auth ? { auth: src.auth } : {}),
+      ...(src.caFile ? { caFile: src.caFile } : {}),
+      warnings: src.warnings,
     });
     return this.status(a.deploymentId);
   }
@@ -178,6 +170,8 @@ export class PrometheusService {
       ...(chosen.viaHost ? { viaHost: labels[chosen.viaHost] ?? chosen.viaHost } : {}),
       ...(chosen.engine ? { engine: chosen.engine } : {}),
       ...(chosen.auth ? { auth: chosen.auth } : {}),
+      ...(chosen.caFile ? { caFile: chosen.caFile } : {}),
+      ...(chosen.warnings?.length ? { warnings: chosen.warnings } : {}),
     };
     let targets: PromTarget[];
     try {
@@ -355,12 +349,15 @@ export class PrometheusService {
           `${given.url}${via ? ` via ${labels[via] ?? via}` : ''}`,
           via,
           given.auth,
+          given.caFile,
         ),
         label: `${given.url}${via ? ` via ${labels[via] ?? via}` : ''}`,
         kind: 'url',
         url: given.url,
         ...(via ? { viaHost: via, promHostId: via } : {}),
         ...(given.auth ? { auth: given.auth.kind } : {}),
+        ...(given.caFile ? { caFile: given.caFile } : {}),
+        warnings: given.warnings,
       };
     } else {
       // An active unit wins; among those, a Prometheus (it answers history queries) over a vmagent.
@@ -390,6 +387,7 @@ export class PrometheusService {
     label: string,
     viaHost?: string,
     auth?: PromAuth,
+    caFile?: string,
   ): PromApi {
     return new PromHttpClient({
       baseUrl: url,
@@ -398,6 +396,7 @@ export class PrometheusService {
         ? { agent: () => this.core.deployments.resolve(deploymentId).connection(viaHost).httpAgent() }
         : {}),
       ...(auth ? { auth } : {}),
+      ...(caFile ? { caFile } : {}),
       secrets: this.secrets,
     });
   }

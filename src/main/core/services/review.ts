@@ -27,7 +27,7 @@ import type {
 import { type RequestArgs, type RequestName } from '@shared/contract';
 import { validateArgs } from '@shared/schemas';
 import { MAX_UPLOAD_BYTES, REVIEW_ID_PREFIX, UPLOAD_CHUNK_BYTES } from '@shared/api/review';
-import type { AppEvent, DeploymentConfig, DeploymentSummary, HostConfig } from '@shared/domain';
+import type { AppEvent, DeploymentConfig, DeploymentSummary, HostConfig, ReviewSource } from '@shared/domain';
 import type { ApiEventSource, ServiceHost } from './service-host';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
@@ -318,9 +318,16 @@ export class ReviewService implements DeploymentSource {
     // arrive with the full detail, as markers on the open review.
     // The state at the cursor is pushed again with it: the full read holds what the overview has not (the
     // router's own list of its workers), and a page showing it would otherwise wait for the cursor to move.
+    // What the open said of the file (warnings, span) is pushed again if the full detail says otherwise: a
+    // damaged stretch of data, a file cut after it was closed, a full read that failed.
+    const said = reviewFacts(this.summary(r).review);
     void loaded.full.then(() => {
       this.addEvents(r, loaded.data.events);
-      if (this.reviews.get(r.id) === r && loaded.detail === 'full') this.setCursor(r.id, r.cursor);
+      if (this.reviews.get(r.id) !== r) return;
+      if (loaded.detail === 'full') this.setCursor(r.id, r.cursor);
+      const review = this.summary(r).review;
+      if (review && reviewFacts(review) !== said)
+        this.core.emit('reviewUpdated', { deploymentId: r.id, review });
     });
     // The recent list is written after the answer: the first screen does not wait for a file write, and a
     // list that could not be written costs only its entry.
@@ -678,4 +685,9 @@ async function sameBytes(size: number, a: string, b: string): Promise<boolean> {
       .update(await readFile(p))
       .digest('hex');
   return size <= 256 * 1024 * 1024 && (await hash(a)) === (await hash(b));
+}
+
+/** What a review says of its file, to tell whether it changed. */
+function reviewFacts(r: ReviewSource | undefined): string {
+  return JSON.stringify(r && [r.warnings, r.closedCleanly, r.firstTs, r.lastTs]);
 }

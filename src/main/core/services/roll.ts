@@ -10,6 +10,7 @@ import { ApiError } from '../api-error';
 import { formatDuration } from '../actions/operation';
 import type { RollRun } from '../actions/roll-run';
 import { prepareRoll } from '../actions/roll-session';
+import { startRefusal } from '../actions/roll-plan';
 import type { RestartService } from './restart';
 import type { RollDeployments } from './roll-deployments';
 
@@ -120,15 +121,25 @@ export class RollService {
     this.starting.add(deploymentId);
     try {
       const prepared = await this.prepare(deploymentId, args.target);
-      if (prepared.plan.refused) {
+      const refusal = startRefusal(prepared.plan, args.withoutGpuCheck);
+      if (refusal) {
         prepared.dispose();
-        throw new ApiError('restart-refused', prepared.plan.refused);
+        throw new ApiError(
+          'restart-refused',
+          refusal,
+          prepared.plan.refused
+            ? prepared.plan.refusedHint
+            : 'Tick “Roll without the GPU check” only if you know nothing else runs on those GPUs.',
+        );
       }
       const requestedBy = args.requestedBy ?? (this.opts.userName ?? osUser)();
       let tracked: TrackedRoll | null = null;
-      const run = prepared.start((op) => {
-        if (tracked) this.changed(tracked, op);
-      });
+      const run = prepared.start(
+        (op) => {
+          if (tracked) this.changed(tracked, op);
+        },
+        { withoutGpuCheck: args.withoutGpuCheck === true },
+      );
       tracked = {
         deploymentId,
         run,
@@ -145,7 +156,11 @@ export class RollService {
         ...t.scope,
         severity: 'info',
         title: `${requestedBy} started a rolling restart of ${prepared.plan.targetText}`,
-        detail: `roll ${prepared.id}: ${prepared.plan.workers.map((w) => w.name).join(' → ')}`,
+        detail: `roll ${prepared.id}: ${prepared.plan.workers.map((w) => w.name).join(' → ')}${
+          args.withoutGpuCheck && prepared.plan.checks.some((c) => c.unreadable)
+            ? ' · chosen: roll without the GPU check where it cannot be read'
+            : ''
+        }`,
       });
       void run.done.then((end) => this.finished(t, end)).finally(() => prepared.dispose());
       this.push(t);

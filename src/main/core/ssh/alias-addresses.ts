@@ -3,11 +3,16 @@
 // the addresses that HostName resolves to. Fleet discovery asks "which alias reaches 10.1.0.13?" of this.
 import { promises as dns } from 'node:dns';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { readConfigFiles, type ConfigFile } from './config-files';
 import { lookupWithin, resolveHostOptions, type HostOptionsDeps } from './host-options';
-import { defaultGlobalKnownHosts, defaultSystemConfig, localUserName } from './ssh-options';
+import {
+  defaultGlobalKnownHosts,
+  defaultSystemConfig,
+  localUserName,
+  passwdHome,
+  sshHomes,
+} from './ssh-options';
 
 export interface AliasAddress {
   alias: string;
@@ -70,10 +75,11 @@ export async function defaultLookupAll(name: string, timeoutMs = 3000): Promise<
 /** The files read, in order, for messages ("no alias in ~/.ssh/config resolves to …"). */
 export function configRoots(deps: AliasIndexDeps): {
   home: string;
+  includeHome: string;
   userConfig: string;
   roots: { path: string; system: boolean }[];
 } {
-  const home = deps.homeDir ?? os.homedir();
+  const { home, includeHome } = sshHomes(deps.env ?? process.env, deps.homeDir);
   const userConfig = deps.configFile ?? path.join(home, '.ssh', 'config');
   const roots = deps.configFile
     ? [{ path: deps.configFile, system: false }]
@@ -81,7 +87,7 @@ export function configRoots(deps: AliasIndexDeps): {
         { path: userConfig, system: false },
         { path: defaultSystemConfig(), system: true },
       ];
-  return { home, userConfig, roots };
+  return { home, includeHome, userConfig, roots };
 }
 
 export interface AliasIndex {
@@ -93,12 +99,13 @@ export interface AliasIndex {
 
 export function createAliasIndex(deps: AliasIndexDeps = {}): AliasIndex {
   const env = deps.env ?? process.env;
-  const { home, roots } = configRoots(deps);
+  const { home, includeHome, roots } = configRoots({ ...deps, env });
   const systemConfigFile = defaultSystemConfig();
   const optionDeps: HostOptionsDeps = {
     sshBinary: deps.sshBinary,
     homeDir: home,
-    realHome: os.homedir(),
+    realHome: passwdHome(),
+    includeHome,
     env,
     localUser: localUserName(env),
     configFile: deps.configFile,
@@ -136,7 +143,7 @@ export function createAliasIndex(deps: AliasIndexDeps = {}): AliasIndex {
   let everything: Promise<AliasAddress[]> | undefined;
   const all = (): Promise<AliasAddress[]> =>
     (everything ??= (async () => {
-      const tree = await readConfigFiles(roots, { homeDir: home, systemDir: path.dirname(systemConfigFile) });
+      const tree = await readConfigFiles(roots, { includeHome, systemDir: path.dirname(systemConfigFile) });
       const aliases = concreteAliases(tree);
       const out: AliasAddress[] = [];
       // A few at a time: ssh -G is one process per alias, and a big config has hundreds of them.

@@ -13,9 +13,12 @@ import { ConfigError, expandTilde, type SshOptions } from './ssh-options';
 export interface HostOptionsDeps {
   /** undefined: try `ssh` on PATH; null: never run ssh, always use the built-in evaluator. */
   sshBinary: string | null | undefined;
+  /** Whose .ssh/config is read and what `~`/%d mean in options: the passwd home, as for ssh (sshHomes). */
   homeDir: string;
   /** The home ssh itself uses (passwd entry); ssh -G output is re-rooted from it to homeDir. */
   realHome: string;
+  /** What `~` means in Include: $HOME when set, as glob(3) expands it for ssh (sshHomes). */
+  includeHome: string;
   env: NodeJS.ProcessEnv;
   localUser: string;
   /** Like `ssh -F`: read only this file. Default: ~/.ssh/config, then the system file. */
@@ -53,7 +56,7 @@ export async function resolveHostOptions(req: HostRequest, deps: HostOptionsDeps
         { path: path.join(deps.homeDir, '.ssh', 'config'), system: false },
         { path: deps.systemConfigFile, system: true },
       ];
-  const tree = await readConfigFiles(roots, { homeDir: deps.homeDir, systemDir: deps.systemDir });
+  const tree = await readConfigFiles(roots, { includeHome: deps.includeHome, systemDir: deps.systemDir });
   const evaluate = (): SshOptions =>
     evaluateConfig(tree, {
       hostArg: req.hostArg,
@@ -150,16 +153,30 @@ async function checkResolvable(
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'ENOTFOUND' && code !== 'ENODATA') return; // transient (EAI_AGAIN…): let the connection retry
-    const files = options.files.length ? options.files.join(', ') : 'no ssh config file exists';
+    const userConfig = deps.configFile ?? path.join(deps.homeDir, '.ssh', 'config');
+    const missing =
+      deps.configFile || options.files.includes(userConfig) ? '' : ` (${userConfig} does not exist)`;
+    const files = (options.files.length ? options.files.join(', ') : 'any ssh config file') + missing;
     const blocks = options.matchedBlocks.length ? options.matchedBlocks : matchedBlocksOf(evaluate);
     throw new SshError({
       code: 'unknown-host',
-      message: blocks.length
-        ? `"${req.hostArg}" matches ${blocks.join(', ')} but no HostName is set there, and "${req.hostArg}" does not resolve (${code})`
-        : `"${req.hostArg}" is not a Host alias in ${files}, and it does not resolve as a host name (${code})`,
-      hint: `Check the spelling, add "Host ${req.hostArg}" with a HostName to ~/.ssh/config, or connect your VPN if the name only resolves there.`,
+      message:
+        (blocks.length
+          ? `"${req.hostArg}" matches ${blocks.join(', ')} but no HostName is set there, and "${req.hostArg}" does not resolve (${code})`
+          : `"${req.hostArg}" is not a Host alias in ${files}, and it does not resolve as a host name (${code})`) +
+        homeNote(deps),
+      hint: `Check the spelling, add "Host ${req.hostArg}" with a HostName to ${userConfig}, or connect your VPN if the name only resolves there.`,
     });
   }
+}
+
+/** Why a ~/.ssh/config under $HOME was not read, when $HOME is not the home ssh reads it from. */
+function homeNote(deps: HostOptionsDeps): string {
+  const envHome = deps.env.HOME;
+  // With PD_CONSOLE_SSH_HOME (homeDir is not the passwd home) that folder is read and $HOME plays no part.
+  if (deps.configFile || deps.homeDir !== deps.realHome || !envHome) return '';
+  if (path.resolve(envHome) === path.resolve(deps.homeDir)) return '';
+  return `. ssh reads ${path.join(deps.homeDir, '.ssh', 'config')} (the home of your account in the password database), not ${path.join(envHome, '.ssh', 'config')} under $HOME`;
 }
 
 /** dns.lookup bounded in time; a slow resolver must not hold the connect attempt. */

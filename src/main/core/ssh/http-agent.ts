@@ -3,13 +3,17 @@
 // them alive between requests: one channel per endpoint, so a host's channels are its endpoints (plus its
 // shells and journal follow) however many requests a round makes. Each tunnel takes a slot of the link's
 // channel budget for as long as it is open; a full budget may take back a tunnel nobody is using (`closeIdle`),
-// which the endpoint's next request opens again.
+// which the endpoint's next request opens again. An https URL is spoken to in TLS over the same tunnel (or over
+// the TCP socket of a direct agent), verified before the request may use it; never in plain HTTP.
 import http from 'node:http';
+import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import type { Client } from 'ssh2';
 import { systemClock } from '../clock';
 import { Semaphore } from './semaphore';
+import { secureStream, TlsError, type TlsTarget } from './tls-stream';
+import { systemTrust, type TrustStore } from './trust-store';
 
 /** The budget kinds: a tunnel waiting for a slot, and a session channel (exec, shell, follow) waiting. */
 export const TUNNEL = 'tunnel';
@@ -72,6 +76,10 @@ export class ForwardingAgent extends http.Agent {
     return turn.run(exchange);
   }
 
+  override getName(options?: http.ClientRequestArgs): string {
+    return poolName(super.getName(options), options);
+  }
+
   override createConnection(
     options: http.ClientRequestArgs,
     callback?: (err: Error | null, stream: Duplex) => void,
@@ -96,6 +104,14 @@ export class ForwardingAgent extends http.Agent {
           { code: prohibited ? 'EPROHIBITED' : refused ? 'ECONNREFUSED' : 'ETUNNEL' },
         );
         callback?.(e, undefined as unknown as Duplex);
+        return;
+      }
+      const tlsTarget = tlsTargetOf(options);
+      if (tlsTarget) {
+        secureStream(channel!, tlsTarget).then(
+          (s) => callback?.(null, s),
+          (e: Error) => callback?.(e, undefined as unknown as Duplex),
+        );
         return;
       }
       // http expects a net.Socket; ssh2 channels lack these socket-only methods.
@@ -154,6 +170,47 @@ export class ForwardingAgent extends http.Agent {
   }
 }
 
+/** The TLS target a request carries in its options (set by boundedRequest for an https URL). */
+type TlsRequestArgs = http.ClientRequestArgs & { tlsTarget?: TlsTarget };
+
+function tlsTargetOf(options: http.ClientRequestArgs | undefined): TlsTarget | undefined {
+  return (options as TlsRequestArgs | undefined)?.tlsTarget;
+}
+
+/** A pool per endpoint and per TLS trust: a plain channel is never handed to an https request, nor back. */
+function poolName(base: string, options: http.ClientRequestArgs | undefined): string {
+  const t = tlsTargetOf(options);
+  return t ? `${base}:tls:${t.host}:${t.trust.id}` : base;
+}
+
+/**
+ * The agent of a URL the laptop dials itself: plain TCP for http, TLS over the TCP socket for https (verified
+ * the same way as through a tunnel). A plain http.Agent is refused for https URLs, as it would speak plain HTTP.
+ */
+export class DirectAgent extends http.Agent {
+  override getName(options?: http.ClientRequestArgs): string {
+    return poolName(super.getName(options), options);
+  }
+
+  override createConnection(
+    options: http.ClientRequestArgs,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | undefined {
+    const target = tlsTargetOf(options);
+    if (!target) return super.createConnection(options, callback) ?? undefined;
+    secureStream(net.createConnection({ host: target.host, port: target.port }), target).then(
+      (s) => callback?.(null, s),
+      (e: Error) => callback?.(e, undefined as unknown as Duplex),
+    );
+    return undefined;
+  }
+}
+
+/** The port a URL names, or its scheme's own (80, 443). */
+export function portOf(u: URL): number {
+  return Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+}
+
 export interface HttpResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -175,7 +232,7 @@ export interface HttpGetOptions {
 export class HttpError extends Error {
   constructor(
     message: string,
-    readonly code: 'timeout' | 'too-large' | 'refused' | 'network' | 'redirects' | 'encoding',
+    readonly code: 'timeout' | 'too-large' | 'refused' | 'network' | 'redirects' | 'encoding' | 'tls',
   ) {
     super(message);
     this.name = 'HttpError';
@@ -264,8 +321,16 @@ export interface BoundedResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
-  /** The body as received; `body` is its lossy UTF-8 decoding (invalid bytes become U+FFFD). */
+  /** The body as received (empty when a sink took it); `body` is its lossy UTF-8 decoding (invalid bytes become U+FFFD). */
   bytes: Buffer;
+  /** Bytes of body received, whether kept in `bytes` or given to a sink. */
+  received: number;
+}
+
+/** Takes a response body chunk by chunk; a throw stops the exchange and is its error. */
+export interface BodySink {
+  write(chunk: Buffer): void;
+  end(): void;
 }
 
 export interface BoundedRequestSpec {
@@ -275,6 +340,13 @@ export interface BoundedRequestSpec {
   body?: Buffer;
   /** Cancels the exchange (node destroys the request with an AbortError). */
   signal?: AbortSignal;
+  /** Verifies an https URL's server (default: the system's CAs). */
+  trust?: TrustStore;
+  /**
+   * Reads the body as it arrives instead of keeping it: asked with the status and headers once they are in,
+   * a null answer keeps the body as usual. The size cap still applies.
+   */
+  sink?: (head: { status: number; headers: http.IncomingHttpHeaders }) => BodySink | null;
 }
 
 /** How a caller words each way a bounded request fails (its errors name the request as the caller knows it). */
@@ -311,7 +383,7 @@ export function boundedRequest(
   // The wait for the endpoint's channel counts against the caller's time bound, as a slow socket would.
   const started = Date.now();
   const u = new URL(spec.url);
-  return agent.inTurn(`${u.hostname}:${u.port || 80}`, () => {
+  return agent.inTurn(`${u.hostname}:${portOf(u)}`, () => {
     const left = bounds.timeoutMs - (Date.now() - started);
     if (left <= 0) return Promise.reject(new HttpError(wording.timeout, 'timeout'));
     return exchangeOnce(agent, spec, { ...bounds, timeoutMs: left }, wording);
@@ -324,6 +396,18 @@ function exchangeOnce(
   bounds: { timeoutMs: number; maxBytes: number },
   wording: BoundedRequestWording,
 ): Promise<BoundedResponse> {
+  const u = new URL(spec.url);
+  const secure = u.protocol === 'https:';
+  if (secure && !(agent instanceof ForwardingAgent || agent instanceof DirectAgent))
+    return Promise.reject(
+      new HttpError(
+        wording.failed(
+          new Error('this connection cannot speak TLS, and an https URL is never sent in plain HTTP'),
+          'request',
+        ),
+        'tls',
+      ),
+    );
   return new Promise((resolve, reject) => {
     let done = false;
     const finish = (err: Error | null, value?: BoundedResponse): void => {
@@ -335,43 +419,65 @@ function exchangeOnce(
         reject(err);
       } else resolve(value!);
     };
-    const u = new URL(spec.url);
-    const req = http.request(
-      {
-        agent,
-        host: u.hostname,
-        port: u.port || 80,
-        path: u.pathname + u.search,
-        method: spec.method,
-        headers: spec.headers,
-        ...(spec.signal ? { signal: spec.signal } : {}),
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > bounds.maxBytes) {
-            finish(new HttpError(wording.tooLarge, 'too-large'));
-            return;
+    const options: TlsRequestArgs = {
+      agent,
+      host: u.hostname,
+      port: portOf(u),
+      path: u.pathname + u.search,
+      method: spec.method,
+      headers: spec.headers,
+      ...(spec.signal ? { signal: spec.signal } : {}),
+      ...(secure
+        ? { tlsTarget: { host: u.hostname, port: portOf(u), trust: spec.trust ?? systemTrust() } }
+        : {}),
+    };
+    const req = http.request(options, (res) => {
+      const head = { status: res.statusCode ?? 0, headers: res.headers };
+      let sink: BodySink | null;
+      try {
+        sink = spec.sink?.(head) ?? null;
+      } catch (e) {
+        finish(e as Error);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > bounds.maxBytes) {
+          finish(new HttpError(wording.tooLarge, 'too-large'));
+          return;
+        }
+        if (!sink) chunks.push(c);
+        else {
+          try {
+            sink.write(c);
+          } catch (e) {
+            finish(e as Error);
           }
-          chunks.push(c);
-        });
-        res.on('end', () => {
-          finish(
-            null,
-            withText({ status: res.statusCode ?? 0, headers: res.headers }, Buffer.concat(chunks)),
-          );
-        });
-        res.on('error', (e) => finish(new HttpError(wording.failed(e, 'response'), 'network')));
-      },
-    );
+        }
+      });
+      res.on('end', () => {
+        try {
+          sink?.end();
+        } catch (e) {
+          finish(e as Error);
+          return;
+        }
+        finish(null, withText({ ...head, received: size }, Buffer.concat(chunks)));
+      });
+      res.on('error', (e) => finish(new HttpError(wording.failed(e, 'response'), 'network')));
+    });
     const timer = systemClock.setTimeout(
       () => finish(new HttpError(wording.timeout, 'timeout')),
       bounds.timeoutMs,
     );
     req.on('error', (e: NodeJS.ErrnoException) =>
-      finish(new HttpError(wording.failed(e, 'request'), e.code === 'ECONNREFUSED' ? 'refused' : 'network')),
+      finish(
+        e instanceof TlsError
+          ? new HttpError(wording.failed(e, 'request'), 'tls')
+          : new HttpError(wording.failed(e, 'request'), e.code === 'ECONNREFUSED' ? 'refused' : 'network'),
+      ),
     );
     req.end(spec.body);
   });

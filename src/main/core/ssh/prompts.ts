@@ -68,6 +68,16 @@ export interface SecretStore {
   delete(key: string): Promise<void>;
 }
 
+/** Session-only secrets where the shell has no keychain (browser mode, CLI): kept in memory, never on disk. */
+export function memorySecrets(): SecretStore {
+  const m = new Map<string, string>();
+  return {
+    get: async (k) => m.get(k) ?? null,
+    set: async (k, v) => void m.set(k, v),
+    delete: async (k) => void m.delete(k),
+  };
+}
+
 /** Prompts for contexts that cannot ask anyone (CLI without a TTY, default resolver): every question is refused. */
 export const refusingPrompts: SshPrompts = {
   hostKey: async (info) => {

@@ -2,7 +2,6 @@
 // built-in evaluator), ssh-agent and key files (with passphrase prompts), keyboard-interactive/password as a
 // last resort, known_hosts verification with prompts for unknown keys, and ProxyJump chains. The returned
 // config carries `diagnostics` so the connection can explain a refusal precisely and release jump hosts.
-import os from 'node:os';
 import path from 'node:path';
 import { createAgent, type Algorithms, type BaseAgent, type ConnectConfig } from 'ssh2';
 import type { HostConfig } from '@shared/domain';
@@ -21,6 +20,8 @@ import {
   defaultGlobalKnownHosts,
   defaultSystemConfig,
   localUserName,
+  passwdHome,
+  sshHomes,
   type ConfigWarning,
   type SshOptions,
 } from './ssh-options';
@@ -56,8 +57,8 @@ const DEFAULT_HANDSHAKE_MS = 20_000;
 export function createSshResolver(deps: SshResolverDeps): (host: HostConfig) => Promise<ConnectConfig> {
   const env = deps.env ?? process.env;
   const platform = deps.platform ?? process.platform;
-  const realHome = os.homedir();
-  const homeDir = deps.homeDir ?? realHome;
+  const homes = sshHomes(env, deps.homeDir);
+  const homeDir = homes.home;
   const promptTimeoutMs = deps.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS;
   const keys = new KeyLoader({ prompts: deps.prompts, secrets: deps.secrets, promptTimeoutMs, platform });
   const warned = new Set<string>();
@@ -70,7 +71,8 @@ export function createSshResolver(deps: SshResolverDeps): (host: HostConfig) => 
   const optionDeps: HostOptionsDeps = {
     sshBinary: deps.sshBinary,
     homeDir,
-    realHome,
+    realHome: passwdHome(),
+    includeHome: homes.includeHome,
     env,
     localUser: localUserName(env),
     configFile: deps.configFile,

@@ -113,6 +113,35 @@ export function localUserName(env: NodeJS.ProcessEnv): string {
   }
 }
 
+/**
+ * The home directories the OpenSSH client uses. It reads `<passwd home>/.ssh/config` and expands `~` and %d in
+ * options to the passwd entry's home (getpwuid), whatever $HOME says; only Include goes through glob(3)'s
+ * GLOB_TILDE, which takes $HOME when it is set and not empty. `override` (PD_CONSOLE_SSH_HOME, tests) stands
+ * for both, since then `ssh -G` is not run.
+ */
+export interface SshHomes {
+  /** Whose .ssh/config is read and what `~`/%d mean in options. */
+  home: string;
+  /** What `~` means in Include (and where relative user Includes live, under .ssh). */
+  includeHome: string;
+}
+
+export function sshHomes(env: NodeJS.ProcessEnv, override?: string): SshHomes {
+  if (override !== undefined) return { home: override, includeHome: override };
+  const home = passwdHome();
+  return { home, includeHome: env.HOME ? env.HOME : home };
+}
+
+/** The passwd entry's home, as ssh finds it (os.homedir() prefers $HOME, which ssh ignores). */
+export function passwdHome(): string {
+  try {
+    return os.userInfo().homedir;
+  } catch {
+    // No passwd entry (some containers): ssh itself refuses to run there, so the built-in parser is the reader.
+    return os.homedir();
+  }
+}
+
 /** `~` and `~/…` become the home directory; `~user` is refused rather than guessed. */
 export function expandTilde(value: string, homeDir: string, what: string): string {
   if (value === '~') return homeDir;

@@ -71,6 +71,10 @@ function parseFormat(spec: string): Format | null {
 
 export function nvidiaSmi(argv: string[], ctx: CommandContext): number {
   const { sim, io } = ctx;
+  if (sim.isFaultOn('nvidia-smi-missing')) {
+    io.err(`bash: nvidia-smi: command not found\n`);
+    return 127;
+  }
   const args = argv.slice(1);
   let query: string | null = null;
   let apps: string | null = null;
@@ -210,19 +214,24 @@ function computeApps(ctx: CommandContext, query: string, f: Format, gpus: GpuRea
         .join(', '),
     );
   }
+  const row = (g: GpuReading, pid: number, over?: { usedMiB: number; args: string }): string =>
+    names
+      .map((n) => {
+        const field = fields[n];
+        const v = !over
+          ? field.value(g, pid)
+          : field.header === 'used_gpu_memory'
+            ? String(over.usedMiB)
+            : field.header === 'process_name'
+              ? over.args.split(' ')[0]
+              : field.value(g, pid);
+        return field.unit && f.units ? `${v} ${field.unit}` : v;
+      })
+      .join(', ');
   for (const g of gpus) {
-    // Each TP rank is its own process; the demo reports the scheduler PID of the rank on this GPU.
-    for (const pid of g.pids) {
-      const rankPid = pid + 3 + (g.index % 4);
-      lines.push(
-        names
-          .map((n) => {
-            const v = fields[n].value(g, rankPid);
-            return fields[n].unit && f.units ? `${v} ${fields[n].unit}` : v;
-          })
-          .join(', '),
-      );
-    }
+    // Each TP rank is its own process: the scheduler of the rank on this GPU.
+    for (const pid of g.pids) lines.push(row(g, pid));
+    for (const p of g.foreign) lines.push(row(g, p.pid, p));
   }
   ctx.io.out(lines.length ? `${lines.join('\n')}\n` : '');
   return 0;

@@ -1,6 +1,8 @@
-// `ps` of procps-ng 4 over the demo host's process table (process-table.ts): -e/-A, -p PIDS, -o with the
-// columns discovery and operators use (pid, ppid, user, comm, args/cmd/command), "=" for no header. PID columns
-// are as wide as pid_max (4194304 on a 64-bit systemd host: 7 digits); args is never cut when not on a terminal.
+// `ps` of procps-ng 4 over the demo host's process table (process-table.ts: init and the host's daemons, each
+// unit's main process and SGLang's children — the scheduler pids nvidia-smi lists —, the foreign-gpu-process
+// fault's job): -e/-A, -p PIDS, -o with the columns discovery, the roll's GPU check and operators use (pid, ppid,
+// user, comm, args/cmd/command), "=" for no header. PID columns are as wide as pid_max (4194304 on a 64-bit
+// systemd host: 7 digits); args is never cut when not on a terminal.
 import { processTable } from '../process-table';
 import type { CommandContext } from './context';
 
@@ -22,6 +24,13 @@ const ALIASES: Record<string, Column['key']> = {
   cmd: 'args',
   command: 'args',
 };
+
+function usage(ctx: CommandContext, why: string): number {
+  ctx.io.err(
+    `error: ${why}\n\nUsage:\n ps [options]\n\n Try 'ps --help <simple|list|output|threads|misc|all>'\n`,
+  );
+  return 1;
+}
 
 const HEADERS: Record<Column['key'], string> = {
   pid: 'PID',
@@ -60,29 +69,30 @@ export function ps(argv: string[], ctx: CommandContext): number {
       a = '-o';
     }
     if (a === '-e' || a === '-A' || a === 'ax' || a === '-ax') all = true;
+    else if (a === '-w' || a === '-ww' || a === 'ww') continue;
     else if (a === '-o' || a === '-p' || a.startsWith('-o') || a.startsWith('-p') || a.startsWith('--pid=')) {
       const inline = a.startsWith('--pid=') ? a.slice(6) : a.length > 2 ? a.slice(2) : null;
       const v = inline ?? args[++i];
-      if (v === undefined) {
-        io.err(`error: option ${a} requires an argument\n`);
-        return 1;
-      }
+      if (v === undefined)
+        return usage(
+          ctx,
+          `list of ${a.startsWith('-o') ? 'format specifiers' : 'process IDs'} must follow ${a}`,
+        );
       if (a.startsWith('-o')) {
         const parsed = parseFormat(v);
-        if (typeof parsed === 'string') {
-          io.err(`error: unknown user-defined format specifier "${parsed}"\n`);
-          return 1;
-        }
+        if (typeof parsed === 'string')
+          return usage(ctx, `unknown user-defined format specifier "${parsed}"`);
         cols = parsed;
-      } else
-        pids = v
+      } else {
+        const list = v
           .split(/[,\s]+/)
           .filter(Boolean)
           .map(Number);
-    } else {
-      io.err(`error: the demo host's ps knows -e, -A, -p and -o only, not "${a}"\n`);
-      return 1;
-    }
+        if (list.some((n) => !Number.isInteger(n) || n < 0))
+          return usage(ctx, 'process ID list syntax error');
+        pids = [...(pids ?? []), ...list];
+      }
+    } else return usage(ctx, `unsupported option ${a} on the demo host`);
   }
   const session = { user: ctx.loginUser, argv: ['ps', ...args] };
   const procs = processTable(ctx.sim, session).filter((p) =>

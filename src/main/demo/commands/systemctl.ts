@@ -374,8 +374,14 @@ function backgroundProperties(
     ['SubState', 'running'],
     ['FragmentPath', b.fragmentPath ?? `/lib/systemd/system/${b.name}`],
     ['UnitFileState', b.fileState],
+    ['StateChangeTimestamp', systemdTimestamp(since)],
+    ['StateChangeTimestampMonotonic', monoSince],
+    ['InactiveExitTimestamp', systemdTimestamp(since)],
+    ['InactiveExitTimestampMonotonic', monoSince],
     ['ActiveEnterTimestamp', systemdTimestamp(since)],
     ['ActiveEnterTimestampMonotonic', monoSince],
+    ['InactiveEnterTimestamp', ''],
+    ['InactiveEnterTimestampMonotonic', '0'],
     ['NeedDaemonReload', 'no'],
     ['InvocationID', hex32(b.name)],
   ];
@@ -399,7 +405,9 @@ function notFoundProperties(name: string): Array<[string, string]> {
     ['MainPID', '0'],
     ['Result', 'success'],
     ['NRestarts', '0'],
+    ['ExecMainStartTimestamp', ''],
     ['ExecMainStartTimestampMonotonic', '0'],
+    ['ExecMainExitTimestamp', ''],
     ['ExecMainExitTimestampMonotonic', '0'],
     ['ExecMainPID', '0'],
     ['ExecMainCode', '0'],
@@ -414,9 +422,16 @@ function notFoundProperties(name: string): Array<[string, string]> {
     ['FreezerState', 'running'],
     ['SubState', 'dead'],
     ['FragmentPath', ''],
+    ['StateChangeTimestamp', ''],
+    ['StateChangeTimestampMonotonic', '0'],
+    ['InactiveExitTimestamp', ''],
+    ['InactiveExitTimestampMonotonic', '0'],
     ['ActiveEnterTimestamp', ''],
     ['ActiveEnterTimestampMonotonic', '0'],
-    ['InactiveExitTimestampMonotonic', '0'],
+    ['ActiveExitTimestamp', ''],
+    ['ActiveExitTimestampMonotonic', '0'],
+    ['InactiveEnterTimestamp', ''],
+    ['InactiveEnterTimestampMonotonic', '0'],
     ['CanStart', 'no'],
     ['CanStop', 'yes'],
     ['NeedDaemonReload', 'no'],
@@ -546,7 +561,10 @@ function statusText(sim: DemoMachine, name: string, opts: Opts): { text: string;
   }
   const mem = sim.memoryCurrentBytes(u);
   if (u.mainPid) {
-    const procs = processTable(sim).filter((p) => p.pid === u.mainPid || u.childPids.includes(p.pid));
+    const own = new Set([u.mainPid]);
+    const procs = processTable(sim).filter((p) =>
+      own.has(p.pid) || own.has(p.ppid) ? own.add(p.pid) : false,
+    );
     lines.push(`   Main PID: ${u.mainPid} (${procs[0]?.comm ?? 'python'})`);
     lines.push(`      Tasks: ${d.role === 'router' ? 37 : 412} (limit: 618936)`);
     if (mem !== null) lines.push(`     Memory: ${(mem / 1024 ** 3).toFixed(1)}G`);

@@ -8,14 +8,7 @@ import { navigate } from '../state/ui';
 import { RestartButton } from '../restart/RestartButton';
 import { QUEUE_LABEL, stageQueues } from './stage-queues';
 import { healthText } from './health-text';
-
-function stateTone(o?: ServiceObservation): 'ok' | 'warn' | 'bad' | 'idle' {
-  const a = o?.systemd?.activeState;
-  if (!a) return 'idle';
-  if (a === 'active') return o?.health && !o.health.ok ? 'warn' : 'ok';
-  if (a === 'failed') return 'bad';
-  return 'warn';
-}
+import { conditionOfObservation, conditionTone } from './condition';
 
 export function ServiceCard({
   service,
@@ -34,8 +27,9 @@ export function ServiceCard({
     sd?.activeState === 'active' && sd.activeEnterTimestamp
       ? formatDuration(now - sd.activeEnterTimestamp)
       : '—';
-  const tone = stateTone(obs);
   const role = service.role;
+  const condition = conditionOfObservation(role, obs, now);
+  const tone = conditionTone(condition);
   const v = (k: SignalKey): number | null | undefined => dashboard?.values[k];
   const ne = (k: SignalKey) => dashboard?.notExposed[k];
   const count = (k: SignalKey): React.ReactNode => {
@@ -62,6 +56,15 @@ export function ServiceCard({
         </span>
         <RestartButton role={role} compact />
       </header>
+      <p className={`condition ${condition.tone}`} data-testid="condition" data-kind={condition.kind}>
+        {condition.text}
+        {condition.nextStep ? (
+          <span className="hint" data-testid="condition-next">
+            {' '}
+            — {condition.nextStep}
+          </span>
+        ) : null}
+      </p>
       <dl>
         <dt>State</dt>
         <dd data-testid="active-state">
@@ -92,10 +95,15 @@ export function ServiceCard({
             <span className="ok">
               {obs.metrics.families} families · {obs.metrics.durationMs} ms
             </span>
-          ) : (
+          ) : condition.kind === 'serving' || condition.kind === 'not-answering' ? (
             <span className="bad" title={obs.metrics.hint}>
               {obs.metrics.error}
               {obs.metrics.hint ? <span className="hint"> — {obs.metrics.hint}</span> : null}
+            </span>
+          ) : (
+            // Not running, or still loading: nothing to scrape yet, and the condition above says why.
+            <span className="muted" title={obs.metrics.error}>
+              not answering ({condition.kind})
             </span>
           )}
         </dd>

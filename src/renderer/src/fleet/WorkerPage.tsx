@@ -15,6 +15,7 @@ import { workerKey } from './keys';
 import { RollButton } from '../restart/RollButton';
 import { JournalView } from '../components/JournalView';
 import { healthText } from '../components/health-text';
+import { conditionOfObservation } from '../components/condition';
 import './fleet.css';
 
 export function WorkerPage({
@@ -57,7 +58,15 @@ export function WorkerPage({
     svc.workerUrl === undefined
       ? undefined
       : view.dashboard?.routerWorkers?.find((w) => norm(w.url) === norm(svc.workerUrl!));
+  const condition = conditionOfObservation(svc.role, obs, now);
   const props: Array<[string, React.ReactNode]> = [
+    [
+      'Condition',
+      <span key="c" className={condition.tone} data-testid="condition" data-kind={condition.kind}>
+        {condition.text}
+        {condition.nextStep ? <span className="hint"> — {condition.nextStep}</span> : null}
+      </span>,
+    ],
     ['URL', svc.workerUrl ?? svc.apiUrl],
     ...unitStateProps(sd, now),
     ['Memory', formatBytes(sd?.memoryCurrentBytes ?? null)],

@@ -2,6 +2,7 @@
 import './hosts.css';
 import { useEffect, useState } from 'react';
 import type { HostConfig } from '@shared/domain';
+import { isPlainLine, PLAIN_LINE_MESSAGE } from '@shared/display-text';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { addDeployment } from '../state/store';
@@ -15,6 +16,19 @@ type Draft = {
   identityFile: string;
 };
 const EMPTY: Draft = { label: '', alias: '', hostname: '', port: '', user: '', identityFile: '' };
+
+/**
+ * A host's name is printed on one line wherever it is shown (here, the CLI, recordings): one with a line break or
+ * a control character (pasted from a terminal) is refused before it is sent, as hosts.json would refuse it.
+ */
+function nameProblem(label: string): { message: string; hint: string } | null {
+  return isPlainLine(label)
+    ? null
+    : {
+        message: `The name shown in the app ${PLAIN_LINE_MESSAGE}.`,
+        hint: 'Type it again rather than pasting it from a terminal.',
+      };
+}
 
 export function HostsPanel(): React.JSX.Element {
   const [hosts, setHosts] = useState<HostConfig[]>([]);
@@ -62,7 +76,9 @@ export function HostsPanel(): React.JSX.Element {
     if (!draft) return;
     const alias = draft.alias.trim();
     const label = draft.label.trim() || alias || draft.hostname.trim();
-    setError(null);
+    const problem = nameProblem(label);
+    setError(problem);
+    if (problem) return;
     try {
       await api.addHost({
         host: {
@@ -91,7 +107,9 @@ export function HostsPanel(): React.JSX.Element {
     if (!renaming) return;
     const label = renaming.label.trim();
     if (!label) return;
-    setError(null);
+    const problem = nameProblem(label);
+    setError(problem);
+    if (problem) return;
     try {
       await api.updateHost({ id: renaming.id, patch: { label } });
       setRenaming(null);

@@ -1,7 +1,7 @@
 // The operator's Prometheus on screen: which one was found (or "none found — here is the config"), per endpoint
 // whether it is scraped and as which job/instance at which interval, the retention, the lines to add for what
-// it misses, a URL of one's own (direct or through a host's tunnel, with basic auth or a token), and the two
-// exports — prometheus.yml and the Grafana dashboard — to save or copy.
+// it misses, a URL of one's own (direct or through a host's tunnel, with basic auth or a token, and for https the
+// CA file of a private CA), and the two exports — prometheus.yml and the Grafana dashboard — to save or copy.
 import { useCallback, useEffect, useState } from 'react';
 import type { ExportedFile, PrometheusStatus } from '@shared/contract';
 import type { HostConfig } from '@shared/domain';
@@ -51,6 +51,7 @@ export function PrometheusPanel({
   const [authKind, setAuthKind] = useState<'none' | 'basic' | 'bearer'>('none');
   const [user, setUser] = useState('');
   const [secret, setSecret] = useState('');
+  const [caFile, setCaFile] = useState('');
 
   const run = useCallback(async (p: () => Promise<PrometheusStatus>) => {
     setBusy(true);
@@ -97,14 +98,18 @@ export function PrometheusPanel({
         : authKind === 'bearer'
           ? { kind: 'bearer' as const, token: secret }
           : undefined;
-    void run(() =>
-      api.setPrometheusSource({
+    void run(async () => {
+      const st = await api.setPrometheusSource({
         deploymentId,
         url: url.trim(),
         ...(via ? { viaHost: via } : {}),
         ...(auth ? { auth } : {}),
-      }),
-    );
+        ...(caFile.trim() ? { caFile: caFile.trim() } : {}),
+      });
+      // The URL as used: a user and password typed into it are in the secret store now, not on screen.
+      if (st.source?.kind === 'url') setUrl(st.source.url);
+      return st;
+    });
     setSecret('');
   };
 
@@ -136,7 +141,8 @@ export function PrometheusPanel({
               {s.source.viaHost
                 ? ` through ${s.source.viaHost}’s SSH tunnel`
                 : ', dialled from this computer'}
-              {s.source.auth ? `, ${s.source.auth} auth` : ''})
+              {s.source.auth ? `, ${s.source.auth} auth` : ''}
+              {s.source.caFile ? `, CA file ${s.source.caFile}` : ''})
               {s.retentionS !== null && (
                 <span data-testid="prometheus-retention">; keeps {duration(s.retentionS)} of history</span>
               )}
@@ -148,6 +154,11 @@ export function PrometheusPanel({
               configuration to run one with:
             </p>
           )}
+          {s.source?.warnings?.map((w) => (
+            <p className="muted small" key={w} data-testid="prometheus-warning">
+              {w}
+            </p>
+          ))}
           {s.found.length > 1 && (
             <p className="muted small">
               Also found: {s.found.map((f) => `${f.unit} on ${f.hostLabel} (${f.url})`).join(', ')}
@@ -269,6 +280,17 @@ export function PrometheusPanel({
           <label>
             {authKind === 'basic' ? 'password' : 'token'}{' '}
             <input type="password" value={secret} onChange={(e) => setSecret(e.target.value)} />
+          </label>
+        )}
+        {url.trim().startsWith('https:') && (
+          <label>
+            CA file{' '}
+            <input
+              data-testid="prometheus-ca-file"
+              value={caFile}
+              onChange={(e) => setCaFile(e.target.value)}
+              placeholder="/path/to/private-ca.pem (only for a private CA)"
+            />
           </label>
         )}
         <button className="primary" disabled={busy || url.trim() === ''} onClick={useUrl}>

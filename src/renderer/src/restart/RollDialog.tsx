@@ -1,6 +1,7 @@
 // The confirmation before a rolling restart: the core's plan (planRoll) — the workers in the order they go,
 // each one's exact commands and what the router says of it now, the pre-flight checks, warnings, and why the
-// roll would be refused — and one button that starts exactly that.
+// roll would be refused — and one button that starts exactly that. A check that could not be read (who holds
+// the workers' GPUs) keeps the button off until the operator ticks the box to roll without it.
 import { useEffect, useState } from 'react';
 import type { RollPlan, RollTarget } from '@shared/contract';
 import { api } from '../api/client';
@@ -21,6 +22,7 @@ export function RollDialog({
   const [plan, setPlan] = useState<RollPlan | null>(null);
   const [error, setError] = useState<ErrorText | null>(null);
   const [starting, setStarting] = useState(false);
+  const [withoutGpuCheck, setWithoutGpuCheck] = useState(false);
   useEffect(() => {
     let live = true;
     api
@@ -36,7 +38,7 @@ export function RollDialog({
     setStarting(true);
     setError(null);
     api
-      .startRoll({ deploymentId, target })
+      .startRoll({ deploymentId, target, ...(withoutGpuCheck ? { withoutGpuCheck: true } : {}) })
       .then((op) => rollStarted(deploymentId, op))
       .catch((err: unknown) => {
         const e = errorText(err);
@@ -67,6 +69,20 @@ export function RollDialog({
         </header>
         {!plan && !error && <p className="muted">Asking the router and the hosts for the plan…</p>}
         {plan && <RollPlanView plan={plan} />}
+        {plan && !plan.refused && unreadable(plan) > 0 && (
+          <label className="roll-without-check">
+            <input
+              type="checkbox"
+              data-testid="roll-without-gpu-check"
+              checked={withoutGpuCheck}
+              onChange={(e) => setWithoutGpuCheck(e.target.checked)}
+            />{' '}
+            Roll without the GPU check where it cannot be read ({unreadable(plan)}{' '}
+            {unreadable(plan) === 1 ? 'worker' : 'workers'}) — only if you know nothing else runs on those
+            GPUs: stopping a worker whose GPUs another process holds frees nothing, and the roll would stop
+            with it down.
+          </label>
+        )}
         {error && (
           <p className="error-box" role="alert" data-testid="roll-dialog-error">
             {error.message}
@@ -84,8 +100,16 @@ export function RollDialog({
           <button
             className="primary danger"
             data-testid="roll-start"
-            disabled={!plan || Boolean(plan.refused) || starting}
-            title={plan?.refused ? `Refused: ${plan.refused}` : undefined}
+            disabled={
+              !plan || Boolean(plan.refused) || starting || (unreadable(plan) > 0 && !withoutGpuCheck)
+            }
+            title={
+              plan?.refused
+                ? `Refused: ${plan.refused}`
+                : plan && unreadable(plan) > 0 && !withoutGpuCheck
+                  ? 'The GPU check could not be read: tick the box to roll without it'
+                  : undefined
+            }
             onClick={start}
           >
             {starting ? 'Starting…' : plan?.workers.length === 1 ? 'Restart it' : 'Start the roll'}
@@ -96,12 +120,17 @@ export function RollDialog({
   );
 }
 
+function unreadable(plan: RollPlan): number {
+  return plan.checks.filter((c) => c.unreadable).length;
+}
+
 function RollPlanView({ plan }: { plan: RollPlan }): React.JSX.Element {
   return (
     <div className="roll-plan" data-testid="roll-plan">
       {plan.refused && (
         <p className="error-box" role="alert" data-testid="roll-refused">
           <b>Refused:</b> {plan.refused}
+          {plan.refusedHint && <span className="hint"> — {plan.refusedHint}</span>}
         </p>
       )}
       {plan.workers.length > 1 && (
@@ -113,8 +142,13 @@ function RollPlanView({ plan }: { plan: RollPlan }): React.JSX.Element {
       {plan.checks.length > 0 && (
         <ul className="roll-checks" data-testid="roll-checks">
           {plan.checks.map((c) => (
-            <li key={c.name} className={c.ok ? 'ok' : 'bad'}>
-              <span aria-hidden>{c.ok ? '✔' : '✖'}</span> {c.name}: <span className="muted">{c.detail}</span>
+            <li
+              key={c.name}
+              className={c.unreadable ? 'unknown' : c.ok ? 'ok' : 'bad'}
+              data-testid="roll-check"
+            >
+              <span aria-hidden>{c.unreadable ? '?' : c.ok ? '✔' : '✖'}</span> {c.name}
+              {c.unreadable ? ' — cannot be read' : ''}: <span className="muted">{c.detail}</span>
             </li>
           ))}
         </ul>

@@ -2,6 +2,7 @@
 // and export/import so a team can share alert rules. Import shows what it will change before it changes it.
 import { useState } from 'react';
 import type { SettingsChange, ThemeChoice } from '@shared/contract';
+import { SETTINGS_MAX_BYTES } from '@shared/api/settings';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { settingsChanged, useSettings } from '../state/settings';
@@ -41,6 +42,15 @@ export function SettingsFileCard(): React.JSX.Element {
     setDone(null);
     setPending(null);
     if (!file) return;
+    // Judged by its size before it is read: a large file is not a settings file, and reading it would cost memory
+    // here and (in the desktop app) a copy of it sent to the core.
+    if (file.size > SETTINGS_MAX_BYTES) {
+      setError({
+        message: `${file.name} is ${file.size} bytes; a settings file is at most ${SETTINGS_MAX_BYTES} bytes (1 MiB), so it was not read`,
+        hint: 'Choose a file written by “Export settings…” (here or in another PD Console).',
+      });
+      return;
+    }
     try {
       const text = await file.text();
       const r = await api.importSettings({ text, dryRun: true });

@@ -155,4 +155,12 @@ export function wireEvents(): void {
     pushesSinceAsked.pushed(p);
     update(p.deploymentId, (d) => ({ ...d, dashboard: afterPush(d.dashboard, p) }));
   });
+  // The review's warnings (the banner) and span as its full read found them, after the open was answered. The
+  // cursor is the review page's own by then.
+  api.on('reviewUpdated', (u) =>
+    update(u.deploymentId, (d) => {
+      const was = d.summary.review;
+      return was ? { ...d, summary: { ...d.summary, review: { ...u.review, cursor: was.cursor } } } : d;
+    }),
+  );
 }

@@ -15,6 +15,7 @@ import { OVERVIEW_KIND_PREFIX } from './overview-stream';
 import { LineRedactor, redactJson, redactSecretsCounted } from './redact';
 import { BLOCK_CHECKSUMS, BlockSealer } from './block-sum';
 import type { JournalLine } from './types';
+import { oneLine } from '@shared/display-text';
 
 export interface IncidentBundleInput {
   /** The session recording; the bundle holds a copy with secrets removed. */
@@ -97,8 +98,14 @@ export async function writeIncidentBundle(
     const to = input.window?.toMs ?? Infinity;
     const lines = input.journal.filter((l) => l.ts >= from && l.ts <= to).sort((a, b) => a.ts - b.ts);
     const lr = new LineRedactor();
+    // One line per entry, what the host wrote in it shown rather than acting on whoever `cat`s the file (an escape
+    // sequence, a carriage return, a newline that would forge another entry); made visible after the secrets are
+    // removed, so a key printed over several lines is still recognised.
     const journalText = lines
-      .map((l) => `${iso(l.ts)} ${l.unit}[${l.priority}] ${lr.line(`${l.role}\u0000${l.unit}`, l.message)}`)
+      .map(
+        (l) =>
+          `${iso(l.ts)} ${oneLine(l.unit)}[${l.priority}] ${oneLine(lr.line(`${l.role}\u0000${l.unit}`, l.message))}`,
+      )
       .join('\n');
     counter.count += lr.count;
     const jr = redactSecretsCounted(journalText);

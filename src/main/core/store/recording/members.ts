@@ -3,12 +3,13 @@
 // FEXTRA) that names their kind and their length, so a reader finds them by offset (from the index) or by a scan
 // of the raw bytes, and decompresses them without inflating the data members around them.
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { BlockChecker, SUM_PREFIX } from './block-sum';
 
 export type MarkedKind = 'overview' | 'index';
 
 const KIND_BYTE: Record<MarkedKind, number> = { overview: 0x4f /* O */, index: 0x49 /* I */ };
 /** gzip magic, CM=deflate, FLG=FEXTRA, MTIME 0, XFL 0, OS 255, XLEN 12, subfield id 'P' … */
-const PREFIX = Buffer.from([0x1f, 0x8b, 0x08, 0x04, 0, 0, 0, 0, 0, 0xff, 12, 0, 0x50]);
+export const PREFIX = Buffer.from([0x1f, 0x8b, 0x08, 0x04, 0, 0, 0, 0, 0, 0xff, 12, 0, 0x50]);
 /** … then the kind byte, subfield length 8, "pdc1", and the member's total length (uint32 LE). */
 const MAGIC = Buffer.from('pdc1', 'latin1');
 export const MARKED_HEADER_BYTES = 24;
@@ -47,6 +48,44 @@ export function markedAt(buf: Buffer, at: number): { kind: MarkedKind; length: n
   return { kind, length };
 }
 
+/** Bytes 14–19 of a marked member's header: the subfield length and "pdc1". */
+const MARKER_TAIL = Buffer.concat([Buffer.from([8, 0]), MAGIC]);
+const MARKER_TAIL_AT = 14;
+
+/**
+ * Where a marked member may start in buf at or after `from`: the earliest position where either half of its
+ * header's fixed bytes (the 13 of PREFIX, or the 6 of MARKER_TAIL) is found — one damaged byte leaves one half
+ * intact. -1 when there is none.
+ */
+export function markerCandidate(buf: Buffer, from: number): number {
+  const a = buf.indexOf(PREFIX, from);
+  const t = buf.indexOf(MARKER_TAIL, from + MARKER_TAIL_AT);
+  const b = t < 0 ? -1 : t - MARKER_TAIL_AT;
+  return a < 0 ? b : b < 0 ? a : Math.min(a, b);
+}
+
+/**
+ * The marked member header at buf[at], allowing one damaged byte among its fixed bytes and kind: `kind` is null
+ * when the kind byte is the damaged one, `exact` false when any is. Null when none starts there (or the length is
+ * not a member's). Data members cannot match: their header differs in more than one byte and has no extra field.
+ */
+export function looseMarkedAt(
+  buf: Buffer,
+  at: number,
+): { kind: MarkedKind | null; length: number; exact: boolean } | null {
+  if (at < 0 || at + MARKED_HEADER_BYTES > buf.length) return null;
+  let bad = 0;
+  for (let k = 0; k < PREFIX.length; k++) if (buf[at + k] !== PREFIX[k]) bad++;
+  for (let k = 0; k < MARKER_TAIL.length; k++) if (buf[at + MARKER_TAIL_AT + k] !== MARKER_TAIL[k]) bad++;
+  const k = buf[at + 13];
+  const kind: MarkedKind | null =
+    k === KIND_BYTE.overview ? 'overview' : k === KIND_BYTE.index ? 'index' : null;
+  if (kind === null) bad++;
+  const length = buf.readUInt32LE(at + 20);
+  if (bad > 1 || length < MARKED_HEADER_BYTES + TRAILER_BYTES) return null;
+  return { kind, length, exact: bad === 0 };
+}
+
 /** Offsets of every marked member in `buf` (a whole file or its tail), checked for shape, not content. */
 export function scanMarked(buf: Buffer, from = 0): { at: number; kind: MarkedKind; length: number }[] {
   const out: { at: number; kind: MarkedKind; length: number }[] = [];
@@ -71,10 +110,52 @@ export function openMarked(member: Buffer): Buffer {
   if (m.length > member.length)
     throw new Error(`the member is cut short (${member.length} of ${m.length} bytes)`);
   const raw = member.subarray(MARKED_HEADER_BYTES, m.length - TRAILER_BYTES);
-  const text = inflateRawSync(raw, { maxOutputLength: MAX_MARKED_TEXT });
+  let text: Buffer;
+  try {
+    text = inflateRawSync(raw, { maxOutputLength: MAX_MARKED_TEXT });
+  } catch (err) {
+    throw new Error(`it cannot be decompressed (${(err as Error).message})`, { cause: err });
+  }
   const crc = member.readUInt32LE(m.length - 8);
   const size = member.readUInt32LE(m.length - 4);
   if (crc32(text) >>> 0 !== crc || text.length >>> 0 !== size)
     throw new Error('the member fails its gzip checksum');
   return text;
+}
+
+const LINE_START: Record<MarkedKind, Buffer> = {
+  overview: Buffer.from('{"k":"o.'),
+  index: Buffer.from('{"k":"index",'),
+};
+
+/**
+ * The lines of the marked member `member` (its first `length` bytes), checked three ways: the gzip CRC-32 and
+ * length, the block seal its last line carries, and every other line being a record of its kind. Returns the
+ * text and each line's [start, end) (newline excluded, seal excluded). Throws with what is wrong.
+ */
+export function sealedMemberLines(
+  member: Buffer,
+  kind: MarkedKind,
+): { text: Buffer; lines: [number, number][] } {
+  const text = openMarked(member);
+  const checker = new BlockChecker();
+  const lines: [number, number][] = [];
+  const start = LINE_START[kind];
+  let pos = 0;
+  while (pos < text.length) {
+    const nl = text.indexOf(10, pos);
+    if (nl < 0) throw new Error('its last line is incomplete');
+    if (text.toString('utf8', pos, Math.min(nl, pos + SUM_PREFIX.length)) === SUM_PREFIX) {
+      const why = checker.verify(text.toString('utf8', pos, nl));
+      if (why) throw new Error(why);
+      if (nl + 1 !== text.length) throw new Error('lines follow its seal');
+      return { text, lines };
+    }
+    checker.add(text, pos, nl + 1);
+    if (text.compare(start, 0, start.length, pos, Math.min(nl, pos + start.length)) !== 0)
+      throw new Error(`it holds a line that is not an ${kind} record`);
+    lines.push([pos, nl]);
+    pos = nl + 1;
+  }
+  throw new Error('it has no block seal');
 }

@@ -5,14 +5,11 @@
 // full stream, so the result is an ordinary Recording — only coarser: one row per target every stepMs.
 import { open, readFile, stat } from 'node:fs/promises';
 import type { IndexRecord } from './format';
-import { BlockChecker, SUM_PREFIX } from './block-sum';
-import { markedAt, openMarked, scanMarked } from './members';
+import { scanMarked } from './members';
+import { openDerived, readTailIndex } from './layout';
 import { iso, readHeader, recordAssembler } from './reader';
 import { OVERVIEW_KIND_PREFIX } from './overview-stream';
-import type { ReadOptions, Recording } from './types';
-
-/** The index of a closed file is in its last bytes; an index larger than this is looked for by a scan. */
-const TAIL_BYTES = 64 * 1024;
+import type { DerivedDamage, ReadOptions, Recording } from './types';
 
 export interface OverviewRead {
   /** The session at overview resolution (header, events, unit states and health complete). */
@@ -27,12 +24,19 @@ export interface OverviewRead {
   uncoveredBytes: number;
   /** Format 1.3: the signal rows of each overview member (`o.tbl` records, parsed), in file order. */
   tables: unknown[];
+  /** The first damaged overview member: the overview ends before it (null when none is). */
+  damage: DerivedDamage | null;
 }
 
-const OVERVIEW_LINE = Buffer.from('{"k":"' + OVERVIEW_KIND_PREFIX);
 /** The signal rows of a 1.3 overview: read by review (core/review/overview-table.ts), not by the assembler. */
 const TABLE_LINE = Buffer.from('{"k":"o.tbl"');
 const PLAIN_START = Buffer.from('{"k":"');
+
+interface Member {
+  at: number;
+  bytes: Buffer;
+  span: [number, number] | null;
+}
 
 /**
  * The overview of `path`, or null when the file has none (format 1.1 and older): the caller reads it the slow
@@ -45,75 +49,70 @@ export async function readOverview(path: string, opts: ReadOptions = {}): Promis
   const fh = await open(path, 'r');
   const notes: string[] = [];
   let bytesRead = 0;
-  let members: Buffer[] = [];
-  let foundBy: OverviewRead['foundBy'] = 'index';
+  let members: Member[] = [];
   let uncovered = 0;
-  let index: IndexRecord | null = null;
-  // The index is written at close, after the end record: a file that has one (even damaged) was closed.
-  let closed = false;
+  let index: IndexRecord | null;
+  // An index member ends the file (even a damaged one): it was closed, and not cut short after that.
+  let indexed: boolean;
   try {
-    const tailLen = Math.min(size, TAIL_BYTES);
-    const tail = Buffer.alloc(tailLen);
-    await fh.read(tail, 0, tailLen, size - tailLen);
-    bytesRead += tailLen;
-    const last = scanMarked(tail)
-      .filter((m) => m.kind === 'index' && m.at + m.length === tailLen)
-      .pop();
-    if (last) {
-      closed = true;
-      try {
-        index = parseIndex(openMarked(tail.subarray(last.at)), size - tailLen + last.at);
-        // All at once: the reads queue in the thread pool instead of taking turns with this thread.
-        members = await Promise.all(
-          index.o.map(async ([offset, length]) => {
-            const buf = Buffer.alloc(length);
-            await fh.read(buf, 0, length, offset);
-            const m = markedAt(buf, 0);
-            if (!m || m.kind !== 'overview' || m.length !== length)
-              throw new Error(`it points at byte ${offset}, where no overview member starts`);
-            return buf;
-          }),
-        );
-        for (const b of members) bytesRead += b.length;
-      } catch (err) {
-        notes.push(
-          `The recording's overview index is damaged (${(err as Error).message}); the overview was found by scanning the file instead.`,
-        );
-        index = null;
-        members = [];
-      }
-    }
+    const { tail, found } = await readTailIndex(fh, size);
+    bytesRead += tail.length;
+    index = found?.index ?? null;
+    indexed = found !== null;
+    if (found?.problem)
+      notes.push(
+        `The recording's index at byte ${found.at} is damaged (${found.problem}); the overview was found by scanning the file instead.`,
+      );
+    if (index)
+      // All at once: the reads queue in the thread pool instead of taking turns with this thread.
+      members = await Promise.all(
+        index.o.map(async ([at, length, t0, t1]) => {
+          const bytes = Buffer.alloc(length);
+          const { bytesRead: n } = await fh.read(bytes, 0, length, at);
+          bytesRead += n;
+          return { at, bytes: bytes.subarray(0, n), span: [t0, t1] as [number, number] };
+        }),
+      );
   } finally {
     await fh.close();
   }
   if (!index) {
-    foundBy = 'scan';
     const all = await readFile(path);
     bytesRead += all.length;
     const found = scanMarked(all).filter((m) => m.kind === 'overview');
-    members = found.map((m) => all.subarray(m.at, m.at + m.length));
+    members = found.map((m) => ({ at: m.at, bytes: all.subarray(m.at, m.at + m.length), span: null }));
     const last = found[found.length - 1];
     uncovered = last ? size - (last.at + last.length) : size;
   }
 
   const asm = recordAssembler(path, opts);
   asm.onHeader(JSON.stringify(header));
-  let damage: string | null = null;
+  let damage: DerivedDamage | null = null;
   let decodedBytes = 0;
+  let reach = -Infinity;
   const tables: unknown[] = [];
   const onTable = (text: Buffer, a: number, b: number): void => {
-    tables.push(JSON.parse(text.toString('utf8', a, b)));
+    const table = JSON.parse(text.toString('utf8', a, b)) as { t?: unknown };
+    if (typeof table.t === 'number' && table.t > reach) reach = table.t;
+    tables.push(table);
   };
   for (let i = 0; i < members.length && !damage; i++) {
-    try {
-      const text = openMarked(members[i]);
-      decodedBytes += text.length;
-      deliverMember(text, asm.onLine, onTable);
-    } catch (err) {
-      damage = `overview block ${i + 1} of ${members.length}: ${(err as Error).message}`;
+    const { at, bytes, span } = members[i];
+    const opened = openDerived(bytes, 'overview', index ? index.o[i][1] : bytes.length);
+    if ('problem' in opened) {
+      damage = {
+        section: 'overview',
+        at,
+        span,
+        what: `overview at byte ${at}${span ? ` (${iso(span[0])} to ${iso(span[1])})` : ''} is damaged (${opened.problem})`,
+      };
+      break;
     }
+    decodedBytes += opened.text.length;
+    deliverMember(opened.text, opened.lines, asm.onLine, onTable);
   }
-  if (closed && !damage) {
+  // The index is written at close, after the end record: a file that ends with one was closed.
+  if (indexed && !damage) {
     const end = Buffer.from(`{"k":"end","t":${index?.t ?? 0}}`);
     asm.onLine(end, 0, end.length);
   }
@@ -124,73 +123,43 @@ export async function readOverview(path: string, opts: ReadOptions = {}): Promis
     sealed: true,
     decodedBytes,
     fileBytes: size,
+    damageAt: null,
+    derived: [],
+    tailIndex: null,
   });
   // The assembler's words are about the full stream; the overview says what it covers itself. The full read
-  // that follows brings the exact account of a damaged or unclosed file.
-  recording.warnings = recording.warnings.filter((w) => !w.startsWith('The recording was not closed'));
-  if (index) recording.lastTs = Math.max(recording.lastTs, index.t);
+  // that follows brings the exact account of a damaged, unclosed or cut file.
+  recording.warnings = [];
+  recording.derivedDamage = damage ? [damage] : [];
+  if (index && !damage) recording.lastTs = Math.max(recording.lastTs, index.t);
+  else if (reach > recording.lastTs) recording.lastTs = reach;
   if (damage)
     notes.push(
-      `Part of the recording's overview is damaged (${damage}): the overview ends at ${iso(recording.lastTs)}; the full detail is read from the recording.`,
+      `The recording's ${damage.what}: the overview ends at ${iso(recording.lastTs)}; the full detail is read from the recording.`,
     );
-  else if (!closed)
+  else if (!indexed)
     notes.push(
-      `The recording was not closed: its overview reaches ${iso(recording.lastTs)}; the full detail, up to its last intact record, is read from the recording.`,
+      `The recording has no index at its end (it was not closed, or it was cut short): its overview reaches ${iso(recording.lastTs)}; the full detail, up to its last intact record, is read from the recording.`,
     );
   recording.warnings.push(...notes);
-  return { recording, foundBy, members: members.length, bytesRead, uncoveredBytes: uncovered, tables };
+  return {
+    recording,
+    foundBy: index ? 'index' : 'scan',
+    members: members.length,
+    bytesRead,
+    uncoveredBytes: uncovered,
+    tables,
+    damage,
+  };
 }
 
-function parseIndex(text: Buffer, at: number): IndexRecord {
-  const nl = text.indexOf(10);
-  const sumStart = nl + 1;
-  const sumEnd = text.indexOf(10, sumStart);
-  if (nl < 0 || sumEnd < 0 || text.toString('utf8', sumStart, sumStart + SUM_PREFIX.length) !== SUM_PREFIX)
-    throw new Error(`the index member at byte ${at} is not an index line and its seal`);
-  const checker = new BlockChecker();
-  checker.add(text, 0, nl + 1);
-  const why = checker.verify(text.toString('utf8', sumStart, sumEnd));
-  if (why) throw new Error(`the index fails its checksum: ${why}`);
-  const r = JSON.parse(text.toString('utf8', 0, nl)) as Partial<IndexRecord>;
-  if (r.k !== 'index' || !Array.isArray(r.o) || typeof r.t !== 'number')
-    throw new Error('the index record is malformed');
-  let prevEnd = 0;
-  for (const e of r.o) {
-    if (!Array.isArray(e) || e.length < 4 || !e.every((x) => typeof x === 'number'))
-      throw new Error('an index entry is malformed');
-    if (e[0] < prevEnd || e[1] <= 0 || e[0] + e[1] > at) throw new Error('an index entry is out of place');
-    prevEnd = e[0] + e[1];
-  }
-  return r as IndexRecord;
-}
-
-/** Checks the member's block seal, then hands each overview line to onLine as the record it copies. */
+/** Hands each line of a checked overview member to onLine as the record it copies (signal rows to onTable). */
 function deliverMember(
   text: Buffer,
+  lines: [number, number][],
   onLine: (buf: Buffer, start: number, end: number) => void,
   onTable: (buf: Buffer, start: number, end: number) => void,
 ): void {
-  const checker = new BlockChecker();
-  const lines: [number, number][] = [];
-  let pos = 0;
-  let sealed = false;
-  while (pos < text.length) {
-    const nl = text.indexOf(10, pos);
-    if (nl < 0) throw new Error('its last line is incomplete');
-    if (text.toString('utf8', pos, Math.min(nl, pos + SUM_PREFIX.length)) === SUM_PREFIX) {
-      const why = checker.verify(text.toString('utf8', pos, nl));
-      if (why) throw new Error(why);
-      if (nl + 1 !== text.length) throw new Error('lines follow its seal');
-      sealed = true;
-      break;
-    }
-    checker.add(text, pos, nl + 1);
-    if (text.compare(OVERVIEW_LINE, 0, OVERVIEW_LINE.length, pos, pos + OVERVIEW_LINE.length) !== 0)
-      throw new Error('it holds a line that is not an overview record');
-    lines.push([pos, nl]);
-    pos = nl + 1;
-  }
-  if (!sealed) throw new Error('it has no block seal');
   for (const [a, b] of lines) {
     if (text.compare(TABLE_LINE, 0, TABLE_LINE.length, a, a + TABLE_LINE.length) === 0) {
       onTable(text, a, b);

@@ -3,7 +3,7 @@
 // time range was lost.
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { constants as zc, createGunzip } from 'node:zlib';
+import { constants as zc, createGunzip, gunzipSync } from 'node:zlib';
 import type { AppEvent } from '@shared/domain';
 import {
   DEFAULT_FLUSH_INTERVAL_MS,
@@ -17,6 +17,8 @@ import { isRowLine, ParsedRow, rowTime, RowParser } from './row-parser';
 import { RecordDamageError, ScrapeDecoder } from './scrape-codec';
 import { OVERVIEW_KIND_PREFIX } from './overview-stream';
 import { BLOCK_CHECKSUMS, BlockChecker, MAX_BLOCK_BYTES, SUM_PREFIX } from './block-sum';
+import { DerivedFilter, readTailIndex, type DerivedMember, type TailIndex } from './layout';
+import { integrityOf } from './derived-damage';
 import type {
   JournalLine,
   ReadOptions,
@@ -49,6 +51,12 @@ export interface StreamEnd {
   sealed: boolean;
   decodedBytes: number;
   fileBytes: number;
+  /** The file offset past which its data could not be decompressed (a zlib error), or null. */
+  damageAt: number | null;
+  /** The derived members (overview, index: format 1.2) met on the way, each checked on its own. */
+  derived: DerivedMember[];
+  /** The index member that ends the file, if one does. */
+  tailIndex: TailIndex | null;
 }
 
 /** A complete line: bytes [start, end) of buf, without the newline. */
@@ -128,8 +136,10 @@ export async function streamLines(
     );
   const fh = await open(path, 'r');
   const magic = Buffer.alloc(2);
+  let tailIndex: TailIndex | null;
   try {
     await fh.read(magic, 0, 2, 0);
+    tailIndex = (await readTailIndex(fh, st.size)).found;
   } finally {
     await fh.close();
   }
@@ -144,6 +154,8 @@ export async function streamLines(
     // Small chunks: when zlib hits damage it drops the output of the step that failed, so this bounds what is
     // lost before the damage point.
     const input = createReadStream(path, { highWaterMark: 64 * 1024 });
+    // Only the data members reach zlib: a derived member is checked on its own, so its damage stops nothing.
+    const filter = new DerivedFilter(st.size, tailIndex);
     // Z_SYNC_FLUSH as the final flush: a stream cut after a sync flush point ends without an error.
     const gunzip = createGunzip({ finishFlush: zc.Z_SYNC_FLUSH, chunkSize: 64 * 1024 });
     // An incomplete last line, in pieces (joined once it completes: appending chunk by chunk would be quadratic).
@@ -166,10 +178,12 @@ export async function streamLines(
     let waiting = false;
     let zlibEnded = false;
     let zlibError: Error | null = null;
+    let damageAt: number | null = null;
     const finish = (damage: string | null, partialTail: boolean): void => {
       if (settled) return;
       settled = true;
       input.destroy();
+      filter.destroy();
       gunzip.destroy();
       resolve({
         damage,
@@ -178,12 +192,16 @@ export async function streamLines(
         sealed: checker !== null,
         decodedBytes,
         fileBytes: st.size,
+        damageAt,
+        derived: filter.members,
+        tailIndex,
       });
     };
     const fatal = (err: unknown): void => {
       if (settled) return;
       settled = true;
       input.destroy();
+      filter.destroy();
       gunzip.destroy();
       reject(err);
     };
@@ -333,19 +351,36 @@ export async function streamLines(
       finish(null, carry !== null && carryBytes > 0);
     };
     const onZlibError = (err: Error): void => {
-      if (lineNo === 0)
+      // zlib consumed the data up to here in steps that succeeded; the step that failed is dropped whole.
+      damageAt = filter.toFileOffset(gunzip.bytesWritten);
+      if (lineNo === 0) {
+        // That step held the start of the file: decode the start again, as far as it goes, so a header that is
+        // intact is read and the blocks before the damage are shown.
+        carry = null;
+        carryBytes = 0;
+        decodedBytes = 0;
+        const start = decodablePrefix(Buffer.concat(early));
+        if (start.length && !processChunk(start)) return;
+      }
+      if (lineNo === 0) {
+        const ours = (carry ? Buffer.concat(carry).toString('utf8') : '').startsWith(
+          `{"format":"${FORMAT_ID}"`,
+        );
         fatal(
           new RecordingOpenError(
-            `${path} is not a PD Console recording: its gzip data cannot be decompressed (${err.message})`,
-            'not-a-recording',
+            ours
+              ? `${path} is damaged: its compressed data cannot be decompressed past byte ${damageAt} (${err.message}), which is inside the recording header, so nothing can be read`
+              : `${path} is not a PD Console recording: its gzip data cannot be decompressed (${err.message})`,
+            ours ? 'unreadable' : 'not-a-recording',
             path,
           ),
         );
-      else
-        finish(
-          `the compressed data is damaged after ${decodedBytes} decompressed bytes (${err.message})`,
-          carry !== null && carryBytes > 0,
-        );
+        return;
+      }
+      finish(
+        `the compressed data cannot be decompressed past byte ${damageAt} of the file (${err.message})`,
+        carry !== null && carryBytes > 0,
+      );
     };
     const drain = (): void => {
       scheduled = false;
@@ -419,8 +454,42 @@ export async function streamLines(
     input.on('error', (err) =>
       fatal(new RecordingOpenError(`Cannot read recording ${path}: ${err.message}`, 'unreadable', path)),
     );
-    input.pipe(gunzip);
+    // What reached zlib before the first line was read: decoded again if zlib fails on it (onZlibError).
+    const early: Buffer[] = [];
+    let earlyBytes = 0;
+    filter.on('data', (b: Buffer) => {
+      if (lineNo !== 0 || earlyBytes > EARLY_BYTES) return;
+      early.push(b);
+      earlyBytes += b.length;
+    });
+    input.pipe(filter).pipe(gunzip);
   });
+}
+
+/** Compressed bytes kept to decode the header again: more than any header (MAX_HEADER_CHARS) compresses to. */
+const EARLY_BYTES = MAX_HEADER_CHARS + 64 * 1024;
+
+/**
+ * The text zlib decodes from the start of `data` (gzip members) before it fails, found by bisection: a prefix
+ * cut before the damage decodes (Z_SYNC_FLUSH as the final flush), one reaching it fails.
+ */
+function decodablePrefix(data: Buffer): Buffer {
+  let best = Buffer.alloc(0);
+  let lo = 0;
+  let hi = data.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    try {
+      best = gunzipSync(data.subarray(0, mid), {
+        finishFlush: zc.Z_SYNC_FLUSH,
+        maxOutputLength: 4 * MAX_HEADER_CHARS,
+      });
+      lo = mid;
+    } catch {
+      hi = mid - 1;
+    }
+  }
+  return best;
 }
 
 /** Thrown by a line handler to stop reading early (not damage). */
@@ -603,6 +672,7 @@ export function recordAssembler(path: string, opts: ReadOptions = {}): RecordAss
   let samples = 0;
   let outOfOrder = 0;
   let ended = false;
+  let indexLine = false;
   let afterEnd = 0;
   const seen = (t: number): void => {
     if (t < firstTs) firstTs = t;
@@ -639,7 +709,11 @@ export function recordAssembler(path: string, opts: ReadOptions = {}): RecordAss
     // The overview (format 1.2) is for other readers, and the last overview member and the index follow the
     // end record of a closed file.
     const row = isRowLine(buf, a, b);
-    if (!row && (isOverviewLine(buf, a, b) || isIndexLine(buf, a, b))) return;
+    if (!row && isOverviewLine(buf, a, b)) return;
+    if (!row && isIndexLine(buf, a, b)) {
+      indexLine = true;
+      return;
+    }
     if (ended) {
       // (A tool that re-serialised the lines may have spaced them differently.)
       if (!isOverviewKind(parseRecord(buf.toString('utf8', a, b)).k)) afterEnd++;
@@ -796,16 +870,12 @@ export function recordAssembler(path: string, opts: ReadOptions = {}): RecordAss
       ? header.flushIntervalMs
       : DEFAULT_FLUSH_INTERVAL_MS;
     const lostUntil = `; it was written to disk every ${describeMs(flushMs)}, so a crash lost at most the ${describeMs(flushMs)} after it (a file cut short, e.g. an incomplete copy, lost everything after it)`;
-    // zlib's "incorrect data check" is the gzip trailer disagreeing with the data: in a file that seals its blocks,
-    // that is damage to the trailer alone only if the sealed end record was read; otherwise damaged deflate data
-    // happened to decode into a premature end of stream.
-    if (end.damage && /incorrect (data|length) check/.test(end.damage) && (!end.sealed || ended))
+    const integrity = integrityOf(end, { ended, indexLine, hasOverview: header.overview !== undefined });
+    if (end.damage && !end.sealed && /incorrect (data|length) check/.test(end.damage))
       warnings.push(
-        end.sealed
-          ? `The recording's checksum does not match its contents (${end.damage}): every block up to ${iso(lastTs)} matched its own checksum and is shown; the end of the file was changed or damaged on disk.`
-          : `The recording's checksum does not match its contents (${end.damage}): the file was changed or damaged on disk after it was written, so values anywhere in it may be wrong.`,
+        `The recording's checksum does not match its contents (${end.damage}): the file was changed or damaged on disk after it was written, so values anywhere in it may be wrong.`,
       );
-    else if (end.damage)
+    else if (end.damage && !integrity.afterEnd)
       warnings.push(
         `The recording is damaged (${end.damage}): nothing ${lostAfter} could be read` +
           (end.sealed ? '; every block before it matched its checksum.' : '.'),
@@ -816,6 +886,7 @@ export function recordAssembler(path: string, opts: ReadOptions = {}): RecordAss
           droppedTail(end) +
           `${lostUntil}.`,
       );
+    if (integrity.warning) warnings.push(integrity.warning);
     if (outOfOrder) warnings.push(`${outOfOrder} scrape rows out of time order were skipped.`);
     if (afterEnd) warnings.push(`${afterEnd} records after the end record were ignored.`);
     if (unknownKinds.size)
@@ -828,13 +899,14 @@ export function recordAssembler(path: string, opts: ReadOptions = {}): RecordAss
       header,
       firstTs,
       lastTs,
-      closedCleanly: ended && !end.damage,
+      closedCleanly: integrity.dataComplete,
       series,
       events: byTs(events),
       unitStates: byTs(unitStates),
       health: byTs(health),
       journal: byTs(journal),
       warnings,
+      derivedDamage: integrity.damage,
       stats: { fileBytes: end.fileBytes, decodedBytes: end.decodedBytes, records, scrapes, samples },
     };
   };
@@ -872,6 +944,7 @@ export async function summarizeRecording(path: string): Promise<RecordingSummary
   let firstTs = Infinity;
   let lastTs = -Infinity;
   let ended = false;
+  let indexLine = false;
   const end = await streamLines(
     path,
     (line) => {
@@ -885,6 +958,7 @@ export async function summarizeRecording(path: string): Promise<RecordingSummary
           ended = true;
           return;
         }
+        if (r.k === 'index') indexLine = true;
         if (typeof r.t !== 'number' || !Number.isFinite(r.t)) return;
         t = r.t;
       }
@@ -894,9 +968,11 @@ export async function summarizeRecording(path: string): Promise<RecordingSummary
   );
   if (!Number.isFinite(firstTs)) firstTs = lastTs = header.startedAt;
   const warnings: string[] = [];
-  if (end.damage) warnings.push(`damaged after ${iso(lastTs)}: ${end.damage}`);
+  const integrity = integrityOf(end, { ended, indexLine, hasOverview: header.overview !== undefined });
+  if (end.damage && !integrity.afterEnd) warnings.push(`damaged after ${iso(lastTs)}: ${end.damage}`);
   else if (!ended) warnings.push(`not closed: ends after ${iso(lastTs)}`);
-  return { header, firstTs, lastTs, closedCleanly: ended && !end.damage, warnings };
+  if (integrity.warning) warnings.push(integrity.warning);
+  return { header, firstTs, lastTs, closedCleanly: integrity.dataComplete, warnings };
 }
 
 /** What was dropped after the last intact record of an unclosed file, in words (empty when nothing was). */

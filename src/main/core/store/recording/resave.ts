@@ -1,13 +1,15 @@
 // Re-saving a recording in the current format (1.2): every value, state, event and journal line is read from the
 // file and written again by the RecordingWriter, so the new file carries the overview a review opens from at
-// once. Values are exact (the writer's codec is); the new file replaces the old one atomically. A file that is
-// not complete (cut short, damaged) is refused: the re-saved file would look whole and hide what was lost.
+// once. Values are exact (the writer's codec is); the new file replaces the old one atomically. A file whose data
+// is not complete (cut short, damaged) is refused: the re-saved file would look whole and hide what was lost. One
+// whose damage is only in its overview or index (which the data does not need) is re-saved: they are rebuilt.
 import { rename, rm, stat } from 'node:fs/promises';
 import type { Clock } from '../../clock';
 import type { MetricFamily, MetricType, Sample } from '../../probes/exposition/types';
 import { readRecording } from './reader';
+import { derivedWarning } from './derived-damage';
 import { RecordingWriter, type WriterOptions } from './writer';
-import type { RecordedSeries, Recording } from './types';
+import type { DerivedDamage, RecordedSeries, Recording } from './types';
 
 export interface ResaveResult {
   path: string;
@@ -16,6 +18,8 @@ export interface ResaveResult {
   bytesBefore: number;
   bytesAfter: number;
   scrapes: number;
+  /** The damaged or missing overview and index parts that the new file has rebuilt. */
+  rebuilt: DerivedDamage[];
 }
 
 /** Rewrites `path` in the current format. `overview` as for RecordingWriter (the app keeps review's series). */
@@ -25,9 +29,11 @@ export async function resaveRecording(
 ): Promise<ResaveResult> {
   const bytesBefore = (await stat(path)).size;
   const rec = await readRecording(path);
-  if (!rec.closedCleanly || rec.warnings.length)
+  const derived = derivedWarning(rec.derivedDamage, true);
+  const lost = rec.warnings.filter((w) => w !== derived);
+  if (!rec.closedCleanly || lost.length)
     throw new Error(
-      `${path} is not re-saved: ${rec.warnings.join(' ') || 'it was not closed properly'} A re-saved copy would look complete and hide that; open it as it is.`,
+      `${path} is not re-saved: ${lost.join(' ') || 'it was not closed properly'} A re-saved copy would look complete and hide that; open it as it is.`,
     );
   const tmp = `${path}.resave-${process.pid}.part`;
   let scrapes: number;
@@ -44,6 +50,7 @@ export async function resaveRecording(
     bytesBefore,
     bytesAfter: (await stat(path)).size,
     scrapes,
+    rebuilt: rec.derivedDamage,
   };
 }
 

@@ -107,7 +107,20 @@ export interface Recording {
   journal: JournalLine[];
   /** What could not be read and which time range that loses; empty for an intact file. */
   warnings: string[];
+  /** Damage to what the data does not need (overview, index, what follows the end record), each located. */
+  derivedDamage: DerivedDamage[];
   stats: RecordingStats;
+}
+
+/** A damaged or missing part of a recording that only makes opening fast (format 1.2: overview and index). */
+export interface DerivedDamage {
+  section: 'overview' | 'index' | 'end';
+  /** Byte offset in the file. */
+  at: number;
+  /** The recorded time it covered (an overview member, as the index says), when known. */
+  span: [number, number] | null;
+  /** What is wrong, as a clause: "overview at byte 86008 (…) is damaged (it fails its gzip checksum)". */
+  what: string;
 }
 
 export interface SeriesInfo {

@@ -1,0 +1,143 @@
+// Conditions as systemd means them, from the states real systemd 252 reports (see test/real-systemd): a crash loop
+// with a short RestartSec reads active/running most of the time; a Type=simple server is active while it loads.
+import { describe, expect, it } from 'vitest';
+import type { UnitState } from '@shared/domain';
+import { unitCondition, type UnitJournalEvidence } from '@shared/unit-condition';
+
+const NOW = Date.UTC(2026, 11, 6, 8, 0, 0);
+const min = 60_000;
+
+function state(over: Partial<UnitState>): UnitState {
+  return {
+    unit: 'dsv4-decode.service',
+    loadState: 'loaded',
+    activeState: 'active',
+    subState: 'running',
+    mainPid: 40,
+    nRestarts: 0,
+    activeEnterTimestamp: NOW - 3 * min,
+    result: 'success',
+    execMainCode: 0,
+    execMainStatus: 0,
+    restartPolicy: 'on-failure',
+    stateChangeTimestamp: NOW - 3 * min,
+    execMainStartTimestamp: NOW - 3 * min,
+    inactiveEnterTimestamp: null,
+    ...over,
+  };
+}
+
+const ev = (over: Partial<UnitJournalEvidence> = {}): UnitJournalEvidence => ({ loadsMs: [], ...over });
+const healthy = { ok: true, status: 200, detail: '200 OK', checkedAt: NOW };
+const refused = { ok: false, detail: 'connection refused', checkedAt: NOW };
+
+describe('unitCondition', () => {
+  it('a crash loop that is active/running between crashes, with the exit status and the error', () => {
+    const c = unitCondition({
+      role: 'decode',
+      systemd: state({
+        nRestarts: 4,
+        inactiveEnterTimestamp: NOW - 2000,
+        execMainStartTimestamp: NOW - 1000,
+      }),
+      health: refused,
+      evidence: ev({
+        lastExit: { ts: NOW - 2000, code: 'exited', status: '1/FAILURE', text: '' },
+        lastError: { ts: NOW - 2100, text: 'ImportError: libcudart.so.12: cannot open shared object file' },
+      }),
+      now: NOW,
+    });
+    expect(c.kind).toBe('crash-looping');
+    expect(c.text).toBe(
+      'crash-looping: restart 4, exit status 1 (ImportError: libcudart.so.12: cannot open shared object file)',
+    );
+    expect(c.nextStep).toContain('systemctl stop dsv4-decode.service');
+  });
+
+  it('between restarts (activating/auto-restart) counts the restart that is coming', () => {
+    const c = unitCondition({
+      role: 'decode',
+      systemd: state({
+        activeState: 'activating',
+        subState: 'auto-restart',
+        nRestarts: 3,
+        execMainCode: 1,
+        execMainStatus: 1,
+      }),
+      now: NOW,
+    });
+    expect(c.text).toBe('crash-looping: restart 4, exit status 1');
+  });
+
+  it('failed with Restart=no, and why', () => {
+    const c = unitCondition({
+      role: 'decode',
+      systemd: state({
+        activeState: 'failed',
+        subState: 'failed',
+        result: 'exit-code',
+        execMainCode: 1,
+        execMainStatus: 1,
+        restartPolicy: 'no',
+      }),
+      evidence: ev({ lastError: { ts: NOW - 5000, text: 'RuntimeError: CUDA error: out of memory' } }),
+      now: NOW,
+    });
+    expect(c.text).toBe('failed (exit status 1, Restart=no) (RuntimeError: CUDA error: out of memory)');
+  });
+
+  it('stopped by an operator (SIGTERM from a stop job) and exited on its own are told apart', () => {
+    const stopped = unitCondition({
+      role: 'router',
+      systemd: state({ activeState: 'inactive', subState: 'dead', execMainCode: 2, execMainStatus: 15 }),
+      now: NOW,
+    });
+    expect(stopped.text).toBe('stopped by an operator');
+    const exited = unitCondition({
+      role: 'router',
+      systemd: state({ activeState: 'inactive', subState: 'dead', execMainCode: 1, execMainStatus: 0 }),
+      now: NOW,
+    });
+    expect(exited.text).toBe('exited on its own (status 0)');
+  });
+
+  it('active but not answering while its model loads, against the last load', () => {
+    const c = unitCondition({
+      role: 'decode',
+      systemd: state({}),
+      health: refused,
+      evidence: ev({ startedAt: NOW - 3 * min, loadsMs: [4 * min] }),
+      now: NOW,
+    });
+    expect(c.kind).toBe('loading');
+    expect(c.text).toBe('running, model loading (3 min, last load took 4 min)');
+  });
+
+  it('loading far longer than the last load is not called loading', () => {
+    const c = unitCondition({
+      role: 'decode',
+      systemd: state({ execMainStartTimestamp: NOW - 30 * min }),
+      health: refused,
+      evidence: ev({ startedAt: NOW - 30 * min, loadsMs: [4 * min] }),
+      now: NOW,
+    });
+    expect(c.kind).toBe('not-answering');
+    expect(c.text).toBe(
+      'running but /health fails: connection refused — 30 min since start, last load took 4 min',
+    );
+  });
+
+  it('serving, with automatic restarts said', () => {
+    expect(unitCondition({ role: 'decode', systemd: state({}), health: healthy, now: NOW }).text).toBe(
+      'running, healthy',
+    );
+    expect(
+      unitCondition({
+        role: 'decode',
+        systemd: state({ nRestarts: 1, inactiveEnterTimestamp: NOW - 60 * min }),
+        health: healthy,
+        now: NOW,
+      }).text,
+    ).toBe('running, healthy; restarted automatically once');
+  });
+});
