@@ -346,3 +346,19 @@ describe('drain through the router’s worker API', () => {
     }
   });
 });
+
+describe('load progress read against time', () => {
+  it('says the log gives no shard figure and reads the time since start against the last load', async () => {
+    const { describeProgress } = await import('../../src/main/core/actions/load-progress');
+    const weights = { phase: 'weights' as const, fraction: 0, text: 'Load weight begin. avail mem=78.53 GB' };
+    expect(describeProgress(weights, { elapsedMs: 125_000, lastLoadMs: 240_000 })).toBe(
+      'loading weights (2 min of about 4 min, as the last load took)',
+    );
+    expect(describeProgress(weights, { elapsedMs: 45_000 })).toBe('loading weights (45 s since start)');
+    // The log's own shard lines (a version that prints them one per line) are the better figure.
+    const shard = { phase: 'weights' as const, done: 9, total: 17, fraction: 9 / 17, text: '' };
+    expect(describeProgress(shard, { elapsedMs: 125_000, lastLoadMs: 240_000 })).toBe(
+      'loading weights: shard 9/17 (53 %)',
+    );
+  });
+});

@@ -175,6 +175,11 @@ export interface ServiceRestartView {
   /** The unit's journal since the restart began (the last lines only). */
   journal: JournalLine[];
   progress?: LoadProgress;
+  /**
+   * How long the unit's last complete load took (its journal: systemd's "Started" to "The server is fired up"), for
+   * a progress read from time where journald gives no per-shard lines (a tqdm bar arrives only once it ends).
+   */
+  lastLoadMs?: number;
   /** Last systemd state seen: "activating/start-post", "failed (Result=exit-code)". */
   unitState?: string;
   startedAt?: number;

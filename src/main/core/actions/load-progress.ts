@@ -8,6 +8,7 @@
 //   "Capture cuda graph end. Time elapsed: …"                                                     (warmup next)
 //   "The server is fired up and ready to roll!"                                                   (ready)
 import type { LoadProgress } from '@shared/contract';
+import { durationText } from '@shared/unit-condition';
 
 /** Progress as read from one line; the label is added once the furthest point is known. */
 export type RawProgress = Omit<LoadProgress, 'label'>;
@@ -70,7 +71,25 @@ export function advanceProgress(
   return cur && { ...cur, label: describeProgress(cur) };
 }
 
-export function describeProgress(p: RawProgress): string {
+/** What progress can be read against when the log gives no figure: the time since start, and the last load's. */
+export interface LoadClock {
+  elapsedMs: number;
+  lastLoadMs?: number;
+}
+
+/**
+ * In words, saying where the figure comes from: the log's own shard or batch lines, or — on a real host, where
+ * journald delivers a tqdm bar as one entry only once it ends — the time since start against the last load.
+ */
+export function describeProgress(p: RawProgress, clock?: LoadClock): string {
+  const phase = phaseText(p);
+  if (p.done !== undefined || p.phase === 'ready' || !clock) return phase;
+  const elapsed = durationText(clock.elapsedMs);
+  if (clock.lastLoadMs === undefined) return `${phase} (${elapsed} since start)`;
+  return `${phase} (${elapsed} of about ${durationText(clock.lastLoadMs)}, as the last load took)`;
+}
+
+function phaseText(p: RawProgress): string {
   const pct = p.fraction !== null ? ` (${Math.round(p.fraction * 100)} %)` : '';
   switch (p.phase) {
     case 'starting':

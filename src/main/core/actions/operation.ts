@@ -15,7 +15,7 @@ import type {
 } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import type { Clock } from '../clock';
-import { advanceProgress, describeProgress } from './load-progress';
+import { advanceProgress, describeProgress, type LoadClock } from './load-progress';
 
 /** Journal lines kept per service for the UI; the full journal stays on the host. */
 const JOURNAL_KEEP = 120;
@@ -43,7 +43,13 @@ export interface RunInit {
   requestedBy: string;
   drain: boolean;
   stages: Role[][];
-  services: Array<{ role: Role; unit: string; steps: Array<{ kind: RestartStepKind; label: string }> }>;
+  services: Array<{
+    role: Role;
+    unit: string;
+    steps: Array<{ kind: RestartStepKind; label: string }>;
+    /** The unit's last complete load, from its journal (the monitor's evidence), when known. */
+    lastLoadMs?: number;
+  }>;
 }
 
 export class StepHandle {
@@ -103,6 +109,7 @@ export class RestartRun {
       state: 'pending',
       steps: s.steps.map((st) => ({ kind: st.kind, label: st.label, state: 'pending' })),
       journal: [],
+      ...(s.lastLoadMs !== undefined ? { lastLoadMs: s.lastLoadMs } : {}),
     }));
   }
 
@@ -149,6 +156,15 @@ export class RestartRun {
     );
     if (next) s.progress = next;
     this.changed(false);
+  }
+
+  /** The time a service's load has taken so far (since its restart's first step began) and its last load. */
+  loadClock(s: ServiceRestartView): LoadClock | undefined {
+    if (s.startedAt === undefined) return undefined;
+    return {
+      elapsedMs: this.now() - s.startedAt,
+      ...(s.lastLoadMs !== undefined ? { lastLoadMs: s.lastLoadMs } : {}),
+    };
   }
 
   setProgress(role: Role, p: LoadProgress): void {
@@ -236,7 +252,7 @@ export class RestartRun {
       if (!st) continue;
       const detail =
         (st.kind === 'active' || st.kind === 'health') && s.progress
-          ? describeProgress(s.progress)
+          ? describeProgress(s.progress, this.loadClock(s))
           : st.label;
       parts.push(`${s.role}: ${detail}`);
     }

@@ -707,8 +707,8 @@ class ServiceRestart {
   }
 
   private progressText(): string {
-    const p = this.ctx.run.serviceView(this.role).progress;
-    return p ? describeProgress(p) : '';
+    const view = this.ctx.run.serviceView(this.role);
+    return view.progress ? describeProgress(view.progress, this.ctx.run.loadClock(view)) : '';
   }
 
   private async show(): Promise<UnitSnapshot> {

@@ -395,13 +395,19 @@ export class RestartService {
         requestedBy,
         drain: drainRegs.size > 0,
         stages: plan.stages,
-        services: plan.services.map((s) => ({
-          role: s.role,
-          unit: s.unit,
-          steps: s.steps.filter(
-            (st) => drainRegs.has(s.role) || (st.kind !== 'drain' && st.kind !== 'readd'),
-          ),
-        })),
+        services: plan.services.map((s) => {
+          const lastLoadMs = this.core.deployments
+            .resolve(args.deploymentId)
+            .latest?.services.find((o) => o.unit === s.unit)?.evidence?.loadsMs[0];
+          return {
+            role: s.role,
+            unit: s.unit,
+            steps: s.steps.filter(
+              (st) => drainRegs.has(s.role) || (st.kind !== 'drain' && st.kind !== 'readd'),
+            ),
+            ...(lastLoadMs !== undefined ? { lastLoadMs } : {}),
+          };
+        }),
       },
       clock,
       (urgent) => this.push(id, urgent),

@@ -716,7 +716,9 @@ export function recordAssembler(path: string, opts: ReadOptions = {}): RecordAss
     }
     if (ended) {
       // (A tool that re-serialised the lines may have spaced them differently.)
-      if (!isOverviewKind(parseRecord(buf.toString('utf8', a, b)).k)) afterEnd++;
+      const k = parseRecord(buf.toString('utf8', a, b)).k;
+      if (k === 'index') indexLine = true;
+      else if (!isOverviewKind(k)) afterEnd++;
       return;
     }
     if (row && parser.parse(buf, a, b, pr)) {
