@@ -261,7 +261,7 @@ describe('restart against the demo host', () => {
     expect(stepOf(end, 'decode', 'active').state).toBe('succeeded');
     expect(end.failure?.step).toBe('health');
     expect(end.failure?.message).toMatch(
-      /^decode never answered http:\/\/127\.0\.0\.1:30200\/health with 200 within 35 min 0 s \(last: GET http:\/\/127\.0\.0\.1:30200\/health → connection refused .* — starting the server process\)$/,
+      /^decode never answered http:\/\/127\.0\.0\.1:30200\/health with 200 within 35 min 0 s \(last: GET http:\/\/127\.0\.0\.1:30200\/health → connection refused .* — starting the server process \(\d+ min since start[^)]*\)\)$/,
     );
     // Nothing in systemd times out a Type=simple start: our own health deadline (35 min) is what ended it.
     expect(f.demo.sim.snapshot().units.decode).toMatchObject({ activeState: 'active', subState: 'running' });
@@ -277,7 +277,7 @@ describe('restart against the demo host', () => {
     const end = await restart(f, 'decode');
     expect(end.failure?.step).toBe('health');
     expect(end.failure?.message).toMatch(
-      /^decode never answered http:\/\/127\.0\.0\.1:30200\/health with 200 within 1 min 0 s \(last: .* — starting the server process\)$/,
+      /^decode never answered http:\/\/127\.0\.0\.1:30200\/health with 200 within 1 min 0 s \(last: .* — starting the server process \(1 min since start[^)]*\)\)$/,
     );
     expect(end.failure?.journalTail?.join('\n')).toMatch(/Init torch distributed begin/);
   });
