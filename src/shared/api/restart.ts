@@ -177,7 +177,8 @@ export interface ServiceRestartView {
   progress?: LoadProgress;
   /**
    * How long the unit's last complete load took (its journal: systemd's "Started" to "The server is fired up"), for
-   * a progress read from time where journald gives no per-shard lines (a tqdm bar arrives only once it ends).
+   * a progress read from time where the log gives no figure (a bar without a newline in its format reaches
+   * journald as one entry only once it ends, as the CUDA-graph capture bar does).
    */
   lastLoadMs?: number;
   /** Last systemd state seen: "activating/start-post", "failed (Result=exit-code)". */

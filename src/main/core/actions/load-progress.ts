@@ -78,8 +78,9 @@ export interface LoadClock {
 }
 
 /**
- * In words, saying where the figure comes from: the log's own shard or batch lines, or — on a real host, where
- * journald delivers a tqdm bar as one entry only once it ends — the time since start against the last load.
+ * In words, saying where the figure comes from: the log's own shard or batch lines, or — where the log gives none
+ * (a phase without a bar, or a bar whose format has no newline: journald takes it in as one entry only once it
+ * ends, as with SGLang's CUDA-graph capture) — the time since start against the last load.
  */
 export function describeProgress(p: RawProgress, clock?: LoadClock): string {
   const phase = phaseText(p);

@@ -78,6 +78,9 @@ const GPU_INTERVAL_MS = 5000;
 
 interface ServiceMemory {
   health?: HealthResult;
+  /** MainPID when /health was last read: a Type=simple unit is active again seconds after a restart, while the
+   * new process loads for minutes, so an answer of the old process must not stand for the new one. */
+  healthPid?: number;
   capacityFromServerInfo?: number;
   /** MainPID when capacity was read: a restart may change the pool size. */
   capacityPid?: number;
@@ -342,6 +345,14 @@ export class DeploymentMonitor extends EventEmitter<Events> {
       if (o.systemd && mem.capacityPid !== undefined && o.systemd.mainPid !== mem.capacityPid) {
         mem.capacityFromServerInfo = undefined;
         mem.capacityPid = undefined;
+      }
+      if (!o.systemd) continue;
+      if (mem.health && mem.health.checkedAt >= ts) mem.healthPid = o.systemd.mainPid;
+      else if (mem.health && mem.healthPid !== undefined && o.systemd.mainPid !== mem.healthPid) {
+        // Read from another process than the one running now: not known for this one until it is read again.
+        mem.health = undefined;
+        mem.healthPid = undefined;
+        delete o.health;
       }
     }
     // A probe started by this very poll and not answered within its budget is slow, not yet overdue — the first
