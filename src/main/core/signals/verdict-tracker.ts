@@ -112,7 +112,7 @@ export class VerdictTracker {
     this.linkReadings = this.trackLinks(round);
     const downHosts = new Set(this.linkReadings.filter((l) => l.downSince !== null).map((l) => l.hostId));
     this.trackUnits(round, downHosts, this.linkReadings.length === 1 && downHosts.size === 1);
-    this.recovered = this.recovered.filter((r) => round.ts - r.until < this.windowMs);
+    this.recovered = recentOutages(this.recovered, round.ts, this.windowMs);
     if (this.lastProblem && round.ts - this.lastProblem.until >= this.transitionMs) this.lastProblem = null;
   }
 
@@ -132,7 +132,7 @@ export class VerdictTracker {
         ...(signals.workers ? { workers: signals.workers } : {}),
         ...(signals.routerWorkers ? { routerWorkers: signals.routerWorkers } : {}),
         ...(this.ts !== null ? { now: this.ts } : {}),
-        ...(this.units ? { units: this.units } : {}),
+        ...(this.units ? { units: this.units.map((u) => this.withDownSince(u)) } : {}),
         links: this.linkReadings,
         ...(this.actions ? { actions: this.actions } : {}),
         recovered: [...this.recovered].sort((a, b) => b.until - a.until),
@@ -194,7 +194,7 @@ export class VerdictTracker {
             what: this.nameOf(round, u),
             from: out.downSince,
             until: round.ts,
-            why: out.why,
+            why: out.byYou ? 'restarted by you' : out.why,
             byYou: out.byYou,
           });
         this.outages.delete(u.key);
@@ -210,6 +210,11 @@ export class VerdictTracker {
         }
       }
     }
+  }
+
+  private withDownSince(u: UnitReading): UnitReading {
+    const out = this.outages.get(u.key);
+    return out ? { ...u, downSince: out.downSince } : u;
   }
 
   private nameOf(round: Pick<VerdictRound, 'workers'>, u: UnitReading): string {
@@ -231,4 +236,28 @@ export class VerdictTracker {
       this.problem = null;
     }
   }
+}
+
+/**
+ * The recoveries still worth naming: outages that overlapped form one episode (a router not ready while decode
+ * was down), kept whole while its last recovery is within the window, so the episode is named by its cause until
+ * the figures no longer hold any of it.
+ */
+function recentOutages(list: readonly Recovery[], now: number, windowMs: number): Recovery[] {
+  const sorted = [...list].sort((a, b) => a.from - b.from);
+  const keep: Recovery[] = [];
+  let episode: Recovery[] = [];
+  let end = -Infinity;
+  const close = (): void => {
+    if (episode.length > 0 && now - Math.max(...episode.map((r) => r.until)) < windowMs)
+      keep.push(...episode);
+    episode = [];
+  };
+  for (const r of sorted) {
+    if (r.from > end) close();
+    episode.push(r);
+    end = Math.max(end, r.until);
+  }
+  close();
+  return keep;
 }

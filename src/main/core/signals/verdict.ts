@@ -57,6 +57,8 @@ export interface UnitReading {
   condition: UnitCondition;
   /** Why its /metrics was not read this round, when it was not. */
   metricsError?: string;
+  /** Since when this console has seen it not serving (the verdict tracker's), when it is not. */
+  downSince?: number;
 }
 
 /** A host's SSH link as the verdict reads it. */
@@ -153,9 +155,12 @@ interface Part {
   /** Why it is down: "not active (systemd)", "not serving — crash-looping: restart 4, …". */
   why: string;
   condition?: UnitCondition;
+  downSince?: number;
   action?: OperatorAction;
   url?: string;
   link?: LinkReading;
+  /** Why a failing check is expected here (a router not ready while it has no worker to send to). */
+  note?: string;
 }
 
 export function pipelineVerdict(
@@ -196,6 +201,7 @@ function partsOf(input: VerdictInput, roles: readonly Role[]): Part[] {
         state: 'serving',
         why: '',
         ...(unit ? { condition: unit.condition } : {}),
+        ...(unit?.downSince !== undefined ? { downSince: unit.downSince } : {}),
         ...((unit?.url ?? worker.url) ? { url: unit?.url ?? worker.url } : {}),
       };
       if (link) {
@@ -219,7 +225,37 @@ function partsOf(input: VerdictInput, roles: readonly Role[]): Part[] {
       out.push(part);
     }
   }
-  return out;
+  return explainRouterReadiness(out, input.recovered ?? []);
+}
+
+/**
+ * A router is not ready while a role it routes to has no worker serving, and reads so until its next checks after
+ * the role is back: its failing readiness is the workers' doing, said beside them rather than as a second
+ * service down (the console reads /health every few polls, the router re-checks its workers on its own cadence).
+ */
+function explainRouterReadiness(parts: Part[], recovered: readonly Recovery[]): Part[] {
+  const servers = [...new Set(parts.filter((p) => p.role !== 'router').map((p) => p.role))];
+  const starved = servers.filter((r) =>
+    parts.filter((p) => p.role === r).every((p) => p.state !== 'serving'),
+  );
+  const back = servers.filter(
+    (r) => !starved.includes(r) && recovered.some((x) => parts.some((p) => p.key === x.key && p.role === r)),
+  );
+  if (starved.length === 0 && back.length === 0) return parts;
+  for (const p of parts)
+    if (
+      p.role === 'router' &&
+      p.state === 'down' &&
+      (p.condition ? p.condition.kind === 'not-answering' : p.why.includes('readiness'))
+    ) {
+      p.state = 'serving';
+      p.why = '';
+      p.note =
+        starved.length > 0
+          ? `${p.key}: not ready while no ${starved.join(' or ')} worker serves, as expected`
+          : `${p.key}: not ready yet after ${back.join(' and ')} came back; it re-checks its workers on its own`;
+    }
+  return parts;
 }
 
 const valueOf =
@@ -339,7 +375,12 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
     return {
       kind: 'service-down',
       headline: `Requests cannot flow: ${down[0]}.`,
-      evidence: [...down, ...conditionLines(downParts, nameOf), ...oursLines.map((l) => `also: ${l}`)],
+      evidence: [
+        ...down,
+        ...conditionLines(downParts, nameOf),
+        ...notes(parts),
+        ...oursLines.map((l) => `also: ${l}`),
+      ],
       nextStep: downNextStep(downParts[0], nameOf),
     };
 
@@ -473,17 +514,20 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
       `KV transfer latency ${fmt(latency)} ms${since}`,
     );
 
-  const minuteShare = v('router.router_error_share');
-  const errShare = w('router.router_error_share');
-  if (errShare !== null && errShare >= th.routerErrorShare)
-    add('router', 1 + errShare * 10, `${pct(errShare)} of router responses are 5xx${since}`);
-
   // Workers the router counts unhealthy: only those that themselves look fine point at the router (or the path
   // to it). One down, loading, being restarted, on an unread host or just back (the router re-adds it after its
   // own health checks) is explained by that.
   const recentlyBack = new Set((input.recovered ?? []).map((r) => r.key));
   const atRouter = unhealthyAtRouter(input, parts, recentlyBack, nameOf);
   if (atRouter.blamed.length > 0 || atRouter.byCount) add('router', 1, atRouter.text);
+
+  // The router's 5xx are its own only once it routes to workers that serve: not while a worker just back is not
+  // re-added yet, or the router itself is not ready again after them.
+  const catchingUp = atRouter.notReadded.length > 0 || parts.some((p) => p.role === 'router' && p.note);
+  const minuteShare = v('router.router_error_share');
+  const errShare = w('router.router_error_share');
+  if (errShare !== null && errShare >= th.routerErrorShare && !catchingUp)
+    add('router', 1 + errShare * 10, `${pct(errShare)} of router responses are 5xx${since}`);
 
   const score = (s: Stage): number => ev[s].reduce((t, [x]) => t + x, 0);
   const stages: Stage[] = ['decode', 'transfer', 'prefill', 'router'];
@@ -534,7 +578,7 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
     return {
       kind: 'recovering',
       headline: `Recovering: ${recovering.headline}.`,
-      evidence: [...recovering.evidence, ...atRouter.notReadded, ...flow],
+      evidence: [...recovering.evidence, ...notes(parts), ...atRouter.notReadded, ...flow],
       nextStep: recovering.nextStep,
     };
 
@@ -563,8 +607,8 @@ function ourLines(ours: readonly Part[]): string[] {
   for (const p of ours) byAction.set(p.action!, [...(byAction.get(p.action!) ?? []), p]);
   return [...byAction].map(([a, ps]) => {
     const who = ps.map((p) => p.key).join(', ');
-    const what = a.kind === 'roll' && a.position ? `roll ${a.position.index}/${a.position.total}` : 'restart';
-    return `${who} ${ps.length === 1 ? 'is' : 'are'} being restarted by you — ${what}${a.paused ? ` (paused: ${a.paused})` : ''}`;
+    const what = a.kind === 'roll' && a.position ? ` — roll ${a.position.index}/${a.position.total}` : '';
+    return `${who} ${ps.length === 1 ? 'is' : 'are'} being restarted by you${what}${a.paused ? ` (paused: ${a.paused})` : ''}`;
   });
 }
 
@@ -586,6 +630,7 @@ function restarting(
     const serving = mine.filter((p) => p.state === 'serving').length;
     if (mine.length > 1) evidence.push(`${serving} of ${mine.length} ${role} workers serve meanwhile`);
   }
+  evidence.push(...notes(parts));
   for (const l of lines.slice(1)) evidence.push(`also: ${l}`);
   if (evidence.length === 0) evidence.push(lines[0]);
   const roll = ours.find((p) => p.action?.kind === 'roll');
@@ -599,6 +644,8 @@ function restarting(
   };
 }
 
+const notes = (parts: readonly Part[]): string[] => parts.flatMap((p) => (p.note ? [p.note] : []));
+
 /** Why each down unit is down, beyond the line that names it: since when, its last error, its restarts. */
 function conditionLines(ps: readonly Part[], nameOf: (p: Part) => string): string[] {
   const out: string[] = [];
@@ -606,11 +653,12 @@ function conditionLines(ps: readonly Part[], nameOf: (p: Part) => string): strin
     const c = p.condition;
     if (!c || c.kind === 'unknown') continue;
     const facts: string[] = [];
-    if (c.since !== null) facts.push(`since ${clock(c.since)}`);
     if (c.exitStatus !== undefined && !c.text.includes(`exit status ${c.exitStatus}`))
       facts.push(`exit status ${c.exitStatus}`);
     if (c.restarts > 0 && c.kind !== 'crash-looping') facts.push(`${c.restarts} automatic restarts so far`);
     if (c.lastError && !c.text.includes(c.lastError)) facts.push(`last error: ${c.lastError}`);
+    const since = c.since ?? p.downSince;
+    if (since !== null && since !== undefined) facts.unshift(`not serving since ${clock(since)}`);
     if (facts.length > 0) out.push(`${nameOf(p)}: ${facts.join('; ')}`);
   }
   return out;
@@ -724,8 +772,14 @@ function recoveringText(
   share: number | null,
   th: VerdictThresholds,
 ): { headline: string; line: string; evidence: string[]; nextStep: string } | null {
-  const r = input.recovered?.[0];
-  if (!r) return null;
+  const recent = input.recovered ?? [];
+  if (recent.length === 0) return null;
+  // The last outage to end, and of those overlapping it the one that began first: the cause the others followed
+  // (a router not ready while decode was down), not an earlier outage of its own (the previous worker of a roll).
+  const last = recent.reduce((a, b) => (b.until > a.until ? b : a));
+  const r = recent
+    .filter((x) => x.from <= last.until && x.until >= last.from)
+    .reduce((a, b) => (b.from < a.from ? b : a));
   const was = r.key.startsWith('link:')
     ? `${r.what} was down until ${clock(r.until)}`
     : r.byYou
@@ -742,8 +796,8 @@ function recoveringText(
   const evidence = [
     `${r.what}: ${r.why} from ${clock(r.from)} to ${clock(r.until)} (${duration(r.until - r.from)})`,
   ];
-  for (const x of (input.recovered ?? []).slice(1))
-    evidence.push(`${x.what}: ${x.why} from ${clock(x.from)} to ${clock(x.until)}`);
+  for (const x of recent)
+    if (x !== r) evidence.push(`${x.what}: ${x.why} from ${clock(x.from)} to ${clock(x.until)}`);
   const now = input.units?.find((u) => u.key === r.key);
   if (now) evidence.push(`${r.what} now: ${now.condition.text}`);
   if (input.fresh)
