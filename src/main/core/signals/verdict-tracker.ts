@@ -137,7 +137,12 @@ export class VerdictTracker {
         ...(this.actions ? { actions: this.actions } : {}),
         recovered: [...this.recovered].sort((a, b) => b.until - a.until),
         ...(since !== null && freshValues ? { fresh: { since, values: freshValues } } : {}),
-        ...(this.lastProblem ? { lastProblem: this.lastProblem } : {}),
+        // A stuck verdict that ends this very round is already the transition it names.
+        ...(this.lastProblem
+          ? { lastProblem: this.lastProblem }
+          : this.problem && this.ts !== null
+            ? { lastProblem: { ...this.problem, until: this.ts } }
+            : {}),
         ...(linkDown && this.lastGood ? { beforeLinkLoss: this.lastGood } : {}),
       },
       this.th,
@@ -192,6 +197,7 @@ export class VerdictTracker {
           this.recover({
             key: u.key,
             what: this.nameOf(round, u),
+            role: u.role,
             from: out.downSince,
             until: round.ts,
             why: out.byYou ? 'restarted by you' : out.why,
@@ -254,7 +260,7 @@ function recentOutages(list: readonly Recovery[], now: number, windowMs: number)
     episode = [];
   };
   for (const r of sorted) {
-    if (r.from > end) close();
+    if (r.from >= end) close();
     episode.push(r);
     end = Math.max(end, r.until);
   }

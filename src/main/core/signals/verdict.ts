@@ -79,6 +79,8 @@ export interface Recovery {
   key: string;
   /** "decode", "decode-1 on gpu-b", "the link to gpu-b". */
   what: string;
+  /** The unit's role; none for a link. */
+  role?: Role;
   from: number;
   until: number;
   /** What it was while down: the unit's condition, or the link's state. */
@@ -776,10 +778,11 @@ function recoveringText(
   if (recent.length === 0) return null;
   // The last outage to end, and of those overlapping it the one that began first: the cause the others followed
   // (a router not ready while decode was down), not an earlier outage of its own (the previous worker of a roll).
+  // Of two that began together, a server's: a router's readiness follows its workers.
   const last = recent.reduce((a, b) => (b.until > a.until ? b : a));
-  const r = recent
-    .filter((x) => x.from <= last.until && x.until >= last.from)
-    .reduce((a, b) => (b.from < a.from ? b : a));
+  const first = (a: Recovery, b: Recovery): Recovery =>
+    b.from < a.from || (b.from === a.from && a.role === 'router' && b.role !== 'router') ? b : a;
+  const r = recent.filter((x) => x.from < last.until && x.until > last.from).reduce(first, last);
   const was = r.key.startsWith('link:')
     ? `${r.what} was down until ${clock(r.until)}`
     : r.byYou
