@@ -692,6 +692,41 @@ describe('the verdict over a bad day, round by round', () => {
     ]);
   });
 
+  it("decode's /metrics answers 500 while it serves: its figures are unknown, never read as an empty queue", () => {
+    const blind = values({
+      'decode.metrics_ok': 0,
+      'decode.running': null,
+      'decode.queued': null,
+      'decode.decode_prealloc_queue': null,
+      'decode.decode_transfer_queue': null,
+      'decode.kv_ratio': null,
+    });
+    const units = (now: number): UnitReading[] =>
+      pair(now, {}).map((u) =>
+        u.role === 'decode'
+          ? { ...u, metricsError: 'decode (sglang-decode.service): HTTP 500 Internal Server Error' }
+          : u,
+      );
+    run([
+      {
+        at: '06:30:00',
+        round: {
+          values: blind,
+          units: units(at('06:30:00')),
+          links: links(),
+          routerWorkers: routerList(true),
+        },
+        kind: 'unknown',
+        headline:
+          'Partly unknown: decode serves but its /metrics fails, so its queues cannot be read; the rest shows none building up.',
+        evidence: ['decode: /metrics fails: decode (sglang-decode.service): HTTP 500 Internal Server Error'],
+        nextStep:
+          'open the decode service page: its /metrics fails (decode (sglang-decode.service): HTTP 500 Internal Server Error)',
+        never: [/Healthy/, /decode: 0 requests/],
+      },
+    ]);
+  });
+
   it('a router that never re-adds a worker: recovering first, then blamed once its own window holds no outage', () => {
     run([
       {

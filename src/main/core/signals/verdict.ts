@@ -163,6 +163,8 @@ interface Part {
   link?: LinkReading;
   /** Why a failing check is expected here (a router not ready while it has no worker to send to). */
   note?: string;
+  /** Why its /metrics was not read this round. */
+  metricsError?: string;
 }
 
 export function pipelineVerdict(
@@ -204,6 +206,7 @@ function partsOf(input: VerdictInput, roles: readonly Role[]): Part[] {
         why: '',
         ...(unit ? { condition: unit.condition } : {}),
         ...(unit?.downSince !== undefined ? { downSince: unit.downSince } : {}),
+        ...(unit?.metricsError ? { metricsError: unit.metricsError } : {}),
         ...((unit?.url ?? worker.url) ? { url: unit?.url ?? worker.url } : {}),
       };
       if (link) {
@@ -582,6 +585,22 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
       headline: `Recovering: ${recovering.headline}.`,
       evidence: [...recovering.evidence, ...notes(parts), ...atRouter.notReadded, ...flow],
       nextStep: recovering.nextStep,
+    };
+
+  // A serving unit whose /metrics fails: its queues and KV are not known, so "healthy" cannot be said of it.
+  const blind = parts.filter((p) => p.state === 'serving' && p.metricsError);
+  if (blind.length > 0)
+    return {
+      kind: 'unknown',
+      headline: `Partly unknown: ${listOf(blind)} ${blind.length === 1 ? 'serves' : 'serve'} but ${blind.length === 1 ? 'its' : 'their'} /metrics ${blind.length === 1 ? 'fails' : 'fail'}, so ${blind.length === 1 ? 'its' : 'their'} queues cannot be read; the rest shows none building up.`,
+      evidence: [
+        ...blind.map((p) => `${nameOf(p)}: /metrics fails: ${p.metricsError}`),
+        // A role none of whose serving units was read has no figures to show.
+        ...flow.filter((line) =>
+          parts.some((p) => p.state === 'serving' && !p.metricsError && line.startsWith(`${p.role}:`)),
+        ),
+      ],
+      nextStep: `open the ${blind[0].role} service page: its /metrics fails (${blind[0].metricsError})`,
     };
 
   const idle = running === 0 && (rps === null || rps === 0);
