@@ -16,7 +16,6 @@ const SPEED = 8;
 let clock: Clock;
 let demo: DemoHost;
 let core: Core;
-let dashboard: DashboardService;
 let restart: RestartService;
 let deploymentId: string;
 /** Every round's verdict, in order. */
@@ -35,7 +34,8 @@ beforeAll(async () => {
       deployment: standardDeployment({ id: 'demo', label: 'demo', kind: 'demo' }),
     }),
   });
-  dashboard = new DashboardService(core);
+  // The dashboard hears the deployment open and pushes each round's snapshot on the core's bus.
+  new DashboardService(core);
   restart = new RestartService(core, {
     clockFor: () => clock,
     pollMs: 1000,
