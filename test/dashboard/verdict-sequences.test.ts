@@ -433,9 +433,14 @@ describe('the verdict over a bad day, round by round', () => {
       shapes: Record<string, Shape>,
       unhealthy: string | null,
       actions?: OperatorAction[],
+      share = 0,
     ) => ({
       // The router's gauges count what its list says; the worker's own keys keep the last /health read (ok).
-      values: fleetValues({ 'router.workers_total': 5, 'router.workers_healthy': unhealthy ? 4 : 5 }),
+      values: fleetValues({
+        'router.workers_total': 5,
+        'router.workers_healthy': unhealthy ? 4 : 5,
+        'router.router_error_share': share,
+      }),
       workers: W,
       units: fleetUnits(at(now), shapes),
       links: fleetLinks,
@@ -488,9 +493,13 @@ describe('the verdict over a bad day, round by round', () => {
           { 'decode-2': 'starting' },
           'decode-2',
           roll('decode-2', 3, 'start the unit'),
+          // Requests in flight to decode-2 when it stopped failed: the restart's doing, not the router's.
+          0.11,
         ),
         kind: 'restarting',
         headline: 'decode-2 is being restarted by you — roll 3/3.',
+        evidence: ['11 % of router responses are 5xx while the restart runs'],
+        never: [/Router-bound/],
       },
       {
         at: '06:02:40',

@@ -526,12 +526,15 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
   const atRouter = unhealthyAtRouter(input, parts, recentlyBack, nameOf);
   if (atRouter.blamed.length > 0 || atRouter.byCount) add('router', 1, atRouter.text);
 
-  // The router's 5xx are its own only once it routes to workers that serve: not while a worker just back is not
-  // re-added yet, or the router itself is not ready again after them.
-  const catchingUp = atRouter.notReadded.length > 0 || parts.some((p) => p.role === 'router' && p.note);
+  // The router's 5xx are its own only once it routes to workers that serve: not while this console restarts one
+  // (requests in flight to it fail), a worker just back is not re-added yet, or the router itself is not ready
+  // again after them.
+  const catchingUp =
+    ours.length > 0 || atRouter.notReadded.length > 0 || parts.some((p) => p.role === 'router' && p.note);
   const minuteShare = v('router.router_error_share');
   const errShare = w('router.router_error_share');
-  if (errShare !== null && errShare >= th.routerErrorShare && !catchingUp)
+  const failing = errShare !== null && errShare >= th.routerErrorShare;
+  if (failing && !catchingUp)
     add('router', 1 + errShare * 10, `${pct(errShare)} of router responses are 5xx${since}`);
 
   const score = (s: Stage): number => ev[s].reduce((t, [x]) => t + x, 0);
@@ -569,7 +572,11 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
       nextStep: downNextStep(downParts[0], nameOf),
     };
 
-  if (ours.length > 0) return restarting(ours, nameOf, parts, '');
+  if (ours.length > 0) {
+    const r = restarting(ours, nameOf, parts, '');
+    if (failing) r.evidence.push(`${pct(errShare)} of router responses are 5xx while the restart runs`);
+    return r;
+  }
 
   const running = q('prefill.running') + q('decode.running');
   const rps = v('router.router_requests_per_s');
