@@ -69,6 +69,8 @@ function eightByEight() {
     headline:
       'Decode-bound: requests are piling up at decode — decode-5 on gpu-g at 97 % KV, others below 60 %.',
     evidence: ['decode-5 on gpu-g at 97 % KV, others below 60 %'],
+    nextStep:
+      'decode has no KV room: lower the load (the router’s max concurrency) or add decode capacity; the KV page shows which pool is full',
   };
   return f;
 }

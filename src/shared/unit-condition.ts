@@ -121,9 +121,14 @@ export function unitCondition(i: ConditionInput): UnitCondition {
     };
 
   const crashedLately = e?.lastExit !== undefined && i.now - e.lastExit.ts < LOOP_WINDOW_MS;
+  // A loop is over once the process that runs now has answered /health: it restarted, and it serves.
+  const started = e?.startedAt ?? s.execMainStartTimestamp ?? s.activeEnterTimestamp ?? null;
+  const servesSinceStart =
+    s.activeState === 'active' && i.health?.ok === true && started !== null && i.health.checkedAt >= started;
   const looping =
     (s.activeState === 'activating' && s.subState === 'auto-restart') ||
     (restarts >= LOOP_RESTARTS &&
+      !servesSinceStart &&
       (crashedLately || (s.inactiveEnterTimestamp ?? 0) > i.now - LOOP_WINDOW_MS));
   if (looping && s.activeState !== 'failed' && s.activeState !== 'inactive') {
     const pending = s.subState === 'auto-restart' ? restarts + 1 : restarts;
@@ -194,7 +199,6 @@ export function unitCondition(i: ConditionInput): UnitCondition {
   if (i.health?.ok)
     return { ...base, kind: 'serving', tone: 'ok', text: `running, healthy${restartedNote}`, since };
   // Active but not answering: a server loads its model for minutes after systemd says active.
-  const started = e?.startedAt ?? s.execMainStartTimestamp ?? s.activeEnterTimestamp ?? null;
   const elapsed = started !== null ? i.now - started : null;
   const last = e?.loadsMs[0];
   const lastText = last !== undefined ? `, last load took ${durationText(last)}` : '';

@@ -28,6 +28,8 @@ export async function openFixture(
     sshUser?: string;
     /** Edit the deployment the core is given (e.g. a misspelt unit). */
     deployment?: (d: Omit<DeploymentConfig, 'id'>) => Omit<DeploymentConfig, 'id'>;
+    /** Feature services to wire to the core before the deployment opens (they hear its 'opened' hook). */
+    attach?: (core: Core, restart: RestartService) => void;
   } = {},
 ): Promise<Fixture> {
   const clock = acceleratedClock(opts.speed ?? 50);
@@ -53,6 +55,7 @@ export async function openFixture(
   });
   const pushed: RestartOperation[] = [];
   core.on('restartProgress', (op) => pushed.push(op));
+  opts.attach?.(core, restart);
   const summary = await core.openDemo({});
   return {
     core,

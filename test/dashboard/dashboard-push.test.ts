@@ -14,7 +14,7 @@ function snapshot(ts: number, over: Partial<DashboardSnapshot> = {}): DashboardS
     ts,
     values: { 'decode.kv_ratio': ts / 1000, 'decode.active': 1 },
     kv: [],
-    verdict: { kind: 'healthy', headline: `round ${ts}`, evidence: [] },
+    verdict: { kind: 'healthy', headline: `round ${ts}`, evidence: [], nextStep: 'nothing to do' },
     gpu: { ts: 1000, gpus: [] },
     alerts: [],
     notExposed: missing,

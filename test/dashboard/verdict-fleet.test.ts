@@ -220,11 +220,13 @@ describe('pipelineVerdict in a fleet', () => {
     expect(v.evidence[0]).toBe('decode KV cache 95 % full');
   });
   it('names the workers the router counts unhealthy, by worker name where it has one and by URL where not', () => {
+    // The count is the router's list's (the one cards say too: shared/router-worker-health.ts): four listed and
+    // not removed, two of them healthy. The gauges' own count agrees in a real scrape.
     const v = pipelineVerdict({
       values: fleetValues({
         'router.router_error_share': 0.3,
-        'router.workers_total': 6,
-        'router.workers_healthy': 4,
+        'router.workers_total': 4,
+        'router.workers_healthy': 2,
       }),
       roles: ROLES,
       workers: WORKERS,
@@ -239,7 +241,7 @@ describe('pipelineVerdict in a fleet', () => {
     });
     expect(v.kind).toBe('router-bound');
     expect(v.evidence).toContain(
-      '4 of 6 workers healthy at the router; not healthy: decode-1 on gpu-b, decode worker http://10.1.0.13:30000 (1 with circuit breaker open)',
+      '2 of 4 workers healthy at the router; not healthy: decode-1 on gpu-b, decode worker http://10.1.0.13:30000 (1 with circuit breaker open)',
     );
   });
 

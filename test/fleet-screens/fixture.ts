@@ -173,7 +173,7 @@ export function fleetFixture(
     ts: 2,
     values,
     kv: [],
-    verdict: { kind: 'healthy', headline: '', evidence: [] },
+    verdict: { kind: 'healthy', headline: '', evidence: [], nextStep: 'nothing to do' },
     gpu: { ts: null, gpus: [] },
     alerts: [],
     notExposed: {},

@@ -54,6 +54,31 @@ describe('unitCondition', () => {
     expect(c.nextStep).toContain('systemctl stop dsv4-decode.service');
   });
 
+  it('a loop is over once the process running now answers /health: serving, its restarts noted', () => {
+    const looped = {
+      role: 'decode' as const,
+      evidence: ev({
+        lastExit: { ts: NOW - 60_000, code: 'killed' as const, status: '9/KILL', text: '' },
+        lastError: {
+          ts: NOW - 60_100,
+          text: 'RuntimeError: CUDA error: an illegal memory access was encountered',
+        },
+      }),
+      now: NOW,
+    };
+    const systemd = state({
+      nRestarts: 3,
+      execMainStartTimestamp: NOW - 50_000,
+      inactiveEnterTimestamp: NOW - 60_000,
+    });
+    const back = unitCondition({ ...looped, systemd, health: { ...healthy, checkedAt: NOW - 1000 } });
+    expect(back.kind).toBe('serving');
+    expect(back.text).toBe('running, healthy; restarted automatically 3 times');
+    // An ok read before this process started is the previous one's: still the loop.
+    const stale = unitCondition({ ...looped, systemd, health: { ...healthy, checkedAt: NOW - 55_000 } });
+    expect(stale.kind).toBe('crash-looping');
+  });
+
   it('between restarts (activating/auto-restart) counts the restart that is coming', () => {
     const c = unitCondition({
       role: 'decode',

@@ -96,6 +96,12 @@ export type VerdictKind =
   | 'transfer-bound'
   | 'router-bound'
   | 'service-down'
+  /** A component came back (or the link did) within the last rate window; figures since then are read. */
+  | 'recovering'
+  /** What is wrong is a restart or roll this console runs. */
+  | 'restarting'
+  /** A host's SSH link is down: nothing that needs its data is asserted. */
+  | 'unreachable'
   | 'idle'
   | 'unknown';
 
@@ -105,6 +111,8 @@ export interface Verdict {
   headline: string;
   /** The figures that led to it, most telling first. */
   evidence: string[];
+  /** What the operator can do next ("open the journal at the crash; …", "nothing to do"). */
+  nextStep: string;
 }
 
 export interface KvDetail {

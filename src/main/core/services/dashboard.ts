@@ -17,7 +17,7 @@ import type {
   ScrapeFamilies,
   SignalInfo,
 } from '@shared/contract';
-import type { DeploymentConfig, Observation, Role } from '@shared/domain';
+import type { ConnectionStatus, DeploymentConfig, Observation, Role } from '@shared/domain';
 import type { DemoFaultName } from '@shared/demo-faults';
 import type { Settings } from '@shared/api/settings';
 import type { EventEmitter } from 'node:events';
@@ -26,7 +26,9 @@ import { systemClock, type Clock } from '../clock';
 import { ApiError } from '../api-error';
 import { SignalsStore } from '../signals/signals-store';
 import { catalogFor } from '../signals/catalog';
-import { pipelineVerdict } from '../signals/verdict';
+import { VerdictTracker } from '../signals/verdict-tracker';
+import { UnitReadings } from '../signals/unit-readings';
+import { OperatorActions } from '../actions/in-progress';
 import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
 import { kvDetail } from '../signals/kv-detail';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
@@ -73,11 +75,14 @@ interface Open {
   round?: { ts: number; values: Record<string, number | null> };
   /** The previous round's snapshot as pushed; unset after a round nobody listened to (the next push is whole). */
   pushed?: DashboardSnapshot;
+  /** The verdict over time: outages and recoveries, the links, what this console restarts. */
+  verdict: VerdictTracker;
+  units: UnitReadings;
 }
 
 /** What the dashboard is given: the deployments, the hooks it reads, pushes, the timeline for alerts, the links. */
 export type DashboardHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'emit' | 'addEvent'> &
-  Pick<EventEmitter<ApiEventMap>, 'listenerCount'> &
+  Pick<EventEmitter<ApiEventMap>, 'listenerCount' | 'on'> &
   Pick<LiveDeploymentAccess, 'deploymentOf' | 'connectionOf' | 'journalTail'> & {
     /** Where a live deployment's readings come from (this service's signal store); set once. */
     provideLiveReadings(fn: (deploymentId: string) => DeploymentReadings): void;
@@ -92,6 +97,8 @@ export class DashboardService {
   private demoFaults: DemoFaultSwitch | null = null;
   private readonly census = new FamilyCensusCache();
   private readonly deployments: DeploymentLookup;
+  /** What this console is restarting, from the restart and roll progress it pushes. */
+  readonly actions = new OperatorActions();
 
   constructor(
     private readonly core: DashboardHost,
@@ -124,6 +131,8 @@ export class DashboardService {
       };
     });
     core.hooks.on('observed', (obs) => this.onObserved(obs));
+    core.on('restartProgress', (op) => this.actions.restart(op));
+    core.on('rollProgress', (p) => this.actions.roll(p.deploymentId, p.operation));
     core.hooks.on('gpu', (e) => this.onGpu(e.deploymentId, e.status, e.hostId));
   }
 
@@ -241,12 +250,15 @@ export class DashboardService {
       gpu: { ts: null, gpus: [] },
       pending: {},
       families: {},
+      verdict: new VerdictTracker({ windowMs: this.store.rateWindowMs }),
+      units: new UnitReadings(),
     };
     this.open.set(deploymentId, o);
   }
 
   private onClosed(deploymentId: string): void {
     this.open.delete(deploymentId);
+    this.actions.forget(deploymentId);
     this.census.drop(`${deploymentId}/`);
     for (const [id, f] of this.followers)
       if (f.deploymentId === deploymentId) {
@@ -273,6 +285,13 @@ export class DashboardService {
     });
     o.alertState = state;
     o.active = active;
+    o.verdict.observe({
+      ts: obs.ts,
+      units: o.units.read(obs, o.deployment.services),
+      links: this.linksOf(obs.deploymentId, o),
+      actions: this.actions.of(obs.deploymentId),
+      ...(o.isFleet ? { workers: this.workersOf(obs.deploymentId) } : {}),
+    });
     for (const c of changes) {
       this.core.addEvent(obs.deploymentId, {
         ts: obs.ts,
@@ -311,6 +330,24 @@ export class DashboardService {
     return o.snapshot;
   }
 
+  /** Each host's link as it stands now: the verdict does not judge a host it cannot read. */
+  private linksOf(
+    deploymentId: string,
+    o: Open,
+  ): { hostId: string; label: string; status: ConnectionStatus }[] {
+    const hosts = [...new Set(o.deployment.services.map((s) => s.hostId))];
+    return hosts.map((hostId) => {
+      try {
+        const conn = this.core.connectionOf(deploymentId, o.isFleet ? hostId : undefined);
+        return { hostId, label: o.isFleet ? hostId : conn.label, status: conn.status };
+      } catch (err) {
+        // A fleet host that could not be reached when the deployment opened has no link at all.
+        const status: ConnectionStatus = { state: 'failed', reason: (err as Error).message, at: 0 };
+        return { hostId, label: hostId, status };
+      }
+    });
+  }
+
   /** A fleet's workers with their hosts, so the verdict and alerts name both ("decode-2 on gpu-b"). */
   private workersOf(deploymentId: string): FleetWorker[] | undefined {
     return fleetWorkersOf(this.core.deploymentOf(deploymentId).deployment.services);
@@ -334,13 +371,16 @@ export class DashboardService {
       values,
       kv,
       // One host has no workers: said, so that the verdict does not look for them in every key of the round.
-      verdict: pipelineVerdict({
-        values,
-        growth,
-        roles: o.roles,
-        workers: o.isFleet ? this.workersOf(deploymentId) : [],
-        ...(routerWorkers ? { routerWorkers } : {}),
-      }),
+      verdict: o.verdict.verdict(
+        {
+          values,
+          growth,
+          roles: o.roles,
+          workers: o.isFleet ? this.workersOf(deploymentId) : [],
+          ...(routerWorkers ? { routerWorkers } : {}),
+        },
+        (since) => this.store.windowedSince(deploymentId, since),
+      ),
       gpu: o.gpu,
       alerts: o.active,
       notExposed: this.store.notExposed(deploymentId),

@@ -74,7 +74,7 @@ export interface SignalsStoreOptions {
 export class SignalsStore {
   private readonly deployments = new Map<string, DeploymentSignals>();
   readonly capacity: number;
-  private readonly rateWindowMs: number;
+  readonly rateWindowMs: number;
 
   constructor(opts: SignalsStoreOptions = {}) {
     this.capacity = opts.capacity ?? DAY_AT_1S;
@@ -187,6 +187,39 @@ export class SignalsStore {
     // The only router of a fleet is also the role's own series, as in a one-host deployment.
     if (role === 'router' && scope === 'router')
       Object.assign(out, this.write(d, role, ts, prefixed(role, values)));
+    return out;
+  }
+
+  /**
+   * The windowed signals of every scraped target (rates, shares, quantiles) over [since, its newest scrape]
+   * instead of the standard window: after an outage, the figures of the time since the recovery only, which the
+   * standard window still mixes with the outage's (a router's 5xx share while a worker was down). Keys as the
+   * live push's: a fleet worker's under its scope, the role's under the bare key for a one-host pair and the
+   * fleet's router. A window shorter than two scrapes reads null, as a window without two points does.
+   */
+  windowedSince(deploymentId: string, since: number): Record<string, number | null> {
+    const d = this.deployments.get(deploymentId);
+    const out: Record<string, number | null> = {};
+    if (!d) return out;
+    for (const [target, live] of d.live) {
+      const at = target.indexOf('@');
+      const role = (at < 0 ? target : target.slice(0, at)) as Role;
+      const scope = at < 0 ? undefined : target.slice(at + 1);
+      withScratchArrays(() => {
+        const cols = live.columns(role);
+        const last = cols.rows - 1;
+        if (last < 0) return;
+        // The live columns keep one standard window: a recovery longer ago than that is outside it anyway.
+        const windowMs = Math.min(this.rateWindowMs, cols.t[last] - since);
+        if (!(windowMs >= 0)) return;
+        const sig = evaluateTarget(cols, role, { rateWindowMs: windowMs, from: last, kv: false });
+        sig.values.forEach((col, key) => {
+          const v = col[last];
+          out[scoped(`${role}.${key}`, scope)] = v === v ? v : null;
+          if (role === 'router' && scope === 'router') out[`${role}.${key}`] = v === v ? v : null;
+        });
+      });
+    }
     return out;
   }
 

@@ -12,6 +12,8 @@ const VERDICT_TONE: Record<string, string> = {
   healthy: 'ok',
   idle: 'idle',
   unknown: 'idle',
+  // Nothing is known of a host that cannot be read: neither good nor bad.
+  unreachable: 'idle',
   'service-down': 'bad',
 };
 
@@ -70,6 +72,11 @@ export function VerdictBox({ dashboard }: { dashboard?: DashboardSnapshot }): Re
             <li key={e}>{e}</li>
           ))}
         </ul>
+      )}
+      {verdict?.nextStep && (
+        <p className="verdict-next" data-testid="verdict-next">
+          Next: {verdict.nextStep}
+        </p>
       )}
     </div>
   );

@@ -1,0 +1,59 @@
+// The overview's verdict during a rolling restart of the demo fleet's decode workers, through the app's API (real
+// SSH to the fleet's hosts): while the roll restarts a worker, the router counts that worker unhealthy with its
+// circuit breaker open — the console's own doing, which the verdict says ("decode-1 is being restarted by you —
+// roll 2/3") instead of blaming the router.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { createApp, type App } from '../../src/main/compose';
+import { rollEnded } from '../support/roll-ended';
+import type { DashboardPush } from '../../src/shared/contract';
+import type { DeploymentSummary } from '../../src/shared/domain';
+
+let app: App;
+let dir: string;
+let summary: DeploymentSummary;
+const verdicts: DashboardPush['verdict'][] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'pd-fleet-verdict-'));
+  app = createApp({ shell: 'browser', intervalMs: 500, dataDir: dir, record: false, demoSpeed: 100 });
+  // A window listens: each round's verdict is built and pushed, as on screen.
+  app.core.on('dashboard', (p) => verdicts.push(p.verdict));
+  summary = await app.handlers.openDemo({ topology: 'fleet' });
+  await vi.waitFor(
+    () => {
+      const latest = app.core.deploymentOf(summary.deployment.id).latest;
+      expect(latest?.services.length).toBeGreaterThanOrEqual(6);
+      expect(latest?.services.every((s) => s.systemd?.activeState === 'active' && s.health?.ok)).toBe(true);
+    },
+    { timeout: 30_000, interval: 250 },
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await app?.shutdown();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+it('each worker the roll restarts is named as restarted by you, with its place; the router is never blamed', async () => {
+  const from = verdicts.length;
+  const started = await app.handlers.startRoll({
+    deploymentId: summary.deployment.id,
+    target: { kind: 'role', role: 'decode' },
+  });
+  const end = await rollEnded(app.core, started.id, 120_000);
+  expect(end.state, end.summary).toBe('succeeded');
+  const during = verdicts.slice(from);
+  const headlines = [...new Set(during.map((v) => v.headline))];
+  for (const [k, worker] of ['decode-0', 'decode-1', 'decode-2'].entries())
+    expect(headlines, headlines.join('\n')).toContain(
+      `${worker} is being restarted by you — roll ${k + 1}/3.`,
+    );
+  expect(during.filter((v) => v.kind === 'router-bound').map((v) => v.headline)).toEqual([]);
+  const restarting = during.find((v) => v.headline.startsWith('decode-1 is being restarted by you'))!;
+  expect(restarting.kind).toBe('restarting');
+  expect(restarting.evidence).toContain('2 of 3 decode workers serve meanwhile');
+  expect(restarting.nextStep).toMatch(/^nothing to do while the roll runs/);
+}, 180_000);
