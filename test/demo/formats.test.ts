@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { floatToGoString, pyRepr } from '../../src/main/demo/exposition-writer';
 import { Journal, formatEntry, seqOfCursor, cursorOf } from '../../src/main/demo/journal';
 import { parseShell } from '../../src/main/demo/commands/shell';
-import { parseJournalTime, systemdTimespan, systemdTimestamp } from '../../src/main/demo/time-format';
+import {
+  cpuTimespan,
+  parseJournalTime,
+  systemdTimespan,
+  systemdTimestamp,
+} from '../../src/main/demo/time-format';
+import { shardProgress } from '../../src/main/demo/log-lines';
 import { T0 } from './helpers';
 
 describe('Python float formatting (prometheus_client floatToGoString)', () => {
@@ -44,6 +50,16 @@ describe('systemd time formats', () => {
     expect(parseJournalTime('5 min ago', T0)).toBe(T0 - 300_000);
     expect(parseJournalTime(`@${T0 / 1000}`, 0)).toBe(T0);
     expect(parseJournalTime('not a time', T0)).toBeNull();
+  });
+});
+
+describe('durations in the simulated logs never show 60 seconds', () => {
+  it('tqdm elapsed and ETA, and the CPU time systemd prints on stop, carry a full minute over', () => {
+    // 59.6 s elapsed after 5 of 17 shards; 11.92 s/it over the 12 left is 143.04 s ≈ 02:23
+    expect(shardProgress(5, 59.6)).toContain('[01:00<02:23, 11.92s/it]');
+    expect(cpuTimespan(59.9996)).toBe('1min 0s');
+    expect(cpuTimespan(3599.9999)).toBe('1h 0s');
+    expect(cpuTimespan(125.25)).toBe('2min 5.25s');
   });
 });
 

@@ -3,7 +3,7 @@
 // messages systemd (PID 1) writes about the units.
 import { MODEL_NAME, MODEL_PATH, PORTS, TP_SIZE, type ServerRole } from './units';
 import { isSmgEra, type RouterEra } from './eras';
-import { cpuTimespan, pythonAsctime, rustTracingTimestamp } from './time-format';
+import { cpuTimespan, pythonAsctime, rustTracingTimestamp, tqdmElapsed } from './time-format';
 
 export const SHARDS = 17;
 
@@ -38,8 +38,7 @@ export function shardProgress(done: number, elapsedS: number): string {
   const pct = Math.floor((100 * done) / SHARDS);
   const per = done > 0 ? elapsedS / done : 0;
   const remaining = done > 0 ? per * (SHARDS - done) : 0;
-  const fmt = (s: number): string =>
-    `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(Math.round(s % 60)).padStart(2, '0')}`;
+  const fmt = tqdmElapsed;
   const rate = done > 0 ? `${per.toFixed(2)}s/it` : '?it/s';
   const eta = done > 0 ? fmt(remaining) : '?';
   return `Loading safetensors checkpoint shards: ${String(pct).padStart(3, ' ')}% Completed | ${done}/${SHARDS} [${fmt(elapsedS)}<${eta}, ${rate}]`;

@@ -88,9 +88,11 @@ export function systemdTimespan(us: number): string {
 
 /** "Consumed 2h 3min 12.345s CPU time." style, as systemd prints CPU usage on unit stop. */
 export function cpuTimespan(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
+  // To the millisecond first, so 59.9996 s is "1min 0s" and not "60s".
+  const ms = Math.round(seconds * 1000);
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
   const parts: string[] = [];
   if (h) parts.push(`${h}h`);
   if (m) parts.push(`${m}min`);

@@ -11,7 +11,7 @@ import {
   useUi,
   type Page,
 } from '../state/ui';
-import { formatClock, formatDateTime } from '../format';
+import { formatClock, formatRange } from '../format';
 import { ReviewRanges } from '../review/ReviewRanges';
 import { openSessionsPage } from '../sessions/state';
 import { HistoryRanges } from '../charts/HistoryRanges';
@@ -110,7 +110,7 @@ export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () =>
                 onClick={backToLive}
                 title="Back to live (l)"
               >
-                {formatDateTime(ui.view.from)} – {formatClock(ui.view.to)} · back to live
+                {formatRange(ui.view.from, ui.view.to)} · back to live
               </button>
             ) : (
               <span className="live-dot" data-testid="live-indicator" title="Following live data">

@@ -7,7 +7,7 @@ import type { DeploymentView } from '../state/store';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { backToLive, getUi, RANGES, setFixedWindow, useUi } from '../state/ui';
-import { formatDateTime, formatDuration } from '../format';
+import { formatDateTime, formatDuration, formatRange } from '../format';
 import { MARKER_GROUPS, Timeline, groupOf, type MarkerGroup } from './Timeline';
 import { JournalPane } from './JournalPane';
 import {
@@ -321,7 +321,7 @@ function ExportForm({
       {win && (
         <label className="inline">
           <input type="checkbox" checked={onlyWindow} onChange={(e) => setOnlyWindow(e.target.checked)} />{' '}
-          only the window on the charts ({formatDateTime(win.from)} – {formatDateTime(win.to)})
+          only the window on the charts ({formatRange(win.from, win.to)})
         </label>
       )}
       {result && (
