@@ -74,6 +74,14 @@ test('the decode group rolls every decode worker, one at a time, and says so at 
   await expect(progress).toHaveAttribute('data-state', /running|succeeded/);
   await expect(progress.locator('[data-testid^="roll-worker-"]')).toHaveCount(3);
   await page.screenshot({ path: shot('fleet-roll-running.png') });
+  // The roll speaks through the decode group's button only; the prefill group's waits for it to end (it read
+  // "Restarting decode-1…" too).
+  await expect(group.getByTestId('role-restart-decode-running')).toHaveText(/^Restarting decode-\d…$/);
+  const prefillButton = page.getByTestId('role-group-prefill').getByTestId('role-restart-prefill');
+  await expect(prefillButton).toBeDisabled();
+  await expect(prefillButton).toHaveText('Restart one at a time…');
+  await expect(prefillButton).toHaveAttribute('title', /One roll at a time: the roll of every decode worker/);
+  await expect(page.getByTestId('role-restart-prefill-running')).toHaveCount(0);
   await expect(progress).toHaveAttribute('data-state', 'succeeded', { timeout: 180_000 });
   for (const w of ['decode-0', 'decode-1', 'decode-2'])
     await expect(progress.getByTestId(`roll-worker-${w}`)).toHaveAttribute('data-state', 'succeeded');

@@ -4,6 +4,7 @@ import type { RollTarget } from '@shared/contract';
 import { useAppState } from '../state/store';
 import { actionsAllowed, useRestartState } from './useRestart';
 import { openRollDialog, runningRoll, showRoll, useRollState } from './useRoll';
+import { rollCovers } from './roll-scope';
 
 export function RollButton({
   deploymentId: given,
@@ -23,7 +24,7 @@ export function RollButton({
   const deploymentId = given ?? active;
   if (!deploymentId) return null;
   const running = runningRoll(rolls, deploymentId);
-  if (running) {
+  if (running && rollCovers(running, target)) {
     const w = running.workers.find((x) => x.workerId === running.current);
     return (
       <button
@@ -37,6 +38,19 @@ export function RollButton({
     );
   }
   if (!actionsAllowed(restart)) return null;
+  // Another role's roll: this button does not say what that roll does (the prefill card read "Restarting
+  // decode-1…"); it waits, since the core runs one roll per deployment at a time.
+  if (running)
+    return (
+      <button
+        className="restart-button"
+        data-testid={testId}
+        disabled
+        title={`One roll at a time: the roll of ${running.targetText} must end first`}
+      >
+        {label}
+      </button>
+    );
   return (
     <button
       className="restart-button"
