@@ -22,6 +22,7 @@ import { applyTheme, backToLive, navigate, pageHash, RANGES, setHelp, setRange, 
 import { SeriesBatchProvider } from './charts/SeriesBatch';
 import { requestNotifications } from './state/notifications';
 import { StartPage } from './pages/StartPage';
+import { HistoryPageNotice } from './charts/HistoryNote';
 import { Overview } from './pages/Overview';
 import { KvPage } from './pages/KvPage';
 import { MetricsPage } from './pages/MetricsPage';
@@ -275,6 +276,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
       <ConnectionBanner view={view} now={now} />
       {/* One history request per page and window: the page's charts ask through its own batcher. */}
       <SeriesBatchProvider key={pageHash(page)}>
+        <HistoryPageNotice />
         {page.name === 'overview' && <Overview view={view} now={shownNow} />}
         {page.name === 'kv' && <KvPage view={view} />}
         {page.name === 'metrics' && <MetricsPage view={view} />}
