@@ -38,7 +38,10 @@ export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () =>
     <header className="topbar">
       <div className="topbar-row">
         <div className="title">
-          <h1>{deployment.name}</h1>
+          {/* Cut with an ellipsis where the bar is narrow (a fleet's name at 1280 px): the whole name on hover. */}
+          <h1 title={deployment.name} data-testid="deployment-title">
+            {deployment.name}
+          </h1>
           <span className="muted">
             {host.label}
             {view.latest ? ` · updated ${formatClock(view.latest.ts)}` : ''}
