@@ -1,7 +1,8 @@
 // The restart action of a fleet's worker or role: "Restart…" opens the roll's plan; while a roll runs on the
-// deployment it shows what the roll is doing and opens its progress instead. Hidden in read-only mode.
+// deployment it shows what the roll is doing and opens its progress instead. Hidden in read-only mode and in
+// review.
 import type { RollTarget } from '@shared/contract';
-import { useAppState } from '../state/store';
+import { isReview, useAppState } from '../state/store';
 import { actionsAllowed, useRestartState } from './useRestart';
 import { openRollDialog, runningRoll, showRoll, useRollState } from './useRoll';
 import { rollCovers } from './roll-scope';
@@ -20,9 +21,10 @@ export function RollButton({
 }): React.JSX.Element | null {
   const restart = useRestartState();
   const rolls = useRollState();
-  const active = useAppState().activeId;
-  const deploymentId = given ?? active;
-  if (!deploymentId) return null;
+  const app = useAppState();
+  const deploymentId = given ?? app.activeId;
+  // A recording under review restarts nothing (the settings of a live deployment opened before may be loaded).
+  if (!deploymentId || isReview(app, deploymentId)) return null;
   const running = runningRoll(rolls, deploymentId);
   if (running && rollCovers(running, target)) {
     const w = running.workers.find((x) => x.workerId === running.current);
