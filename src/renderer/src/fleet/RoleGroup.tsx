@@ -153,7 +153,8 @@ function WorkerLine({ row: r }: { row: WorkerRow }): React.JSX.Element {
                 data-testid="worker-at-router"
                 title={`${r.id} answers its own health check, but the router ${atRouterText(r.atRouter)}: it takes no traffic`}
               >
-                {r.atRouter.state === 'removed' ? 'removed by router' : 'unhealthy at router'}
+                {/* Short: the pill must not widen the table past the card at 1280 px. */}
+                {r.atRouter.state === 'removed' ? 'removed' : 'not routed'}
               </span>
             ) : (
               <span className={`pill pill-${r.tone}`}>{r.activeState ?? '…'}</span>
