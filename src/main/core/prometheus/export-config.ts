@@ -161,7 +161,7 @@ export function prometheusConfigYaml(
   endpoints: readonly ScrapeEndpoint[],
   opts: ConfigFileOptions = {},
 ): string {
-  const network = opts.network ?? new Set(endpoints.map((ep) => ep.hostId)).size > 1;
+  const network = opts.network ?? spansHosts(endpoints);
   const placed = { ...opts, network };
   const doc = {
     global: { scrape_interval: opts.scrapeInterval ?? '15s', evaluation_interval: '15s' },
@@ -173,6 +173,11 @@ export function prometheusConfigYaml(
     .map((l) => `# ${l}\n`)
     .join('');
   return head + yaml.dump(doc, { lineWidth: 120, noRefs: true, quotingType: "'" });
+}
+
+/** Whether the endpoints are on more than one host: then no one host's 127.0.0.1 reaches them all. */
+export function spansHosts(endpoints: readonly ScrapeEndpoint[]): boolean {
+  return new Set(endpoints.map((ep) => ep.hostId)).size > 1;
 }
 
 /** Where the config's Prometheus must run, and the commands that install it there (Debian's prometheus package). */

@@ -25,6 +25,7 @@ import {
   labelHost,
   prometheusConfigYaml,
   runAndInstall,
+  spansHosts,
   type ConfigFileOptions,
   type ScrapeEndpoint,
 } from '../prometheus/export-config';
@@ -239,7 +240,7 @@ export class PrometheusService {
       fileName,
       mimeType: 'application/yaml',
       text: this.configText(deploymentId, deployment, endpoints, runOn, fileName),
-      notes: runAndInstall(endpoints, { ...opts, network: new Set(endpoints.map((e) => e.hostId)).size > 1 }),
+      notes: runAndInstall(endpoints, { ...opts, network: spansHosts(endpoints) }),
     };
   }
 
