@@ -82,7 +82,9 @@ test('the overview shows the PD pipeline with per-stage state, queues, KV and a 
   await expect(kv.getByTestId('kv-percent')).toHaveText(/^\d{1,3}\.\d %$/);
   await expect(kv.getByTestId('kv-source')).toContainText('sglang:kv_used_tokens');
   await expect(kv.getByTestId('kv-evictable')).toHaveText(/\d/);
-  await expect(kv.getByTestId('kv-ttf')).toHaveText(/not filling|~/);
+  await expect(kv.getByTestId('kv-ttf')).toHaveText(
+    /^(not filling|full|full in < 1 min|full in ~\d+ (min|h( \d+ min)?))$/,
+  );
   await expect(page.getByTestId('chart-kv-pct-decode')).toHaveAttribute('data-state', 'ready');
 });
 

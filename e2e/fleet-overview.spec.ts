@@ -18,6 +18,14 @@ test('the first-run screen opens the demo fleet: 5 workers on 3 hosts, each live
   await page.getByTestId('open-demo-fleet').click();
 
   await expect(page.getByTestId('page-overview')).toHaveAttribute('data-fleet', 'true', { timeout: 60_000 });
+  // The fleet's long name is cut to fit the bar at 1280 px, beside the connection, and whole on hover.
+  const title = page.getByTestId('deployment-title');
+  const name = (await title.textContent())!;
+  expect(name).toMatch(/^Demo fleet: 2 prefill \+ 3 decode on 3 hosts/);
+  await expect(title).toHaveAttribute('title', name);
+  expect(await title.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+  const [t, c] = [await title.boundingBox(), await page.getByTestId('connection-state').boundingBox()];
+  expect(t!.x + t!.width).toBeLessThanOrEqual(c!.x);
   for (const h of ['gpu-a', 'gpu-b', 'gpu-c'])
     await expect(page.getByTestId(`host-link-${h}`)).toHaveAttribute('data-state', 'connected', {
       timeout: 30_000,

@@ -59,11 +59,22 @@ test('a recorded fleet opens in review as the fleet overview: router, 5 workers 
   }
   await expect(page.getByTestId('worker-rows-decode').locator('tbody tr')).toHaveCount(3);
   await expect(page.getByTestId('worker-rows-prefill').locator('tbody tr')).toHaveCount(2);
-  // Read-only: no restart control in review.
+  // Read-only: no restart control in review — nor a role's roll (the live fleet opened before loaded the restart
+  // settings, and the groups offered "Restart one at a time…" on the recording), nor the demo's faults.
   await expect(page.locator('[data-testid^=restart-button-]')).toHaveCount(0);
+  await expect(page.locator('[data-testid^=role-restart-]')).toHaveCount(0);
+  await page.getByTestId('open-palette').click();
+  await page.getByTestId('palette-input').fill('Demo:');
+  await expect(page.getByTestId('command-palette')).toBeVisible();
+  await expect(page.getByTestId('palette-item')).toHaveCount(0);
+  await page.getByTestId('palette-input').fill('Back to live');
+  await expect(page.getByTestId('palette-item')).toHaveCount(0);
+  await page.keyboard.press('Escape');
   await page.screenshot({ path: shot('fleet-review-overview.png') });
   // The router's page lists the workers the router itself reported then, each healthy, as its live page did.
   await page.getByTestId('open-worker-router').click();
+  await expect(page.getByTestId('worker-page')).toBeVisible();
+  await expect(page.getByTestId('worker-restart')).toHaveCount(0);
   const listed = page.getByTestId('router-workers').getByTestId('router-worker');
   await expect(listed).toHaveCount(5, { timeout: 30_000 });
   for (const h of await listed.getByTestId('router-worker-health').allTextContents())

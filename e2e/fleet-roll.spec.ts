@@ -74,6 +74,14 @@ test('the decode group rolls every decode worker, one at a time, and says so at 
   await expect(progress).toHaveAttribute('data-state', /running|succeeded/);
   await expect(progress.locator('[data-testid^="roll-worker-"]')).toHaveCount(3);
   await page.screenshot({ path: shot('fleet-roll-running.png') });
+  // The roll speaks through the decode group's button only; the prefill group's waits for it to end (it read
+  // "Restarting decode-1…" too).
+  await expect(group.getByTestId('role-restart-decode-running')).toHaveText(/^Restarting decode-\d…$/);
+  const prefillButton = page.getByTestId('role-group-prefill').getByTestId('role-restart-prefill');
+  await expect(prefillButton).toBeDisabled();
+  await expect(prefillButton).toHaveText('Restart one at a time…');
+  await expect(prefillButton).toHaveAttribute('title', /One roll at a time: the roll of every decode worker/);
+  await expect(page.getByTestId('role-restart-prefill-running')).toHaveCount(0);
   await expect(progress).toHaveAttribute('data-state', 'succeeded', { timeout: 180_000 });
   for (const w of ['decode-0', 'decode-1', 'decode-2'])
     await expect(progress.getByTestId(`roll-worker-${w}`)).toHaveAttribute('data-state', 'succeeded');
@@ -151,5 +159,55 @@ test('nvidia-smi missing: the plan says the check cannot be read; the roll start
   } finally {
     await fault('nvidia-smi-missing', false);
   }
+  expect(errors).toEqual([]);
+});
+
+test('the router never re-adds a restarted worker: the cards say so as the verdict does, not "3/3 healthy"', async () => {
+  const { page, errors } = session;
+  test.setTimeout(180_000);
+  const group = page.getByTestId('role-group-decode');
+  await expect(group.getByTestId('role-healthy')).toHaveText('3/3 healthy', { timeout: 30_000 });
+  await fault('router-never-readds', true);
+  try {
+    // decode-0 alone: it restarts and answers its /health again, but the router keeps it unhealthy.
+    await page.getByTestId('worker-row-decode-0').click();
+    await page.getByTestId('worker-restart').click();
+    const dialog = page.getByTestId('roll-dialog');
+    await expect(dialog.getByTestId('roll-plan')).toBeVisible({ timeout: 30_000 });
+    await dialog.getByTestId('roll-start').click();
+    const progress = page.getByTestId('roll-progress');
+    await expect(progress).toHaveAttribute('data-state', 'failed', { timeout: 120_000 });
+    await progress.getByTestId('roll-close').click();
+    await page.getByTestId('nav-overview').click();
+    await page.setViewportSize({ width: 1280, height: 720 });
+    // Its own health says healthy; the router's gauges say otherwise, and the cards say both.
+    await expect(group.getByTestId('role-healthy')).toHaveText('3/3 healthy · 2/3 healthy at the router', {
+      timeout: 30_000,
+    });
+    const row = page.getByTestId('worker-row-decode-0');
+    await expect(row.getByTestId('worker-at-router')).toHaveText('not routed');
+    await expect(row.getByTestId('worker-at-router')).toHaveAttribute(
+      'title',
+      'decode-0 answers its own health check, but the router reports it unhealthy (circuit breaker open): it takes no traffic',
+    );
+    // Nothing of the decode group is pushed past the screen's edge by it.
+    const card = await group.boundingBox();
+    expect(card!.x + card!.width).toBeLessThanOrEqual(1280);
+    await expect(row).toHaveAttribute('data-tone', 'warn');
+    await expect(page.getByTestId('router-card-router').getByTestId('router-healthy-workers')).toHaveText(
+      '4/5 workers healthy at the router',
+    );
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: shot(`fleet-router-disagrees-${scheme}.png`) });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 800 });
+  } finally {
+    await fault('router-never-readds', false);
+  }
+  // Off again, the router takes decode-0 back: nothing left to say at the router.
+  await expect(group.getByTestId('role-healthy-at-router')).toHaveCount(0, { timeout: 60_000 });
+  await expect(group.getByTestId('role-healthy')).toHaveText('3/3 healthy');
   expect(errors).toEqual([]);
 });

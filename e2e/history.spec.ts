@@ -82,10 +82,23 @@ test('without a Prometheus, 7 d says so on the chart and live data stays', async
     // Just opened, a 5 min chart has minutes the app did not see: not worth a word.
     await expect(page.getByTestId('history-note-kv-pct-decode')).toHaveCount(0);
     await page.getByTestId('range-7d').click();
-    await expect(page.getByTestId('history-problem-kv-pct-decode').first()).toContainText(
-      "no Prometheus was found on this deployment's hosts",
-    );
+    // Said once for the page, not under each of its charts (it was repeated under every one).
+    const notice = page.getByTestId('history-page-notice');
+    await expect(notice).toContainText("no Prometheus was found on this deployment's hosts");
+    await expect(notice.getByTestId('history-page-problem')).toHaveCount(1);
+    await expect(page.getByTestId('chart-kv-pct-prefill')).toHaveAttribute('data-state', 'ready');
+    await expect(page.locator('[data-testid^=history-problem-]')).toHaveCount(0);
     await expect(chart).toHaveAttribute('data-state', 'ready');
+    // A week names both ends' dates, not "Nov 29, 05:52:02 – 05:52:02".
+    await expect(page.getByTestId('back-to-live')).toHaveText(
+      /^[A-Z][a-z]{2} \d{1,2}, [\d:]+( [AP]M)? – [A-Z][a-z]{2} \d{1,2}, [\d:]+( [AP]M)? · back to live$/,
+    );
+    await page.screenshot({ path: 'test-results/history-7d-no-prometheus.png' });
+    // Another page's charts: the notice is that page's, once again.
+    await page.getByTestId('nav-metrics').click();
+    await expect(page.getByTestId('chart-ttft')).toHaveAttribute('data-state', 'ready', { timeout: 30_000 });
+    await expect(page.getByTestId('history-page-notice').getByTestId('history-page-problem')).toHaveCount(1);
+    await expect(page.locator('[data-testid^=history-problem-]')).toHaveCount(0);
     await page.close();
   } finally {
     await app.stop();

@@ -37,7 +37,14 @@ test('no Prometheus found: the config to run, the exports, and an unreachable UR
     panel.getByTestId('prometheus-export-config').click(),
   ]);
   expect(cfg.suggestedFilename()).toBe('prometheus-demo.yml');
-  expect(readFileSync((await cfg.path())!, 'utf8')).toContain('scrape_configs:');
+  const saved = readFileSync((await cfg.path())!, 'utf8');
+  expect(saved).toContain('scrape_configs:');
+  // Where to run it and how to install it: in the file, and said beside the buttons.
+  expect(saved).toContain('# Where to run it: on demo, where every target is');
+  expect(saved).toContain('#   promtool check config prometheus-demo.yml');
+  await expect(panel.getByTestId('prometheus-config-howto')).toContainText(
+    'sudo install -m 0644 prometheus-demo.yml /etc/prometheus/prometheus.yml',
+  );
 
   const [dash] = await Promise.all([
     page.waitForEvent('download'),

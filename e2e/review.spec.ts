@@ -187,12 +187,29 @@ test('the killed session reopens offline: markers for the alert and the restart,
   await expect(page.getByTestId('gpu-row-6')).toContainText('decode');
   await expect(page.getByTestId('gpu-row-6')).toContainText(/\d+ °C/);
 
-  // OpenMetrics export of the session, loaded into promtool.
+  // The charted signals as CSV, downloaded by the browser (browser mode: the backend's disk may be another
+  // machine's): a column per signal key, a row per scrape — not every raw series.
   await page.getByTestId('review-export').click();
+  const [csv] = await Promise.all([
+    page.waitForEvent('download', { timeout: 60_000 }),
+    page.getByTestId('review-export-csv').click(),
+  ]);
+  expect(csv.suggestedFilename()).toMatch(/\.signals\.csv$/);
+  const csvText = readFileSync((await csv.path())!, 'utf8');
+  const [head, ...rows] = csvText.trimEnd().split('\n');
+  expect(head.split(',').slice(0, 2)).toEqual(['time_utc', 'timestamp_ms']);
+  expect(head.split(',')).toEqual(expect.arrayContaining(['decode.kv_ratio', 'prefill.kv_ratio']));
+  expect(rows.length).toBeGreaterThan(10);
+  expect(head).not.toContain('sglang:');
+  await expect(page.getByTestId('review-export-result')).toContainText(
+    `Downloaded ${csv.suggestedFilename()}`,
+  );
+
+  // OpenMetrics export of the session (downloaded too), loaded into promtool from the backend's copy.
   await page.getByTestId('review-export-openmetrics').click();
   const result = page.getByTestId('review-export-result');
-  await expect(result).toBeVisible({ timeout: 60_000 });
-  const path = (await result.locator('code').textContent())!;
+  await expect(result).toHaveAttribute('data-path', /\.om\.txt$/, { timeout: 60_000 });
+  const path = (await result.getAttribute('data-path'))!;
   expect(path).toMatch(/\.om\.txt$/);
   if (!existsSync(PROMTOOL)) {
     test

@@ -91,6 +91,8 @@ export interface App {
   settings: SettingsService;
   /** The operator's Prometheus (discovery, coverage, exports); history takes its client from clientFor(). */
   prometheus: PrometheusService;
+  /** Where recordings are exported to (browser mode serves its files as downloads). */
+  exportDir: string;
   shutdown(): Promise<void>;
 }
 
@@ -175,9 +177,10 @@ export function createApp(opts: AppOptions): App {
   // Recording on/off is the operator's saved choice, unless this run says otherwise (one-shot CLI commands
   // record nothing).
   const record = opts.record ?? (opts.shell === 'cli' ? false : undefined);
+  const exportDir = join(dir, 'exports');
   const recording = new RecordingService(core, {
     dir: join(dir, 'recordings'),
-    exportDir: join(dir, 'exports'),
+    exportDir,
     appVersion: APP_VERSION,
     settings: record === undefined ? {} : { enabled: record },
     store: settings.cell('recording'),
@@ -235,6 +238,7 @@ export function createApp(opts: AppOptions): App {
     history,
     settings,
     prometheus,
+    exportDir,
     // Every service's timers, followers, uploads and files end here, in reverse order of construction:
     // the deployments close first (so the recorder sees their last data), then the recorder closes its files.
     shutdown: () =>

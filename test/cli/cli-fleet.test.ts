@@ -238,7 +238,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
       workers: 3,
       healthy: 3,
       kv: { usedTokens: 96_234, capacityTokens: 190_000, ratio: 96_234 / 190_000 },
-      fullest: { url: `http://${B_ADDR}:${ports.d2}`, ratio: 0.75 },
+      fullest: { name: 'decode-2', url: `http://${B_ADDR}:${ports.d2}`, ratio: 0.75 },
     });
     expect(j.roles.prefill).toMatchObject({ workers: 1, healthy: 1 });
     expect(j.unplaced).toEqual([]);
@@ -329,15 +329,16 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
     expect(lines[0]).toBe('gpu-a — 3 host(s) (gpu-a, gpu-b, gpu-c): 1 router, 1 prefill, 3 decode');
-    expect(lines[1]).toMatch(/^ROLE\s+WORKER\s+HOST\s+UNIT\s+STATE\s+HEALTH\s+KV$/);
+    expect(lines[1]).toMatch(/^ROLE\s+WORKER\s+URL\s+HOST\s+UNIT\s+STATE\s+HEALTH\s+KV$/);
+    // Workers by the names the app gives them (decode-0), their URLs beside them.
     expect(lines.find((l) => l.includes('qwen-d0.service'))).toMatch(
       new RegExp(
-        `^decode\\s+http://127\\.0\\.0\\.3:${ports.d0}\\s+gpu-b\\s+qwen-d0\\.service\\s+active/running\\s+ok\\s+61\\.2 % \\(61,234 / 100,000\\)$`,
+        `^decode\\s+decode-0\\s+http://127\\.0\\.0\\.3:${ports.d0}\\s+gpu-b\\s+qwen-d0\\.service\\s+active/running\\s+ok\\s+61\\.2 % \\(61,234 / 100,000\\)$`,
       ),
     );
     expect(lines.find((l) => l.includes('qwen-d2.service'))).toContain('qwen-d2.service +gpu-c r1');
     expect(r.out).toContain(
-      `decode: 3/3 healthy, KV 50.6 % (96,234 / 190,000 tokens), fullest http://${B_ADDR}:${ports.d2} at 75.0 %`,
+      'decode: 3/3 healthy, KV 50.6 % (96,234 / 190,000 tokens), fullest decode-2 at 75.0 %',
     );
   });
 

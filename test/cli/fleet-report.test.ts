@@ -102,8 +102,17 @@ describe('fleetReport', () => {
       workers: 3,
       healthy: 3,
       kv: { usedTokens: 950, capacityTokens: 3000, ratio: 950 / 3000 },
-      fullest: { url: 'http://b:1@0', ratio: 0.8 },
+      fullest: { name: 'decode-0 dp rank 0', url: 'http://b:1@0', ratio: 0.8 },
     });
+  });
+
+  it('names each worker as the app does (decode-1), one rank of a DP-aware server by its rank', () => {
+    expect(r.services.map((s) => s.name)).toEqual([
+      'decode-0 dp rank 0',
+      'decode-0 dp rank 1',
+      'decode-1',
+      'prefill-0',
+    ]);
   });
 
   it('a multi-node worker lists every unit with its node rank and state', () => {

@@ -14,6 +14,8 @@ import {
   workerRows,
 } from '../../src/renderer/src/fleet/fleet-model';
 import { demoFleet, fleetFixture, type WorkerSpec } from './fixture';
+import type { RouterWorkerState } from '../../src/shared/contract';
+import { routerViewOf } from '../../src/shared/router-health';
 
 describe('fleet screens: worker rows', () => {
   it('the demo fleet: 5 workers on their hosts, each with its own KV and requests', () => {
@@ -279,5 +281,54 @@ describe('fleet screens: GPUs by host and worker', () => {
       'gpu-c: decode-2[0,1]',
     ]);
     expect(g[2].workers[0].nodeRank).toBe(1);
+  });
+});
+
+describe('fleet screens agree with the router, as the verdict does', () => {
+  // The router's newest scrape: decode-1 answers its own /health, but the router has it unhealthy, breaker open.
+  const routerSays = (decode1: Partial<RouterWorkerState>): RouterWorkerState[] => [
+    { url: 'http://gpu-a:30100', healthy: true, cbState: 'closed' },
+    { url: 'http://gpu-a:30101', healthy: true, cbState: 'closed' },
+    { url: 'http://gpu-b:30200', healthy: true, cbState: 'closed' },
+    { url: 'http://gpu-b:30201', healthy: false, cbState: 'open', ...decode1 },
+    { url: 'http://gpu-b:30202', healthy: true, cbState: 'closed' },
+  ];
+
+  it('"3/3 healthy" by their own health, "2/3 healthy at the router" by its gauges; the row says which', () => {
+    const { summary, latest, dashboard } = demoFleet();
+    const rows = workerRows(summary, latest, { ...dashboard, routerWorkers: routerSays({}) });
+    const d1 = rows.find((r) => r.id === 'decode-1')!;
+    expect(d1.healthy).toBe(true);
+    expect(d1.atRouter).toEqual({ state: 'unhealthy', breakerOpen: true });
+    expect(d1.tone).toBe('warn');
+    expect(rows.find((r) => r.id === 'decode-0')!.atRouter).toEqual({ state: 'healthy', breakerOpen: false });
+    const agg = roleAggregate(rows, 'decode');
+    expect([agg.healthy, agg.healthyAtRouter, agg.workers]).toEqual([3, 2, 3]);
+    expect(roleAggregate(rows, 'prefill').healthyAtRouter).toBe(2);
+    // Listed first: the operator sees it without scrolling.
+    expect(sortByFullest(rows.filter((r) => r.role === 'decode'))[0].id).toBe('decode-1');
+    // The router card counts as the router's workers_healthy / workers_total do (what the verdict quotes).
+    const [router] = routerRows(summary, latest, { routerWorkers: routerSays({}) });
+    expect(router.healthyAtRouter).toEqual({ healthy: 4, total: 5, removed: 0 });
+    const [removed] = routerRows(summary, latest, { routerWorkers: routerSays({ removed: true }) });
+    expect(removed.healthyAtRouter).toEqual({ healthy: 4, total: 4, removed: 1 });
+  });
+
+  it('before the router reports, or where it lists none of them, nothing is claimed for the router', () => {
+    const { summary, latest, dashboard } = demoFleet();
+    const rows = workerRows(summary, latest, dashboard);
+    expect(rows.every((r) => r.atRouter === undefined)).toBe(true);
+    expect(roleAggregate(rows, 'decode').healthyAtRouter).toBeNull();
+    expect(routerRows(summary, latest, dashboard)[0].healthyAtRouter).toBeNull();
+  });
+
+  it('a DP-aware server (listed once per rank) is healthy at the router only when every rank is', () => {
+    const listed: RouterWorkerState[] = [
+      { url: 'http://gpu-b:30200@0', healthy: true },
+      { url: 'http://gpu-b:30200@1', healthy: false },
+    ];
+    expect(routerViewOf('http://GPU-B:30200/', listed)).toEqual({ state: 'unhealthy', breakerOpen: false });
+    expect(routerViewOf('http://gpu-b:30200', [listed[0]])).toEqual({ state: 'healthy', breakerOpen: false });
+    expect(routerViewOf('http://gpu-b:3020', listed)).toBeUndefined();
   });
 });

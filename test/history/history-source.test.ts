@@ -144,3 +144,38 @@ describe('withHistory without a Prometheus', () => {
     expect(historyNotes.get(KEYS)!.problems[0].message).toBe('no Prometheus is known for this deployment');
   });
 });
+
+describe('one notice per page for what failed for every chart', () => {
+  it('a problem naming no query (no Prometheus) is the page’s, once, while charts on screen have it', async () => {
+    const noProm = {
+      source: 'prometheus' as const,
+      code: 'no-prometheus',
+      message: "no Prometheus was found on this deployment's hosts",
+      fix: 'give its URL',
+    };
+    const mine = { source: 'prometheus' as const, code: 'missing', message: 'no data for x', query: 'up' };
+    const answer = (
+      key: SignalKey,
+      problems: HistoryResult['series'][number]['problems'],
+    ): HistoryResult => ({
+      liveFromMs: LIVE_FROM,
+      promBytes: 0,
+      series: [{ key, parts: [], problems }],
+    });
+    const charts: SignalKey[][] = [
+      ['prefill.kv_ratio'],
+      ['decode.kv_ratio'],
+      ['router.router_requests_per_s'],
+    ];
+    for (const [i, keys] of charts.entries()) {
+      const { src } = source(async () => answer(keys[0], i === 0 ? [noProm, mine] : [noProm]));
+      await src({ ...ask(LIVE_FROM - 7 * 86_400_000), keys });
+    }
+    const unmount = charts.map((keys) => historyNotes.mount(keys));
+    expect(historyNotes.page()).toEqual([noProm]);
+    // The chart keeps its own query's problem; the shared one is not repeated there.
+    expect(historyNotes.get(charts[0])!.problems).toContainEqual(mine);
+    unmount.forEach((u) => u());
+    expect(historyNotes.page()).toEqual([]);
+  });
+});

@@ -17,8 +17,11 @@ describe('pd-console export', () => {
       const r = await cliCaptured(['export', 'prometheus-config', '--host', 'demo', '--out', file]);
       // The file describes the simulated host, which is said beside it (stderr), not in it.
       expect(r.err).toMatch(
-        /^pd-console export: from demo GPU host \(simulated\), not a real deployment\nwrote .*prometheus\.yml \(\d+ bytes\)\n$/,
+        /^pd-console export: from demo GPU host \(simulated\), not a real deployment\nwrote .*prometheus\.yml \(\d+ bytes\)\nWhere to run it: on demo, where every target is \(each is scraped on 127\.0\.0\.1\)\.\n/,
       );
+      // How to install it, naming the file as written.
+      expect(r.err).toContain('  promtool check config prometheus.yml\n');
+      expect(await readFile(file, 'utf8')).toContain('#   promtool check config prometheus.yml\n');
       expect(r.code).toBe(0);
       const doc = yaml.load(await readFile(file, 'utf8')) as {
         scrape_configs: Array<{

@@ -1,6 +1,6 @@
 // Every monitoring session is recorded: a live demo session ends up in a file that holds the scrapes of
 // all three services, unit states, journal lines and timeline events; the session list knows it.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -71,6 +71,14 @@ describe('recording service', () => {
 
     const csv = await app.handlers.exportSession({ id: sessionId, format: 'csv' });
     expect(csv.bytes).toBeGreaterThan(1000);
+    // The charted signals by default (a column per key); every raw series on request, larger.
+    expect(csv.fileName).toMatch(/\.signals\.csv$/);
+    expect(readFileSync(csv.path, 'utf8').split('\n')[0]).toContain('decode.kv_ratio');
+    const raw = await app.handlers.exportSession({ id: sessionId, format: 'csv-raw' });
+    expect(readFileSync(raw.path, 'utf8').split('\n')[0]).toBe(
+      'timestamp_ms,time_utc,target,metric,labels,value',
+    );
+    expect(raw.bytes).toBeGreaterThan(csv.bytes);
     const om = await app.handlers.exportSession({ id: sessionId, format: 'openmetrics' });
     expect(om.path).toMatch(/\.om\.txt$/);
     await expect(app.handlers.deleteSession({ id: sessionId })).resolves.toBeUndefined();
@@ -130,6 +138,7 @@ describe('recording service', () => {
       ['annotateSession', { id, ts: Date.now(), text: 'note' }],
       ['deleteSession', { id }],
       ['exportSession', { id, format: 'csv' }],
+      ['exportSession', { id, format: 'csv-raw' }],
       ['exportSession', { id, format: 'openmetrics' }],
       ['exportSession', { id, format: 'bundle' }],
       ['openSessionReview', { id }],

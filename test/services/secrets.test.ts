@@ -69,10 +69,12 @@ describe('secrets stay out of recordings, exports and logs', () => {
     const rec = gunzipSync(readFileSync(join(dir, 'recordings', `${id}.pdrec.jsonl.gz`))).toString('utf8');
     expect(rec).toContain('request failed');
     const csv = await app.handlers.exportSession({ id, format: 'csv' });
+    const raw = await app.handlers.exportSession({ id, format: 'csv-raw' });
     const bundle = await app.handlers.exportSession({ id, format: 'bundle' });
     const texts = [
       rec,
       readFileSync(csv.path, 'utf8'),
+      readFileSync(raw.path, 'utf8'),
       gunzipSync(readFileSync(bundle.path)).toString('latin1'),
       logged.join('\n'),
     ];
@@ -154,6 +156,7 @@ describe('secrets stay out of recordings, exports and logs', () => {
     for (const h of SERVER_ARGS_HARMLESS) expect(recText, h).toContain(h);
 
     const csv = await app.handlers.exportSession({ id, format: 'csv' });
+    await app.handlers.exportSession({ id, format: 'csv-raw' });
     const om = await app.handlers.exportSession({ id, format: 'openmetrics' });
     const bundle = await app.handlers.exportSession({ id, format: 'bundle' });
     // Opening it in review writes the review cache (and the recent list).
@@ -194,7 +197,8 @@ describe('secrets stay out of recordings, exports and logs', () => {
     for (const want of [
       /^recordings\/.*\.pdrec\.jsonl\.gz$/,
       /^recordings\/.*\.meta\.json$/,
-      /\.csv$/,
+      /\.signals\.csv$/,
+      /\.raw\.csv$/,
       /\.om\.txt$/,
       /\.incident\.tar\.gz$/,
       /\.rvc$/,

@@ -452,17 +452,51 @@ describe('timeToFull (the KV forecast)', () => {
   };
 
   it('extrapolates the least-squares slope to ratio 1', () => {
-    // ratios 0.50, 0.51, … 0.56 every 10 s: slope = 0.01 / 10 s = 0.001 /s; (1 - 0.56) / 0.001 = 440 s
-    expect(ttfOf([0.5, 0.51, 0.52, 0.53, 0.54, 0.55, 0.56])).toBeCloseTo(440, 9);
+    // ratios 0.50, 0.51, … 0.62 every 10 s (2 min): slope 0.001 /s; (1 - 0.62) / 0.001 = 380 s
+    expect(ttfOf(Array.from({ length: 13 }, (_, i) => 0.5 + i / 100))).toBeCloseTo(380, 9);
   });
 
   it('null when flat, falling, too short, or too far out', () => {
-    expect(ttfOf([0.5, 0.5, 0.5, 0.5, 0.5, 0.5])).toBeNull();
-    expect(ttfOf([0.6, 0.59, 0.58, 0.57, 0.56, 0.55])).toBeNull();
+    expect(ttfOf([0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5])).toBeNull();
+    expect(ttfOf(Array.from({ length: 13 }, (_, i) => 0.6 - i / 100))).toBeNull();
     expect(ttfOf([0.5, 0.6, 0.7])).toBeNull(); // 3 points < minPoints 5
-    expect(ttfOf([0.5, 0.51, 0.52, 0.53, 0.54], 1)).toBeNull(); // spans 4 s < 30 s
-    // slope 1e-6 /s: (1 - 0.100004) / 1e-6 ≈ 900 000 s > 24 h
-    expect(ttfOf([0.1, 0.10001, 0.10002, 0.10003, 0.10004])).toBeNull();
+    // slope 1e-6 /s: (1 - 0.100012) / 1e-6 ≈ 900 000 s > 24 h
+    expect(ttfOf(Array.from({ length: 13 }, (_, i) => 0.1 + i * 1e-5))).toBeNull();
+  });
+
+  it('smoothed over minutes: no forecast from less than 2 min of a climb', () => {
+    // 90 s of a steady climb from 40 % to 85 %: "full in ~30 s" would be one burst's ramp, not a trend.
+    const climb = Array.from({ length: 10 }, (_, i) => 0.4 + i * 0.05);
+    expect(ttfOf(climb)).toBeNull();
+    // The same climb continued to 2 min is a trend.
+    expect(ttfOf(Array.from({ length: 13 }, (_, i) => 0.2 + i * 0.05))).toBeCloseTo(40, 6);
+  });
+
+  it('"full" (0) at 99 % and above, not a countdown of milliseconds', () => {
+    // 2 min rising to 99.5 %: the old forecast said "full in ~138 ms" here.
+    const rising = Array.from({ length: 13 }, (_, i) => 0.875 + i * 0.01);
+    expect(rising[12]).toBeCloseTo(0.995, 9);
+    expect(ttfOf(rising)).toBe(0);
+    expect(ttfOf([...rising.slice(0, 12), 0.99])).toBe(0);
+  });
+
+  it("from the last minute's level, not one batch's spike", () => {
+    // A pool rising slowly from 61 % (+0.01 %/s, a scrape a second), its newest sample one batch's spike to 78 %:
+    // the forecast stays near the trend's 3600 s from 64 %; extrapolating from the spike said 2000 s.
+    const slow = Array.from({ length: 301 }, (_, i) => 0.61 + i * 0.0001);
+    const steady = ttfOf(slow, 1)!;
+    const spiked = ttfOf([...slow.slice(0, 300), 0.78], 1)!;
+    expect(steady).toBeCloseTo(3600, 6);
+    expect(spiked / steady).toBeGreaterThan(0.85);
+  });
+
+  it('none once the last minute falls: the turned half of a wave is not filling', () => {
+    // 4 min of a rise from 30 % to 78 %, then a minute falling back to 66 %: the 5 min fit still rises.
+    const wave = [
+      ...Array.from({ length: 25 }, (_, i) => 0.3 + i * 0.02),
+      ...Array.from({ length: 6 }, (_, i) => 0.76 - i * 0.02),
+    ];
+    expect(ttfOf(wave)).toBeNull();
   });
 
   it('null when the trend is lost in the noise; a fill through noise is still forecast', () => {
@@ -478,8 +512,9 @@ describe('timeToFull (the KV forecast)', () => {
   });
 
   it('uses only the run after the last gap (a restart empties the pool)', () => {
-    // before the gap usage fell from 0.9; after it, 0.10 → 0.14 in 10 s steps: slope 0.001 /s → (1-0.14)/0.001 = 860 s
-    expect(ttfOf([0.9, 0.8, 0.7, null, 0.1, 0.11, 0.12, 0.13, 0.14])).toBeCloseTo(860, 9);
+    // before the gap usage fell from 0.9; after it, 0.10 → 0.22 in 10 s steps: slope 0.001 /s → (1-0.22)/0.001 = 780 s
+    const after = Array.from({ length: 13 }, (_, i) => 0.1 + i / 100);
+    expect(ttfOf([0.9, 0.8, 0.7, null, ...after])).toBeCloseTo(780, 9);
   });
 
   it('0 when already full; regression window limits how far back it looks', () => {

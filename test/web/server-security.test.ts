@@ -1,7 +1,7 @@
 // Browser mode's guards, each refusal tested: token, Host (DNS rebinding), Origin (cross-site WebSocket
 // hijacking), no CORS, no path traversal, and argument validation on the socket.
 import http from 'node:http';
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,8 +18,17 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>PD Console</title>');
   writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
   writeFileSync(join(dir, '..', 'secret.txt'), 'do not serve');
+  const exportsDir = mkdtempSync(join(tmpdir(), 'pdc-web-exports-'));
+  writeFileSync(join(exportsDir, 's1-export-20261129T055202000Z.signals.csv'), 'time_utc,timestamp_ms\n');
+  writeFileSync(join(exportsDir, '.hidden'), 'no');
+  symlinkSync(join(dir, '..', 'secret.txt'), join(exportsDir, 'link.csv'));
   core = new Core({ shell: 'browser', version: 'test' });
-  server = await startWebServer({ handlers: core.handlers() as never, bus: core, rendererDir: dir });
+  server = await startWebServer({
+    handlers: core.handlers() as never,
+    bus: core,
+    rendererDir: dir,
+    exportsDir,
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -60,6 +69,18 @@ function wsOpen(opts: {
 const goodOrigin = (): string => `http://127.0.0.1:${server.port}`;
 
 describe('browser mode server', () => {
+  it('serves an export as a download, with the token, from the export folder only (no path, dot-file or link)', async () => {
+    const name = 's1-export-20261129T055202000Z.signals.csv';
+    expect((await get(`/exports/${name}`)).status).toBe(401);
+    const ok = await get(`/exports/${name}?token=${server.token}`);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toBe('time_utc,timestamp_ms\n');
+    expect(ok.headers['content-disposition']).toBe(`attachment; filename="${name}"`);
+    expect(ok.headers['content-type']).toBe('text/csv; charset=utf-8');
+    for (const bad of ['..%2Fsecret.txt', '.hidden', 'link.csv', 'missing.csv', '%2Fetc%2Fpasswd'])
+      expect((await get(`/exports/${bad}?token=${server.token}`)).status, bad).toBe(404);
+  });
+
   it('listens on loopback only', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
   });

@@ -2,6 +2,7 @@
 // (a job per role, every endpoint discovery found) and the Grafana dashboard with the console's panels, from a
 // terminal — the same requests the Prometheus panel's buttons make.
 import { promises as fs } from 'node:fs';
+import { basename } from 'node:path';
 import { createApp, type App } from '../compose';
 import type { DeploymentSummary } from '@shared/domain';
 import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
@@ -12,7 +13,9 @@ export const EXPORT_USAGE = `usage: pd-console export prometheus-config [--host 
 
   prometheus-config   a prometheus.yml whose scrape_configs scrape every prefill, decode and router endpoint
                       discovery found (one job per role: sglang-prefill, sglang-decode, sglang-router; labels
-                      instance=HOST:PORT, worker, host, role), addressed as a Prometheus on H dials them
+                      instance=HOST:PORT, worker, host, role); a deployment on several hosts is addressed
+                      as its router dials the workers, so one Prometheus (on the router's host or any host
+                      that reaches them) scrapes all; the file's head says where to run it and how to install it
   grafana-dashboard   a Grafana dashboard JSON with the console's panels (KV cache, latency, throughput,
                       queues, router), templated by each role's job and instance
   --out FILE          write to FILE (refused if it exists) instead of stdout
@@ -70,8 +73,10 @@ export async function exportCommand(
       io.stdout(file.text);
       return 0;
     }
+    // The install commands name the file by the name it is written under.
+    const named = (t: string): string => t.split(file.fileName).join(basename(out));
     try {
-      await fs.writeFile(out, file.text, { flag: 'wx' });
+      await fs.writeFile(out, named(file.text), { flag: 'wx' });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       io.stderr(
@@ -80,6 +85,7 @@ export async function exportCommand(
       return 1;
     }
     io.stderr(`wrote ${out} (${Buffer.byteLength(file.text)} bytes)\n`);
+    for (const line of file.notes ?? []) io.stderr(`${named(line)}\n`);
     return 0;
   } catch (err) {
     const e = err as Error & { hint?: string };

@@ -16,6 +16,7 @@ import { HostLinkPool } from '../core/ssh/host-link-pool';
 import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
 import { discoverFleet } from '../core/discovery/run-fleet-discovery';
 import { routerListFindings } from '../core/discovery/router-workers';
+import { fleetWorkerGroups, routerServiceId } from '../core/fleet/fleet-config';
 import { serverKey, unitKey, type FleetReading, type ServerReading } from './fleet-probe';
 import { observeFleet, type FleetCore } from './fleet-observe';
 
@@ -38,6 +39,11 @@ export interface FleetIo {
 }
 
 export interface ServiceEntry {
+  /**
+   * The name the app gives it (`router`, `prefill-0`, `decode-1`; one rank of a DP-aware server `decode-0 dp rank
+   * 1`; a regular worker, which the app does not show, its URL): the deployment's one numbering (fleetWorkerGroups).
+   */
+  name: string;
   role: WorkerRole | 'router';
   host: string;
   unit: string | null;
@@ -56,7 +62,7 @@ export interface RoleTotal {
   healthy: number;
   kv: { usedTokens: number; capacityTokens: number; ratio: number | null };
   /** The fullest worker of the role, by KV ratio. */
-  fullest?: { url: string; ratio: number };
+  fullest?: { name: string; url: string; ratio: number };
 }
 
 /** Runs the fleet status, or answers "single-host" (having printed nothing) when the classic status fits. */
@@ -116,10 +122,12 @@ function listNeedsSaying(r: FleetRouter): boolean {
 
 export function fleetReport(fleet: Fleet, reading: FleetReading) {
   const services: ServiceEntry[] = [];
-  for (const r of fleet.routers) {
+  const nameOf = workerNames(fleet);
+  fleet.routers.forEach((r, i) => {
     const u = reading.units.get(unitKey(r.host, r.unit));
     const s = reading.servers.get(serverKey(r.host, r.apiUrl));
     services.push({
+      name: routerServiceId(i),
       role: 'router',
       host: r.host,
       unit: r.unit,
@@ -130,8 +138,8 @@ export function fleetReport(fleet: Fleet, reading: FleetReading) {
       error: s?.unreachable ?? u?.error ?? null,
       ...(routerListFindings(r).length > 0 ? { notes: routerListFindings(r) } : {}),
     });
-  }
-  for (const w of fleet.workers) services.push(workerEntry(w, reading));
+  });
+  for (const w of fleet.workers) services.push(workerEntry(w, nameOf(w), reading));
 
   const roles: Partial<Record<WorkerRole, RoleTotal>> = {};
   const counted = new Set<string>();
@@ -146,7 +154,7 @@ export function fleetReport(fleet: Fleet, reading: FleetReading) {
     if (s?.health?.ok) t.healthy++;
     const kv = s?.kv && workerKv(w, s.kv);
     if (kv && kv.ratio !== null && (!t.fullest || kv.ratio > t.fullest.ratio))
-      t.fullest = { url: w.url, ratio: kv.ratio };
+      t.fullest = { name: nameOf(w), url: w.url, ratio: kv.ratio };
     // DP-aware workers of one server share its pool: the server's total counts once.
     const k = serverKey(w.host, w.apiUrl);
     if (s?.kv && !counted.has(k)) {
@@ -169,7 +177,16 @@ export function fleetReport(fleet: Fleet, reading: FleetReading) {
   };
 }
 
-function workerEntry(w: FleetWorker, reading: FleetReading): ServiceEntry {
+/** Each worker's name as the app gives it (see ServiceEntry.name). */
+function workerNames(fleet: Fleet): (w: FleetWorker) => string {
+  const names = new Map<FleetWorker, string>();
+  for (const g of fleetWorkerGroups(fleet))
+    for (const w of g.entries)
+      names.set(w, g.entries.length > 1 && w.dpRank !== undefined ? `${g.id} dp rank ${w.dpRank}` : g.id);
+  return (w) => names.get(w) ?? w.url;
+}
+
+function workerEntry(w: FleetWorker, name: string, reading: FleetReading): ServiceEntry {
   const first = w.units[0];
   const u = first ? reading.units.get(unitKey(first.host, first.unit)) : undefined;
   const s = reading.servers.get(serverKey(w.host, w.apiUrl));
@@ -177,6 +194,7 @@ function workerEntry(w: FleetWorker, reading: FleetReading): ServiceEntry {
   const error = w.unreachable ?? s?.unreachable ?? u?.error ?? (s && !s.kv ? (s.kvError ?? null) : null);
   const notes = [...w.notes];
   return {
+    name,
     role: w.role,
     host: w.host,
     unit: first?.unit ?? null,
@@ -232,6 +250,7 @@ export function fleetTable(fleet: Fleet, report: ReturnType<typeof fleetReport>)
   ];
   const rows = report.services.map((s) => [
     s.role,
+    s.name,
     s.url,
     s.host,
     (s.unit ?? '—') +
@@ -249,8 +268,10 @@ export function fleetTable(fleet: Fleet, report: ReturnType<typeof fleetReport>)
         ? ''
         : `n/a${s.error ? ` (${s.error})` : ''}`,
   ]);
-  const head = ['ROLE', 'WORKER', 'HOST', 'UNIT', 'STATE', 'HEALTH', 'KV'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i < 6 ? r[i].length : 0))));
+  // Workers by the app's names (decode-1), their URLs beside them.
+  const head = ['ROLE', 'WORKER', 'URL', 'HOST', 'UNIT', 'STATE', 'HEALTH', 'KV'];
+  const last = head.length - 1;
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i < last ? r[i].length : 0))));
   const fmt = (r: string[]) =>
     r
       .map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]) : c))
@@ -260,9 +281,9 @@ export function fleetTable(fleet: Fleet, report: ReturnType<typeof fleetReport>)
   for (const [role, t] of Object.entries(report.roles))
     lines.push(
       `${role}: ${t.healthy}/${t.workers} healthy, KV ${pct(t.kv.ratio)} (${tokens(t.kv.usedTokens)} / ${tokens(t.kv.capacityTokens)} tokens)` +
-        (t.fullest && t.workers > 1 ? `, fullest ${t.fullest.url} at ${pct(t.fullest.ratio)}` : ''),
+        (t.fullest && t.workers > 1 ? `, fullest ${t.fullest.name} at ${pct(t.fullest.ratio)}` : ''),
     );
-  for (const s of report.services) for (const n of s.notes ?? []) lines.push(`note: ${s.url}: ${n}`);
+  for (const s of report.services) for (const n of s.notes ?? []) lines.push(`note: ${s.name}: ${n}`);
   if (fleet.unplaced.length > 0) {
     lines.push('unplaced:');
     for (const u of fleet.unplaced) lines.push(`  ${u.reason} — ${u.fix}`);

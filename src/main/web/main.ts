@@ -68,7 +68,14 @@ async function main(): Promise<void> {
   const core = app.core;
   let server: Awaited<ReturnType<typeof startWebServer>>;
   try {
-    server = await startWebServer({ handlers: app.handlers, bus: core, rendererDir, port: args.port, token });
+    server = await startWebServer({
+      handlers: app.handlers,
+      bus: core,
+      rendererDir,
+      exportsDir: app.exportDir,
+      port: args.port,
+      token,
+    });
   } catch (err) {
     process.stderr.write(`pd-console web: ${(err as Error).message}\n`);
     await app.shutdown().catch(() => undefined);

@@ -3,6 +3,7 @@
 // the socket, Host and Origin checks (no DNS rebinding, no cross-site WebSocket hijacking), no CORS.
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { constants as fsConstants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { extname, join, normalize, sep } from 'node:path';
@@ -24,6 +25,11 @@ export interface WebServerOptions {
   handlers: ApiHandlers;
   bus: ApiEventBus;
   rendererDir: string;
+  /**
+   * The backend's export folder (recordings exported as CSV, OpenMetrics, incident bundles): its files are served at
+   * /exports/<name> as downloads, so the browser gets what the backend wrote on its own disk.
+   */
+  exportsDir?: string;
   port?: number;
   token?: string;
   /** One line per dropped client (bad frame, socket error); default stderr. */
@@ -66,6 +72,13 @@ export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
  * by itself and fetches everything on screen again.
  */
 export const CLOSE_FELL_BEHIND = 4000;
+
+/** What an export is served as (by the names the exports give their files). */
+const DOWNLOAD_TYPES: Record<string, string> = {
+  '.csv': 'text/csv; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.gz': 'application/gzip',
+};
 
 const COOKIE = 'pdc_token';
 /** The read-ahead of one static file being sent: what a client that stops reading can make the server hold. */
@@ -161,15 +174,52 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         .end(`bad request: the path ${url.pathname} has a malformed %-escape`);
       return;
     }
+    const download = /^exports\/([^/]+)$/.exec(rel);
+    if (download) {
+      // One file directly in the export folder, by a name the exports give (no path, no dot-file).
+      const name = download[1];
+      if (!opts.exportsDir || !/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,250}$/.test(name)) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+        return;
+      }
+      return sendFile(
+        req,
+        res,
+        join(opts.exportsDir, name),
+        name,
+        {
+          'content-type': DOWNLOAD_TYPES[extname(name)] ?? 'application/octet-stream',
+          'content-disposition': `attachment; filename="${name}"`,
+        },
+        // A link placed in the folder does not lead out of it.
+        fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW,
+      );
+    }
     const file = normalize(join(opts.rendererDir, rel));
     if (!file.startsWith(normalize(opts.rendererDir) + sep)) {
       res.writeHead(404).end();
       return;
     }
+    const headers: http.OutgoingHttpHeaders = {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+    };
+    if (rel === 'index.html') headers['set-cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+    return sendFile(req, res, file, rel, headers, 'r');
+  }
+
+  /** A regular file, streamed at the pace the client reads, with the headers every answer carries. */
+  async function sendFile(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    file: string,
+    rel: string,
+    own: http.OutgoingHttpHeaders,
+    flags: string | number,
+  ): Promise<void> {
     let fh: FileHandle;
     let size: number;
     try {
-      fh = await open(file, 'r');
+      fh = await open(file, flags);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
@@ -184,14 +234,13 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       return;
     }
     const headers: http.OutgoingHttpHeaders = {
-      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      ...own,
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       'x-frame-options': 'DENY',
       'content-security-policy': contentSecurityPolicy(port),
     };
-    if (rel === 'index.html') headers['set-cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
     headers['content-length'] = size;
     res.writeHead(200, headers);
     if (req.method === 'HEAD') {

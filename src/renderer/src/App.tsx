@@ -22,6 +22,7 @@ import { applyTheme, backToLive, navigate, pageHash, RANGES, setHelp, setRange, 
 import { SeriesBatchProvider } from './charts/SeriesBatch';
 import { requestNotifications } from './state/notifications';
 import { StartPage } from './pages/StartPage';
+import { HistoryPageNotice } from './charts/HistoryNote';
 import { Overview } from './pages/Overview';
 import { KvPage } from './pages/KvPage';
 import { MetricsPage } from './pages/MetricsPage';
@@ -131,6 +132,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
   }, []);
   const { deployment, host } = view.summary;
   const fleet = isFleetDeployment(view.summary);
+  const review = view.summary.review !== undefined;
   // A recording under review shows its cursor's moment: every "now" on the pages is that moment.
   const reviewNow = useReviewNow(view);
   const shownNow = reviewNow ?? now;
@@ -170,13 +172,18 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
             hint: s.role[0],
             run: () => navigate({ name: 'service', role: s.role }),
           }))),
-      ...RANGES.map((r, i) => ({
-        id: `range-${r.id}`,
-        title: `Show the last ${r.label}`,
-        hint: String(i + 1),
-        run: () => setRange(r.id),
-      })),
-      { id: 'live', title: 'Back to live', hint: 'l', run: backToLive },
+      // Live only: a review has its own ranges (the session, around the cursor) and no live to go back to.
+      ...(review
+        ? []
+        : [
+            ...RANGES.map((r, i) => ({
+              id: `range-${r.id}`,
+              title: `Show the last ${r.label}`,
+              hint: String(i + 1),
+              run: () => setRange(r.id),
+            })),
+            { id: 'live', title: 'Back to live', hint: 'l', run: backToLive },
+          ]),
       { id: 'theme-light', title: 'Theme: light', run: () => applyTheme('light') },
       { id: 'theme-dark', title: 'Theme: dark', run: () => applyTheme('dark') },
       { id: 'theme-system', title: 'Theme: follow the system', run: () => applyTheme('system') },
@@ -189,7 +196,8 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
       { id: 'sessions', title: 'Recorded sessions (review, rename, export, delete)', run: openSessionsPage },
       { id: 'close', title: `Close ${deployment.name}`, run: close },
     ];
-    if (host.kind === 'demo') {
+    // The demo's faults and eras act on the running demo, not on a recording of it.
+    if (host.kind === 'demo' && !review) {
       const fault = (fault: DemoFaultName, on: boolean, role?: 'prefill' | 'decode' | 'router') => () =>
         void api
           .demoControl({ deploymentId: deployment.id, fault, on, role })
@@ -264,10 +272,9 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
     }
     return cmds;
     // eslint-disable-next-line react-hooks/exhaustive-deps -- commands depend only on the deployment's identity
-  }, [deployment.id, host.kind, fleet]);
+  }, [deployment.id, host.kind, fleet, review]);
   const restartCommands = useRestartCommands(deployment);
   const page = ui.page;
-  const review = view.summary.review !== undefined;
   return (
     <main className="console" data-mode={review ? 'review' : 'live'}>
       <TopBar view={view} onClose={close} />
@@ -275,6 +282,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
       <ConnectionBanner view={view} now={now} />
       {/* One history request per page and window: the page's charts ask through its own batcher. */}
       <SeriesBatchProvider key={pageHash(page)}>
+        <HistoryPageNotice />
         {page.name === 'overview' && <Overview view={view} now={shownNow} />}
         {page.name === 'kv' && <KvPage view={view} />}
         {page.name === 'metrics' && <MetricsPage view={view} />}

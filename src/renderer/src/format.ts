@@ -53,9 +53,40 @@ export function formatSeconds(s: number | null | undefined): string {
   const a = Math.abs(s);
   if (s === 0) return '0';
   if (a < 1) return `${(s * 1000).toFixed(a < 0.01 ? 1 : 0)} ms`;
-  if (a < 60) return `${s.toFixed(a < 10 ? 2 : 1)} s`;
-  if (a < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-  return formatDuration(s * 1000);
+  if (a < 59.95) return `${s.toFixed(a < 10 ? 2 : 1)} s`;
+  // Rounded to whole seconds before it is split: 119.6 s is "2 min 0 s", where rounding the seconds part
+  // alone made "1 min 60 s".
+  const whole = Math.round(a);
+  const sign = s < 0 ? '-' : '';
+  if (whole < 3600) return `${sign}${Math.floor(whole / 60)} min ${whole % 60} s`;
+  return `${sign}${formatDuration(whole * 1000)}`;
+}
+
+/**
+ * The KV time-to-full forecast as the panel says it: "full" at 0 (the core's full), minutes otherwise — the
+ * forecast is a trend of minutes, so seconds would be false precision — and "< 1 min" below a minute.
+ */
+export function formatTimeToFull(s: number | null | undefined): string {
+  if (s === null || s === undefined || !Number.isFinite(s) || s < 0) return '—';
+  if (s === 0) return 'full';
+  if (s < 60) return 'full in < 1 min';
+  const min = Math.round(s / 60);
+  if (min < 60) return `full in ~${min} min`;
+  return `full in ~${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
+}
+
+/**
+ * A time window as one label: the date once when both ends are on the same day ("Nov 29, 05:52:02 – 05:57:02"),
+ * on both ends when not ("Nov 22, 05:52:02 – Nov 29, 05:52:02"), where the end's clock alone made a 7 d window
+ * read "Nov 29, 05:52:02 – 05:52:02".
+ */
+export function formatRange(from: number, to: number): string {
+  if (!Number.isFinite(from) || !Number.isFinite(to)) return 'Invalid Date';
+  const a = new Date(from);
+  const b = new Date(to);
+  const sameDay =
+    a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
+  return `${formatDateTime(from)} – ${sameDay ? formatClock(to) : formatDateTime(to)}`;
 }
 
 export function formatBytes(b: number | null | undefined): string {

@@ -84,6 +84,8 @@ export interface ExportedFile {
   fileName: string;
   mimeType: string;
   text: string;
+  /** What to do with it, line by line (for the prometheus.yml: where to run it, the commands that install it). */
+  notes?: string[];
 }
 
 export interface PrometheusRequests {

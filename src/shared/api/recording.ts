@@ -44,10 +44,18 @@ export interface RecordingStatus {
   problems: { at: number; message: string }[];
 }
 
-export type ExportFormat = 'csv' | 'openmetrics' | 'bundle';
+/**
+ * csv: the charted signals, a column per signal key (what review draws); csv-raw: every raw series the servers
+ * exposed, a row per sample (many times larger); openmetrics: the raw series as OpenMetrics; bundle: the incident
+ * bundle.
+ */
+export type ExportFormat = 'csv' | 'csv-raw' | 'openmetrics' | 'bundle';
 
 export interface ExportResult {
+  /** Where the backend wrote it. */
   path: string;
+  /** Its name in the backend's export folder: browser mode downloads it from /exports/<fileName>. */
+  fileName: string;
   bytes: number;
   format: ExportFormat;
   /** For the incident bundle: how many secrets were redacted. */

@@ -33,7 +33,7 @@ export const recordingSchemas = {
   deleteSession: z.strictObject({ id: sessionId }),
   exportSession: z.strictObject({
     id: sessionId,
-    format: z.enum(['csv', 'openmetrics', 'bundle']),
+    format: z.enum(['csv', 'csv-raw', 'openmetrics', 'bundle']),
     fromMs: time.optional(),
     toMs: time.optional(),
   }),

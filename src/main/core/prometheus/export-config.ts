@@ -1,7 +1,10 @@
 // The scrape_configs a Prometheus needs to watch a deployment: one job per role, every worker's and router's
-// metrics endpoint as a static target addressed the way the Prometheus's own host dials it (127.0.0.1 for its
-// own host's services, the worker's address for another host's), instance labels naming the worker. Built as
-// objects and written with js-yaml, so quoting and nesting are the YAML library's, not string pasting.
+// metrics endpoint as a static target addressed the way the Prometheus's host dials it, instance labels naming the
+// worker. Lines to add to a Prometheus found on a host scrape that host's services on 127.0.0.1; a whole generated
+// config for a deployment on several hosts uses the addresses the router uses for its workers (and each host's own
+// address for a service known only as 127.0.0.1), so one Prometheus reaches every target, and says where to run it
+// and how to install it. Built as objects and written with js-yaml, so quoting and nesting are the YAML library's,
+// not string pasting.
 import yaml from 'js-yaml';
 import { serviceId, type DeploymentConfig, type Role } from '@shared/domain';
 import { isLoopbackHost, parseWorkerUrl } from '../discovery/worker-url';
@@ -22,10 +25,16 @@ export interface ScrapeEndpoint {
 }
 
 export interface ExportOptions {
-  /** The host the Prometheus runs on: its own services are scraped on 127.0.0.1. */
+  /** The host the Prometheus runs on: its own services are scraped on 127.0.0.1 (unless `network`). */
   promHostId?: string;
   /** Addresses other hosts reach each host at, by host id (for a service whose URLs only say 127.0.0.1). */
   hostAddresses?: Record<string, string[]>;
+  /**
+   * Every target by an address on the network, the Prometheus's own host's services too where their address is
+   * known: a worker by the URL the router lists it under, another service by its host's address. A config made
+   * this way is not tied to one host's 127.0.0.1.
+   */
+  network?: boolean;
   /** Default 15s. */
   scrapeInterval?: string;
 }
@@ -79,12 +88,12 @@ export function targetOf(ep: ScrapeEndpoint, opts: ExportOptions = {}): StaticTa
   const local = opts.promHostId === undefined || opts.promHostId === ep.hostId;
   let host = u.hostname;
   let note: string | undefined;
-  if (!local && isLoopbackHost(host)) {
+  if (isLoopbackHost(host) && (!local || opts.network)) {
     const worker = ep.workerUrl ? parseWorkerUrl(ep.workerUrl) : null;
-    const known = opts.hostAddresses?.[ep.hostId]?.[0];
+    const known = opts.hostAddresses?.[ep.hostId]?.find((a) => !isLoopbackHost(a));
     if (worker && !('error' in worker) && !isLoopbackHost(worker.host)) host = worker.host;
     else if (known) host = known;
-    else {
+    else if (!local) {
       host = ep.hostLabel;
       note = `${ep.hostLabel}'s address is not known here; replace it if that name does not resolve on the Prometheus host`;
     }
@@ -135,21 +144,65 @@ export function scrapeConfigsFor(
   return [...jobs.values()];
 }
 
-/** A whole prometheus.yml: global interval and the deployment's scrape_configs. */
+export interface ConfigFileOptions extends ExportOptions {
+  header?: string;
+  /** The file's name, for the install commands. */
+  fileName?: string;
+  /** How the operator names the Prometheus's host (`gpu-a`). */
+  promHostLabel?: string;
+}
+
+/**
+ * A whole prometheus.yml: global interval and the deployment's scrape_configs, headed by where to run it and the
+ * commands that install it. A deployment on several hosts is addressed on the network (`network`): the addresses
+ * the router uses for its workers, so the Prometheus can run on the router's host or any host that reaches them.
+ */
 export function prometheusConfigYaml(
   endpoints: readonly ScrapeEndpoint[],
-  opts: ExportOptions & { header?: string } = {},
+  opts: ConfigFileOptions = {},
 ): string {
+  const network = opts.network ?? spansHosts(endpoints);
+  const placed = { ...opts, network };
   const doc = {
     global: { scrape_interval: opts.scrapeInterval ?? '15s', evaluation_interval: '15s' },
-    scrape_configs: scrapeConfigsFor(endpoints, { ...opts, scrapeInterval: undefined }),
+    scrape_configs: scrapeConfigsFor(endpoints, { ...placed, scrapeInterval: undefined }),
   };
-  const notes = endpoints.flatMap((ep) => targetOf(ep, opts).note ?? []);
-  const head = [opts.header, ...notes.map((n) => `NOTE: ${n}`)]
+  const notes = endpoints.flatMap((ep) => targetOf(ep, placed).note ?? []);
+  const head = [opts.header, ...runAndInstall(endpoints, placed), ...notes.map((n) => `NOTE: ${n}`)]
     .filter((x): x is string => !!x)
     .map((l) => `# ${l}\n`)
     .join('');
   return head + yaml.dump(doc, { lineWidth: 120, noRefs: true, quotingType: "'" });
+}
+
+/** Whether the endpoints are on more than one host: then no one host's 127.0.0.1 reaches them all. */
+export function spansHosts(endpoints: readonly ScrapeEndpoint[]): boolean {
+  return new Set(endpoints.map((ep) => ep.hostId)).size > 1;
+}
+
+/** Where the config's Prometheus must run, and the commands that install it there (Debian's prometheus package). */
+export function runAndInstall(endpoints: readonly ScrapeEndpoint[], opts: ConfigFileOptions): string[] {
+  const where =
+    opts.promHostLabel ??
+    endpoints.find((ep) => ep.hostId === opts.promHostId)?.hostLabel ??
+    opts.promHostId ??
+    endpoints[0]?.hostLabel ??
+    'the deployment’s host';
+  const loopback = endpoints.filter((ep) => isLoopbackHost(targetOf(ep, opts).address.replace(/:\d+$/, '')));
+  const run = !opts.network
+    ? `Where to run it: on ${where}, where every target is (each is scraped on 127.0.0.1).`
+    : loopback.length === 0
+      ? `Where to run it: on ${where} (the router's host: its router reaches every worker at these addresses) or any host that reaches them — the targets are the addresses the router uses for its workers, not one host's 127.0.0.1.`
+      : `Where to run it: on ${where}: ${loopback.map((ep) => ep.id).join(', ')} ${loopback.length === 1 ? 'is' : 'are'} scraped on its 127.0.0.1 (no other address of ${where} is known here), the others at the addresses the router uses for its workers.`;
+  const file = opts.fileName ?? 'prometheus.yml';
+  return [
+    run,
+    `Install on ${where} (Prometheus as the prometheus.service unit, config in /etc/prometheus):`,
+    `  promtool check config ${file}`,
+    `  sudo install -m 0644 ${file} /etc/prometheus/prometheus.yml   # replaces that file: with other jobs in it, add the scrape_configs below to it instead`,
+    '  sudo systemctl reload prometheus   # or POST /-/reload when it runs with --web.enable-lifecycle',
+    `  then its targets page (http://127.0.0.1:9090/targets on ${where}) lists every target up`,
+  ];
 }
 
 /** Just the lines to paste under an existing `scrape_configs:` (list items, indented two spaces). */

@@ -6,9 +6,10 @@
 // header. A recording that fails (disk full) stops with a clear message; monitoring goes on.
 import { randomBytes } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type {
   ActiveRecording,
+  ExportFormat,
   ExportResult,
   RecordingRequests,
   RecordingSettings,
@@ -21,6 +22,9 @@ import type { ApiEventSource, LiveDeploymentAccess, ServiceHost } from './servic
 import type { RecordingWriter } from '../store/recording/writer';
 import { noteText, SessionStore } from '../store/recording/session-store';
 import { writeCsvFile } from '../store/recording/export-csv';
+import { writeChunks } from '../store/recording/export-util';
+import { buildReviewData } from '../review/review-data';
+import { signalsCsvChunks } from '../review/signals-csv';
 import { exportOpenMetrics, writeOpenMetricsFile } from '../store/recording/export-openmetrics';
 import { systemctlCatCommand } from '../discovery/commands';
 import { httpGet } from '../ssh/http-agent';
@@ -405,7 +409,7 @@ export class RecordingService {
 
   private async export(
     id: string,
-    format: 'csv' | 'openmetrics' | 'bundle',
+    format: ExportFormat,
     fromMs?: number,
     toMs?: number,
   ): Promise<ExportResult> {
@@ -419,7 +423,14 @@ export class RecordingService {
     let path: string;
     let redactions: number | undefined;
     if (format === 'csv') {
-      path = `${base}.csv`;
+      path = `${base}.signals.csv`;
+      await writeChunks(
+        signalsCsvChunks(buildReviewData(rec).table, { fromMs, toMs }),
+        path,
+        'CSV export of the signals',
+      );
+    } else if (format === 'csv-raw') {
+      path = `${base}.raw.csv`;
       await writeCsvFile(rec, { fromMs, toMs }, path);
     } else if (format === 'openmetrics') {
       path = `${base}.om.txt`;
@@ -454,7 +465,7 @@ export class RecordingService {
       );
       redactions = r.redactions;
     }
-    return { path, bytes: (await stat(path)).size, format, redactions };
+    return { path, fileName: basename(path), bytes: (await stat(path)).size, format, redactions };
   }
 
   /** Unit files and raw /metrics of a deployment that is open right now; empty when it is not. */

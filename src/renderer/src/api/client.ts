@@ -22,6 +22,12 @@ function pickTransport(): Transport {
 
 export const api: Api = createApi(pickTransport());
 
+/**
+ * Browser mode (no Electron preload): the backend may be on another disk than the browser's, so what it writes for
+ * the operator (exports) is downloaded from it (GET /exports/<name>, the page's own origin and token cookie).
+ */
+export const inBrowser = !window.api;
+
 /** The browser-mode connection's state (always open in Electron, where the backend is the app itself). */
 export function onBridgeState(l: (s: BridgeStatus) => void): () => void {
   l(bridge?.status() ?? { state: 'open', lost: false, attempt: 0 });

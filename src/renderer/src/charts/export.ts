@@ -2,6 +2,11 @@
 import type { Chart, LegendOptions } from 'chart.js';
 import { toCsv, type CsvSeries } from './csv';
 
+/** A file the backend exported, downloaded by the browser in browser mode (see inBrowser). */
+export function downloadExport(fileName: string): void {
+  download(`/exports/${encodeURIComponent(fileName)}`, fileName);
+}
+
 function download(url: string, name: string): void {
   const a = document.createElement('a');
   a.href = url;

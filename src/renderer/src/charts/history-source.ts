@@ -15,23 +15,63 @@ export interface HistoryNoteState {
   problems: { code?: string; message: string; fix?: string; query?: string }[];
 }
 
+type HistoryProblemNote = HistoryNoteState['problems'][number];
+
 const notes = new Map<string, HistoryNoteState>();
 const listeners = new Set<() => void>();
+/** Key sets of the charts on screen, counted (two charts may draw the same keys). */
+const mounted = new Map<string, number>();
+let pageProblems: HistoryProblemNote[] = [];
+
+/**
+ * A problem that names no query is the deployment's, not one chart's ("no Prometheus was found on this
+ * deployment's hosts", a retention shorter than the range, the recordings unreadable): every chart of the page
+ * had it, and it was repeated under each of them. It is said once per page (HistoryPageNotice), and the charts
+ * keep the problems of their own queries.
+ */
+export function isPageProblem(p: HistoryProblemNote): boolean {
+  return p.query === undefined;
+}
 
 export const historyNotes = {
   get: (keys: readonly string[]): HistoryNoteState | undefined => notes.get(keys.join(',')),
+  /** The page-wide problems of the charts on screen, each once (the same array until they change). */
+  page: (): readonly HistoryProblemNote[] => pageProblems,
+  /** A chart drawing `keys` is on screen until the returned function is called. */
+  mount(keys: readonly string[]): () => void {
+    const id = keys.join(',');
+    mounted.set(id, (mounted.get(id) ?? 0) + 1);
+    changed();
+    return () => {
+      const n = (mounted.get(id) ?? 1) - 1;
+      if (n > 0) mounted.set(id, n);
+      else mounted.delete(id);
+      changed();
+    };
+  },
   subscribe(l: () => void): () => void {
     listeners.add(l);
     return () => listeners.delete(l);
   },
 };
 
+function changed(): void {
+  const byMessage = new Map<string, HistoryProblemNote>();
+  for (const id of mounted.keys())
+    for (const p of notes.get(id)?.problems ?? [])
+      if (isPageProblem(p) && !byMessage.has(p.message)) byMessage.set(p.message, p);
+  const next = [...byMessage.values()];
+  if (next.length !== pageProblems.length || next.some((p, i) => p.message !== pageProblems[i].message))
+    pageProblems = next;
+  for (const l of listeners) l();
+}
+
 function setNote(keys: readonly string[], note: HistoryNoteState | undefined): void {
   const id = keys.join(',');
   if (note === undefined ? !notes.has(id) : false) return;
   if (note) notes.set(id, note);
   else notes.delete(id);
-  for (const l of listeners) l();
+  changed();
 }
 
 /** A slack so a live window asked a moment after the store's first row does not go to Prometheus. */

@@ -3,7 +3,7 @@
 import type { DashboardSnapshot } from '@shared/contract';
 import type { AppEvent, ServiceObservation } from '@shared/domain';
 import { kvRankKey, signalKey, type ServerRole } from '@shared/signals/spec';
-import { formatSeconds, formatTokens } from '../format';
+import { formatTimeToFull, formatTokens } from '../format';
 import { TimeChart } from '../charts/TimeChart';
 import { kvHeadline } from './kv-headline';
 
@@ -85,9 +85,16 @@ export function KvUsagePanel({
           </dd>
           <dt>free</dt>
           <dd data-testid="kv-free">{formatTokens(free)}</dd>
-          <dt>full in</dt>
-          <dd data-testid="kv-ttf" title="least-squares slope of the last 5 minutes">
-            {ttf === null ? <span className="muted">not filling</span> : `~${formatSeconds(ttf)}`}
+          <dt>forecast</dt>
+          <dd
+            data-testid="kv-ttf"
+            title="the trend of the last 5 minutes (at least 2), from the last minute's level; none while usage is not rising"
+          >
+            {ttf === null ? (
+              <span className="muted">not filling</span>
+            ) : (
+              <span className={ttf < 300 ? 'warn' : undefined}>{formatTimeToFull(ttf)}</span>
+            )}
           </dd>
         </dl>
       )}

@@ -1,6 +1,7 @@
 // The workers the router reports and how it sees each one: health, circuit breaker, requests in flight. A
 // worker the router removed or whose breaker is open takes no traffic however healthy the server itself is.
 import type { RouterWorkerState } from '@shared/contract';
+import { normalizeWorkerUrl as norm } from '@shared/worker-url';
 
 const CB_TEXT: Record<NonNullable<RouterWorkerState['cbState']>, string> = {
   closed: 'closed',
@@ -14,8 +15,6 @@ function health(w: RouterWorkerState): { text: string; cls: string } {
   if (w.healthy === null) return { text: 'not reported', cls: 'muted' };
   return w.healthy ? { text: 'healthy', cls: 'ok' } : { text: 'unhealthy', cls: 'bad' };
 }
-
-const norm = (url: string): string => url.trim().toLowerCase().replace(/\/+$/, '');
 
 export function RouterWorkers({
   workers,

@@ -11,7 +11,7 @@ import {
   useUi,
   type Page,
 } from '../state/ui';
-import { formatClock, formatDateTime } from '../format';
+import { formatClock, formatRange } from '../format';
 import { ReviewRanges } from '../review/ReviewRanges';
 import { openSessionsPage } from '../sessions/state';
 import { HistoryRanges } from '../charts/HistoryRanges';
@@ -38,7 +38,10 @@ export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () =>
     <header className="topbar">
       <div className="topbar-row">
         <div className="title">
-          <h1>{deployment.name}</h1>
+          {/* Cut with an ellipsis where the bar is narrow (a fleet's name at 1280 px): the whole name on hover. */}
+          <h1 title={deployment.name} data-testid="deployment-title">
+            {deployment.name}
+          </h1>
           <span className="muted">
             {host.label}
             {view.latest ? ` · updated ${formatClock(view.latest.ts)}` : ''}
@@ -110,7 +113,7 @@ export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () =>
                 onClick={backToLive}
                 title="Back to live (l)"
               >
-                {formatDateTime(ui.view.from)} – {formatClock(ui.view.to)} · back to live
+                {formatRange(ui.view.from, ui.view.to)} · back to live
               </button>
             ) : (
               <span className="live-dot" data-testid="live-indicator" title="Following live data">

@@ -14,7 +14,7 @@ import './fleet.css';
 export function FleetOverview({ view, now }: { view: DeploymentView; now: number }): React.JSX.Element {
   const { summary } = view;
   const rows = workerRows(summary, view.latest, view.dashboard);
-  const routers = routerRows(summary, view.latest);
+  const routers = routerRows(summary, view.latest, view.dashboard);
   return (
     <div className="page overview fleet-overview" data-testid="page-overview" data-fleet="true">
       <section className="pipeline" data-testid="fleet-pipeline" aria-label="PD pipeline of the fleet">

@@ -20,7 +20,7 @@ export function FleetRolePage({
   now: number;
 }): React.JSX.Element {
   const rows = workerRows(view.summary, view.latest, view.dashboard);
-  const routers = role === 'router' ? routerRows(view.summary, view.latest) : [];
+  const routers = role === 'router' ? routerRows(view.summary, view.latest, view.dashboard) : [];
   if (routers.length === 1) return <WorkerPage view={view} id={routers[0].id} now={now} />;
   return (
     <div className="page fleet-role-page" data-testid="fleet-role-page" data-role={role}>

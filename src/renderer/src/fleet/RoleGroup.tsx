@@ -39,6 +39,15 @@ export function RoleGroup({
           {agg.pending === agg.workers && agg.workers > 0
             ? `checking ${agg.workers} worker${agg.workers === 1 ? '' : 's'}…`
             : `${agg.healthy}/${agg.workers} healthy${agg.pending > 0 ? ` · ${agg.pending} not read yet` : ''}`}
+          {/* The router's own count when it differs: a worker healthy by its /health that the router has marked
+              unhealthy takes no traffic, and the verdict says so. */}
+          {agg.healthyAtRouter !== null && agg.healthyAtRouter !== agg.healthy && agg.pending === 0 && (
+            <span
+              className="warn"
+              data-testid="role-healthy-at-router"
+              title={routerTitle(mine)}
+            >{` · ${agg.healthyAtRouter}/${agg.workers} healthy at the router`}</span>
+          )}
         </span>
         {agg.workers > 0 && (
           <RollButton
@@ -138,6 +147,15 @@ function WorkerLine({ row: r }: { row: WorkerRow }): React.JSX.Element {
               <span className="pill pill-warn" data-testid="worker-health" title={r.health.detail}>
                 unhealthy
               </span>
+            ) : r.healthy && r.atRouter && r.atRouter.state !== 'healthy' ? (
+              <span
+                className="pill pill-warn"
+                data-testid="worker-at-router"
+                title={`${r.id} answers its own health check, but the router ${atRouterText(r.atRouter)}: it takes no traffic`}
+              >
+                {/* Short: the pill must not widen the table past the card at 1280 px. */}
+                {r.atRouter.state === 'removed' ? 'removed' : 'not routed'}
+              </span>
             ) : (
               <span className={`pill pill-${r.tone}`}>{r.activeState ?? '…'}</span>
             )}
@@ -183,4 +201,18 @@ function StageWaiting({ counts }: { counts: readonly StageCount[] }): React.JSX.
       +{n}
     </span>
   );
+}
+
+/** What the router says of a worker, in words. */
+function atRouterText(v: NonNullable<WorkerRow['atRouter']>): string {
+  const what = v.state === 'removed' ? 'has removed it' : 'reports it unhealthy';
+  return v.breakerOpen ? `${what} (circuit breaker open)` : what;
+}
+
+/** The workers the router does not count healthy, for the role's tooltip. */
+function routerTitle(rows: readonly WorkerRow[]): string {
+  const out = rows.filter((r) => r.atRouter && r.atRouter.state !== 'healthy');
+  return out.length
+    ? `The router ${out.map((r) => `${atRouterText(r.atRouter!).replace(/\bit\b/, r.id)}`).join('; ')}.`
+    : 'The router reports every listed worker healthy.';
 }

@@ -41,6 +41,20 @@ export function RouterCards({ routers }: { routers: readonly RouterRow[] }): Rea
               {r.lists.regular > 0 ? ` · ${r.lists.regular} regular` : ''}
             </span>
           )}
+          {/* Its own gauges' count, the one the verdict's "2 of 3 workers healthy at the router" reads. */}
+          {r.healthyAtRouter && r.healthyAtRouter.total + r.healthyAtRouter.removed > 0 && (
+            <span
+              className={
+                r.healthyAtRouter.healthy < r.healthyAtRouter.total || r.healthyAtRouter.removed
+                  ? 'warn'
+                  : 'ok'
+              }
+              data-testid="router-healthy-workers"
+            >
+              {r.healthyAtRouter.healthy}/{r.healthyAtRouter.total} workers healthy at the router
+              {r.healthyAtRouter.removed > 0 ? ` · ${r.healthyAtRouter.removed} removed` : ''}
+            </span>
+          )}
           <button
             className="link"
             data-testid={`open-worker-${r.id}`}

@@ -12,6 +12,7 @@ import type {
 } from '@shared/domain';
 import { serviceId } from '@shared/domain';
 import type { FleetUnit } from '@shared/fleet';
+import { routerCounts, routerViewOf, type RouterView } from '@shared/router-health';
 import type { ServerRole } from '@shared/signals/spec';
 import { stageQueues, type StageQueue } from '../components/stage-queues';
 
@@ -42,6 +43,8 @@ export interface WorkerRow {
   kv: { usedTokens: number; capacityTokens: number; ratio: number } | null;
   /** Healthy = systemd active and /health ok (or not checked yet while active). */
   healthy: boolean;
+  /** How the (first) router sees it, from its newest scrape; undefined when it does not report on it. */
+  atRouter?: RouterView;
   tone: Tone;
 }
 
@@ -51,6 +54,11 @@ export interface RoleAggregate {
   healthy: number;
   /** Workers whose systemd state has not been read yet (the first poll after open): neither healthy nor down. */
   pending: number;
+  /**
+   * Workers the router reports healthy (its per-worker gauges, as the verdict reads them); null when the router
+   * reports on none of the role's workers.
+   */
+  healthyAtRouter: number | null;
   usedTokens: number | null;
   capacityTokens: number | null;
   ratio: number | null;
@@ -163,13 +171,16 @@ export function workerRows(
     const health = obs?.health ? { ok: obs.health.ok, detail: obs.health.detail } : undefined;
     const active = sd?.activeState === 'active';
     const healthy = !unreachable && active && (health?.ok ?? true);
+    const atRouter = routerViewOf(svc.workerUrl, dashboard?.routerWorkers);
+    // Healthy itself but taking no traffic: the router has marked it unhealthy or removed it.
+    const notRouted = atRouter !== undefined && atRouter.state !== 'healthy';
     const tone: Tone = unreachable
       ? 'bad'
       : !sd
         ? 'idle'
         : sd.activeState === 'failed'
           ? 'bad'
-          : healthy
+          : healthy && !notRouted
             ? 'ok'
             : 'warn';
     rows.push({
@@ -187,6 +198,7 @@ export function workerRows(
       stage: stageQueues(role).map((queue) => ({ queue, n: v(queue) })),
       kv,
       healthy,
+      ...(atRouter ? { atRouter } : {}),
       tone,
     });
   }
@@ -228,6 +240,9 @@ export function roleAggregate(rows: readonly WorkerRow[], role: ServerRole): Rol
     workers: mine.length,
     healthy: mine.filter((r) => r.healthy).length,
     pending: mine.filter((r) => !r.unreachable && r.activeState === undefined).length,
+    healthyAtRouter: mine.some((r) => r.atRouter)
+      ? mine.filter((r) => r.atRouter?.state === 'healthy').length
+      : null,
     usedTokens: withKv.length ? used : null,
     capacityTokens: withKv.length ? cap : null,
     ratio: withKv.length && cap > 0 ? used / cap : null,
@@ -266,14 +281,23 @@ export interface RouterRow {
   health?: { ok: boolean; detail: string };
   /** This router's own worker list, when discovery read it. */
   lists: { prefill: number; decode: number; regular: number } | null;
+  /**
+   * How many of the workers it lists its own gauges call healthy (the first router's, whose newest scrape the
+   * dashboard carries); null until that scrape.
+   */
+  healthyAtRouter: ReturnType<typeof routerCounts> | null;
   tone: Tone;
 }
 
-export function routerRows(summary: DeploymentSummary, latest: Observation | undefined): RouterRow[] {
+export function routerRows(
+  summary: DeploymentSummary,
+  latest: Observation | undefined,
+  dashboard?: Pick<DashboardSnapshot, 'routerWorkers'>,
+): RouterRow[] {
   const links = hostLinks(summary);
   return summary.deployment.services
     .filter((s) => s.role === 'router')
-    .map((svc) => {
+    .map((svc, i) => {
       const obs = observationOf(latest, svc);
       const host = obs?.hostId ?? svc.hostId;
       const problem = linkProblem(links.get(host));
@@ -310,6 +334,8 @@ export function routerRows(summary: DeploymentSummary, latest: Observation | und
         unreachable,
         health: unreachable ? undefined : health,
         lists,
+        healthyAtRouter:
+          i === 0 && !unreachable && dashboard?.routerWorkers ? routerCounts(dashboard.routerWorkers) : null,
         tone,
       };
     });

@@ -46,6 +46,7 @@ export function PrometheusPanel({
   const [error, setError] = useState<Err>(null);
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState<string | null>(null);
+  const [howTo, setHowTo] = useState<string[] | null>(null);
   const [url, setUrl] = useState('');
   const [via, setVia] = useState('');
   const [authKind, setAuthKind] = useState<'none' | 'basic' | 'bearer'>('none');
@@ -86,6 +87,7 @@ export function PrometheusPanel({
           : await api.exportGrafanaDashboard({ deploymentId });
       if (how === 'save') save(f);
       else setNote((await copy(f.text)) ? `Copied ${f.fileName}` : 'The clipboard refused; use Save instead');
+      setHowTo(f.notes ?? null);
     } catch (err) {
       setError(errorText(err));
     }
@@ -246,6 +248,11 @@ export function PrometheusPanel({
         <button onClick={() => void exportFile('dashboard', 'copy')}>Copy</button>
         {note && <span className="muted small">{note}</span>}
       </div>
+      {howTo && (
+        <pre className="prometheus-howto" data-testid="prometheus-config-howto">
+          {howTo.join('\n')}
+        </pre>
+      )}
       <details className="prometheus-source-form">
         <summary>Use another Prometheus (URL)</summary>
         <label>

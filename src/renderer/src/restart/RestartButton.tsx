@@ -1,7 +1,8 @@
 // The restart action on a service card and the service page: "Restart…" opens the plan; while a restart of
-// this service runs it shows the current step and opens its progress instead. Hidden in read-only mode.
+// this service runs it shows the current step and opens its progress instead. Hidden in read-only mode and
+// in review.
 import type { Role } from '@shared/domain';
-import { useAppState } from '../state/store';
+import { isReview, useAppState } from '../state/store';
 import { actionsAllowed, openRestartDialog, runningFor, showRestart, useRestartState } from './useRestart';
 
 export function RestartButton({
@@ -15,9 +16,10 @@ export function RestartButton({
   compact?: boolean;
 }): React.JSX.Element | null {
   const s = useRestartState();
-  const active = useAppState().activeId;
-  const deploymentId = given ?? active;
-  if (!deploymentId) return null;
+  const app = useAppState();
+  const deploymentId = given ?? app.activeId;
+  // A recording under review restarts nothing (the settings of a live deployment opened before may be loaded).
+  if (!deploymentId || isReview(app, deploymentId)) return null;
   const running = runningFor(s, deploymentId, role);
   if (running) {
     const step = running.services.find((x) => x.role === role)?.steps.find((x) => x.state === 'running');

@@ -1,9 +1,11 @@
 // The restart action of a fleet's worker or role: "Restart…" opens the roll's plan; while a roll runs on the
-// deployment it shows what the roll is doing and opens its progress instead. Hidden in read-only mode.
+// deployment it shows what the roll is doing and opens its progress instead. Hidden in read-only mode and in
+// review.
 import type { RollTarget } from '@shared/contract';
-import { useAppState } from '../state/store';
+import { isReview, useAppState } from '../state/store';
 import { actionsAllowed, useRestartState } from './useRestart';
 import { openRollDialog, runningRoll, showRoll, useRollState } from './useRoll';
+import { rollCovers } from './roll-scope';
 
 export function RollButton({
   deploymentId: given,
@@ -19,11 +21,12 @@ export function RollButton({
 }): React.JSX.Element | null {
   const restart = useRestartState();
   const rolls = useRollState();
-  const active = useAppState().activeId;
-  const deploymentId = given ?? active;
-  if (!deploymentId) return null;
+  const app = useAppState();
+  const deploymentId = given ?? app.activeId;
+  // A recording under review restarts nothing (the settings of a live deployment opened before may be loaded).
+  if (!deploymentId || isReview(app, deploymentId)) return null;
   const running = runningRoll(rolls, deploymentId);
-  if (running) {
+  if (running && rollCovers(running, target)) {
     const w = running.workers.find((x) => x.workerId === running.current);
     return (
       <button
@@ -37,6 +40,19 @@ export function RollButton({
     );
   }
   if (!actionsAllowed(restart)) return null;
+  // Another role's roll: this button does not say what that roll does (the prefill card read "Restarting
+  // decode-1…"); it waits, since the core runs one roll per deployment at a time.
+  if (running)
+    return (
+      <button
+        className="restart-button"
+        data-testid={testId}
+        disabled
+        title={`One roll at a time: the roll of ${running.targetText} must end first`}
+      >
+        {label}
+      </button>
+    );
   return (
     <button
       className="restart-button"

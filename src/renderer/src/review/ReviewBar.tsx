@@ -2,14 +2,14 @@
 // timeline with event markers, play/pause at 1×–60×, jumping between markers, a note at the cursor, exports,
 // and the journal around the cursor. Every page below renders the cursor's moment.
 import { useEffect, useMemo, useState } from 'react';
-import type { ExportFormat, ExportResult } from '@shared/contract';
 import type { DeploymentView } from '../state/store';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { backToLive, getUi, RANGES, setFixedWindow, useUi } from '../state/ui';
-import { formatDateTime, formatDuration } from '../format';
+import { formatDateTime, formatDuration, formatRange } from '../format';
 import { MARKER_GROUPS, Timeline, groupOf, type MarkerGroup } from './Timeline';
 import { JournalPane } from './JournalPane';
+import { SessionExport } from '../sessions/SessionExport';
 import {
   SPEEDS,
   hideReview,
@@ -279,58 +279,20 @@ function ExportForm({
   window: { from: number; to: number } | null;
 }): React.JSX.Element {
   const [onlyWindow, setOnlyWindow] = useState(false);
-  const [busy, setBusy] = useState<ExportFormat | null>(null);
-  const [result, setResult] = useState<ExportResult | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const run = async (format: ExportFormat): Promise<void> => {
-    setBusy(format);
-    setError(null);
-    try {
-      setResult(
-        await api.exportSession({
-          id: sessionId,
-          format,
-          ...(onlyWindow && win ? { fromMs: Math.round(win.from), toMs: Math.round(win.to) } : {}),
-        }),
-      );
-    } catch (err) {
-      const e = errorText(err);
-      setError(`${e.message}${e.hint ? ` — ${e.hint}` : ''}`);
-    } finally {
-      setBusy(null);
-    }
-  };
   return (
     <div className="review-form" data-testid="review-export-form">
-      {(['csv', 'openmetrics', 'bundle'] as const).map((f) => (
-        <button
-          key={f}
-          disabled={busy !== null}
-          data-testid={`review-export-${f}`}
-          onClick={() => void run(f)}
-        >
-          {busy === f
-            ? 'Exporting…'
-            : f === 'csv'
-              ? 'CSV'
-              : f === 'openmetrics'
-                ? 'OpenMetrics'
-                : 'Incident bundle'}
-        </button>
-      ))}
+      <SessionExport
+        sessionId={sessionId}
+        {...(onlyWindow && win ? { range: { fromMs: Math.round(win.from), toMs: Math.round(win.to) } } : {})}
+        testId={(f) => `review-export-${f}`}
+        resultTestId="review-export-result"
+      />
       {win && (
         <label className="inline">
           <input type="checkbox" checked={onlyWindow} onChange={(e) => setOnlyWindow(e.target.checked)} />{' '}
-          only the window on the charts ({formatDateTime(win.from)} – {formatDateTime(win.to)})
+          only the window on the charts ({formatRange(win.from, win.to)})
         </label>
       )}
-      {result && (
-        <span data-testid="review-export-result">
-          Written: <code>{result.path}</code> ({Math.round(result.bytes / 1024)} KiB
-          {result.redactions !== undefined ? `, ${result.redactions} secrets redacted` : ''})
-        </span>
-      )}
-      {error && <span className="bad">{error}</span>}
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // session, or a span around the cursor; zoom and pan on any chart work as they do live.
 import type { DeploymentView } from '../state/store';
 import { setFixedWindow, useUi } from '../state/ui';
-import { formatDateTime } from '../format';
+import { formatRange } from '../format';
 import { useReviewUi } from './state';
 
 const AROUND = [
@@ -38,7 +38,7 @@ export function ReviewRanges({ view }: { view: DeploymentView }): React.JSX.Elem
       ))}
       {ui.view.mode === 'fixed' && !whole && (
         <span className="muted small" data-testid="review-window">
-          {formatDateTime(ui.view.from)} – {formatDateTime(ui.view.to)}
+          {formatRange(ui.view.from, ui.view.to)}
         </span>
       )}
     </div>

@@ -2,13 +2,7 @@
 // duration, size, state and what went wrong), opened for review, renamed, annotated at a time, exported
 // (CSV, OpenMetrics, incident bundle) and deleted — and the retention limit is set.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type {
-  ExportFormat,
-  ExportResult,
-  RecentReview,
-  RecordingStatus,
-  SessionInfoDto,
-} from '@shared/contract';
+import type { RecentReview, RecordingStatus, SessionInfoDto } from '@shared/contract';
 import { OLD_FORMAT_NOTES } from '@shared/api/review';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
@@ -17,15 +11,11 @@ import { formatDateTime, formatDuration } from '../format';
 import { closeSessionsPage } from './state';
 import { showOpenedReview } from './open-review';
 import { openRecordingFile, RECORDING_SUFFIX } from './upload';
+import { SessionExport } from './SessionExport';
+import { formatSize } from './format-size';
 import './sessions.css';
 
 type ErrorText = { message: string; hint?: string };
-
-export function formatSize(b: number): string {
-  if (b >= 1024 ** 3) return `${(b / 1024 ** 3).toFixed(2)} GiB`;
-  if (b >= 1024 ** 2) return `${(b / 1024 ** 2).toFixed(1)} MiB`;
-  return `${Math.max(1, Math.round(b / 1024))} KiB`;
-}
 
 export function SessionsPage(): React.JSX.Element {
   const app = useAppState();
@@ -328,7 +318,6 @@ function SessionRow({
   const [name, setName] = useState(s.name);
   const [note, setNote] = useState('');
   const [noteAt, setNoteAt] = useState(toLocalInput(s.endedAt));
-  const [result, setResult] = useState<ExportResult | null>(null);
   const [working, setWorking] = useState(false);
   const [error, setError] = useState<ErrorText | null>(null);
   const act = async (f: () => Promise<void>): Promise<void> => {
@@ -342,8 +331,6 @@ function SessionRow({
       setWorking(false);
     }
   };
-  const exportAs = (format: ExportFormat): Promise<void> =>
-    act(async () => setResult(await api.exportSession({ id: s.id, format })));
   const damaged = s.state === 'damaged';
   // Written in an older format: re-saving it (what `pd-console recording resave` does) makes it open at once.
   const old = s.state === 'complete' && s.warnings.some((w) => OLD_FORMAT_NOTES.includes(w));
@@ -431,7 +418,7 @@ function SessionRow({
           </div>
         </td>
       </tr>
-      {(mode === 'rename' || mode === 'note' || mode === 'export' || error || result) && (
+      {(mode === 'rename' || mode === 'note' || mode === 'export' || error) && (
         <tr className="session-detail">
           <td colSpan={8}>
             {mode === 'rename' && (
@@ -494,24 +481,12 @@ function SessionRow({
             )}
             {mode === 'export' && (
               <div className="inline-form">
-                {(['csv', 'openmetrics', 'bundle'] as const).map((f) => (
-                  <button
-                    key={f}
-                    disabled={working}
-                    onClick={() => void exportAs(f)}
-                    data-testid={`session-export-${f}-${s.id}`}
-                  >
-                    {f === 'csv' ? 'CSV' : f === 'openmetrics' ? 'OpenMetrics' : 'Incident bundle'}
-                  </button>
-                ))}
-                {working && <span className="muted">Exporting…</span>}
+                <SessionExport
+                  sessionId={s.id}
+                  testId={(f) => `session-export-${f}-${s.id}`}
+                  resultTestId="export-result"
+                />
               </div>
-            )}
-            {result && (
-              <p data-testid="export-result" data-path={result.path}>
-                Written: <code>{result.path}</code> ({formatSize(result.bytes)}
-                {result.redactions !== undefined ? `, ${result.redactions} secrets redacted` : ''})
-              </p>
             )}
             {error && (
               <p className="bad" role="alert">

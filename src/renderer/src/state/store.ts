@@ -119,6 +119,14 @@ export async function resyncFromBackend(): Promise<void> {
 }
 
 /** Puts an open deployment on screen (e.g. back from the sessions page). */
+/**
+ * Whether the deployment is a recording under review: what acts on a live deployment (restarts, rolls, demo
+ * faults) is not offered on it.
+ */
+export function isReview(state: AppState, id: string | undefined): boolean {
+  return id !== undefined && state.deployments[id]?.summary.review !== undefined;
+}
+
 export function setActive(id: string): void {
   if (state.deployments[id]) set({ ...state, activeId: id });
 }

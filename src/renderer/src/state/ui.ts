@@ -96,8 +96,17 @@ export function getUi(): UiState {
 // to it; until 2026-12-05 it went to the overview.
 window.addEventListener('hashchange', () => {
   const page = parseHash(window.location.hash);
-  if (page) set({ page });
+  if (page) showPage(page);
 });
+
+/**
+ * Shows a page. Another page opens at its top: the document is the scroller, and it kept the offset the last page
+ * was scrolled to.
+ */
+function showPage(page: Page): void {
+  if (pageHash(page) !== pageHash(ui.page)) window.scrollTo(0, 0);
+  set({ page });
+}
 
 /**
  * Puts `hash` in the address as a new history entry (so reload and back work) and tells the hashchange
@@ -115,7 +124,7 @@ export function pushHash(hash: string): void {
 
 export function navigate(p: Page): void {
   pushHash(pageHash(p));
-  set({ page: p });
+  showPage(p);
 }
 
 export function setRange(range: RangeId): void {

@@ -1,4 +1,5 @@
 // A worker's URL as the router names it, normalised so the metrics, /workers and the unit files agree on it.
+import { normalizeWorkerUrl as normalize } from '@shared/worker-url';
 import { detach } from '../exposition/series-cache';
 
 /**
@@ -17,12 +18,4 @@ export function normalizeWorkerUrl(url: string): string {
   // A label value may be a slice of the whole scrape's text: kept as a key, it must not keep that text alive.
   normalized.set(detach(url), detach(out));
   return out;
-}
-
-function normalize(url: string): string {
-  let u = url.trim();
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(u)) u = `http://${u}`;
-  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/]*)(.*)$/i.exec(u);
-  if (!m) return u;
-  return `${m[1].toLowerCase()}${m[2].toLowerCase()}${m[3]}`.replace(/\/+$/, '');
 }
