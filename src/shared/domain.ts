@@ -53,7 +53,8 @@ export interface DeploymentConfig {
 /** The link to a host. Never optimistic: `connected` only while keepalives and commands succeed. */
 export type ConnectionStatus =
   | { state: 'idle' }
-  | { state: 'connecting'; since: number; attempt: number }
+  /** `lostSince`: set on a retry after the link was lost — when it was (the outage goes on while it connects). */
+  | { state: 'connecting'; since: number; attempt: number; lostSince?: number }
   | { state: 'connected'; since: number }
   | { state: 'stale'; since: number; reason: string }
   | { state: 'reconnecting'; attempt: number; nextAttemptAt: number; lastError: string; since: number }

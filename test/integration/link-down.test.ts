@@ -34,6 +34,9 @@ it('a blackholed link: observations carry the last reading and its time; stale a
       systemd: { activeState: 'active', subState: 'running' },
     });
     expect(s.lastSeen!.systemd.mainPid).toBe(serviceOf(lastRead!, role).systemd!.mainPid);
+    expect(s.lastSeen!.health?.ok, `${role}: its last /health answer`).toBe(true);
+    // Not a reading of now: as one, it was recorded (and charted) as "healthy" through the outage.
+    expect(s.health, `${role}: no /health reading now`).toBeUndefined();
   }
   await expect.poll(() => states.find((s) => s.state === 'stale'), { timeout: 10_000 }).toBeDefined();
   const stale = states.find((s) => s.state === 'stale') as Extract<ConnectionStatus, { state: 'stale' }>;
@@ -46,8 +49,18 @@ it('a blackholed link: observations carry the last reading and its time; stale a
     { state: 'reconnecting' }
   >;
   expect(lost.since).toBe(seenAt);
+  // The retries go on from the same moment.
+  await expect
+    .poll(() => states.find((s) => s.state === 'connecting' && s.lostSince !== undefined), {
+      timeout: 30_000,
+    })
+    .toBeDefined();
+  expect(states.find((s) => s.state === 'connecting' && s.lostSince !== undefined)).toMatchObject({
+    lostSince: seenAt,
+  });
   const gone = await nextObservation(core, (o) => o.ts > lost.since + 1000, 10_000);
   expect(serviceOf(gone, 'decode').lastSeen?.ts).toBe(seenAt);
+  expect(serviceOf(gone, 'decode').health).toBeUndefined();
   demo.sim.setFault('link-down', false);
   const back = await nextObservation(core, read, 60_000);
   expect(back.services.map((s) => s.lastSeen)).toEqual([undefined, undefined, undefined]);

@@ -282,7 +282,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
             unit: s.unit,
             systemdError: `no connection to ${this.conn.label}`,
             metrics: { ok: false, at: ts, error: `no connection to ${this.conn.label}` } as MetricsStatus,
-            health: this.memory.get(serviceId(s))?.health,
+            // The last /health answer is what was seen then (lastSeen), not a reading of now.
             ...this.lastSeenOf(s),
           })),
           ...peers.map((p) => ({
@@ -354,6 +354,9 @@ export class DeploymentMonitor extends EventEmitter<Events> {
       }
       if (!o.systemd) {
         if (mem.lastSeen) o.lastSeen = mem.lastSeen;
+        // Nothing of the unit could be read now: a /health answer from an earlier poll is what was seen then
+        // (lastSeen has it), not a reading of now — recorded as one, the history said "healthy" through an outage.
+        if (o.health && o.health.checkedAt < ts) delete o.health;
         continue;
       }
       if (mem.health && mem.health.checkedAt >= ts) mem.healthPid = o.systemd.mainPid;

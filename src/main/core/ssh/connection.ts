@@ -495,7 +495,12 @@ export class SshConnection extends EventEmitter<Events> {
     if (this.stopped) return;
     const generation = ++this.generation;
     const attempt = this.failures + 1;
-    this.setStatus({ state: 'connecting', since: this.clock.now(), attempt });
+    this.setStatus({
+      state: 'connecting',
+      since: this.clock.now(),
+      attempt,
+      ...(this.outageSince !== null ? { lostSince: this.outageSince } : {}),
+    });
     let config: ConnectConfig;
     try {
       config = await this.opts.configure();
