@@ -5,6 +5,7 @@ import type { AppInfo, DashboardSnapshot, SignalInfo } from '@shared/contract';
 import { api } from '../api/client';
 import { notifyAlert } from './notifications';
 import { afterPush, PushesSinceAsked } from './dashboard-push';
+import { withHostConnection } from './host-connection';
 
 export interface DeploymentView {
   summary: DeploymentSummary;
@@ -145,7 +146,7 @@ export function wireEvents(): void {
   if (wired) return;
   wired = true;
   api.on('observation', (o) => update(o.deploymentId, (d) => ({ ...d, latest: o, receivedAt: Date.now() })));
-  api.on('connection', (c) => update(c.deploymentId, (d) => ({ ...d, connection: c.status })));
+  api.on('connection', (c) => update(c.deploymentId, (d) => withHostConnection(d, c.hostId, c.status)));
   api.on('event', (e) => {
     if (!e.deploymentId) return;
     update(e.deploymentId, (d) => ({ ...d, events: [...d.events, e].slice(-MAX_EVENTS) }));
