@@ -69,6 +69,8 @@ export function addDeployment(
         summary,
         connection: summary.connection,
         latest: summary.latest ?? prev?.latest,
+        // The summary's reading arrived now, as a pushed one would: its age counts from here.
+        receivedAt: summary.latest ? Date.now() : prev?.receivedAt,
         events: events.length ? events : (prev?.events ?? []),
         ...(first && { catalog: catalogMap(first.catalog), dashboard: first.dashboard }),
       },
