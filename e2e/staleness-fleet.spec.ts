@@ -78,7 +78,6 @@ test('decode hosts silent: their workers unknown since their last reading, the r
   const props = page.getByTestId('worker-props');
   await expect(props.getByTestId('condition')).toHaveText(/^unknown — last seen healthy at /);
   await expect(props.getByTestId('worker-unit-gpu-b')).toContainText('unknown');
-  await page.screenshot({ path: shot('stale-fleet-worker-light.png') });
 
   await apiCall(app.url, 'demoControl', {
     deploymentId: d.deployment.id,

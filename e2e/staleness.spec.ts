@@ -115,7 +115,6 @@ test('the link blackholed: unknown since the last answer, greyed, ages counting 
   await expect(page.getByTestId('systemd-props').getByTestId('condition')).toContainText(
     `unknown — last seen healthy at ${lastAnswer}`,
   );
-  await page.screenshot({ path: shot('stale-link-down-service-light.png') });
   await page.getByTestId('nav-overview').click();
 
   await demoFault(page, 'link-down', false);
@@ -151,7 +150,6 @@ test('a crash-looping decode says why: exit, restarts, since, its CUDA error, th
   await expect(card.getByTestId('state-since')).toHaveText(/\d{1,2}:\d{2}:\d{2}/);
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    await card.screenshot({ path: shot(`crash-loop-card-${scheme}.png`) });
     await page.screenshot({ path: shot(`crash-loop-overview-${scheme}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -175,6 +173,11 @@ test('a crash-looping decode says why: exit, restarts, since, its CUDA error, th
   await expect(props).toContainText('Exit status');
   await expect(props).not.toContainText(/Result\s*success/);
   await expect(props.getByTestId('last-error')).toContainText('CUDA error');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: shot(`crash-loop-service-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 
   // The journal: "err and worse" misses the cause (SGLang logs it at info); "problems" finds it, traceback whole.
   const journal = page.getByTestId('journal');
@@ -190,7 +193,6 @@ test('a crash-looping decode says why: exit, restarts, since, its CUDA error, th
   await expect(journal.getByTestId('journal-line').filter({ hasText: '"GET /metrics' })).toHaveCount(0);
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: shot(`crash-loop-service-${scheme}.png`) });
     await journal.screenshot({ path: shot(`crash-loop-journal-problems-${scheme}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });
