@@ -144,9 +144,10 @@ test('a crash-looping decode says why: exit, restarts, since, its CUDA error, th
   await expect(card.getByTestId('condition')).toContainText('crash-looping: restart');
   await expect(card.getByTestId('condition-next')).toContainText('systemctl stop sglang-decode.service');
   await expect(card.getByTestId('exit-status')).toHaveText(/^(status \d+|SIG[A-Z]+)$/);
-  await expect(card.getByTestId('last-error')).toContainText(
+  await expect(card.getByTestId('condition')).toContainText(
     'RuntimeError: CUDA error: an illegal memory access was encountered',
   );
+  await expect(card.getByTestId('last-error')).toContainText('open the journal at the crash');
   await expect(card.getByTestId('state-since')).toHaveText(/\d{1,2}:\d{2}:\d{2}/);
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -172,7 +173,8 @@ test('a crash-looping decode says why: exit, restarts, since, its CUDA error, th
   await expect(props).toContainText('State since');
   await expect(props).toContainText('Exit status');
   await expect(props).not.toContainText(/Result\s*success/);
-  await expect(props.getByTestId('last-error')).toContainText('CUDA error');
+  await expect(props.getByTestId('condition')).toContainText('CUDA error');
+  await expect(props.getByTestId('last-error')).toContainText('open the journal at the crash');
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.screenshot({ path: shot(`crash-loop-service-${scheme}.png`) });

@@ -3,7 +3,7 @@
 // to open the journal at. The service page used to say "Result success" and "Since … 47 min ago" beside a card
 // saying auto-restart.
 import { describe, expect, it } from 'vitest';
-import { conditionHeadline, unitFacts } from '../../src/renderer/src/components/unit-facts';
+import { unitFacts } from '../../src/renderer/src/components/unit-facts';
 import { unitStateProps } from '../../src/renderer/src/components/unit-props';
 import { conditionOfObservation } from '../../src/renderer/src/components/condition';
 import { formatDateTime, formatDuration } from '../../src/renderer/src/format';
@@ -57,9 +57,9 @@ describe('unitFacts', () => {
       },
       crashAt: T - 3_040,
     });
-    // The error has its own row: the headline does not repeat it.
+    // The condition's line quotes it: its row gives the time and the way to the journal, not the text again.
     expect(c.text).toContain('(RuntimeError: CUDA error');
-    expect(conditionHeadline(c, f)).toBe('crash-looping: restart 5, exit status SIGKILL');
+    expect(f.errorInCondition).toBe(true);
   });
 
   it('a serving unit shows no old error and no exit status', () => {
@@ -74,7 +74,12 @@ describe('unitFacts', () => {
       },
     };
     const c = conditionOfObservation('decode', serving, T);
-    expect(unitFacts(c, serving)).toEqual({ failing: false, since: c.since, restarts: 0 });
+    expect(unitFacts(c, serving)).toEqual({
+      failing: false,
+      errorInCondition: false,
+      since: c.since,
+      restarts: 0,
+    });
   });
 });
 

@@ -12,7 +12,7 @@ import { QUEUE_LABEL, stageQueues } from './stage-queues';
 import { healthText } from './health-text';
 import { conditionOfObservation, conditionTone } from './condition';
 import { unknownNow, clockAndAge, type ReadingClock } from './staleness';
-import { conditionHeadline, unitFacts } from './unit-facts';
+import { unitFacts } from './unit-facts';
 import { CrashLink } from './CrashLink';
 
 export function ServiceCard({
@@ -82,7 +82,7 @@ export function ServiceCard({
         </p>
       ) : (
         <p className={`condition ${condition.tone}`} data-testid="condition" data-kind={condition.kind}>
-          {conditionHeadline(condition, facts)}
+          {condition.text}
           {condition.nextStep ? (
             <span className="hint" data-testid="condition-next">
               {' '}
@@ -138,21 +138,17 @@ export function ServiceCard({
             </dd>
           </>
         )}
-        {facts.lastError && !unknown && (
-          <>
-            <dt>Last error</dt>
-            <dd data-testid="last-error">
-              <span className="error-line" title={facts.lastError.text}>
-                {facts.lastError.text}
-              </span>{' '}
-              <span className="muted">{formatClock(facts.lastError.ts)}</span>
-            </dd>
-          </>
-        )}
         {facts.crashAt !== undefined && !unknown && (
           <>
-            <dt />
-            <dd>
+            <dt>{facts.lastError ? 'Last error' : 'Exited'}</dt>
+            <dd data-testid="last-error">
+              {/* Said once: the condition's line quotes the error when it is the loop's. */}
+              {facts.lastError && !facts.errorInCondition ? (
+                <span className="error-line" title={facts.lastError.text}>
+                  {facts.lastError.text}
+                </span>
+              ) : null}
+              <span className="muted">{formatClock(facts.crashAt)}</span>{' '}
               <CrashLink ts={facts.crashAt} role={role} />
             </dd>
           </>

@@ -15,6 +15,8 @@ export interface UnitFacts {
   exitStatus?: string;
   /** The last error line of its journal, and when it was printed. */
   lastError?: { ts: number; text: string };
+  /** The condition's line already quotes that error: its own row then gives only its time and the link. */
+  errorInCondition: boolean;
   /** Where "open the journal at the crash" opens: the error line, else the exit. */
   crashAt?: number;
 }
@@ -32,19 +34,11 @@ export function unitFacts(c: UnitCondition, obs: ServiceObservation | undefined)
   const crashAt = lastError?.ts ?? (failing ? e?.lastExit?.ts : undefined);
   return {
     failing,
+    errorInCondition: lastError !== undefined && c.text.includes(lastError.text),
     since: c.since,
     restarts: c.restarts,
     ...(c.exitStatus !== undefined && failing ? { exitStatus: c.exitStatus } : {}),
     ...(lastError ? { lastError } : {}),
     ...(crashAt !== undefined ? { crashAt } : {}),
   };
-}
-
-/**
- * The condition's line without the error it ends with, where the error has a row of its own below it: a long
- * CUDA error said twice filled a third of a 1280 px card.
- */
-export function conditionHeadline(c: UnitCondition, facts: UnitFacts): string {
-  const suffix = facts.lastError ? ` (${facts.lastError.text})` : null;
-  return suffix && c.text.endsWith(suffix) ? c.text.slice(0, -suffix.length) : c.text;
 }

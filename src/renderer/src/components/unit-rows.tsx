@@ -5,7 +5,7 @@ import type { ReactNode } from 'react';
 import type { Observation, ServiceObservation, Role } from '@shared/domain';
 import { conditionOfObservation } from './condition';
 import { clockAndAge, unknownNow, type ReadingClock } from './staleness';
-import { conditionHeadline, unitFacts } from './unit-facts';
+import { unitFacts } from './unit-facts';
 import { unitStateProps } from './unit-props';
 import { CrashLink } from './CrashLink';
 import { formatClock } from '../format';
@@ -44,21 +44,21 @@ export function unitRows(i: {
   }
   const line = (
     <p className={`condition ${condition.tone}`} data-testid="condition" data-kind={condition.kind}>
-      {conditionHeadline(condition, facts)}
+      {condition.text}
       {condition.nextStep ? <span className="hint"> — {condition.nextStep}</span> : null}
     </p>
   );
-  if (facts.lastError || facts.crashAt !== undefined)
+  if (facts.crashAt !== undefined)
     rows.push([
-      'Last error',
+      facts.lastError ? 'Last error' : 'Exited',
       <span key="e" data-testid="last-error">
-        {facts.lastError ? (
+        {facts.lastError && !facts.errorInCondition ? (
           <>
             <span className="error-line">{facts.lastError.text}</span>{' '}
-            <span className="muted">{formatClock(facts.lastError.ts)}</span>{' '}
           </>
         ) : null}
-        <CrashLink ts={facts.crashAt ?? facts.lastError!.ts} role={role} worker={i.worker} />
+        <span className="muted">{formatClock(facts.crashAt)}</span>{' '}
+        <CrashLink ts={facts.crashAt} role={role} worker={i.worker} />
       </span>,
     ]);
   rows.push(...unitStateProps(obs?.systemd, now, condition));
