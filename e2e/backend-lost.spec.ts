@@ -71,12 +71,19 @@ test('a killed backend leaves the last data on screen with a reconnecting notice
   await expect(kv).toHaveText(/^\d{1,3}\.\d %$/);
   // It keeps trying: the attempt count goes up while the backend is away.
   await expect(page.getByTestId('backend-lost-attempt')).toContainText(/Attempt [2-9]/, { timeout: 15_000 });
+  // Under the notice, the last data is not presented as current: the cards turn unknown since the last reading
+  // and the header stops claiming updates.
+  await expect(decode.getByTestId('condition')).toHaveText(/^unknown — last seen healthy at /, {
+    timeout: 15_000,
+  });
+  await expect(page.getByTestId('updated')).toHaveAttribute('data-quiet', 'true');
   await page.screenshot({ path: shot('backend-lost.png') });
 
   // The same backend again: same port, same token, same data folder.
   await start(dataDir, token, Number(new URL(first.url).port));
   await expect(lost).toHaveCount(0, { timeout: 30_000 });
   await expect(decode.getByTestId('active-state')).toContainText('active');
+  await expect(decode).toHaveAttribute('data-stale', 'false', { timeout: 15_000 });
   await expect(page.getByTestId('connection-state')).toHaveAttribute('data-state', 'connected', {
     timeout: 30_000,
   });

@@ -18,6 +18,7 @@ export const DEMO_FAULT_NAMES = [
   'kv-full',
   'foreign-gpu-process',
   'nvidia-smi-missing',
+  'link-down',
 ] as const;
 
 export type DemoFaultName = (typeof DEMO_FAULT_NAMES)[number];

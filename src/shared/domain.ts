@@ -53,7 +53,8 @@ export interface DeploymentConfig {
 /** The link to a host. Never optimistic: `connected` only while keepalives and commands succeed. */
 export type ConnectionStatus =
   | { state: 'idle' }
-  | { state: 'connecting'; since: number; attempt: number }
+  /** `lostSince`: set on a retry after the link was lost — when it was (the outage goes on while it connects). */
+  | { state: 'connecting'; since: number; attempt: number; lostSince?: number }
   | { state: 'connected'; since: number }
   | { state: 'stale'; since: number; reason: string }
   | { state: 'reconnecting'; attempt: number; nextAttemptAt: number; lastError: string; since: number }
@@ -143,10 +144,23 @@ export interface ServiceObservation {
    */
   units?: { hostId: string; unit: string; nodeRank: number; systemd?: UnitState; systemdError?: string }[];
   /**
+   * Present when this reading's systemd state could not be made (no link, systemctl unanswered, the host
+   * unreachable): the last reading that was, and when. It says what the service did then, not what it does now.
+   */
+  lastSeen?: ServiceLastSeen;
+  /**
    * Fleets only: the ts of the host poll this service was read in (its scrape's). A fleet's observation merges
    * several hosts' polls under the newest one's ts; a worker's own values belong at its own poll's.
    */
   polledAt?: number;
+}
+
+/** A service's last reading whose systemd state was read: its state, /health and journal evidence then. */
+export interface ServiceLastSeen {
+  ts: number;
+  systemd: UnitState;
+  health?: HealthResult;
+  evidence?: UnitJournalEvidence;
 }
 
 export interface Observation {

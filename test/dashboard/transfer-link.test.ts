@@ -52,7 +52,7 @@ describe('transferFigures', () => {
         worker('decode', 'd1', 'active'),
       ),
     );
-    expect(f).toEqual({ gbPerS: 19, latencyMs: 42, failuresPerMin: 2, notServing: [] });
+    expect(f).toEqual({ gbPerS: 19, latencyMs: 42, failuresPerMin: 2, notServing: [], unknown: [] });
   });
 
   it('names the side with no worker serving: stopped, crash-looping or failing its health check', () => {
@@ -66,8 +66,38 @@ describe('transferFigures', () => {
     expect(transferFigures(value, both).notServing).toEqual(['prefill', 'decode']);
   });
 
+  it('a side that cannot be read now is unknown since its last reading, not "not serving"', () => {
+    const blind = (id: string, lastSeenAt?: number): ServiceObservation => ({
+      role: 'decode',
+      id,
+      unit: `sglang-${id}.service`,
+      systemdError: 'no connection to gpu-b',
+      ...(lastSeenAt !== undefined
+        ? { lastSeen: { ts: lastSeenAt, systemd: worker('decode', id, 'active').systemd! } }
+        : {}),
+    });
+    const f = transferFigures(
+      value,
+      observed(worker('prefill', 'p0', 'active', true), blind('d0', 500), blind('d1', 700)),
+    );
+    expect(f.notServing).toEqual([]);
+    expect(f.unknown).toEqual([{ role: 'decode', since: 700 }]);
+    // One worker read and down, the other unreadable: whether decode serves is still unknown.
+    const mixed = observed(worker('decode', 'd0', 'failed'), blind('d1'));
+    expect(transferFigures(value, mixed)).toMatchObject({
+      notServing: [],
+      unknown: [{ role: 'decode', since: null }],
+    });
+    // One worker serving settles it, whatever the others.
+    expect(
+      transferFigures(value, observed(worker('decode', 'd0', 'active'), blind('d1', 5))).unknown,
+    ).toEqual([]);
+  });
+
   it('says nothing before the first poll, or of a role the deployment does not have', () => {
     expect(transferFigures(value).notServing).toEqual([]);
+    const first: ServiceObservation = { role: 'decode', id: 'd0', unit: 'sglang-d0.service' };
+    expect(transferFigures(value, observed(first))).toMatchObject({ notServing: [], unknown: [] });
     expect(transferFigures(value, observed(worker('decode', 'd0', 'active'))).notServing).toEqual([]);
   });
 });

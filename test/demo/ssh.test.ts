@@ -3,7 +3,7 @@
 // units), sh reading commands on stdin, and the connection faults.
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from 'ssh2';
+import { Client } from 'ssh2';
 import { acceleratedClock } from '../../src/main/core/clock';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
 import { parseExposition } from '../../src/main/core/probes/exposition/parser';
@@ -444,6 +444,46 @@ describe('connection faults', () => {
     const again = await connect(host);
     expect((await exec(again, 'hostname')).stdout).toBe('h100-pd-01\n');
     again.end();
+  });
+
+  it('link-down blackholes the path: an open connection goes silent, a new one gets no handshake; both answer again after', async () => {
+    const open = await connect(host);
+    open.on('error', () => undefined);
+    host.sim.setFault('link-down', true);
+    try {
+      // Silence cannot be waited for as an event: the exec is given half a second to (wrongly) answer.
+      const pending = exec(open, 'hostname');
+      const early = await Promise.race([
+        pending.then(() => 'answered'),
+        new Promise((r) => setTimeout(() => r('silent'), 500)),
+      ]);
+      expect(early).toBe('silent');
+      const fresh = new Client();
+      fresh.on('error', () => undefined);
+      const handshake = new Promise<string>((resolve) => {
+        fresh.once('ready', () => resolve('ready'));
+        fresh.once('error', (e: Error) => resolve(e.message));
+      });
+      fresh.connect({
+        host: host.host,
+        port: host.port,
+        username: host.username,
+        privateKey: host.clientPrivateKey,
+        hostVerifier: (key: Buffer) => key.equals(host.hostKeyPublic),
+        readyTimeout: 700,
+      });
+      expect(await handshake).toMatch(/timed out/i);
+      fresh.end();
+      host.sim.setFault('link-down', false);
+      // What was asked during the outage is answered once the path carries traffic again.
+      expect((await pending).stdout).toBe('h100-pd-01\n');
+      const again = await connect(host);
+      expect((await exec(again, 'hostname')).stdout).toBe('h100-pd-01\n');
+      again.end();
+    } finally {
+      host.sim.setFault('link-down', false);
+      open.end();
+    }
   });
 
   it('reboot drops connections, refuses new ones while down, then accepts again with a new boot', async () => {

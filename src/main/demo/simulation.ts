@@ -70,6 +70,8 @@ export const FAULT_SCOPES: Record<FaultName, readonly DemoRole[] | null> = {
   'foreign-gpu-process': ['prefill', 'decode'],
   // nvidia-smi not on the SSH user's PATH: no GPU reading can be made on the host.
   'nvidia-smi-missing': null,
+  // The network path to the host is blackholed: its SSH server stops answering (the units keep running).
+  'link-down': null,
 };
 
 /** Pids of the foreign-gpu-process fault's processes: above any pid the units get, below Linux's pid_max. */
@@ -242,7 +244,11 @@ interface ScheduledEvent {
   fn: () => void;
 }
 
-export type NetworkEvent = { type: 'drop-connections' } | { type: 'down'; forMs: number };
+export type NetworkEvent =
+  | { type: 'drop-connections' }
+  | { type: 'down'; forMs: number }
+  /** The path to the host is blackholed (on) or carries traffic again (off); nothing on the host changes. */
+  | { type: 'blackhole'; on: boolean };
 
 /** One simulated machine: what `journalctl`, `uptime` and `nvidia-smi` on it read. */
 export interface HostRuntime {
@@ -727,6 +733,9 @@ export class DemoSimulation {
       if (!cur.size) this.faults.delete(name);
     }
     this.onFaultChanged(name, on, FAULT_SCOPES[name] ? keys : []);
+    if (name === 'link-down')
+      for (const h of keys)
+        this.host(h).network.emit('event', { type: 'blackhole', on } satisfies NetworkEvent);
   }
 
   /** What a fault target names: host ids for host-wide faults, unit keys for the others. */

@@ -2,7 +2,9 @@
 // client key or password "demo"; `exec` runs the command emulation (streaming, so `journalctl -f` follows
 // until the channel closes); `direct-tcpip` to the host's ports reaches its in-process HTTP servers (in the
 // fleet, to another host's address reaches that host's), other ports are refused like a closed port. It owns its TCP listener so it can cut every connection (network
-// blip) and refuse new ones while the simulated host reboots.
+// blip), refuse new ones while the simulated host reboots, and go silent while the path to it is blackholed
+// (the link-down fault: nothing is read or sent, as when packets are dropped, so only the client's keepalives and
+// handshake deadline notice).
 import net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { Server, type Connection, type AuthContext, type ServerChannel } from 'ssh2';
@@ -41,6 +43,9 @@ export class DemoSshServer {
   private readonly ssh: Server;
   private readonly listener: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  /** While blackholed: connections made meanwhile, never answered (the client's handshake deadline ends them). */
+  private readonly unanswered = new Set<net.Socket>();
+  private blackholed = false;
   private port = 0;
   private closed = false;
   private readonly offNetwork: () => void;
@@ -60,6 +65,13 @@ export class DemoSshServer {
     );
     this.listener = net.createServer((sock) => {
       if (this.sim.isDown) return void sock.destroy();
+      if (this.blackholed) {
+        sock.pause();
+        this.unanswered.add(sock);
+        sock.once('close', () => this.unanswered.delete(sock));
+        sock.on('error', () => sock.destroy());
+        return;
+      }
       this.sockets.add(sock);
       sock.once('close', () => this.sockets.delete(sock));
       // A client that vanishes mid-handshake must not crash the host.
@@ -68,6 +80,7 @@ export class DemoSshServer {
     });
     this.offNetwork = this.sim.onNetwork((e) => {
       if (e.type === 'drop-connections') this.dropAll();
+      else if (e.type === 'blackhole') this.blackhole(e.on);
       else this.goDown(e.forMs);
     });
   }
@@ -89,8 +102,32 @@ export class DemoSshServer {
 
   /** Abruptly cuts every SSH connection (no SSH disconnect message, as when a network path dies). */
   dropAll(): void {
-    for (const s of this.sockets) s.destroy();
+    for (const s of [...this.sockets, ...this.unanswered]) s.destroy();
     this.sockets.clear();
+    this.unanswered.clear();
+  }
+
+  /**
+   * Blackholes the path (on) or lets it carry traffic again (off). Open connections neither read nor send while
+   * it lasts; what they wrote meanwhile goes out when it ends, as TCP retransmits it. Connections made meanwhile
+   * were never answered: they are cut when it ends (their clients gave up on them long before).
+   */
+  private blackhole(on: boolean): void {
+    if (on === this.blackholed) return;
+    this.blackholed = on;
+    for (const s of this.sockets) {
+      if (on) {
+        s.pause();
+        s.cork();
+      } else {
+        s.uncork();
+        s.resume();
+      }
+    }
+    if (!on) {
+      for (const s of this.unanswered) s.destroy();
+      this.unanswered.clear();
+    }
   }
 
   private goDown(forMs: number): void {

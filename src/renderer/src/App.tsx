@@ -277,9 +277,9 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
   const page = ui.page;
   return (
     <main className="console" data-mode={review ? 'review' : 'live'}>
-      <TopBar view={view} onClose={close} />
+      <TopBar view={view} onClose={close} now={shownNow} />
       {review && <ReviewBar view={view} />}
-      <ConnectionBanner view={view} now={now} />
+      <ConnectionBanner view={view} now={shownNow} />
       {/* One history request per page and window: the page's charts ask through its own batcher. */}
       <SeriesBatchProvider key={pageHash(page)}>
         <HistoryPageNotice />

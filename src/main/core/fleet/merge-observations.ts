@@ -1,7 +1,8 @@
 // One observation of a fleet from what each host's monitor saw: every service of the deployment, in the
 // deployment's order, tagged with its id and host; a multi-node worker carries each of its units' systemd
 // state (rank ≥ 1 read by its own host's monitor); a service whose host cannot be read says
-// "unreachable: <reason>" where its systemd state, health and scrape would be, so the others read as usual.
+// "unreachable: <reason>" where its systemd state, health and scrape would be, so the others read as usual, and
+// what its host last saw of it (lastSeen).
 import type { DeploymentConfig, Observation, ServiceConfig, ServiceObservation } from '@shared/domain';
 import { serviceId } from '@shared/domain';
 
@@ -25,7 +26,7 @@ export function mergeFleetObservation(input: MergeInput): Observation {
     const seen = s.unit === '' ? undefined : find(s.hostId, s, s.unit);
     const base: ServiceObservation =
       why !== null || seen === undefined
-        ? unreachableObservation(s, ts, why ?? 'not read yet', seen)
+        ? unreachableObservation(s, ts, why ?? 'not read yet', seen, latest.get(s.hostId)?.ts)
         : { ...seen, id: serviceId(s), hostId: s.hostId, polledAt: latest.get(s.hostId)?.ts ?? ts };
     if (!s.units) return base;
     return {
@@ -57,9 +58,21 @@ function unreachableObservation(
   ts: number,
   why: string,
   seen: ServiceObservation | undefined,
+  seenAt: number | undefined,
 ): ServiceObservation {
   const text = why.startsWith('unreachable: ') || why === 'not read yet' ? why : `unreachable: ${why}`;
+  // What the host's last reading of it saw, when that reading had its systemd state (else the one before).
+  const lastSeen =
+    seen?.systemd && seenAt !== undefined
+      ? {
+          ts: seenAt,
+          systemd: seen.systemd,
+          ...(seen.health ? { health: seen.health } : {}),
+          ...(seen.evidence ? { evidence: seen.evidence } : {}),
+        }
+      : seen?.lastSeen;
   return {
+    ...(lastSeen ? { lastSeen } : {}),
     role: s.role,
     id: serviceId(s),
     hostId: s.hostId,

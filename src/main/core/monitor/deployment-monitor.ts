@@ -15,6 +15,7 @@ import type {
   Observation,
   Role,
   ServiceConfig,
+  ServiceLastSeen,
   ServiceObservation,
   UnitState,
 } from '@shared/domain';
@@ -81,6 +82,8 @@ interface ServiceMemory {
   /** MainPID when /health was last read: a Type=simple unit is active again seconds after a restart, while the
    * new process loads for minutes, so an answer of the old process must not stand for the new one. */
   healthPid?: number;
+  /** The last poll that read the unit's systemd state: what an observation that cannot read it says was seen. */
+  lastSeen?: ServiceLastSeen;
   capacityFromServerInfo?: number;
   /** MainPID when capacity was read: a restart may change the pool size. */
   capacityPid?: number;
@@ -97,6 +100,8 @@ export class DeploymentMonitor extends EventEmitter<Events> {
   // with its own endpoint's series, and none evicts what another endpoint serves.
   private readonly seriesCaches = new Map<string, SeriesCache>();
   private latest: Observation | undefined;
+  /** When a command or scrape last answered: where a stale link's silence began. */
+  private lastAnsweredAt: number | null = null;
   private gpuTimer: ClockTimer | null = null;
   /** Stopped for good (the deployment closed): its journal tails are closed too. */
   private stopped = false;
@@ -277,7 +282,8 @@ export class DeploymentMonitor extends EventEmitter<Events> {
             unit: s.unit,
             systemdError: `no connection to ${this.conn.label}`,
             metrics: { ok: false, at: ts, error: `no connection to ${this.conn.label}` } as MetricsStatus,
-            health: this.memory.get(serviceId(s))?.health,
+            // The last /health answer is what was seen then (lastSeen), not a reading of now.
+            ...this.lastSeenOf(s),
           })),
           ...peers.map((p) => ({
             ...this.identity(p.service),
@@ -346,7 +352,13 @@ export class DeploymentMonitor extends EventEmitter<Events> {
         mem.capacityFromServerInfo = undefined;
         mem.capacityPid = undefined;
       }
-      if (!o.systemd) continue;
+      if (!o.systemd) {
+        if (mem.lastSeen) o.lastSeen = mem.lastSeen;
+        // Nothing of the unit could be read now: a /health answer from an earlier poll is what was seen then
+        // (lastSeen has it), not a reading of now — recorded as one, the history said "healthy" through an outage.
+        if (o.health && o.health.checkedAt < ts) delete o.health;
+        continue;
+      }
       if (mem.health && mem.health.checkedAt >= ts) mem.healthPid = o.systemd.mainPid;
       else if (mem.health && mem.healthPid !== undefined && o.systemd.mainPid !== mem.healthPid) {
         // Read from another process than the one running now: not known for this one until it is read again.
@@ -354,16 +366,27 @@ export class DeploymentMonitor extends EventEmitter<Events> {
         mem.healthPid = undefined;
         delete o.health;
       }
+      mem.lastSeen = {
+        ts,
+        systemd: o.systemd,
+        ...(o.health ? { health: o.health } : {}),
+        ...(o.evidence ? { evidence: o.evidence } : {}),
+      };
     }
     // A probe started by this very poll and not answered within its budget is slow, not yet overdue — the first
     // poll of a fresh link waits for its shell to start — and a busy laptop misses a poll now and then (the
     // fleet's rows read "unreachable" for it). So the link is only stale once a probe has gone unanswered for
     // STALE_AFTER_POLLS polls, or every probe failed outright.
+    // The stale link's `since` is when the host last answered, so what the operator reads counts from there (a
+    // duration frozen into the reason read "3.0 s" for the whole outage).
     const unanswered = sd.done ? 0 : ts - sd.since;
-    if (anyTraffic) this.conn.markFresh();
-    else if (sd.done) this.conn.markStale('no command or scrape answered in the last poll');
+    const silentSince = this.lastAnsweredAt ?? (sd.done ? ts : sd.since);
+    if (anyTraffic) {
+      this.lastAnsweredAt = ts;
+      this.conn.markFresh();
+    } else if (sd.done) this.conn.markStale('no command or scrape answered in the last poll', silentSince);
     else if (unanswered >= STALE_AFTER_POLLS * (this.opts.intervalMs ?? 1000))
-      this.conn.markStale(`no command or scrape answered for ${(unanswered / 1000).toFixed(1)} s`);
+      this.conn.markStale('no command or scrape answered', silentSince);
     return { deploymentId: this.deployment.id, hostId: this.hostId, ts, services: out };
   }
 
@@ -519,6 +542,12 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     let m = this.memory.get(id);
     if (!m) this.memory.set(id, (m = {}));
     return m;
+  }
+
+  /** The last reading of a service whose systemd state was read, for an observation that could not read it. */
+  private lastSeenOf(s: ServiceConfig): Pick<ServiceObservation, 'lastSeen'> {
+    const seen = this.memory.get(serviceId(s))?.lastSeen;
+    return seen ? { lastSeen: seen } : {};
   }
 
   /** A service's role, and in a fleet its id and host, as every observation of it carries them. */

@@ -253,10 +253,12 @@ export class SshConnection extends EventEmitter<Events> {
       w.reject(new SshError({ code: 'closed', message: `${this.label}: connection closed` }));
   }
 
-  /** The link is up but traffic stopped flowing (a scrape or command timed out): say so until it recovers. */
-  markStale(reason: string): void {
-    if (this.current.state === 'connected')
-      this.setStatus({ state: 'stale', since: this.clock.now(), reason });
+  /**
+   * The link is up but traffic stopped flowing (a scrape or command timed out): say so until it recovers.
+   * `since`: when traffic last flowed (the outage began there, not when it was noticed).
+   */
+  markStale(reason: string, since = this.clock.now()): void {
+    if (this.current.state === 'connected') this.setStatus({ state: 'stale', since, reason });
   }
 
   /** Traffic flowed again after `markStale`. */
@@ -493,7 +495,12 @@ export class SshConnection extends EventEmitter<Events> {
     if (this.stopped) return;
     const generation = ++this.generation;
     const attempt = this.failures + 1;
-    this.setStatus({ state: 'connecting', since: this.clock.now(), attempt });
+    this.setStatus({
+      state: 'connecting',
+      since: this.clock.now(),
+      attempt,
+      ...(this.outageSince !== null ? { lostSince: this.outageSince } : {}),
+    });
     let config: ConnectConfig;
     try {
       config = await this.opts.configure();
@@ -601,7 +608,8 @@ export class SshConnection extends EventEmitter<Events> {
     // Jitter within [base/2, base]: many clients reconnecting after a VPN blip do not stampede sshd.
     const delay = Math.round(base / 2 + Math.random() * (base / 2));
     const now = this.clock.now();
-    this.outageSince ??= now;
+    // A link that went stale before it dropped was lost when it stopped answering.
+    this.outageSince ??= this.current.state === 'stale' ? this.current.since : now;
     this.setStatus({
       state: 'reconnecting',
       attempt: this.failures + 1,

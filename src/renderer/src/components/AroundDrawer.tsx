@@ -12,7 +12,13 @@ import { JournalLines } from './JournalView';
 export function AroundDrawer({ deploymentId }: { deploymentId: string }): React.JSX.Element | null {
   const { around } = useUi();
   if (!around) return null;
-  return <Around key={`${around.ts}|${around.role ?? ''}`} deploymentId={deploymentId} around={around} />;
+  return (
+    <Around
+      key={`${around.ts}|${around.role ?? ''}|${around.worker ?? ''}`}
+      deploymentId={deploymentId}
+      around={around}
+    />
+  );
 }
 
 function Around({
@@ -20,13 +26,19 @@ function Around({
   around,
 }: {
   deploymentId: string;
-  around: { ts: number; role?: Role };
+  around: { ts: number; role?: Role; worker?: string };
 }): React.JSX.Element {
   const [res, setRes] = useState<JournalAroundResult | { error: string; hint?: string } | null>(null);
   useEffect(() => {
     let cancelled = false;
     api
-      .journalAround({ deploymentId, ts: around.ts, role: around.role, spanMs: 20_000 })
+      .journalAround({
+        deploymentId,
+        ts: around.ts,
+        role: around.role,
+        ...(around.worker !== undefined ? { worker: around.worker } : {}),
+        spanMs: 20_000,
+      })
       .then((r) => !cancelled && setRes(r))
       .catch(
         (err: unknown) => !cancelled && setRes({ error: errorText(err).message, hint: errorText(err).hint }),
@@ -39,7 +51,8 @@ function Around({
     <aside className="drawer" data-testid="journal-around" role="dialog" aria-label="Journal around a moment">
       <header>
         <h2>
-          Journal around {formatDateTime(around.ts)} ±20 s {around.role ? `(${around.role})` : '(all units)'}
+          Journal around {formatDateTime(around.ts)} ±20 s{' '}
+          {around.worker ? `(${around.worker})` : around.role ? `(${around.role})` : '(all units)'}
         </h2>
         <button onClick={closeAround} data-testid="journal-around-close" aria-label="Close">
           Close

@@ -1,10 +1,9 @@
-// A banner that never lies: it says when the link to the host is not connected, and when "connected"
-// has delivered no fresh observation for a while (the figures on screen are then old, and say since when).
+// A banner that never lies: when the link to the host is not working (or, connected, nothing answers), it says
+// since when — the host's last answer, its age counting up — and that the figures below are from then. In a
+// fleet each host that cannot be read gets its own line, naming the workers it leaves unknown.
 import type { DeploymentView } from '../state/store';
-import { connectionText } from './ConnectionIndicator';
-import { formatClock } from '../format';
-
-const STALE_AFTER_MS = 5000;
+import { bannerLines } from './link-banner';
+import { readingClock } from './staleness';
 
 export function ConnectionBanner({
   view,
@@ -13,29 +12,24 @@ export function ConnectionBanner({
   view: DeploymentView;
   now: number;
 }): React.JSX.Element | null {
-  const c = view.connection;
-  if (c.state !== 'connected') {
-    if (c.state === 'idle') return null;
-    const { text, tone } = connectionText(c, now);
-    return (
-      <div
-        className={`banner banner-${tone === 'bad' ? 'bad' : 'warn'}`}
-        role="alert"
-        data-testid="connection-banner"
-        data-state={c.state}
-      >
-        {c.state === 'connecting' ? 'Connecting to the host… ' : 'Not connected to the host: '}
-        {text}
-        {view.latest ? ` — figures below are from ${formatClock(view.latest.ts)}.` : ''}
-      </div>
-    );
-  }
-  if (view.receivedAt && now - view.receivedAt > STALE_AFTER_MS)
-    return (
-      <div className="banner banner-warn" role="alert" data-testid="connection-banner" data-state="no-data">
-        Connected, but no new observation since {formatClock(view.receivedAt)} (
-        {Math.round((now - view.receivedAt) / 1000)} s); the figures below are that old.
-      </div>
-    );
-  return null;
+  const lines = bannerLines(view, readingClock(view, now));
+  if (lines.length === 0) return null;
+  const bad = lines.some((l) => l.tone === 'bad');
+  return (
+    <div
+      className={`banner banner-${bad ? 'bad' : 'warn'}`}
+      role="alert"
+      data-testid="connection-banner"
+      data-state={lines[0].host === undefined ? lines[0].state : 'hosts'}
+    >
+      {lines.map((l) => (
+        <div
+          key={l.host ?? ''}
+          data-testid={l.host ? `connection-banner-${l.host}` : 'connection-banner-text'}
+        >
+          {l.text}
+        </div>
+      ))}
+    </div>
+  );
 }

@@ -1,7 +1,9 @@
-// The link to the host, stated truthfully: connected / stale since T / reconnecting (attempt n, next in s) / failed.
+// The link to the host, stated truthfully: connected / no answer since T (age) / lost since T (age), reconnecting
+// (attempt n, next in s) / failed. The age counts up: a duration frozen into the words read "3.0 s" for minutes.
 import { useEffect, useState } from 'react';
 import type { ConnectionStatus } from '@shared/domain';
 import { formatClock } from '../format';
+import { ago } from './staleness';
 
 export function connectionText(
   s: ConnectionStatus,
@@ -11,13 +13,21 @@ export function connectionText(
     case 'connected':
       return { text: 'connected', tone: 'ok' };
     case 'connecting':
-      return { text: s.attempt > 1 ? `connecting (attempt ${s.attempt})` : 'connecting…', tone: 'warn' };
+      return s.lostSince !== undefined
+        ? {
+            text: `lost since ${formatClock(s.lostSince)} (${ago(s.lostSince, now)}) — reconnecting (attempt ${s.attempt})…`,
+            tone: 'bad',
+          }
+        : { text: s.attempt > 1 ? `connecting (attempt ${s.attempt})` : 'connecting…', tone: 'warn' };
     case 'stale':
-      return { text: `stale since ${formatClock(s.since)} — ${s.reason}`, tone: 'warn' };
+      return {
+        text: `no answer since ${formatClock(s.since)} (${ago(s.since, now)}) — ${s.reason}`,
+        tone: 'warn',
+      };
     case 'reconnecting': {
       const next = Math.max(0, Math.ceil((s.nextAttemptAt - now) / 1000));
       return {
-        text: `lost since ${formatClock(s.since)} — reconnecting (attempt ${s.attempt}, next in ${next} s): ${s.lastError}`,
+        text: `lost since ${formatClock(s.since)} (${ago(s.since, now)}) — reconnecting (attempt ${s.attempt}, next in ${next} s): ${s.lastError}`,
         tone: 'bad',
       };
     }
@@ -41,6 +51,7 @@ export function ConnectionIndicator({ status }: { status: ConnectionStatus }): R
       data-testid="connection-state"
       data-state={status.state}
       role="status"
+      title={text}
     >
       <span className="dot" aria-hidden />
       {text}

@@ -1,11 +1,13 @@
-// A live journal tail of one unit: search, priority filter, pause/follow, copy. The buffer is bounded;
-// lines arrive as the core reads them after the last cursor (journalctl -o json through the SSH link).
-import { useEffect, useMemo, useRef, useState } from 'react';
+// A live journal tail of one unit: search, priority filter, a "problems" filter (what fails, whatever its
+// priority: journal-filter.ts), pause/follow, copy. The buffer is bounded; lines arrive as the core reads them
+// after the last cursor (journalctl -o json through the SSH link). Problem lines are marked in every view.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { JournalEntry } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { formatDateTime } from '../format';
+import { filterJournal, problemIndexes } from './journal-filter';
 
 const MAX_LINES = 5000;
 export const PRIORITIES = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug'];
@@ -39,6 +41,14 @@ export function JournalLines({
   lines: readonly JournalEntry[];
   highlightTs?: number;
 }): React.JSX.Element {
+  const problems = useMemo(() => problemIndexes(lines), [lines]);
+  // The line of the moment asked for is brought to the middle of its box once (a crash sits at the end of its
+  // window); only the box scrolls, not the page under the drawer.
+  const intoView = useCallback((el: HTMLLIElement | null) => {
+    const box = el?.closest('.journal-box');
+    if (!el || !box) return;
+    box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top - box.clientHeight / 2;
+  }, []);
   let nearest = -1;
   if (highlightTs !== undefined) {
     let best = Infinity;
@@ -55,9 +65,11 @@ export function JournalLines({
       {lines.map((l, i) => (
         <li
           key={l.cursor}
-          className={`prio-${Math.min(l.priority, 6)}${i === nearest ? ' nearest' : ''}`}
+          ref={i === nearest ? intoView : undefined}
+          className={`prio-${Math.min(l.priority, 6)}${problems.has(i) ? ' problem' : ''}${i === nearest ? ' nearest' : ''}`}
           data-testid="journal-line"
           data-priority={l.priority}
+          data-problem={problems.has(i) ? 'true' : undefined}
         >
           <time>{formatDateTime(l.ts)}</time>
           {l.host !== undefined && (
@@ -91,6 +103,7 @@ export function JournalView({
   const [frozen, setFrozen] = useState<JournalEntry[] | null>(null);
   const [query, setQuery] = useState('');
   const [maxPrio, setMaxPrio] = useState(7);
+  const [problemsOnly, setProblemsOnly] = useState(false);
   const [status, setStatus] = useState<
     { s: 'loading' } | { s: 'live'; command: string } | { s: 'error'; message: string; hint?: string }
   >({ s: 'loading' });
@@ -131,10 +144,10 @@ export function JournalView({
   }, [deploymentId, role, worker]);
 
   const source = frozen ?? lines;
-  const shown = useMemo(() => {
-    const q = query.trim().toLowerCase();
-    return source.filter((l) => l.priority <= maxPrio && (!q || l.message.toLowerCase().includes(q)));
-  }, [source, query, maxPrio]);
+  const shown = useMemo(
+    () => filterJournal(source, { query, maxPrio, problems: problemsOnly }),
+    [source, query, maxPrio, problemsOnly],
+  );
 
   useEffect(() => {
     if (frozen || !box.current) return;
@@ -158,6 +171,8 @@ export function JournalView({
           onChange={(e) => setMaxPrio(Number(e.target.value))}
           data-testid="journal-priority"
           aria-label="Lowest priority shown"
+          disabled={problemsOnly}
+          title={problemsOnly ? 'Problems include every line at err and worse' : undefined}
         >
           {PRIORITIES.map((p, i) => (
             <option key={p} value={i}>
@@ -165,6 +180,14 @@ export function JournalView({
             </option>
           ))}
         </select>
+        <button
+          data-testid="journal-problems"
+          aria-pressed={problemsOnly}
+          onClick={() => setProblemsOnly((p) => !p)}
+          title="Tracebacks, errors, CUDA errors, OOM and kills, at any priority (SGLang logs a crash at info)"
+        >
+          Problems
+        </button>
         <button
           data-testid="journal-follow"
           aria-pressed={!frozen}
@@ -204,7 +227,9 @@ export function JournalView({
         {shown.length === 0 && status.s !== 'loading' ? (
           <p className="muted">
             {lines.length
-              ? 'No line matches the search and priority filter.'
+              ? problemsOnly
+                ? `No problem line among the ${lines.length} buffered: no traceback, error, CUDA error, OOM or kill.`
+                : 'No line matches the search and priority filter.'
               : 'The journal of this unit is empty.'}
           </p>
         ) : (

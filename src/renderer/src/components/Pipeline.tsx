@@ -3,10 +3,11 @@
 import type { DashboardSnapshot } from '@shared/contract';
 import type { DeploymentConfig, Observation, Role } from '@shared/domain';
 import type { SignalKey } from '@shared/signals/spec';
-import { formatPct, formatValue } from '../format';
+import { formatClock, formatPct, formatValue } from '../format';
 import { ServiceCard } from './ServiceCard';
 import { evidenceBeyondHeadline } from './verdict-evidence';
 import { transferFigures } from './transfer-link';
+import type { ReadingClock } from './staleness';
 
 const VERDICT_TONE: Record<string, string> = {
   healthy: 'ok',
@@ -21,18 +22,20 @@ export function Pipeline({
   deployment,
   latest,
   dashboard,
-  now,
+  clock,
 }: {
   deployment: DeploymentConfig;
   latest?: Observation;
   dashboard?: DashboardSnapshot;
-  now: number;
+  clock: ReadingClock;
 }): React.JSX.Element {
   const svc = (role: Role) => deployment.services.find((s) => s.role === role);
   const obs = (role: Role) => latest?.services.find((s) => s.role === role);
   const card = (role: Role) => {
     const s = svc(role);
-    return s ? <ServiceCard service={s} obs={obs(role)} now={now} dashboard={dashboard} /> : null;
+    return s ? (
+      <ServiceCard service={s} obs={obs(role)} latest={latest} clock={clock} dashboard={dashboard} />
+    ) : null;
   };
   return (
     <section className="pipeline" data-testid="pipeline" aria-label="PD pipeline">
@@ -110,27 +113,34 @@ export function TransferLink({
 }): React.JSX.Element {
   const f = transferFigures(valueOf(dashboard), latest);
   const stale = f.notServing.length > 0;
+  const unknown = f.unknown.length > 0;
   const last = (text: string): string => (stale && !text.startsWith('—') ? `— (last ${text})` : text);
+  const since = f.unknown.map((u) => u.since).filter((t): t is number => t !== null);
   return (
-    <div className="pipe-link" data-testid="pd-link-transfer" data-stale={stale}>
+    <div className="pipe-link" data-testid="pd-link-transfer" data-stale={stale || unknown}>
       <span className="arrow" aria-hidden>
         →
       </span>
       <span className="muted">KV transfer</span>
-      <span data-testid="transfer-rate" className={stale ? 'muted' : undefined}>
-        {last(formatValue('gb_per_s', f.gbPerS))}
+      <span data-testid="transfer-rate" className={stale || unknown ? 'muted' : undefined}>
+        {unknown ? '—' : last(formatValue('gb_per_s', f.gbPerS))}
       </span>
-      <span data-testid="transfer-latency" className={stale ? 'muted' : undefined}>
-        latency {last(formatValue('ms', f.latencyMs))}
+      <span data-testid="transfer-latency" className={stale || unknown ? 'muted' : undefined}>
+        latency {unknown ? '—' : last(formatValue('ms', f.latencyMs))}
       </span>
-      <span data-testid="transfer-failures" className={f.failuresPerMin > 0 ? 'bad' : 'muted'}>
-        {formatValue('per_min', f.failuresPerMin)} failures
+      <span data-testid="transfer-failures" className={f.failuresPerMin > 0 && !unknown ? 'bad' : 'muted'}>
+        {unknown ? '—' : formatValue('per_min', f.failuresPerMin)} failures
       </span>
-      {stale && (
+      {unknown ? (
+        <span className="muted" data-testid="transfer-unknown">
+          {f.unknown.map((u) => u.role).join(' and ')} unknown
+          {since.length ? ` since ${formatClock(Math.min(...since))}` : ''}
+        </span>
+      ) : stale ? (
         <span className="warn" data-testid="transfer-stale">
           no {f.notServing.join(' or ')} worker serving
         </span>
-      )}
+      ) : null}
     </div>
   );
 }

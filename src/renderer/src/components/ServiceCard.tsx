@@ -1,38 +1,50 @@
 // One PD service at a glance: unit, systemd state, uptime, restarts, health, metrics — and, as a stage of
-// the pipeline, its running and queued requests, its PD queues and its KV usage.
-import type { ServiceConfig, ServiceObservation } from '@shared/domain';
+// the pipeline, its running and queued requests, its PD queues and its KV usage. A failing unit shows why (exit
+// status, restarts, since when, its journal's last error and a way to the journal at the crash); a unit that
+// cannot be read now shows what was last seen of it and when, greyed — never its old state as if current.
+import type { Observation, ServiceConfig, ServiceObservation } from '@shared/domain';
 import type { DashboardSnapshot } from '@shared/contract';
 import { signalKey, type SignalKey } from '@shared/signals/spec';
-import { formatDuration, formatPct, formatTokens } from '../format';
+import { formatClock, formatDuration, formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
 import { RestartButton } from '../restart/RestartButton';
 import { QUEUE_LABEL, stageQueues } from './stage-queues';
 import { healthText } from './health-text';
 import { conditionOfObservation, conditionTone } from './condition';
+import { unknownNow, clockAndAge, type ReadingClock } from './staleness';
+import { unitFacts } from './unit-facts';
+import { CrashLink } from './CrashLink';
 
 export function ServiceCard({
   service,
   obs,
-  now,
+  latest,
+  clock,
   dashboard,
 }: {
   service: ServiceConfig;
   obs?: ServiceObservation;
-  now: number;
+  latest?: Observation;
+  clock: ReadingClock;
   dashboard?: DashboardSnapshot;
 }): React.JSX.Element {
+  const role = service.role;
+  const { now } = clock;
+  const unknown = unknownNow({ role, obs, latest, clock });
   const sd = obs?.systemd;
   const health = healthText(obs?.health, sd, now);
   const up =
     sd?.activeState === 'active' && sd.activeEnterTimestamp
       ? formatDuration(now - sd.activeEnterTimestamp)
       : '—';
-  const role = service.role;
   const condition = conditionOfObservation(role, obs, now);
-  const tone = conditionTone(condition);
+  const facts = unitFacts(condition, obs);
+  const tone = unknown ? 'idle' : conditionTone(condition);
   const v = (k: SignalKey): number | null | undefined => dashboard?.values[k];
   const ne = (k: SignalKey) => dashboard?.notExposed[k];
   const count = (k: SignalKey): React.ReactNode => {
+    // Figures of a unit that cannot be read now are not shown as current, whatever the last push held.
+    if (unknown) return <span className="muted">—</span>;
     const miss = ne(k);
     if (miss)
       return (
@@ -48,7 +60,11 @@ export function ServiceCard({
   };
   const kv = dashboard?.kv.find((k) => k.role === role);
   return (
-    <section className={`card service-card tone-${tone}`} data-testid={`service-card-${role}`}>
+    <section
+      className={`card service-card tone-${tone}${unknown ? ' stale' : ''}`}
+      data-testid={`service-card-${role}`}
+      data-stale={unknown ? 'true' : 'false'}
+    >
       <header>
         <h2>{role}</h2>
         <span className="unit" title="systemd unit">
@@ -56,41 +72,110 @@ export function ServiceCard({
         </span>
         <RestartButton role={role} compact />
       </header>
-      <p className={`condition ${condition.tone}`} data-testid="condition" data-kind={condition.kind}>
-        {condition.text}
-        {condition.nextStep ? (
-          <span className="hint" data-testid="condition-next">
+      {unknown ? (
+        <p className="condition muted" data-testid="condition" data-kind="unknown" title={unknown.why}>
+          {unknown.text}
+          <span className="hint" data-testid="stale-why">
             {' '}
-            — {condition.nextStep}
+            — {unknown.why}
           </span>
-        ) : null}
-      </p>
+        </p>
+      ) : (
+        <p className={`condition ${condition.tone}`} data-testid="condition" data-kind={condition.kind}>
+          {condition.text}
+          {condition.nextStep ? (
+            <span className="hint" data-testid="condition-next">
+              {' '}
+              — {condition.nextStep}
+            </span>
+          ) : null}
+        </p>
+      )}
       <dl>
         <dt>State</dt>
         <dd data-testid="active-state">
-          {sd ? (
+          {unknown ? (
+            <span className="muted">
+              unknown — was {unknown.seenSystemd.activeState} {unknown.seenSystemd.subState}
+            </span>
+          ) : sd ? (
             <>
               <span className={`pill pill-${tone}`}>{sd.activeState}</span> {sd.subState}
               {sd.result && sd.result !== 'success' ? ` (Result=${sd.result})` : ''}
             </>
           ) : (
-            <span className="muted">{obs?.systemdError ?? 'waiting for first poll…'}</span>
+            <span className="muted">{obs?.systemdError ?? 'waiting for the first poll…'}</span>
           )}
         </dd>
-        <dt>Uptime</dt>
-        <dd data-testid="uptime">{up}</dd>
+        {facts.failing && !unknown ? (
+          <>
+            <dt>Since</dt>
+            <dd data-testid="state-since">{facts.since !== null ? clockAndAge(facts.since, now) : '—'}</dd>
+          </>
+        ) : (
+          <>
+            <dt>Uptime</dt>
+            <dd data-testid="uptime">{unknown ? <span className="muted">unknown</span> : up}</dd>
+          </>
+        )}
         <dt>Restarts</dt>
-        <dd data-testid="restarts">{sd ? sd.nRestarts : '—'}</dd>
+        <dd data-testid="restarts">
+          {unknown ? (
+            <span className="muted">
+              {unknown.seenSystemd.nRestarts} at {formatClock(unknown.seenAt)}
+            </span>
+          ) : sd ? (
+            sd.nRestarts
+          ) : (
+            '—'
+          )}
+        </dd>
+        {facts.exitStatus !== undefined && !unknown && (
+          <>
+            <dt>Exit</dt>
+            <dd data-testid="exit-status" className="bad">
+              {/^\d+$/.test(facts.exitStatus) ? `status ${facts.exitStatus}` : facts.exitStatus}
+            </dd>
+          </>
+        )}
+        {facts.crashAt !== undefined && !unknown && (
+          <>
+            <dt>{facts.lastError ? 'Last error' : 'Exited'}</dt>
+            <dd data-testid="last-error">
+              {/* Said once: the condition's line quotes the error when it is the loop's. */}
+              {facts.lastError && !facts.errorInCondition ? (
+                <span className="error-line" title={facts.lastError.text}>
+                  {facts.lastError.text}
+                </span>
+              ) : null}
+              <span className="muted">{formatClock(facts.crashAt)}</span>{' '}
+              <CrashLink ts={facts.crashAt} role={role} />
+            </dd>
+          </>
+        )}
         <dt>Health</dt>
         <dd data-testid="health">
-          <span className={health.tone} data-stale={health.stale}>
-            {health.text}
-          </span>
+          {unknown ? (
+            <span className="muted" data-stale="true">
+              unknown
+              {unknown.seenHealth
+                ? ` — ${unknown.seenHealth.ok ? 'ok' : unknown.seenHealth.detail} at ${formatClock(unknown.seenHealth.checkedAt)}`
+                : ''}
+            </span>
+          ) : (
+            <span className={health.tone} data-stale={health.stale}>
+              {health.text}
+            </span>
+          )}
         </dd>
         <dt>Metrics</dt>
         <dd data-testid="metrics-state">
           {!obs?.metrics ? (
             <span className="muted">—</span>
+          ) : unknown ? (
+            <span className="muted" title={obs.metrics.ok ? undefined : obs.metrics.error}>
+              unknown
+            </span>
           ) : obs.metrics.ok ? (
             <span className="ok">
               {obs.metrics.families} families · {obs.metrics.durationMs} ms
@@ -125,7 +210,9 @@ export function ServiceCard({
             </dd>
             <dt>KV</dt>
             <dd data-testid="stage-kv">
-              {kv && kv.ratio !== null ? (
+              {unknown ? (
+                <span className="muted">unknown</span>
+              ) : kv && kv.ratio !== null ? (
                 <span className="kv-inline">
                   <span className="bar" aria-hidden>
                     <span
@@ -145,9 +232,11 @@ export function ServiceCard({
           <>
             <dt>Workers</dt>
             <dd data-testid="stage-workers">
-              {v('router.workers_total') !== undefined && v('router.workers_total') !== null
-                ? `${v('router.workers_healthy')} of ${v('router.workers_total')} healthy`
-                : '—'}
+              {unknown
+                ? 'unknown'
+                : v('router.workers_total') !== undefined && v('router.workers_total') !== null
+                  ? `${v('router.workers_healthy')} of ${v('router.workers_total')} healthy`
+                  : '—'}
             </dd>
           </>
         )}

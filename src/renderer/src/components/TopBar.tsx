@@ -15,6 +15,8 @@ import { formatClock, formatRange } from '../format';
 import { ReviewRanges } from '../review/ReviewRanges';
 import { openSessionsPage } from '../sessions/state';
 import { HistoryRanges } from '../charts/HistoryRanges';
+import { updatedText } from './link-banner';
+import { readingClock } from './staleness';
 
 const TABS: Array<{ page: Page; label: string; key: string; testid: string }> = [
   { page: { name: 'overview' }, label: 'Overview', key: 'o', testid: 'nav-overview' },
@@ -30,8 +32,19 @@ function same(a: Page, b: Page): boolean {
   return a.name === b.name && (a.name !== 'service' || (b.name === 'service' && a.role === b.role));
 }
 
-export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () => void }): React.JSX.Element {
+export function TopBar({
+  view,
+  onClose,
+  now,
+}: {
+  view: DeploymentView;
+  onClose: () => void;
+  now: number;
+}): React.JSX.Element {
   const ui = useUi();
+  // The time of the last reading that answered: pushes keep coming while the host is silent, and their times
+  // are not updates.
+  const updated = updatedText(view.latest, readingClock(view, now));
   const { deployment, host } = view.summary;
   const firing = view.dashboard?.alerts.length ?? 0;
   return (
@@ -44,7 +57,18 @@ export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () =>
           </h1>
           <span className="muted">
             {host.label}
-            {view.latest ? ` · updated ${formatClock(view.latest.ts)}` : ''}
+            {updated ? (
+              <>
+                {' · '}
+                <span
+                  data-testid="updated"
+                  data-quiet={updated.quiet ? 'true' : 'false'}
+                  className={updated.quiet ? 'warn' : undefined}
+                >
+                  {updated.text}
+                </span>
+              </>
+            ) : null}
           </span>
         </div>
         {view.summary.review ? (

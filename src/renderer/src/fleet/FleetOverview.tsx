@@ -4,6 +4,7 @@ import type { DeploymentView } from '../state/store';
 import { EventList } from '../components/EventList';
 import { RouterLink, TransferLink, VerdictBox } from '../components/Pipeline';
 import { routerRows, workerRows } from './fleet-model';
+import { readingClock } from '../components/staleness';
 import { HostLinks } from './HostLinks';
 import { RoleGroup } from './RoleGroup';
 import { RouterCards } from './RouterCards';
@@ -13,8 +14,8 @@ import './fleet.css';
 
 export function FleetOverview({ view, now }: { view: DeploymentView; now: number }): React.JSX.Element {
   const { summary } = view;
-  const rows = workerRows(summary, view.latest, view.dashboard);
-  const routers = routerRows(summary, view.latest, view.dashboard);
+  const rows = workerRows(summary, view.latest, view.dashboard, readingClock(view, now));
+  const routers = routerRows(summary, view.latest, view.dashboard, readingClock(view, now));
   return (
     <div className="page overview fleet-overview" data-testid="page-overview" data-fleet="true">
       <section className="pipeline" data-testid="fleet-pipeline" aria-label="PD pipeline of the fleet">

@@ -4,6 +4,7 @@
 import type { Role } from '@shared/domain';
 import type { DeploymentView } from '../state/store';
 import { routerRows, workerRows } from './fleet-model';
+import { readingClock } from '../components/staleness';
 import { RoleGroup } from './RoleGroup';
 import { RouterCards } from './RouterCards';
 import { RoleKv } from './FleetKv';
@@ -19,8 +20,9 @@ export function FleetRolePage({
   role: Role;
   now: number;
 }): React.JSX.Element {
-  const rows = workerRows(view.summary, view.latest, view.dashboard);
-  const routers = role === 'router' ? routerRows(view.summary, view.latest, view.dashboard) : [];
+  const rows = workerRows(view.summary, view.latest, view.dashboard, readingClock(view, now));
+  const routers =
+    role === 'router' ? routerRows(view.summary, view.latest, view.dashboard, readingClock(view, now)) : [];
   if (routers.length === 1) return <WorkerPage view={view} id={routers[0].id} now={now} />;
   return (
     <div className="page fleet-role-page" data-testid="fleet-role-page" data-role={role}>

@@ -3,7 +3,7 @@
 // collapsed past a screenful so 8 workers of a role still fit beside the other role on 1280×720.
 import { useState } from 'react';
 import type { ServerRole } from '@shared/signals/spec';
-import { formatPct, formatTokens } from '../format';
+import { formatClock, formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
 import { kvTone } from '../components/kv-headline';
 import { RollButton } from '../restart/RollButton';
@@ -27,10 +27,21 @@ export function RoleGroup({
   const mine = rows.filter((r) => r.role === role);
   const agg = roleAggregate(mine, role);
   const { shown, hidden } = visibleRows(sortByFullest(mine), MAX_ROWS, expanded);
-  // A worker not read yet is neither healthy nor down: at open the role reads "checking", not "0/N healthy".
-  const down = agg.workers - agg.healthy - agg.pending;
+  // A worker not read yet is neither healthy nor down: at open the role reads "checking", not "0/N healthy";
+  // nor is one whose host is silent now: it is unknown, since its last reading.
+  const down = agg.workers - agg.healthy - agg.pending - agg.unknown;
   const tone =
-    down > 0 ? (agg.healthy === 0 ? 'bad' : 'warn') : agg.workers > 0 && agg.pending === 0 ? 'ok' : 'idle';
+    down > 0
+      ? agg.healthy === 0 && agg.unknown === 0
+        ? 'bad'
+        : 'warn'
+      : agg.workers > 0 && agg.pending === 0 && agg.unknown === 0
+        ? 'ok'
+        : 'idle';
+  const unknownText =
+    agg.unknown > 0
+      ? `${agg.unknown} unknown${agg.unknownSince !== null ? ` since ${formatClock(agg.unknownSince)}` : ''}`
+      : null;
   return (
     <section className={`card role-group tone-${tone}`} data-testid={`role-group-${role}`} data-role={role}>
       <header className="role-head">
@@ -38,7 +49,9 @@ export function RoleGroup({
         <span data-testid="role-healthy" className={down > 0 ? 'warn' : 'muted'}>
           {agg.pending === agg.workers && agg.workers > 0
             ? `checking ${agg.workers} worker${agg.workers === 1 ? '' : 's'}…`
-            : `${agg.healthy}/${agg.workers} healthy${agg.pending > 0 ? ` · ${agg.pending} not read yet` : ''}`}
+            : agg.unknown === agg.workers && agg.workers > 0
+              ? `all ${unknownText}`
+              : `${agg.healthy}/${agg.workers} healthy${agg.pending > 0 ? ` · ${agg.pending} not read yet` : ''}${unknownText ? ` · ${unknownText}` : ''}`}
           {/* The router's own count when it differs: a worker healthy by its /health that the router has marked
               unhealthy takes no traffic, and the verdict says so. */}
           {agg.healthyAtRouter !== null && agg.healthyAtRouter !== agg.healthy && agg.pending === 0 && (
@@ -65,9 +78,11 @@ export function RoleGroup({
         <span data-testid="role-fullest" className="muted">
           {agg.fullest
             ? `fullest ${agg.fullest.id} on ${agg.fullest.host} at ${formatPct(agg.fullest.ratio)}`
-            : agg.workers > 0 && down === agg.workers
-              ? `no KV figure: no ${role} worker serves`
-              : 'no KV figure yet'}
+            : agg.workers > 0 && agg.unknown === agg.workers
+              ? `KV unknown${agg.unknownSince !== null ? ` since ${formatClock(agg.unknownSince)}` : ''}`
+              : agg.workers > 0 && down === agg.workers
+                ? `no KV figure: no ${role} worker serves`
+                : 'no KV figure yet'}
         </span>
         <span data-testid="role-requests" className="muted">
           {agg.running ?? '—'} running · {agg.queued ?? '—'} queued
@@ -135,7 +150,16 @@ function WorkerLine({ row: r }: { row: WorkerRow }): React.JSX.Element {
       <td className="w-host" data-testid="worker-host">
         <WorkerHosts row={r} />
       </td>
-      {r.unreachable ? (
+      {r.unknown ? (
+        <td
+          colSpan={3}
+          className="muted"
+          data-testid="worker-unknown"
+          title={`${r.unknown.text} — ${r.unreachable ?? r.unknown.why}`}
+        >
+          {r.unknown.short}
+        </td>
+      ) : r.unreachable ? (
         <td colSpan={3} className="bad" data-testid="worker-unreachable">
           {r.unreachable}
         </td>

@@ -21,7 +21,11 @@ export function RouterCards({ routers }: { routers: readonly RouterRow[] }): Rea
           <span className="unit" title="systemd unit">
             {r.unit}
           </span>
-          {r.unreachable ? (
+          {r.unknown ? (
+            <span className="muted" data-testid="router-unknown" title={r.unreachable ?? r.unknown.why}>
+              {r.unknown.text}
+            </span>
+          ) : r.unreachable ? (
             <span className="bad" data-testid="router-unreachable">
               {r.unreachable}
             </span>

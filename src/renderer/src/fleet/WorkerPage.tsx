@@ -2,7 +2,7 @@
 // has one per node), systemd properties of node rank 0, its own series beside its role's total, its GPUs, and
 // the journal of every one of its units, each line labelled with its host and node rank.
 import { PropList } from '../components/PropList';
-import { unitStateProps } from '../components/unit-props';
+import { unitRows } from '../components/unit-rows';
 import type { DeploymentView } from '../state/store';
 import { signalKey } from '@shared/signals/spec';
 import { formatBytes, formatPct, formatTokens } from '../format';
@@ -15,7 +15,7 @@ import { workerKey } from './keys';
 import { RollButton } from '../restart/RollButton';
 import { JournalView } from '../components/JournalView';
 import { healthText } from '../components/health-text';
-import { conditionOfObservation } from '../components/condition';
+import { readingClock } from '../components/staleness';
 import './fleet.css';
 
 export function WorkerPage({
@@ -38,15 +38,18 @@ export function WorkerPage({
       </div>
     );
   const obs = observationOf(view.latest, svc);
+  const clock = readingClock(view, now);
   const sd = obs?.systemd;
   const health = healthText(obs?.health, sd, now);
   const links = hostLinks(view.summary);
   const row =
     svc.role === 'router'
       ? undefined
-      : workerRows(view.summary, view.latest, view.dashboard).find((r) => r.id === id);
+      : workerRows(view.summary, view.latest, view.dashboard, clock).find((r) => r.id === id);
   const router =
-    svc.role === 'router' ? routerRows(view.summary, view.latest).find((r) => r.id === id) : undefined;
+    svc.role === 'router'
+      ? routerRows(view.summary, view.latest, view.dashboard, clock).find((r) => r.id === id)
+      : undefined;
   const unreachable = row?.unreachable ?? router?.unreachable;
   const units = row?.units ?? [
     { host: svc.hostId, unit: svc.unit, nodeRank: 0, activeState: sd?.activeState },
@@ -58,25 +61,20 @@ export function WorkerPage({
     svc.workerUrl === undefined
       ? undefined
       : view.dashboard?.routerWorkers?.find((w) => norm(w.url) === norm(svc.workerUrl!));
-  const condition = conditionOfObservation(svc.role, obs, now);
+  const unit = unitRows({ role: svc.role, obs, latest: view.latest, clock, worker: id });
   const props: Array<[string, React.ReactNode]> = [
-    [
-      'Condition',
-      <span key="c" className={condition.tone} data-testid="condition" data-kind={condition.kind}>
-        {condition.text}
-        {condition.nextStep ? <span className="hint"> — {condition.nextStep}</span> : null}
-      </span>,
-    ],
     ['URL', svc.workerUrl ?? svc.apiUrl],
-    ...unitStateProps(sd, now),
-    ['Memory', formatBytes(sd?.memoryCurrentBytes ?? null)],
+    ...unit.rows,
+    ['Memory', unit.stale ? '—' : formatBytes(sd?.memoryCurrentBytes ?? null)],
     [
       'Health',
-      !obs?.health
-        ? '—'
-        : health.stale
-          ? health.text
-          : `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}`,
+      unit.stale
+        ? 'unknown'
+        : !obs?.health
+          ? '—'
+          : health.stale
+            ? health.text
+            : `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}`,
     ],
   ];
   // How the router sees a worker, and the worker's KV: a router has neither.
@@ -127,7 +125,8 @@ export function WorkerPage({
             testId="worker-restart"
           />
         </h2>
-        {unreachable && (
+        {unit.condition}
+        {unreachable && !unit.stale && (
           <p className="error-box" data-testid="worker-unreachable">
             {unreachable}
           </p>
@@ -151,7 +150,14 @@ export function WorkerPage({
                   <td>{u.host}</td>
                   <td>{u.unit}</td>
                   <td>{u.nodeRank}</td>
-                  <td>{u.activeState ?? (u.nodeRank === 0 ? (sd?.activeState ?? '—') : '—')}</td>
+                  <td>
+                    {/* A unit on a host that cannot be read now: its state as discovered is not its state now. */}
+                    {link && link.state !== 'connected' ? (
+                      <span className="muted">unknown</span>
+                    ) : (
+                      (u.activeState ?? (u.nodeRank === 0 ? (sd?.activeState ?? '—') : '—'))
+                    )}
+                  </td>
                   <td>{u.gpus?.join(', ') ?? '—'}</td>
                   <td>{link ? connectionText(link, now).text : '—'}</td>
                 </tr>

@@ -15,6 +15,7 @@ import type { FleetUnit } from '@shared/fleet';
 import { routerCounts, routerViewOf, type RouterView } from '@shared/router-health';
 import type { ServerRole } from '@shared/signals/spec';
 import { stageQueues, type StageQueue } from '../components/stage-queues';
+import { unknownNow, type ReadingClock, type UnknownNow } from '../components/staleness';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'idle';
 
@@ -35,6 +36,8 @@ export interface WorkerRow {
   subState?: string;
   /** "unreachable: reason" when the worker's host cannot be read; the row says it instead of stale figures. */
   unreachable?: string;
+  /** Its state cannot be known now (its host silent or unreachable): what was last seen of it, and when. */
+  unknown?: UnknownNow;
   health?: { ok: boolean; detail: string };
   running: number | null;
   queued: number | null;
@@ -59,6 +62,10 @@ export interface RoleAggregate {
    * reports on none of the role's workers.
    */
   healthyAtRouter: number | null;
+  /** Workers whose state cannot be known now (their host silent): neither healthy nor down either. */
+  unknown: number;
+  /** The oldest last reading among those: the role is known only up to then. */
+  unknownSince: number | null;
   usedTokens: number | null;
   capacityTokens: number | null;
   ratio: number | null;
@@ -145,6 +152,8 @@ export function workerRows(
   summary: DeploymentSummary,
   latest: Observation | undefined,
   dashboard: DashboardSnapshot | undefined,
+  /** The screen's clock: with it, a worker that cannot be read now is said to be unknown (staleness.ts). */
+  clock?: ReadingClock,
 ): WorkerRow[] {
   const links = hostLinks(summary);
   const rows: WorkerRow[] = [];
@@ -162,37 +171,42 @@ export function workerRows(
       fw?.unreachable ??
       (problem !== undefined ? `unreachable: ${problem}` : undefined) ??
       (obs?.systemdError?.startsWith('unreachable') ? obs.systemdError : undefined);
-    const v = (k: string): number | null =>
-      unreachable ? null : num(dashboard?.values[`${role}.${k}@${id}`]);
+    const unknown = clock === undefined ? null : unknownNow({ role, obs, latest, clock });
+    // Figures of a worker that cannot be read now are not its figures now, whatever the last push held.
+    const blind = unreachable !== undefined || unknown !== null || (!sd && obs?.lastSeen !== undefined);
+    const v = (k: string): number | null => (blind ? null : num(dashboard?.values[`${role}.${k}@${id}`]));
     const kv =
-      !unreachable && obs?.kv
+      !blind && obs?.kv
         ? { usedTokens: obs.kv.usedTokens, capacityTokens: obs.kv.capacityTokens, ratio: obs.kv.ratio }
         : null;
     const health = obs?.health ? { ok: obs.health.ok, detail: obs.health.detail } : undefined;
     const active = sd?.activeState === 'active';
-    const healthy = !unreachable && active && (health?.ok ?? true);
+    const healthy = !unknown && !unreachable && active && (health?.ok ?? true);
     const atRouter = routerViewOf(svc.workerUrl, dashboard?.routerWorkers);
     // Healthy itself but taking no traffic: the router has marked it unhealthy or removed it.
     const notRouted = atRouter !== undefined && atRouter.state !== 'healthy';
-    const tone: Tone = unreachable
-      ? 'bad'
-      : !sd
-        ? 'idle'
-        : sd.activeState === 'failed'
-          ? 'bad'
-          : healthy && !notRouted
-            ? 'ok'
-            : 'warn';
+    const tone: Tone = unknown
+      ? 'idle'
+      : unreachable
+        ? 'bad'
+        : !sd
+          ? 'idle'
+          : sd.activeState === 'failed'
+            ? 'bad'
+            : healthy && !notRouted
+              ? 'ok'
+              : 'warn';
     rows.push({
       id,
       role,
       url: svc.workerUrl,
       host,
       units: withStates(unitsOf(summary, svc), obs),
-      activeState: unreachable ? undefined : sd?.activeState,
-      subState: unreachable ? undefined : sd?.subState,
+      activeState: unreachable || unknown ? undefined : sd?.activeState,
+      subState: unreachable || unknown ? undefined : sd?.subState,
       unreachable,
-      health: unreachable ? undefined : health,
+      ...(unknown ? { unknown } : {}),
+      health: unreachable || unknown ? undefined : health,
       running: v('running'),
       queued: v('queued'),
       stage: stageQueues(role).map((queue) => ({ queue, n: v(queue) })),
@@ -239,10 +253,12 @@ export function roleAggregate(rows: readonly WorkerRow[], role: ServerRole): Rol
     role,
     workers: mine.length,
     healthy: mine.filter((r) => r.healthy).length,
-    pending: mine.filter((r) => !r.unreachable && r.activeState === undefined).length,
+    pending: mine.filter((r) => !r.unreachable && !r.unknown && r.activeState === undefined).length,
     healthyAtRouter: mine.some((r) => r.atRouter)
       ? mine.filter((r) => r.atRouter?.state === 'healthy').length
       : null,
+    unknown: mine.filter((r) => r.unknown).length,
+    unknownSince: oldest(mine.map((r) => r.unknown?.seenAt ?? null)),
     usedTokens: withKv.length ? used : null,
     capacityTokens: withKv.length ? cap : null,
     ratio: withKv.length && cap > 0 ? used / cap : null,
@@ -256,6 +272,11 @@ export function roleAggregate(rows: readonly WorkerRow[], role: ServerRole): Rol
       n: total(mine.map((r) => r.stage.find((c) => c.queue === queue)?.n ?? null)),
     })),
   };
+}
+
+function oldest(ts: readonly (number | null)[]): number | null {
+  const known = ts.filter((t): t is number => t !== null);
+  return known.length ? Math.min(...known) : null;
 }
 
 /**
@@ -278,6 +299,8 @@ export interface RouterRow {
   unit: string;
   activeState?: string;
   unreachable?: string;
+  /** Its state cannot be known now: what was last seen of it, and when. */
+  unknown?: UnknownNow;
   health?: { ok: boolean; detail: string };
   /** This router's own worker list, when discovery read it. */
   lists: { prefill: number; decode: number; regular: number } | null;
@@ -293,6 +316,8 @@ export function routerRows(
   summary: DeploymentSummary,
   latest: Observation | undefined,
   dashboard?: Pick<DashboardSnapshot, 'routerWorkers'>,
+  /** The screen's clock: with it, a router that cannot be read now is said to be unknown. */
+  clock?: ReadingClock,
 ): RouterRow[] {
   const links = hostLinks(summary);
   return summary.deployment.services
@@ -317,22 +342,26 @@ export function routerRows(
         : null;
       const sd = obs?.systemd;
       const health = obs?.health ? { ok: obs.health.ok, detail: obs.health.detail } : undefined;
-      const tone: Tone = unreachable
-        ? 'bad'
-        : !sd
-          ? 'idle'
-          : sd.activeState === 'failed'
-            ? 'bad'
-            : sd.activeState === 'active' && (health?.ok ?? true)
-              ? 'ok'
-              : 'warn';
+      const unknown = clock === undefined ? null : unknownNow({ role: 'router', obs, latest, clock });
+      const tone: Tone = unknown
+        ? 'idle'
+        : unreachable
+          ? 'bad'
+          : !sd
+            ? 'idle'
+            : sd.activeState === 'failed'
+              ? 'bad'
+              : sd.activeState === 'active' && (health?.ok ?? true)
+                ? 'ok'
+                : 'warn';
       return {
         id: serviceId(svc),
         host,
         unit: svc.unit,
-        activeState: unreachable ? undefined : sd?.activeState,
+        activeState: unreachable || unknown ? undefined : sd?.activeState,
         unreachable,
-        health: unreachable ? undefined : health,
+        ...(unknown ? { unknown } : {}),
+        health: unreachable || unknown ? undefined : health,
         lists,
         healthyAtRouter:
           i === 0 && !unreachable && dashboard?.routerWorkers ? routerCounts(dashboard.routerWorkers) : null,

@@ -5,6 +5,7 @@ import { KvUsagePanel } from '../components/KvUsagePanel';
 import { EventList } from '../components/EventList';
 import { FleetOverview } from '../fleet/FleetOverview';
 import { isFleetDeployment } from '../fleet/fleet-model';
+import { readingClock } from '../components/staleness';
 
 export function Overview({ view, now }: { view: DeploymentView; now: number }): React.JSX.Element {
   // A fleet fans out into groups of workers; the one-host pair keeps its three cards.
@@ -13,7 +14,12 @@ export function Overview({ view, now }: { view: DeploymentView; now: number }): 
   const obsFor = (role: string) => view.latest?.services.find((s) => s.role === role);
   return (
     <div className="page overview" data-testid="page-overview">
-      <Pipeline deployment={deployment} latest={view.latest} dashboard={view.dashboard} now={now} />
+      <Pipeline
+        deployment={deployment}
+        latest={view.latest}
+        dashboard={view.dashboard}
+        clock={readingClock(view, now)}
+      />
       <div className="kv-row">
         {deployment.services
           .map((s) => s.role)

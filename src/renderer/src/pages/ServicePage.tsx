@@ -1,6 +1,9 @@
-// One service in detail: systemd properties, its signals over time, and its live journal.
+// One service in detail: its condition (the card's, with the same evidence), systemd properties, its signals
+// over time, and its live journal.
 import { PropList } from '../components/PropList';
-import { unitStateProps } from '../components/unit-props';
+import { unitRows } from '../components/unit-rows';
+import { healthText } from '../components/health-text';
+import { readingClock } from '../components/staleness';
 import type { Role } from '@shared/domain';
 import { signalKey } from '@shared/signals/spec';
 import type { DeploymentView } from '../state/store';
@@ -29,31 +32,47 @@ export function ServicePage({
         <p className="error-box">This deployment has no {role} service.</p>
       </div>
     );
+  const unit = unitRows({ role, obs, latest: view.latest, clock: readingClock(view, now) });
+  const health = healthText(obs?.health, sd, now);
+  // A unit that cannot be read now: its command line as last read.
+  const shownSd = sd ?? obs?.lastSeen?.systemd;
   const props: Array<[string, React.ReactNode]> = [
     ['Unit', svc.unit],
-    ...unitStateProps(sd, now),
-    ['Result', sd?.result || '—'],
-    ['Memory', formatBytes(sd?.memoryCurrentBytes ?? null)],
+    ...unit.rows,
+    ['Memory', unit.stale ? '—' : formatBytes(sd?.memoryCurrentBytes ?? null)],
     [
       'ExecStart',
-      sd?.execStart ? (
-        <code className="exec" title={sd.execStart}>
-          {commandLine(sd.execStart)}
+      shownSd?.execStart ? (
+        <code className="exec" title={shownSd.execStart}>
+          {commandLine(shownSd.execStart)}
         </code>
       ) : (
         '—'
       ),
     ],
-    ['Health', obs?.health ? `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}` : '—'],
+    [
+      'Health',
+      unit.stale
+        ? 'unknown'
+        : !obs?.health
+          ? '—'
+          : // An ok read before the unit left the active state says when, as on the card.
+            health.stale
+            ? health.text
+            : `${obs.health.ok ? 'ok' : 'failing'} — ${obs.health.detail}`,
+    ],
   ];
   const ev = view.events;
   return (
     <div className="page service-page" data-testid="service-page" data-role={role}>
-      <section className="card" data-testid="systemd-props">
+      <section className="card" data-testid="systemd-props" data-stale={unit.stale ? 'true' : 'false'}>
         <h2>
           {role} · {svc.unit} <RestartButton deploymentId={deployment.id} role={role} />
         </h2>
-        {!sd && <p className="muted">{obs?.systemdError ?? 'Waiting for the first systemctl show…'}</p>}
+        {unit.condition}
+        {!sd && !unit.stale && (
+          <p className="muted">{obs?.systemdError ?? 'Waiting for the first systemctl show…'}</p>
+        )}
         <PropList props={props} />
       </section>
       {role === 'router' && (

@@ -5,6 +5,7 @@ import type { AppInfo, DashboardSnapshot, SignalInfo } from '@shared/contract';
 import { api } from '../api/client';
 import { notifyAlert } from './notifications';
 import { afterPush, PushesSinceAsked } from './dashboard-push';
+import { withHostConnection } from './host-connection';
 
 export interface DeploymentView {
   summary: DeploymentSummary;
@@ -68,6 +69,8 @@ export function addDeployment(
         summary,
         connection: summary.connection,
         latest: summary.latest ?? prev?.latest,
+        // The summary's reading arrived now, as a pushed one would: its age counts from here.
+        receivedAt: summary.latest ? Date.now() : prev?.receivedAt,
         events: events.length ? events : (prev?.events ?? []),
         ...(first && { catalog: catalogMap(first.catalog), dashboard: first.dashboard }),
       },
@@ -153,7 +156,7 @@ export function wireEvents(): void {
   if (wired) return;
   wired = true;
   api.on('observation', (o) => update(o.deploymentId, (d) => ({ ...d, latest: o, receivedAt: Date.now() })));
-  api.on('connection', (c) => update(c.deploymentId, (d) => ({ ...d, connection: c.status })));
+  api.on('connection', (c) => update(c.deploymentId, (d) => withHostConnection(d, c.hostId, c.status)));
   api.on('event', (e) => {
     if (!e.deploymentId) return;
     update(e.deploymentId, (d) => ({ ...d, events: [...d.events, e].slice(-MAX_EVENTS) }));

@@ -39,7 +39,8 @@ export interface UiState {
   theme: ThemeChoice;
   paletteOpen: boolean;
   helpOpen: boolean;
-  around: { ts: number; role?: Role } | null;
+  /** The journal-around drawer: a moment, and whose journal (a role, or a fleet's worker by service id). */
+  around: { ts: number; role?: Role; worker?: string } | null;
 }
 
 /** The console page an address names; undefined for any other (the sessions page's, a mistyped one). */
@@ -187,8 +188,8 @@ export function setHelp(open: boolean): void {
   set({ helpOpen: open, paletteOpen: false });
 }
 
-export function showAround(ts: number, role?: Role): void {
-  set({ around: { ts, role } });
+export function showAround(ts: number, role?: Role, worker?: string): void {
+  set({ around: { ts, role, ...(worker !== undefined ? { worker } : {}) } });
 }
 
 export function closeAround(): void {
