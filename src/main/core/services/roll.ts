@@ -12,6 +12,7 @@ import type { RollRun } from '../actions/roll-run';
 import { prepareRoll } from '../actions/roll-session';
 import { startRefusal } from '../actions/roll-plan';
 import type { RestartService } from './restart';
+import type { RestartingUnit } from '../actions/restarting';
 import type { RollDeployments } from './roll-deployments';
 
 /** What the roll service is given: the guard of recorded deployments, progress pushes, the timeline, the time. */
@@ -168,6 +169,24 @@ export class RollService {
     } finally {
       this.starting.delete(deploymentId);
     }
+  }
+
+  /** The workers the running roll of the deployment is restarting now (one at a time: its current one). */
+  restarting(deploymentId: string): RestartingUnit[] {
+    const t = this.running(deploymentId);
+    if (!t) return [];
+    const op = t.last;
+    return op.workers.flatMap((w, i) =>
+      w.state === 'running'
+        ? [
+            {
+              role: w.role,
+              ...this.workerScope(deploymentId, w.name),
+              what: `rolling restart of ${op.targetText} by ${t.requestedBy}: ${w.name}, ${i + 1} of ${op.workers.length} (roll ${op.id})`,
+            },
+          ]
+        : [],
+    );
   }
 
   async getRoll(args: { deploymentId: string; rollId: string }): Promise<RollOperation> {
