@@ -34,7 +34,7 @@ void app.whenReady().then(async () => {
   });
   // Alerts as desktop notifications (the renderer does the same with the web Notification API in browser mode).
   d.core.on('event', (e) => {
-    if (e.kind === 'alert' && Notification.isSupported())
+    if (e.kind === 'alert' && e.alert?.notify !== false && Notification.isSupported())
       new Notification({ title: `PD Console: ${e.title}`, body: e.detail ?? '' }).show();
   });
   const open = (): void => {

@@ -148,7 +148,10 @@ const PER_UNIT: ReadonlySet<AlertRule['kind']> = new Set([
   'metrics-stale',
 ]);
 
-/** Kinds whose condition must hold for forS before they fire; the others carry their window in the reading. */
+/**
+ * Kinds whose condition must hold for the rule's forS before they fire (here: the hold when a rule has no forS);
+ * the others carry their window in the reading and fire on it.
+ */
 const HOLD_S: Partial<Record<AlertRule['kind'], number>> = {
   'kv-high': 0,
   'service-inactive': 0,

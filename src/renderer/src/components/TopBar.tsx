@@ -33,7 +33,8 @@ function same(a: Page, b: Page): boolean {
 export function TopBar({ view, onClose }: { view: DeploymentView; onClose: () => void }): React.JSX.Element {
   const ui = useUi();
   const { deployment, host } = view.summary;
-  const firing = view.dashboard?.alerts.length ?? 0;
+  // An alert expected during a restart by this console needs nobody: not counted.
+  const firing = view.dashboard?.alerts.filter((a) => !a.expected).length ?? 0;
   return (
     <header className="topbar">
       <div className="topbar-row">

@@ -21,7 +21,10 @@ export function onAlert(l: (e: AppEvent) => void): () => void {
   return () => listeners.delete(l);
 }
 
+/** Raises a toast (and a desktop notification when permitted) unless the alert's change is a quiet one. */
 export function notifyAlert(e: AppEvent): void {
+  // An alert expected during a restart by this console, its end, a change of its workers: history, not news.
+  if (e.alert && !e.alert.notify) return;
   for (const l of listeners) l(e);
   if (e.severity === 'info' || notificationPermission() !== 'granted') return;
   try {
