@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppEvent, AlertEventInfo } from '../../src/shared/domain';
 import { chartMarks } from '../../src/renderer/src/charts/marker-groups';
 import { alertsAt } from '../../src/main/core/review/state-at';
-import { notifyAlert, onAlert } from '../../src/renderer/src/state/notifications';
+import { worthNotifying } from '../../src/shared/alert-notice';
 
 let n = 0;
 function change(
@@ -59,16 +59,15 @@ describe('alert episodes', () => {
   });
 
   it('notifies what needs someone: a notified start and its end, not a quiet start, end or change', () => {
-    const heard: string[] = [];
-    const off = onAlert((e) => heard.push(e.title));
-    notifyAlert(change(1, 'a|decode', 'fired', 'A'));
-    notifyAlert(
+    const heard = [
+      change(1, 'a|decode', 'fired', 'A'),
       change(2, 'b|decode', 'fired', 'B expected', { notify: false, expected: 'restart of decode' }),
-    );
-    notifyAlert(change(3, 'a|decode', 'updated', 'A changed', { notify: false }));
-    notifyAlert(change(4, 'b|decode', 'ended', 'B ended', { notify: false }));
-    notifyAlert(change(5, 'a|decode', 'resolved', 'A'));
-    off();
+      change(3, 'a|decode', 'updated', 'A changed', { notify: false }),
+      change(4, 'b|decode', 'ended', 'B ended', { notify: false }),
+      change(5, 'a|decode', 'resolved', 'A'),
+    ]
+      .filter(worthNotifying)
+      .map((e) => e.title);
     expect(heard).toEqual(['A', 'resolved: A']);
   });
 });
