@@ -280,6 +280,40 @@ describe('the alert state machine', () => {
     ]);
   });
 
+  it('the router failing its readiness while its only decode is restarted by this console is expected too', () => {
+    const restarting = [{ role: 'decode' as Role, what: 'restart of decode by tester (operation r-1)' }];
+    const { changes, active } = run(
+      only('health-failing'),
+      (s) => ({
+        values: s >= 12 && s < 35 ? pair({ 'router.health_ok': 0 }) : pair(),
+        restarting: s >= 10 && s < 40 ? restarting : [],
+      }),
+      80,
+    );
+    expect(changes.map((c) => [c.type, c.sec, c.key, c.notify])).toEqual([
+      ['fired', 27, 'health-failing|router', false],
+      ['resolved', 50, 'health-failing|router', false],
+    ]);
+    expect(active[30][0].expected).toBe(
+      'restart of decode by tester (operation r-1); the router has no other decode server',
+    );
+    // In a fleet, a roll restarts one decode worker of three: the router failing then is news.
+    const roll = [{ role: 'decode' as Role, worker: 'decode-1', what: 'rolling restart (roll 1)' }];
+    const fleetRun = run(
+      only('health-failing'),
+      (s) => ({
+        values: s >= 12 && s < 35 ? fleet({ 'router.health_ok@router': 0 }) : fleet(),
+        restarting: s >= 10 && s < 40 ? roll : [],
+      }),
+      80,
+      WORKERS,
+    );
+    expect(fleetRun.changes.map((c) => [c.type, c.sec, c.notify])).toEqual([
+      ['fired', 27, true],
+      ['resolved', 50, true],
+    ]);
+  });
+
   it('a firing restart loop holds back the stopped-unit and stale-metrics alerts of the same unit', () => {
     // decode crashes every 20 s from 100 s on, down for 8 s each time.
     const { changes, active } = run(

@@ -337,6 +337,15 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
   // inhibits it. An instance that began firing muted is quiet; once unmuted it is watched afresh.
   const restartOf = (u: AlertTarget): AlertRestart | undefined =>
     input.restarting?.find((r) => r.role === u.role && (r.worker === undefined || r.worker === u.worker?.id));
+  // A role whose every unit this console is restarting: the router cannot serve without it (its readiness
+  // fails), so the router's alerts are that restart's too. With another worker of the role left, they are not.
+  const emptiedRole = (): (AlertRestart & { role: Role }) | undefined => {
+    for (const role of ['prefill', 'decode'] as const) {
+      const of = unitsOf(role).map(restartOf);
+      if (of.length > 0 && of.every((r) => r !== undefined)) return { ...of[0]!, role };
+    }
+    return undefined;
+  };
   const reset = new Set<string>();
   for (const [key, inst] of Object.entries(state.instances)) {
     const { rule, target } = evaluated.get(key) ?? {};
@@ -366,8 +375,13 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
         }
       }
     const restart = concerned.map(restartOf).find((r) => r !== undefined);
+    const served = target.role === 'router' && !isHost(target) ? emptiedRole() : undefined;
     if (!mute && restart) mute = { by: 'restart', text: restart.what };
+    else if (!mute && served)
+      mute = { by: 'restart', text: `${served.what}; the router has no other ${served.role} server` };
     const was = prev.instances[key];
+    // Quiet and clearing when its restart ends: it stays the restart's until it resolves.
+    if (!mute && inst.quiet && inst.clearSince !== null && was?.mute?.by === 'restart') mute = was.mute;
     const justFired = inst.phase === 'firing' && was?.phase !== 'firing';
     let next: Instance = { ...inst, ...(mute ? { mute } : {}) };
     if (!mute) delete next.mute;

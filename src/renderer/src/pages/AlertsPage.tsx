@@ -96,9 +96,12 @@ export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Elemen
                   {a.firesAt !== undefined ? `, fires at ${formatClock(a.firesAt)}` : ''}
                 </span>
                 {a.expected && (
-                  <span className="pill alert-pill-expected">expected — {a.expected} in progress</span>
+                  <span className="pill alert-pill-expected">expected — restart in progress</span>
                 )}
                 <div>{a.detail}</div>
+                {a.expected && (
+                  <div className="muted small">{a.expected}: it fires only if it still holds after.</div>
+                )}
               </li>
             ))}
           </ul>
