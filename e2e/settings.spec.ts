@@ -164,7 +164,7 @@ test('a broken settings file: shown with path:line:column, the app runs on defau
   await expect(banner).toContainText(
     'PD Console runs on default settings and will not save over this file until you fix it or move it away',
   );
-  await expect(page.getByTestId('rule-threshold-decode-kv-high')).toHaveValue('0.9');
+  await expect(page.getByTestId('rule-threshold-decode-kv-high')).toHaveValue('90');
   await expect(page.locator('html')).not.toHaveAttribute('data-theme', 'dark');
   // A change applies to this run, and the file stays exactly as the operator left it.
   await page.getByTestId('settings-theme').selectOption('light');

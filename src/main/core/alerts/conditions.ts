@@ -4,7 +4,7 @@
 import type { AlertRule } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import { workerName, type FleetWorker } from '../signals/worker-names';
-import { increaseWithin, pointsSince, slope, type History } from './history';
+import { increaseWithin, pointsSince, risenSince, slope, type History, type Rises } from './history';
 import { marginOf } from './rules';
 
 /** What one alert instance is about: one unit (a pair's role, a fleet's worker) or a role as a whole. */
@@ -36,6 +36,8 @@ export interface ReadContext {
   ts: number;
   val: (key: string) => number | null;
   history: Readonly<Record<string, History>>;
+  /** Per unit (`decode@decode-1`): its NRestarts and their rises. */
+  restarts: Readonly<Record<string, Rises>>;
   /**
    * Since when the target's metrics have not answered: their last answer, or when the target was first seen
    * (`never`), or when its host's link came back if that is later (an outage of the link is its own alert).
@@ -51,17 +53,17 @@ export const keyOf = (t: AlertTarget, signal: string): string => `${t.role}.${si
 /** The target in words: "decode", "decode-1 on gpu-b". */
 export const nameOf = (t: AlertTarget): string => (t.worker ? workerName(t.worker) : t.role);
 
-const clear = (): Reading => ({ data: true, fire: false, hold: false });
+const CLEAR: Reading = Object.freeze({ data: true, fire: false, hold: false });
+const clear = (): Reading => CLEAR;
 const noData = (reason: string): Reading => ({ data: false, reason });
 
 export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): Reading {
   const down = c.unreachable(t);
   if (down) return noData(down);
   const { val, ts } = c;
-  const name = nameOf(t);
   switch (rule.kind) {
     case 'kv-high': {
-      if (val(keyOf(t, 'metrics_ok')) !== 1) return noData(`no successful /metrics scrape of ${name}`);
+      if (val(keyOf(t, 'metrics_ok')) !== 1) return noData(`no successful /metrics scrape of ${nameOf(t)}`);
       const th = rule.threshold ?? 0.9;
       const below = th - marginOf(rule);
       // With DP attention each dp rank has its own pool and a request is refused by the rank it lands on:
@@ -69,7 +71,7 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
       // fullest rank (equal to the usage with one rank; older rows without the key fall back to the usage).
       const total = val(keyOf(t, 'kv_ratio'));
       const r = val(keyOf(t, 'kv_fullest_rank_ratio')) ?? total;
-      if (r === null) return noData(`${name} reports no KV usage`);
+      if (r === null) return noData(`${nameOf(t)} reports no KV usage`);
       if (r < below) return clear();
       const perRank = total !== null && r > total;
       return {
@@ -80,7 +82,7 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
         text: {
           title: `${t.role} KV cache above ${pct(th)}${perRank ? ' on a dp rank' : ''}`,
           detail:
-            `${name} KV usage is ${perRank ? `${pct(total)}, its fullest dp rank at ${pct(r)}` : pct(r)} (threshold ${pct(th)} for ${rule.forS ?? 0} s` +
+            `${nameOf(t)} KV usage is ${perRank ? `${pct(total)}, its fullest dp rank at ${pct(r)}` : pct(r)} (threshold ${pct(th)} for ${rule.forS ?? 0} s` +
             (r < th ? `; clears below ${pct(below)}` : '') +
             `); new requests will wait for KV slots or be retracted`,
         },
@@ -88,7 +90,7 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
     }
     case 'service-inactive': {
       const active = val(keyOf(t, 'active'));
-      if (active === null) return noData(`systemd state of ${name} unknown`);
+      if (active === null) return noData(`systemd state of ${nameOf(t)} unknown`);
       if (active !== 0) return clear();
       return {
         data: true,
@@ -96,14 +98,14 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
         hold: true,
         text: {
           title: `${t.role} service is not active`,
-          detail: `systemd reports the ${name} unit as not active; open its page for the journal and Result`,
+          detail: `systemd reports the ${nameOf(t)} unit as not active; open its page for the journal and Result`,
         },
       };
     }
     case 'health-failing': {
       const active = val(keyOf(t, 'active'));
       const health = val(keyOf(t, 'health_ok'));
-      if (active === null || health === null) return noData(`state or health of ${name} unknown`);
+      if (active === null || health === null) return noData(`state or health of ${nameOf(t)} unknown`);
       if (!(active === 1 && health === 0)) return clear();
       return {
         data: true,
@@ -111,15 +113,15 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
         hold: true,
         text: {
           title: `${t.role} health check failing`,
-          detail: `${name} is active but its ${t.role === 'router' ? '/readiness' : '/health'} check fails (for ${rule.forS ?? 0} s)`,
+          detail: `${nameOf(t)} is active but its ${t.role === 'router' ? '/readiness' : '/health'} check fails (for ${rule.forS ?? 0} s)`,
         },
       };
     }
     case 'restart-loop': {
-      if (val(keyOf(t, 'restarts')) === null) return noData(`systemd state of ${name} unknown`);
+      if (val(keyOf(t, 'restarts')) === null) return noData(`systemd state of ${nameOf(t)} unknown`);
       const windowS = rule.windowS ?? 600;
       const th = rule.threshold ?? 3;
-      const inc = increaseWithin(c.history[keyOf(t, 'restarts')], ts - windowS * 1000);
+      const inc = risenSince(c.restarts[`${t.role}${t.scope}`], ts - windowS * 1000);
       if (inc < th) return clear();
       return {
         data: true,
@@ -128,7 +130,7 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
         value: inc,
         text: {
           title: `${t.role} is restarting in a loop`,
-          detail: `systemd restarted ${name} ${inc} times in the last ${span(windowS)} (NRestarts rising)`,
+          detail: `systemd restarted ${nameOf(t)} ${inc} times in the last ${span(windowS)} (NRestarts rising)`,
         },
       };
     }
@@ -145,8 +147,8 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
         text: {
           title: `${t.role} metrics stale`,
           detail: never
-            ? `${name} /metrics has not answered since monitoring started (${age} s)`
-            : `no successful /metrics scrape of ${name} for ${age} s; charts stop here`,
+            ? `${nameOf(t)} /metrics has not answered since monitoring started (${age} s)`
+            : `no successful /metrics scrape of ${nameOf(t)} for ${age} s; charts stop here`,
         },
       };
     }

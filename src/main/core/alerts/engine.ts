@@ -23,7 +23,7 @@ import { workerList } from '../signals/worker-names';
 import { QUEUE_SIGNALS } from '@shared/signals/spec';
 import { clearForS, SERVER_ONLY_KINDS } from './rules';
 import { readCondition, keyOf, type AlertTarget, type AlertText, type Reading } from './conditions';
-import { recorded, type History } from './history';
+import { recorded, rose, type History, type Rises } from './history';
 import { groupText, type Member } from './worker-texts';
 
 export { historyPoints, type History } from './history';
@@ -99,11 +99,19 @@ interface Group {
 export interface AlertState {
   instances: Record<string, Instance>;
   groups: Record<string, Group>;
-  /** Recent points of the counters and queues the windowed rules read. */
+  /** Recent points of the failure counters and queues the windowed rules read, per role. */
   history: Record<string, History>;
-  /** Per unit (`decode`, `decode@decode-1`): when its /metrics last answered, and when it was first seen. */
-  lastMetricsOk: Record<string, number>;
-  firstSeen: Record<string, number>;
+  /** Per unit (`decode`, `decode@decode-1`): its NRestarts and their rises in the longest window. */
+  restarts: Record<string, Rises>;
+  /**
+   * Per unit (`decode`, `decode@decode-1`) whose /metrics did not answer at the last poll: since when (the poll
+   * before, which it answered, or when it was first seen, `never`). Changed only when a unit's state does.
+   */
+  silent: Record<string, { since: number; never: boolean }>;
+  /** Every unit seen so far. */
+  seen: Record<string, true>;
+  /** The previous poll's time. */
+  lastTs: number | null;
   /** Per host: since when its link is down (null while up), and when it last came back (null if never lost). */
   links: Record<string, { downSince: number | null; upSince: number | null }>;
 }
@@ -132,7 +140,16 @@ export interface AlertStep {
 }
 
 export function initialAlertState(): AlertState {
-  return { instances: {}, groups: {}, history: {}, lastMetricsOk: {}, firstSeen: {}, links: {} };
+  return {
+    instances: {},
+    groups: {},
+    history: {},
+    restarts: {},
+    silent: {},
+    seen: {},
+    lastTs: null,
+    links: {},
+  };
 }
 
 /** The scope of a host's link instance (`#gpu-b`): no series key has it. */
@@ -185,8 +202,11 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
     instances: {},
     groups: { ...prev.groups },
     history: { ...prev.history },
-    lastMetricsOk: { ...prev.lastMetricsOk },
-    firstSeen: { ...prev.firstSeen },
+    // Copied when a unit's entry changes (a fleet has dozens of units, and most polls change none of them).
+    restarts: prev.restarts,
+    silent: prev.silent,
+    seen: prev.seen,
+    lastTs: ts,
     links: { ...prev.links },
   };
 
@@ -215,34 +235,68 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
           .filter((w) => input.roles.includes(w.role))
           .map((w) => ({ role: w.role, scope: `@${w.id}`, worker: w }))
       : input.roles.map((role) => ({ role, scope: '' }));
-  const unitsOf = (role: Role): AlertTarget[] => units.filter((u) => u.role === role);
-  const hostsOf = (t: AlertTarget): string[] =>
-    t.worker
-      ? [...(t.worker.hosts ?? [])]
-      : fleet.length > 0
-        ? [...new Set(unitsOf(t.role).flatMap((u) => u.worker?.hosts ?? []))]
-        : [...links.keys()];
+  const byRole = new Map<Role, AlertTarget[]>();
+  for (const u of units) {
+    const list = byRole.get(u.role);
+    if (list) list.push(u);
+    else byRole.set(u.role, [u]);
+  }
+  const unitsOf = (role: Role): AlertTarget[] => byRole.get(role) ?? [];
+  const allHosts = [...links.keys()];
+  const roleHosts = new Map<Role, string[]>();
+  const hostsOf = (t: AlertTarget): readonly string[] => {
+    if (t.worker) return t.worker.hosts ?? [];
+    if (fleet.length === 0) return allHosts;
+    let hs = roleHosts.get(t.role);
+    if (!hs)
+      roleHosts.set(t.role, (hs = [...new Set(unitsOf(t.role).flatMap((u) => u.worker?.hosts ?? []))]));
+    return hs;
+  };
+  // Asked by every rule of a unit: worked out once per unit and poll.
+  const unreachableOf = new Map<string, string | null>();
   const unreachable = (t: AlertTarget): string | null => {
+    const k = t.scope || t.role;
+    let why = unreachableOf.get(k);
+    if (why !== undefined) return why;
+    why = null;
     for (const h of hostsOf(t)) {
       const l = links.get(h);
-      if (l && !l.up) return `${l.label} unreachable${l.detail ? ` (${l.detail})` : ''}`;
+      if (l && !l.up) {
+        why = `${l.label} unreachable${l.detail ? ` (${l.detail})` : ''}`;
+        break;
+      }
     }
-    return null;
+    unreachableOf.set(k, why);
+    return why;
   };
   const unitKey = (t: AlertTarget): string => `${t.role}${t.scope}`;
+  const namesOn = (on: readonly AlertTarget[]): string =>
+    fleet.length > 0
+      ? workerList(on.flatMap((u) => (u.worker ? [u.worker] : [])))
+      : on.map((u) => u.role).join(', ');
 
   const longestWindowMs =
     Math.max(600, ...rules.map((r) => Math.max(r.windowS ?? 0, r.forS ?? 0))) * 1000 + 5000;
   for (const u of units) {
     const k = unitKey(u);
-    state.firstSeen[k] ??= ts;
-    if (val(keyOf(u, 'metrics_ok')) === 1) state.lastMetricsOk[k] = ts;
-    state.history[keyOf(u, 'restarts')] = recorded(
-      state.history[keyOf(u, 'restarts')],
-      ts,
-      val(keyOf(u, 'restarts')),
-      longestWindowMs,
-    );
+    const known = prev.seen[k] === true;
+    if (!known) {
+      if (state.seen === prev.seen) state.seen = { ...prev.seen };
+      state.seen[k] = true;
+    }
+    const answered = val(keyOf(u, 'metrics_ok')) === 1;
+    if (answered === (prev.silent[k] !== undefined)) {
+      if (state.silent === prev.silent) state.silent = { ...prev.silent };
+      if (answered) delete state.silent[k];
+      else
+        state.silent[k] =
+          known && prev.lastTs !== null ? { since: prev.lastTs, never: false } : { since: ts, never: true };
+    }
+    const r = rose(prev.restarts[k], ts, val(keyOf(u, 'restarts')), longestWindowMs);
+    if (r && r !== prev.restarts[k]) {
+      if (state.restarts === prev.restarts) state.restarts = { ...prev.restarts };
+      state.restarts[k] = r;
+    }
   }
   for (const role of input.roles) {
     // A role's sums are fresh only when every server of the role was scraped at this poll (a fleet's aggregate
@@ -266,14 +320,14 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
     ts,
     val,
     history: state.history,
+    restarts: state.restarts,
     unreachable,
     staleSince: (t: AlertTarget) => {
-      const k = unitKey(t);
-      const last = state.lastMetricsOk[k];
-      let since = last ?? state.firstSeen[k] ?? ts;
+      const silent = state.silent[unitKey(t)] ?? { since: ts, never: false };
+      let since = silent.since;
       // An outage of the link is the link's alert: staleness counts from when the link came back.
       for (const h of hostsOf(t)) since = Math.max(since, state.links[h]?.upSince ?? -Infinity);
-      return { since, never: last === undefined || since > last };
+      return { since, never: silent.never };
     },
   };
 
@@ -281,8 +335,10 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
   const evaluated = new Map<string, { rule: AlertRule; target: AlertTarget }>();
   const resolvedNow = new Set<string>();
   const stepOne = (key: string, group: string, rule: AlertRule, target: AlertTarget, r: Reading): void => {
-    evaluated.set(key, { rule, target });
     const before = prev.instances[key];
+    // Most readings of most units are clear with nothing pending: nothing to step or remember.
+    if (!before && !(r.data && r.fire)) return;
+    evaluated.set(key, { rule, target });
     const next = step(before, r, group, target, ts, holdMs(rule), clearForS(rule) * 1000);
     if (next) state.instances[key] = next;
     else if (before?.phase === 'firing') resolvedNow.add(key);
@@ -310,10 +366,6 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
         scope: `${HOST}${l.hostId}`,
         on: on.flatMap((u) => (u.worker ? [u.worker.id] : [])),
       };
-      const names =
-        fleet.length > 0
-          ? workerList(on.flatMap((u) => (u.worker ? [u.worker] : [])))
-          : on.map((u) => u.role).join(', ');
       const r: Reading =
         down === null
           ? { data: true, fire: false, hold: false }
@@ -326,7 +378,7 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
               text: {
                 title: `${l.label} unreachable`,
                 detail:
-                  `no data from ${names || 'its services'} for ${Math.round((ts - down) / 1000)} s: ${l.detail ?? 'the link is down'}` +
+                  `no data from ${namesOn(on) || 'its services'} for ${Math.round((ts - down) / 1000)} s: ${l.detail ?? 'the link is down'}` +
                   `; what is shown of them is as last seen`,
               },
             };

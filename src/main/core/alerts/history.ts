@@ -90,3 +90,37 @@ export function slope(h: ReadonlyArray<readonly [number, number]>): number {
   }
   return sxx > 0 ? sxy / sxx : 0;
 }
+
+/**
+ * A counter that rarely moves (systemd's NRestarts of every unit of a fleet) as its last value and the rises
+ * since `keepMs` ago: a window's increase is the sum of a few rises, not a walk over a point per poll and unit.
+ */
+export interface Rises {
+  readonly last: number;
+  /** (ts, increase) of each poll the counter moved at, oldest first; a drop is a reset, its increase the value. */
+  readonly rises: ReadonlyArray<readonly [number, number]>;
+}
+
+const MAX_RISES = 1000;
+
+export function rose(
+  old: Rises | undefined,
+  ts: number,
+  v: number | null,
+  keepMs: number,
+): Rises | undefined {
+  if (v === null) return old;
+  if (!old) return { last: v, rises: [] };
+  const stale = old.rises.some(([t]) => t < ts - keepMs || t >= ts);
+  if (v === old.last && !stale) return old;
+  const kept = stale ? old.rises.filter(([t]) => t >= ts - keepMs && t < ts) : old.rises;
+  const rises = v === old.last ? kept : [...kept, [ts, v > old.last ? v - old.last : v] as const];
+  return { last: v, rises: rises.slice(-MAX_RISES) };
+}
+
+/** The counter's increase at or after `from`. */
+export function risenSince(r: Rises | undefined, from: number): number {
+  let inc = 0;
+  for (const [t, d] of r?.rises ?? []) if (t >= from) inc += d;
+  return inc;
+}
