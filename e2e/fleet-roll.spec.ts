@@ -68,6 +68,8 @@ test('the decode group rolls every decode worker, one at a time, and says so at 
   await expect(dialog.getByTestId('roll-without-gpu-check')).toHaveCount(0);
   await page.screenshot({ path: shot('fleet-roll-plan.png') });
 
+  const eventsBefore = (await apiCall<unknown[]>(app.url, 'listEvents', { deploymentId: await fleetId() }))
+    .length;
   await dialog.getByTestId('roll-start').click();
   const progress = page.getByTestId('roll-progress');
   await expect(progress).toBeVisible({ timeout: 15_000 });
@@ -80,6 +82,19 @@ test('the decode group rolls every decode worker, one at a time, and says so at 
   await page.screenshot({ path: shot('fleet-roll-done.png') });
   await progress.getByTestId('roll-close').click();
   await expect(group.getByTestId('role-healthy')).toHaveText('3/3 healthy', { timeout: 30_000 });
+  // The workers the roll restarted raised no alert anyone was told about: theirs were expected.
+  const during = (
+    await apiCall<Array<{ kind: string; role?: string; title: string; alert?: { notify: boolean } }>>(
+      app.url,
+      'listEvents',
+      { deploymentId: await fleetId() },
+    )
+  ).slice(eventsBefore);
+  expect(
+    during
+      .filter((e) => e.kind === 'alert' && e.role === 'decode' && e.alert?.notify !== false)
+      .map((e) => e.title),
+  ).toEqual([]);
   expect(errors).toEqual([]);
 });
 

@@ -280,6 +280,24 @@ describe('the alert state machine', () => {
     ]);
   });
 
+  it('what a restart caused in a window (transfer failures) is not counted once it ends', () => {
+    const restarting = [{ role: 'decode' as Role, what: 'restart of decode by tester (operation r-1)' }];
+    const { changes } = run(
+      only('transfer-failures'),
+      (s) => ({
+        // Prefill's transfers to decode fail while decode restarts (20 s to 30 s); none after.
+        values: pair({ 'prefill.transfer_failed_total': s < 20 ? 0 : Math.min(s, 30) - 20 }),
+        restarting: s >= 15 && s < 40 ? restarting : [],
+      }),
+      120,
+    );
+    expect(changes.map((c) => [c.type, c.sec, c.notify])).toEqual([
+      ['fired', 21, false],
+      // Counted from the restart's end: nothing since, fresh data says clear.
+      ['resolved', 40, false],
+    ]);
+  });
+
   it('the router failing its readiness while its only decode is restarted by this console is expected too', () => {
     const restarting = [{ role: 'decode' as Role, what: 'restart of decode by tester (operation r-1)' }];
     const { changes, active } = run(

@@ -45,6 +45,8 @@ export interface ReadContext {
   staleSince: (target: AlertTarget) => { since: number; never: boolean };
   /** Why the target cannot be read now (its host's link is down), or null. */
   unreachable: (target: AlertTarget) => string | null;
+  /** The earliest time a window may count from: the end of the last restart by this console it is about. */
+  watchedFrom: (rule: AlertRule, target: AlertTarget) => number;
 }
 
 /** The series key of a target: `decode.kv_ratio`, `decode.kv_ratio@decode-1`. */
@@ -121,7 +123,10 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
       if (val(keyOf(t, 'restarts')) === null) return noData(`systemd state of ${nameOf(t)} unknown`);
       const windowS = rule.windowS ?? 600;
       const th = rule.threshold ?? 3;
-      const inc = risenSince(c.restarts[`${t.role}${t.scope}`], ts - windowS * 1000);
+      const inc = risenSince(
+        c.restarts[`${t.role}${t.scope}`],
+        Math.max(ts - windowS * 1000, c.watchedFrom(rule, t)),
+      );
       if (inc < th) return clear();
       return {
         data: true,
@@ -157,7 +162,10 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
         return noData(`no successful /metrics scrape of every ${t.role} server`);
       const windowS = rule.windowS ?? 60;
       const th = rule.threshold ?? 1;
-      const inc = increaseWithin(c.history[keyOf(t, 'failures')], ts - windowS * 1000);
+      const inc = increaseWithin(
+        c.history[keyOf(t, 'failures')],
+        Math.max(ts - windowS * 1000, c.watchedFrom(rule, t)),
+      );
       if (inc < th) return clear();
       return {
         data: true,
@@ -188,7 +196,7 @@ function queueGrowing(rule: AlertRule, t: AlertTarget, c: ReadContext): Reading 
     return noData(`no successful /metrics scrape of every ${t.role} server`);
   const windowS = rule.forS ?? 120;
   const th = rule.threshold ?? 5;
-  const h = pointsSince(c.history[keyOf(t, 'queue')], ts - windowS * 1000);
+  const h = pointsSince(c.history[keyOf(t, 'queue')], Math.max(ts - windowS * 1000, c.watchedFrom(rule, t)));
   const last = h[h.length - 1];
   if (h.length < 3 || last[0] !== ts || (last[0] - h[0][0]) / 1000 < windowS * 0.9)
     return noData(`fewer than ${span(Math.round(windowS * 0.9))} of ${t.role} queue readings so far`);

@@ -112,6 +112,10 @@ export interface AlertState {
   seen: Record<string, true>;
   /** The previous poll's time. */
   lastTs: number | null;
+  /** Units this console was restarting at the previous poll. */
+  restarting: Record<string, true>;
+  /** Per unit: when the last restart of it by this console ended (kept for the longest window). */
+  calm: Record<string, number>;
   /** Per host: since when its link is down (null while up), and when it last came back (null if never lost). */
   links: Record<string, { downSince: number | null; upSince: number | null }>;
 }
@@ -148,6 +152,8 @@ export function initialAlertState(): AlertState {
     silent: {},
     seen: {},
     lastTs: null,
+    restarting: {},
+    calm: {},
     links: {},
   };
 }
@@ -207,6 +213,8 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
     silent: prev.silent,
     seen: prev.seen,
     lastTs: ts,
+    restarting: prev.restarting,
+    calm: prev.calm,
     links: { ...prev.links },
   };
 
@@ -316,12 +324,63 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
     state.history[`${role}.queue`] = recorded(state.history[`${role}.queue`], ts, queue, longestWindowMs);
   }
 
+  // What an instance is about: its unit; a role read as a whole is about every unit of the role, and transfer
+  // failures about the other side of the PD pair too. A host's link is about no unit.
+  const concernedOf = (rule: AlertRule, target: AlertTarget): AlertTarget[] => {
+    if (isHost(target)) return [];
+    const other: Role | null =
+      rule.kind !== 'transfer-failures' || target.role === 'router'
+        ? null
+        : target.role === 'prefill'
+          ? 'decode'
+          : 'prefill';
+    const peers = other === null ? [] : fleet.length > 0 ? unitsOf(other) : [{ role: other, scope: '' }];
+    return PER_UNIT.has(rule.kind) || fleet.length === 0
+      ? [target, ...peers]
+      : [...unitsOf(target.role), ...peers];
+  };
+  const restartOf = (u: AlertTarget): AlertRestart | undefined =>
+    input.restarting?.find((r) => r.role === u.role && (r.worker === undefined || r.worker === u.worker?.id));
+  // A role whose every unit this console is restarting: the router cannot serve without it (its readiness
+  // fails), so the router's alerts are that restart's too. With another worker of the role left, they are not.
+  const emptiedRole = (): (AlertRestart & { role: Role }) | undefined => {
+    for (const role of ['prefill', 'decode'] as const) {
+      const of = unitsOf(role).map(restartOf);
+      if (of.length > 0 && of.every((r) => r !== undefined)) return { ...of[0]!, role };
+    }
+    return undefined;
+  };
+  // When each unit's last restart by this console ended: what a window counted during it (the failures, the
+  // restarts, the queue it caused) is that restart's, so a window starts no earlier than its end.
+  const restartingNow = new Set(units.filter((u) => restartOf(u) !== undefined).map(unitKey));
+  for (const k of Object.keys(prev.restarting))
+    if (!restartingNow.has(k)) {
+      if (state.calm === prev.calm) state.calm = { ...prev.calm };
+      state.calm[k] = ts;
+    }
+  for (const [k, at] of Object.entries(state.calm))
+    if (at < ts - longestWindowMs) {
+      if (state.calm === prev.calm) state.calm = { ...prev.calm };
+      delete state.calm[k];
+    }
+  if (
+    restartingNow.size !== Object.keys(prev.restarting).length ||
+    [...restartingNow].some((k) => !prev.restarting[k])
+  )
+    state.restarting = Object.fromEntries([...restartingNow].map((k) => [k, true as const]));
+  const watchedFrom = (rule: AlertRule, t: AlertTarget): number => {
+    let from = -Infinity;
+    for (const u of concernedOf(rule, t)) from = Math.max(from, state.calm[unitKey(u)] ?? -Infinity);
+    return from;
+  };
+
   const ctx = {
     ts,
     val,
     history: state.history,
     restarts: state.restarts,
     unreachable,
+    watchedFrom,
     staleSince: (t: AlertTarget) => {
       const silent = state.silent[unitKey(t)] ?? { since: ts, never: false };
       let since = silent.since;
@@ -387,34 +446,11 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
 
   // Mutes: a restart by this console of a unit the instance is about, or a firing alert of its unit that
   // inhibits it. An instance that began firing muted is quiet; once unmuted it is watched afresh.
-  const restartOf = (u: AlertTarget): AlertRestart | undefined =>
-    input.restarting?.find((r) => r.role === u.role && (r.worker === undefined || r.worker === u.worker?.id));
-  // A role whose every unit this console is restarting: the router cannot serve without it (its readiness
-  // fails), so the router's alerts are that restart's too. With another worker of the role left, they are not.
-  const emptiedRole = (): (AlertRestart & { role: Role }) | undefined => {
-    for (const role of ['prefill', 'decode'] as const) {
-      const of = unitsOf(role).map(restartOf);
-      if (of.length > 0 && of.every((r) => r !== undefined)) return { ...of[0]!, role };
-    }
-    return undefined;
-  };
   const reset = new Set<string>();
   for (const [key, inst] of Object.entries(state.instances)) {
     const { rule, target } = evaluated.get(key) ?? {};
     if (!rule || !target) continue;
-    const peers = (role: Role): AlertTarget[] =>
-      rule.kind !== 'transfer-failures' || role === 'router'
-        ? []
-        : fleet.length > 0
-          ? unitsOf(role === 'prefill' ? 'decode' : 'prefill')
-          : [{ role: role === 'prefill' ? 'decode' : 'prefill', scope: '' }];
-    // What the instance is about: its unit; a role read as a whole is about every unit of the role, and
-    // transfer failures about the other side of the PD pair too.
-    const concerned: AlertTarget[] = isHost(target)
-      ? []
-      : PER_UNIT.has(rule.kind) || fleet.length === 0
-        ? [target, ...peers(target.role)]
-        : [...unitsOf(target.role), ...peers(target.role)];
+    const concerned = concernedOf(rule, target);
     // Another alert of its unit first: one cause, one alert, even while the unit is being restarted.
     let mute: Mute | undefined;
     if (PER_UNIT.has(rule.kind) && !isHost(target))
@@ -583,7 +619,9 @@ function endReason(
   if (!rule) return `its rule was deleted`;
   if (!rule.enabled) return `its rule ${rule.id} was switched off`;
   if (left.some((x) => reset.has(x)))
-    return `the restart that made it expected is over; it is watched afresh and fires if it still holds for ${rule.forS ?? 0} s`;
+    return HOLD_S[rule.kind] !== undefined
+      ? `the restart that made it expected is over; it is watched afresh and fires if it still holds for ${rule.forS ?? HOLD_S[rule.kind]} s`
+      : `the restart that made it expected is over; its window counts afresh from there`;
   if (left.some((x) => !evaluated.has(x))) return `its rule ${rule.id} no longer watches what it was about`;
   return 'held back by another alert of its unit';
 }
