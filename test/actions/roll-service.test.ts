@@ -59,11 +59,11 @@ describe('rolling restarts from the API, one-host demo', () => {
   it('runs a roll to its end, restarts the unit the simulation runs, and writes it on the timeline', async () => {
     const fx = await open();
     const before = fx.demo.sim.unitHistory.length;
-    // What the roll says it is restarting, at each of its pushes (the alerts mark those units expected).
+    // What the roll says it is restarting now, at each of its pushes (the alerts mark that unit's expected).
     const restarting: string[] = [];
     fx.core.on('rollProgress', (p) => {
       for (const u of fx.roll.restarting(p.deploymentId))
-        restarting.push(`${u.role} ${u.worker ?? '-'}: ${u.what}`);
+        if (u.current) restarting.push(`${u.role} ${u.worker ?? '-'}: ${u.what}`);
     });
     const started = await fx.roll.startRoll({
       deploymentId: fx.deploymentId,

@@ -339,20 +339,24 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
       ? [target, ...peers]
       : [...unitsOf(target.role), ...peers];
   };
-  const restartOf = (u: AlertTarget): AlertRestart | undefined =>
-    input.restarting?.find((r) => r.role === u.role && (r.worker === undefined || r.worker === u.worker?.id));
+  /** The restart covering a unit: one of it now (`current`), or any operation it is part of (a roll of its role). */
+  const restartOf = (u: AlertTarget, current = true): AlertRestart | undefined =>
+    input.restarting?.find(
+      (r) =>
+        (r.current || !current) && r.role === u.role && (r.worker === undefined || r.worker === u.worker?.id),
+    );
   // A role whose every unit this console is restarting: the router cannot serve without it (its readiness
   // fails), so the router's alerts are that restart's too. With another worker of the role left, they are not.
   const emptiedRole = (): (AlertRestart & { role: Role }) | undefined => {
     for (const role of ['prefill', 'decode'] as const) {
-      const of = unitsOf(role).map(restartOf);
+      const of = unitsOf(role).map((u) => restartOf(u));
       if (of.length > 0 && of.every((r) => r !== undefined)) return { ...of[0]!, role };
     }
     return undefined;
   };
   // When each unit's last restart by this console ended: what a window counted during it (the failures, the
   // restarts, the queue it caused) is that restart's, so a window starts no earlier than its end.
-  const restartingNow = new Set(units.filter((u) => restartOf(u) !== undefined).map(unitKey));
+  const restartingNow = new Set(units.filter((u) => restartOf(u, false) !== undefined).map(unitKey));
   for (const k of Object.keys(prev.restarting))
     if (!restartingNow.has(k)) {
       if (state.calm === prev.calm) state.calm = { ...prev.calm };
@@ -462,7 +466,10 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
           break;
         }
       }
-    const restart = concerned.map(restartOf).find((r) => r !== undefined);
+    // A unit's own alerts are a restart's while it is the one restarted; a role's as a whole (its queues,
+    // its transfers) while any operation takes its units.
+    const own = PER_UNIT.has(rule.kind);
+    const restart = concerned.map((u) => restartOf(u, own)).find((r) => r !== undefined);
     const served = target.role === 'router' && !isHost(target) ? emptiedRole() : undefined;
     if (!mute && restart) mute = { by: 'restart', text: restart.what };
     else if (!mute && served)

@@ -333,6 +333,7 @@ export class RestartService {
       if (run)
         out.push({
           role,
+          current: true,
           what: `restart of ${targetText(run.init.target)} by ${run.init.requestedBy} (operation ${run.id})`,
         });
     }

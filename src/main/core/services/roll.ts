@@ -171,22 +171,18 @@ export class RollService {
     }
   }
 
-  /** The workers the running roll of the deployment is restarting now (one at a time: its current one). */
+  /** The workers of the deployment's running roll: the one it restarts now, and the others it takes in turn. */
   restarting(deploymentId: string): RestartingUnit[] {
     const t = this.running(deploymentId);
     if (!t) return [];
     const op = t.last;
-    return op.workers.flatMap((w, i) =>
-      w.state === 'running'
-        ? [
-            {
-              role: w.role,
-              ...this.workerScope(deploymentId, w.name),
-              what: `rolling restart of ${op.targetText} by ${t.requestedBy}: ${w.name}, ${i + 1} of ${op.workers.length} (roll ${op.id})`,
-            },
-          ]
-        : [],
-    );
+    const now = op.workers.find((w) => w.state === 'running');
+    return op.workers.map((w) => ({
+      role: w.role,
+      ...this.workerScope(deploymentId, w.name),
+      current: w === now,
+      what: `rolling restart of ${op.targetText} by ${t.requestedBy}${now ? `: ${now.name}, ${op.workers.indexOf(now) + 1} of ${op.workers.length}` : ''} (roll ${op.id})`,
+    }));
   }
 
   async getRoll(args: { deploymentId: string; rollId: string }): Promise<RollOperation> {
