@@ -372,10 +372,12 @@ export function evaluateAlerts(rules: readonly AlertRule[], prev: AlertState, in
     [...restartingNow].some((k) => !prev.restarting[k])
   )
     state.restarting = Object.fromEntries([...restartingNow].map((k) => [k, true as const]));
+  // The first poll after the end is the baseline, not a count: what it reports (a counter read once more) may
+  // have happened before the end.
   const watchedFrom = (rule: AlertRule, t: AlertTarget): number => {
     let from = -Infinity;
     for (const u of concernedOf(rule, t)) from = Math.max(from, state.calm[unitKey(u)] ?? -Infinity);
-    return from;
+    return from + 1;
   };
 
   const ctx = {
