@@ -68,6 +68,8 @@ test('the decode group rolls every decode worker, one at a time, and says so at 
   await expect(dialog.getByTestId('roll-without-gpu-check')).toHaveCount(0);
   await page.screenshot({ path: shot('fleet-roll-plan.png') });
 
+  const eventsBefore = (await apiCall<unknown[]>(app.url, 'listEvents', { deploymentId: await fleetId() }))
+    .length;
   await dialog.getByTestId('roll-start').click();
   const progress = page.getByTestId('roll-progress');
   await expect(progress).toBeVisible({ timeout: 15_000 });
@@ -88,6 +90,21 @@ test('the decode group rolls every decode worker, one at a time, and says so at 
   await page.screenshot({ path: shot('fleet-roll-done.png') });
   await progress.getByTestId('roll-close').click();
   await expect(group.getByTestId('role-healthy')).toHaveText('3/3 healthy', { timeout: 30_000 });
+  // Nothing anyone was told about came from the workers the roll restarted: their stops, stale metrics and failed
+  // health checks were expected, each in its worker's turn.
+  const during = (
+    await apiCall<
+      Array<{ kind: string; title: string; alert?: { key: string; change: string; notify: boolean } }>
+    >(app.url, 'listEvents', { deploymentId: await fleetId() })
+  ).slice(eventsBefore);
+  const own = ['service-inactive', 'health-failing', 'metrics-stale', 'restart-loop'].map(
+    (r) => `${r}|decode`,
+  );
+  expect(
+    during
+      .filter((e) => e.alert?.change === 'fired' && e.alert.notify && own.includes(e.alert.key))
+      .map((e) => e.title),
+  ).toEqual([]);
   expect(errors).toEqual([]);
 });
 

@@ -60,8 +60,9 @@ test('an edited alert rule and the theme survive a restart of the app', async ()
   const dataDir = mkdtempSync(join(tmpdir(), 'pdc-e2e-settings-'));
   let page = await open(dataDir);
   const threshold = page.getByTestId('rule-threshold-decode-kv-high');
-  await expect(threshold).toHaveValue('0.9');
-  await threshold.fill('0.42');
+  // The KV threshold is a percentage on screen, a ratio in the settings file.
+  await expect(threshold).toHaveValue('90');
+  await threshold.fill('42');
   await threshold.blur();
   await page.getByTestId('settings-theme').selectOption('dark');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
@@ -76,7 +77,7 @@ test('an edited alert rule and the theme survive a restart of the app', async ()
 
   await app!.stop();
   page = await open(dataDir);
-  await expect(page.getByTestId('rule-threshold-decode-kv-high')).toHaveValue('0.42');
+  await expect(page.getByTestId('rule-threshold-decode-kv-high')).toHaveValue('42');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   await expect(page.getByTestId('settings-theme')).toHaveValue('dark');
   await expect(page.getByTestId('theme-toggle')).toHaveText('Theme: dark');
@@ -93,9 +94,9 @@ test('two windows stay in sync, and import shows what it changes and keeps setti
   await a.getByTestId('settings-theme').selectOption('light');
   await expect(b.locator('html')).toHaveAttribute('data-theme', 'light');
   const t = a.getByTestId('rule-threshold-decode-kv-high');
-  await t.fill('0.77');
+  await t.fill('77');
   await t.blur();
-  await expect(b.getByTestId('rule-threshold-decode-kv-high')).toHaveValue('0.77');
+  await expect(b.getByTestId('rule-threshold-decode-kv-high')).toHaveValue('77');
   const before = readFileSync(join(dataDir, 'settings.json'), 'utf8');
 
   const shared = JSON.stringify({
@@ -130,7 +131,7 @@ test('two windows stay in sync, and import shows what it changes and keeps setti
     `kept as ${join(dataDir, 'settings.json.bak')}`,
   );
   expect(readFileSync(join(dataDir, 'settings.json.bak'), 'utf8')).toBe(before);
-  await expect(a.getByTestId('rule-threshold-decode-kv-high')).toHaveValue('0.6');
+  await expect(a.getByTestId('rule-threshold-decode-kv-high')).toHaveValue('60');
   await expect(a.getByTestId('rule-restart-loop')).toHaveCount(0);
   // The theme was not in the imported file: it stays.
   await expect(a.locator('html')).toHaveAttribute('data-theme', 'light');
@@ -163,7 +164,7 @@ test('a broken settings file: shown with path:line:column, the app runs on defau
   await expect(banner).toContainText(
     'PD Console runs on default settings and will not save over this file until you fix it or move it away',
   );
-  await expect(page.getByTestId('rule-threshold-decode-kv-high')).toHaveValue('0.9');
+  await expect(page.getByTestId('rule-threshold-decode-kv-high')).toHaveValue('90');
   await expect(page.locator('html')).not.toHaveAttribute('data-theme', 'dark');
   // A change applies to this run, and the file stays exactly as the operator left it.
   await page.getByTestId('settings-theme').selectOption('light');

@@ -172,6 +172,8 @@ export function createApp(opts: AppOptions): App {
     restart,
     rollDeploymentsOf(core.deployments, (host) => deploymentClock(core, host)),
   );
+  // A restart or roll by this console makes the alerts of the units it restarts expected, not notified.
+  dashboard.attachRestarts((id) => [...restart.restarting(id), ...roll.restarting(id)]);
   const discovery = new DiscoveryService(core, (hostId) => settings.discoveryChoices(hostId));
   const prometheus = new PrometheusService(core, { secrets: opts.secrets });
   // Recording on/off is the operator's saved choice, unless this run says otherwise (one-shot CLI commands

@@ -7,6 +7,7 @@ import { createMainWindow, installSessionPolicies } from './window';
 import { createSafeStorageSecrets } from './secrets';
 import { installMenu } from './menu';
 import { tuneGarbageCollector } from './gc-tuning';
+import { worthNotifying } from '@shared/alert-notice';
 
 const devServerUrl = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined;
 const trustedIds = new Set<number>();
@@ -34,7 +35,7 @@ void app.whenReady().then(async () => {
   });
   // Alerts as desktop notifications (the renderer does the same with the web Notification API in browser mode).
   d.core.on('event', (e) => {
-    if (e.kind === 'alert' && Notification.isSupported())
+    if (worthNotifying(e) && Notification.isSupported())
       new Notification({ title: `PD Console: ${e.title}`, body: e.detail ?? '' }).show();
   });
   const open = (): void => {

@@ -185,6 +185,24 @@ export interface AppEvent {
   worker?: string;
   title: string;
   detail?: string;
+  /** An alert's change (kind 'alert'): which alert, what happened to it, and whether it is worth a notification. */
+  alert?: AlertEventInfo;
+}
+
+/**
+ * What an alert event says about its alert. `key` is the alert's identity (ActiveAlert.key), so a review and the
+ * charts pair an alert's start with its end whatever its text became in between. `notify` is false for what
+ * needs no one's attention: an alert expected during a restart by this console, its end, a change of its workers.
+ */
+export interface AlertEventInfo {
+  key: string;
+  ruleId: string;
+  /** fired: it began (or, after a quiet start, fires normally); resolved: fresh data showed it clear; ended: its
+   * rule was switched off or deleted; updated: the workers it is about changed. */
+  change: 'fired' | 'resolved' | 'ended' | 'updated';
+  notify: boolean;
+  /** The restart by this console that made it expected (a quiet start): "restart of decode by alice (…)". */
+  expected?: string;
 }
 
 export interface DeploymentSummary {

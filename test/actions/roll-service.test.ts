@@ -59,6 +59,12 @@ describe('rolling restarts from the API, one-host demo', () => {
   it('runs a roll to its end, restarts the unit the simulation runs, and writes it on the timeline', async () => {
     const fx = await open();
     const before = fx.demo.sim.unitHistory.length;
+    // What the roll says it is restarting now, at each of its pushes (the alerts mark that unit's expected).
+    const restarting: string[] = [];
+    fx.core.on('rollProgress', (p) => {
+      for (const u of fx.roll.restarting(p.deploymentId))
+        if (u.current) restarting.push(`${u.role} ${u.worker ?? '-'}: ${u.what}`);
+    });
     const started = await fx.roll.startRoll({
       deploymentId: fx.deploymentId,
       target: { kind: 'worker', worker: 'sglang-decode.service' },
@@ -83,6 +89,12 @@ describe('rolling restarts from the API, one-host demo', () => {
     expect(titles.some((t) => /tester started a rolling restart of/.test(t))).toBe(true);
     expect(titles.some((t) => /rolling restart: decode restarted and healthy/.test(t))).toBe(true);
     expect((await fx.roll.listRolls({ deploymentId: fx.deploymentId }))[0].id).toBe(started.id);
+    expect(new Set(restarting)).toEqual(
+      new Set([
+        `decode -: rolling restart of ${started.targetText} by tester: decode, 1 of 1 (roll ${started.id})`,
+      ]),
+    );
+    expect(fx.roll.restarting(fx.deploymentId)).toEqual([]);
   });
 
   it('refuses a one-service restart and a second roll while a roll runs, and names the running roll', async () => {

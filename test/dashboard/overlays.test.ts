@@ -24,6 +24,8 @@ function recordingContext(): {
     save: () => undefined,
     restore: () => undefined,
     fillRect: () => undefined,
+    fillText: () => undefined,
+    font: '',
     setLineDash: (d: number[]) => (dash = d),
     beginPath: () => (path = []),
     moveTo: (x: number) => path.push(x),
@@ -88,5 +90,33 @@ describe('overlayPlugin markers', () => {
       expect(s.xs.length).toBeLessThanOrEqual(101);
       expect(s.xs.length).toBeGreaterThan(90);
     }
+  });
+
+  it('draws an alert as one marker at its start, however many changes it had, and overlapping alerts as one', () => {
+    const { ctx, fills } = recordingContext();
+    const change = (id: number, ts: number, key: string, kind: 'fired' | 'updated' | 'resolved'): AppEvent =>
+      ({
+        id: String(id),
+        ts,
+        severity: kind === 'fired' ? 'warning' : 'info',
+        title: `a ${key}`,
+        kind: 'alert',
+        alert: { key, ruleId: key, change: kind, notify: true },
+      }) as AppEvent;
+    const events = [
+      change(1, 100, 'kv', 'fired'),
+      // The workers it names change every 30 ms: one alert all along, not a comb of markers.
+      ...Array.from({ length: 10 }, (_, i) => change(2 + i, 130 + i * 30, 'kv', 'updated')),
+      // Another alert starts while the first fires: one band, counted.
+      change(20, 300, 'stale', 'fired'),
+      change(21, 450, 'stale', 'resolved'),
+      change(22, 500, 'kv', 'resolved'),
+      // A later alert of its own.
+      change(30, 800, 'kv', 'fired'),
+      change(31, 850, 'kv', 'resolved'),
+    ];
+    drawMarkers(events, ctx);
+    const triangles = fills.filter((f) => f.xs.length > 0).flatMap((f) => f.xs);
+    expect(triangles.sort((a, b) => a - b)).toEqual([6, 76]);
   });
 });

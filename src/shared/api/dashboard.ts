@@ -150,13 +150,33 @@ export interface GpuStatus {
   hint?: string;
 }
 
+/**
+ * One alert as the operator sees it: a rule's firing (or pending) instances of one role, or of one host for a
+ * lost link, grouped into one entry that names its workers (src/main/core/alerts/engine.ts has the states).
+ */
 export interface ActiveAlert {
+  /** Its identity across polls, edits of its rule and changes of its text: `<rule id>|<role>` or `<rule id>|host:<id>`. */
+  key: string;
   ruleId: string;
   role?: Role;
+  /** The host a lost link's alert is about (its id). */
+  host?: string;
   severity: 'warning' | 'error';
   title: string;
   detail: string;
+  /** Firing: when it fired. Pending: when its condition began to hold. */
   since: number;
+  /** Pending only: when it fires if the condition still holds then. */
+  firesAt?: number;
+  /** The fleet workers it is about (their service ids). */
+  workers?: string[];
+  /**
+   * No fresh data since `since` (the host is unreachable, /metrics fails): the alert stays as last known, neither
+   * resolved nor confirmed.
+   */
+  noData?: { since: number; reason: string };
+  /** A restart this console runs covers it ("restart of decode by alice, operation r-…"): not notified. */
+  expected?: string;
 }
 
 export interface DashboardSnapshot {
@@ -167,7 +187,10 @@ export interface DashboardSnapshot {
   kv: KvDetail[];
   verdict: Verdict;
   gpu: GpuStatus;
+  /** Firing alerts (those expected during a restart by this console and those without fresh data included). */
   alerts: ActiveAlert[];
+  /** Alerts whose condition holds but not yet for their rule's hold time; absent when none. */
+  pendingAlerts?: ActiveAlert[];
   /** Signals this deployment's servers do not expose, with the names expected. */
   notExposed: Record<string, SignalMissing>;
   /** Per scraped role, its latest successful scrape's families by class; absent before the first scrape. */
@@ -223,6 +246,16 @@ export interface AlertRule {
   forS?: number;
   /** Look-back window (s) for counting rules. */
   windowS?: number;
+  /**
+   * How long fresh data must show the condition clear before a firing alert resolves (s); absent: the kind's
+   * default (src/main/core/alerts/rules.ts).
+   */
+  clearForS?: number;
+  /**
+   * Hysteresis, in the threshold's unit: a firing alert counts as clear only below threshold − margin (kv-high,
+   * queue-growing); absent: the kind's default.
+   */
+  margin?: number;
 }
 
 export interface JournalEntry {

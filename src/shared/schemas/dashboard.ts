@@ -28,6 +28,8 @@ export const alertRuleSchema = z.strictObject({
   threshold: z.number().finite().min(0).max(1e9).optional(),
   forS: z.number().finite().min(0).max(86_400).optional(),
   windowS: z.number().finite().min(1).max(86_400).optional(),
+  clearForS: z.number().finite().min(0).max(86_400).optional(),
+  margin: z.number().finite().min(0).max(1e9).optional(),
 });
 
 export const dashboardSchemas = {

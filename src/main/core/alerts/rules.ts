@@ -44,6 +44,38 @@ export const DEFAULT_ALERT_RULES: readonly AlertRule[] = [
   },
 ];
 
+/**
+ * How long fresh data must show a kind's condition clear before its alert resolves (s), when the rule does not
+ * say (AlertRule.clearForS). The counting kinds read a window that already smooths (a restart loop is over once
+ * its window holds fewer restarts); the state kinds wait as long as they waited to fire, so one good poll between
+ * bad ones does not end the alert.
+ */
+const CLEAR_FOR_S: Record<AlertRule['kind'], number> = {
+  'kv-high': 30,
+  'service-inactive': 5,
+  'health-failing': 15,
+  'restart-loop': 0,
+  'metrics-stale': 10,
+  'transfer-failures': 0,
+  'queue-growing': 30,
+};
+
+export function clearForS(rule: AlertRule): number {
+  return rule.clearForS ?? CLEAR_FOR_S[rule.kind];
+}
+
+/**
+ * Hysteresis, in the threshold's unit (AlertRule.margin): a KV alert at 90 % clears only below 88 %, a queue
+ * alert only once the queue grows by less than half the threshold over its window; the other kinds read states
+ * and counts, which do not hover.
+ */
+export function marginOf(rule: AlertRule): number {
+  if (rule.margin !== undefined) return rule.margin;
+  if (rule.kind === 'kv-high') return 0.02;
+  if (rule.kind === 'queue-growing') return (rule.threshold ?? 5) / 2;
+  return 0;
+}
+
 /** Rule kinds that only make sense for SGLang servers (the router has no KV pool or PD queues). */
 export const SERVER_ONLY_KINDS: ReadonlySet<AlertRule['kind']> = new Set([
   'kv-high',

@@ -1,41 +1,35 @@
-// A fleet alert names the workers it is about. The rules watch a role's aggregate (its fullest worker's KV, up
-// only while every worker is, queues and failures summed), so an alert on "decode" alone leaves a fleet operator
-// to find which of eight workers it means: here the firing condition's text is rewritten from the workers' own
-// values ("decode KV cache above 90 %: decode-3 on gpu-c (97 %)"). A one-host pair has no workers and keeps the
-// rule's own text.
+// An alert is a group: a rule's firing instances of one role (a fleet's workers each have their own, so one
+// worker's restarts are never added to another's). Its text names the workers it is about, with their figures,
+// and says how the rest of the role stands ("decode KV cache above 90 %: decode-3 on gpu-c (97 %)"). A one-host
+// pair's group has one instance, whose text is its own; so has a fleet role's rule that reads the role as a
+// whole (queues, transfer failures), which names the workers from their own values.
 import { QUEUE_SIGNALS } from '@shared/signals/spec';
 import type { AlertRule } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import { workerList, workerName, type FleetWorker } from '../signals/worker-names';
-
-export interface AlertText {
-  title: string;
-  detail: string;
-}
+import { fmt, pct, span, type AlertTarget, type AlertText } from './conditions';
 
 type Val = (key: string) => number | null;
 
-/** The role's workers that run (active) but fail their health check: what the health rule fires on in a fleet. */
-export function failingHealth(workers: readonly FleetWorker[], role: Role, val: Val): FleetWorker[] {
-  return workers.filter(
-    (w) => w.role === role && val(`${role}.active@${w.id}`) === 1 && val(`${role}.health_ok@${w.id}`) === 0,
-  );
+/** One firing instance of a group: its target, and its last reading with data. */
+export interface Member {
+  target: AlertTarget;
+  value?: number;
+  text: AlertText;
 }
 
-/** The role-level text of a true condition, with the fleet's workers it is about named; unchanged without any. */
-export function namingWorkers(
+/** The group's text, from its members (firing instances) and, for context, the role's other workers. */
+export function groupText(
   rule: AlertRule,
   role: Role,
-  text: AlertText,
+  members: readonly Member[],
   fleet: readonly FleetWorker[],
   val: Val,
 ): AlertText {
+  const named = members.filter((m): m is Member & { target: { worker: FleetWorker } } => !!m.target.worker);
+  if (named.length === 0) return roleText(rule, role, members[0].text, fleet, val);
+  const ws = named.map((m) => m.target.worker);
   const workers = fleet.filter((w) => w.role === role);
-  if (workers.length === 0 || role === 'router') return text;
-  const of = (key: string): { w: FleetWorker; x: number }[] =>
-    workers
-      .map((w) => ({ w, x: val(`${role}.${key}@${w.id}`) }))
-      .filter((e): e is { w: FleetWorker; x: number } => e.x !== null);
   // Serving: active and not failing its health check (a multi-node worker whose rank-1 unit stopped is neither).
   const serving = workers.filter(
     (w) => val(`${role}.active@${w.id}`) === 1 && val(`${role}.health_ok@${w.id}`) !== 0,
@@ -44,61 +38,66 @@ export function namingWorkers(
   switch (rule.kind) {
     case 'kv-high': {
       const th = rule.threshold ?? 0.9;
-      // A worker's fullest dp rank refuses requests first, as the role rule reads the fleet's fullest.
-      const kv = workers
-        .map((w) => ({
-          w,
-          x: val(`${role}.kv_fullest_rank_ratio@${w.id}`) ?? val(`${role}.kv_ratio@${w.id}`),
-        }))
-        .filter((e): e is { w: FleetWorker; x: number } => e.x !== null)
-        .sort((a, b) => b.x - a.x);
-      const full = kv.filter((e) => e.x > th);
-      if (full.length === 0) return text;
-      const rest = kv.filter((e) => e.x <= th);
+      const full = [...named].sort((a, b) => (b.value ?? 0) - (a.value ?? 0));
+      const mine = new Set(ws.map((w) => w.id));
+      // A worker's fullest dp rank refuses requests first, as its instance reads it.
+      const rest = workers
+        .filter((w) => !mine.has(w.id))
+        .map((w) => val(`${role}.kv_fullest_rank_ratio@${w.id}`) ?? val(`${role}.kv_ratio@${w.id}`))
+        .filter((x): x is number => x !== null)
+        .sort((a, b) => b - a);
       const total = val(`${role}.kv_ratio`);
       return {
-        title: `${role} KV cache above ${pct(th)}: ${full.map((e) => `${workerName(e.w)} (${pct(e.x)})`).join(', ')}`,
+        title: `${role} KV cache above ${pct(th)}: ${full.map((m) => `${workerName(m.target.worker)} (${pct(m.value ?? 0)})`).join(', ')}`,
         detail:
-          `${full.map((e) => `${workerName(e.w)} at ${pct(e.x)}`).join(', ')} (threshold ${pct(th)} for ${rule.forS ?? 0} s)` +
-          (rest.length > 0 ? `, other ${role} workers at most ${pct(rest[0].x)}` : '') +
+          `${full.map((m) => `${workerName(m.target.worker)} at ${pct(m.value ?? 0)}`).join(', ')} (threshold ${pct(th)} for ${rule.forS ?? 0} s)` +
+          (rest.length > 0 ? `, other ${role} workers at most ${pct(rest[0])}` : '') +
           (total !== null ? `, ${pct(total)} of the role's KV overall` : '') +
           `; new requests there will wait for KV slots or be retracted`,
       };
     }
-    case 'service-inactive': {
-      const down = of('active').filter((e) => e.x === 0);
-      if (down.length === 0) return text;
+    case 'service-inactive':
       return {
-        title: `${role} service is not active: ${workerList(down.map((e) => e.w))}`,
-        detail: `systemd reports the unit${down.length > 1 ? 's' : ''} of ${workerList(down.map((e) => e.w))} as not active; ${serve}; open ${down.length > 1 ? 'their pages' : 'its page'} for the journal and Result`,
+        title: `${role} service is not active: ${workerList(ws)}`,
+        detail: `systemd reports the unit${ws.length > 1 ? 's' : ''} of ${workerList(ws)} as not active; ${serve}; open ${ws.length > 1 ? 'their pages' : 'its page'} for the journal and Result`,
       };
-    }
-    case 'health-failing': {
-      const failing = failingHealth(workers, role, val);
-      if (failing.length === 0) return text;
+    case 'health-failing':
       return {
-        title: `${role} health check failing: ${workerList(failing)}`,
-        detail: `${workerList(failing)} ${failing.length === 1 ? 'is' : 'are'} active but ${failing.length === 1 ? 'its' : 'their'} /health check fails (for ${rule.forS ?? 0} s); ${serve}`,
+        title: `${role} health check failing: ${workerList(ws)}`,
+        detail: `${workerList(ws)} ${ws.length === 1 ? 'is' : 'are'} active but ${ws.length === 1 ? 'its' : 'their'} /health check fails (for ${rule.forS ?? 0} s); ${serve}`,
       };
-    }
     case 'metrics-stale': {
-      const stale = of('metrics_ok').filter((e) => e.x !== 1);
-      if (stale.length === 0) return text;
-      const names = workerList(stale.map((e) => e.w));
-      return { title: `${role} metrics stale: ${names}`, detail: `${names}: ${text.detail}` };
+      if (named.length === 1)
+        return { title: `${role} metrics stale: ${workerList(ws)}`, detail: named[0].text.detail };
+      const oldest = Math.max(...named.map((m) => m.value ?? 0));
+      return {
+        title: `${role} metrics stale: ${workerList(ws)}`,
+        detail: `no successful /metrics scrape of ${workerList(ws)} for up to ${oldest} s; charts stop here`,
+      };
     }
     case 'restart-loop': {
-      // NRestarts counts since the unit was loaded, not in the window: the worker with the most is the likely
-      // one, said as a count rather than claimed.
-      const counts = of('restarts')
-        .filter((e) => e.x > 0)
-        .sort((a, b) => b.x - a.x);
-      if (counts.length === 0) return text;
+      const loops = [...named].sort((a, b) => (b.value ?? 0) - (a.value ?? 0));
       return {
-        title: counts.length === 1 ? `${text.title}: ${workerName(counts[0].w)}` : text.title,
-        detail: `${text.detail}; NRestarts now: ${counts.map((e) => `${workerName(e.w)} ${e.x}`).join(', ')}`,
+        title: `${role} is restarting in a loop: ${workerList(ws)}`,
+        detail: `systemd restarted ${loops.map((m) => `${workerName(m.target.worker)} ${m.value ?? 0} times`).join(', ')} in the last ${span(rule.windowS ?? 600)} (NRestarts rising, counted per worker)`,
       };
     }
+    default:
+      return named[0].text;
+  }
+}
+
+/** A rule that reads a fleet role as a whole names the workers from their own figures; a pair's text is its own. */
+function roleText(
+  rule: AlertRule,
+  role: Role,
+  text: AlertText,
+  fleet: readonly FleetWorker[],
+  val: Val,
+): AlertText {
+  const workers = fleet.filter((w) => w.role === role);
+  if (workers.length === 0 || role === 'router') return text;
+  switch (rule.kind) {
     case 'transfer-failures': {
       const failing = workers
         .map((w) => ({
@@ -128,13 +127,7 @@ export function namingWorkers(
         detail: `${text.detail}; now ${held.map((e) => `${workerName(e.w)} ${fmt(e.x)}`).join(', ')}`,
       };
     }
+    default:
+      return text;
   }
-}
-
-function pct(r: number): string {
-  return `${Math.round(r * 1000) / 10} %`;
-}
-
-function fmt(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }

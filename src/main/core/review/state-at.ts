@@ -175,18 +175,42 @@ function kvAt(data: ReviewData, group: Group, k: number): KvUsage | undefined {
   };
 }
 
-/** Alerts firing at ts: fired and not yet followed by their "resolved: …" event. */
+/**
+ * Alerts firing at ts: fired and not yet resolved or ended, paired by the alert's key (AppEvent.alert) whatever
+ * its text became in between (an edited threshold, the workers it names). A recording made before events carried
+ * the key pairs "X" with a later "resolved: X" of the same role.
+ */
 export function alertsAt(events: readonly AppEvent[], ts: number): ActiveAlert[] {
   const active = new Map<string, ActiveAlert>();
   for (const e of events) {
     if (e.ts > ts) break;
     if (e.kind !== 'alert') continue;
+    const a = e.alert;
+    if (a) {
+      if (a.change === 'resolved' || a.change === 'ended') active.delete(a.key);
+      else {
+        const was = active.get(a.key);
+        if (a.change === 'updated' && !was) continue;
+        active.set(a.key, {
+          key: a.key,
+          ruleId: a.ruleId,
+          ...(e.role ? { role: e.role } : {}),
+          severity: e.severity === 'error' || was?.severity === 'error' ? 'error' : 'warning',
+          title: e.title,
+          detail: e.detail ?? '',
+          since: was?.since ?? e.ts,
+          ...(a.expected ? { expected: a.expected } : {}),
+        });
+      }
+      continue;
+    }
     const resolved = /^resolved: /.test(e.title);
     const title = resolved ? e.title.slice('resolved: '.length) : e.title;
     const key = `${e.role ?? ''}|${title}`;
     if (resolved) active.delete(key);
     else if (e.severity !== 'info' && !active.has(key))
       active.set(key, {
+        key: `recorded-${e.id}`,
         ruleId: `recorded-${e.id}`,
         ...(e.role ? { role: e.role } : {}),
         severity: e.severity === 'error' ? 'error' : 'warning',

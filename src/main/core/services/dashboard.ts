@@ -21,7 +21,7 @@ import type { ConnectionStatus, DeploymentConfig, Observation, Role } from '@sha
 import type { DemoFaultName } from '@shared/demo-faults';
 import type { Settings } from '@shared/api/settings';
 import type { EventEmitter } from 'node:events';
-import type { ApiEventMap, LiveDeploymentAccess, ServiceHost } from './service-host';
+import type { ApiEventMap, LiveDeploymentAccess, ServiceHost, TimelineEntry } from './service-host';
 import { systemClock, type Clock } from '../clock';
 import { ApiError } from '../api-error';
 import { SignalsStore } from '../signals/signals-store';
@@ -33,7 +33,14 @@ import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
 import { kvDetail } from '../signals/kv-detail';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
 import { memoryCell, type SettingCell } from '../config/setting-cell';
-import { evaluateAlerts, initialAlertState, type AlertState } from '../alerts/engine';
+import {
+  evaluateAlerts,
+  initialAlertState,
+  type AlertChange,
+  type AlertLink,
+  type AlertState,
+} from '../alerts/engine';
+import type { RestartingUnit } from '../actions/restarting';
 import type { JournalSubscription } from '../journal/unit-tail';
 import { journalWindowCommand } from '../journal/commands';
 import { hostsJournal, journalAround, type HostJournal } from '../journal/around';
@@ -42,6 +49,9 @@ import { FamilyCensusCache } from '../signals/family-census';
 import type { DeploymentReadings } from '../fleet/deployment';
 import type { DeploymentLookup } from '../fleet/deployment-registry';
 import { dashboardPush } from './dashboard-push';
+
+/** The units this console is restarting on a deployment now (the restart and roll services'). */
+export type RestartingSource = (deploymentId: string) => RestartingUnit[];
 
 /** Turns a simulated fault of the demo host on or off (wired by the composition root for the demo only). */
 export type DemoFaultSwitch = (fault: DemoFaultName, on: boolean, role?: Role) => string[];
@@ -67,6 +77,7 @@ interface Open {
   roles: Role[];
   alertState: AlertState;
   active: ActiveAlert[];
+  pendingAlerts: ActiveAlert[];
   gpu: GpuStatus;
   pending: Record<string, number | null>;
   families: Partial<Record<Role, ScrapeFamilies>>;
@@ -95,6 +106,7 @@ export class DashboardService {
   private readonly alerts: SettingCell<Settings['alerts']>;
   private readonly followers = new Map<string, { deploymentId: string; sub: JournalSubscription }>();
   private demoFaults: DemoFaultSwitch | null = null;
+  private restarting: RestartingSource = () => [];
   private readonly census = new FamilyCensusCache();
   private readonly deployments: DeploymentLookup;
   /** What this console is restarting, from the restart and roll progress it pushes. */
@@ -134,6 +146,11 @@ export class DashboardService {
     core.on('restartProgress', (op) => this.actions.restart(op));
     core.on('rollProgress', (p) => this.actions.roll(p.deploymentId, p.operation));
     core.hooks.on('gpu', (e) => this.onGpu(e.deploymentId, e.status, e.hostId));
+  }
+
+  /** The composition root hands over what the restart and roll services are restarting (for the alerts). */
+  attachRestarts(fn: RestartingSource): void {
+    this.restarting = fn;
   }
 
   /** The composition root hands over the demo host's fault switch when it starts one. */
@@ -247,6 +264,7 @@ export class DashboardService {
       roles,
       alertState: initialAlertState(),
       active: [],
+      pendingAlerts: [],
       gpu: { ts: null, gpus: [] },
       pending: {},
       families: {},
@@ -277,31 +295,30 @@ export class DashboardService {
     const values = this.core.listenerCount('signals') > 0 ? Object.assign(o.pending, polled) : null;
     o.pending = {};
     const latest = this.store.latest(obs.deploymentId);
-    const { state, changes, active } = evaluateAlerts(this.rulesFor(obs.deploymentId), o.alertState, {
-      ts: obs.ts,
-      roles: o.roles,
-      values: latest,
-      workers: this.workersOf(obs.deploymentId),
-    });
+    const { state, changes, active, pending } = evaluateAlerts(
+      this.rulesFor(obs.deploymentId),
+      o.alertState,
+      {
+        ts: obs.ts,
+        roles: o.roles,
+        values: latest,
+        workers: this.workersOf(obs.deploymentId),
+        links: this.linksOf(obs.deploymentId, o),
+        restarting: this.restarting(obs.deploymentId),
+      },
+    );
     o.alertState = state;
     o.active = active;
+    o.pendingAlerts = pending;
+    const links = this.hostLinksOf(obs.deploymentId, o);
     o.verdict.observe({
       ts: obs.ts,
       units: o.units.read(obs, o.deployment.services),
-      links: this.linksOf(obs.deploymentId, o),
+      links,
       actions: this.actions.of(obs.deploymentId),
       ...(o.isFleet ? { workers: this.workersOf(obs.deploymentId) } : {}),
     });
-    for (const c of changes) {
-      this.core.addEvent(obs.deploymentId, {
-        ts: obs.ts,
-        kind: 'alert',
-        severity: c.type === 'fired' ? c.alert.severity : 'info',
-        role: c.alert.role,
-        title: c.type === 'fired' ? c.alert.title : `resolved: ${c.alert.title}`,
-        detail: c.alert.detail,
-      });
-    }
+    for (const c of changes) this.core.addEvent(obs.deploymentId, alertEvent(obs.ts, c));
     if (values) this.core.emit('signals', { deploymentId: obs.deploymentId, ts: obs.ts, values });
     // Built for a window that listens, else only when asked for (getDashboard): a headless core (the CLI, the web
     // server with no tab open) does not build a verdict, KV details and what is not exposed every round for nobody.
@@ -330,13 +347,20 @@ export class DashboardService {
     return o.snapshot;
   }
 
-  /** Each host's link as it stands now: the verdict does not judge a host it cannot read. */
-  private linksOf(
+  /**
+   * Each host's link as it stands now (every host of every unit, a multi-node worker's other nodes too): the
+   * verdict does not judge a host it cannot read, and the alerts make a lost one one alert.
+   */
+  private hostLinksOf(
     deploymentId: string,
     o: Open,
   ): { hostId: string; label: string; status: ConnectionStatus }[] {
-    const hosts = [...new Set(o.deployment.services.map((s) => s.hostId))];
-    return hosts.map((hostId) => {
+    const hosts = new Set<string>();
+    for (const s of o.deployment.services) {
+      hosts.add(s.hostId);
+      for (const u of s.units ?? []) hosts.add(u.hostId);
+    }
+    return [...hosts].map((hostId) => {
       try {
         const conn = this.core.connectionOf(deploymentId, o.isFleet ? hostId : undefined);
         return { hostId, label: o.isFleet ? hostId : conn.label, status: conn.status };
@@ -346,6 +370,10 @@ export class DashboardService {
         return { hostId, label: hostId, status };
       }
     });
+  }
+
+  private linksOf(deploymentId: string, o: Open): AlertLink[] {
+    return this.hostLinksOf(deploymentId, o).map((l) => linkOf(l.hostId, l.label, l.status));
   }
 
   /** A fleet's workers with their hosts, so the verdict and alerts name both ("decode-2 on gpu-b"). */
@@ -383,6 +411,7 @@ export class DashboardService {
       ),
       gpu: o.gpu,
       alerts: o.active,
+      ...(o.pendingAlerts.length > 0 ? { pendingAlerts: o.pendingAlerts } : {}),
       notExposed: this.store.notExposed(deploymentId),
       families: { ...o.families },
       ...(routerWorkers ? { routerWorkers } : {}),
@@ -623,4 +652,66 @@ export class DashboardService {
       );
     return o;
   }
+}
+
+/** A link as the alerts read it: up only while connected; when and how it is down otherwise. */
+function linkOf(hostId: string, label: string, s: ConnectionStatus): AlertLink {
+  switch (s.state) {
+    case 'connected':
+      return { hostId, label, up: true };
+    case 'stale':
+      return { hostId, label, up: false, since: s.since, detail: `not answering: ${s.reason}` };
+    case 'reconnecting':
+      return {
+        hostId,
+        label,
+        up: false,
+        since: s.since,
+        detail: `reconnecting, attempt ${s.attempt} (last error: ${s.lastError})`,
+      };
+    case 'connecting':
+      return { hostId, label, up: false, detail: `connecting, attempt ${s.attempt}` };
+    case 'failed':
+      return { hostId, label, up: false, since: s.at, detail: `not retrying: ${s.reason}` };
+    case 'idle':
+      return { hostId, label, up: false, detail: 'not connected' };
+  }
+}
+
+/**
+ * An alert's change as a timeline event. Only what needs someone's attention notifies: a start that is not
+ * expected, the end of an alert that was notified. A quiet start says what made it expected.
+ */
+function alertEvent(ts: number, c: AlertChange): TimelineEntry {
+  const a = c.alert;
+  const quietStart = c.type === 'fired' && !c.notify;
+  return {
+    ts,
+    kind: 'alert',
+    severity: c.type === 'fired' && c.notify ? a.severity : 'info',
+    ...(a.role ? { role: a.role } : {}),
+    ...(a.host ? { hostId: a.host } : {}),
+    title:
+      c.type === 'resolved'
+        ? `resolved: ${a.title}`
+        : c.type === 'ended'
+          ? `ended: ${a.title}`
+          : c.type === 'updated'
+            ? `changed: ${a.title}`
+            : a.title,
+    detail: [
+      quietStart && a.expected ? `expected — ${a.expected} in progress` : null,
+      c.reason ?? null,
+      a.detail,
+    ]
+      .filter(Boolean)
+      .join('; '),
+    alert: {
+      key: a.key,
+      ruleId: a.ruleId,
+      change: c.type,
+      notify: c.notify,
+      ...(quietStart && a.expected ? { expected: a.expected } : {}),
+    },
+  };
 }

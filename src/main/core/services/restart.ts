@@ -13,9 +13,10 @@ import type {
   RestartTarget,
   StartRestartResult,
 } from '@shared/contract';
-import type { HostConfig, Role } from '@shared/domain';
+import { ROLES, type HostConfig, type Role } from '@shared/domain';
 import type { StoredRestartSettings } from '@shared/api/settings';
 import type { SettingCell } from '../config/setting-cell';
+import type { RestartingUnit } from '../actions/restarting';
 import type { ServiceHost, TimelineEntry } from './service-host';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
@@ -322,6 +323,21 @@ export class RestartService {
       run.changed(true);
     }
     return run.snapshot();
+  }
+
+  /** The units a restart is restarting on the deployment now (every role of a running operation's target). */
+  restarting(deploymentId: string): RestartingUnit[] {
+    const out: RestartingUnit[] = [];
+    for (const role of ROLES) {
+      const run = this.ops.get(this.busy.get(`${deploymentId}:${role}`) ?? '')?.run;
+      if (run)
+        out.push({
+          role,
+          current: true,
+          what: `restart of ${targetText(run.init.target)} by ${run.init.requestedBy} (operation ${run.id})`,
+        });
+    }
+    return out;
   }
 
   /** Resolves when the operation has ended (tests and the CLI wait on this). */

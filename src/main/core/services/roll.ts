@@ -12,6 +12,7 @@ import type { RollRun } from '../actions/roll-run';
 import { prepareRoll } from '../actions/roll-session';
 import { startRefusal } from '../actions/roll-plan';
 import type { RestartService } from './restart';
+import type { RestartingUnit } from '../actions/restarting';
 import type { RollDeployments } from './roll-deployments';
 
 /** What the roll service is given: the guard of recorded deployments, progress pushes, the timeline, the time. */
@@ -168,6 +169,20 @@ export class RollService {
     } finally {
       this.starting.delete(deploymentId);
     }
+  }
+
+  /** The workers of the deployment's running roll: the one it restarts now, and the others it takes in turn. */
+  restarting(deploymentId: string): RestartingUnit[] {
+    const t = this.running(deploymentId);
+    if (!t) return [];
+    const op = t.last;
+    const now = op.workers.find((w) => w.state === 'running');
+    return op.workers.map((w) => ({
+      role: w.role,
+      ...this.workerScope(deploymentId, w.name),
+      current: w === now,
+      what: `rolling restart of ${op.targetText} by ${t.requestedBy}${now ? `: ${now.name}, ${op.workers.indexOf(now) + 1} of ${op.workers.length}` : ''} (roll ${op.id})`,
+    }));
   }
 
   async getRoll(args: { deploymentId: string; rollId: string }): Promise<RollOperation> {

@@ -14,7 +14,7 @@ import { RANGES, setFixedWindow, showAround, useUi, viewWindow, type View } from
 import { formatDateTime, formatTick, formatValue } from '../format';
 import { CANVAS_LEGEND, Chart, cssVar, DECIMATE, LIVE } from './setup';
 import './warm-up';
-import { nearestEvent, overlayPlugin, type OverlayOptions } from './overlays';
+import { alertBandCount, nearestEvent, overlayPlugin, type OverlayOptions } from './overlays';
 import { chartScope, eventsForChart, sameEvents } from './chart-events';
 import { recordPerf } from './perf';
 import { buildSized, measureCanvas, SizedPlatform } from './sized-platform';
@@ -627,6 +627,7 @@ function TimeChartView(p: TimeChartProps): React.JSX.Element {
       data-testid={`chart-${p.id}`}
       data-state={load.s}
       data-markers={events.length}
+      data-alert-bands={alertBandCount(events)}
     >
       <header className="chart-head">
         <h3>{p.title}</h3>

@@ -46,7 +46,8 @@ export function TopBar({
   // are not updates.
   const updated = updatedText(view.latest, readingClock(view, now));
   const { deployment, host } = view.summary;
-  const firing = view.dashboard?.alerts.length ?? 0;
+  // An alert expected during a restart by this console needs nobody: not counted.
+  const firing = view.dashboard?.alerts.filter((a) => !a.expected).length ?? 0;
   return (
     <header className="topbar">
       <div className="topbar-row">

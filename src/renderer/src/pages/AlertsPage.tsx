@@ -1,31 +1,50 @@
 // Alerts: what is firing now, what fired before, the rules (editable, for every deployment or for this one
 // only; saved in the settings file), desktop notifications, and the settings file (export/import).
 import { useState } from 'react';
-import type { AlertRule } from '@shared/contract';
+import type { ActiveAlert, AlertRule } from '@shared/contract';
 import type { DeploymentView } from '../state/store';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
-import { formatClock } from '../format';
+import { formatClock, formatDuration } from '../format';
 import { notificationPermission, requestNotifications, type NotifyPermission } from '../state/notifications';
 import { EventList } from '../components/EventList';
 import { showAround } from '../state/ui';
 import { settingsChanged, useSettings } from '../state/settings';
 import { SettingsFileCard } from '../settings/SettingsFileCard';
+import './alerts.css';
 
+const pctOf = (ratio: number): string => `${Math.round(ratio * 1000) / 10} %`;
+
+/** What a rule does, in words: when it fires and when it clears (the defaults are the engine's, rules.ts). */
 const RULE_TEXT: Record<AlertRule['kind'], (r: AlertRule) => string> = {
-  'kv-high': (r) => `KV usage above ${Math.round((r.threshold ?? 0.9) * 100)} % for ${r.forS ?? 0} s`,
-  'service-inactive': (r) => `systemd unit not active for ${r.forS ?? 0} s`,
-  'health-failing': (r) => `health/readiness check failing for ${r.forS ?? 0} s`,
+  'kv-high': (r) => {
+    const th = r.threshold ?? 0.9;
+    return `KV usage at or above ${pctOf(th)} for ${r.forS ?? 0} s; clears below ${pctOf(th - (r.margin ?? 0.02))} for ${r.clearForS ?? 30} s`;
+  },
+  'service-inactive': (r) =>
+    `systemd unit not active for ${r.forS ?? 0} s; clears when active for ${r.clearForS ?? 5} s`,
+  'health-failing': (r) =>
+    `health/readiness check failing for ${r.forS ?? 0} s; clears when passing for ${r.clearForS ?? 15} s`,
   'restart-loop': (r) =>
-    `${r.threshold ?? 3} or more restarts within ${Math.round((r.windowS ?? 600) / 60)} min`,
-  'metrics-stale': (r) => `no successful /metrics scrape for ${r.forS ?? 15} s`,
+    `${r.threshold ?? 3} or more restarts of one unit within ${Math.round((r.windowS ?? 600) / 60)} min`,
+  'metrics-stale': (r) =>
+    `no successful /metrics scrape for ${r.forS ?? 15} s (a lost link: one alert for its host); clears after ${r.clearForS ?? 10} s of scrapes`,
   'transfer-failures': (r) =>
     `${r.threshold ?? 1}+ KV bootstrap/transfer failures within ${r.windowS ?? 60} s`,
-  'queue-growing': (r) => `queues grew by ${r.threshold ?? 5}+ requests over ${r.forS ?? 120} s`,
+  'queue-growing': (r) => {
+    const th = r.threshold ?? 5;
+    return `queues trend up by ${th}+ requests over ${r.forS ?? 120} s; clears once they grow by less than ${th - (r.margin ?? th / 2)} for ${r.clearForS ?? 30} s`;
+  },
 };
+
+/** kv-high thresholds are ratios in the rule and percentages on screen ("85" means 85 %, not 8,500 %). */
+const IN_PERCENT: ReadonlySet<AlertRule['kind']> = new Set(['kv-high']);
 
 export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Element {
   const active = view.dashboard?.alerts ?? [];
+  const pending = view.dashboard?.pendingAlerts ?? [];
+  // The round's time: while a host is unreachable the polls go on, so "no data for …" counts up with them.
+  const now = view.dashboard?.ts ?? 0;
   const deploymentId = view.summary.deployment.id;
   const settings = useSettings().state;
   const own = settings?.settings.alerts.deployments[deploymentId];
@@ -56,23 +75,38 @@ export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Elemen
           </p>
         ) : (
           <ul className="alert-list">
-            {active.map((a) => (
-              <li
-                key={`${a.ruleId}|${a.role}`}
-                className={`sev-${a.severity}`}
-                data-testid="alert-item"
-                data-rule={a.ruleId}
-              >
-                <strong>{a.title}</strong> <span className="muted">since {formatClock(a.since)}</span>
-                <div>{a.detail}</div>
-                <button className="link" onClick={() => showAround(a.since, a.role)}>
-                  Journal around the start →
-                </button>
-              </li>
+            {ordered(active).map((a) => (
+              <AlertItem key={a.key} a={a} now={now} />
             ))}
           </ul>
         )}
       </section>
+      {pending.length > 0 && (
+        <section className="card" data-testid="alerts-pending">
+          <h2>Pending</h2>
+          <p className="muted small">
+            Their condition holds, not yet for their rule’s hold time; each fires only if it still holds then.
+          </p>
+          <ul className="alert-list">
+            {pending.map((a) => (
+              <li key={a.key} className="alert-pending" data-testid="alert-pending" data-rule={a.ruleId}>
+                <strong>{a.title}</strong>{' '}
+                <span className="muted">
+                  holds since {formatClock(a.since)}
+                  {a.firesAt !== undefined ? `, fires at ${formatClock(a.firesAt)}` : ''}
+                </span>
+                {a.expected && (
+                  <span className="pill alert-pill-expected">expected — restart in progress</span>
+                )}
+                <div>{a.detail}</div>
+                {a.expected && (
+                  <div className="muted small">{a.expected}: it fires only if it still holds after.</div>
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       <section className="card" data-testid="notifications">
         <h2>Desktop notifications</h2>
         {perm === 'granted' && <p>On: warnings and errors raise a desktop notification.</p>}
@@ -157,19 +191,30 @@ export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Elemen
                   <td>{r.severity}</td>
                   <td>
                     {r.threshold !== undefined ? (
-                      <input
-                        key={`${shown}-${r.threshold}`}
-                        type="number"
-                        step="any"
-                        min={0}
-                        defaultValue={r.threshold}
-                        aria-label={`${r.id} threshold`}
-                        data-testid={`rule-threshold-${r.id}`}
-                        onBlur={(e) =>
-                          Number.isFinite(e.target.valueAsNumber) &&
-                          edit(r.id, { threshold: e.target.valueAsNumber })
-                        }
-                      />
+                      <label className="rule-threshold">
+                        <input
+                          key={`${shown}-${r.threshold}`}
+                          type="number"
+                          step="any"
+                          min={0}
+                          max={IN_PERCENT.has(r.kind) ? 100 : undefined}
+                          defaultValue={
+                            IN_PERCENT.has(r.kind) ? Math.round(r.threshold * 1000) / 10 : r.threshold
+                          }
+                          aria-label={`${r.id} threshold${IN_PERCENT.has(r.kind) ? ' (%)' : ''}`}
+                          data-testid={`rule-threshold-${r.id}`}
+                          onBlur={(e) => {
+                            const v = e.target.valueAsNumber;
+                            if (!Number.isFinite(v)) return;
+                            if (IN_PERCENT.has(r.kind) && (v < 0 || v > 100)) {
+                              setError(`${r.id}: the threshold is a percentage of the KV cache, 0 to 100`);
+                              return;
+                            }
+                            edit(r.id, { threshold: IN_PERCENT.has(r.kind) ? v / 100 : v });
+                          }}
+                        />
+                        {IN_PERCENT.has(r.kind) ? ' %' : ''}
+                      </label>
                     ) : (
                       '—'
                     )}
@@ -212,5 +257,49 @@ export function AlertsPage({ view }: { view: DeploymentView }): React.JSX.Elemen
         testid="alert-history"
       />
     </div>
+  );
+}
+
+/** Alerts that need someone first; then those without fresh data; then those expected during a restart. */
+function ordered(alerts: readonly ActiveAlert[]): ActiveAlert[] {
+  const rank = (a: ActiveAlert): number => (a.expected ? 2 : a.noData ? 1 : 0);
+  return [...alerts].sort((a, b) => rank(a) - rank(b));
+}
+
+function AlertItem({ a, now }: { a: ActiveAlert; now: number }): React.JSX.Element {
+  const state = a.expected ? 'expected' : a.noData ? 'no-data' : 'firing';
+  return (
+    <li
+      className={`sev-${a.severity} alert-${state}`}
+      data-testid="alert-item"
+      data-rule={a.ruleId}
+      data-key={a.key}
+      data-state={state}
+    >
+      <strong>{a.title}</strong> <span className="muted">since {formatClock(a.since)}</span>{' '}
+      {a.expected && (
+        <span className="pill alert-pill-expected" data-testid="alert-expected">
+          expected — restart in progress
+        </span>
+      )}
+      {a.noData && (
+        <span
+          className="pill alert-pill-nodata"
+          data-testid="alert-no-data"
+          title={`Last data at ${formatClock(a.noData.since)}: the alert stays as last known until fresh data shows it clear`}
+        >
+          no data for {formatDuration(Math.max(0, now - a.noData.since))} — {a.noData.reason}
+        </span>
+      )}
+      <div>{a.detail}</div>
+      {a.expected && (
+        <div className="muted small">
+          {a.expected}: not notified; once it ends, this alert resolves or fires as usual.
+        </div>
+      )}
+      <button className="link" onClick={() => showAround(a.since, a.role)}>
+        Journal around the start →
+      </button>
+    </li>
   );
 }

@@ -18,6 +18,8 @@ export const MARKER_GROUPS: Array<{ id: MarkerGroup; label: string; letter: stri
 export function groupOf(e: AppEvent): MarkerGroup {
   switch (e.kind) {
     case 'alert':
+      // An alert's start is an alert marker; its end, a change of its workers, a quiet start are state changes.
+      if (e.alert) return e.alert.change === 'fired' && e.alert.notify ? 'alert' : 'state';
       return e.title.startsWith('resolved: ') ? 'state' : 'alert';
     case 'restart-step':
     case 'action':

@@ -1,6 +1,7 @@
 // Desktop notifications for alerts. The browser Notification API works the same in browser mode and in
 // Electron's renderer (Electron maps it to the OS notification centre), so one code path serves both.
 import type { AppEvent } from '@shared/domain';
+import { worthNotifying } from '@shared/alert-notice';
 
 const listeners = new Set<(e: AppEvent) => void>();
 
@@ -21,7 +22,10 @@ export function onAlert(l: (e: AppEvent) => void): () => void {
   return () => listeners.delete(l);
 }
 
+/** Raises a toast (and a desktop notification when permitted) unless the alert's change is a quiet one. */
 export function notifyAlert(e: AppEvent): void {
+  // An alert expected during a restart by this console, its end, a change of its workers: history, not news.
+  if (!worthNotifying(e)) return;
   for (const l of listeners) l(e);
   if (e.severity === 'info' || notificationPermission() !== 'granted') return;
   try {
