@@ -11,7 +11,7 @@ import {
   useUi,
   type Page,
 } from '../state/ui';
-import { formatClock, formatRange } from '../format';
+import { formatRange } from '../format';
 import { ReviewRanges } from '../review/ReviewRanges';
 import { openSessionsPage } from '../sessions/state';
 import { HistoryRanges } from '../charts/HistoryRanges';
