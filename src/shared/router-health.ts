@@ -1,6 +1,7 @@
-// How the router sees one of its workers, read from the router's own per-worker gauges (RouterWorkerState: the
-// workers of its newest scrape, which the verdict reads too), so the cards say what the verdict says: a server
-// healthy by its own /health that the router has marked unhealthy or removed takes no traffic.
+// How the router sees its workers, read from the router's own per-worker gauges (RouterWorkerState: the workers of
+// its newest scrape): one reading for the verdict and the cards, so a card never reads "3/3 healthy" beside a
+// verdict naming a worker the router counts unhealthy — a server healthy by its own /health that the router has
+// marked unhealthy or removed takes no traffic.
 import type { RouterWorkerState } from './api/dashboard';
 import { normalizeWorkerUrl } from './worker-url';
 
@@ -30,16 +31,36 @@ export function routerViewOf(
   return undefined;
 }
 
+export interface RouterWorkerHealth {
+  /** Workers the router lists and has not removed. */
+  total: number;
+  healthy: number;
+  /** Listed, not removed, and not healthy (false, or nothing reports its health), by URL order. */
+  unhealthy: RouterWorkerState[];
+}
+
 /**
- * The router's own count, as its workers_total / workers_healthy signals make it (removed workers are not counted
- * in the total, and are said apart): what the verdict's "2 of 3 workers healthy at the router" reads.
+ * The router's own count of its workers, of one role when given (a worker whose role the router does not say is
+ * counted under no role), as its workers_total / workers_healthy signals make it: a removed worker is not counted,
+ * and a worker is healthy only when the router says so. The one count the verdict and the cards both say ("2/3
+ * healthy at the router"). Undefined before the router's first scrape with worker gauges.
  */
+export function routerWorkerHealth(
+  listed: readonly RouterWorkerState[] | undefined,
+  role?: string,
+): RouterWorkerHealth | undefined {
+  if (!listed) return undefined;
+  const counted = listed.filter((w) => !w.removed && (role === undefined || w.role === role));
+  const unhealthy = counted.filter((w) => w.healthy !== true);
+  return { total: counted.length, healthy: counted.length - unhealthy.length, unhealthy };
+}
+
+/** The same count with the removed workers said apart (the router card). */
 export function routerCounts(listed: readonly RouterWorkerState[]): {
   healthy: number;
   total: number;
   removed: number;
 } {
-  const removed = listed.filter((w) => w.removed).length;
-  const kept = listed.filter((w) => !w.removed);
-  return { healthy: kept.filter((w) => w.healthy === true).length, total: kept.length, removed };
+  const { healthy, total } = routerWorkerHealth(listed) as RouterWorkerHealth;
+  return { healthy, total, removed: listed.filter((w) => w.removed).length };
 }

@@ -220,7 +220,7 @@ describe('pipelineVerdict in a fleet', () => {
     expect(v.evidence[0]).toBe('decode KV cache 95 % full');
   });
   it('names the workers the router counts unhealthy, by worker name where it has one and by URL where not', () => {
-    // The count is the router's list's (the one cards say too: shared/router-worker-health.ts): four listed and
+    // The count is the router's list's (the one cards say too: shared/router-health.ts): four listed and
     // not removed, two of them healthy. The gauges' own count agrees in a real scrape.
     const v = pipelineVerdict({
       values: fleetValues({

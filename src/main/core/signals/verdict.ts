@@ -22,7 +22,7 @@
 import type { RouterWorkerState, Verdict, VerdictKind } from '@shared/contract';
 import type { ConnectionStatus, Role } from '@shared/domain';
 import type { UnitCondition } from '@shared/unit-condition';
-import { routerWorkerHealth } from '@shared/router-worker-health';
+import { routerWorkerHealth } from '@shared/router-health';
 import { splitScopedKey } from '@shared/signals/scoped-key';
 import type { OperatorAction } from '../actions/in-progress';
 import { workerList, workerName as named, type FleetWorker } from './worker-names';
