@@ -157,11 +157,14 @@ export function createApp(opts: AppOptions): App {
   });
   if (opts.shell !== 'cli') hosts.watchNetwork();
   const dashboard = new DashboardService(core, { alerts: settings.cell('alerts') });
-  dashboard.attachDemoFaults((fault, on, role) => {
+  const demoSim = (): DemoSimulation => {
     const sim = demoSims.get(core);
     if (!sim) throw new Error('the demo host is not running');
-    sim.setFault(fault, on, role);
-    return sim.activeFaults().map((f) => (f.roles ? `${f.name}:${f.roles.join('+')}` : f.name));
+    return sim;
+  };
+  dashboard.attachDemoFaults({
+    set: (fault, on, target, forMs) => demoSim().setFault(fault, on, target, forMs),
+    states: () => demoSim().faultStates(),
   });
   const restart = new RestartService(core, {
     clockFor: (host) => deploymentClock(core, host),

@@ -92,7 +92,7 @@ export interface DemoFleet {
   /** The most workers of the role down at one moment since `since` (see maxWorkersDownAtOnce). */
   maxWorkersDownAtOnce(role: ServerRole, since?: number): number;
   /** Turns a fault on or off: target a worker ("decode-1"), a role, a unit key or, host-wide, a host. */
-  setFault(name: FaultName, on: boolean, target?: string): void;
+  setFault(name: FaultName, on: boolean, target?: string, forMs?: number): void;
   /**
    * Takes one host off the network for good: its SSH server cuts every connection and stops listening (its
    * units keep running in the simulation, as a host behind a dead switch does).
@@ -227,7 +227,7 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
       sim.advance();
       return maxWorkersDownAtOnce(sim.unitHistory, role, since);
     },
-    setFault: (name, on, target) => sim.setFault(name, on, target),
+    setFault: (name, on, target, forMs) => sim.setFault(name, on, target, forMs),
     stopHost: async (name) => {
       const i = names.indexOf(name);
       if (i < 0) throw new RangeError(`demo fleet: no host "${name}"; hosts: ${names.join(', ')}`);
@@ -235,6 +235,7 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
     },
     stop: () =>
       (stopped ??= Promise.all([
+        sim.stopFaultTimers(),
         ...ssh.map((s) => s.close()),
         ...[...http.values()].map((h) => h.close()),
       ]).then(() => undefined)),

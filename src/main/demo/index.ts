@@ -170,7 +170,8 @@ export async function startDemoHost(opts: DemoHostOptions = {}): Promise<DemoHos
     httpPorts,
     deployment: demoDeployment(opts.metricsDisabled ?? []),
     channels: ssh.channels,
-    stop: () => (stopped ??= Promise.all([ssh.close(), http.close()]).then(() => undefined)),
+    stop: () =>
+      (stopped ??= Promise.all([sim.stopFaultTimers(), ssh.close(), http.close()]).then(() => undefined)),
   };
 }
 

@@ -5,8 +5,14 @@
 // something reads it (a command, an HTTP request, a snapshot), by replaying the scheduled events in time
 // order and integrating the traffic in steps of at most one simulated second.
 import { EventEmitter } from 'node:events';
-import type { Clock } from '../core/clock';
-import { DEMO_FAULT_NAMES, type DemoFaultName } from '@shared/demo-faults';
+import type { Clock, ClockTimer } from '../core/clock';
+import {
+  DEMO_FAULT_NAMES,
+  DEMO_FAULT_SCOPES,
+  MAX_DEMO_FAULT_MS,
+  type DemoFaultName,
+  type DemoFaultState,
+} from '@shared/demo-faults';
 import type { DemoEra, RouterEra } from './eras';
 import { Journal, type JournalEntry } from './journal';
 import { LoadModel } from './load-model';
@@ -50,29 +56,7 @@ export const FAULT_NAMES = DEMO_FAULT_NAMES;
 export type FaultName = DemoFaultName;
 
 /** Roles a fault can be scoped to; null = host-wide. Omitting the target in setFault means all of them. */
-export const FAULT_SCOPES: Record<FaultName, readonly DemoRole[] | null> = {
-  'sudo-password': null,
-  'unit-fails-to-start': ['prefill', 'decode', 'router'],
-  'start-timeout': ['prefill', 'decode'],
-  'health-never-ok': ['prefill', 'decode'],
-  'router-never-readds': ['prefill', 'decode'],
-  'crash-loop': ['prefill', 'decode', 'router'],
-  'metrics-500': ['prefill', 'decode', 'router'],
-  'metrics-hang': ['prefill', 'decode', 'router'],
-  'metrics-trickle': ['prefill', 'decode', 'router'],
-  'metrics-huge': ['prefill', 'decode', 'router'],
-  'metrics-garbage': ['prefill', 'decode', 'router'],
-  'malformed-systemctl': null,
-  'malformed-journal': null,
-  'malformed-nvidia-smi': null,
-  'kv-full': ['decode'],
-  // Someone else's job on a worker's GPUs: stopping the worker would free nothing.
-  'foreign-gpu-process': ['prefill', 'decode'],
-  // nvidia-smi not on the SSH user's PATH: no GPU reading can be made on the host.
-  'nvidia-smi-missing': null,
-  // The network path to the host is blackholed: its SSH server stops answering (the units keep running).
-  'link-down': null,
-};
+export const FAULT_SCOPES: Record<FaultName, readonly DemoRole[] | null> = DEMO_FAULT_SCOPES;
 
 /** Pids of the foreign-gpu-process fault's processes: above any pid the units get, below Linux's pid_max. */
 const FOREIGN_PID_BASE = 4_190_000;
@@ -336,6 +320,8 @@ export class DemoSimulation {
   private nextPid: number;
   /** Unit keys (unit-scoped faults) or host ids (host-wide faults) each fault is on for. */
   private readonly faults = new Map<FaultName, Set<string>>();
+  /** Faults turned on for a while: when each (fault, unit key or host id) turns off, and the timer that does it. */
+  private readonly faultEnds = new Map<string, { at: number; timer: ClockTimer }>();
   private clientPort = UVICORN_PORT_BASE;
   private accessLogTurn = 0;
   private malformedTick = 0;
@@ -713,16 +699,24 @@ export class DemoSimulation {
   // ---------------------------------------------------------------- faults
 
   /**
-   * Turns a fault on or off. `target` narrows it: for a host-wide fault a host id, for the others a role
-   * (every unit of it), a worker name ("decode-1": every unit of it) or a unit key. Omitted: everywhere
-   * it applies.
+   * Turns a fault on or off. `target` narrows it: for a host-wide fault a host id (or a role, worker or unit,
+   * naming the hosts it runs on), for the others a role (every unit of it), a worker name ("decode-1": every unit
+   * of it), a host id (every unit on it) or a unit key. Omitted: everywhere it applies. `forMs` turns it off again after that long on this
+   * simulation's clock (a link dropped for 30 s); without it the fault stays until turned off.
    */
-  setFault(name: FaultName, on: boolean, target?: string): void {
+  setFault(name: FaultName, on: boolean, target?: string, forMs?: number): void {
     if (!FAULT_NAMES.includes(name))
       throw new RangeError(`unknown demo fault "${name}"; known: ${FAULT_NAMES.join(', ')}`);
+    if (forMs !== undefined && (!on || !(forMs > 0) || forMs > MAX_DEMO_FAULT_MS))
+      throw new RangeError(
+        `demo fault "${name}": a duration is for turning a fault on, between 1 ms and ${MAX_DEMO_FAULT_MS / 60_000} min; got ${forMs} ms${on ? '' : ' with off'}`,
+      );
     this.advance();
     const keys = this.faultTargets(name, target);
     const cur = this.faults.get(name);
+    // Whatever was said about these targets' end before, this call says it again.
+    const ending = on ? keys : target ? keys : [...(cur ?? [])];
+    for (const k of ending) this.cancelFaultEnd(name, k);
     if (on) {
       const set = cur ?? new Set<string>();
       for (const k of keys) set.add(k);
@@ -732,10 +726,32 @@ export class DemoSimulation {
       for (const k of keys) cur.delete(k);
       if (!cur.size) this.faults.delete(name);
     }
+    if (forMs !== undefined)
+      for (const k of keys)
+        this.faultEnds.set(`${name}|${k}`, {
+          at: this.clock.now() + forMs,
+          timer: this.clock.setTimeout(() => {
+            this.faultEnds.delete(`${name}|${k}`);
+            this.setFault(name, false, k);
+          }, forMs),
+        });
     this.onFaultChanged(name, on, FAULT_SCOPES[name] ? keys : []);
     if (name === 'link-down')
       for (const h of keys)
         this.host(h).network.emit('event', { type: 'blackhole', on } satisfies NetworkEvent);
+  }
+
+  private cancelFaultEnd(name: FaultName, key: string): void {
+    const end = this.faultEnds.get(`${name}|${key}`);
+    if (!end) return;
+    this.clock.clearTimeout(end.timer);
+    this.faultEnds.delete(`${name}|${key}`);
+  }
+
+  /** Cancels the timers of faults turned on for a while (the demo stops; its faults end with it). */
+  stopFaultTimers(): void {
+    for (const end of this.faultEnds.values()) this.clock.clearTimeout(end.timer);
+    this.faultEnds.clear();
   }
 
   /** What a fault target names: host ids for host-wide faults, unit keys for the others. */
@@ -759,12 +775,17 @@ export class DemoSimulation {
     const inScope = (u: UnitRuntime): boolean => scope.includes(u.def.role);
     const units = Object.values(this.unitMap);
     if (!target) return units.filter(inScope).map((u) => u.def.key);
+    // A host names every unit on it.
     const named = units.filter(
-      (u) => u.def.key === target || u.def.role === target || u.def.server?.worker === target,
+      (u) =>
+        u.def.key === target ||
+        u.def.role === target ||
+        u.def.server?.worker === target ||
+        u.def.host === target,
     );
     if (!named.length)
       throw new RangeError(
-        `demo fault "${name}": no role, worker or unit "${target}"; it applies to ${scope.join(', ')}`,
+        `demo fault "${name}": no host, role, worker or unit "${target}"; it applies to ${scope.join(', ')}`,
       );
     const ok = named.filter(inScope);
     if (!ok.length)
@@ -791,6 +812,34 @@ export class DemoSimulation {
       name,
       roles: FAULT_SCOPES[name] ? ([...f] as DemoRole[]) : null,
     }));
+  }
+
+  /**
+   * The faults that are on, by what an operator names: the host of a host-wide fault, the worker of a unit (its
+   * role on the single host, "router" for the router), with when each ends if it was turned on for a while.
+   */
+  faultStates(): DemoFaultState[] {
+    const out: DemoFaultState[] = [];
+    for (const [fault, keys] of this.faults) {
+      const byTarget = new Map<string, number | null>();
+      for (const k of keys) {
+        const target = FAULT_SCOPES[fault] ? this.operatorName(this.unitOf(k)) : k;
+        const until = this.faultEnds.get(`${fault}|${k}`)?.at ?? null;
+        const prev = byTarget.get(target);
+        // A worker on two hosts is on until the later of its units' ends; one without an end, for good.
+        byTarget.set(
+          target,
+          prev === undefined ? until : prev === null || until === null ? null : Math.max(prev, until),
+        );
+      }
+      for (const [target, until] of byTarget) out.push({ fault, target, until });
+    }
+    return out;
+  }
+
+  /** What the operator calls a unit: its worker ("decode-1"; the single host's are named by role), or "router". */
+  private operatorName(u: UnitRuntime): string {
+    return u.def.server?.worker ?? u.def.role;
   }
 
   private onFaultChanged(name: FaultName, on: boolean, keys: string[]): void {

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { DemoFaultName } from '@shared/demo-faults';
+import type { DemoFaultState } from '@shared/demo-faults';
 import {
   DEMO_ROUTER_ERA_LABEL,
   DEMO_ROUTER_ERAS,
@@ -35,6 +35,7 @@ import { TopBar } from './components/TopBar';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { BackendLost } from './components/BackendLost';
 import { CommandPalette, type Command } from './components/CommandPalette';
+import { demoFaultCommands } from './demo/fault-commands';
 import { ShortcutHelp } from './components/ShortcutHelp';
 import { AroundDrawer } from './components/AroundDrawer';
 import { AlertToasts } from './components/AlertToasts';
@@ -136,6 +137,20 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
   // A recording under review shows its cursor's moment: every "now" on the pages is that moment.
   const reviewNow = useReviewNow(view);
   const shownNow = reviewNow ?? now;
+  // The demo's faults that are on, read each time the palette opens: it offers each one's way back.
+  const [demoFaults, setDemoFaults] = useState<DemoFaultState[]>([]);
+  const liveDemo = host.kind === 'demo' && !review;
+  useEffect(() => {
+    if (!ui.paletteOpen || !liveDemo) return;
+    let current = true;
+    api
+      .getDemoFaults({ deploymentId: deployment.id })
+      .then((r) => current && setDemoFaults(r.faults))
+      .catch((err: unknown) => current && window.alert(errorText(err).message));
+    return () => {
+      current = false;
+    };
+  }, [ui.paletteOpen, liveDemo, deployment.id]);
   const close = (): void => {
     void api.closeDeployment({ deploymentId: deployment.id }).finally(() => removeDeployment(deployment.id));
   };
@@ -198,51 +213,16 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
     ];
     // The demo's faults and eras act on the running demo, not on a recording of it.
     if (host.kind === 'demo' && !review) {
-      const fault = (fault: DemoFaultName, on: boolean, role?: 'prefill' | 'decode' | 'router') => () =>
-        void api
-          .demoControl({ deploymentId: deployment.id, fault, on, role })
-          .catch((err: unknown) => window.alert(errorText(err).message));
       cmds.push(
-        {
-          id: 'demo-kv-full-on',
-          title: 'Demo: fill the decode KV cache (fault kv-full on)',
-          run: fault('kv-full', true),
-        },
-        {
-          id: 'demo-kv-full-off',
-          title: 'Demo: stop filling the decode KV cache (kv-full off)',
-          run: fault('kv-full', false),
-        },
-        {
-          id: 'demo-crash-loop-on',
-          title: 'Demo: make decode crash-loop',
-          run: fault('crash-loop', true, 'decode'),
-        },
-        {
-          id: 'demo-crash-loop-off',
-          title: 'Demo: stop the decode crash loop',
-          run: fault('crash-loop', false, 'decode'),
-        },
-        {
-          id: 'demo-metrics-500-on',
-          title: 'Demo: decode /metrics answers 500',
-          run: fault('metrics-500', true, 'decode'),
-        },
-        {
-          id: 'demo-metrics-500-off',
-          title: 'Demo: decode /metrics answers again',
-          run: fault('metrics-500', false, 'decode'),
-        },
-        {
-          id: 'demo-foreign-gpu-on',
-          title: "Demo: another process takes decode's GPUs (a roll then refuses to stop decode)",
-          run: fault('foreign-gpu-process', true, 'decode'),
-        },
-        {
-          id: 'demo-foreign-gpu-off',
-          title: "Demo: end the other process on decode's GPUs",
-          run: fault('foreign-gpu-process', false, 'decode'),
-        },
+        ...demoFaultCommands(deployment, fleet, demoFaults).map((c) => ({
+          id: c.id,
+          title: c.title,
+          run: () =>
+            void (async () => {
+              for (const r of c.requests)
+                setDemoFaults((await api.demoControl({ deploymentId: deployment.id, ...r })).faults);
+            })().catch((err: unknown) => window.alert(errorText(err).message)),
+        })),
       );
       // The demo cannot change era while it runs: close it and open it again with the chosen one.
       const reopen = (eras: OpenDemoArgs) => () => {
@@ -272,7 +252,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
     }
     return cmds;
     // eslint-disable-next-line react-hooks/exhaustive-deps -- commands depend only on the deployment's identity
-  }, [deployment.id, host.kind, fleet, review]);
+  }, [deployment.id, host.kind, fleet, review, demoFaults]);
   const restartCommands = useRestartCommands(deployment);
   const page = ui.page;
   return (

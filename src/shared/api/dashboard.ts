@@ -1,7 +1,7 @@
 // Contract part: the operator's dashboard — signal history, the PD pipeline verdict, GPUs, alerts, the
 // journal of each service, and (demo only) fault injection.
 import type { Role } from '../domain';
-import type { DemoFaultName } from '../demo-faults';
+import type { DemoFaultName, DemoFaultState } from '../demo-faults';
 import type { ScopedKey } from '../signals/scoped-key';
 
 /** How a signal's numbers read; the renderer formats by this (tokens with k/M, %, GB/s, ms…). */
@@ -310,11 +310,19 @@ export interface JournalAroundResult {
   truncated: boolean;
 }
 
+/**
+ * A demo fault turned on or off. At most one target: a role (every worker of it), a worker ("decode-1"), or a host
+ * ("gpu-b"; a host-wide fault such as link-down); none: everywhere the fault applies. `forS` turns it off again
+ * after that many seconds of the demo's clock (a link dropped for 30 s).
+ */
 export interface DemoControlArgs {
   deploymentId: string;
   fault: DemoFaultName;
   on: boolean;
   role?: Role;
+  worker?: string;
+  host?: string;
+  forS?: number;
 }
 
 export interface DashboardRequests {
@@ -327,8 +335,10 @@ export interface DashboardRequests {
   followJournal(args: JournalFollowArgs): Promise<JournalFollowResult>;
   unfollowJournal(args: { followId: string }): Promise<void>;
   journalAround(args: JournalAroundArgs): Promise<JournalAroundResult>;
-  /** Demo deployment only: turn a simulated fault on or off. */
-  demoControl(args: DemoControlArgs): Promise<{ faults: string[] }>;
+  /** Demo deployment only: turn a simulated fault on or off; answers every fault that is on now. */
+  demoControl(args: DemoControlArgs): Promise<{ faults: DemoFaultState[] }>;
+  /** Demo deployment only: the simulated faults that are on now. */
+  getDemoFaults(args: { deploymentId: string }): Promise<{ faults: DemoFaultState[] }>;
 }
 
 export const DASHBOARD_REQUESTS = [
@@ -342,6 +352,7 @@ export const DASHBOARD_REQUESTS = [
   'unfollowJournal',
   'journalAround',
   'demoControl',
+  'getDemoFaults',
 ] as const satisfies readonly (keyof DashboardRequests)[];
 
 /**

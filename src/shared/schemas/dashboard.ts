@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import type { DashboardRequests } from '../api/dashboard';
 import { batchKeysBound, empty, id, keyList, role, time } from './common';
-import { DEMO_FAULT_NAMES } from '../demo-faults';
+import { DEMO_FAULT_NAMES, MAX_DEMO_FAULT_MS } from '../demo-faults';
+
+/** A worker or host of the demo as the app names it ("decode-1", "gpu-b"). */
+const demoName = z
+  .string()
+  .min(1)
+  .max(80)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/);
 
 type Args<K extends keyof DashboardRequests> = Parameters<DashboardRequests[K]>[0];
 
@@ -69,10 +76,28 @@ export const dashboardSchemas = {
     ts: time,
     spanMs: z.number().int().min(1000).max(3_600_000).optional(),
   }),
-  demoControl: z.strictObject({
-    deploymentId: id,
-    fault: z.enum(DEMO_FAULT_NAMES),
-    on: z.boolean(),
-    role: role.optional(),
-  }),
+  demoControl: z
+    .strictObject({
+      deploymentId: id,
+      fault: z.enum(DEMO_FAULT_NAMES),
+      on: z.boolean(),
+      role: role.optional(),
+      worker: demoName.optional(),
+      host: demoName.optional(),
+      forS: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_DEMO_FAULT_MS / 1000)
+        .optional(),
+    })
+    .refine((a) => [a.role, a.worker, a.host].filter((t) => t !== undefined).length <= 1, {
+      message: 'name at most one of role, worker and host',
+      path: ['worker'],
+    })
+    .refine((a) => a.forS === undefined || a.on, {
+      message: 'a duration (forS) is for turning a fault on',
+      path: ['forS'],
+    }),
+  getDemoFaults: z.strictObject({ deploymentId: id }),
 } satisfies { [K in keyof DashboardRequests]: z.ZodType<Args<K>> };

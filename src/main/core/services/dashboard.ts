@@ -18,7 +18,7 @@ import type {
   SignalInfo,
 } from '@shared/contract';
 import type { ConnectionStatus, DeploymentConfig, Observation, Role } from '@shared/domain';
-import type { DemoFaultName } from '@shared/demo-faults';
+import type { DemoFaultName, DemoFaultState } from '@shared/demo-faults';
 import type { Settings } from '@shared/api/settings';
 import type { EventEmitter } from 'node:events';
 import type { ApiEventMap, LiveDeploymentAccess, ServiceHost, TimelineEntry } from './service-host';
@@ -53,8 +53,12 @@ import { dashboardPush } from './dashboard-push';
 /** The units this console is restarting on a deployment now (the restart and roll services'). */
 export type RestartingSource = (deploymentId: string) => RestartingUnit[];
 
-/** Turns a simulated fault of the demo host on or off (wired by the composition root for the demo only). */
-export type DemoFaultSwitch = (fault: DemoFaultName, on: boolean, role?: Role) => string[];
+/** The demo host's simulated faults (wired by the composition root for the demo only). */
+export interface DemoFaultSwitch {
+  /** On or off for a target (a role, worker or host; none: everywhere), on for `forMs` of the demo's clock. */
+  set(fault: DemoFaultName, on: boolean, target?: string, forMs?: number): void;
+  states(): DemoFaultState[];
+}
 
 export interface DashboardServiceOptions {
   clock?: Clock;
@@ -192,20 +196,29 @@ export class DashboardService {
       },
       journalAround: async (a) => this.readings(a.deploymentId).journalAround(a),
       demoControl: async (a) => {
-        this.deployments.guard(a.deploymentId, 'demoControl');
-        const o = this.need(a.deploymentId);
-        if (!o.isDemo || !this.demoFaults)
-          throw new ApiError(
-            'not-demo',
-            `${o.deployment.name} is not the demo deployment; faults can only be simulated on the demo host`,
-          );
+        const faults = this.demoSwitch(a.deploymentId, 'demoControl');
         try {
-          return { faults: this.demoFaults(a.fault, a.on, a.role) };
+          const forMs = a.forS === undefined ? undefined : a.forS * 1000;
+          faults.set(a.fault, a.on, a.role ?? a.worker ?? a.host, forMs);
+          return { faults: faults.states() };
         } catch (err) {
           throw new ApiError('bad-fault', (err as Error).message);
         }
       },
+      getDemoFaults: async (a) => ({ faults: this.demoSwitch(a.deploymentId, 'getDemoFaults').states() }),
     };
+  }
+
+  /** The demo host's fault switch, for a live demo deployment only. */
+  private demoSwitch(deploymentId: string, action: string): DemoFaultSwitch {
+    this.deployments.guard(deploymentId, action);
+    const o = this.need(deploymentId);
+    if (!o.isDemo || !this.demoFaults)
+      throw new ApiError(
+        'not-demo',
+        `${o.deployment.name} is not the demo deployment; faults can only be simulated on the demo host`,
+      );
+    return this.demoFaults;
   }
 
   private readings(deploymentId: string): DeploymentReadings {
