@@ -212,7 +212,17 @@ export function unitCondition(i: ConditionInput): UnitCondition {
       text: `running, model loading${elapsed !== null ? ` (${durationText(elapsed)}${lastText})` : ''}`,
       since: started,
     };
-  const detail = i.health ? i.health.detail : '/health not checked yet';
+  // Ready by its journal and /health not asked since this process started (the monitor drops a reading from an
+  // older MainPID): not known yet, not failing — the next round asks.
+  if (!i.health)
+    return {
+      ...base,
+      kind: 'unknown',
+      tone: 'muted',
+      text: 'running, /health not checked yet',
+      since: started,
+    };
+  const detail = i.health.detail;
   return {
     ...base,
     kind: 'not-answering',

@@ -1,7 +1,8 @@
 // The overview's verdict during a rolling restart of the demo fleet's decode workers, through the app's API (real
 // SSH to the fleet's hosts): while the roll restarts a worker, the router counts that worker unhealthy with its
 // circuit breaker open — the console's own doing, which the verdict says ("decode-1 is being restarted by you —
-// roll 2/3") instead of blaming the router.
+// roll 2/3") instead of blaming the router; and right after each restart, before the monitor has asked the new
+// process's /health, the worker is not called down.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,12 +47,21 @@ it('each worker the roll restarts is named as restarted by you, with its place; 
   const end = await rollEnded(app.core, started.id, 120_000);
   expect(end.state, end.summary).toBe('succeeded');
   const during = verdicts.slice(from);
-  const headlines = [...new Set(during.map((v) => v.headline))];
+  // The demo's decode-1 runs hot (its KV near full) whatever the roll does: a verdict that names that bottleneck
+  // first still says the restart, as its last evidence ("also: decode-0 is being restarted by you — roll 1/3").
+  const said = [...new Set(during.flatMap((v) => [v.headline, ...v.evidence]))];
   for (const [k, worker] of ['decode-0', 'decode-1', 'decode-2'].entries())
-    expect(headlines, headlines.join('\n')).toContain(
-      `${worker} is being restarted by you — roll ${k + 1}/3.`,
-    );
+    expect(
+      said.filter((l) =>
+        [
+          `${worker} is being restarted by you — roll ${k + 1}/3.`,
+          `also: ${worker} is being restarted by you — roll ${k + 1}/3`,
+        ].includes(l),
+      ),
+      said.join('\n'),
+    ).not.toEqual([]);
   expect(during.filter((v) => v.kind === 'router-bound').map((v) => v.headline)).toEqual([]);
+  expect(during.filter((v) => /not checked yet/.test(v.headline)).map((v) => v.headline)).toEqual([]);
   const restarting = during.find((v) => v.headline.startsWith('decode-1 is being restarted by you'))!;
   expect(restarting.kind).toBe('restarting');
   expect(restarting.evidence).toContain('2 of 3 decode workers serve meanwhile');

@@ -165,4 +165,23 @@ describe('unitCondition', () => {
       }).text,
     ).toBe('running, healthy; restarted automatically once');
   });
+  it('ready by its journal but /health not asked since this process started: not known yet, never "fails"', () => {
+    const started = NOW - 2000;
+    const c = unitCondition({
+      role: 'decode',
+      systemd: state({ execMainStartTimestamp: started, activeEnterTimestamp: started }),
+      evidence: ev({ readyAt: NOW - 500, loadsMs: [60_000] }),
+      now: NOW,
+    });
+    expect(c).toMatchObject({ kind: 'unknown', tone: 'muted', text: 'running, /health not checked yet' });
+    const failing = unitCondition({
+      role: 'decode',
+      systemd: state({ execMainStartTimestamp: started, activeEnterTimestamp: started }),
+      health: refused,
+      evidence: ev({ readyAt: NOW - 500, loadsMs: [60_000] }),
+      now: NOW,
+    });
+    expect(failing.kind).toBe('not-answering');
+    expect(failing.text).toContain('running but /health fails: connection refused');
+  });
 });
