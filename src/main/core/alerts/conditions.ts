@@ -58,6 +58,14 @@ export const nameOf = (t: AlertTarget): string => (t.worker ? workerName(t.worke
 const CLEAR: Reading = Object.freeze({ data: true, fire: false, hold: false });
 const clear = (): Reading => CLEAR;
 const noData = (reason: string): Reading => ({ data: false, reason });
+/** The condition holds, with what it says and, where there is one, its figure and since when. */
+const holds = (title: string, detail: string, extra: { value?: number; since?: number } = {}): Reading => ({
+  data: true,
+  fire: true,
+  hold: true,
+  ...extra,
+  text: { title, detail },
+});
 
 export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): Reading {
   const down = c.unreachable(t);
@@ -94,30 +102,20 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
       const active = val(keyOf(t, 'active'));
       if (active === null) return noData(`systemd state of ${nameOf(t)} unknown`);
       if (active !== 0) return clear();
-      return {
-        data: true,
-        fire: true,
-        hold: true,
-        text: {
-          title: `${t.role} service is not active`,
-          detail: `systemd reports the ${nameOf(t)} unit as not active; open its page for the journal and Result`,
-        },
-      };
+      return holds(
+        `${t.role} service is not active`,
+        `systemd reports the ${nameOf(t)} unit as not active; open its page for the journal and Result`,
+      );
     }
     case 'health-failing': {
       const active = val(keyOf(t, 'active'));
       const health = val(keyOf(t, 'health_ok'));
       if (active === null || health === null) return noData(`state or health of ${nameOf(t)} unknown`);
       if (!(active === 1 && health === 0)) return clear();
-      return {
-        data: true,
-        fire: true,
-        hold: true,
-        text: {
-          title: `${t.role} health check failing`,
-          detail: `${nameOf(t)} is active but its ${t.role === 'router' ? '/readiness' : '/health'} check fails (for ${rule.forS ?? 0} s)`,
-        },
-      };
+      return holds(
+        `${t.role} health check failing`,
+        `${nameOf(t)} is active but its ${t.role === 'router' ? '/readiness' : '/health'} check fails (for ${rule.forS ?? 0} s)`,
+      );
     }
     case 'restart-loop': {
       if (val(keyOf(t, 'restarts')) === null) return noData(`systemd state of ${nameOf(t)} unknown`);
@@ -128,34 +126,23 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
         Math.max(ts - windowS * 1000, c.watchedFrom(rule, t)),
       );
       if (inc < th) return clear();
-      return {
-        data: true,
-        fire: true,
-        hold: true,
-        value: inc,
-        text: {
-          title: `${t.role} is restarting in a loop`,
-          detail: `systemd restarted ${nameOf(t)} ${inc} times in the last ${span(windowS)} (NRestarts rising)`,
-        },
-      };
+      return holds(
+        `${t.role} is restarting in a loop`,
+        `systemd restarted ${nameOf(t)} ${inc} times in the last ${span(windowS)} (NRestarts rising)`,
+        { value: inc },
+      );
     }
     case 'metrics-stale': {
       if (val(keyOf(t, 'metrics_ok')) === 1) return clear();
       const { since, never } = c.staleSince(t);
       const age = Math.round((ts - since) / 1000);
-      return {
-        data: true,
-        fire: true,
-        hold: true,
-        since,
-        value: age,
-        text: {
-          title: `${t.role} metrics stale`,
-          detail: never
-            ? `${nameOf(t)} /metrics has not answered since monitoring started (${age} s)`
-            : `no successful /metrics scrape of ${nameOf(t)} for ${age} s; charts stop here`,
-        },
-      };
+      return holds(
+        `${t.role} metrics stale`,
+        never
+          ? `${nameOf(t)} /metrics has not answered since monitoring started (${age} s)`
+          : `no successful /metrics scrape of ${nameOf(t)} for ${age} s; charts stop here`,
+        { since, value: age },
+      );
     }
     case 'transfer-failures': {
       if (val(keyOf(t, 'metrics_ok')) !== 1)
@@ -167,16 +154,11 @@ export function readCondition(rule: AlertRule, t: AlertTarget, c: ReadContext): 
         Math.max(ts - windowS * 1000, c.watchedFrom(rule, t)),
       );
       if (inc < th) return clear();
-      return {
-        data: true,
-        fire: true,
-        hold: true,
-        value: inc,
-        text: {
-          title: `KV transfer failures rising on ${t.role}`,
-          detail: `${inc} bootstrap/transfer failure${inc === 1 ? '' : 's'} on ${t.role} in the last ${span(windowS)}`,
-        },
-      };
+      return holds(
+        `KV transfer failures rising on ${t.role}`,
+        `${inc} bootstrap/transfer failure${inc === 1 ? '' : 's'} on ${t.role} in the last ${span(windowS)}`,
+        { value: inc },
+      );
     }
     case 'queue-growing':
       return queueGrowing(rule, t, c);
