@@ -148,6 +148,23 @@ function unitsOf(summary: DeploymentSummary, svc: ServiceConfig): WorkerRow['uni
 }
 
 /** Every prefill and decode worker of a fleet, in the deployment's order. */
+/**
+ * A unit's tone on the fleet screens: idle while unknown or not read yet, bad when its host is unreachable or
+ * systemd says failed, ok when it serves, warn otherwise (starting, stopping, failing /health, not routed).
+ */
+function unitTone(
+  unknown: boolean,
+  unreachable: boolean,
+  sd: ServiceObservation['systemd'],
+  serving: boolean,
+): Tone {
+  if (unknown) return 'idle';
+  if (unreachable) return 'bad';
+  if (!sd) return 'idle';
+  if (sd.activeState === 'failed') return 'bad';
+  return serving ? 'ok' : 'warn';
+}
+
 export function workerRows(
   summary: DeploymentSummary,
   latest: Observation | undefined,
@@ -185,17 +202,7 @@ export function workerRows(
     const atRouter = routerViewOf(svc.workerUrl, dashboard?.routerWorkers);
     // Healthy itself but taking no traffic: the router has marked it unhealthy or removed it.
     const notRouted = atRouter !== undefined && atRouter.state !== 'healthy';
-    const tone: Tone = unknown
-      ? 'idle'
-      : unreachable
-        ? 'bad'
-        : !sd
-          ? 'idle'
-          : sd.activeState === 'failed'
-            ? 'bad'
-            : healthy && !notRouted
-              ? 'ok'
-              : 'warn';
+    const tone = unitTone(!!unknown, !!unreachable, sd, healthy && !notRouted);
     rows.push({
       id,
       role,
@@ -343,17 +350,12 @@ export function routerRows(
       const sd = obs?.systemd;
       const health = obs?.health ? { ok: obs.health.ok, detail: obs.health.detail } : undefined;
       const unknown = clock === undefined ? null : unknownNow({ role: 'router', obs, latest, clock });
-      const tone: Tone = unknown
-        ? 'idle'
-        : unreachable
-          ? 'bad'
-          : !sd
-            ? 'idle'
-            : sd.activeState === 'failed'
-              ? 'bad'
-              : sd.activeState === 'active' && (health?.ok ?? true)
-                ? 'ok'
-                : 'warn';
+      const tone = unitTone(
+        !!unknown,
+        !!unreachable,
+        sd,
+        sd?.activeState === 'active' && (health?.ok ?? true),
+      );
       return {
         id: serviceId(svc),
         host,
