@@ -2,7 +2,7 @@
 // state, /health and the unit's journal that the cards, `pd-console status` (text and --json) and the verdict all
 // say. systemd's ActiveState alone misleads: a Type=simple server is active/running for the minutes its model
 // loads, and a crash loop with a short RestartSec is active/running most of the time with NRestarts rising.
-import type { HealthResult, Role, UnitState } from './domain';
+import type { HealthResult, Role, ServiceObservation, UnitState } from './domain';
 
 /** What the unit's journal said, kept by the core from the lines it reads anyway. */
 export interface UnitJournalEvidence {
@@ -54,6 +54,11 @@ export interface ConditionInput {
   health?: HealthResult;
   evidence?: UnitJournalEvidence;
   now: number;
+  /**
+   * A router's: the server roles it routes to that have no service serving now. A router answers its readiness
+   * 503 until one of each serves again; that is theirs to fix, not the router's.
+   */
+  waitingFor?: readonly Role[];
 }
 
 /** A restart loop: this many automatic restarts, the last crash within the window. */
@@ -212,6 +217,17 @@ export function unitCondition(i: ConditionInput): UnitCondition {
       text: `running, model loading${elapsed !== null ? ` (${durationText(elapsed)}${lastText})` : ''}`,
       since: started,
     };
+  if (i.role === 'router' && i.waitingFor && i.waitingFor.length > 0 && i.health) {
+    const roles = i.waitingFor.join(' and ');
+    return {
+      ...base,
+      kind: 'not-answering',
+      tone: 'warn',
+      text: `running, not ready while no ${roles} service serves (${i.health.detail})`,
+      since: started,
+      nextStep: `see ${i.waitingFor[0]}: the router is ready again once it serves`,
+    };
+  }
   // Ready by its journal and /health not asked since this process started (the monitor drops a reading from an
   // older MainPID): not known yet, not failing — the next round asks.
   if (!i.health)
@@ -231,4 +247,30 @@ export function unitCondition(i: ConditionInput): UnitCondition {
     since: started,
     nextStep: 'open the journal: the server may be stuck loading or wedged',
   };
+}
+
+/**
+ * The condition of one service of a reading, from its observation; a router's is read against the services of
+ * the same reading (its readiness waits for a serving service of each role it routes to).
+ */
+export function serviceCondition(
+  s: ServiceObservation,
+  all: readonly ServiceObservation[],
+  now: number,
+): UnitCondition {
+  const of = (o: ServiceObservation, waitingFor?: readonly Role[]): UnitCondition =>
+    unitCondition({
+      role: o.role,
+      ...(o.systemd ? { systemd: o.systemd } : {}),
+      ...(o.health ? { health: o.health } : {}),
+      ...(o.evidence ? { evidence: o.evidence } : {}),
+      now,
+      ...(waitingFor ? { waitingFor } : {}),
+    });
+  if (s.role !== 'router') return of(s);
+  const servers = [...new Set(all.filter((o) => o.role !== 'router').map((o) => o.role))];
+  const waitingFor = servers.filter((r) =>
+    all.filter((o) => o.role === r).every((o) => of(o).kind !== 'serving'),
+  );
+  return of(s, waitingFor);
 }

@@ -43,7 +43,7 @@ const crashLooping: ServiceObservation = {
 
 describe('unitFacts', () => {
   it('a crash loop: exit status, restarts, since its last crash, the last error and where to open the journal', () => {
-    const c = conditionOfObservation('decode', crashLooping, T);
+    const c = conditionOfObservation('decode', crashLooping, undefined, T);
     expect(c.kind).toBe('crash-looping');
     const f = unitFacts(c, crashLooping);
     expect(f).toMatchObject({
@@ -73,7 +73,7 @@ describe('unitFacts', () => {
         lastError: { ts: T - 86_400_000, text: 'old' },
       },
     };
-    const c = conditionOfObservation('decode', serving, T);
+    const c = conditionOfObservation('decode', serving, undefined, T);
     expect(unitFacts(c, serving)).toEqual({
       failing: false,
       errorInCondition: false,
@@ -85,7 +85,7 @@ describe('unitFacts', () => {
 
 describe('unitStateProps beside the condition', () => {
   it('says since when it is in its present state, the exit status, and Result only when it is not success', () => {
-    const c = conditionOfObservation('decode', crashLooping, T);
+    const c = conditionOfObservation('decode', crashLooping, undefined, T);
     const rows = Object.fromEntries(unitStateProps(crashLooping.systemd, T, c));
     expect(rows['State since']).toBe(`${formatDateTime(T - 3_000)} (${formatDuration(3_000)} ago)`);
     expect(rows['Exit status']).toBe('SIGKILL');

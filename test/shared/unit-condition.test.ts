@@ -1,8 +1,8 @@
 // Conditions as systemd means them, from the states real systemd 252 reports (see test/real-systemd): a crash loop
 // with a short RestartSec reads active/running most of the time; a Type=simple server is active while it loads.
 import { describe, expect, it } from 'vitest';
-import type { UnitState } from '@shared/domain';
-import { unitCondition, type UnitJournalEvidence } from '@shared/unit-condition';
+import type { ServiceObservation, UnitState } from '@shared/domain';
+import { serviceCondition, unitCondition, type UnitJournalEvidence } from '@shared/unit-condition';
 
 const NOW = Date.UTC(2026, 11, 6, 8, 0, 0);
 const min = 60_000;
@@ -183,5 +183,34 @@ describe('unitCondition', () => {
     });
     expect(failing.kind).toBe('not-answering');
     expect(failing.text).toContain('running but /health fails: connection refused');
+  });
+  it('a router not ready while no decode serves is waiting for decode, not "stuck loading or wedged"', () => {
+    const notReady = { ok: false, status: 503, detail: '503 — not ready', checkedAt: NOW };
+    const svc = (
+      role: ServiceObservation['role'],
+      over: Partial<ServiceObservation>,
+    ): ServiceObservation => ({
+      role,
+      unit: `sglang-${role}.service`,
+      systemd: state({ unit: `sglang-${role}.service` }),
+      ...over,
+    });
+    const router = svc('router', { health: notReady });
+    const prefill = svc('prefill', { health: healthy });
+    const stopping = svc('decode', {
+      systemd: state({ activeState: 'deactivating', subState: 'stop-sigterm' }),
+    });
+    const waiting = serviceCondition(router, [router, prefill, stopping], NOW);
+    expect(waiting).toMatchObject({
+      kind: 'not-answering',
+      tone: 'warn',
+      text: 'running, not ready while no decode service serves (503 — not ready)',
+      nextStep: 'see decode: the router is ready again once it serves',
+    });
+    // Every role it routes to serves: its failing readiness is its own.
+    const serving = svc('decode', { health: healthy });
+    const own = serviceCondition(router, [router, prefill, serving], NOW);
+    expect(own).toMatchObject({ kind: 'not-answering', tone: 'bad' });
+    expect(own.text).toContain('running but /health fails: 503 — not ready');
   });
 });

@@ -33,7 +33,7 @@ import { readEra, serverEraOf } from './era-of';
 import { NOT_UNDERSTOOD } from '@shared/signals/family-classes';
 import { tuneGarbageCollector } from '../gc-tuning';
 import type { Exposition } from '../core/probes/exposition/types';
-import { unitCondition, type UnitCondition } from '@shared/unit-condition';
+import { serviceCondition, type UnitCondition } from '@shared/unit-condition';
 
 /** The first line of each host command's usage: the line `pd-console --help` lists it under. */
 const SYNOPSIS = {
@@ -208,7 +208,12 @@ export async function runCli(argv: string[], rawIo: CliIo, deps: CliDeps = {}): 
 const SCRAPED_CONDITIONS = new Set<UnitCondition['kind']>(['serving', 'not-answering', 'unknown']);
 
 /** A service's condition as systemd, /health and its journal tell it; unknown while the link is down. */
-function conditionOf(s: ServiceObservation, now: number, linkUp: boolean): UnitCondition {
+function conditionOf(
+  s: ServiceObservation,
+  all: readonly ServiceObservation[],
+  now: number,
+  linkUp: boolean,
+): UnitCondition {
   if (!linkUp)
     return {
       kind: 'unknown',
@@ -217,13 +222,7 @@ function conditionOf(s: ServiceObservation, now: number, linkUp: boolean): UnitC
       since: null,
       restarts: 0,
     };
-  return unitCondition({
-    role: s.role,
-    ...(s.systemd ? { systemd: s.systemd } : {}),
-    ...(s.health ? { health: s.health } : {}),
-    ...(s.evidence ? { evidence: s.evidence } : {}),
-    now,
-  });
+  return serviceCondition(s, all, now);
 }
 
 type HostCommandOptions = typeof STATUS_COMMAND.options &
@@ -493,7 +492,7 @@ async function status(
                 url: summary.deployment.services.find((c) => c.role === s.role)?.apiUrl ?? null,
                 activeState: s.systemd?.activeState ?? null,
                 subState: s.systemd?.subState ?? null,
-                condition: conditionOf(s, core.now, link.up),
+                condition: conditionOf(s, services, core.now, link.up),
                 health: s.health ? (s.health.ok ? 'ok' : s.health.detail) : null,
                 error: serviceProblem(s),
                 ...(s.kv ? { kv: kvJson(s.kv) } : {}),
@@ -519,7 +518,7 @@ async function status(
         const state = s.systemd
           ? `${s.systemd.activeState}/${s.systemd.subState}`
           : `unknown (${link.up ? s.systemdError : 'no link'})`;
-        const c = conditionOf(s, core.now, link.up);
+        const c = conditionOf(s, services, core.now, link.up);
         // Each service is one row: what came from the host inside it is kept to one line.
         io.stdout(
           `${s.role.padEnd(8)} ${oneLine(s.unit).padEnd(28)} ${oneLine(state).padEnd(20)} ${oneLine(c.text)}${s.kv ? `  KV ${oneLine(kvText(s, link))}` : ''}\n`,
@@ -541,7 +540,9 @@ async function status(
         }
       }
     }
-    return link.up && services.every((s) => conditionOf(s, core.now, true).kind === 'serving') ? 0 : 3;
+    return link.up && services.every((s) => conditionOf(s, services, core.now, true).kind === 'serving')
+      ? 0
+      : 3;
   } finally {
     scrapes.dispose();
     link.dispose();

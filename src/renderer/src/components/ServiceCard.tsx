@@ -37,7 +37,7 @@ export function ServiceCard({
     sd?.activeState === 'active' && sd.activeEnterTimestamp
       ? formatDuration(now - sd.activeEnterTimestamp)
       : '—';
-  const condition = conditionOfObservation(role, obs, now);
+  const condition = conditionOfObservation(role, obs, latest, now);
   const facts = unitFacts(condition, obs);
   const tone = unknown ? 'idle' : conditionTone(condition);
   const v = (k: SignalKey): number | null | undefined => dashboard?.values[k];

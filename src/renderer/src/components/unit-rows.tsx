@@ -21,7 +21,7 @@ export function unitRows(i: {
   const { role, obs, latest, clock } = i;
   const { now } = clock;
   const unknown = unknownNow({ role, obs, latest, clock });
-  const condition = conditionOfObservation(role, obs, now);
+  const condition = conditionOfObservation(role, obs, latest, now);
   const facts = unitFacts(condition, obs);
   const rows: [string, ReactNode][] = [];
   if (unknown) {
