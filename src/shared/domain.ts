@@ -95,6 +95,11 @@ export interface HealthResult {
   /** Short human text: "200 OK", "503 while loading", "connection refused". */
   detail: string;
   checkedAt: number;
+  /**
+   * The unit's MainPID this answer belongs to, when the monitor knows it: whether the process running now has
+   * answered is then told by its pid, not by comparing this console's clock with the host's.
+   */
+  mainPid?: number;
 }
 
 export type KvSource = 'kv_tokens' | 'full_token_usage' | 'num_used_tokens' | 'token_usage' | 'none';

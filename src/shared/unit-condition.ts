@@ -128,8 +128,13 @@ export function unitCondition(i: ConditionInput): UnitCondition {
   const crashedLately = e?.lastExit !== undefined && i.now - e.lastExit.ts < LOOP_WINDOW_MS;
   // A loop is over once the process that runs now has answered /health: it restarted, and it serves.
   const started = e?.startedAt ?? s.execMainStartTimestamp ?? s.activeEnterTimestamp ?? null;
+  // By the process's pid where the monitor knows it: the host's clock and this console's need not agree.
   const servesSinceStart =
-    s.activeState === 'active' && i.health?.ok === true && started !== null && i.health.checkedAt >= started;
+    s.activeState === 'active' &&
+    i.health?.ok === true &&
+    (i.health.mainPid !== undefined
+      ? i.health.mainPid === s.mainPid
+      : started !== null && i.health.checkedAt >= started);
   const looping =
     (s.activeState === 'activating' && s.subState === 'auto-restart') ||
     (restarts >= LOOP_RESTARTS &&

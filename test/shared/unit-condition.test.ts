@@ -79,6 +79,32 @@ describe('unitCondition', () => {
     expect(stale.kind).toBe('crash-looping');
   });
 
+  it("a loop is over by the answering process's pid, whatever the host's clock says", () => {
+    // The host's clock runs 10 min ahead of this console's: its start and exit times are "in the future".
+    const ahead = 10 * min;
+    const looped = {
+      role: 'decode' as const,
+      evidence: ev({
+        lastExit: { ts: NOW + ahead - 60_000, code: 'killed' as const, status: '9/KILL', text: '' },
+      }),
+      now: NOW,
+    };
+    const systemd = state({
+      mainPid: 4242,
+      nRestarts: 3,
+      execMainStartTimestamp: NOW + ahead - 50_000,
+      inactiveEnterTimestamp: NOW + ahead - 60_000,
+    });
+    const answered = { ...healthy, checkedAt: NOW - 1000 };
+    expect(unitCondition({ ...looped, systemd, health: { ...answered, mainPid: 4242 } }).kind).toBe(
+      'serving',
+    );
+    // The previous process's answer does not end it.
+    expect(unitCondition({ ...looped, systemd, health: { ...answered, mainPid: 4100 } }).kind).toBe(
+      'crash-looping',
+    );
+  });
+
   it('between restarts (activating/auto-restart) counts the restart that is coming', () => {
     const c = unitCondition({
       role: 'decode',

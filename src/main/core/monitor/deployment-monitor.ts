@@ -366,6 +366,7 @@ export class DeploymentMonitor extends EventEmitter<Events> {
         mem.healthPid = undefined;
         delete o.health;
       }
+      if (o.health && mem.healthPid === o.systemd.mainPid) o.health = { ...o.health, mainPid: mem.healthPid };
       mem.lastSeen = {
         ts,
         systemd: o.systemd,
