@@ -123,7 +123,14 @@ export interface KvUsage {
 
 export type MetricsStatus =
   | { ok: true; scrapedAt: number; durationMs: number; families: number; samples: number }
-  | { ok: false; at: number; error: string; hint?: string }
+  | {
+      ok: false;
+      at: number;
+      error: string;
+      hint?: string;
+      /** The last successful scrape (a poll's time), when one was made: how old the figures shown are. */
+      lastOkAt?: number;
+    }
   | { ok: false; at: number; disabled: true; error: string; hint?: string };
 
 /** What one poll saw for one service. */

@@ -103,6 +103,27 @@ describe('pipelineVerdict in a fleet', () => {
     );
   });
 
+  it("one decode worker down while the router still sends to it: its 5xx are the worker's, not the router's", () => {
+    // The demo fleet's crash loop of decode-1: until the router's health checks drop it, requests routed to it
+    // fail with 502, and the verdict said "Router-bound: the router is failing requests while the servers have
+    // room — 15 % of router responses are 5xx" over the worker that was down.
+    const v = pipelineVerdict({
+      values: fleetValues({ 'decode.active@decode-1': 0, 'router.router_error_share': 0.15 }),
+      roles: ROLES,
+      workers: WORKERS,
+    });
+    expect(v.kind).toBe('service-down');
+    expect(v.headline).toBe(
+      'Degraded: decode-1 on gpu-b is not active (systemd); 2 of 3 decode workers serve.',
+    );
+    expect(v.evidence).toContain(
+      '15 % of router responses are 5xx: requests it still sends to decode-1 on gpu-b fail',
+    );
+    expect(`${v.headline} ${v.evidence.join(' ')} ${v.nextStep}`).not.toMatch(
+      /router is failing|its 5xx are its own/,
+    );
+  });
+
   it('every decode worker down: requests cannot flow, each named once with the hosts, then by reason', () => {
     const v = pipelineVerdict({
       values: fleetValues({

@@ -87,6 +87,8 @@ interface ServiceMemory {
   capacityFromServerInfo?: number;
   /** MainPID when capacity was read: a restart may change the pool size. */
   capacityPid?: number;
+  /** The last poll whose /metrics scrape succeeded. */
+  lastScrapeOkAt?: number;
 }
 
 export class DeploymentMonitor extends EventEmitter<Events> {
@@ -348,6 +350,11 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     });
     for (const o of out.slice(0, perService.length)) {
       const mem = this.memoryFor(serviceId(o));
+      // A failing scrape (an error, or one still waiting) says since when the figures are that old: "waiting
+      // 1.8 s" alone read as fresh through a /metrics hung for minutes, each probe timing out and starting over.
+      if (o.metrics?.ok) mem.lastScrapeOkAt = o.metrics.scrapedAt;
+      else if (o.metrics && !('disabled' in o.metrics) && mem.lastScrapeOkAt !== undefined)
+        o.metrics = { ...o.metrics, lastOkAt: mem.lastScrapeOkAt };
       if (o.systemd && mem.capacityPid !== undefined && o.systemd.mainPid !== mem.capacityPid) {
         mem.capacityFromServerInfo = undefined;
         mem.capacityPid = undefined;

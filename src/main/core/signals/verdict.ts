@@ -527,10 +527,14 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
   if (atRouter.blamed.length > 0 || atRouter.byCount) add('router', 1, atRouter.text);
 
   // The router's 5xx are its own only once it routes to workers that serve: not while this console restarts one
-  // (requests in flight to it fail), a worker just back is not re-added yet, or the router itself is not ready
-  // again after them.
+  // (requests in flight to it fail), a worker is down (the router sends to it until its own health checks drop
+  // it), a worker just back is not re-added yet, or the router itself is not ready again after them.
+  const serverDown = downParts.some((p) => p.role !== 'router');
   const catchingUp =
-    ours.length > 0 || atRouter.notReadded.length > 0 || parts.some((p) => p.role === 'router' && p.note);
+    ours.length > 0 ||
+    serverDown ||
+    atRouter.notReadded.length > 0 ||
+    parts.some((p) => p.role === 'router' && p.note);
   const minuteShare = v('router.router_error_share');
   const errShare = w('router.router_error_share');
   const failing = errShare !== null && errShare >= th.routerErrorShare;
@@ -568,7 +572,16 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
     return {
       kind: 'service-down',
       headline: `Degraded: ${degraded[0]}.`,
-      evidence: [...degraded, ...conditionLines(downParts, nameOf), ...oursLines.map((l) => `also: ${l}`)],
+      evidence: [
+        ...degraded,
+        ...conditionLines(downParts, nameOf),
+        ...(failing && serverDown
+          ? [
+              `${pct(errShare)} of router responses are 5xx${since}: requests it still sends to ${listOf(downParts)} fail`,
+            ]
+          : []),
+        ...oursLines.map((l) => `also: ${l}`),
+      ],
       nextStep: downNextStep(downParts[0], nameOf),
     };
 

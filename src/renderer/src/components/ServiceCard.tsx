@@ -184,6 +184,13 @@ export function ServiceCard({
             <span className="bad" title={obs.metrics.hint}>
               {obs.metrics.error}
               {obs.metrics.hint ? <span className="hint"> — {obs.metrics.hint}</span> : null}
+              {/* Since when nothing was read from it: the last scrape that answered, its age counting up. */}
+              {'lastOkAt' in obs.metrics && obs.metrics.lastOkAt !== undefined ? (
+                <span className="muted" data-testid="metrics-last-ok">
+                  {' '}
+                  · last good scrape {clockAndAge(obs.metrics.lastOkAt, now)}
+                </span>
+              ) : null}
             </span>
           ) : (
             // Not running, or still loading: nothing to scrape yet, and the condition above says why.
