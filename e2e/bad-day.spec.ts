@@ -10,6 +10,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { apiCall } from './support/api';
 import { pageSession, type PageSession } from './support/page-session';
 import { shot } from './support/shots';
+import { recordVerdicts, seenVerdicts } from './support/verdict-log';
 
 interface AlertRuleLike {
   kind: string;
@@ -110,23 +111,7 @@ test.describe('the fleet', () => {
     const verdict = page.getByTestId('verdict');
     const headline = page.getByTestId('verdict-headline');
     await expect(verdict).toHaveAttribute('data-kind', /^(healthy|idle)$/, { timeout: 90_000 });
-    // Every verdict the box shows from here on, as it changes.
-    await page.evaluate(() => {
-      const w = window as unknown as { seenVerdicts: string[] };
-      w.seenVerdicts = [];
-      const box = document.querySelector('[data-testid="verdict"]')!;
-      const note = (): void => {
-        const line = `${box.getAttribute('data-kind')} | ${box.querySelector('[data-testid="verdict-headline"]')?.textContent}`;
-        if (w.seenVerdicts.at(-1) !== line) w.seenVerdicts.push(line);
-      };
-      new MutationObserver(note).observe(box, {
-        subtree: true,
-        childList: true,
-        characterData: true,
-        attributes: true,
-      });
-      note();
-    });
+    await recordVerdicts(page);
 
     await palette(page, 'crash-loop decode-1', 'demo-crash-loop-on-decode-1');
     // Degraded in the headline, or beside a decode bottleneck of the two left serving the fleet's load.
@@ -174,7 +159,7 @@ test.describe('the fleet', () => {
       '3/3 healthy',
     );
     // The 5xx of requests the router still sent to decode-1 never blamed the router.
-    const seen = await page.evaluate(() => (window as unknown as { seenVerdicts: string[] }).seenVerdicts);
+    const seen = await seenVerdicts(page);
     expect(seen.filter((l) => l.startsWith('router-bound'))).toEqual([]);
     expect(errors).toEqual([]);
   });

@@ -8,6 +8,7 @@ import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { apiCall } from './support/api';
 import { startWebApp, type WebApp } from './support/web-app';
+import { recordVerdicts, seenVerdicts } from './support/verdict-log';
 
 let app: WebApp;
 let browser: Browser;
@@ -44,23 +45,7 @@ test('crash loop, recovery, restart by the operator: each named with why and wha
   const headline = page.getByTestId('verdict-headline');
   const next = page.getByTestId('verdict-next');
   await expect(verdict).toHaveAttribute('data-kind', /^(healthy|idle)$/, { timeout: 60_000 });
-  // Every verdict the box shows from here on, as it changes.
-  await page.evaluate(() => {
-    const w = window as unknown as { seenVerdicts: string[] };
-    w.seenVerdicts = [];
-    const box = document.querySelector('[data-testid="verdict"]')!;
-    const note = (): void => {
-      const line = `${box.getAttribute('data-kind')} | ${box.querySelector('[data-testid="verdict-headline"]')?.textContent}`;
-      if (w.seenVerdicts.at(-1) !== line) w.seenVerdicts.push(line);
-    };
-    new MutationObserver(note).observe(box, {
-      subtree: true,
-      childList: true,
-      characterData: true,
-      attributes: true,
-    });
-    note();
-  });
+  await recordVerdicts(page);
 
   await fault('crash-loop', true, 'decode');
   try {
@@ -89,7 +74,7 @@ test('crash loop, recovery, restart by the operator: each named with why and wha
   await expect(page.getByTestId('verdict-evidence')).toContainText('decode: ', { timeout: 30_000 });
   await shots('restarting');
 
-  const seen = await page.evaluate(() => (window as unknown as { seenVerdicts: string[] }).seenVerdicts);
+  const seen = await seenVerdicts(page);
   expect(seen.filter((l) => l.startsWith('router-bound') || /router is failing/.test(l))).toEqual([]);
   expect(errors).toEqual([]);
 });
