@@ -266,6 +266,30 @@ describe('pipelineVerdict in a fleet', () => {
     );
   });
 
+  it('a serving worker the router refuses, while the others pile up: the refusal is said first, before adding capacity', () => {
+    const v = pipelineVerdict({
+      values: fleetValues({
+        'decode.kv_ratio@decode-0': 0.99,
+        'router.workers_total': 5,
+        'router.workers_healthy': 4,
+      }),
+      roles: ROLES,
+      workers: WORKERS,
+      routerWorkers: [
+        { url: 'http://127.0.0.2:30100', role: 'prefill', healthy: true },
+        { url: 'http://127.0.0.3:30200', role: 'decode', healthy: true },
+        { url: 'http://127.0.0.3:30201', role: 'decode', healthy: false, cbState: 'open' },
+      ],
+    });
+    expect(v.kind).toBe('decode-bound');
+    expect(v.headline).toMatch(
+      /^Decode-bound: requests are piling up at decode — .*; the router routes nothing to decode-1, which serves\.$/,
+    );
+    expect(v.nextStep).toMatch(
+      /^the router counts decode-1 unhealthy while its own \/health answers: check the router's health checks and its journal; routed again, decode-1 takes its share — if decode still piles up then: /,
+    );
+  });
+
   it("fleetWorkersOf keeps the URL the router lists a worker by, normalised as the router's gauges are", () => {
     const ws = fleetWorkersOf([
       {

@@ -560,11 +560,19 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
       transfer: `Transfer-bound: requests are stuck in the KV transfer from prefill to decode — ${evidence[0]}.`,
       router: `Router-bound: the router is failing requests while the servers have room — ${evidence[0]}.`,
     };
+    // Workers that serve but get no traffic from the router take their capacity out of the stage: that comes
+    // first, before any advice to add capacity.
+    const refused = best !== 'router' && atRouter.blamed.length > 0;
+    const who = atRouter.blamed.join(', ');
     return {
       kind: `${best}-bound`,
-      headline: headline[best],
+      headline: refused
+        ? `${headline[best].slice(0, -1)}; the router routes nothing to ${who}, which ${atRouter.blamed.length === 1 ? 'serves' : 'serve'}.`
+        : headline[best],
       evidence,
-      nextStep: boundNextStep(best, kv !== null && kv >= th.kvFull, atRouter),
+      nextStep: refused
+        ? `${boundNextStep('router', false, atRouter)}; routed again, ${who} ${atRouter.blamed.length === 1 ? 'takes' : 'take'} its share — if ${best} still piles up then: ${boundNextStep(best, kv !== null && kv >= th.kvFull, atRouter)}`
+        : boundNextStep(best, kv !== null && kv >= th.kvFull, atRouter),
     };
   }
 
