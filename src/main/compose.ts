@@ -2,7 +2,7 @@
 import type { DeploymentConfig, HostConfig, Role } from '@shared/domain';
 import type { ApiHandlers } from '@shared/contract';
 import { join } from 'node:path';
-import { DiscoveryService, discoverForCore } from './core/services/discovery';
+import { DiscoveryService } from './core/services/discovery';
 import { RecordingService } from './core/services/recording';
 import { dataDir } from './paths';
 import { Core, type CoreOptions } from './core/core';
@@ -18,7 +18,6 @@ import {
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { configRoots, createAliasIndex, defaultLookupAll } from './core/ssh/alias-addresses';
-import type { FleetEnvironment } from './core/fleet/open-fleet';
 import {
   DEMO_ROUTER_ERA_LABEL,
   DEMO_SERVER_ERA_LABEL,
@@ -136,7 +135,6 @@ export function createApp(opts: AppOptions): App {
     (host) => resolver!(host),
     (hostId) => settings.discoveryChoices(hostId),
     {
-      resolve: (host) => resolver!(host),
       discovery: {
         aliases: createAliasIndex({ homeDir: sshHome, sshBinary }),
         lookupAll: (n) => defaultLookupAll(n),
@@ -303,7 +301,7 @@ export function createCore(
   opts: AppOptions,
   resolveSsh: CoreOptions['resolveSsh'] = resolveSshHost,
   discoveryChoices: (hostId: string) => Partial<Record<Role, string>> = () => ({}),
-  fleetEnvironment?: FleetEnvironment,
+  fleetEnvironment?: CoreOptions['fleetEnvironment'],
 ): Core {
   const core: Core = new Core({
     ...opts,
@@ -389,7 +387,7 @@ export function createCore(
     },
     resolveSsh,
     fleetEnvironment,
-    discover: (conn, host) => discoverForCore(conn, host, discoveryChoices(host.id)),
+    discoveryChoices,
     defaultDeployment: standardDeployment,
   });
   return core;

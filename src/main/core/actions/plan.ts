@@ -109,7 +109,7 @@ export function buildPlan(p: PlanInput): RestartPlan {
   let blockedReason: string | undefined;
   if (p.settings.readOnly) blockedReason = 'PD Console is in read-only mode: restarts are switched off';
   else if (missing) blockedReason = `deployment ${p.deployment.name} has no ${p.target} service`;
-  else if (p.deployment.services.some((s) => s.id !== undefined))
+  else if (severalPerRoleOrHost(p.deployment.services))
     // The app's restart knows one unit per role on one link; a fleet's role is many workers on many hosts.
     blockedReason =
       `${p.deployment.name} is a fleet (${p.deployment.services.length} services on several hosts): the app restarts ` +
@@ -135,4 +135,10 @@ export function buildPlan(p: PlanInput): RestartPlan {
     ...(p.running ? { running: p.running } : {}),
     plannedAt: p.now,
   };
+}
+
+/** More than one service of a role, or services on more than one host: a roll's work, not this restart's. */
+function severalPerRoleOrHost(services: readonly { role: string; hostId: string }[]): boolean {
+  const roles = services.map((s) => s.role);
+  return new Set(roles).size < roles.length || new Set(services.map((s) => s.hostId)).size > 1;
 }

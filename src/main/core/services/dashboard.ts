@@ -76,8 +76,6 @@ const MAX_FOLLOWERS = 8;
 interface Open {
   deployment: DeploymentConfig;
   isDemo: boolean;
-  /** A fleet: its services have ids, and GPU readings are kept per host (`gpu.3.util@gpu-b`). */
-  isFleet: boolean;
   roles: Role[];
   alertState: AlertState;
   active: ActiveAlert[];
@@ -273,7 +271,6 @@ export class DashboardService {
     const o: Open = {
       deployment,
       isDemo,
-      isFleet: deployment.services.some((s) => s.id !== undefined),
       roles,
       alertState: initialAlertState(),
       active: [],
@@ -329,7 +326,7 @@ export class DashboardService {
       units: o.units.read(obs, o.deployment.services),
       links,
       actions: this.actions.of(obs.deploymentId),
-      ...(o.isFleet ? { workers: this.workersOf(obs.deploymentId) } : {}),
+      workers: this.workersOf(obs.deploymentId),
     });
     for (const c of changes) this.core.addEvent(obs.deploymentId, alertEvent(obs.ts, c));
     if (values) this.core.emit('signals', { deploymentId: obs.deploymentId, ts: obs.ts, values });
@@ -375,8 +372,8 @@ export class DashboardService {
     }
     return [...hosts].map((hostId) => {
       try {
-        const conn = this.core.connectionOf(deploymentId, o.isFleet ? hostId : undefined);
-        return { hostId, label: o.isFleet ? hostId : conn.label, status: conn.status };
+        const conn = this.core.connectionOf(deploymentId, hostId);
+        return { hostId, label: conn.label, status: conn.status };
       } catch (err) {
         // A fleet host that could not be reached when the deployment opened has no link at all.
         const status: ConnectionStatus = { state: 'failed', reason: (err as Error).message, at: 0 };
@@ -417,7 +414,7 @@ export class DashboardService {
           values,
           growth,
           roles: o.roles,
-          workers: o.isFleet ? this.workersOf(deploymentId) : [],
+          workers: this.workersOf(deploymentId),
           ...(routerWorkers ? { routerWorkers } : {}),
         },
         (since) => this.store.windowedSince(deploymentId, since),
@@ -435,15 +432,10 @@ export class DashboardService {
   private onGpu(deploymentId: string, status: GpuStatus, hostId: string): void {
     const o = this.open.get(deploymentId);
     if (!o) return;
-    // A fleet's snapshot shows its origin's GPUs; every host's readings are in the store under its scope.
-    if (!o.isFleet || hostId === o.deployment.services[0]?.hostId) o.gpu = status;
+    // The snapshot shows the origin's GPUs; every host's readings are in the store under its scope.
+    if (hostId === o.deployment.services[0]?.hostId) o.gpu = status;
     if (status.gpus.length > 0 && status.ts !== null) {
-      const values = this.store.ingestGpu(
-        deploymentId,
-        status.ts,
-        status.gpus,
-        o.isFleet ? hostId : undefined,
-      );
+      const values = this.store.ingestGpu(deploymentId, status.ts, status.gpus, hostId);
       this.core.emit('signals', { deploymentId, ts: status.ts, values });
     }
   }
@@ -557,9 +549,8 @@ export class DashboardService {
   }
 
   /**
-   * The journal of ±span around a moment. A one-host deployment reads its role's unit (or all) on its link; a
-   * fleet reads each unit on its own host — a worker's units (both nodes of a multi-node one), a role's workers,
-   * or every unit — labelled by host and node rank.
+   * The journal of ±span around a moment: each unit on its own host — a worker's units (both nodes of a
+   * multi-node one), a role's workers, or every unit — labelled by host (when there are several) and node rank.
    */
   private async journalAround(
     deploymentId: string,
@@ -569,26 +560,19 @@ export class DashboardService {
     worker?: string,
   ): Promise<JournalAroundResult> {
     const o = this.need(deploymentId);
-    const hosts = o.isFleet
-      ? this.fleetJournals(deploymentId, o, role, worker)
-      : [
-          this.hostJournal(
-            deploymentId,
-            undefined,
-            (role ? [this.unitOf(o, role)] : o.deployment.services.map((s) => s.unit)).map((unit) => ({
-              unit,
-            })),
-          ),
-        ];
+    const hosts = this.unitJournals(deploymentId, o, role, worker);
+    // Lines are labelled by host only where there is more than one to tell apart.
+    const manyHosts =
+      new Set(o.deployment.services.flatMap((s) => (s.units ?? [s]).map((u) => u.hostId))).size > 1;
     return journalAround(
-      hostsJournal(hosts, journalWindowCommand, (out) => parseJournalJson(out).lines, { label: o.isFleet }),
+      hostsJournal(hosts, journalWindowCommand, (out) => parseJournalJson(out).lines, { label: manyHosts }),
       ts,
       spanMs,
     );
   }
 
-  /** A fleet's units to read around a moment, grouped by the host each runs on. */
-  private fleetJournals(deploymentId: string, o: Open, role?: Role, worker?: string): HostJournal[] {
+  /** The units to read around a moment, grouped by the host each runs on. */
+  private unitJournals(deploymentId: string, o: Open, role?: Role, worker?: string): HostJournal[] {
     const services = o.deployment.services.filter((s) =>
       worker !== undefined ? (s.id ?? s.role) === worker : role === undefined || s.role === role,
     );

@@ -1,13 +1,11 @@
 // Discovery and the metrics inventory as API: what runs on the host, what is missing and why, and every
 // metric family each endpoint serves.
-import type { AppEvent, DeploymentConfig, HostConfig, Role } from '@shared/domain';
+import type { Role } from '@shared/domain';
 import type { DiscoveryReport, DiscoveryRequests, MetricsInventory } from '@shared/api/discovery';
 import type { ServiceHost } from './service-host';
-import type { SshConnection } from '../ssh/connection';
 import type { Exposition } from '../probes/exposition/types';
 import { runDiscovery } from '../discovery/run-discovery';
 import type { DiscoveryResult } from '../discovery/discover';
-import { newEventId } from '../monitor/change-events';
 
 /** What discovery is given: the deployments (each host's link), scrapes and closes, the time of a report. */
 export type DiscoveryHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'clock'>;
@@ -112,49 +110,6 @@ export class DiscoveryService {
       })),
     };
   }
-}
-
-/** What Core calls right after connecting to an SSH host: discovery's proposal plus its diagnostics as notes. */
-export async function discoverForCore(
-  conn: SshConnection,
-  host: HostConfig,
-  chosen?: Partial<Record<Role, string>>,
-): Promise<{
-  deployment: Omit<DeploymentConfig, 'id'>;
-  notes: AppEvent[];
-  found: DiscoveryResult['found'];
-} | null> {
-  const result = await runDiscovery(conn, host.id, host.label, chosen);
-  const now = Date.now();
-  const notes: AppEvent[] = result.diagnostics.map((d) => ({
-    id: newEventId(now),
-    ts: now,
-    kind: 'info',
-    severity: d.severity,
-    role: d.role,
-    title: `discovery: ${d.message}`,
-    detail: d.fix,
-  }));
-  for (const c of result.needsOperatorChoice)
-    notes.push({
-      id: newEventId(now),
-      ts: now,
-      kind: 'info',
-      severity: 'warning',
-      role: c.role,
-      title: `discovery: several units look like the ${c.role} (${c.units.join(', ')}); using ${c.chosen}`,
-      detail:
-        `Check that this is the right one. To use another from the next connect on, run ` +
-        `\`pd-console settings choose ${host.id} ${c.role} UNIT\` (saved in the settings file).`,
-    });
-  const found = result.found;
-  if (result.deployment.services.length === 0)
-    return { deployment: { name: result.deployment.name, services: [] }, notes, found };
-  return {
-    deployment: { name: result.deployment.name, services: result.deployment.services },
-    notes,
-    found,
-  };
 }
 
 function toReport(hostId: string, at: number, r: DiscoveryResult): DiscoveryReport {
