@@ -1,6 +1,7 @@
 // A PD deployment as production runs it: one or more routers, any number of prefill, decode and regular
-// workers, on several hosts. Plain JSON-safe data: discovery (core/discovery/fleet.ts) builds it, the CLI's
-// `status` and the screens read it. A one-host 1P1D deployment is one host, one router, two workers.
+// workers, on one or several hosts. Plain JSON-safe data: discovery (core/discovery/fleet.ts) builds it, the
+// CLI's `status` and the screens read it. A one-host 1P1D deployment is one host, one router, two workers.
+import type { ServiceConfig } from './domain';
 
 /** What a router lists a worker as: `--prefill`, `--decode`, or a plain (non-PD) `--worker-urls` worker. */
 export type WorkerRole = 'prefill' | 'decode' | 'regular';
@@ -156,4 +157,17 @@ export function isSingleHostPair(f: Fleet): boolean {
   const per = new Map<WorkerRole, number>();
   for (const w of [...f.workers, ...f.unrouted]) per.set(w.role, (per.get(w.role) ?? 0) + 1);
   return [...per.values()].every((n) => n <= 1);
+}
+
+/**
+ * True when a deployment has more than one of what the screens and the app's restart group by: several workers
+ * of a role, or several hosts. One router, one prefill and one decode on one host read as three services, not
+ * as groups of one (an operator of one box does not pay for fleets).
+ */
+export function hasWorkerGroups(
+  services: readonly Pick<ServiceConfig, 'role' | 'hostId' | 'units'>[],
+): boolean {
+  const roles = services.map((s) => s.role);
+  const hosts = new Set(services.flatMap((s) => (s.units ?? [s]).map((u) => u.hostId)));
+  return new Set(roles).size < roles.length || hosts.size > 1;
 }

@@ -47,9 +47,17 @@ describe('recording service', () => {
     expect(rec.closedCleanly).toBe(true);
     expect(rec.warnings).toEqual([]);
     const targets = new Set(rec.series.map((x) => x.target));
-    // The servers' scrapes, and what the monitor itself read: nvidia-smi and each poll's scrape health.
-    expect([...targets].sort()).toEqual(['decode', 'gpu', 'monitor', 'prefill', 'router']);
-    const temps = rec.series.filter((x) => x.target === 'gpu' && x.name === 'pdc_gpu_temperature_celsius');
+    // Each worker's scrapes, and what the monitor itself read: the host's nvidia-smi and each poll's scrape health.
+    expect([...targets].sort()).toEqual([
+      'decode@decode-0',
+      'gpu@demo',
+      'monitor',
+      'prefill@prefill-0',
+      'router@router',
+    ]);
+    const temps = rec.series.filter(
+      (x) => x.target === 'gpu@demo' && x.name === 'pdc_gpu_temperature_celsius',
+    );
     expect(temps.map((x) => x.labels.gpu).sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
     for (const t of temps) {
       expect(t.v.length).toBeGreaterThan(0);
@@ -60,9 +68,13 @@ describe('recording service', () => {
     );
     expect(durations.map((x) => x.labels.role).sort()).toEqual(['decode', 'prefill', 'router']);
     for (const d of durations) expect(d.v.some((v) => v > 0)).toBe(true);
-    const used = rec.series.find((x) => x.name === 'sglang:kv_used_tokens' && x.target === 'decode');
+    const used = rec.series.find((x) => x.name === 'sglang:kv_used_tokens' && x.target === 'decode@decode-0');
     expect(used && used.v.length).toBeGreaterThan(3);
-    expect(rec.unitStates.map((u) => u.source).sort()).toEqual(['decode', 'prefill', 'router']);
+    expect(rec.unitStates.map((u) => u.source).sort()).toEqual([
+      'decode@decode-0',
+      'prefill@prefill-0',
+      'router@router',
+    ]);
     expect(rec.events.some((e) => e.title === 'test alert')).toBe(true);
     expect(rec.events.some((e) => e.kind === 'annotation' && e.title.includes('looked fine here'))).toBe(
       true,

@@ -3,6 +3,7 @@
 // the restart service.
 import type { RestartPlan, RestartSettings, RestartTarget, PlannedService } from '@shared/contract';
 import type { DeploymentConfig, HostConfig, Observation, Role } from '@shared/domain';
+import { hasWorkerGroups } from '@shared/fleet';
 import { restartImpact, routerInFlight, type LatestScrape } from './impact';
 import type { DrainProbe } from './drain';
 import { parseSystemdTimestamp } from '../probes/systemd';
@@ -109,7 +110,7 @@ export function buildPlan(p: PlanInput): RestartPlan {
   let blockedReason: string | undefined;
   if (p.settings.readOnly) blockedReason = 'PD Console is in read-only mode: restarts are switched off';
   else if (missing) blockedReason = `deployment ${p.deployment.name} has no ${p.target} service`;
-  else if (severalPerRoleOrHost(p.deployment.services))
+  else if (hasWorkerGroups(p.deployment.services))
     // The app's restart knows one unit per role on one link; a fleet's role is many workers on many hosts.
     blockedReason =
       `${p.deployment.name} is a fleet (${p.deployment.services.length} services on several hosts): the app restarts ` +
@@ -135,10 +136,4 @@ export function buildPlan(p: PlanInput): RestartPlan {
     ...(p.running ? { running: p.running } : {}),
     plannedAt: p.now,
   };
-}
-
-/** More than one service of a role, or services on more than one host: a roll's work, not this restart's. */
-function severalPerRoleOrHost(services: readonly { role: string; hostId: string }[]): boolean {
-  const roles = services.map((s) => s.role);
-  return new Set(roles).size < roles.length || new Set(services.map((s) => s.hostId)).size > 1;
 }

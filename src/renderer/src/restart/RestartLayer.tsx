@@ -9,6 +9,7 @@ import { RestartSettingsPanel } from './RestartSettingsPanel';
 import { RollDialog } from './RollDialog';
 import { RollProgress } from './RollProgress';
 import { loadRolls, openRollDialog, runningRoll, showRoll, useRollState } from './useRoll';
+import { hasWorkerGroups } from '@shared/fleet';
 import {
   actionsAllowed,
   loadRestarts,
@@ -48,9 +49,9 @@ export function RestartLayer({ deploymentId }: { deploymentId: string }): React.
   );
 }
 
-/** True when the deployment is a fleet: its services carry ids, and restarts are rolls. */
+/** True when a role has several workers or the deployment several hosts: restarts are rolls. */
 export function isFleetDeployment(d: DeploymentConfig): boolean {
-  return d.services.some((s) => s.id !== undefined);
+  return hasWorkerGroups(d.services);
 }
 
 /** Palette commands: restart each service or the stack (a fleet: each worker, each role, the whole), settings. */
