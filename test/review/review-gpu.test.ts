@@ -50,7 +50,7 @@ describe('GPU readings in review', () => {
       'gpu.4.temp@demo',
       'gpu.4.mem_used@demo',
       'gpu.0.power@demo',
-    ] as SignalKey[];
+    ] as string[] as SignalKey[];
     const res = await app.handlers.getSeries({ deploymentId: rid, keys, maxPoints: 1000 });
     expect(res.missing).toEqual({});
     for (const [i, key] of keys.entries()) {
