@@ -9,7 +9,7 @@
 
 import type { FleetRouter, WorkerRole, WorkerSource, WorkersApiFailure } from '@shared/fleet';
 import type { RouterFlags } from './sglang-flags';
-import { cleanWorkerUrl, parseWorkerUrl, workerKey } from './worker-url';
+import { cleanWorkerUrl, parseWorkerUrl, workerKey } from '@shared/worker-url';
 
 /**
  * The most workers one router's list contributes. Far above real PD fleets: SGLang's large-scale PD runs are

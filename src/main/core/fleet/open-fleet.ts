@@ -10,7 +10,7 @@ import { HostLinkPool } from '../ssh/host-link-pool';
 import type { SshConnection } from '../ssh/connection';
 import { discoverFleet, type FleetDiscoveryDeps } from '../discovery/run-fleet-discovery';
 import type { DiscoveredUnit } from '../discovery/discover';
-import { isLoopbackHost, parseWorkerUrl } from '../discovery/worker-url';
+import { isLoopbackHost, parseWorkerUrl } from '@shared/worker-url';
 import { routerListFindings } from '../discovery/router-workers';
 import { fleetHostConfig, fleetServices } from './fleet-config';
 import type { DeploymentLink } from './live-deployment';

@@ -2,7 +2,7 @@
 // hosts ("decode-2 on gpu-b+gpu-c"), and a list once with its hosts after it ("decode-0, decode-1, decode-2
 // (gpu-b, gpu-c)"), so an operator reading one line knows where to look.
 import type { Role, ServiceConfig } from '@shared/domain';
-import { normalizeWorkerUrl } from '../probes/sglang/worker-url';
+import { normalizeWorkerUrl } from '@shared/worker-url';
 
 export interface FleetWorker {
   /** The scope of its keys (`decode-2`). */
