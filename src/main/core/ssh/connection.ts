@@ -24,20 +24,9 @@ import {
 import { HandshakeDeadline } from './handshake-deadline';
 import { hasDiagnostics } from './diagnostics';
 import { CommandShell, type CommandShellStats } from './command-shell';
+import type { CommandStream, ExecOptions, ExecResult, StreamHandlers } from './exec-types';
 
-export interface ExecResult {
-  stdout: string;
-  stderr: string;
-  exitCode: number | null;
-  signal?: string;
-}
-
-export interface ExecOptions {
-  /** Real-time limit; the command's channel is closed when it passes. */
-  timeoutMs?: number;
-  /** Output cap per stream; past it the channel is closed and the call fails. */
-  maxBytes?: number;
-}
+export type { CommandStream, ExecOptions, ExecResult, StreamHandlers } from './exec-types';
 
 export interface SshConnectionOptions {
   /** Human name used in every message: the alias or user@host:port. */
@@ -57,22 +46,6 @@ export interface SshConnectionOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Closes the connection when it goes quiet for this long without any successful traffic. */
   staleAfterMs?: number;
-}
-
-/** Where a long-lived command's output goes (see `openStream`). */
-export interface StreamHandlers {
-  stdout(chunk: Buffer): void;
-  stderr(chunk: Buffer): void;
-  /** The channel is gone: the command exited (its code or signal) or the link dropped (both null). */
-  closed(exitCode: number | null, signal: string | null): void;
-}
-
-/** A command that keeps running on its own channel: a persistent shell, a journal follow. */
-export interface CommandStream {
-  /** To the command's stdin. */
-  write(data: string): void;
-  /** Ends the command (TERM where the server honours signal requests) and closes its channel. */
-  close(): void;
 }
 
 interface Events {
