@@ -130,7 +130,6 @@ export function createApp(opts: AppOptions): App {
   // The resolver asks the operator through the hosts service, which needs the core: bind it late.
   let resolver: ((host: HostConfig) => Promise<ConnectConfig>) | null = null;
   const sshHome = opts.homeDir ?? process.env.PD_CONSOLE_SSH_HOME;
-  const sshBinary = sshHome ? null : undefined;
   const core = createCore(
     opts,
     (host) => resolver!(host),
@@ -138,7 +137,7 @@ export function createApp(opts: AppOptions): App {
     {
       resolve: (host) => resolver!(host),
       discovery: {
-        aliases: createAliasIndex({ homeDir: sshHome, sshBinary }),
+        aliases: createAliasIndex({ homeDir: sshHome }),
         lookupAll: (n) => defaultLookupAll(n),
         configFile: configRoots({ homeDir: sshHome }).userConfig,
       },
@@ -149,10 +148,8 @@ export function createApp(opts: AppOptions): App {
     // One-shot CLI commands have nobody to ask: they refuse unknown keys and encrypted keys not in the agent.
     prompts: opts.shell === 'cli' ? refusingPrompts : hosts.prompts,
     secrets: opts.secrets,
-    // PD_CONSOLE_SSH_HOME (tests, sandboxes): read ~/.ssh from that folder, and skip `ssh -G`, which
-    // would expand ~ to the account's real home from the password database.
+    // PD_CONSOLE_SSH_HOME (tests, sandboxes): ~/.ssh is read from that folder, by `ssh -G` as for the operator.
     homeDir: sshHome,
-    sshBinary,
     warn: (w) => core.emit('sshWarning', w),
   });
   if (opts.shell !== 'cli') hosts.watchNetwork();
@@ -362,7 +359,6 @@ export function createCore(
         const demoResolver = createSshResolver({
           prompts: refusingPrompts,
           homeDir: files.home,
-          sshBinary: null,
         });
         const entry = fleet.entry.name;
         return {
@@ -373,7 +369,7 @@ export function createCore(
             // The fleet's hosts are demo hosts reached over real SSH: resolved from its config like ssh hosts.
             resolve: (host) => demoResolver({ ...host, kind: 'ssh' }),
             discovery: {
-              aliases: createAliasIndex({ homeDir: files.home, sshBinary: null }),
+              aliases: createAliasIndex({ homeDir: files.home }),
               lookupAll: (n) => defaultLookupAll(n),
               configFile: files.configFile,
             },
