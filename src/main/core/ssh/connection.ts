@@ -1,11 +1,11 @@
 // One SSH connection per host that carries everything: commands over `exec`, the periodic reads through a
 // persistent shell (`execInShell`), long-lived commands such as a journal follow on channels of their own
 // (`openStream`), HTTP scrapes over `forwardOut` with a keep-alive agent. All of them take slots of one channel
-// budget (8: issue 15's bound per host, below OpenSSH's MaxSessions of 10), so the bound holds by construction;
-// a full budget takes back an idle spare shell or kept-alive tunnel before anyone waits. It reconnects by itself with exponential backoff and jitter, and its status is never
-// optimistic: it says `connected` only after the handshake, and drops to `reconnecting` the moment ssh2 reports
-// the link closed or keepalives go unanswered (keepalive every 10 s, 2 unanswered → dead within 30 s, unless
-// ServerAliveInterval/CountMax say otherwise).
+// budget (8 per host, below OpenSSH's MaxSessions of 10), so the bound holds by construction; a full budget
+// takes back an idle spare shell or kept-alive tunnel before anyone waits. It reconnects by itself with
+// exponential backoff and jitter, and its status is never optimistic: it says `connected` only after the
+// handshake, and drops to `reconnecting` the moment ssh2 reports the link closed or keepalives go unanswered
+// (keepalive every 10 s, 2 unanswered → dead within 30 s, unless ServerAliveInterval/CountMax say otherwise).
 // Credentials and host-key refusals are not retried: that would hammer the host and cannot succeed.
 import { EventEmitter } from 'node:events';
 import { Client, type ConnectConfig, type ClientChannel } from 'ssh2';
