@@ -62,6 +62,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  vi.restoreAllMocks();
   await live?.dispose();
   await fleet?.stop();
 });
