@@ -37,6 +37,8 @@ describe('recording service', () => {
     await journal.live;
     await journal.lines('a live decode line', () => true, 1, 20_000);
     journal.dispose();
+    // Five more polls, so that every scraped series holds more than three readings.
+    for (let i = 0; i < 5; i++) await nextObservation(app.core, (o) => o.deploymentId === id, 10_000);
     const sessionId = status.active[0].sessionId!;
     const listed = await app.handlers.listSessions({});
     expect(listed.find((x) => x.id === sessionId)?.state).toBe('recording');
