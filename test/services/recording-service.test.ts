@@ -178,6 +178,9 @@ describe('recording service', () => {
     await journal.live;
     await journal.lines('six live decode lines', () => true, 6, 30_000);
     journal.dispose();
+    // Then a poll after the last of them: scrapes frame the lines, as in a session that goes on.
+    for (let i = 0; i < 2; i++)
+      await nextObservation(app.core, (o) => o.deploymentId === s.deployment.id, 10_000);
     await app.core.closeDeployment({ deploymentId: s.deployment.id });
     const wallMs = Date.now() - wallStart;
     await expect
