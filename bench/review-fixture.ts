@@ -1,5 +1,5 @@
-// A synthetic PD session recorded to a file, for the review benchmark and tests: the recording benchmark's
-// queueing model (bench/recording.ts) stepped one second at a time and written with the real RecordingWriter,
+// A synthetic PD session recorded to a file, for the review benchmark and tests: the queueing model of
+// test/support/synthetic-pd-session.ts stepped one second at a time and written with the real RecordingWriter,
 // with the deployment in the header that a live session would have. Kept between runs (generating 24 h takes
 // minutes); `fresh` regenerates.
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import type { Clock } from '../src/main/core/clock';
 import type { DeploymentConfig } from '../src/shared/domain';
 import { RecordingWriter } from '../src/main/core/store/recording';
 import { REVIEW_OVERVIEW } from '../src/main/core/review/overview-table';
-import { SyntheticPdSession } from './recording';
+import { SyntheticPdSession } from '../test/support/synthetic-pd-session';
 
 export const BENCH_START = Date.UTC(2026, 0, 5, 8, 0, 0);
 

@@ -29,7 +29,7 @@ import { isReviewInput } from '../src/main/core/review/review-inputs';
 import { buildReviewData } from '../src/main/core/review/review-data';
 import { tableReviewData, type TableRecord } from '../src/main/core/review/overview-table';
 import { BENCH_START, syntheticRecording } from './review-fixture';
-import { SyntheticPdSession, formatExposition } from './recording';
+import { SyntheticPdSession, formatExposition } from '../test/support/synthetic-pd-session';
 import type { SignalKey } from '../src/shared/signals/spec';
 
 const OVERVIEW_KEYS: SignalKey[] = ['prefill.kv_ratio', 'decode.kv_ratio'];

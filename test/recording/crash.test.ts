@@ -12,7 +12,7 @@ import {
   readRecording,
   type Recording,
 } from '../../src/main/core/store/recording';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { scanMarked } from '../../src/main/core/store/recording/members';
 import { header, manualClock, resealed, tempDir } from './helpers';
 

@@ -22,7 +22,7 @@ import { ROWS_OVERVIEW_NOTE } from '../../src/main/core/store/recording/format';
 import { resaveRecording } from '../../src/main/core/store/recording/resave';
 import { SessionStore } from '../../src/main/core/store/recording/session-store';
 import { runCli } from '../../src/main/cli/main';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { header, manualClock, tempDir } from './helpers';
 
 const START = Date.UTC(2026, 0, 5, 8);

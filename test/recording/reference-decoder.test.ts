@@ -18,7 +18,7 @@ import {
   type TableRecord,
 } from '../../src/main/core/review/overview-table';
 import { readOverview } from '../../src/main/core/store/recording/overview-reader';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { exposition, header, manualClock, tempDir } from './helpers';
 
 const run = promisify(execFile);

@@ -2,7 +2,7 @@
 // queueing model (a decode crash with an alert, restart steps, journal lines) written with the real writer.
 import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
 import { mkdir } from 'node:fs/promises';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { SessionStore } from '../../src/main/core/store/recording';
 import type { DeploymentConfig } from '../../src/shared/domain';
 import { manualClock } from '../recording/helpers';

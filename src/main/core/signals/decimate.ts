@@ -362,23 +362,6 @@ export function decimateColumn(
   return decimateBuckets(t, col, start, capacity, b, gapMs, { sums, base, appended }, kept);
 }
 
-/**
- * The same over plain arrays stored as a ring: logical row k lives at physical index (start + k) mod capacity.
- * Flat arrays (a recording's columns) pass start 0 and capacity = their length.
- */
-export function decimateRows(
-  t: ArrayLike<number>,
-  col: ArrayLike<number>,
-  start: number,
-  capacity: number,
-  lo: number,
-  hi: number,
-  maxPoints: number,
-  gapMs: number,
-): DecimatedColumn {
-  return decimateBuckets(t, col, start, capacity, bucketRows(t, start, capacity, lo, hi, maxPoints), gapMs);
-}
-
 function phys(start: number, capacity: number, k: number): number {
   const i = start + k;
   return i >= capacity ? i - capacity : i;
