@@ -204,9 +204,9 @@ export function createApp(opts: AppOptions): App {
   });
   // Beyond the live store, charts read the Prometheus discovery found (or the operator gave) for the deployment.
   history.setPrometheus(prometheusHistory(prometheus, () => Date.now()));
-  // The recordings open for review are deployments like the live ones: services resolve either through the
-  // core's registry, and a recording answers from its file or refuses the action itself.
-  core.deployments.add(review);
+  // The recordings open for review are read like the live deployments: services resolve either through the
+  // core's registry, and only the live ones can be acted on (the registry's `live()`).
+  core.deployments.addRecordings(review);
   const recordingHandlers = recording.handlers();
   const handlers: ApiHandlers = {
     ...core.handlers(),
