@@ -66,4 +66,44 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
       ratio: decode.kv.ratio,
     });
   }, 60_000);
+
+  it('a status of its own connects to the host once: one login, one discovery, through its app', async () => {
+    const before = fh.logins();
+    const { code, out, err } = await cliCaptured(['status', '--wait', '0', '--host', ALIAS], {
+      sshHome: fh.home,
+    });
+    expect(err).toBe('');
+    expect(code, out).toBe(0);
+    expect(out.split('\n')[0]).toMatch(new RegExp(`^${ALIAS} — connected`));
+    expect(fh.logins() - before).toBe(1);
+  }, 60_000);
+
+  it("ends with the app's shutdown: the deployment closed and every service's disposer run", async () => {
+    const stopped: string[] = [];
+    const closed: string[] = [];
+    let own: App | undefined;
+    const { code } = await cliCaptured(['status', '--json', '--wait', '0', '--host', ALIAS], {
+      sshHome: fh.home,
+      openApp: (opts) => {
+        own = createApp({ ...opts, dataDir: dir });
+        own.core.hooks.on('closed', (e) => closed.push(e.deploymentId));
+        for (const [name, svc, method] of [
+          ['hosts', own.hosts, 'stop'],
+          ['dashboard', own.dashboard, 'stop'],
+          ['prometheus', own.prometheus, 'dispose'],
+          ['recording', own.recording, 'shutdown'],
+          ['review', own.review, 'shutdown'],
+        ] as const) {
+          const target = svc as unknown as Record<string, () => unknown>;
+          const original = target[method].bind(svc);
+          target[method] = () => (stopped.push(name), original());
+        }
+        return own;
+      },
+    });
+    expect(code).toBe(0);
+    expect(closed).toEqual([ALIAS]);
+    expect(stopped).toEqual(['hosts', 'dashboard', 'prometheus', 'recording', 'review']);
+    expect(await own!.core.listDeployments()).toEqual([]);
+  }, 60_000);
 });
