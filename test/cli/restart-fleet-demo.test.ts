@@ -32,7 +32,7 @@ afterAll(async () => {
 const capture = captureRestartIo;
 
 function app() {
-  const a = createApp({ shell: 'cli', intervalMs: 1000, dataDir: path.join(dir, 'data') });
+  const a = createApp({ shell: 'cli', intervalMs: 1000, dataDir: path.join(dir, 'data'), homeDir: home });
   return { ...a, clockFor: () => clock, rollPace: { pollMs: 1000, minRealGapMs: 20 } };
 }
 
