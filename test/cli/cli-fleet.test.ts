@@ -13,6 +13,7 @@ import { cliCaptured, type CliRun } from './run-on-app';
 import { keygen, startSshd, sshdUnavailableReason, type Sshd } from '../fixtures/sshd';
 import { answerSystemctl, router, server, type FakeUnit } from '../discovery/fleet-units';
 import { createApp, type App } from '../../src/main/compose';
+import type { Verdict } from '../../src/shared/contract';
 
 const skip = sshdUnavailableReason();
 if (skip) console.warn(`[skipped] fleet status against real sshd hosts: ${skip}`);
@@ -264,6 +265,7 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     const closed: string[] = [];
     const observedIn = new Set<string>();
     const stopped: string[] = [];
+    const verdicts: Verdict[] = [];
     let app: App | undefined;
     const beforeA = accepted(a);
     const r = await cliCaptured(['status', '--json', '--host', 'gpu-a'], {
@@ -278,6 +280,12 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
         );
         core.hooks.on('closed', (e) => closed.push(e.deploymentId));
         core.on('observation', (o) => observedIn.add(o.deploymentId));
+        const getDashboard = app.handlers.getDashboard;
+        app.handlers.getDashboard = async (args) => {
+          const snapshot = await getDashboard(args);
+          verdicts.push(snapshot.verdict);
+          return snapshot;
+        };
         // Disposers of services besides the core's: the app's shutdown runs them, the core's alone does not.
         const dashboardStop = app.dashboard.stop.bind(app.dashboard);
         app.dashboard.stop = () => (stopped.push('dashboard'), dashboardStop());
@@ -298,6 +306,9 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     expect(await app!.core.listDeployments()).toEqual([]);
     // What it printed is the deployment the app opened: one entry per service it watched.
     expect(JSON.parse(r.out).services).toHaveLength(opened[0].workers);
+    // Its verdict is the one the app's dashboard gives the window.
+    expect(verdicts).toHaveLength(1);
+    expect(JSON.parse(r.out).verdict).toEqual(verdicts[0]);
   });
 
   it('the other node connects from an address no alias resolves to: the worker names it and the lines to add', async () => {

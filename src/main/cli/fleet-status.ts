@@ -1,7 +1,9 @@
 // `pd-console status` for a deployment the app opened as a fleet (several workers of a role, or a router naming
 // other hosts): one entry per router and worker from the app's own observation of it (fleet-reading.ts), the
 // per-role totals, and every worker discovery could not place or no router lists, with the line to change.
+import type { ApiHandlers } from '@shared/contract';
 import type { DeploymentSummary, KvUsage } from '@shared/domain';
+import { verdictText } from './verdict-text';
 import { isSingleHostPair, type Fleet, type FleetWorker, type WorkerRole } from '@shared/fleet';
 import { listNeedsSaying, routerListFindings } from '../core/discovery/router-workers';
 import { fleetWorkerGroups, routerServiceId } from '../core/fleet/fleet-config';
@@ -48,14 +50,14 @@ export interface RoleTotal {
 
 /** Prints the status of a fleet the app has open (`summary.fleet`); the exit status of `pd-console status`. */
 export async function fleetStatus(
-  core: ObservedCore,
+  app: { core: ObservedCore; handlers: Pick<ApiHandlers, 'getDashboard' | 'listDeployments'> },
   summary: DeploymentSummary & { fleet: Fleet },
   opts: { json: boolean; simulated: boolean; timeoutMs?: number },
   io: FleetIo,
 ): Promise<number> {
   const { fleet } = summary;
   const { reading, late } = await awaitFleetReading(
-    core,
+    app.core,
     summary.deployment.id,
     summary.deployment.services,
     opts.timeoutMs,
@@ -64,8 +66,14 @@ export async function fleetStatus(
   if (late.length > 0)
     io.stderr(`pd-console status: still waiting, printed without a first answer from: ${late.join('; ')}\n`);
   const report = fleetReport(fleet, reading);
-  if (opts.json) io.stdout(JSON.stringify({ simulated: opts.simulated, ...report }, null, 2) + '\n');
-  else io.stdout(fleetTable(fleet, report));
+  const id = summary.deployment.id;
+  const { verdict } = await app.handlers.getDashboard({ deploymentId: id });
+  // The origin's link as the window's indicator shows it: the field scripts read in every status.
+  const open = (await app.handlers.listDeployments({})).find((d) => d.deployment.id === id);
+  const connection = (open ?? summary).connection.state;
+  if (opts.json)
+    io.stdout(JSON.stringify({ simulated: opts.simulated, connection, ...report, verdict }, null, 2) + '\n');
+  else io.stdout(fleetTable(fleet, report) + verdictText(verdict));
   const allActive = report.services.every(
     (s) => s.activeState === 'active' && (s.units ?? []).every((u) => u.activeState === 'active'),
   );

@@ -29,6 +29,7 @@ import { logsCommand } from './logs-command';
 import { exportCommand } from './export-command';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
 import { headlineOf } from './headline';
+import { verdictText } from './verdict-text';
 import { readEra, serverEraOf } from './era-of';
 import { NOT_UNDERSTOOD } from '@shared/signals/family-classes';
 import { tuneGarbageCollector } from '../gc-tuning';
@@ -281,7 +282,7 @@ async function hostCommand(
         if (cmd === 'status') {
           const fleet = summary.fleet;
           if (fleet && showsAsFleet(fleet))
-            return await fleetStatus(app.core, { ...summary, fleet }, { json, simulated }, io);
+            return await fleetStatus(app, { ...summary, fleet }, { json, simulated }, io);
           return await status(app, summary, json, waitMs, io);
         }
         if (cmd === 'discover') return await discover(app, summary, json, io);
@@ -452,6 +453,8 @@ async function status(
   try {
     const services = await observeForRates(core, id, scrapes, waitMs);
     if (!services) return 1;
+    // Asked first: the figures below are then read in one go, their values and scrape times from the same scrapes.
+    const { verdict } = await app.handlers.getDashboard({ deploymentId: id });
     // The dashboard ingested every scrape before the observation that followed it was pushed.
     const values = app.dashboard.store.latest(id);
     const notExposed = app.dashboard.store.notExposed(id);
@@ -500,6 +503,7 @@ async function status(
             }),
             roles: singleHostRoles(services),
             unplaced: [],
+            verdict,
           },
           null,
           2,
@@ -535,6 +539,7 @@ async function status(
           for (const [k, why] of Object.entries(h.why)) io.stdout(`         ${k}: n/a — ${oneLine(why)}\n`);
         }
       }
+      io.stdout(verdictText(verdict));
     }
     return link.up && services.every((s) => conditionOf(s, services, core.now, true).kind === 'serving')
       ? 0
