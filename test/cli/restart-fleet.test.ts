@@ -21,8 +21,6 @@ async function app() {
   return {
     core: fx.core,
     handlers: { ...fx.core.handlers(), ...fx.restart.handlers(), ...fx.roll.handlers() },
-    clockFor: () => fx.clock,
-    rollPace: { pollMs: 1000, minRealGapMs: 20 },
     shutdown: async () => undefined,
   };
 }

@@ -13,7 +13,6 @@ import type {
 } from '@shared/contract';
 import { RESTART_TARGETS } from '@shared/api/restart';
 import type { HostConfig, Role } from '@shared/domain';
-import type { Clock } from '../core/clock';
 import { createApp } from '../compose';
 import { isMultiWorker, rollCommand, type RollCliIo } from './roll-command';
 import { rollChannel } from './roll-on-app';
@@ -79,10 +78,6 @@ export interface RestartCliApp {
   handlers: Handlers;
   /** The saved settings the restart runs with (timeouts, order, polkit). */
   settings?: { state(): SettingsState };
-  /** The deployment's clock (the demo host's accelerated one); default: the composition root's. */
-  clockFor?: (host: HostConfig) => Clock;
-  /** Poll cadence of a roll (tests go faster). */
-  rollPace?: { pollMs: number; minRealGapMs: number };
   shutdown(): Promise<void>;
 }
 
