@@ -258,7 +258,8 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     }
     // Several workers of a role, or a router naming other hosts: the deployment is the whole fleet.
     const env = this.opts.fleetEnvironment;
-    if (env && (addHosts.length > 0 || looksLikeFleet(units))) {
+    // A router's worker list is read by following it: what it did may need saying even on a one-host pair.
+    if (env && (addHosts.length > 0 || looksLikeFleet(units) || units.some((u) => u.kind === 'router'))) {
       let opened = null;
       try {
         opened = await openFleet(

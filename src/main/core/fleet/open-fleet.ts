@@ -11,7 +11,7 @@ import type { SshConnection } from '../ssh/connection';
 import { discoverFleet, type FleetDiscoveryDeps } from '../discovery/run-fleet-discovery';
 import type { DiscoveredUnit } from '../discovery/discover';
 import { isLoopbackHost, parseWorkerUrl } from '@shared/worker-url';
-import { routerListFindings } from '../discovery/router-workers';
+import { listNeedsSaying, routerListFindings } from '../discovery/router-workers';
 import { fleetHostConfig, fleetServices } from './fleet-config';
 import type { DeploymentLink } from './live-deployment';
 
@@ -91,7 +91,11 @@ export async function openFleet(
   const { fleet } = found;
   const { services, leftOut } = fleetServices(fleet);
   const added = (opts.addHosts?.length ?? 0) > 0;
-  if ((!added && isSingleHostPair(fleet)) || !services.some((s) => s.role !== 'router')) {
+  // A host whose servers no router leads to (no router found there) is opened as a fleet that says where to start.
+  const routerless = fleet.routers.length === 0 && fleet.unrouted.length > 0;
+  // A pair stays the one-host deployment unless what its router's list did needs saying.
+  const plainPair = isSingleHostPair(fleet) && !fleet.routers.some(listNeedsSaying);
+  if ((!added && plainPair) || (!routerless && !services.some((s) => s.role !== 'router'))) {
     await closeOthers(new Set([origin.id]));
     return null;
   }
