@@ -1,10 +1,9 @@
-// Flat config: typescript-eslint recommended for all TS, React hooks rules for the renderer, no import cycle in src/.
+// Flat config: typescript-eslint recommended for all TS, React hooks rules for the renderer. Import cycles are
+// checked by scripts/import-cycles.mjs (type-only imports count), part of `npm run lint`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
-import importX from 'eslint-plugin-import-x';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
   {
@@ -49,23 +48,6 @@ export default tseslint.config(
         { paths: [{ name: 'electron', message: 'core is Electron-free; use an injected interface' }] },
       ],
     },
-  },
-  {
-    // No import cycle in src/: types a module shares go in a small types file both sides import. The resolver
-    // follows the @shared alias through the tsconfigs. import-x skips type-only imports (it has no option to count
-    // them): scripts/import-cycles.mjs, run by `npm run lint` too, finds those.
-    files: ['src/**/*.{ts,tsx}'],
-    plugins: { 'import-x': importX },
-    settings: {
-      'import-x/extensions': ['.ts', '.tsx'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
-      'import-x/resolver-next': [
-        createTypeScriptImportResolver({
-          project: 'tsconfig.json',
-        }),
-      ],
-    },
-    rules: { 'import-x/no-cycle': 'error' },
   },
   {
     // The bin shim is plain CommonJS by design: it must run without a build step or a loader.

@@ -11,7 +11,7 @@ import { PromHttpClient, parsePromDurationS } from '../core/prometheus/http-clie
 import { preparePromSource, type PromSource } from '../core/prometheus/prom-source';
 import { memorySecrets } from '../core/ssh/prompts';
 import { MAX_POINTS_PER_SERIES } from '../core/prometheus/history-step';
-import type { CliIo } from './main';
+import type { CliIo } from './cli-io';
 import { defineCommand, parseCommandLine, UsageError } from './cli-args';
 import { HOST_OPTION, hostArg, isSimulated, openTarget } from './target';
 import { withApp, type CliAppDeps } from './cli-app';

@@ -6,7 +6,7 @@ import type { JournalEntry } from '@shared/contract';
 import { oneLine } from '@shared/display-text';
 import { parsePromDurationS } from '../core/prometheus/http-client';
 import { defineCommand, parseCommandLine, UsageError } from './cli-args';
-import type { CliIo } from './main';
+import type { CliIo } from './cli-io';
 import { HOST_OPTION, hostArg, openTarget } from './target';
 import { withApp, type CliAppDeps } from './cli-app';
 

@@ -19,6 +19,7 @@ import { restartCommand } from './restart-command';
 import { fleetStatus, showsAsFleet } from './fleet-status';
 import { DEMO_FLEET_HOST, demoFleetLine, withDemoFleet } from './demo-fleet';
 import { withApp, type CliAppDeps } from './cli-app';
+import type { CliIo } from './cli-io';
 import { openCommand } from './open-command';
 import { recordingCommand } from './recording-command';
 import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
@@ -144,12 +145,7 @@ export const METRICS_COMMAND = defineCommand({
   },
 });
 
-export interface CliIo {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  /** Bytes, so that `parse` can tell invalid UTF-8 from U+FFFD. */
-  readStdin: () => Promise<string | Uint8Array>;
-}
+export type { CliIo } from './cli-io';
 
 /** What tests inject: an app whose demo host they can fault, and a way to end `kv --watch` (Ctrl-C for people). */
 export interface CliDeps extends CliAppDeps {
