@@ -6,7 +6,8 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
-  workers: 1,
+  // Two: the long bad-day specs mostly wait on the demo's real-time faults, so another spec runs beside each.
+  workers: 2,
   retries: 0,
   reporter: [['list']],
   outputDir: 'test-results',

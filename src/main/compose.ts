@@ -129,14 +129,13 @@ export function createApp(opts: AppOptions): App {
   // The resolver asks the operator through the hosts service, which needs the core: bind it late.
   let resolver: ((host: HostConfig) => Promise<ConnectConfig>) | null = null;
   const sshHome = opts.homeDir ?? process.env.PD_CONSOLE_SSH_HOME;
-  const sshBinary = sshHome ? null : undefined;
   const core = createCore(
     opts,
     (host) => resolver!(host),
     (hostId) => settings.discoveryChoices(hostId),
     {
       discovery: {
-        aliases: createAliasIndex({ homeDir: sshHome, sshBinary }),
+        aliases: createAliasIndex({ homeDir: sshHome }),
         lookupAll: (n) => defaultLookupAll(n),
         configFile: configRoots({ homeDir: sshHome }).userConfig,
       },
@@ -147,10 +146,8 @@ export function createApp(opts: AppOptions): App {
     // One-shot CLI commands have nobody to ask: they refuse unknown keys and encrypted keys not in the agent.
     prompts: opts.shell === 'cli' ? refusingPrompts : hosts.prompts,
     secrets: opts.secrets,
-    // PD_CONSOLE_SSH_HOME (tests, sandboxes): read ~/.ssh from that folder, and skip `ssh -G`, which
-    // would expand ~ to the account's real home from the password database.
+    // PD_CONSOLE_SSH_HOME (tests, sandboxes): ~/.ssh is read from that folder, by `ssh -G` as for the operator.
     homeDir: sshHome,
-    sshBinary,
     warn: (w) => core.emit('sshWarning', w),
   });
   if (opts.shell !== 'cli') hosts.watchNetwork();
@@ -205,9 +202,9 @@ export function createApp(opts: AppOptions): App {
   });
   // Beyond the live store, charts read the Prometheus discovery found (or the operator gave) for the deployment.
   history.setPrometheus(prometheusHistory(prometheus, () => Date.now()));
-  // The recordings open for review are deployments like the live ones: services resolve either through the
-  // core's registry, and a recording answers from its file or refuses the action itself.
-  core.deployments.add(review);
+  // The recordings open for review are read like the live deployments: services resolve either through the
+  // core's registry, and only the live ones can be acted on (the registry's `live()`).
+  core.deployments.addRecordings(review);
   const recordingHandlers = recording.handlers();
   const handlers: ApiHandlers = {
     ...core.handlers(),
@@ -360,7 +357,6 @@ export function createCore(
         const demoResolver = createSshResolver({
           prompts: refusingPrompts,
           homeDir: files.home,
-          sshBinary: null,
         });
         const entry = fleet.entry.name;
         return {
@@ -371,7 +367,7 @@ export function createCore(
             // The fleet's hosts are demo hosts reached over real SSH: resolved from its config like ssh hosts.
             resolve: (host) => demoResolver({ ...host, kind: 'ssh' }),
             discovery: {
-              aliases: createAliasIndex({ homeDir: files.home, sshBinary: null }),
+              aliases: createAliasIndex({ homeDir: files.home }),
               lookupAll: (n) => defaultLookupAll(n),
               configFile: files.configFile,
             },

@@ -60,7 +60,21 @@ export type ConnectionStatus =
   | { state: 'reconnecting'; attempt: number; nextAttemptAt: number; lastError: string; since: number }
   | { state: 'failed'; reason: string; at: number; hint?: string };
 
-import type { UnitJournalEvidence } from './unit-condition';
+/** What the unit's journal said, kept by the core from the lines it reads anyway. */
+export interface UnitJournalEvidence {
+  /** systemd's last "Main process exited, code=…, status=…" about the unit. */
+  lastExit?: { ts: number; code: 'exited' | 'killed' | 'dumped'; status: string; text: string };
+  /** The last error the unit printed: a traceback's final line, "CUDA error…", "Killed", an OOM. */
+  lastError?: { ts: number; text: string };
+  /** When systemd last started it ("Started …"). */
+  startedAt?: number;
+  /** When the server last said it was ready ("The server is fired up and ready to roll!"). */
+  readyAt?: number;
+  /** Its previous complete loads, start to ready, newest first. */
+  loadsMs: number[];
+  /** Why the unit's journal could not be read (then nothing above is known from it). */
+  unreadable?: string;
+}
 
 export interface UnitState {
   unit: string;

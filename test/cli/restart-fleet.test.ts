@@ -20,9 +20,7 @@ async function app() {
   const fx = f;
   return {
     core: fx.core,
-    handlers: { ...fx.core.handlers(), ...fx.restart.handlers() },
-    clockFor: () => fx.clock,
-    rollPace: { pollMs: 1000, minRealGapMs: 20 },
+    handlers: { ...fx.core.handlers(), ...fx.restart.handlers(), ...fx.roll.handlers() },
     shutdown: async () => undefined,
   };
 }
@@ -81,6 +79,13 @@ describe('pd-console restart ROLE@WORKER (demo host, real SSH)', () => {
       /decode +Stop sglang-decode\.service on demo GPU host \(simulated\): succeeded — sglang-decode\.service stopped/,
     );
     expect(io.err()).toMatch(/✔ restarted decode \(http:\/\/127\.0\.0\.1:30200\) in /);
+    // The roll was the app's: its roll service ran it, as a roll started from the UI is run, and recorded it.
+    const rolls = await a.handlers.listRolls({ deploymentId: f!.deploymentId });
+    expect(rolls.map((r) => [r.id, r.state])).toEqual([[operation.id, 'succeeded']]);
+    const events = await a.handlers.listEvents({ deploymentId: f!.deploymentId });
+    expect(events.map((e) => e.title)).toContain(
+      'tester started a rolling restart of decode (http://127.0.0.1:30200)',
+    );
   });
 
   it('the SSH link drops mid-roll: the roll pauses, says so, and carries on to the observed end', async () => {

@@ -9,6 +9,8 @@ import { buildReviewData } from '../../src/main/core/review/review-data';
 import { readRecording } from '../../src/main/core/store/recording';
 import { dispatch } from '../../src/main/api/dispatch';
 import { KV_CAPACITY } from '../../src/main/demo';
+import { nextObservation } from '../support/demo-core';
+import { watchJournal } from '../support/journal-lines';
 
 let app: App | undefined;
 afterEach(async () => {
@@ -30,8 +32,13 @@ describe('recording service', () => {
     const status = await app.handlers.getRecordingStatus({});
     expect(status.active[0]).toMatchObject({ deploymentId: id, state: 'recording' });
     app.core.addEvent(id, { ts: app.core.now, kind: 'alert', severity: 'warning', title: 'test alert' });
-    // Journal lines are followed every 2 s.
-    await new Promise((r) => setTimeout(r, 4500));
+    // Journal lines are followed every 2 s: the decode server's next line, read live, is recorded.
+    const journal = watchJournal(app.core, id, 'sglang-decode.service');
+    await journal.live;
+    await journal.lines('a live decode line', () => true, 1, 20_000);
+    journal.dispose();
+    // Five more polls, so that every scraped series holds more than three readings.
+    for (let i = 0; i < 5; i++) await nextObservation(app.core, (o) => o.deploymentId === id, 10_000);
     const sessionId = status.active[0].sessionId!;
     const listed = await app.handlers.listSessions({});
     expect(listed.find((x) => x.id === sessionId)?.state).toBe('recording');
@@ -109,7 +116,8 @@ describe('recording service', () => {
     await seen;
     const sessionId = (await app.handlers.getRecordingStatus({})).active[0].sessionId!;
     // Two more polls, then the file is closed.
-    await new Promise((r) => setTimeout(r, 800));
+    for (let i = 0; i < 2; i++)
+      await nextObservation(app.core, (o) => o.deploymentId === s.deployment.id, 10_000);
     await app.core.closeDeployment({ deploymentId: s.deployment.id });
     await expect
       .poll(async () => (await app!.handlers.listSessions({})).find((x) => x.id === sessionId)?.state, {
@@ -177,8 +185,14 @@ describe('recording service', () => {
       .poll(async () => (await app!.handlers.getRecordingStatus({})).active[0]?.state, { timeout: 10_000 })
       .toBe('recording');
     const sessionId = (await app.handlers.getRecordingStatus({})).active[0].sessionId!;
-    // Three journal polls (every 2 s of wall time), i.e. ~60 s of the demo's own time.
-    await new Promise((r) => setTimeout(r, 6500));
+    // Journal polls every 2 s of wall time, i.e. 20 s of the demo's own time each, until more than five lines.
+    const journal = watchJournal(app.core, s.deployment.id, 'sglang-decode.service');
+    await journal.live;
+    await journal.lines('six live decode lines', () => true, 6, 30_000);
+    journal.dispose();
+    // Then a poll after the last of them: scrapes frame the lines, as in a session that goes on.
+    for (let i = 0; i < 2; i++)
+      await nextObservation(app.core, (o) => o.deploymentId === s.deployment.id, 10_000);
     await app.core.closeDeployment({ deploymentId: s.deployment.id });
     const wallMs = Date.now() - wallStart;
     await expect

@@ -15,7 +15,7 @@ import type { DiscoveredUnit, DiscoveryInput, DiscoveryResult } from './discover
 import { assembleFleet, placeHost, type HostScan, type Placement, type RouterScan } from './fleet';
 import { parseWorkersAnswer, routerWorkerList, WorkersAnswerError } from './router-workers';
 import { runDiscovery } from './run-discovery';
-import { isLoopbackHost, parseWorkerUrl } from './worker-url';
+import { isLoopbackHost, parseWorkerUrl } from '@shared/worker-url';
 import { distInitPort, nodePeersCommand, parseSsPeers } from './node-peers';
 
 export interface FleetDiscoveryDeps {

@@ -122,11 +122,6 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
     return this.opts.events?.() ?? [];
   }
 
-  /** Every action may run on a live deployment (the services themselves say when one may not run now). */
-  refusal(): null {
-    return null;
-  }
-
   startMonitors(): void {
     if (this.disposed) return;
     for (const p of this.parts) p.monitor?.start();

@@ -10,7 +10,7 @@ import {
   type ExportOptions,
   type ScrapeEndpoint,
 } from './export-config';
-import { isLoopbackHost, parseWorkerUrl } from '../discovery/worker-url';
+import { isLoopbackHost, parseWorkerUrl } from '@shared/worker-url';
 
 export interface EndpointCoverage {
   endpoint: ScrapeEndpoint;

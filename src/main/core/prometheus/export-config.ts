@@ -7,7 +7,7 @@
 // not string pasting.
 import yaml from 'js-yaml';
 import { serviceId, type DeploymentConfig, type Role } from '@shared/domain';
-import { isLoopbackHost, parseWorkerUrl } from '../discovery/worker-url';
+import { isLoopbackHost, parseWorkerUrl } from '@shared/worker-url';
 
 /** One metrics endpoint of the deployment, as discovery found it. */
 export interface ScrapeEndpoint {

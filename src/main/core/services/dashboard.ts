@@ -1,7 +1,6 @@
 // The dashboard service: keeps each open deployment's signal history (live from the core's hooks, GPU readings
 // included), evaluates alert rules, reads the PD pipeline verdict, hands journal views the monitor's tail of
 // their unit and answers the dashboard part of the API. Events go out on the core's bus like every other push.
-import { QUEUE_KEYS } from '@shared/signals/spec';
 import { randomUUID } from 'node:crypto';
 import type {
   ActiveAlert,
@@ -13,7 +12,6 @@ import type {
   JournalAroundResult,
   JournalEntry,
   JournalFollowResult,
-  KvDetail,
   ScrapeFamilies,
   SignalInfo,
 } from '@shared/contract';
@@ -30,7 +28,6 @@ import { VerdictTracker } from '../signals/verdict-tracker';
 import { UnitReadings } from '../signals/unit-readings';
 import { OperatorActions } from '../actions/in-progress';
 import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
-import { kvDetail } from '../signals/kv-detail';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
 import { memoryCell, type SettingCell } from '../config/setting-cell';
 import {
@@ -47,6 +44,7 @@ import { hostsJournal, journalAround, type HostJournal } from '../journal/around
 import { parseJournalJson } from '../journal/journal-json';
 import { FamilyCensusCache } from '../signals/family-census';
 import type { DeploymentReadings } from '../fleet/deployment';
+import { dashboardSnapshot } from '../signals/dashboard-snapshot';
 import type { DeploymentLookup } from '../fleet/deployment-registry';
 import { dashboardPush } from './dashboard-push';
 
@@ -194,7 +192,7 @@ export class DashboardService {
       },
       journalAround: async (a) => this.readings(a.deploymentId).journalAround(a),
       demoControl: async (a) => {
-        const faults = this.demoSwitch(a.deploymentId, 'demoControl');
+        const faults = this.demoSwitch(a.deploymentId);
         try {
           const forMs = a.forS === undefined ? undefined : a.forS * 1000;
           faults.set(a.fault, a.on, a.role ?? a.worker ?? a.host, forMs);
@@ -203,13 +201,14 @@ export class DashboardService {
           throw new ApiError('bad-fault', (err as Error).message);
         }
       },
-      getDemoFaults: async (a) => ({ faults: this.demoSwitch(a.deploymentId, 'getDemoFaults').states() }),
+      getDemoFaults: async (a) => ({ faults: this.demoSwitch(a.deploymentId).states() }),
     };
   }
 
   /** The demo host's fault switch, for a live demo deployment only. */
-  private demoSwitch(deploymentId: string, action: string): DemoFaultSwitch {
-    this.deployments.guard(deploymentId, action);
+  private demoSwitch(deploymentId: string): DemoFaultSwitch {
+    // The switch acts on the demo host: a recording of the demo has none (the registry says so).
+    this.deployments.live(deploymentId, 'the demo fault switch');
     const o = this.need(deploymentId);
     if (!o.isDemo || !this.demoFaults)
       throw new ApiError(
@@ -397,35 +396,26 @@ export class DashboardService {
     ts: number,
     values: Record<string, number | null>,
   ): DashboardSnapshot {
-    const growth: Record<string, number | null> = {};
-    for (const k of QUEUE_KEYS) growth[k] = this.store.growth(deploymentId, k, 120_000);
-    const routerWorkers = this.store.routerWorkers(deploymentId);
-    const kv: KvDetail[] = o.roles
-      .filter((r) => r !== 'router')
-      .map((role) => kvDetail(role, values, this.store.kvMeta(deploymentId, role)));
-    return {
-      deploymentId,
-      ts,
-      values,
-      kv,
-      // One host has no workers: said, so that the verdict does not look for them in every key of the round.
-      verdict: o.verdict.verdict(
-        {
-          values,
-          growth,
-          roles: o.roles,
-          workers: this.workersOf(deploymentId),
-          ...(routerWorkers ? { routerWorkers } : {}),
-        },
-        (since) => this.store.windowedSince(deploymentId, since),
-      ),
-      gpu: o.gpu,
-      alerts: o.active,
-      ...(o.pendingAlerts.length > 0 ? { pendingAlerts: o.pendingAlerts } : {}),
-      notExposed: this.store.notExposed(deploymentId),
-      families: { ...o.families },
-      ...(routerWorkers ? { routerWorkers } : {}),
-    };
+    return dashboardSnapshot(
+      {
+        values,
+        growth: (key, ms) => this.store.growth(deploymentId, key, ms),
+        kvMeta: (role) => this.store.kvMeta(deploymentId, role),
+        routerWorkers: this.store.routerWorkers(deploymentId),
+        notExposed: this.store.notExposed(deploymentId),
+      },
+      {
+        deploymentId,
+        ts,
+        roles: o.roles,
+        workers: this.workersOf(deploymentId),
+        gpu: o.gpu,
+        alerts: o.active,
+        pendingAlerts: o.pendingAlerts,
+        families: { ...o.families },
+      },
+      (input) => o.verdict.verdict(input, (since) => this.store.windowedSince(deploymentId, since)),
+    );
   }
 
   /** A reading of the host's GPUs from the monitor: the GPU page's table, and history for its charts. */

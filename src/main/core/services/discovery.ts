@@ -29,21 +29,15 @@ export class DiscoveryService {
 
   handlers(): DiscoveryRequests {
     return {
-      // A recording refuses these itself ("… is a recording"): there is no host to ask.
-      discover: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'discover');
-        return this.discover(a.deploymentId);
-      },
-      getMetricsInventory: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'getMetricsInventory');
-        return this.inventory(a.deploymentId, a.role);
-      },
+      discover: async (a) => this.discover(a.deploymentId),
+      getMetricsInventory: async (a) => this.inventory(a.deploymentId, a.role),
     };
   }
 
   /** What runs on the deployment's host; on a fleet, on each of its hosts, each read over its own link. */
   async discover(deploymentId: string): Promise<DiscoveryReport> {
-    const d = this.core.deployments.resolve(deploymentId);
+    // Asked over the hosts' links: a recording has none (the registry says so).
+    const d = this.core.deployments.live(deploymentId, 'discovery');
     const { host } = d;
     const at = this.core.clock.now();
     const result = await runDiscovery(d.connection(), host.id, host.label, this.chosen(host.id));
@@ -84,7 +78,8 @@ export class DiscoveryService {
   }
 
   inventory(deploymentId: string, role: Role): MetricsInventory {
-    const { config: deployment, latest } = this.core.deployments.resolve(deploymentId);
+    // The last scrape's families are kept as a live deployment's scrapes arrive; a recording keeps none.
+    const { config: deployment, latest } = this.core.deployments.live(deploymentId, 'the metrics inventory');
     const svc = deployment.services.find((s) => s.role === role);
     const got = this.latest.get(`${deploymentId}/${role}`);
     if (!got) {

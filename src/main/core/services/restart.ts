@@ -125,11 +125,11 @@ export class RestartService {
     return {
       // A recording refuses these itself ("… is a recording"); every other id is this service's to answer.
       planRestart: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'planRestart');
+        this.core.deployments.live(a.deploymentId, 'planRestart');
         return this.planRestart(a);
       },
       startRestart: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'startRestart');
+        this.core.deployments.live(a.deploymentId, 'startRestart');
         return this.startRestart(a);
       },
       getRestart: (a) => this.getRestart(a),
@@ -194,7 +194,7 @@ export class RestartService {
     target: RestartTarget;
     drain?: boolean;
   }): Promise<RestartPlan> {
-    const d = this.core.deployments.resolve(args.deploymentId);
+    const d = this.core.deployments.live(args.deploymentId, 'planRestart');
     const { host, config: deployment, latest } = d;
     const conn = d.connection();
     const connected = conn.isConnected;
@@ -353,7 +353,7 @@ export class RestartService {
     drain?: boolean;
     requestedBy?: string;
   }): Promise<StartRestartResult> {
-    const conn = this.core.deployments.resolve(args.deploymentId).connection();
+    const conn = this.core.deployments.live(args.deploymentId, 'startRestart').connection();
     if (!conn.isConnected)
       throw new ApiError(
         'not-connected',
@@ -446,7 +446,7 @@ export class RestartService {
       plan,
       deployment,
       conn,
-      journalOf: (unit) => this.core.deployments.resolve(args.deploymentId).journalTail(unit),
+      journalOf: (unit) => this.core.deployments.live(args.deploymentId, 'startRestart').journalTail(unit),
       pacer: { clock, pollMs: this.opts.pollMs ?? 1000, minRealGapMs: this.opts.minRealGapMs ?? 100 },
       drain: drainRegs,
     }).finally(() => this.finished(run));
@@ -538,7 +538,7 @@ export class RestartService {
     if (known) return known;
     try {
       const res = await this.core.deployments
-        .resolve(deploymentId)
+        .live(deploymentId, 'a restart')
         .connection()
         .exec(IDENTITY_COMMAND, { timeoutMs: 10_000, maxBytes: 16 * 1024 });
       const id = parseIdentity(res.stdout);

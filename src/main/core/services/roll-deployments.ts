@@ -23,12 +23,12 @@ export interface RollDeployments {
 
 /** Reads each roll's deployment from the registry (the core's open deployments, or a test's fakes). */
 export function rollDeploymentsOf(
-  deployments: Pick<DeploymentLookup, 'resolve'>,
+  deployments: Pick<DeploymentLookup, 'resolve' | 'live'>,
   clockFor: (host: HostConfig) => Clock,
 ): RollDeployments {
   return {
     async contextOf(deploymentId) {
-      const d = deployments.resolve(deploymentId);
+      const d = deployments.live(deploymentId, 'a roll');
       const journalOf = (hostId: string, unit: string): UnitJournalTail | undefined => {
         try {
           return d.journalTail(unit, hostId);

@@ -92,7 +92,7 @@ export class RollService {
   }
 
   private guard(deploymentId: string, action: string): undefined {
-    this.core.deployments.guard(deploymentId, action);
+    this.core.deployments.live(deploymentId, action);
     return undefined;
   }
 

@@ -3,7 +3,7 @@
 // (gpu-b, gpu-c)"), so an operator reading one line knows where to look. The only worker of its role is named
 // by the role ("decode"; "decode on gpu-b" when the deployment spans several hosts), as a 1P1D operator says it.
 import type { Role, ServiceConfig } from '@shared/domain';
-import { normalizeWorkerUrl } from '../probes/sglang/worker-url';
+import { normalizeWorkerUrl } from '@shared/worker-url';
 
 export interface FleetWorker {
   /** The scope of its keys (`decode-2`). */

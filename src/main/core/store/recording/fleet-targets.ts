@@ -17,9 +17,6 @@ export interface RecordedFleet {
   links: { host: string; connection: ConnectionStatus }[];
 }
 
-/** Format 1.4: the header carries `fleet` and the targets are named per worker and per host. */
-export const FLEET_MINOR_VERSION = 4;
-
 /** A worker's scrape target and the source of its node-rank-0 unit and health: `decode@decode-1`. */
 export function workerTarget(role: Role, id: string): string {
   return `${role}@${id}`;
