@@ -52,9 +52,10 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
     expect(j.simulated).toBe(false);
     expect(j.link).toBeDefined();
     expect(j.services.map((s: { role: string; host: string }) => [s.role, s.host])).toEqual([
+      // The deployment's order, one for every deployment: the router first, then the workers it lists.
+      ['router', ALIAS],
       ['prefill', ALIAS],
       ['decode', ALIAS],
-      ['router', ALIAS],
     ]);
     for (const s of j.services) expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(j.unplaced).toEqual([]);
