@@ -173,7 +173,11 @@ export function createApp(opts: AppOptions): App {
   const roll = new RollService(
     core,
     restart,
-    rollDeploymentsOf(core.deployments, (host) => deploymentClock(core, host)),
+    rollDeploymentsOf(
+      core.deployments,
+      (host) => deploymentClock(core, host),
+      (id) => restart.scrapesOf(id),
+    ),
   );
   // A restart or roll by this console makes the alerts of the units it restarts expected, not notified.
   dashboard.attachRestarts((id) => [...restart.restarting(id), ...roll.restarting(id)]);

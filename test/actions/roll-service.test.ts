@@ -20,7 +20,11 @@ async function open(opts: Parameters<typeof openFixture>[0] = {}): Promise<Fixtu
   const roll = new RollService(
     fx.core,
     fx.restart,
-    rollDeploymentsOf(fx.core.deployments, () => fx.clock),
+    rollDeploymentsOf(
+      fx.core.deployments,
+      () => fx.clock,
+      (id) => fx.restart.scrapesOf(id),
+    ),
     {
       pollMs: 1000,
       minRealGapMs: 20,

@@ -17,6 +17,7 @@ import type { Clock } from '../core/clock';
 import { createApp, deploymentClock } from '../compose';
 import { rollWorkersOf } from '../core/actions/roll-fleet';
 import { fleetRoll, isMultiWorker, rollCommand, type RollCliIo } from './roll-command';
+import { MonitorScrapes } from '../core/monitor/scrape-feed';
 import { DEMO_FLEET_HOST, demoFleetLine, withDemoFleet } from './demo-fleet';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
@@ -269,21 +270,27 @@ async function roll(
 ): Promise<number> {
   const { deployment } = app.core.deploymentOf(deploymentId);
   const conn = app.core.connectionOf(deploymentId);
-  return rollCommand(
-    rollTargetOf(args),
-    {
-      deploymentId,
-      workers: await rollWorkersOf(deployment, host, conn),
-      links: new Map([[host.id, conn]]),
-      hosts: new Map([[host.id, host]]),
-      clock: (app.clockFor ?? ((h) => deploymentClock(app.core, h)))(host),
-      settings: await app.handlers.getRestartSettings({}),
-      journalOf: (_hostId, unit) => app.core.journalTail(deploymentId, unit),
-      ...expectRoleOf(args),
-      ...app.rollPace,
-    },
-    rollIo(args, io, say, isSimulated(host)),
-  );
+  const scrapes = new MonitorScrapes(app.core.hooks);
+  try {
+    return await rollCommand(
+      rollTargetOf(args),
+      {
+        deploymentId,
+        workers: await rollWorkersOf(deployment, host, conn),
+        links: new Map([[host.id, conn]]),
+        hosts: new Map([[host.id, host]]),
+        clock: (app.clockFor ?? ((h) => deploymentClock(app.core, h)))(host),
+        settings: await app.handlers.getRestartSettings({}),
+        journalOf: (_hostId, unit) => app.core.journalTail(deploymentId, unit),
+        scrapes: scrapes.of(deploymentId),
+        ...expectRoleOf(args),
+        ...app.rollPace,
+      },
+      rollIo(args, io, say, isSimulated(host)),
+    );
+  } finally {
+    scrapes.dispose();
+  }
 }
 
 function expectRoleOf(args: Args): { expectRole?: Role; withoutGpuCheck?: boolean } {

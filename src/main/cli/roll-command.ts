@@ -11,6 +11,7 @@ import { describeProgress } from '../core/actions/load-progress';
 import { findRollWorker, startRefusal } from '../core/actions/roll-plan';
 import { prepareRoll, type RollContext } from '../core/actions/roll-session';
 import { rollWorkersOfFleet } from '../core/actions/roll-fleet';
+import { NO_MONITOR } from '../core/monitor/scrape-feed';
 import { systemClock } from '../core/clock';
 import { isSingleHostPair } from '@shared/fleet';
 import { parseHostSpec } from '@shared/host-spec';
@@ -178,6 +179,7 @@ export async function fleetRoll(o: FleetRollOptions, io: RollCliIo): Promise<num
         hosts,
         clock: o.clock ?? systemClock,
         settings: o.settings,
+        scrapes: NO_MONITOR,
         notes: left.map((l) => `not part of the roll: ${l}`),
         ...(o.expectRole ? { expectRole: o.expectRole } : {}),
         ...(o.withoutGpuCheck ? { withoutGpuCheck: true } : {}),

@@ -14,6 +14,7 @@ import { DEFAULT_ROLL_TIMEOUTS, RollRun, type RollRunOptions } from './roll-run'
 import { rollLinks } from './roll-links';
 import { IDENTITY_COMMAND, parseIdentity, type HostIdentity } from './unit-commands';
 import { privilegeOf } from './plan';
+import type { ScrapeFeed } from '../monitor/scrape-feed';
 
 /** What a roll needs of a deployment: its workers, one link and one host config per host, its clock. */
 export interface RollContext {
@@ -24,6 +25,8 @@ export interface RollContext {
   clock: Clock;
   settings: RestartSettings;
   journalOf?: (hostId: string, unit: string) => UnitJournalTail | undefined;
+  /** The deployment's monitor scrapes (the router's metrics are read from these). */
+  scrapes: ScrapeFeed;
   /** Said in the plan's warnings (workers left out of the roll, and why). */
   notes?: string[];
   pollMs?: number;
@@ -70,6 +73,7 @@ export async function prepareRoll(target: RollTarget, ctx: RollContext): Promise
     settings: ctx.settings,
     privilegeOf: privilege,
     userOf: (h) => ids.get(h)?.user ?? ctx.hosts.get(h)?.user ?? 'operator',
+    scrapes: ctx.scrapes,
     ...(ctx.journalOf ? { journalOf: ctx.journalOf } : {}),
     ...(ctx.pollMs !== undefined ? { pollMs: ctx.pollMs } : {}),
     ...(ctx.minRealGapMs !== undefined ? { minRealGapMs: ctx.minRealGapMs } : {}),

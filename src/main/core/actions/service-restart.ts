@@ -6,9 +6,8 @@ import type { Role, ServiceConfig } from '@shared/domain';
 import type { SshConnection } from '../ssh/connection';
 import type { UnitJournalTail } from '../journal/unit-tail';
 import { checkHealth } from '../probes/health';
-import { scrapeMetrics } from '../probes/metrics';
 import { evaluateScrape } from '../signals/evaluate';
-import { SeriesCache } from '../probes/exposition/parser';
+import { scrapeKey, type ScrapeFeed } from '../monitor/scrape-feed';
 import {
   classifyCommandError,
   describeUnit,
@@ -31,6 +30,8 @@ export interface ServiceRestartContext {
   /** The monitor's journal tail of the service's unit: the restart listens to it while it runs. */
   journal: UnitJournalTail;
   pacer: Pacer;
+  /** The deployment's monitor scrapes: the drain and router steps wait on these, never scrape themselves. */
+  scrapes: ScrapeFeed;
   hostLabel: string;
   service: ServiceConfig;
   /** The deployment's router, if any. */
@@ -104,7 +105,6 @@ export async function restartService(ctx: ServiceRestartContext): Promise<Servic
     res = await r.run();
   } finally {
     r.stopJournal();
-    r.disposeSeriesCaches();
   }
   try {
     await r.lastJournalLines();
@@ -127,20 +127,11 @@ class ServiceRestart {
   private drained = false;
   /** The unit as seen when the new invocation became active. */
   private activeSeen: UnitSnapshot | null = null;
-  // The drain and router steps scrape the same endpoints every few seconds: one series cache per endpoint,
-  // for as long as this restart runs.
-  private readonly workerSeries = new SeriesCache();
-  private readonly routerSeries = new SeriesCache();
 
   constructor(private readonly ctx: ServiceRestartContext) {
     this.role = ctx.service.role;
     this.unit = ctx.service.unit;
     this.journal = new RestartJournal(ctx.journal, this.unit);
-  }
-
-  disposeSeriesCaches(): void {
-    this.workerSeries.dispose();
-    this.routerSeries.dispose();
   }
 
   private step(kind: RestartStepKind): StepHandle {
@@ -198,6 +189,11 @@ class ServiceRestart {
       deadlineAt: run.now() + timeouts.drainMs,
       probe: async () => {
         const left = await this.runningOnWorker();
+        if (left === 'no-scrape')
+          return {
+            kind: 'pending',
+            detail: 'removed from the router; waiting for the monitor to scrape the worker again',
+          };
         if (left === null)
           return {
             kind: 'done',
@@ -237,17 +233,16 @@ class ServiceRestart {
     return null;
   }
 
-  /** Requests the worker itself reports running or queued (PD queues included); null when it does not say. */
-  private async runningOnWorker(): Promise<number | null> {
+  /**
+   * Requests the worker itself reports running or queued (PD queues included), from the monitor's next scrape
+   * of it; null when it does not say (no metrics), 'no-scrape' when no new scrape arrived yet.
+   */
+  private async runningOnWorker(): Promise<number | null | 'no-scrape'> {
     const s = this.ctx.service;
     if (!s.metricsUrl) return null;
-    const res = await scrapeMetrics(
-      this.ctx.conn.httpAgent(),
-      { url: s.metricsUrl, what: `${s.role} (${s.unit})`, unit: s.unit, kind: 'server' },
-      { cache: this.workerSeries },
-    );
-    if (!res.ok) return null;
-    const v = evaluateScrape(res.exposition, s.role);
+    const scrape = await this.ctx.scrapes.next(scrapeKey(s));
+    if (!scrape) return 'no-scrape';
+    const v = evaluateScrape(scrape.exposition, s.role);
     const parts = [v.running, v.prefill_inflight_queue, v.decode_transfer_queue].filter(
       (x): x is number => typeof x === 'number',
     );
@@ -558,10 +553,7 @@ class ServiceRestart {
       intervalMs: Math.max(this.ctx.pacer.pollMs, 2000),
       deadlineAt: run.now() + timeouts.routerMs,
       probe: async () => {
-        const verdict = judgeWorker(
-          await readRouter(conn.httpAgent(), router, this.routerSeries),
-          this.ctx.service,
-        );
+        const verdict = judgeWorker(await this.readRouterNow(router), this.ctx.service);
         // Two healthy readings in a row: one could be the router's state from before it noticed the restart.
         healthyInARow = verdict.state === 'healthy' ? healthyInARow + 1 : 0;
         if (healthyInARow >= 2) return { kind: 'done', value: verdict, detail: verdict.detail };
@@ -590,7 +582,7 @@ class ServiceRestart {
       intervalMs: Math.max(this.ctx.pacer.pollMs, 2000),
       deadlineAt: run.now() + timeouts.routerMs,
       probe: async () => {
-        const reading = await readRouter(conn.httpAgent(), router, this.routerSeries);
+        const reading = await this.readRouterNow(router);
         const verdicts = this.ctx.workers.map((w) => ({ w, v: judgeWorker(reading, w) }));
         const workers = verdicts.map(({ w, v }) => `${w.role} ${v.state}`).join(', ');
         if (reading.readiness?.ready === true)
@@ -621,6 +613,12 @@ class ServiceRestart {
   }
 
   // ---- shared ------------------------------------------------------------------------------------------
+
+  /** The router's view now: its control plane asked, its metrics from the monitor's next scrape of it. */
+  private async readRouterNow(router: ServiceConfig) {
+    const scrape = router.metricsUrl ? await this.ctx.scrapes.next(scrapeKey(router)) : undefined;
+    return readRouter(this.ctx.conn.httpAgent(), router, scrape?.exposition);
+  }
 
   /** Turns a wait that did not succeed into the step's and the service's end. */
   private async waitEnded(

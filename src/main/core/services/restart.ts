@@ -13,7 +13,7 @@ import type {
   RestartTarget,
   StartRestartResult,
 } from '@shared/contract';
-import { ROLES, type HostConfig, type Role } from '@shared/domain';
+import { ROLES, type HostConfig, type Role, type ServiceConfig } from '@shared/domain';
 import type { StoredRestartSettings } from '@shared/api/settings';
 import type { SettingCell } from '../config/setting-cell';
 import type { RestartingUnit } from '../actions/restarting';
@@ -21,6 +21,7 @@ import type { ServiceHost, TimelineEntry } from './service-host';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
 import type { LatestScrape } from '../actions/impact';
+import { MonitorScrapes, scrapeKey, type ScrapeFeed } from '../monitor/scrape-feed';
 import { probeDrain, type DrainProbe, type RouterRegistration } from '../actions/drain';
 import { buildPlan } from '../actions/plan';
 import { applyPatch, defaultSettings, SettingsError } from '../actions/restart-settings';
@@ -88,7 +89,7 @@ interface Tracked {
 
 export class RestartService {
   private settings: RestartSettings;
-  private readonly scrapes = new Map<string, Map<Role, LatestScrape>>();
+  private readonly scrapes: MonitorScrapes;
   private readonly identities = new Map<string, HostIdentity>();
   private readonly ops = new Map<string, Tracked>();
   /** `${deploymentId}:${role}` → id of the running operation that restarts it. */
@@ -111,12 +112,11 @@ export class RestartService {
           this.core.emit('restartSettings', structuredClone(this.settings));
         }),
       );
-    const onScrape = (e: Parameters<typeof this.rememberScrape>[0]): void => this.rememberScrape(e);
+    this.scrapes = new MonitorScrapes(core.hooks);
     const onClosed = ({ deploymentId }: { deploymentId: string }): void => this.forget(deploymentId);
-    core.hooks.on('scrape', onScrape);
     core.hooks.on('closed', onClosed);
     this.offs.push(
-      () => core.hooks.off('scrape', onScrape),
+      () => this.scrapes.dispose(),
       () => core.hooks.off('closed', onClosed),
     );
   }
@@ -146,6 +146,11 @@ export class RestartService {
    */
   guardWith(busy: (deploymentId: string) => string | null): void {
     this.otherAction = busy;
+  }
+
+  /** The deployment's monitor scrapes, as a restart or a roll reads them. */
+  scrapesOf(deploymentId: string): ScrapeFeed {
+    return this.scrapes.of(deploymentId);
   }
 
   /** The running restart of a deployment, in words, or null: what a roll must not start beside. */
@@ -252,7 +257,7 @@ export class RestartService {
       identity,
       latest,
       units,
-      scrapes: this.scrapes.get(args.deploymentId) ?? new Map(),
+      scrapes: this.latestScrapes(args.deploymentId, deployment.services),
       drain,
       running: this.runningFor(args.deploymentId, args.target),
       now: this.clockOf(host).now(),
@@ -448,6 +453,7 @@ export class RestartService {
       conn,
       journalOf: (unit) => this.core.deployments.resolve(args.deploymentId).journalTail(unit),
       pacer: { clock, pollMs: this.opts.pollMs ?? 1000, minRealGapMs: this.opts.minRealGapMs ?? 100 },
+      scrapes: this.scrapes.of(args.deploymentId),
       drain: drainRegs,
     }).finally(() => this.finished(run));
     this.push(id, true);
@@ -550,19 +556,18 @@ export class RestartService {
     }
   }
 
-  private rememberScrape(e: {
-    deploymentId: string;
-    ts: number;
-    role: Role;
-    exposition: LatestScrape['exposition'];
-  }): void {
-    let m = this.scrapes.get(e.deploymentId);
-    if (!m) this.scrapes.set(e.deploymentId, (m = new Map()));
-    m.set(e.role, { ts: e.ts, exposition: e.exposition });
+  /** The monitor's latest scrape of each service of the deployment, by role: what the impact preview reads. */
+  private latestScrapes(deploymentId: string, services: readonly ServiceConfig[]): Map<Role, LatestScrape> {
+    const feed = this.scrapes.of(deploymentId);
+    const out = new Map<Role, LatestScrape>();
+    for (const s of services) {
+      const r = feed.latest(scrapeKey(s));
+      if (r) out.set(s.role, r);
+    }
+    return out;
   }
 
   private forget(deploymentId: string): void {
-    this.scrapes.delete(deploymentId);
     this.identities.delete(deploymentId);
     for (const t of this.ops.values())
       if (t.run.init.deploymentId === deploymentId && !t.run.finished) t.run.cancelRequested = true;
