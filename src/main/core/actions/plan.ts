@@ -15,6 +15,7 @@ import {
 } from './unit-commands';
 import { STEP_LABELS, stepsFor } from './service-restart';
 import { stagesFor, timeoutsFor } from './restart-settings';
+import { restartsAsRoll } from '@shared/restart-scope';
 
 export interface PlanInput {
   deployment: DeploymentConfig;
@@ -109,8 +110,8 @@ export function buildPlan(p: PlanInput): RestartPlan {
   let blockedReason: string | undefined;
   if (p.settings.readOnly) blockedReason = 'PD Console is in read-only mode: restarts are switched off';
   else if (missing) blockedReason = `deployment ${p.deployment.name} has no ${p.target} service`;
-  else if (p.deployment.services.some((s) => s.id !== undefined))
-    // The app's restart knows one unit per role on one link; a fleet's role is many workers on many hosts.
+  else if (restartsAsRoll(p.deployment))
+    // The in-place restart knows one unit per role on one link; a fleet's role is many workers on many hosts.
     blockedReason =
       `${p.deployment.name} is a fleet (${p.deployment.services.length} services on several hosts): the app restarts ` +
       `a role as one service only on a one-host deployment — use the rolling restart: the role's or a worker's ` +
