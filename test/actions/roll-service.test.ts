@@ -119,6 +119,23 @@ describe('rolling restarts from the API, one-host demo', () => {
     expect(['cancelled', 'succeeded']).toContain(end.state);
   });
 
+  it('refuses a roll while a one-service restart runs, naming the restart, and takes it once it ended', async () => {
+    const fx = await open();
+    const { operation } = await fx.restart.startRestart({ deploymentId: fx.deploymentId, target: 'decode' });
+    await expect(
+      fx.roll.startRoll({ deploymentId: fx.deploymentId, target: { kind: 'role', role: 'prefill' } }),
+    ).rejects.toMatchObject({
+      code: 'restart-running',
+      message: `a restart of decode (operation ${operation.id}) is running on this deployment`,
+    });
+    expect((await fx.restart.whenDone(operation.id)).state).toBe('succeeded');
+    const started = await fx.roll.startRoll({
+      deploymentId: fx.deploymentId,
+      target: { kind: 'role', role: 'prefill' },
+    });
+    expect((await rollEnded(fx.core, started.id)).state).toBe('succeeded');
+  });
+
   it('refuses to start in read-only mode and leaves the host untouched', async () => {
     const fx = await open({ restart: { settings: { readOnly: true } } });
     const before = fx.demo.sim.unitHistory.length;

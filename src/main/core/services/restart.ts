@@ -2,7 +2,6 @@
 // decode, router or the whole PD stack. Guard rails live here: read-only mode, one restart per service at a
 // time (a second request for the same target joins the running one), no restart while disconnected, and
 // every action and step recorded on the deployment's timeline with who, what, result and duration.
-import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type {
   RestartOperation,
@@ -18,6 +17,7 @@ import type { StoredRestartSettings } from '@shared/api/settings';
 import type { SettingCell } from '../config/setting-cell';
 import type { RestartingUnit } from '../actions/restarting';
 import type { ServiceHost, TimelineEntry } from './service-host';
+import { osUser, ProgressPush, recordOperationEvent, RunningActions } from './operations';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
 import type { LatestScrape } from '../actions/impact';
@@ -57,18 +57,6 @@ export interface RestartServiceOptions {
   keepFinished?: number;
 }
 
-const PUSH_EVERY_MS = 200;
-const HEARTBEAT_MS = 1000;
-
-function osUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    // No passwd entry for this uid (containers): the environment is the next best witness.
-    return process.env.USER ?? process.env.USERNAME ?? `uid ${process.getuid?.() ?? '?'}`;
-  }
-}
-
 /** Saved settings as this run applies them: a read-only lock wins over what was saved. */
 function effective(stored: StoredRestartSettings | undefined, locked: boolean): RestartSettings {
   const base = { ...defaultSettings(), ...(stored && structuredClone(stored)) };
@@ -81,10 +69,10 @@ function targetText(t: RestartTarget): string {
 
 interface Tracked {
   run: RestartRun;
-  pushTimer: ReturnType<typeof setTimeout> | null;
-  /** Pushes a snapshot every second while running, so clients show the elapsed time on the host's clock. */
-  heartbeat: ReturnType<typeof setInterval> | null;
+  push: ProgressPush;
   done: Promise<void>;
+  /** Takes it off the deployment's running actions. */
+  ended: () => void;
 }
 
 export class RestartService {
@@ -96,8 +84,8 @@ export class RestartService {
   private readonly busy = new Map<string, string>();
   private readonly starting = new Map<string, Promise<StartRestartResult>>();
   private readonly offs: Array<() => void> = [];
-  /** Another action on a deployment (a rolling restart) that a restart must not run beside; see guardWith. */
-  private otherAction: (deploymentId: string) => string | null = () => null;
+  /** What runs on each deployment: this service's restarts and the roll service's rolls. */
+  readonly running = new RunningActions();
 
   constructor(
     private readonly core: RestartHost,
@@ -140,33 +128,14 @@ export class RestartService {
     };
   }
 
-  /**
-   * Refuses restarts while `busy` names another action on the deployment (the roll service's running roll), so
-   * a one-service restart never takes down a worker a roll counts on.
-   */
-  guardWith(busy: (deploymentId: string) => string | null): void {
-    this.otherAction = busy;
-  }
-
   /** The deployment's monitor scrapes, as a restart or a roll reads them. */
   scrapesOf(deploymentId: string): ScrapeFeed {
     return this.scrapes.of(deploymentId);
   }
 
-  /** The running restart of a deployment, in words, or null: what a roll must not start beside. */
-  runningOn(deploymentId: string): string | null {
-    for (const t of this.ops.values())
-      if (t.run.init.deploymentId === deploymentId && !t.run.finished)
-        return `a restart of ${targetText(t.run.init.target)} (operation ${t.run.id})`;
-    return null;
-  }
-
   dispose(): void {
     for (const off of this.offs.splice(0)) off();
-    for (const t of this.ops.values()) {
-      if (t.pushTimer) clearTimeout(t.pushTimer);
-      if (t.heartbeat) clearInterval(t.heartbeat);
-    }
+    for (const t of this.ops.values()) t.push.dispose();
   }
 
   async getRestartSettings(): Promise<RestartSettings> {
@@ -372,7 +341,7 @@ export class RestartService {
     const same = this.runningFor(args.deploymentId, args.target);
     if (same && same.target === args.target)
       return { operation: this.ops.get(same.operationId)!.run.snapshot(), joined: true };
-    const other = this.otherAction(args.deploymentId);
+    const other = this.running.other(args.deploymentId, (id) => this.ops.has(id));
     if (other)
       throw new ApiError(
         'restart-running',
@@ -434,9 +403,16 @@ export class RestartService {
       (urgent) => this.push(id, urgent),
       (e) => this.onStepEnd(run, e),
     );
-    const heartbeat = setInterval(() => this.push(id, false), HEARTBEAT_MS);
-    heartbeat.unref?.();
-    const tracked: Tracked = { run, pushTimer: null, heartbeat, done: Promise.resolve() };
+    const tracked: Tracked = {
+      run,
+      push: new ProgressPush(() => this.core.emit('restartProgress', run.snapshot())),
+      done: Promise.resolve(),
+      ended: this.running.begin(
+        args.deploymentId,
+        id,
+        `a restart of ${targetText(args.target)} (operation ${id})`,
+      ),
+    };
     this.ops.set(id, tracked);
     for (const r of roles) this.busy.set(`${args.deploymentId}:${r}`, id);
     this.record(args.deploymentId, {
@@ -462,8 +438,8 @@ export class RestartService {
 
   private finished(run: RestartRun): void {
     const t = this.ops.get(run.id);
-    if (t?.heartbeat) clearInterval(t.heartbeat);
-    if (t) t.heartbeat = null;
+    t?.push.ended();
+    t?.ended();
     for (const [k, v] of this.busy) if (v === run.id) this.busy.delete(k);
     const took = formatDuration(run.elapsedMs());
     const f = run.failure;
@@ -501,30 +477,11 @@ export class RestartService {
   }
 
   private push(id: string, urgent: boolean): void {
-    const t = this.ops.get(id);
-    if (!t) return;
-    const emit = (): void => {
-      t.pushTimer = null;
-      this.core.emit('restartProgress', t.run.snapshot());
-    };
-    if (urgent) {
-      if (t.pushTimer) clearTimeout(t.pushTimer);
-      emit();
-    } else if (!t.pushTimer) {
-      t.pushTimer = setTimeout(emit, PUSH_EVERY_MS);
-      t.pushTimer.unref?.();
-    }
+    this.ops.get(id)?.push.changed(urgent);
   }
 
   private record(deploymentId: string, e: TimelineEntry): void {
-    try {
-      // The timeline is on the core's clock. A demo run faster than real time waits on the demo's clock,
-      // whose timestamps would land minutes after the recorded data; the event happens now.
-      this.core.addEvent(deploymentId, { ...e, ts: this.core.clock.now() });
-    } catch (err) {
-      // The deployment was closed while its restart ended; the event has no timeline left to go on.
-      if ((err as { code?: string }).code !== 'unknown-deployment') throw err;
-    }
+    recordOperationEvent(this.core, deploymentId, e);
   }
 
   private runningFor(
