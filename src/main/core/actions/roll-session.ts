@@ -91,6 +91,7 @@ export async function prepareRoll(target: RollTarget, ctx: RollContext): Promise
     health,
     privilegeOf: privilege,
     readOnly: ctx.settings.readOnly,
+    order: ctx.settings,
   };
   const draft = buildRollPlan(input);
   // The GPU check of every worker the roll would stop, before anything is: a refused plan stops nothing anyway.
