@@ -24,6 +24,8 @@ import type { LatestScrape } from '../actions/impact';
 import { MonitorScrapes, scrapeKey, type ScrapeFeed } from '../monitor/scrape-feed';
 import { probeDrain, type DrainProbe, type RouterRegistration } from '../actions/drain';
 import { buildPlan } from '../actions/plan';
+import { judgeGpuOwners, readGpuOwners, type GpuOwners } from '../actions/gpu-owners';
+import { isLinkError } from '../actions/wait';
 import { applyPatch, defaultSettings, SettingsError } from '../actions/restart-settings';
 import { formatDuration, RestartRun, type StepEnd } from '../actions/operation';
 import { runRestart } from '../actions/orchestrator';
@@ -177,6 +179,7 @@ export class RestartService {
       : (this.identities.get(args.deploymentId) ?? null);
     const drain = new Map<Role, DrainProbe>();
     const units = new Map<Role, UnitSnapshot>();
+    const gpuOwners = new Map<Role, GpuOwners>();
     if (connected) {
       const planned = args.target === 'stack' ? deployment.services.map((s) => s.role) : [args.target];
       await Promise.all(
@@ -192,6 +195,30 @@ export class RestartService {
             } catch {
               // The plan falls back to the monitor's latest observation of this unit.
               units.delete(s.role);
+            }
+          }),
+      );
+      await Promise.all(
+        deployment.services
+          .filter((s) => planned.includes(s.role) && s.role !== 'router' && s.gpus?.length)
+          .map(async (s) => {
+            const unit = {
+              hostId: s.hostId,
+              hostLabel: host.label,
+              unit: s.unit,
+              nodeRank: 0,
+              gpus: s.gpus!,
+            };
+            try {
+              gpuOwners.set(
+                s.role,
+                judgeGpuOwners(await readGpuOwners(conn, unit, (err) => isLinkError(err, conn))),
+              );
+            } catch (err) {
+              gpuOwners.set(s.role, {
+                kind: 'unreadable',
+                detail: `the link to ${host.label} dropped while reading who holds GPUs ${s.gpus!.join(',')}: ${(err as Error).message}`,
+              });
             }
           }),
       );
@@ -228,6 +255,7 @@ export class RestartService {
       units,
       scrapes: this.latestScrapes(args.deploymentId, deployment.services),
       drain,
+      gpuOwners,
       running: this.runningFor(args.deploymentId, args.target),
       now: this.clockOf(host).now(),
     });
