@@ -58,6 +58,12 @@ describe('rolling restarts from the API, one-host demo', () => {
     );
     expect(steps[1].command).toContain('systemctl --no-block stop sglang-decode.service');
     expect(plan.warnings.join('\n')).toMatch(/only decode worker|only one/i);
+    // What the roll cuts off, as the in-place restart's plan says it: from the monitor's latest scrapes.
+    const restartPlan = await fx.restart.planRestart({ deploymentId: fx.deploymentId, target: 'decode' });
+    const impact = plan.workers[0].impact!;
+    expect(impact.runningOnWorker).toEqual(expect.any(Number));
+    expect(impact.inFlightAtRouter).toEqual(expect.any(Number));
+    expect(impact.notes).toEqual(restartPlan.services[0].impact.notes);
   });
 
   it('runs a roll to its end, restarts the unit the simulation runs, and writes it on the timeline', async () => {

@@ -16,6 +16,7 @@
 // Within a role, workers the router reports unhealthy go first: they serve nothing now, so restarting them
 // costs no capacity, and a broken one stops the roll before a healthy worker was touched.
 import type {
+  RestartImpact,
   RestartSettings,
   RollCheck,
   RollHealth,
@@ -44,6 +45,8 @@ export interface RollPlanInput {
   readOnly?: boolean;
   /** Who holds each unit's GPUs now, read on the running workers (by unitKey); absent: not read yet. */
   gpuOwners?: ReadonlyMap<string, GpuOwners>;
+  /** What restarting a worker cuts off (the monitor's latest scrapes); absent: not shown. */
+  impactOf?: (w: RollWorker) => RestartImpact;
   /** The stack order of the restart settings; absent: the default (prefill first, routers included). */
   order?: Pick<RestartSettings, 'stackOrder' | 'stackIncludesRouter'>;
 }
@@ -274,6 +277,7 @@ export function buildRollPlan(input: RollPlanInput): RollPlan {
     name: w.name,
     role: w.role,
     healthNow: healthOf(input, w),
+    ...(input.impactOf ? { impact: input.impactOf(w) } : {}),
     steps: stepsOf(w, input.privilegeOf),
   }));
   // Each role's first worker decides whether its part of the roll may start; the executor checks every

@@ -11,7 +11,8 @@ import type { UnitJournalTail } from '../journal/unit-tail';
 import { buildRollPlan, type RollPlanInput } from './roll-plan';
 import { readPlanGpuOwners } from './gpu-owners';
 import { DEFAULT_ROLL_TIMEOUTS, RollRun, type RollRunOptions } from './roll-run';
-import { rollLinks } from './roll-links';
+import { rollLinks, serviceOf } from './roll-links';
+import { restartImpact } from './impact';
 import { IDENTITY_COMMAND, parseIdentity, type HostIdentity } from './unit-commands';
 import { privilegeOf } from './plan';
 import type { ScrapeFeed } from '../monitor/scrape-feed';
@@ -92,6 +93,17 @@ export async function prepareRoll(target: RollTarget, ctx: RollContext): Promise
     privilegeOf: privilege,
     readOnly: ctx.settings.readOnly,
     order: ctx.settings,
+    impactOf: (w) => {
+      const router = ctx.workers.find((x) => x.role === 'router');
+      // Judged by the URL the router knows the worker by (its id), as its health is.
+      const service = w.role === 'router' ? serviceOf(w) : { ...serviceOf(w), apiUrl: w.id };
+      return restartImpact(
+        w.role,
+        service,
+        ctx.scrapes.latest(w.name),
+        router && ctx.scrapes.latest(router.name),
+      );
+    },
   };
   const draft = buildRollPlan(input);
   // The GPU check of every worker the roll would stop, before anything is: a refused plan stops nothing anyway.

@@ -7,13 +7,10 @@ import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { formatDateTime, formatDuration } from '../format';
 import { closeRestartDialog, restartStarted, showRestart, openRestartSettings } from './useRestart';
+import { ImpactItems } from './ImpactItems';
 import './restart.css';
 
 type ErrorText = { message: string; hint?: string };
-
-function count(n: number | null, what: string): string {
-  return n === null ? `${what}: unknown` : `${n} ${what}`;
-}
 
 export function RestartDialog({
   deploymentId,
@@ -210,17 +207,7 @@ function PlanView({ plan }: { plan: RestartPlan }): React.JSX.Element {
             {s.command}
           </code>
           <ul className="restart-impact" data-testid={`restart-impact-${s.role}`}>
-            {s.role === 'router' ? (
-              <li>
-                {count(s.impact.inFlightAtRouter, 'request(s) in flight at the router')} will get errors
-              </li>
-            ) : (
-              <>
-                <li>{count(s.impact.runningOnWorker, 'running request(s)')} on the worker will be cut off</li>
-                <li>{count(s.impact.queuedOnWorker, 'queued request(s)')}</li>
-                <li>{count(s.impact.inFlightAtRouter, 'request(s) in flight to it at the router')}</li>
-              </>
-            )}
+            <ImpactItems role={s.role} impact={s.impact} notes={false} />
             <li data-testid={`restart-last-${s.role}`}>
               last restart:{' '}
               {s.lastRestartAt === null

@@ -8,6 +8,7 @@ import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { openRestartSettings } from './useRestart';
 import { closeRollDialog, rollStarted, rollTargetTitle, showRoll } from './useRoll';
+import { ImpactItems } from './ImpactItems';
 import './restart.css';
 
 type ErrorText = { message: string; hint?: string };
@@ -167,6 +168,11 @@ function RollPlanView({ plan }: { plan: RollPlan }): React.JSX.Element {
             </span>{' '}
             <span className="muted small">{w.healthNow.detail}</span>
           </summary>
+          {w.impact && (
+            <ul className="restart-impact" data-testid={`roll-impact-${w.name}`}>
+              <ImpactItems role={w.role} impact={w.impact} />
+            </ul>
+          )}
           <ol className="roll-plan-steps">
             {w.steps.map((s, i) => (
               <li key={i}>
