@@ -72,7 +72,7 @@ describe('rolling restarts from the API, one-host demo', () => {
     // What the roll says it is restarting now, at each of its pushes (the alerts mark that unit's expected).
     const restarting: string[] = [];
     fx.core.on('rollProgress', (p) => {
-      for (const u of fx.roll.restarting(p.deploymentId))
+      for (const u of fx.restart.running.restarting(p.deploymentId))
         if (u.current) restarting.push(`${u.role} ${u.worker ?? '-'}: ${u.what}`);
     });
     const started = await fx.roll.startRoll({
@@ -104,7 +104,7 @@ describe('rolling restarts from the API, one-host demo', () => {
         `decode -: rolling restart of ${started.targetText} by tester: decode, 1 of 1 (roll ${started.id})`,
       ]),
     );
-    expect(fx.roll.restarting(fx.deploymentId)).toEqual([]);
+    expect(fx.restart.running.restarting(fx.deploymentId)).toEqual([]);
   });
 
   it('refuses a one-service restart and a second roll while a roll runs, and names the running roll', async () => {

@@ -4,6 +4,7 @@
 // on each deployment, so neither starts beside the other.
 import os from 'node:os';
 import type { ServiceHost, TimelineEntry } from './service-host';
+import type { RestartingUnit } from '../actions/restarting';
 
 const PUSH_EVERY_MS = 200;
 const HEARTBEAT_MS = 1000;
@@ -77,13 +78,19 @@ export class ProgressPush {
  * starts beside a restart.
  */
 export class RunningActions {
-  private readonly byDeployment = new Map<string, Map<string, string>>();
+  private readonly byDeployment = new Map<
+    string,
+    Map<string, { what: string; units: () => RestartingUnit[] }>
+  >();
 
-  /** Registers an operation; the returned function ends it. */
-  begin(deploymentId: string, operationId: string, what: string): () => void {
+  /**
+   * Registers an operation, with the units it restarts (read at each ask: a roll moves on); the returned
+   * function ends it.
+   */
+  begin(deploymentId: string, operationId: string, what: string, units: () => RestartingUnit[]): () => void {
     let m = this.byDeployment.get(deploymentId);
     if (!m) this.byDeployment.set(deploymentId, (m = new Map()));
-    m.set(operationId, what);
+    m.set(operationId, { what, units });
     return () => {
       m.delete(operationId);
       if (!m.size) this.byDeployment.delete(deploymentId);
@@ -92,7 +99,12 @@ export class RunningActions {
 
   /** What runs on the deployment other than `except`, or null. */
   other(deploymentId: string, except?: (operationId: string) => boolean): string | null {
-    for (const [id, what] of this.byDeployment.get(deploymentId) ?? []) if (!except?.(id)) return what;
+    for (const [id, a] of this.byDeployment.get(deploymentId) ?? []) if (!except?.(id)) return a.what;
     return null;
+  }
+
+  /** The units restarts and rolls restart on the deployment now: what the alerts expect to go down. */
+  restarting(deploymentId: string): RestartingUnit[] {
+    return [...(this.byDeployment.get(deploymentId)?.values() ?? [])].flatMap((a) => a.units());
   }
 }

@@ -12,7 +12,7 @@ import type {
   RestartTarget,
   StartRestartResult,
 } from '@shared/contract';
-import { ROLES, type HostConfig, type Role, type ServiceConfig } from '@shared/domain';
+import type { HostConfig, Role, ServiceConfig } from '@shared/domain';
 import type { StoredRestartSettings } from '@shared/api/settings';
 import type { SettingCell } from '../config/setting-cell';
 import type { RestartingUnit } from '../actions/restarting';
@@ -327,21 +327,6 @@ export class RestartService {
     return run.snapshot();
   }
 
-  /** The units a restart is restarting on the deployment now (every role of a running operation's target). */
-  restarting(deploymentId: string): RestartingUnit[] {
-    const out: RestartingUnit[] = [];
-    for (const role of ROLES) {
-      const run = this.ops.get(this.busy.get(`${deploymentId}:${role}`) ?? '')?.run;
-      if (run)
-        out.push({
-          role,
-          current: true,
-          what: `restart of ${targetText(run.init.target)} by ${run.init.requestedBy} (operation ${run.id})`,
-        });
-    }
-    return out;
-  }
-
   /** Resolves when the operation has ended (tests and the CLI wait on this). */
   whenDone(operationId: string): Promise<RestartOperation> {
     const t = this.ops.get(operationId);
@@ -439,6 +424,13 @@ export class RestartService {
         args.deploymentId,
         id,
         `a restart of ${targetText(args.target)} (operation ${id})`,
+        // Every unit of the operation's target, for as long as it runs.
+        (): RestartingUnit[] =>
+          roles.map((role) => ({
+            role,
+            current: true,
+            what: `restart of ${targetText(args.target)} by ${requestedBy} (operation ${id})`,
+          })),
       ),
     };
     this.ops.set(id, tracked);

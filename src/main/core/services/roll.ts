@@ -138,6 +138,7 @@ export class RollService {
           deploymentId,
           prepared.id,
           `a rolling restart of ${last.targetText} (roll ${last.id})`,
+          () => this.unitsOf(tracked!),
         ),
       };
       this.rolls.set(prepared.id, tracked);
@@ -160,10 +161,9 @@ export class RollService {
     }
   }
 
-  /** The workers of the deployment's running roll: the one it restarts now, and the others it takes in turn. */
-  restarting(deploymentId: string): RestartingUnit[] {
-    const t = this.running(deploymentId);
-    if (!t) return [];
+  /** The workers of a running roll: the one it restarts now, and the others it takes in turn. */
+  private unitsOf(t: TrackedRoll): RestartingUnit[] {
+    const { deploymentId } = t;
     const op = t.last;
     const now = op.workers.find((w) => w.state === 'running');
     return op.workers.map((w) => ({
