@@ -168,10 +168,14 @@ export function createApp(opts: AppOptions): App {
   const roll = new RollService(
     core,
     restart,
-    rollDeploymentsOf(core.deployments, (host) => deploymentClock(core, host)),
+    rollDeploymentsOf(
+      core.deployments,
+      (host) => deploymentClock(core, host),
+      (id) => restart.scrapesOf(id),
+    ),
   );
   // A restart or roll by this console makes the alerts of the units it restarts expected, not notified.
-  dashboard.attachRestarts((id) => [...restart.restarting(id), ...roll.restarting(id)]);
+  dashboard.attachRestarts((id) => restart.running.restarting(id));
   const discovery = new DiscoveryService(core, (hostId) => settings.discoveryChoices(hostId));
   const prometheus = new PrometheusService(core, { secrets: opts.secrets });
   // Recording on/off is the operator's saved choice, unless this run says otherwise (one-shot CLI commands

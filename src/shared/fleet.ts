@@ -160,14 +160,17 @@ export function isSingleHostPair(f: Fleet): boolean {
 }
 
 /**
- * True when a deployment has more than one of what the screens and the app's restart group by: several workers
- * of a role, or several hosts. One router, one prefill and one decode on one host read as three services, not
- * as groups of one (an operator of one box does not pay for fleets).
+ * True when a deployment has more than one of what the screens and restarts group by: several workers of a role,
+ * several hosts, or a worker spanning nodes. Such a deployment restarts by rolling its workers one at a time, so
+ * the router keeps a healthy worker of each role; one router, one prefill and one decode on one host read as three
+ * services, not as groups of one, and restart in place (an operator of one box does not pay for fleets).
  */
 export function hasWorkerGroups(
   services: readonly Pick<ServiceConfig, 'role' | 'hostId' | 'units'>[],
 ): boolean {
   const roles = services.map((s) => s.role);
   const hosts = new Set(services.flatMap((s) => (s.units ?? [s]).map((u) => u.hostId)));
-  return new Set(roles).size < roles.length || hosts.size > 1;
+  return (
+    new Set(roles).size < roles.length || hosts.size > 1 || services.some((s) => (s.units?.length ?? 0) > 1)
+  );
 }

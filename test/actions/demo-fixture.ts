@@ -60,7 +60,11 @@ export async function openFixture(
   const roll = new RollService(
     core,
     restart,
-    rollDeploymentsOf(core.deployments, () => clock),
+    rollDeploymentsOf(
+      core.deployments,
+      () => clock,
+      (id) => restart.scrapesOf(id),
+    ),
     { pollMs: 1000, minRealGapMs: 20, userName: () => 'tester' },
   );
   const pushed: RestartOperation[] = [];

@@ -20,7 +20,11 @@ async function open(opts: Parameters<typeof openFixture>[0] = {}): Promise<Fixtu
   const roll = new RollService(
     fx.core,
     fx.restart,
-    rollDeploymentsOf(fx.core.deployments, () => fx.clock),
+    rollDeploymentsOf(
+      fx.core.deployments,
+      () => fx.clock,
+      (id) => fx.restart.scrapesOf(id),
+    ),
     {
       pollMs: 1000,
       minRealGapMs: 20,
@@ -54,6 +58,12 @@ describe('rolling restarts from the API, one-host demo', () => {
     );
     expect(steps[1].command).toContain('systemctl --no-block stop sglang-decode.service');
     expect(plan.warnings.join('\n')).toMatch(/only decode worker|only one/i);
+    // What the roll cuts off, as the in-place restart's plan says it: from the monitor's latest scrapes.
+    const restartPlan = await fx.restart.planRestart({ deploymentId: fx.deploymentId, target: 'decode' });
+    const impact = plan.workers[0].impact!;
+    expect(impact.runningOnWorker).toEqual(expect.any(Number));
+    expect(impact.inFlightAtRouter).toEqual(expect.any(Number));
+    expect(impact.notes).toEqual(restartPlan.services[0].impact.notes);
   });
 
   it('runs a roll to its end, restarts the unit the simulation runs, and writes it on the timeline', async () => {
@@ -62,7 +72,7 @@ describe('rolling restarts from the API, one-host demo', () => {
     // What the roll says it is restarting now, at each of its pushes (the alerts mark that unit's expected).
     const restarting: string[] = [];
     fx.core.on('rollProgress', (p) => {
-      for (const u of fx.roll.restarting(p.deploymentId))
+      for (const u of fx.restart.running.restarting(p.deploymentId))
         if (u.current) restarting.push(`${u.role} ${u.worker ?? '-'}: ${u.what}`);
     });
     const started = await fx.roll.startRoll({
@@ -94,7 +104,7 @@ describe('rolling restarts from the API, one-host demo', () => {
         `decode -: rolling restart of ${started.targetText} by tester: decode, 1 of 1 (roll ${started.id})`,
       ]),
     );
-    expect(fx.roll.restarting(fx.deploymentId)).toEqual([]);
+    expect(fx.restart.running.restarting(fx.deploymentId)).toEqual([]);
   });
 
   it('refuses a one-service restart and a second roll while a roll runs, and names the running roll', async () => {
@@ -113,6 +123,23 @@ describe('rolling restarts from the API, one-host demo', () => {
     const end = await rollEnded(fx.core, started.id);
     // Cancel takes effect between workers: the one being restarted is finished first.
     expect(['cancelled', 'succeeded']).toContain(end.state);
+  });
+
+  it('refuses a roll while a one-service restart runs, naming the restart, and takes it once it ended', async () => {
+    const fx = await open();
+    const { operation } = await fx.restart.startRestart({ deploymentId: fx.deploymentId, target: 'decode' });
+    await expect(
+      fx.roll.startRoll({ deploymentId: fx.deploymentId, target: { kind: 'role', role: 'prefill' } }),
+    ).rejects.toMatchObject({
+      code: 'restart-running',
+      message: `a restart of decode (operation ${operation.id}) is running on this deployment`,
+    });
+    expect((await fx.restart.whenDone(operation.id)).state).toBe('succeeded');
+    const started = await fx.roll.startRoll({
+      deploymentId: fx.deploymentId,
+      target: { kind: 'role', role: 'prefill' },
+    });
+    expect((await rollEnded(fx.core, started.id)).state).toBe('succeeded');
   });
 
   it('refuses to start in read-only mode and leaves the host untouched', async () => {

@@ -123,7 +123,11 @@ describe('roll service over a fake deployment', () => {
     const roll = new RollService(
       host,
       restart,
-      rollDeploymentsOf(host.deployments, () => systemClock),
+      rollDeploymentsOf(
+        host.deployments,
+        () => systemClock,
+        (id) => restart.scrapesOf(id),
+      ),
       {
         userName: () => 'tester',
       },

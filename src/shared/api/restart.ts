@@ -335,6 +335,8 @@ export interface RollWorkerPlan {
   role: Role;
   /** What the router says about the worker while planning. */
   healthNow: RollHealth;
+  /** What restarting it cuts off, from the monitor's latest scrapes of it and of the router. */
+  impact?: RestartImpact;
   steps: RollStepPlan[];
 }
 

@@ -8,6 +8,7 @@ import type { Clock } from '../clock';
 import type { RollContext } from '../actions/roll-session';
 import type { SshConnection } from '../ssh/connection';
 import type { UnitJournalTail } from '../journal/unit-tail';
+import type { ScrapeFeed } from '../monitor/scrape-feed';
 import { rollWorkersOf, rollWorkersOfFleet } from '../actions/roll-fleet';
 
 export type RollDeploymentContext = Omit<RollContext, 'settings' | 'pollMs' | 'minRealGapMs'>;
@@ -25,6 +26,7 @@ export interface RollDeployments {
 export function rollDeploymentsOf(
   deployments: Pick<DeploymentLookup, 'resolve' | 'live'>,
   clockFor: (host: HostConfig) => Clock,
+  scrapesOf: (deploymentId: string) => ScrapeFeed,
 ): RollDeployments {
   return {
     async contextOf(deploymentId) {
@@ -46,6 +48,7 @@ export function rollDeploymentsOf(
           hosts: new Map([[d.host.id, d.host]]),
           clock: clockFor(d.host),
           journalOf,
+          scrapes: scrapesOf(deploymentId),
         };
       }
       const { workers, left } = rollWorkersOfFleet(d.fleet);
@@ -66,6 +69,7 @@ export function rollDeploymentsOf(
         hosts,
         clock: clockFor(d.host),
         journalOf,
+        scrapes: scrapesOf(deploymentId),
         notes: left.map((l) => `not part of the roll: ${l}`),
       };
     },

@@ -49,11 +49,6 @@ export function RestartLayer({ deploymentId }: { deploymentId: string }): React.
   );
 }
 
-/** True when a role has several workers or the deployment several hosts: restarts are rolls. */
-export function isFleetDeployment(d: DeploymentConfig): boolean {
-  return hasWorkerGroups(d.services);
-}
-
 /** Palette commands: restart each service or the stack (a fleet: each worker, each role, the whole), settings. */
 export function useRestartCommands(deployment: DeploymentConfig): Command[] {
   const s = useRestartState();
@@ -80,7 +75,7 @@ export function useRestartCommands(deployment: DeploymentConfig): Command[] {
     run: () => openRestartSettings(true),
   });
   if (!actionsAllowed(s)) return cmds;
-  if (isFleetDeployment(deployment)) return [...cmds, ...rollCommands(deployment)];
+  if (hasWorkerGroups(deployment.services)) return [...cmds, ...rollCommands(deployment)];
   for (const svc of deployment.services)
     cmds.push({
       id: `restart-${svc.role}`,
