@@ -2,7 +2,7 @@
 // workers of a role on several hosts, so a target or source is no longer a role alone: it is the key the live
 // store files the worker's series under (`decode@decode-1`, signals/scoped-key.ts), a unit of a multi-node
 // worker on another node adds its node rank (`decode@decode-2#1`), and each host's GPUs are a target of their
-// own (`gpu@gpu-b`). A one-host 1P1D recording keeps the plain roles of format 1.3.
+// own (`gpu@gpu-b`). A 1P1D host is a fleet of one, so its recording names `decode@decode-0` and `gpu@<host>` too.
 // Type imports only: the writer runs where the @shared alias is not resolved (the crash tests' child process).
 import type { ConnectionStatus, HostConfig, Role } from '@shared/domain';
 import type { Fleet } from '@shared/fleet';
