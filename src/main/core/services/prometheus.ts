@@ -444,11 +444,12 @@ function toDto(c: EndpointCoverage): PrometheusEndpointStatus {
 
 function dto(ep: ScrapeEndpoint): {
   id: string;
+  name: string;
   role: ScrapeEndpoint['role'];
   hostLabel: string;
   metricsUrl: string;
 } {
-  return { id: ep.id, role: ep.role, hostLabel: ep.hostLabel, metricsUrl: ep.metricsUrl };
+  return { id: ep.id, name: ep.name, role: ep.role, hostLabel: ep.hostLabel, metricsUrl: ep.metricsUrl };
 }
 
 /** Where a generated config runs: the router's host, which reaches every worker at the address the router lists it under. */
