@@ -1,7 +1,6 @@
 // A PD deployment as production runs it: one or more routers, any number of prefill, decode and regular
 // workers, on one or several hosts. Plain JSON-safe data: discovery (core/discovery/fleet.ts) builds it, the
 // CLI's `status` and the screens read it. A one-host 1P1D deployment is one host, one router, two workers.
-import type { ServiceConfig } from './domain';
 
 /** What a router lists a worker as: `--prefill`, `--decode`, or a plain (non-PD) `--worker-urls` worker. */
 export type WorkerRole = 'prefill' | 'decode' | 'regular';
@@ -166,7 +165,8 @@ export function isSingleHostPair(f: Fleet): boolean {
  * services, not as groups of one, and restart in place (an operator of one box does not pay for fleets).
  */
 export function hasWorkerGroups(
-  services: readonly Pick<ServiceConfig, 'role' | 'hostId' | 'units'>[],
+  // The fields of a ServiceConfig it reads, spelled out: domain.ts imports this module's types.
+  services: readonly { role: string; hostId: string; units?: readonly { hostId: string }[] }[],
 ): boolean {
   const roles = services.map((s) => s.role);
   const hosts = new Set(services.flatMap((s) => (s.units ?? [s]).map((u) => u.hostId)));

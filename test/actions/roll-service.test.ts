@@ -53,9 +53,9 @@ describe('rolling restarts from the API, one-host demo', () => {
       'start',
       'router',
     ]);
-    expect(plan.checks.find((c) => c.name === 'the GPUs of decode run only its own processes')).toMatchObject(
-      { ok: true },
-    );
+    expect(
+      plan.checks.find((c) => c.name === 'the GPUs of decode-0 run only its own processes'),
+    ).toMatchObject({ ok: true });
     expect(steps[1].command).toContain('systemctl --no-block stop sglang-decode.service');
     expect(plan.warnings.join('\n')).toMatch(/only decode worker|only one/i);
     // What the roll cuts off, as the in-place restart's plan says it: from the monitor's latest scrapes.
@@ -93,15 +93,18 @@ describe('rolling restarts from the API, one-host demo', () => {
       return mine;
     });
     const titles = rollEvents.map((e) => e.title);
-    // Decode's roll is decode's: its events mark decode's charts, not prefill's. A one-host pair's services
-    // carry no id, so no event names a worker.
-    expect(rollEvents.map((e) => [e.role, e.worker])).toEqual(rollEvents.map(() => ['decode', undefined]));
+    // Decode's roll is decode's: its events mark decode's charts, not prefill's; the worker's own step names
+    // decode-0 (the scope of its charts' keys), the roll's start and end name no worker.
+    expect(rollEvents.map((e) => e.role)).toEqual(rollEvents.map(() => 'decode'));
+    expect(new Set(rollEvents.filter((e) => e.worker !== undefined).map((e) => e.worker))).toEqual(
+      new Set(['decode-0']),
+    );
     expect(titles.some((t) => /tester started a rolling restart of/.test(t))).toBe(true);
-    expect(titles.some((t) => /rolling restart: decode restarted and healthy/.test(t))).toBe(true);
+    expect(titles.some((t) => /rolling restart: decode-0 restarted and healthy/.test(t))).toBe(true);
     expect((await fx.roll.listRolls({ deploymentId: fx.deploymentId }))[0].id).toBe(started.id);
     expect(new Set(restarting)).toEqual(
       new Set([
-        `decode -: rolling restart of ${started.targetText} by tester: decode, 1 of 1 (roll ${started.id})`,
+        `decode decode-0: rolling restart of ${started.targetText} by tester: decode-0, 1 of 1 (roll ${started.id})`,
       ]),
     );
     expect(fx.restart.running.restarting(fx.deploymentId)).toEqual([]);

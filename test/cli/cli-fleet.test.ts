@@ -379,11 +379,16 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     );
   });
 
-  it('started on gpu-b, which runs no router: its units are listed as no router’s, with where to start (exit 3)', async () => {
+  it('started on gpu-b, which runs no router: all its units are shown, each listed as no router’s, with where to start (exit 3)', async () => {
     const r = await cli(['status', '--host', 'gpu-b', '--json'], home);
     expect(r.code).toBe(3);
     const j = JSON.parse(r.out);
-    expect(j.services).toEqual([]);
+    // Every server that runs there, none picked over another.
+    expect(j.services.map((s: { name: string; unit: string }) => [s.name, s.unit])).toEqual([
+      ['decode-0', 'qwen-d0.service'],
+      ['decode-1', 'qwen-d1.service'],
+      ['decode-2', 'qwen-d2.service'],
+    ]);
     expect(j.unrouted.map((u: { unit: string; reason: string }) => [u.unit, u.reason])).toEqual(
       ['qwen-d0.service', 'qwen-d1.service', 'qwen-d2.service'].map((u) => [
         u,

@@ -81,8 +81,13 @@ export async function openFleet(
   let { services, leftOut } = fleetServices(fleet);
   const discoveryNotes = originFound ? notesOf(originFound, origin) : [];
   if (!services.some((s) => s.role !== 'router')) {
-    // No router lists a worker: the servers the origin runs are the deployment (the unrouted notes say why).
-    const proposed = fleetOfServices(origin.id, originFound?.deployment.services ?? []);
+    // No router lists a worker: every server the origin runs is the deployment — all of them, not one picked per
+    // role — and each stays among the unrouted, whose notes say why and where to start.
+    const given = originFound?.deployment.services ?? [];
+    const others = (originFound?.found ?? []).flatMap((u) =>
+      u.kind === 'server' && u.service && !given.some((g) => g.unit === u.service!.unit) ? [u.service] : [],
+    );
+    const proposed = fleetOfServices(origin.id, [...given, ...others]);
     if (proposed.services.length === 0) {
       await closeOthers(new Set([origin.id]));
       throw new ApiError(
@@ -92,11 +97,7 @@ export async function openFleet(
       );
     }
     services = proposed.services;
-    fleet = {
-      ...fleet,
-      workers: proposed.fleet.workers,
-      unrouted: fleet.unrouted.filter((u) => !services.some((x) => x.hostId === u.host && x.unit === u.unit)),
-    };
+    fleet = { ...fleet, workers: proposed.fleet.workers };
     leftOut = [];
   }
   const links: DeploymentLink[] = [];
