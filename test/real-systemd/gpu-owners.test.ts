@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPlanGpuOwners } from '../../src/main/core/actions/gpu-owners';
-import { unitKey } from '../../src/main/core/actions/roll-plan';
+import { unitKey } from '../../src/main/core/actions/gpu-owners';
 import { NO_MONITOR } from '../../src/main/core/monitor/scrape-feed';
 import { prepareRoll } from '../../src/main/core/actions/roll-session';
 import { defaultSettings } from '../../src/main/core/actions/restart-settings';

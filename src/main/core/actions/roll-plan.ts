@@ -29,7 +29,7 @@ import type {
 } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import { normalizeWorkerUrl } from '../probes/sglang/router';
-import type { GpuOwners } from './gpu-owners';
+import { unitKey, type GpuOwners } from './gpu-owners';
 import { portOfUrl, unitVerbCommand } from './roll-commands';
 import type { Privilege } from './unit-commands';
 import { roleRank } from './restart-settings';
@@ -49,11 +49,6 @@ export interface RollPlanInput {
   impactOf?: (w: RollWorker) => RestartImpact;
   /** The stack order of the restart settings; absent: the default (prefill first, routers included). */
   order?: Pick<RestartSettings, 'stackOrder' | 'stackIncludesRouter'>;
-}
-
-/** A unit of a worker, as the GPU check's readings are keyed. */
-export function unitKey(u: Pick<RollUnit, 'hostId' | 'unit'>): string {
-  return `${u.hostId}\u0000${u.unit}`;
 }
 
 const UNKNOWN: RollHealth = { state: 'unknown', detail: 'the router reports nothing about it' };
