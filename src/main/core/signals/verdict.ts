@@ -492,16 +492,21 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
     .sort((a, b) => b.kv - a.kv);
   // In a fleet the pool that refuses requests is the fullest worker's, however much room the others have.
   const kv = decodeWorkers.length > 0 ? decodeWorkers[0].kv : kvOf('');
-  if (decodeWorkers.length > 0 && kv !== null && kv >= th.kvFull)
+  // One worker's pool is said as its cache ("decode KV cache 99 % full"), several as the fullest beside the rest.
+  const cacheText = (who: string, full: number, overall: number | null): string =>
+    overall !== null && full > overall
+      ? `${who} KV cache ${pct(full)} full on its fullest dp rank (${pct(overall)} overall)`
+      : `${who} KV cache ${pct(full)} full`;
+  if (decodeWorkers.length > 1 && kv !== null && kv >= th.kvFull)
     add('decode', 1 + (kv - th.kvFull) * 10, fullestWorkerText(decodeWorkers, th.kvFull));
-  else if (kv !== null && kv >= th.kvFull)
+  else if (decodeWorkers.length === 1 && kv !== null && kv >= th.kvFull)
     add(
       'decode',
       1 + (kv - th.kvFull) * 10,
-      kvTotal !== null && kv > kvTotal
-        ? `decode KV cache ${pct(kv)} full on its fullest dp rank (${pct(kvTotal)} overall)`
-        : `decode KV cache ${pct(kv)} full`,
+      cacheText(named(decodeWorkers[0].w), kv, v(`decode.kv_ratio@${decodeWorkers[0].w.id}`)),
     );
+  else if (kv !== null && kv >= th.kvFull)
+    add('decode', 1 + (kv - th.kvFull) * 10, cacheText('decode', kv, kvTotal));
   add(
     'transfer',
     norm('prefill.prefill_inflight_queue'),
