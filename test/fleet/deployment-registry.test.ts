@@ -1,15 +1,15 @@
-// Every open deployment is read through one interface with two implementations: services answer a request by
-// resolving its id in the registry and asking the deployment, never by the shape of the id. So a service works
-// against a fake deployment. Acting needs a live deployment, which only the registry's live() hands out: a
-// recording has no control, and the registry says once that it cannot act.
+// A deployment is one interface with two implementations: services answer a request by resolving its id in the
+// registry and asking the deployment, never by the shape of the id. So a service works against a fake
+// deployment, and a recording refuses an action with its own message (no prefix interception in between).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Core } from '../../src/main/core/core';
+import { ApiError } from '../../src/main/core/api-error';
 import { DashboardService } from '../../src/main/core/services/dashboard';
 import { DeploymentRegistry } from '../../src/main/core/fleet/deployment-registry';
-import type { DeploymentReadings, DeploymentView } from '../../src/main/core/fleet/deployment';
+import type { Deployment, DeploymentReadings } from '../../src/main/core/fleet/deployment';
 import type { DashboardSnapshot, JournalAroundArgs, SeriesQuery } from '../../src/shared/contract';
 import type { DeploymentConfig, HostConfig } from '../../src/shared/domain';
 import { createApp, type App } from '../../src/main/compose';
@@ -25,7 +25,7 @@ const CONFIG: DeploymentConfig = {
 };
 
 /** A deployment made of plain objects: what it answers is what the handlers must hand back. */
-function fakeDeployment() {
+function fakeDeployment(refuse: ApiError | null) {
   const asked: { series: SeriesQuery[]; around: JournalAroundArgs[] } = { series: [], around: [] };
   const snapshot = {
     deploymentId: 'fake',
@@ -45,32 +45,34 @@ function fakeDeployment() {
     },
     followJournal: async () => ({ followId: 'f', unit: 'u', command: 'c', lines: [] }),
   };
-  const d: DeploymentView = {
+  const d: Deployment = {
     id: 'fake',
     host: HOST,
     config: CONFIG,
     latest: undefined,
     readings,
     events: () => [],
+    connection: () => {
+      throw new Error('no link in a fake');
+    },
+    journalTail: () => {
+      throw new Error('no journal in a fake');
+    },
     hostStates: () => [],
+    refusal: () => refuse,
   };
   return { d, asked, snapshot };
 }
 
-/** A registry holding `d` as a recording: readable, never live. */
-function registryWith(d: DeploymentView): DeploymentRegistry {
+function registryWith(d: Deployment): DeploymentRegistry {
   const r = new DeploymentRegistry();
-  r.addRecordings({
-    find: (id) => (id === d.id ? d : undefined),
-    summaries: () => [],
-    close: async () => undefined,
-  });
+  r.add({ find: (id) => (id === d.id ? d : undefined), summaries: () => [], close: async () => undefined });
   return r;
 }
 
 describe('services against a fake Deployment', () => {
   it('the dashboard answers catalogue, charts, snapshot and journal from the deployment it resolves', async () => {
-    const { d, asked, snapshot } = fakeDeployment();
+    const { d, asked, snapshot } = fakeDeployment(null);
     const dashboard = new DashboardService(new Core({ shell: 'cli', version: 'test' }), {
       deployments: registryWith(d),
     });
@@ -101,22 +103,15 @@ describe('services against a fake Deployment', () => {
     dashboard.stop();
   });
 
-  it('an action on a deployment that is only read is refused once by the registry, whatever its id looks like', async () => {
-    const { d } = fakeDeployment();
-    const registry = registryWith(d);
+  it('an action on a deployment that refuses it gets the deployment’s own error, whatever its id looks like', async () => {
+    const refused = new ApiError('review-read-only', 'demoControl: this is a recording', 'open the live one');
+    const { d } = fakeDeployment(refused);
     const dashboard = new DashboardService(new Core({ shell: 'cli', version: 'test' }), {
-      deployments: registry,
+      deployments: registryWith(d),
     });
-    const refused = {
-      code: 'review-read-only',
-      message: '"Fake PD" is a recording: the demo fault switch needs a live deployment',
-      hint: 'Open the live deployment from the start screen to act on it.',
-    };
     await expect(
       dashboard.handlers().demoControl({ deploymentId: 'fake', fault: 'kv-full', on: true }),
-    ).rejects.toMatchObject(refused);
-    await expect(dashboard.handlers().getDemoFaults({ deploymentId: 'fake' })).rejects.toMatchObject(refused);
-    expect(() => registry.live('other', 'a restart')).toThrow('no open deployment "other"');
+    ).rejects.toBe(refused);
     dashboard.stop();
   });
 });
@@ -144,25 +139,12 @@ describe('a recorded deployment through the app', () => {
     expect(d.config.name).toBe(summary.deployment.name);
     expect(d.readings.catalog().some((s) => s.key === 'decode.kv_ratio')).toBe(true);
     expect((await app.handlers.listDeployments({})).map((s) => s.deployment.id)).toEqual([id]);
-    expect(() => app.core.deployments.live(id, 'planRestart')).toThrow(
-      `"${summary.deployment.name}" is a recording: planRestart needs a live deployment`,
-    );
+    const message = `planRestart is not available in review: "${summary.deployment.name}" is a recording, not a live deployment`;
+    expect(d.refusal('planRestart')?.message).toBe(message);
     for (const [name, ask] of [
       ['planRestart', () => app.handlers.planRestart({ deploymentId: id, target: 'decode' })],
-      ['discovery', () => app.handlers.discover({ deploymentId: id })],
-      ['the metrics inventory', () => app.handlers.getMetricsInventory({ deploymentId: id, role: 'decode' })],
-      ['its Prometheus', () => app.handlers.getPrometheusStatus({ deploymentId: id })],
-      [
-        'older history',
-        () =>
-          app.handlers.getHistory({
-            deploymentId: id,
-            keys: ['decode.kv_ratio'],
-            fromMs: 0,
-            toMs: 1,
-            points: 10,
-          }),
-      ],
+      ['discover', () => app.handlers.discover({ deploymentId: id })],
+      ['getPrometheusStatus', () => app.handlers.getPrometheusStatus({ deploymentId: id })],
       [
         'planRoll',
         () => app.handlers.planRoll({ deploymentId: id, target: { kind: 'role', role: 'decode' } }),
@@ -170,7 +152,7 @@ describe('a recorded deployment through the app', () => {
     ] as const)
       await expect(ask(), name).rejects.toMatchObject({
         code: 'review-read-only',
-        message: `"${summary.deployment.name}" is a recording: ${name} needs a live deployment`,
+        message: `${name} is not available in review: "${summary.deployment.name}" is a recording, not a live deployment`,
         hint: 'Open the live deployment from the start screen to act on it.',
       });
     // Closing it takes it out of the registry.

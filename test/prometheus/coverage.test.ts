@@ -14,7 +14,6 @@ const ep = (
   workerHost?: string,
 ): ScrapeEndpoint => ({
   id,
-  name: id,
   role,
   hostId,
   hostLabel: hostId,

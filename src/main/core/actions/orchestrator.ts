@@ -11,7 +11,6 @@ import type { RouterRegistration } from './drain';
 import { restartService, type ServiceResult } from './service-restart';
 import type { Privilege } from './unit-commands';
 import type { Pacer } from './wait';
-import type { ScrapeFeed } from '../monitor/scrape-feed';
 
 export interface RunDeps {
   run: RestartRun;
@@ -21,7 +20,6 @@ export interface RunDeps {
   /** The monitor's journal tail of a unit of the deployment. */
   journalOf: (unit: string) => UnitJournalTail;
   pacer: Pacer;
-  scrapes: ScrapeFeed;
   drain: Map<Role, RouterRegistration>;
 }
 
@@ -47,7 +45,6 @@ export async function runRestart(d: RunDeps): Promise<void> {
             conn: d.conn,
             journal: d.journalOf(service.unit),
             pacer: d.pacer,
-            scrapes: d.scrapes,
             hostLabel: plan.hostLabel,
             service,
             router,
