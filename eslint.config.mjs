@@ -1,4 +1,5 @@
-// Flat config: typescript-eslint recommended for all TS, React hooks rules for the renderer.
+// Flat config: typescript-eslint recommended for all TS, React hooks rules for the renderer. Import cycles are
+// checked by scripts/import-cycles.mjs (type-only imports count), part of `npm run lint`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';

@@ -8,7 +8,7 @@ import { SignalsStore } from '../src/main/core/signals/signals-store';
 import { evaluateTarget, isSignalInput } from '../src/main/core/signals/evaluate';
 import { LiveColumns } from '../src/main/core/signals/live-columns';
 import { extractKv } from '../src/main/core/signals/evaluate/kv-usage';
-import { SyntheticPdSession } from './recording';
+import { SyntheticPdSession } from '../test/support/synthetic-pd-session';
 
 const MINUTES = 10;
 

@@ -744,6 +744,14 @@ const MEMORY_CASES: Record<string, () => { format: ExpositionFormat; text: strin
     format: 'openmetrics',
     text: repeated('m{path="', '\\\\', 20 * MiB, '"} 1\n# EOF\n'),
   }),
+  '20 MB of \\" and \\n in one label value': () => ({
+    format: 'prometheus',
+    text: repeated('m{path="', '\\"\\n', 20 * MiB, '"} 1\n'),
+  }),
+  '20 MB two-byte label value with \\\\': () => ({
+    format: 'prometheus',
+    text: repeated('m{path="', 'é€\\\\', 20 * MiB, '"} 1\n'),
+  }),
   '20 MB HELP text': () => ({
     format: 'prometheus',
     text: repeated('# HELP m ', 'help text ', 20 * MiB, '\nm 1\n'),
@@ -807,6 +815,12 @@ function measureMemoryCase(name: string): void {
   process.stdout.write(JSON.stringify(figure));
 }
 
+/**
+ * What a parse may hold or keep, as a multiple of its input: escapes decoded by string concatenation held one
+ * ~32-byte cons-string node per escape (≈16× the input); a flat decode stays far below this.
+ */
+const MEMORY_BOUND = 4;
+
 function runMemoryBench(): void {
   console.log(
     '\nPeak memory of one parse (string input, a fresh process per case, parser warmed up, uncached)',
@@ -833,7 +847,10 @@ function runMemoryBench(): void {
     console.log(
       `  ${name.padEnd(44)} input ${mb(f.inputBytes).padStart(10)}  peak RSS ${peak === null ? 'no new peak'.padStart(18) : `+${mb(peak).padStart(9)} ${x(peak).padStart(7)}`}` +
         `  held ${mb(f.heldAtEnd).padStart(9)} ${x(f.heldAtEnd).padStart(7)}  retained ${mb(f.retained).padStart(9)} ${x(f.retained).padStart(7)}` +
-        `  (${f.samples} samples)`,
+        `  (${f.samples} samples)` +
+        (Math.max(f.heldAtEnd, f.retained) > MEMORY_BOUND * f.inputBytes
+          ? `  OVER THE ${MEMORY_BOUND}× BOUND`
+          : ''),
     );
   }
 }

@@ -1,15 +1,16 @@
-// A synthetic PD session recorded to a file, for the review benchmark and tests: the recording benchmark's
-// queueing model (bench/recording.ts) stepped one second at a time and written with the real RecordingWriter,
+// A synthetic PD session recorded to a file, for the review benchmark and tests: the queueing model of
+// test/support/synthetic-pd-session.ts stepped one second at a time and written with the real RecordingWriter,
 // with the deployment in the header that a live session would have. Kept between runs (generating 24 h takes
 // minutes); `fresh` regenerates.
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { FORMAT_MINOR_VERSION } from '../src/main/core/store/recording/format';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../src/main/core/clock';
 import type { DeploymentConfig } from '../src/shared/domain';
 import { RecordingWriter } from '../src/main/core/store/recording';
 import { REVIEW_OVERVIEW } from '../src/main/core/review/overview-table';
-import { SyntheticPdSession } from './recording';
+import { SyntheticPdSession } from '../test/support/synthetic-pd-session';
 
 export const BENCH_START = Date.UTC(2026, 0, 5, 8, 0, 0);
 
@@ -33,7 +34,8 @@ export async function writeSyntheticRecording(
     seed?: number;
     close?: boolean;
     progress?: (h: number) => void;
-    format?: '1.1' | '1.2' | '1.3';
+    /** 'no-overview': one gzip member and no overview, which review reads the slow way. */
+    format?: RecordingFormat;
   } = {},
 ): Promise<string> {
   const sim = new SyntheticPdSession(BENCH_START, opts.seed ?? 42, hours * 3_600_000);
@@ -58,16 +60,8 @@ export async function writeSyntheticRecording(
       deployment: BENCH_DEPLOYMENT,
       appVersion: '0.1.0',
     },
-    // The overview the recording service writes: review's signals (1.3), or review's scrape rows (1.2).
-    {
-      clock: simClock,
-      overview:
-        opts.format === '1.1'
-          ? false
-          : opts.format === '1.2'
-            ? { series: REVIEW_OVERVIEW.series }
-            : REVIEW_OVERVIEW,
-    },
+    // The overview the recording service writes: review's signals.
+    { clock: simClock, overview: opts.format !== 'no-overview' && REVIEW_OVERVIEW },
   );
   const ticks = Math.round(hours * 3600);
   for (let i = 0; i < ticks; i++) {
@@ -88,15 +82,18 @@ export async function writeSyntheticRecording(
   return path;
 }
 
-/** The cached synthetic recording of `hours` in `format` (default the current one), generated on first use. */
+export type RecordingFormat = 'current' | 'no-overview';
+
+/** The cached synthetic recording of `hours` (with the app's overview unless asked), generated on first use. */
 export async function syntheticRecording(
   hours: number,
   fresh = false,
-  format: '1.1' | '1.2' | '1.3' = '1.3',
+  format: RecordingFormat = 'current',
 ): Promise<string> {
   const dir = join(tmpdir(), 'pdc-review-bench');
   await mkdir(dir, { recursive: true });
-  const path = join(dir, `synthetic-${hours}h-v${format}.pdrec.jsonl.gz`);
+  const name = format === 'current' ? `v1.${FORMAT_MINOR_VERSION}` : format;
+  const path = join(dir, `synthetic-${hours}h-${name}.pdrec.jsonl.gz`);
   if (fresh) await rm(path, { force: true });
   const exists = await stat(path).then(
     (s) => s.size > 0,
@@ -113,7 +110,7 @@ export async function syntheticRecording(
 const isMain = process.argv[1] !== undefined && /bench[\\/]review-fixture\.ts$/.test(process.argv[1]);
 if (isMain) {
   const hours = Number(process.argv[2]) || 24;
-  const format = process.argv.includes('--v1.1') ? '1.1' : process.argv.includes('--v1.2') ? '1.2' : '1.3';
+  const format = process.argv.includes('--no-overview') ? 'no-overview' : 'current';
   syntheticRecording(hours, process.argv.includes('--fresh'), format).then(
     (p) => console.log(`\n${p}`),
     (err: unknown) => {

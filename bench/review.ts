@@ -7,8 +7,8 @@
 //   baseline   gzip'd raw exposition text of the same session: gunzip + the cheapest line scan, for 1 h,
 //              extrapolated to 24 h (a real parser is slower);
 //   zcat       `zcat FILE > /dev/null` on the same recording in the same run: the goal is the overview drawn
-//              in at most 0.25 × that (format 1.3, opened from its overview's signal rows) — formats 1.2 (overview
-//              of scrape rows, evaluated on opening) and 1.1 (no overview) are drawn for comparison.
+//              in at most 0.25 × that (opened from its overview's signal rows) — a file without overview (an
+//              older minor, read the slow way) is drawn for comparison.
 // Run: npx tsx --tsconfig tsconfig.node.json bench/review.ts [hours]   (browser part: `npm run build` first,
 // and Chromium at /usr/bin/chromium or PD_CHROMIUM; skipped with a message otherwise).
 import { spawn } from 'node:child_process';
@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { allChartsReady } from './support/charts-ready';
 import { createGunzip, createGzip } from 'node:zlib';
 import { createWriteStream } from 'node:fs';
-import { loadReview, overviewReviewData } from '../src/main/core/review/load-review';
+import { loadReview } from '../src/main/core/review/load-review';
 import { readOverview } from '../src/main/core/store/recording/overview-reader';
 import { ReviewCache } from '../src/main/core/review/review-cache';
 import { observationAt, snapshotAt } from '../src/main/core/review/state-at';
@@ -29,7 +29,7 @@ import { isReviewInput } from '../src/main/core/review/review-inputs';
 import { buildReviewData } from '../src/main/core/review/review-data';
 import { tableReviewData, type TableRecord } from '../src/main/core/review/overview-table';
 import { BENCH_START, syntheticRecording } from './review-fixture';
-import { SyntheticPdSession, formatExposition } from './recording';
+import { SyntheticPdSession, formatExposition } from '../test/support/synthetic-pd-session';
 import type { SignalKey } from '../src/shared/signals/spec';
 
 const OVERVIEW_KEYS: SignalKey[] = ['prefill.kv_ratio', 'decode.kv_ratio'];
@@ -48,7 +48,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<Timed & { value: T }> {
   return { value, wallMs: performance.now() - t0, cpuMs: cpuMs(process.cpuUsage(c0)) };
 }
 
-async function coreFigures(path: string, rows12: string): Promise<string[]> {
+async function coreFigures(path: string): Promise<string[]> {
   const out: string[] = [];
   const cacheDir = await mkdtemp(join(tmpdir(), 'pdc-review-bench-cache-'));
   try {
@@ -58,14 +58,12 @@ async function coreFigures(path: string, rows12: string): Promise<string[]> {
     const build = await timed(async () => buildReviewData(read.value));
     read.value.series.length = 0;
 
-    // 1.3: the overview's signal rows; 1.2 (for comparison): its scrape rows, evaluated on opening.
+    // The overview's signal rows.
     const ov = await timed(() => readOverview(path));
     const ovBuild = await timed(async () =>
       tableReviewData(ov.value!.recording, ov.value!.tables as TableRecord[]),
     );
     const ovFirst = await timed(async () => firstScreen(ovBuild.value));
-    const ov12 = await timed(() => readOverview(rows12));
-    const ov12Build = await timed(async () => overviewReviewData(ov12.value!.recording));
     const cache = new ReviewCache(cacheDir);
     const cold = await timed(() => loadReview(path, { cache, noOverview: true }));
     const first = await timed(async () => firstScreen(cold.value.data));
@@ -76,16 +74,10 @@ async function coreFigures(path: string, rows12: string): Promise<string[]> {
     const journal = await timed(() => warm.value.journal);
     out.push('  core (Node)                                           wall      CPU');
     out.push(
-      `    1.3 overview: find + read (${ov.value!.foundBy}, ${ov.value!.members} members, ${kib(ov.value!.bytesRead)}) ${f(ov.wallMs).padStart(7)} ms ${f(ov.cpuMs).padStart(6)} ms`,
+      `    overview: find + read (${ov.value!.foundBy}, ${ov.value!.members} members, ${kib(ov.value!.bytesRead)}) ${f(ov.wallMs).padStart(7)} ms ${f(ov.cpuMs).padStart(6)} ms`,
     );
     out.push(
-      `    1.3 overview: signal table from its rows          ${f(ovBuild.wallMs).padStart(7)} ms ${f(ovBuild.cpuMs).padStart(6)} ms   ${rows(ovBuild.value)} rows; first screen ${f(ovFirst.wallMs)} ms`,
-    );
-    out.push(
-      `    1.2 overview: find + read (${ov12.value!.members} members, ${kib(ov12.value!.bytesRead)})       ${f(ov12.wallMs).padStart(7)} ms ${f(ov12.cpuMs).padStart(6)} ms`,
-    );
-    out.push(
-      `    1.2 overview: compute every signal               ${f(ov12Build.wallMs).padStart(7)} ms ${f(ov12Build.cpuMs).padStart(6)} ms   ${rows(ov12Build.value)} rows`,
+      `    overview: signal table from its rows              ${f(ovBuild.wallMs).padStart(7)} ms ${f(ovBuild.cpuMs).padStart(6)} ms   ${rows(ovBuild.value)} rows; first screen ${f(ovFirst.wallMs)} ms`,
     );
     out.push(
       `    read the recording (needed series only)         ${f(read.wallMs / 1000).padStart(7)} s ${f(read.cpuMs / 1000).padStart(7)} s   RSS ${mib(rssAfterRead)}`,
@@ -276,34 +268,34 @@ function zcat(path: string): Promise<number> {
 
 export async function runReviewBench(hours = Number(process.argv[2]) || 24): Promise<void> {
   const path = await syntheticRecording(hours);
-  const rows12 = await syntheticRecording(hours, false, '1.2');
-  const legacy = await syntheticRecording(hours, false, '1.1');
+  const legacy = await syntheticRecording(hours, false, 'no-overview');
   const size = (await stat(path)).size;
   const load0 = loadavg()[0];
-  const core = await coreFigures(path, rows12);
+  const core = await coreFigures(path);
   const paints: number[] = [];
-  const paints12: number[] = [];
   const legacyPaints: number[] = [];
   const zcatMs: number[] = [await zcat(path)];
   const browser = await browserFigures(
     path,
-    ['1.3, never opened (overview)', '1.3, review cache (second open)'],
+    ['never opened (overview)', 'review cache (second open)'],
     paints,
   );
   zcatMs.push(await zcat(path));
-  browser.push(...(await browserFigures(rows12, ['1.2, never opened (overview rows)'], paints12)).slice(1));
-  browser.push(...(await browserFigures(legacy, ['1.1, never opened (slow path)'], legacyPaints)).slice(1));
+  browser.push(
+    ...(await browserFigures(legacy, ['no overview, never opened (slow path)'], legacyPaints)).slice(1),
+  );
   zcatMs.push(await zcat(path));
   const zc = [...zcatMs].sort((a, b) => a - b)[1];
   if (paints.length)
     browser.push(
       `  goal: overview drawn ÷ zcat FILE > /dev/null (${zcatMs.map((z) => f(z, 0)).join(' / ')} ms, median ${f(zc, 0)} ms): ` +
-        `1.3 ${f(paints[0], 0)} ms → ${f(paints[0] / zc)}` +
+        `overview ${f(paints[0], 0)} ms → ${f(paints[0] / zc)}` +
         (paints.length > 1
-          ? `; 1.3 second open (review cache) ${f(paints[1], 0)} ms → ${f(paints[1] / zc)}`
+          ? `; second open (review cache) ${f(paints[1], 0)} ms → ${f(paints[1] / zc)}`
           : '') +
-        (paints12.length ? `; 1.2 ${f(paints12[0], 0)} ms → ${f(paints12[0] / zc)}` : '') +
-        (legacyPaints.length ? `; 1.1 ${f(legacyPaints[0], 0)} ms → ${f(legacyPaints[0] / zc)}` : '') +
+        (legacyPaints.length
+          ? `; no overview ${f(legacyPaints[0], 0)} ms → ${f(legacyPaints[0] / zc)}`
+          : '') +
         ' (goal ≤ 0.25)',
     );
   else browser.push(`  zcat FILE > /dev/null: ${zcatMs.map((z) => f(z, 0)).join(' / ')} ms`);

@@ -8,6 +8,7 @@ import { test, expect, type Browser, type BrowserContext, type Page } from '@pla
 import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { apiCall } from './support/api';
+import { quickRules } from './support/quick-rules';
 import { startWebApp, type WebApp } from './support/web-app';
 
 const SPEED = 40;
@@ -79,19 +80,7 @@ test.beforeAll(async () => {
   await expect(page.getByTestId('service-card-decode').getByTestId('active-state')).toContainText('active', {
     timeout: 30_000,
   });
-  // The default rules with holds of seconds, so the test needs seconds, not minutes.
-  const rules = (await call('getAlertRules', {})) as Array<{ kind: string } & Record<string, unknown>>;
-  await call('setAlertRules', {
-    rules: rules.map((r) => ({
-      ...r,
-      ...(r.kind === 'kv-high' ? { forS: 2, clearForS: 5 } : {}),
-      ...(r.kind === 'metrics-stale' ? { forS: 5, clearForS: 3 } : {}),
-      ...(r.kind === 'service-inactive' ? { forS: 2, clearForS: 3 } : {}),
-      // Longer than the monitor's health period (5 polls): a check from before a restart's end is read again
-      // until the next one.
-      ...(r.kind === 'health-failing' ? { forS: 8, clearForS: 3 } : {}),
-    })),
-  });
+  await quickRules(app.url);
 });
 
 test.afterAll(async () => {

@@ -88,7 +88,7 @@ function expectOlderAtMostOnce(requests: HistoryRequest[], charts: number): void
 
 for (const [name, nav, sample] of [
   ['KV', 'nav-kv', 'decode.kv_capacity'],
-  ['Metrics', 'nav-metrics', 'gpu.4.util'],
+  ['Metrics', 'nav-metrics', 'gpu.4.util@demo'],
 ] as const) {
   test(`the ${name} page asks for the history of all its charts in one request, and a zoom asks once more`, async () => {
     const { page, requests, errors } = await openCounted();

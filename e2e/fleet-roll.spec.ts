@@ -57,6 +57,10 @@ test('the decode group rolls every decode worker, one at a time, and says so at 
   // decode-2 spans two hosts: its plan stops node rank 1 on gpu-c before rank 0 on gpu-b.
   await dialog.getByTestId('roll-plan-decode-2').locator('summary').click();
   await expect(dialog.getByTestId('roll-plan-decode-2')).toContainText('gpu-c');
+  // What its restart cuts off, from the monitor's scrapes, as the in-place restart's plan says it.
+  await expect(dialog.getByTestId('roll-impact-decode-2')).toContainText(
+    /\d+ running request\(s\) on the worker will be cut off/,
+  );
   await expect(dialog.getByTestId('roll-checks').locator('li.bad')).toHaveCount(0);
   // Each decode worker's GPUs were read on the running worker: only its own scheduler processes.
   for (const w of ['decode-0', 'decode-1', 'decode-2'])

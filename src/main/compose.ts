@@ -2,7 +2,7 @@
 import type { DeploymentConfig, HostConfig, Role } from '@shared/domain';
 import type { ApiHandlers } from '@shared/contract';
 import { join } from 'node:path';
-import { DiscoveryService, discoverForCore } from './core/services/discovery';
+import { DiscoveryService } from './core/services/discovery';
 import { RecordingService } from './core/services/recording';
 import { dataDir } from './paths';
 import { Core, type CoreOptions } from './core/core';
@@ -18,7 +18,6 @@ import {
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { configRoots, createAliasIndex, defaultLookupAll } from './core/ssh/alias-addresses';
-import type { FleetEnvironment } from './core/fleet/open-fleet';
 import {
   DEMO_ROUTER_ERA_LABEL,
   DEMO_SERVER_ERA_LABEL,
@@ -130,15 +129,13 @@ export function createApp(opts: AppOptions): App {
   // The resolver asks the operator through the hosts service, which needs the core: bind it late.
   let resolver: ((host: HostConfig) => Promise<ConnectConfig>) | null = null;
   const sshHome = opts.homeDir ?? process.env.PD_CONSOLE_SSH_HOME;
-  const sshBinary = sshHome ? null : undefined;
   const core = createCore(
     opts,
     (host) => resolver!(host),
     (hostId) => settings.discoveryChoices(hostId),
     {
-      resolve: (host) => resolver!(host),
       discovery: {
-        aliases: createAliasIndex({ homeDir: sshHome, sshBinary }),
+        aliases: createAliasIndex({ homeDir: sshHome }),
         lookupAll: (n) => defaultLookupAll(n),
         configFile: configRoots({ homeDir: sshHome }).userConfig,
       },
@@ -149,10 +146,8 @@ export function createApp(opts: AppOptions): App {
     // One-shot CLI commands have nobody to ask: they refuse unknown keys and encrypted keys not in the agent.
     prompts: opts.shell === 'cli' ? refusingPrompts : hosts.prompts,
     secrets: opts.secrets,
-    // PD_CONSOLE_SSH_HOME (tests, sandboxes): read ~/.ssh from that folder, and skip `ssh -G`, which
-    // would expand ~ to the account's real home from the password database.
+    // PD_CONSOLE_SSH_HOME (tests, sandboxes): ~/.ssh is read from that folder, by `ssh -G` as for the operator.
     homeDir: sshHome,
-    sshBinary,
     warn: (w) => core.emit('sshWarning', w),
   });
   if (opts.shell !== 'cli') hosts.watchNetwork();
@@ -173,10 +168,14 @@ export function createApp(opts: AppOptions): App {
   const roll = new RollService(
     core,
     restart,
-    rollDeploymentsOf(core.deployments, (host) => deploymentClock(core, host)),
+    rollDeploymentsOf(
+      core.deployments,
+      (host) => deploymentClock(core, host),
+      (id) => restart.scrapesOf(id),
+    ),
   );
   // A restart or roll by this console makes the alerts of the units it restarts expected, not notified.
-  dashboard.attachRestarts((id) => [...restart.restarting(id), ...roll.restarting(id)]);
+  dashboard.attachRestarts((id) => restart.running.restarting(id));
   const discovery = new DiscoveryService(core, (hostId) => settings.discoveryChoices(hostId));
   const prometheus = new PrometheusService(core, { secrets: opts.secrets });
   // Recording on/off is the operator's saved choice, unless this run says otherwise (one-shot CLI commands
@@ -207,9 +206,9 @@ export function createApp(opts: AppOptions): App {
   });
   // Beyond the live store, charts read the Prometheus discovery found (or the operator gave) for the deployment.
   history.setPrometheus(prometheusHistory(prometheus, () => Date.now()));
-  // The recordings open for review are deployments like the live ones: services resolve either through the
-  // core's registry, and a recording answers from its file or refuses the action itself.
-  core.deployments.add(review);
+  // The recordings open for review are read like the live deployments: services resolve either through the
+  // core's registry, and only the live ones can be acted on (the registry's `live()`).
+  core.deployments.addRecordings(review);
   const recordingHandlers = recording.handlers();
   const handlers: ApiHandlers = {
     ...core.handlers(),
@@ -303,7 +302,7 @@ export function createCore(
   opts: AppOptions,
   resolveSsh: CoreOptions['resolveSsh'] = resolveSshHost,
   discoveryChoices: (hostId: string) => Partial<Record<Role, string>> = () => ({}),
-  fleetEnvironment?: FleetEnvironment,
+  fleetEnvironment?: CoreOptions['fleetEnvironment'],
 ): Core {
   const core: Core = new Core({
     ...opts,
@@ -362,7 +361,6 @@ export function createCore(
         const demoResolver = createSshResolver({
           prompts: refusingPrompts,
           homeDir: files.home,
-          sshBinary: null,
         });
         const entry = fleet.entry.name;
         return {
@@ -373,7 +371,7 @@ export function createCore(
             // The fleet's hosts are demo hosts reached over real SSH: resolved from its config like ssh hosts.
             resolve: (host) => demoResolver({ ...host, kind: 'ssh' }),
             discovery: {
-              aliases: createAliasIndex({ homeDir: files.home, sshBinary: null }),
+              aliases: createAliasIndex({ homeDir: files.home }),
               lookupAll: (n) => defaultLookupAll(n),
               configFile: files.configFile,
             },
@@ -389,7 +387,7 @@ export function createCore(
     },
     resolveSsh,
     fleetEnvironment,
-    discover: (conn, host) => discoverForCore(conn, host, discoveryChoices(host.id)),
+    discoveryChoices,
     defaultDeployment: standardDeployment,
   });
   return core;

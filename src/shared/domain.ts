@@ -22,9 +22,10 @@ export interface HostConfig {
 export interface ServiceConfig {
   role: Role;
   /**
-   * Unique within the deployment, and the scope of its series keys (signals/scoped-key.ts). Absent in a one-host
-   * 1P1D deployment, where the role names the one service; in a fleet the worker's name (`decode-1`) or the
-   * router's (`router`, `router-1`). Read it with `serviceId()`.
+   * Unique within the deployment, and the scope of its series keys (signals/scoped-key.ts): the worker's name
+   * (`decode-0`, `decode-1`) or the router's (`router`, `router-1`), given by discovery to every service of every
+   * deployment, a 1P1D host's included. Optional only because recordings of older minors lack it (they are
+   * resaved); read it with `serviceId()`.
    */
   id?: string;
   /** The worker's URL exactly as the router lists it (fleets; DP-aware `{base}@{rank}` included). */
@@ -60,7 +61,21 @@ export type ConnectionStatus =
   | { state: 'reconnecting'; attempt: number; nextAttemptAt: number; lastError: string; since: number }
   | { state: 'failed'; reason: string; at: number; hint?: string };
 
-import type { UnitJournalEvidence } from './unit-condition';
+/** What the unit's journal said, kept by the core from the lines it reads anyway. */
+export interface UnitJournalEvidence {
+  /** systemd's last "Main process exited, code=…, status=…" about the unit. */
+  lastExit?: { ts: number; code: 'exited' | 'killed' | 'dumped'; status: string; text: string };
+  /** The last error the unit printed: a traceback's final line, "CUDA error…", "Killed", an OOM. */
+  lastError?: { ts: number; text: string };
+  /** When systemd last started it ("Started …"). */
+  startedAt?: number;
+  /** When the server last said it was ready ("The server is fired up and ready to roll!"). */
+  readyAt?: number;
+  /** Its previous complete loads, start to ready, newest first. */
+  loadsMs: number[];
+  /** Why the unit's journal could not be read (then nothing above is known from it). */
+  unreadable?: string;
+}
 
 export interface UnitState {
   unit: string;
@@ -258,7 +273,7 @@ export interface ReviewSource {
   openMs: number;
 }
 
-/** A service's identity within its deployment: its fleet id, else its role (one-host 1P1D). */
+/** A service's identity within its deployment: its id, else (a service of an older recording) its role. */
 export function serviceId(s: { id?: string; role: Role }): string {
   return s.id ?? s.role;
 }

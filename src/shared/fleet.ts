@@ -1,6 +1,6 @@
 // A PD deployment as production runs it: one or more routers, any number of prefill, decode and regular
-// workers, on several hosts. Plain JSON-safe data: discovery (core/discovery/fleet.ts) builds it, the CLI's
-// `status` and the screens read it. A one-host 1P1D deployment is one host, one router, two workers.
+// workers, on one or several hosts. Plain JSON-safe data: discovery (core/discovery/fleet.ts) builds it, the
+// CLI's `status` and the screens read it. A one-host 1P1D deployment is one host, one router, two workers.
 
 /** What a router lists a worker as: `--prefill`, `--decode`, or a plain (non-PD) `--worker-urls` worker. */
 export type WorkerRole = 'prefill' | 'decode' | 'regular';
@@ -156,4 +156,21 @@ export function isSingleHostPair(f: Fleet): boolean {
   const per = new Map<WorkerRole, number>();
   for (const w of [...f.workers, ...f.unrouted]) per.set(w.role, (per.get(w.role) ?? 0) + 1);
   return [...per.values()].every((n) => n <= 1);
+}
+
+/**
+ * True when a deployment has more than one of what the screens and restarts group by: several workers of a role,
+ * several hosts, or a worker spanning nodes. Such a deployment restarts by rolling its workers one at a time, so
+ * the router keeps a healthy worker of each role; one router, one prefill and one decode on one host read as three
+ * services, not as groups of one, and restart in place (an operator of one box does not pay for fleets).
+ */
+export function hasWorkerGroups(
+  // The fields of a ServiceConfig it reads, spelled out: domain.ts imports this module's types.
+  services: readonly { role: string; hostId: string; units?: readonly { hostId: string }[] }[],
+): boolean {
+  const roles = services.map((s) => s.role);
+  const hosts = new Set(services.flatMap((s) => (s.units ?? [s]).map((u) => u.hostId)));
+  return (
+    new Set(roles).size < roles.length || hosts.size > 1 || services.some((s) => (s.units?.length ?? 0) > 1)
+  );
 }

@@ -2,23 +2,7 @@
 // state, /health and the unit's journal that the cards, `pd-console status` (text and --json) and the verdict all
 // say. systemd's ActiveState alone misleads: a Type=simple server is active/running for the minutes its model
 // loads, and a crash loop with a short RestartSec is active/running most of the time with NRestarts rising.
-import type { HealthResult, Role, ServiceObservation, UnitState } from './domain';
-
-/** What the unit's journal said, kept by the core from the lines it reads anyway. */
-export interface UnitJournalEvidence {
-  /** systemd's last "Main process exited, code=…, status=…" about the unit. */
-  lastExit?: { ts: number; code: 'exited' | 'killed' | 'dumped'; status: string; text: string };
-  /** The last error the unit printed: a traceback's final line, "CUDA error…", "Killed", an OOM. */
-  lastError?: { ts: number; text: string };
-  /** When systemd last started it ("Started …"). */
-  startedAt?: number;
-  /** When the server last said it was ready ("The server is fired up and ready to roll!"). */
-  readyAt?: number;
-  /** Its previous complete loads, start to ready, newest first. */
-  loadsMs: number[];
-  /** Why the unit's journal could not be read (then nothing above is known from it). */
-  unreadable?: string;
-}
+import type { HealthResult, Role, ServiceObservation, UnitJournalEvidence, UnitState } from './domain';
 
 export type ConditionKind =
   | 'serving'

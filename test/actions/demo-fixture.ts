@@ -3,6 +3,8 @@
 import { acceleratedClock, systemClock, type Clock } from '../../src/main/core/clock';
 import { Core } from '../../src/main/core/core';
 import { RestartService, type RestartServiceOptions } from '../../src/main/core/services/restart';
+import { RollService } from '../../src/main/core/services/roll';
+import { rollDeploymentsOf } from '../../src/main/core/services/roll-deployments';
 import { startDemoHost, type DemoHost, type DemoHostOptions } from '../../src/main/demo';
 import { standardDeployment } from '../../src/main/compose';
 import type { DeploymentConfig, Role } from '../../src/shared/domain';
@@ -12,6 +14,8 @@ export interface Fixture {
   core: Core;
   demo: DemoHost;
   restart: RestartService;
+  /** Rolls (restarts of one named worker) on the same clock and pace as the restart service. */
+  roll: RollService;
   clock: Clock;
   deploymentId: string;
   /** Every restartProgress snapshot pushed, in order. */
@@ -53,6 +57,16 @@ export async function openFixture(
     userName: () => 'tester',
     ...opts.restart,
   });
+  const roll = new RollService(
+    core,
+    restart,
+    rollDeploymentsOf(
+      core.deployments,
+      () => clock,
+      (id) => restart.scrapesOf(id),
+    ),
+    { pollMs: 1000, minRealGapMs: 20, userName: () => 'tester' },
+  );
   const pushed: RestartOperation[] = [];
   core.on('restartProgress', (op) => pushed.push(op));
   opts.attach?.(core, restart);
@@ -61,10 +75,12 @@ export async function openFixture(
     core,
     demo,
     restart,
+    roll,
     clock,
     deploymentId: summary.deployment.id,
     pushed,
     stop: async () => {
+      roll.dispose();
       restart.dispose();
       await core.shutdown();
       await demo.stop();

@@ -20,7 +20,7 @@ async function app() {
   const fx = f;
   return {
     core: fx.core,
-    handlers: { ...fx.core.handlers(), ...fx.restart.handlers() },
+    handlers: { ...fx.core.handlers(), ...fx.restart.handlers(), ...fx.roll.handlers() },
     // The fixture is stopped by afterEach; the command must not close what the test still inspects.
     shutdown: async () => undefined,
   };

@@ -233,6 +233,24 @@ describe('restart against the demo host', () => {
     expect(end.failure?.hint).toMatch(/systemctl list-units --all 'sglang\*'/);
   });
 
+  it('another process on decode’s GPUs: the restart is refused before anything runs, naming the process', async () => {
+    f = await openFixture();
+    await settled(f);
+    f.demo.sim.setFault('foreign-gpu-process', true, 'decode');
+    const before = f.demo.sim.unitHistory.length;
+    const plan = await f.restart.planRestart({ deploymentId: f.deploymentId, target: 'stack' });
+    expect(plan.blockedReason).toMatch(
+      /^GPUs 4,5,6,7 of demo GPU host \(simulated\) run pid \d+ \(python3, \d+ MiB\), not a process of sglang-decode\.service .*: restarting sglang-decode\.service would free nothing and its new server could not load\. End pid \d+/,
+    );
+    await expect(
+      f.restart.startRestart({ deploymentId: f.deploymentId, target: 'decode' }),
+    ).rejects.toMatchObject({ code: 'restart-refused', message: plan.blockedReason });
+    // Prefill's GPUs hold only its own processes: its restart goes ahead.
+    const prefill = await f.restart.planRestart({ deploymentId: f.deploymentId, target: 'prefill' });
+    expect(prefill.blockedReason).toBeUndefined();
+    expect(f.demo.sim.unitHistory.length).toBe(before);
+  });
+
   it('the unit fails to start: names the step, systemd’s Result and the journal lines that explain it', async () => {
     f = await openFixture();
     await settled(f);

@@ -3,7 +3,7 @@
 // log lines, the stack order, and the smg worker API used to drain.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   classifyCommandError,
   isNewInvocation,
@@ -98,8 +98,11 @@ describe('what sudo and systemctl say when they refuse', () => {
     expect(before.invocationId).toMatch(/^[0-9a-f]{32}$/);
     expect(isNewInvocation(before, await show('sglang-router.service'))).toBe(false);
     await emulateCommand(d.sim, restartCommand('sglang-router.service', 'root'), 'root');
-    await new Promise((r) => setTimeout(r, 100));
-    expect(isNewInvocation(before, await show('sglang-router.service'))).toBe(true);
+    // The simulated unit stops and starts on its clock: wait for the new invocation, not for a guessed time.
+    await vi.waitFor(
+      async () => expect(isNewInvocation(before, await show('sglang-router.service'))).toBe(true),
+      { timeout: 5_000, interval: 20 },
+    );
     expect((await show('nope.service')).loadState).toBe('not-found');
   });
 });

@@ -12,6 +12,7 @@ import type { UnitTransition } from '../../src/main/demo/simulation';
 import { buildRollPlan } from '../../src/main/core/actions/roll-plan';
 import { RollRun } from '../../src/main/core/actions/roll-run';
 import { rollLinks } from '../../src/main/core/actions/roll-links';
+import { NO_MONITOR } from '../../src/main/core/monitor/scrape-feed';
 import { prepareRoll } from '../../src/main/core/actions/roll-session';
 import { defaultSettings } from '../../src/main/core/actions/restart-settings';
 import type { RollOperation, RollUnit, RollWorker } from '../../src/shared/contract';
@@ -143,6 +144,7 @@ describe('rolling restart on the demo fleet (three hosts, real SSH)', () => {
       pollMs: 1000,
       minRealGapMs: 20,
       settings: defaultSettings(),
+      scrapes: NO_MONITOR,
       privilegeOf: () => 'sudo',
     });
     try {
@@ -217,6 +219,7 @@ describe('the GPU check on the demo fleet, before anything is stopped (three hos
         hosts: hosts(f),
         clock,
         settings: defaultSettings(),
+        scrapes: NO_MONITOR,
         pollMs: 1000,
         minRealGapMs: 20,
       },
@@ -265,6 +268,7 @@ describe('the GPU check on the demo fleet, before anything is stopped (three hos
       hosts: hosts(f),
       clock,
       settings: defaultSettings(),
+      scrapes: NO_MONITOR,
       pollMs: 1000,
       minRealGapMs: 20,
     };

@@ -14,6 +14,31 @@ const plan = (target: RollTarget, health = healthy()) =>
   buildRollPlan({ workers, target, health, privilegeOf: () => 'sudo' });
 
 describe('roll plan', () => {
+  it('follows the stack order of the restart settings: decode first on request, routers left out when off', () => {
+    const order = (o: { stackOrder: 'parallel' | 'decode-first'; stackIncludesRouter: boolean }) =>
+      buildRollPlan({
+        workers,
+        target: { kind: 'deployment' },
+        health: healthy(),
+        privilegeOf: () => 'sudo',
+        order: o,
+      });
+    const byDefault = order({ stackOrder: 'parallel', stackIncludesRouter: true });
+    expect(byDefault.workers.map((w) => w.role)).toEqual([
+      ...workers.filter((w) => w.role === 'prefill').map(() => 'prefill'),
+      ...workers.filter((w) => w.role === 'decode').map(() => 'decode'),
+      ...workers.filter((w) => w.role === 'router').map(() => 'router'),
+    ]);
+    const decodeFirst = order({ stackOrder: 'decode-first', stackIncludesRouter: false });
+    expect(decodeFirst.workers.map((w) => w.role)).toEqual([
+      ...workers.filter((w) => w.role === 'decode').map(() => 'decode'),
+      ...workers.filter((w) => w.role === 'prefill').map(() => 'prefill'),
+    ]);
+    expect(decodeFirst.warnings).toContain(
+      'the routers are not restarted: the restart settings leave the router out of a whole-deployment restart',
+    );
+  });
+
   it('rolls every decode worker one at a time, the multi-node worker as one with rank 1 stopped and started first', () => {
     const p = plan({ kind: 'role', role: 'decode' });
     expect(p.refused).toBeUndefined();

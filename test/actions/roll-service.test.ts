@@ -20,7 +20,11 @@ async function open(opts: Parameters<typeof openFixture>[0] = {}): Promise<Fixtu
   const roll = new RollService(
     fx.core,
     fx.restart,
-    rollDeploymentsOf(fx.core.deployments, () => fx.clock),
+    rollDeploymentsOf(
+      fx.core.deployments,
+      () => fx.clock,
+      (id) => fx.restart.scrapesOf(id),
+    ),
     {
       pollMs: 1000,
       minRealGapMs: 20,
@@ -49,11 +53,17 @@ describe('rolling restarts from the API, one-host demo', () => {
       'start',
       'router',
     ]);
-    expect(plan.checks.find((c) => c.name === 'the GPUs of decode run only its own processes')).toMatchObject(
-      { ok: true },
-    );
+    expect(
+      plan.checks.find((c) => c.name === 'the GPUs of decode-0 run only its own processes'),
+    ).toMatchObject({ ok: true });
     expect(steps[1].command).toContain('systemctl --no-block stop sglang-decode.service');
     expect(plan.warnings.join('\n')).toMatch(/only decode worker|only one/i);
+    // What the roll cuts off, as the in-place restart's plan says it: from the monitor's latest scrapes.
+    const restartPlan = await fx.restart.planRestart({ deploymentId: fx.deploymentId, target: 'decode' });
+    const impact = plan.workers[0].impact!;
+    expect(impact.runningOnWorker).toEqual(expect.any(Number));
+    expect(impact.inFlightAtRouter).toEqual(expect.any(Number));
+    expect(impact.notes).toEqual(restartPlan.services[0].impact.notes);
   });
 
   it('runs a roll to its end, restarts the unit the simulation runs, and writes it on the timeline', async () => {
@@ -62,7 +72,7 @@ describe('rolling restarts from the API, one-host demo', () => {
     // What the roll says it is restarting now, at each of its pushes (the alerts mark that unit's expected).
     const restarting: string[] = [];
     fx.core.on('rollProgress', (p) => {
-      for (const u of fx.roll.restarting(p.deploymentId))
+      for (const u of fx.restart.running.restarting(p.deploymentId))
         if (u.current) restarting.push(`${u.role} ${u.worker ?? '-'}: ${u.what}`);
     });
     const started = await fx.roll.startRoll({
@@ -83,18 +93,21 @@ describe('rolling restarts from the API, one-host demo', () => {
       return mine;
     });
     const titles = rollEvents.map((e) => e.title);
-    // Decode's roll is decode's: its events mark decode's charts, not prefill's. A one-host pair's services
-    // carry no id, so no event names a worker.
-    expect(rollEvents.map((e) => [e.role, e.worker])).toEqual(rollEvents.map(() => ['decode', undefined]));
+    // Decode's roll is decode's: its events mark decode's charts, not prefill's; the worker's own step names
+    // decode-0 (the scope of its charts' keys), the roll's start and end name no worker.
+    expect(rollEvents.map((e) => e.role)).toEqual(rollEvents.map(() => 'decode'));
+    expect(new Set(rollEvents.filter((e) => e.worker !== undefined).map((e) => e.worker))).toEqual(
+      new Set(['decode-0']),
+    );
     expect(titles.some((t) => /tester started a rolling restart of/.test(t))).toBe(true);
-    expect(titles.some((t) => /rolling restart: decode restarted and healthy/.test(t))).toBe(true);
+    expect(titles.some((t) => /rolling restart: decode-0 restarted and healthy/.test(t))).toBe(true);
     expect((await fx.roll.listRolls({ deploymentId: fx.deploymentId }))[0].id).toBe(started.id);
     expect(new Set(restarting)).toEqual(
       new Set([
-        `decode -: rolling restart of ${started.targetText} by tester: decode, 1 of 1 (roll ${started.id})`,
+        `decode decode-0: rolling restart of ${started.targetText} by tester: decode-0, 1 of 1 (roll ${started.id})`,
       ]),
     );
-    expect(fx.roll.restarting(fx.deploymentId)).toEqual([]);
+    expect(fx.restart.running.restarting(fx.deploymentId)).toEqual([]);
   });
 
   it('refuses a one-service restart and a second roll while a roll runs, and names the running roll', async () => {
@@ -113,6 +126,23 @@ describe('rolling restarts from the API, one-host demo', () => {
     const end = await rollEnded(fx.core, started.id);
     // Cancel takes effect between workers: the one being restarted is finished first.
     expect(['cancelled', 'succeeded']).toContain(end.state);
+  });
+
+  it('refuses a roll while a one-service restart runs, naming the restart, and takes it once it ended', async () => {
+    const fx = await open();
+    const { operation } = await fx.restart.startRestart({ deploymentId: fx.deploymentId, target: 'decode' });
+    await expect(
+      fx.roll.startRoll({ deploymentId: fx.deploymentId, target: { kind: 'role', role: 'prefill' } }),
+    ).rejects.toMatchObject({
+      code: 'restart-running',
+      message: `a restart of decode (operation ${operation.id}) is running on this deployment`,
+    });
+    expect((await fx.restart.whenDone(operation.id)).state).toBe('succeeded');
+    const started = await fx.roll.startRoll({
+      deploymentId: fx.deploymentId,
+      target: { kind: 'role', role: 'prefill' },
+    });
+    expect((await rollEnded(fx.core, started.id)).state).toBe('succeeded');
   });
 
   it('refuses to start in read-only mode and leaves the host untouched', async () => {

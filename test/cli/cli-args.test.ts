@@ -142,6 +142,25 @@ describe('every command', () => {
     60_000,
   );
 
+  it.each([
+    ['history', 'decode.kv_ratio', '--json', '--since', '1h', '--host', NOWHERE],
+    ['history', '--json', 'decode.kv_ratio', '--host', NOWHERE],
+    ['logs', 'decode', '-n', '5', '--host', NOWHERE],
+    ['logs', '--json', 'decode', '--host', NOWHERE],
+    ['export', 'prometheus-config', '--host', NOWHERE],
+    ['restart', 'decode', '--yes', '--host', NOWHERE],
+    ['restart', '--yes', 'decode', '--host', NOWHERE],
+  ])(
+    '%s takes its flags before or after the other words: it goes to work, not to its usage',
+    async (...argv) => {
+      const r = await cliCaptured(argv);
+      expect(r.code, r.out + r.err).toBe(1);
+      expect(r.err).toContain('127.0.0.1');
+      expect(r.err).not.toContain('usage:');
+    },
+    60_000,
+  );
+
   it('--help of a command prints its usage and does nothing else', async () => {
     for (const s of SPECS.filter((x) => x.name !== 'web')) {
       const r = await cliCaptured([s.name, '--help']);

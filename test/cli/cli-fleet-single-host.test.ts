@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
-import type { DashboardPush } from '../../src/shared/contract';
+import type { DashboardPush, Verdict } from '../../src/shared/contract';
 import { cliCaptured } from './run-on-app';
 import { ALIAS, startFutureHost, sshdUnavailableReason, type FutureHost } from '../support/future-host';
 
@@ -52,9 +52,10 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
     expect(j.simulated).toBe(false);
     expect(j.link).toBeDefined();
     expect(j.services.map((s: { role: string; host: string }) => [s.role, s.host])).toEqual([
+      // The deployment's order, one for every deployment: the router first, then the workers it lists.
+      ['router', ALIAS],
       ['prefill', ALIAS],
       ['decode', ALIAS],
-      ['router', ALIAS],
     ]);
     for (const s of j.services) expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(j.unplaced).toEqual([]);
@@ -65,5 +66,55 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
       capacityTokens: decode.kv.capacityTokens,
       ratio: decode.kv.ratio,
     });
+  }, 60_000);
+
+  it('a status of its own connects to the host once: one login, one discovery, through its app', async () => {
+    const before = fh.logins();
+    const { code, out, err } = await cliCaptured(['status', '--wait', '0', '--host', ALIAS], {
+      sshHome: fh.home,
+    });
+    expect(err).toBe('');
+    expect(code, out).toBe(0);
+    expect(out.split('\n')[0]).toMatch(new RegExp(`^${ALIAS} — connected`));
+    expect(fh.logins() - before).toBe(1);
+  }, 60_000);
+
+  it("ends with the app's shutdown: the deployment closed and every service's disposer run", async () => {
+    const stopped: string[] = [];
+    const closed: string[] = [];
+    const verdicts: Verdict[] = [];
+    let own: App | undefined;
+    const { code, out } = await cliCaptured(['status', '--json', '--wait', '0', '--host', ALIAS], {
+      sshHome: fh.home,
+      openApp: (opts) => {
+        own = createApp({ ...opts, dataDir: dir });
+        own.core.hooks.on('closed', (e) => closed.push(e.deploymentId));
+        const getDashboard = own.handlers.getDashboard;
+        own.handlers.getDashboard = async (args) => {
+          const snapshot = await getDashboard(args);
+          verdicts.push(snapshot.verdict);
+          return snapshot;
+        };
+        for (const [name, svc, method] of [
+          ['hosts', own.hosts, 'stop'],
+          ['dashboard', own.dashboard, 'stop'],
+          ['prometheus', own.prometheus, 'dispose'],
+          ['recording', own.recording, 'shutdown'],
+          ['review', own.review, 'shutdown'],
+        ] as const) {
+          const target = svc as unknown as Record<string, () => unknown>;
+          const original = target[method].bind(svc);
+          target[method] = () => (stopped.push(name), original());
+        }
+        return own;
+      },
+    });
+    expect(code).toBe(0);
+    expect(closed).toEqual([ALIAS]);
+    // Its verdict is the one the app's dashboard gives the window.
+    expect(verdicts).toHaveLength(1);
+    expect(JSON.parse(out).verdict).toEqual(verdicts[0]);
+    expect(stopped).toEqual(['hosts', 'dashboard', 'prometheus', 'recording', 'review']);
+    expect(await own!.core.listDeployments()).toEqual([]);
   }, 60_000);
 });

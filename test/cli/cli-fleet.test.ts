@@ -12,9 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliCaptured, type CliRun } from './run-on-app';
 import { keygen, startSshd, sshdUnavailableReason, type Sshd } from '../fixtures/sshd';
 import { answerSystemctl, router, server, type FakeUnit } from '../discovery/fleet-units';
-import { Core } from '../../src/main/core/core';
-import { fleetStatus } from '../../src/main/cli/fleet-status';
-import { hostFromArg } from '../../src/main/cli/target';
+import { createApp, type App } from '../../src/main/compose';
+import type { Verdict } from '../../src/shared/contract';
 
 const skip = sshdUnavailableReason();
 if (skip) console.warn(`[skipped] fleet status against real sshd hosts: ${skip}`);
@@ -260,32 +259,56 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     expect(accepted(c) - beforeC).toBe(1);
   });
 
-  it('reads the fleet through a core, as the app does: opened there as one deployment, observed, then closed', async () => {
-    const core = new Core({ shell: 'cli', version: 'test' });
+  it('runs on the app as the desktop shell does: connected once, the fleet opened and read there, then the app shut down', async () => {
+    const connects: string[] = [];
     const opened: Array<{ deploymentId: string; workers: number }> = [];
     const closed: string[] = [];
     const observedIn = new Set<string>();
-    core.hooks.on('opened', (e) =>
-      opened.push({ deploymentId: e.deploymentId, workers: e.deployment.services.length }),
-    );
-    core.hooks.on('closed', (e) => closed.push(e.deploymentId));
-    core.on('observation', (o) => observedIn.add(o.deploymentId));
-    let out = '';
-    const code = await fleetStatus(
-      { origin: hostFromArg('gpu-a'), addHosts: [], json: true, sshHome: home, core },
-      { stdout: (t) => void (out += t) },
-    );
-    expect(code).not.toBe('single-host');
+    const stopped: string[] = [];
+    const verdicts: Verdict[] = [];
+    let app: App | undefined;
+    const beforeA = accepted(a);
+    const r = await cliCaptured(['status', '--json', '--host', 'gpu-a'], {
+      sshHome: home,
+      openApp: (opts) => {
+        app = createApp({ ...opts, dataDir: path.join(root, 'data') });
+        const core = app.core;
+        const connect = core.connectHost.bind(core);
+        core.connectHost = (args, o) => (connects.push(args.host.id), connect(args, o));
+        core.hooks.on('opened', (e) =>
+          opened.push({ deploymentId: e.deploymentId, workers: e.deployment.services.length }),
+        );
+        core.hooks.on('closed', (e) => closed.push(e.deploymentId));
+        core.on('observation', (o) => observedIn.add(o.deploymentId));
+        const getDashboard = app.handlers.getDashboard;
+        app.handlers.getDashboard = async (args) => {
+          const snapshot = await getDashboard(args);
+          verdicts.push(snapshot.verdict);
+          return snapshot;
+        };
+        // Disposers of services besides the core's: the app's shutdown runs them, the core's alone does not.
+        const dashboardStop = app.dashboard.stop.bind(app.dashboard);
+        app.dashboard.stop = () => (stopped.push('dashboard'), dashboardStop());
+        const recordingShutdown = app.recording.shutdown.bind(app.recording);
+        app.recording.shutdown = () => (stopped.push('recording'), recordingShutdown());
+        return app;
+      },
+    });
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(connects).toEqual(['gpu-a']);
+    expect(accepted(a) - beforeA).toBe(1);
     expect(opened).toEqual([{ deploymentId: 'gpu-a', workers: expect.any(Number) }]);
     expect(opened[0].workers).toBeGreaterThanOrEqual(3);
     expect([...observedIn]).toEqual(['gpu-a']);
     expect(closed).toEqual(['gpu-a']);
-    expect(await core.listDeployments()).toEqual([]);
-    // The same report the command prints.
-    const viaCli = await cli(['status', '--host', 'gpu-a', '--json'], home);
-    const strip = (j: string) =>
-      JSON.parse(j).services.map((x: { url: string; unit: string }) => [x.url, x.unit]);
-    expect(strip(out)).toEqual(strip(viaCli.out));
+    expect(stopped).toEqual(['dashboard', 'recording']);
+    expect(await app!.core.listDeployments()).toEqual([]);
+    // What it printed is the deployment the app opened: one entry per service it watched.
+    expect(JSON.parse(r.out).services).toHaveLength(opened[0].workers);
+    // Its verdict is the one the app's dashboard gives the window.
+    expect(verdicts).toHaveLength(1);
+    expect(JSON.parse(r.out).verdict).toEqual(verdicts[0]);
   });
 
   it('the other node connects from an address no alias resolves to: the worker names it and the lines to add', async () => {
@@ -356,11 +379,16 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     );
   });
 
-  it('started on gpu-b, which runs no router: its units are listed as no router’s, with where to start (exit 3)', async () => {
+  it('started on gpu-b, which runs no router: all its units are shown, each listed as no router’s, with where to start (exit 3)', async () => {
     const r = await cli(['status', '--host', 'gpu-b', '--json'], home);
     expect(r.code).toBe(3);
     const j = JSON.parse(r.out);
-    expect(j.services).toEqual([]);
+    // Every server that runs there, none picked over another.
+    expect(j.services.map((s: { name: string; unit: string }) => [s.name, s.unit])).toEqual([
+      ['decode-0', 'qwen-d0.service'],
+      ['decode-1', 'qwen-d1.service'],
+      ['decode-2', 'qwen-d2.service'],
+    ]);
     expect(j.unrouted.map((u: { unit: string; reason: string }) => [u.unit, u.reason])).toEqual(
       ['qwen-d0.service', 'qwen-d1.service', 'qwen-d2.service'].map((u) => [
         u,

@@ -155,7 +155,7 @@ describe('a journal line with escapes while a restart is followed', () => {
     const fx = f;
     const app = {
       core: fx.core,
-      handlers: { ...fx.core.handlers(), ...fx.restart.handlers() },
+      handlers: { ...fx.core.handlers(), ...fx.restart.handlers(), ...fx.roll.handlers() },
       shutdown: async () => undefined,
     };
     let logged = false;

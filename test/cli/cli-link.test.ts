@@ -170,7 +170,8 @@ describe('pd-console kv --watch / status name why a figure is missing', () => {
     expect(report.link).toMatchObject({ state: 'reconnecting', attempt: expect.any(Number) });
     expect(report.link.attempt).toBeGreaterThanOrEqual(2);
     expect(report.link.lastError).toEqual(expect.any(String));
-    for (const s of report.services) expect(s.error).toMatch(/^no connection to /);
+    // Each service says its host is unreachable and why, as every deployment's merged observation does.
+    for (const s of report.services) expect(s.error).toMatch(/^unreachable: demo GPU host \(simulated\) /);
 
     const h = await cli(a, ['status']);
     expect(h.out.split('\n')[0]).toMatch(

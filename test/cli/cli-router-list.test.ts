@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliCaptured, type CliRun } from './run-on-app';
 import { keygen, startSshd, sshdUnavailableReason, type Sshd } from '../fixtures/sshd';
 import { answerSystemctl, router, server, type FakeUnit } from '../discovery/fleet-units';
-import { createApp, type App } from '../../src/main/compose';
+import { createApp } from '../../src/main/compose';
 import type { fleetReport } from '../../src/main/cli/fleet-status';
 
 /** What `status --json` prints for a fleet. */
@@ -55,7 +55,6 @@ describe.skipIf(skip)('status when the router’s worker list is hostile', () =>
   let root: string;
   let home: string;
   let sshd: Sshd;
-  let app: App;
   const servers: http.Server[] = [];
   const ports: Record<string, number> = {};
   /** What the router's GET /workers does in the current test. */
@@ -65,7 +64,12 @@ describe.skipIf(skip)('status when the router’s worker list is hostile', () =>
   /** Bytes the router wrote for /workers, and whether it saw the connection go. */
   const sent = { bytes: 0, closed: false };
 
-  const cli = (args: string[]): Promise<CliRun> => cliCaptured(args, { sshHome: home, app });
+  // Each run opens its own app, as `pd-console` does, with the test's data folder.
+  const cli = (args: string[]): Promise<CliRun> =>
+    cliCaptured(args, {
+      sshHome: home,
+      openApp: (opts) => createApp({ ...opts, dataDir: path.join(root, 'data'), record: false }),
+    });
   const pair = (decodes = ['d0']): FakeUnit[] => [
     {
       unit: 'llm-gateway.service',
@@ -125,18 +129,9 @@ describe.skipIf(skip)('status when the router’s worker list is hostile', () =>
       path.join(home, '.ssh', 'known_hosts'),
       `[127.0.0.1]:${sshd.port} ${sshd.hostKeyLine}\n`,
     );
-    // The classic one-host status runs on an app of the test's (its ssh home); the fleet status on its own.
-    app = createApp({
-      shell: 'cli',
-      intervalMs: 500,
-      dataDir: path.join(root, 'data'),
-      record: false,
-      homeDir: home,
-    });
   }, 60_000);
 
   afterAll(async () => {
-    await app?.shutdown();
     await sshd?.stop();
     for (const s of servers) s.closeAllConnections();
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { KvUsage } from '@shared/domain';
 import type { Fleet, FleetWorker } from '@shared/fleet';
 import { fleetReport } from '../../src/main/cli/fleet-status';
-import { serverKey, unitKey, type FleetReading } from '../../src/main/cli/fleet-probe';
+import { serverKey, unitKey, type FleetReading } from '../../src/main/cli/fleet-reading';
 
 const worker = (
   w: Partial<FleetWorker> & Pick<FleetWorker, 'url' | 'role' | 'host' | 'apiUrl'>,

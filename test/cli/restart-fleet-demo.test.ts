@@ -32,8 +32,8 @@ afterAll(async () => {
 const capture = captureRestartIo;
 
 function app() {
-  const a = createApp({ shell: 'cli', intervalMs: 1000, dataDir: path.join(dir, 'data') });
-  return { ...a, clockFor: () => clock, rollPace: { pollMs: 1000, minRealGapMs: 20 } };
+  const a = createApp({ shell: 'cli', intervalMs: 1000, dataDir: path.join(dir, 'data'), homeDir: home });
+  return a;
 }
 
 /** Most decode workers (by unit → worker) with a unit not active at once, replaying the history. */

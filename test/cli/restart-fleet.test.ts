@@ -20,9 +20,7 @@ async function app() {
   const fx = f;
   return {
     core: fx.core,
-    handlers: { ...fx.core.handlers(), ...fx.restart.handlers() },
-    clockFor: () => fx.clock,
-    rollPace: { pollMs: 1000, minRealGapMs: 20 },
+    handlers: { ...fx.core.handlers(), ...fx.restart.handlers(), ...fx.roll.handlers() },
     shutdown: async () => undefined,
   };
 }
@@ -37,7 +35,7 @@ describe('pd-console restart ROLE@WORKER (demo host, real SSH)', () => {
     const [planLine, opLine] = io.out().trim().split('\n');
     const { plan } = JSON.parse(planLine) as { plan: RollPlan };
     const { operation } = JSON.parse(opLine) as { operation: RollOperation };
-    expect(io.err()).toMatch(/^Rolling restart plan: decode \(http:\/\/127\.0\.0\.1:30200\)$/m);
+    expect(io.err()).toMatch(/^Rolling restart plan: decode-0 \(http:\/\/127\.0\.0\.1:30200\)$/m);
     expect(code, io.err()).toBe(0);
     expect(plan.workers.map((w) => w.steps.map((s) => s.command ?? s.kind))).toEqual([
       [
@@ -78,9 +76,16 @@ describe('pd-console restart ROLE@WORKER (demo host, real SSH)', () => {
     expect(after.router.mainPid).toBe(before.router.mainPid);
     // Human progress names the worker at each step.
     expect(io.err()).toMatch(
-      /decode +Stop sglang-decode\.service on demo GPU host \(simulated\): succeeded — sglang-decode\.service stopped/,
+      /decode-0 +Stop sglang-decode\.service on demo GPU host \(simulated\): succeeded — sglang-decode\.service stopped/,
     );
-    expect(io.err()).toMatch(/✔ restarted decode \(http:\/\/127\.0\.0\.1:30200\) in /);
+    expect(io.err()).toMatch(/✔ restarted decode-0 \(http:\/\/127\.0\.0\.1:30200\) in /);
+    // The roll was the app's: its roll service ran it, as a roll started from the UI is run, and recorded it.
+    const rolls = await a.handlers.listRolls({ deploymentId: f!.deploymentId });
+    expect(rolls.map((r) => [r.id, r.state])).toEqual([[operation.id, 'succeeded']]);
+    const events = await a.handlers.listEvents({ deploymentId: f!.deploymentId });
+    expect(events.map((e) => e.title)).toContain(
+      'tester started a rolling restart of decode-0 (http://127.0.0.1:30200)',
+    );
   });
 
   it('the SSH link drops mid-roll: the roll pauses, says so, and carries on to the observed end', async () => {
@@ -120,12 +125,12 @@ describe('pd-console restart ROLE@WORKER (demo host, real SSH)', () => {
     let io = capture();
     expect(await restartCommand(['decode@sglang-prefill.service', '--yes'], io, { app: a })).toBe(2);
     expect(io.err()).toContain(
-      'decode@sglang-prefill.service names prefill, a prefill worker: use prefill@sglang-prefill.service',
+      'decode@sglang-prefill.service names prefill-0, a prefill worker: use prefill@sglang-prefill.service',
     );
     io = capture();
     expect(await restartCommand(['decode@http://10.1.0.13:30000', '--yes'], io, { app: a })).toBe(2);
     expect(io.err()).toMatch(
-      /refused: no worker "http:\/\/10\.1\.0\.13:30000" in this deployment; known: prefill \(http:\/\/127\.0\.0\.1:30100\), decode/,
+      /refused: no worker "http:\/\/10\.1\.0\.13:30000" in this deployment; known: router \(demo\/sglang-router\.service\), prefill-0 \(http:\/\/127\.0\.0\.1:30100\), decode-0/,
     );
     io = capture();
     expect(await restartCommand(['prefill@sglang-prefill.service'], io, { app: a })).toBe(2);

@@ -301,6 +301,14 @@ describe('pipelineVerdict in a fleet', () => {
         workerUrl: 'HTTP://GPU-B:30201/',
       },
     ]);
-    expect(ws).toEqual([{ id: 'decode-1', role: 'decode', hosts: ['gpu-b'], url: 'http://gpu-b:30201' }]);
+    expect(ws).toEqual([
+      {
+        id: 'decode-1',
+        role: 'decode',
+        hosts: ['gpu-b'],
+        url: 'http://gpu-b:30201',
+        alone: { manyHosts: false },
+      },
+    ]);
   });
 });

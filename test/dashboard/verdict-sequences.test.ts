@@ -9,7 +9,8 @@ import { VerdictTracker, type VerdictRound } from '../../src/main/core/signals/v
 import type { UnitReading } from '../../src/main/core/signals/verdict';
 import type { OperatorAction } from '../../src/main/core/actions/in-progress';
 import { DEMO_FLEET_WORKERS } from '../support/fleet-workers';
-import { unitCondition, type UnitJournalEvidence } from '../../src/shared/unit-condition';
+import type { UnitJournalEvidence } from '../../src/shared/domain';
+import { unitCondition } from '../../src/shared/unit-condition';
 import type { ConnectionStatus, HealthResult, Role, UnitState } from '../../src/shared/domain';
 import type { RouterWorkerState, Verdict } from '../../src/shared/contract';
 

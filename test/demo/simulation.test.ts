@@ -181,6 +181,31 @@ describe('restart', () => {
     expect(ready[ready.length - 1]).toBe(true);
   });
 
+  it('zeroes NRestarts on the start after a stop, as systemd does; a restart while one waits keeps the count', async () => {
+    const { sim, clock } = world();
+    const nRestarts = async (): Promise<string> =>
+      parseShow((await emulateCommand(sim, 'systemctl show sglang-decode -p NRestarts', 'root')).stdout)[0]
+        .NRestarts;
+    // A crash loop that ended: the server came up and serves, with the count of its automatic restarts.
+    sim.setFault('crash-loop', true, 'decode');
+    while (sim.units.decode.nRestarts < 2) clock.advance(2000);
+    sim.setFault('crash-loop', false, 'decode');
+    while (!sim.snapshot().units.decode.healthy) clock.advance(2000);
+    expect(await nRestarts()).toBe('2');
+    // The operator's restart: the count stays readable while the unit stops, the new start zeroes it.
+    sim.restartUnit('decode');
+    expect(await nRestarts()).toBe('2');
+    expect(watch(sim, clock, 30_000)).toEqual(['deactivating/stop-sigterm', 'active/running']);
+    expect(await nRestarts()).toBe('0');
+    // A restart issued while an automatic restart waits belongs to that run of restarts: the count goes on.
+    sim.setFault('crash-loop', true, 'decode');
+    while (sim.units.decode.nRestarts < 1 || sim.units.decode.subState !== 'auto-restart') clock.advance(500);
+    expect(await nRestarts()).toBe('1');
+    sim.restartUnit('decode');
+    expect(sim.units.decode.activeState).toBe('active');
+    expect(await nRestarts()).toBe('1');
+  });
+
   it('a manual stop leaves the unit inactive with MainPID 0; start brings it back', async () => {
     const { sim, clock } = world();
     sim.stopUnit('prefill');

@@ -9,7 +9,7 @@ import {
   type RouterScan,
 } from '../../src/main/core/discovery/fleet';
 import { parseWorkersAnswer, routerWorkerList } from '../../src/main/core/discovery/router-workers';
-import { parseWorkerUrl } from '../../src/main/core/discovery/worker-url';
+import { parseWorkerUrl } from '../../src/shared/worker-url';
 import { distInitPort, nodePeersCommand, parseSsPeers } from '../../src/main/core/discovery/node-peers';
 import type { AliasAddress } from '../../src/main/core/ssh/alias-addresses';
 import { alias, foundOn, router, server, type FakeUnit } from './fleet-units';

@@ -16,14 +16,14 @@ import {
   routerListFindings,
   routerWorkerList,
 } from '../../src/main/core/discovery/router-workers';
-import * as workerUrl from '../../src/main/core/discovery/worker-url';
+import * as workerUrl from '../../src/shared/worker-url';
 import { discoverDeployment, matchEndpoint } from '../../src/main/core/discovery/discover';
 import type { AliasAddress } from '../../src/main/core/ssh/alias-addresses';
 import { alias, foundOn, listUnits, router, server, unitCat, type FakeUnit } from './fleet-units';
 
 // Counts every time a worker URL is taken apart, wherever in discovery it happens.
-vi.mock('../../src/main/core/discovery/worker-url', async (importOriginal) => {
-  const m = await importOriginal<typeof import('../../src/main/core/discovery/worker-url')>();
+vi.mock('../../src/shared/worker-url', async (importOriginal) => {
+  const m = await importOriginal<typeof import('../../src/shared/worker-url')>();
   return { ...m, parseWorkerUrl: vi.fn(m.parseWorkerUrl) };
 });
 const parses = vi.mocked(workerUrl.parseWorkerUrl);

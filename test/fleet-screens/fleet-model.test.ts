@@ -80,16 +80,21 @@ describe('fleet screens: worker rows', () => {
     ]);
   });
 
-  it('a one-host pair (no service ids) is not a fleet', () => {
+  it('a one-host pair (one service of each role on one host, ids and all) is not grouped; a second worker is', () => {
     const { summary } = demoFleet();
-    const pair = {
-      ...summary,
-      deployment: {
-        ...summary.deployment,
-        services: summary.deployment.services.map(({ id: _id, ...s }) => s),
-      },
+    const host = summary.deployment.services[0]!.hostId;
+    const one = (role: string) => {
+      const { units: _units, ...s } = summary.deployment.services.find((x) => x.role === role)!;
+      return { ...s, hostId: host };
     };
+    const services = [one('router'), one('prefill'), one('decode')];
+    const pair = { ...summary, deployment: { ...summary.deployment, services } };
+    expect(services.every((x) => x.id !== undefined)).toBe(true);
     expect(isFleetDeployment(pair)).toBe(false);
+    const second = { ...one('decode'), id: 'decode-1' };
+    expect(
+      isFleetDeployment({ ...pair, deployment: { ...pair.deployment, services: [...services, second] } }),
+    ).toBe(true);
   });
 
   it("a host whose link failed: its workers say 'unreachable: reason' and show no stale figures; the rest stays", () => {

@@ -1,15 +1,15 @@
-// A deployment is one interface with two implementations: services answer a request by resolving its id in the
-// registry and asking the deployment, never by the shape of the id. So a service works against a fake
-// deployment, and a recording refuses an action with its own message (no prefix interception in between).
+// Every open deployment is read through one interface with two implementations: services answer a request by
+// resolving its id in the registry and asking the deployment, never by the shape of the id. So a service works
+// against a fake deployment. Acting needs a live deployment, which only the registry's live() hands out: a
+// recording has no control, and the registry says once that it cannot act.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Core } from '../../src/main/core/core';
-import { ApiError } from '../../src/main/core/api-error';
 import { DashboardService } from '../../src/main/core/services/dashboard';
 import { DeploymentRegistry } from '../../src/main/core/fleet/deployment-registry';
-import type { Deployment, DeploymentReadings } from '../../src/main/core/fleet/deployment';
+import type { DeploymentReadings, DeploymentView } from '../../src/main/core/fleet/deployment';
 import type { DashboardSnapshot, JournalAroundArgs, SeriesQuery } from '../../src/shared/contract';
 import type { DeploymentConfig, HostConfig } from '../../src/shared/domain';
 import { createApp, type App } from '../../src/main/compose';
@@ -25,7 +25,7 @@ const CONFIG: DeploymentConfig = {
 };
 
 /** A deployment made of plain objects: what it answers is what the handlers must hand back. */
-function fakeDeployment(refuse: ApiError | null) {
+function fakeDeployment() {
   const asked: { series: SeriesQuery[]; around: JournalAroundArgs[] } = { series: [], around: [] };
   const snapshot = {
     deploymentId: 'fake',
@@ -45,34 +45,32 @@ function fakeDeployment(refuse: ApiError | null) {
     },
     followJournal: async () => ({ followId: 'f', unit: 'u', command: 'c', lines: [] }),
   };
-  const d: Deployment = {
+  const d: DeploymentView = {
     id: 'fake',
     host: HOST,
     config: CONFIG,
     latest: undefined,
     readings,
     events: () => [],
-    connection: () => {
-      throw new Error('no link in a fake');
-    },
-    journalTail: () => {
-      throw new Error('no journal in a fake');
-    },
     hostStates: () => [],
-    refusal: () => refuse,
   };
   return { d, asked, snapshot };
 }
 
-function registryWith(d: Deployment): DeploymentRegistry {
+/** A registry holding `d` as a recording: readable, never live. */
+function registryWith(d: DeploymentView): DeploymentRegistry {
   const r = new DeploymentRegistry();
-  r.add({ find: (id) => (id === d.id ? d : undefined), summaries: () => [], close: async () => undefined });
+  r.addRecordings({
+    find: (id) => (id === d.id ? d : undefined),
+    summaries: () => [],
+    close: async () => undefined,
+  });
   return r;
 }
 
 describe('services against a fake Deployment', () => {
   it('the dashboard answers catalogue, charts, snapshot and journal from the deployment it resolves', async () => {
-    const { d, asked, snapshot } = fakeDeployment(null);
+    const { d, asked, snapshot } = fakeDeployment();
     const dashboard = new DashboardService(new Core({ shell: 'cli', version: 'test' }), {
       deployments: registryWith(d),
     });
@@ -103,15 +101,22 @@ describe('services against a fake Deployment', () => {
     dashboard.stop();
   });
 
-  it('an action on a deployment that refuses it gets the deployment’s own error, whatever its id looks like', async () => {
-    const refused = new ApiError('review-read-only', 'demoControl: this is a recording', 'open the live one');
-    const { d } = fakeDeployment(refused);
+  it('an action on a deployment that is only read is refused once by the registry, whatever its id looks like', async () => {
+    const { d } = fakeDeployment();
+    const registry = registryWith(d);
     const dashboard = new DashboardService(new Core({ shell: 'cli', version: 'test' }), {
-      deployments: registryWith(d),
+      deployments: registry,
     });
+    const refused = {
+      code: 'review-read-only',
+      message: '"Fake PD" is a recording: the demo fault switch needs a live deployment',
+      hint: 'Open the live deployment from the start screen to act on it.',
+    };
     await expect(
       dashboard.handlers().demoControl({ deploymentId: 'fake', fault: 'kv-full', on: true }),
-    ).rejects.toBe(refused);
+    ).rejects.toMatchObject(refused);
+    await expect(dashboard.handlers().getDemoFaults({ deploymentId: 'fake' })).rejects.toMatchObject(refused);
+    expect(() => registry.live('other', 'a restart')).toThrow('no open deployment "other"');
     dashboard.stop();
   });
 });
@@ -139,12 +144,25 @@ describe('a recorded deployment through the app', () => {
     expect(d.config.name).toBe(summary.deployment.name);
     expect(d.readings.catalog().some((s) => s.key === 'decode.kv_ratio')).toBe(true);
     expect((await app.handlers.listDeployments({})).map((s) => s.deployment.id)).toEqual([id]);
-    const message = `planRestart is not available in review: "${summary.deployment.name}" is a recording, not a live deployment`;
-    expect(d.refusal('planRestart')?.message).toBe(message);
+    expect(() => app.core.deployments.live(id, 'planRestart')).toThrow(
+      `"${summary.deployment.name}" is a recording: planRestart needs a live deployment`,
+    );
     for (const [name, ask] of [
       ['planRestart', () => app.handlers.planRestart({ deploymentId: id, target: 'decode' })],
-      ['discover', () => app.handlers.discover({ deploymentId: id })],
-      ['getPrometheusStatus', () => app.handlers.getPrometheusStatus({ deploymentId: id })],
+      ['discovery', () => app.handlers.discover({ deploymentId: id })],
+      ['the metrics inventory', () => app.handlers.getMetricsInventory({ deploymentId: id, role: 'decode' })],
+      ['its Prometheus', () => app.handlers.getPrometheusStatus({ deploymentId: id })],
+      [
+        'older history',
+        () =>
+          app.handlers.getHistory({
+            deploymentId: id,
+            keys: ['decode.kv_ratio'],
+            fromMs: 0,
+            toMs: 1,
+            points: 10,
+          }),
+      ],
       [
         'planRoll',
         () => app.handlers.planRoll({ deploymentId: id, target: { kind: 'role', role: 'decode' } }),
@@ -152,7 +170,7 @@ describe('a recorded deployment through the app', () => {
     ] as const)
       await expect(ask(), name).rejects.toMatchObject({
         code: 'review-read-only',
-        message: `${name} is not available in review: "${summary.deployment.name}" is a recording, not a live deployment`,
+        message: `"${summary.deployment.name}" is a recording: ${name} needs a live deployment`,
         hint: 'Open the live deployment from the start screen to act on it.',
       });
     // Closing it takes it out of the registry.

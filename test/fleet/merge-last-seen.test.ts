@@ -1,4 +1,4 @@
-// A fleet host that cannot be read: its workers' merged readings say "unreachable" where state, health and
+// A fleet host that cannot be read: its workers' merged readings say "unreachable" where state and
 // scrape would be, and what the host last saw of them, with when — so a card can say "last seen healthy at …"
 // instead of either the old "healthy" or a bare failure.
 import { expect, it } from 'vitest';

@@ -24,6 +24,7 @@ beforeAll(async () => {
       const latest = app.core.deploymentOf(summary.deployment.id).latest;
       expect(latest?.services.length).toBeGreaterThanOrEqual(6);
       expect(latest?.services.every((s) => s.systemd?.activeState === 'active')).toBe(true);
+      expect(latest?.services.every((s) => !s.metrics || s.metrics.ok)).toBe(true);
     },
     { timeout: 30_000, interval: 250 },
   );
@@ -47,6 +48,11 @@ it('plans the decode roll over every decode worker, one at a time, the two-node 
   expect(stops).toEqual(['gpu-c', 'gpu-b']);
   expect(plan.checks.length).toBeGreaterThan(0);
   expect(plan.checks.every((c) => c.ok)).toBe(true);
+  // What each worker's restart cuts off, from the monitor's scrapes of it, found by its service id.
+  for (const w of plan.workers) {
+    expect(w.impact?.runningOnWorker, `${w.name}: ${w.impact?.notes.join('; ')}`).toEqual(expect.any(Number));
+    expect(w.impact?.notes.join('; ')).not.toMatch(/no metrics scraped/);
+  }
 });
 
 it('rolls the decode workers to the end without two of them ever down at once', async () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   GpuParseError,
-  mapGpusToRoles,
   NVIDIA_SMI_COMMAND,
   parseNvidiaSmi,
   parseNvidiaSmiLines,
@@ -87,29 +86,5 @@ describe('nvidia-smi query', () => {
     const r = parseNvidiaSmiLines(`${H100}garbage\n`);
     expect(r.gpus).toHaveLength(8);
     expect(r.errors.map((e) => e.line)).toEqual([9]);
-  });
-});
-
-describe('mapGpusToRoles', () => {
-  it('assigns GPUs to services and reports unassigned, shared and missing ones', () => {
-    const gpus = parseNvidiaSmi(H100);
-    const map = mapGpusToRoles(gpus, [
-      { role: 'prefill', unit: 'sglang-prefill.service', gpus: [0, 1, 2, 3] },
-      { role: 'decode', unit: 'sglang-decode.service', gpus: [3, 4, 5, 9] },
-      { role: 'router', unit: 'sglang-router.service' },
-    ]);
-    expect(map.gpus.map((g) => g.roles)).toEqual([
-      ['prefill'],
-      ['prefill'],
-      ['prefill'],
-      ['prefill', 'decode'],
-      ['decode'],
-      ['decode'],
-      [],
-      [],
-    ]);
-    expect(map.shared).toEqual([3]);
-    expect(map.unassigned).toEqual([6, 7]);
-    expect(map.missing).toEqual([{ role: 'decode', unit: 'sglang-decode.service', index: 9 }]);
   });
 });

@@ -67,7 +67,7 @@ async function open(speed = 50): Promise<Rig> {
     minRealGapMs: 20,
     userName: () => 'tester',
   });
-  dashboard.attachRestarts((id) => restart.restarting(id));
+  dashboard.attachRestarts((id) => restart.running.restarting(id));
   const events: AppEvent[] = [];
   const pushes: ActiveAlert[][] = [];
   core.on('event', (e) => events.push(e));

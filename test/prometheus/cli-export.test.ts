@@ -36,8 +36,9 @@ describe('pd-console export', () => {
           j.static_configs[0]!.labels.worker,
         ]),
       ).toEqual([
-        ['sglang-prefill', '127.0.0.1:30100', 'prefill'],
-        ['sglang-decode', '127.0.0.1:30200', 'decode'],
+        // The worker label is the service's id, the scope of its keys in the console (decode.kv_ratio@decode-0).
+        ['sglang-prefill', '127.0.0.1:30100', 'prefill-0'],
+        ['sglang-decode', '127.0.0.1:30200', 'decode-0'],
         ['sglang-router', '127.0.0.1:29001', 'router'],
       ]);
       if (!prometheusUnavailableReason()) {

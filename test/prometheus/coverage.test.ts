@@ -14,6 +14,7 @@ const ep = (
   workerHost?: string,
 ): ScrapeEndpoint => ({
   id,
+  name: id,
   role,
   hostId,
   hostLabel: hostId,

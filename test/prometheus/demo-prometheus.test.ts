@@ -107,10 +107,10 @@ describe.skipIf(unavailable !== null)('the demo host’s prometheus.service, thr
     installDemoPrometheus(dc.demo.sim, { listen: '127.0.0.1:9090', realPort, retention: '9d', configYaml });
     const f = await svc.status(dc.deploymentId);
     expect(f.problem?.code).toBe('unreachable');
-    expect(f.endpoints.map((e) => [e.id, e.scraped, e.job])).toEqual([
-      ['prefill', true, 'sglang-prefill'],
-      ['decode', true, 'sglang-decode'],
-      ['router', true, 'sglang-router'],
+    expect(f.endpoints.map((e) => [e.id, e.name, e.scraped, e.job])).toEqual([
+      ['prefill-0', 'prefill', true, 'sglang-prefill'],
+      ['decode-0', 'decode', true, 'sglang-decode'],
+      ['router', 'router', true, 'sglang-router'],
     ]);
     expect(f.endpoints[1]!.message).toBe(
       'decode http://127.0.0.1:30200/metrics is in /etc/prometheus/prometheus.yml on demo GPU host (simulated) as job="sglang-decode" instance="demo:30200"; whether its scrapes succeed is not known while prometheus.service on demo GPU host (simulated) cannot be asked',
@@ -153,7 +153,7 @@ describe.skipIf(unavailable !== null)('the demo host’s prometheus.service, thr
     // Prometheus holds the demo's real series under those labels.
     const client = await svc.clientFor(dc.deploymentId);
     const up = await client!.query('up{job=~"sglang-.*"}');
-    expect(up.series.map((x) => x.metric.worker).sort()).toEqual(['decode', 'prefill', 'router']);
+    expect(up.series.map((x) => x.metric.worker).sort()).toEqual(['decode-0', 'prefill-0', 'router']);
     // History's view of the same answer: each role's matchers select exactly that role's series there.
     const target = await prometheusHistory(svc, () => Date.now())(dc.deploymentId);
     expect(target?.scrapeIntervalS).toBe(1);
@@ -164,7 +164,7 @@ describe.skipIf(unavailable !== null)('the demo host’s prometheus.service, thr
       expect(
         mine.series.map((x) => [x.metric.worker, x.metric.job]),
         role,
-      ).toEqual([[role, `sglang-${role}`]]);
+      ).toEqual([[role === 'router' ? role : `${role}-0`, `sglang-${role}`]]);
     }
   }, 180_000);
 

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPlanGpuOwners } from '../../src/main/core/actions/gpu-owners';
-import { unitKey } from '../../src/main/core/actions/roll-plan';
+import { unitKey } from '../../src/main/core/actions/gpu-owners';
+import { NO_MONITOR } from '../../src/main/core/monitor/scrape-feed';
 import { prepareRoll } from '../../src/main/core/actions/roll-session';
 import { defaultSettings } from '../../src/main/core/actions/restart-settings';
 import { systemClock } from '../../src/main/core/clock';
@@ -128,6 +129,7 @@ describe.skipIf(skip !== null)("the roll's GPU check on a real systemd host", ()
         hosts: new Map([['real', { id: 'real', label: host.hostname, kind: 'ssh', alias: 'real' }]]),
         clock: systemClock,
         settings: defaultSettings(),
+        scrapes: NO_MONITOR,
         pollMs: 200,
         minRealGapMs: 20,
       },

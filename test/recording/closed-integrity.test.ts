@@ -16,7 +16,7 @@ import {
 import { readOverview, type OverviewRead } from '../../src/main/core/store/recording/overview-reader';
 import { scanMarked } from '../../src/main/core/store/recording/members';
 import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { header, manualClock, tempDir } from './helpers';
 
 const START = Date.UTC(2026, 0, 5, 8);

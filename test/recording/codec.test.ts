@@ -13,7 +13,7 @@ import {
   TOKEN_RAW,
 } from '../../src/main/core/store/recording/row-parser';
 import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { header, manualClock, tempDir } from './helpers';
 
 let dir: string;

@@ -2,6 +2,7 @@
 // files open up to the damage with a warning naming the time; foreign files and newer formats get clear errors;
 // a full disk stops the recording with a message while the caller keeps running.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
 import { spawn } from 'node:child_process';
 import { copyFile, open, readFile, truncate, writeFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -12,7 +13,7 @@ import {
   readRecording,
   type Recording,
 } from '../../src/main/core/store/recording';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { scanMarked } from '../../src/main/core/store/recording/members';
 import { header, manualClock, resealed, tempDir } from './helpers';
 
@@ -38,7 +39,7 @@ async function writeSession(path: string, overview: boolean): Promise<void> {
   const clock = manualClock(start);
   const w = await RecordingWriter.open(path, header({ startedAt: start }), {
     clock,
-    ...(overview ? {} : { overview: false }),
+    overview: overview && REVIEW_OVERVIEW,
   });
   for (let i = 0; i < 600; i++) {
     const tick = sim.step();
@@ -50,7 +51,7 @@ async function writeSession(path: string, overview: boolean): Promise<void> {
   await w.close();
 }
 
-/** The same session in format 1.1 (one gzip member, no overview). */
+/** The same session without an overview (one gzip member). */
 const writeLegacyCopy = (path: string): Promise<void> => writeSession(path, false);
 afterAll(async () => {
   await cleanup();
@@ -73,7 +74,7 @@ function expectPrefixOfFull(part: Recording): number {
   return samples;
 }
 
-/** Where the data of a 1.2 file ends: the last overview member and the index member follow it. */
+/** Where the data of a file with an overview ends: the last overview member and the index member follow it. */
 async function dataBytes(path: string, size: number): Promise<number> {
   const marked = scanMarked(await readFile(path));
   const tail = marked.length >= 2 ? marked[marked.length - 2] : null;
@@ -149,7 +150,7 @@ describe('truncated files', () => {
       expect(samples).toBeGreaterThan(0);
       expect(rec.stats.scrapes).toBeLessThan(fullRec.stats.scrapes);
       // Everything up to about the cut is read: decompressed bytes track compressed bytes (of the data: the
-      // last overview member and the index of a 1.2 file follow it).
+      // last overview member and the index of a file with an overview follow it).
       const whole = await readFile(full);
       const dataText = gunzipSync(whole.subarray(0, await dataBytes(full, whole.length))).length;
       const kept = rec.stats.decodedBytes / dataText;
@@ -208,7 +209,7 @@ describe('corrupted files', () => {
   };
 
   it('in a file with block checksums, a damaged gzip checksum costs only the end: what is shown was checked', async () => {
-    // The gzip trailer of the last data member (format 1.2: the last overview member and the index follow it).
+    // The gzip trailer of the last data member (with an overview: the last overview member and the index follow it).
     const p = await damagedCopy('crc.pdrec.jsonl.gz', async (path, size) =>
       flipTrailerCrc(path, await dataBytes(path, size)),
     );
@@ -222,7 +223,7 @@ describe('corrupted files', () => {
     expect(rec.stats.scrapes).toBeGreaterThan(fullRec.stats.scrapes - 3 * 60);
   });
 
-  it('in a 1.2 file, a damaged index costs nothing of the data: it is named with its byte offset', async () => {
+  it('in a file with an overview, a damaged index costs nothing of the data: it is named with its byte offset', async () => {
     const p = await damagedCopy('crc-index.pdrec.jsonl.gz', flipTrailerCrc);
     const rec = await readRecording(p);
     expect(rec.closedCleanly).toBe(true);
@@ -235,8 +236,8 @@ describe('corrupted files', () => {
     expect(rec.stats.scrapes).toBe(fullRec.stats.scrapes);
   });
 
-  it('in a 1.1 file, a damaged gzip checksum costs only the end: what is shown was checked', async () => {
-    const p = join(dir, 'crc-1.1.pdrec.jsonl.gz');
+  it('in a file without an overview, a damaged gzip checksum costs only the end: what is shown was checked', async () => {
+    const p = join(dir, 'crc-no-overview.pdrec.jsonl.gz');
     await writeLegacyCopy(p);
     const before = await readRecording(p);
     await flipTrailerCrc(p, (await readFile(p)).length);

@@ -15,7 +15,7 @@ import {
   writeOpenMetricsFile,
   type Recording,
 } from '../../src/main/core/store/recording';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { exposition, header, histogram, manualClock, tempDir } from './helpers';
 
 const run = promisify(execFile);

@@ -1,8 +1,8 @@
 // Shared test helpers: temp dirs, a header, and a compact way to write expositions.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
+import { crc32, gunzipSync, gzipSync } from 'node:zlib';
 import type { Exposition, MetricType } from '../../src/main/core/probes/exposition/types';
 import type { Clock } from '../../src/main/core/clock';
 import type { RecordingHeader } from '../../src/main/core/store/recording';
@@ -102,4 +102,18 @@ export function resealed(lines: string[]): string {
     .map((l) => l + '\n')
     .join('');
   return head + seal(head, 0) + rest + seal(rest, 0);
+}
+
+/**
+ * Rewrites a recording written without an overview as a file of an older format minor (1.1–1.3 wrote the same
+ * data records; 1.1 as one gzip member, as here): its header says `minor`, its blocks are sealed again.
+ */
+export async function asOlderMinor(path: string, minor: number): Promise<void> {
+  const lines = gunzipSync(await readFile(path))
+    .toString('utf8')
+    .split('\n');
+  const h = JSON.parse(lines[0]) as { minorVersion: number; overview?: unknown };
+  if (h.overview) throw new Error(`${path} has an overview: write it with overview: false first`);
+  lines[0] = JSON.stringify({ ...h, minorVersion: minor });
+  await writeFile(path, gzipSync(resealed(lines)));
 }

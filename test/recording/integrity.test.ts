@@ -16,7 +16,7 @@ import {
   readRecording,
   type Recording,
 } from '../../src/main/core/store/recording';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { header, manualClock, tempDir } from './helpers';
 
 const ROOT = resolve(__dirname, '../..');

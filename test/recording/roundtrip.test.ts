@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { join } from 'node:path';
 import { RecordingWriter, readRecording, type Recording } from '../../src/main/core/store/recording';
 import type { UnitState } from '../../src/shared/domain';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { exposition, header, histogram, manualClock, seriesKey, tempDir, type FamilySpec } from './helpers';
 
 let dir: string;

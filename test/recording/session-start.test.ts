@@ -65,7 +65,7 @@ it('holds every scrape, unit state and event from the moment the deployment open
   expect(rec.warnings).toEqual([]);
   // The header's start is the open, not the moment the file appeared.
   expect(rec.header.startedAt).toBeLessThanOrEqual(Math.min(scrapes[0], polls[0]));
-  const recorded = new Set(rec.series.filter((s) => s.target === 'decode').flatMap((s) => [...s.t]));
+  const recorded = new Set(rec.series.filter((s) => s.target === 'decode@decode-0').flatMap((s) => [...s.t]));
   const live = scrapes.filter((t) => t <= rec.lastTs);
   expect(
     live.filter((t) => !recorded.has(t)),

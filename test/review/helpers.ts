@@ -2,10 +2,10 @@
 // queueing model (a decode crash with an alert, restart steps, journal lines) written with the real writer.
 import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
 import { mkdir } from 'node:fs/promises';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { SessionStore } from '../../src/main/core/store/recording';
 import type { DeploymentConfig } from '../../src/shared/domain';
-import { manualClock } from '../recording/helpers';
+import { asOlderMinor, manualClock } from '../recording/helpers';
 
 export const START = Date.UTC(2026, 0, 5, 8, 0, 0);
 
@@ -45,7 +45,7 @@ export async function writeSession(
       deployment: DEPLOYMENT,
       appVersion: '0.1.0-test',
     },
-    // The overview the recording service writes (format 1.3).
+    // The overview the recording service writes; a 1.1 file has none.
     { clock, overview: opts.format === '1.1' ? false : REVIEW_OVERVIEW },
   );
   let crashAt = NaN;
@@ -64,5 +64,6 @@ export async function writeSession(
   const lastTs = writer.stats.lastTs ?? START;
   if (opts.close === false) await writer.flush();
   else await writer.close();
+  if (opts.format === '1.1') await asOlderMinor(path, 1);
   return { id, path, crashAt, lastTs };
 }

@@ -1,5 +1,5 @@
 // GPU readings are read by the monitor, shown live, recorded, and shown again in review: the same keys
-// (gpu.<index>.<field>) with the same values at the same moments, and the GPU table at the review cursor.
+// (gpu.<index>.<field>@<host>) with the same values at the same moments, and the GPU table at the review cursor.
 import type { SignalKey } from '../../src/shared/signals/spec';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,16 +34,23 @@ describe('GPU readings in review', () => {
     await app.handlers.listSessions({});
     const rec = await readRecording(join(dir, 'recordings', `${sessionId}.pdrec.jsonl.gz`));
     const util4 = rec.series.find(
-      (x) => x.target === 'gpu' && x.name === 'pdc_gpu_utilization_percent' && x.labels.gpu === '4',
+      (x) => x.target === 'gpu@demo' && x.name === 'pdc_gpu_utilization_percent' && x.labels.gpu === '4',
     );
     expect(util4).toBeDefined();
 
     const opened = await app.handlers.openSessionReview({ id: sessionId });
     const rid = opened.summary.deployment.id;
     const catalog = await app.handlers.getSignalCatalog({ deploymentId: rid });
+    // The catalog names each signal once, by its spec key; the series are asked for per host.
     for (const k of ['gpu.0.util', 'gpu.7.temp', 'gpu.4.mem_used', 'gpu.4.power'])
       expect(catalog.map((c) => c.key)).toContain(k);
-    const keys: SignalKey[] = ['gpu.4.util', 'gpu.4.temp', 'gpu.4.mem_used', 'gpu.0.power'];
+    // Every host's GPU readings are scoped by the host (`gpu.4.util@demo`).
+    const keys = [
+      'gpu.4.util@demo',
+      'gpu.4.temp@demo',
+      'gpu.4.mem_used@demo',
+      'gpu.0.power@demo',
+    ] as string[] as SignalKey[];
     const res = await app.handlers.getSeries({ deploymentId: rid, keys, maxPoints: 1000 });
     expect(res.missing).toEqual({});
     for (const [i, key] of keys.entries()) {
@@ -67,6 +74,6 @@ describe('GPU readings in review', () => {
     expect(gpu.error).toBeUndefined();
     expect(gpu.ts).toBe(lastTs);
     expect(gpu.gpus.map((g) => g.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    expect(gpu.gpus[4].tempC).toBeCloseTo(live.get(lastTs)!['gpu.4.temp']!, 3);
+    expect(gpu.gpus[4].tempC).toBeCloseTo(live.get(lastTs)!['gpu.4.temp@demo']!, 3);
   }, 90_000);
 });

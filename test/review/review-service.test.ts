@@ -9,7 +9,7 @@ import { createApp, type App } from '../../src/main/compose';
 import type { ApiEvents, ReviewOpenResult, SeriesQuery } from '../../src/shared/contract';
 import { writeSession, type WrittenSession } from './helpers';
 import { scanMarked } from '../../src/main/core/store/recording/members';
-import { SLOW_FORMAT_NOTE } from '../../src/shared/api/review';
+import { OLD_FORMAT_NOTE } from '../../src/shared/api/review';
 
 let app: App | undefined;
 let dataDir: string;
@@ -461,7 +461,7 @@ describe("re-saving an older session (the sessions list's Re-save)", () => {
       await app?.shutdown();
       app = createApp({ shell: 'browser', dataDir: dir, record: false });
       const before = (await app.handlers.listSessions({})).find((s) => s.id === old.id)!;
-      expect(before.warnings).toEqual([SLOW_FORMAT_NOTE]);
+      expect(before.warnings).toEqual([OLD_FORMAT_NOTE]);
       const slow = await app.handlers.openSessionReview({ id: old.id });
       expect(slow.summary.review!.loadedFrom).toBe('recording');
       await app.handlers.closeDeployment({ deploymentId: slow.summary.deployment.id });

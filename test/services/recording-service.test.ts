@@ -9,6 +9,8 @@ import { buildReviewData } from '../../src/main/core/review/review-data';
 import { readRecording } from '../../src/main/core/store/recording';
 import { dispatch } from '../../src/main/api/dispatch';
 import { KV_CAPACITY } from '../../src/main/demo';
+import { nextObservation } from '../support/demo-core';
+import { watchJournal } from '../support/journal-lines';
 
 let app: App | undefined;
 afterEach(async () => {
@@ -30,8 +32,13 @@ describe('recording service', () => {
     const status = await app.handlers.getRecordingStatus({});
     expect(status.active[0]).toMatchObject({ deploymentId: id, state: 'recording' });
     app.core.addEvent(id, { ts: app.core.now, kind: 'alert', severity: 'warning', title: 'test alert' });
-    // Journal lines are followed every 2 s.
-    await new Promise((r) => setTimeout(r, 4500));
+    // Journal lines are followed every 2 s: the decode server's next line, read live, is recorded.
+    const journal = watchJournal(app.core, id, 'sglang-decode.service');
+    await journal.live;
+    await journal.lines('a live decode line', () => true, 1, 20_000);
+    journal.dispose();
+    // Five more polls, so that every scraped series holds more than three readings.
+    for (let i = 0; i < 5; i++) await nextObservation(app.core, (o) => o.deploymentId === id, 10_000);
     const sessionId = status.active[0].sessionId!;
     const listed = await app.handlers.listSessions({});
     expect(listed.find((x) => x.id === sessionId)?.state).toBe('recording');
@@ -47,9 +54,17 @@ describe('recording service', () => {
     expect(rec.closedCleanly).toBe(true);
     expect(rec.warnings).toEqual([]);
     const targets = new Set(rec.series.map((x) => x.target));
-    // The servers' scrapes, and what the monitor itself read: nvidia-smi and each poll's scrape health.
-    expect([...targets].sort()).toEqual(['decode', 'gpu', 'monitor', 'prefill', 'router']);
-    const temps = rec.series.filter((x) => x.target === 'gpu' && x.name === 'pdc_gpu_temperature_celsius');
+    // Each worker's scrapes, and what the monitor itself read: the host's nvidia-smi and each poll's scrape health.
+    expect([...targets].sort()).toEqual([
+      'decode@decode-0',
+      'gpu@demo',
+      'monitor',
+      'prefill@prefill-0',
+      'router@router',
+    ]);
+    const temps = rec.series.filter(
+      (x) => x.target === 'gpu@demo' && x.name === 'pdc_gpu_temperature_celsius',
+    );
     expect(temps.map((x) => x.labels.gpu).sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
     for (const t of temps) {
       expect(t.v.length).toBeGreaterThan(0);
@@ -60,9 +75,13 @@ describe('recording service', () => {
     );
     expect(durations.map((x) => x.labels.role).sort()).toEqual(['decode', 'prefill', 'router']);
     for (const d of durations) expect(d.v.some((v) => v > 0)).toBe(true);
-    const used = rec.series.find((x) => x.name === 'sglang:kv_used_tokens' && x.target === 'decode');
+    const used = rec.series.find((x) => x.name === 'sglang:kv_used_tokens' && x.target === 'decode@decode-0');
     expect(used && used.v.length).toBeGreaterThan(3);
-    expect(rec.unitStates.map((u) => u.source).sort()).toEqual(['decode', 'prefill', 'router']);
+    expect(rec.unitStates.map((u) => u.source).sort()).toEqual([
+      'decode@decode-0',
+      'prefill@prefill-0',
+      'router@router',
+    ]);
     expect(rec.events.some((e) => e.title === 'test alert')).toBe(true);
     expect(rec.events.some((e) => e.kind === 'annotation' && e.title.includes('looked fine here'))).toBe(
       true,
@@ -97,7 +116,8 @@ describe('recording service', () => {
     await seen;
     const sessionId = (await app.handlers.getRecordingStatus({})).active[0].sessionId!;
     // Two more polls, then the file is closed.
-    await new Promise((r) => setTimeout(r, 800));
+    for (let i = 0; i < 2; i++)
+      await nextObservation(app.core, (o) => o.deploymentId === s.deployment.id, 10_000);
     await app.core.closeDeployment({ deploymentId: s.deployment.id });
     await expect
       .poll(async () => (await app!.handlers.listSessions({})).find((x) => x.id === sessionId)?.state, {
@@ -165,8 +185,14 @@ describe('recording service', () => {
       .poll(async () => (await app!.handlers.getRecordingStatus({})).active[0]?.state, { timeout: 10_000 })
       .toBe('recording');
     const sessionId = (await app.handlers.getRecordingStatus({})).active[0].sessionId!;
-    // Three journal polls (every 2 s of wall time), i.e. ~60 s of the demo's own time.
-    await new Promise((r) => setTimeout(r, 6500));
+    // Journal polls every 2 s of wall time, i.e. 20 s of the demo's own time each, until more than five lines.
+    const journal = watchJournal(app.core, s.deployment.id, 'sglang-decode.service');
+    await journal.live;
+    await journal.lines('six live decode lines', () => true, 6, 30_000);
+    journal.dispose();
+    // Then a poll after the last of them: scrapes frame the lines, as in a session that goes on.
+    for (let i = 0; i < 2; i++)
+      await nextObservation(app.core, (o) => o.deploymentId === s.deployment.id, 10_000);
     await app.core.closeDeployment({ deploymentId: s.deployment.id });
     const wallMs = Date.now() - wallStart;
     await expect

@@ -8,12 +8,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import { demoSimOf } from '../../src/main/compose';
 import { extract } from 'tar';
+import type { DeploymentConfig } from '@shared/domain';
 import { runCli } from '../../src/main/cli/main';
 import {
   SERVER_ARGS_HARMLESS,
   SERVER_ARGS_SECRETS,
   serverArgsLineWithSecrets,
 } from '../recording/server-args-line';
+import { watchJournal } from '../support/journal-lines';
 
 const API_KEY = 'sk-planted0123456789abcdefSECRET';
 const BEARER = 'eyJplantedBearerToken0123456789';
@@ -26,6 +28,12 @@ afterEach(async () => {
   app = undefined;
   vi.restoreAllMocks();
 });
+
+function unitOf(d: DeploymentConfig, role: string): string {
+  const unit = d.services.find((x) => x.role === role)?.unit;
+  if (!unit) throw new Error(`deployment ${d.id} has no ${role} service`);
+  return unit;
+}
 
 /** Every file under `root`, recursively, as text: gzip files decompressed (also when cut at a flush point). */
 function filesUnder(root: string): string[] {
@@ -50,8 +58,9 @@ describe('secrets stay out of recordings, exports and logs', () => {
     await expect
       .poll(async () => (await app!.handlers.getRecordingStatus({})).active[0]?.state, { timeout: 10_000 })
       .toBe('recording');
-    // Give the journal follower its first poll, then plant the secrets in the decode unit's journal.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Once the decode unit's journal is followed live, plant the secrets in it.
+    const journal = watchJournal(app.core, s.deployment.id, unitOf(s.deployment, 'decode'));
+    await journal.live;
     const sim = demoSimOf(app.core)!;
     sim.log('decode', `request failed: curl -H "Authorization: Bearer ${BEARER}" --api-key ${API_KEY}`);
     app.core.addEvent(s.deployment.id, {
@@ -60,7 +69,8 @@ describe('secrets stay out of recordings, exports and logs', () => {
       severity: 'info',
       title: `note OPENAI_API_KEY=${API_KEY}`,
     });
-    await new Promise((r) => setTimeout(r, 5000));
+    await journal.lines('the planted line', (l) => l.message.includes('request failed'), 1, 20_000);
+    journal.dispose();
     const id = (await app.handlers.getRecordingStatus({})).active[0].sessionId!;
     await app.core.closeDeployment({ deploymentId: s.deployment.id });
     await expect
@@ -101,7 +111,8 @@ describe('secrets stay out of recordings, exports and logs', () => {
     await expect
       .poll(async () => (await app!.handlers.getRecordingStatus({})).active[0]?.state, { timeout: 10_000 })
       .toBe('recording');
-    await new Promise((r) => setTimeout(r, 2500));
+    const journal = watchJournal(app.core, s.deployment.id, unitOf(s.deployment, 'decode'));
+    await journal.live;
     const id = (await app.handlers.getRecordingStatus({})).active[0].sessionId!;
     const planted: Record<string, string> = {
       ...SERVER_ARGS_SECRETS,
@@ -134,7 +145,13 @@ describe('secrets stay out of recordings, exports and logs', () => {
       title: 'restart decode',
       detail: `ExecStart=… api_key='${API_KEY}'`,
     });
-    await new Promise((r) => setTimeout(r, 5000));
+    await journal.lines(
+      'the bearer line',
+      (l) => l.message.includes('retrying with Authorization'),
+      1,
+      20_000,
+    );
+    journal.dispose();
     await app.core.closeDeployment({ deploymentId: s.deployment.id });
     await expect
       .poll(async () => (await app!.handlers.listSessions({}))[0]?.state, { timeout: 10_000 })

@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { ApiError } from '../../src/main/core/api-error';
 import type { CoreHooks } from '../../src/main/core/core-hooks';
-import type { Deployment } from '../../src/main/core/fleet/deployment';
+import type { Deployment, DeploymentView } from '../../src/main/core/fleet/deployment';
 import { DeploymentRegistry } from '../../src/main/core/fleet/deployment-registry';
 import type { ApiEventMap, ServiceHost, TimelineEntry } from '../../src/main/core/services/service-host';
 import type { SshConnection } from '../../src/main/core/ssh/connection';
@@ -40,7 +40,6 @@ export interface FakeDeploymentSpec {
   links?: Record<string, SshConnection | undefined>;
   /** Other hosts of a fleet, after the origin. */
   otherHosts?: HostConfig[];
-  refusal?: (action: string) => ApiError | null;
 }
 
 export function fakeDeployment(spec: FakeDeploymentSpec): Deployment {
@@ -72,21 +71,13 @@ export function fakeDeployment(spec: FakeDeploymentSpec): Deployment {
         host,
         connection: spec.links?.[host.id]?.status ?? { state: 'failed', reason: 'no link', at: 0 },
       })),
-    refusal: spec.refusal ?? (() => null),
   };
 }
 
-/** A recording as the registry hands it out: it refuses every action with the review's message. */
-export function fakeRecording(spec: Omit<FakeDeploymentSpec, 'refusal'>): Deployment {
-  return fakeDeployment({
-    ...spec,
-    refusal: (action) =>
-      new ApiError(
-        'review-read-only',
-        `${action} is not available in review: "${spec.config.name}" is a recording, not a live deployment`,
-        'Open the live deployment from the start screen to act on it.',
-      ),
-  });
+/** A recording as the registry hands it out: a view with no links (the registry's live() refuses it). */
+export function fakeRecording(spec: FakeDeploymentSpec): DeploymentView {
+  const { connection: _c, journalTail: _j, ...view } = fakeDeployment(spec);
+  return view;
 }
 
 export interface FakeHost extends ServiceHost {
@@ -98,10 +89,19 @@ export interface FakeHost extends ServiceHost {
 }
 
 /** The registry over these deployments, and a host that records what the service does with it. */
-export function fakeHost(deployments: Deployment[], now = () => 1_700_000_000_000): FakeHost {
+export function fakeHost(
+  deployments: Deployment[],
+  recordings: DeploymentView[] = [],
+  now = () => 1_700_000_000_000,
+): FakeHost {
   const registry = new DeploymentRegistry();
   registry.add({
     find: (id) => deployments.find((d) => d.id === id),
+    summaries: () => [],
+    close: async () => undefined,
+  });
+  registry.addRecordings({
+    find: (id) => recordings.find((d) => d.id === id),
     summaries: () => [],
     close: async () => undefined,
   });

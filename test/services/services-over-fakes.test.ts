@@ -87,13 +87,11 @@ async function refusal(p: Promise<unknown>): Promise<ApiError> {
 
 describe('restart service over a fake deployment', () => {
   it('a recording refuses a restart with its own message and nothing is pushed or written', async () => {
-    const host = fakeHost([fakeRecording({ id: 'rec', host: HOST, config: { ...CONFIG, id: 'rec' } })]);
+    const host = fakeHost([], [fakeRecording({ id: 'rec', host: HOST, config: { ...CONFIG, id: 'rec' } })]);
     const h = restartOver(host).handlers();
     const e = await refusal(h.startRestart({ deploymentId: 'rec', target: 'decode' }));
     expect(e.code).toBe('review-read-only');
-    expect(e.message).toBe(
-      'startRestart is not available in review: "Qwen PD" is a recording, not a live deployment',
-    );
+    expect(e.message).toBe('"Qwen PD" is a recording: startRestart needs a live deployment');
     expect((await refusal(h.planRestart({ deploymentId: 'rec', target: 'stack' }))).code).toBe(
       'review-read-only',
     );
@@ -125,7 +123,11 @@ describe('roll service over a fake deployment', () => {
     const roll = new RollService(
       host,
       restart,
-      rollDeploymentsOf(host.deployments, () => systemClock),
+      rollDeploymentsOf(
+        host.deployments,
+        () => systemClock,
+        (id) => restart.scrapesOf(id),
+      ),
       {
         userName: () => 'tester',
       },
@@ -135,15 +137,13 @@ describe('roll service over a fake deployment', () => {
   }
 
   it('a recording refuses a roll with its own message', async () => {
-    const host = fakeHost([fakeRecording({ id: 'rec', host: HOST, config: { ...CONFIG, id: 'rec' } })]);
+    const host = fakeHost([], [fakeRecording({ id: 'rec', host: HOST, config: { ...CONFIG, id: 'rec' } })]);
     const e = await refusal(
       rollOver(host)
         .handlers()
         .startRoll({ deploymentId: 'rec', target: { kind: 'role', role: 'decode' } }),
     );
-    expect(e.message).toBe(
-      'startRoll is not available in review: "Qwen PD" is a recording, not a live deployment',
-    );
+    expect(e.message).toBe('"Qwen PD" is a recording: startRoll needs a live deployment');
     expect(host.pushed).toEqual([]);
   });
 
@@ -204,7 +204,7 @@ describe('discovery service over a fake deployment', () => {
   });
 
   it('a recording refuses discovery with its own message', async () => {
-    const host = fakeHost([fakeRecording({ id: 'rec', host: HOST, config: { ...CONFIG, id: 'rec' } })]);
+    const host = fakeHost([], [fakeRecording({ id: 'rec', host: HOST, config: { ...CONFIG, id: 'rec' } })]);
     const e = await refusal(new DiscoveryService(host).handlers().discover({ deploymentId: 'rec' }));
     expect(e.code).toBe('review-read-only');
   });
@@ -220,6 +220,7 @@ function countedLooks(): { prom: PrometheusService; looks: () => number; later: 
   let now = 1_700_000_000_000;
   const host = fakeHost(
     [fakeDeployment({ id: 'gpu-a', host: HOST, config: CONFIG, links: { 'gpu-a': link } })],
+    [],
     () => now,
   );
   const prom = new PrometheusService(host);
@@ -290,10 +291,10 @@ describe('prometheus service over a fake deployment', () => {
   });
 
   it('a recording refuses Prometheus status with its own message', async () => {
-    const host = fakeHost([fakeRecording({ id: 'rec', host: HOST, config: { ...CONFIG, id: 'rec' } })]);
+    const host = fakeHost([], [fakeRecording({ id: 'rec', host: HOST, config: { ...CONFIG, id: 'rec' } })]);
     const e = await refusal(
       new PrometheusService(host).handlers().getPrometheusStatus({ deploymentId: 'rec' }),
     );
-    expect(e.message).toContain('is a recording, not a live deployment');
+    expect(e.message).toBe('"Qwen PD" is a recording: its Prometheus needs a live deployment');
   });
 });

@@ -3,7 +3,6 @@ import type { KvUsage } from '@shared/domain';
 import { extractKv } from '../../src/main/core/signals/evaluate/kv-usage';
 import {
   isKvMissing,
-  kvPhysicalRatio,
   serverInfoCapacity,
   TOKEN_USAGE_CAVEAT,
   type KvMissing,
@@ -29,8 +28,6 @@ describe('extractKv — newest era (kv_*_tokens + max_total_num_tokens)', () => 
     expect(kv.ratio).toBeCloseTo(18432 / 447416, 12);
     expect(kv.evictableTokens).toBe(201344);
     expect(kv.availableTokens).toBe(227640);
-    // physical = 1 - 227640 / (227640 + 201344 + 18432) = 1 - 227640/447416 = 0.491202...
-    expect(kvPhysicalRatio(kv)).toBeCloseTo(1 - 227640 / 447416, 12);
     expect(kv.sourceMetrics).toEqual([
       'sglang:kv_used_tokens',
       'sglang:kv_evictable_tokens',

@@ -1,7 +1,7 @@
 // The router's worker URLs are normalised once and remembered (the same few every scrape): a remembered answer
 // must be the answer, also after the bounded memory started over.
 import { describe, expect, it } from 'vitest';
-import { normalizeWorkerUrl } from '../../src/main/core/probes/sglang/worker-url';
+import { normalizeWorkerUrl } from '../../src/shared/worker-url';
 
 describe('normalizeWorkerUrl', () => {
   it('answers the same the first time and every time after', () => {

@@ -2,7 +2,8 @@
 // with a short RestartSec reads active/running most of the time; a Type=simple server is active while it loads.
 import { describe, expect, it } from 'vitest';
 import type { ServiceObservation, UnitState } from '@shared/domain';
-import { serviceCondition, unitCondition, type UnitJournalEvidence } from '@shared/unit-condition';
+import type { UnitJournalEvidence } from '@shared/domain';
+import { serviceCondition, unitCondition } from '@shared/unit-condition';
 
 const NOW = Date.UTC(2026, 11, 6, 8, 0, 0);
 const min = 60_000;

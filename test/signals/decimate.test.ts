@@ -9,7 +9,7 @@ import { ColumnRing } from '../../src/main/core/signals/column-ring';
 import {
   bucketRows,
   bucketStart,
-  decimateRows,
+  decimateColumn,
   gridWidth,
   type DecimatedColumn,
 } from '../../src/main/core/signals/decimate';
@@ -285,9 +285,8 @@ describe('min-max decimation with buckets shared by every key of a ring', () => 
       ring.set(t0 + s * 1000, {
         'decode.kv_ratio': s === 100_000 ? 0.99 : s === 60_001 ? 0.01 : 0.4 + 0.001 * (s % 7),
       });
-    const { t, col, start, capacity } = ring.raw('decode.kv_ratio');
     const [lo, hi] = ring.range();
-    const out: DecimatedColumn = decimateRows(t, col!, start, capacity, lo, hi, 700, 3000);
+    const out: DecimatedColumn = decimateColumn(ring, 'decode.kv_ratio', lo, hi, 700, 3000);
     expect(out.t.length).toBeLessThanOrEqual(700);
     const values = out.v.filter((v): v is number => v !== null);
     expect(Math.max(...values)).toBeCloseTo(0.99, 6);

@@ -4,7 +4,7 @@
 // the two must agree at every scrape; a difference means the live columns dropped or kept the wrong rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { SyntheticPdSession } from '../../bench/recording';
+import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';

@@ -240,6 +240,41 @@ describe.skipIf(noSsh !== null)('the built-in evaluator agrees with ssh -G', () 
   });
 });
 
+describe.skipIf(noSsh !== null)('a home other than the account’s goes to ssh -G, as for the operator', () => {
+  // What PD_CONSOLE_SSH_HOME (tests, sandboxes, the demo fleet) gives: no configFile, a homeDir that is not the
+  // passwd home. ssh -G reads that home's config (-F) and expands ~ and relative Includes from it ($HOME).
+  const ownHome = (h: string): HostOptionsDeps => ({
+    ...deps(SSH),
+    homeDir: h,
+    includeHome: h,
+    configFile: undefined,
+  });
+
+  it('reads its .ssh/config with relative and ~ Includes', async () => {
+    await fs.mkdir(path.join(home, '.ssh', 'hosts.d'), { recursive: true });
+    await fs.writeFile(
+      path.join(home, '.ssh', 'hosts.d', 'a.conf'),
+      'Host rel\n  HostName 10.3.3.3\n  Port 2201\n',
+    );
+    await fs.writeFile(path.join(home, 'tilde.conf'), 'Host tilde\n  HostName 10.4.4.4\n');
+    await fs.writeFile(configFile, 'Include hosts.d/*.conf ~/tilde.conf\n');
+    const rel = await resolveHostOptions({ hostArg: 'rel' }, ownHome(home));
+    expect([rel.source, rel.hostname, rel.port]).toEqual(['ssh -G', '10.3.3.3', 2201]);
+    const tilde = await resolveHostOptions({ hostArg: 'tilde' }, ownHome(home));
+    expect([tilde.source, tilde.hostname]).toEqual(['ssh -G', '10.4.4.4']);
+    expect(essentials(rel)).toEqual(
+      essentials(await resolveHostOptions({ hostArg: 'rel' }, { ...ownHome(home), sshBinary: null })),
+    );
+  });
+
+  it('reads nothing when that home has no config, like an account without ~/.ssh/config', async () => {
+    const bare = path.join(root, 'bare-home');
+    await fs.mkdir(bare, { recursive: true });
+    const o = await resolveHostOptions({ hostArg: '10.6.6.6' }, ownHome(bare));
+    expect([o.source, o.hostname, o.port]).toEqual(['ssh -G', '10.6.6.6', 22]);
+  });
+});
+
 describe('the built-in evaluator on its own', () => {
   it('resolves relative and ~ Includes against ~/.ssh like OpenSSH', async () => {
     await fs.mkdir(path.join(home, '.ssh', 'hosts.d'), { recursive: true });

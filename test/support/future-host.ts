@@ -28,6 +28,8 @@ export interface FutureHost {
   port: number;
   user: string;
   keyFile: string;
+  /** SSH logins the sshd has accepted so far (each one is a connection a client opened). */
+  logins(): number;
   stop(): Promise<void>;
 }
 
@@ -150,6 +152,7 @@ export async function startFutureHost(opts: FutureHostOptions = {}): Promise<Fut
     port: started.port,
     user: os.userInfo().username,
     keyFile: key.privateFile,
+    logins: () => (started.log().match(/Accepted publickey/g) ?? []).length,
     stop: async () => {
       await started.stop();
       for (const s of servers) s.closeAllConnections();

@@ -6,7 +6,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { HostConfig } from '@shared/domain';
-import type { Clock } from '../core/clock';
 import { launchDemoFleet } from '../demo';
 
 export const DEMO_FLEET_HOST = 'demo-fleet';
@@ -16,8 +15,6 @@ export interface DemoFleetRun {
   origin: HostConfig;
   /** The temporary home whose .ssh/config names gpu-a, gpu-b and gpu-c. */
   sshHome: string;
-  /** The simulation's clock (faster than the wall clock with a demo speed above 1). */
-  clock: Clock;
   /** The fleet's hosts, as ssh aliases of the written config. */
   hosts: string[];
 }
@@ -46,7 +43,6 @@ export async function withDemoFleet<T>(
     return await verb({
       origin: { id: name, label: name, kind: 'ssh', alias: name },
       sshHome: files.home,
-      clock: fleet.sim.clock,
       hosts: files.aliases,
     });
   } finally {

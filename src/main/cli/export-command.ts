@@ -3,10 +3,9 @@
 // terminal — the same requests the Prometheus panel's buttons make.
 import { promises as fs } from 'node:fs';
 import { basename } from 'node:path';
-import { createApp, type App } from '../compose';
-import type { DeploymentSummary } from '@shared/domain';
 import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
-import { HOST_OPTION, hostArg, isSimulated } from './target';
+import { HOST_OPTION, hostArg, isSimulated, openTarget } from './target';
+import { withApp, type CliAppDeps } from './cli-app';
 
 export const EXPORT_USAGE = `usage: pd-console export prometheus-config [--host H] [--out FILE]
        pd-console export grafana-dashboard [--host H] [--out FILE]
@@ -33,11 +32,7 @@ export interface ExportIo {
   stderr: (s: string) => void;
 }
 
-export async function exportCommand(
-  argv: string[],
-  io: ExportIo,
-  deps: { app?: App; open: (app: App, host: string) => Promise<DeploymentSummary> },
-): Promise<number> {
+export async function exportCommand(argv: string[], io: ExportIo, deps: CliAppDeps = {}): Promise<number> {
   const usage = (why: string): number => {
     io.stderr(usageText(EXPORT_COMMAND, why));
     return 2;
@@ -59,39 +54,38 @@ export async function exportCommand(
   if (extra.length) return usage(`unexpected ${JSON.stringify(extra[0])}`);
   const host = hostArg(parsed.values.host);
   const out = parsed.values.out;
-  const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
-  try {
-    const summary = await deps.open(app, host);
-    // The file itself is the output: that it describes the simulated host is said beside it.
-    if (isSimulated(summary.host))
-      io.stderr(`pd-console export: from ${summary.host.label}, not a real deployment\n`);
-    const file =
-      what === 'prometheus-config'
-        ? await app.handlers.exportPrometheusConfig({ deploymentId: summary.deployment.id })
-        : await app.handlers.exportGrafanaDashboard({ deploymentId: summary.deployment.id });
-    if (out === undefined) {
-      io.stdout(file.text);
-      return 0;
-    }
-    // The install commands name the file by the name it is written under.
-    const named = (t: string): string => t.split(file.fileName).join(basename(out));
+  return withApp(deps, {}, async (app) => {
     try {
-      await fs.writeFile(out, named(file.text), { flag: 'wx' });
+      const summary = await openTarget(app, host);
+      // The file itself is the output: that it describes the simulated host is said beside it.
+      if (isSimulated(summary.host))
+        io.stderr(`pd-console export: from ${summary.host.label}, not a real deployment\n`);
+      const file =
+        what === 'prometheus-config'
+          ? await app.handlers.exportPrometheusConfig({ deploymentId: summary.deployment.id })
+          : await app.handlers.exportGrafanaDashboard({ deploymentId: summary.deployment.id });
+      if (out === undefined) {
+        io.stdout(file.text);
+        return 0;
+      }
+      // The install commands name the file by the name it is written under.
+      const named = (t: string): string => t.split(file.fileName).join(basename(out));
+      try {
+        await fs.writeFile(out, named(file.text), { flag: 'wx' });
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        io.stderr(
+          `pd-console export: cannot write ${out}: ${e.code === 'EEXIST' ? 'it exists (choose another name or remove it)' : e.message}\n`,
+        );
+        return 1;
+      }
+      io.stderr(`wrote ${out} (${Buffer.byteLength(file.text)} bytes)\n`);
+      for (const line of file.notes ?? []) io.stderr(`${named(line)}\n`);
+      return 0;
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      io.stderr(
-        `pd-console export: cannot write ${out}: ${e.code === 'EEXIST' ? 'it exists (choose another name or remove it)' : e.message}\n`,
-      );
+      const e = err as Error & { hint?: string };
+      io.stderr(`pd-console export ${what}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
       return 1;
     }
-    io.stderr(`wrote ${out} (${Buffer.byteLength(file.text)} bytes)\n`);
-    for (const line of file.notes ?? []) io.stderr(`${named(line)}\n`);
-    return 0;
-  } catch (err) {
-    const e = err as Error & { hint?: string };
-    io.stderr(`pd-console export ${what}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
-    return 1;
-  } finally {
-    if (!deps.app) await app.shutdown();
-  }
+  });
 }

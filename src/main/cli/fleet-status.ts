@@ -1,41 +1,24 @@
-// `pd-console status` for a deployment that spans hosts or has several workers per role: follows the router
-// to every worker's host (core/discovery/run-fleet-discovery.ts), reads it as the app watches it (fleet-observe.ts) and
-// prints one entry per router and worker, the per-role totals, and every worker it could not place with the
-// line to change. A one-host 1P1D deployment is left to the classic status (it answers "single-host").
-import type { HostConfig, KvUsage } from '@shared/domain';
-import {
-  isSingleHostPair,
-  type Fleet,
-  type FleetRouter,
-  type FleetWorker,
-  type WorkerRole,
-} from '@shared/fleet';
-import { createSshResolver } from '../core/ssh/resolve-host';
-import { refusingPrompts } from '../core/ssh/prompts';
-import { HostLinkPool } from '../core/ssh/host-link-pool';
-import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
-import { discoverFleet } from '../core/discovery/run-fleet-discovery';
-import { routerListFindings } from '../core/discovery/router-workers';
+// `pd-console status` for a deployment the app opened as a fleet (several workers of a role, or a router naming
+// other hosts): one entry per router and worker from the app's own observation of it (fleet-reading.ts), the
+// per-role totals, and every worker discovery could not place or no router lists, with the line to change.
+import type { ApiHandlers } from '@shared/contract';
+import type { DeploymentSummary, KvUsage } from '@shared/domain';
+import { verdictText } from './verdict-text';
+import { isSingleHostPair, type Fleet, type FleetWorker, type WorkerRole } from '@shared/fleet';
+import { listNeedsSaying, routerListFindings } from '../core/discovery/router-workers';
 import { fleetWorkerGroups, routerServiceId } from '../core/fleet/fleet-config';
-import { serverKey, unitKey, type FleetReading, type ServerReading } from './fleet-probe';
-import { observeFleet, type FleetCore } from './fleet-observe';
-
-export interface FleetStatusOptions {
-  origin: HostConfig;
-  addHosts: HostConfig[];
-  json: boolean;
-  /** Home whose ~/.ssh is read (tests, PD_CONSOLE_SSH_HOME); then `ssh -G` is not run, as in compose.ts. */
-  sshHome?: string;
-  /** The pool to use (tests count links); default one made here and closed at the end. */
-  pool?: HostLinkPool;
-  /** The core the fleet is opened in while it is read (see fleet-observe.ts); default a bare one. */
-  core?: FleetCore;
-  /** The simulated demo fleet: --json says `"simulated": true`. */
-  simulated?: boolean;
-}
+import {
+  awaitFleetReading,
+  serverKey,
+  unitKey,
+  type FleetReading,
+  type ObservedCore,
+  type ServerReading,
+} from './fleet-reading';
 
 export interface FleetIo {
   stdout: (s: string) => void;
+  stderr: (s: string) => void;
 }
 
 export interface ServiceEntry {
@@ -65,59 +48,45 @@ export interface RoleTotal {
   fullest?: { name: string; url: string; ratio: number };
 }
 
-/** Runs the fleet status, or answers "single-host" (having printed nothing) when the classic status fits. */
-export async function fleetStatus(opts: FleetStatusOptions, io: FleetIo): Promise<number | 'single-host'> {
-  const homeDir = opts.sshHome;
-  const sshBinary = homeDir ? null : undefined;
-  const pool =
-    opts.pool ??
-    new HostLinkPool({ resolve: createSshResolver({ prompts: refusingPrompts, homeDir, sshBinary }) });
-  try {
-    let found;
-    try {
-      found = await discoverFleet(
-        opts.origin,
-        {
-          pool,
-          aliases: createAliasIndex({ homeDir, sshBinary }),
-          lookupAll: (n) => defaultLookupAll(n),
-          configFile: configRoots({ homeDir }).userConfig,
-        },
-        { addHosts: opts.addHosts },
-      );
-    } catch {
-      // The origin itself failed (link, systemctl): the classic status says why in its own words.
-      return 'single-host';
-    }
-    const { fleet } = found;
-    // The classic view has no place for what a router's worker list did; a pair whose list needs a word is
-    // shown here, where it is said.
-    if (opts.addHosts.length === 0 && isSingleHostPair(fleet) && !fleet.routers.some(listNeedsSaying))
-      return 'single-host';
-    // Read as the app watches it: the fleet opened in a core as one deployment over discovery's links.
-    const reading = await observeFleet(fleet, opts.origin, pool, opts.core ? { core: opts.core } : {});
-    const report = fleetReport(fleet, reading);
-    if (opts.json) io.stdout(JSON.stringify({ simulated: !!opts.simulated, ...report }, null, 2) + '\n');
-    else io.stdout(fleetTable(fleet, report));
-    const allActive = report.services.every(
-      (s) => s.activeState === 'active' && (s.units ?? []).every((u) => u.activeState === 'active'),
-    );
-    // No router means nothing is served, whatever the units' states.
-    return allActive && fleet.unplaced.length === 0 && fleet.routers.length > 0 ? 0 : 3;
-  } finally {
-    if (!opts.pool) await pool.closeAll();
-  }
+/** Prints the status of a fleet the app has open (`summary.fleet`); the exit status of `pd-console status`. */
+export async function fleetStatus(
+  app: { core: ObservedCore; handlers: Pick<ApiHandlers, 'getDashboard' | 'listDeployments'> },
+  summary: DeploymentSummary & { fleet: Fleet },
+  opts: { json: boolean; simulated: boolean; timeoutMs?: number },
+  io: FleetIo,
+): Promise<number> {
+  const { fleet } = summary;
+  const { reading, late } = await awaitFleetReading(
+    app.core,
+    summary.deployment.id,
+    summary.deployment.services,
+    opts.timeoutMs,
+  );
+  // Said on stderr so that --json stays one document; what they lack is in their entries too.
+  if (late.length > 0)
+    io.stderr(`pd-console status: still waiting, printed without a first answer from: ${late.join('; ')}\n`);
+  const report = fleetReport(fleet, reading);
+  const id = summary.deployment.id;
+  const { verdict } = await app.handlers.getDashboard({ deploymentId: id });
+  // The origin's link as the window's indicator shows it: the field scripts read in every status.
+  const open = (await app.handlers.listDeployments({})).find((d) => d.deployment.id === id);
+  const connection = (open ?? summary).connection.state;
+  if (opts.json)
+    io.stdout(JSON.stringify({ simulated: opts.simulated, connection, ...report, verdict }, null, 2) + '\n');
+  else io.stdout(fleetTable(fleet, report) + verdictText(verdict));
+  const allActive = report.services.every(
+    (s) => s.activeState === 'active' && (s.units ?? []).every((u) => u.activeState === 'active'),
+  );
+  // No router means nothing is served, whatever the units' states.
+  return allActive && fleet.unplaced.length === 0 && fleet.routers.length > 0 ? 0 : 3;
 }
 
 /**
- * A router whose worker list was broken (too large, too slow, not JSON…), cut short, or carried credentials. A
- * router that answers no list at all (404: it predates /workers) or is down is not one: its flags are its list,
- * and the classic view shows a router that is down.
+ * A fleet of one router, one prefill and one decode on one host reads best in the classic status (one row per
+ * service, its headline figures); a router whose list needs a word, or anything larger, gets the fleet table.
  */
-function listNeedsSaying(r: FleetRouter): boolean {
-  const f = r.workersApiFailure;
-  const broken = f !== undefined && f !== 'no-worker-list' && f !== 'unreachable';
-  return broken || (r.workersLeftOut ?? 0) > 0 || (r.userinfoDropped?.length ?? 0) > 0;
+export function showsAsFleet(fleet: Fleet): boolean {
+  return !isSingleHostPair(fleet) || fleet.routers.some(listNeedsSaying);
 }
 
 export function fleetReport(fleet: Fleet, reading: FleetReading) {

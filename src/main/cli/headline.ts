@@ -3,7 +3,8 @@
 // that is not there is null with the reason: the metric this version lacks, or a scrape that failed.
 import type { SignalMissing } from '@shared/contract';
 import type { Role, ServiceObservation } from '@shared/domain';
-import { specsFor } from '@shared/signals/spec';
+import { specsFor, type SignalKey } from '@shared/signals/spec';
+import { scopedKey } from '@shared/signals/scoped-key';
 import type { ServerEra } from './era-of';
 
 export const ROUTER_HEADLINE = {
@@ -26,7 +27,7 @@ export interface Headline {
 }
 
 export interface HeadlineInput {
-  /** The store's latest values (`<role>.<signal>`). */
+  /** The store's latest values (`<role>.<signal>@<worker>`). */
   values: Record<string, number | null>;
   notExposed: Record<string, SignalMissing>;
   /** Scrapes of this role seen in the window. */
@@ -42,7 +43,7 @@ export function headlineOf(s: ServiceObservation, input: HeadlineInput): Headlin
   const signals: Record<string, number | null> = {};
   const why: Record<string, string> = {};
   for (const [field, signal] of Object.entries(fields)) {
-    const v = input.values[`${s.role}.${signal}`];
+    const v = input.values[keyOf(s, signal)];
     if (signal === 'running' && s.role === 'prefill' && input.era && input.era !== 'E4') {
       // A 0 that the server never set is not "idle": say so instead of printing it.
       signals[field] = null;
@@ -57,10 +58,14 @@ export function headlineOf(s: ServiceObservation, input: HeadlineInput): Headlin
   return { signals, why };
 }
 
+/** The store's key of this service's signal: every worker's series carries its id. */
+const keyOf = (s: ServiceObservation, signal: string): string =>
+  scopedKey(`${s.role}.${signal}` as SignalKey, s.id);
+
 function whyMissing(s: ServiceObservation, signal: string, input: HeadlineInput): string {
   if (!input.metricsConfigured) return `${s.role} has no metrics endpoint configured`;
   if (s.metrics && !s.metrics.ok) return `no scrape: ${s.metrics.error}`;
-  const ne = input.notExposed[`${s.role}.${signal}`];
+  const ne = input.notExposed[keyOf(s, signal)];
   if (ne) return `${ne.why}; expected ${ne.expected.join(' or ')}`;
   const def = specsFor(s.role as Role)[signal];
   // Rates, quantiles and window ratios need two scrapes; gauges need one.

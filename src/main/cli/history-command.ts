@@ -7,14 +7,14 @@ import { isScopedSignalKey } from '@shared/signals/is-signal-key';
 import { splitScopedKey, type ScopedKey } from '@shared/signals/scoped-key';
 import { specsFor } from '@shared/signals/spec';
 import type { Role } from '@shared/domain';
-import { createApp, type App } from '../compose';
 import { PromHttpClient, parsePromDurationS } from '../core/prometheus/http-client';
 import { preparePromSource, type PromSource } from '../core/prometheus/prom-source';
 import { memorySecrets } from '../core/ssh/prompts';
 import { MAX_POINTS_PER_SERIES } from '../core/prometheus/history-step';
-import type { CliIo } from './main';
+import type { CliIo } from './cli-io';
 import { defineCommand, parseCommandLine, UsageError } from './cli-args';
 import { HOST_OPTION, hostArg, isSimulated, openTarget } from './target';
+import { withApp, type CliAppDeps } from './cli-app';
 import { oneLine } from '@shared/display-text';
 
 export const HISTORY_USAGE = `usage: pd-console history SIGNAL [--host H] --since 7d [--step 1m] [--json]
@@ -30,8 +30,7 @@ export const HISTORY_USAGE = `usage: pd-console history SIGNAL [--host H] --sinc
                that signed an https Prometheus' certificate
   --json       { key, parts: [{ source, label, query, stepS, points: [[epoch ms, value], …] }], problems }`;
 
-export interface HistoryCommandDeps {
-  app?: App;
+export interface HistoryCommandDeps extends CliAppDeps {
   now?: () => number;
 }
 
@@ -108,62 +107,62 @@ export async function historyCommand(
   const match = flags.match ?? '';
   const host = hostArg(flags.host);
 
-  const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
-  const core = app.core;
-  let client: PromHttpClient | undefined;
-  try {
-    const summary = await openTarget(core, host);
-    const deploymentId = summary.deployment.id;
-    if (prom) {
-      const direct = flags.direct === true;
-      client = new PromHttpClient({
-        baseUrl: prom.url,
-        label: direct
-          ? `Prometheus at ${prom.url}`
-          : `Prometheus at ${prom.url} via ${summary.host.label || host}`,
-        ...(direct ? {} : { agent: () => core.connectionOf(deploymentId).httpAgent() }),
-        ...(prom.auth ? { auth: prom.auth, secrets } : {}),
-        ...(prom.caFile ? { caFile: prom.caFile } : {}),
+  return withApp(deps, {}, async (app) => {
+    const core = app.core;
+    let client: PromHttpClient | undefined;
+    try {
+      const summary = await openTarget(app, host);
+      const deploymentId = summary.deployment.id;
+      if (prom) {
+        const direct = flags.direct === true;
+        client = new PromHttpClient({
+          baseUrl: prom.url,
+          label: direct
+            ? `Prometheus at ${prom.url}`
+            : `Prometheus at ${prom.url} via ${summary.host.label || host}`,
+          ...(direct ? {} : { agent: () => core.connectionOf(deploymentId).httpAgent() }),
+          ...(prom.auth ? { auth: prom.auth, secrets } : {}),
+          ...(prom.caFile ? { caFile: prom.caFile } : {}),
+        });
+        const api = client;
+        // The scrape interval bounds the step and widens the windows; the targets list says it.
+        const intervals = await api.targets().then(
+          (ts) => ts.map((t) => t.scrapeIntervalS).filter((s): s is number => s !== null),
+          () => [] as number[],
+        );
+        const scrapeIntervalS = intervals.length ? Math.max(...intervals) : undefined;
+        app.history.setPrometheus(async () => ({
+          api,
+          scrapeIntervalS,
+          selector: () => match,
+          gpuSelector: () => match,
+        }));
+      }
+      // Without --prometheus the app's own wiring applies: the Prometheus discovery finds on the deployment's hosts.
+      const now = deps.now?.() ?? Date.now();
+      const fromMs = now - sinceS * 1000;
+      const points = stepS ? Math.max(2, Math.ceil(sinceS / stepS)) : 1000;
+      const res = await app.history.history({
+        deploymentId,
+        keys: [key as ScopedKey],
+        fromMs,
+        toMs: now,
+        points,
       });
-      const api = client;
-      // The scrape interval bounds the step and widens the windows; the targets list says it.
-      const intervals = await api.targets().then(
-        (ts) => ts.map((t) => t.scrapeIntervalS).filter((s): s is number => s !== null),
-        () => [] as number[],
+      io.stdout(
+        flags.json
+          ? `${JSON.stringify({ simulated: isSimulated(summary.host), ...jsonOf(res) }, null, 1)}\n`
+          : textOf(key, res, fromMs, now, summary.host.label),
       );
-      const scrapeIntervalS = intervals.length ? Math.max(...intervals) : undefined;
-      app.history.setPrometheus(async () => ({
-        api,
-        scrapeIntervalS,
-        selector: () => match,
-        gpuSelector: () => match,
-      }));
+      return res.series[0].parts.some((p) => p.points.some(([, v]) => v !== null)) ? 0 : 1;
+    } catch (err) {
+      const e = err as Error & { hint?: string };
+      io.stderr(`pd-console history: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+      return 1;
+    } finally {
+      client?.dispose();
     }
-    // Without --prometheus the app's own wiring applies: the Prometheus discovery finds on the deployment's hosts.
-    const now = deps.now?.() ?? Date.now();
-    const fromMs = now - sinceS * 1000;
-    const points = stepS ? Math.max(2, Math.ceil(sinceS / stepS)) : 1000;
-    const res = await app.history.history({
-      deploymentId,
-      keys: [key as ScopedKey],
-      fromMs,
-      toMs: now,
-      points,
-    });
-    io.stdout(
-      flags.json
-        ? `${JSON.stringify({ simulated: isSimulated(summary.host), ...jsonOf(res) }, null, 1)}\n`
-        : textOf(key, res, fromMs, now, summary.host.label),
-    );
-    return res.series[0].parts.some((p) => p.points.some(([, v]) => v !== null)) ? 0 : 1;
-  } catch (err) {
-    const e = err as Error & { hint?: string };
-    io.stderr(`pd-console history: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
-    return 1;
-  } finally {
-    client?.dispose();
-    if (!deps.app) await core.shutdown();
-  }
+  });
 }
 
 function jsonOf(res: HistoryResult): Record<string, unknown> {

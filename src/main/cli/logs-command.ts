@@ -4,11 +4,11 @@
 import { ROLES, type Role } from '@shared/domain';
 import type { JournalEntry } from '@shared/contract';
 import { oneLine } from '@shared/display-text';
-import { createApp, type App } from '../compose';
 import { parsePromDurationS } from '../core/prometheus/http-client';
 import { defineCommand, parseCommandLine, UsageError } from './cli-args';
-import type { CliIo } from './main';
+import type { CliIo } from './cli-io';
 import { HOST_OPTION, hostArg, openTarget } from './target';
+import { withApp, type CliAppDeps } from './cli-app';
 
 export const LOGS_USAGE = `usage: pd-console logs ROLE|WORKER [--host H] [-n N] [--since T] [--follow] [--json]
   ROLE|WORKER  prefill, decode or router; in a fleet a worker's name (decode-1) — every unit of a
@@ -32,8 +32,7 @@ export const LOGS_COMMAND = defineCommand({
   },
 });
 
-export interface LogsDeps {
-  app?: App;
+export interface LogsDeps extends CliAppDeps {
   /** Ends --follow (Ctrl-C for people). */
   signal?: AbortSignal;
 }
@@ -89,67 +88,66 @@ export async function logsCommand(argv: string[], io: CliIo, deps: LogsDeps = {}
     return usage(io, `--since needs a duration such as 90s, 15m or 2h, got ${JSON.stringify(flags.since)}`);
   const print = flags.json ? lineJson : lineText;
 
-  const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
-  const core = app.core;
-  try {
-    const summary = await openTarget(core, hostArg(flags.host));
-    const deploymentId = summary.deployment.id;
-    const services = summary.deployment.services;
-    const byWorker = services.find((s) => s.id === target);
-    const role = (byWorker?.role ?? target) as Role;
-    if (!byWorker && !ROLES.includes(role)) {
-      io.stderr(
-        `pd-console logs: ${JSON.stringify(oneLine(target))} is neither a role nor a worker of ${summary.deployment.name}; ` +
-          `it has ${services.map((s) => s.id ?? s.role).join(', ')}\n`,
-      );
-      return 2;
-    }
-    if (!flags.json) io.stdout(`${summary.host.label} — ${oneLine(byWorker?.id ?? role)}\n`);
-    if (sinceS !== null) {
-      const now = core.now;
-      const half = (sinceS * 1000) / 2;
-      const r = await app.handlers.journalAround({
+  return withApp(deps, {}, async (app) => {
+    const core = app.core;
+    try {
+      const summary = await openTarget(app, hostArg(flags.host));
+      const deploymentId = summary.deployment.id;
+      const services = summary.deployment.services;
+      const byWorker = services.find((s) => s.id === target);
+      const role = (byWorker?.role ?? target) as Role;
+      if (!byWorker && !ROLES.includes(role)) {
+        io.stderr(
+          `pd-console logs: ${JSON.stringify(oneLine(target))} is neither a role nor a worker of ${summary.deployment.name}; ` +
+            `it has ${services.map((s) => s.id ?? s.role).join(', ')}\n`,
+        );
+        return 2;
+      }
+      if (!flags.json) io.stdout(`${summary.host.label} — ${oneLine(byWorker?.id ?? role)}\n`);
+      if (sinceS !== null) {
+        const now = core.now;
+        const half = (sinceS * 1000) / 2;
+        const r = await app.handlers.journalAround({
+          deploymentId,
+          ...(byWorker ? { worker: target } : { role }),
+          ts: now - half,
+          spanMs: half,
+        });
+        for (const e of r.lines) io.stdout(print(e));
+        if (r.truncated)
+          io.stderr(`pd-console logs: more lines than the window holds; the newest 20,000 shown\n`);
+        if (!flags.follow) return 0;
+      }
+      const follow = await app.handlers.followJournal({
         deploymentId,
-        ...(byWorker ? { worker: target } : { role }),
-        ts: now - half,
-        spanMs: half,
+        role,
+        ...(byWorker ? { worker: target } : {}),
+        lines: sinceS !== null ? 0 : count,
       });
-      for (const e of r.lines) io.stdout(print(e));
-      if (r.truncated)
-        io.stderr(`pd-console logs: more lines than the window holds; the newest 20,000 shown\n`);
-      if (!flags.follow) return 0;
+      for (const e of follow.lines) io.stdout(print(e));
+      if (!flags.follow) {
+        await app.handlers.unfollowJournal({ followId: follow.followId });
+        return 0;
+      }
+      return await new Promise<number>((resolve) => {
+        const on = (ev: { followId: string; lines: JournalEntry[]; error?: string; hint?: string }): void => {
+          if (ev.followId !== follow.followId) return;
+          for (const e of ev.lines) io.stdout(print(e));
+          if (ev.error)
+            io.stderr(`pd-console logs: ${oneLine(ev.error)}${ev.hint ? ` — ${oneLine(ev.hint)}` : ''}\n`);
+        };
+        core.on('journal', on);
+        const stop = (): void => {
+          core.off('journal', on);
+          void app.handlers.unfollowJournal({ followId: follow.followId }).finally(() => resolve(0));
+        };
+        if (deps.signal?.aborted) stop();
+        else deps.signal?.addEventListener('abort', stop, { once: true });
+      });
+    } catch (err) {
+      const e = err as Error & { hint?: string };
+      io.stderr(`pd-console logs: ${oneLine(e.message)}\n${e.hint ? `hint: ${oneLine(e.hint)}\n` : ''}`);
+      return 1;
     }
-    const follow = await app.handlers.followJournal({
-      deploymentId,
-      role,
-      ...(byWorker ? { worker: target } : {}),
-      lines: sinceS !== null ? 0 : count,
-    });
-    for (const e of follow.lines) io.stdout(print(e));
-    if (!flags.follow) {
-      await app.handlers.unfollowJournal({ followId: follow.followId });
-      return 0;
-    }
-    return await new Promise<number>((resolve) => {
-      const on = (ev: { followId: string; lines: JournalEntry[]; error?: string; hint?: string }): void => {
-        if (ev.followId !== follow.followId) return;
-        for (const e of ev.lines) io.stdout(print(e));
-        if (ev.error)
-          io.stderr(`pd-console logs: ${oneLine(ev.error)}${ev.hint ? ` — ${oneLine(ev.hint)}` : ''}\n`);
-      };
-      core.on('journal', on);
-      const stop = (): void => {
-        core.off('journal', on);
-        void app.handlers.unfollowJournal({ followId: follow.followId }).finally(() => resolve(0));
-      };
-      if (deps.signal?.aborted) stop();
-      else deps.signal?.addEventListener('abort', stop, { once: true });
-    });
-  } catch (err) {
-    const e = err as Error & { hint?: string };
-    io.stderr(`pd-console logs: ${oneLine(e.message)}\n${e.hint ? `hint: ${oneLine(e.hint)}\n` : ''}`);
-    return 1;
-  } finally {
-    if (!deps.app) await core.shutdown();
-  }
+  });
 }

@@ -1,5 +1,5 @@
 // `pd-console`: the same core for terminals and scripts.
-import { createApp, type App } from '../compose';
+import type { App } from '../compose';
 import type { Core } from '../core/core';
 import { ROLES, type Role } from '@shared/domain';
 import type { DeploymentSummary, HostConfig, ServiceObservation } from '@shared/domain';
@@ -16,9 +16,10 @@ import {
 } from './cli-args';
 import { DEMO_HOST, HOST_OPTION, hostArg, hostFromArg, isSimulated, openTarget } from './target';
 import { restartCommand } from './restart-command';
-import { fleetStatus } from './fleet-status';
-import { DEMO_FLEET_HOST } from './demo-fleet';
-import { demoFleetStatus } from './demo-fleet-status';
+import { fleetStatus, showsAsFleet } from './fleet-status';
+import { DEMO_FLEET_HOST, demoFleetLine, withDemoFleet } from './demo-fleet';
+import { withApp, type CliAppDeps } from './cli-app';
+import type { CliIo } from './cli-io';
 import { openCommand } from './open-command';
 import { recordingCommand } from './recording-command';
 import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
@@ -29,6 +30,7 @@ import { logsCommand } from './logs-command';
 import { exportCommand } from './export-command';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
 import { headlineOf } from './headline';
+import { verdictText } from './verdict-text';
 import { readEra, serverEraOf } from './era-of';
 import { NOT_UNDERSTOOD } from '@shared/signals/family-classes';
 import { tuneGarbageCollector } from '../gc-tuning';
@@ -143,19 +145,12 @@ export const METRICS_COMMAND = defineCommand({
   },
 });
 
-export interface CliIo {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  /** Bytes, so that `parse` can tell invalid UTF-8 from U+FFFD. */
-  readStdin: () => Promise<string | Uint8Array>;
-}
+export type { CliIo } from './cli-io';
 
 /** What tests inject: an app whose demo host they can fault, and a way to end `kv --watch` (Ctrl-C for people). */
-export interface CliDeps {
-  /** Used instead of a new app, and left open: its owner shuts it down. */
-  app?: App;
+export interface CliDeps extends CliAppDeps {
   signal?: AbortSignal;
-  /** Home whose ~/.ssh the fleet status reads (default PD_CONSOLE_SSH_HOME, else the real home). */
+  /** Home whose ~/.ssh the app reads (default PD_CONSOLE_SSH_HOME, else the real home). */
   sshHome?: string;
 }
 
@@ -184,14 +179,9 @@ export async function runCli(argv: string[], rawIo: CliIo, deps: CliDeps = {}): 
   if (cmd === 'open') return openCommand(rest, io);
   if (cmd === 'recording') return recordingCommand(rest, io);
   if (cmd === 'settings') return settingsCommand(rest, io);
-  if (cmd === 'history') return historyCommand(rest, io, { app: deps.app });
-  if (cmd === 'logs')
-    return logsCommand(rest, io, {
-      ...(deps.app ? { app: deps.app } : {}),
-      ...(deps.signal ? { signal: deps.signal } : {}),
-    });
-  if (cmd === 'export')
-    return exportCommand(rest, io, { app: deps.app, open: (app, host) => openTarget(app.core, host) });
+  if (cmd === 'history') return historyCommand(rest, io, deps);
+  if (cmd === 'logs') return logsCommand(rest, io, deps);
+  if (cmd === 'export') return exportCommand(rest, io, deps);
   if (cmd === 'parse') {
     const r = parseCommand(rest, await io.readStdin());
     io.stdout(r.stdout);
@@ -280,42 +270,45 @@ async function hostCommand(
   } catch (err) {
     return usage((err as Error).message);
   }
-  if (cmd === 'status' && host === DEMO_FLEET_HOST) {
+  const json = !!flags.json;
+  const run = (target: string | HostConfig, simulated: boolean, homeDir?: string): Promise<number> =>
+    withApp(deps, homeDir ? { homeDir } : {}, async (app) => {
+      try {
+        const summary = await openTarget(app, target, eras, addHosts);
+        if (cmd === 'status') {
+          const fleet = summary.fleet;
+          if (fleet && showsAsFleet(fleet))
+            return await fleetStatus(app, { ...summary, fleet }, { json, simulated }, io);
+          return await status(app, summary, json, waitMs, io);
+        }
+        if (cmd === 'discover') return await discover(app, summary, json, io);
+        if (cmd === 'metrics') return await metrics(app, summary, flags.service as Role, json, io);
+        return await kv(app.core, summary, !!flags.watch, io, deps.signal);
+      } catch (err) {
+        const e = err as Error & { hint?: string };
+        io.stderr(`pd-console ${cmd}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+        return 1;
+      }
+    });
+  if (host === DEMO_HOST) return run(host, true);
+  if (host === DEMO_FLEET_HOST)
+    // The simulated fleet, reached like a real one: its ssh config is the app's ssh home for this run.
     try {
-      return await demoFleetStatus({ addHosts, json: !!flags.json }, io);
+      return await withDemoFleet(1, io, ({ origin, sshHome, hosts }) => {
+        if (!json) io.stdout(`${demoFleetLine(hosts)}\n`);
+        return run(origin, true, sshHome);
+      });
     } catch (err) {
-      io.stderr(`pd-console status: ${(err as Error).message}\n`);
+      io.stderr(`pd-console ${cmd}: ${(err as Error).message}\n`);
       return 1;
     }
-  }
-  if (cmd === 'status' && host !== DEMO_HOST) {
-    let origin: HostConfig;
-    try {
-      origin = hostFromArg(host);
-    } catch (err) {
-      return usage((err as Error).message);
-    }
-    const r = await fleetStatus(
-      { origin, addHosts, json: !!flags.json, sshHome: deps.sshHome ?? process.env.PD_CONSOLE_SSH_HOME },
-      io,
-    );
-    if (r !== 'single-host') return r;
-  }
-  const app = deps.app ?? createApp({ shell: 'cli', intervalMs: 1000 });
-  const core = app.core;
+  let origin: HostConfig;
   try {
-    const summary = await openTarget(core, host, eras);
-    if (cmd === 'status') return await status(app, summary, !!flags.json, waitMs, io);
-    if (cmd === 'discover') return await discover(app, summary, !!flags.json, io);
-    if (cmd === 'metrics') return await metrics(app, summary, flags.service as Role, !!flags.json, io);
-    return await kv(core, summary, !!flags.watch, io, deps.signal);
+    origin = hostFromArg(host);
   } catch (err) {
-    const e = err as Error & { hint?: string };
-    io.stderr(`pd-console ${cmd}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
-    return 1;
-  } finally {
-    if (!deps.app) await core.shutdown();
+    return usage((err as Error).message);
   }
+  return run(origin, false, deps.sshHome);
 }
 
 /** `--add-host a,b`: hosts a fleet status reads besides those the router leads to. */
@@ -456,6 +449,8 @@ async function status(
   try {
     const services = await observeForRates(core, id, scrapes, waitMs);
     if (!services) return 1;
+    // Asked first: the figures below are then read in one go, their values and scrape times from the same scrapes.
+    const { verdict } = await app.handlers.getDashboard({ deploymentId: id });
     // The dashboard ingested every scrape before the observation that followed it was pushed.
     const values = app.dashboard.store.latest(id);
     const notExposed = app.dashboard.store.notExposed(id);
@@ -504,6 +499,7 @@ async function status(
             }),
             roles: singleHostRoles(services),
             unplaced: [],
+            verdict,
           },
           null,
           2,
@@ -539,6 +535,7 @@ async function status(
           for (const [k, why] of Object.entries(h.why)) io.stdout(`         ${k}: n/a — ${oneLine(why)}\n`);
         }
       }
+      io.stdout(verdictText(verdict));
     }
     return link.up && services.every((s) => conditionOf(s, services, core.now, true).kind === 'serving')
       ? 0

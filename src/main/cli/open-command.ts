@@ -6,7 +6,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { FILE_EXTENSION, RecordingOpenError, readRecording } from '../core/store/recording';
 import { readSidecar } from '../core/review/sidecar';
-import type { CliIo } from './main';
+import type { CliIo } from './cli-io';
 import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
 import { oneLine } from '@shared/display-text';
 

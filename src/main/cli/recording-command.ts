@@ -5,7 +5,7 @@
 import { resaveRecording } from '../core/store/recording/resave';
 import { REVIEW_OVERVIEW } from '../core/review/overview-table';
 import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
-import type { CliIo } from './main';
+import type { CliIo } from './cli-io';
 import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
 
 export const RECORDING_USAGE = 'usage: pd-console recording resave FILE.pdrec.jsonl.gz';

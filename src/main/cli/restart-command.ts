@@ -13,10 +13,9 @@ import type {
 } from '@shared/contract';
 import { RESTART_TARGETS } from '@shared/api/restart';
 import type { HostConfig, Role } from '@shared/domain';
-import type { Clock } from '../core/clock';
-import { createApp, deploymentClock } from '../compose';
-import { rollWorkersOf } from '../core/actions/roll-fleet';
-import { fleetRoll, isMultiWorker, rollCommand, type RollCliIo } from './roll-command';
+import { createApp } from '../compose';
+import { isMultiWorker, rollCommand, type RollCliIo } from './roll-command';
+import { rollChannel } from './roll-on-app';
 import { DEMO_FLEET_HOST, demoFleetLine, withDemoFleet } from './demo-fleet';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
@@ -68,6 +67,10 @@ type Handlers = Pick<
   | 'openDemo'
   | 'connectHost'
   | 'getRestartSettings'
+  | 'planRoll'
+  | 'startRoll'
+  | 'cancelRoll'
+  | 'getRoll'
 >;
 
 export interface RestartCliApp {
@@ -75,10 +78,6 @@ export interface RestartCliApp {
   handlers: Handlers;
   /** The saved settings the restart runs with (timeouts, order, polkit). */
   settings?: { state(): SettingsState };
-  /** The deployment's clock (the demo host's accelerated one); default: the composition root's. */
-  clockFor?: (host: HostConfig) => Clock;
-  /** Poll cadence of a roll (tests go faster). */
-  rollPace?: { pollMs: number; minRealGapMs: number };
   shutdown(): Promise<void>;
 }
 
@@ -170,46 +169,75 @@ export async function restartCommand(
     io.stderr(usageText(RESTART_COMMAND, args));
     return EXIT.usage;
   }
-  const app: RestartCliApp =
-    deps.app ?? createApp({ shell: 'cli', intervalMs: 1000, demoSpeed: args.demoSpeed });
+  // Progress is for people: with --json it goes to stderr so stdout stays machine-readable.
+  const say = args.json ? io.stderr : io.stdout;
+  if (args.host === DEMO_HOST && args.addHosts.length) {
+    io.stderr(
+      'pd-console restart: --add-host is for a fleet of real hosts (or --host demo-fleet), not --host demo\n',
+    );
+    return EXIT.usage;
+  }
+  const run = (target: string | HostConfig, simulated: boolean, homeDir?: string): Promise<number> => {
+    const app: RestartCliApp =
+      deps.app ??
+      createApp({
+        shell: 'cli',
+        intervalMs: 1000,
+        demoSpeed: args.demoSpeed,
+        ...((homeDir ?? deps.sshHome) ? { homeDir: homeDir ?? deps.sshHome } : {}),
+      });
+    return restartOnApp(app, target, simulated, args, io, say);
+  };
+  if (args.host === DEMO_FLEET_HOST)
+    // The simulated fleet, reached like a real one: its ssh config is the app's ssh home for this run.
+    try {
+      return await withDemoFleet(args.demoSpeed ?? 1, io, ({ origin, sshHome, hosts }) => {
+        say(`${demoFleetLine(hosts)}\n`);
+        return run(origin, true, sshHome);
+      });
+    } catch (err) {
+      io.stderr(`pd-console restart: ${(err as Error).message}\n`);
+      return EXIT.failed;
+    }
+  let target: string | HostConfig;
+  try {
+    target = args.host === DEMO_HOST ? DEMO_HOST : hostFromArg(args.host);
+  } catch (err) {
+    io.stderr(usageText(RESTART_COMMAND, (err as Error).message));
+    return EXIT.usage;
+  }
+  return run(target, args.host === DEMO_HOST);
+}
+
+/** Opens the deployment in the app, once, and restarts in it: one service, or a roll of its workers. */
+async function restartOnApp(
+  app: RestartCliApp,
+  target: string | HostConfig,
+  simulated: boolean,
+  args: Args,
+  io: RestartCliIo,
+  say: (s: string) => void,
+): Promise<number> {
   const unusable = app.settings?.state().problem;
   if (unusable)
     io.stderr(`pd-console restart: warning: ${unusable.message}; using the default restart settings\n`);
-  // Progress is for people: with --json it goes to stderr so stdout stays machine-readable.
-  const say = args.json ? io.stderr : io.stdout;
   try {
-    if (args.host === DEMO_FLEET_HOST) return await demoFleetRoll(app, args, io, say);
-    if (args.host !== DEMO_HOST) {
-      const origin = hostFromArg(args.host);
-      const r = await fleetRoll(
-        {
-          origin,
-          addHosts: args.addHosts.map(hostFromArg),
-          target: rollTargetOf(args),
-          settings: await app.handlers.getRestartSettings({}),
-          sshHome: deps.sshHome ?? process.env.PD_CONSOLE_SSH_HOME,
-          ...(app.rollPace ? { pace: app.rollPace } : {}),
-          ...(app.clockFor ? { clock: app.clockFor(origin) } : {}),
-          ...expectRoleOf(args),
-        },
-        rollIo(args, io, say, false),
-      );
-      if (r !== 'single-host') return r;
-    } else if (args.addHosts.length) {
-      io.stderr(
-        'pd-console restart: --add-host is for a fleet of real hosts (or --host demo-fleet), not --host demo\n',
-      );
-      return EXIT.usage;
-    }
     const summary =
-      args.host === DEMO_HOST
+      target === DEMO_HOST
         ? await app.handlers.openDemo({})
-        : await app.handlers.connectHost({ host: hostFromArg(args.host) });
+        : await app.core.connectHost(
+            { host: typeof target === 'string' ? hostFromArg(target) : target },
+            { addHosts: args.addHosts.map(hostFromArg) },
+          );
     const deploymentId = summary.deployment.id;
     await firstObservation(app.core, deploymentId);
-    const { host, deployment } = app.core.deploymentOf(deploymentId);
+    const { deployment } = app.core.deploymentOf(deploymentId);
     if (args.worker !== undefined || isMultiWorker(deployment))
-      return await roll(app, args, deploymentId, host, io, say);
+      return await rollCommand(
+        rollChannel(app, deploymentId, rollTargetOf(args)),
+        { target: rollTargetOf(args), ...expectRoleOf(args) },
+        rollIo(args, io, say, simulated),
+      );
     const plan = await app.handlers.planRestart({ deploymentId, target: args.target, drain: args.drain });
     if (args.json) io.stdout(`${JSON.stringify({ plan, simulated: isSimulated(summary.host) })}\n`);
     say(planText(plan));
@@ -259,33 +287,6 @@ export async function restartCommand(
   }
 }
 
-async function roll(
-  app: RestartCliApp,
-  args: Args,
-  deploymentId: string,
-  host: HostConfig,
-  io: RestartCliIo,
-  say: (s: string) => void,
-): Promise<number> {
-  const { deployment } = app.core.deploymentOf(deploymentId);
-  const conn = app.core.connectionOf(deploymentId);
-  return rollCommand(
-    rollTargetOf(args),
-    {
-      deploymentId,
-      workers: await rollWorkersOf(deployment, host, conn),
-      links: new Map([[host.id, conn]]),
-      hosts: new Map([[host.id, host]]),
-      clock: (app.clockFor ?? ((h) => deploymentClock(app.core, h)))(host),
-      settings: await app.handlers.getRestartSettings({}),
-      journalOf: (_hostId, unit) => app.core.journalTail(deploymentId, unit),
-      ...expectRoleOf(args),
-      ...app.rollPace,
-    },
-    rollIo(args, io, say, isSimulated(host)),
-  );
-}
-
 function expectRoleOf(args: Args): { expectRole?: Role; withoutGpuCheck?: boolean } {
   return {
     ...(args.worker !== undefined && args.target !== 'stack' ? { expectRole: args.target } : {}),
@@ -314,32 +315,6 @@ function rollIo(args: Args, io: RestartCliIo, say: (s: string) => void, simulate
     },
     onInterrupt: io.onInterrupt ?? onSigint,
   };
-}
-
-/** `--host demo-fleet`: the simulated three-host fleet in this process, rolled like any fleet from gpu-a. */
-async function demoFleetRoll(
-  app: RestartCliApp,
-  args: Args,
-  io: RestartCliIo,
-  say: (s: string) => void,
-): Promise<number> {
-  return withDemoFleet(args.demoSpeed ?? 1, io, async ({ origin, sshHome, clock, hosts }) => {
-    say(`${demoFleetLine(hosts)}\n`);
-    const r = await fleetRoll(
-      {
-        origin,
-        addHosts: args.addHosts.map(hostFromArg),
-        target: rollTargetOf(args),
-        settings: await app.handlers.getRestartSettings({}),
-        sshHome,
-        clock,
-        pace: app.rollPace ?? { pollMs: 1000, minRealGapMs: 100 },
-        ...expectRoleOf(args),
-      },
-      rollIo(args, io, say, true),
-    );
-    return r === 'single-host' ? EXIT.failed : r;
-  });
 }
 
 function targetName(plan: RestartPlan): string {

@@ -2,28 +2,18 @@
 // worker at a time), `restart ROLE@URL|UNIT` (one worker) and `restart stack` on such a deployment (the whole
 // deployment in its safe order). The plan, then each worker step by step, then the result; --json prints the
 // plan and the final roll operation as JSON lines on stdout.
-import type { RestartSettings, RollOperation, RollPlan, RollTarget } from '@shared/contract';
-import type { DeploymentConfig, HostConfig, Role } from '@shared/domain';
-import type { Clock } from '../core/clock';
-import type { SshConnection } from '../core/ssh/connection';
+import type { RollOperation, RollPlan, RollTarget } from '@shared/contract';
+import type { DeploymentConfig, Role } from '@shared/domain';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
-import { findRollWorker, startRefusal } from '../core/actions/roll-plan';
-import { prepareRoll, type RollContext } from '../core/actions/roll-session';
-import { rollWorkersOfFleet } from '../core/actions/roll-fleet';
-import { systemClock } from '../core/clock';
-import { isSingleHostPair } from '@shared/fleet';
-import { parseHostSpec } from '@shared/host-spec';
-import { createSshResolver } from '../core/ssh/resolve-host';
-import { refusingPrompts } from '../core/ssh/prompts';
-import { HostLinkPool } from '../core/ssh/host-link-pool';
-import { configRoots, createAliasIndex, defaultLookupAll } from '../core/ssh/alias-addresses';
-import { discoverFleet } from '../core/discovery/run-fleet-discovery';
+import { startRefusal } from '../core/actions/roll-plan';
 import { EXIT, exitOfEnd } from './restart-exit';
 import { oneLine } from '@shared/display-text';
+import type { RollChannel } from './roll-on-app';
 
-/** A roll's context, plus what only the CLI knows: the role a `decode@X` argument names. */
-export interface RollCliContext extends RollContext {
+/** What only the CLI knows of a roll: the role a `decode@X` argument names, and the operator's GPU-check choice. */
+export interface RollCliOptions {
+  target: RollTarget;
   /** `decode@X`: the role the named worker must have. */
   expectRole?: Role;
   /** `--without-gpu-check`: roll where the GPU check cannot be read. */
@@ -36,7 +26,7 @@ export interface RollCliIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   json: boolean;
-  /** The fleet is the simulated one: said in the plan's JSON line (`simulated`). */
+  /** The deployment is a simulated one: said in the plan's JSON line (`simulated`). */
   simulated: boolean;
   /** Resolves true when the operator confirmed (or --yes), false when declined; a string is a refusal. */
   confirm: (question: string) => Promise<boolean | string>;
@@ -50,144 +40,61 @@ export function isMultiWorker(d: DeploymentConfig): boolean {
   return hosts.size > 1 || new Set(roles).size < roles.length;
 }
 
-export async function rollCommand(target: RollTarget, ctx: RollCliContext, io: RollCliIo): Promise<number> {
-  if (target.kind === 'worker' && ctx.expectRole) {
-    const w = findRollWorker(ctx.workers, target.worker);
-    if (w && w.role !== ctx.expectRole) {
+/** The plan from the app's roll service, the operator's confirmation, then the roll followed to its end. */
+export async function rollCommand(roll: RollChannel, o: RollCliOptions, io: RollCliIo): Promise<number> {
+  const plan = await roll.plan();
+  const { target } = o;
+  if (target.kind === 'worker' && o.expectRole) {
+    const w = plan.workers[0];
+    if (w && w.role !== o.expectRole) {
       io.stderr(
-        `pd-console restart: ${ctx.expectRole}@${target.worker} names ${w.name}, a ${w.role} worker: use ${w.role}@${target.worker}\n`,
+        `pd-console restart: ${o.expectRole}@${target.worker} names ${w.name}, a ${w.role} worker: use ${w.role}@${target.worker}\n`,
       );
       return EXIT.usage;
     }
   }
-  const prepared = await prepareRoll(target, ctx);
-  const { plan } = prepared;
-  try {
-    if (io.json) io.stdout(`${JSON.stringify({ plan, simulated: io.simulated })}\n`);
-    io.say(rollPlanText(plan));
-    const refusal = startRefusal(plan, ctx.withoutGpuCheck);
-    if (refusal) {
-      const hint = plan.refused
-        ? plan.refusedHint
-        : 'pass --without-gpu-check to roll without it, only if you know nothing else runs on those GPUs';
-      io.stderr(`pd-console restart: refused: ${refusal}\n${hint ? `hint: ${hint}\n` : ''}`);
-      return EXIT.usage;
-    }
-    const ok = await io.confirm(`Restart ${plan.targetText}? [y/N] `);
-    if (typeof ok === 'string') {
-      io.stderr(`pd-console restart: ${ok}\n`);
-      return EXIT.usage;
-    }
-    if (!ok) {
-      io.say('Not restarted.\n');
-      return EXIT.cancelled;
-    }
-    const roll = prepared.start(progressPrinter(io.say), {
-      withoutGpuCheck: ctx.withoutGpuCheck === true,
-    });
-    io.say(`Started roll ${prepared.id}.\n`);
-    let interrupts = 0;
-    let leaveNow: () => void = () => undefined;
-    const left = new Promise<RollOperation>((resolve) => (leaveNow = () => resolve(roll.snapshot())));
-    const off = io.onInterrupt(() => {
-      interrupts++;
-      if (interrupts > 1) return leaveNow();
-      io.say(
-        '\nCancel requested: the roll stops after the worker being restarted. (Ctrl-C again to leave now; the hosts keep going.)\n',
-      );
-      roll.cancel();
-    });
-    const end = await Promise.race([roll.done, left]).finally(off);
-    if (io.json) io.stdout(`${JSON.stringify({ operation: end })}\n`);
-    io.say(rollResultText(end));
-    return exitOfEnd(end.state);
-  } finally {
-    prepared.dispose();
+  if (io.json) io.stdout(`${JSON.stringify({ plan, simulated: io.simulated })}\n`);
+  io.say(rollPlanText(plan));
+  const refusal = startRefusal(plan, o.withoutGpuCheck);
+  if (refusal) {
+    const hint = plan.refused
+      ? plan.refusedHint
+      : 'pass --without-gpu-check to roll without it, only if you know nothing else runs on those GPUs';
+    io.stderr(`pd-console restart: refused: ${refusal}\n${hint ? `hint: ${hint}\n` : ''}`);
+    return EXIT.usage;
   }
-}
-
-export interface FleetRollOptions {
-  origin: HostConfig;
-  addHosts: HostConfig[];
-  target: RollTarget;
-  settings: RestartSettings;
-  /** Home whose ~/.ssh is read (tests, PD_CONSOLE_SSH_HOME); then `ssh -G` is not run, as in compose.ts. */
-  sshHome?: string;
-  pace?: { pollMs: number; minRealGapMs: number };
-  clock?: Clock;
-  expectRole?: Role;
-  withoutGpuCheck?: boolean;
-}
-
-/**
- * Follows the router from `origin` to every worker's host (fleet discovery) and rolls the fleet; answers
- * "single-host" (having printed nothing) when the deployment is the classic one-host 1P1D, which keeps its
- * one-service restart.
- */
-export async function fleetRoll(o: FleetRollOptions, io: RollCliIo): Promise<number | 'single-host'> {
-  const homeDir = o.sshHome;
-  const sshBinary = homeDir ? null : undefined;
-  const pool = new HostLinkPool({
-    resolve: createSshResolver({ prompts: refusingPrompts, homeDir, sshBinary }),
+  const ok = await io.confirm(`Restart ${plan.targetText}? [y/N] `);
+  if (typeof ok === 'string') {
+    io.stderr(`pd-console restart: ${ok}\n`);
+    return EXIT.usage;
+  }
+  if (!ok) {
+    io.say('Not restarted.\n');
+    return EXIT.cancelled;
+  }
+  const print = progressPrinter(io.say);
+  let last: RollOperation | null = null;
+  const run = roll.run({ withoutGpuCheck: o.withoutGpuCheck === true }, (op) => {
+    last = op;
+    print(op);
   });
-  try {
-    let found;
-    try {
-      found = await discoverFleet(
-        o.origin,
-        {
-          pool,
-          aliases: createAliasIndex({ homeDir, sshBinary }),
-          lookupAll: (n) => defaultLookupAll(n),
-          configFile: configRoots({ homeDir }).userConfig,
-        },
-        { addHosts: o.addHosts },
-      );
-    } catch {
-      // The origin itself failed: the one-service restart connects again and says why in its own words.
-      return 'single-host';
-    }
-    const { fleet } = found;
-    if (o.target.kind !== 'worker' && o.addHosts.length === 0 && isSingleHostPair(fleet))
-      return 'single-host';
-    const { workers, left } = rollWorkersOfFleet(fleet);
-    const hosts = new Map<string, HostConfig>();
-    const links = new Map<string, SshConnection>();
-    for (const id of new Set(workers.flatMap((w) => w.units.map((u) => u.hostId)))) {
-      const host =
-        id === o.origin.id
-          ? o.origin
-          : (o.addHosts.find((h) => h.id === id) ??
-            parseHostSpec(id) ?? { id, label: id, kind: 'ssh' as const, alias: id });
-      hosts.set(id, host);
-      try {
-        links.set(id, await pool.get(host));
-      } catch (err) {
-        io.stderr(
-          `pd-console restart: refused: ${host.label} cannot be reached, so its workers cannot be restarted: ${(err as Error).message}\n`,
-        );
-        return 2;
-      }
-    }
-    return await rollCommand(
-      o.target,
-      {
-        deploymentId: fleet.origin,
-        workers,
-        links,
-        hosts,
-        clock: o.clock ?? systemClock,
-        settings: o.settings,
-        notes: left.map((l) => `not part of the roll: ${l}`),
-        ...(o.expectRole ? { expectRole: o.expectRole } : {}),
-        ...(o.withoutGpuCheck ? { withoutGpuCheck: true } : {}),
-        ...o.pace,
-      },
-      io,
+  const started = await run.started;
+  io.say(`Started roll ${started.id}.\n`);
+  let interrupts = 0;
+  let leaveNow: () => void = () => undefined;
+  const left = new Promise<RollOperation>((resolve) => (leaveNow = () => resolve(last ?? started)));
+  const off = io.onInterrupt(() => {
+    interrupts++;
+    if (interrupts > 1) return leaveNow();
+    io.say(
+      '\nCancel requested: the roll stops after the worker being restarted. (Ctrl-C again to leave now; the hosts keep going.)\n',
     );
-  } finally {
-    await pool.closeAll();
-  }
+    void run.cancel();
+  });
+  const end = await Promise.race([run.done, left]).finally(off);
+  if (io.json) io.stdout(`${JSON.stringify({ operation: end })}\n`);
+  io.say(rollResultText(end));
+  return exitOfEnd(end.state);
 }
 
 export function rollPlanText(plan: RollPlan): string {

@@ -6,8 +6,7 @@ import type { Exposition } from './probes/exposition/types';
 
 export interface CoreHooks {
   /**
-   * Every successful scrape, parsed, with the deployment it belongs to; `id` is the service's in a fleet
-   * (absent in a one-host 1P1D deployment, where the role names the one service).
+   * Every successful scrape, parsed, with the deployment it belongs to and the id of the service it scraped.
    */
   scrape: [
     { deploymentId: string; hostId: string; ts: number; role: Role; id?: string; exposition: Exposition },

@@ -10,6 +10,7 @@ import type {
   DeploymentSummary,
   HostConfig,
   Observation,
+  Role,
 } from '@shared/domain';
 import type {
   ApiEvents,
@@ -26,8 +27,8 @@ import { LiveDeployment, type DeploymentLink } from './fleet/live-deployment';
 import type { Deployment, DeploymentReadings } from './fleet/deployment';
 import { DeploymentRegistry } from './fleet/deployment-registry';
 import type { Fleet } from '@shared/fleet';
-import { looksLikeFleet, openFleet, type FleetEnvironment } from './fleet/open-fleet';
-import type { DiscoveredUnit } from './discovery/discover';
+import { openFleet, type FleetEnvironment, type FleetNote } from './fleet/open-fleet';
+import { fleetOfServices } from './fleet/fleet-config';
 import { ChangeEvents, newEventId } from './monitor/change-events';
 import { ApiError } from './api-error';
 import type { UnitJournalTail } from './journal/unit-tail';
@@ -81,27 +82,29 @@ export interface CoreOptions {
   demoFleet?: DemoFleetLauncher;
   resolveSsh?: SshResolver;
   /**
-   * How fleet discovery reaches other hosts from a connected one (the operator's ssh config); without it a
-   * host is always opened as a one-host deployment.
+   * How discovery reaches other hosts from a connected one (the operator's ssh config); without it only
+   * workers on the connected host itself are found (no ssh alias leads anywhere else).
    */
-  fleetEnvironment?: FleetEnvironment;
-  /** Deployment to assume on a plain SSH host until discovery proposes one. */
+  fleetEnvironment?: Omit<FleetEnvironment, 'resolve'>;
+  /** The units the operator picked on a host (the settings file), by role. */
+  discoveryChoices?: (hostId: string) => Partial<Record<Role, string>>;
+  /** Deployment to open on an SSH host where discovery failed. */
   defaultDeployment?: (host: HostConfig) => Omit<DeploymentConfig, 'id'>;
   intervalMs?: number;
   /** nvidia-smi interval of every monitor (ms). */
   gpuIntervalMs?: number;
   connectTimeoutMs?: number;
-  /** Finds the deployment on a freshly connected host; notes become timeline events (diagnostics). */
-  discover?: (
-    conn: SshConnection,
-    host: HostConfig,
-  ) => Promise<{
-    deployment: Omit<DeploymentConfig, 'id'>;
-    notes: AppEvent[];
-    /** The SGLang units found (fleet-like hosts are followed to their other hosts). */
-    found?: DiscoveredUnit[];
-  } | null>;
 }
+
+/** Discovery without the operator's ssh config: workers on the connected host are found, others are unplaced. */
+const NO_ALIASES: FleetEnvironment['discovery'] = {
+  aliases: {
+    one: async (alias) => ({ alias, hostname: alias, port: 22, user: '', addresses: [] }),
+    all: async () => [],
+  },
+  lookupAll: async () => [],
+  configFile: '~/.ssh/config',
+};
 
 const MAX_EVENTS = 2000;
 
@@ -240,66 +243,33 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
       if (e.explained) throw new ApiError(e.explained.code, e.explained.message, e.explained.hint);
       throw err;
     }
-    // Then find out what runs there, instead of assuming unit names and ports.
-    let template = this.opts.defaultDeployment?.(host);
-    let notes: AppEvent[] = [];
-    let units: DiscoveredUnit[] = [];
-    if (this.opts.discover) {
-      try {
-        const found = await this.opts.discover(conn, host);
-        if (found) {
-          template = found.deployment;
-          notes = found.notes;
-          units = found.found ?? [];
-        }
-      } catch (err) {
-        notes = [this.note(`discovery on ${host.label} failed: ${(err as Error).message}`, 'warning')];
-      }
-    }
-    // Several workers of a role, or a router naming other hosts: the deployment is the whole fleet.
-    const env = this.opts.fleetEnvironment;
-    if (env && (addHosts.length > 0 || looksLikeFleet(units))) {
-      let opened = null;
-      try {
-        opened = await openFleet(
-          host,
-          { connect: (h, c) => this.newConnection(h, c), ...env },
-          conn,
-          undefined,
-          { addHosts },
-        );
-      } catch (err) {
-        notes.push(
-          this.note(
-            `following the router from ${host.label} to its workers' hosts failed: ${(err as Error).message}`,
-            'warning',
-            'Showing this host alone.',
-          ),
-        );
-      }
-      if (opened) {
-        const summary = this.openFleet(host, opened.template, opened.links, opened.fleet);
-        const d = this.get(summary.deployment.id);
-        for (const n of opened.notes)
-          this.record(d, {
-            ...this.note(n.title, 'warning', n.detail),
-            deploymentId: d.deployment.id,
-            hostId: host.id,
-          });
-        return summary;
-      }
-    }
-    if (!template || template.services.length === 0) {
-      await conn.stop();
-      throw new ApiError(
-        'no-deployment',
-        `no SGLang prefill/decode/router units found on ${host.label}`,
-        notes.map((n) => n.title + (n.detail ? ` — ${n.detail}` : '')).join('\n') || undefined,
+    // Then find out what runs there, instead of assuming unit names and ports: the router's workers, on
+    // whichever hosts they are.
+    let opened;
+    try {
+      opened = await openFleet(
+        host,
+        {
+          resolve,
+          connect: (h, c) => this.newConnection(h, c),
+          discovery: NO_ALIASES,
+          ...this.opts.fleetEnvironment,
+        },
+        conn,
+        undefined,
+        { addHosts, chosen: this.opts.discoveryChoices },
       );
+    } catch (err) {
+      const fallback = this.opts.defaultDeployment?.(host);
+      if ((err instanceof ApiError && err.code === 'no-deployment') || !fallback) {
+        await conn.stop();
+        throw err;
+      }
+      const { fleet, services } = fleetOfServices(host.id, fallback.services);
+      const failed: FleetNote = { title: `discovery on ${host.label} failed: ${(err as Error).message}` };
+      return this.openFleet(host, { ...fallback, services }, [{ host, conn }], fleet, undefined, [failed]);
     }
-    const d = await this.startDeployment(host, template, configure, undefined, conn);
-    for (const n of notes) this.record(d, { ...n, deploymentId: d.deployment.id, hostId: host.id });
-    return this.summary(d);
+    return this.openFleet(host, opened.template, opened.links, opened.fleet, undefined, opened.notes);
   }
 
   private note(title: string, severity: AppEvent['severity'], detail?: string): AppEvent {
@@ -392,21 +362,30 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
       user: demo.username,
     };
     const expected = demo.hostKeyPublic;
-    const d = await this.startDeployment(
+    const conn = this.newConnection(host, async () => ({
+      host: demo.host,
+      port: demo.port,
+      username: demo.username,
+      privateKey: demo.clientPrivateKey,
+      // The demo host is reached like any other: its key is pinned, never accepted blindly.
+      hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => verify(key.equals(expected)),
+    }));
+    // The demo host says what it runs: its services are the deployment, in the model every deployment has.
+    const { fleet, services } = fleetOfServices(host.id, demo.deployment.services);
+    // Its link is up before the first round, so that round reads the host instead of a link still connecting.
+    const started = conn.start();
+    const summary = this.openFleet(
       host,
-      demo.deployment,
-      async () => ({
-        host: demo.host,
-        port: demo.port,
-        username: demo.username,
-        privateKey: demo.clientPrivateKey,
-        // The demo host is reached like any other: its key is pinned, never accepted blindly.
-        hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => verify(key.equals(expected)),
-      }),
+      { ...demo.deployment, services },
+      [{ host, conn }],
+      fleet,
       () => demo.stop(),
+      [],
+      started,
     );
-    await d.live.connection().waitConnected(15_000);
-    return this.summary(d);
+    await started;
+    await conn.waitConnected(15_000);
+    return this.summary(this.get(summary.deployment.id));
   }
 
   private async startDemoFleet(args: OpenDemoArgs): Promise<DeploymentSummary> {
@@ -419,24 +398,15 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
         connect: (h, c) => this.newConnection(h, c),
         ...demo.env,
       });
-      if (!opened)
-        throw new Error('fleet discovery found a one-host pair where the demo fleet runs five workers');
-      const summary = this.openFleet(
+      const notes = [...(demo.fallback ? [{ title: `demo fleet: ${demo.fallback}` }] : []), ...opened.notes];
+      return this.openFleet(
         demo.origin,
         { ...opened.template, name: demo.name },
         opened.links,
         opened.fleet,
         () => demo.stop(),
+        notes,
       );
-      const d = this.get(summary.deployment.id);
-      const notes = [...(demo.fallback ? [{ title: `demo fleet: ${demo.fallback}` }] : []), ...opened.notes];
-      for (const n of notes)
-        this.record(d, {
-          ...this.note(n.title, 'warning', n.detail),
-          deploymentId: d.deployment.id,
-          hostId: demo.origin.id,
-        });
-      return summary;
     } catch (err) {
       await demo.stop();
       throw new ApiError(
@@ -447,26 +417,10 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     }
   }
 
-  private async startDeployment(
-    host: HostConfig,
-    template: Omit<DeploymentConfig, 'id'>,
-    configure: () => Promise<ConnectConfig>,
-    onDispose?: () => Promise<void>,
-    connected?: SshConnection,
-  ): Promise<OpenDeployment> {
-    const id = `${host.id}`;
-    if (this.open.has(id)) return this.open.get(id)!;
-    const conn = connected ?? this.newConnection(host, configure);
-    const d = this.openLive(host, { ...template, id }, [{ host, conn }], undefined, onDispose);
-    if (connected) this.onConnection(d, { host, conn }, conn.status);
-    else await conn.start();
-    d.live.startMonitors();
-    return d;
-  }
-
   /**
-   * Opens a fleet as one deployment: `links` are every host's (origin first), already connected where they
-   * could be; a host without a link makes its workers say "unreachable: …" and the rest are watched as usual.
+   * Opens a deployment: `links` are every host's (origin first), connected where they could be (a link not yet
+   * started connects in the background); a host without a link makes its workers say "unreachable: …" and the
+   * rest are watched as usual. `notes` (what discovery said) open its timeline.
    */
   openFleet(
     host: HostConfig,
@@ -474,13 +428,25 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     links: DeploymentLink[],
     fleet: Fleet,
     onDispose?: () => Promise<void>,
+    notes: readonly FleetNote[] = [],
+    /** The first round waits for it (a link connecting as the deployment opens). */
+    linksUp?: Promise<void>,
   ): DeploymentSummary {
-    const id = `${host.id}`;
-    const have = this.open.get(id);
+    const have = this.open.get(host.id);
     if (have) return this.summary(have);
-    const d = this.openLive(host, { ...template, id }, links, fleet, onDispose);
+    const d = this.openLive(host, { ...template, id: host.id }, links, fleet, onDispose);
     for (const l of links) if (l.conn) this.onConnection(d, l, l.conn.status);
-    d.live.startMonitors();
+    for (const n of notes)
+      this.record(d, {
+        ...this.note(n.title, n.severity ?? 'warning', n.detail),
+        ...(n.role ? { role: n.role } : {}),
+        deploymentId: host.id,
+        hostId: host.id,
+      });
+    const go = (): void => d.live.startMonitors();
+    // A link that fails to come up is said by its status; the monitors start either way.
+    if (linksUp) void linksUp.then(go, go);
+    else go();
     return this.summary(d);
   }
 
@@ -488,7 +454,7 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     host: HostConfig,
     deployment: DeploymentConfig,
     links: DeploymentLink[],
-    fleet: Fleet | undefined,
+    fleet: Fleet,
     onDispose?: () => Promise<void>,
   ): OpenDeployment {
     const id = deployment.id;
@@ -585,13 +551,6 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
 
   private summary(d: OpenDeployment): DeploymentSummary {
     const live = d.live;
-    if (!live.fleet)
-      return {
-        deployment: d.deployment,
-        host: d.host,
-        connection: live.connection().status,
-        latest: live.latest,
-      };
     return {
       deployment: d.deployment,
       host: d.host,

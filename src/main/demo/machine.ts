@@ -1,6 +1,7 @@
 // One simulated host as its own tools see it: the commands (systemctl, journalctl, nvidia-smi, curl…), its
 // HTTP listeners and its SSH server read the world through this view, so each host shows only its own
 // units, journal, boot and GPUs. The single demo host is the only machine of its world.
+import { isLoopbackHost } from '@shared/worker-url';
 import type { Clock } from '../core/clock';
 import type { DemoEra, RouterEra } from './eras';
 import type { Journal } from './journal';
@@ -14,7 +15,6 @@ import type {
   UnitRuntime,
 } from './simulation';
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '0.0.0.0']);
 const machines = new WeakMap<DemoSimulation, Map<string, DemoMachine>>();
 
 export class DemoMachine {
@@ -153,7 +153,7 @@ export class DemoMachine {
    */
   route(address: string, port: number): DemoMachine | null {
     const hosts = this.world.hostIds.map((id) => machineOf(this.world, id));
-    const here = LOOPBACK.has(address) ? [this, ...hosts.filter((m) => m.address === '127.0.0.1')] : [];
+    const here = isLoopbackHost(address) ? [this, ...hosts.filter((m) => m.address === '127.0.0.1')] : [];
     const there = hosts.filter((m) => m.address === address);
     const candidates = [...here, ...there];
     if (!candidates.length) return null;

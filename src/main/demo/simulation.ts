@@ -101,6 +101,12 @@ export interface UnitRuntime {
   peakMemGiB: number;
   /** Set by `systemctl restart` while the unit is stopping: start again when stopped. */
   restartPending: boolean;
+  /**
+   * systemd's flush_n_restarts: the unit went down with no automatic restart to follow (a stop, a restart's stop
+   * half, a failure it does not retry), so its next start zeroes NRestarts. Kept until then, so a stopped unit
+   * still shows how often it restarted.
+   */
+  flushRestarts: boolean;
 }
 
 /**
@@ -382,6 +388,7 @@ export class DemoSimulation {
       router: null,
       peakMemGiB: 0,
       restartPending: false,
+      flushRestarts: false,
     });
     for (const def of this.topology.units) {
       const host = this.hostMap.get(def.host);
@@ -940,7 +947,10 @@ export class DemoSimulation {
     this.beginStop(u);
   }
 
-  /** What `systemctl restart` does: stop if running, then start. Manual restarts do not count in NRestarts. */
+  /**
+   * What `systemctl restart` does: stop if running, then start. A manual restart does not count in NRestarts, and
+   * its stop half ends the count (the start zeroes it); one issued while an automatic restart waits keeps it.
+   */
   restartUnit(key: string): void {
     this.advance();
     const u = this.unitOf(key);
@@ -998,6 +1008,7 @@ export class DemoSimulation {
       if (u.gen !== gen) return;
       this.processExited(u, { code: 1, status: 0 });
       this.setState(u, 'inactive', 'dead');
+      u.flushRestarts = true;
       this.systemdLog(key, 'deactivated', systemdText.deactivated(u.def.name));
       this.systemdLog(key, 'stopped', systemdText.stopped(u.def.name, u.def.description));
       this.consumedLog(u);
@@ -1101,6 +1112,10 @@ export class DemoSimulation {
   private spawn(u: UnitRuntime, kind: 'manual' | 'auto' | 'boot'): void {
     const key = u.def.key;
     const gen = ++u.gen;
+    if (u.flushRestarts) {
+      u.nRestarts = 0;
+      u.flushRestarts = false;
+    }
     if (kind === 'auto') {
       u.nRestarts++;
       this.systemdLog(key, 'scheduledRestart', systemdText.scheduledRestart(u.def.name, u.nRestarts));
@@ -1402,6 +1417,7 @@ export class DemoSimulation {
     u.gen++;
     this.setState(u, 'failed', 'failed');
     if (!(u.def.restartPreventExitStatus ?? []).includes(status)) this.scheduleAutoRestart(u);
+    else u.flushRestarts = true;
   }
 
   // ---------------------------------------------------------------- router

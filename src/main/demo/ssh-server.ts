@@ -8,6 +8,7 @@
 import net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { Server, type Connection, type AuthContext, type ServerChannel } from 'ssh2';
+import { isLoopbackHost } from '@shared/worker-url';
 import { runCommand } from './commands/emulate';
 import type { DemoHttpServers } from './http';
 import type { DemoKeys } from './keys';
@@ -20,7 +21,6 @@ import { forwardToReal, hasRealForward } from './prometheus-unit';
 export const DEMO_PASSWORD = 'demo';
 /** OpenSSH's default MaxSessions: session channels (exec) per connection. */
 const MAX_SESSIONS = 10;
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '0.0.0.0']);
 
 export interface DemoSshServerOptions {
   /** The host it serves (the single demo host: its simulation). */
@@ -220,14 +220,14 @@ export class DemoSshServer {
       });
       client.on('tcpip', (accept, reject, info) => {
         const port = info.destPort;
-        if (!this.opts.route && LOOPBACK.has(info.destIP) && hasRealForward(this.sim, port)) {
+        if (!this.opts.route && isLoopbackHost(info.destIP) && hasRealForward(this.sim, port)) {
           this.channels.tcpip();
           forwardToReal(this.sim, port, accept());
           return;
         }
         const http = this.opts.route
           ? this.opts.route(info.destIP, port)
-          : LOOPBACK.has(info.destIP)
+          : isLoopbackHost(info.destIP)
             ? this.opts.http
             : null;
         if (!http || !http.isOpen(port)) return reject();

@@ -3,25 +3,9 @@
 import type { Role } from '../domain';
 import type { DemoFaultName, DemoFaultState } from '../demo-faults';
 import type { ScopedKey } from '../signals/scoped-key';
+import type { SignalUnit } from '../signals/spec';
 
-/** How a signal's numbers read; the renderer formats by this (tokens with k/M, %, GB/s, ms…). */
-export type SignalUnit =
-  | 'ratio'
-  | 'tokens'
-  | 'requests'
-  | 'tokens_per_s'
-  | 'requests_per_s'
-  | 'per_min'
-  | 'seconds'
-  | 'ms'
-  | 'gb_per_s'
-  | 'mb'
-  | 'bytes'
-  | 'percent'
-  | 'celsius'
-  | 'watts'
-  | 'count'
-  | 'bool';
+export type { SignalUnit } from '../signals/spec';
 
 export interface SignalInfo {
   /** Stable key: `<role>.<signal>` (e.g. decode.kv_ratio) or `gpu.<index>.<field>`. */

@@ -31,7 +31,10 @@ export interface PrometheusFoundUnit {
 }
 
 export interface PrometheusEndpointStatus {
+  /** The service's id (`decode-0`): its `worker` label. */
   id: string;
+  /** How the screen names it: the id, or the role of the only worker of its role. */
+  name: string;
   role: Role;
   hostLabel: string;
   metricsUrl: string;

@@ -260,7 +260,7 @@ export const RESTART_EVENTS = [
   'restartSettings',
 ] as const satisfies readonly (keyof RestartEvents)[];
 
-// ---- Rolling restarts over many workers (issue 15.4) ---------------------------------------------------
+// ---- Rolling restarts over many workers ----------------------------------------------------------------
 // A layer above the one-service restart: a worker is one SGLang server (one or more units, one per node of a
 // multi-node worker), identified by its URL as the router knows it. A roll restarts one worker, every worker
 // of a role one at a time, or the whole deployment in a safe order.
@@ -335,6 +335,8 @@ export interface RollWorkerPlan {
   role: Role;
   /** What the router says about the worker while planning. */
   healthNow: RollHealth;
+  /** What restarting it cuts off, from the monitor's latest scrapes of it and of the router. */
+  impact?: RestartImpact;
   steps: RollStepPlan[];
 }
 

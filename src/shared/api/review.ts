@@ -12,14 +12,12 @@ export const MAX_UPLOAD_BYTES = 1024 * 1024 * 1024;
 /** Upload chunk: its base64 must fit the browser-mode WebSocket frame limit (1 MiB) with room to spare. */
 export const UPLOAD_CHUNK_BYTES = 512 * 1024;
 
-/** Said of a recording written before format 1.2 (no overview): the sessions list offers to re-save it. */
-export const SLOW_FORMAT_NOTE =
-  'recorded in format 1.1: opens the slow way; re-save it (pd-console recording resave FILE) to open it at once';
-/** Said of a recording whose overview holds scrape rows, not signals (format 1.2). */
-export const ROWS_OVERVIEW_NOTE =
-  'recorded in format 1.2: its first screen is computed on opening; re-save it (pd-console recording resave FILE) to open it at once';
-/** The notes of a session that re-saving (resaveSession) makes open at once. */
-export const OLD_FORMAT_NOTES: readonly string[] = [SLOW_FORMAT_NOTE, ROWS_OVERVIEW_NOTE];
+/**
+ * Said of a recording of an older format minor (1.1–1.3): review reads its data the slow way, and the sessions
+ * list offers to re-save it in the one format written now.
+ */
+export const OLD_FORMAT_NOTE =
+  'recorded in an older format: opens the slow way; re-save it (pd-console recording resave FILE) to open it at once';
 
 export interface ResaveResult {
   /** The minor version the file had (it now has the current one). */

@@ -1,4 +1,4 @@
-// Rolling restarts from the UI (issue 15.4): the requests and the progress event of a roll. A roll restarts one
+// Rolling restarts from the UI: the requests and the progress event of a roll. A roll restarts one
 // worker, every worker of a role one at a time, or the whole deployment in its safe order; its plan, steps and
 // result types are the restart feature's (api/restart.ts), shared with `pd-console restart` on a fleet.
 import type { RollOperation, RollPlan, RollTarget } from './restart';

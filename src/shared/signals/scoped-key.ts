@@ -1,8 +1,8 @@
-// A fleet runs several workers of one role, so a role's signal key alone (`decode.kv_ratio`) no longer names one
-// series. A scoped key names the worker (or, for GPU keys, the host) after an `@`: `decode.kv_ratio@decode-1`,
-// `gpu.3.util@gpu-b`. The unscoped key stays what it is today: the only worker of a one-host 1P1D deployment, and
-// in a fleet the role's aggregate (KV tokens summed over its workers, the ratio of those sums). The spec is looked
-// up by the unscoped part, so every evaluator, alert and chart definition serves every worker unchanged.
+// A role may run several workers, so a role's signal key alone (`decode.kv_ratio`) does not name one series. A
+// scoped key names the worker (or, for GPU keys, the host) after an `@`: `decode.kv_ratio@decode-1`,
+// `gpu.3.util@gpu-b`; every deployment's series carry it, a 1P1D host's (`@decode-0`) too. The unscoped key is the
+// role's aggregate (KV tokens summed over its workers, the ratio of those sums). The spec is looked up by the
+// unscoped part, so every evaluator, alert and chart definition serves every worker unchanged.
 import type { SignalKey } from './spec';
 
 /** A worker id (`decode-1`) or host id (`gpu-b`, `ops@10.0.0.5:22`): what may follow the `@`. */

@@ -8,9 +8,27 @@
 // one dp rank — tp/pp/moe_ep ranks, the pid label — repeat one value and collapse with max; totals under
 // priority="" win over per-priority series); which roles should expose it; and why it may be missing, naming
 // the version or flag that adds it.
-import type { SignalUnit } from '../api/dashboard';
 import type { Role } from '../domain';
 import { SGLANG as S, SGL_ROUTER as R, SGL_ROUTER_PD_ERRORS, SMG } from './metric-names';
+
+/** How a signal's numbers read; the renderer formats by this (tokens with k/M, %, GB/s, ms…). */
+export type SignalUnit =
+  | 'ratio'
+  | 'tokens'
+  | 'requests'
+  | 'tokens_per_s'
+  | 'requests_per_s'
+  | 'per_min'
+  | 'seconds'
+  | 'ms'
+  | 'gb_per_s'
+  | 'mb'
+  | 'bytes'
+  | 'percent'
+  | 'celsius'
+  | 'watts'
+  | 'count'
+  | 'bool';
 
 /**
  * state: a systemd/health/scrape fact, not from /metrics. gauge: a point-in-time value of one scrape.

@@ -14,7 +14,6 @@ import type { ExecOptions, ExecResult } from '../ssh/connection';
 import { firstLineExcerpt, outputExcerpt } from '../ssh/output-excerpt';
 import { gpuAppsCommand, parseGpuApps, type GpuApp } from './roll-commands';
 import { followShowCommand, parseUnitSnapshot, UnitShowError, type UnitSnapshot } from './unit-commands';
-import { unitKey } from './roll-plan';
 import { isLinkError } from './wait';
 
 /** What the three commands answered for one unit; an Error where the command could not be run at all. */
@@ -261,4 +260,9 @@ function programOf(p: HostProcess): string {
   const first = p.joined.trim().split(/\s+/)[0] ?? '';
   const base = first.slice(first.lastIndexOf('/') + 1).replace(/:$/, '');
   return firstLineExcerpt(base, 40) || '?';
+}
+
+/** A unit of a worker, as the GPU check's readings are keyed. */
+export function unitKey(u: { hostId: string; unit: string }): string {
+  return `${u.hostId}\u0000${u.unit}`;
 }

@@ -11,6 +11,7 @@ import type { RouterRegistration } from './drain';
 import { restartService, type ServiceResult } from './service-restart';
 import type { Privilege } from './unit-commands';
 import type { Pacer } from './wait';
+import type { ScrapeFeed } from '../monitor/scrape-feed';
 
 export interface RunDeps {
   run: RestartRun;
@@ -20,6 +21,7 @@ export interface RunDeps {
   /** The monitor's journal tail of a unit of the deployment. */
   journalOf: (unit: string) => UnitJournalTail;
   pacer: Pacer;
+  scrapes: ScrapeFeed;
   drain: Map<Role, RouterRegistration>;
 }
 
@@ -45,6 +47,7 @@ export async function runRestart(d: RunDeps): Promise<void> {
             conn: d.conn,
             journal: d.journalOf(service.unit),
             pacer: d.pacer,
+            scrapes: d.scrapes,
             hostLabel: plan.hostLabel,
             service,
             router,

@@ -3,8 +3,10 @@
 // the restart service.
 import type { RestartPlan, RestartSettings, RestartTarget, PlannedService } from '@shared/contract';
 import type { DeploymentConfig, HostConfig, Observation, Role } from '@shared/domain';
+import { hasWorkerGroups } from '@shared/fleet';
 import { restartImpact, routerInFlight, type LatestScrape } from './impact';
 import type { DrainProbe } from './drain';
+import type { GpuOwners } from './gpu-owners';
 import { parseSystemdTimestamp } from '../probes/systemd';
 import {
   restartCommand,
@@ -30,6 +32,11 @@ export interface PlanInput {
   units: Map<Role, UnitSnapshot>;
   scrapes: Map<Role, LatestScrape>;
   drain: Map<Role, DrainProbe>;
+  /**
+   * Who holds each planned server's GPUs now (the roll's GPU check): another process there means restarting the
+   * unit frees nothing and the new server fails to load, so the restart is refused.
+   */
+  gpuOwners?: Map<Role, GpuOwners>;
   running?: { operationId: string; target: RestartTarget };
   now: number;
 }
@@ -106,17 +113,28 @@ export function buildPlan(p: PlanInput): RestartPlan {
       'While the router restarts, clients get connection errors; prefill and decode keep running.',
     );
   const missing = p.target !== 'stack' && !present.includes(p.target);
+  let gpuRefusal: string | undefined;
+  for (const s of services) {
+    const owners = p.gpuOwners?.get(s.role);
+    if (owners?.kind === 'unreadable')
+      warnings.push(`the GPU check of ${s.unit} could not be read: ${owners.detail}`);
+    else if (owners?.kind === 'foreign')
+      gpuRefusal ??= `${owners.detail}: restarting ${s.unit} would free nothing and its new server could not load. ${owners.hint}`;
+    else if (owners?.kind === 'garbage')
+      gpuRefusal ??= `the GPU check of ${s.unit} failed: ${owners.detail}. Run the command by hand on ${p.host.label} to see what answers instead.`;
+  }
   let blockedReason: string | undefined;
   if (p.settings.readOnly) blockedReason = 'PD Console is in read-only mode: restarts are switched off';
   else if (missing) blockedReason = `deployment ${p.deployment.name} has no ${p.target} service`;
-  else if (p.deployment.services.some((s) => s.id !== undefined))
-    // The app's restart knows one unit per role on one link; a fleet's role is many workers on many hosts.
+  else if (hasWorkerGroups(p.deployment.services))
+    // The in-place restart knows one unit per role on one link; a fleet's role is many workers on many hosts.
     blockedReason =
       `${p.deployment.name} is a fleet (${p.deployment.services.length} services on several hosts): the app restarts ` +
       `a role as one service only on a one-host deployment — use the rolling restart: the role's or a worker's ` +
       `Restart… button, or \`pd-console restart ${p.target} --host ${p.host.alias ?? p.host.id}\``;
   else if (!p.connected)
     blockedReason = `not connected to ${p.host.label} (${p.connectionText}): a restart could not be followed`;
+  else if (gpuRefusal) blockedReason = gpuRefusal;
   const user = p.identity?.user ?? p.host.user ?? 'operator';
   const allUnits = p.deployment.services.map((s) => s.unit);
   return {

@@ -1,10 +1,14 @@
-// Restart settings: defaults, merging a patch, and the order a stack restart follows.
+// Restart settings: defaults, merging a patch, and the stack order — the one order policy of every restart,
+// in place or rolling.
 //
-// Stack order (docs/restart.md): prefill and decode first — together by default, because in PD the
-// deployment serves nothing while either is down, so restarting them in parallel halves the outage; in
-// sequence ('prefill-first' / 'decode-first') when loading two models at once would fight over disk or
-// network bandwidth. The router restarts last, only once both servers answer /health, so it comes up with
-// healthy workers to register.
+// Stack order (docs/restart.md): prefill and decode first — together by default in an in-place restart of a
+// one-host pair, because in PD the deployment serves nothing while either is down, so restarting them in
+// parallel halves the outage; in sequence ('prefill-first' / 'decode-first') when loading two models at once
+// would fight over disk or network bandwidth. A roll takes one worker at a time (the others of its role keep
+// serving), its roles in the same order ('parallel' rolls prefill first: its restart costs only the requests
+// in their prefill, so a new model or flag that fails to load fails on the cheap side). The router restarts
+// last, only once the servers answer /health, so it comes up with healthy workers to register; a stack
+// restart or a whole-deployment roll leaves it out when `stackIncludesRouter` is off.
 import type { RestartSettings, RestartSettingsPatch, RestartTarget, RestartTimeouts } from '@shared/contract';
 import type { Role } from '@shared/domain';
 
@@ -66,6 +70,13 @@ export function applyPatch(cur: RestartSettings, patch: RestartSettingsPatch): R
   };
 }
 
+/** The place of each role in a restart of several of them (lower first). */
+export function roleRank(settings: Pick<RestartSettings, 'stackOrder'>): Record<Role, number> {
+  return settings.stackOrder === 'decode-first'
+    ? { decode: 0, prefill: 1, router: 2 }
+    : { prefill: 0, decode: 1, router: 2 };
+}
+
 /** The stages of a restart: services in one stage run together; the next stage waits for their health. */
 export function stagesFor(
   target: RestartTarget,
@@ -74,12 +85,9 @@ export function stagesFor(
 ): Role[][] {
   const has = (r: Role): boolean => present.includes(r);
   if (target !== 'stack') return has(target) ? [[target]] : [];
-  const servers: Role[][] =
-    settings.stackOrder === 'parallel'
-      ? [(['prefill', 'decode'] as Role[]).filter(has)]
-      : settings.stackOrder === 'prefill-first'
-        ? [['prefill'], ['decode']]
-        : [['decode'], ['prefill']];
+  const rank = roleRank(settings);
+  const inOrder = (['prefill', 'decode'] as Role[]).sort((a, b) => rank[a] - rank[b]);
+  const servers: Role[][] = settings.stackOrder === 'parallel' ? [inOrder] : inOrder.map((r) => [r]);
   const stages = servers.map((s) => s.filter(has)).filter((s) => s.length > 0);
   if (settings.stackIncludesRouter && has('router')) stages.push(['router']);
   return stages;

@@ -1,15 +1,14 @@
-// The workers of a deployment as a roll sees them: from a discovered fleet (several hosts, multi-node and
-// DP-aware workers), or from an open one-host deployment (one service per role: each service one worker with
-// one unit, node rank 0; a prefill's bootstrap port read from its ExecStart).
+// The workers of a deployment as a roll sees them: from its discovered fleet (multi-node and DP-aware workers as
+// one each), a prefill's bootstrap port read from its ExecStart where the router's list does not say it.
 import type { RollWorker } from '@shared/contract';
 import type { Fleet } from '@shared/fleet';
-import type { DeploymentConfig, HostConfig } from '@shared/domain';
 import type { SshConnection } from '../ssh/connection';
 import { readUnits } from '../discovery/read-units';
 import { MENTIONS_SGLANG } from '../discovery/run-discovery';
 import { findSglang, parseEvidence, resolveUnitCommand } from '../discovery/unit-command';
 import { parseServerFlags } from '../discovery/sglang-flags';
 import { fleetWorkerGroups, routerServiceId } from '../fleet/fleet-config';
+import { rankZero } from './roll-plan';
 
 /** A prefill's bootstrap port, from the command it runs (or would run): read as discovery reads a unit. */
 async function bootstrapPortOf(
@@ -31,25 +30,21 @@ async function bootstrapPortOf(
   }
 }
 
-export async function rollWorkersOf(
-  deployment: DeploymentConfig,
-  host: HostConfig,
-  conn: SshConnection,
+/**
+ * The workers with each prefill's bootstrap port where the router's list and discovery left it unsaid: read from
+ * the ExecStart of its rank-0 unit over that host's link, as discovery reads a unit.
+ */
+export async function withBootstrapPorts(
+  workers: readonly RollWorker[],
+  links: ReadonlyMap<string, SshConnection>,
 ): Promise<RollWorker[]> {
   return Promise.all(
-    deployment.services.map(async (s): Promise<RollWorker> => {
-      const bootstrapPort =
-        s.role === 'prefill' ? await bootstrapPortOf(conn, s.unit, host.label) : undefined;
-      return {
-        id: s.apiUrl,
-        name: s.role,
-        role: s.role,
-        apiUrl: s.apiUrl,
-        ...(s.healthUrl && s.role !== 'router' ? { healthUrl: s.healthUrl } : {}),
-        ...(s.metricsUrl ? { metricsUrl: s.metricsUrl } : {}),
-        ...(bootstrapPort !== undefined ? { bootstrapPort } : {}),
-        units: [{ hostId: s.hostId, hostLabel: host.label, unit: s.unit, nodeRank: 0, gpus: s.gpus ?? [] }],
-      };
+    workers.map(async (w) => {
+      if (w.role !== 'prefill' || w.bootstrapPort !== undefined) return w;
+      const u = rankZero(w);
+      const conn = links.get(u.hostId);
+      const bootstrapPort = conn ? await bootstrapPortOf(conn, u.unit, u.hostLabel) : undefined;
+      return bootstrapPort === undefined ? w : { ...w, bootstrapPort };
     }),
   );
 }

@@ -7,7 +7,7 @@ import type { Role, ServiceConfig } from '@shared/domain';
 import type { Clock } from '../clock';
 import type { SshConnection } from '../ssh/connection';
 import { UnitJournalTail } from '../journal/unit-tail';
-import { SeriesCache } from '../probes/exposition/parser';
+import type { ScrapeFeed } from '../monitor/scrape-feed';
 import { RestartRun } from './operation';
 import { judgeWorker, readRouter } from './router-watch';
 import type { FollowResult, RollIo } from './roll-run';
@@ -33,6 +33,8 @@ export interface RollLinksOptions {
   journalOf?: (hostId: string, unit: string) => UnitJournalTail | undefined;
   /** The SSH user per host, for the sudoers line in a failure. */
   userOf?: (hostId: string) => string;
+  /** The deployment's monitor scrapes, by service key: the router's metrics are read from these. */
+  scrapes: ScrapeFeed;
 }
 
 export function serviceOf(w: RollWorker, u: RollUnit = rankZero(w)): ServiceConfig {
@@ -58,7 +60,6 @@ export function rollSudoersLine(user: string, units: readonly string[]): string 
 
 export function rollLinks(o: RollLinksOptions): RollIo & { dispose(): void } {
   const routerWorker = o.workers.find((w) => w.role === 'router');
-  const routerSeries = new SeriesCache();
   const own: UnitJournalTail[] = [];
   const link = (hostId: string): SshConnection => {
     const l = o.links.get(hostId);
@@ -82,10 +83,16 @@ export function rollLinks(o: RollLinksOptions): RollIo & { dispose(): void } {
   return {
     pacer,
     link,
-    async readHealth(): Promise<Map<string, RollHealth>> {
+    async readHealth(fresh = false): Promise<Map<string, RollHealth>> {
       if (!routerWorker) throw new Error('this deployment has no router to ask');
       const router = serviceOf(routerWorker);
-      const reading = await readRouter(link(router.hostId).httpAgent(), router, routerSeries);
+      // The roll's worker names are the deployment's service keys (rollWorkersOf, rollWorkersOfFleet).
+      const scrape = !router.metricsUrl
+        ? undefined
+        : fresh
+          ? await o.scrapes.next(routerWorker.name)
+          : o.scrapes.latest(routerWorker.name);
+      const reading = await readRouter(link(router.hostId).httpAgent(), router, scrape?.exposition);
       const out = new Map<string, RollHealth>();
       // Judged by the URL the router knows the worker by: its API URL as seen from its own host may differ
       // (127.0.0.1 there, the host's address in the router's list).
@@ -122,6 +129,7 @@ export function rollLinks(o: RollLinksOptions): RollIo & { dispose(): void } {
         conn: link(unit.hostId),
         journal: journalOf(unit),
         pacer,
+        scrapes: o.scrapes,
         hostLabel: unit.hostLabel,
         service: serviceOf(worker, unit),
         // A worker's own router step would read the router through the worker's host, whose view of the
@@ -141,7 +149,6 @@ export function rollLinks(o: RollLinksOptions): RollIo & { dispose(): void } {
       return res;
     },
     dispose(): void {
-      routerSeries.dispose();
       for (const t of own) t.close();
     },
   };

@@ -2,10 +2,12 @@
 // pre-flight checks that decide whether it may start. Pure: the router's view of each worker and the
 // privilege per host are gathered by the caller.
 //
-// Order of a whole-deployment roll: prefill workers one at a time, then decode one at a time, routers last.
+// Order of a whole-deployment roll: the stack order of the restart settings (restart-settings.ts, the one order
+// policy of in-place restarts and rolls): by default prefill workers one at a time, then decode one at a time,
+// routers last.
 //  - One at a time per role: the router needs a healthy worker of each role to serve a PD request, so taking
 //    down one worker of N leaves N−1 serving; two at once would cut capacity further for no gain.
-//  - Prefill before decode: a prefill restart costs only the requests in their prefill (seconds of work),
+//  - Prefill before decode (unless the settings say decode first): a prefill restart costs only the requests in their prefill (seconds of work),
 //    a decode restart cuts every long generation it holds. A new model or flag that fails to load fails on
 //    the cheap side first, and the roll stops there before any decode worker went down.
 //  - Routers last: the router is what steers traffic away from the worker that is down, so it must stay up
@@ -14,6 +16,8 @@
 // Within a role, workers the router reports unhealthy go first: they serve nothing now, so restarting them
 // costs no capacity, and a broken one stops the roll before a healthy worker was touched.
 import type {
+  RestartImpact,
+  RestartSettings,
   RollCheck,
   RollHealth,
   RollPlan,
@@ -25,9 +29,12 @@ import type {
 } from '@shared/contract';
 import type { Role } from '@shared/domain';
 import { normalizeWorkerUrl } from '../probes/sglang/router';
-import type { GpuOwners } from './gpu-owners';
+import { unitKey, type GpuOwners } from './gpu-owners';
 import { portOfUrl, unitVerbCommand } from './roll-commands';
 import type { Privilege } from './unit-commands';
+import { roleRank } from './restart-settings';
+
+const DEFAULT_ORDER = { stackOrder: 'parallel', stackIncludesRouter: true } as const;
 
 export interface RollPlanInput {
   workers: RollWorker[];
@@ -38,14 +45,12 @@ export interface RollPlanInput {
   readOnly?: boolean;
   /** Who holds each unit's GPUs now, read on the running workers (by unitKey); absent: not read yet. */
   gpuOwners?: ReadonlyMap<string, GpuOwners>;
+  /** What restarting a worker cuts off (the monitor's latest scrapes); absent: not shown. */
+  impactOf?: (w: RollWorker) => RestartImpact;
+  /** The stack order of the restart settings; absent: the default (prefill first, routers included). */
+  order?: Pick<RestartSettings, 'stackOrder' | 'stackIncludesRouter'>;
 }
 
-/** A unit of a worker, as the GPU check's readings are keyed. */
-export function unitKey(u: Pick<RollUnit, 'hostId' | 'unit'>): string {
-  return `${u.hostId}\u0000${u.unit}`;
-}
-
-const ROLE_ORDER: Record<Role, number> = { prefill: 0, decode: 1, router: 2 };
 const UNKNOWN: RollHealth = { state: 'unknown', detail: 'the router reports nothing about it' };
 
 /** Node rank ≥ 1 first, rank 0 last: rank 0 serves HTTP, so the worker is back only when it is. */
@@ -84,7 +89,8 @@ function healthOf(input: RollPlanInput, w: RollWorker): RollHealth {
 function ordered(input: RollPlanInput, ws: RollWorker[]): RollWorker[] {
   const bad = (w: RollWorker): number => (healthOf(input, w).state === 'healthy' ? 1 : 0);
   // Array.prototype.sort is stable: the deployment's own order stays within each group.
-  return [...ws].sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || bad(a) - bad(b));
+  const rank = roleRank(input.order ?? DEFAULT_ORDER);
+  return [...ws].sort((a, b) => rank[a.role] - rank[b.role] || bad(a) - bad(b));
 }
 
 export function stepsOf(w: RollWorker, privilegeOf: (hostId: string) => Privilege): RollStepPlan[] {
@@ -252,13 +258,21 @@ export function buildRollPlan(input: RollPlanInput): RollPlan {
   } else if (target.kind === 'role') {
     chosen = workers.filter((w) => w.role === target.role);
     if (!chosen.length) refused = `this deployment has no ${target.role} worker`;
-  } else chosen = workers;
+  } else {
+    const order = input.order ?? DEFAULT_ORDER;
+    chosen = order.stackIncludesRouter ? workers : workers.filter((w) => w.role !== 'router');
+    if (!order.stackIncludesRouter && chosen.length < workers.length)
+      warnings.push(
+        'the routers are not restarted: the restart settings leave the router out of a whole-deployment restart',
+      );
+  }
   chosen = ordered(input, chosen);
   const plans: RollWorkerPlan[] = chosen.map((w) => ({
     workerId: w.id,
     name: w.name,
     role: w.role,
     healthNow: healthOf(input, w),
+    ...(input.impactOf ? { impact: input.impactOf(w) } : {}),
     steps: stepsOf(w, input.privilegeOf),
   }));
   // Each role's first worker decides whether its part of the roll may start; the executor checks every

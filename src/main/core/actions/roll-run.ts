@@ -41,8 +41,11 @@ export interface FollowResult {
 
 export interface RollIo {
   link(hostId: string): RollLink;
-  /** The router's view of every worker now, by worker id. Throws when the router cannot be read. */
-  readHealth(): Promise<Map<string, RollHealth>>;
+  /**
+   * The router's view of every worker, by worker id: with `fresh`, from the monitor's next scrape of the router
+   * (a wait for a change); otherwise its latest. Throws when the router cannot be read.
+   */
+  readHealth(fresh?: boolean): Promise<Map<string, RollHealth>>;
   /**
    * Sends `command` (the start of the worker's rank-0 unit) and follows the unit to active, /health 200 and the
    * router's health: the one-service restart. `onProgress` gets its snapshots (journal, load progress, link).
@@ -566,7 +569,7 @@ export class RollRun {
       async () => {
         let h: RollHealth | undefined;
         try {
-          h = (await this.io.readHealth()).get(w.id);
+          h = (await this.io.readHealth(true)).get(w.id);
         } catch (err) {
           inARow = 0;
           return { kind: 'pending', detail: `could not read the router: ${(err as Error).message}` };

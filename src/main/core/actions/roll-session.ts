@@ -11,9 +11,11 @@ import type { UnitJournalTail } from '../journal/unit-tail';
 import { buildRollPlan, type RollPlanInput } from './roll-plan';
 import { readPlanGpuOwners } from './gpu-owners';
 import { DEFAULT_ROLL_TIMEOUTS, RollRun, type RollRunOptions } from './roll-run';
-import { rollLinks } from './roll-links';
+import { rollLinks, serviceOf } from './roll-links';
+import { restartImpact } from './impact';
 import { IDENTITY_COMMAND, parseIdentity, type HostIdentity } from './unit-commands';
 import { privilegeOf } from './plan';
+import type { ScrapeFeed } from '../monitor/scrape-feed';
 
 /** What a roll needs of a deployment: its workers, one link and one host config per host, its clock. */
 export interface RollContext {
@@ -24,6 +26,8 @@ export interface RollContext {
   clock: Clock;
   settings: RestartSettings;
   journalOf?: (hostId: string, unit: string) => UnitJournalTail | undefined;
+  /** The deployment's monitor scrapes (the router's metrics are read from these). */
+  scrapes: ScrapeFeed;
   /** Said in the plan's warnings (workers left out of the roll, and why). */
   notes?: string[];
   pollMs?: number;
@@ -70,6 +74,7 @@ export async function prepareRoll(target: RollTarget, ctx: RollContext): Promise
     settings: ctx.settings,
     privilegeOf: privilege,
     userOf: (h) => ids.get(h)?.user ?? ctx.hosts.get(h)?.user ?? 'operator',
+    scrapes: ctx.scrapes,
     ...(ctx.journalOf ? { journalOf: ctx.journalOf } : {}),
     ...(ctx.pollMs !== undefined ? { pollMs: ctx.pollMs } : {}),
     ...(ctx.minRealGapMs !== undefined ? { minRealGapMs: ctx.minRealGapMs } : {}),
@@ -87,6 +92,18 @@ export async function prepareRoll(target: RollTarget, ctx: RollContext): Promise
     health,
     privilegeOf: privilege,
     readOnly: ctx.settings.readOnly,
+    order: ctx.settings,
+    impactOf: (w) => {
+      const router = ctx.workers.find((x) => x.role === 'router');
+      // Judged by the URL the router knows the worker by (its id), as its health is.
+      const service = w.role === 'router' ? serviceOf(w) : { ...serviceOf(w), apiUrl: w.id };
+      return restartImpact(
+        w.role,
+        service,
+        ctx.scrapes.latest(w.name),
+        router && ctx.scrapes.latest(router.name),
+      );
+    },
   };
   const draft = buildRollPlan(input);
   // The GPU check of every worker the roll would stop, before anything is: a refused plan stops nothing anyway.

@@ -1,13 +1,13 @@
 // What the router thinks of a worker right now, from every source it offers: GET /workers (its current
 // registry), its Prometheus metrics (smg_worker_health / sgl_router_worker_health, both eras), and
-// /readiness (PD: at least one healthy prefill and one healthy decode). A restart waits on this before it
+// /readiness (PD: at least one healthy prefill and one healthy decode). The metrics are the monitor's scrape of
+// the router; /workers and /readiness are its control plane, asked when the reading is made. A restart waits on this before it
 // calls a prefill or decode restart done: the worker answering /health is not the same as the router
 // sending it traffic again.
 import type http from 'node:http';
 import type { ServiceConfig } from '@shared/domain';
 import { httpGet } from '../ssh/http-agent';
-import { scrapeMetrics } from '../probes/metrics';
-import type { SeriesCache } from '../probes/exposition/parser';
+import type { Exposition } from '../probes/exposition/types';
 import {
   mergeRouterHealth,
   normalizeWorkerUrl,
@@ -30,32 +30,23 @@ export interface RouterReading {
   readiness?: Readiness;
 }
 
-/** `cache`: the router's series cache, when the caller reads the router again and again. */
+/**
+ * `metrics`: the router's /metrics as its monitor last scraped it (ScrapeFeed), when the caller has a reading
+ * taken after what it waits for began; GET /workers and /readiness are asked now.
+ */
 export async function readRouter(
   agent: http.Agent,
   router: ServiceConfig,
-  cache?: SeriesCache,
+  metrics?: Exposition,
 ): Promise<RouterReading> {
   const base = router.apiUrl.replace(/\/+$/, '');
-  const [workers, metrics, readiness] = await Promise.all([
+  const [workers, readiness] = await Promise.all([
     fetchWorkers(agent, `${base}/workers`),
-    router.metricsUrl
-      ? scrapeMetrics(
-          agent,
-          {
-            url: router.metricsUrl,
-            what: `router (${router.unit})`,
-            unit: router.unit,
-            kind: 'router',
-          },
-          { cache },
-        )
-      : Promise.resolve(null),
     fetchReadiness(agent, `${base}/readiness`),
   ]);
   const sources: string[] = [];
   if (workers) sources.push('GET /workers');
-  const metricHealth = metrics?.ok ? routerHealthFromMetrics(metrics.exposition) : undefined;
+  const metricHealth = metrics ? routerHealthFromMetrics(metrics) : undefined;
   if (metricHealth?.era)
     sources.push(metricHealth.era === 'smg' ? SMG.workerHealth : SGL_ROUTER.workerHealth);
   if (readiness && readiness.ready !== null) sources.push('/readiness');

@@ -6,9 +6,8 @@ import type { Role, ServiceConfig } from '@shared/domain';
 import type { SshConnection } from '../ssh/connection';
 import type { UnitJournalTail } from '../journal/unit-tail';
 import { checkHealth } from '../probes/health';
-import { scrapeMetrics } from '../probes/metrics';
 import { evaluateScrape } from '../signals/evaluate';
-import { SeriesCache } from '../probes/exposition/parser';
+import { scrapeKey, type ScrapeFeed } from '../monitor/scrape-feed';
 import {
   classifyCommandError,
   describeUnit,
@@ -23,7 +22,15 @@ import { describeProgress } from './load-progress';
 import { addToRouter, readdCurl, removeFromRouter, type RouterRegistration } from './drain';
 import { judgeWorker, readRouter } from './router-watch';
 import { formatDuration, type RestartRun, type StepHandle } from './operation';
-import { isLinkError, pace, realPaceMs, waitUntil, type Pacer, type WaitOutcome } from './wait';
+import {
+  isLinkError,
+  pace,
+  realPaceMs,
+  waitUntil,
+  type Pacer,
+  type ProbeResult,
+  type WaitOutcome,
+} from './wait';
 
 export interface ServiceRestartContext {
   run: RestartRun;
@@ -31,6 +38,8 @@ export interface ServiceRestartContext {
   /** The monitor's journal tail of the service's unit: the restart listens to it while it runs. */
   journal: UnitJournalTail;
   pacer: Pacer;
+  /** The deployment's monitor scrapes: the drain and router steps wait on these, never scrape themselves. */
+  scrapes: ScrapeFeed;
   hostLabel: string;
   service: ServiceConfig;
   /** The deployment's router, if any. */
@@ -104,7 +113,6 @@ export async function restartService(ctx: ServiceRestartContext): Promise<Servic
     res = await r.run();
   } finally {
     r.stopJournal();
-    r.disposeSeriesCaches();
   }
   try {
     await r.lastJournalLines();
@@ -127,20 +135,11 @@ class ServiceRestart {
   private drained = false;
   /** The unit as seen when the new invocation became active. */
   private activeSeen: UnitSnapshot | null = null;
-  // The drain and router steps scrape the same endpoints every few seconds: one series cache per endpoint,
-  // for as long as this restart runs.
-  private readonly workerSeries = new SeriesCache();
-  private readonly routerSeries = new SeriesCache();
 
   constructor(private readonly ctx: ServiceRestartContext) {
     this.role = ctx.service.role;
     this.unit = ctx.service.unit;
     this.journal = new RestartJournal(ctx.journal, this.unit);
-  }
-
-  disposeSeriesCaches(): void {
-    this.workerSeries.dispose();
-    this.routerSeries.dispose();
   }
 
   private step(kind: RestartStepKind): StepHandle {
@@ -190,27 +189,25 @@ class ServiceRestart {
         hint: 'Nothing was restarted. Restart without drain, or check the router’s control plane (GET /workers).',
       });
     }
-    const outcome = await waitUntil({
-      run,
-      step,
-      conn,
-      pacer: this.ctx.pacer,
-      deadlineAt: run.now() + timeouts.drainMs,
-      probe: async () => {
-        const left = await this.runningOnWorker();
-        if (left === null)
-          return {
-            kind: 'done',
-            value: null,
-            detail: 'removed from the router; the worker does not report running requests',
-          };
-        if (left === 0)
-          return { kind: 'done', value: 0, detail: 'removed from the router; no requests running' };
+    const outcome = await this.waitStep(step, { ms: timeouts.drainMs }, async () => {
+      const left = await this.runningOnWorker();
+      if (left === 'no-scrape')
         return {
           kind: 'pending',
-          detail: `removed from the router; ${left} request${left === 1 ? '' : 's'} still running`,
+          detail: 'removed from the router; waiting for the monitor to scrape the worker again',
         };
-      },
+      if (left === null)
+        return {
+          kind: 'done',
+          value: null,
+          detail: 'removed from the router; the worker does not report running requests',
+        };
+      if (left === 0)
+        return { kind: 'done', value: 0, detail: 'removed from the router; no requests running' };
+      return {
+        kind: 'pending',
+        detail: `removed from the router; ${left} request${left === 1 ? '' : 's'} still running`,
+      };
     });
     if (outcome.kind === 'cancelled') {
       // Nothing was restarted: put the worker back so cancelling leaves the deployment as it was.
@@ -237,17 +234,16 @@ class ServiceRestart {
     return null;
   }
 
-  /** Requests the worker itself reports running or queued (PD queues included); null when it does not say. */
-  private async runningOnWorker(): Promise<number | null> {
+  /**
+   * Requests the worker itself reports running or queued (PD queues included), from the monitor's next scrape
+   * of it; null when it does not say (no metrics), 'no-scrape' when no new scrape arrived yet.
+   */
+  private async runningOnWorker(): Promise<number | null | 'no-scrape'> {
     const s = this.ctx.service;
     if (!s.metricsUrl) return null;
-    const res = await scrapeMetrics(
-      this.ctx.conn.httpAgent(),
-      { url: s.metricsUrl, what: `${s.role} (${s.unit})`, unit: s.unit, kind: 'server' },
-      { cache: this.workerSeries },
-    );
-    if (!res.ok) return null;
-    const v = evaluateScrape(res.exposition, s.role);
+    const scrape = await this.ctx.scrapes.next(scrapeKey(s));
+    if (!scrape) return 'no-scrape';
+    const v = evaluateScrape(scrape.exposition, s.role);
     const parts = [v.running, v.prefill_inflight_queue, v.decode_transfer_queue].filter(
       (x): x is number => typeof x === 'number',
     );
@@ -383,36 +379,29 @@ class ServiceRestart {
   // ---- active ------------------------------------------------------------------------------------------
 
   private async activeStep(): Promise<ServiceResult | null> {
-    const { run, conn, timeouts } = this.ctx;
+    const { timeouts } = this.ctx;
     const step = this.step('active');
     step.begin(timeouts.activeMs, 'waiting for systemd to stop and start the unit');
     const before = this.before!;
     let transition = false;
-    const outcome = await waitUntil<UnitSnapshot>({
-      run,
-      step,
-      conn,
-      pacer: this.ctx.pacer,
-      deadlineAt: run.now() + timeouts.activeMs,
-      probe: async () => {
-        const now = await this.show();
-        this.ctx.run.setUnitState(this.role, describeUnit(now));
-        // Stopping or starting proves the restart began; "auto-restart" does not (a crash loop shows it too).
-        if (isStopOrStart(now)) transition = true;
-        const fresh = transition || isNewInvocation(before, now);
-        if (now.activeState === 'active' && fresh)
-          return { kind: 'done', value: now, detail: `${describeUnit(now)}, main PID ${now.mainPid || '?'}` };
-        // With Restart=on-failure a failed start shows as activating/auto-restart, often without ever
-        // showing "failed" between two polls: either way this start failed.
-        if (isStartFailure(now) && (fresh || before.activeState === 'active'))
-          return { kind: 'failed', failure: await this.startFailure(now) };
-        // NRestarts counts only systemd's automatic restarts after a failure: if it grew, a start failed
-        // and was retried between two polls, even though neither "failed" nor "auto-restart" was seen.
-        if (now.nRestarts > before.nRestarts)
-          return { kind: 'failed', failure: await this.startFailure(now, now.nRestarts - before.nRestarts) };
-        const progress = this.progressText();
-        return { kind: 'pending', detail: `${describeUnit(now)}${progress ? ` — ${progress}` : ''}` };
-      },
+    const outcome = await this.waitStep<UnitSnapshot>(step, { ms: timeouts.activeMs }, async () => {
+      const now = await this.show();
+      this.ctx.run.setUnitState(this.role, describeUnit(now));
+      // Stopping or starting proves the restart began; "auto-restart" does not (a crash loop shows it too).
+      if (isStopOrStart(now)) transition = true;
+      const fresh = transition || isNewInvocation(before, now);
+      if (now.activeState === 'active' && fresh)
+        return { kind: 'done', value: now, detail: `${describeUnit(now)}, main PID ${now.mainPid || '?'}` };
+      // With Restart=on-failure a failed start shows as activating/auto-restart, often without ever
+      // showing "failed" between two polls: either way this start failed.
+      if (isStartFailure(now) && (fresh || before.activeState === 'active'))
+        return { kind: 'failed', failure: await this.startFailure(now) };
+      // NRestarts counts only systemd's automatic restarts after a failure: if it grew, a start failed
+      // and was retried between two polls, even though neither "failed" nor "auto-restart" was seen.
+      if (now.nRestarts > before.nRestarts)
+        return { kind: 'failed', failure: await this.startFailure(now, now.nRestarts - before.nRestarts) };
+      const progress = this.progressText();
+      return { kind: 'pending', detail: `${describeUnit(now)}${progress ? ` — ${progress}` : ''}` };
     });
     if (outcome.kind === 'done') {
       this.activeSeen = outcome.value;
@@ -477,32 +466,24 @@ class ServiceRestart {
     const step = this.step('health');
     const url = healthUrlOf(this.ctx.service);
     step.begin(timeouts.healthMs, `GET ${url}`);
-    const outcome = await waitUntil({
-      run,
-      step,
-      conn,
-      pacer: this.ctx.pacer,
-      intervalMs: Math.max(this.ctx.pacer.pollMs, 2000),
-      deadlineAt: run.now() + timeouts.healthMs,
-      probe: async () => {
-        const [unit, health] = await Promise.all([
-          this.show(),
-          checkHealth(conn.httpAgent(), url, () => run.now()),
-        ]);
-        this.ctx.run.setUnitState(this.role, describeUnit(unit));
-        // The new invocation was seen active in the previous step: failed now means it crashed while loading.
-        if (isStartFailure(unit)) return { kind: 'failed', failure: await this.startFailure(unit) };
-        const seen = this.activeSeen;
-        if (seen && unit.nRestarts > seen.nRestarts)
-          return { kind: 'failed', failure: await this.startFailure(unit, unit.nRestarts - seen.nRestarts) };
-        if (health.ok) return { kind: 'done', value: health, detail: `GET ${url} → ${health.detail}` };
-        const progress = this.progressText();
-        const state = unit.activeState === 'active' ? '' : ` — unit ${describeUnit(unit)}`;
-        return {
-          kind: 'pending',
-          detail: `GET ${url} → ${health.detail}${state}${progress ? ` — ${progress}` : ''}`,
-        };
-      },
+    const outcome = await this.waitStep(step, { ms: timeouts.healthMs, slow: true }, async () => {
+      const [unit, health] = await Promise.all([
+        this.show(),
+        checkHealth(conn.httpAgent(), url, () => run.now()),
+      ]);
+      this.ctx.run.setUnitState(this.role, describeUnit(unit));
+      // The new invocation was seen active in the previous step: failed now means it crashed while loading.
+      if (isStartFailure(unit)) return { kind: 'failed', failure: await this.startFailure(unit) };
+      const seen = this.activeSeen;
+      if (seen && unit.nRestarts > seen.nRestarts)
+        return { kind: 'failed', failure: await this.startFailure(unit, unit.nRestarts - seen.nRestarts) };
+      if (health.ok) return { kind: 'done', value: health, detail: `GET ${url} → ${health.detail}` };
+      const progress = this.progressText();
+      const state = unit.activeState === 'active' ? '' : ` — unit ${describeUnit(unit)}`;
+      return {
+        kind: 'pending',
+        detail: `GET ${url} → ${health.detail}${state}${progress ? ` — ${progress}` : ''}`,
+      };
     });
     if (outcome.kind === 'done') {
       step.finish('succeeded', outcome.detail);
@@ -537,7 +518,7 @@ class ServiceRestart {
   // ---- router ------------------------------------------------------------------------------------------
 
   private async routerStep(): Promise<ServiceResult | null> {
-    const { run, conn, router, timeouts } = this.ctx;
+    const { router, timeouts } = this.ctx;
     const step = this.step('router');
     if (this.role === 'router') return this.routerReadyStep(step);
     if (!router) {
@@ -550,23 +531,12 @@ class ServiceRestart {
     }
     step.begin(timeouts.routerMs, `asking the router about ${this.ctx.service.apiUrl}`);
     let healthyInARow = 0;
-    const outcome = await waitUntil({
-      run,
-      step,
-      conn,
-      pacer: this.ctx.pacer,
-      intervalMs: Math.max(this.ctx.pacer.pollMs, 2000),
-      deadlineAt: run.now() + timeouts.routerMs,
-      probe: async () => {
-        const verdict = judgeWorker(
-          await readRouter(conn.httpAgent(), router, this.routerSeries),
-          this.ctx.service,
-        );
-        // Two healthy readings in a row: one could be the router's state from before it noticed the restart.
-        healthyInARow = verdict.state === 'healthy' ? healthyInARow + 1 : 0;
-        if (healthyInARow >= 2) return { kind: 'done', value: verdict, detail: verdict.detail };
-        return { kind: 'pending', detail: verdict.detail };
-      },
+    const outcome = await this.waitStep(step, { ms: timeouts.routerMs, slow: true }, async () => {
+      const verdict = judgeWorker(await this.readRouterNow(router), this.ctx.service);
+      // Two healthy readings in a row: one could be the router's state from before it noticed the restart.
+      healthyInARow = verdict.state === 'healthy' ? healthyInARow + 1 : 0;
+      if (healthyInARow >= 2) return { kind: 'done', value: verdict, detail: verdict.detail };
+      return { kind: 'pending', detail: verdict.detail };
     });
     if (outcome.kind === 'done') {
       step.finish('succeeded', outcome.detail);
@@ -579,36 +549,28 @@ class ServiceRestart {
   }
 
   private async routerReadyStep(step: StepHandle): Promise<ServiceResult | null> {
-    const { run, conn, timeouts } = this.ctx;
+    const { timeouts } = this.ctx;
     const router = this.ctx.service;
     step.begin(timeouts.routerMs, `GET ${router.apiUrl}/readiness`);
-    const outcome = await waitUntil({
-      run,
-      step,
-      conn,
-      pacer: this.ctx.pacer,
-      intervalMs: Math.max(this.ctx.pacer.pollMs, 2000),
-      deadlineAt: run.now() + timeouts.routerMs,
-      probe: async () => {
-        const reading = await readRouter(conn.httpAgent(), router, this.routerSeries);
-        const verdicts = this.ctx.workers.map((w) => ({ w, v: judgeWorker(reading, w) }));
-        const workers = verdicts.map(({ w, v }) => `${w.role} ${v.state}`).join(', ');
-        if (reading.readiness?.ready === true)
-          return { kind: 'done', value: true, detail: `/readiness 200${workers ? ` (${workers})` : ''}` };
-        if (reading.readiness?.ready === false)
-          return { kind: 'pending', detail: `/readiness 503${workers ? ` (${workers})` : ''}` };
-        // No /readiness on this router: every configured worker healthy is the same statement.
-        if (verdicts.length && verdicts.every(({ v }) => v.state === 'healthy'))
-          return {
-            kind: 'done',
-            value: true,
-            detail: `all workers healthy (${workers}); ${reading.readiness?.detail ?? 'no /readiness'}`,
-          };
+    const outcome = await this.waitStep(step, { ms: timeouts.routerMs, slow: true }, async () => {
+      const reading = await this.readRouterNow(router);
+      const verdicts = this.ctx.workers.map((w) => ({ w, v: judgeWorker(reading, w) }));
+      const workers = verdicts.map(({ w, v }) => `${w.role} ${v.state}`).join(', ');
+      if (reading.readiness?.ready === true)
+        return { kind: 'done', value: true, detail: `/readiness 200${workers ? ` (${workers})` : ''}` };
+      if (reading.readiness?.ready === false)
+        return { kind: 'pending', detail: `/readiness 503${workers ? ` (${workers})` : ''}` };
+      // No /readiness on this router: every configured worker healthy is the same statement.
+      if (verdicts.length && verdicts.every(({ v }) => v.state === 'healthy'))
         return {
-          kind: 'pending',
-          detail: `${reading.readiness?.detail ?? 'router not answering /readiness yet'}${workers ? ` (${workers})` : ''}`,
+          kind: 'done',
+          value: true,
+          detail: `all workers healthy (${workers}); ${reading.readiness?.detail ?? 'no /readiness'}`,
         };
-      },
+      return {
+        kind: 'pending',
+        detail: `${reading.readiness?.detail ?? 'router not answering /readiness yet'}${workers ? ` (${workers})` : ''}`,
+      };
     });
     if (outcome.kind === 'done') {
       step.finish('succeeded', outcome.detail);
@@ -621,6 +583,33 @@ class ServiceRestart {
   }
 
   // ---- shared ------------------------------------------------------------------------------------------
+
+  /**
+   * Waits on `probe` for this step until done or `ms` from now on the run's clock; `slow`: HTTP reads, at most
+   * every 2 s.
+   */
+  private waitStep<T>(
+    step: StepHandle,
+    limit: { ms: number; slow?: boolean },
+    probe: () => Promise<ProbeResult<T>>,
+  ): Promise<WaitOutcome<T>> {
+    const { run, conn, pacer } = this.ctx;
+    return waitUntil({
+      run,
+      step,
+      conn,
+      pacer,
+      ...(limit.slow ? { intervalMs: Math.max(pacer.pollMs, 2000) } : {}),
+      deadlineAt: run.now() + limit.ms,
+      probe,
+    });
+  }
+
+  /** The router's view now: its control plane asked, its metrics from the monitor's next scrape of it. */
+  private async readRouterNow(router: ServiceConfig) {
+    const scrape = router.metricsUrl ? await this.ctx.scrapes.next(scrapeKey(router)) : undefined;
+    return readRouter(this.ctx.conn.httpAgent(), router, scrape?.exposition);
+  }
 
   /** Turns a wait that did not succeed into the step's and the service's end. */
   private async waitEnded(

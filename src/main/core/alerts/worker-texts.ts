@@ -1,8 +1,8 @@
 // An alert is a group: a rule's firing instances of one role (a fleet's workers each have their own, so one
 // worker's restarts are never added to another's). Its text names the workers it is about, with their figures,
-// and says how the rest of the role stands ("decode KV cache above 90 %: decode-3 on gpu-c (97 %)"). A one-host
-// pair's group has one instance, whose text is its own; so has a fleet role's rule that reads the role as a
-// whole (queues, transfer failures), which names the workers from their own values.
+// and says how the rest of the role stands ("decode KV cache above 90 %: decode-3 on gpu-c (97 %)"). The only
+// worker of its role (a 1P1D pair's) has one instance, whose text is its own; so has a role's rule that reads
+// the role as a whole (queues, transfer failures), which names the workers from their own values.
 import { QUEUE_SIGNALS } from '@shared/signals/spec';
 import type { AlertRule } from '@shared/contract';
 import type { Role } from '@shared/domain';
@@ -30,6 +30,8 @@ export function groupText(
   if (named.length === 0) return roleText(rule, role, members[0].text, fleet, val);
   const ws = named.map((m) => m.target.worker);
   const workers = fleet.filter((w) => w.role === role);
+  // The only worker of its role has nothing in the role to be told apart from: its own text is the role's.
+  if (workers.length === 1 && named.length === 1) return named[0].text;
   // Serving: active and not failing its health check (a multi-node worker whose rank-1 unit stopped is neither).
   const serving = workers.filter(
     (w) => val(`${role}.active@${w.id}`) === 1 && val(`${role}.health_ok@${w.id}`) !== 0,

@@ -24,7 +24,7 @@ import {
   type UnitEvidence,
 } from './unit-command';
 import { parseListUnits, parseShowExec } from './unit-text';
-import { isLoopbackHost, normalHost } from './worker-url';
+import { isLoopbackHost, normalHost, parseWorkerUrl } from '@shared/worker-url';
 
 export type { UnitEvidence } from './unit-command';
 
@@ -737,15 +737,9 @@ export function matchEndpoint(
   url: string,
   server: { host: string; port: number },
 ): { ok: boolean; portMatches: boolean } {
-  let parsed: URL;
-  try {
-    parsed = new URL(/^[a-z]+:\/\//i.test(url) ? url : `http://${url}`);
-  } catch {
-    return { ok: false, portMatches: false };
-  }
-  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
-  if (port !== server.port) return { ok: false, portMatches: false };
-  const target = normalHost(parsed.hostname);
+  const ep = parseWorkerUrl(url);
+  if ('error' in ep || ep.port !== server.port) return { ok: false, portMatches: false };
+  const target = ep.host;
   const listen = normalHost(server.host);
   const ok =
     WILDCARD.has(server.host.trim()) ||

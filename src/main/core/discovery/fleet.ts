@@ -20,7 +20,7 @@ import type {
 import type { AliasAddress } from '../ssh/alias-addresses';
 import { connectHost, matchEndpoint, type DiscoveredUnit } from './discover';
 import { routerWorkerList, sameSpelling, type ApiWorker } from './router-workers';
-import { isLoopbackHost, parseWorkerUrl, urlOnHost, workerKey } from './worker-url';
+import { isLoopbackHost, parseWorkerUrl, urlOnHost, workerKey } from '@shared/worker-url';
 
 /** One host as discovery read it. */
 export interface HostScan {

@@ -9,7 +9,7 @@
 
 import type { FleetRouter, WorkerRole, WorkerSource, WorkersApiFailure } from '@shared/fleet';
 import type { RouterFlags } from './sglang-flags';
-import { cleanWorkerUrl, parseWorkerUrl, workerKey } from './worker-url';
+import { cleanWorkerUrl, parseWorkerUrl, workerKey } from '@shared/worker-url';
 
 /**
  * The most workers one router's list contributes. Far above real PD fleets: SGLang's large-scale PD runs are
@@ -221,6 +221,16 @@ export function routerWorkerList(
   }
   // A Map iterates in insertion order: flags first, then what only the answer has.
   return { workers: [...byKey.values()], leftOut: left.size, userinfoDropped: [...userinfo] };
+}
+
+/**
+ * A router whose worker list was broken (too large, too slow, not JSON…), cut short, or carried credentials. A
+ * router that answers no list at all (404: it predates /workers) or is down is not one: its flags are its list.
+ */
+export function listNeedsSaying(r: FleetRouter): boolean {
+  const f = r.workersApiFailure;
+  const broken = f !== undefined && f !== 'no-worker-list' && f !== 'unreachable';
+  return broken || (r.workersLeftOut ?? 0) > 0 || (r.userinfoDropped?.length ?? 0) > 0;
 }
 
 /**

@@ -11,11 +11,11 @@ import type { AliasIndex } from '../ssh/alias-addresses';
 import type { HostLinkPool } from '../ssh/host-link-pool';
 import { HttpError, httpGet } from '../ssh/http-agent';
 import { parseHostSpec } from '@shared/host-spec';
-import type { DiscoveredUnit, DiscoveryResult } from './discover';
+import type { DiscoveredUnit, DiscoveryInput, DiscoveryResult } from './discover';
 import { assembleFleet, placeHost, type HostScan, type Placement, type RouterScan } from './fleet';
 import { parseWorkersAnswer, routerWorkerList, WorkersAnswerError } from './router-workers';
 import { runDiscovery } from './run-discovery';
-import { isLoopbackHost, parseWorkerUrl } from './worker-url';
+import { isLoopbackHost, parseWorkerUrl } from '@shared/worker-url';
 import { distInitPort, nodePeersCommand, parseSsPeers } from './node-peers';
 
 export interface FleetDiscoveryDeps {
@@ -40,14 +40,14 @@ const HOST_ADDRESSES_COMMAND = 'hostname -I 2>/dev/null || true';
 export async function discoverFleet(
   origin: HostConfig,
   deps: FleetDiscoveryDeps,
-  opts: { addHosts?: HostConfig[] } = {},
+  opts: { addHosts?: HostConfig[]; chosen?: (hostId: string) => DiscoveryInput['chosen'] } = {},
 ): Promise<FleetDiscovery> {
   const perHost = new Map<string, DiscoveryResult>();
   const aliases = deps.aliases;
 
   // The origin failing is the command failing: there is nothing to follow.
   const conn = await deps.pool.get(origin);
-  const originResult = await runDiscovery(conn, origin.id, origin.label);
+  const originResult = await runDiscovery(conn, origin.id, origin.label, opts.chosen?.(origin.id));
   perHost.set(origin.id, originResult);
   const originAddresses = await addressesOf(origin, conn, aliases, deps.lookupAll);
   const scans: HostScan[] = [
@@ -102,7 +102,7 @@ export async function discoverFleet(
     scans.push(entry);
     try {
       const c = await deps.pool.get(host);
-      const r = await runDiscovery(c, host.id, host.label);
+      const r = await runDiscovery(c, host.id, host.label, opts.chosen?.(host.id));
       perHost.set(host.id, r);
       entry.found = r.found;
       entry.addresses = await addressesOf(host, c, aliases, deps.lookupAll);

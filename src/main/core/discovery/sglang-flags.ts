@@ -1,7 +1,7 @@
 // The SGLang server and router flags discovery needs (reference §2.2, §4), read argparse-style:
 // `--flag value` and `--flag=value`, last occurrence wins, repeatable flags collected in order.
 
-import { cleanWorkerUrl } from './worker-url';
+import { cleanWorkerUrl } from '@shared/worker-url';
 
 export function flagValue(args: readonly string[], names: readonly string[]): string | undefined {
   let value: string | undefined;

@@ -1,7 +1,9 @@
-// What a feature service may ask of an open deployment, whether it is watched live (live-deployment.ts: links
-// and a monitor per host) or read from a file (recorded-deployment.ts). Services resolve an id to one of these
-// through the registry (deployment-registry.ts) and never ask which kind it is: a recording answers the same
-// readings from its file, at the review's cursor, and refuses actions itself with its own message.
+// What a feature service may ask of an open deployment. Reading and control are two interfaces, as a storage's
+// querier and appender are: every open deployment is a `DeploymentView` — the one watched live
+// (live-deployment.ts) and the one read from a file (recorded-deployment.ts) alike — and only a live one is a
+// `Deployment`, with links to its hosts and the journal tails they carry. A recording has no control to
+// refuse: a service that needs a link gets it from the registry's `live(id, action)` (deployment-registry.ts),
+// which answers a live deployment or says once that a recording cannot do that.
 import type {
   DashboardSnapshot,
   JournalAroundArgs,
@@ -14,7 +16,6 @@ import type {
 } from '@shared/contract';
 import type { AppEvent, ConnectionStatus, DeploymentConfig, HostConfig, Observation } from '@shared/domain';
 import type { Fleet } from '@shared/fleet';
-import type { ApiError } from '../api-error';
 import type { SshConnection } from '../ssh/connection';
 import type { UnitJournalTail } from '../journal/unit-tail';
 
@@ -28,7 +29,8 @@ export interface DeploymentReadings {
   followJournal(args: JournalFollowArgs): Promise<JournalFollowResult>;
 }
 
-export interface Deployment {
+/** An open deployment as it can be read: its configuration, fleet, events and readings over time. */
+export interface DeploymentView {
   readonly id: string;
   /** The host it was opened from (a fleet's origin). */
   readonly host: HostConfig;
@@ -39,12 +41,14 @@ export interface Deployment {
   readonly readings: DeploymentReadings;
   /** Its timeline, oldest first. */
   events(): readonly AppEvent[];
+  /** Every host with its link's state (now, or at a recording's cursor), origin first. */
+  hostStates(): { host: HostConfig; connection: ConnectionStatus }[];
+}
+
+/** A deployment the app watches live: a view, and control of its hosts. */
+export interface Deployment extends DeploymentView {
   /** The link to a host of the deployment (default: the origin's). */
   connection(hostId?: string): SshConnection;
   /** The one journal tail of a unit (on `hostId`, default the host of the service that runs it). */
   journalTail(unit: string, hostId?: string): UnitJournalTail;
-  /** Every host with its link's state, origin first. */
-  hostStates(): { host: HostConfig; connection: ConnectionStatus }[];
-  /** Why `action` (a request name) cannot run on this deployment, or null when it can. */
-  refusal(action: string): ApiError | null;
 }

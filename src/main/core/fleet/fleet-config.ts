@@ -97,3 +97,63 @@ function workerService(g: FleetWorkerGroup): ServiceConfig {
 export function fleetHostConfig(id: string): HostConfig {
   return parseHostSpec(id) ?? { id, label: id, kind: 'ssh', alias: id };
 }
+
+/**
+ * A deployment known by its services rather than by a router's list — the demo host's declared units, the
+ * configured default when discovery failed, the servers of a host no router lists — in the same fleet model:
+ * each prefill/decode service a worker on the host it names, each router a router, ids by the rules above.
+ */
+export function fleetOfServices(
+  origin: string,
+  given: readonly ServiceConfig[],
+): { fleet: Fleet; services: ServiceConfig[] } {
+  const count = { prefill: 0, decode: 0, router: 0 };
+  const services = given.map((s): ServiceConfig => {
+    const id = s.role === 'router' ? routerServiceId(count.router++) : `${s.role}-${count[s.role]++}`;
+    return s.role === 'router' ? { ...s, id } : { ...s, id, workerUrl: s.workerUrl ?? s.apiUrl };
+  });
+  const hostOf = (s: ServiceConfig): string => s.hostId || origin;
+  const routerIds = services.filter((s) => s.role === 'router').map((s) => `${hostOf(s)}/${s.unit}`);
+  const workers: FleetWorker[] = [];
+  for (const s of services) {
+    if (s.role === 'router') continue;
+    const url = s.workerUrl ?? s.apiUrl;
+    workers.push({
+      url,
+      role: s.role,
+      baseUrl: url,
+      host: hostOf(s),
+      apiUrl: s.apiUrl,
+      ...(s.metricsUrl ? { metricsUrl: s.metricsUrl } : {}),
+      units: (s.units ?? [{ hostId: hostOf(s), unit: s.unit, nodeRank: 0 }]).map((u) => ({
+        host: u.hostId,
+        unit: u.unit,
+        nodeRank: u.nodeRank,
+        nnodes: s.units?.length ?? 1,
+        ...(u.nodeRank === 0 && s.gpus ? { gpus: s.gpus } : {}),
+      })),
+      listedBy: routerIds,
+      notes: [],
+    });
+  }
+  const hosts = [...new Set([origin, ...services.map(hostOf)])];
+  const fleet: Fleet = {
+    origin,
+    hosts: hosts.map((id) => ({ id, via: id === origin ? 'origin' : 'added', addresses: [] })),
+    routers: services
+      .filter((s) => s.role === 'router')
+      .map((s) => ({
+        id: `${hostOf(s)}/${s.unit}`,
+        host: hostOf(s),
+        unit: s.unit,
+        apiUrl: s.apiUrl,
+        ...(s.metricsUrl ? { metricsUrl: s.metricsUrl } : {}),
+        // What the router itself lists was not read: the workers are the services given, their source unknown.
+        workers: workers.map((w) => ({ url: w.url, role: w.role, sources: [] })),
+      })),
+    workers,
+    unplaced: [],
+    unrouted: [],
+  };
+  return { fleet, services };
+}

@@ -1,10 +1,10 @@
-// A deployment as the running app watches it: one SSH link per host (the one-host 1P1D case has one) and one
-// DeploymentMonitor per reachable host, each polling that host's services. A one-host deployment's observation
-// is its monitor's, untouched; a fleet's hosts are polled together on one round clock (every interval, on a
-// fixed grid) and merged from every host's newest (merge-observations.ts) once per round — when every host
-// polled this round has answered, or at the next round at the latest, so a slow host never holds the others
-// back and a fleet emits exactly one observation per interval, however its hosts' polls are spread. Feature
-// services reach a deployment through the `Deployment` interface, not Core's internals.
+// A deployment as the running app watches it: one SSH link per host (a one-host 1P1D deployment has one) and
+// one DeploymentMonitor per reachable host, each polling that host's services. Its hosts are polled together on
+// one round clock (every interval, on a fixed grid) and merged from every host's newest (merge-observations.ts)
+// once per round — when every host polled this round has answered, or at the next round at the latest, so a
+// slow host never holds the others back and a deployment emits exactly one observation per interval, however
+// its hosts' polls are spread; one host is the same loop with one target. Feature services reach a deployment
+// through the `Deployment` interface, not Core's internals.
 import { EventEmitter } from 'node:events';
 import type { AppEvent, ConnectionStatus, DeploymentConfig, HostConfig, Observation } from '@shared/domain';
 import type { GpuStatus } from '@shared/contract';
@@ -30,7 +30,7 @@ export interface LiveDeploymentOptions {
   host: HostConfig;
   config: DeploymentConfig;
   links: DeploymentLink[];
-  fleet?: Fleet;
+  fleet: Fleet;
   clock: Clock;
   intervalMs?: number;
   gpuIntervalMs?: number;
@@ -58,7 +58,7 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
   readonly id: string;
   readonly host: HostConfig;
   readonly config: DeploymentConfig;
-  readonly fleet?: Fleet;
+  readonly fleet: Fleet;
   private readonly parts: Part[];
   private merged: Observation | undefined;
   private readonly newest = new Map<string, Observation>();
@@ -77,10 +77,11 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
     this.host = opts.host;
     this.config = opts.config;
     this.fleet = opts.fleet;
-    // A fleet's workers whose unit is unknown (host unreachable at discovery) are not polled anywhere.
-    const polled: DeploymentConfig = opts.fleet
-      ? { ...opts.config, services: opts.config.services.filter((s) => s.unit !== '') }
-      : opts.config;
+    // Workers whose unit is unknown (host unreachable at discovery) are not polled anywhere.
+    const polled: DeploymentConfig = {
+      ...opts.config,
+      services: opts.config.services.filter((s) => s.unit !== ''),
+    };
     this.parts = opts.links.map((link) => ({
       link,
       monitor: link.conn
@@ -88,7 +89,7 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
             clock: opts.clock,
             intervalMs: opts.intervalMs,
             gpuIntervalMs: opts.gpuIntervalMs,
-            externalTicks: opts.fleet !== undefined,
+            externalTicks: true,
           })
         : null,
     }));
@@ -102,12 +103,8 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
     }
   }
 
-  get isFleet(): boolean {
-    return this.fleet !== undefined;
-  }
-
   get latest(): Observation | undefined {
-    return this.isFleet ? this.merged : (this.parts[0].monitor?.latestObservation ?? undefined);
+    return this.merged;
   }
 
   /** The origin's link and every other host's, origin first. */
@@ -125,14 +122,10 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
     return this.opts.events?.() ?? [];
   }
 
-  /** Every action may run on a live deployment (the services themselves say when one may not run now). */
-  refusal(): null {
-    return null;
-  }
-
   startMonitors(): void {
+    if (this.disposed) return;
     for (const p of this.parts) p.monitor?.start();
-    if (this.isFleet && !this.disposed && !this.roundTimer && this.rounds === 0) {
+    if (!this.roundTimer && this.rounds === 0) {
       this.nextRoundAt = this.opts.clock.now();
       this.round();
     }
@@ -177,10 +170,6 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
   }
 
   private onHostObservation(hostId: string, obs: Observation): void {
-    if (!this.isFleet) {
-      this.emit('observation', obs);
-      return;
-    }
     this.newest.set(hostId, obs);
     this.fresh.add(hostId);
   }

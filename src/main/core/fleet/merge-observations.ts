@@ -1,8 +1,8 @@
 // One observation of a fleet from what each host's monitor saw: every service of the deployment, in the
 // deployment's order, tagged with its id and host; a multi-node worker carries each of its units' systemd
 // state (rank ≥ 1 read by its own host's monitor); a service whose host cannot be read says
-// "unreachable: <reason>" where its systemd state, health and scrape would be, so the others read as usual, and
-// what its host last saw of it (lastSeen).
+// "unreachable: <reason>" where its systemd state and scrape would be, has no health reading, so the others read
+// as usual, and carries what its host last saw of it (lastSeen).
 import type { DeploymentConfig, Observation, ServiceConfig, ServiceObservation } from '@shared/domain';
 import { serviceId } from '@shared/domain';
 
@@ -78,7 +78,7 @@ function unreachableObservation(
     hostId: s.hostId,
     unit: s.unit,
     systemdError: text,
-    health: { ok: false, detail: text, checkedAt: seen?.health?.checkedAt ?? ts },
+    // No /health reading now (lastSeen has the last one): not charted as a failing check through an outage.
     metrics: { ok: false, at: ts, error: text },
   };
 }

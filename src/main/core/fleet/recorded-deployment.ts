@@ -1,7 +1,8 @@
-// A deployment read from a recording: the same `Deployment` interface as the live one (live-deployment.ts), so a
-// review answers what a service asks of a deployment — its config, its fleet, its hosts with their links, its
-// state at a moment, its charts, catalogue and journal — from the file. It is read-only: there is no SSH link to
-// run a command or follow a journal on, and every action is refused with the reason and what to do instead.
+// A deployment read from a recording: the same `DeploymentView` as the live one (live-deployment.ts), so a
+// review answers what a service reads of a deployment — its config, its fleet, its hosts with their links, its
+// state at a moment, its charts, catalogue and journal — from the file. It has no control to offer (no SSH link
+// to run a command or follow a journal on), so there is nothing here to refuse: the registry's `live()` says
+// that a recording cannot act.
 import { basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type {
@@ -24,8 +25,6 @@ import type {
   Role,
 } from '@shared/domain';
 import type { Fleet } from '@shared/fleet';
-import type { SshConnection } from '../ssh/connection';
-import type { UnitJournalTail } from '../journal/unit-tail';
 import { journalAround } from '../journal/around';
 import { roleOf, type ReviewData } from '../review/review-data';
 import type { LoadedReview } from '../review/load-review';
@@ -37,7 +36,7 @@ import { NVIDIA_SMI_COMMAND } from '../probes/gpu';
 import type { JournalLine } from '../store/recording/types';
 import { parseSource } from '../store/recording/fleet-targets';
 import { ApiError } from '../api-error';
-import type { Deployment, DeploymentReadings } from './deployment';
+import type { DeploymentReadings, DeploymentView } from './deployment';
 
 /** Longest a zoomed-in chart waits for the full detail of a review opened from its overview. */
 const FULL_WAIT_MS = 60_000;
@@ -58,7 +57,7 @@ export interface RecordedDeploymentOptions {
   events: () => readonly AppEvent[];
 }
 
-export class RecordedDeployment implements Deployment {
+export class RecordedDeployment implements DeploymentView {
   readonly id: string;
   readonly host: HostConfig;
   readonly config: DeploymentConfig;
@@ -97,18 +96,6 @@ export class RecordedDeployment implements Deployment {
 
   events(): readonly AppEvent[] {
     return this.opts.events();
-  }
-
-  refusal(action: string): ApiError {
-    return this.refuse(action);
-  }
-
-  connection(hostId?: string): SshConnection {
-    throw this.refuse(`an SSH link to ${hostId ?? this.host.label}`);
-  }
-
-  journalTail(unit: string): UnitJournalTail {
-    throw this.refuse(`following the journal of ${unit}`);
   }
 
   /**
@@ -237,15 +224,6 @@ export class RecordedDeployment implements Deployment {
       ...(u ? { host: u.hostId } : {}),
       ...(units.length > 1 ? { nodeRank: src.nodeRank } : {}),
     };
-  }
-
-  /** Why an action cannot run on a recording, as the API answers it. */
-  refuse(what: string): ApiError {
-    return new ApiError(
-      'review-read-only',
-      `${what} is not available in review: "${this.config.name}" is a recording, not a live deployment`,
-      'Open the live deployment from the start screen to act on it.',
-    );
   }
 }
 

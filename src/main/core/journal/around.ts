@@ -34,8 +34,8 @@ export interface HostJournal {
 /**
  * A window over several hosts' journals (a fleet worker's units, a role's workers), each read on its own host
  * and labelled with it (and the node rank of a multi-node worker's unit), merged in time order. A host that
- * cannot be read costs only its own lines: the command says which and why, the others still answer. With a
- * single unlabelled host (a one-host deployment) the answer is as it always was.
+ * cannot be read costs only its own lines: the command says which and why, the others still answer. Unlabelled
+ * (`label: false`), lines come as read; there, or with one host, a host's failure is the call's.
  */
 export function hostsJournal(
   hosts: readonly HostJournal[],

@@ -11,27 +11,7 @@ import type { Clock, ClockTimer } from '../clock';
 import type { CommandStream, StreamHandlers } from '../ssh/connection';
 import { journalFollowUnitsCommand, journalPositionCommand } from './commands';
 import { JOURNAL_FIELDS, parseJournalJson, parseJournalRecord } from './journal-json';
-import type { Exec } from './unit-tail';
-
-/** Where one unit's share of the follow goes. */
-export interface FollowSink {
-  /** This unit's entries, in journal order, as they arrive. */
-  entries(entries: JournalEntry[]): void;
-  /** The follow stopped with an error; it starts again by itself (with backoff). */
-  failed(error: Error): void;
-}
-
-/** What a unit's tail needs from the host's follow (tests give tails their own). */
-export interface JournalFeed {
-  /**
-   * Starts handing `unit`'s entries to `sink`. Resolves once the follow has its position in the journal: every
-   * entry logged after the promise resolved reaches the sink, so a backlog read after it misses nothing.
-   */
-  attach(unit: string, sink: FollowSink): Promise<void>;
-  detach(unit: string): void;
-  /** What runs on the host for this unit, as the UI shows it. */
-  command(unit: string): string;
-}
+import type { Exec, FollowSink, JournalFeed } from './types';
 
 export interface HostFollowOptions {
   /** The host's name in messages. */

@@ -4,7 +4,7 @@
 // 3 min" can be told against "the last load took 4 min". Conditions (shared/unit-condition.ts) read it.
 import type { JournalEntry } from '@shared/contract';
 import { problemRank } from '@shared/journal-problems';
-import type { UnitJournalEvidence } from '@shared/unit-condition';
+import type { UnitJournalEvidence } from '@shared/domain';
 import type { JournalListener } from './unit-tail';
 
 /** Loads remembered per unit. */

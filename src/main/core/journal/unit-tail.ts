@@ -6,12 +6,10 @@
 // for), so a unit has one reader however many views, restarts and recordings follow it.
 import type { JournalEntry } from '@shared/contract';
 import type { Clock, ClockTimer } from '../clock';
-import type { ExecResult } from '../ssh/connection';
+import type { ExecResult } from '../ssh/exec-types';
 import { journalAfterCursorCommand, journalTailCommand } from './commands';
-import type { FollowSink, JournalFeed } from './host-follow';
+import type { Exec, FollowSink, JournalFeed } from './types';
 import { parseJournalJson } from './journal-json';
-
-export type Exec = (command: string, opts: { timeoutMs: number; maxBytes: number }) => Promise<ExecResult>;
 
 export interface UnitTailOptions {
   exec: Exec;

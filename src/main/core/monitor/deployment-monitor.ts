@@ -57,7 +57,7 @@ export interface MonitorOptions {
 export interface ScrapeEvent {
   ts: number;
   role: Role;
-  /** The service's id when its config has one (a fleet's worker); absent in a one-host 1P1D deployment. */
+  /** The service's id (`decode-0`, `router`): the scope of its series keys. */
   id?: string;
   exposition: Exposition;
 }

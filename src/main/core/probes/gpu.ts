@@ -1,7 +1,6 @@
 // GPU readings from nvidia-smi's CSV query output, and which service runs on which GPU.
 
 import type { GpuStatus } from '@shared/contract';
-import type { Role, ServiceConfig } from '@shared/domain';
 import type { ExecResult } from '../ssh/connection';
 
 export const NVIDIA_SMI_FIELDS = [
@@ -168,49 +167,4 @@ function hintFor(line: string): string | undefined {
   }
   if (/command not found|No such file/i.test(line)) return 'nvidia-smi is not installed or not on PATH';
   return undefined;
-}
-
-export interface GpuWithRoles extends GpuReading {
-  /** Services configured on this GPU (more than one means they share it). */
-  roles: Role[];
-  units: string[];
-}
-
-export interface GpuRoleMap {
-  gpus: GpuWithRoles[];
-  /** GPUs no service claims. */
-  unassigned: number[];
-  /** GPUs claimed by more than one service. */
-  shared: number[];
-  /** GPU indices a service claims that nvidia-smi did not list (wrong CUDA_VISIBLE_DEVICES or a lost GPU). */
-  missing: { role: Role; unit: string; index: number }[];
-}
-
-/** Joins readings with the services' configured GPU indices (ServiceConfig.gpus, physical nvidia-smi indices). */
-export function mapGpusToRoles(
-  gpus: readonly GpuReading[],
-  services: readonly Pick<ServiceConfig, 'role' | 'unit' | 'gpus'>[],
-): GpuRoleMap {
-  const byIndex = new Map<number, GpuWithRoles>();
-  for (const g of [...gpus].sort((a, b) => a.index - b.index))
-    byIndex.set(g.index, { ...g, roles: [], units: [] });
-  const missing: GpuRoleMap['missing'] = [];
-  for (const svc of services) {
-    for (const index of new Set(svc.gpus ?? [])) {
-      const g = byIndex.get(index);
-      if (!g) {
-        missing.push({ role: svc.role, unit: svc.unit, index });
-        continue;
-      }
-      if (!g.roles.includes(svc.role)) g.roles.push(svc.role);
-      g.units.push(svc.unit);
-    }
-  }
-  const list = [...byIndex.values()];
-  return {
-    gpus: list,
-    unassigned: list.filter((g) => g.units.length === 0).map((g) => g.index),
-    shared: list.filter((g) => g.units.length > 1).map((g) => g.index),
-    missing,
-  };
 }

@@ -10,7 +10,7 @@ import {
   type ExportOptions,
   type ScrapeEndpoint,
 } from './export-config';
-import { isLoopbackHost, parseWorkerUrl } from '../discovery/worker-url';
+import { isLoopbackHost, parseWorkerUrl } from '@shared/worker-url';
 
 export interface EndpointCoverage {
   endpoint: ScrapeEndpoint;
@@ -130,7 +130,7 @@ export function coverageOf(input: CoverageInput): EndpointCoverage[] {
     }
   }
   return input.endpoints.map((ep) => {
-    const name = `${ep.id} ${ep.metricsUrl}`;
+    const name = `${ep.name} ${ep.metricsUrl}`;
     const matches = [...placesOfEndpoint(ep, addrs)].flatMap((k) => byPlace.get(k) ?? []);
     const t = matches.find((m) => m.health === 'up') ?? matches[0];
     if (!t) {

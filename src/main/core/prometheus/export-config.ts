@@ -7,12 +7,15 @@
 // not string pasting.
 import yaml from 'js-yaml';
 import { serviceId, type DeploymentConfig, type Role } from '@shared/domain';
-import { isLoopbackHost, parseWorkerUrl } from '../discovery/worker-url';
+import { isLoopbackHost, parseWorkerUrl } from '@shared/worker-url';
+import { fleetWorkersOf, workerShortName } from '../signals/worker-names';
 
 /** One metrics endpoint of the deployment, as discovery found it. */
 export interface ScrapeEndpoint {
-  /** The worker's name (`decode-1`) or the role in a one-host deployment. */
+  /** The service's id (`decode-1`, `decode-0`, `router`): its `worker` label. */
   id: string;
+  /** How texts name it: the id, or the role of the only worker of its role (signals/worker-names.ts). */
+  name: string;
   role: Role;
   hostId: string;
   /** Where the service runs, as the operator names it (`gpu-a`, `demo`). */
@@ -49,11 +52,13 @@ export function endpointsOf(
   deployment: DeploymentConfig,
   hostLabels: Record<string, string>,
 ): ScrapeEndpoint[] {
+  const names = new Map((fleetWorkersOf(deployment.services) ?? []).map((w) => [w.id, workerShortName(w)]));
   return deployment.services.flatMap((s) =>
     s.metricsUrl
       ? [
           {
             id: serviceId(s),
+            name: names.get(serviceId(s)) ?? serviceId(s),
             role: s.role,
             hostId: s.hostId,
             hostLabel: hostLabels[s.hostId] ?? s.hostId,
@@ -193,7 +198,7 @@ export function runAndInstall(endpoints: readonly ScrapeEndpoint[], opts: Config
     ? `Where to run it: on ${where}, where every target is (each is scraped on 127.0.0.1).`
     : loopback.length === 0
       ? `Where to run it: on ${where} (the router's host: its router reaches every worker at these addresses) or any host that reaches them — the targets are the addresses the router uses for its workers, not one host's 127.0.0.1.`
-      : `Where to run it: on ${where}: ${loopback.map((ep) => ep.id).join(', ')} ${loopback.length === 1 ? 'is' : 'are'} scraped on its 127.0.0.1 (no other address of ${where} is known here), the others at the addresses the router uses for its workers.`;
+      : `Where to run it: on ${where}: ${loopback.map((ep) => ep.name).join(', ')} ${loopback.length === 1 ? 'is' : 'are'} scraped on its 127.0.0.1 (no other address of ${where} is known here), the others at the addresses the router uses for its workers.`;
   const file = opts.fileName ?? 'prometheus.yml';
   return [
     run,

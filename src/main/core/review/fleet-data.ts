@@ -16,7 +16,7 @@ import { WindowBucketCursor, type WindowBuckets } from '../signals/fleet-quantil
 import { combineWorkers } from '../signals/fleet-aggregate';
 import { valueIndexAt, type AlignedSeries, type TargetColumns } from './target-columns';
 import type { GroupColumns } from './signal-table';
-import type { ReviewData, RoleInfo, SeenSeries } from './review-data';
+import type { ReviewData, RoleInfo, SeenSeries } from './types';
 import {
   buildGroup,
   medianStep,

@@ -1,14 +1,14 @@
-// Opening a recording for review. A file of format 1.2 or later shows its first screen from the recording's
-// overview (a fraction of the file, read without inflating the rest); the full-resolution data takes its place
-// in the background once the first screen has been served (or at once when a zoom needs it) — from the review
-// cache when it holds this exact file, else read from the file. A file without a usable overview opens from the
-// cache, or is read whole; a file of format 1.1 is read whole (only the series the dashboard's signals need are
-// decoded), with a note that re-saving it makes it open at once. A fresh full read is then cached for the next
-// open. Errors of the cache never stop an open; errors of the file do, with the reader's message (not a
-// recording, newer version, unreadable).
+// Opening a recording for review. A file of the current format shows its first screen from the recording's
+// overview (review's signals at overview resolution, a fraction of the file, read without inflating the rest);
+// the full-resolution data takes its place in the background once the first screen has been served (or at once
+// when a zoom needs it) — from the review cache when it holds this exact file, else read from the file. A file
+// without a usable overview opens from the cache, or is read whole (only the series the dashboard's signals
+// need are decoded); one of an older format minor also says, in one line, that re-saving it makes it open at
+// once. A fresh full read is then cached for the next open. Errors of the cache never stop an open; errors of
+// the file do, with the reader's message (not a recording, newer version, unreadable).
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { formatNote, SLOW_FORMAT_NOTE } from '../store/recording/format';
+import { formatNote } from '../store/recording/format';
 import { readRecording } from '../store/recording/reader';
 import { readOverview } from '../store/recording/overview-reader';
 import type { JournalLine, Recording, SeriesInfo } from '../store/recording/types';
@@ -16,8 +16,6 @@ import { isReviewInput } from './review-inputs';
 import { buildReviewData, type ReviewData, type SeenSeries } from './review-data';
 import { tableReviewData, type TableRecord } from './overview-table';
 import type { ReviewCache, SourceStamp } from './review-cache';
-
-export { SLOW_FORMAT_NOTE };
 
 export interface LoadedReview {
   /** What the review shows now: the overview's data until the full read replaces it (then `detail` is 'full'). */
@@ -87,15 +85,12 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
     return null;
   };
   const cached = cache ? await cache.has(stamp).catch(() => false) : false;
-  const overview = opts.noOverview ? null : await readOverview(path, { series: reviewSeries(new Map()) });
+  const overview = opts.noOverview ? null : await readOverview(path);
   // A file that was never closed has no overview of its last stretch (up to 10 min): when that is much of it
   // (a short session killed), the full read is the first screen. So is it when the overview is damaged: the
   // review is rebuilt from the data, which the damage did not touch.
   if (overview && overview.members > 0 && !overview.damage && overview.uncoveredBytes <= st.size / 5) {
-    // 1.3: the signals at overview resolution are in the file; 1.2: computed from the overview's scrape rows.
-    const data = overview.tables.length
-      ? tableReviewData(overview.recording, overview.tables as TableRecord[])
-      : overviewReviewData(overview.recording);
+    const data = tableReviewData(overview.recording, overview.tables as TableRecord[]);
     // Warnings of this open that the full detail's data would not carry itself (the format note, the
     // sidecar's): a swap must not make them disappear from the review.
     const kept: string[] = [];
@@ -137,8 +132,6 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
       },
       keepWarning,
     };
-    const note = formatNote(overview.recording.header.minorVersion);
-    if (note) keepWarning(note);
     // Cached: the full detail comes from the cache entry, swapped in once the first screen has been served.
     // Serving the first screen from the entry's full-resolution columns made a second open slower than the
     // first (every overview chart decimated from a day of 1 s rows; in-process CPU, load ~13: first screen
@@ -278,14 +271,6 @@ function lazy<T>(read: () => Promise<T>, afterMs: number): Promise<T> {
     finally: (done) => start().finally(done),
   };
   return later as Promise<T>;
-}
-
-/** The review's data from a recording's overview. */
-export function overviewReviewData(rec: Recording): ReviewData {
-  // Windowed signals (60 s rates and quantiles) see one overview row per stepMs: widening the window by a step
-  // lets it reach back a full minute, as at full resolution, instead of the 45 s its three earlier rows span.
-  const stepMs = rec.header.overview?.stepMs ?? 0;
-  return buildReviewData(rec, undefined, { rateWindowMs: 60_000 + stepMs });
 }
 
 /** Reads the series review mode needs, counting every series seen (for "families / series recorded"). */

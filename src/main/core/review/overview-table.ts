@@ -412,8 +412,7 @@ export function tableReviewData(rec: Recording, lines: readonly TableRecord[]): 
   });
 }
 
-/** The overview the app writes (recorder, re-save, benchmark): review's series, and the signal table of 1.3. */
+/** The overview the app writes (recorder, re-save, benchmark): review's signal table. */
 export const REVIEW_OVERVIEW = {
-  series: isReviewInput,
   table: (header: StoredHeader, stepMs: number): OverviewTable => new OverviewTableBuilder(header, stepMs),
 };

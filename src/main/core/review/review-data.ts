@@ -3,15 +3,8 @@
 // store writes one per poll), the KV source per row, what the servers never exposed, and the recorded events,
 // unit states, health results and journal.
 import type { SignalMissing } from '@shared/contract';
-import { ROLES, type AppEvent, type Role } from '@shared/domain';
-import type {
-  JournalLine,
-  Recording,
-  RecordingStats,
-  StoredHeader,
-  TimedHealth,
-  TimedUnitState,
-} from '../store/recording/types';
+import { ROLES, type Role } from '@shared/domain';
+import type { JournalLine, Recording } from '../store/recording/types';
 import { alignTargets } from './target-columns';
 import {
   evaluateTarget,
@@ -35,47 +28,8 @@ import { buildFleetReviewData } from './fleet-data';
 export { medianStep };
 export type { RouterWorkerTimeline };
 
-export interface RoleInfo {
-  /** Distinct metric families the role's /metrics served during the session. */
-  families: number;
-  /** Distinct series recorded for it. */
-  series: number;
-  /** Typical time between two scrapes (ms). */
-  stepMs: number;
-}
-
-export interface ReviewData {
-  header: StoredHeader;
-  firstTs: number;
-  lastTs: number;
-  /** Time of the last recorded scrape (events and journal lines may reach further). */
-  lastScrapeTs: number;
-  closedCleanly: boolean;
-  warnings: string[];
-  stats: RecordingStats;
-  roles: Role[];
-  table: SignalTable;
-  /**
-   * Per group (a role; in a fleet also each worker's `decode@decode-1`), aligned with its table group's rows:
-   * index into metas of the KV source, −1 = none.
-   */
-  kv: Map<string, { source: Int8Array; metas: KvMeta[] }>;
-  notExposed: Record<string, SignalMissing>;
-  /** Per role, and in a fleet per worker group. */
-  roleInfo: Map<string, RoleInfo>;
-  /** The deployment's router's own list of its workers at each of its scrapes (not read by the quick open). */
-  routerWorkers?: RouterWorkerTimeline;
-  /** Recorded events, oldest first (later annotations from the sidecar are added by the caller). */
-  events: AppEvent[];
-  unitStates: TimedUnitState[];
-  health: TimedHealth[];
-}
-
-/** Counts of every series seen while reading (the reader decodes only the ones review mode needs). */
-export interface SeenSeries {
-  families: Set<string>;
-  series: number;
-}
+export type { ReviewData, RoleInfo, SeenSeries } from './types';
+import type { ReviewData, RoleInfo, SeenSeries } from './types';
 
 /**
  * A recorded source or target ('decode', 'hostId/decode' on multi-host deployments of format 1.0, or a fleet's

@@ -2,8 +2,7 @@
 // signals per service) and a DashboardSnapshot (values, KV detail, verdict, alerts firing then), the same
 // objects a live poll produces, so every card and page shows the cursor's moment unchanged.
 import { compareDpRanks } from '../signals/evaluate/kv';
-import { QUEUE_KEYS } from '@shared/signals/spec';
-import type { ActiveAlert, DashboardSnapshot, KvDetail, RouterWorkerState } from '@shared/contract';
+import type { ActiveAlert, DashboardSnapshot, RouterWorkerState } from '@shared/contract';
 import type { AppEvent, KvUsage, Observation, Role, ServiceConfig, ServiceObservation } from '@shared/domain';
 import { serviceId } from '@shared/domain';
 import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
@@ -11,7 +10,7 @@ import { unitSource, workerTarget } from '../store/recording/fleet-targets';
 import { KV_METRICS } from '../probes/sglang/kv';
 import { pipelineVerdict } from '../signals/verdict';
 import { workersAt } from '../signals/evaluate/router-workers';
-import { kvDetail } from '../signals/kv-detail';
+import { dashboardSnapshot } from '../signals/dashboard-snapshot';
 import { roleOf, type ReviewData } from './review-data';
 import { gpuStatusAt } from './host-columns';
 
@@ -222,48 +221,44 @@ export function alertsAt(events: readonly AppEvent[], ts: number): ActiveAlert[]
   return [...active.values()];
 }
 
+/** The dashboard's snapshot at ts, built by the one snapshot builder of the live view from the recording's table. */
 export function snapshotAt(
   data: ReviewData,
   events: readonly AppEvent[],
   deploymentId: string,
   ts: number,
 ): DashboardSnapshot {
-  const values = data.table.valuesAt(ts);
-  const growth: Record<string, number | null> = {};
-  for (const k of QUEUE_KEYS) growth[k] = data.table.growth(k, ts, 120_000);
-  const kv: KvDetail[] = data.roles
-    .filter((r) => r !== 'router')
-    .map((role) => {
-      const row = rowOf(data, role, ts);
-      const src = data.kv.get(role);
-      const idx = row ? (src?.source[row.k] ?? -1) : -1;
-      // The last KV source seen so far names the figures while a scrape is missing.
-      const meta = idx >= 0 ? src!.metas[idx] : src?.metas[0];
-      return kvDetail(role, values, meta);
-    });
-  const routerWorkers = routerWorkersAt(data, ts);
-  return {
-    deploymentId,
-    ts,
-    values,
-    kv,
-    verdict: pipelineVerdict({
-      values,
-      growth,
+  return dashboardSnapshot(
+    {
+      values: data.table.valuesAt(ts),
+      growth: (key, ms) => data.table.growth(key, ts, ms),
+      kvMeta: (role) => {
+        const row = rowOf(data, role, ts);
+        const src = data.kv.get(role);
+        const idx = row ? (src?.source[row.k] ?? -1) : -1;
+        // The last KV source seen so far names the figures while a scrape is missing.
+        return idx >= 0 ? src!.metas[idx] : src?.metas[0];
+      },
+      routerWorkers: routerWorkersAt(data, ts),
+      notExposed: { ...data.notExposed },
+    },
+    {
+      deploymentId,
+      ts,
       roles: data.roles,
       workers: workersOf(data),
-      ...(routerWorkers ? { routerWorkers } : {}),
-    }),
-    // A fleet's snapshot shows its origin's GPUs, as live; every host's are in the values (`gpu.0.util@gpu-b`).
-    gpu: gpuStatusAt(
-      data.table,
-      ts,
-      data.header.fleet ? `gpu@${data.header.deployment.services[0]?.hostId ?? data.header.host.id}` : 'gpu',
-    ),
-    alerts: alertsAt(events, ts),
-    notExposed: { ...data.notExposed },
-    ...(routerWorkers ? { routerWorkers } : {}),
-  };
+      // A fleet's snapshot shows its origin's GPUs, as live; every host's are in the values (`gpu.0.util@gpu-b`).
+      gpu: gpuStatusAt(
+        data.table,
+        ts,
+        data.header.fleet
+          ? `gpu@${data.header.deployment.services[0]?.hostId ?? data.header.host.id}`
+          : 'gpu',
+      ),
+      alerts: alertsAt(events, ts),
+    },
+    pipelineVerdict,
+  );
 }
 
 /**

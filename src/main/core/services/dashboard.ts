@@ -1,7 +1,6 @@
 // The dashboard service: keeps each open deployment's signal history (live from the core's hooks, GPU readings
 // included), evaluates alert rules, reads the PD pipeline verdict, hands journal views the monitor's tail of
 // their unit and answers the dashboard part of the API. Events go out on the core's bus like every other push.
-import { QUEUE_KEYS } from '@shared/signals/spec';
 import { randomUUID } from 'node:crypto';
 import type {
   ActiveAlert,
@@ -13,7 +12,6 @@ import type {
   JournalAroundResult,
   JournalEntry,
   JournalFollowResult,
-  KvDetail,
   ScrapeFamilies,
   SignalInfo,
 } from '@shared/contract';
@@ -30,7 +28,6 @@ import { VerdictTracker } from '../signals/verdict-tracker';
 import { UnitReadings } from '../signals/unit-readings';
 import { OperatorActions } from '../actions/in-progress';
 import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
-import { kvDetail } from '../signals/kv-detail';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
 import { memoryCell, type SettingCell } from '../config/setting-cell';
 import {
@@ -47,6 +44,7 @@ import { hostsJournal, journalAround, type HostJournal } from '../journal/around
 import { parseJournalJson } from '../journal/journal-json';
 import { FamilyCensusCache } from '../signals/family-census';
 import type { DeploymentReadings } from '../fleet/deployment';
+import { dashboardSnapshot } from '../signals/dashboard-snapshot';
 import type { DeploymentLookup } from '../fleet/deployment-registry';
 import { dashboardPush } from './dashboard-push';
 
@@ -76,8 +74,6 @@ const MAX_FOLLOWERS = 8;
 interface Open {
   deployment: DeploymentConfig;
   isDemo: boolean;
-  /** A fleet: its services have ids, and GPU readings are kept per host (`gpu.3.util@gpu-b`). */
-  isFleet: boolean;
   roles: Role[];
   alertState: AlertState;
   active: ActiveAlert[];
@@ -196,7 +192,7 @@ export class DashboardService {
       },
       journalAround: async (a) => this.readings(a.deploymentId).journalAround(a),
       demoControl: async (a) => {
-        const faults = this.demoSwitch(a.deploymentId, 'demoControl');
+        const faults = this.demoSwitch(a.deploymentId);
         try {
           const forMs = a.forS === undefined ? undefined : a.forS * 1000;
           faults.set(a.fault, a.on, a.role ?? a.worker ?? a.host, forMs);
@@ -205,13 +201,14 @@ export class DashboardService {
           throw new ApiError('bad-fault', (err as Error).message);
         }
       },
-      getDemoFaults: async (a) => ({ faults: this.demoSwitch(a.deploymentId, 'getDemoFaults').states() }),
+      getDemoFaults: async (a) => ({ faults: this.demoSwitch(a.deploymentId).states() }),
     };
   }
 
   /** The demo host's fault switch, for a live demo deployment only. */
-  private demoSwitch(deploymentId: string, action: string): DemoFaultSwitch {
-    this.deployments.guard(deploymentId, action);
+  private demoSwitch(deploymentId: string): DemoFaultSwitch {
+    // The switch acts on the demo host: a recording of the demo has none (the registry says so).
+    this.deployments.live(deploymentId, 'the demo fault switch');
     const o = this.need(deploymentId);
     if (!o.isDemo || !this.demoFaults)
       throw new ApiError(
@@ -273,7 +270,6 @@ export class DashboardService {
     const o: Open = {
       deployment,
       isDemo,
-      isFleet: deployment.services.some((s) => s.id !== undefined),
       roles,
       alertState: initialAlertState(),
       active: [],
@@ -329,7 +325,7 @@ export class DashboardService {
       units: o.units.read(obs, o.deployment.services),
       links,
       actions: this.actions.of(obs.deploymentId),
-      ...(o.isFleet ? { workers: this.workersOf(obs.deploymentId) } : {}),
+      workers: this.workersOf(obs.deploymentId),
     });
     for (const c of changes) this.core.addEvent(obs.deploymentId, alertEvent(obs.ts, c));
     if (values) this.core.emit('signals', { deploymentId: obs.deploymentId, ts: obs.ts, values });
@@ -375,8 +371,8 @@ export class DashboardService {
     }
     return [...hosts].map((hostId) => {
       try {
-        const conn = this.core.connectionOf(deploymentId, o.isFleet ? hostId : undefined);
-        return { hostId, label: o.isFleet ? hostId : conn.label, status: conn.status };
+        const conn = this.core.connectionOf(deploymentId, hostId);
+        return { hostId, label: conn.label, status: conn.status };
       } catch (err) {
         // A fleet host that could not be reached when the deployment opened has no link at all.
         const status: ConnectionStatus = { state: 'failed', reason: (err as Error).message, at: 0 };
@@ -400,50 +396,36 @@ export class DashboardService {
     ts: number,
     values: Record<string, number | null>,
   ): DashboardSnapshot {
-    const growth: Record<string, number | null> = {};
-    for (const k of QUEUE_KEYS) growth[k] = this.store.growth(deploymentId, k, 120_000);
-    const routerWorkers = this.store.routerWorkers(deploymentId);
-    const kv: KvDetail[] = o.roles
-      .filter((r) => r !== 'router')
-      .map((role) => kvDetail(role, values, this.store.kvMeta(deploymentId, role)));
-    return {
-      deploymentId,
-      ts,
-      values,
-      kv,
-      // One host has no workers: said, so that the verdict does not look for them in every key of the round.
-      verdict: o.verdict.verdict(
-        {
-          values,
-          growth,
-          roles: o.roles,
-          workers: o.isFleet ? this.workersOf(deploymentId) : [],
-          ...(routerWorkers ? { routerWorkers } : {}),
-        },
-        (since) => this.store.windowedSince(deploymentId, since),
-      ),
-      gpu: o.gpu,
-      alerts: o.active,
-      ...(o.pendingAlerts.length > 0 ? { pendingAlerts: o.pendingAlerts } : {}),
-      notExposed: this.store.notExposed(deploymentId),
-      families: { ...o.families },
-      ...(routerWorkers ? { routerWorkers } : {}),
-    };
+    return dashboardSnapshot(
+      {
+        values,
+        growth: (key, ms) => this.store.growth(deploymentId, key, ms),
+        kvMeta: (role) => this.store.kvMeta(deploymentId, role),
+        routerWorkers: this.store.routerWorkers(deploymentId),
+        notExposed: this.store.notExposed(deploymentId),
+      },
+      {
+        deploymentId,
+        ts,
+        roles: o.roles,
+        workers: this.workersOf(deploymentId),
+        gpu: o.gpu,
+        alerts: o.active,
+        pendingAlerts: o.pendingAlerts,
+        families: { ...o.families },
+      },
+      (input) => o.verdict.verdict(input, (since) => this.store.windowedSince(deploymentId, since)),
+    );
   }
 
   /** A reading of the host's GPUs from the monitor: the GPU page's table, and history for its charts. */
   private onGpu(deploymentId: string, status: GpuStatus, hostId: string): void {
     const o = this.open.get(deploymentId);
     if (!o) return;
-    // A fleet's snapshot shows its origin's GPUs; every host's readings are in the store under its scope.
-    if (!o.isFleet || hostId === o.deployment.services[0]?.hostId) o.gpu = status;
+    // The snapshot shows the origin's GPUs; every host's readings are in the store under its scope.
+    if (hostId === o.deployment.services[0]?.hostId) o.gpu = status;
     if (status.gpus.length > 0 && status.ts !== null) {
-      const values = this.store.ingestGpu(
-        deploymentId,
-        status.ts,
-        status.gpus,
-        o.isFleet ? hostId : undefined,
-      );
+      const values = this.store.ingestGpu(deploymentId, status.ts, status.gpus, hostId);
       this.core.emit('signals', { deploymentId, ts: status.ts, values });
     }
   }
@@ -557,9 +539,8 @@ export class DashboardService {
   }
 
   /**
-   * The journal of ±span around a moment. A one-host deployment reads its role's unit (or all) on its link; a
-   * fleet reads each unit on its own host — a worker's units (both nodes of a multi-node one), a role's workers,
-   * or every unit — labelled by host and node rank.
+   * The journal of ±span around a moment: each unit on its own host — a worker's units (both nodes of a
+   * multi-node one), a role's workers, or every unit — labelled by host (when there are several) and node rank.
    */
   private async journalAround(
     deploymentId: string,
@@ -569,26 +550,19 @@ export class DashboardService {
     worker?: string,
   ): Promise<JournalAroundResult> {
     const o = this.need(deploymentId);
-    const hosts = o.isFleet
-      ? this.fleetJournals(deploymentId, o, role, worker)
-      : [
-          this.hostJournal(
-            deploymentId,
-            undefined,
-            (role ? [this.unitOf(o, role)] : o.deployment.services.map((s) => s.unit)).map((unit) => ({
-              unit,
-            })),
-          ),
-        ];
+    const hosts = this.unitJournals(deploymentId, o, role, worker);
+    // Lines are labelled by host only where there is more than one to tell apart.
+    const manyHosts =
+      new Set(o.deployment.services.flatMap((s) => (s.units ?? [s]).map((u) => u.hostId))).size > 1;
     return journalAround(
-      hostsJournal(hosts, journalWindowCommand, (out) => parseJournalJson(out).lines, { label: o.isFleet }),
+      hostsJournal(hosts, journalWindowCommand, (out) => parseJournalJson(out).lines, { label: manyHosts }),
       ts,
       spanMs,
     );
   }
 
-  /** A fleet's units to read around a moment, grouped by the host each runs on. */
-  private fleetJournals(deploymentId: string, o: Open, role?: Role, worker?: string): HostJournal[] {
+  /** The units to read around a moment, grouped by the host each runs on. */
+  private unitJournals(deploymentId: string, o: Open, role?: Role, worker?: string): HostJournal[] {
     const services = o.deployment.services.filter((s) =>
       worker !== undefined ? (s.id ?? s.role) === worker : role === undefined || s.role === role,
     );

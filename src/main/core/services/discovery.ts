@@ -1,13 +1,11 @@
 // Discovery and the metrics inventory as API: what runs on the host, what is missing and why, and every
 // metric family each endpoint serves.
-import type { AppEvent, DeploymentConfig, HostConfig, Role } from '@shared/domain';
+import type { Role } from '@shared/domain';
 import type { DiscoveryReport, DiscoveryRequests, MetricsInventory } from '@shared/api/discovery';
 import type { ServiceHost } from './service-host';
-import type { SshConnection } from '../ssh/connection';
 import type { Exposition } from '../probes/exposition/types';
 import { runDiscovery } from '../discovery/run-discovery';
 import type { DiscoveryResult } from '../discovery/discover';
-import { newEventId } from '../monitor/change-events';
 
 /** What discovery is given: the deployments (each host's link), scrapes and closes, the time of a report. */
 export type DiscoveryHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'clock'>;
@@ -31,21 +29,15 @@ export class DiscoveryService {
 
   handlers(): DiscoveryRequests {
     return {
-      // A recording refuses these itself ("… is a recording"): there is no host to ask.
-      discover: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'discover');
-        return this.discover(a.deploymentId);
-      },
-      getMetricsInventory: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'getMetricsInventory');
-        return this.inventory(a.deploymentId, a.role);
-      },
+      discover: async (a) => this.discover(a.deploymentId),
+      getMetricsInventory: async (a) => this.inventory(a.deploymentId, a.role),
     };
   }
 
   /** What runs on the deployment's host; on a fleet, on each of its hosts, each read over its own link. */
   async discover(deploymentId: string): Promise<DiscoveryReport> {
-    const d = this.core.deployments.resolve(deploymentId);
+    // Asked over the hosts' links: a recording has none (the registry says so).
+    const d = this.core.deployments.live(deploymentId, 'discovery');
     const { host } = d;
     const at = this.core.clock.now();
     const result = await runDiscovery(d.connection(), host.id, host.label, this.chosen(host.id));
@@ -86,7 +78,8 @@ export class DiscoveryService {
   }
 
   inventory(deploymentId: string, role: Role): MetricsInventory {
-    const { config: deployment, latest } = this.core.deployments.resolve(deploymentId);
+    // The last scrape's families are kept as a live deployment's scrapes arrive; a recording keeps none.
+    const { config: deployment, latest } = this.core.deployments.live(deploymentId, 'the metrics inventory');
     const svc = deployment.services.find((s) => s.role === role);
     const got = this.latest.get(`${deploymentId}/${role}`);
     if (!got) {
@@ -112,49 +105,6 @@ export class DiscoveryService {
       })),
     };
   }
-}
-
-/** What Core calls right after connecting to an SSH host: discovery's proposal plus its diagnostics as notes. */
-export async function discoverForCore(
-  conn: SshConnection,
-  host: HostConfig,
-  chosen?: Partial<Record<Role, string>>,
-): Promise<{
-  deployment: Omit<DeploymentConfig, 'id'>;
-  notes: AppEvent[];
-  found: DiscoveryResult['found'];
-} | null> {
-  const result = await runDiscovery(conn, host.id, host.label, chosen);
-  const now = Date.now();
-  const notes: AppEvent[] = result.diagnostics.map((d) => ({
-    id: newEventId(now),
-    ts: now,
-    kind: 'info',
-    severity: d.severity,
-    role: d.role,
-    title: `discovery: ${d.message}`,
-    detail: d.fix,
-  }));
-  for (const c of result.needsOperatorChoice)
-    notes.push({
-      id: newEventId(now),
-      ts: now,
-      kind: 'info',
-      severity: 'warning',
-      role: c.role,
-      title: `discovery: several units look like the ${c.role} (${c.units.join(', ')}); using ${c.chosen}`,
-      detail:
-        `Check that this is the right one. To use another from the next connect on, run ` +
-        `\`pd-console settings choose ${host.id} ${c.role} UNIT\` (saved in the settings file).`,
-    });
-  const found = result.found;
-  if (result.deployment.services.length === 0)
-    return { deployment: { name: result.deployment.name, services: [] }, notes, found };
-  return {
-    deployment: { name: result.deployment.name, services: result.deployment.services },
-    notes,
-    found,
-  };
 }
 
 function toReport(hostId: string, at: number, r: DiscoveryResult): DiscoveryReport {

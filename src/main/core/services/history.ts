@@ -31,7 +31,7 @@ export interface HistoryServiceOptions {
   recordings?: RecordingSeries;
   /** A Prometheus slower than this is abandoned for the request (its part says so); live still answers. */
   promTimeoutMs?: number;
-  /** Open deployments: a recording refuses history beyond its file itself. */
+  /** Open deployments: history beyond the live store is a live deployment's (a recording's is its file). */
   deployments?: DeploymentLookup;
 }
 
@@ -40,6 +40,9 @@ const toPoints = (t: number[], v: (number | null)[], from: number, to: number): 
   for (let i = 0; i < t.length; i++) if (t[i] >= from && t[i] < to) out.push([t[i], v[i]]);
   return out;
 };
+
+/** What a recording is refused (its history is its file, read through the dashboard's series). */
+const OLDER_HISTORY = 'older history';
 
 /** A deployment's Prometheus for older history, or why there is none (each key's problem says it). */
 type TargetLookup = { target: PromHistoryTarget } | { message: string; fix?: string };
@@ -59,11 +62,11 @@ export class HistoryService {
   handlers(): HistoryRequests {
     return {
       getHistory: async (a) => {
-        this.opts.deployments?.guard(a.deploymentId, 'getHistory');
+        this.opts.deployments?.live(a.deploymentId, OLDER_HISTORY);
         return this.history(a);
       },
       getHistoryBatch: async ({ deploymentId, fromMs, toMs, groups }) => {
-        this.opts.deployments?.guard(deploymentId, 'getHistoryBatch');
+        this.opts.deployments?.live(deploymentId, OLDER_HISTORY);
         // One look for the deployment's Prometheus for the whole page, not one per chart.
         const prometheus = this.lookupOnce(deploymentId);
         return {

@@ -12,6 +12,7 @@ import type {
   PrometheusStatus,
 } from '@shared/api/prometheus';
 import type { ServiceHost } from './service-host';
+import type { Deployment } from '../fleet/deployment';
 import { memorySecrets, type SecretStore } from '../ssh/prompts';
 import { discoverPromUnits } from '../prometheus/discover-run';
 import { PromHttpClient, PromRequestError, type PromAuth } from '../prometheus/http-client';
@@ -84,23 +85,11 @@ export class PrometheusService {
 
   handlers(): PrometheusRequests {
     return {
-      // A recording refuses these itself ("… is a recording"): its Prometheus is not reachable from a file.
-      getPrometheusStatus: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'getPrometheusStatus');
-        return this.status(a.deploymentId, a.fresh === true);
-      },
-      setPrometheusSource: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'setPrometheusSource');
-        return this.setSource(a);
-      },
-      exportPrometheusConfig: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'exportPrometheusConfig');
-        return this.exportConfig(a.deploymentId);
-      },
-      exportGrafanaDashboard: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'exportGrafanaDashboard');
-        return this.exportDashboard(a.deploymentId);
-      },
+      // Looking for a deployment's Prometheus needs its links: a recording is refused by the registry's live().
+      getPrometheusStatus: async (a) => this.status(a.deploymentId, a.fresh === true),
+      setPrometheusSource: async (a) => this.setSource(a),
+      exportPrometheusConfig: async (a) => this.exportConfig(a.deploymentId),
+      exportGrafanaDashboard: async (a) => this.exportDashboard(a.deploymentId),
     };
   }
 
@@ -117,6 +106,7 @@ export class PrometheusService {
   }
 
   async setSource(a: PrometheusSourceArgs): Promise<PrometheusStatus> {
+    this.live(a.deploymentId);
     this.forget(a.deploymentId);
     if (a.url === null) {
       this.sources.delete(a.deploymentId);
@@ -294,8 +284,7 @@ export class PrometheusService {
     } catch {
       return null;
     }
-    const r = await this.core.deployments
-      .resolve(deploymentId)
+    const r = await this.live(deploymentId)
       .connection(chosen.promHostId)
       .exec(cmd, { timeoutMs: 10_000, maxBytes: 4 * 1024 * 1024 })
       .catch(() => null);
@@ -307,9 +296,14 @@ export class PrometheusService {
     }
   }
 
+  /** The live deployment: its Prometheus is found and asked over its links. */
+  private live(deploymentId: string): Deployment {
+    return this.core.deployments.live(deploymentId, 'its Prometheus');
+  }
+
+  /** The hosts to look on for a Prometheus (a live deployment's). */
   private hosts(deploymentId: string): HostConfig[] {
-    return this.core.deployments
-      .resolve(deploymentId)
+    return this.live(deploymentId)
       .hostStates()
       .map((h) => h.host);
   }
@@ -334,11 +328,7 @@ export class PrometheusService {
     const hostErrors: PrometheusStatus['hostErrors'] = [];
     for (const h of hosts) {
       try {
-        const units = await discoverPromUnits(
-          this.core.deployments.resolve(deploymentId).connection(h.id),
-          h.id,
-          h.label,
-        );
+        const units = await discoverPromUnits(this.live(deploymentId).connection(h.id), h.id, h.label);
         for (const u of units)
           found.push({
             hostId: h.id,
@@ -424,9 +414,7 @@ export class PrometheusService {
     return new PromHttpClient({
       baseUrl: url,
       label,
-      ...(viaHost
-        ? { agent: () => this.core.deployments.resolve(deploymentId).connection(viaHost).httpAgent() }
-        : {}),
+      ...(viaHost ? { agent: () => this.live(deploymentId).connection(viaHost).httpAgent() } : {}),
       ...(auth ? { auth } : {}),
       ...(caFile ? { caFile } : {}),
       secrets: this.secrets,
@@ -456,11 +444,12 @@ function toDto(c: EndpointCoverage): PrometheusEndpointStatus {
 
 function dto(ep: ScrapeEndpoint): {
   id: string;
+  name: string;
   role: ScrapeEndpoint['role'];
   hostLabel: string;
   metricsUrl: string;
 } {
-  return { id: ep.id, role: ep.role, hostLabel: ep.hostLabel, metricsUrl: ep.metricsUrl };
+  return { id: ep.id, name: ep.name, role: ep.role, hostLabel: ep.hostLabel, metricsUrl: ep.metricsUrl };
 }
 
 /** Where a generated config runs: the router's host, which reaches every worker at the address the router lists it under. */

@@ -2,7 +2,6 @@
 // decode, router or the whole PD stack. Guard rails live here: read-only mode, one restart per service at a
 // time (a second request for the same target joins the running one), no restart while disconnected, and
 // every action and step recorded on the deployment's timeline with who, what, result and duration.
-import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type {
   RestartOperation,
@@ -13,16 +12,20 @@ import type {
   RestartTarget,
   StartRestartResult,
 } from '@shared/contract';
-import { ROLES, type HostConfig, type Role } from '@shared/domain';
+import type { HostConfig, Role, ServiceConfig } from '@shared/domain';
 import type { StoredRestartSettings } from '@shared/api/settings';
 import type { SettingCell } from '../config/setting-cell';
 import type { RestartingUnit } from '../actions/restarting';
 import type { ServiceHost, TimelineEntry } from './service-host';
+import { osUser, ProgressPush, recordOperationEvent, RunningActions } from './operations';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
 import type { LatestScrape } from '../actions/impact';
+import { MonitorScrapes, scrapeKey, type ScrapeFeed } from '../monitor/scrape-feed';
 import { probeDrain, type DrainProbe, type RouterRegistration } from '../actions/drain';
 import { buildPlan } from '../actions/plan';
+import { judgeGpuOwners, readGpuOwners, type GpuOwners } from '../actions/gpu-owners';
+import { isLinkError } from '../actions/wait';
 import { applyPatch, defaultSettings, SettingsError } from '../actions/restart-settings';
 import { formatDuration, RestartRun, type StepEnd } from '../actions/operation';
 import { runRestart } from '../actions/orchestrator';
@@ -56,18 +59,6 @@ export interface RestartServiceOptions {
   keepFinished?: number;
 }
 
-const PUSH_EVERY_MS = 200;
-const HEARTBEAT_MS = 1000;
-
-function osUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    // No passwd entry for this uid (containers): the environment is the next best witness.
-    return process.env.USER ?? process.env.USERNAME ?? `uid ${process.getuid?.() ?? '?'}`;
-  }
-}
-
 /** Saved settings as this run applies them: a read-only lock wins over what was saved. */
 function effective(stored: StoredRestartSettings | undefined, locked: boolean): RestartSettings {
   const base = { ...defaultSettings(), ...(stored && structuredClone(stored)) };
@@ -80,23 +71,23 @@ function targetText(t: RestartTarget): string {
 
 interface Tracked {
   run: RestartRun;
-  pushTimer: ReturnType<typeof setTimeout> | null;
-  /** Pushes a snapshot every second while running, so clients show the elapsed time on the host's clock. */
-  heartbeat: ReturnType<typeof setInterval> | null;
+  push: ProgressPush;
   done: Promise<void>;
+  /** Takes it off the deployment's running actions. */
+  ended: () => void;
 }
 
 export class RestartService {
   private settings: RestartSettings;
-  private readonly scrapes = new Map<string, Map<Role, LatestScrape>>();
+  private readonly scrapes: MonitorScrapes;
   private readonly identities = new Map<string, HostIdentity>();
   private readonly ops = new Map<string, Tracked>();
   /** `${deploymentId}:${role}` → id of the running operation that restarts it. */
   private readonly busy = new Map<string, string>();
   private readonly starting = new Map<string, Promise<StartRestartResult>>();
   private readonly offs: Array<() => void> = [];
-  /** Another action on a deployment (a rolling restart) that a restart must not run beside; see guardWith. */
-  private otherAction: (deploymentId: string) => string | null = () => null;
+  /** What runs on each deployment: this service's restarts and the roll service's rolls. */
+  readonly running = new RunningActions();
 
   constructor(
     private readonly core: RestartHost,
@@ -111,12 +102,11 @@ export class RestartService {
           this.core.emit('restartSettings', structuredClone(this.settings));
         }),
       );
-    const onScrape = (e: Parameters<typeof this.rememberScrape>[0]): void => this.rememberScrape(e);
+    this.scrapes = new MonitorScrapes(core.hooks);
     const onClosed = ({ deploymentId }: { deploymentId: string }): void => this.forget(deploymentId);
-    core.hooks.on('scrape', onScrape);
     core.hooks.on('closed', onClosed);
     this.offs.push(
-      () => core.hooks.off('scrape', onScrape),
+      () => this.scrapes.dispose(),
       () => core.hooks.off('closed', onClosed),
     );
   }
@@ -125,11 +115,11 @@ export class RestartService {
     return {
       // A recording refuses these itself ("… is a recording"); every other id is this service's to answer.
       planRestart: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'planRestart');
+        this.core.deployments.live(a.deploymentId, 'planRestart');
         return this.planRestart(a);
       },
       startRestart: async (a) => {
-        this.core.deployments.guard(a.deploymentId, 'startRestart');
+        this.core.deployments.live(a.deploymentId, 'startRestart');
         return this.startRestart(a);
       },
       getRestart: (a) => this.getRestart(a),
@@ -140,28 +130,14 @@ export class RestartService {
     };
   }
 
-  /**
-   * Refuses restarts while `busy` names another action on the deployment (the roll service's running roll), so
-   * a one-service restart never takes down a worker a roll counts on.
-   */
-  guardWith(busy: (deploymentId: string) => string | null): void {
-    this.otherAction = busy;
-  }
-
-  /** The running restart of a deployment, in words, or null: what a roll must not start beside. */
-  runningOn(deploymentId: string): string | null {
-    for (const t of this.ops.values())
-      if (t.run.init.deploymentId === deploymentId && !t.run.finished)
-        return `a restart of ${targetText(t.run.init.target)} (operation ${t.run.id})`;
-    return null;
+  /** The deployment's monitor scrapes, as a restart or a roll reads them. */
+  scrapesOf(deploymentId: string): ScrapeFeed {
+    return this.scrapes.of(deploymentId);
   }
 
   dispose(): void {
     for (const off of this.offs.splice(0)) off();
-    for (const t of this.ops.values()) {
-      if (t.pushTimer) clearTimeout(t.pushTimer);
-      if (t.heartbeat) clearInterval(t.heartbeat);
-    }
+    for (const t of this.ops.values()) t.push.dispose();
   }
 
   async getRestartSettings(): Promise<RestartSettings> {
@@ -194,7 +170,7 @@ export class RestartService {
     target: RestartTarget;
     drain?: boolean;
   }): Promise<RestartPlan> {
-    const d = this.core.deployments.resolve(args.deploymentId);
+    const d = this.core.deployments.live(args.deploymentId, 'planRestart');
     const { host, config: deployment, latest } = d;
     const conn = d.connection();
     const connected = conn.isConnected;
@@ -203,6 +179,7 @@ export class RestartService {
       : (this.identities.get(args.deploymentId) ?? null);
     const drain = new Map<Role, DrainProbe>();
     const units = new Map<Role, UnitSnapshot>();
+    const gpuOwners = new Map<Role, GpuOwners>();
     if (connected) {
       const planned = args.target === 'stack' ? deployment.services.map((s) => s.role) : [args.target];
       await Promise.all(
@@ -218,6 +195,30 @@ export class RestartService {
             } catch {
               // The plan falls back to the monitor's latest observation of this unit.
               units.delete(s.role);
+            }
+          }),
+      );
+      await Promise.all(
+        deployment.services
+          .filter((s) => planned.includes(s.role) && s.role !== 'router' && s.gpus?.length)
+          .map(async (s) => {
+            const unit = {
+              hostId: s.hostId,
+              hostLabel: host.label,
+              unit: s.unit,
+              nodeRank: 0,
+              gpus: s.gpus!,
+            };
+            try {
+              gpuOwners.set(
+                s.role,
+                judgeGpuOwners(await readGpuOwners(conn, unit, (err) => isLinkError(err, conn))),
+              );
+            } catch (err) {
+              gpuOwners.set(s.role, {
+                kind: 'unreadable',
+                detail: `the link to ${host.label} dropped while reading who holds GPUs ${s.gpus!.join(',')}: ${(err as Error).message}`,
+              });
             }
           }),
       );
@@ -252,8 +253,9 @@ export class RestartService {
       identity,
       latest,
       units,
-      scrapes: this.scrapes.get(args.deploymentId) ?? new Map(),
+      scrapes: this.latestScrapes(args.deploymentId, deployment.services),
       drain,
+      gpuOwners,
       running: this.runningFor(args.deploymentId, args.target),
       now: this.clockOf(host).now(),
     });
@@ -325,21 +327,6 @@ export class RestartService {
     return run.snapshot();
   }
 
-  /** The units a restart is restarting on the deployment now (every role of a running operation's target). */
-  restarting(deploymentId: string): RestartingUnit[] {
-    const out: RestartingUnit[] = [];
-    for (const role of ROLES) {
-      const run = this.ops.get(this.busy.get(`${deploymentId}:${role}`) ?? '')?.run;
-      if (run)
-        out.push({
-          role,
-          current: true,
-          what: `restart of ${targetText(run.init.target)} by ${run.init.requestedBy} (operation ${run.id})`,
-        });
-    }
-    return out;
-  }
-
   /** Resolves when the operation has ended (tests and the CLI wait on this). */
   whenDone(operationId: string): Promise<RestartOperation> {
     const t = this.ops.get(operationId);
@@ -353,7 +340,7 @@ export class RestartService {
     drain?: boolean;
     requestedBy?: string;
   }): Promise<StartRestartResult> {
-    const conn = this.core.deployments.resolve(args.deploymentId).connection();
+    const conn = this.core.deployments.live(args.deploymentId, 'startRestart').connection();
     if (!conn.isConnected)
       throw new ApiError(
         'not-connected',
@@ -367,7 +354,7 @@ export class RestartService {
     const same = this.runningFor(args.deploymentId, args.target);
     if (same && same.target === args.target)
       return { operation: this.ops.get(same.operationId)!.run.snapshot(), joined: true };
-    const other = this.otherAction(args.deploymentId);
+    const other = this.running.other(args.deploymentId, (id) => this.ops.has(id));
     if (other)
       throw new ApiError(
         'restart-running',
@@ -429,9 +416,23 @@ export class RestartService {
       (urgent) => this.push(id, urgent),
       (e) => this.onStepEnd(run, e),
     );
-    const heartbeat = setInterval(() => this.push(id, false), HEARTBEAT_MS);
-    heartbeat.unref?.();
-    const tracked: Tracked = { run, pushTimer: null, heartbeat, done: Promise.resolve() };
+    const tracked: Tracked = {
+      run,
+      push: new ProgressPush(() => this.core.emit('restartProgress', run.snapshot())),
+      done: Promise.resolve(),
+      ended: this.running.begin(
+        args.deploymentId,
+        id,
+        `a restart of ${targetText(args.target)} (operation ${id})`,
+        // Every unit of the operation's target, for as long as it runs.
+        (): RestartingUnit[] =>
+          roles.map((role) => ({
+            role,
+            current: true,
+            what: `restart of ${targetText(args.target)} by ${requestedBy} (operation ${id})`,
+          })),
+      ),
+    };
     this.ops.set(id, tracked);
     for (const r of roles) this.busy.set(`${args.deploymentId}:${r}`, id);
     this.record(args.deploymentId, {
@@ -446,8 +447,9 @@ export class RestartService {
       plan,
       deployment,
       conn,
-      journalOf: (unit) => this.core.deployments.resolve(args.deploymentId).journalTail(unit),
+      journalOf: (unit) => this.core.deployments.live(args.deploymentId, 'startRestart').journalTail(unit),
       pacer: { clock, pollMs: this.opts.pollMs ?? 1000, minRealGapMs: this.opts.minRealGapMs ?? 100 },
+      scrapes: this.scrapes.of(args.deploymentId),
       drain: drainRegs,
     }).finally(() => this.finished(run));
     this.push(id, true);
@@ -456,8 +458,8 @@ export class RestartService {
 
   private finished(run: RestartRun): void {
     const t = this.ops.get(run.id);
-    if (t?.heartbeat) clearInterval(t.heartbeat);
-    if (t) t.heartbeat = null;
+    t?.push.ended();
+    t?.ended();
     for (const [k, v] of this.busy) if (v === run.id) this.busy.delete(k);
     const took = formatDuration(run.elapsedMs());
     const f = run.failure;
@@ -495,30 +497,11 @@ export class RestartService {
   }
 
   private push(id: string, urgent: boolean): void {
-    const t = this.ops.get(id);
-    if (!t) return;
-    const emit = (): void => {
-      t.pushTimer = null;
-      this.core.emit('restartProgress', t.run.snapshot());
-    };
-    if (urgent) {
-      if (t.pushTimer) clearTimeout(t.pushTimer);
-      emit();
-    } else if (!t.pushTimer) {
-      t.pushTimer = setTimeout(emit, PUSH_EVERY_MS);
-      t.pushTimer.unref?.();
-    }
+    this.ops.get(id)?.push.changed(urgent);
   }
 
   private record(deploymentId: string, e: TimelineEntry): void {
-    try {
-      // The timeline is on the core's clock. A demo run faster than real time waits on the demo's clock,
-      // whose timestamps would land minutes after the recorded data; the event happens now.
-      this.core.addEvent(deploymentId, { ...e, ts: this.core.clock.now() });
-    } catch (err) {
-      // The deployment was closed while its restart ended; the event has no timeline left to go on.
-      if ((err as { code?: string }).code !== 'unknown-deployment') throw err;
-    }
+    recordOperationEvent(this.core, deploymentId, e);
   }
 
   private runningFor(
@@ -538,7 +521,7 @@ export class RestartService {
     if (known) return known;
     try {
       const res = await this.core.deployments
-        .resolve(deploymentId)
+        .live(deploymentId, 'a restart')
         .connection()
         .exec(IDENTITY_COMMAND, { timeoutMs: 10_000, maxBytes: 16 * 1024 });
       const id = parseIdentity(res.stdout);
@@ -550,19 +533,18 @@ export class RestartService {
     }
   }
 
-  private rememberScrape(e: {
-    deploymentId: string;
-    ts: number;
-    role: Role;
-    exposition: LatestScrape['exposition'];
-  }): void {
-    let m = this.scrapes.get(e.deploymentId);
-    if (!m) this.scrapes.set(e.deploymentId, (m = new Map()));
-    m.set(e.role, { ts: e.ts, exposition: e.exposition });
+  /** The monitor's latest scrape of each service of the deployment, by role: what the impact preview reads. */
+  private latestScrapes(deploymentId: string, services: readonly ServiceConfig[]): Map<Role, LatestScrape> {
+    const feed = this.scrapes.of(deploymentId);
+    const out = new Map<Role, LatestScrape>();
+    for (const s of services) {
+      const r = feed.latest(scrapeKey(s));
+      if (r) out.set(s.role, r);
+    }
+    return out;
   }
 
   private forget(deploymentId: string): void {
-    this.scrapes.delete(deploymentId);
     this.identities.delete(deploymentId);
     for (const t of this.ops.values())
       if (t.run.init.deploymentId === deploymentId && !t.run.finished) t.run.cancelRequested = true;

@@ -1,6 +1,5 @@
 // Where the roll service finds what a roll needs of an open deployment: its workers, one link and one host
-// config per host, its clock. A one-host deployment: each service one worker on the one link. A fleet: the
-// workers fleet discovery found (multi-node and DP-aware workers as one each), every reachable host's link,
+// config per host, its clock: the workers fleet discovery found (multi-node and DP-aware workers as one each), every reachable host's link,
 // and the monitors' journal tails; workers it could not place or reach are named as left out of the roll.
 import type { HostConfig, ServiceConfig } from '@shared/domain';
 import type { DeploymentLookup } from '../fleet/deployment-registry';
@@ -8,7 +7,9 @@ import type { Clock } from '../clock';
 import type { RollContext } from '../actions/roll-session';
 import type { SshConnection } from '../ssh/connection';
 import type { UnitJournalTail } from '../journal/unit-tail';
-import { rollWorkersOf, rollWorkersOfFleet } from '../actions/roll-fleet';
+import type { ScrapeFeed } from '../monitor/scrape-feed';
+import { ApiError } from '../api-error';
+import { rollWorkersOfFleet, withBootstrapPorts } from '../actions/roll-fleet';
 
 export type RollDeploymentContext = Omit<RollContext, 'settings' | 'pollMs' | 'minRealGapMs'>;
 
@@ -23,12 +24,13 @@ export interface RollDeployments {
 
 /** Reads each roll's deployment from the registry (the core's open deployments, or a test's fakes). */
 export function rollDeploymentsOf(
-  deployments: Pick<DeploymentLookup, 'resolve'>,
+  deployments: Pick<DeploymentLookup, 'resolve' | 'live'>,
   clockFor: (host: HostConfig) => Clock,
+  scrapesOf: (deploymentId: string) => ScrapeFeed,
 ): RollDeployments {
   return {
     async contextOf(deploymentId) {
-      const d = deployments.resolve(deploymentId);
+      const d = deployments.live(deploymentId, 'a roll');
       const journalOf = (hostId: string, unit: string): UnitJournalTail | undefined => {
         try {
           return d.journalTail(unit, hostId);
@@ -37,18 +39,9 @@ export function rollDeploymentsOf(
           return undefined;
         }
       };
-      if (!d.fleet) {
-        const conn = d.connection();
-        return {
-          deploymentId,
-          workers: await rollWorkersOf(d.config, d.host, conn),
-          links: new Map([[d.host.id, conn]]),
-          hosts: new Map([[d.host.id, d.host]]),
-          clock: clockFor(d.host),
-          journalOf,
-        };
-      }
-      const { workers, left } = rollWorkersOfFleet(d.fleet);
+      // Every live deployment is opened through fleet discovery (a 1P1D host is a fleet of one).
+      if (!d.fleet) throw new ApiError('no-fleet', `${d.config.name} was opened without fleet discovery`);
+      const { workers: found, left } = rollWorkersOfFleet(d.fleet);
       const links = new Map<string, SshConnection>();
       const hosts = new Map<string, HostConfig>();
       for (const { host } of d.hostStates()) {
@@ -59,13 +52,22 @@ export function rollDeploymentsOf(
           // A host without a link: its workers are already among `left` (unreachable).
         }
       }
+      // Units are named by their host's label ("demo GPU host"), as every other message names a host.
+      const labelled = found
+        .filter((w) => w.units.every((u) => links.has(u.hostId)))
+        .map((w) => ({
+          ...w,
+          units: w.units.map((u) => ({ ...u, hostLabel: hosts.get(u.hostId)?.label ?? u.hostLabel })),
+        }));
+      const workers = await withBootstrapPorts(labelled, links);
       return {
         deploymentId,
-        workers: workers.filter((w) => w.units.every((u) => links.has(u.hostId))),
+        workers,
         links,
         hosts,
         clock: clockFor(d.host),
         journalOf,
+        scrapes: scrapesOf(deploymentId),
         notes: left.map((l) => `not part of the roll: ${l}`),
       };
     },

@@ -2,7 +2,6 @@
 // whole deployment, for the UI's restart dialog (the CLI runs the same prepareRoll). Guard rails here: read-only
 // mode, one roll per deployment and none beside a one-service restart, no start over a dropped link, and
 // the start, each worker and the end on the deployment's timeline.
-import os from 'node:os';
 import type { RollOperation, RollPlan, RollRequests, RollTarget, StartRollArgs } from '@shared/contract';
 import type { AppEvent } from '@shared/domain';
 import type { ServiceHost } from './service-host';
@@ -14,6 +13,7 @@ import { startRefusal } from '../actions/roll-plan';
 import type { RestartService } from './restart';
 import type { RestartingUnit } from '../actions/restarting';
 import type { RollDeployments } from './roll-deployments';
+import { osUser, ProgressPush, recordOperationEvent } from './operations';
 
 /** What the roll service is given: the guard of recorded deployments, progress pushes, the timeline, the time. */
 export type RollHost = Pick<ServiceHost, 'deployments' | 'emit' | 'addEvent' | 'clock'>;
@@ -29,9 +29,6 @@ export interface RollServiceOptions {
   keepFinished?: number;
 }
 
-const PUSH_EVERY_MS = 200;
-const HEARTBEAT_MS = 1000;
-
 interface TrackedRoll {
   deploymentId: string;
   run: RollRun;
@@ -39,8 +36,9 @@ interface TrackedRoll {
   requestedBy: string;
   /** What its start, pause and end events are about: a role's roll marks that role's charts only. */
   scope: EventScope;
-  pushTimer: ReturnType<typeof setTimeout> | null;
-  heartbeat: ReturnType<typeof setInterval> | null;
+  push: ProgressPush;
+  /** Takes it off the deployment's running actions. */
+  ended: () => void;
 }
 
 // A roll's own events are about a role (or the whole deployment); a worker's end names the worker as well, by
@@ -55,14 +53,6 @@ function scopeOf(plan: RollPlan): EventScope {
   return {};
 }
 
-function osUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env.USER ?? process.env.USERNAME ?? `uid ${process.getuid?.() ?? '?'}`;
-  }
-}
-
 export class RollService {
   private readonly rolls = new Map<string, TrackedRoll>();
   /** Deployments with a roll being planned to start: a second start must not slip in during the awaits. */
@@ -73,12 +63,7 @@ export class RollService {
     private readonly restart: RestartService,
     private readonly deployments: RollDeployments,
     private readonly opts: RollServiceOptions = {},
-  ) {
-    restart.guardWith((id) => {
-      const r = this.running(id);
-      return r ? `a rolling restart of ${r.last.targetText} (roll ${r.run.snapshot().id})` : null;
-    });
-  }
+  ) {}
 
   handlers(): { [K in keyof RollRequests]: RollRequests[K] } {
     return {
@@ -92,7 +77,7 @@ export class RollService {
   }
 
   private guard(deploymentId: string, action: string): undefined {
-    this.core.deployments.guard(deploymentId, action);
+    this.core.deployments.live(deploymentId, action);
     return undefined;
   }
 
@@ -141,16 +126,21 @@ export class RollService {
         },
         { withoutGpuCheck: args.withoutGpuCheck === true },
       );
+      const last = run.snapshot();
       tracked = {
         deploymentId,
         run,
-        last: run.snapshot(),
+        last,
         requestedBy,
         scope: scopeOf(prepared.plan),
-        pushTimer: null,
-        heartbeat: setInterval(() => this.push(tracked!), HEARTBEAT_MS),
+        push: new ProgressPush(() => this.emitProgress(tracked!)),
+        ended: this.restart.running.begin(
+          deploymentId,
+          prepared.id,
+          `a rolling restart of ${last.targetText} (roll ${last.id})`,
+          () => this.unitsOf(tracked!),
+        ),
       };
-      tracked.heartbeat?.unref?.();
       this.rolls.set(prepared.id, tracked);
       const t = tracked;
       this.record(deploymentId, {
@@ -164,17 +154,16 @@ export class RollService {
         }`,
       });
       void run.done.then((end) => this.finished(t, end)).finally(() => prepared.dispose());
-      this.push(t);
+      t.push.changed(true);
       return t.last;
     } finally {
       this.starting.delete(deploymentId);
     }
   }
 
-  /** The workers of the deployment's running roll: the one it restarts now, and the others it takes in turn. */
-  restarting(deploymentId: string): RestartingUnit[] {
-    const t = this.running(deploymentId);
-    if (!t) return [];
+  /** The workers of a running roll: the one it restarts now, and the others it takes in turn. */
+  private unitsOf(t: TrackedRoll): RestartingUnit[] {
+    const { deploymentId } = t;
     const op = t.last;
     const now = op.workers.find((w) => w.state === 'running');
     return op.workers.map((w) => ({
@@ -203,15 +192,12 @@ export class RollService {
   async cancelRoll(args: { deploymentId: string; rollId: string }): Promise<RollOperation> {
     const t = this.tracked(args);
     const op = t.run.cancel();
-    this.push(t);
+    t.push.changed(true);
     return op;
   }
 
   dispose(): void {
-    for (const t of this.rolls.values()) {
-      if (t.pushTimer) clearTimeout(t.pushTimer);
-      if (t.heartbeat) clearInterval(t.heartbeat);
-    }
+    for (const t of this.rolls.values()) t.push.dispose();
   }
 
   private async prepare(deploymentId: string, target: RollTarget) {
@@ -235,7 +221,7 @@ export class RollService {
           : 'a rolling restart of this deployment is being started',
         'Wait for it to finish or cancel it, then try again.',
       );
-    const restart = this.restart.runningOn(deploymentId);
+    const restart = this.restart.running.other(deploymentId);
     if (restart)
       throw new ApiError(
         'restart-running',
@@ -284,8 +270,7 @@ export class RollService {
         title: `rolling restart paused: ${op.paused.reason}`,
         detail: `roll ${op.id}`,
       });
-    if (urgent) this.push(t);
-    else t.pushTimer ??= setTimeout(() => this.push(t), PUSH_EVERY_MS);
+    t.push.changed(urgent);
   }
 
   /**
@@ -297,16 +282,14 @@ export class RollService {
     return services?.some((s) => s.id === name) ? { worker: name } : {};
   }
 
-  private push(t: TrackedRoll): void {
-    if (t.pushTimer) clearTimeout(t.pushTimer);
-    t.pushTimer = null;
+  private emitProgress(t: TrackedRoll): void {
     t.last = t.run.snapshot();
     this.core.emit('rollProgress', { deploymentId: t.deploymentId, operation: t.last });
   }
 
   private finished(t: TrackedRoll, end: RollOperation): void {
-    if (t.heartbeat) clearInterval(t.heartbeat);
-    t.heartbeat = null;
+    t.push.ended();
+    t.ended();
     t.last = end;
     const f = end.failure;
     this.record(t.deploymentId, {
@@ -323,7 +306,7 @@ export class RollService {
         .filter(Boolean)
         .join(' · '),
     });
-    this.push(t);
+    t.push.changed(true);
     const keep = this.opts.keepFinished ?? 10;
     const done = [...this.rolls.entries()]
       .filter(
@@ -338,11 +321,6 @@ export class RollService {
     deploymentId: string,
     e: EventScope & { severity: 'info' | 'warning' | 'error'; title: string; detail?: string },
   ): void {
-    try {
-      this.core.addEvent(deploymentId, { ...e, ts: this.core.clock.now(), kind: 'action' });
-    } catch (err) {
-      // The deployment was closed while its roll ran; the event has no timeline left to go on.
-      if ((err as { code?: string }).code !== 'unknown-deployment') throw err;
-    }
+    recordOperationEvent(this.core, deploymentId, { ...e, ts: 0, kind: 'action' });
   }
 }

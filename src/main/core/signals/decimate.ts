@@ -7,7 +7,8 @@
 // window's length over the buckets asked, rounded up to a coarse step (`gridWidth`). So a window asked again
 // a little later (a page reloaded, a tab switched back to) falls on the same grid, and the buckets strictly
 // inside both windows are read from those kept by the first answer (kept-buckets.ts) instead of the rows.
-// Until 2026-12-05 buckets started at the window's first row: every load of a 24 h page read the whole day.
+// Buckets that started at the window's first row would shift with every load, and each load of a 24 h page
+// would read the whole day again.
 //
 // Where each bucket starts depends on the ring's time column only: it is found once per ring and window, by
 // a binary search per bucket when a key first needs it (`bucketStart`), and shared by every key of the
@@ -359,23 +360,6 @@ export function decimateColumn(
   const sums = ring.blockSummaries(key)!;
   const kept = { segments: ring.keptBuckets(b.widthMs), key };
   return decimateBuckets(t, col, start, capacity, b, gapMs, { sums, base, appended }, kept);
-}
-
-/**
- * The same over plain arrays stored as a ring: logical row k lives at physical index (start + k) mod capacity.
- * Flat arrays (a recording's columns) pass start 0 and capacity = their length.
- */
-export function decimateRows(
-  t: ArrayLike<number>,
-  col: ArrayLike<number>,
-  start: number,
-  capacity: number,
-  lo: number,
-  hi: number,
-  maxPoints: number,
-  gapMs: number,
-): DecimatedColumn {
-  return decimateBuckets(t, col, start, capacity, bucketRows(t, start, capacity, lo, hi, maxPoints), gapMs);
 }
 
 function phys(start: number, capacity: number, k: number): number {

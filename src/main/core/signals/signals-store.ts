@@ -1,7 +1,7 @@
 // Per-deployment signal history: every scrape and observation becomes one row of named values in bounded
-// ring series (24 h at 1 s by default), from which charts are served decimated. It is filled the same way
-// live (core hooks 'scrape' + 'observed') and when a recording is replayed (ingest/ingestObservation with
-// the recorded time), so a recording opened for review charts exactly like the live deployment did.
+// ring series (24 h at 1 s by default), from which charts are served decimated. It is filled live (core hooks
+// 'scrape' + 'observed'); review reads a recording's own signal table (core/review/) and builds its snapshots
+// through the same builder as the live view (signals/dashboard-snapshot.ts).
 import type {
   GpuReading,
   RouterWorkerState,

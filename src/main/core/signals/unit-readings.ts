@@ -6,7 +6,7 @@
 import type { Observation, ServiceConfig, ServiceObservation } from '@shared/domain';
 import { serviceId } from '@shared/domain';
 import { unitCondition } from '@shared/unit-condition';
-import { normalizeWorkerUrl } from '../probes/sglang/worker-url';
+import { normalizeWorkerUrl } from '@shared/worker-url';
 import type { UnitReading } from './verdict';
 
 /** Bounded: one entry per service of the open deployment. */

@@ -190,7 +190,10 @@ export class VerdictTracker {
       if (allDown || (u.hostId !== undefined && downHosts.has(u.hostId))) continue;
       const c = u.condition;
       if (c.kind === 'unknown') continue;
-      const byYou = (round.actions ?? []).some((a) => a.current.includes(u.key));
+      // A restart names the role it restarts (only where the role is one worker), a roll the worker.
+      const byYou = (round.actions ?? []).some(
+        (a) => a.current.includes(u.key) || (a.kind === 'restart' && a.current.includes(u.role)),
+      );
       const out = this.outages.get(u.key);
       if (c.kind === 'serving') {
         if (out)

@@ -17,15 +17,22 @@
 // holds the outage — so the router is never blamed for the 5xx of a worker that was down, or for counting
 // unhealthy a worker that is down, loading or being restarted.
 //
-// In a fleet a role is several workers: the unscoped keys are the role's aggregate, and the per-worker keys
-// (`decode.kv_ratio@decode-2`) say which worker is the one at fault, so the verdict names it and its host.
+// A role is one or several workers: the unscoped keys are the role's aggregate, and the per-worker keys
+// (`decode.kv_ratio@decode-2`) say which worker is the one at fault, so the verdict names it and its host (the
+// only worker of its role by the role: worker-names.ts).
 import type { RouterWorkerState, Verdict, VerdictKind } from '@shared/contract';
 import type { ConnectionStatus, Role } from '@shared/domain';
 import type { UnitCondition } from '@shared/unit-condition';
 import { routerWorkerHealth } from '@shared/router-health';
 import { splitScopedKey } from '@shared/signals/scoped-key';
 import type { OperatorAction } from '../actions/in-progress';
-import { workerList, workerName as named, type FleetWorker } from './worker-names';
+import {
+  markAlone,
+  workerList,
+  workerName as named,
+  workerShortName,
+  type FleetWorker,
+} from './worker-names';
 
 export interface VerdictThresholds {
   /** A queue this long counts as piling up (requests). */
@@ -127,7 +134,7 @@ export interface VerdictInput {
   beforeLinkLoss?: string;
 }
 
-/** A fleet's workers of each role: as given, else every scope the values name for the role. */
+/** The workers of each role: as given, else every scope the values name for the role. */
 function workersByRole(input: VerdictInput): Map<Role, FleetWorker[]> {
   const by = new Map<Role, FleetWorker[]>();
   const add = (w: FleetWorker): void => {
@@ -136,13 +143,15 @@ function workersByRole(input: VerdictInput): Map<Role, FleetWorker[]> {
     by.set(w.role, list);
   };
   if (input.workers) for (const w of input.workers) add(w);
-  else
+  else {
     for (const k of Object.keys(input.values)) {
       const { key, scope } = splitScopedKey(k);
       const role = key.slice(0, key.indexOf('.')) as Role;
       if (scope !== undefined && input.roles.includes(role) && !key.startsWith('gpu.'))
         add({ id: scope, role });
     }
+    for (const [role, list] of by) by.set(role, markAlone(list, false));
+  }
   return by;
 }
 
@@ -197,7 +206,10 @@ function partsOf(input: VerdictInput, roles: readonly Role[]): Part[] {
       const link =
         downLinks.find((l) => l.hostId === hostId) ??
         (scope === '' || hostId === undefined ? downLinks[0] : undefined);
-      const action = input.actions?.find((a) => a.current.includes(worker.id));
+      // A restart names the role it restarts (it runs only where the role is one worker), a roll the worker.
+      const action = input.actions?.find(
+        (a) => a.current.includes(worker.id) || (a.kind === 'restart' && a.current.includes(role)),
+      );
       const part: Part = {
         key: worker.id,
         role,
@@ -257,8 +269,8 @@ function explainRouterReadiness(parts: Part[], recovered: readonly Recovery[]): 
       p.why = '';
       p.note =
         starved.length > 0
-          ? `${p.key}: not ready while no ${starved.join(' or ')} worker serves, as expected`
-          : `${p.key}: not ready yet after ${back.join(' and ')} came back; it re-checks its workers on its own`;
+          ? `${workerShortName(p.worker)}: not ready while no ${starved.join(' or ')} worker serves, as expected`
+          : `${workerShortName(p.worker)}: not ready yet after ${back.join(' and ')} came back; it re-checks its workers on its own`;
     }
   return parts;
 }
@@ -280,12 +292,13 @@ function unreachable(
   const first = down[0];
   const unread = parts.filter((p) => p.state === 'unread');
   const rest = parts.filter((p) => p.state !== 'unread');
-  const isFleet = (input.links?.length ?? 0) > 1 || parts.some((p) => p.worker.hosts !== undefined);
+  // Hosts are named when there are several to tell apart.
+  const manyHosts = (input.links?.length ?? 0) > 1;
   const hosts = down.map((l) => l.label).join(', ');
-  const who = isFleet ? hosts : down.length > 1 ? `Hosts ${hosts}` : 'Host';
+  const who = manyHosts ? hosts : down.length > 1 ? `Hosts ${hosts}` : 'Host';
   const evidence: string[] = [];
   for (const l of down) {
-    const prefix = down.length > 1 || isFleet ? `${l.label}: ` : '';
+    const prefix = down.length > 1 || manyHosts ? `${l.label}: ` : '';
     evidence.push(
       l.lastDataAt !== null
         ? `${prefix}last data at ${clock(l.lastDataAt)}`
@@ -294,7 +307,7 @@ function unreachable(
     if (l.status.state === 'reconnecting') evidence.push(`${prefix}last error: ${l.status.lastError}`);
     if (l.status.state === 'failed') evidence.push(`${prefix}${l.status.reason}`);
   }
-  if (rest.length === 0 || !isFleet) {
+  if (rest.length === 0 || !manyHosts) {
     evidence.push('unit states, health and metrics cannot be read until the link is back');
     if (input.beforeLinkLoss) evidence.push(`before it dropped: ${input.beforeLinkLoss}`);
     return {
@@ -304,7 +317,7 @@ function unreachable(
       nextStep: linkNextStep(first),
     };
   }
-  // A fleet with other hosts still read: the workers there are judged, the unread ones are named.
+  // Other hosts still read: the workers there are judged, the unread ones are named.
   const others = judge(input, rest, th);
   return {
     kind: 'unreachable',
@@ -347,10 +360,8 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
   };
   const roles = [...new Set(parts.map((p) => p.role))];
   const fleet = workersByRole(input);
-  const isFleet = parts.some((p) => p.worker.hosts !== undefined || p.key !== p.role);
-  const nameOf = (p: Part): string => (isFleet ? named(p.worker) : p.role);
-  const listOf = (ps: readonly Part[]): string =>
-    isFleet ? workerList(ps.map((p) => p.worker)) : ps.map((p) => p.role).join(', ');
+  const nameOf = (p: Part): string => named(p.worker);
+  const listOf = (ps: readonly Part[]): string => workerList(ps.map((p) => p.worker));
 
   // 1. A service that is not serving explains everything downstream of it. In a fleet a role stops only when
   // none of its workers serves; one worker down leaves the others serving, which the verdict says beside its
@@ -481,16 +492,21 @@ function judge(input: VerdictInput, parts: readonly Part[], th: VerdictThreshold
     .sort((a, b) => b.kv - a.kv);
   // In a fleet the pool that refuses requests is the fullest worker's, however much room the others have.
   const kv = decodeWorkers.length > 0 ? decodeWorkers[0].kv : kvOf('');
-  if (decodeWorkers.length > 0 && kv !== null && kv >= th.kvFull)
+  // One worker's pool is said as its cache ("decode KV cache 99 % full"), several as the fullest beside the rest.
+  const cacheText = (who: string, full: number, overall: number | null): string =>
+    overall !== null && full > overall
+      ? `${who} KV cache ${pct(full)} full on its fullest dp rank (${pct(overall)} overall)`
+      : `${who} KV cache ${pct(full)} full`;
+  if (decodeWorkers.length > 1 && kv !== null && kv >= th.kvFull)
     add('decode', 1 + (kv - th.kvFull) * 10, fullestWorkerText(decodeWorkers, th.kvFull));
-  else if (kv !== null && kv >= th.kvFull)
+  else if (decodeWorkers.length === 1 && kv !== null && kv >= th.kvFull)
     add(
       'decode',
       1 + (kv - th.kvFull) * 10,
-      kvTotal !== null && kv > kvTotal
-        ? `decode KV cache ${pct(kv)} full on its fullest dp rank (${pct(kvTotal)} overall)`
-        : `decode KV cache ${pct(kv)} full`,
+      cacheText(named(decodeWorkers[0].w), kv, v(`decode.kv_ratio@${decodeWorkers[0].w.id}`)),
     );
+  else if (kv !== null && kv >= th.kvFull)
+    add('decode', 1 + (kv - th.kvFull) * 10, cacheText('decode', kv, kvTotal));
   add(
     'transfer',
     norm('prefill.prefill_inflight_queue'),
@@ -655,7 +671,7 @@ function ourLines(ours: readonly Part[]): string[] {
   const byAction = new Map<OperatorAction, Part[]>();
   for (const p of ours) byAction.set(p.action!, [...(byAction.get(p.action!) ?? []), p]);
   return [...byAction].map(([a, ps]) => {
-    const who = ps.map((p) => p.key).join(', ');
+    const who = ps.map((p) => workerShortName(p.worker)).join(', ');
     const what = a.kind === 'roll' && a.position ? ` — roll ${a.position.index}/${a.position.total}` : '';
     return `${who} ${ps.length === 1 ? 'is' : 'are'} being restarted by you${what}${a.paused ? ` (paused: ${a.paused})` : ''}`;
   });
@@ -688,7 +704,7 @@ function restarting(
     headline: `${lines[0]}${wait ? `;${wait}` : ''}.`,
     evidence,
     nextStep: roll
-      ? `nothing to do while the roll runs: it goes on to the next worker once ${roll.key} is healthy at the router, and stops by itself if one fails`
+      ? `nothing to do while the roll runs: it goes on to the next worker once ${workerShortName(roll.worker)} is healthy at the router, and stops by itself if one fails`
       : 'nothing to do while the restart runs: its panel shows each step, and it stops by itself if a step fails',
   };
 }

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { debuglog } from 'node:util';
 import { systemClock } from '../clock';
-import type { CommandStream, ExecOptions, ExecResult, StreamHandlers } from './connection';
+import type { CommandStream, ExecOptions, ExecResult, StreamHandlers } from './exec-types';
 import { SshError } from './errors';
 import { shellQuote } from './shell';
 

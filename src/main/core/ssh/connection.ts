@@ -1,11 +1,11 @@
 // One SSH connection per host that carries everything: commands over `exec`, the periodic reads through a
 // persistent shell (`execInShell`), long-lived commands such as a journal follow on channels of their own
 // (`openStream`), HTTP scrapes over `forwardOut` with a keep-alive agent. All of them take slots of one channel
-// budget (8: issue 15's bound per host, below OpenSSH's MaxSessions of 10), so the bound holds by construction;
-// a full budget takes back an idle spare shell or kept-alive tunnel before anyone waits. It reconnects by itself with exponential backoff and jitter, and its status is never
-// optimistic: it says `connected` only after the handshake, and drops to `reconnecting` the moment ssh2 reports
-// the link closed or keepalives go unanswered (keepalive every 10 s, 2 unanswered → dead within 30 s, unless
-// ServerAliveInterval/CountMax say otherwise).
+// budget (8 per host, below OpenSSH's MaxSessions of 10), so the bound holds by construction; a full budget
+// takes back an idle spare shell or kept-alive tunnel before anyone waits. It reconnects by itself with
+// exponential backoff and jitter, and its status is never optimistic: it says `connected` only after the
+// handshake, and drops to `reconnecting` the moment ssh2 reports the link closed or keepalives go unanswered
+// (keepalive every 10 s, 2 unanswered → dead within 30 s, unless ServerAliveInterval/CountMax say otherwise).
 // Credentials and host-key refusals are not retried: that would hammer the host and cannot succeed.
 import { EventEmitter } from 'node:events';
 import { Client, type ConnectConfig, type ClientChannel } from 'ssh2';
@@ -24,20 +24,9 @@ import {
 import { HandshakeDeadline } from './handshake-deadline';
 import { hasDiagnostics } from './diagnostics';
 import { CommandShell, type CommandShellStats } from './command-shell';
+import type { CommandStream, ExecOptions, ExecResult, StreamHandlers } from './exec-types';
 
-export interface ExecResult {
-  stdout: string;
-  stderr: string;
-  exitCode: number | null;
-  signal?: string;
-}
-
-export interface ExecOptions {
-  /** Real-time limit; the command's channel is closed when it passes. */
-  timeoutMs?: number;
-  /** Output cap per stream; past it the channel is closed and the call fails. */
-  maxBytes?: number;
-}
+export type { CommandStream, ExecOptions, ExecResult, StreamHandlers } from './exec-types';
 
 export interface SshConnectionOptions {
   /** Human name used in every message: the alias or user@host:port. */
@@ -57,22 +46,6 @@ export interface SshConnectionOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Closes the connection when it goes quiet for this long without any successful traffic. */
   staleAfterMs?: number;
-}
-
-/** Where a long-lived command's output goes (see `openStream`). */
-export interface StreamHandlers {
-  stdout(chunk: Buffer): void;
-  stderr(chunk: Buffer): void;
-  /** The channel is gone: the command exited (its code or signal) or the link dropped (both null). */
-  closed(exitCode: number | null, signal: string | null): void;
-}
-
-/** A command that keeps running on its own channel: a persistent shell, a journal follow. */
-export interface CommandStream {
-  /** To the command's stdin. */
-  write(data: string): void;
-  /** Ends the command (TERM where the server honours signal requests) and closes its channel. */
-  close(): void;
 }
 
 interface Events {

@@ -1,5 +1,9 @@
-// Resolves what `ssh <host>` would use for one host: via `ssh -G` when an OpenSSH client exists and the config
-// has no `Match exec` (ssh -G would run those commands; we never do), otherwise via the built-in evaluator.
+// Resolves what `ssh <host>` would use for one host, the same way for the operator and for tests: `ssh -G`, the
+// operator's own OpenSSH client, evaluates the config. The built-in evaluator (config-evaluate.ts) answers instead
+// in exactly two cases, decided here and nowhere else: no OpenSSH client can be run (typical on Windows without
+// the optional feature), or the config has a `Match exec`, whose command ssh -G would run and PD Console never
+// does. A home other than the account's (PD_CONSOLE_SSH_HOME: tests, sandboxes, the demo fleet) is given to
+// ssh -G as ssh takes one: its config with `-F`, and $HOME, from which ssh expands `~` and relative Includes.
 // App-level settings (user, port, key file from the hosts file) win like ssh's -l/-p/-i flags do.
 import { promises as dns } from 'node:dns';
 import net from 'node:net';
@@ -11,7 +15,7 @@ import { resolveWithSshG, SshBinaryMissing } from './ssh-g';
 import { ConfigError, expandTilde, type SshOptions } from './ssh-options';
 
 export interface HostOptionsDeps {
-  /** undefined: try `ssh` on PATH; null: never run ssh, always use the built-in evaluator. */
+  /** undefined: `ssh` on PATH; null: no OpenSSH client here (tests of the evaluator, which answers then). */
   sshBinary: string | null | undefined;
   /** Whose .ssh/config is read and what `~`/%d mean in options: the passwd home, as for ssh (sshHomes). */
   homeDir: string;
@@ -21,7 +25,10 @@ export interface HostOptionsDeps {
   includeHome: string;
   env: NodeJS.ProcessEnv;
   localUser: string;
-  /** Like `ssh -F`: read only this file. Default: ~/.ssh/config, then the system file. */
+  /**
+   * Like `ssh -F`: read only this file. Default: ~/.ssh/config, then the system file — or, for a home other
+   * than the account's, only that home's .ssh/config (ssh reads the account's own file otherwise).
+   */
   configFile?: string;
   systemConfigFile: string;
   systemDir: string;
@@ -50,8 +57,11 @@ export async function resolveHostOptions(req: HostRequest, deps: HostOptionsDeps
       undefined,
       'Edit the host: give a Host alias from ~/.ssh/config, or a host name.',
     );
-  const roots = deps.configFile
-    ? [{ path: deps.configFile, system: false }]
+  const configFile =
+    deps.configFile ??
+    (deps.homeDir !== deps.realHome ? path.join(deps.homeDir, '.ssh', 'config') : undefined);
+  const roots = configFile
+    ? [{ path: configFile, system: false }]
     : [
         { path: path.join(deps.homeDir, '.ssh', 'config'), system: false },
         { path: deps.systemConfigFile, system: true },
@@ -77,8 +87,11 @@ export async function resolveHostOptions(req: HostRequest, deps: HostOptionsDeps
         hostArg: req.hostArg,
         user: req.user,
         port: req.port,
-        configFile: deps.configFile,
-        env: deps.env,
+        // A home without a config is like an account without ~/.ssh/config: nothing read (`-F none`).
+        configFile:
+          configFile && !deps.configFile && !existingFiles(tree).includes(configFile) ? 'none' : configFile,
+        // glob(3) expands `~` in Include (and the `~/.ssh/` ssh puts before a relative one) from $HOME.
+        env: { ...deps.env, HOME: deps.includeHome },
         homeDir: deps.homeDir,
         realHome: deps.realHome,
         localUser: deps.localUser,

@@ -32,7 +32,7 @@ export type { ConnectDiagnostics, ResolvedConnectConfig } from './diagnostics';
 export interface SshResolverDeps {
   prompts: SshPrompts;
   secrets?: SecretStore;
-  /** OpenSSH client for `ssh -G`: undefined = `ssh` on PATH, null = never run ssh (built-in parser only). */
+  /** OpenSSH client for `ssh -G`: undefined = `ssh` on PATH, null = none here (the built-in evaluator answers). */
   sshBinary?: string | null;
   homeDir?: string;
   env?: NodeJS.ProcessEnv;

@@ -1,5 +1,5 @@
-// A counting semaphore. Bounds the channels a link holds at once (issue 15: ≤ 8 per host), which also keeps
-// session channels below OpenSSH's MaxSessions (10): past that limit sshd refuses channels with "open failed",
+// A counting semaphore. Bounds the channels a link holds at once (8 per host), which keeps its session
+// channels below OpenSSH's MaxSessions (10): past that limit sshd refuses channels with "open failed",
 // which would look like a host fault. A full semaphore may ask its holders to give back something idle
 // (`reclaim`): a kept-alive tunnel nobody is using, a spare shell.
 

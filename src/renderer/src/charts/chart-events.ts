@@ -1,5 +1,6 @@
 // Which timeline events a chart marks: those of the roles and workers its lines are about. Every page hands its
-// charts the deployment's whole event list, and the prefill KV chart used to mark decode's restarts and alerts.
+// charts the deployment's whole event list; each keeps only its own, so the prefill KV chart does not mark
+// decode's restarts and alerts.
 import type { AppEvent, Role } from '@shared/domain';
 import { splitScopedKey } from '@shared/signals/scoped-key';
 

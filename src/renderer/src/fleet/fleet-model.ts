@@ -11,7 +11,7 @@ import type {
   ServiceObservation,
 } from '@shared/domain';
 import { serviceId } from '@shared/domain';
-import type { FleetUnit } from '@shared/fleet';
+import { hasWorkerGroups, type FleetUnit } from '@shared/fleet';
 import { routerCounts, routerViewOf, type RouterView } from '@shared/router-health';
 import type { ServerRole } from '@shared/signals/spec';
 import { stageQueues, type StageQueue } from '../components/stage-queues';
@@ -19,9 +19,9 @@ import { unknownNow, type ReadingClock, type UnknownNow } from '../components/st
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'idle';
 
-/** A deployment whose services carry ids is a fleet (the one-host 1P1D pair has none and keeps its own screens). */
+/** Worker groups and host lists are shown where there is more than one of a role or of a host. */
 export function isFleetDeployment(summary: DeploymentSummary): boolean {
-  return summary.deployment.services.some((s) => s.id !== undefined);
+  return hasWorkerGroups(summary.deployment.services);
 }
 
 export interface WorkerRow {

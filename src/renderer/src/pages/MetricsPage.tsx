@@ -8,6 +8,7 @@ import { formatBytes, formatValue } from '../format';
 import { UnknownFamiliesNote } from '../components/UnknownFamiliesNote';
 import { FleetGpus } from '../fleet/FleetGpus';
 import { isFleetDeployment } from '../fleet/fleet-model';
+import { workerKey } from '../fleet/keys';
 import { PrometheusPanel } from '../prometheus/PrometheusPanel';
 
 const Q = (role: ServerRole, base: 'ttft' | 'itl' | 'e2e', what: string): SeriesSpec[] => [
@@ -27,7 +28,7 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
   const gpu = fleet ? undefined : view.dashboard?.gpu;
   const groups = (fleet ? [] : deployment.services)
     .filter((s) => (s.gpus?.length ?? 0) > 0)
-    .map((s) => ({ role: s.role, gpus: s.gpus ?? [] }));
+    .map((s) => ({ role: s.role, hostId: s.hostId, gpus: s.gpus ?? [] }));
   const src = (k: SignalKey): string | undefined => view.catalog?.[k]?.source;
   return (
     <div className="page metrics-page" data-testid="page-metrics">
@@ -230,7 +231,7 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
       {!fleet && !gpu?.gpus.length && !gpu?.error && (
         <p className="muted">Waiting for the first nvidia-smi reading (every 5 s)…</p>
       )}
-      {groups.map(({ role, gpus }) => (
+      {groups.map(({ role, hostId, gpus }) => (
         <div key={role} data-testid={`gpu-group-${role}`}>
           <h3 className="subsection">
             {role} GPUs {gpus.join(', ')}
@@ -250,7 +251,8 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
                 title={`${title} (${role})`}
                 deploymentId={id}
                 series={gpus.map((g, i) => ({
-                  key: `gpu.${g}.${field}`,
+                  // GPU readings are kept per host, as every host's are.
+                  key: workerKey(`gpu.${g}.${field}`, hostId),
                   label: `GPU ${g}`,
                   color: GPU_COLORS[i % GPU_COLORS.length],
                 }))}

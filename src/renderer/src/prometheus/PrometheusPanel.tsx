@@ -199,7 +199,7 @@ export function PrometheusPanel({
                 {s.endpoints.map((e) => (
                   <tr key={`${e.id}|${e.metricsUrl}`} data-testid={`prometheus-endpoint-${e.id}`}>
                     <td>
-                      {e.id} <code>{e.metricsUrl}</code> <span className="muted">on {e.hostLabel}</span>
+                      {e.name} <code>{e.metricsUrl}</code> <span className="muted">on {e.hostLabel}</span>
                     </td>
                     <td className={e.scraped ? (e.health === 'up' ? 'ok' : 'warn') : 'bad'}>
                       {e.scraped ? (e.health === 'up' ? 'yes' : `yes, ${e.health}`) : 'no'}

@@ -7,13 +7,11 @@ import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { formatDateTime, formatDuration } from '../format';
 import { closeRestartDialog, restartStarted, showRestart, openRestartSettings } from './useRestart';
+import { ImpactItems } from './ImpactItems';
+import { RestartModal } from './RestartModal';
 import './restart.css';
 
 type ErrorText = { message: string; hint?: string };
-
-function count(n: number | null, what: string): string {
-  return n === null ? `${what}: unknown` : `${n} ${what}`;
-}
 
 export function RestartDialog({
   deploymentId,
@@ -57,109 +55,101 @@ export function RestartDialog({
   };
 
   return (
-    <div className="modal-backdrop" onClick={closeRestartDialog}>
-      <div
-        className="restart-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Restart plan"
-        data-testid="restart-dialog"
-        onClick={(e) => e.stopPropagation()}
-        onKeyDown={(e) => {
-          // Page shortcuts (d, r, 1–5…) must not fire behind a confirmation dialog.
-          e.stopPropagation();
-          if (e.key === 'Escape') closeRestartDialog();
-        }}
-      >
-        <header>
-          <h2>Restart {target === 'stack' ? 'the PD stack' : target}</h2>
-          {service && (
-            <div className="restart-target" role="radiogroup" aria-label="What to restart">
-              <label>
-                <input
-                  type="radio"
-                  name="restart-target"
-                  data-testid="restart-target-service"
-                  checked={target === service}
-                  onChange={() => setTarget(service)}
-                />{' '}
-                only {service}
-              </label>
-              <label>
-                <input
-                  type="radio"
-                  name="restart-target"
-                  data-testid="restart-target-stack"
-                  checked={target === 'stack'}
-                  onChange={() => setTarget('stack')}
-                />{' '}
-                the PD stack (prefill + decode, then router)
-              </label>
-            </div>
+    <RestartModal
+      onClose={closeRestartDialog}
+      className="restart-dialog"
+      modal
+      label="Restart plan"
+      testId="restart-dialog"
+    >
+      <header>
+        <h2>Restart {target === 'stack' ? 'the PD stack' : target}</h2>
+        {service && (
+          <div className="restart-target" role="radiogroup" aria-label="What to restart">
+            <label>
+              <input
+                type="radio"
+                name="restart-target"
+                data-testid="restart-target-service"
+                checked={target === service}
+                onChange={() => setTarget(service)}
+              />{' '}
+              only {service}
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="restart-target"
+                data-testid="restart-target-stack"
+                checked={target === 'stack'}
+                onChange={() => setTarget('stack')}
+              />{' '}
+              the PD stack (prefill + decode, then router)
+            </label>
+          </div>
+        )}
+      </header>
+      {!plan && !error && <p className="muted">Asking the host for the plan…</p>}
+      {plan && <PlanView plan={plan} />}
+      {plan && (
+        <label className={`restart-drain ${plan.drainAvailable ? '' : 'disabled'}`}>
+          <input
+            type="checkbox"
+            data-testid="restart-drain"
+            disabled={!plan.drainAvailable}
+            checked={drain && plan.drainAvailable}
+            onChange={(e) => setDrain(e.target.checked)}
+          />{' '}
+          Drain first: stop new work to the worker and wait for its running requests to finish
+          {!plan.drainAvailable && (
+            <span className="muted" data-testid="restart-drain-reason">
+              {' '}
+              —{' '}
+              {plan.services.find((s) => s.role !== 'router' && !s.drain.supported)?.drain.detail ??
+                'only prefill and decode workers can be drained'}
+            </span>
           )}
-        </header>
-        {!plan && !error && <p className="muted">Asking the host for the plan…</p>}
-        {plan && <PlanView plan={plan} />}
-        {plan && (
-          <label className={`restart-drain ${plan.drainAvailable ? '' : 'disabled'}`}>
-            <input
-              type="checkbox"
-              data-testid="restart-drain"
-              disabled={!plan.drainAvailable}
-              checked={drain && plan.drainAvailable}
-              onChange={(e) => setDrain(e.target.checked)}
-            />{' '}
-            Drain first: stop new work to the worker and wait for its running requests to finish
-            {!plan.drainAvailable && (
-              <span className="muted" data-testid="restart-drain-reason">
-                {' '}
-                —{' '}
-                {plan.services.find((s) => s.role !== 'router' && !s.drain.supported)?.drain.detail ??
-                  'only prefill and decode workers can be drained'}
-              </span>
-            )}
-          </label>
-        )}
-        {error && (
-          <p className="error-box" role="alert" data-testid="restart-dialog-error">
-            {error.message}
-            {error.hint ? <span className="hint"> — {error.hint}</span> : null}
-          </p>
-        )}
-        <footer>
+        </label>
+      )}
+      {error && (
+        <p className="error-box" role="alert" data-testid="restart-dialog-error">
+          {error.message}
+          {error.hint ? <span className="hint"> — {error.hint}</span> : null}
+        </p>
+      )}
+      <footer>
+        <button
+          className="link"
+          onClick={() => openRestartSettings(true)}
+          data-testid="restart-open-settings"
+        >
+          Restart settings…
+        </button>
+        <span className="spacer" />
+        <button onClick={closeRestartDialog} data-testid="restart-dismiss">
+          Cancel
+        </button>
+        {plan?.running ? (
           <button
-            className="link"
-            onClick={() => openRestartSettings(true)}
-            data-testid="restart-open-settings"
+            className="primary"
+            data-testid="restart-follow"
+            onClick={() => showRestart(plan.running!.operationId)}
           >
-            Restart settings…
+            Follow the running restart
           </button>
-          <span className="spacer" />
-          <button onClick={closeRestartDialog} data-testid="restart-dismiss">
-            Cancel
+        ) : (
+          <button
+            className="primary danger"
+            data-testid="restart-confirm"
+            disabled={!plan || !!plan.blockedReason || starting}
+            title={plan?.blockedReason}
+            onClick={start}
+          >
+            {starting ? 'Starting…' : `Restart ${target === 'stack' ? 'PD stack' : target}`}
           </button>
-          {plan?.running ? (
-            <button
-              className="primary"
-              data-testid="restart-follow"
-              onClick={() => showRestart(plan.running!.operationId)}
-            >
-              Follow the running restart
-            </button>
-          ) : (
-            <button
-              className="primary danger"
-              data-testid="restart-confirm"
-              disabled={!plan || !!plan.blockedReason || starting}
-              title={plan?.blockedReason}
-              onClick={start}
-            >
-              {starting ? 'Starting…' : `Restart ${target === 'stack' ? 'PD stack' : target}`}
-            </button>
-          )}
-        </footer>
-      </div>
-    </div>
+        )}
+      </footer>
+    </RestartModal>
   );
 }
 
@@ -210,17 +200,7 @@ function PlanView({ plan }: { plan: RestartPlan }): React.JSX.Element {
             {s.command}
           </code>
           <ul className="restart-impact" data-testid={`restart-impact-${s.role}`}>
-            {s.role === 'router' ? (
-              <li>
-                {count(s.impact.inFlightAtRouter, 'request(s) in flight at the router')} will get errors
-              </li>
-            ) : (
-              <>
-                <li>{count(s.impact.runningOnWorker, 'running request(s)')} on the worker will be cut off</li>
-                <li>{count(s.impact.queuedOnWorker, 'queued request(s)')}</li>
-                <li>{count(s.impact.inFlightAtRouter, 'request(s) in flight to it at the router')}</li>
-              </>
-            )}
+            <ImpactItems role={s.role} impact={s.impact} notes={false} />
             <li data-testid={`restart-last-${s.role}`}>
               last restart:{' '}
               {s.lastRestartAt === null

@@ -9,6 +9,7 @@ import { RestartSettingsPanel } from './RestartSettingsPanel';
 import { RollDialog } from './RollDialog';
 import { RollProgress } from './RollProgress';
 import { loadRolls, openRollDialog, runningRoll, showRoll, useRollState } from './useRoll';
+import { hasWorkerGroups } from '@shared/fleet';
 import {
   actionsAllowed,
   loadRestarts,
@@ -48,11 +49,6 @@ export function RestartLayer({ deploymentId }: { deploymentId: string }): React.
   );
 }
 
-/** True when the deployment is a fleet: its services carry ids, and restarts are rolls. */
-export function isFleetDeployment(d: DeploymentConfig): boolean {
-  return d.services.some((s) => s.id !== undefined);
-}
-
 /** Palette commands: restart each service or the stack (a fleet: each worker, each role, the whole), settings. */
 export function useRestartCommands(deployment: DeploymentConfig): Command[] {
   const s = useRestartState();
@@ -79,7 +75,7 @@ export function useRestartCommands(deployment: DeploymentConfig): Command[] {
     run: () => openRestartSettings(true),
   });
   if (!actionsAllowed(s)) return cmds;
-  if (isFleetDeployment(deployment)) return [...cmds, ...rollCommands(deployment)];
+  if (hasWorkerGroups(deployment.services)) return [...cmds, ...rollCommands(deployment)];
   for (const svc of deployment.services)
     cmds.push({
       id: `restart-${svc.role}`,

@@ -7,6 +7,7 @@ import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { formatDuration } from '../format';
 import { hideRestart } from './useRestart';
+import { RestartModal } from './RestartModal';
 import './restart.css';
 
 /** The mark of a step's (or a roll worker's) state. */
@@ -36,65 +37,58 @@ export function RestartProgress({ op }: { op: RestartOperation }): React.JSX.Ele
     api.cancelRestart({ operationId: op.id }).catch((err: unknown) => setCancelError(errorText(err).message));
   };
   return (
-    <div className="modal-backdrop restart-progress-backdrop" onClick={hideRestart}>
-      <div
-        className={`restart-progress state-${op.state}`}
-        role="dialog"
-        aria-label={`${TITLE[op.state]} ${what}`}
-        data-testid="restart-progress"
-        data-operation={op.id}
-        data-state={op.state}
-        onClick={(e) => e.stopPropagation()}
-        onKeyDown={(e) => {
-          e.stopPropagation();
-          if (e.key === 'Escape') hideRestart();
-        }}
-      >
-        <header>
-          <h2>
-            <span className={`pill pill-${tone(op.state)}`} data-testid="restart-state">
-              {op.state}
-            </span>{' '}
-            {TITLE[op.state]} {what} on {op.hostLabel}
-          </h2>
-          <span className="muted" data-testid="restart-elapsed">
-            {formatDuration(op.elapsedMs)}
-          </span>
-        </header>
-        <p className="restart-summary" data-testid="restart-summary">
-          {op.summary}
+    <RestartModal
+      onClose={hideRestart}
+      backdropClassName="modal-backdrop restart-progress-backdrop"
+      className={`restart-progress state-${op.state}`}
+      label={`${TITLE[op.state]} ${what}`}
+      testId="restart-progress"
+      data={{ 'data-operation': op.id, 'data-state': op.state }}
+    >
+      <header>
+        <h2>
+          <span className={`pill pill-${tone(op.state)}`} data-testid="restart-state">
+            {op.state}
+          </span>{' '}
+          {TITLE[op.state]} {what} on {op.hostLabel}
+        </h2>
+        <span className="muted" data-testid="restart-elapsed">
+          {formatDuration(op.elapsedMs)}
+        </span>
+      </header>
+      <p className="restart-summary" data-testid="restart-summary">
+        {op.summary}
+      </p>
+      <p className="muted small">
+        Requested by {op.requestedBy} · operation {op.id}
+        {op.drain ? ' · with drain' : ''}
+      </p>
+      {op.link === 'down' && op.state === 'running' && (
+        <p className="warn-box" role="status" data-testid="restart-link-down">
+          Lost contact with {op.hostLabel}. Reconnecting and following on; nothing is claimed until it is seen
+          again.
         </p>
-        <p className="muted small">
-          Requested by {op.requestedBy} · operation {op.id}
-          {op.drain ? ' · with drain' : ''}
-        </p>
-        {op.link === 'down' && op.state === 'running' && (
-          <p className="warn-box" role="status" data-testid="restart-link-down">
-            Lost contact with {op.hostLabel}. Reconnecting and following on; nothing is claimed until it is
-            seen again.
-          </p>
-        )}
-        {op.failure && <FailureView op={op} />}
-        <div className="restart-services">
-          {op.stages.flat().map((role) => {
-            const s = op.services.find((x) => x.role === role);
-            return s ? <ServiceRun key={role} s={s} op={op} /> : null;
-          })}
-        </div>
-        {cancelError && <p className="error-box">{cancelError}</p>}
-        <footer>
-          <span className="spacer" />
-          {op.state === 'running' && (
-            <button data-testid="restart-cancel" disabled={op.cancelRequested} onClick={cancel}>
-              {op.cancelRequested ? 'Cancelling before the next step…' : 'Cancel restart'}
-            </button>
-          )}
-          <button className="primary" data-testid="restart-close" onClick={hideRestart}>
-            {op.state === 'running' ? 'Hide (keeps running)' : 'Close'}
-          </button>
-        </footer>
+      )}
+      {op.failure && <FailureView op={op} />}
+      <div className="restart-services">
+        {op.stages.flat().map((role) => {
+          const s = op.services.find((x) => x.role === role);
+          return s ? <ServiceRun key={role} s={s} op={op} /> : null;
+        })}
       </div>
-    </div>
+      {cancelError && <p className="error-box">{cancelError}</p>}
+      <footer>
+        <span className="spacer" />
+        {op.state === 'running' && (
+          <button data-testid="restart-cancel" disabled={op.cancelRequested} onClick={cancel}>
+            {op.cancelRequested ? 'Cancelling before the next step…' : 'Cancel restart'}
+          </button>
+        )}
+        <button className="primary" data-testid="restart-close" onClick={hideRestart}>
+          {op.state === 'running' ? 'Hide (keeps running)' : 'Close'}
+        </button>
+      </footer>
+    </RestartModal>
   );
 }
 

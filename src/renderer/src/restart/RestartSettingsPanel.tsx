@@ -59,7 +59,7 @@ export function RestartSettingsPanel({ settings }: { settings: RestartSettings }
           polkit allows this user to manage the units: use <code>systemctl</code> without <code>sudo -n</code>
         </label>
         <label>
-          Stack order:{' '}
+          Stack order (a roll takes one worker at a time, its roles in this order):{' '}
           <select
             data-testid="restart-setting-order"
             value={settings.stackOrder}
@@ -76,7 +76,7 @@ export function RestartSettingsPanel({ settings }: { settings: RestartSettings }
             checked={settings.stackIncludesRouter}
             onChange={(e) => save({ stackIncludesRouter: e.target.checked })}
           />{' '}
-          A stack restart restarts the router last
+          A stack restart or a whole-deployment roll restarts the router last
         </label>
         <table className="restart-timeouts">
           <thead>

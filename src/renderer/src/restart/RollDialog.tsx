@@ -8,6 +8,8 @@ import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { openRestartSettings } from './useRestart';
 import { closeRollDialog, rollStarted, rollTargetTitle, showRoll } from './useRoll';
+import { ImpactItems } from './ImpactItems';
+import { RestartModal } from './RestartModal';
 import './restart.css';
 
 type ErrorText = { message: string; hint?: string };
@@ -51,72 +53,63 @@ export function RollDialog({
   };
 
   return (
-    <div className="modal-backdrop" onClick={closeRollDialog}>
-      <div
-        className="restart-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Rolling restart plan"
-        data-testid="roll-dialog"
-        onClick={(e) => e.stopPropagation()}
-        onKeyDown={(e) => {
-          e.stopPropagation();
-          if (e.key === 'Escape') closeRollDialog();
-        }}
-      >
-        <header>
-          <h2>Restart {plan?.targetText ?? rollTargetTitle(target)}</h2>
-        </header>
-        {!plan && !error && <p className="muted">Asking the router and the hosts for the plan…</p>}
-        {plan && <RollPlanView plan={plan} />}
-        {plan && !plan.refused && unreadable(plan) > 0 && (
-          <label className="roll-without-check">
-            <input
-              type="checkbox"
-              data-testid="roll-without-gpu-check"
-              checked={withoutGpuCheck}
-              onChange={(e) => setWithoutGpuCheck(e.target.checked)}
-            />{' '}
-            Roll without the GPU check where it cannot be read ({unreadable(plan)}{' '}
-            {unreadable(plan) === 1 ? 'worker' : 'workers'}) — only if you know nothing else runs on those
-            GPUs: stopping a worker whose GPUs another process holds frees nothing, and the roll would stop
-            with it down.
-          </label>
-        )}
-        {error && (
-          <p className="error-box" role="alert" data-testid="roll-dialog-error">
-            {error.message}
-            {error.hint ? <span className="hint"> — {error.hint}</span> : null}
-          </p>
-        )}
-        <footer>
-          <button className="link" onClick={() => openRestartSettings(true)}>
-            Restart settings…
-          </button>
-          <span className="spacer" />
-          <button onClick={closeRollDialog} data-testid="roll-dismiss">
-            Cancel
-          </button>
-          <button
-            className="primary danger"
-            data-testid="roll-start"
-            disabled={
-              !plan || Boolean(plan.refused) || starting || (unreadable(plan) > 0 && !withoutGpuCheck)
-            }
-            title={
-              plan?.refused
-                ? `Refused: ${plan.refused}`
-                : plan && unreadable(plan) > 0 && !withoutGpuCheck
-                  ? 'The GPU check could not be read: tick the box to roll without it'
-                  : undefined
-            }
-            onClick={start}
-          >
-            {starting ? 'Starting…' : plan?.workers.length === 1 ? 'Restart it' : 'Start the roll'}
-          </button>
-        </footer>
-      </div>
-    </div>
+    <RestartModal
+      onClose={closeRollDialog}
+      className="restart-dialog"
+      modal
+      label="Rolling restart plan"
+      testId="roll-dialog"
+    >
+      <header>
+        <h2>Restart {plan?.targetText ?? rollTargetTitle(target)}</h2>
+      </header>
+      {!plan && !error && <p className="muted">Asking the router and the hosts for the plan…</p>}
+      {plan && <RollPlanView plan={plan} />}
+      {plan && !plan.refused && unreadable(plan) > 0 && (
+        <label className="roll-without-check">
+          <input
+            type="checkbox"
+            data-testid="roll-without-gpu-check"
+            checked={withoutGpuCheck}
+            onChange={(e) => setWithoutGpuCheck(e.target.checked)}
+          />{' '}
+          Roll without the GPU check where it cannot be read ({unreadable(plan)}{' '}
+          {unreadable(plan) === 1 ? 'worker' : 'workers'}) — only if you know nothing else runs on those GPUs:
+          stopping a worker whose GPUs another process holds frees nothing, and the roll would stop with it
+          down.
+        </label>
+      )}
+      {error && (
+        <p className="error-box" role="alert" data-testid="roll-dialog-error">
+          {error.message}
+          {error.hint ? <span className="hint"> — {error.hint}</span> : null}
+        </p>
+      )}
+      <footer>
+        <button className="link" onClick={() => openRestartSettings(true)}>
+          Restart settings…
+        </button>
+        <span className="spacer" />
+        <button onClick={closeRollDialog} data-testid="roll-dismiss">
+          Cancel
+        </button>
+        <button
+          className="primary danger"
+          data-testid="roll-start"
+          disabled={!plan || Boolean(plan.refused) || starting || (unreadable(plan) > 0 && !withoutGpuCheck)}
+          title={
+            plan?.refused
+              ? `Refused: ${plan.refused}`
+              : plan && unreadable(plan) > 0 && !withoutGpuCheck
+                ? 'The GPU check could not be read: tick the box to roll without it'
+                : undefined
+          }
+          onClick={start}
+        >
+          {starting ? 'Starting…' : plan?.workers.length === 1 ? 'Restart it' : 'Start the roll'}
+        </button>
+      </footer>
+    </RestartModal>
   );
 }
 
@@ -167,6 +160,11 @@ function RollPlanView({ plan }: { plan: RollPlan }): React.JSX.Element {
             </span>{' '}
             <span className="muted small">{w.healthNow.detail}</span>
           </summary>
+          {w.impact && (
+            <ul className="restart-impact" data-testid={`roll-impact-${w.name}`}>
+              <ImpactItems role={w.role} impact={w.impact} />
+            </ul>
+          )}
           <ol className="roll-plan-steps">
             {w.steps.map((s, i) => (
               <li key={i}>

@@ -8,6 +8,7 @@ import { errorText } from '../api/errors';
 import { formatDuration } from '../format';
 import { Journal, STEP_MARK } from './RestartProgress';
 import { hideRoll, isRunning } from './useRoll';
+import { RestartModal } from './RestartModal';
 import './restart.css';
 
 const TITLE: Record<RollOperation['state'], string> = {
@@ -39,81 +40,74 @@ export function RollProgress({
   };
   const f = op.failure;
   return (
-    <div className="modal-backdrop restart-progress-backdrop" onClick={hideRoll}>
-      <div
-        className={`restart-progress state-${op.state}`}
-        role="dialog"
-        aria-label={`${TITLE[op.state]} ${op.targetText}`}
-        data-testid="roll-progress"
-        data-roll={op.id}
-        data-state={op.state}
-        onClick={(e) => e.stopPropagation()}
-        onKeyDown={(e) => {
-          e.stopPropagation();
-          if (e.key === 'Escape') hideRoll();
-        }}
-      >
-        <header>
-          <h2>
-            <span className={`pill pill-${tone(op.state)}`} data-testid="roll-state">
-              {op.state}
-            </span>{' '}
-            {TITLE[op.state]} {op.targetText}
-          </h2>
-          <span className="muted">{formatDuration(op.elapsedMs)}</span>
-        </header>
-        <p className="restart-summary" data-testid="roll-summary">
-          {op.summary}
+    <RestartModal
+      onClose={hideRoll}
+      backdropClassName="modal-backdrop restart-progress-backdrop"
+      className={`restart-progress state-${op.state}`}
+      label={`${TITLE[op.state]} ${op.targetText}`}
+      testId="roll-progress"
+      data={{ 'data-roll': op.id, 'data-state': op.state }}
+    >
+      <header>
+        <h2>
+          <span className={`pill pill-${tone(op.state)}`} data-testid="roll-state">
+            {op.state}
+          </span>{' '}
+          {TITLE[op.state]} {op.targetText}
+        </h2>
+        <span className="muted">{formatDuration(op.elapsedMs)}</span>
+      </header>
+      <p className="restart-summary" data-testid="roll-summary">
+        {op.summary}
+      </p>
+      {op.paused && (
+        <p className="warn-box" role="status" data-testid="roll-paused">
+          Paused — {op.paused.reason}. Nothing is claimed until {op.paused.hostLabel} is seen again; stop and
+          start are sent again after the reconnect.
         </p>
-        {op.paused && (
-          <p className="warn-box" role="status" data-testid="roll-paused">
-            Paused — {op.paused.reason}. Nothing is claimed until {op.paused.hostLabel} is seen again; stop
-            and start are sent again after the reconnect.
+      )}
+      {f && (
+        <div
+          className={op.state === 'unknown' ? 'warn-box' : 'error-box'}
+          role="alert"
+          data-testid="roll-failure"
+        >
+          <p>
+            <b>
+              {f.worker}, step {f.step}:
+            </b>{' '}
+            {f.message}
           </p>
-        )}
-        {f && (
-          <div
-            className={op.state === 'unknown' ? 'warn-box' : 'error-box'}
-            role="alert"
-            data-testid="roll-failure"
-          >
-            <p>
-              <b>
-                {f.worker}, step {f.step}:
-              </b>{' '}
-              {f.message}
-            </p>
-            {f.hint && <p className="hint">Next: {f.hint}</p>}
-            <p data-testid="roll-still-serving">
-              Still serving (the router reports healthy): {f.stillServing.join(', ') || 'none seen'}
-            </p>
-            {f.journalTail && f.journalTail.length > 0 && (
-              <details open>
-                <summary>Last journal lines</summary>
-                <pre>{f.journalTail.join('\n')}</pre>
-              </details>
-            )}
-          </div>
-        )}
-        <div className="restart-services">
-          {op.workers.map((w) => (
-            <WorkerRun key={w.workerId} w={w} current={op.current === w.workerId} />
-          ))}
-        </div>
-        {cancelError && <p className="error-box">{cancelError}</p>}
-        <footer>
-          <span className="spacer" />
-          {isRunning(op) && (
-            <button data-testid="roll-cancel" disabled={op.cancelRequested} onClick={cancel}>
-              {op.cancelRequested ? 'Stopping after the worker being restarted…' : 'Cancel the roll'}
-            </button>
+          {f.hint && <p className="hint">Next: {f.hint}</p>}
+          <p data-testid="roll-still-serving">
+            Still serving (the router reports healthy): {f.stillServing.join(', ') || 'none seen'}
+          </p>
+          {f.journalTail && f.journalTail.length > 0 && (
+            <details open>
+              <summary>Last journal lines</summary>
+              <pre>{f.journalTail.join('\n')}</pre>
+            </details>
           )}
-          <button className="primary" data-testid="roll-close" onClick={hideRoll}>
-            {isRunning(op) ? 'Hide (keeps running)' : 'Close'}
-          </button>
-        </footer>
+        </div>
+      )}
+      <div className="restart-services">
+        {op.workers.map((w) => (
+          <WorkerRun key={w.workerId} w={w} current={op.current === w.workerId} />
+        ))}
       </div>
-    </div>
+      {cancelError && <p className="error-box">{cancelError}</p>}
+      <footer>
+        <span className="spacer" />
+        {isRunning(op) && (
+          <button data-testid="roll-cancel" disabled={op.cancelRequested} onClick={cancel}>
+            {op.cancelRequested ? 'Stopping after the worker being restarted…' : 'Cancel the roll'}
+          </button>
+        )}
+        <button className="primary" data-testid="roll-close" onClick={hideRoll}>
+          {isRunning(op) ? 'Hide (keeps running)' : 'Close'}
+        </button>
+      </footer>
+    </RestartModal>
   );
 }
 

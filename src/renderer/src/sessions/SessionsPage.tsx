@@ -3,7 +3,7 @@
 // (CSV, OpenMetrics, incident bundle) and deleted — and the retention limit is set.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { RecentReview, RecordingStatus, SessionInfoDto } from '@shared/contract';
-import { OLD_FORMAT_NOTES } from '@shared/api/review';
+import { OLD_FORMAT_NOTE } from '@shared/api/review';
 import { api } from '../api/client';
 import { errorText } from '../api/errors';
 import { setActive, useAppState } from '../state/store';
@@ -333,7 +333,7 @@ function SessionRow({
   };
   const damaged = s.state === 'damaged';
   // Written in an older format: re-saving it (what `pd-console recording resave` does) makes it open at once.
-  const old = s.state === 'complete' && s.warnings.some((w) => OLD_FORMAT_NOTES.includes(w));
+  const old = s.state === 'complete' && s.warnings.includes(OLD_FORMAT_NOTE);
   return (
     <>
       <tr data-testid="session-row" data-id={s.id} data-state={s.state}>

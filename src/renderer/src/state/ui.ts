@@ -94,7 +94,7 @@ export function getUi(): UiState {
 }
 
 // Another address (the sessions page's) leaves the console on its page, so "Back to the console" returns
-// to it; until 2026-12-05 it went to the overview.
+// to it rather than to the overview.
 window.addEventListener('hashchange', () => {
   const page = parseHash(window.location.hash);
   if (page) showPage(page);

@@ -44,16 +44,6 @@ export function isKvMissing(r: KvUsage | KvMissing): r is KvMissing {
 }
 
 /**
- * Share of the pool physically occupied (locked + evictable), as PR #22726 suggests:
- * 1 − available / (available + evictable + used). Undefined unless the kv_tokens source provided the breakdown.
- */
-export function kvPhysicalRatio(kv: KvUsage): number | undefined {
-  if (kv.evictableTokens === undefined || kv.availableTokens === undefined) return undefined;
-  const total = kv.availableTokens + kv.evictableTokens + kv.usedTokens;
-  return total > 0 ? 1 - kv.availableTokens / total : undefined;
-}
-
-/**
  * KV capacity in tokens from the JSON of /server_info or /get_server_info (reference §2.6). Accepts
  * max_total_num_tokens at the top level (scheduler_info is merged there) or under `scheduler_info`, as a number
  * or a per-dp list. A single number is the first scheduler's pool (DataParallelController keeps

@@ -17,9 +17,9 @@ import {
   workersAt,
   type RouterEra,
 } from '../../signals/evaluate/router-workers';
-import { normalizeWorkerUrl } from './worker-url';
+import { normalizeWorkerUrl } from '@shared/worker-url';
 
-export { normalizeWorkerUrl } from './worker-url';
+export { normalizeWorkerUrl } from '@shared/worker-url';
 export type { RouterEra } from '../../signals/evaluate/router-workers';
 export type CbState = NonNullable<RouterWorkerState['cbState']>;
 export type RouterWorker = RouterWorkerState;

@@ -5,7 +5,7 @@
 // circuit breaker 0 closed, 1 open, 2 half-open, −1 removed.
 import type { RouterWorkerState } from '@shared/contract';
 import { SGL_ROUTER as R, SMG } from '@shared/signals/metric-names';
-import { normalizeWorkerUrl } from '../../probes/sglang/worker-url';
+import { normalizeWorkerUrl } from '@shared/worker-url';
 import { rowAt, valueIndexAt, type AlignedSeries, type TargetColumns } from '../../review/target-columns';
 import { f64, u8 } from '../scratch-arrays';
 

@@ -2,8 +2,7 @@
 // the index written at close, docs/recording-format.md §6), located by byte offset and said in words. Their damage
 // costs no data: every reader of the data skips them (layout.ts), and a review computes from the data instead.
 import type { DerivedMember, TailIndex } from './layout';
-import type { StreamEnd } from './reader';
-import type { DerivedDamage } from './types';
+import type { DerivedDamage, StreamEnd } from './types';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

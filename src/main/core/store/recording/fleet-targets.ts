@@ -2,7 +2,7 @@
 // workers of a role on several hosts, so a target or source is no longer a role alone: it is the key the live
 // store files the worker's series under (`decode@decode-1`, signals/scoped-key.ts), a unit of a multi-node
 // worker on another node adds its node rank (`decode@decode-2#1`), and each host's GPUs are a target of their
-// own (`gpu@gpu-b`). A one-host 1P1D recording keeps the plain roles of format 1.3.
+// own (`gpu@gpu-b`). A 1P1D host is a fleet of one, so its recording names `decode@decode-0` and `gpu@<host>` too.
 // Type imports only: the writer runs where the @shared alias is not resolved (the crash tests' child process).
 import type { ConnectionStatus, HostConfig, Role } from '@shared/domain';
 import type { Fleet } from '@shared/fleet';
@@ -16,9 +16,6 @@ export interface RecordedFleet {
   /** Each host's link when the recording began; later changes are the `connection` events. */
   links: { host: string; connection: ConnectionStatus }[];
 }
-
-/** Format 1.4: the header carries `fleet` and the targets are named per worker and per host. */
-export const FLEET_MINOR_VERSION = 4;
 
 /** A worker's scrape target and the source of its node-rank-0 unit and health: `decode@decode-1`. */
 export function workerTarget(role: Role, id: string): string {

@@ -3,26 +3,22 @@
 import type { AppEvent, HealthResult, UnitState } from '@shared/domain';
 import type { MetricType } from '../../probes/exposition/types';
 // Relative: the crash fixtures run this file with plain tsx, which does not know the @shared alias.
-import { ROWS_OVERVIEW_NOTE, SLOW_FORMAT_NOTE } from '../../../../shared/api/review';
+import { OLD_FORMAT_NOTE } from '../../../../shared/api/review';
 
 export const FORMAT_ID = 'pd-console-recording';
 /** Major version: a reader refuses files with a higher one. */
 export const FORMAT_VERSION = 1;
 /**
- * Minor version: additive changes (new optional fields, new record kinds a v1 reader may skip). 3: the overview
- * carries review's signals instead of scrape rows (§1.3); 2 adds the overview members and the index (§1.2); 1
- * (block checksums) and 2 are still written on request and read.
+ * Minor version, the one written (§1.4): block checksums, overview members of review's signals and an index,
+ * a fleet's header and its targets named per worker and per host. The data records of older minors are the
+ * same, so a file of one is read by its data and says OLD_FORMAT_NOTE; re-saving (resave.ts) makes it this one.
  */
-export const FORMAT_MINOR_VERSION = 3;
-/** Format 1.2: the overview carries scrape rows, from which review evaluates its first screen. */
-export const ROWS_OVERVIEW_MINOR_VERSION = 2;
-export const LEGACY_MINOR_VERSION = 1;
-export { ROWS_OVERVIEW_NOTE, SLOW_FORMAT_NOTE };
+export const FORMAT_MINOR_VERSION = 4;
+export { OLD_FORMAT_NOTE };
 
 /** The note the sessions list and review show for a file of this minor version, or null when it opens at once. */
 export function formatNote(minorVersion: number | undefined): string | null {
-  if (minorVersion === undefined || minorVersion >= FORMAT_MINOR_VERSION) return null;
-  return minorVersion < ROWS_OVERVIEW_MINOR_VERSION ? SLOW_FORMAT_NOTE : ROWS_OVERVIEW_NOTE;
+  return minorVersion === undefined || minorVersion >= FORMAT_MINOR_VERSION ? null : OLD_FORMAT_NOTE;
 }
 export const FILE_EXTENSION = '.pdrec.jsonl.gz';
 

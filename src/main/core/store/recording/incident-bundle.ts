@@ -10,7 +10,6 @@ import { createGzip } from 'node:zlib';
 import { create as createTar } from 'tar';
 import { isRowLine, rowTime } from './row-parser';
 import { isOverviewLine, iso, parseHeader, parseRecord, streamLines } from './reader';
-import { LEGACY_MINOR_VERSION } from './format';
 import { OVERVIEW_KIND_PREFIX } from './overview-stream';
 import { LineRedactor, redactJson, redactSecretsCounted } from './redact';
 import { BLOCK_CHECKSUMS, BlockSealer } from './block-sum';
@@ -225,15 +224,11 @@ async function redactedRecordingCopy(
         host: h.host,
         deployment: h.deployment.name,
       };
-      // The copy is one gzip member without the overview members and index of format 1.2 (their offsets are the
-      // source's): it says format 1.1, which it is.
+      // The copy is one gzip member without the overview members and index (their offsets are the source's):
+      // its header says it has no overview, so a reader reads its data.
       const { overview: _overview, ...rest } = h;
-      const minorVersion = Math.min(h.minorVersion, LEGACY_MINOR_VERSION);
       push(
-        Buffer.from(
-          JSON.stringify({ ...rest, minorVersion, blockChecksums: BLOCK_CHECKSUMS, redactedCopy: true }) +
-            '\n',
-        ),
+        Buffer.from(JSON.stringify({ ...rest, blockChecksums: BLOCK_CHECKSUMS, redactedCopy: true }) + '\n'),
       );
     },
     (buf, a, b) => {

@@ -1,10 +1,10 @@
-// Reading the overview of a 1.2 recording (docs/recording-format.md §1.2) without inflating its data: the index
+// Reading the overview of a recording (docs/recording-format.md §1.2) without inflating its data: the index
 // member at the end of a closed file says where the overview members are; in a file that was never closed (or
 // whose index is damaged) they are found by scanning the raw bytes for their gzip extra field. Each member is
 // checked (gzip CRC-32, then the block seal of its lines) and its records go through the same assembler as the
 // full stream, so the result is an ordinary Recording — only coarser: one row per target every stepMs.
 import { open, readFile, stat } from 'node:fs/promises';
-import type { IndexRecord } from './format';
+import { FORMAT_MINOR_VERSION, type IndexRecord } from './format';
 import { scanMarked } from './members';
 import { openDerived, readTailIndex } from './layout';
 import { iso, readHeader, recordAssembler } from './reader';
@@ -22,13 +22,13 @@ export interface OverviewRead {
   bytesRead: number;
   /** Bytes of the file after the last overview member that are not the index: what the overview does not cover. */
   uncoveredBytes: number;
-  /** Format 1.3: the signal rows of each overview member (`o.tbl` records, parsed), in file order. */
+  /** The signal rows of each overview member (`o.tbl` records, parsed), in file order. */
   tables: unknown[];
   /** The first damaged overview member: the overview ends before it (null when none is). */
   damage: DerivedDamage | null;
 }
 
-/** The signal rows of a 1.3 overview: read by review (core/review/overview-table.ts), not by the assembler. */
+/** The signal rows of an overview: read by review (core/review/overview-table.ts), not by the assembler. */
 const TABLE_LINE = Buffer.from('{"k":"o.tbl"');
 const PLAIN_START = Buffer.from('{"k":"');
 
@@ -39,12 +39,13 @@ interface Member {
 }
 
 /**
- * The overview of `path`, or null when the file has none (format 1.1 and older): the caller reads it the slow
- * way. Throws RecordingOpenError for what readRecording refuses (not a recording, newer version).
+ * The overview of `path`, or null when the file has none or is of an older minor version (whose overview, if
+ * any, holds something else): the caller reads its data. Throws RecordingOpenError for what readRecording
+ * refuses (not a recording, newer version).
  */
 export async function readOverview(path: string, opts: ReadOptions = {}): Promise<OverviewRead | null> {
   const header = await readHeader(path);
-  if (!header.overview) return null;
+  if (!header.overview || header.minorVersion < FORMAT_MINOR_VERSION) return null;
   const size = (await stat(path)).size;
   const fh = await open(path, 'r');
   const notes: string[] = [];

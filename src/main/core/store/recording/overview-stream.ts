@@ -1,14 +1,12 @@
-// The overview stream of a 1.2 recording (docs/recording-format.md §1.2): a downsampled copy of the session —
-// one scrape per target every stepMs, of the series the caller names, plus every unit, health and event record —
-// written as the session goes into small gzip members of its own. A reader that wants the whole span at a
-// glance reads these members and nothing else. Its records are ordinary records whose kind carries the prefix
-// "o." (`o.s`, `o.series`, `o.layout`, `o.family`, `o.unit`, …): readers of the full stream skip them as kinds
-// they do not use, and the overview reader strips the prefix and decodes them with the same code as the full
-// stream. The overview has its own series dictionary and value deltas, continued from member to member.
+// The overview stream of a recording (docs/recording-format.md §1.2, §1.3): review's signals evaluated at one
+// row per target every stepMs (the caller's OverviewTable), plus every unit, health and event record, written as
+// the session goes into small gzip members of its own. A reader that wants the whole span at a glance reads these
+// members and nothing else. Its records are ordinary records whose kind carries the prefix "o." (`o.table`,
+// `o.unit`, …): readers of the full stream skip them as kinds they do not use, and the overview reader strips the
+// prefix and decodes them with the same code as the full stream.
 import type { HealthResult, UnitState } from '@shared/domain';
-import type { Exposition, MetricFamily } from '../../probes/exposition/types';
+import type { Exposition } from '../../probes/exposition/types';
 import { BlockSealer } from './block-sum';
-import { ScrapeEncoder } from './scrape-codec';
 
 export const OVERVIEW_KIND_PREFIX = 'o.';
 /**
@@ -25,8 +23,8 @@ const LINE_START = '\n{"k":"';
 const OVERVIEW_LINE_START = '\n{"k":"' + OVERVIEW_KIND_PREFIX;
 
 /**
- * Format 1.3: what the overview carries instead of scrape rows — the signals evaluated at overview resolution
- * (core/review/overview-table.ts). It sees every scrape, unit state and health result the writer stores.
+ * What the overview carries: the signals evaluated at overview resolution (core/review/overview-table.ts). It
+ * sees every scrape, unit state and health result the writer stores.
  */
 export interface OverviewTable {
   scrape(ts: number, target: string, exp: Exposition): void;
@@ -45,21 +43,14 @@ export interface OverviewSegment {
 }
 
 export class OverviewStream {
-  private readonly encoder = new ScrapeEncoder();
   private readonly sealer = new BlockSealer();
-  private readonly lastRowAt = new Map<string, number>();
-  /** Each target's latest scrape when the overview did not take it: the last one goes in at close. */
-  private readonly skipped = new Map<string, { ts: number; exp: Exposition }>();
   private text = '';
   private t0 = Infinity;
   private t1 = -Infinity;
 
   constructor(
     readonly stepMs: number,
-    /** Which sample names the overview keeps (all when absent). */
-    private readonly keep?: (name: string) => boolean,
-    /** Given: the overview holds this table's rows instead of scrape rows (format 1.3). */
-    private readonly table?: OverviewTable,
+    private readonly table: OverviewTable,
   ) {}
 
   get pendingChars(): number {
@@ -70,66 +61,32 @@ export class OverviewStream {
     return this.t0;
   }
 
-  /** Takes the scrape into the overview when stepMs has passed since the target's last overview row. */
   scrape(ts: number, target: string, exp: Exposition): void {
-    if (this.table) {
-      this.table.scrape(ts, target, exp);
-      this.span(ts);
-      return;
-    }
-    const last = this.lastRowAt.get(target);
-    if (last !== undefined && ts - last < this.stepMs) {
-      this.skipped.set(target, { ts, exp });
-      return;
-    }
-    this.skipped.delete(target);
-    this.take1(ts, target, exp);
-  }
-
-  private take1(ts: number, target: string, exp: Exposition): void {
-    const keep = this.keep;
-    let families: MetricFamily[] = exp.families;
-    if (keep) {
-      families = [];
-      for (const f of exp.families) {
-        let all = true;
-        for (const s of f.samples) if (!keep(s.name)) all = false;
-        if (all) families.push(f);
-        else {
-          const samples = f.samples.filter((s) => keep(s.name));
-          if (samples.length) families.push({ ...f, samples });
-        }
-      }
-    }
-    const r = this.encoder.encode(ts, target, { ...exp, families });
-    if (r.dropped) return;
-    this.lastRowAt.set(target, ts);
-    this.add(r.text, ts);
+    this.table.scrape(ts, target, exp);
+    this.span(ts);
   }
 
   unit(ts: number, source: string, state: UnitState): void {
-    this.table?.unit(ts, source, state);
+    this.table.unit(ts, source, state);
   }
 
   health(ts: number, source: string, health: HealthResult): void {
-    this.table?.health(ts, source, health);
+    this.table.health(ts, source, health);
   }
 
   /** A unit, health, event (or any other small, rare) record line of the full stream, copied as is. */
   record(line: string, ts: number): void {
-    this.add(line, ts);
+    if (!line) return;
+    // Every line starts with {"k":" (the writers' key order); inside a JSON string those quotes are escaped.
+    const text = ('\n' + line).split(LINE_START).join(OVERVIEW_LINE_START).slice(1);
+    this.text += text;
+    this.sealer.add(text);
+    this.span(ts);
   }
 
-  /**
-   * The segment written so far, sealed; null when it holds nothing. Starts the next segment. `final` (at close)
-   * adds each target's last scrape, so the overview ends where the session does.
-   */
+  /** The segment written so far, sealed; null when it holds nothing. Starts the next segment. */
   take(final = false): OverviewSegment | null {
-    if (final) {
-      for (const [target, s] of this.skipped) this.take1(s.ts, target, s.exp);
-      this.skipped.clear();
-    }
-    const rows = this.table?.take(final);
+    const rows = this.table.take(final);
     if (rows) {
       this.text += rows;
       this.sealer.add(rows);
@@ -141,15 +98,6 @@ export class OverviewStream {
     this.t0 = Infinity;
     this.t1 = -Infinity;
     return seg;
-  }
-
-  private add(lines: string, ts: number): void {
-    if (!lines) return;
-    // Every line starts with {"k":" (the writers' key order); inside a JSON string those quotes are escaped.
-    const text = ('\n' + lines).split(LINE_START).join(OVERVIEW_LINE_START).slice(1);
-    this.text += text;
-    this.sealer.add(text);
-    this.span(ts);
   }
 
   private span(ts: number): void {

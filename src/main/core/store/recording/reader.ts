@@ -17,7 +17,7 @@ import { isRowLine, ParsedRow, rowTime, RowParser } from './row-parser';
 import { RecordDamageError, ScrapeDecoder } from './scrape-codec';
 import { OVERVIEW_KIND_PREFIX } from './overview-stream';
 import { BLOCK_CHECKSUMS, BlockChecker, MAX_BLOCK_BYTES, SUM_PREFIX } from './block-sum';
-import { DerivedFilter, readTailIndex, type DerivedMember, type TailIndex } from './layout';
+import { DerivedFilter, readTailIndex, type TailIndex } from './layout';
 import { integrityOf } from './derived-damage';
 import type {
   JournalLine,
@@ -26,6 +26,7 @@ import type {
   Recording,
   SeriesInfo,
   StoredHeader,
+  StreamEnd,
   TimedHealth,
   TimedUnitState,
 } from './types';
@@ -38,26 +39,6 @@ const BLOCK_ROWS = 4096;
 
 export const iso = (ms: number): string =>
   Number.isFinite(ms) ? new Date(ms).toISOString() : 'an unknown time';
-
-/** How the line stream ended. */
-export interface StreamEnd {
-  /** zlib, checksum or record error that stopped reading, if any. */
-  damage: string | null;
-  /** A last line without its newline was dropped. */
-  partialTail: boolean;
-  /** Complete lines after the last block seal, dropped because nothing vouches for them (format 1.1). */
-  unsealedLines: number;
-  /** The file seals its blocks (format 1.1): every line handed out was checked. */
-  sealed: boolean;
-  decodedBytes: number;
-  fileBytes: number;
-  /** The file offset past which its data could not be decompressed (a zlib error), or null. */
-  damageAt: number | null;
-  /** The derived members (overview, index: format 1.2) met on the way, each checked on its own. */
-  derived: DerivedMember[];
-  /** The index member that ends the file, if one does. */
-  tailIndex: TailIndex | null;
-}
 
 /** A complete line: bytes [start, end) of buf, without the newline. */
 type LineHandler = (buf: Buffer, start: number, end: number) => void;

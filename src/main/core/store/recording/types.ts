@@ -2,6 +2,7 @@
 import type { AppEvent, DeploymentConfig, HealthResult, HostConfig, Role, UnitState } from '@shared/domain';
 import type { MetricType } from '../../probes/exposition/types';
 import type { RecordedFleet } from './fleet-targets';
+import type { DerivedMember, TailIndex } from './layout';
 
 /**
  * Who produced a series or a state: a role ('prefill' | 'decode' | 'router') on a single-host deployment, or
@@ -152,4 +153,24 @@ export interface WriterStats {
   lastTs: number | null;
   /** Appended but not yet written to the file (uncompressed and compressed bytes); the writer stops at 64 MiB. */
   queuedBytes: number;
+}
+
+/** How the line stream ended. */
+export interface StreamEnd {
+  /** zlib, checksum or record error that stopped reading, if any. */
+  damage: string | null;
+  /** A last line without its newline was dropped. */
+  partialTail: boolean;
+  /** Complete lines after the last block seal, dropped because nothing vouches for them (format 1.1). */
+  unsealedLines: number;
+  /** The file seals its blocks (format 1.1): every line handed out was checked. */
+  sealed: boolean;
+  decodedBytes: number;
+  fileBytes: number;
+  /** The file offset past which its data could not be decompressed (a zlib error), or null. */
+  damageAt: number | null;
+  /** The derived members (overview, index: format 1.2) met on the way, each checked on its own. */
+  derived: DerivedMember[];
+  /** The index member that ends the file, if one does. */
+  tailIndex: TailIndex | null;
 }

@@ -5,7 +5,7 @@
 // only what was appended since the last flush. Each flush also seals the block it ends with a checksum record
 // (block-sum.ts), so damage in a file that was never closed is found, not decoded into other values. Every
 // string that goes in passes the redactor first: a recording never holds a secret, whoever the caller is.
-// Format 1.2 writes the file as a sequence of gzip members: every OVERVIEW_SEGMENT_MS the data member is ended
+// With an overview the file is a sequence of gzip members: every OVERVIEW_SEGMENT_MS the data member is ended
 // and a small marked member with the overview of that segment follows (overview-stream.ts), and at close an
 // index member lists where the overview members are, so a reader draws the whole span from a fraction of the file.
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -18,8 +18,6 @@ import {
   FORMAT_ID,
   FORMAT_MINOR_VERSION,
   FORMAT_VERSION,
-  LEGACY_MINOR_VERSION,
-  ROWS_OVERVIEW_MINOR_VERSION,
   MAX_FLUSH_INTERVAL_MS,
   type EndRecord,
   type EventRecord,
@@ -32,7 +30,6 @@ import { ScrapeEncoder } from './scrape-codec';
 import { BLOCK_CHECKSUMS, BlockSealer, SEAL_BYTES } from './block-sum';
 import { LineRedactor, redactJson, redactSecrets } from './redact';
 import { markedMember } from './members';
-import { FLEET_MINOR_VERSION } from './fleet-targets';
 import {
   DEFAULT_OVERVIEW_STEP_MS,
   OVERVIEW_SEGMENT_CHARS,
@@ -54,19 +51,13 @@ export interface WriterOptions {
   /** Compressed-but-unwritten plus uncompressed-queued bytes above which the recording stops (slow disk). */
   maxQueuedBytes?: number;
   /**
-   * The overview written as the session goes (format 1.2): one row per target every `stepMs` (default 15 s) of
-   * the sample names `series` keeps (default all). `false` writes format 1.1 (one gzip member, no overview):
-   * for tests and for comparing the two.
+   * The overview written as the session goes: review's signals (`table`) at one row per target every `stepMs`
+   * (default 30 s). Absent or `false`: one gzip member and no overview (a reader then reads the data).
    */
   overview?:
     | {
         stepMs?: number;
-        series?: (name: string) => boolean;
-        /**
-         * Format 1.3: the overview carries the signals evaluated at its resolution (this table's rows) instead
-         * of scrape rows, so a review draws its first screen without decoding or evaluating anything.
-         */
-        table?: (header: StoredHeader, stepMs: number) => OverviewTable;
+        table: (header: StoredHeader, stepMs: number) => OverviewTable;
       }
     | false;
 }
@@ -155,27 +146,21 @@ export class RecordingWriter {
     validateHeader(header);
     // Host and deployment hold URLs, which may carry credentials (http://user:pass@…).
     const counter = { count: 0 };
-    const ov = opts.overview === false ? null : (opts.overview ?? {});
+    const ov = opts.overview || null;
     const stepMs = ov ? (ov.stepMs ?? DEFAULT_OVERVIEW_STEP_MS) : 0;
     if (ov && !(stepMs >= 1000 && stepMs <= 600_000))
       throw new RangeError(`overview.stepMs must be 1000…600000 ms, got ${stepMs}`);
     const stored: StoredHeader = {
       format: FORMAT_ID,
       version: FORMAT_VERSION,
-      minorVersion: ov?.table
-        ? header.fleet
-          ? FLEET_MINOR_VERSION
-          : FORMAT_MINOR_VERSION
-        : ov
-          ? ROWS_OVERVIEW_MINOR_VERSION
-          : LEGACY_MINOR_VERSION,
+      minorVersion: FORMAT_MINOR_VERSION,
       ...header,
       host: redactJson(header.host, counter),
       deployment: redactJson(header.deployment, counter),
       ...(header.fleet ? { fleet: redactJson(header.fleet, counter) } : {}),
       flushIntervalMs,
       blockChecksums: BLOCK_CHECKSUMS,
-      ...(ov ? { overview: ov.table ? { stepMs, signals: true as const } : { stepMs } } : {}),
+      ...(ov ? { overview: { stepMs, signals: true as const } } : {}),
     };
     // The file holds journal lines and unit command lines: keep it private to the user.
     const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
@@ -194,7 +179,7 @@ export class RecordingWriter {
       clock: opts.clock ?? systemClock,
       maxQueuedBytes: opts.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
       level: opts.level ?? 6,
-      overview: ov ? new OverviewStream(stepMs, ov.series, ov.table?.(stored, stepMs)) : null,
+      overview: ov ? new OverviewStream(stepMs, ov.table(stored, stepMs)) : null,
     });
     w.push(JSON.stringify(stored) + '\n', header.startedAt);
     await w.flush();
