@@ -29,6 +29,9 @@ interface Service {
   activeState: string | null;
   health: string | null;
   kv?: { usedTokens: number; capacityTokens: number; ratio: number | null };
+  condition: { kind: string };
+  signals: Record<string, number | null>;
+  scrapes: { count: number };
 }
 
 describe('pd-console status on the demo fleet', () => {
@@ -59,7 +62,12 @@ describe('pd-console status on the demo fleet', () => {
   it('status --json: all 5 workers on 3 hosts, each with its exact KV from the simulation', async () => {
     const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c', '--json'], home);
     expect(r.err).toBe('');
-    const j = JSON.parse(r.out) as { services: Service[]; unplaced: unknown[]; hosts: { id: string }[] };
+    const j = JSON.parse(r.out) as {
+      services: Service[];
+      unplaced: unknown[];
+      hosts: { id: string }[];
+      link: { state: string };
+    };
     const truth = fleet.groundTruth();
     const workers = j.services.filter((s) => s.role !== 'router');
     expect(workers).toHaveLength(5);
@@ -80,6 +88,14 @@ describe('pd-console status on the demo fleet', () => {
     }
     expect(j.unplaced).toEqual([]);
     expect(j.hosts.map((h) => h.id).sort()).toEqual(['gpu-a', 'gpu-b', 'gpu-c']);
+    // The report every deployment gets: the origin's link, each worker's condition and headline figures over
+    // at least two scrapes.
+    expect(j.link.state).toBe('connected');
+    for (const s of workers) {
+      expect(s.condition.kind, s.url).toBe('serving');
+      expect(Object.keys(s.signals), s.url).toEqual(['running', 'queued', 'generationTokensPerSecond']);
+      expect(s.scrapes.count, s.url).toBeGreaterThanOrEqual(2);
+    }
     expect(r.code).toBe(0);
   });
 

@@ -1,6 +1,7 @@
-// A one-host 1P1D deployment on a real sshd host (test/support/future-host.ts) stays the classic `status`:
-// fleet discovery follows the router, finds every worker on the same host, and hands over; the JSON then also
-// carries the fields a fleet status gives (each service's host and url, per-role totals, an empty unplaced).
+// A one-host 1P1D deployment on a real sshd host (test/support/future-host.ts) is a fleet of one: fleet discovery
+// follows the router and finds every worker on the same host; `status` prints the one report every deployment
+// gets (each service's name, host, url, condition and headline figures, the router, per-role totals, an empty
+// unplaced), and its text reads as the three roles, without the columns that tell workers of a role apart.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +42,7 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('--json is the classic report (link, headline signals) with host, url, roles and unplaced added', async () => {
+  it('--json is the one report: link, each service with its name, host, url and headline signals, roles, unplaced', async () => {
     const { code, out, err } = await cliCaptured(['status', '--host', ALIAS, '--json', '--wait', '0'], {
       app,
       sshHome: fh.home,
@@ -58,6 +59,14 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
       ['decode', ALIAS],
     ]);
     for (const s of j.services) expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(j.services.map((s: { name: string }) => s.name)).toEqual(['router', 'prefill-0', 'decode-0']);
+    for (const s of j.services) {
+      expect(s.condition.kind, s.name).toBe('serving');
+      expect(Object.keys(s.signals).length, s.name).toBeGreaterThan(0);
+    }
+    expect(j.routers.map((r: { unit: string }) => r.unit)).toEqual([j.services[0].unit]);
+    expect(j.hosts.map((h: { id: string }) => h.id)).toEqual([ALIAS]);
+    expect(j.unrouted).toEqual([]);
     expect(j.unplaced).toEqual([]);
     expect(j.roles.decode).toMatchObject({ workers: 1, healthy: 1 });
     const decode = j.services.find((s: { role: string }) => s.role === 'decode');
@@ -75,7 +84,17 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
     });
     expect(err).toBe('');
     expect(code, out).toBe(0);
-    expect(out.split('\n')[0]).toMatch(new RegExp(`^${ALIAS} — connected`));
+    const lines = out.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^${ALIAS} — connected`));
+    // One of each on one host: a row per role, named by its role, no header and no per-role totals.
+    expect(lines.filter((l) => /^\S/.test(l)).map((l) => l.split(' ')[0])).toEqual([
+      ALIAS,
+      expect.any(String),
+      'router',
+      'prefill',
+      'decode',
+      'verdict:',
+    ]);
     expect(fh.logins() - before).toBe(1);
   }, 60_000);
 

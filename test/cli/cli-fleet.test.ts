@@ -347,18 +347,23 @@ describe.skipIf(skip)('pd-console status across two real sshd hosts', () => {
     expect(accepted(c) - beforeC).toBe(1);
   });
 
-  it('the human output is a table with one row per worker and the per-role totals', async () => {
+  it('the human output is a table with one row per worker, its figures beneath, and the per-role totals', async () => {
     const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c'], home);
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
-    expect(lines[0]).toBe('gpu-a — 3 host(s) (gpu-a, gpu-b, gpu-c): 1 router, 1 prefill, 3 decode');
-    expect(lines[1]).toMatch(/^ROLE\s+WORKER\s+URL\s+HOST\s+UNIT\s+STATE\s+HEALTH\s+KV$/);
+    // The origin and its link first, as for every deployment; then the hosts and what runs on them.
+    expect(lines[0]).toMatch(/^gpu-a — connected since \d\d:\d\d:\d\d UTC$/);
+    expect(lines[2]).toBe('3 host(s) (gpu-a, gpu-b, gpu-c): 1 router, 1 prefill, 3 decode');
+    expect(lines[3]).toMatch(/^ROLE\s+WORKER\s+URL\s+HOST\s+UNIT\s+STATE\s+CONDITION$/);
     // Workers by the names the app gives them (decode-0), their URLs beside them.
-    expect(lines.find((l) => l.includes('qwen-d0.service'))).toMatch(
+    const d0 = lines.findIndex((l) => l.includes('qwen-d0.service'));
+    expect(lines[d0]).toMatch(
       new RegExp(
-        `^decode\\s+decode-0\\s+http://127\\.0\\.0\\.3:${ports.d0}\\s+gpu-b\\s+qwen-d0\\.service\\s+active/running\\s+ok\\s+61\\.2 % \\(61,234 / 100,000\\)$`,
+        `^decode\\s+decode-0\\s+http://127\\.0\\.0\\.3:${ports.d0}\\s+gpu-b\\s+qwen-d0\\.service\\s+active/running\\s+running, healthy  KV 61\\.2 % \\(61,234 / 100,000 tokens, from \\S+\\)$`,
       ),
     );
+    // Each worker's headline figures under its row: its server's sglang:num_running_reqs is 3.
+    expect(lines[d0 + 1]).toMatch(/^ +running 3 /);
     expect(lines.find((l) => l.includes('qwen-d2.service'))).toContain('qwen-d2.service +gpu-c r1');
     expect(r.out).toContain(
       'decode: 3/3 healthy, KV 50.6 % (96,234 / 190,000 tokens), fullest decode-2 at 75.0 %',

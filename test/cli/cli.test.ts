@@ -35,6 +35,19 @@ describe('pd-console CLI', () => {
     expect(j.services[2].kv).toBeUndefined();
   });
 
+  it('status --json of the one-host demo is the report every deployment gets: its router, host and worker names', async () => {
+    const r = await cli(['status', '--host', 'demo', '--json', '--wait', '0']);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.hostLabel).toBe('demo GPU host (simulated)');
+    expect(j.hosts.map((h: { id: string; via: string }) => [h.id, h.via])).toEqual([[j.host, 'origin']]);
+    expect(j.routers.map((x: { apiUrl: string }) => x.apiUrl)).toEqual([j.services[2].url]);
+    expect(j.services.map((s: { name: string }) => s.name)).toEqual(['prefill-0', 'decode-0', 'router']);
+    expect(j.roles.decode).toMatchObject({ workers: 1, healthy: 1, fullest: { name: 'decode-0' } });
+    expect(j.unplaced).toEqual([]);
+    expect(j.unrouted).toEqual([]);
+  });
+
   it('discover lists the units with endpoints; metrics shows the inventory', async () => {
     const d = await cli(['discover', '--host', 'demo']);
     expect(d.code).toBe(0);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KvUsage } from '@shared/domain';
 import type { Fleet, FleetWorker } from '@shared/fleet';
-import { fleetReport } from '../../src/main/cli/fleet-status';
+import { fleetReport } from '../../src/main/cli/status-report';
 import { serverKey, unitKey, type FleetReading } from '../../src/main/cli/fleet-reading';
 
 const worker = (

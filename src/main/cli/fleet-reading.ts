@@ -16,7 +16,7 @@ export interface UnitReading {
 export interface ServerReading {
   health?: HealthResult;
   kv?: KvUsage;
-  /** Why there is no KV figure (scrape failed, no KV gauge, metrics disabled). */
+  /** Why the KV figure is missing or old: the scrape failed, no KV gauge, metrics disabled (a router: the scrape). */
   kvError?: string;
   /** Why nothing could be read at all (the host's link). */
   unreachable?: string;
@@ -40,22 +40,26 @@ export const FLEET_READING_TIMEOUT_MS = 30_000;
 
 export interface FleetReadingResult {
   reading: FleetReading;
+  /** The observation it was read from; null for a deployment without services. */
+  observation: Observation | null;
   /** The services that had not answered when the wait ran out (empty when every one did). */
   late: string[];
 }
 
 /**
- * The first observation of `deploymentId` in which every reachable service has answered (complete), turned into
- * a reading. At `timeoutMs` the newest observation is taken, with the services still missing something named;
- * with no observation at all the wait fails naming the deployment.
+ * The first observation of `deploymentId` in which every reachable service has answered (complete) and which
+ * `ready` accepts (the caller's own wait, e.g. for a span of scrapes), turned into a reading. At `timeoutMs` the
+ * newest observation is taken, with the services still missing something named; with no observation at all the
+ * wait fails naming the deployment.
  */
 export function awaitFleetReading(
   core: ObservedCore,
   deploymentId: string,
   services: readonly ServiceConfig[],
   timeoutMs = FLEET_READING_TIMEOUT_MS,
+  ready: (o: Observation) => boolean = () => true,
 ): Promise<FleetReadingResult> {
-  if (services.length === 0) return Promise.resolve({ reading: emptyReading(), late: [] });
+  if (services.length === 0) return Promise.resolve({ reading: emptyReading(), observation: null, late: [] });
   return new Promise((resolve, reject) => {
     let newest: Observation | undefined;
     let round = 0;
@@ -71,14 +75,18 @@ export function awaitFleetReading(
             `no observation of ${deploymentId} within ${timeoutMs / 1000} s: the app's monitors sent nothing`,
           ),
         );
-      resolve({ reading: readingOf(services, newest), late: lateServices(services, newest, round) });
+      resolve({
+        reading: readingOf(services, newest),
+        observation: newest,
+        late: lateServices(services, newest, round),
+      });
     }, timeoutMs);
     const on = (o: Observation): void => {
       if (o.deploymentId !== deploymentId) return;
       newest = o;
-      if (lateServices(services, o, ++round).length > 0) return;
+      if (lateServices(services, o, ++round).length > 0 || !ready(o)) return;
       done();
-      resolve({ reading: readingOf(services, o), late: [] });
+      resolve({ reading: readingOf(services, o), observation: o, late: [] });
     };
     core.on('observation', on);
   });
@@ -123,10 +131,11 @@ function readingOf(services: readonly ServiceConfig[], o: Observation): FleetRea
   o.services.forEach((s, i) => {
     const c = services[i];
     if (c.unit === '') return;
+    const error = (e: string | undefined): string | undefined => e && withoutRole(s, e);
     if (s.units)
       for (const u of s.units)
-        out.units.set(unitKey(u.hostId, u.unit), { state: u.systemd, error: u.systemdError });
-    else out.units.set(unitKey(c.hostId, c.unit), { state: s.systemd, error: s.systemdError });
+        out.units.set(unitKey(u.hostId, u.unit), { state: u.systemd, error: error(u.systemdError) });
+    else out.units.set(unitKey(c.hostId, c.unit), { state: s.systemd, error: error(s.systemdError) });
     out.servers.set(serverKey(c.hostId, c.apiUrl), serverOf(c, s));
   });
   return out;
@@ -134,17 +143,24 @@ function readingOf(services: readonly ServiceConfig[], o: Observation): FleetRea
 
 function serverOf(c: ServiceConfig, s: ServiceObservation): ServerReading {
   if (!s.systemd && s.systemdError?.startsWith('unreachable: ')) return { unreachable: s.systemdError };
-  const kvError = s.kv
-    ? undefined
-    : (s.kvMissing?.reason ??
-      (s.metrics && !s.metrics.ok
-        ? s.metrics.error + (s.metrics.hint ? ` — ${s.metrics.hint}` : '')
-        : c.metricsUrl
-          ? undefined
-          : `metrics disabled: add --enable-metrics to ExecStart of ${c.unit}`));
+  // A failed scrape first: a KV figure still there is the last good one's.
+  const kvError =
+    s.metrics && !s.metrics.ok
+      ? withoutRole(s, s.metrics.error) + (s.metrics.hint ? ` — ${s.metrics.hint}` : '')
+      : s.kv
+        ? undefined
+        : (s.kvMissing?.reason ??
+          (c.metricsUrl || c.role === 'router'
+            ? undefined
+            : `metrics disabled: add --enable-metrics to ExecStart of ${c.unit}`));
   return {
     ...(s.health ? { health: s.health } : {}),
     ...(s.kv ? { kv: s.kv } : {}),
     ...(kvError ? { kvError } : {}),
   };
+}
+
+/** A probe's message without the role it starts with ("decode: no answer yet…"): the entry names its worker. */
+export function withoutRole(s: Pick<ServiceObservation, 'role'>, message: string): string {
+  return message.replace(new RegExp(`^${s.role}(?: \\([^)]*\\))?: `), '');
 }

@@ -105,27 +105,31 @@ export class LinkWatch {
 
   /** One line: "link lost since 10:02:11 UTC (6 s ago) — reconnecting, attempt 3 in 2 s (last error: …)". */
   text(now: number): string {
-    const r = this.report();
-    switch (r.state) {
-      case 'idle':
-        return 'not connected';
-      case 'connected':
-        return `connected since ${clock(r.since)}`;
-      case 'stale':
-        return `link stale since ${clock(r.since)} (${ago(r.since, now)}): ${r.reason}`;
-      case 'connecting':
-        return `connecting, attempt ${r.attempt}`;
-      case 'failed':
-        return `link failed at ${clock(r.at)}: ${r.reason}${r.hint ? ` — ${r.hint}` : ''} (not retrying)`;
-      case 'reconnecting': {
-        const when = r.attemptUnderWay
-          ? 'under way'
-          : `in ${Math.max(0, Math.ceil((Date.parse(r.nextAttemptAt!) - now) / 1000))} s`;
-        return (
-          `link lost${r.lostSince ? ` since ${clock(r.lostSince)} (${ago(r.lostSince, now)})` : ''} — reconnecting, attempt ${r.attempt} ${when}` +
-          (r.lastError ? ` (last error: ${r.lastError})` : '')
-        );
-      }
+    return linkText(this.report(), now);
+  }
+}
+
+/** A link report in words, as of `now`. */
+export function linkText(r: LinkReport, now: number): string {
+  switch (r.state) {
+    case 'idle':
+      return 'not connected';
+    case 'connected':
+      return `connected since ${clock(r.since)}`;
+    case 'stale':
+      return `link stale since ${clock(r.since)} (${ago(r.since, now)}): ${r.reason}`;
+    case 'connecting':
+      return `connecting, attempt ${r.attempt}`;
+    case 'failed':
+      return `link failed at ${clock(r.at)}: ${r.reason}${r.hint ? ` — ${r.hint}` : ''} (not retrying)`;
+    case 'reconnecting': {
+      const when = r.attemptUnderWay
+        ? 'under way'
+        : `in ${Math.max(0, Math.ceil((Date.parse(r.nextAttemptAt!) - now) / 1000))} s`;
+      return (
+        `link lost${r.lostSince ? ` since ${clock(r.lostSince)} (${ago(r.lostSince, now)})` : ''} — reconnecting, attempt ${r.attempt} ${when}` +
+        (r.lastError ? ` (last error: ${r.lastError})` : '')
+      );
     }
   }
 }

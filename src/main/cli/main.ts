@@ -2,7 +2,7 @@
 import type { App } from '../compose';
 import type { Core } from '../core/core';
 import { ROLES, type Role } from '@shared/domain';
-import type { DeploymentSummary, HostConfig, ServiceObservation } from '@shared/domain';
+import { serviceId, type DeploymentSummary, type HostConfig, type ServiceObservation } from '@shared/domain';
 import { parseCommand } from './parse-command';
 import { HOST_SPEC_HELP } from '@shared/host-spec';
 import { oneLine, visibleLayout } from '@shared/display-text';
@@ -16,7 +16,7 @@ import {
 } from './cli-args';
 import { DEMO_HOST, HOST_OPTION, hostArg, hostFromArg, isSimulated, openTarget } from './target';
 import { restartCommand } from './restart-command';
-import { fleetStatus, showsAsFleet } from './fleet-status';
+import { statusCommand } from './status-command';
 import { DEMO_FLEET_HOST, demoFleetLine, withDemoFleet } from './demo-fleet';
 import { withApp, type CliAppDeps } from './cli-app';
 import type { CliIo } from './cli-io';
@@ -29,13 +29,11 @@ import { historyCommand } from './history-command';
 import { logsCommand } from './logs-command';
 import { exportCommand } from './export-command';
 import { demoEraHelp, demoEraOptions, type DemoEraOptions } from './demo-options';
-import { headlineOf } from './headline';
-import { verdictText } from './verdict-text';
-import { readEra, serverEraOf } from './era-of';
+import { readEra } from './era-of';
+import { watchScrapes } from './scrape-watch';
+import { withoutRole } from './fleet-reading';
 import { NOT_UNDERSTOOD } from '@shared/signals/family-classes';
 import { tuneGarbageCollector } from '../gc-tuning';
-import type { Exposition } from '../core/probes/exposition/types';
-import { serviceCondition, type UnitCondition } from '@shared/unit-condition';
 
 /** The first line of each host command's usage: the line `pd-console --help` lists it under. */
 const SYNOPSIS = {
@@ -49,23 +47,23 @@ const USAGE = `usage: pd-console <command> [options]
 
 commands:
   ${SYNOPSIS.status}
-                                 on a real host: follows the router to every worker's host (each worker URL's
-                                 host is found as the ssh alias that resolves to it; --add-host adds hosts
-                                 by hand, e.g. a multi-node worker's other nodes) and lists each worker's
-                                 host, unit(s), state, health and exact KV, per-role totals, and every worker
-                                 it cannot place with the line to add; a one-host 1P1D deployment, and the
-                                 demo, get the classic view:
-                                 systemd state, health and KV usage of prefill, decode and router, the SSH
-                                 link (since when it is up, or lost and which reconnect attempt is next), and
+                                 the SSH link (since when it is up, or lost and which reconnect attempt is
+                                 next), then each router and worker: systemd state, condition, exact KV and
                                  the headline figures: router requests/s, error share, latency p50/p99; servers'
                                  running and queued requests, generation tokens/s — rates over the scrapes of
                                  at least S seconds (default 3); a missing figure says which metric it needs.
+                                 On a real host it follows the router to every worker's host (each worker URL's
+                                 host is found as the ssh alias that resolves to it; --add-host adds hosts by
+                                 hand, e.g. a multi-node worker's other nodes); with several hosts or workers
+                                 of a role each row also names the worker, its URL and host, with per-role
+                                 totals; every worker it cannot place is listed with the line to add.
                                  Each unit's condition is named as systemd means it, with the evidence:
                                  "crash-looping: restart 4, exit status 1 (ImportError: …)", "failed (exit
                                  status 1, Restart=no)", "running, model loading (3 min, last load took 4 min)".
                                  Waits up to 10 s for every probe's first answer.
-                                 exit status: 0 every service serving; 3 something is not (loading, failed,
-                                 crash-looping, stopped, unreachable); 1 the command failed; 2 bad usage
+                                 exit status: 0 every service serving behind a router; 3 something is not
+                                 (loading, failed, crash-looping, stopped, unreachable, unplaced, no router);
+                                 1 the command failed; 2 bad usage
   ${SYNOPSIS.kv.padEnd(31)}KV-cache usage of prefill and decode (every second with --watch); where a
                                  figure is missing it says why: the link, or the endpoint and how long it waits
   ${SYNOPSIS.discover.padEnd(31)}find the SGLang units on the host; say what is missing and what to change
@@ -194,27 +192,6 @@ export async function runCli(argv: string[], rawIo: CliIo, deps: CliDeps = {}): 
   return 2;
 }
 
-/** Conditions in which a service's endpoint is expected to answer: only then is a failed scrape news. */
-const SCRAPED_CONDITIONS = new Set<UnitCondition['kind']>(['serving', 'not-answering', 'unknown']);
-
-/** A service's condition as systemd, /health and its journal tell it; unknown while the link is down. */
-function conditionOf(
-  s: ServiceObservation,
-  all: readonly ServiceObservation[],
-  now: number,
-  linkUp: boolean,
-): UnitCondition {
-  if (!linkUp)
-    return {
-      kind: 'unknown',
-      tone: 'muted',
-      text: 'unknown — no link to the host',
-      since: null,
-      restarts: 0,
-    };
-  return serviceCondition(s, all, now);
-}
-
 type HostCommandOptions = typeof STATUS_COMMAND.options &
   typeof KV_COMMAND.options &
   typeof METRICS_COMMAND.options;
@@ -275,12 +252,7 @@ async function hostCommand(
     withApp(deps, homeDir ? { homeDir } : {}, async (app) => {
       try {
         const summary = await openTarget(app, target, eras, addHosts);
-        if (cmd === 'status') {
-          const fleet = summary.fleet;
-          if (fleet && showsAsFleet(fleet))
-            return await fleetStatus(app, { ...summary, fleet }, { json, simulated }, io);
-          return await status(app, summary, json, waitMs, io);
-        }
+        if (cmd === 'status') return await statusCommand(app, summary, { json, simulated, waitMs }, io);
         if (cmd === 'discover') return await discover(app, summary, json, io);
         if (cmd === 'metrics') return await metrics(app, summary, flags.service as Role, json, io);
         return await kv(app.core, summary, !!flags.watch, io, deps.signal);
@@ -368,234 +340,11 @@ function nextObservation(
  * because the CLI prints the role in front.
  */
 function serviceProblem(s: ServiceObservation): string | null {
-  const withoutRole = (m: string): string => m.replace(new RegExp(`^${s.role}(?: \\([^)]*\\))?: `), '');
   if (s.metrics && !s.metrics.ok)
-    return withoutRole(s.metrics.error) + (s.metrics.hint ? ` — ${s.metrics.hint}` : '');
+    return withoutRole(s, s.metrics.error) + (s.metrics.hint ? ` — ${s.metrics.hint}` : '');
   if (s.role !== 'router' && !s.kv && s.kvMissing) return s.kvMissing.reason;
-  if (s.systemdError) return withoutRole(s.systemdError);
+  if (s.systemdError) return withoutRole(s, s.systemdError);
   return null;
-}
-
-/** Scrape times per role of one deployment, and the latest exposition, from the core's scrape hook. */
-function watchScrapes(core: Core, deploymentId: string) {
-  const times = new Map<Role, number[]>();
-  const last = new Map<Role, Exposition>();
-  const on = (e: { deploymentId: string; ts: number; role: Role; exposition: Exposition }): void => {
-    if (e.deploymentId !== deploymentId) return;
-    const t = times.get(e.role) ?? [];
-    t.push(e.ts);
-    times.set(e.role, t);
-    last.set(e.role, e.exposition);
-  };
-  core.hooks.on('scrape', on);
-  return {
-    times: (role: Role): number[] => times.get(role) ?? [],
-    last: (role: Role): Exposition | undefined => last.get(role),
-    dispose: () => core.hooks.off('scrape', on),
-  };
-}
-
-/**
- * Observations until every service that is being scraped has two scrapes at least `waitMs` apart (rates
- * need two), or until `waitMs` + 20 s have passed: then what there is, with the reason for what is not.
- */
-/** How long a one-shot status waits for every probe's first answer before printing what it has. */
-const FIRST_ANSWERS_MS = 10_000;
-
-async function observeForRates(
-  core: Core,
-  deploymentId: string,
-  scrapes: ReturnType<typeof watchScrapes>,
-  waitMs: number,
-): Promise<ServiceObservation[] | null> {
-  const deadline = core.now + waitMs + 20_000;
-  const firstAnswers = core.now + FIRST_ANSWERS_MS;
-  let services = await nextObservation(core, deploymentId);
-  for (;;) {
-    if (!services) return null;
-    // Every probe has answered once (bounded): a slow host's first poll is late, not an answer.
-    const answered =
-      core.now >= firstAnswers ||
-      services.every(
-        (s) =>
-          !s.systemdError?.includes('has not answered') &&
-          !(s.metrics && !s.metrics.ok && s.metrics.error.includes('no answer yet')) &&
-          s.health !== undefined &&
-          s.evidence !== undefined,
-      );
-    const settled = services.every((s) => {
-      if (!s.metrics?.ok) return true;
-      const t = scrapes.times(s.role);
-      return t.length >= 2 && t[t.length - 1] - t[0] >= waitMs;
-    });
-    if ((answered && settled) || core.now >= deadline) return services;
-    services = await nextObservation(core, deploymentId, Math.max(1000, deadline - core.now)).catch(
-      () => services,
-    );
-  }
-}
-
-async function status(
-  app: App,
-  summary: DeploymentSummary,
-  json: boolean,
-  waitMs: number,
-  io: CliIo,
-): Promise<number> {
-  const core = app.core;
-  const id = summary.deployment.id;
-  const link = new LinkWatch(core, id);
-  const scrapes = watchScrapes(core, id);
-  try {
-    const services = await observeForRates(core, id, scrapes, waitMs);
-    if (!services) return 1;
-    // Asked first: the figures below are then read in one go, their values and scrape times from the same scrapes.
-    const { verdict } = await app.handlers.getDashboard({ deploymentId: id });
-    // The dashboard ingested every scrape before the observation that followed it was pushed.
-    const values = app.dashboard.store.latest(id);
-    const notExposed = app.dashboard.store.notExposed(id);
-    const headlines = new Map(
-      services.map((s) => [
-        s.role,
-        headlineOf(s, {
-          values,
-          notExposed,
-          scrapes: scrapes.times(s.role).length,
-          metricsConfigured: !!summary.deployment.services.find((c) => c.role === s.role)?.metricsUrl,
-          era: eraOfScrape(scrapes.last(s.role)),
-        }),
-      ]),
-    );
-    if (json) {
-      const report = link.report();
-      io.stdout(
-        JSON.stringify(
-          {
-            host: summary.host.label,
-            simulated: isSimulated(summary.host),
-            deployment: summary.deployment.name,
-            connection: report.state,
-            link: report,
-            services: services.map((s) => {
-              const t = scrapes.times(s.role);
-              const h = headlines.get(s.role)!;
-              return {
-                role: s.role,
-                // The fields a fleet status gives each service, so scripts read both the same way.
-                host: summary.host.alias ?? summary.host.label,
-                unit: s.unit,
-                url: summary.deployment.services.find((c) => c.role === s.role)?.apiUrl ?? null,
-                activeState: s.systemd?.activeState ?? null,
-                subState: s.systemd?.subState ?? null,
-                condition: conditionOf(s, services, core.now, link.up),
-                health: s.health ? (s.health.ok ? 'ok' : s.health.detail) : null,
-                error: serviceProblem(s),
-                ...(s.kv ? { kv: kvJson(s.kv) } : {}),
-                signals: h.signals,
-                ...(Object.keys(h.why).length > 0 ? { signalsWhy: h.why } : {}),
-                // The scrapes the figures span: rates are the counters' change between the first and last.
-                scrapes: { count: t.length, firstMs: t[0] ?? null, lastMs: t.at(-1) ?? null },
-              };
-            }),
-            roles: singleHostRoles(services),
-            unplaced: [],
-            verdict,
-          },
-          null,
-          2,
-        ) + '\n',
-      );
-    } else {
-      // The first line keeps its shape (host — link) for scripts that read it; which eras the demo runs is in the name.
-      io.stdout(
-        `${oneLine(summary.host.label)} — ${link.text(core.now)}\n${oneLine(summary.deployment.name)}\n`,
-      );
-      for (const s of services) {
-        const state = s.systemd
-          ? `${s.systemd.activeState}/${s.systemd.subState}`
-          : `unknown (${link.up ? s.systemdError : 'no link'})`;
-        const c = conditionOf(s, services, core.now, link.up);
-        // Each service is one row: what came from the host inside it is kept to one line.
-        io.stdout(
-          `${s.role.padEnd(8)} ${oneLine(s.unit).padEnd(28)} ${oneLine(state).padEnd(20)} ${oneLine(c.text)}${s.kv ? `  KV ${oneLine(kvText(s, link))}` : ''}\n`,
-        );
-        if (link.up && c.nextStep) io.stdout(`         next: ${oneLine(c.nextStep)}\n`);
-        // With the link down every probe fails for that one reason, which the first line already gives; a unit
-        // that is not running (or still loading) has no endpoint to scrape, which its condition already says.
-        if (!link.up || !SCRAPED_CONDITIONS.has(c.kind)) continue;
-        if (s.metrics && !s.metrics.ok)
-          io.stdout(
-            `         metrics: ${oneLine(s.metrics.error)}${s.metrics.hint ? ` — ${oneLine(s.metrics.hint)}` : ''}\n`,
-          );
-        else {
-          if (s.role !== 'router' && !s.kv && s.kvMissing)
-            io.stdout(`         KV: ${oneLine(s.kvMissing.reason)}\n`);
-          const h = headlines.get(s.role)!;
-          io.stdout(`         ${headlineText(h.signals)}\n`);
-          for (const [k, why] of Object.entries(h.why)) io.stdout(`         ${k}: n/a — ${oneLine(why)}\n`);
-        }
-      }
-      io.stdout(verdictText(verdict));
-    }
-    return link.up && services.every((s) => conditionOf(s, services, core.now, true).kind === 'serving')
-      ? 0
-      : 3;
-  } finally {
-    scrapes.dispose();
-    link.dispose();
-  }
-}
-
-/** The per-role totals of `status --json` for a one-host deployment: one worker per role. */
-function singleHostRoles(services: ServiceObservation[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const s of services) {
-    if (s.role === 'router') continue;
-    out[s.role] = {
-      workers: 1,
-      healthy: s.health?.ok ? 1 : 0,
-      kv: {
-        usedTokens: s.kv?.usedTokens ?? 0,
-        capacityTokens: s.kv?.capacityTokens ?? 0,
-        ratio: s.kv && s.kv.capacityTokens > 0 ? s.kv.usedTokens / s.kv.capacityTokens : null,
-      },
-    };
-  }
-  return out;
-}
-
-function eraOfScrape(exp: Exposition | undefined): ReturnType<typeof serverEraOf> {
-  return exp ? serverEraOf(new Set(exp.families.map((f) => f.name))) : null;
-}
-
-/** KV figures as `status --json` gives them; `fullestRank` where the server has several DP ranks. */
-function kvJson(kv: NonNullable<ServiceObservation['kv']>): Record<string, unknown> {
-  return {
-    usedTokens: kv.usedTokens,
-    capacityTokens: kv.capacityTokens,
-    ratio: kv.capacityTokens > 0 ? kv.usedTokens / kv.capacityTokens : null,
-    source: kv.source,
-    // The core names the fullest rank (kv.ts) only when there are several; the CLI does not recompute it.
-    ...(kv.ranks && kv.ranks.length > 1 && kv.fullestRank ? { fullestRank: kv.fullestRank } : {}),
-  };
-}
-
-function headlineText(signals: Record<string, number | null>): string {
-  const f = (k: string, digits: number, unit = ''): string | null => {
-    const v = signals[k];
-    return v === undefined ? null : `${k} ${v === null ? 'n/a' : `${v.toFixed(digits)}${unit}`}`;
-  };
-  return [
-    f('requestsPerSecond', 2),
-    f('errorShare', 4),
-    f('latencyP50Seconds', 3, ' s'),
-    f('latencyP99Seconds', 3, ' s'),
-    f('running', 0),
-    f('queued', 0),
-    f('generationTokensPerSecond', 1),
-  ]
-    .filter((x): x is string => x !== null)
-    .join('  ');
 }
 
 /** `since`: when this service's figure went missing, in a watch (a hung scrape is retried, so its wait restarts). */
@@ -680,7 +429,9 @@ async function metrics(
     // The first scrape arrives with the first observation.
     if (!(await nextObservation(app.core, summary.deployment.id))) return 1;
     const inv = await app.handlers.getMetricsInventory({ deploymentId: summary.deployment.id, role });
-    const exp = scrapes.last(role);
+    // The role's first service: the one the inventory reads.
+    const service = summary.deployment.services.find((s) => s.role === role);
+    const exp = service && scrapes.last(serviceId(service));
     const era = exp ? readEra(role, exp) : null;
     const simulated = isSimulated(summary.host);
     const host = oneLine(summary.host.label);
