@@ -149,15 +149,6 @@ export interface Fleet {
   unrouted: UnroutedUnit[];
 }
 
-/** True when the fleet is the classic single-host deployment: one host, at most one worker per role, all placed. */
-export function isSingleHostPair(f: Fleet): boolean {
-  if (f.hosts.length !== 1 || f.unplaced.length > 0 || f.routers.length > 1) return false;
-  // Units no router lists count too: a worker host with three decode units is not a 1P1D pair.
-  const per = new Map<WorkerRole, number>();
-  for (const w of [...f.workers, ...f.unrouted]) per.set(w.role, (per.get(w.role) ?? 0) + 1);
-  return [...per.values()].every((n) => n <= 1);
-}
-
 /**
  * True when a deployment has more than one of what the screens and restarts group by: several workers of a role,
  * several hosts, or a worker spanning nodes. Such a deployment restarts by rolling its workers one at a time, so

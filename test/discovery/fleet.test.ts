@@ -1,7 +1,6 @@
 // Fleet discovery from the router outward, over text: ExecStart variants, /workers in the real smg shape, ssh
 // aliases with and without the worker's address, two routers, multi-node pairing and DP-aware URLs.
 import { describe, expect, it } from 'vitest';
-import { isSingleHostPair } from '@shared/fleet';
 import {
   assembleFleet,
   placeHost,
@@ -94,10 +93,6 @@ describe('fleet discovery — 1 router, 1 prefill on its host, 2 decode on anoth
       id: 'gpu-a/llm-gateway.service',
       apiUrl: 'http://127.0.0.1:30001',
     });
-  });
-
-  it('is not the single-host pair, so the CLI follows it', () => {
-    expect(isSingleHostPair(fleet)).toBe(false);
   });
 });
 
@@ -398,7 +393,6 @@ describe('fleet discovery — one host, 1P1D, stays the simple case', () => {
       ['prefill', 'box'],
       ['decode', 'box'],
     ]);
-    expect(isSingleHostPair(fleet)).toBe(true);
   });
 });
 
@@ -422,7 +416,7 @@ describe('a multi-node worker’s other nodes, from rank 0’s --dist-init-addr 
 });
 
 describe('fleet discovery — started on a worker host with no router', () => {
-  it('its SGLang units are reported as no router’s, with where to start instead; not a 1P1D pair', () => {
+  it('its SGLang units are reported as no router’s, with where to start instead', () => {
     const fleet = fleetOf({ 'gpu-b': { addresses: [B], units: GPU_B } }, []);
     expect(fleet.workers).toEqual([]);
     expect(fleet.unrouted.map((u) => [u.unit, u.reason])).toEqual([
@@ -435,6 +429,5 @@ describe('fleet discovery — started on a worker host with no router', () => {
         'no router found on gpu-b; start from the host that runs the router (pd-console status --host ROUTER_HOST)',
       ],
     ]);
-    expect(isSingleHostPair(fleet)).toBe(false);
   });
 });

@@ -224,16 +224,6 @@ export function routerWorkerList(
 }
 
 /**
- * A router whose worker list was broken (too large, too slow, not JSON…), cut short, or carried credentials. A
- * router that answers no list at all (404: it predates /workers) or is down is not one: its flags are its list.
- */
-export function listNeedsSaying(r: FleetRouter): boolean {
-  const f = r.workersApiFailure;
-  const broken = f !== undefined && f !== 'no-worker-list' && f !== 'unreachable';
-  return broken || (r.workersLeftOut ?? 0) > 0 || (r.userinfoDropped?.length ?? 0) > 0;
-}
-
-/**
  * What a router's worker list needs the operator to know beyond its workers, one sentence each: why /workers
  * was not used and what was instead, how many workers were left out, which URLs carried credentials.
  */
