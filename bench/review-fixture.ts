@@ -1,6 +1,7 @@
 // A synthetic PD session recorded to a file, for the review benchmark and tests: the queueing model of
 // test/support/synthetic-pd-session.ts stepped one second at a time and written with the real RecordingWriter,
-// with the deployment in the header that a live session would have. Kept between runs (generating 24 h takes
+// with the deployment in the header that a live session would have: a one-host deployment is a fleet of one, its
+// services named `prefill-0`, `decode-0`, `router` and each its own target (fleet-of-one.ts). Kept between runs (generating 24 h takes
 // minutes); `fresh` regenerates.
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { FORMAT_MINOR_VERSION } from '../src/main/core/store/recording/format';
@@ -10,6 +11,7 @@ import type { Clock } from '../src/main/core/clock';
 import type { DeploymentConfig } from '../src/shared/domain';
 import { RecordingWriter } from '../src/main/core/store/recording';
 import { REVIEW_OVERVIEW } from '../src/main/core/review/overview-table';
+import { fleetOfOne } from '../src/main/core/store/recording/fleet-of-one';
 import { SyntheticPdSession } from '../test/support/synthetic-pd-session';
 
 export const BENCH_START = Date.UTC(2026, 0, 5, 8, 0, 0);
@@ -50,14 +52,17 @@ export async function writeSyntheticRecording(
     clearTimeout: () => undefined,
   };
   const tmp = `${path}.part`;
+  const host = { id: 'demo', label: 'gpu-host-01 (synthetic)', kind: 'demo' as const };
+  const named = fleetOfOne({ host, deployment: BENCH_DEPLOYMENT })!;
   const w = await RecordingWriter.open(
     tmp,
     {
       sessionId: 'synthetic',
       name: `Synthetic ${hours} h session`,
       startedAt: BENCH_START,
-      host: { id: 'demo', label: 'gpu-host-01 (synthetic)', kind: 'demo' },
-      deployment: BENCH_DEPLOYMENT,
+      host,
+      deployment: named.deployment,
+      fleet: named.fleet,
       appVersion: '0.1.0',
     },
     // The overview the recording service writes: review's signals.
@@ -66,11 +71,11 @@ export async function writeSyntheticRecording(
   const ticks = Math.round(hours * 3600);
   for (let i = 0; i < ticks; i++) {
     const tick = sim.step();
-    for (const s of tick.scrapes) w.appendScrape(s.ts, s.target, s.exp);
-    for (const u of tick.unitStates) w.appendUnitState(u.ts, u.role, u.state);
-    for (const h of tick.health) w.appendHealth(h.ts, h.role, h.health);
+    for (const s of tick.scrapes) w.appendScrape(s.ts, named.source(s.target), s.exp);
+    for (const u of tick.unitStates) w.appendUnitState(u.ts, named.source(u.role), u.state);
+    for (const h of tick.health) w.appendHealth(h.ts, named.source(h.role), h.health);
     for (const e of tick.events) w.appendEvent(e);
-    for (const j of tick.journal) w.appendJournal(j);
+    for (const j of tick.journal) w.appendJournal({ ...j, role: named.source(j.role) });
     if (i % 4 === 0) await new Promise((r) => setImmediate(r));
     while (w.stats.queuedBytes > 8 << 20) await new Promise((r) => setTimeout(r, 5));
     if (i % 3600 === 3599) opts.progress?.((i + 1) / 3600);
@@ -92,7 +97,8 @@ export async function syntheticRecording(
 ): Promise<string> {
   const dir = join(tmpdir(), 'pdc-review-bench');
   await mkdir(dir, { recursive: true });
-  const name = format === 'current' ? `v1.${FORMAT_MINOR_VERSION}` : format;
+  // Named by what is in it: a file cached by a run before the services were named is not taken for today's.
+  const name = format === 'current' ? `v1.${FORMAT_MINOR_VERSION}-named` : `${format}-named`;
   const path = join(dir, `synthetic-${hours}h-${name}.pdrec.jsonl.gz`);
   if (fresh) await rm(path, { force: true });
   const exists = await stat(path).then(

@@ -39,7 +39,9 @@ describe('pd-console open', () => {
     expect(r.out).toContain('Demo PD on gpu-host-01');
     expect(r.out).toMatch(/host\s+gpu-host-01 \[demo\]/);
     expect(r.out).toMatch(/recorded\s+2026-01-05T08:00:00\.\d+Z → 2026-01-05T08:04:5\d\.\d+Z \(4m 5\ds\)/);
-    expect(r.out).toMatch(/series\s+\d+ \(prefill \d+ in \d+ families, decode \d+ in \d+ families, router/);
+    expect(r.out).toMatch(
+      /series\s+\d+ \(prefill@prefill-0 \d+ in \d+ families, decode@decode-0 \d+ in \d+ families, router@router/,
+    );
     const crash = new Date(session.crashAt).toISOString();
     expect(r.out).toContain(`${crash}  alert        error   decode  decode exited: CUDA error`);
     expect(r.out).not.toContain('warnings:');
@@ -65,7 +67,11 @@ describe('pd-console open', () => {
     };
     expect(j.name).toBe('decode crash');
     expect(j.closedCleanly).toBe(true);
-    expect(Object.keys(j.series.byTarget).sort()).toEqual(['decode', 'prefill', 'router']);
+    expect(Object.keys(j.series.byTarget).sort()).toEqual([
+      'decode@decode-0',
+      'prefill@prefill-0',
+      'router@router',
+    ]);
     expect(j.series.total).toBe(Object.values(j.series.byTarget).reduce((n, t) => n + t.series, 0));
     expect(j.events.find((e) => e.kind === 'alert')?.ts).toBe(session.crashAt);
     expect(j.events.find((e) => e.kind === 'annotation')).toMatchObject({

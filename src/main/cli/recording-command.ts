@@ -1,7 +1,8 @@
-// `pd-console recording resave FILE`: rewrites a recording in the current format (1.3), whose overview lets a
-// review open it at once. Values, states, events and journal are kept exactly; the file is replaced atomically.
-// A file whose data is not complete (cut short, damaged) is refused, as a re-saved copy would hide what was lost;
-// one whose overview or index alone is damaged or missing is re-saved, which rebuilds them from the data.
+// `pd-console recording resave FILE`: rewrites a recording in the current format (format.ts), whose overview lets
+// a review open it at once, its services named as the app names them now. Values, states, events and journal are
+// kept exactly; the file is replaced atomically. A file whose data is not complete (cut short, damaged) is
+// refused, as a re-saved copy would hide what was lost; one whose overview or index alone is damaged or missing
+// is re-saved, which rebuilds them from the data.
 import { resaveRecording } from '../core/store/recording/resave';
 import { REVIEW_OVERVIEW } from '../core/review/overview-table';
 import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
@@ -35,7 +36,7 @@ export async function recordingCommand(argv: string[], io: CliIo): Promise<numbe
     const r = await resaveRecording(rest[0], { overview: REVIEW_OVERVIEW });
     const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
     io.stdout(
-      `${r.path}: re-saved from format 1.${r.fromMinorVersion} to 1.${FORMAT_MINOR_VERSION} (${r.scrapes} scrapes; ${mib(r.bytesBefore)} → ${mib(r.bytesAfter)}); a review now opens it at once\n`,
+      `${r.path}: re-saved from format 1.${r.fromMinorVersion} to 1.${FORMAT_MINOR_VERSION} (${r.scrapes} scrapes; ${mib(r.bytesBefore)} → ${mib(r.bytesAfter)}${r.named ? `; its services named ${r.named.join(', ')}, as the app names them now` : ''}); a review now opens it at once\n`,
     );
     for (const d of r.rebuilt) io.stdout(`the recording's ${d.what}: rebuilt from the data\n`);
     return 0;

@@ -13,8 +13,8 @@ export const MAX_UPLOAD_BYTES = 1024 * 1024 * 1024;
 export const UPLOAD_CHUNK_BYTES = 512 * 1024;
 
 /**
- * Said of a recording of an older format minor (1.1–1.3): review reads its data the slow way, and the sessions
- * list offers to re-save it in the one format written now.
+ * Said of a recording of an older format — a minor before 1.4, or a one-host file whose services carry no ids —:
+ * review reads its data the slow way, and the sessions list offers to re-save it in the one format written now.
  */
 export const OLD_FORMAT_NOTE =
   'recorded in an older format: opens the slow way; re-save it (pd-console recording resave FILE) to open it at once';

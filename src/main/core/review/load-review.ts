@@ -8,7 +8,7 @@
 // the file do, with the reader's message (not a recording, newer version, unreadable).
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { formatNote } from '../store/recording/format';
+import { formatNote, servicesNamed } from '../store/recording/format';
 import { readRecording } from '../store/recording/reader';
 import { readOverview } from '../store/recording/overview-reader';
 import type { JournalLine, Recording, SeriesInfo } from '../store/recording/types';
@@ -230,7 +230,7 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
   const reading = performance.now();
   const { rec, seen } = await readFull(path);
   const data = buildReviewData(rec, seen);
-  const note = formatNote(rec.header.minorVersion);
+  const note = formatNote(rec.header.minorVersion, servicesNamed(rec.header));
   if (note && !opts.noOverview) data.warnings.push(note);
   // Said of this open only: the next one opens from the cache entry.
   const rebuilt = overview?.damage

@@ -16,9 +16,31 @@ export const FORMAT_VERSION = 1;
 export const FORMAT_MINOR_VERSION = 4;
 export { OLD_FORMAT_NOTE };
 
-/** The note the sessions list and review show for a file of this minor version, or null when it opens at once. */
-export function formatNote(minorVersion: number | undefined): string | null {
-  return minorVersion === undefined || minorVersion >= FORMAT_MINOR_VERSION ? null : OLD_FORMAT_NOTE;
+/**
+ * Whether every service of a header carries its id, as every deployment's does now (a 1P1D host is a fleet of
+ * one: `router`, `prefill-0`, `decode-0`). A file whose services have none names them by role (fleet-of-one.ts),
+ * whatever its minor: it is of an older format too, and re-saving names them.
+ */
+export function servicesNamed(h: { deployment: { services: readonly { id?: string }[] } }): boolean {
+  return h.deployment.services.every((s) => s.id !== undefined);
+}
+
+/** Whether a file is of the format written now: its overview is the one review reads. */
+export function isCurrentFormat(h: {
+  minorVersion: number;
+  deployment: { services: readonly { id?: string }[] };
+}): boolean {
+  return h.minorVersion >= FORMAT_MINOR_VERSION && servicesNamed(h);
+}
+
+/**
+ * The note the sessions list and review show for a file of this minor version (and whether its services are
+ * named), or null when it opens at once; nothing when the version is not known.
+ */
+export function formatNote(minorVersion: number | undefined, named = true): string | null {
+  return minorVersion === undefined || (minorVersion >= FORMAT_MINOR_VERSION && named)
+    ? null
+    : OLD_FORMAT_NOTE;
 }
 export const FILE_EXTENSION = '.pdrec.jsonl.gz';
 

@@ -4,7 +4,7 @@
 // checked (gzip CRC-32, then the block seal of its lines) and its records go through the same assembler as the
 // full stream, so the result is an ordinary Recording — only coarser: one row per target every stepMs.
 import { open, readFile, stat } from 'node:fs/promises';
-import { FORMAT_MINOR_VERSION, type IndexRecord } from './format';
+import { isCurrentFormat, type IndexRecord } from './format';
 import { scanMarked } from './members';
 import { openDerived, readTailIndex } from './layout';
 import { iso, readHeader, recordAssembler } from './reader';
@@ -39,13 +39,13 @@ interface Member {
 }
 
 /**
- * The overview of `path`, or null when the file has none or is of an older minor version (whose overview, if
- * any, holds something else): the caller reads its data. Throws RecordingOpenError for what readRecording
+ * The overview of `path`, or null when the file has none or is of an older format (an older minor, or services
+ * named by role: its overview, if any, holds something else): the caller reads its data. Throws RecordingOpenError for what readRecording
  * refuses (not a recording, newer version).
  */
 export async function readOverview(path: string, opts: ReadOptions = {}): Promise<OverviewRead | null> {
   const header = await readHeader(path);
-  if (!header.overview || header.minorVersion < FORMAT_MINOR_VERSION) return null;
+  if (!header.overview || !isCurrentFormat(header)) return null;
   const size = (await stat(path)).size;
   const fh = await open(path, 'r');
   const notes: string[] = [];

@@ -1,14 +1,17 @@
-// Re-saving a recording in the current format (1.2): every value, state, event and journal line is read from the
-// file and written again by the RecordingWriter, so the new file carries the overview a review opens from at
-// once. Values are exact (the writer's codec is); the new file replaces the old one atomically. A file whose data
-// is not complete (cut short, damaged) is refused: the re-saved file would look whole and hide what was lost. One
-// whose damage is only in its overview or index (which the data does not need) is re-saved: they are rebuilt.
+// Re-saving a recording in the current format (format.ts): every value, state, event and journal line is read
+// from the file and written again by the RecordingWriter, so the new file carries the overview a review opens from
+// at once. A one-host file whose services are named by role gets the names the app gives that deployment now
+// (fleet-of-one.ts), so review shows its workers as it shows today's. Values are exact (the writer's codec is); the
+// new file replaces the old one atomically. A file whose data is not complete (cut short, damaged) is refused: the
+// re-saved file would look whole and hide what was lost. One whose damage is only in its overview or index (which
+// the data does not need) is re-saved: they are rebuilt.
 import { rename, rm, stat } from 'node:fs/promises';
 import type { Clock } from '../../clock';
 import type { MetricFamily, MetricType, Sample } from '../../probes/exposition/types';
 import { readRecording } from './reader';
 import { derivedWarning } from './derived-damage';
 import { RecordingWriter, type WriterOptions } from './writer';
+import { fleetOfOne, renameRecording } from './fleet-of-one';
 import type { DerivedDamage, RecordedSeries, Recording } from './types';
 
 export interface ResaveResult {
@@ -20,6 +23,8 @@ export interface ResaveResult {
   scrapes: number;
   /** The damaged or missing overview and index parts that the new file has rebuilt. */
   rebuilt: DerivedDamage[];
+  /** The ids its services were given (a file that named them by role), or null. */
+  named: string[] | null;
 }
 
 /** Rewrites `path` in the current format. `overview` as for RecordingWriter (the app keeps review's series). */
@@ -35,6 +40,8 @@ export async function resaveRecording(
     throw new Error(
       `${path} is not re-saved: ${lost.join(' ') || 'it was not closed properly'} A re-saved copy would look complete and hide that; open it as it is.`,
     );
+  const naming = fleetOfOne(rec.header);
+  if (naming) renameRecording(rec, naming);
   const tmp = `${path}.resave-${process.pid}.part`;
   let scrapes: number;
   try {
@@ -51,6 +58,7 @@ export async function resaveRecording(
     bytesAfter: (await stat(path)).size,
     scrapes,
     rebuilt: rec.derivedDamage,
+    named: naming?.ids ?? null,
   };
 }
 

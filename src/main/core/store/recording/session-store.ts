@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { AppEvent } from '@shared/domain';
 import { systemClock, type Clock } from '../../clock';
-import { FILE_EXTENSION, formatNote, RecordingOpenError } from './format';
+import { FILE_EXTENSION, formatNote, RecordingOpenError, servicesNamed } from './format';
 import { readHeader, readRecording, summarizeRecording } from './reader';
 import { redactSecrets } from './redact';
 import type { ReadOptions, RecordingHeader, Recording } from './types';
@@ -107,6 +107,8 @@ const metaSchema = z.object({
       warnings: z.array(z.string()),
       /** The file's format minor version (absent in summaries cached before format 1.2). */
       minorVersion: z.number().optional(),
+      /** Every service of the header carries its id (absent in summaries cached before that was asked). */
+      servicesNamed: z.boolean().optional(),
     })
     .optional(),
 });
@@ -212,19 +214,20 @@ export class SessionStore {
       const s = await this.summarize(id, path, st.size, st.mtimeMs);
       await this.updateMeta(id, (m) => ({ ...m, summary: s }));
       summary = s;
-    } else if (summary.minorVersion === undefined && !summary.damaged) {
-      // A summary cached before format 1.2 says nothing of the version: the header alone tells (milliseconds).
-      const minorVersion = await readHeader(path).then(
-        (h) => h.minorVersion,
-        () => undefined,
-      );
-      if (minorVersion !== undefined) {
-        const s: Summary = { ...summary, minorVersion };
+    } else if (
+      (summary.minorVersion === undefined || summary.servicesNamed === undefined) &&
+      !summary.damaged
+    ) {
+      // A summary cached earlier may not say the version or whether the services are named: the header alone
+      // tells (milliseconds).
+      const h = await readHeader(path).catch(() => undefined);
+      if (h) {
+        const s: Summary = { ...summary, minorVersion: h.minorVersion, servicesNamed: servicesNamed(h) };
         await this.updateMeta(id, (m) => ({ ...m, summary: s }));
         summary = s;
       }
     }
-    const note = formatNote(summary.minorVersion);
+    const note = formatNote(summary.minorVersion, summary.servicesNamed);
     // File times are wall-clock times: compare with the real clock, not the injected one.
     const liveElsewhere =
       !summary.closedCleanly && !summary.damaged && Date.now() - st.mtimeMs < LIVE_ELSEWHERE_MS;
@@ -405,6 +408,7 @@ export class SessionStore {
         damaged: false,
         warnings: s.warnings,
         minorVersion: h.minorVersion,
+        servicesNamed: servicesNamed(h),
       };
     } catch (err) {
       if (!(err instanceof RecordingOpenError)) throw err;
