@@ -19,7 +19,7 @@ import {
   spansHosts,
   workerRows,
 } from '../fleet/fleet-model';
-import { FleetGpus } from '../fleet/FleetGpus';
+import { GpusByHost } from '../fleet/GpusByHost';
 import { workerKey } from '../fleet/keys';
 import { ServiceRestartButton } from '../restart/ServiceRestartButton';
 import { JournalView } from '../components/JournalView';
@@ -277,7 +277,7 @@ export function WorkerPage({
       {role !== 'router' && (
         <>
           <h2 className="section">GPUs</h2>
-          <FleetGpus view={view} only={id} />
+          <GpusByHost view={view} only={id} />
         </>
       )}
       {/* Live only: a review reads journals from the recording's own pane. */}
