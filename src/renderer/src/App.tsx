@@ -29,7 +29,7 @@ import { MetricsPage } from './pages/MetricsPage';
 import { AlertsPage } from './pages/AlertsPage';
 import { RolePage } from './pages/RolePage';
 import { WorkerPage } from './pages/WorkerPage';
-import { isFleetDeployment } from './fleet/fleet-model';
+import { spansHosts } from './fleet/fleet-model';
 import { TopBar } from './components/TopBar';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { BackendLost } from './components/BackendLost';
@@ -132,7 +132,8 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
     return () => clearInterval(t);
   }, []);
   const { deployment, host } = view.summary;
-  const fleet = isFleetDeployment(view.summary);
+  // The demo's faults and topology: a demo of several hosts is the fleet demo.
+  const fleet = spansHosts(view.summary);
   const review = view.summary.review !== undefined;
   // A recording under review shows its cursor's moment: every "now" on the pages is that moment.
   const reviewNow = useReviewNow(view);

@@ -12,18 +12,13 @@ import type {
   ServiceObservation,
 } from '@shared/domain';
 import { serviceId } from '@shared/domain';
-import { hasWorkerGroups, type FleetUnit } from '@shared/fleet';
+import type { FleetUnit } from '@shared/fleet';
 import { routerCounts, routerViewOf, type RouterView } from '@shared/router-health';
 import type { ServerRole } from '@shared/signals/spec';
 import { stageQueues, type StageQueue } from '../components/stage-queues';
 import { unknownNow, type ReadingClock, type UnknownNow } from '../components/staleness';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'idle';
-
-/** Restarts roll one worker at a time where there is more than one of a role or of a host (else in place). */
-export function isFleetDeployment(summary: DeploymentSummary): boolean {
-  return hasWorkerGroups(summary.deployment.services);
-}
 
 /**
  * A role's services, and how the pages show them: one service of one unit is that service's card and page, as
