@@ -95,7 +95,13 @@ describe('fleet screens: worker rows', () => {
       return { ...s, hostId: host };
     };
     const services = [one('router'), one('prefill'), one('decode')];
-    const pair = { ...summary, deployment: { ...summary.deployment, services } };
+    const onHost = <T extends { id: string }>(h: T) => h.id === host;
+    const pair = {
+      ...summary,
+      deployment: { ...summary.deployment, services },
+      hosts: summary.hosts?.filter((h) => onHost(h.host)),
+      fleet: summary.fleet && { ...summary.fleet, hosts: summary.fleet.hosts.filter(onHost) },
+    };
     expect(services.every((x) => x.id !== undefined)).toBe(true);
     const cards = (s: typeof pair) =>
       (['router', 'prefill', 'decode'] as const).map((r) => roleServices(s, r).one !== undefined);
