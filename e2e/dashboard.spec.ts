@@ -249,7 +249,7 @@ test('a chart of several series has a legend under it that hides and shows each 
 
 test('the service page shows systemd properties and a live journal with search, filter, pause and copy', async () => {
   await page.getByTestId('nav-service-decode').click();
-  const props = page.getByTestId('systemd-props');
+  const props = page.getByTestId('worker-props');
   await expect(props.getByTestId('prop-ActiveState')).toContainText('active');
   await expect(props.getByTestId('prop-MainPID')).toContainText(/\d+/);
   await expect(props.getByTestId('prop-NRestarts')).toContainText(/\d+/);
@@ -294,8 +294,8 @@ test('the service page shows systemd properties and a live journal with search, 
 
 test('clicking a chart opens the journal ±20 s around that moment', async () => {
   await page.getByTestId('nav-service-decode').click();
-  const canvas = page.getByTestId('canvas-svc-decode-kv');
-  await expect(page.getByTestId('chart-svc-decode-kv')).toHaveAttribute('data-state', 'ready');
+  const canvas = page.getByTestId('canvas-worker-decode-0-kv');
+  await expect(page.getByTestId('chart-worker-decode-0-kv')).toHaveAttribute('data-state', 'ready');
   const box = (await canvas.boundingBox())!;
   await canvas.click({ position: { x: box.width - 30, y: box.height / 2 } });
   const drawer = page.getByTestId('journal-around');
@@ -319,7 +319,7 @@ test('the command palette and keyboard shortcuts reach every page', async () => 
   );
   await page.keyboard.press('Enter');
   await expect(palette).toBeHidden();
-  await expect(page.getByTestId('service-page')).toHaveAttribute('data-role', 'router');
+  await expect(page.getByTestId('worker-page')).toHaveAttribute('data-role', 'router');
   await page.keyboard.press('Control+k');
   await page.getByTestId('palette-input').fill('24');
   await page.keyboard.press('Enter');

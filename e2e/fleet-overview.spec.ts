@@ -30,9 +30,9 @@ test('the first-run screen opens the demo fleet: 5 workers on 3 hosts, each live
     await expect(page.getByTestId(`host-link-${h}`)).toHaveAttribute('data-state', 'connected', {
       timeout: 30_000,
     });
-  await expect(page.getByTestId('router-card-router')).toHaveAttribute('data-host', 'gpu-a');
-  await expect(page.getByTestId('router-card-router').getByTestId('router-lists')).toHaveText(
-    'lists 2 prefill · 3 decode',
+  await expect(page.getByTestId('service-card-router')).toHaveAttribute('data-host', 'gpu-a');
+  await expect(page.getByTestId('service-card-router').getByTestId('router-lists')).toHaveText(
+    '2 prefill · 3 decode',
   );
   for (const [id, host] of Object.entries(WORKERS)) {
     const row = page.getByTestId(`worker-row-${id}`);
@@ -93,10 +93,10 @@ test('a worker page by service id: decode-2 spans gpu-b (node rank 0) and gpu-c 
   // The role tab lists the role's workers instead of one service.
   await page.getByTestId('nav-service-decode').click();
   await expect(
-    page.getByTestId('fleet-role-page').getByTestId('worker-rows-decode').locator('tbody tr'),
+    page.getByTestId('role-page').getByTestId('worker-rows-decode').locator('tbody tr'),
   ).toHaveCount(3);
   await expect(
-    page.getByTestId('fleet-role-page').getByTestId('fleet-kv-table-decode').locator('tbody tr'),
+    page.getByTestId('role-page').getByTestId('fleet-kv-table-decode').locator('tbody tr'),
   ).toHaveCount(3);
   await page.screenshot({ path: shot('fleet-role-decode.png') });
   // One router: the Router tab is its own page — the workers it lists, its requests — not a card to click.

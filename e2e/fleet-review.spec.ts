@@ -50,7 +50,7 @@ test('a recorded fleet opens in review as the fleet overview: router, 5 workers 
   const overview = page.getByTestId('page-overview');
   await expect(overview).toHaveAttribute('data-fleet', 'true', { timeout: 30_000 });
   for (const h of ['gpu-a', 'gpu-b', 'gpu-c']) await expect(page.getByTestId(`host-link-${h}`)).toBeVisible();
-  await expect(page.getByTestId('router-card-router')).toHaveAttribute('data-host', 'gpu-a');
+  await expect(page.getByTestId('service-card-router')).toHaveAttribute('data-host', 'gpu-a');
   for (const [id, host] of Object.entries(WORKERS)) {
     const w = page.getByTestId(`worker-row-${id}`);
     await expect(w).toHaveAttribute('data-host', host);
@@ -72,7 +72,7 @@ test('a recorded fleet opens in review as the fleet overview: router, 5 workers 
   await page.keyboard.press('Escape');
   await page.screenshot({ path: shot('fleet-review-overview.png') });
   // The router's page lists the workers the router itself reported then, each healthy, as its live page did.
-  await page.getByTestId('open-worker-router').click();
+  await page.getByTestId('open-service-router').click();
   await expect(page.getByTestId('worker-page')).toBeVisible();
   await expect(page.getByTestId('worker-restart')).toHaveCount(0);
   const listed = page.getByTestId('router-workers').getByTestId('router-worker');

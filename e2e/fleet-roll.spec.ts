@@ -215,8 +215,8 @@ test('the router never re-adds a restarted worker: the cards say so as the verdi
     const card = await group.boundingBox();
     expect(card!.x + card!.width).toBeLessThanOrEqual(1280);
     await expect(row).toHaveAttribute('data-tone', 'warn');
-    await expect(page.getByTestId('router-card-router').getByTestId('router-healthy-workers')).toHaveText(
-      '4/5 workers healthy at the router',
+    await expect(page.getByTestId('service-card-router').getByTestId('stage-workers')).toHaveText(
+      '4 of 5 healthy',
     );
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });

@@ -241,7 +241,7 @@ test('/health never turns 200 within the (configured) timeout: fails at the heal
 
 test('read-only mode hides every restart action, and the core refuses too', async () => {
   await page.getByTestId('nav-service-decode').click();
-  await expect(page.getByTestId('service-page').getByTestId('restart-button-decode')).toBeVisible();
+  await expect(page.getByTestId('worker-page').getByTestId('restart-button-decode')).toBeVisible();
   await page.getByTestId('open-palette').click();
   await page.getByTestId('palette-input').fill('restart settings');
   await page.getByTestId('palette-item').first().click();
@@ -249,7 +249,7 @@ test('read-only mode hides every restart action, and the core refuses too', asyn
   await page.getByTestId('restart-setting-readonly').click();
   await expect(page.getByTestId('restart-setting-readonly')).toBeChecked();
   await page.getByTestId('restart-settings-close').click();
-  await expect(page.getByTestId('service-page').getByTestId('restart-button-decode')).toHaveCount(0);
+  await expect(page.getByTestId('worker-page').getByTestId('restart-button-decode')).toHaveCount(0);
   await page.getByTestId('nav-overview').click();
   for (const role of ['prefill', 'decode', 'router'])
     await expect(page.getByTestId(`restart-button-${role}`)).toHaveCount(0);

@@ -111,8 +111,8 @@ test('the link blackholed: unknown since the last answer, greyed, ages counting 
 
   // The service page says the same: unknown, its systemd state as read then.
   await page.getByTestId('nav-service-decode').click();
-  await expect(page.getByTestId('systemd-props')).toHaveAttribute('data-stale', 'true');
-  await expect(page.getByTestId('systemd-props').getByTestId('condition')).toContainText(
+  await expect(page.getByTestId('worker-props')).toHaveAttribute('data-stale', 'true');
+  await expect(page.getByTestId('worker-props').getByTestId('condition')).toContainText(
     `unknown — last seen healthy at ${lastAnswer}`,
   );
   await page.getByTestId('nav-overview').click();
@@ -168,7 +168,7 @@ test('a crash-looping decode says why: exit, restarts, since, its CUDA error, th
 
   // The service page reads the same state: the condition, since its last crash, no "Result success".
   await card.getByTestId('open-service-decode').click();
-  const props = page.getByTestId('systemd-props');
+  const props = page.getByTestId('worker-props');
   await expect(props.getByTestId('condition')).toHaveAttribute('data-kind', /crash-looping|starting|loading/);
   await expect(props).toContainText('State since');
   await expect(props).toContainText('Exit status');

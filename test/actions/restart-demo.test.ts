@@ -125,6 +125,10 @@ describe('restart against the demo host', () => {
     expect(phases.some((p) => p.phase === 'cuda-graph')).toBe(true);
     expect(phases.at(-1)).toMatchObject({ phase: 'ready', label: 'server reports ready' });
     expect(end.services[0].journal.map((l) => l.text).join('\n')).toMatch(/fired up and ready to roll/);
+    // Its journal tells the load and stops once it serves: the requests it logs while the router takes it back
+    // would push the ready line out of the panel.
+    const atRouter = f.pushed.find((op) => stepOf(op, 'decode', 'router').state === 'running')!;
+    expect(end.services[0].journal.length).toBe(atRouter.services[0].journal.length);
 
     const events = await f.core.listEvents({ deploymentId: f.deploymentId });
     const mine = events.filter((e) => e.kind === 'action' || e.kind === 'restart-step');

@@ -15,7 +15,7 @@ function snapshot(ts: number, over: Partial<DashboardSnapshot> = {}): DashboardS
     values: { 'decode.kv_ratio': ts / 1000, 'decode.active': 1 },
     kv: [],
     verdict: { kind: 'healthy', headline: `round ${ts}`, evidence: [], nextStep: 'nothing to do' },
-    gpu: { ts: 1000, gpus: [] },
+    gpu: { demo: { ts: 1000, gpus: [] } },
     alerts: [],
     notExposed: missing,
     ...over,
@@ -41,7 +41,7 @@ describe('a push laid over the held snapshot', () => {
     expect(next.notExposed).toBe(missing);
     expect(next.gpu).toBe(held.gpu);
     expect(next.routerWorkers).toBeUndefined();
-    const gpu = { ts: 5000, gpus: [] };
+    const gpu = { demo: { ts: 5000, gpus: [] } };
     expect(layOver(held, { ...trimmed(snapshot(5000)), gpu }).gpu).toBe(gpu);
     expect(layOver(held, { ...trimmed(snapshot(5000)), notExposed: {} }).notExposed).toEqual({});
   });
@@ -63,7 +63,7 @@ describe('pushes that arrive while a snapshot is asked for', () => {
     const since = new PushesSinceAsked();
     since.pushed(snapshot(500, { notExposed: {} }));
     const asked = since.ask('d');
-    const gpu = { ts: 2000, gpus: [] };
+    const gpu = { demo: { ts: 2000, gpus: [] } };
     since.pushed({ ...trimmed(snapshot(2000)), gpu });
     since.pushed(trimmed(snapshot(3000)));
     since.pushed({ ...trimmed(snapshot(3000)), deploymentId: 'other' });

@@ -174,7 +174,7 @@ export function fleetFixture(
     values,
     kv: [],
     verdict: { kind: 'healthy', headline: '', evidence: [], nextStep: 'nothing to do' },
-    gpu: { ts: null, gpus: [] },
+    gpu: {},
     alerts: [],
     notExposed: {},
   } satisfies DashboardSnapshot;

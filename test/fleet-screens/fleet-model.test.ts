@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import {
   gpusByHost,
   hostOrder,
-  isFleetDeployment,
+  roleServices,
+  spansHosts,
   roleAggregate,
   routerRows,
   sortByFullest,
@@ -15,12 +16,18 @@ import {
 } from '../../src/renderer/src/fleet/fleet-model';
 import { demoFleet, fleetFixture, type WorkerSpec } from './fixture';
 import type { RouterWorkerState } from '../../src/shared/contract';
+import type { Role } from '../../src/shared/domain';
 import { routerViewOf } from '../../src/shared/router-health';
 
 describe('fleet screens: worker rows', () => {
   it('the demo fleet: 5 workers on their hosts, each with its own KV and requests', () => {
     const { summary, latest, dashboard } = demoFleet();
-    expect(isFleetDeployment(summary)).toBe(true);
+    // One router is its card; two prefill and three decode workers are their role's groups.
+    expect(['router', 'prefill', 'decode'].map((r) => roleServices(summary, r as Role).one?.id)).toEqual([
+      'router',
+      undefined,
+      undefined,
+    ]);
     const rows = workerRows(summary, latest, dashboard);
     expect(rows.map((r) => `${r.id}@${r.host}`)).toEqual([
       'prefill-0@gpu-a',
@@ -80,7 +87,7 @@ describe('fleet screens: worker rows', () => {
     ]);
   });
 
-  it('a one-host pair (one service of each role on one host, ids and all) is not grouped; a second worker is', () => {
+  it('a one-host pair (one service of each role on one host, ids and all) is three cards; a second worker makes its role a group', () => {
     const { summary } = demoFleet();
     const host = summary.deployment.services[0]!.hostId;
     const one = (role: string) => {
@@ -88,13 +95,30 @@ describe('fleet screens: worker rows', () => {
       return { ...s, hostId: host };
     };
     const services = [one('router'), one('prefill'), one('decode')];
-    const pair = { ...summary, deployment: { ...summary.deployment, services } };
+    const onHost = <T extends { id: string }>(h: T) => h.id === host;
+    const pair = {
+      ...summary,
+      deployment: { ...summary.deployment, services },
+      hosts: summary.hosts?.filter((h) => onHost(h.host)),
+      fleet: summary.fleet && { ...summary.fleet, hosts: summary.fleet.hosts.filter(onHost) },
+    };
     expect(services.every((x) => x.id !== undefined)).toBe(true);
-    expect(isFleetDeployment(pair)).toBe(false);
+    const cards = (s: typeof pair) =>
+      (['router', 'prefill', 'decode'] as const).map((r) => roleServices(s, r).one !== undefined);
+    expect(cards(pair)).toEqual([true, true, true]);
+    expect(spansHosts(pair)).toBe(false);
     const second = { ...one('decode'), id: 'decode-1' };
+    expect(cards({ ...pair, deployment: { ...pair.deployment, services: [...services, second] } })).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    // A worker spanning two nodes is its role's group even alone: its units are listed.
+    const { units } = summary.deployment.services.find((x) => x.units && x.units.length > 1)!;
+    const wide = { ...one('decode'), units };
     expect(
-      isFleetDeployment({ ...pair, deployment: { ...pair.deployment, services: [...services, second] } }),
-    ).toBe(true);
+      cards({ ...pair, deployment: { ...pair.deployment, services: [services[0], services[1], wide] } }),
+    ).toEqual([true, true, false]);
   });
 
   it("a host whose link failed: its workers say 'unreachable: reason' and show no stale figures; the rest stays", () => {

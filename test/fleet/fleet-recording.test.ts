@@ -156,9 +156,11 @@ it('opens in review as the live view showed it: hosts, workers, per-worker KV eq
   // The dashboard at the cursor: per-worker values, GPUs of every host, the verdict from the workers.
   const snap = await app.handlers.getDashboard({ deploymentId: rid });
   for (const id of DECODES) expect(snap.values[`decode.kv_ratio@${id}`]).toEqual(expect.any(Number));
-  for (const host of ['gpu-a', 'gpu-b', 'gpu-c'])
+  for (const host of ['gpu-a', 'gpu-b', 'gpu-c']) {
     expect(snap.values[`gpu.0.util@${host}`], `GPU 0 of ${host}`).toEqual(expect.any(Number));
-  expect(snap.gpu.gpus.length).toBeGreaterThan(0);
+    // Each host's GPU table at the cursor, as live shows it, not the origin's only.
+    expect(snap.gpu[host]?.gpus.length, `GPU table of ${host}`).toBeGreaterThan(0);
+  }
   // The router's own list of its workers (its worker page's table, the verdict's "unhealthy at the router"),
   // as live had it: every worker by URL with its role and health.
   const listed = (ws: RouterWorkerState[] | undefined): string[] =>

@@ -70,7 +70,7 @@ describe('GPU readings in review', () => {
     // The GPU table at the cursor: the reading at or before it.
     const lastTs = Math.max(...live.keys());
     const at = await app.handlers.setReviewCursor({ deploymentId: rid, ts: lastTs });
-    const gpu = at.dashboard.gpu;
+    const gpu = at.dashboard.gpu.demo;
     expect(gpu.error).toBeUndefined();
     expect(gpu.ts).toBe(lastTs);
     expect(gpu.gpus.map((g) => g.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);

@@ -27,14 +27,14 @@ import { Overview } from './pages/Overview';
 import { KvPage } from './pages/KvPage';
 import { MetricsPage } from './pages/MetricsPage';
 import { AlertsPage } from './pages/AlertsPage';
-import { ServicePage } from './pages/ServicePage';
-import { WorkerPage } from './fleet/WorkerPage';
-import { FleetRolePage } from './fleet/FleetRolePage';
-import { isFleetDeployment } from './fleet/fleet-model';
+import { RolePage } from './pages/RolePage';
+import { WorkerPage } from './pages/WorkerPage';
+import { spansHosts } from './fleet/fleet-model';
 import { TopBar } from './components/TopBar';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { BackendLost } from './components/BackendLost';
 import { CommandPalette, type Command } from './components/CommandPalette';
+import { serviceId, type ServiceConfig } from '@shared/domain';
 import { demoFaultCommands } from './demo/fault-commands';
 import { ShortcutHelp } from './components/ShortcutHelp';
 import { AroundDrawer } from './components/AroundDrawer';
@@ -132,7 +132,8 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
     return () => clearInterval(t);
   }, []);
   const { deployment, host } = view.summary;
-  const fleet = isFleetDeployment(view.summary);
+  // The demo's faults and topology: a demo of several hosts is the fleet demo.
+  const fleet = spansHosts(view.summary);
   const review = view.summary.review !== undefined;
   // A recording under review shows its cursor's moment: every "now" on the pages is that moment.
   const reviewNow = useReviewNow(view);
@@ -175,18 +176,8 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
         hint: 'a',
         run: () => navigate({ name: 'alerts' }),
       },
-      ...(fleet
-        ? deployment.services.map((s) => ({
-            id: `go-worker-${s.id ?? s.role}`,
-            title: `Open ${s.role} ${s.id ?? s.role} on ${s.hostId} (${s.unit})`,
-            run: () => navigate({ name: 'worker', id: s.id ?? s.role }),
-          }))
-        : deployment.services.map((s) => ({
-            id: `go-service-${s.role}`,
-            title: `Open ${s.role} service: systemd, journal (${s.unit})`,
-            hint: s.role[0],
-            run: () => navigate({ name: 'service', role: s.role }),
-          }))),
+      // Each role's page (one service's own page, or the role's workers), then each worker of a role of several.
+      ...roleCommands(deployment.services),
       // Live only: a review has its own ranges (the session, around the cursor) and no live to go back to.
       ...(review
         ? []
@@ -267,12 +258,7 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
         {page.name === 'kv' && <KvPage view={view} />}
         {page.name === 'metrics' && <MetricsPage view={view} />}
         {page.name === 'alerts' && <AlertsPage view={view} />}
-        {page.name === 'service' &&
-          (fleet ? (
-            <FleetRolePage view={view} role={page.role} now={shownNow} />
-          ) : (
-            <ServicePage view={view} role={page.role} now={shownNow} />
-          ))}
+        {page.name === 'service' && <RolePage view={view} role={page.role} now={shownNow} />}
         {page.name === 'worker' && <WorkerPage view={view} id={page.id} now={shownNow} />}
       </SeriesBatchProvider>
       <AroundDrawer deploymentId={deployment.id} />
@@ -280,4 +266,29 @@ function Console({ view }: { view: DeploymentView }): React.JSX.Element {
       <CommandPalette commands={[...commands, ...(review ? reviewCommands(view) : restartCommands)]} />
     </main>
   );
+}
+
+function roleCommands(services: readonly ServiceConfig[]): Command[] {
+  const roles = [...new Set(services.map((s) => s.role))];
+  return roles.flatMap((role) => {
+    const mine = services.filter((s) => s.role === role);
+    const one = mine.length === 1 ? mine[0] : undefined;
+    return [
+      {
+        id: `go-service-${role}`,
+        title: one
+          ? `Open ${role} service: systemd, journal (${one.unit})`
+          : `Open the ${mine.length} ${role} workers`,
+        hint: role[0],
+        run: () => navigate({ name: 'service', role }),
+      },
+      ...(one
+        ? []
+        : mine.map((s) => ({
+            id: `go-worker-${serviceId(s)}`,
+            title: `Open ${role} ${serviceId(s)} on ${s.hostId} (${s.unit})`,
+            run: () => navigate({ name: 'worker', id: serviceId(s) }),
+          }))),
+    ];
+  });
 }

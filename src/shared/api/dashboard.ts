@@ -170,7 +170,8 @@ export interface DashboardSnapshot {
   values: Record<string, number | null>;
   kv: KvDetail[];
   verdict: Verdict;
-  gpu: GpuStatus;
+  /** Each host's latest nvidia-smi reading, or why there is none, by host id (hosts not read yet: absent). */
+  gpu: Record<string, GpuStatus>;
   /** Firing alerts (those expected during a restart by this console and those without fresh data included). */
   alerts: ActiveAlert[];
   /** Alerts whose condition holds but not yet for their rule's hold time; absent when none. */

@@ -128,6 +128,8 @@ class ServiceRestart {
   private readonly unit: string;
   private readonly journal: RestartJournal;
   private journalStopped = false;
+  /** The last read was made: the journal's story of this restart is told. */
+  private journalRead = false;
   private journalLoop: Promise<void> | null = null;
   private before: UnitSnapshot | null = null;
   /** The link dropped while the command was in flight: whether it arrived is for the unit state to tell. */
@@ -159,6 +161,10 @@ class ServiceRestart {
     if (active) return active;
     const healthy = await this.healthStep();
     if (healthy) return healthy;
+    // It serves: its journal has told the load, up to its ready line. What it logs next are its requests, which
+    // would push that story out of the panel while the router takes it back.
+    this.stopJournal();
+    await this.lastJournalLines();
     if (this.ctx.drain && this.drained) {
       const back = await this.readdStep(this.ctx.drain);
       if (back) return back;
@@ -740,7 +746,8 @@ class ServiceRestart {
 
   /** One last read, so the lines logged just before the end (the "ready" line, a traceback) are shown. */
   async lastJournalLines(): Promise<void> {
-    if (!this.journalLoop || !this.ctx.conn.isConnected) return;
+    if (!this.journalLoop || this.journalRead || !this.ctx.conn.isConnected) return;
+    this.journalRead = true;
     await this.journalLoop;
     try {
       this.ctx.run.addJournal(this.role, await this.journal.pollNow());

@@ -67,3 +67,17 @@ export function gpuStatusAt(table: SignalTable, ts: number, group: string = GPU_
   }));
   return { ts: g.t[k], gpus };
 }
+
+/**
+ * Each host's GPU table at a moment of the recording, by host id: a fleet's recording keeps a group per host
+ * (`gpu@<host>`), a pair's one group for its one host.
+ */
+export function gpuStatusesAt(
+  table: SignalTable,
+  ts: number,
+  hosts: readonly string[],
+  perHost: boolean,
+): Record<string, GpuStatus> {
+  if (!perHost) return hosts.length ? { [hosts[0]]: gpuStatusAt(table, ts) } : {};
+  return Object.fromEntries(hosts.map((h) => [h, gpuStatusAt(table, ts, `${GPU_GROUP}@${h}`)]));
+}

@@ -12,7 +12,7 @@ import { pipelineVerdict } from '../signals/verdict';
 import { workersAt } from '../signals/evaluate/router-workers';
 import { dashboardSnapshot } from '../signals/dashboard-snapshot';
 import { roleOf, type ReviewData } from './review-data';
-import { gpuStatusAt } from './host-columns';
+import { gpuStatusesAt } from './host-columns';
 
 /** The last record of a role (or, in a fleet, of one source) at or before ts (records sorted by ts). */
 function lastAt<T extends { ts: number; source: string }>(
@@ -247,14 +247,8 @@ export function snapshotAt(
       ts,
       roles: data.roles,
       workers: workersOf(data),
-      // A fleet's snapshot shows its origin's GPUs, as live; every host's are in the values (`gpu.0.util@gpu-b`).
-      gpu: gpuStatusAt(
-        data.table,
-        ts,
-        data.header.fleet
-          ? `gpu@${data.header.deployment.services[0]?.hostId ?? data.header.host.id}`
-          : 'gpu',
-      ),
+      // Every host's GPU table, as live: a fleet's recording keeps one group per host (`gpu@gpu-b`).
+      gpu: gpuStatusesAt(data.table, ts, deploymentHosts(data.header), data.header.fleet !== undefined),
       alerts: alertsAt(events, ts),
     },
     pipelineVerdict,
@@ -275,4 +269,13 @@ function routerWorkersAt(data: ReviewData, ts: number): RouterWorkerState[] | un
 /** A fleet's workers with their hosts, so the verdict names both ("decode-2 on gpu-b"), as live; none for a pair. */
 function workersOf(data: ReviewData): FleetWorker[] | undefined {
   return data.header.fleet ? fleetWorkersOf(data.header.deployment.services) : undefined;
+}
+
+/** The hosts the recorded deployment runs on, its first service's first (the origin, as live). */
+function deploymentHosts(header: ReviewData['header']): string[] {
+  const hosts = header.deployment.services.flatMap((s) => [
+    s.hostId,
+    ...(s.units ?? []).map((u) => u.hostId),
+  ]);
+  return [...new Set(hosts.length ? hosts : [header.host.id])];
 }

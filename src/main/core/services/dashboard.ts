@@ -78,7 +78,7 @@ interface Open {
   alertState: AlertState;
   active: ActiveAlert[];
   pendingAlerts: ActiveAlert[];
-  gpu: GpuStatus;
+  gpu: Record<string, GpuStatus>;
   pending: Record<string, number | null>;
   families: Partial<Record<Role, ScrapeFamilies>>;
   snapshot?: DashboardSnapshot;
@@ -274,7 +274,7 @@ export class DashboardService {
       alertState: initialAlertState(),
       active: [],
       pendingAlerts: [],
-      gpu: { ts: null, gpus: [] },
+      gpu: {},
       pending: {},
       families: {},
       verdict: new VerdictTracker({ windowMs: this.store.rateWindowMs }),
@@ -422,8 +422,8 @@ export class DashboardService {
   private onGpu(deploymentId: string, status: GpuStatus, hostId: string): void {
     const o = this.open.get(deploymentId);
     if (!o) return;
-    // The snapshot shows the origin's GPUs; every host's readings are in the store under its scope.
-    if (hostId === o.deployment.services[0]?.hostId) o.gpu = status;
+    // A new object per reading: the push sends the GPUs only when one of them changed.
+    o.gpu = { ...o.gpu, [hostId]: status };
     if (status.gpus.length > 0 && status.ts !== null) {
       const values = this.store.ingestGpu(deploymentId, status.ts, status.gpus, hostId);
       this.core.emit('signals', { deploymentId, ts: status.ts, values });

@@ -1,13 +1,11 @@
-// The PD pipeline as one picture: router → prefill → (KV transfer) → decode, each stage's state and
-// queues, the links' rates, and a plain verdict of where requests pile up, with its evidence.
+// The pipeline's parts between its stages: the verdict of where requests pile up, with its evidence, and the
+// links' rates — router → prefill, and prefill → decode's KV transfer (the overview places the stages).
 import type { DashboardSnapshot } from '@shared/contract';
-import type { DeploymentConfig, Observation, Role } from '@shared/domain';
+import type { Observation } from '@shared/domain';
 import type { SignalKey } from '@shared/signals/spec';
 import { formatClock, formatPct, formatValue } from '../format';
-import { ServiceCard } from './ServiceCard';
 import { evidenceBeyondHeadline } from './verdict-evidence';
 import { transferFigures } from './transfer-link';
-import type { ReadingClock } from './staleness';
 
 const VERDICT_TONE: Record<string, string> = {
   healthy: 'ok',
@@ -17,39 +15,6 @@ const VERDICT_TONE: Record<string, string> = {
   unreachable: 'idle',
   'service-down': 'bad',
 };
-
-export function Pipeline({
-  deployment,
-  latest,
-  dashboard,
-  clock,
-}: {
-  deployment: DeploymentConfig;
-  latest?: Observation;
-  dashboard?: DashboardSnapshot;
-  clock: ReadingClock;
-}): React.JSX.Element {
-  const svc = (role: Role) => deployment.services.find((s) => s.role === role);
-  const obs = (role: Role) => latest?.services.find((s) => s.role === role);
-  const card = (role: Role) => {
-    const s = svc(role);
-    return s ? (
-      <ServiceCard service={s} obs={obs(role)} latest={latest} clock={clock} dashboard={dashboard} />
-    ) : null;
-  };
-  return (
-    <section className="pipeline" data-testid="pipeline" aria-label="PD pipeline">
-      <VerdictBox dashboard={dashboard} />
-      <div className="pipe-row">
-        {card('router')}
-        <RouterLink dashboard={dashboard} />
-        {card('prefill')}
-        <TransferLink dashboard={dashboard} latest={latest} />
-        {card('decode')}
-      </div>
-    </section>
-  );
-}
 
 const valueOf =
   (dashboard?: DashboardSnapshot) =>

@@ -7,7 +7,7 @@ import type { DashboardSnapshot } from '@shared/contract';
 import { signalKey, type SignalKey } from '@shared/signals/spec';
 import { formatClock, formatDuration, formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
-import { RestartButton } from '../restart/RestartButton';
+import { ServiceRestartButton } from '../restart/ServiceRestartButton';
 import { QUEUE_LABEL, stageQueues } from './stage-queues';
 import { healthText } from './health-text';
 import { conditionOfObservation, conditionTone } from './condition';
@@ -17,16 +17,25 @@ import { CrashLink } from './CrashLink';
 
 export function ServiceCard({
   service,
+  services,
   obs,
   latest,
   clock,
   dashboard,
+  host,
+  routerLists,
 }: {
   service: ServiceConfig;
+  /** Every service of the deployment (how it restarts is read from their shape). */
+  services: readonly ServiceConfig[];
   obs?: ServiceObservation;
   latest?: Observation;
   clock: ReadingClock;
   dashboard?: DashboardSnapshot;
+  /** The host it runs on, said where the deployment spans several. */
+  host?: string;
+  /** A router's own worker list, as discovery read it. */
+  routerLists?: { prefill: number; decode: number; regular: number } | null;
 }): React.JSX.Element {
   const role = service.role;
   const { now } = clock;
@@ -64,13 +73,15 @@ export function ServiceCard({
       className={`card service-card tone-${tone}${unknown ? ' stale' : ''}`}
       data-testid={`service-card-${role}`}
       data-stale={unknown ? 'true' : 'false'}
+      data-host={obs?.hostId ?? service.hostId}
     >
       <header>
         <h2>{role}</h2>
-        <span className="unit" title="systemd unit">
+        <span className="unit" title={host ? 'systemd unit, and the host it runs on' : 'systemd unit'}>
           {service.unit}
+          {host ? ` on ${host}` : ''}
         </span>
-        <RestartButton role={role} compact />
+        <ServiceRestartButton service={service} services={services} compact />
       </header>
       {unknown ? (
         <p className="condition muted" data-testid="condition" data-kind="unknown" title={unknown.why}>
@@ -245,6 +256,15 @@ export function ServiceCard({
                   ? `${v('router.workers_healthy')} of ${v('router.workers_total')} healthy`
                   : '—'}
             </dd>
+            {routerLists && (
+              <>
+                <dt>Lists</dt>
+                <dd data-testid="router-lists">
+                  {routerLists.prefill} prefill · {routerLists.decode} decode
+                  {routerLists.regular > 0 ? ` · ${routerLists.regular} regular` : ''}
+                </dd>
+              </>
+            )}
           </>
         )}
       </dl>

@@ -6,12 +6,13 @@ import type { DashboardSnapshot } from '@shared/contract';
 import type {
   ConnectionStatus,
   DeploymentSummary,
+  Role,
   Observation,
   ServiceConfig,
   ServiceObservation,
 } from '@shared/domain';
 import { serviceId } from '@shared/domain';
-import { hasWorkerGroups, type FleetUnit } from '@shared/fleet';
+import type { FleetUnit } from '@shared/fleet';
 import { routerCounts, routerViewOf, type RouterView } from '@shared/router-health';
 import type { ServerRole } from '@shared/signals/spec';
 import { stageQueues, type StageQueue } from '../components/stage-queues';
@@ -19,9 +20,22 @@ import { unknownNow, type ReadingClock, type UnknownNow } from '../components/st
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'idle';
 
-/** Worker groups and host lists are shown where there is more than one of a role or of a host. */
-export function isFleetDeployment(summary: DeploymentSummary): boolean {
-  return hasWorkerGroups(summary.deployment.services);
+/**
+ * A role's services, and how the pages show them: one service of one unit is that service's card and page, as
+ * a 1P1D operator knows them; several (or a worker spanning nodes, or none) are the role's group.
+ */
+export function roleServices(
+  summary: DeploymentSummary,
+  role: Role,
+): { services: ServiceConfig[]; one: ServiceConfig | undefined } {
+  const services = summary.deployment.services.filter((s) => s.role === role);
+  const one = services.length === 1 && (services[0].units?.length ?? 1) <= 1 ? services[0] : undefined;
+  return { services, one };
+}
+
+/** The deployment runs on more than one host: places are named by host, and each host's link is shown. */
+export function spansHosts(summary: DeploymentSummary): boolean {
+  return hostOrder(summary).length > 1;
 }
 
 export interface WorkerRow {

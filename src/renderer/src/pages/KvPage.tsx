@@ -1,42 +1,56 @@
-// KV usage in depth: per server the token breakdown, forecast, source, and history with the capacity line; with
-// DP attention one line per dp rank; and decode's retractions, which is what a full KV pool turns into.
+// KV usage in depth, per server role: a role of one service its token breakdown, forecast, source, and history
+// with the capacity line (with DP attention one line per dp rank); a role of several workers each worker's
+// tokens beside the role's total. Then decode's retractions, which is what a full KV pool turns into.
+import { memo } from 'react';
 import type { DeploymentView } from '../state/store';
 import { KvUsagePanel } from '../components/KvUsagePanel';
 import { TimeChart } from '../charts/TimeChart';
-import type { SignalKey } from '@shared/signals/spec';
-import { FleetKv } from '../fleet/FleetKv';
-import { isFleetDeployment } from '../fleet/fleet-model';
+import type { ServerRole, SignalKey } from '@shared/signals/spec';
+import { observationOf, roleServices, workerRows } from '../fleet/fleet-model';
+import { RoleKv } from '../fleet/RoleKv';
+
+const ROLES: ServerRole[] = ['prefill', 'decode'];
+
+/** The page re-renders on every observation; a chart only when its own props change (its lines are pushed). */
+const KvChart = memo(TimeChart);
 
 export function KvPage({ view }: { view: DeploymentView }): React.JSX.Element {
-  if (isFleetDeployment(view.summary)) return <FleetKv view={view} />;
-  const { deployment } = view.summary;
-  const hasDecode = deployment.services.some((s) => s.role === 'decode');
+  const { summary } = view;
+  const { deployment } = summary;
+  const rows = workerRows(summary, view.latest, view.dashboard);
   const src = (k: SignalKey): string | undefined => view.catalog?.[k]?.source;
+  const roles = ROLES.filter((role) => roleServices(summary, role).services.length > 0);
+  const singles = roles.filter((role) => roleServices(summary, role).one);
+  const decode = roleServices(summary, 'decode');
   return (
     <div className="page kv-page" data-testid="page-kv">
-      <div className="kv-row">
-        {deployment.services
-          .map((s) => s.role)
-          .filter((role) => role !== 'router')
-          .map((role) => (
+      {singles.length > 0 && (
+        <div className="kv-row">
+          {singles.map((role) => (
             <KvUsagePanel
               key={role}
               deploymentId={deployment.id}
               role={role}
-              obs={view.latest?.services.find((o) => o.role === role)}
+              obs={observationOf(view.latest, roleServices(summary, role).one!)}
               dashboard={view.dashboard}
               events={view.events}
               detailed
             />
           ))}
-      </div>
-      {hasDecode && (
+        </div>
+      )}
+      {roles
+        .filter((role) => !roleServices(summary, role).one)
+        .map((role) => (
+          <RoleKv key={role} role={role} rows={rows.filter((r) => r.role === role)} view={view} />
+        ))}
+      {decode.services.length > 0 && (
         <div className="kv-row">
-          <TimeChart
+          <KvChart
             id="retractions-decode"
-            title="decode retractions per minute (KV cache full)"
+            title={`decode retractions per minute${decode.one ? '' : ', all workers'} (KV cache full)`}
             deploymentId={deployment.id}
-            series={[{ key: 'decode.retracted_per_min', label: 'retractions / min', color: '--bad' }]}
+            series={RETRACTIONS}
             unit="per_min"
             yMin={0}
             role="decode"
@@ -44,20 +58,28 @@ export function KvPage({ view }: { view: DeploymentView }): React.JSX.Element {
             height={160}
             source={src('decode.retracted_per_min')}
           />
-          <TimeChart
-            id="retracted-interval-decode"
-            title="decode retracted in the last log interval (not a queue)"
-            deploymentId={deployment.id}
-            series={[{ key: 'decode.retracted', label: 'retracted in the interval', color: '--warn' }]}
-            unit="requests"
-            yMin={0}
-            role="decode"
-            events={view.events}
-            height={160}
-            source={src('decode.retracted')}
-          />
+          {/* A log line's count over its own interval: one server's, it does not add up across workers. */}
+          {decode.one && (
+            <KvChart
+              id="retracted-interval-decode"
+              title="decode retracted in the last log interval (not a queue)"
+              deploymentId={deployment.id}
+              series={RETRACTED}
+              unit="requests"
+              yMin={0}
+              role="decode"
+              events={view.events}
+              height={160}
+              source={src('decode.retracted')}
+            />
+          )}
         </div>
       )}
     </div>
   );
 }
+
+const RETRACTIONS = [
+  { key: 'decode.retracted_per_min' as const, label: 'retractions / min', color: '--bad' },
+];
+const RETRACTED = [{ key: 'decode.retracted' as const, label: 'retracted in the interval', color: '--warn' }];

@@ -4,10 +4,9 @@
 import { signalKey, type ServerRole, type SignalKey } from '@shared/signals/spec';
 import type { DeploymentView } from '../state/store';
 import { TimeChart, type SeriesSpec } from '../charts/TimeChart';
-import { formatBytes, formatValue } from '../format';
 import { UnknownFamiliesNote } from '../components/UnknownFamiliesNote';
-import { FleetGpus } from '../fleet/FleetGpus';
-import { isFleetDeployment } from '../fleet/fleet-model';
+import { GpusByHost } from '../fleet/GpusByHost';
+import { roleServices } from '../fleet/fleet-model';
 import { workerKey } from '../fleet/keys';
 import { PrometheusPanel } from '../prometheus/PrometheusPanel';
 
@@ -23,12 +22,12 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
   const { deployment } = view.summary;
   const id = deployment.id;
   const ev = view.events;
-  // A fleet's GPUs are per host (FleetGpus); the one-host table and per-role charts below are the pair's.
-  const fleet = isFleetDeployment(view.summary);
-  const gpu = fleet ? undefined : view.dashboard?.gpu;
-  const groups = (fleet ? [] : deployment.services)
-    .filter((s) => (s.gpus?.length ?? 0) > 0)
-    .map((s) => ({ role: s.role, hostId: s.hostId, gpus: s.gpus ?? [] }));
+  // A role of one service has its GPUs' charts here, as on a 1P1D box; every GPU of every host is in the tables
+  // (a worker's own are on its page).
+  const groups = (['prefill', 'decode', 'router'] as const).flatMap((role) => {
+    const one = roleServices(view.summary, role).one;
+    return one?.gpus?.length ? [{ role, hostId: one.hostId, gpus: one.gpus }] : [];
+  });
   const src = (k: SignalKey): string | undefined => view.catalog?.[k]?.source;
   return (
     <div className="page metrics-page" data-testid="page-metrics">
@@ -186,51 +185,7 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
         />
       </div>
       <h2 className="section">GPUs</h2>
-      {gpu?.error && (
-        <div className="error-box" data-testid="gpu-error">
-          <strong>{gpu.error}</strong>
-          {gpu.hint && <p>{gpu.hint}</p>}
-        </div>
-      )}
-      {gpu && gpu.gpus.length > 0 && (
-        <table className="gpu-table" data-testid="gpu-table">
-          <thead>
-            <tr>
-              <th>GPU</th>
-              <th>role</th>
-              <th>util</th>
-              <th>memory</th>
-              <th>temp</th>
-              <th>power</th>
-            </tr>
-          </thead>
-          <tbody>
-            {gpu.gpus.map((g) => (
-              <tr key={g.index} data-testid={`gpu-row-${g.index}`}>
-                <td>
-                  {g.index} <span className="muted">{g.name}</span>
-                </td>
-                <td>
-                  {groups.find((x) => x.gpus.includes(g.index))?.role ?? (
-                    <span className="muted">unassigned</span>
-                  )}
-                </td>
-                <td>{formatValue('percent', g.utilPct)}</td>
-                <td>
-                  {formatBytes(g.memUsedMiB === null ? null : g.memUsedMiB * 1024 * 1024)} /{' '}
-                  {formatBytes(g.memTotalMiB === null ? null : g.memTotalMiB * 1024 * 1024)}
-                </td>
-                <td>{formatValue('celsius', g.tempC)}</td>
-                <td>{formatValue('watts', g.powerW)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {fleet && <FleetGpus view={view} />}
-      {!fleet && !gpu?.gpus.length && !gpu?.error && (
-        <p className="muted">Waiting for the first nvidia-smi reading (every 5 s)…</p>
-      )}
+      <GpusByHost view={view} />
       {groups.map(({ role, hostId, gpus }) => (
         <div key={role} data-testid={`gpu-group-${role}`}>
           <h3 className="subsection">

@@ -1,6 +1,8 @@
-// One worker (or router) of a fleet in detail, by its service id: its units on every host (a multi-node worker
-// has one per node), systemd properties of node rank 0, its own series beside its role's total, its GPUs, and
-// the journal of every one of its units, each line labelled with its host and node rank.
+// One service in detail — a worker or a router, by its service id: its condition (the card's, with the same
+// evidence), systemd properties of node rank 0 and its command line, how the router sees it and its KV, its own
+// series (beside its role's total where the role has several workers), its GPUs, and the journal of every one of
+// its units. Where it runs on several hosts or nodes, a table of its units with each host's link; the journal
+// lines are then labelled with their host and node rank.
 import { PropList } from '../components/PropList';
 import { unitRows } from '../components/unit-rows';
 import type { DeploymentView } from '../state/store';
@@ -9,14 +11,21 @@ import { formatBytes, formatPct, formatTokens } from '../format';
 import { TimeChart } from '../charts/TimeChart';
 import { RouterWorkers } from '../components/RouterWorkers';
 import { connectionText } from '../components/ConnectionIndicator';
-import { hostLinks, observationOf, routerRows, workerRows } from './fleet-model';
-import { FleetGpus } from './FleetGpus';
-import { workerKey } from './keys';
-import { RollButton } from '../restart/RollButton';
+import {
+  hostLinks,
+  observationOf,
+  roleServices,
+  routerRows,
+  spansHosts,
+  workerRows,
+} from '../fleet/fleet-model';
+import { GpusByHost } from '../fleet/GpusByHost';
+import { workerKey } from '../fleet/keys';
+import { ServiceRestartButton } from '../restart/ServiceRestartButton';
 import { JournalView } from '../components/JournalView';
 import { healthText } from '../components/health-text';
 import { readingClock } from '../components/staleness';
-import './fleet.css';
+import '../fleet/fleet.css';
 
 export function WorkerPage({
   view,
@@ -62,10 +71,30 @@ export function WorkerPage({
       ? undefined
       : view.dashboard?.routerWorkers?.find((w) => norm(w.url) === norm(svc.workerUrl!));
   const unit = unitRows({ role: svc.role, obs, latest: view.latest, clock, worker: id });
+  // Where it runs says itself in the heading on one host; on several hosts or nodes, its units' table does.
+  const manyHosts = spansHosts(view.summary);
+  const unitTable = manyHosts || units.length > 1;
+  // The only one of its role: its series are the role's, named by the role as on its card.
+  const alone = roleServices(view.summary, role).services.length === 1;
+  const name = alone ? role : `${id} · ${role}`;
+  const of = alone ? '' : ` (${id})`;
+  // A unit that cannot be read now: its command line as last read.
+  const shownSd = sd ?? obs?.lastSeen?.systemd;
   const props: Array<[string, React.ReactNode]> = [
+    ...(unitTable ? [] : ([['Unit', svc.unit]] as Array<[string, React.ReactNode]>)),
     ['URL', svc.workerUrl ?? svc.apiUrl],
     ...unit.rows,
     ['Memory', unit.stale ? '—' : formatBytes(sd?.memoryCurrentBytes ?? null)],
+    [
+      'ExecStart',
+      shownSd?.execStart ? (
+        <code className="exec" title={shownSd.execStart}>
+          {commandLine(shownSd.execStart)}
+        </code>
+      ) : (
+        '—'
+      ),
+    ],
     [
       'Health',
       unit.stale
@@ -112,59 +141,56 @@ export function WorkerPage({
       data-worker={id}
       data-role={role}
     >
-      <section className="card" data-testid="worker-props">
+      <section className="card" data-testid="worker-props" data-stale={unit.stale ? 'true' : 'false'}>
         <h2>
-          {/* A lone router's id is its role ("router"): said once. */}
-          {id === role ? id : `${id} · ${role}`} · {svc.hostId}{' '}
-          <RollButton
-            deploymentId={deployment.id}
-            target={{
-              kind: 'worker',
-              worker: svc.role === 'router' ? svc.unit : (svc.workerUrl ?? svc.unit),
-            }}
-            testId="worker-restart"
-          />
+          {[name, manyHosts ? svc.hostId : null, svc.unit].filter(Boolean).join(' · ')}{' '}
+          <ServiceRestartButton deploymentId={deployment.id} service={svc} services={deployment.services} />
         </h2>
         {unit.condition}
+        {!sd && !unit.stale && !unreachable && (
+          <p className="muted">{obs?.systemdError ?? 'Waiting for the first systemctl show…'}</p>
+        )}
         {unreachable && !unit.stale && (
           <p className="error-box" data-testid="worker-unreachable">
             {unreachable}
           </p>
         )}
-        <table className="worker-units" data-testid="worker-units">
-          <thead>
-            <tr>
-              <th>host</th>
-              <th>unit</th>
-              <th>node rank</th>
-              <th>state</th>
-              <th>GPUs</th>
-              <th>link</th>
-            </tr>
-          </thead>
-          <tbody>
-            {units.map((u) => {
-              const link = links.get(u.host);
-              return (
-                <tr key={`${u.host}/${u.unit}`} data-testid={`worker-unit-${u.host}`}>
-                  <td>{u.host}</td>
-                  <td>{u.unit}</td>
-                  <td>{u.nodeRank}</td>
-                  <td>
-                    {/* A unit on a host that cannot be read now: its state as discovered is not its state now. */}
-                    {link && link.state !== 'connected' ? (
-                      <span className="muted">unknown</span>
-                    ) : (
-                      (u.activeState ?? (u.nodeRank === 0 ? (sd?.activeState ?? '—') : '—'))
-                    )}
-                  </td>
-                  <td>{u.gpus?.join(', ') ?? '—'}</td>
-                  <td>{link ? connectionText(link, now).text : '—'}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        {unitTable && (
+          <table className="worker-units" data-testid="worker-units">
+            <thead>
+              <tr>
+                <th>host</th>
+                <th>unit</th>
+                <th>node rank</th>
+                <th>state</th>
+                <th>GPUs</th>
+                <th>link</th>
+              </tr>
+            </thead>
+            <tbody>
+              {units.map((u) => {
+                const link = links.get(u.host);
+                return (
+                  <tr key={`${u.host}/${u.unit}`} data-testid={`worker-unit-${u.host}`}>
+                    <td>{u.host}</td>
+                    <td>{u.unit}</td>
+                    <td>{u.nodeRank}</td>
+                    <td>
+                      {/* A unit on a host that cannot be read now: its state as discovered is not its state now. */}
+                      {link && link.state !== 'connected' ? (
+                        <span className="muted">unknown</span>
+                      ) : (
+                        (u.activeState ?? (u.nodeRank === 0 ? (sd?.activeState ?? '—') : '—'))
+                      )}
+                    </td>
+                    <td>{u.gpus?.join(', ') ?? '—'}</td>
+                    <td>{link ? connectionText(link, now).text : '—'}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
         <PropList props={props} />
       </section>
       {role === 'router' && (
@@ -174,7 +200,7 @@ export function WorkerPage({
         {role === 'router' ? (
           <TimeChart
             id={`worker-${id}-rps`}
-            title={`Requests and 5xx (${id})`}
+            title={`Requests and 5xx${of}`}
             deploymentId={deployment.id}
             series={[
               { key: workerKey('router.router_requests_per_s', id), label: 'requests/s', color: '--router' },
@@ -188,7 +214,7 @@ export function WorkerPage({
           <>
             <TimeChart
               id={`worker-${id}-reqs`}
-              title={`Running and queued requests (${id})`}
+              title={`Running and queued requests${of}`}
               deploymentId={deployment.id}
               series={[
                 { key: workerKey(signalKey(role, 'running'), id), label: 'running', color: `--${role}` },
@@ -200,21 +226,25 @@ export function WorkerPage({
             />
             <TimeChart
               id={`worker-${id}-kv`}
-              title={`KV usage: ${id} and all ${role} workers`}
+              title={alone ? 'KV usage' : `KV usage: ${id} and all ${role} workers`}
               deploymentId={deployment.id}
               series={[
                 {
                   key: workerKey(signalKey(role, 'kv_ratio'), id),
-                  label: `${id} KV %`,
+                  label: alone ? 'KV %' : `${id} KV %`,
                   color: `--${role}`,
                   fill: true,
                 },
-                {
-                  key: signalKey(role, 'kv_ratio'),
-                  label: `all ${role} KV %`,
-                  color: '--muted',
-                  dash: [4, 3],
-                },
+                ...(alone
+                  ? []
+                  : [
+                      {
+                        key: signalKey(role, 'kv_ratio'),
+                        label: `all ${role} KV %`,
+                        color: '--muted',
+                        dash: [4, 3],
+                      },
+                    ]),
               ]}
               unit="ratio"
               yMin={0}
@@ -226,7 +256,7 @@ export function WorkerPage({
         )}
         <TimeChart
           id={`worker-${id}-up`}
-          title={`Active and healthy (${id})`}
+          title={`Active and healthy${of}`}
           deploymentId={deployment.id}
           series={[
             { key: workerKey(signalKey(role, 'active'), id), label: 'active', color: '--ok' },
@@ -247,11 +277,17 @@ export function WorkerPage({
       {role !== 'router' && (
         <>
           <h2 className="section">GPUs</h2>
-          <FleetGpus view={view} only={id} />
+          <GpusByHost view={view} only={id} />
         </>
       )}
       {/* Live only: a review reads journals from the recording's own pane. */}
       {!view.summary.review && <JournalView deploymentId={deployment.id} role={role} worker={id} />}
     </div>
   );
+}
+
+/** systemctl show prints ExecStart as "{ path=… ; argv[]=… ; … }": the argv is what an operator reads. */
+function commandLine(execStart: string): string {
+  const m = /argv\[\]=(.*?) ; (?:ignore_errors|start_time)=/.exec(execStart);
+  return m ? m[1] : execStart;
 }

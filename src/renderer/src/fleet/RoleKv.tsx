@@ -1,55 +1,23 @@
-// The KV page of a fleet: per role one line per worker beside the role's total (the unscoped key sums the
-// role's tokens), the tokens each worker holds, fullest first, and decode's retractions for the whole role.
-// A large role's lines are spread over several charts (kv-charts.ts).
+// One role's KV when it has several workers: the tokens each holds, fullest first, and one line per worker
+// beside the role's total (the unscoped key sums the role's tokens), a large role's lines spread over several
+// charts (kv-charts.ts). Shown on the KV page and the role's page.
 import { memo, useMemo } from 'react';
 import type { DeploymentView } from '../state/store';
 import type { ServerRole } from '@shared/signals/spec';
-import { TimeChart, type SeriesSpec } from '../charts/TimeChart';
+import { TimeChart } from '../charts/TimeChart';
 import { kvCharts } from './kv-charts';
 import { formatPct, formatTokens } from '../format';
 import { navigate } from '../state/ui';
 import { kvTone } from '../components/kv-headline';
-import { roleAggregate, sortByFullest, workerRows, type WorkerRow } from './fleet-model';
+import { roleAggregate, sortByFullest, type WorkerRow } from './fleet-model';
 import { WorkerHosts } from './WorkerHosts';
 import './fleet.css';
-
-const ROLES: ServerRole[] = ['prefill', 'decode'];
-const RETRACTIONS: SeriesSpec[] = [
-  { key: 'decode.retracted_per_min', label: 'retractions / min', color: '--bad' },
-];
 
 /**
  * A chart re-renders only when its own props change: the page re-renders on every observation, while a
  * chart's lines are fed by the signals push itself (TimeChart appends in place), so those renders were waste.
  */
 const KvChart = memo(TimeChart);
-
-export function FleetKv({ view }: { view: DeploymentView }): React.JSX.Element {
-  const { deployment } = view.summary;
-  const rows = workerRows(view.summary, view.latest, view.dashboard);
-  return (
-    <div className="page kv-page fleet-kv" data-testid="page-kv" data-fleet="true">
-      {ROLES.filter((role) => rows.some((r) => r.role === role)).map((role) => (
-        <RoleKv key={role} role={role} rows={rows.filter((r) => r.role === role)} view={view} />
-      ))}
-      {rows.some((r) => r.role === 'decode') && (
-        <div className="kv-row">
-          <KvChart
-            id="retractions-decode"
-            title="decode retractions per minute, all workers (KV cache full)"
-            deploymentId={deployment.id}
-            series={RETRACTIONS}
-            unit="per_min"
-            yMin={0}
-            role="decode"
-            events={view.events}
-            height={160}
-          />
-        </div>
-      )}
-    </div>
-  );
-}
 
 /** One role's KV: its workers' tokens, fullest first, and one line per worker beside the role's total. */
 export function RoleKv({
