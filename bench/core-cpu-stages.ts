@@ -15,8 +15,8 @@ import { SignalsStore } from '../src/main/core/signals/signals-store';
 import { extractKv } from '../src/main/core/signals/evaluate/kv-usage';
 import { evaluateAlerts, initialAlertState } from '../src/main/core/alerts/engine';
 import { DEFAULT_ALERT_RULES } from '../src/main/core/alerts/rules';
-import { ScrapeEncoder } from '../src/main/core/store/recording/scrape-codec';
-import { MONITOR_TARGET, monitorExposition } from '../src/main/core/store/recording/host-series';
+import { ScrapeEncoder } from '../src/main/core/recording/scrape-codec';
+import { MONITOR_TARGET, monitorExposition } from '../src/main/core/recording/host-series';
 import { remoteDemo, type RemoteDemo } from './core-cpu';
 
 const CAPTURE_MS = Number(process.env.BENCH_CORE_STAGES_CAPTURE_MS ?? 40_000);

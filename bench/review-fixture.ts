@@ -4,14 +4,14 @@
 // services named `prefill-0`, `decode-0`, `router` and each its own target (fleet-of-one.ts). Kept between runs (generating 24 h takes
 // minutes); `fresh` regenerates.
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { FORMAT_MINOR_VERSION } from '../src/main/core/store/recording/format';
+import { FORMAT_MINOR_VERSION } from '../src/main/core/recording/format';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../src/main/core/clock';
 import type { DeploymentConfig } from '../src/shared/domain';
-import { RecordingWriter } from '../src/main/core/store/recording';
+import { RecordingWriter } from '../src/main/core/recording';
 import { REVIEW_OVERVIEW } from '../src/main/core/review/overview-table';
-import { fleetOfOne } from '../src/main/core/store/recording/fleet-of-one';
+import { fleetOfOne } from '../src/main/core/recording/fleet-of-one';
 import { SyntheticPdSession } from '../test/support/synthetic-pd-session';
 
 export const BENCH_START = Date.UTC(2026, 0, 5, 8, 0, 0);

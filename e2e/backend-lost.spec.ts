@@ -12,7 +12,7 @@ import { launchChromium } from './support/browser';
 import { shot } from './support/shots';
 import { apiCall } from './support/api';
 import { startWebApp, type WebApp } from './support/web-app';
-import { readRecording } from '../src/main/core/store/recording';
+import { readRecording } from '../src/main/core/recording';
 
 let browser: Browser;
 const running: WebApp[] = [];

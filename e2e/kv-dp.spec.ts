@@ -13,7 +13,7 @@ import { startWebApp, type WebApp } from './support/web-app';
 import { DemoSimulation } from '../src/main/demo';
 import { renderServerMetrics } from '../src/main/demo/sglang-metrics';
 import { parseExposition } from '../src/main/core/probes/exposition/parser';
-import { SessionStore } from '../src/main/core/store/recording';
+import { SessionStore } from '../src/main/core/recording';
 import { DEPLOYMENT, START } from '../test/review/helpers';
 import { manualClock } from '../test/recording/helpers';
 

@@ -10,7 +10,7 @@ import { test, expect, type Browser, type Page } from '@playwright/test';
 import { launchChromium } from './support/browser';
 import { startWebApp, type WebApp } from './support/web-app';
 import { writeSession } from '../test/review/helpers';
-import { scanMarked } from '../src/main/core/store/recording/members';
+import { scanMarked } from '../src/main/core/recording/members';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pdc-e2e-review-damaged-'));
 let app: WebApp | undefined;

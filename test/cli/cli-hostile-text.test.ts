@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
-import { SessionStore } from '../../src/main/core/store/recording';
+import { SessionStore } from '../../src/main/core/recording';
 import { restartCommand } from '../../src/main/cli/restart-command';
 import { ALIAS, startFutureHost, sshdUnavailableReason, type FutureHost } from '../support/future-host';
 import { captureRestartIo } from '../support/restart-io';

@@ -13,7 +13,7 @@ import {
   sortByFullest,
   visibleRows,
   workerRows,
-} from '../../src/renderer/src/fleet/fleet-model';
+} from '../../src/renderer/src/workers/fleet-model';
 import { demoFleet, fleetFixture, type WorkerSpec } from './fixture';
 import type { RouterWorkerState } from '../../src/shared/contract';
 import type { Role } from '../../src/shared/domain';

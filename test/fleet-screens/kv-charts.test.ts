@@ -2,7 +2,7 @@
 // fleet always had), a larger role is spread over charts of up to eight workers in id order, each with the role's
 // total, so no two lines of a chart share a colour and a worker's chart does not change as the table re-sorts.
 import { expect, it } from 'vitest';
-import { chartGroups, kvCharts, WORKERS_PER_CHART } from '../../src/renderer/src/fleet/kv-charts';
+import { chartGroups, kvCharts, WORKERS_PER_CHART } from '../../src/renderer/src/workers/kv-charts';
 
 const decode = (n: number): string[] => Array.from({ length: n }, (_, i) => `decode-${i}`);
 

@@ -12,7 +12,7 @@ import { createApp, type App } from '../../src/main/compose';
 import type { DeploymentSummary, Observation } from '../../src/shared/domain';
 import type { ScopedKey } from '../../src/shared/signals/scoped-key';
 import type { RouterWorkerState, SeriesColumn } from '../../src/shared/contract';
-import { readHeader } from '../../src/main/core/store/recording';
+import { readHeader } from '../../src/main/core/recording';
 
 const DECODES = ['decode-0', 'decode-1', 'decode-2'];
 let app: App;

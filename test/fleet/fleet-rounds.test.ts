@@ -7,7 +7,7 @@
 // manual one, stepped a round at a time once the fast host's real I/O has answered, never while it runs; the slow
 // host's polls are held for a set number of rounds, so how much it lags does not depend on the machine's load.
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { LiveDeployment } from '../../src/main/core/fleet/live-deployment';
+import { LiveDeployment } from '../../src/main/core/deployment/live-deployment';
 import { DeploymentMonitor } from '../../src/main/core/monitor/deployment-monitor';
 import { SshConnection } from '../../src/main/core/ssh/connection';
 import { startDemoFleet, type DemoFleet } from '../../src/main/demo/fleet';

@@ -3,7 +3,7 @@
 // instead of either the old "healthy" or a bare failure.
 import { expect, it } from 'vitest';
 import type { DeploymentConfig, Observation, ServiceObservation } from '../../src/shared/domain';
-import { mergeFleetObservation } from '../../src/main/core/fleet/merge-observations';
+import { mergeFleetObservation } from '../../src/main/core/deployment/merge-observations';
 
 const DEPLOYMENT: DeploymentConfig = {
   id: 'fleet',

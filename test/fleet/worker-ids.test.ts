@@ -10,7 +10,7 @@ import {
   type RouterScan,
 } from '../../src/main/core/discovery/fleet';
 import { parseWorkersAnswer } from '../../src/main/core/discovery/router-workers';
-import { fleetServices } from '../../src/main/core/fleet/fleet-config';
+import { fleetServices } from '../../src/main/core/deployment/fleet-config';
 import { rollWorkersOfFleet } from '../../src/main/core/actions/roll-fleet';
 import { findRollWorker } from '../../src/main/core/actions/roll-plan';
 import { alias, foundOn, router, server, type FakeUnit } from '../discovery/fleet-units';

@@ -13,7 +13,7 @@ import { RecordingService } from '../../src/main/core/services/recording';
 import { RestartService } from '../../src/main/core/services/restart';
 import { UnitJournalTail } from '../../src/main/core/journal/unit-tail';
 import { HostJournalFollow } from '../../src/main/core/journal/host-follow';
-import { readRecording } from '../../src/main/core/store/recording';
+import { readRecording } from '../../src/main/core/recording';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
 import { standardDeployment } from '../../src/main/compose';
 import type { JournalEntry } from '../../src/shared/contract';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
-import { readRecording } from '../../src/main/core/store/recording';
+import { readRecording } from '../../src/main/core/recording';
 import { realSystemdUnavailableReason } from './container';
 import {
   API_KEY,

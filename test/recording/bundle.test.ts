@@ -3,8 +3,8 @@
 // snapshots and the recording itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
-import { scanMarked } from '../../src/main/core/store/recording/members';
-import { FORMAT_MINOR_VERSION } from '../../src/main/core/store/recording/format';
+import { scanMarked } from '../../src/main/core/recording/members';
+import { FORMAT_MINOR_VERSION } from '../../src/main/core/recording/format';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -16,7 +16,7 @@ import {
   redactSecretsCounted,
   writeIncidentBundle,
   type JournalLine,
-} from '../../src/main/core/store/recording';
+} from '../../src/main/core/recording';
 import { exposition, header, manualClock, tempDir } from './helpers';
 import { SERVER_ARGS_HARMLESS, SERVER_ARGS_SECRETS, serverArgsLineWithSecrets } from './server-args-line';
 

@@ -12,9 +12,9 @@ import {
   RecordingWriter,
   readRecording,
   type Recording,
-} from '../../src/main/core/store/recording';
-import { readOverview, type OverviewRead } from '../../src/main/core/store/recording/overview-reader';
-import { scanMarked } from '../../src/main/core/store/recording/members';
+} from '../../src/main/core/recording';
+import { readOverview, type OverviewRead } from '../../src/main/core/recording/overview-reader';
+import { scanMarked } from '../../src/main/core/recording/members';
 import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { header, manualClock, tempDir } from './helpers';

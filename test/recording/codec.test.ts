@@ -5,14 +5,9 @@ import fc from 'fast-check';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { absoluteToken, decimalToken } from '../../src/main/core/store/recording/format';
-import {
-  ParsedRow,
-  RowParser,
-  TOKEN_DECIMAL,
-  TOKEN_RAW,
-} from '../../src/main/core/store/recording/row-parser';
-import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
+import { absoluteToken, decimalToken } from '../../src/main/core/recording/format';
+import { ParsedRow, RowParser, TOKEN_DECIMAL, TOKEN_RAW } from '../../src/main/core/recording/row-parser';
+import { RecordingWriter, readRecording } from '../../src/main/core/recording';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { header, manualClock, tempDir } from './helpers';
 

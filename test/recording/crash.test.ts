@@ -12,9 +12,9 @@ import {
   RecordingWriter,
   readRecording,
   type Recording,
-} from '../../src/main/core/store/recording';
+} from '../../src/main/core/recording';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
-import { scanMarked } from '../../src/main/core/store/recording/members';
+import { scanMarked } from '../../src/main/core/recording/members';
 import { header, manualClock, resealed, tempDir } from './helpers';
 
 const ROOT = resolve(__dirname, '../..');

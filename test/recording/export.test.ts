@@ -14,7 +14,7 @@ import {
   writeCsvFile,
   writeOpenMetricsFile,
   type Recording,
-} from '../../src/main/core/store/recording';
+} from '../../src/main/core/recording';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { exposition, header, histogram, manualClock, tempDir } from './helpers';
 

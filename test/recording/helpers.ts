@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { crc32, gunzipSync, gzipSync } from 'node:zlib';
 import type { Exposition, MetricType } from '../../src/main/core/probes/exposition/types';
 import type { Clock } from '../../src/main/core/clock';
-import type { RecordingHeader } from '../../src/main/core/store/recording';
+import type { RecordingHeader } from '../../src/main/core/recording';
 
 export async function tempDir(
   prefix = 'pdc-rec-test-',

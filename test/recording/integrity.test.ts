@@ -15,7 +15,7 @@ import {
   RecordingWriter,
   readRecording,
   type Recording,
-} from '../../src/main/core/store/recording';
+} from '../../src/main/core/recording';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { header, manualClock, tempDir } from './helpers';
 

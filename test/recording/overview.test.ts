@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFile, mkdir, open, readFile, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RecordingWriter, readRecording, type Recording } from '../../src/main/core/store/recording';
-import { readOverview } from '../../src/main/core/store/recording/overview-reader';
-import { scanMarked } from '../../src/main/core/store/recording/members';
+import { RecordingWriter, readRecording, type Recording } from '../../src/main/core/recording';
+import { readOverview } from '../../src/main/core/recording/overview-reader';
+import { scanMarked } from '../../src/main/core/recording/members';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import { loadReview } from '../../src/main/core/review/load-review';
 import {
@@ -16,9 +16,9 @@ import {
   tableReviewData,
   type TableRecord,
 } from '../../src/main/core/review/overview-table';
-import { FORMAT_MINOR_VERSION, OLD_FORMAT_NOTE } from '../../src/main/core/store/recording/format';
-import { resaveRecording } from '../../src/main/core/store/recording/resave';
-import { SessionStore } from '../../src/main/core/store/recording/session-store';
+import { FORMAT_MINOR_VERSION, OLD_FORMAT_NOTE } from '../../src/main/core/recording/format';
+import { resaveRecording } from '../../src/main/core/recording/resave';
+import { SessionStore } from '../../src/main/core/recording/session-store';
 import { runCli } from '../../src/main/cli/main';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { asOlderMinor, header, manualClock, tempDir } from './helpers';

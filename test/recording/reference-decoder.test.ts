@@ -2,7 +2,7 @@
 // from the spec alone. This runs that very code (extracted from the document) against a recording and compares
 // every value with the app's reader.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORMAT_MINOR_VERSION } from '../../src/main/core/store/recording/format';
+import { FORMAT_MINOR_VERSION } from '../../src/main/core/recording/format';
 import { execFile, execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -12,13 +12,13 @@ import {
   readHeader,
   readRecording,
   type RecordedSeries,
-} from '../../src/main/core/store/recording';
+} from '../../src/main/core/recording';
 import {
   REVIEW_OVERVIEW,
   tableReviewData,
   type TableRecord,
 } from '../../src/main/core/review/overview-table';
-import { readOverview } from '../../src/main/core/store/recording/overview-reader';
+import { readOverview } from '../../src/main/core/recording/overview-reader';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { exposition, header, manualClock, tempDir } from './helpers';
 

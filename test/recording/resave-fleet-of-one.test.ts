@@ -7,13 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RecordingWriter, readRecording, type Recording } from '../../src/main/core/store/recording';
+import { RecordingWriter, readRecording, type Recording } from '../../src/main/core/recording';
 import { loadReview } from '../../src/main/core/review/load-review';
 import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
-import { OLD_FORMAT_NOTE, FORMAT_MINOR_VERSION } from '../../src/main/core/store/recording/format';
-import { resaveRecording } from '../../src/main/core/store/recording/resave';
-import { SessionStore } from '../../src/main/core/store/recording/session-store';
-import { gpuExposition, MONITOR_TARGET } from '../../src/main/core/store/recording/host-series';
+import { OLD_FORMAT_NOTE, FORMAT_MINOR_VERSION } from '../../src/main/core/recording/format';
+import { resaveRecording } from '../../src/main/core/recording/resave';
+import { SessionStore } from '../../src/main/core/recording/session-store';
+import { gpuExposition, MONITOR_TARGET } from '../../src/main/core/recording/host-series';
 import { runCli } from '../../src/main/cli/main';
 import type { DeploymentConfig } from '../../src/shared/domain';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';

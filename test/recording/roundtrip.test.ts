@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { join } from 'node:path';
-import { RecordingWriter, readRecording, type Recording } from '../../src/main/core/store/recording';
+import { RecordingWriter, readRecording, type Recording } from '../../src/main/core/recording';
 import type { UnitState } from '../../src/shared/domain';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { exposition, header, histogram, manualClock, seriesKey, tempDir, type FamilySpec } from './helpers';

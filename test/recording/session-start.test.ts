@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
-import { readRecording } from '../../src/main/core/store/recording';
+import { readRecording } from '../../src/main/core/recording';
 
 let app: App;
 let dir: string;

@@ -4,7 +4,7 @@ import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SessionStore, type RecordingWriter } from '../../src/main/core/store/recording';
+import { SessionStore, type RecordingWriter } from '../../src/main/core/recording';
 import { exposition, manualClock, tempDir } from './helpers';
 
 let dir: string;

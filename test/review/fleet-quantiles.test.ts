@@ -8,9 +8,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Observation, ServiceObservation } from '../../src/shared/domain';
-import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
-import { MONITOR_TARGET, monitorExposition } from '../../src/main/core/store/recording/host-series';
-import { workerTarget } from '../../src/main/core/store/recording/fleet-targets';
+import { RecordingWriter, readRecording } from '../../src/main/core/recording';
+import { MONITOR_TARGET, monitorExposition } from '../../src/main/core/recording/host-series';
+import { workerTarget } from '../../src/main/core/recording/fleet-targets';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { extractKv } from '../../src/main/core/signals/evaluate/kv-usage';
 import { isKvMissing } from '../../src/main/core/probes/sglang/kv';

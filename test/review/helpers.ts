@@ -5,10 +5,10 @@
 import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
 import { mkdir } from 'node:fs/promises';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
-import { SessionStore } from '../../src/main/core/store/recording';
+import { SessionStore } from '../../src/main/core/recording';
 import type { DeploymentConfig } from '../../src/shared/domain';
 import { asOlderMinor, manualClock } from '../recording/helpers';
-import { fleetOfOne } from '../../src/main/core/store/recording/fleet-of-one';
+import { fleetOfOne } from '../../src/main/core/recording/fleet-of-one';
 
 export const START = Date.UTC(2026, 0, 5, 8, 0, 0);
 

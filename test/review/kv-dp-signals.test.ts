@@ -7,7 +7,7 @@ import { DemoSimulation } from '../../src/main/demo';
 import { renderServerMetrics } from '../../src/main/demo/sglang-metrics';
 import { DEMO_ERAS, type DemoEra } from '../../src/main/demo/eras';
 import { parseExposition } from '../../src/main/core/probes/exposition/parser';
-import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
+import { RecordingWriter, readRecording } from '../../src/main/core/recording';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import { observationAt } from '../../src/main/core/review/state-at';

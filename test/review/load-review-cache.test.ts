@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReview } from '../../src/main/core/review/load-review';
-import { OLD_FORMAT_NOTE } from '../../src/main/core/store/recording/format';
+import { OLD_FORMAT_NOTE } from '../../src/main/core/recording/format';
 import { ReviewCache } from '../../src/main/core/review/review-cache';
-import { RecordedDeployment } from '../../src/main/core/fleet/recorded-deployment';
+import { RecordedDeployment } from '../../src/main/core/deployment/recorded-deployment';
 import type { ReviewData } from '../../src/main/core/review/review-data';
 import { writeSession, type WrittenSession } from './helpers';
 

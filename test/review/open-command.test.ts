@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/main/cli/main';
-import { scanMarked } from '../../src/main/core/store/recording/members';
+import { scanMarked } from '../../src/main/core/recording/members';
 import { writeSession, type WrittenSession } from './helpers';
 
 let dir: string;

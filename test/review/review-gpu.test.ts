@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
-import { readRecording } from '../../src/main/core/store/recording';
+import { readRecording } from '../../src/main/core/recording';
 
 let app: App | undefined;
 afterEach(async () => {

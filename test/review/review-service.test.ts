@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import type { ApiEvents, ReviewOpenResult, SeriesQuery } from '../../src/shared/contract';
 import { writeSession, type WrittenSession } from './helpers';
-import { scanMarked } from '../../src/main/core/store/recording/members';
+import { scanMarked } from '../../src/main/core/recording/members';
 import { OLD_FORMAT_NOTE } from '../../src/shared/api/review';
 
 let app: App | undefined;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { DemoSimulation } from '../../src/main/demo';
 import { renderRouterMetrics } from '../../src/main/demo/router-metrics';
 import { parseExposition } from '../../src/main/core/probes/exposition/parser';
-import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
+import { RecordingWriter, readRecording } from '../../src/main/core/recording';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import { snapshotAt } from '../../src/main/core/review/state-at';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import { buildReviewData } from '../../src/main/core/review/review-data';
-import { readRecording } from '../../src/main/core/store/recording';
+import { readRecording } from '../../src/main/core/recording';
 import { dispatch } from '../../src/main/api/dispatch';
 import { KV_CAPACITY } from '../../src/main/demo';
 import { nextObservation } from '../support/demo-core';

@@ -4,8 +4,8 @@
 import { EventEmitter } from 'node:events';
 import { ApiError } from '../../src/main/core/api-error';
 import type { CoreHooks } from '../../src/main/core/core-hooks';
-import type { Deployment, DeploymentView } from '../../src/main/core/fleet/deployment';
-import { DeploymentRegistry } from '../../src/main/core/fleet/deployment-registry';
+import type { Deployment, DeploymentView } from '../../src/main/core/deployment/deployment';
+import { DeploymentRegistry } from '../../src/main/core/deployment/deployment-registry';
 import type { ApiEventMap, ServiceHost, TimelineEntry } from '../../src/main/core/services/service-host';
 import type { SshConnection } from '../../src/main/core/ssh/connection';
 import type { AppEvent, ConnectionStatus, DeploymentConfig, HostConfig } from '../../src/shared/domain';

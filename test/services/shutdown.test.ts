@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SessionStore } from '../../src/main/core/store/recording';
+import { SessionStore } from '../../src/main/core/recording';
 
 const root = join(__dirname, '..', '..');
 

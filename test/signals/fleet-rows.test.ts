@@ -4,7 +4,7 @@
 // and the dashboard read every worker's running, queued and rates (and the router's) as "—".
 import { expect, it } from 'vitest';
 import type { DeploymentConfig, Observation, ServiceObservation } from '../../src/shared/domain';
-import { mergeFleetObservation } from '../../src/main/core/fleet/merge-observations';
+import { mergeFleetObservation } from '../../src/main/core/deployment/merge-observations';
 import { parseExposition } from '../../src/main/core/probes/exposition/parser';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
-import { RecordingWriter, readRecording } from '../../src/main/core/store/recording';
+import { RecordingWriter, readRecording } from '../../src/main/core/recording';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import type { Role } from '../../src/shared/domain';

@@ -10,7 +10,7 @@ import type { Exposition } from '../../src/main/core/probes/exposition/types';
 import { evaluateTarget, isSignalInput } from '../../src/main/core/signals/evaluate';
 import { LiveColumns } from '../../src/main/core/signals/live-columns';
 import { TargetColumns } from '../../src/main/core/review/target-columns';
-import { windowSum } from '../../src/main/core/review/window-math';
+import { windowSum } from '../../src/main/core/signals/window-math';
 import { SGLANG } from '../../src/shared/signals/metric-names';
 
 const WINDOW_MS = 60_000;

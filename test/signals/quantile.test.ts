@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { quantileOfSorted } from '../../src/main/core/review/window-math';
+import { quantileOfSorted } from '../../src/main/core/signals/window-math';
 import { histogramQuantile } from './quantile-oracle';
 
 describe('histogramQuantile (Prometheus semantics)', () => {

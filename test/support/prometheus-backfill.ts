@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Exposition, MetricFamily } from '../../src/main/core/probes/exposition/types';
 import type { Clock } from '../../src/main/core/clock';
-import { RecordingWriter, readRecording, writeOpenMetricsFile } from '../../src/main/core/store/recording';
+import { RecordingWriter, readRecording, writeOpenMetricsFile } from '../../src/main/core/recording';
 import { PROMTOOL_BIN } from './prometheus-server';
 
 const run = promisify(execFile);

@@ -13,7 +13,7 @@ import type {
   Sample,
 } from '../../src/main/core/probes/exposition/types';
 import type { AppEvent, HealthResult, UnitState } from '../../src/shared/domain';
-import type { JournalLine } from '../../src/main/core/store/recording';
+import type { JournalLine } from '../../src/main/core/recording';
 // The demo host's seeded generator: one seed reproduces one synthetic session.
 import { Rng } from '../../src/main/demo/rng';
 

@@ -22,7 +22,7 @@ import { withApp, type CliAppDeps } from './cli-app';
 import type { CliIo } from './cli-io';
 import { openCommand } from './open-command';
 import { recordingCommand } from './recording-command';
-import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
+import { FORMAT_MINOR_VERSION } from '../core/recording/format';
 import { LinkWatch } from './link-status';
 import { settingsCommand } from './settings-command';
 import { historyCommand } from './history-command';

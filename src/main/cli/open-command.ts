@@ -4,7 +4,7 @@
 // recording answers in seconds.
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { FILE_EXTENSION, RecordingOpenError, readRecording } from '../core/store/recording';
+import { FILE_EXTENSION, RecordingOpenError, readRecording } from '../core/recording';
 import { readSidecar } from '../core/review/sidecar';
 import type { CliIo } from './cli-io';
 import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';

@@ -3,9 +3,9 @@
 // kept exactly; the file is replaced atomically. A file whose data is not complete (cut short, damaged) is
 // refused, as a re-saved copy would hide what was lost; one whose overview or index alone is damaged or missing
 // is re-saved, which rebuilds them from the data.
-import { resaveRecording } from '../core/store/recording/resave';
+import { resaveRecording } from '../core/recording/resave';
 import { REVIEW_OVERVIEW } from '../core/review/overview-table';
-import { FORMAT_MINOR_VERSION } from '../core/store/recording/format';
+import { FORMAT_MINOR_VERSION } from '../core/recording/format';
 import type { CliIo } from './cli-io';
 import { defineCommand, parseCommandLine, usageText, UsageError } from './cli-args';
 

@@ -6,7 +6,7 @@
 import type { App } from '../compose';
 import { serviceId, type DeploymentSummary, type ServiceObservation } from '@shared/domain';
 import { serviceCondition, type UnitCondition } from '@shared/unit-condition';
-import { fleetOfServices } from '../core/fleet/fleet-config';
+import { fleetOfServices } from '../core/deployment/fleet-config';
 import { hasWorkerGroups } from '@shared/fleet';
 import { awaitFleetReading, FLEET_READING_TIMEOUT_MS } from './fleet-reading';
 import { fleetReport, type ServiceFigures, type StatusReport } from './status-report';

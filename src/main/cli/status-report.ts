@@ -7,7 +7,7 @@ import type { KvUsage } from '@shared/domain';
 import type { UnitCondition } from '@shared/unit-condition';
 import type { Fleet, FleetWorker, WorkerRole } from '@shared/fleet';
 import { routerListFindings } from '../core/discovery/router-workers';
-import { fleetWorkerGroups, routerServiceId } from '../core/fleet/fleet-config';
+import { fleetWorkerGroups, routerServiceId } from '../core/deployment/fleet-config';
 import { serverKey, unitKey, type FleetReading, type ServerReading } from './fleet-reading';
 import type { LinkReport } from './link-status';
 

@@ -23,12 +23,12 @@ import type {
 } from '@shared/contract';
 import { systemClock, type Clock } from './clock';
 import { SshConnection } from './ssh/connection';
-import { LiveDeployment, type DeploymentLink } from './fleet/live-deployment';
-import type { Deployment, DeploymentReadings } from './fleet/deployment';
-import { DeploymentRegistry } from './fleet/deployment-registry';
+import { LiveDeployment, type DeploymentLink } from './deployment/live-deployment';
+import type { Deployment, DeploymentReadings } from './deployment/deployment';
+import { DeploymentRegistry } from './deployment/deployment-registry';
 import type { Fleet } from '@shared/fleet';
-import { openFleet, type FleetEnvironment, type FleetNote } from './fleet/open-fleet';
-import { fleetOfServices } from './fleet/fleet-config';
+import { openFleet, type FleetEnvironment, type FleetNote } from './deployment/open-fleet';
+import { fleetOfServices } from './deployment/fleet-config';
 import { ChangeEvents, newEventId } from './monitor/change-events';
 import { ApiError } from './api-error';
 import type { UnitJournalTail } from './journal/unit-tail';

@@ -29,7 +29,7 @@ import { MetricsPage } from './pages/MetricsPage';
 import { AlertsPage } from './pages/AlertsPage';
 import { RolePage } from './pages/RolePage';
 import { WorkerPage } from './pages/WorkerPage';
-import { spansHosts } from './fleet/fleet-model';
+import { spansHosts } from './workers/fleet-model';
 import { TopBar } from './components/TopBar';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { BackendLost } from './components/BackendLost';

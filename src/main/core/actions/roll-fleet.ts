@@ -7,7 +7,7 @@ import { readUnits } from '../discovery/read-units';
 import { MENTIONS_SGLANG } from '../discovery/run-discovery';
 import { findSglang, parseEvidence, resolveUnitCommand } from '../discovery/unit-command';
 import { parseServerFlags } from '../discovery/sglang-flags';
-import { fleetWorkerGroups, routerServiceId } from '../fleet/fleet-config';
+import { fleetWorkerGroups, routerServiceId } from '../deployment/fleet-config';
 import { rankZero } from './roll-plan';
 
 /** A prefill's bootstrap port, from the command it runs (or would run): read as discovery reads a unit. */

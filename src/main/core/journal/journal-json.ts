@@ -5,7 +5,7 @@
 // _SYSTEMD_UNIT=; numbers arrive as strings. Secrets (API keys, tokens) are removed here, so no screen, CLI or
 // file downstream ever holds them.
 import type { JournalEntry } from '@shared/contract';
-import { redactSecrets } from '../store/recording/redact';
+import { redactSecrets } from '../recording/redact';
 
 /** Longest message kept per line: the UI shows a log, not a core dump. */
 export const MAX_MESSAGE_CHARS = 8192;

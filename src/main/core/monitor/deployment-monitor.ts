@@ -49,7 +49,7 @@ export interface MonitorOptions {
   gpuIntervalMs?: number;
   /**
    * Polls come from the owner's `pollOnce` instead of the monitor's own timer (a fleet polls all its hosts on
-   * one round clock, core/fleet/live-deployment.ts). GPU reads keep their own timer.
+   * one round clock, core/deployment/live-deployment.ts). GPU reads keep their own timer.
    */
   externalTicks?: boolean;
 }

@@ -4,7 +4,7 @@
 // Sessions being recorded are left out: their newest minutes are the live store's.
 import type { SeriesQuery, SeriesResult } from '@shared/contract';
 import { loadReview } from '../review/load-review';
-import type { SessionInfo } from '../store/recording/session-store';
+import type { SessionInfo } from '../recording/session-store';
 
 export interface RecordingHistoryOptions {
   list: () => Promise<SessionInfo[]>;

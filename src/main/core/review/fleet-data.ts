@@ -6,9 +6,9 @@
 // `gpu@<host>`.
 import type { SignalMissing } from '@shared/contract';
 import { serviceId, type Role } from '@shared/domain';
-import type { Recording } from '../store/recording/types';
-import { MONITOR_FAMILIES, MONITOR_TARGET } from '../store/recording/host-series';
-import { workerTarget } from '../store/recording/fleet-targets';
+import type { Recording } from '../recording/types';
+import { MONITOR_FAMILIES, MONITOR_TARGET } from '../recording/host-series';
+import { workerTarget } from '../recording/fleet-targets';
 import { evaluateTarget, notExposed as notExposedIn, type KvMeta } from '../signals/evaluate';
 import { KV_SOURCE_METRICS } from '../signals/evaluate/kv';
 import { timeToFull } from '../signals/evaluate/time-to-full';

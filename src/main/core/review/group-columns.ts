@@ -2,9 +2,9 @@
 // scrapes, its recorded unit states and health results: one row per scrape plus filler rows while it was not
 // scraped, as the live store writes one per poll. Shared by the one-host and the fleet builders.
 import type { Role } from '@shared/domain';
-import type { Recording } from '../store/recording/types';
+import type { Recording } from '../recording/types';
 import { rowAt, type TargetColumns } from './target-columns';
-import { MONITOR_FAMILIES, MONITOR_TARGET } from '../store/recording/host-series';
+import { MONITOR_FAMILIES, MONITOR_TARGET } from '../recording/host-series';
 import type { TargetSignals } from '../signals/evaluate';
 import { timeToFull } from '../signals/evaluate/time-to-full';
 import type { GroupColumns } from './signal-table';

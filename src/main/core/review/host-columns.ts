@@ -2,7 +2,7 @@
 // keeps (`gpu.<index>.<field>`), one row per nvidia-smi reading, so the GPU page draws a recording the way it
 // draws the live host. A recording made before GPUs were recorded simply has no such group.
 import type { GpuReading, GpuStatus } from '@shared/contract';
-import { GPU_FIELDS, GPU_TARGET, type GpuField } from '../store/recording/host-series';
+import { GPU_FIELDS, GPU_TARGET, type GpuField } from '../recording/host-series';
 import type { TargetColumns } from './target-columns';
 import { rowAt } from './target-columns';
 import type { GroupColumns, SignalTable } from './signal-table';

@@ -8,10 +8,10 @@
 // the file do, with the reader's message (not a recording, newer version, unreadable).
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { formatNote, servicesNamed } from '../store/recording/format';
-import { readRecording } from '../store/recording/reader';
-import { readOverview } from '../store/recording/overview-reader';
-import type { JournalLine, Recording, SeriesInfo } from '../store/recording/types';
+import { formatNote, servicesNamed } from '../recording/format';
+import { readRecording } from '../recording/reader';
+import { readOverview } from '../recording/overview-reader';
+import type { JournalLine, Recording, SeriesInfo } from '../recording/types';
 import { isReviewInput } from './review-inputs';
 import { buildReviewData, type ReviewData, type SeenSeries } from './review-data';
 import { tableReviewData, type TableRecord } from './overview-table';

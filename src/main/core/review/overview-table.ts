@@ -5,19 +5,19 @@
 // row per group every stepMs. A review of a file never opened before reads these rows and nothing else: no
 // scrape to decode, no signal to evaluate, and the values at those rows are the ones the full read computes.
 import { serviceId, type HealthResult, type Role, type UnitState } from '@shared/domain';
-import { workerTarget } from '../store/recording/fleet-targets';
+import { workerTarget } from '../recording/fleet-targets';
 import type { SignalMissing } from '@shared/contract';
 import type { Exposition, MetricFamily, Sample } from '../probes/exposition/types';
-import type { OverviewTable } from '../store/recording/overview-stream';
+import type { OverviewTable } from '../recording/overview-stream';
 import { adoptLabels, sameLabels } from '../probes/exposition/label-sets';
-import { doubled } from '../store/recording/typed-growth';
+import { doubled } from '../recording/typed-growth';
 import type {
   Recording,
   RecordedSeries,
   StoredHeader,
   TimedHealth,
   TimedUnitState,
-} from '../store/recording/types';
+} from '../recording/types';
 import type { KvMeta } from '../signals/evaluate';
 import { buildReviewData, reviewDataOf, type ReviewData, type RoleInfo } from './review-data';
 import type { GroupColumns } from './signal-table';

@@ -19,7 +19,7 @@ import type {
   StoredHeader,
   TimedHealth,
   TimedUnitState,
-} from '../store/recording/types';
+} from '../recording/types';
 import type { KvMeta } from '../signals/evaluate';
 import { SignalTable, type GroupColumns } from './signal-table';
 import type { ReviewData, RoleInfo, RouterWorkerTimeline } from './review-data';

@@ -4,7 +4,7 @@
 // unit states, health results and journal.
 import type { SignalMissing } from '@shared/contract';
 import { ROLES, type Role } from '@shared/domain';
-import type { JournalLine, Recording } from '../store/recording/types';
+import type { JournalLine, Recording } from '../recording/types';
 import { alignTargets } from './target-columns';
 import {
   evaluateTarget,
@@ -15,7 +15,7 @@ import {
 import { KV_SOURCE_METRICS } from '../signals/evaluate/kv';
 import { SignalTable, type GroupColumns } from './signal-table';
 import { GPU_GROUP, gpuGroup } from './host-columns';
-import { parseSource } from '../store/recording/fleet-targets';
+import { parseSource } from '../recording/fleet-targets';
 import {
   buildGroup,
   medianStep,

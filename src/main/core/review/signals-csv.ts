@@ -2,7 +2,7 @@
 // `pd-console history` and the API take: decode.kv_ratio, decode.ttft_p99_s@decode-1, gpu.…), each role's values on
 // the rows of its own scrapes and empty elsewhere. Computed by review's evaluator (buildReviewData), so the numbers
 // are the ones the charts draw. The raw series (every exposition sample) are the other export, many times larger.
-import { timeRange } from '../store/recording/export-util';
+import { timeRange } from '../recording/export-util';
 import type { SignalTable } from './signal-table';
 
 export interface SignalsCsvOptions {

@@ -6,7 +6,7 @@ import type { ActiveAlert, DashboardSnapshot, RouterWorkerState } from '@shared/
 import type { AppEvent, KvUsage, Observation, Role, ServiceConfig, ServiceObservation } from '@shared/domain';
 import { serviceId } from '@shared/domain';
 import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
-import { unitSource, workerTarget } from '../store/recording/fleet-targets';
+import { unitSource, workerTarget } from '../recording/fleet-targets';
 import { KV_METRICS } from '../probes/sglang/kv';
 import { pipelineVerdict } from '../signals/verdict';
 import { workersAt } from '../signals/evaluate/router-workers';

@@ -1,7 +1,7 @@
 // The recorded series of one scrape target on one shared time axis: every stored scrape of the target is a row,
 // and each series knows the rows it has a finite value in. The signal computations of review mode read columns
 // through this instead of rebuilding an exposition per scrape (which costs ~100 µs per scrape; 24 h is 260 k).
-import type { RecordedSeries } from '../store/recording/types';
+import type { RecordedSeries } from '../recording/types';
 
 export interface AlignedSeries {
   name: string;

@@ -2,7 +2,7 @@
 // worker groups), apart from both so neither imports the other for them.
 import type { SignalMissing } from '@shared/contract';
 import type { AppEvent, Role } from '@shared/domain';
-import type { RecordingStats, StoredHeader, TimedHealth, TimedUnitState } from '../store/recording/types';
+import type { RecordingStats, StoredHeader, TimedHealth, TimedUnitState } from '../recording/types';
 import type { KvMeta } from '../signals/evaluate';
 import type { SignalTable } from './signal-table';
 import type { RouterWorkerTimeline } from './group-columns';

@@ -43,9 +43,9 @@ import { journalWindowCommand } from '../journal/commands';
 import { hostsJournal, journalAround, type HostJournal } from '../journal/around';
 import { parseJournalJson } from '../journal/journal-json';
 import { FamilyCensusCache } from '../signals/family-census';
-import type { DeploymentReadings } from '../fleet/deployment';
+import type { DeploymentReadings } from '../deployment/deployment';
 import { dashboardSnapshot } from '../signals/dashboard-snapshot';
-import type { DeploymentLookup } from '../fleet/deployment-registry';
+import type { DeploymentLookup } from '../deployment/deployment-registry';
 import { dashboardPush } from './dashboard-push';
 
 /** The units this console is restarting on a deployment now (the restart and roll services'). */

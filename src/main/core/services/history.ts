@@ -17,7 +17,7 @@ import type {
 import type { ScopedKey } from '@shared/signals/scoped-key';
 import type { PromHistoryProvider, PromHistoryTarget } from '../prometheus/history-target';
 import { promPart } from '../prometheus/history-query';
-import type { DeploymentLookup } from '../fleet/deployment-registry';
+import type { DeploymentLookup } from '../deployment/deployment-registry';
 
 /** The live store's answer (DashboardService.store.getSeries). */
 export type LiveSeries = (q: SeriesQuery) => SeriesResult;

@@ -12,7 +12,7 @@ import type {
   PrometheusStatus,
 } from '@shared/api/prometheus';
 import type { ServiceHost } from './service-host';
-import type { Deployment } from '../fleet/deployment';
+import type { Deployment } from '../deployment/deployment';
 import { memorySecrets, type SecretStore } from '../ssh/prompts';
 import { discoverPromUnits } from '../prometheus/discover-run';
 import { PromHttpClient, PromRequestError, type PromAuth } from '../prometheus/http-client';

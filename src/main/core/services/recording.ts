@@ -19,28 +19,23 @@ import type {
 import type { AppEvent, DeploymentConfig, HostConfig, Observation, UnitState } from '@shared/domain';
 import type { JournalEntry } from '@shared/contract';
 import type { ApiEventSource, LiveDeploymentAccess, ServiceHost } from './service-host';
-import type { RecordingWriter } from '../store/recording/writer';
-import { noteText, SessionStore } from '../store/recording/session-store';
-import { writeCsvFile } from '../store/recording/export-csv';
-import { writeChunks } from '../store/recording/export-util';
+import type { RecordingWriter } from '../recording/writer';
+import { noteText, SessionStore } from '../recording/session-store';
+import { writeCsvFile } from '../recording/export-csv';
+import { writeChunks } from '../recording/export-util';
 import { buildReviewData } from '../review/review-data';
 import { signalsCsvChunks } from '../review/signals-csv';
-import { exportOpenMetrics, writeOpenMetricsFile } from '../store/recording/export-openmetrics';
+import { exportOpenMetrics, writeOpenMetricsFile } from '../recording/export-openmetrics';
 import { systemctlCatCommand } from '../discovery/commands';
 import { httpGet } from '../ssh/http-agent';
 import type { Clock } from '../clock';
-import { writeIncidentBundle } from '../store/recording/incident-bundle';
-import { GPU_TARGET, gpuExposition, MONITOR_TARGET, monitorExposition } from '../store/recording/host-series';
+import { writeIncidentBundle } from '../recording/incident-bundle';
+import { GPU_TARGET, gpuExposition, MONITOR_TARGET, monitorExposition } from '../recording/host-series';
 import type { JournalSubscription } from '../journal/unit-tail';
 import { ApiError } from '../api-error';
 import type { SettingCell } from '../config/setting-cell';
 import { REVIEW_OVERVIEW } from '../review/overview-table';
-import {
-  hostGpuTarget,
-  unitSource,
-  workerTarget,
-  type RecordedFleet,
-} from '../store/recording/fleet-targets';
+import { hostGpuTarget, unitSource, workerTarget, type RecordedFleet } from '../recording/fleet-targets';
 
 export interface RecordingServiceOptions {
   /** Folder holding the session files. */

@@ -31,17 +31,17 @@ import type { AppEvent, DeploymentConfig, DeploymentSummary, HostConfig, ReviewS
 import type { ApiEventSource, ServiceHost } from './service-host';
 import { ApiError } from '../api-error';
 import { systemClock, type Clock } from '../clock';
-import { FILE_EXTENSION, RecordingOpenError } from '../store/recording/format';
-import { readHeader } from '../store/recording/reader';
-import { SessionNotFoundError, type SessionStore } from '../store/recording/session-store';
+import { FILE_EXTENSION, RecordingOpenError } from '../recording/format';
+import { readHeader } from '../recording/reader';
+import { SessionNotFoundError, type SessionStore } from '../recording/session-store';
 import { loadReview, type LoadedReview } from '../review/load-review';
 import { REVIEW_OVERVIEW } from '../review/overview-table';
-import { resaveRecording } from '../store/recording/resave';
+import { resaveRecording } from '../recording/resave';
 import { ReviewCache } from '../review/review-cache';
 import { readSidecar } from '../review/sidecar';
 import { observationAt, snapshotAt } from '../review/state-at';
-import { RecordedDeployment } from '../fleet/recorded-deployment';
-import type { DeploymentSource } from '../fleet/deployment-registry';
+import { RecordedDeployment } from '../deployment/recorded-deployment';
+import type { DeploymentSource } from '../deployment/deployment-registry';
 
 export interface ReviewServiceOptions {
   /** The recordings folder (shared with the recording service). */

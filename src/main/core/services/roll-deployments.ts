@@ -2,7 +2,7 @@
 // config per host, its clock: the workers fleet discovery found (multi-node and DP-aware workers as one each), every reachable host's link,
 // and the monitors' journal tails; workers it could not place or reach are named as left out of the roll.
 import type { HostConfig, ServiceConfig } from '@shared/domain';
-import type { DeploymentLookup } from '../fleet/deployment-registry';
+import type { DeploymentLookup } from '../deployment/deployment-registry';
 import type { Clock } from '../clock';
 import type { RollContext } from '../actions/roll-session';
 import type { SshConnection } from '../ssh/connection';

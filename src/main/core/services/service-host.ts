@@ -7,8 +7,8 @@ import type { ApiEvents, EventName } from '@shared/contract';
 import type { AppEvent, DeploymentConfig, HostConfig, Observation } from '@shared/domain';
 import type { Clock } from '../clock';
 import type { CoreHooks } from '../core-hooks';
-import type { Deployment } from '../fleet/deployment';
-import type { DeploymentLookup } from '../fleet/deployment-registry';
+import type { Deployment } from '../deployment/deployment';
+import type { DeploymentLookup } from '../deployment/deployment-registry';
 import type { SshConnection } from '../ssh/connection';
 import type { UnitJournalTail } from '../journal/unit-tail';
 

@@ -13,7 +13,7 @@
 import { SERVER_SIGNALS, type SignalSpec } from '@shared/signals/spec';
 import { parseLe } from '../probes/sglang/series';
 import { isBuffered, type AlignedSeries, type TargetColumns } from '../review/target-columns';
-import { quantileOfSorted } from '../review/window-math';
+import { quantileOfSorted } from './window-math';
 
 interface QuantileGroup {
   /** The histograms' bucket series names (`…_bucket`), newest histogram name first. */

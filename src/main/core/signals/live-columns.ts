@@ -7,7 +7,7 @@
 // ready: a scrape costs O(its samples), not O(samples × rows in the window).
 import type { Exposition } from '../probes/exposition/types';
 import { TargetColumns, type AlignedSeries, type BufferedValues } from '../review/target-columns';
-import { seedPrepared, type Prepared } from '../review/window-math';
+import { seedPrepared, type Prepared } from './window-math';
 import { adoptLabels, sameLabels } from '../probes/exposition/label-sets';
 
 /** A growable window of (absolute row, time, value, running increase) per point. */

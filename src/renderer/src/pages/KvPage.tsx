@@ -6,8 +6,8 @@ import type { DeploymentView } from '../state/store';
 import { KvUsagePanel } from '../components/KvUsagePanel';
 import { TimeChart } from '../charts/TimeChart';
 import type { ServerRole, SignalKey } from '@shared/signals/spec';
-import { observationOf, roleServices, workerRows } from '../fleet/fleet-model';
-import { RoleKv } from '../fleet/RoleKv';
+import { observationOf, roleServices, workerRows } from '../workers/fleet-model';
+import { RoleKv } from '../workers/RoleKv';
 
 const ROLES: ServerRole[] = ['prefill', 'decode'];
 

@@ -5,9 +5,9 @@ import { signalKey, type ServerRole, type SignalKey } from '@shared/signals/spec
 import type { DeploymentView } from '../state/store';
 import { TimeChart, type SeriesSpec } from '../charts/TimeChart';
 import { UnknownFamiliesNote } from '../components/UnknownFamiliesNote';
-import { GpusByHost } from '../fleet/GpusByHost';
-import { roleServices } from '../fleet/fleet-model';
-import { workerKey } from '../fleet/keys';
+import { GpusByHost } from '../workers/GpusByHost';
+import { roleServices } from '../workers/fleet-model';
+import { workerKey } from '../workers/keys';
 import { PrometheusPanel } from '../prometheus/PrometheusPanel';
 
 const Q = (role: ServerRole, base: 'ttft' | 'itl' | 'e2e', what: string): SeriesSpec[] => [

@@ -11,12 +11,12 @@ import { ServiceCard } from '../components/ServiceCard';
 import { KvUsagePanel } from '../components/KvUsagePanel';
 import { EventList } from '../components/EventList';
 import { readingClock } from '../components/staleness';
-import { observationOf, roleServices, routerRows, spansHosts, workerRows } from '../fleet/fleet-model';
-import { HostLinks } from '../fleet/HostLinks';
-import { RoleGroup } from '../fleet/RoleGroup';
-import { RouterCards } from '../fleet/RouterCards';
-import { FleetProblems } from '../fleet/FleetProblems';
-import '../fleet/fleet.css';
+import { observationOf, roleServices, routerRows, spansHosts, workerRows } from '../workers/fleet-model';
+import { HostLinks } from '../workers/HostLinks';
+import { RoleGroup } from '../workers/RoleGroup';
+import { RouterCards } from '../workers/RouterCards';
+import { FleetProblems } from '../workers/FleetProblems';
+import '../workers/fleet.css';
 
 const SERVER_ROLES: ServerRole[] = ['prefill', 'decode'];
 

@@ -4,13 +4,13 @@
 import type { Role } from '@shared/domain';
 import { serviceId } from '@shared/domain';
 import type { DeploymentView } from '../state/store';
-import { roleServices, routerRows, workerRows } from '../fleet/fleet-model';
+import { roleServices, routerRows, workerRows } from '../workers/fleet-model';
 import { readingClock } from '../components/staleness';
-import { RoleGroup } from '../fleet/RoleGroup';
-import { RouterCards } from '../fleet/RouterCards';
-import { RoleKv } from '../fleet/RoleKv';
+import { RoleGroup } from '../workers/RoleGroup';
+import { RouterCards } from '../workers/RouterCards';
+import { RoleKv } from '../workers/RoleKv';
 import { WorkerPage } from './WorkerPage';
-import '../fleet/fleet.css';
+import '../workers/fleet.css';
 
 export function RolePage({
   view,

@@ -18,14 +18,14 @@ import {
   routerRows,
   spansHosts,
   workerRows,
-} from '../fleet/fleet-model';
-import { GpusByHost } from '../fleet/GpusByHost';
-import { workerKey } from '../fleet/keys';
+} from '../workers/fleet-model';
+import { GpusByHost } from '../workers/GpusByHost';
+import { workerKey } from '../workers/keys';
 import { ServiceRestartButton } from '../restart/ServiceRestartButton';
 import { JournalView } from '../components/JournalView';
 import { healthText } from '../components/health-text';
 import { readingClock } from '../components/staleness';
-import '../fleet/fleet.css';
+import '../workers/fleet.css';
 
 export function WorkerPage({
   view,

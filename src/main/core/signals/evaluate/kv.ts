@@ -14,7 +14,7 @@ import {
   SERVER_INFO_CAPACITY,
   TOKEN_USAGE_CAVEAT,
 } from '../../probes/sglang/kv';
-import { perRank, type PerRank } from '../../review/rank-math';
+import { perRank, type PerRank } from '../rank-math';
 import type { TargetColumns } from '../../review/target-columns';
 
 export interface KvMeta {

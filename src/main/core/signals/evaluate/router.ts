@@ -8,7 +8,7 @@ import { SGL_ROUTER as R, SGL_ROUTER_PD_ERRORS, SMG } from '@shared/signals/metr
 import { ROUTER_SIGNALS, type SignalSpec } from '@shared/signals/spec';
 import { isControlPath } from '../../probes/sglang/control-paths';
 import type { TargetColumns } from '../../review/target-columns';
-import { anyInWindow, windowQuantiles, windowSum, type LabelFilter } from '../../review/window-math';
+import { anyInWindow, windowQuantiles, windowSum, type LabelFilter } from '../window-math';
 import { routerWorkerRows, workerCounts, type RouterEra } from './router-workers';
 import { tailColumns, widen } from './tail';
 import type { EvaluateOptions, TargetSignals } from './types';

@@ -6,9 +6,9 @@
 import type { Role } from '@shared/domain';
 import { SGLANG as S } from '@shared/signals/metric-names';
 import { SERVER_SIGNALS, type SignalSpec } from '@shared/signals/spec';
-import { aggregate, histogramMean, presence, type RankAgg } from '../../review/rank-math';
+import { aggregate, histogramMean, presence, type RankAgg } from '../rank-math';
 import type { TargetColumns } from '../../review/target-columns';
-import { anyInWindow, latestInWindow, windowQuantiles, windowSum } from '../../review/window-math';
+import { anyInWindow, latestInWindow, windowQuantiles, windowSum } from '../window-math';
 import { kvColumns } from './kv';
 import { tailColumns, widen } from './tail';
 import type { EvaluateOptions, TargetSignals } from './types';

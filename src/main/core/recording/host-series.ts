@@ -8,8 +8,8 @@
 //                     for each worker (its scrape's row), and the GPUs are one target per host ("gpu@<host>")
 import type { GpuReading } from '@shared/contract';
 import type { Observation } from '@shared/domain';
-import type { Exposition, MetricFamily } from '../../probes/exposition/types';
-import { SERVER_INFO_CAPACITY } from '../../probes/sglang/kv';
+import type { Exposition, MetricFamily } from '../probes/exposition/types';
+import { SERVER_INFO_CAPACITY } from '../probes/sglang/kv';
 
 export const GPU_TARGET = 'gpu';
 export const MONITOR_TARGET = 'monitor';

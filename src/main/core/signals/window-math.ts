@@ -4,8 +4,8 @@
 // are evaluated from `from` on (the live push asks only for the newest). Prefix sums of the per-step increases
 // and two pointers per series make each row O(series) instead of O(series × points).
 import { parseLe } from '../probes/sglang/series';
-import type { AlignedSeries, TargetColumns } from './target-columns';
-import { f64, i32, u8 } from '../signals/scratch-arrays';
+import type { AlignedSeries, TargetColumns } from '../review/target-columns';
+import { f64, i32, u8 } from './scratch-arrays';
 
 export type LabelFilter = (labels: Record<string, string>) => boolean;
 

@@ -6,8 +6,8 @@
 // re-saved file would look whole and hide what was lost. One whose damage is only in its overview or index (which
 // the data does not need) is re-saved: they are rebuilt.
 import { rename, rm, stat } from 'node:fs/promises';
-import type { Clock } from '../../clock';
-import type { MetricFamily, MetricType, Sample } from '../../probes/exposition/types';
+import type { Clock } from '../clock';
+import type { MetricFamily, MetricType, Sample } from '../probes/exposition/types';
 import { readRecording } from './reader';
 import { derivedWarning } from './derived-damage';
 import { RecordingWriter, type WriterOptions } from './writer';

@@ -1,8 +1,8 @@
 // Point-in-time figures of one scrape over whole recorded columns, with the rank semantics of
 // probes/sglang/series.ts: per dp rank the replicas (tp/pp/ep ranks, pid) collapse with max, then ranks combine
 // (sum, max, min or mean); when totals under priority="" exist, per-priority series are left out.
-import { rowAt, type AlignedSeries, type TargetColumns } from './target-columns';
-import { f64 } from '../signals/scratch-arrays';
+import { rowAt, type AlignedSeries, type TargetColumns } from '../review/target-columns';
+import { f64 } from './scratch-arrays';
 
 export type RankAgg = 'sum' | 'max' | 'min' | 'mean';
 

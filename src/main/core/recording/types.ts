@@ -1,6 +1,6 @@
 // Public types of the session recording library (see docs/recording-format.md for the file format).
 import type { AppEvent, DeploymentConfig, HealthResult, HostConfig, Role, UnitState } from '@shared/domain';
-import type { MetricType } from '../../probes/exposition/types';
+import type { MetricType } from '../probes/exposition/types';
 import type { RecordedFleet } from './fleet-targets';
 import type { DerivedMember, TailIndex } from './layout';
 

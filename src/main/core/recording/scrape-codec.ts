@@ -1,7 +1,7 @@
 // Scrape rows: the series dictionary, per-target layouts and the delta/sparse value tokens (format v1).
 // The encoder and the decoder run the same state machine, so a value decodes to exactly the double that was
 // scraped. Kept free of I/O so both sides can be tested and benchmarked on their own.
-import type { Exposition, MetricType } from '../../probes/exposition/types';
+import type { Exposition, MetricType } from '../probes/exposition/types';
 import {
   absoluteToken,
   canonicalSeriesKey,
@@ -13,7 +13,7 @@ import {
   type LayoutRecord,
   type SeriesRecord,
 } from './format';
-import { adoptLabels, sameLabels } from '../../probes/exposition/label-sets';
+import { adoptLabels, sameLabels } from '../probes/exposition/label-sets';
 import { RecordDamageError, TOKEN_DECIMAL, TOKEN_DELTA, type ParsedRow } from './row-parser';
 import { doubled } from './typed-growth';
 

@@ -1,9 +1,9 @@
 // The recording file format, version 1: constants, the JSON shape of every record, and the exact value codec.
 // docs/recording-format.md is the normative description; this file and that document must agree.
 import type { AppEvent, HealthResult, UnitState } from '@shared/domain';
-import type { MetricType } from '../../probes/exposition/types';
+import type { MetricType } from '../probes/exposition/types';
 // Relative: the crash fixtures run this file with plain tsx, which does not know the @shared alias.
-import { OLD_FORMAT_NOTE } from '../../../../shared/api/review';
+import { OLD_FORMAT_NOTE } from '../../../shared/api/review';
 
 export const FORMAT_ID = 'pd-console-recording';
 /** Major version: a reader refuses files with a higher one. */

@@ -5,7 +5,7 @@
 // `o.unit`, …): readers of the full stream skip them as kinds they do not use, and the overview reader strips the
 // prefix and decodes them with the same code as the full stream.
 import type { HealthResult, UnitState } from '@shared/domain';
-import type { Exposition } from '../../probes/exposition/types';
+import type { Exposition } from '../probes/exposition/types';
 import { BlockSealer } from './block-sum';
 
 export const OVERVIEW_KIND_PREFIX = 'o.';

@@ -3,7 +3,7 @@
 // MetricPoints are in time order (histogram buckets by le, then _count and _sum at the same timestamp); counters
 // are named <family>_total; timestamps are seconds; the text ends with # EOF. A `target` label tells prefill,
 // decode and router apart (a scraped `target` label is kept as `exported_target`, as Prometheus does).
-import type { MetricType } from '../../probes/exposition/types';
+import type { MetricType } from '../probes/exposition/types';
 import {
   boundedExportString,
   countSelected,

@@ -7,7 +7,7 @@ import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { AppEvent } from '@shared/domain';
-import { systemClock, type Clock } from '../../clock';
+import { systemClock, type Clock } from '../clock';
 import { FILE_EXTENSION, formatNote, RecordingOpenError, servicesNamed } from './format';
 import { readHeader, readRecording, summarizeRecording } from './reader';
 import { redactSecrets } from './redact';

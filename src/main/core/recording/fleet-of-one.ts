@@ -7,7 +7,7 @@
 // this way, so review reads every 1P1D file the one way: per worker, and per role the aggregate of its workers.
 import type { DeploymentConfig } from '@shared/domain';
 import type { RecordingHeader, Recording } from './types';
-import { fleetOfServices } from '../../fleet/fleet-config';
+import { fleetOfServices } from '../deployment/fleet-config';
 import { GPU_TARGET, MONITOR_TARGET } from './host-series';
 import { hostGpuTarget, workerTarget, type RecordedFleet } from './fleet-targets';
 import { servicesNamed } from './format';

@@ -33,8 +33,8 @@ import { catalogFor, expectedMetrics } from '../signals/catalog';
 import { groupOf } from '../signals/signals-store';
 import { GPU_GROUP, gpuIndices } from '../review/host-columns';
 import { NVIDIA_SMI_COMMAND } from '../probes/gpu';
-import type { JournalLine } from '../store/recording/types';
-import { parseSource } from '../store/recording/fleet-targets';
+import type { JournalLine } from '../recording/types';
+import { parseSource } from '../recording/fleet-targets';
 import { ApiError } from '../api-error';
 import type { DeploymentReadings, DeploymentView } from './deployment';
 

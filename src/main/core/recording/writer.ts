@@ -11,8 +11,8 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import type { AppEvent, HealthResult, UnitState } from '@shared/domain';
-import type { Exposition } from '../../probes/exposition/types';
-import { systemClock, type Clock, type ClockTimer } from '../../clock';
+import type { Exposition } from '../probes/exposition/types';
+import { systemClock, type Clock, type ClockTimer } from '../clock';
 import {
   DEFAULT_FLUSH_INTERVAL_MS,
   FORMAT_ID,
