@@ -53,8 +53,8 @@ export function fakeDeployment(spec: FakeDeploymentSpec): Deployment {
     id: spec.id,
     host: spec.host,
     config: spec.config,
-    // Fleet discovery's findings are never read by these services beyond "is it a fleet".
-    ...(spec.otherHosts?.length ? { fleet: {} as Fleet } : {}),
+    // Fleet discovery's findings are not read by the services these fakes serve.
+    fleet: {} as Fleet,
     latest: undefined,
     readings: new Proxy({} as Deployment['readings'], {
       get: () => {

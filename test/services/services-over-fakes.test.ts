@@ -184,7 +184,8 @@ describe('discovery service over a fake deployment', () => {
       decode: 'qwen-decode.service',
       router: 'qwen-router.service',
     });
-    expect(report.hosts).toBeUndefined();
+    // One host is a fleet of one: its own report is the only one.
+    expect(report.hosts?.map((h) => h.hostId)).toEqual(['gpu-a']);
   });
 
   it('on a fleet, a host without a link costs only its own report, which says what to do', async () => {

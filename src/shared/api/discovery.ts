@@ -27,7 +27,7 @@ export interface DiscoveryReport {
   }>;
   diagnostics: DiscoveryDiagnosticDto[];
   needsOperatorChoice: Array<{ role: Role; units: string[]; chosen: string }>;
-  /** A fleet: every host's own report (read over that host's link), origin first; the fields above are its. */
+  /** Every host's own report (read over that host's link), origin first; the fields above are the origin's. */
   hosts?: DiscoveryReport[];
 }
 

@@ -35,7 +35,7 @@ export interface DeploymentView {
   /** The host it was opened from (a fleet's origin). */
   readonly host: HostConfig;
   readonly config: DeploymentConfig;
-  /** What fleet discovery found; absent for a one-host deployment. */
+  /** What fleet discovery found; absent in a recording made before every deployment was opened by it. */
   readonly fleet?: Fleet;
   readonly latest: Observation | undefined;
   readonly readings: DeploymentReadings;
@@ -47,6 +47,8 @@ export interface DeploymentView {
 
 /** A deployment the app watches live: a view, and control of its hosts. */
 export interface Deployment extends DeploymentView {
+  /** Every live deployment is opened by fleet discovery (a 1P1D host is a fleet of one). */
+  readonly fleet: Fleet;
   /** The link to a host of the deployment (default: the origin's). */
   connection(hostId?: string): SshConnection;
   /** The one journal tail of a unit (on `hostId`, default the host of the service that runs it). */

@@ -42,7 +42,6 @@ export class DiscoveryService {
     const at = this.core.clock.now();
     const result = await runDiscovery(d.connection(), host.id, host.label, this.chosen(host.id));
     const origin = toReport(host.id, at, result);
-    if (!d.fleet) return origin;
     const others = await Promise.all(
       d
         .hostStates()

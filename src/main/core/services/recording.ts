@@ -328,9 +328,8 @@ export class RecordingService {
   }
 
   /** The header's description of a fleet: every host, discovery's findings, each link as recording begins. */
-  private fleetOf(deploymentId: string): RecordedFleet | undefined {
+  private fleetOf(deploymentId: string): RecordedFleet {
     const d = this.core.liveDeployment(deploymentId);
-    if (!d.fleet) return undefined;
     const states = d.hostStates();
     return {
       hosts: states.map(({ host: h }) => ({

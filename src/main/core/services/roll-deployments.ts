@@ -8,7 +8,6 @@ import type { RollContext } from '../actions/roll-session';
 import type { SshConnection } from '../ssh/connection';
 import type { UnitJournalTail } from '../journal/unit-tail';
 import type { ScrapeFeed } from '../monitor/scrape-feed';
-import { ApiError } from '../api-error';
 import { rollWorkersOfFleet, withBootstrapPorts } from '../actions/roll-fleet';
 
 export type RollDeploymentContext = Omit<RollContext, 'settings' | 'pollMs' | 'minRealGapMs'>;
@@ -39,8 +38,6 @@ export function rollDeploymentsOf(
           return undefined;
         }
       };
-      // Every live deployment is opened through fleet discovery (a 1P1D host is a fleet of one).
-      if (!d.fleet) throw new ApiError('no-fleet', `${d.config.name} was opened without fleet discovery`);
       const { workers: found, left } = rollWorkersOfFleet(d.fleet);
       const links = new Map<string, SshConnection>();
       const hosts = new Map<string, HostConfig>();
