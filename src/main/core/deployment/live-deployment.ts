@@ -89,7 +89,6 @@ export class LiveDeployment extends EventEmitter<Events> implements Deployment {
             clock: opts.clock,
             intervalMs: opts.intervalMs,
             gpuIntervalMs: opts.gpuIntervalMs,
-            externalTicks: true,
           })
         : null,
     }));

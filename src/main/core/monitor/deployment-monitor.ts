@@ -1,4 +1,5 @@
-// Polls one deployment over its host's SSH connection and turns what it sees into Observations:
+// Polls one host of a deployment over its SSH connection, each time its owner's round clock asks (`pollOnce`,
+// core/deployment/live-deployment.ts), and turns what it sees into Observations:
 // systemd state (one batched systemctl call), /metrics (every tick), /health (every few ticks; SGLang's
 // /health may run a 1-token generation, so it is not hammered at scrape rate). It also reads the host's GPUs
 // (nvidia-smi, every few seconds) and owns one journal tail per unit, all fed by one `journalctl --follow` of the
@@ -41,17 +42,12 @@ const STALE_AFTER_POLLS = 3;
 
 export interface MonitorOptions {
   clock: Clock;
-  /** Scrape interval (ms). */
+  /** The round's interval (ms) its owner polls at (`pollOnce`): it bounds a poll and dates a silent host. */
   intervalMs?: number;
   /** Health is checked every N ticks. */
   healthEveryTicks?: number;
   /** nvidia-smi interval (ms); its first read comes a little after the first poll. */
   gpuIntervalMs?: number;
-  /**
-   * Polls come from the owner's `pollOnce` instead of the monitor's own timer (a fleet polls all its hosts on
-   * one round clock, core/deployment/live-deployment.ts). GPU reads keep their own timer.
-   */
-  externalTicks?: boolean;
 }
 
 export interface ScrapeEvent {
@@ -92,10 +88,8 @@ interface ServiceMemory {
 }
 
 export class DeploymentMonitor extends EventEmitter<Events> {
-  private timer: ClockTimer | null = null;
   private running = false;
   private tick = 0;
-  private inFlight = false;
   /** Per service, by serviceId(): several workers of one role may share a host. */
   private readonly memory = new Map<string, ServiceMemory>();
   // One series cache per scrape target (metrics URL), as Prometheus keeps one per scrape loop: each grows
@@ -136,15 +130,12 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     if (this.running) return;
     this.running = true;
     this.watchEvidence();
-    if (!this.opts.externalTicks) this.schedule(0);
     this.scheduleGpu(GPU_FIRST_READ_MS);
   }
 
   stop(): void {
     this.running = false;
     this.stopped = true;
-    if (this.timer) this.opts.clock.clearTimeout(this.timer);
-    this.timer = null;
     if (this.gpuTimer) this.opts.clock.clearTimeout(this.gpuTimer);
     this.gpuTimer = null;
     for (const e of this.evidence.values()) e.sub.dispose();
@@ -238,33 +229,12 @@ export class DeploymentMonitor extends EventEmitter<Events> {
     return this.seriesCaches.get(url)?.size ?? 0;
   }
 
-  /** Run one poll now (tests, and "refresh" in the UI). */
+  /** Run one poll now: the round clock's tick. */
   async pollOnce(): Promise<Observation> {
     const obs = await this.poll();
     this.latest = obs;
     this.emit('observation', obs);
     return obs;
-  }
-
-  private schedule(delay: number): void {
-    if (!this.running) return;
-    this.timer = this.opts.clock.setTimeout(() => void this.onTimer(), delay);
-  }
-
-  private async onTimer(): Promise<void> {
-    const interval = this.opts.intervalMs ?? 1000;
-    const started = this.opts.clock.now();
-    if (!this.inFlight) {
-      this.inFlight = true;
-      try {
-        await this.pollOnce();
-      } finally {
-        this.inFlight = false;
-      }
-    }
-    // Keep a steady cadence: a slow poll delays the next one rather than stacking polls up.
-    const elapsed = this.opts.clock.now() - started;
-    this.schedule(Math.max(0, interval - elapsed));
   }
 
   private async poll(): Promise<Observation> {
