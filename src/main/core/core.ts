@@ -124,6 +124,8 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
   /** The time the timelines are on (services read it through ServiceHost). */
   readonly clock: Clock;
   private readonly open = new Map<string, OpenDeployment>();
+  /** Hosts being opened now, by host id: a second request for one waits for the first. */
+  private readonly connecting = new Map<string, Promise<DeploymentSummary>>();
   /** Hooks for feature services inside main; never exposed to clients. */
   readonly hooks = new EventEmitter<CoreHooks>();
   private demoPromise: Promise<DeploymentSummary> | null = null;
@@ -221,10 +223,23 @@ export class Core extends EventEmitter<CoreEvents> implements MonitoringRequests
     opts: { addHosts?: HostConfig[] } = {},
   ): Promise<DeploymentSummary> {
     const { host } = args;
-    const addHosts = opts.addHosts ?? [];
+    if (this.open.has(host.id)) return this.summary(this.open.get(host.id)!);
+    // A second request while the first still connects (a double click, a second window) waits for it: two
+    // sets of links to one host would be opened, and the second's never stopped.
+    const pending = this.connecting.get(host.id);
+    if (pending) return pending;
+    const opening = this.connectNew(host, opts.addHosts ?? []);
+    this.connecting.set(host.id, opening);
+    try {
+      return await opening;
+    } finally {
+      this.connecting.delete(host.id);
+    }
+  }
+
+  private async connectNew(host: HostConfig, addHosts: HostConfig[]): Promise<DeploymentSummary> {
     const resolve = this.opts.resolveSsh;
     if (!resolve) throw new ApiError('unsupported', 'this build cannot connect to SSH hosts');
-    if (this.open.has(host.id)) return this.summary(this.open.get(host.id)!);
     const configure = (): Promise<ConnectConfig> => resolve(host);
     // Connect first, so a dead host or refused login is answered here, where the operator asked.
     const conn = this.newConnection(host, configure);
