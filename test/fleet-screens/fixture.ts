@@ -22,7 +22,10 @@ export interface WorkerSpec {
   port: number;
   kv?: [used: number, capacity: number];
   active?: string;
-  health?: boolean;
+  /** Its last /health answer; null: none since it started. */
+  health?: boolean | null;
+  /** When its process started (systemd's ActiveEnterTimestamp). */
+  startedAt?: number;
   running?: number;
   queued?: number;
   /** PD stage queues by signal name (`prefill_bootstrap_queue`, …); absent ones are not reported. */
@@ -121,14 +124,18 @@ export function fleetFixture(
       subState: w.active === 'failed' ? 'failed' : 'running',
       mainPid: 100,
       nRestarts: 0,
-      activeEnterTimestamp: 1,
+      activeEnterTimestamp: w.startedAt ?? 1,
       result: 'success',
     },
-    health: {
-      ok: w.health ?? true,
-      detail: w.health === false ? '503 Service Unavailable' : '200 OK',
-      checkedAt: 1,
-    },
+    ...(w.health === null
+      ? {}
+      : {
+          health: {
+            ok: w.health ?? true,
+            detail: w.health === false ? '503 Service Unavailable' : '200 OK',
+            checkedAt: w.startedAt ?? 1,
+          },
+        }),
     ...(w.kv
       ? {
           kv: {

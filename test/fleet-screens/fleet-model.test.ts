@@ -87,6 +87,27 @@ describe('fleet screens: worker rows', () => {
     ]);
   });
 
+  it('a worker loading its model after a restart is not healthy; one not asked since it started is checking', () => {
+    const now = 30 * 60_000;
+    const spec = (id: string, port: number): WorkerSpec => ({ id, role: 'decode', host: 'gpu-b', port });
+    const { summary, latest, dashboard } = fleetFixture(
+      [
+        spec('decode-0', 30200),
+        { ...spec('decode-1', 30201), health: null, startedAt: now - 60_000 },
+        { ...spec('decode-2', 30202), health: null },
+      ],
+      { hosts: ['gpu-b'] },
+    );
+    const rows = workerRows(summary, latest, dashboard, { now, stalled: false });
+    expect(rows.map((r) => [r.id, r.healthy, r.checking])).toEqual([
+      ['decode-0', true, false],
+      ['decode-1', false, false],
+      ['decode-2', false, true],
+    ]);
+    const agg = roleAggregate(rows, 'decode');
+    expect([agg.healthy, agg.pending, agg.workers]).toEqual([1, 1, 3]);
+  });
+
   it('a one-host pair (one service of each role on one host, ids and all) is three cards; a second worker makes its role a group', () => {
     const { summary } = demoFleet();
     const host = summary.deployment.services[0]!.hostId;

@@ -17,6 +17,7 @@ import { routerCounts, routerViewOf, type RouterView } from '@shared/router-heal
 import type { ServerRole } from '@shared/signals/spec';
 import { stageQueues, type StageQueue } from '../components/stage-queues';
 import { unknownNow, type ReadingClock, type UnknownNow } from '../components/staleness';
+import { conditionOfObservation } from '../components/condition';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'idle';
 
@@ -58,8 +59,10 @@ export interface WorkerRow {
   /** The role's PD stage queues at this worker (a prefill worker's bootstrap queue, …), null where unknown. */
   stage: StageCount[];
   kv: { usedTokens: number; capacityTokens: number; ratio: number } | null;
-  /** Healthy = systemd active and /health ok (or not checked yet while active). */
+  /** Serving: systemd active and /health answered ok since it started (the card's condition "serving"). */
   healthy: boolean;
+  /** Not known yet: systemd not read, or running with /health not asked since it started. */
+  checking: boolean;
   /** How the (first) router sees it, from its newest scrape; undefined when it does not report on it. */
   atRouter?: RouterView;
   tone: Tone;
@@ -69,7 +72,7 @@ export interface RoleAggregate {
   role: ServerRole;
   workers: number;
   healthy: number;
-  /** Workers whose systemd state has not been read yet (the first poll after open): neither healthy nor down. */
+  /** Workers not known yet (systemd not read, or /health not asked since they started): neither healthy nor down. */
   pending: number;
   /**
    * Workers the router reports healthy (its per-worker gauges, as the verdict reads them); null when the router
@@ -211,8 +214,11 @@ export function workerRows(
         ? { usedTokens: obs.kv.usedTokens, capacityTokens: obs.kv.capacityTokens, ratio: obs.kv.ratio }
         : null;
     const health = obs?.health ? { ok: obs.health.ok, detail: obs.health.detail } : undefined;
-    const active = sd?.activeState === 'active';
-    const healthy = !unknown && !unreachable && active && (health?.ok ?? true);
+    // Serving as its card would say it (shared/unit-condition.ts): active and answering /health since it
+    // started — a worker loading its model after a restart is not healthy yet, one not asked yet is checking.
+    const condition = sd ? conditionOfObservation(role, obs, latest, clock?.now ?? Date.now()) : undefined;
+    const healthy = !unknown && !unreachable && condition?.kind === 'serving';
+    const checking = !unknown && !unreachable && (!sd || condition?.kind === 'unknown');
     const atRouter = routerViewOf(svc.workerUrl, dashboard?.routerWorkers);
     // Healthy itself but taking no traffic: the router has marked it unhealthy or removed it.
     const notRouted = atRouter !== undefined && atRouter.state !== 'healthy';
@@ -233,6 +239,7 @@ export function workerRows(
       stage: stageQueues(role).map((queue) => ({ queue, n: v(queue) })),
       kv,
       healthy,
+      checking,
       ...(atRouter ? { atRouter } : {}),
       tone,
     });
@@ -274,7 +281,7 @@ export function roleAggregate(rows: readonly WorkerRow[], role: ServerRole): Rol
     role,
     workers: mine.length,
     healthy: mine.filter((r) => r.healthy).length,
-    pending: mine.filter((r) => !r.unreachable && !r.unknown && r.activeState === undefined).length,
+    pending: mine.filter((r) => r.checking).length,
     healthyAtRouter: mine.some((r) => r.atRouter)
       ? mine.filter((r) => r.atRouter?.state === 'healthy').length
       : null,
