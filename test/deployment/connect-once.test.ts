@@ -6,6 +6,7 @@ import { Core } from '../../src/main/core/core';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
 import { standardDeployment } from '../../src/main/compose';
 import type { HostConfig } from '../../src/shared/domain';
+import { demoConnectConfig } from '../support/demo-ssh';
 
 let demo: DemoHost | undefined;
 let core: Core | undefined;
@@ -23,13 +24,7 @@ it('two connects to one host at once open it once, over one link', async () => {
     intervalMs: 500,
     resolveSsh: async () => {
       links++;
-      return {
-        host: d.host,
-        port: d.port,
-        username: d.username,
-        privateKey: d.clientPrivateKey,
-        hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => verify(key.equals(d.hostKeyPublic)),
-      };
+      return demoConnectConfig(d);
     },
     defaultDeployment: (h) => standardDeployment(h),
   });

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SshConnection } from '../../src/main/core/ssh/connection';
 import { runDiscovery } from '../../src/main/core/discovery/run-discovery';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
+import { demoConnectConfig } from '../support/demo-ssh';
 
 let demo: DemoHost | undefined;
 const d = (): DemoHost => {
@@ -20,13 +21,7 @@ async function connect(opts: Parameters<typeof startDemoHost>[0] = {}): Promise<
   const d = (demo = await startDemoHost(opts));
   conn = new SshConnection({
     label: 'demo',
-    configure: async () => ({
-      host: d.host,
-      port: d.port,
-      username: d.username,
-      privateKey: d.clientPrivateKey,
-      hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => verify(key.equals(d.hostKeyPublic)),
-    }),
+    configure: async () => demoConnectConfig(d),
   });
   await conn.start();
   await conn.waitConnected(10_000);

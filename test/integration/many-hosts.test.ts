@@ -5,6 +5,7 @@ import { Core } from '../../src/main/core/core';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
 import { standardDeployment } from '../../src/main/compose';
 import type { HostConfig, Observation } from '../../src/shared/domain';
+import { demoConnectConfig } from '../support/demo-ssh';
 
 const demos: DemoHost[] = [];
 let core: Core | undefined;
@@ -24,13 +25,7 @@ describe('eight hosts', () => {
       resolveSsh: async (host: HostConfig) => {
         const d = byId.get(host.id);
         if (!d) return { host: '127.0.0.1', port: 1, username: 'nobody', readyTimeout: 3000 };
-        return {
-          host: d.host,
-          port: d.port,
-          username: d.username,
-          privateKey: d.clientPrivateKey,
-          hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => verify(key.equals(d.hostKeyPublic)),
-        };
+        return demoConnectConfig(d);
       },
       defaultDeployment: (host) => standardDeployment(host),
     });

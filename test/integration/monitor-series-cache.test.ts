@@ -8,6 +8,7 @@ import { SshConnection } from '../../src/main/core/ssh/connection';
 import { standardDeployment } from '../../src/main/compose';
 import { startDemoHost, type DemoHost } from '../../src/main/demo';
 import type { Exposition } from '../../src/main/core/probes/exposition/types';
+import { demoConnectConfig } from '../support/demo-ssh';
 
 let demo: DemoHost | undefined;
 let conn: SshConnection | undefined;
@@ -30,13 +31,7 @@ describe('deployment monitor series caches', () => {
     const d = (demo = await startDemoHost({ seed: 11, dpRanks: 2 }));
     conn = new SshConnection({
       label: 'demo',
-      configure: async () => ({
-        host: d.host,
-        port: d.port,
-        username: d.username,
-        privateKey: d.clientPrivateKey,
-        hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => verify(key.equals(d.hostKeyPublic)),
-      }),
+      configure: async () => demoConnectConfig(d),
     });
     await conn.start();
     await conn.waitConnected(10_000);
