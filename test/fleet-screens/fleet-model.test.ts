@@ -99,10 +99,10 @@ describe('fleet screens: worker rows', () => {
       { hosts: ['gpu-b'] },
     );
     const rows = workerRows(summary, latest, dashboard, { now, stalled: false });
-    expect(rows.map((r) => [r.id, r.healthy, r.checking])).toEqual([
-      ['decode-0', true, false],
-      ['decode-1', false, false],
-      ['decode-2', false, true],
+    expect(rows.map((r) => [r.id, r.healthy, r.checking, r.tone])).toEqual([
+      ['decode-0', true, false, 'ok'],
+      ['decode-1', false, false, 'warn'],
+      ['decode-2', false, true, 'idle'],
     ]);
     const agg = roleAggregate(rows, 'decode');
     expect([agg.healthy, agg.pending, agg.workers]).toEqual([1, 1, 3]);

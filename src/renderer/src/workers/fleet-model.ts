@@ -173,12 +173,13 @@ function unitTone(
   unknown: boolean,
   unreachable: boolean,
   sd: ServiceObservation['systemd'],
-  serving: boolean,
+  serving: boolean | 'checking',
 ): Tone {
   if (unknown) return 'idle';
   if (unreachable) return 'bad';
   if (!sd) return 'idle';
   if (sd.activeState === 'failed') return 'bad';
+  if (serving === 'checking') return 'idle';
   return serving ? 'ok' : 'warn';
 }
 
@@ -222,7 +223,7 @@ export function workerRows(
     const atRouter = routerViewOf(svc.workerUrl, dashboard?.routerWorkers);
     // Healthy itself but taking no traffic: the router has marked it unhealthy or removed it.
     const notRouted = atRouter !== undefined && atRouter.state !== 'healthy';
-    const tone = unitTone(!!unknown, !!unreachable, sd, healthy && !notRouted);
+    const tone = unitTone(!!unknown, !!unreachable, sd, checking ? 'checking' : healthy && !notRouted);
     rows.push({
       id,
       role,
@@ -371,11 +372,15 @@ export function routerRows(
       const sd = obs?.systemd;
       const health = obs?.health ? { ok: obs.health.ok, detail: obs.health.detail } : undefined;
       const unknown = clock === undefined ? null : unknownNow({ role: 'router', obs, latest, clock });
+      // Serving as its card would say it: active and answering /health since it started.
+      const serving = sd
+        ? conditionOfObservation('router', obs, latest, clock?.now ?? Date.now())
+        : undefined;
       const tone = unitTone(
         !!unknown,
         !!unreachable,
         sd,
-        sd?.activeState === 'active' && (health?.ok ?? true),
+        serving?.kind === 'unknown' ? 'checking' : serving?.kind === 'serving',
       );
       return {
         id: serviceId(svc),
