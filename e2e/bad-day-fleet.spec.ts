@@ -36,7 +36,12 @@ test.describe('the fleet', () => {
     const { page, errors } = s;
     const verdict = page.getByTestId('verdict');
     const headline = page.getByTestId('verdict-headline');
-    await expect(verdict).toHaveAttribute('data-kind', /^(healthy|idle)$/, { timeout: 90_000 });
+    // A start where every worker serves, read first. The fleet's own load makes it decode-bound now and then (two
+    // decode pools near full): that is a bottleneck, not a worker down, and it is not what this scenario changes.
+    await expect(verdict).not.toHaveAttribute('data-kind', /^(unknown|service-down|unreachable)$/, {
+      timeout: 90_000,
+    });
+    await expect(headline).not.toContainText('not serving');
     await recordVerdicts(page);
 
     await palette(page, 'crash-loop decode-1', 'demo-crash-loop-on-decode-1');
