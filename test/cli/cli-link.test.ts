@@ -171,7 +171,8 @@ describe('pd-console kv --watch / status name why a figure is missing', () => {
     expect(report.link.attempt).toBeGreaterThanOrEqual(2);
     expect(report.link.lastError).toEqual(expect.any(String));
     // Each service says its host is unreachable and why, as every deployment's merged observation does.
-    for (const s of report.services) expect(s.error).toMatch(/^unreachable: demo GPU host \(simulated\) /);
+    // ("… did not answer", or "connection to … was reset", as the link happened to fail).
+    for (const s of report.services) expect(s.error).toMatch(/^unreachable: .*demo GPU host \(simulated\)/);
 
     const h = await cli(a, ['status']);
     expect(h.out.split('\n')[0]).toMatch(
