@@ -19,19 +19,22 @@ export function KvPage({ view }: { view: DeploymentView }): React.JSX.Element {
   const { deployment } = summary;
   const rows = workerRows(summary, view.latest, view.dashboard);
   const src = (k: SignalKey): string | undefined => view.catalog?.[k]?.source;
-  const roles = ROLES.filter((role) => roleServices(summary, role).services.length > 0);
-  const singles = roles.filter((role) => roleServices(summary, role).one);
-  const decode = roleServices(summary, 'decode');
+  // Each server role with its services, read once: one service is its panel, several are the role's KV.
+  const shapes = ROLES.map((role) => ({ role, ...roleServices(summary, role) })).filter(
+    (r) => r.services.length > 0,
+  );
+  const singles = shapes.filter((r) => r.one);
+  const decode = shapes.find((r) => r.role === 'decode');
   return (
     <div className="page kv-page" data-testid="page-kv">
       {singles.length > 0 && (
         <div className="kv-row">
-          {singles.map((role) => (
+          {singles.map(({ role, one }) => (
             <KvUsagePanel
               key={role}
               deploymentId={deployment.id}
               role={role}
-              obs={observationOf(view.latest, roleServices(summary, role).one!)}
+              obs={observationOf(view.latest, one!)}
               dashboard={view.dashboard}
               events={view.events}
               detailed
@@ -39,12 +42,12 @@ export function KvPage({ view }: { view: DeploymentView }): React.JSX.Element {
           ))}
         </div>
       )}
-      {roles
-        .filter((role) => !roleServices(summary, role).one)
-        .map((role) => (
+      {shapes
+        .filter((r) => !r.one)
+        .map(({ role }) => (
           <RoleKv key={role} role={role} rows={rows.filter((r) => r.role === role)} view={view} />
         ))}
-      {decode.services.length > 0 && (
+      {decode && (
         <div className="kv-row">
           <KvChart
             id="retractions-decode"
