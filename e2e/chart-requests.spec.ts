@@ -73,6 +73,18 @@ async function chartsSettled(page: Page): Promise<number> {
   return charts.count();
 }
 
+/**
+ * Makes the PD-queues row the first one below the fold, whatever the fonts and the sources' lengths make of
+ * the page: the viewport ends just above that row's canvases, inside the charts' 100 px look-ahead.
+ * Returns the viewport's height.
+ */
+async function foldAboveQueues(page: Page): Promise<number> {
+  const top = await page.getByTestId('canvas-queues').evaluate((c) => c.getBoundingClientRect().top);
+  const height = Math.floor(top) - 10;
+  await page.setViewportSize({ width: 1440, height });
+  return height;
+}
+
 const keysOf = (r: HistoryRequest): string[] => r.args.groups?.flatMap((g) => g.keys) ?? r.args.keys!;
 
 const isOlder = (r: HistoryRequest): boolean => r.method === 'getHistory' || r.method === 'getHistoryBatch';
@@ -161,6 +173,12 @@ test('the charts below the fold are drawn with their history too, without scroll
 
 test('the charts on screen are shown before those just below it are built, which follow without a scroll', async () => {
   const { page, errors } = await openCounted();
+  // A first visit to place the fold; the page is built anew on the next.
+  await page.getByTestId('nav-metrics').click();
+  await chartsSettled(page);
+  const fold = await foldAboveQueues(page);
+  await page.getByTestId('nav-overview').click();
+  await expect(page.getByTestId('pipeline')).toBeVisible();
   // When each chart first drew, and when the first animation frame after that draw began: a chart drawn in
   // the same task as others is on screen only once they are all drawn.
   await page.evaluate(collectPerfScript);
@@ -176,12 +194,19 @@ test('the charts on screen are shown before those just below it are built, which
         top: document.querySelector(`[data-testid="canvas-${r.chart}"]`)!.getBoundingClientRect().top,
       })),
   );
-  // At 1440×900 the third row's titles are on screen and its canvases start just below (inside the charts'
-  // 100 px look-ahead); the GPU charts are far below.
-  const onScreen = drawn.filter((d) => d.top < 900);
-  const justBelow = drawn.filter((d) => d.top >= 900 && d.top < 1000);
-  expect(onScreen.map((d) => d.id)).toEqual(expect.arrayContaining(['ttft', 'prompt-tps', 'cache-hit']));
-  expect(justBelow.map((d) => d.id)).toEqual(expect.arrayContaining(['queues', 'transfer-failures']));
+  // The third row's titles are on screen and its canvases start just below (inside the charts' 100 px
+  // look-ahead); the GPU charts are far below.
+  const onScreen = drawn.filter((d) => d.top < fold);
+  const justBelow = drawn.filter((d) => d.top >= fold && d.top < fold + 100);
+  const tops = JSON.stringify(drawn.map((d) => [d.id, Math.round(d.top)]));
+  expect(
+    onScreen.map((d) => d.id),
+    tops,
+  ).toEqual(expect.arrayContaining(['ttft', 'prompt-tps', 'cache-hit']));
+  expect(
+    justBelow.map((d) => d.id),
+    tops,
+  ).toEqual(expect.arrayContaining(['queues', 'transfer-failures']));
   // The frame that shows the last chart on screen began before any chart below it was built: building the
   // four below in the same task made the operator wait for charts they could not see.
   const shown = Math.max(...onScreen.map((d) => d.frame));
@@ -196,6 +221,7 @@ test('after a zoom the charts on screen are shown refined before those just belo
   const { page, errors } = await openCounted();
   await page.getByTestId('nav-metrics').click();
   await chartsSettled(page);
+  const fold = await foldAboveQueues(page);
   // Every chart is built by now (those below the fold when the page was idle). From here on, each draw of a
   // chart's canvas is noted with the chart and the time.
   await page.evaluate(collectDrawsScript);
@@ -209,9 +235,9 @@ test('after a zoom the charts on screen are shown refined before those just belo
     ),
   );
   const ids = Object.keys(tops);
-  const onScreen = ids.filter((id) => tops[id] < 900);
-  const justBelow = ids.filter((id) => tops[id] >= 900 && tops[id] < 1000);
-  const farBelow = ids.filter((id) => tops[id] >= 1000);
+  const onScreen = ids.filter((id) => tops[id] < fold);
+  const justBelow = ids.filter((id) => tops[id] >= fold && tops[id] < fold + 100);
+  const farBelow = ids.filter((id) => tops[id] >= fold + 100);
   expect(justBelow).toEqual(expect.arrayContaining(['queues', 'transfer-failures']));
   expect(farBelow).toEqual(expect.arrayContaining(['gpu-decode-power']));
   const box = (await page.getByTestId('canvas-ttft').boundingBox())!;

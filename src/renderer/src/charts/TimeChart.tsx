@@ -657,7 +657,11 @@ function TimeChartView(p: TimeChartProps): React.JSX.Element {
           </button>
         </span>
       </header>
-      {p.source && <p className="chart-source">{p.source}</p>}
+      {p.source && (
+        <p className="chart-source" title={p.source}>
+          {p.source}
+        </p>
+      )}
       {/* Each chart's box is its own layout and style root, and its canvas starts with the styles Chart.js
           would set: building a chart reads its box's size, and without these every build after the first
           re-laid out the whole page that the previous build had just invalidated. */}
