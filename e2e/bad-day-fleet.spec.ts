@@ -12,9 +12,10 @@ import { pageSession } from './support/page-session';
 import { alertItem, fault, palette, shots, unhealthyAtRouter } from './support/bad-day';
 import { quickRules, RESTART_LOOP_AT_REAL_SPEED } from './support/quick-rules';
 import { recordVerdicts, seenVerdicts } from './support/verdict-log';
+import { QUICK_LOAD } from './support/web-app';
 
 test.describe('the fleet', () => {
-  const s = pageSession(['--no-open']);
+  const s = pageSession(['--no-open', ...QUICK_LOAD]);
 
   test.beforeAll(async () => {
     test.setTimeout(120_000);

@@ -10,11 +10,12 @@
 import { test, expect, type Page } from '@playwright/test';
 import { apiCall } from './support/api';
 import { pageSession } from './support/page-session';
+import { QUICK_LOAD } from './support/web-app';
 import { alertItem, fault, noDataS, shots } from './support/bad-day';
 import { quickRules, RESTART_LOOP_AT_REAL_SPEED } from './support/quick-rules';
 
 test.describe('decode whose /health never answers OK after a restart', () => {
-  const s = pageSession(['--demo', '--no-open']);
+  const s = pageSession(['--demo', '--no-open', ...QUICK_LOAD]);
 
   test('not serving, and why: the verdict and the card say so', async () => {
     test.setTimeout(420_000);

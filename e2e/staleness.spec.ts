@@ -8,9 +8,10 @@
 import { test, expect, type Page } from '@playwright/test';
 import { apiCall } from './support/api';
 import { pageSession } from './support/page-session';
+import { QUICK_LOAD } from './support/web-app';
 import { shot } from './support/shots';
 
-const session = pageSession(['--demo', '--no-open']);
+const session = pageSession(['--demo', '--no-open', ...QUICK_LOAD]);
 const ROLES = ['router', 'prefill', 'decode'] as const;
 
 async function demoFault(page: Page, fault: string, on: boolean, role?: string): Promise<void> {

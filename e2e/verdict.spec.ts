@@ -7,7 +7,7 @@ import { test, expect, type Browser, type Page } from '@playwright/test';
 import { shot } from './support/shots';
 import { launchChromium } from './support/browser';
 import { apiCall } from './support/api';
-import { startWebApp, type WebApp } from './support/web-app';
+import { QUICK_LOAD, startWebApp, type WebApp } from './support/web-app';
 import { recordVerdicts, seenVerdicts } from './support/verdict-log';
 
 let app: WebApp;
@@ -27,7 +27,7 @@ async function shots(name: string): Promise<void> {
 }
 
 test.beforeAll(async () => {
-  app = await startWebApp(['--demo', '--no-open']);
+  app = await startWebApp(['--demo', '--no-open', ...QUICK_LOAD]);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   page.on('pageerror', (e) => errors.push(e.message));

@@ -13,6 +13,12 @@ export interface WebApp {
   stop(): Promise<void>;
 }
 
+/**
+ * For the scenarios that wait through restarts at real speed (crash loops, recovery): the demo's decode loads its
+ * model in 30 s instead of 90, prefill in 20 instead of 60, with the same journal lines in the same order.
+ */
+export const QUICK_LOAD = ['--demo-model-load', '30'];
+
 export async function startWebApp(
   args: string[] = ['--demo', '--no-open'],
   extraEnv: Record<string, string> = {},

@@ -102,6 +102,8 @@ export type AppOptions = Pick<CoreOptions, 'shell' | 'autoOpenDemo' | 'intervalM
   demoRouterEra?: DemoRouterEra;
   /** Data-parallel ranks of the demo's decode server (DP attention); default 1. */
   demoDpRanks?: number;
+  /** How long the demo's decode servers take to load their model (--demo-model-load); default 90 s. */
+  demoModelLoadMs?: number;
   /** Record sessions (default: on for the desktop app and browser mode, off for one-shot CLI commands). */
   record?: boolean;
   /** Where recordings, exports and the hosts file go; default dataDir(). */
@@ -318,6 +320,7 @@ export function createCore(
           era: era ?? opts.demoEra,
           routerEra: router ?? opts.demoRouterEra,
           dpRanks: opts.demoDpRanks,
+          modelLoadMs: opts.demoModelLoadMs,
         });
         demoSims.set(core, demo.sim);
         const host: HostConfig = { id: 'demo', label: 'demo GPU host (simulated)', kind: 'demo' };
@@ -345,6 +348,7 @@ export function createCore(
         era: era ?? opts.demoEra,
         routerEra: router ?? opts.demoRouterEra,
         dpRanks: opts.demoDpRanks,
+        modelLoadMs: opts.demoModelLoadMs,
       });
       // The fleet is reached as an operator's would be: through an ssh config naming its hosts, written to a
       // home of its own (removed when the demo closes) so the operator's ~/.ssh is neither read nor touched.

@@ -98,6 +98,15 @@ describe('the one parser', () => {
     expect(parseWebArgs(['--port=8080', '--no-open'])).toMatchObject({ port: 8080, open: false });
     expect(() => parseWebArgs(['--prot', '8080'])).toThrow('unknown option "--prot"');
   });
+
+  it('npm run web takes the demo model load in seconds, not below what its steps need', () => {
+    expect(parseWebArgs(['--demo-model-load', '30'])).toMatchObject({ demoModelLoadMs: 30_000 });
+    expect(parseWebArgs([])).toMatchObject({ demoModelLoadMs: undefined });
+    expect(() => parseWebArgs(['--demo-model-load', '5'])).toThrow(
+      '--demo-model-load needs at least 20 seconds, got 5',
+    );
+    expect(() => parseWebArgs(['--demo-model-load', 'fast'])).toThrow('--demo-model-load needs a number');
+  });
 });
 
 describe('every command', () => {

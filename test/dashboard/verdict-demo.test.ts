@@ -23,7 +23,8 @@ const rounds: Array<{ ts: number; verdict: Verdict }> = [];
 
 beforeAll(async () => {
   clock = acceleratedClock(SPEED);
-  demo = await startDemoHost({ clock, seed: 11 });
+  // A 30 s model load (90 s by default): the crash loop and the restart come round three times sooner.
+  demo = await startDemoHost({ clock, seed: 11, modelLoadMs: 30_000 });
   core = new Core({
     shell: 'cli',
     version: 'test',

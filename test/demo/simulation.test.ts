@@ -114,43 +114,57 @@ describe('restart', () => {
     expect(after.counters.decode?.numRequests).toBeLessThan(oldRequests);
   });
 
-  it('writes the load sequence to the journal and reports /health 503 or refused until ready', () => {
-    const { sim, clock } = world();
-    const seq0 = sim.journal.lastSeq;
-    sim.restartUnit('decode');
-    const health: string[] = [];
-    for (let t = 0; t < 110_000; t += 1000) {
-      clock.advance(1000);
-      const h = sim.serverHealth('decode');
-      if (health[health.length - 1] !== h) health.push(h);
-    }
-    expect(health).toEqual(['refused', 'starting', 'ok']);
-    const msgs = sim.journal
-      .query({ units: ['sglang-decode.service'], afterSeq: seq0 })
-      .map((e) => e.message);
-    const idx = (re: RegExp): number => msgs.findIndex((m) => re.test(m));
-    // systemd 252's own lines for a Type=simple restart: no "Starting…", "Started" at once; then SGLang's load,
-    // the shard bar one "\r"-led line per redraw (its format ends in a newline), the CUDA-graph bar one line.
-    const order = [
-      /^Stopping sglang-decode\.service - SGLang decode \(PD\)\.\.\.$/,
-      /^sglang-decode\.service: Deactivated successfully\.$/,
-      /^Stopped sglang-decode\.service - SGLang decode \(PD\)\.$/,
-      /^sglang-decode\.service: Consumed (\d+h )?(\d+min )?\d+\.\d{3}s CPU time\.$/,
-      /^Started sglang-decode\.service - SGLang decode \(PD\)\.$/,
-      /^\rLoading safetensors checkpoint shards: {3}0% Completed \| 0\/17 \[00:00<\?, \?it\/s\]$/,
-      /^\rLoading safetensors checkpoint shards: {2}24% Completed \| 4\/17 \[00:\d\d<00:\d\d, +\d\.\d\ds\/it\]$/,
-      /^\rLoading safetensors checkpoint shards: 100% Completed \| 17\/17/,
-      /KV Cache is allocated\. #tokens: 2580000/,
-      /Capture cuda graph begin/,
-      /^\r {2}0%\| {10}\| 0\/20 \[00:00<\?, \?it\/s\]\rCapturing batches \(bs=256 avail_mem=7\.90 GB\)[^]*\| 20\/20 \[[^\r]*\]$/,
-      /Capture cuda graph end/,
-      /Uvicorn running on http:\/\/127\.0\.0\.1:30200/,
-      /The server is fired up and ready to roll!/,
-    ].map(idx);
-    expect(order).not.toContain(-1);
-    expect([...order].sort((a, b) => a - b)).toEqual(order);
-    expect(msgs.filter((m) => m.startsWith('Starting '))).toEqual([]);
-  });
+  // 90 s is the default (a 32B model); --demo-model-load makes it shorter, down to 20 s, in the same order.
+  it.each([
+    ['the default load', undefined, 90_000],
+    ['a 30 s load', 30_000, 30_000],
+    ['the shortest load', 20_000, 20_000],
+  ])(
+    'writes the load sequence to the journal and reports /health 503 or refused until ready: %s',
+    (_, modelLoadMs, loadMs) => {
+      const { sim, clock } = world({ modelLoadMs });
+      const seq0 = sim.journal.lastSeq;
+      sim.restartUnit('decode');
+      const health: string[] = [];
+      let readyAfter = NaN;
+      for (let t = 1000; t < 110_000; t += 1000) {
+        clock.advance(1000);
+        const h = sim.serverHealth('decode');
+        if (h === 'ok' && Number.isNaN(readyAfter)) readyAfter = t;
+        if (health[health.length - 1] !== h) health.push(h);
+      }
+      expect(health).toEqual(['refused', 'starting', 'ok']);
+      // The stop first (a few seconds), then the load ±8 %; a short load's fixed steps add a few seconds more.
+      expect(readyAfter).toBeGreaterThanOrEqual(loadMs * 0.92);
+      expect(readyAfter).toBeLessThanOrEqual(loadMs * 1.08 + 10_000);
+      const msgs = sim.journal
+        .query({ units: ['sglang-decode.service'], afterSeq: seq0 })
+        .map((e) => e.message);
+      const idx = (re: RegExp): number => msgs.findIndex((m) => re.test(m));
+      // systemd 252's own lines for a Type=simple restart: no "Starting…", "Started" at once; then SGLang's load,
+      // the shard bar one "\r"-led line per redraw (its format ends in a newline), the CUDA-graph bar one line.
+      const order = [
+        /^Stopping sglang-decode\.service - SGLang decode \(PD\)\.\.\.$/,
+        /^sglang-decode\.service: Deactivated successfully\.$/,
+        /^Stopped sglang-decode\.service - SGLang decode \(PD\)\.$/,
+        /^sglang-decode\.service: Consumed (\d+h )?(\d+min )?\d+\.\d{3}s CPU time\.$/,
+        /^Started sglang-decode\.service - SGLang decode \(PD\)\.$/,
+        /^\rLoading safetensors checkpoint shards: {3}0% Completed \| 0\/17 \[00:00<\?, \?it\/s\]$/,
+        // tqdm gives s/it below one shard a second, it/s above.
+        /^\rLoading safetensors checkpoint shards: {2}24% Completed \| 4\/17 \[00:\d\d<00:\d\d, +\d\.\d\d(s\/it|it\/s)\]$/,
+        /^\rLoading safetensors checkpoint shards: 100% Completed \| 17\/17/,
+        /KV Cache is allocated\. #tokens: 2580000/,
+        /Capture cuda graph begin/,
+        /^\r {2}0%\| {10}\| 0\/20 \[00:00<\?, \?it\/s\]\rCapturing batches \(bs=256 avail_mem=7\.90 GB\)[^]*\| 20\/20 \[[^\r]*\]$/,
+        /Capture cuda graph end/,
+        /Uvicorn running on http:\/\/127\.0\.0\.1:30200/,
+        /The server is fired up and ready to roll!/,
+      ].map(idx);
+      expect(order).not.toContain(-1);
+      expect([...order].sort((a, b) => a - b)).toEqual(order);
+      expect(msgs.filter((m) => m.startsWith('Starting '))).toEqual([]);
+    },
+  );
 
   it('resets KV and counters: the new process starts from zero and fills up again', () => {
     const { sim, clock } = world();

@@ -34,6 +34,8 @@ export interface DemoFleetOptions {
   routerEra?: RouterEra;
   /** >1 runs decode-0 with DP attention. Default 1. */
   dpRanks?: number;
+  /** A decode server's model load (DemoSimulationOptions.modelLoadMs). Default 90 s. */
+  modelLoadMs?: number;
   metricsDisabled?: ServerRole[];
   /** SSH user name accepted besides root. Default 'operator'. */
   user?: string;
@@ -151,6 +153,7 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
     seed: opts.seed,
     historyMs: opts.historyMs,
     dpRanks,
+    modelLoadMs: opts.modelLoadMs,
     metricsDisabled: [...metricsDisabled],
     topology: fleetTopology({
       addresses,

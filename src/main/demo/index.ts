@@ -60,6 +60,8 @@ export interface DemoHostOptions {
   routerEra?: RouterEra;
   /** >1 runs decode with DP attention: one scheduler series per dp_rank. Default 1. */
   dpRanks?: number;
+  /** A decode server's model load (DemoSimulationOptions.modelLoadMs). Default 90 s. */
+  modelLoadMs?: number;
   /** Those servers run without --enable-metrics: /metrics 404, ExecStart without the flag. */
   metricsDisabled?: Array<'prefill' | 'decode'>;
   /** SSH user name accepted besides root. Default 'operator'. */
@@ -142,6 +144,7 @@ export async function startDemoHost(opts: DemoHostOptions = {}): Promise<DemoHos
     era: opts.era,
     routerEra: opts.routerEra,
     dpRanks: opts.dpRanks,
+    modelLoadMs: opts.modelLoadMs,
     metricsDisabled: opts.metricsDisabled,
     seed: opts.seed,
     historyMs: opts.historyMs,

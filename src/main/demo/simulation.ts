@@ -213,6 +213,11 @@ export interface DemoSnapshot {
   faults: Array<{ name: FaultName; roles: DemoRole[] | null }>;
 }
 
+/** A decode server's model load in the demo: Qwen3-32B from local disk onto 8×H100. */
+export const DEFAULT_MODEL_LOAD_MS = 90_000;
+/** The shortest load asked for: its fixed steps (torch.distributed, the KV pool) take about 8 s. */
+export const MIN_MODEL_LOAD_MS = 20_000;
+
 export interface DemoSimulationOptions {
   clock: Clock;
   era?: DemoEra;
@@ -224,6 +229,11 @@ export interface DemoSimulationOptions {
   historyMs?: number;
   /** The hosts and units; default the single demo host (built from dpRanks and metricsDisabled). */
   topology?: Topology;
+  /**
+   * How long a decode server takes from its start to "fired up and ready to roll" (prefill: two thirds of it),
+   * ±8 %. Default 90 s, a 32B model from local disk; a smaller model or warm page cache loads faster.
+   */
+  modelLoadMs?: number;
 }
 
 interface ScheduledEvent {
@@ -299,6 +309,7 @@ export class DemoSimulation {
   readonly era: DemoEra;
   readonly routerEra: RouterEra;
   readonly dpRanks: number;
+  private readonly modelLoadMs: number;
   readonly metricsDisabled: ReadonlySet<ServerRole>;
   readonly seed: number;
   readonly topology: Topology;
@@ -339,6 +350,7 @@ export class DemoSimulation {
     this.era = opts.era ?? 'E4';
     this.routerEra = opts.routerEra ?? 'smg-1.5';
     this.dpRanks = Math.max(1, Math.floor(opts.dpRanks ?? 1));
+    this.modelLoadMs = Math.max(MIN_MODEL_LOAD_MS, opts.modelLoadMs ?? DEFAULT_MODEL_LOAD_MS);
     this.metricsDisabled = new Set(opts.metricsDisabled ?? []);
     this.seed = (opts.seed ?? 20261129) >>> 0;
     this.topology =
@@ -1174,7 +1186,7 @@ export class DemoSimulation {
     const key = u.def.key;
     const spec = u.def.server as ServerSpec;
     let start = this.t;
-    const total = (role === 'decode' ? 90_000 : 60_000) * this.rng.range(0.92, 1.08);
+    const total = this.modelLoadMs * (role === 'decode' ? 1 : 2 / 3) * this.rng.range(0.92, 1.08);
     const failsToStart = this.isFaultOn('unit-fails-to-start', key);
     const hangs = this.isFaultOn('start-timeout', key);
     const metrics = spec.metrics;
@@ -1297,8 +1309,9 @@ export class DemoSimulation {
     });
     let configDone = weightsDone + 1800;
     if (role === 'decode') {
-      const capStart = total * 0.62;
-      const capEnd = total * 0.86;
+      // After the KV pool, however short the load: the steps before it take a fixed few seconds.
+      const capStart = Math.max(total * 0.62, weightsDone + 1500);
+      const capEnd = capStart + total * 0.24;
       say(capStart, 'Capture cuda graph begin. This can take up to several minutes. avail mem=7.90 GB', {
         tp: 0,
       });

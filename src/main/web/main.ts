@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     shell: 'browser',
     autoOpenDemo: args.demo,
     demoSpeed: args.demoSpeed,
+    demoModelLoadMs: args.demoModelLoadMs,
     demoEra: args.demoEras.era,
     demoRouterEra: args.demoEras.router,
   });
