@@ -99,6 +99,26 @@ describe('pd-console status on the demo fleet', () => {
     expect(r.code).toBe(0);
   });
 
+  it('kv names each worker as the app does, with its exact KV from the simulation', async () => {
+    const r = await cli(['kv', '--host', 'gpu-a'], home);
+    expect(r.code, r.err).toBe(0);
+    const line = r.out.split('\n').find((l) => /^\d{4}-\d\d-\d\dT/.test(l))!;
+    expect(line, r.out).toBeDefined();
+    const truth = fleet.groundTruth().workers;
+    expect(truth.map((t) => t.name).sort()).toEqual([
+      'decode-0',
+      'decode-1',
+      'decode-2',
+      'prefill-0',
+      'prefill-1',
+    ]);
+    for (const t of truth) {
+      const { usedTokens: used, capacityTokens: cap } = t.kv!;
+      const figure = `${t.name}: ${((used / cap) * 100).toFixed(1)} % (${used.toLocaleString('en-US')} / ${cap.toLocaleString('en-US')} tokens`;
+      expect(line.split(figure), figure).toHaveLength(2);
+    }
+  });
+
   it("reads the fleet as the app watches it: each host's monitor, its systemd read through the link's persistent shell", async () => {
     const since = Date.now();
     const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c', '--json'], home);

@@ -358,6 +358,11 @@ function kvText(s: ServiceObservation, link: LinkWatch, since?: number): string 
   return `${pct} % (${s.kv.usedTokens.toLocaleString('en-US')} / ${s.kv.capacityTokens.toLocaleString('en-US')} tokens, from ${s.kv.source})`;
 }
 
+/** A server by its role where it is its role's only one (a 1P1D box), by the app's name for it otherwise. */
+function kvName(s: ServiceObservation, servers: readonly ServiceObservation[]): string {
+  return servers.filter((o) => o.role === s.role).length > 1 ? (s.id ?? s.role) : s.role;
+}
+
 /** One line per observation; a lost link is named with when it went and which reconnect attempt is next. */
 async function kv(
   core: Core,
@@ -371,23 +376,27 @@ async function kv(
     `${oneLine(summary.host.label)}: KV cache of prefill and decode${watch ? ', every second' : ''}\n`,
   );
   try {
-    const missingSince = new Map<Role, number>();
+    const missingSince = new Map<string, number>();
     for (;;) {
       const services = await nextObservation(core, summary.deployment.id, 20_000, signal);
       if (!services) return 0;
       const now = core.now;
-      for (const s of services) {
-        if (s.kv) missingSince.delete(s.role);
-        else if (!missingSince.has(s.role)) missingSince.set(s.role, now);
+      const servers = services.filter((s) => s.role !== 'router');
+      for (const s of servers) {
+        const name = kvName(s, servers);
+        if (s.kv) missingSince.delete(name);
+        else if (!missingSince.has(name)) missingSince.set(name, now);
       }
-      const figures = services
-        .filter((s) => s.role !== 'router')
-        .map((s) => `${s.role}: ${kvText(s, link, watch ? missingSince.get(s.role) : undefined)}`)
+      const figures = servers
+        .map((s) => {
+          const name = kvName(s, servers);
+          return `${name}: ${kvText(s, link, watch ? missingSince.get(name) : undefined)}`;
+        })
         .join('   ');
       const linkNote = link.connected ? '' : `${link.text(core.now)}   `;
       io.stdout(`${oneLine(`${new Date(core.now).toISOString()}  ${linkNote}${figures}`)}\n`);
       // A failed link is not retried: watching on would repeat the same line forever.
-      if (!watch || link.failed) return services.some((s) => s.role !== 'router' && s.kv) ? 0 : 1;
+      if (!watch || link.failed) return servers.some((s) => s.kv) ? 0 : 1;
     }
   } finally {
     link.dispose();
