@@ -119,6 +119,22 @@ describe('pd-console status on the demo fleet', () => {
     }
   });
 
+  it("metrics reads the worker it is named, on that worker's host; a role of several is refused with their names", async () => {
+    const r = await cli(['metrics', '--service', 'decode-2', '--host', 'gpu-a'], home);
+    expect(r.code, r.err).toBe(0);
+    const d2 = fleet.groundTruth().workers.find((t) => t.name === 'decode-2')!;
+    expect(r.out.split('\n')[0]).toMatch(
+      new RegExp(
+        `^${d2.units[0].host}: decode-2 http://[\\d.]+:${new URL(d2.url).port}/metrics: \\d+ families$`,
+      ),
+    );
+    const refused = await cli(['metrics', '--service', 'decode', '--host', 'gpu-a'], home);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(
+      'decode: this deployment has 3 decode workers (decode-0, decode-1, decode-2); name one with --service',
+    );
+  });
+
   it("reads the fleet as the app watches it: each host's monitor, its systemd read through the link's persistent shell", async () => {
     const since = Date.now();
     const r = await cli(['status', '--host', 'gpu-a', '--add-host', 'gpu-c', '--json'], home);

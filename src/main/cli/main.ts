@@ -1,8 +1,14 @@
 // `pd-console`: the same core for terminals and scripts.
 import type { App } from '../compose';
 import type { Core } from '../core/core';
-import { ROLES, type Role } from '@shared/domain';
-import { serviceId, type DeploymentSummary, type HostConfig, type ServiceObservation } from '@shared/domain';
+import {
+  ROLES,
+  serviceId,
+  type DeploymentSummary,
+  type HostConfig,
+  type ServiceConfig,
+  type ServiceObservation,
+} from '@shared/domain';
 import { parseCommand } from './parse-command';
 import { HOST_SPEC_HELP } from '@shared/host-spec';
 import { oneLine, visibleLayout } from '@shared/display-text';
@@ -40,7 +46,7 @@ const SYNOPSIS = {
   status: 'status [--host H] [--json] [--wait S] [--add-host H2,H3]',
   kv: 'kv [--host H] [--watch]',
   discover: 'discover [--host H] [--json]',
-  metrics: 'metrics --service prefill|decode|router [--host H] [--json]',
+  metrics: 'metrics --service prefill|decode|router|NAME [--host H] [--json]',
 } as const;
 
 const USAGE = `usage: pd-console <command> [options]
@@ -70,7 +76,8 @@ commands:
   ${SYNOPSIS.metrics}
                                  every metric family the endpoint serves: type, series, last value; the
                                  server or router version it recognises, the headline families missing and
-                                 what adds them, and how many families PD Console does not use
+                                 what adds them, and how many families PD Console does not use. A role names
+                                 its only service; where it has several, name the worker (decode-1)
   restart decode|prefill|router|stack[@URL|UNIT] [--host H] [--yes] [--drain] [--json]
                                  restart a service or the PD stack in order, step by step; on a fleet a rolling
                                  restart, one worker at a time (see restart --help)
@@ -138,7 +145,7 @@ export const METRICS_COMMAND = defineCommand({
   usage: hostCommandUsage(SYNOPSIS.metrics),
   options: {
     ...HOST_OPTIONS,
-    service: { type: 'string', needs: ROLES.join(', ') },
+    service: { type: 'string', needs: `${ROLES.join(', ')} or a worker's name` },
     json: { type: 'boolean' },
   },
 });
@@ -230,8 +237,8 @@ async function hostCommand(
     if (err instanceof UsageError) return usage(err.message);
     throw err;
   }
-  if (cmd === 'metrics' && !ROLES.includes(flags.service as Role))
-    return usage(`--service must be one of ${ROLES.join(', ')}`);
+  if (cmd === 'metrics' && !flags.service)
+    return usage(`--service names the service: ${ROLES.join(', ')} or a worker's name (decode-1)`);
   const host = hostArg(flags.host);
   let eras: DemoEraOptions;
   let waitMs: number;
@@ -254,7 +261,7 @@ async function hostCommand(
         const summary = await openTarget(app, target, eras, addHosts);
         if (cmd === 'status') return await statusCommand(app, summary, { json, simulated, waitMs }, io);
         if (cmd === 'discover') return await discover(app, summary, json, io);
-        if (cmd === 'metrics') return await metrics(app, summary, flags.service as Role, json, io);
+        if (cmd === 'metrics') return await metrics(app, summary, flags.service!, json, io);
         return await kv(app.core, summary, !!flags.watch, io, deps.signal);
       } catch (err) {
         const e = err as Error & { hint?: string };
@@ -426,28 +433,46 @@ async function discover(app: App, summary: DeploymentSummary, json: boolean, io:
 /** Unknown family names listed in the human output; the rest are counted (--json has all). */
 const UNKNOWN_SHOWN = 20;
 
+/**
+ * The service `--service` names: a service id (`decode-1`), or a role that has one service. A role of several
+ * is refused with their names: reading one of them at random would be a guess.
+ */
+function namedService(summary: DeploymentSummary, name: string): ServiceConfig {
+  const { services } = summary.deployment;
+  const byId = services.find((s) => serviceId(s) === name);
+  if (byId) return byId;
+  const ofRole = services.filter((s) => s.role === name);
+  if (ofRole.length === 1) return ofRole[0];
+  if (ofRole.length > 1)
+    throw new Error(
+      `${name}: this deployment has ${ofRole.length} ${name} workers (${ofRole.map(serviceId).join(', ')}); name one with --service`,
+    );
+  throw new Error(`no service "${name}": this deployment's are ${services.map(serviceId).join(', ')}`);
+}
+
 async function metrics(
   app: App,
   summary: DeploymentSummary,
-  role: Role,
+  name: string,
   json: boolean,
   io: CliIo,
 ): Promise<number> {
+  const service = namedService(summary, name);
+  const id = serviceId(service);
   const scrapes = watchScrapes(app.core, summary.deployment.id);
   try {
     // The first scrape arrives with the first observation.
     if (!(await nextObservation(app.core, summary.deployment.id))) return 1;
-    const inv = await app.handlers.getMetricsInventory({ deploymentId: summary.deployment.id, role });
-    // The role's first service: the one the inventory reads.
-    const service = summary.deployment.services.find((s) => s.role === role);
-    const exp = service && scrapes.last(serviceId(service));
-    const era = exp ? readEra(role, exp) : null;
+    const inv = await app.handlers.getMetricsInventory({ deploymentId: summary.deployment.id, service: id });
+    const exp = scrapes.last(id);
+    const era = exp ? readEra(service.role, exp) : null;
     const simulated = isSimulated(summary.host);
-    const host = oneLine(summary.host.label);
+    const hostOf = summary.hosts?.find((h) => h.host.id === service.hostId)?.host ?? summary.host;
+    const host = oneLine(hostOf.label);
     if (json) io.stdout(JSON.stringify({ simulated, ...inv, ...era }, null, 2) + '\n');
-    else if (inv.unavailable) io.stdout(`${host}: ${role}: no metrics: ${oneLine(inv.unavailable)}\n`);
+    else if (inv.unavailable) io.stdout(`${host}: ${id}: no metrics: ${oneLine(inv.unavailable)}\n`);
     else {
-      io.stdout(`${host}: ${role} ${oneLine(String(inv.url))}: ${familiesText(inv.families.length)}\n`);
+      io.stdout(`${host}: ${id} ${oneLine(String(inv.url))}: ${familiesText(inv.families.length)}\n`);
       if (era) {
         io.stdout(`  era: ${era.era ?? 'not recognised'} — ${era.because}\n`);
         for (const m of era.missing) io.stdout(`  missing: ${m.family} — ${m.addedBy}\n`);

@@ -41,6 +41,8 @@ export interface MetricFamilySummary {
 }
 
 export interface MetricsInventory {
+  /** The service's id (`serviceId`): its role on a 1P1D box, the worker's name (`decode-1`) on a fleet. */
+  service: string;
   role: Role;
   url?: string;
   scrapedAt: number | null;
@@ -51,7 +53,8 @@ export interface MetricsInventory {
 
 export interface DiscoveryRequests {
   discover(args: { deploymentId: string }): Promise<DiscoveryReport>;
-  getMetricsInventory(args: { deploymentId: string; role: Role }): Promise<MetricsInventory>;
+  /** Every family the service's last scrape served; `service` is a service id (`serviceId`). */
+  getMetricsInventory(args: { deploymentId: string; service: string }): Promise<MetricsInventory>;
 }
 
 export const DISCOVERY_REQUESTS = [

@@ -1,6 +1,6 @@
 // Discovery and the metrics inventory as API: what runs on the host, what is missing and why, and every
 // metric family each endpoint serves.
-import type { Role } from '@shared/domain';
+import { serviceId, type Role } from '@shared/domain';
 import type { DiscoveryReport, DiscoveryRequests, MetricsInventory } from '@shared/api/discovery';
 import type { ServiceHost } from './service-host';
 import type { Exposition } from '../probes/exposition/types';
@@ -11,7 +11,7 @@ import type { DiscoveryResult } from '../discovery/discover';
 export type DiscoveryHost = Pick<ServiceHost, 'deployments' | 'hooks' | 'clock'>;
 
 export class DiscoveryService {
-  /** Latest parsed scrape per deployment and role, for the inventory. */
+  /** Latest parsed scrape per deployment and service (`serviceId`), for the inventory. */
   private readonly latest = new Map<string, { ts: number; exposition: Exposition }>();
 
   constructor(
@@ -20,7 +20,7 @@ export class DiscoveryService {
     private readonly chosen: (hostId: string) => Partial<Record<Role, string>> = () => ({}),
   ) {
     core.hooks.on('scrape', (e) =>
-      this.latest.set(`${e.deploymentId}/${e.role}`, { ts: e.ts, exposition: e.exposition }),
+      this.latest.set(`${e.deploymentId}/${serviceId(e)}`, { ts: e.ts, exposition: e.exposition }),
     );
     core.hooks.on('closed', ({ deploymentId }) => {
       for (const k of [...this.latest.keys()]) if (k.startsWith(`${deploymentId}/`)) this.latest.delete(k);
@@ -30,7 +30,7 @@ export class DiscoveryService {
   handlers(): DiscoveryRequests {
     return {
       discover: async (a) => this.discover(a.deploymentId),
-      getMetricsInventory: async (a) => this.inventory(a.deploymentId, a.role),
+      getMetricsInventory: async (a) => this.inventory(a.deploymentId, a.service),
     };
   }
 
@@ -76,24 +76,27 @@ export class DiscoveryService {
     return { ...origin, hosts: [origin, ...others] };
   }
 
-  inventory(deploymentId: string, role: Role): MetricsInventory {
+  inventory(deploymentId: string, service: string): MetricsInventory {
     // The last scrape's families are kept as a live deployment's scrapes arrive; a recording keeps none.
     const { config: deployment, latest } = this.core.deployments.live(deploymentId, 'the metrics inventory');
-    const svc = deployment.services.find((s) => s.role === role);
-    const got = this.latest.get(`${deploymentId}/${role}`);
+    const svc = deployment.services.find((s) => serviceId(s) === service);
+    if (!svc)
+      throw new Error(
+        `no service "${service}" in ${deployment.name}: its services are ${deployment.services.map(serviceId).join(', ')}`,
+      );
+    const about = { service, role: svc.role, url: svc.metricsUrl };
+    const got = this.latest.get(`${deploymentId}/${service}`);
     if (!got) {
-      const m = latest?.services.find((s) => s.role === role)?.metrics;
+      const m = latest?.services.find((s) => serviceId(s) === service)?.metrics;
       return {
-        role,
-        url: svc?.metricsUrl,
+        ...about,
         scrapedAt: null,
         families: [],
         unavailable: m && !m.ok ? `${m.error}${m.hint ? ` — ${m.hint}` : ''}` : 'no successful scrape yet',
       };
     }
     return {
-      role,
-      url: svc?.metricsUrl,
+      ...about,
       scrapedAt: got.ts,
       families: got.exposition.families.map((f) => ({
         name: f.name,
