@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import type { DashboardPush, Verdict } from '../../src/shared/contract';
+import { serviceId } from '../../src/shared/domain';
 import { cliCaptured } from './run-on-app';
 import { ALIAS, startFutureHost, sshdUnavailableReason, type FutureHost } from '../support/future-host';
 
@@ -28,7 +29,8 @@ describe.skipIf(skip !== null)('status on a one-host 1P1D deployment', () => {
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error('no scrape of decode within 30 s')), 30_000);
       const on = (s: DashboardPush): void => {
-        if (s.deploymentId !== opened.deployment.id || !s.families?.decode) return;
+        const decode = opened.deployment.services.find((d) => d.role === 'decode')!;
+        if (s.deploymentId !== opened.deployment.id || !s.families?.[serviceId(decode)]) return;
         clearTimeout(t);
         app.core.off('dashboard', on);
         resolve();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import type { DashboardPush } from '../../src/shared/contract';
+import { serviceId } from '../../src/shared/domain';
 import { ALIAS, startFutureHost, sshdUnavailableReason, type FutureHost } from '../support/future-host';
 import { FUTURE_ROUTER_UNKNOWN, FUTURE_SERVER_UNKNOWN } from '../signals/future-fixture';
 import { cliOnApp } from './run-on-app';
@@ -21,6 +22,7 @@ describe.skipIf(skip !== null)('families no supported era lists, from a real SSH
   let app: App;
   let dir: string;
   let first: DashboardPush;
+  let idOf: (role: string) => string;
   beforeAll(async () => {
     fh = await startFutureHost();
     dir = mkdtempSync(join(tmpdir(), 'pd-cli-unknown-'));
@@ -28,6 +30,8 @@ describe.skipIf(skip !== null)('families no supported era lists, from a real SSH
     // Connected and scraped once before the CLI joins: the first poll of a new link (channels, forwards) is the
     // slow one, and on a loaded machine it can miss the scrape deadline the CLI's one observation relies on.
     const opened = await app.handlers.connectHost({ host: fh.host });
+    // The snapshot keeps families per service: this host's one service of each role.
+    idOf = (role) => serviceId(opened.deployment.services.find((s) => s.role === role)!);
     first = await new Promise<DashboardPush>((resolve, reject) => {
       const t = setTimeout(
         () => reject(new Error('no scrape of prefill, decode and router within 30 s')),
@@ -36,7 +40,7 @@ describe.skipIf(skip !== null)('families no supported era lists, from a real SSH
       // Every role, since the snapshot test reads each one's families (a push may carry some roles only).
       const on = (s: DashboardPush): void => {
         if (s.deploymentId !== opened.deployment.id) return;
-        if (!s.families?.prefill || !s.families.decode || !s.families.router) return;
+        if (!['prefill', 'decode', 'router'].every((r) => s.families?.[idOf(r)])) return;
         clearTimeout(t);
         app.core.off('dashboard', on);
         resolve(s);
@@ -111,16 +115,16 @@ describe.skipIf(skip !== null)('families no supported era lists, from a real SSH
     expect(open).toHaveLength(1);
     const [d] = open;
     const snap = first;
-    expect(snap.families?.decode?.unknown).toEqual(FUTURE_SERVER_UNKNOWN);
-    expect(snap.families?.decode?.otherExporters).toBe(6);
-    expect(snap.families?.decode?.used).toBeGreaterThan(5);
-    expect(snap.families?.router?.unknown).toEqual(FUTURE_ROUTER_UNKNOWN);
+    expect(snap.families?.[idOf('decode')]?.unknown).toEqual(FUTURE_SERVER_UNKNOWN);
+    expect(snap.families?.[idOf('decode')]?.otherExporters).toBe(6);
+    expect(snap.families?.[idOf('decode')]?.used).toBeGreaterThan(5);
+    expect(snap.families?.[idOf('router')]?.unknown).toEqual(FUTURE_ROUTER_UNKNOWN);
     // prefill is the demo simulation's own E4 server: nothing unknown there.
-    expect(snap.families?.prefill?.unknown).toEqual([]);
+    expect(snap.families?.[idOf('prefill')]?.unknown).toEqual([]);
     // What the console recognises still reads: the decode queue from the fixture's gauge (in the whole snapshot:
     // a push after the first carries only the values that changed).
     const whole = await app.handlers.getDashboard({ deploymentId: d.deployment.id });
     expect(whole.values['decode.queued']).toBeTypeOf('number');
-    expect(whole.families?.decode?.unknown).toEqual(FUTURE_SERVER_UNKNOWN);
+    expect(whole.families?.[idOf('decode')]?.unknown).toEqual(FUTURE_SERVER_UNKNOWN);
   }, 20_000);
 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/main/compose';
 import type { DeploymentSummary, Observation } from '../../src/shared/domain';
 import type { ScopedKey } from '../../src/shared/signals/scoped-key';
-import type { RouterWorkerState, SeriesColumn } from '../../src/shared/contract';
+import type { RouterWorkerState, ScrapeFamilies, SeriesColumn } from '../../src/shared/contract';
 import { readHeader } from '../../src/main/core/recording';
 
 const DECODES = ['decode-0', 'decode-1', 'decode-2'];
@@ -24,6 +24,7 @@ let liveKv: SeriesColumn[];
 let liveQ: SeriesColumn[];
 /** The router's own list of its workers as the live dashboard had it last. */
 let liveRouterWorkers: RouterWorkerState[] | undefined;
+let liveFamilies: Record<string, ScrapeFamilies> | undefined;
 const ROLE_QUANTILES = [
   'decode.ttft_p50_s',
   'decode.ttft_p99_s',
@@ -76,7 +77,9 @@ beforeAll(async () => {
       maxPoints: 100_000,
     })
   ).series;
-  liveRouterWorkers = (await app.handlers.getDashboard({ deploymentId: live.deployment.id })).routerWorkers;
+  const liveSnapshot = await app.handlers.getDashboard({ deploymentId: live.deployment.id });
+  liveRouterWorkers = liveSnapshot.routerWorkers;
+  liveFamilies = liveSnapshot.families;
   await app.handlers.closeDeployment({ deploymentId: live.deployment.id });
   for (let i = 0; i < 100; i++) {
     const s = (await app.handlers.listSessions({})).find((x) => x.id === sessionId);
@@ -88,6 +91,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.shutdown();
   if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+it("keeps each worker's metric families apart live (workers of a role may run different versions)", () => {
+  expect(Object.keys(liveFamilies ?? {}).sort()).toEqual(
+    [...DECODES, 'prefill-0', 'prefill-1', 'router'].sort(),
+  );
+  for (const [id, f] of Object.entries(liveFamilies ?? {})) expect(f.used, id).toBeGreaterThan(3);
 });
 
 it('records the whole fleet: format 1.4 with every host, the workers and their units in the header', async () => {

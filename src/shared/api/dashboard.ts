@@ -178,8 +178,11 @@ export interface DashboardSnapshot {
   pendingAlerts?: ActiveAlert[];
   /** Signals this deployment's servers do not expose, with the names expected. */
   notExposed: Record<string, SignalMissing>;
-  /** Per scraped role, its latest successful scrape's families by class; absent before the first scrape. */
-  families?: Partial<Record<Role, ScrapeFamilies>>;
+  /**
+   * Per scraped service (its `serviceId`: a fleet's workers each their own, as their versions may differ), its
+   * latest successful scrape's families by class; absent before the first scrape.
+   */
+  families?: Record<string, ScrapeFamilies>;
   /** The workers the router's latest scrape reports, with health and circuit breaker; absent without one. */
   routerWorkers?: RouterWorkerState[];
 }

@@ -15,7 +15,13 @@ import type {
   ScrapeFamilies,
   SignalInfo,
 } from '@shared/contract';
-import type { ConnectionStatus, DeploymentConfig, Observation, Role } from '@shared/domain';
+import {
+  serviceId,
+  type ConnectionStatus,
+  type DeploymentConfig,
+  type Observation,
+  type Role,
+} from '@shared/domain';
 import type { DemoFaultName, DemoFaultState } from '@shared/demo-faults';
 import type { Settings } from '@shared/api/settings';
 import type { EventEmitter } from 'node:events';
@@ -80,7 +86,8 @@ interface Open {
   pendingAlerts: ActiveAlert[];
   gpu: Record<string, GpuStatus>;
   pending: Record<string, number | null>;
-  families: Partial<Record<Role, ScrapeFamilies>>;
+  /** By service id. */
+  families: Record<string, ScrapeFamilies>;
   snapshot?: DashboardSnapshot;
   /** The newest round's time and latest values, while its snapshot has not been built (nobody listened). */
   round?: { ts: number; values: Record<string, number | null> };
@@ -132,10 +139,10 @@ export class DashboardService {
       const values = this.store.ingest(e.deploymentId, e.ts, e.role, e.exposition, e.id);
       // Gathered for the round's 'signals' push only while a window listens (a fleet's round is 33 scrapes).
       if (this.core.listenerCount('signals') > 0) Object.assign(o.pending, values);
-      // Cached per scrape target: a fleet's workers of one role take turns here, and a key per role would see
-      // the family names change with every worker whose set differs from the last one's.
-      const c = this.census.census(`${e.deploymentId}/${e.id ?? e.role}`, e.exposition);
-      o.families[e.role] = {
+      // Per service: a fleet's workers of one role take turns here, and may run different versions.
+      const service = serviceId(e);
+      const c = this.census.census(`${e.deploymentId}/${service}`, e.exposition);
+      o.families[service] = {
         used: c.used.length,
         knownNotUsed: c.knownNotUsed.length,
         otherExporters: c.otherExporters.length,

@@ -2,32 +2,38 @@
 // or router than this PD Console knows); it opens to the names. Everything the console recognises is charted
 // as usual, so this only says what is there and not read.
 import type { ScrapeFamilies } from '@shared/contract';
-import { ROLES, type Role } from '@shared/domain';
+import { serviceId, type ServiceConfig } from '@shared/domain';
 import { NOT_UNDERSTOOD } from '@shared/signals/family-classes';
 
 export function UnknownFamiliesNote({
   families,
+  services,
 }: {
-  families?: Partial<Record<Role, ScrapeFamilies>>;
+  /** By service id. */
+  families?: Record<string, ScrapeFamilies>;
+  /** The deployment's services, in its order. */
+  services: readonly ServiceConfig[];
 }): React.JSX.Element | null {
-  const rows = ROLES.flatMap((role) => {
-    const f = families?.[role];
-    return f && f.unknown.length > 0 ? [{ role, f }] : [];
+  // A service by its role where it is its role's only one (a 1P1D box), by its name among several.
+  const rows = services.flatMap((s) => {
+    const f = families?.[serviceId(s)];
+    const name = services.filter((o) => o.role === s.role).length > 1 ? serviceId(s) : s.role;
+    return f && f.unknown.length > 0 ? [{ name, f }] : [];
   });
   if (rows.length === 0) return null;
   return (
     <div className="unknown-families small muted" data-testid="unknown-families">
-      {rows.map(({ role, f }) => (
-        <details key={role} data-testid={`unknown-families-${role}`}>
+      {rows.map(({ name, f }) => (
+        <details key={name} data-testid={`unknown-families-${name}`}>
           <summary>
-            {role}: {f.unknown.length} {f.unknown.length === 1 ? 'family' : 'families'} {NOT_UNDERSTOOD}
+            {name}: {f.unknown.length} {f.unknown.length === 1 ? 'family' : 'families'} {NOT_UNDERSTOOD}
           </summary>
           <p>
-            Served by {role}’s /metrics but listed by no SGLang or router version this PD Console knows — most
+            Served by {name}’s /metrics but listed by no SGLang or router version this PD Console knows — most
             likely a newer release. The console reads nothing from them; the {f.used} families it does read
             are charted as usual.
           </p>
-          <ul data-testid={`unknown-families-${role}-names`}>
+          <ul data-testid={`unknown-families-${name}-names`}>
             {f.unknown.map((n) => (
               <li key={n}>
                 <code>{n}</code>

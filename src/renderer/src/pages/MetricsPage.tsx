@@ -31,7 +31,7 @@ export function MetricsPage({ view }: { view: DeploymentView }): React.JSX.Eleme
   const src = (k: SignalKey): string | undefined => view.catalog?.[k]?.source;
   return (
     <div className="page metrics-page" data-testid="page-metrics">
-      <UnknownFamiliesNote families={view.dashboard?.families} />
+      <UnknownFamiliesNote families={view.dashboard?.families} services={deployment.services} />
       <h2 className="section">Latency (decode: what clients see)</h2>
       <div className="chart-grid">
         <TimeChart
