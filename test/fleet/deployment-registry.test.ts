@@ -150,7 +150,10 @@ describe('a recorded deployment through the app', () => {
     for (const [name, ask] of [
       ['planRestart', () => app.handlers.planRestart({ deploymentId: id, target: 'decode' })],
       ['discovery', () => app.handlers.discover({ deploymentId: id })],
-      ['the metrics inventory', () => app.handlers.getMetricsInventory({ deploymentId: id, service: 'decode' })],
+      [
+        'the metrics inventory',
+        () => app.handlers.getMetricsInventory({ deploymentId: id, service: 'decode' }),
+      ],
       ['its Prometheus', () => app.handlers.getPrometheusStatus({ deploymentId: id })],
       [
         'older history',

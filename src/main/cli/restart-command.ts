@@ -14,7 +14,8 @@ import type {
 import { RESTART_TARGETS } from '@shared/api/restart';
 import type { HostConfig, Role } from '@shared/domain';
 import { createApp } from '../compose';
-import { isMultiWorker, rollCommand, type RollCliIo } from './roll-command';
+import { rollCommand, type RollCliIo } from './roll-command';
+import { hasWorkerGroups } from '@shared/fleet';
 import { rollChannel } from './roll-on-app';
 import { DEMO_FLEET_HOST, demoFleetLine, withDemoFleet } from './demo-fleet';
 import { formatDuration } from '../core/actions/operation';
@@ -232,7 +233,8 @@ async function restartOnApp(
     const deploymentId = summary.deployment.id;
     await firstObservation(app.core, deploymentId);
     const { deployment } = app.core.deploymentOf(deploymentId);
-    if (args.worker !== undefined || isMultiWorker(deployment))
+    // The rule the app's restart button and the core's plan follow: groups roll, a 1P1D box restarts in place.
+    if (args.worker !== undefined || hasWorkerGroups(deployment.services))
       return await rollCommand(
         rollChannel(app, deploymentId, rollTargetOf(args)),
         { target: rollTargetOf(args), ...expectRoleOf(args) },

@@ -3,7 +3,7 @@
 // deployment in its safe order). The plan, then each worker step by step, then the result; --json prints the
 // plan and the final roll operation as JSON lines on stdout.
 import type { RollOperation, RollPlan, RollTarget } from '@shared/contract';
-import type { DeploymentConfig, Role } from '@shared/domain';
+import type { Role } from '@shared/domain';
 import { formatDuration } from '../core/actions/operation';
 import { describeProgress } from '../core/actions/load-progress';
 import { startRefusal } from '../core/actions/roll-plan';
@@ -31,13 +31,6 @@ export interface RollCliIo {
   /** Resolves true when the operator confirmed (or --yes), false when declined; a string is a refusal. */
   confirm: (question: string) => Promise<boolean | string>;
   onInterrupt: (fn: () => void) => () => void;
-}
-
-/** True when the deployment has more than one worker of a role or spans hosts: restarts become rolls. */
-export function isMultiWorker(d: DeploymentConfig): boolean {
-  const hosts = new Set(d.services.map((s) => s.hostId));
-  const roles = d.services.map((s) => s.role);
-  return hosts.size > 1 || new Set(roles).size < roles.length;
 }
 
 /** The plan from the app's roll service, the operator's confirmation, then the roll followed to its end. */
