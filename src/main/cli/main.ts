@@ -237,7 +237,8 @@ async function hostCommand(
     if (err instanceof UsageError) return usage(err.message);
     throw err;
   }
-  if (cmd === 'metrics' && !flags.service)
+  // The app names every service by its role and a number (fleet-config.ts): anything else names none.
+  if (cmd === 'metrics' && !new RegExp(`^(${ROLES.join('|')})(-\\d+)?$`).test(flags.service ?? ''))
     return usage(`--service names the service: ${ROLES.join(', ')} or a worker's name (decode-1)`);
   const host = hostArg(flags.host);
   let eras: DemoEraOptions;
