@@ -44,7 +44,13 @@ test('crash loop, recovery, restart by the operator: each named with why and wha
   const verdict = page.getByTestId('verdict');
   const headline = page.getByTestId('verdict-headline');
   const next = page.getByTestId('verdict-next');
-  await expect(verdict).toHaveAttribute('data-kind', /^(healthy|idle)$/, { timeout: 60_000 });
+  // A start where decode serves, read first. The demo's offered load follows the time of day (its waves and
+  // bursts are a function of the clock, which runs at real speed here), and in a burst decode piles up: that is
+  // a bottleneck, not an outage, and not what this scenario changes (CI once started in one for over 60 s).
+  await expect(verdict).not.toHaveAttribute('data-kind', /^(unknown|service-down|unreachable)$/, {
+    timeout: 60_000,
+  });
+  await expect(headline).not.toContainText('not serving');
   await recordVerdicts(page);
 
   await fault('crash-loop', true, 'decode');
