@@ -10,6 +10,7 @@ import {
   type ServiceObservation,
 } from '@shared/domain';
 import { parseCommand } from './parse-command';
+import { fleetWorkersOf, workerShortName } from '../core/signals/worker-names';
 import { HOST_SPEC_HELP } from '@shared/host-spec';
 import { oneLine, visibleLayout } from '@shared/display-text';
 import {
@@ -366,11 +367,6 @@ function kvText(s: ServiceObservation, link: LinkWatch, since?: number): string 
   return `${pct} % (${s.kv.usedTokens.toLocaleString('en-US')} / ${s.kv.capacityTokens.toLocaleString('en-US')} tokens, from ${s.kv.source})`;
 }
 
-/** A server by its role where it is its role's only one (a 1P1D box), by the app's name for it otherwise. */
-function kvName(s: ServiceObservation, servers: readonly ServiceObservation[]): string {
-  return servers.filter((o) => o.role === s.role).length > 1 ? (s.id ?? s.role) : s.role;
-}
-
 /** One line per observation; a lost link is named with when it went and which reconnect attempt is next. */
 async function kv(
   core: Core,
@@ -383,6 +379,11 @@ async function kv(
   io.stdout(
     `${oneLine(summary.host.label)}: KV cache of prefill and decode${watch ? ', every second' : ''}\n`,
   );
+  // Each server as the verdict and the screens name it: by its role where it is its role's only one.
+  const names = new Map(
+    (fleetWorkersOf(summary.deployment.services) ?? []).map((w) => [w.id, workerShortName(w)]),
+  );
+  const nameOf = (s: ServiceObservation): string => names.get(serviceId(s)) ?? s.role;
   try {
     const missingSince = new Map<string, number>();
     for (;;) {
@@ -391,13 +392,13 @@ async function kv(
       const now = core.now;
       const servers = services.filter((s) => s.role !== 'router');
       for (const s of servers) {
-        const name = kvName(s, servers);
+        const name = nameOf(s);
         if (s.kv) missingSince.delete(name);
         else if (!missingSince.has(name)) missingSince.set(name, now);
       }
       const figures = servers
         .map((s) => {
-          const name = kvName(s, servers);
+          const name = nameOf(s);
           return `${name}: ${kvText(s, link, watch ? missingSince.get(name) : undefined)}`;
         })
         .join('   ');
