@@ -684,7 +684,7 @@ function TimeChartView(p: TimeChartProps): React.JSX.Element {
                 : 'No data yet: the first scrape fills this chart within a few seconds.')}
             {load.s === 'missing' && (
               <span data-testid={`missing-${p.id}`}>
-                Not exposed by this server version: expected{' '}
+                Not in this server's /metrics: expected{' '}
                 {[...new Set(Object.values(load.missing).flatMap((m) => m.expected))].join(', ')}.{' '}
                 <span className="muted">{Object.values(load.missing)[0]?.why}</span>
               </span>
@@ -703,7 +703,7 @@ function TimeChartView(p: TimeChartProps): React.JSX.Element {
       )}
       {Object.keys(partial).length > 0 && (
         <p className="chart-note" data-testid={`partial-${p.id}`}>
-          Not exposed by this server version:{' '}
+          Not in this server's /metrics:{' '}
           {Object.entries(partial)
             .map(
               ([k, m]) =>

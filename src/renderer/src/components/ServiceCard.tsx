@@ -59,7 +59,7 @@ export function ServiceCard({
       return (
         <span
           className="muted"
-          title={`not exposed by this server version; expected ${miss.expected.join(' or ')}`}
+          title={`not in this server's /metrics (${miss.why}); expected ${miss.expected.join(' or ')}`}
         >
           n/e
         </span>

@@ -1,7 +1,7 @@
 // Exporting a recorded session, the same on the sessions page and in review: the charted signals as CSV by default
 // (a column per signal, what the charts draw), every raw series as an option (many times larger), OpenMetrics and
 // the incident bundle. The backend writes the file; in browser mode the browser then downloads it from the
-// backend, which may be another machine (it used to stay on the backend's disk with nothing downloaded).
+// backend, which may be another machine than the one the browser runs on.
 import { useState } from 'react';
 import type { ExportFormat, ExportResult } from '@shared/contract';
 import { api, inBrowser } from '../api/client';
