@@ -261,6 +261,13 @@ test('the service page shows systemd properties and a live journal with search, 
   await expect(lines.first()).toBeVisible({ timeout: 15_000 });
   const before = await lines.count();
   await expect.poll(() => lines.count(), { timeout: 15_000 }).toBeGreaterThan(before);
+  // One host: no host column, and each line's message on its time's row, in the width left of it.
+  await expect(journal.getByTestId('journal-host')).toHaveCount(0);
+  const [time, msg] = await Promise.all(
+    ['time', '.msg'].map((sel) => lines.first().locator(sel).boundingBox()),
+  );
+  expect(msg!.y).toBe(time!.y);
+  expect(msg!.width).toBeGreaterThan(600);
 
   await journal.getByTestId('journal-search').fill('Decode batch');
   await expect(lines.first()).toContainText('Decode batch');

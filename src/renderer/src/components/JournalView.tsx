@@ -34,6 +34,11 @@ export async function copyText(text: string): Promise<void> {
   ta.remove();
 }
 
+/** Where a line was read: its host and, for a worker spanning nodes, the node rank. */
+function origin(l: JournalEntry): string {
+  return `${l.host ?? ''} r${l.nodeRank ?? 0}`;
+}
+
 export function JournalLines({
   lines,
   highlightTs,
@@ -42,6 +47,9 @@ export function JournalLines({
   highlightTs?: number;
 }): React.JSX.Element {
   const problems = useMemo(() => problemIndexes(lines), [lines]);
+  // The host (and node rank) column tells lines apart; where every line comes from one place, the command above
+  // the box says which, and a one-host deployment's journal reads as it always has.
+  const labelled = useMemo(() => new Set(lines.map(origin)).size > 1, [lines]);
   // The line of the moment asked for is brought to the middle of its box once (a crash sits at the end of its
   // window); only the box scrolls, not the page under the drawer.
   const intoView = useCallback((el: HTMLLIElement | null) => {
@@ -61,7 +69,7 @@ export function JournalLines({
     });
   }
   return (
-    <ol className="journal-lines">
+    <ol className={labelled ? 'journal-lines labelled' : 'journal-lines'}>
       {lines.map((l, i) => (
         <li
           key={l.cursor}
@@ -72,7 +80,7 @@ export function JournalLines({
           data-problem={problems.has(i) ? 'true' : undefined}
         >
           <time>{formatDateTime(l.ts)}</time>
-          {l.host !== undefined && (
+          {labelled && (
             <span className="host" data-testid="journal-host">
               {l.host}
               {l.nodeRank !== undefined ? ` r${l.nodeRank}` : ''}
