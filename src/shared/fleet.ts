@@ -5,8 +5,6 @@
 /** What a router lists a worker as: `--prefill`, `--decode`, or a plain (non-PD) `--worker-urls` worker. */
 export type WorkerRole = 'prefill' | 'decode' | 'regular';
 
-export const WORKER_ROLES: readonly WorkerRole[] = ['prefill', 'decode', 'regular'];
-
 /** One SSH link: every router and worker unit on it shares it. */
 export interface FleetHost {
   /** The alias or user@host[:port] the link was opened with; the key every unit's `host` refers to. */

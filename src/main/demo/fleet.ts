@@ -246,7 +246,7 @@ export async function startDemoFleet(opts: DemoFleetOptions = {}): Promise<DemoF
   return fleet;
 }
 
-/** Like launchDemo for the single host: speed 1 runs on the wall clock, more runs the simulation faster. */
+/** The demo fleet for the core's DemoLauncher: speed 1 runs on the wall clock, more runs the simulation faster. */
 export async function launchDemoFleet(args: {
   speed: number;
   era?: DemoEra;

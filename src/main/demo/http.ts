@@ -23,10 +23,6 @@ const HUGE_BYTES = 50 * 1024 * 1024;
 /** The sglang version string /get_server_info reports per era. */
 const SERVER_VERSION: Record<DemoEra, string> = { E1: '0.5.3', E2: '0.5.8', E3: '0.5.10', E4: '0.5.12' };
 
-export function isDemoHttpPort(port: number): port is DemoHttpPort {
-  return (DEMO_HTTP_PORTS as readonly number[]).includes(port);
-}
-
 function roleOfPort(port: number): DemoRole | null {
   if (port === PORTS.prefill) return 'prefill';
   if (port === PORTS.decode) return 'decode';

@@ -2,16 +2,14 @@
 // that the app reaches through its real SSH client. It is the app's embedded default ("Open demo
 // deployment") and the fixture of most tests.
 import type { DeploymentConfig } from '@shared/domain';
-import { acceleratedClock, systemClock, type Clock } from '../core/clock';
-import { runCommand, type CommandResult } from './commands/emulate';
-import type { CommandIO } from './commands/context';
+import { systemClock, type Clock } from '../core/clock';
+import type { CommandResult } from './commands/emulate';
 import { DemoHttpServers } from './http';
 import { generateDemoKeys } from './keys';
 import { DemoSimulation, type DemoEra, type RouterEra } from './simulation';
 import { DEMO_PASSWORD, DemoSshServer } from './ssh-server';
 import { PORTS, type ServerRole } from './units';
 import type { DemoChannelLog } from './channel-log';
-import type { DemoMachine } from './machine';
 import { installDemoPrometheus, type DemoPrometheusOption } from './prometheus-unit';
 
 export type {
@@ -176,35 +174,4 @@ export async function startDemoHost(opts: DemoHostOptions = {}): Promise<DemoHos
     stop: () =>
       (stopped ??= Promise.all([sim.stopFaultTimers(), ssh.close(), http.close()]).then(() => undefined)),
   };
-}
-
-/** Matches the core's DemoLauncher: speed 1 runs on the wall clock, more runs the simulation faster. */
-export async function launchDemo(args: { speed: number }): Promise<DemoHost> {
-  const clock = args.speed === 1 ? systemClock : acceleratedClock(args.speed);
-  return startDemoHost({ clock });
-}
-
-export interface CommandStream {
-  /** Resolves with the exit code once the command ends (for `journalctl -f`: after cancel()). */
-  exit: Promise<number>;
-  cancel(): void;
-}
-
-/** Runs a command with streamed output, e.g. `journalctl -u sglang-decode.service -f -o json`. */
-export function streamCommand(
-  sim: DemoSimulation | DemoMachine,
-  commandLine: string,
-  asUser: string,
-  onStdout: (chunk: Buffer) => void,
-  onStderr: (chunk: Buffer) => void = () => undefined,
-): CommandStream {
-  const controller = new AbortController();
-  const toBuf = (c: string | Buffer): Buffer => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
-  const io: CommandIO = {
-    out: (c) => onStdout(toBuf(c)),
-    err: (c) => onStderr(toBuf(c)),
-    signal: controller.signal,
-    canFollow: true,
-  };
-  return { exit: runCommand(sim, commandLine, asUser, io), cancel: () => controller.abort() };
 }

@@ -234,8 +234,3 @@ export function processTable(m: DemoMachine, session?: Session): DemoProcess[] {
   }
   return out.sort((a, b) => a.pid - b.pid);
 }
-
-/** The process with this pid, as the session running `argv` sees the host. */
-export function processByPid(m: DemoMachine, pid: number, session?: Session): DemoProcess | undefined {
-  return processTable(m, session).find((p) => p.pid === pid);
-}

@@ -116,12 +116,6 @@ export function cpuTimespan(seconds: number): string {
   return systemdTimespan(Math.round(seconds * 1e6), 1000);
 }
 
-/** "tqdm"-style elapsed, e.g. 00:12 */
-export function tqdmElapsed(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  return `${p2(Math.floor(s / 60))}:${p2(s % 60)}`;
-}
-
 /**
  * Parses the time specifications journalctl accepts for --since/--until: "YYYY-MM-DD [HH:MM[:SS]]",
  * "HH:MM[:SS]" (today), "today", "yesterday", "now", "@EPOCH", "-5min", "5 min ago", "+1h".

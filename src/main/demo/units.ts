@@ -5,8 +5,6 @@
 
 export type ServerRole = 'prefill' | 'decode';
 export type DemoRole = ServerRole | 'router';
-export const DEMO_ROLES: readonly DemoRole[] = ['prefill', 'decode', 'router'];
-
 export const HOSTNAME = 'h100-pd-01';
 export const MODEL_NAME = 'Qwen/Qwen3-32B';
 export const MODEL_PATH = '/models/Qwen3-32B';

@@ -36,23 +36,6 @@ export function journalAfterCursorCommand(unit: string, cursor: string, maxLines
   ]);
 }
 
-/** `journalctl -f`: the live stream, for a connection that can stream an exec channel. */
-export function journalFollowCommand(unit: string, lines: number): string {
-  return shellCommand([
-    'journalctl',
-    '--no-pager',
-    '-o',
-    'json',
-    // Fields over 4096 bytes (SGLang's server_args line) are null without it; journal-json.ts caps what is kept.
-    '--all',
-    '-f',
-    '-u',
-    assertUnitName(unit),
-    '-n',
-    String(clampInt(lines, 0, 5000)),
-  ]);
-}
-
 /**
  * The newest entry of the whole journal, whatever its unit: a position to follow from. With no unit filter it is
  * empty only when the journal is.

@@ -53,12 +53,6 @@ export function isLabelNameChar(c: number): boolean {
   return c < 128 && (CHAR_CLASS[c] & LABEL_CHAR) !== 0;
 }
 
-export function isValidMetricName(name: string): boolean {
-  if (name.length === 0 || !isMetricNameStart(name.charCodeAt(0))) return false;
-  for (let i = 1; i < name.length; i++) if (!isMetricNameChar(name.charCodeAt(i))) return false;
-  return true;
-}
-
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }

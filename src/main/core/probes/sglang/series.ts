@@ -61,39 +61,6 @@ export function perDpRank(samples: readonly Sample[]): Map<string, number> {
   return out;
 }
 
-/** Sum across dp ranks (token counts, queue lengths); undefined when no finite sample exists. */
-export function sumOverRanks(samples: readonly Sample[]): number | undefined {
-  const ranks = perDpRank(samples);
-  if (ranks.size === 0) return undefined;
-  let total = 0;
-  for (const v of ranks.values()) total += v;
-  return total;
-}
-
-/** Max across dp ranks (ratios, latencies: the worst rank is the one that bites). */
-export function maxOverRanks(samples: readonly Sample[]): number | undefined {
-  const ranks = perDpRank(samples);
-  if (ranks.size === 0) return undefined;
-  return Math.max(...ranks.values());
-}
-
-/** Min across dp ranks (speeds: the slowest rank). */
-export function minOverRanks(samples: readonly Sample[]): number | undefined {
-  const ranks = perDpRank(samples);
-  if (ranks.size === 0) return undefined;
-  return Math.min(...ranks.values());
-}
-
-/**
- * Whether `name` is exposed as a histogram: declared so, or carrying `_bucket`/`_count` samples (an untyped
- * family or a parser that kept the suffixed names as separate families).
- */
-export function isHistogram(view: MetricView, name: string): boolean {
-  const fam = view.family(name);
-  if (fam && (fam.type === 'histogram' || fam.type === 'gaugehistogram')) return true;
-  return view.has(`${name}_bucket`) || view.has(`${name}_count`);
-}
-
 /** Parses a bucket bound as Prometheus writes it ("0.1", "1.0", "+Inf", "1e+06"); NaN when unparseable. */
 export function parseLe(le: string | undefined): number {
   if (le === undefined) return NaN;
@@ -101,13 +68,4 @@ export function parseLe(le: string | undefined): number {
   if (t === '+Inf' || t === 'Inf' || t === '+inf' || t === 'inf') return Infinity;
   if (t === '-Inf' || t === '-inf') return -Infinity;
   return t === '' ? NaN : Number(t);
-}
-
-/** A stable key for a label set, optionally without some labels. */
-export function labelKey(labels: Record<string, string>, omit: readonly string[] = []): string {
-  return Object.keys(labels)
-    .filter((k) => !omit.includes(k))
-    .sort()
-    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
-    .join(',');
 }
