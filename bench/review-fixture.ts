@@ -7,7 +7,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { FORMAT_MINOR_VERSION } from '../src/main/core/recording/format';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock } from '../src/main/core/clock';
+import { systemClock, type Clock } from '../src/main/core/clock';
 import type { DeploymentConfig } from '../src/shared/domain';
 import { RecordingWriter } from '../src/main/core/recording';
 import { REVIEW_OVERVIEW } from '../src/main/core/review/overview-table';
@@ -44,12 +44,9 @@ export async function writeSyntheticRecording(
   // The writer's flush cadence follows simulated time, like a real session's.
   const simClock: Clock = {
     now: () => sim.now,
-    setTimeout: (fn, ms) => {
-      const h = setTimeout(fn, ms);
-      h.unref();
-      return { id: Number(h[Symbol.toPrimitive]()) };
-    },
-    clearTimeout: () => undefined,
+    // Real timers the writer can clear: one left to fire while the file is closed wrote after its end.
+    setTimeout: (fn, ms) => systemClock.setTimeout(fn, ms),
+    clearTimeout: (timer) => systemClock.clearTimeout(timer),
   };
   const tmp = `${path}.part`;
   const host = { id: 'demo', label: 'gpu-host-01 (synthetic)', kind: 'demo' as const };

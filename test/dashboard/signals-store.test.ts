@@ -31,7 +31,10 @@ describe('SignalsStore', () => {
     expect(latest['decode.kv_fullest_rank_ratio']).toBeCloseTo(0.5, 6);
     expect(latest['decode.kv_rank.0.ratio']).toBeCloseTo(0.2, 6);
     expect(latest['decode.kv_rank.1.ratio']).toBeCloseTo(0.5, 6);
-    expect(store.kvRanks('d')).toEqual({ decode: ['0', '1'] });
+    // The worker's ranks, and its role's: a role of one worker carries them under its own keys.
+    expect(store.kvRanks('d')).toEqual({ 'decode@decode-0': ['0', '1'], decode: ['0', '1'] });
+    expect(latest['decode.kv_rank.0.ratio@decode-0']).toBeCloseTo(0.2, 6);
+    expect(latest['decode.kv_rank.1.ratio@decode-0']).toBeCloseTo(0.5, 6);
     const keys = catalogFor(ROLES, [], store.kvRanks('d')).map((c) => c.key);
     expect(keys).toContain('decode.kv_rank.0.ratio');
     expect(keys).toContain('decode.kv_rank.1.ratio');
@@ -83,10 +86,10 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
     for (let s = 0; s <= 60; s += 10)
       ingestPoll(store, 'd', T0 + s * 1000, 'decode', scrape(100 + (s / 10) * 3, 3));
     const latest = store.latest('d');
-    expect(latest['decode.retracted_per_min']).toBeCloseTo(18, 6);
-    expect(latest['decode.retracted']).toBe(3);
+    expect(latest['decode.retracted_per_min@decode-0']).toBeCloseTo(18, 6);
+    expect(latest['decode.retracted@decode-0']).toBe(3);
     ingestPoll(store, 'd', T0, 'prefill', scrape(null, 0));
-    expect(store.latest('d')['prefill.retracted_per_min']).toBeNull();
+    expect(store.latest('d')['prefill.retracted_per_min@prefill-0']).toBeNull();
   });
 
   it('turns successive scrapes into point-in-time and windowed signals under stable keys', () => {
@@ -96,9 +99,9 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
     for (let s = 0; s <= 10; s++) ingestPoll(store, 'd', T0 + s * 1000, 'decode', prom(advanced(text, s)));
     const latest = store.latest('d');
     expect(latest['decode.kv_used']).toBe(236544);
-    expect(latest['decode.decode_prealloc_queue']).toBe(1);
+    expect(latest['decode.decode_prealloc_queue@decode-0']).toBe(1);
     // 1000 generation tokens per second were added to the counter.
-    expect(latest['decode.generation_tokens_per_s']).toBeCloseTo(1000, 6);
+    expect(latest['decode.generation_tokens_per_s@decode-0']).toBeCloseTo(1000, 6);
     expect(latest['decode.kv_ratio']).toBeGreaterThan(0);
     const series = store.getSeries({ deploymentId: 'd', keys: ['decode.kv_used'], maxPoints: 100 });
     expect(series.series[0].t).toHaveLength(11);
@@ -195,6 +198,7 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
       services: [
         {
           role: 'decode',
+          id: 'decode-0',
           unit: 'sglang-decode.service',
           systemd: {
             unit: 'sglang-decode.service',
@@ -223,12 +227,12 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
         },
       ],
     });
-    store.ingest('d', T0, 'decode', fixture('decode-newest.prom'));
+    store.ingest('d', T0, 'decode', fixture('decode-newest.prom'), 'decode-0');
     const merged = store.ingestObservation(obs(T0, true));
     expect(merged['decode.active']).toBe(1);
     expect(merged['decode.kv_ratio']).toBe(0.5);
     store.ingestObservation(obs(T0 + 1000, false));
-    store.ingest('d', T0 + 2000, 'decode', fixture('decode-newest.prom'));
+    store.ingest('d', T0 + 2000, 'decode', fixture('decode-newest.prom'), 'decode-0');
     store.ingestObservation(obs(T0 + 2000, true));
     const r = store.getSeries({
       deploymentId: 'd',
@@ -239,6 +243,54 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
     expect(r.series[1].v).toEqual([1, 0, 1]);
     expect(r.series[2].v).toEqual([0, null, 0]);
     expect(store.kvMeta('d', 'decode')?.sourceMetrics).toEqual(['sglang:kv_used_tokens']);
+    expect(store.kvMeta('d', 'decode@decode-0')?.sourceMetrics).toEqual(['sglang:kv_used_tokens']);
+  });
+
+  it('keeps each worker’s KV source: workers of one role on different versions name their own', () => {
+    const store = new SignalsStore({ capacity: 100 });
+    store.open('d', ROLES);
+    const worker = (id: string, ratio: number, ranks: boolean, caveat?: string) => ({
+      role: 'decode' as const,
+      id,
+      unit: `sglang-${id}.service`,
+      metrics: { ok: true as const, scrapedAt: T0, durationMs: 1, families: 1, samples: 1 },
+      kv: {
+        usedTokens: ratio * 1e6,
+        capacityTokens: 1e6,
+        ratio,
+        ...(ranks
+          ? {
+              ranks: [
+                { rank: '0', ratio: ratio / 2, used: 0, capacity: 5e5 },
+                { rank: '1', ratio: ratio * 1.5, used: 0, capacity: 5e5 },
+              ],
+            }
+          : {}),
+        source: caveat ? ('token_usage' as const) : ('kv_tokens' as const),
+        sourceMetrics: caveat ? ['sglang:token_usage'] : ['sglang:kv_used_tokens'],
+        ...(caveat ? { caveat } : {}),
+      },
+    });
+    const values = store.ingestObservation({
+      deploymentId: 'd',
+      hostId: 'h',
+      ts: T0,
+      services: [worker('decode-0', 0.4, true), worker('decode-1', 0.2, false, 'an older server: rounded')],
+    });
+    expect(store.kvMeta('d', 'decode@decode-0')).toEqual({
+      source: 'kv_tokens',
+      sourceMetrics: ['sglang:kv_used_tokens'],
+      caveat: undefined,
+    });
+    expect(store.kvMeta('d', 'decode@decode-1')?.caveat).toBe('an older server: rounded');
+    expect(store.kvMeta('d', 'decode@decode-1')?.sourceMetrics).toEqual(['sglang:token_usage']);
+    // The role's figure is the sum of both: named by its first worker's source.
+    expect(values['decode.kv_ratio']).toBeCloseTo(0.3, 12);
+    expect(store.kvMeta('d', 'decode')?.source).toBe('kv_tokens');
+    // dp rank 0 of which worker? A role of several workers has no ranks of its own; each worker keeps its own.
+    expect(values['decode.kv_rank.0.ratio@decode-0']).toBeCloseTo(0.2, 12);
+    expect(Object.keys(values).filter((k) => /^decode\.kv_rank\.[^@]+$/.test(k))).toEqual([]);
+    expect(store.kvRanks('d')).toEqual({ 'decode@decode-0': ['0', '1'] });
   });
 
   it('forecasts time to full from a rising KV usage', () => {
@@ -254,6 +306,7 @@ sglang:num_retracted_requests_total{tp_rank="0"} ${total}
         services: [
           {
             role: 'decode',
+            id: 'decode-0',
             unit: 'u',
             metrics: { ok: true, scrapedAt: T0, durationMs: 1, families: 1, samples: 1 },
             kv: {

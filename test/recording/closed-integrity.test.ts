@@ -17,7 +17,7 @@ import { readOverview, type OverviewRead } from '../../src/main/core/recording/o
 import { scanMarked } from '../../src/main/core/recording/members';
 import { REVIEW_OVERVIEW } from '../../src/main/core/review/overview-table';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
-import { header, manualClock, tempDir } from './helpers';
+import { manualClock, ONE_HOST, oneHostHeader, tempDir } from './helpers';
 
 const START = Date.UTC(2026, 0, 5, 8);
 /** 21 minutes: overview members after 10 and 20 minutes and at close. */
@@ -41,19 +41,20 @@ beforeAll(async () => {
   path = join(dir, 'closed.pdrec.jsonl.gz');
   const sim = new SyntheticPdSession(START, 5, SECONDS * 1000);
   const clock = manualClock(START);
-  const w = await RecordingWriter.open(path, header({ startedAt: START }), {
+  const w = await RecordingWriter.open(path, oneHostHeader({ startedAt: START }), {
     clock,
     overview: { ...REVIEW_OVERVIEW, stepMs: 30_000 },
   });
   headerEnd = (await stat(path)).size;
+  const { source } = ONE_HOST;
   for (let i = 0; i < SECONDS; i++) {
     const tick = sim.step();
     clock.set(sim.now);
-    if (i % SCRAPE_EVERY === 0) for (const s of tick.scrapes) w.appendScrape(s.ts, s.target, s.exp);
-    for (const u of tick.unitStates) w.appendUnitState(u.ts, u.role, u.state);
-    for (const h of tick.health) w.appendHealth(h.ts, h.role, h.health);
+    if (i % SCRAPE_EVERY === 0) for (const s of tick.scrapes) w.appendScrape(s.ts, source(s.target), s.exp);
+    for (const u of tick.unitStates) w.appendUnitState(u.ts, source(u.role), u.state);
+    for (const h of tick.health) w.appendHealth(h.ts, source(h.role), h.health);
     for (const e of tick.events) w.appendEvent(e);
-    for (const j of tick.journal) w.appendJournal(j);
+    for (const j of tick.journal) w.appendJournal({ ...j, role: source(j.role) });
     if (i % 2 === 1) await w.flush();
   }
   await w.close();

@@ -6,12 +6,43 @@ import { crc32, gunzipSync, gzipSync } from 'node:zlib';
 import type { Exposition, MetricType } from '../../src/main/core/probes/exposition/types';
 import type { Clock } from '../../src/main/core/clock';
 import type { RecordingHeader } from '../../src/main/core/recording';
+import type { DeploymentConfig } from '../../src/shared/domain';
+import { fleetOfOne } from '../../src/main/core/recording/fleet-of-one';
 
 export async function tempDir(
   prefix = 'pdc-rec-test-',
 ): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A 1P1D host as the app names it today (the ids fleetOfServices gives: `router`, `prefill-0`, `decode-0`): the
+ * header's deployment and fleet, and `source(role)`, the target and source a role's one service is recorded
+ * under (`decode@decode-0`; the host's GPUs `gpu@demo`).
+ */
+export const ONE_HOST = fleetOfOne({
+  host: { id: 'demo', label: 'Demo GPU host', kind: 'demo' },
+  deployment: oneHostByRole(),
+})!;
+
+/** The same 1P1D as a recording made before services had ids names it: each service by its role. */
+export function oneHostByRole(): DeploymentConfig {
+  return {
+    id: 'demo',
+    name: 'Demo PD',
+    services: (['prefill', 'decode', 'router'] as const).map((role) => ({
+      role,
+      hostId: 'demo',
+      unit: `sglang-${role}.service`,
+      apiUrl: 'http://127.0.0.1:1',
+    })),
+  };
+}
+
+/** A header of the 1P1D host named as today (ONE_HOST). */
+export function oneHostHeader(over: Partial<RecordingHeader> = {}): RecordingHeader {
+  return header({ deployment: ONE_HOST.deployment, fleet: ONE_HOST.fleet, ...over });
 }
 
 export function header(over: Partial<RecordingHeader> = {}): RecordingHeader {

@@ -21,7 +21,7 @@ import { resaveRecording } from '../../src/main/core/recording/resave';
 import { SessionStore } from '../../src/main/core/recording/session-store';
 import { runCli } from '../../src/main/cli/main';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
-import { asOlderMinor, header, manualClock, tempDir } from './helpers';
+import { asOlderMinor, manualClock, ONE_HOST, oneHostHeader, tempDir } from './helpers';
 
 const START = Date.UTC(2026, 0, 5, 8);
 const SECONDS = 25 * 60;
@@ -39,18 +39,19 @@ let full14: Recording;
 async function writeSession(path: string, overview: boolean): Promise<void> {
   const sim = new SyntheticPdSession(START, 5, SECONDS * 1000);
   const clock = manualClock(START);
-  const w = await RecordingWriter.open(path, header({ startedAt: START }), {
+  const w = await RecordingWriter.open(path, oneHostHeader({ startedAt: START }), {
     clock,
     overview: overview && { ...REVIEW_OVERVIEW, stepMs: STEP },
   });
+  const { source } = ONE_HOST;
   for (let i = 0; i < SECONDS; i++) {
     const tick = sim.step();
     clock.set(sim.now);
-    for (const s of tick.scrapes) w.appendScrape(s.ts, s.target, s.exp);
-    for (const u of tick.unitStates) w.appendUnitState(u.ts, u.role, u.state);
-    for (const h of tick.health) w.appendHealth(h.ts, h.role, h.health);
+    for (const s of tick.scrapes) w.appendScrape(s.ts, source(s.target), s.exp);
+    for (const u of tick.unitStates) w.appendUnitState(u.ts, source(u.role), u.state);
+    for (const h of tick.health) w.appendHealth(h.ts, source(h.role), h.health);
     for (const e of tick.events) w.appendEvent(e);
-    for (const j of tick.journal) w.appendJournal(j);
+    for (const j of tick.journal) w.appendJournal({ ...j, role: source(j.role) });
   }
   await w.close();
 }

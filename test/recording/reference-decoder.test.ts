@@ -20,7 +20,7 @@ import {
 } from '../../src/main/core/review/overview-table';
 import { readOverview } from '../../src/main/core/recording/overview-reader';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
-import { exposition, header, manualClock, tempDir } from './helpers';
+import { exposition, header, manualClock, ONE_HOST, oneHostHeader, tempDir } from './helpers';
 
 const run = promisify(execFile);
 const DOC = resolve(__dirname, '../../docs/recording-format.md');
@@ -82,16 +82,17 @@ describe('the Python reference decoder in docs/recording-format.md', () => {
       const path13 = join(dir, 'r13.pdrec.jsonl.gz');
       const sim13 = new SyntheticPdSession(start, 9, 900_000);
       const clock13 = manualClock(start);
-      const w13 = await RecordingWriter.open(path13, header({ startedAt: start }), {
+      const w13 = await RecordingWriter.open(path13, oneHostHeader({ startedAt: start }), {
         clock: clock13,
         overview: REVIEW_OVERVIEW,
       });
+      const { source } = ONE_HOST;
       for (let i = 0; i < 900; i++) {
         const tick = sim13.step();
         clock13.set(sim13.now);
-        for (const s of tick.scrapes) w13.appendScrape(s.ts, s.target, s.exp);
-        for (const u of tick.unitStates) w13.appendUnitState(u.ts, u.role, u.state);
-        for (const h of tick.health) w13.appendHealth(h.ts, h.role, h.health);
+        for (const s of tick.scrapes) w13.appendScrape(s.ts, source(s.target), s.exp);
+        for (const u of tick.unitStates) w13.appendUnitState(u.ts, source(u.role), u.state);
+        for (const h of tick.health) w13.appendHealth(h.ts, source(h.role), h.health);
       }
       await w13.close();
       expect((await readHeader(path13)).minorVersion).toBe(FORMAT_MINOR_VERSION);

@@ -2,8 +2,9 @@
 // the servers' targets and sources named by role (`decode`), the GPUs `gpu`, the monitor's rows labelled `{role}`
 // only, no `fleet` in the header — in format 1.3, and in 1.4 (the same records under the current minor). The
 // screens ask for each worker's keys (`decode.kv_ratio@decode-0`, the worker and KV pages) and the host's GPU keys
-// (`gpu.0.util@<host>`); such a file answers none of them until `recording resave` names its services and records
-// as the app names a 1P1D host today (a fleet of one), which the sessions list and review say it needs.
+// (`gpu.0.util@<host>`). Review reads such a file as the app names a 1P1D host today (a fleet of one), so it answers
+// them all; it is read the slow way, by its data, until `recording resave` names its services and records in the
+// file, which the sessions list and review say in one line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -141,7 +142,7 @@ function unanswered(table: { groups: Map<string, { cols: Map<string, Float32Arra
 }
 
 describe('a 1P1D recording made before its services had ids', () => {
-  it('is said to be of an older format, in 1.4 as in 1.3, and its review answers no worker or host key', async () => {
+  it('is said to be of an older format, in 1.4 as in 1.3, and its review answers every worker and host key', async () => {
     const folder = join(dir, 'sessions');
     await mkdir(folder);
     await copyFile(old14, join(folder, '20260105-080000Z-aaaaaa.pdrec.jsonl.gz'));
@@ -154,11 +155,13 @@ describe('a 1P1D recording made before its services had ids', () => {
       // Read by its data (the overview of a file named by role is not today's), with the one-line note.
       expect(review.loadedFrom).toBe('recording');
       expect(review.data.warnings).toEqual([OLD_FORMAT_NOTE]);
-      // The role aggregates are there; what the worker, KV and GPU pages ask for is not.
+      // The role aggregates are there, and what the worker, KV and GPU pages ask for.
       expect(unanswered(review.data.table, ['decode.kv_ratio', 'prefill.running'])).toEqual([]);
-      expect(unanswered(review.data.table, [...WORKER_KEYS, ...GPU_KEYS])).toEqual([
-        ...WORKER_KEYS,
-        ...GPU_KEYS,
+      expect(unanswered(review.data.table, [...WORKER_KEYS, ...GPU_KEYS])).toEqual([]);
+      expect(review.data.header.deployment.services.map((s) => s.id)).toEqual([
+        'prefill-0',
+        'decode-0',
+        'router',
       ]);
     }
   });
@@ -239,24 +242,29 @@ describe('a 1P1D recording made before its services had ids', () => {
     expect(unanswered(table, [...WORKER_KEYS, ...GPU_KEYS, 'decode.kv_ratio', 'prefill.running'])).toEqual(
       [],
     );
-    // Each worker's series is what the old file showed as its role's, row for row; the GPUs' are the host's.
-    const scoped: [string, string][] = [
-      ['prefill', 'prefill@prefill-0'],
-      ['decode', 'decode@decode-0'],
-      ['router', 'router@router'],
-      ['gpu', `gpu@${HOST}`],
+    // The review of the re-saved file is the old file's review, group for group and row for row: each worker's,
+    // each role's aggregate and the host's GPUs.
+    const groups = [
+      'prefill@prefill-0',
+      'decode@decode-0',
+      'router@router',
+      `gpu@${HOST}`,
+      'prefill',
+      'decode',
+      'router',
     ];
-    for (const [group, now] of scoped) {
+    expect([...table.groups.keys()].sort()).toEqual([...old.data.table.groups.keys()].sort());
+    expect([...table.groups.keys()].sort()).toEqual([...groups].sort());
+    for (const group of groups) {
       const was = old.data.table.groups.get(group)!;
-      const is = table.groups.get(now)!;
-      expect(is, now).toBeDefined();
-      expect(Array.from(is.t), now).toEqual(Array.from(was.t));
-      const suffix = `@${now.slice(now.indexOf('@') + 1)}`;
-      expect([...is.cols.keys()].sort()).toEqual([...was.cols.keys()].map((k) => k + suffix).sort());
+      const is = table.groups.get(group)!;
+      expect(is, group).toBeDefined();
+      expect(Array.from(is.t), group).toEqual(Array.from(was.t));
+      expect([...is.cols.keys()].sort()).toEqual([...was.cols.keys()].sort());
       for (const [k, col] of was.cols) {
-        const c = is.cols.get(k + suffix)!;
+        const c = is.cols.get(k)!;
         for (let i = 0; i < col.length; i++)
-          if (!Object.is(c[i], col[i])) throw new Error(`${k}${suffix}[${i}]: ${c[i]}, was ${col[i]}`);
+          if (!Object.is(c[i], col[i])) throw new Error(`${k}[${i}]: ${c[i]}, was ${col[i]}`);
       }
     }
     // The role's aggregate of its one worker is that worker at every poll that scraped it.

@@ -9,7 +9,7 @@ import { parseExposition } from '../../src/main/core/probes/exposition/parser';
 import { RecordingWriter, readRecording } from '../../src/main/core/recording';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';
-import { header, manualClock, tempDir } from '../recording/helpers';
+import { header, manualClock, tempDir, oneHostByRole } from '../recording/helpers';
 
 const START = Date.UTC(2026, 0, 5, 8, 0, 0);
 const KEYS = ['requests_per_s', 'error_share', 'latency_p50_s', 'latency_p99_s'].map(
@@ -24,7 +24,7 @@ beforeAll(async () => {
   const clock = manualClock(START);
   const sim = new DemoSimulation({ clock, routerEra: 'sglang-router-0.2.4', historyMs: 10 * 60_000 });
   const path = join(dir.dir, 's.pdrec.jsonl.gz');
-  const w = await RecordingWriter.open(path, header(), { clock });
+  const w = await RecordingWriter.open(path, header({ deployment: oneHostByRole() }), { clock });
   const store = new SignalsStore();
   store.open('d', ['router']);
   for (let i = 0; i < 240; i++) {
@@ -35,7 +35,7 @@ beforeAll(async () => {
     if (!r) continue;
     const exp = parseExposition(renderRouterMetrics(r, sim.routerEra), 'prometheus');
     w.appendScrape(clock.now(), 'router', exp);
-    live.set(clock.now(), store.ingest('d', clock.now(), 'router', exp));
+    live.set(clock.now(), store.ingest('d', clock.now(), 'router', exp, 'router'));
   }
   await w.close();
   data = buildReviewData(await readRecording(path));

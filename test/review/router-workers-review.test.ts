@@ -14,7 +14,7 @@ import { buildReviewData } from '../../src/main/core/review/review-data';
 import { snapshotAt } from '../../src/main/core/review/state-at';
 import { ReviewCache } from '../../src/main/core/review/review-cache';
 import type { RouterWorkerState } from '../../src/shared/contract';
-import { header, manualClock, tempDir } from '../recording/helpers';
+import { header, manualClock, tempDir, oneHostByRole } from '../recording/helpers';
 
 const START = Date.UTC(2026, 0, 5, 8, 0, 0);
 const live = new Map<number, RouterWorkerState[] | undefined>();
@@ -26,7 +26,7 @@ beforeAll(async () => {
   const clock = manualClock(START);
   const sim = new DemoSimulation({ clock, historyMs: 10 * 60_000 });
   const path = join(dir.dir, 's.pdrec.jsonl.gz');
-  const w = await RecordingWriter.open(path, header(), { clock });
+  const w = await RecordingWriter.open(path, header({ deployment: oneHostByRole() }), { clock });
   const store = new SignalsStore();
   store.open('d', ['router']);
   for (let i = 0; i < 120; i++) {
@@ -37,7 +37,7 @@ beforeAll(async () => {
     if (!r) continue;
     const exp = parseExposition(renderRouterMetrics(r, sim.routerEra), 'prometheus');
     w.appendScrape(clock.now(), 'router', exp);
-    store.ingest('d', clock.now(), 'router', exp);
+    store.ingest('d', clock.now(), 'router', exp, 'router');
     live.set(clock.now(), store.routerWorkers('d'));
   }
   await w.close();

@@ -1,7 +1,9 @@
 // The live push and a chart of a recording are the same evaluator: the live store evaluates the newest row of
 // its bounded live columns after every scrape, review evaluates every row of the recorded columns at once. On
 // one session — the recording benchmark's queueing model with a decode crash, counter reset and new series —
-// the two must agree at every scrape; a difference means the live columns dropped or kept the wrong rows.
+// the two must agree at every scrape; a difference means the live columns dropped or kept the wrong rows. The
+// deployment is a 1P1D recorded before its services carried ids: review reads it as the fleet of one live keeps
+// today, so both are compared at the worker's keys (`decode.kv_ratio@decode-0`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
@@ -10,7 +12,7 @@ import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import type { Role } from '../../src/shared/domain';
 import { header, manualClock, tempDir } from '../recording/helpers';
-import { ingestPoll } from '../signals/helpers/poll';
+import { ingestPoll, oneHostId } from '../signals/helpers/poll';
 
 const START = Date.UTC(2026, 0, 5, 8, 0, 0);
 const MINUTES = 14;
@@ -57,6 +59,7 @@ beforeAll(async () => {
           services: [
             {
               role,
+              id: oneHostId(role),
               unit: `sglang-${role}.service`,
               metrics: { ok: false, at: sim.now, error: 'connection refused' },
             },
@@ -75,17 +78,20 @@ afterAll(async () => {
 });
 
 describe('the live push and the review of the same session', () => {
-  it('agree at every scrape of every role (one evaluator, bounded live columns)', () => {
+  it('agree at every scrape of every worker (one evaluator, bounded live columns)', () => {
     let compared = 0;
     let figures = 0;
     const mismatches: string[] = [];
     for (const [roleTs, values] of live) {
       const [role, tsText] = roleTs.split('|');
       const ts = Number(tsText);
-      const g = data.table.groups.get(role)!;
-      const k = data.table.rowAtOrBefore(role, ts);
+      const worker = `${role}@${oneHostId(role as Role)}`;
+      const g = data.table.groups.get(worker)!;
+      const k = data.table.rowAtOrBefore(worker, ts);
       expect(g.t[k], `row of ${roleTs}`).toBe(ts);
       for (const [key, want] of Object.entries(values)) {
+        // The worker's own figures; a role's aggregate of its workers is compared in fleet-quantiles.test.ts.
+        if (!key.endsWith(`@${oneHostId(role as Role)}`)) continue;
         // The KV forecast is one function (evaluate/time-to-full.ts) but run over different rows: the live
         // ring's and review's table; on this session they disagree (reported as a follow-up), so not compared.
         const col = g.cols.get(key);
@@ -105,17 +111,17 @@ describe('the live push and the review of the same session', () => {
       }
     }
     expect(mismatches).toEqual([]);
-    // Three roles × ~840 scrapes × ~40 keys: the comparison really covered the session.
+    // Three workers × ~840 scrapes × ~40 keys: the comparison really covered the session.
     expect(compared).toBeGreaterThan(60_000);
     // Two missing figures also compare equal: most comparisons must have been of numbers.
     expect(figures).toBeGreaterThan(40_000);
   });
 
   it('cover the decode outage: gaps while down, systemd and health as recorded', () => {
-    const g = data.table.groups.get('decode')!;
-    const ok = g.cols.get('decode.metrics_ok')!;
-    const active = g.cols.get('decode.active')!;
-    const ratio = g.cols.get('decode.kv_ratio')!;
+    const g = data.table.groups.get('decode@decode-0')!;
+    const ok = g.cols.get('decode.metrics_ok@decode-0')!;
+    const active = g.cols.get('decode.active@decode-0')!;
+    const ratio = g.cols.get('decode.kv_ratio@decode-0')!;
     let down = 0;
     for (let k = 0; k < g.t.length; k++)
       if (ok[k] === 0) {
@@ -125,7 +131,7 @@ describe('the live push and the review of the same session', () => {
     // 190 s outage at about one poll per second.
     expect(down).toBeGreaterThan(150);
     expect([...active].some((v) => v === 0)).toBe(true);
-    const restarts = g.cols.get('decode.restarts')!;
+    const restarts = g.cols.get('decode.restarts@decode-0')!;
     expect(restarts[g.t.length - 1]).toBe(1);
   });
 });

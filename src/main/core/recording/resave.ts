@@ -6,7 +6,7 @@
 // re-saved file would look whole and hide what was lost. One whose damage is only in its overview or index (which
 // the data does not need) is re-saved: they are rebuilt.
 import { rename, rm, stat } from 'node:fs/promises';
-import type { Clock } from '../clock';
+import { systemClock, type Clock } from '../clock';
 import type { MetricFamily, MetricType, Sample } from '../probes/exposition/types';
 import { readRecording } from './reader';
 import { derivedWarning } from './derived-damage';
@@ -72,12 +72,9 @@ async function writeAgain(rec: Recording, out: string, overview: WriterOptions['
   // The flush cadence follows recorded time, as in the session itself.
   const clock: Clock = {
     now: () => now,
-    setTimeout: (fn, ms) => {
-      const h = setTimeout(fn, ms);
-      h.unref();
-      return { id: Number(h[Symbol.toPrimitive]()) };
-    },
-    clearTimeout: () => undefined,
+    // Real timers the writer can clear: one left to fire while the file is closed wrote after its end.
+    setTimeout: (fn, ms) => systemClock.setTimeout(fn, ms),
+    clearTimeout: (timer) => systemClock.clearTimeout(timer),
   };
   const { sessionId, name, startedAt, host, deployment, appVersion, flushIntervalMs, fleet } = rec.header;
   const w = await RecordingWriter.open(

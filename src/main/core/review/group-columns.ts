@@ -1,6 +1,6 @@
 // The columns of one group of review's signal table — a role, or a fleet's worker — from its target's evaluated
 // scrapes, its recorded unit states and health results: one row per scrape plus filler rows while it was not
-// scraped, as the live store writes one per poll. Shared by the one-host and the fleet builders.
+// scraped, as the live store writes one per poll.
 import type { Role } from '@shared/domain';
 import type { Recording } from '../recording/types';
 import { rowAt, type TargetColumns } from './target-columns';

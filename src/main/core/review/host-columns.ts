@@ -1,6 +1,6 @@
-// The recorded GPU readings of a session (host-series.ts) as review's "gpu" group: the same keys the live store
-// keeps (`gpu.<index>.<field>`), one row per nvidia-smi reading, so the GPU page draws a recording the way it
-// draws the live host. A recording made before GPUs were recorded simply has no such group.
+// The recorded GPU readings of a session (host-series.ts) as review's group of each host (`gpu@<host>`): the same
+// keys the live store keeps (`gpu.<index>.<field>@<host>`), one row per nvidia-smi reading, so the GPU page draws
+// a recording the way it draws the live hosts. A recording made before GPUs were recorded simply has none.
 import type { GpuReading, GpuStatus } from '@shared/contract';
 import { GPU_FIELDS, GPU_TARGET, type GpuField } from '../recording/host-series';
 import type { TargetColumns } from './target-columns';
@@ -10,12 +10,12 @@ import type { GroupColumns, SignalTable } from './signal-table';
 export const GPU_GROUP = 'gpu';
 
 /**
- * The "gpu" group of the signal table, or null when the recording holds no GPU readings; for a fleet's host
- * (`scope`), the group of its target `gpu@<host>` with the live store's keys `gpu.<index>.<field>@<host>`.
+ * A host's GPU group of the signal table (its target `gpu@<host>`, the live store's keys
+ * `gpu.<index>.<field>@<host>`), or null when the recording holds no GPU readings of it.
  */
-export function gpuGroup(targets: ReadonlyMap<string, TargetColumns>, scope?: string): GroupColumns | null {
-  const cols = targets.get(scope === undefined ? GPU_TARGET : `${GPU_TARGET}@${scope}`);
-  const suffix = scope === undefined ? '' : `@${scope}`;
+export function gpuGroup(targets: ReadonlyMap<string, TargetColumns>, host: string): GroupColumns | null {
+  const cols = targets.get(`${GPU_TARGET}@${host}`);
+  const suffix = `@${host}`;
   if (!cols || cols.rows === 0) return null;
   const out = new Map<string, Float32Array>();
   for (const [field, def] of Object.entries(GPU_FIELDS) as [GpuField, (typeof GPU_FIELDS)[GpuField]][]) {
@@ -68,16 +68,11 @@ export function gpuStatusAt(table: SignalTable, ts: number, group: string = GPU_
   return { ts: g.t[k], gpus };
 }
 
-/**
- * Each host's GPU table at a moment of the recording, by host id: a fleet's recording keeps a group per host
- * (`gpu@<host>`), a pair's one group for its one host.
- */
+/** Each host's GPU table at a moment of the recording, by host id: the recording keeps a group per host (`gpu@<host>`). */
 export function gpuStatusesAt(
   table: SignalTable,
   ts: number,
   hosts: readonly string[],
-  perHost: boolean,
 ): Record<string, GpuStatus> {
-  if (!perHost) return hosts.length ? { [hosts[0]]: gpuStatusAt(table, ts) } : {};
   return Object.fromEntries(hosts.map((h) => [h, gpuStatusAt(table, ts, `${GPU_GROUP}@${h}`)]));
 }

@@ -229,8 +229,9 @@ export async function loadReview(path: string, opts: LoadOptions = {}): Promise<
   }
   const reading = performance.now();
   const { rec, seen } = await readFull(path);
-  const data = buildReviewData(rec, seen);
+  // Said of the file as read: building the review names its services as today's app does.
   const note = formatNote(rec.header.minorVersion, servicesNamed(rec.header));
+  const data = buildReviewData(rec, seen);
   if (note && !opts.noOverview) data.warnings.push(note);
   // Said of this open only: the next one opens from the cache entry.
   const rebuilt = overview?.damage

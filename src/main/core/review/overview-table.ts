@@ -389,21 +389,27 @@ export function tableReviewData(rec: Recording, lines: readonly TableRecord[]): 
         }
     if (a.metas.length) kv.set(name as Role, { source: a.kv, metas: a.metas });
   }
-  const roles: Role[] = [...new Set(rec.header.deployment.services.map((s) => s.role))];
+  const services = rec.header.deployment.services;
+  const roles: Role[] = [...new Set(services.map((s) => s.role))];
+  // A row every stepMs: the cursor's "scraped at this moment" allows for that spacing. Each worker is its own
+  // target; a role holds the most any of its workers served, as the full read says.
   for (const role of roles) {
-    const size = [...sizes].find(([target]) => target === role || target.endsWith(`/${role}`))?.[1];
-    // A row every stepMs: the cursor's "scraped at this moment" allows for that spacing.
-    roleInfo.set(role, { families: size?.[0] ?? 0, series: size?.[1] ?? 0, stepMs });
+    const of = services
+      .filter((s) => s.role === role)
+      .map((s) => sizes.get(workerTarget(role, serviceId(s))));
+    roleInfo.set(role, {
+      families: Math.max(0, ...of.map((x) => x?.[0] ?? 0)),
+      series: Math.max(0, ...of.map((x) => x?.[1] ?? 0)),
+      stepMs,
+    });
   }
-  // A fleet's workers (format 1.4): each its own target.
-  for (const s of rec.header.fleet ? rec.header.deployment.services : []) {
+  for (const s of services) {
     const target = workerTarget(s.role, serviceId(s));
     const size = sizes.get(target);
     roleInfo.set(target, { families: size?.[0] ?? 0, series: size?.[1] ?? 0, stepMs });
   }
   return reviewDataOf(rec, {
     lastScrapeTs,
-    warnings: [...rec.warnings],
     roles,
     groups,
     kv,

@@ -26,8 +26,8 @@ import type { ReviewData, RoleInfo, RouterWorkerTimeline } from './review-data';
 
 const MAGIC = 'PDRVC001';
 // Bumped whenever what review computes changes (4: one evaluator, dp-rank tokens, recorded /server_info capacity;
-// 5: the router's own list of its workers).
-const CACHE_VERSION = 5;
+// 5: the router's own list of its workers; 6: a file that names its services by role is read as a fleet of one).
+const CACHE_VERSION = 6;
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 

@@ -11,10 +11,10 @@ import { KV_METRICS } from '../probes/sglang/kv';
 import { pipelineVerdict } from '../signals/verdict';
 import { workersAt } from '../signals/evaluate/router-workers';
 import { dashboardSnapshot } from '../signals/dashboard-snapshot';
-import { roleOf, type ReviewData } from './review-data';
+import type { ReviewData } from './review-data';
 import { gpuStatusesAt } from './host-columns';
 
-/** The last record of a role (or, in a fleet, of one source) at or before ts (records sorted by ts). */
+/** The last record of the sources `of` accepts at or before ts (records sorted by ts). */
 function lastAt<T extends { ts: number; source: string }>(
   list: readonly T[],
   of: (source: string) => boolean,
@@ -37,15 +37,14 @@ function countUpTo(n: number, at: (k: number) => number, ts: number): number {
   return lo;
 }
 
-/** A role's group, or a fleet worker's (`decode@decode-1`, whose keys end in `@decode-1`). */
+/** A role's group, or a worker's (`decode@decode-1`, whose keys end in `@decode-1`). */
 interface Group {
   name: string;
   role: Role;
   suffix: string;
 }
 
-function groupOfService(data: ReviewData, svc: ServiceConfig): Group {
-  if (!data.header.fleet) return { name: svc.role, role: svc.role, suffix: '' };
+function groupOfService(svc: ServiceConfig): Group {
   const id = serviceId(svc);
   return { name: workerTarget(svc.role, id), role: svc.role, suffix: `@${id}` };
 }
@@ -71,32 +70,27 @@ export function observationAt(
   hostId: string,
   ts: number,
 ): Observation {
-  const fleet = data.header.fleet !== undefined;
   const services: ServiceObservation[] = data.header.deployment.services.map((svc) => {
     const role = svc.role;
-    const group = groupOfService(data, svc);
-    const of = fleet ? (src: string) => src === group.name : (src: string) => roleOf(src) === role;
+    const group = groupOfService(svc);
+    const of = (src: string): boolean => src === group.name;
     const unit = lastAt(data.unitStates, of, ts);
     const health = lastAt(data.health, of, ts);
     const row = rowOf(data, group, ts);
     const info = data.roleInfo.get(group.name);
-    const o: ServiceObservation = { role, unit: svc.unit };
-    if (fleet) {
-      o.id = serviceId(svc);
-      o.hostId = svc.hostId;
-      // A multi-node worker: each unit's own recorded state (rank ≥ 1 read on its own host).
-      if (svc.units)
-        o.units = svc.units.map((u) => {
-          const source = unitSource(role, o.id!, u.nodeRank);
-          const st = lastAt(data.unitStates, (src) => src === source, ts);
-          return {
-            hostId: u.hostId,
-            unit: u.unit,
-            nodeRank: u.nodeRank,
-            ...(st ? { systemd: st.state } : { systemdError: 'no state recorded for this unit yet' }),
-          };
-        });
-    }
+    const o: ServiceObservation = { role, unit: svc.unit, id: serviceId(svc), hostId: svc.hostId };
+    // A multi-node worker: each unit's own recorded state (rank ≥ 1 read on its own host).
+    if (svc.units)
+      o.units = svc.units.map((u) => {
+        const source = unitSource(role, o.id!, u.nodeRank);
+        const st = lastAt(data.unitStates, (src) => src === source, ts);
+        return {
+          hostId: u.hostId,
+          unit: u.unit,
+          nodeRank: u.nodeRank,
+          ...(st ? { systemd: st.state } : { systemdError: 'no state recorded for this unit yet' }),
+        };
+      });
     if (unit) o.systemd = unit.state;
     if (health) o.health = health.health;
     if (row?.scraped)
@@ -247,8 +241,8 @@ export function snapshotAt(
       ts,
       roles: data.roles,
       workers: workersOf(data),
-      // Every host's GPU table, as live: a fleet's recording keeps one group per host (`gpu@gpu-b`).
-      gpu: gpuStatusesAt(data.table, ts, deploymentHosts(data.header), data.header.fleet !== undefined),
+      // Every host's GPU table, as live: the recording keeps one group per host (`gpu@gpu-b`).
+      gpu: gpuStatusesAt(data.table, ts, deploymentHosts(data.header)),
       alerts: alertsAt(events, ts),
     },
     pipelineVerdict,
@@ -266,9 +260,9 @@ function routerWorkersAt(data: ReviewData, ts: number): RouterWorkerState[] | un
   return i >= 0 ? workersAt(tl.rows, i) : undefined;
 }
 
-/** A fleet's workers with their hosts, so the verdict names both ("decode-2 on gpu-b"), as live; none for a pair. */
+/** The workers with their hosts, so the verdict names both ("decode-2 on gpu-b"), as live. */
 function workersOf(data: ReviewData): FleetWorker[] | undefined {
-  return data.header.fleet ? fleetWorkersOf(data.header.deployment.services) : undefined;
+  return fleetWorkersOf(data.header.deployment.services);
 }
 
 /** The hosts the recorded deployment runs on, its first service's first (the origin, as live). */

@@ -1,5 +1,5 @@
-// The shapes review mode builds of a recording (review-data.ts for the one-host groups, fleet-data.ts for a fleet's
-// worker groups), apart from both so neither imports the other for them.
+// The shapes review mode builds of a recording (review-data.ts), apart from it so the modules it uses can name
+// them without importing it.
 import type { SignalMissing } from '@shared/contract';
 import type { AppEvent, Role } from '@shared/domain';
 import type { RecordingStats, StoredHeader, TimedHealth, TimedUnitState } from '../recording/types';
@@ -28,12 +28,12 @@ export interface ReviewData {
   roles: Role[];
   table: SignalTable;
   /**
-   * Per group (a role; in a fleet also each worker's `decode@decode-1`), aligned with its table group's rows:
+   * Per group (a role, and each worker's `decode@decode-1`), aligned with its table group's rows:
    * index into metas of the KV source, −1 = none.
    */
   kv: Map<string, { source: Int8Array; metas: KvMeta[] }>;
   notExposed: Record<string, SignalMissing>;
-  /** Per role, and in a fleet per worker group. */
+  /** Per role and per worker group. */
   roleInfo: Map<string, RoleInfo>;
   /** The deployment's router's own list of its workers at each of its scrapes (not read by the quick open). */
   routerWorkers?: RouterWorkerTimeline;

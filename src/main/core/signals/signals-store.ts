@@ -55,11 +55,14 @@ interface DeploymentSignals {
    */
   windowBuckets: Map<string, { ts: number; cursor: WindowBucketCursor; generation: number }>;
   notExposed: Record<string, SignalMissing>;
-  kvMeta: Map<Role, KvMeta>;
-  capacity: Map<Role, number>;
+  /**
+   * The KV source of each worker's figures (`decode@decode-1`), which may differ between workers of different
+   * versions, and of each role's (its first worker's with KV at the last poll).
+   */
+  kvMeta: Map<string, KvMeta>;
   gpuIndices: Set<number>;
-  /** dp ranks seen per role, for the catalogue's per-rank KV keys. */
-  kvRanks: Map<Role, Set<string>>;
+  /** dp ranks seen per worker (`decode@decode-1`), and per role where the role's own keys carry them. */
+  kvRanks: Map<string, Set<string>>;
   /** The workers of the router's newest scrape. */
   routerWorkers?: RouterWorkerState[];
 }
@@ -92,7 +95,6 @@ export class SignalsStore {
       windowBuckets: new Map(),
       notExposed: {},
       kvMeta: new Map(),
-      capacity: new Map(),
       gpuIndices: new Set(),
       kvRanks: new Map(),
     });
@@ -110,11 +112,14 @@ export class SignalsStore {
     return [...(this.deployments.get(deploymentId)?.roles ?? [])];
   }
 
-  /** dp ranks with their own KV series, per role (empty for single-rank servers). */
-  kvRanks(deploymentId: string): Partial<Record<Role, string[]>> {
-    const out: Partial<Record<Role, string[]>> = {};
-    for (const [role, ranks] of this.deployments.get(deploymentId)?.kvRanks ?? [])
-      out[role] = [...ranks].sort(compareDpRanks);
+  /**
+   * dp ranks with their own KV series, per worker (`decode@decode-1`) and per role where the role's own keys
+   * carry them (a role of one worker); none for single-rank servers.
+   */
+  kvRanks(deploymentId: string): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const [group, ranks] of this.deployments.get(deploymentId)?.kvRanks ?? [])
+      out[group] = [...ranks].sort(compareDpRanks);
     return out;
   }
 
@@ -223,56 +228,30 @@ export class SignalsStore {
     return out;
   }
 
-  /** The monitor's view of the same poll: systemd, health, scrape outcome, KV with server-info capacity. */
-  ingestObservation(obs: Observation): Record<string, number | null> {
-    if (obs.services.some((s) => s.id !== undefined)) return this.ingestFleetObservation(obs);
-    const d = this.need(obs.deploymentId);
-    const merged: Record<string, number | null> = {};
-    for (const s of obs.services) {
-      const values = serviceValues(s);
-      if (s.kv) {
-        Object.assign(values, this.kvValues(d, s.role, s.kv));
-        d.capacity.set(s.role, s.kv.capacityTokens);
-        d.kvMeta.set(s.role, { source: s.kv.source, sourceMetrics: s.kv.sourceMetrics, caveat: s.kv.caveat });
-        delete d.notExposed[`${s.role}.kv_ratio`];
-      } else if (s.kvMissing) {
-        d.notExposed[`${s.role}.kv_ratio`] = { expected: s.kvMissing.expected, why: s.kvMissing.reason };
-      }
-      if (s.role !== 'router' && (!s.metrics || !s.metrics.ok)) {
-        // No scrape this poll: KV and queues are unknown, drawn as a gap rather than the last value.
-        values.kv_ratio ??= null;
-      }
-      Object.assign(merged, this.write(d, s.role, obs.ts, prefixed(s.role, values)));
-      if (s.role !== 'router') {
-        const ttf = this.timeToFull(d, s.role, `${s.role}.kv_ratio`, obs.ts);
-        Object.assign(merged, this.write(d, s.role, obs.ts, { [`${s.role}.kv_ttf_s`]: ttf }));
-      }
-    }
-    return merged;
-  }
-
   /**
-   * A fleet's observation: each worker's values under its own keys (`decode.kv_used@decode-1`), and per role the
-   * aggregate under the unscoped keys — KV tokens summed over the role's workers with the ratio of those sums,
-   * `active`/`health_ok`/`metrics_ok` 1 only while every worker is, restarts summed, the slowest scrape — so
-   * alerts, the verdict and the role charts read a fleet's role as one.
+   * The monitor's view of one round: systemd, health, scrape outcome and KV (with /server_info's capacity) of
+   * each worker under its own keys (`decode.kv_used@decode-1`), and per role the aggregate under the unscoped
+   * keys — KV tokens summed over the role's workers with the ratio of those sums, `active`/`health_ok`/
+   * `metrics_ok` 1 only while every worker is, restarts summed, the slowest scrape — so alerts, the verdict and
+   * the role charts read a role as one. A role of one worker also carries its dp ranks' KV under the role's keys:
+   * they are that worker's.
    */
-  private ingestFleetObservation(obs: Observation): Record<string, number | null> {
+  ingestObservation(obs: Observation): Record<string, number | null> {
     const d = this.need(obs.deploymentId);
     const merged: Record<string, number | null> = {};
     const roles = new Map<Role, ServiceObservation[]>();
     const scraped = new Map<Role, Record<string, number>[]>();
     const buckets = new Map<Role, WindowBuckets[]>();
     for (const s of obs.services) {
-      const id = s.id ?? s.role;
+      const id = serviceId(s);
       const group = scopedGroup(s.role, id);
       // A worker's row is its host's poll, where its scrape was written (ingest at that poll's ts): the merged
       // observation's ts is the newest host's, and writing there would open a row holding no scrape value.
       const ts = s.polledAt ?? obs.ts;
       const values = serviceValues(s);
       if (s.kv) {
-        Object.assign(values, this.kvValues(d, s.role, s.kv));
-        d.kvMeta.set(s.role, { source: s.kv.source, sourceMetrics: s.kv.sourceMetrics, caveat: s.kv.caveat });
+        Object.assign(values, this.kvValues(d, group, s.kv));
+        d.kvMeta.set(group, { source: s.kv.source, sourceMetrics: s.kv.sourceMetrics, caveat: s.kv.caveat });
         delete d.notExposed[scoped(`${s.role}.kv_ratio`, id)];
       } else if (s.kvMissing) {
         d.notExposed[scoped(`${s.role}.kv_ratio`, id)] = {
@@ -329,7 +308,12 @@ export class SignalsStore {
                 Math.max(0, s.kv!.capacityTokens - s.kv!.usedTokens - (s.kv!.evictableTokens ?? 0)),
             ),
           );
-          d.capacity.set(role, capacity);
+          d.kvMeta.set(role, d.kvMeta.get(scopedGroup(role, serviceId(withKv[0])))!);
+          if (list.length === 1)
+            for (const r of withKv[0].kv!.ranks ?? []) {
+              values[`kv_rank.${r.rank}.ratio`] = r.ratio;
+              this.seeRank(d, role, r.rank);
+            }
           delete d.notExposed[`${role}.kv_ratio`];
         } else values.kv_ratio = null;
       }
@@ -381,8 +365,9 @@ export class SignalsStore {
     return this.deployments.get(deploymentId)?.routerWorkers;
   }
 
-  kvMeta(deploymentId: string, role: Role): KvMeta | undefined {
-    return this.deployments.get(deploymentId)?.kvMeta.get(role);
+  /** The KV source of a role's figures, or of one worker's (`decode@decode-1`). */
+  kvMeta(deploymentId: string, group: string): KvMeta | undefined {
+    return this.deployments.get(deploymentId)?.kvMeta.get(group);
   }
 
   notExposed(deploymentId: string): Record<string, SignalMissing> {
@@ -428,14 +413,14 @@ export class SignalsStore {
     });
   }
 
-  private kvValues(d: DeploymentSignals, role: Role, kv: KvUsage): Record<string, number | null> {
-    for (const r of kv.ranks ?? []) this.seeRank(d, role, r.rank);
+  private kvValues(d: DeploymentSignals, group: string, kv: KvUsage): Record<string, number | null> {
+    for (const r of kv.ranks ?? []) this.seeRank(d, group, r.rank);
     return kvValues(kv);
   }
 
-  private seeRank(d: DeploymentSignals, role: Role, rank: string): void {
-    let seen = d.kvRanks.get(role);
-    if (!seen) d.kvRanks.set(role, (seen = new Set()));
+  private seeRank(d: DeploymentSignals, group: string, rank: string): void {
+    let seen = d.kvRanks.get(group);
+    if (!seen) d.kvRanks.set(group, (seen = new Set()));
     seen.add(rank);
   }
 
