@@ -205,7 +205,7 @@ export class RecordedDeployment implements DeploymentView {
 
   /** A fleet worker's lines (every node of it) when one is named, else the role's (or all). */
   private lineFilter(role: Role | undefined, worker: string | undefined): (l: JournalLine) => boolean {
-    // A one-host recording's services have no ids: its "worker" is the role's one service.
+    // A name that is no service's id (a role's) reads the role's lines.
     if (worker !== undefined && this.config.services.some((s) => s.id === worker))
       return (l) => parseSource(l.role).scope === worker;
     return (l) => !role || roleOf(l.role) === role;
