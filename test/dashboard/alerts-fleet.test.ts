@@ -7,7 +7,7 @@ import { evaluateAlerts, initialAlertState, type AlertState } from '../../src/ma
 import { DEFAULT_ALERT_RULES } from '../../src/main/core/alerts/rules';
 import type { ActiveAlert } from '../../src/shared/contract';
 import type { Role } from '../../src/shared/domain';
-import type { FleetWorker } from '../../src/main/core/signals/worker-names';
+import type { FleetWorker } from '@shared/worker-names';
 import { DEMO_FLEET_WORKERS as WORKERS } from '../support/fleet-workers';
 
 const ROLES: Role[] = ['router', 'prefill', 'decode'];

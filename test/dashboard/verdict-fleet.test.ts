@@ -3,7 +3,7 @@
 // "requests cannot flow"; a one-host pair reads as before (its keys carry no scope).
 import { describe, expect, it } from 'vitest';
 import { pipelineVerdict } from '../../src/main/core/signals/verdict';
-import { fleetWorkersOf, type FleetWorker } from '../../src/main/core/signals/worker-names';
+import { fleetWorkersOf, type FleetWorker } from '@shared/worker-names';
 import { DEMO_FLEET_WORKERS as WORKERS } from '../support/fleet-workers';
 import type { Role } from '../../src/shared/domain';
 

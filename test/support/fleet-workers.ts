@@ -1,7 +1,7 @@
 // The demo fleet's workers as the verdict and the alerts know them: a router and two prefill workers on gpu-a,
 // two decode workers on gpu-b, and decode-2 spanning gpu-b (node rank 0) and gpu-c (rank 1), each with the URL
 // the router lists it by.
-import type { FleetWorker } from '../../src/main/core/signals/worker-names';
+import type { FleetWorker } from '@shared/worker-names';
 
 export const DEMO_FLEET_WORKERS: FleetWorker[] = [
   { id: 'router', role: 'router', hosts: ['gpu-a'] },

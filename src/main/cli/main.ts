@@ -10,7 +10,7 @@ import {
   type ServiceObservation,
 } from '@shared/domain';
 import { parseCommand } from './parse-command';
-import { fleetWorkersOf, workerShortName } from '../core/signals/worker-names';
+import { fleetWorkersOf, workerShortName } from '@shared/worker-names';
 import { HOST_SPEC_HELP } from '@shared/host-spec';
 import { oneLine, visibleLayout } from '@shared/display-text';
 import {

@@ -3,7 +3,7 @@
 // either. The state machine (engine.ts) decides what that means for the alert; a reading never resolves anything.
 import type { AlertRule } from '@shared/contract';
 import type { Role } from '@shared/domain';
-import { workerName, type FleetWorker } from '../signals/worker-names';
+import { workerName, type FleetWorker } from '@shared/worker-names';
 import { increaseWithin, pointsSince, risenSince, slope, type History, type Rises } from './history';
 import { marginOf } from './rules';
 

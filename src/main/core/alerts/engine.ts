@@ -17,9 +17,8 @@
 // the restart ends it is watched afresh (pending for forS) and fires, notified, only if it still holds.
 import type { ActiveAlert, AlertRule } from '@shared/contract';
 import type { Role } from '@shared/domain';
-import type { FleetWorker } from '../signals/worker-names';
 import type { RestartingUnit } from '../actions/restarting';
-import { workerList } from '../signals/worker-names';
+import { workerList, type FleetWorker } from '@shared/worker-names';
 import { QUEUE_SIGNALS } from '@shared/signals/spec';
 import { clearForS, SERVER_ONLY_KINDS } from './rules';
 import { readCondition, keyOf, type AlertTarget, type AlertText, type Reading } from './conditions';

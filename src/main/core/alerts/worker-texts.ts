@@ -6,7 +6,7 @@
 import { QUEUE_SIGNALS } from '@shared/signals/spec';
 import type { AlertRule } from '@shared/contract';
 import type { Role } from '@shared/domain';
-import { workerList, workerName, type FleetWorker } from '../signals/worker-names';
+import { workerList, workerName, type FleetWorker } from '@shared/worker-names';
 import { fmt, pct, span, type AlertTarget, type AlertText } from './conditions';
 
 type Val = (key: string) => number | null;

@@ -8,7 +8,7 @@
 import yaml from 'js-yaml';
 import { serviceId, type DeploymentConfig, type Role } from '@shared/domain';
 import { isLoopbackHost, parseWorkerUrl } from '@shared/worker-url';
-import { fleetWorkersOf, workerShortName } from '../signals/worker-names';
+import { fleetWorkersOf, workerShortName } from '@shared/worker-names';
 
 /** One metrics endpoint of the deployment, as discovery found it. */
 export interface ScrapeEndpoint {

@@ -5,7 +5,7 @@ import { compareDpRanks } from '../signals/evaluate/kv';
 import type { ActiveAlert, DashboardSnapshot, RouterWorkerState } from '@shared/contract';
 import type { AppEvent, KvUsage, Observation, Role, ServiceConfig, ServiceObservation } from '@shared/domain';
 import { serviceId } from '@shared/domain';
-import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
+import { fleetWorkersOf, type FleetWorker } from '@shared/worker-names';
 import { unitSource, workerTarget } from '../recording/fleet-targets';
 import { KV_METRICS } from '../probes/sglang/kv';
 import { pipelineVerdict } from '../signals/verdict';

@@ -33,7 +33,7 @@ import { catalogFor } from '../signals/catalog';
 import { VerdictTracker } from '../signals/verdict-tracker';
 import { UnitReadings } from '../signals/unit-readings';
 import { OperatorActions } from '../actions/in-progress';
-import { fleetWorkersOf, type FleetWorker } from '../signals/worker-names';
+import { fleetWorkersOf, type FleetWorker } from '@shared/worker-names';
 import { DEFAULT_ALERT_RULES } from '../alerts/rules';
 import { memoryCell, type SettingCell } from '../config/setting-cell';
 import {

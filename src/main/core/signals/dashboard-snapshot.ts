@@ -8,7 +8,7 @@ import { QUEUE_KEYS } from '@shared/signals/spec';
 import type { VerdictInput } from './verdict';
 import { kvDetail } from './kv-detail';
 import type { KvMeta } from './signals-store';
-import type { FleetWorker } from './worker-names';
+import type { FleetWorker } from '@shared/worker-names';
 
 /** What a snapshot reads of the deployment's signals at its moment. */
 export interface SnapshotSignals {

@@ -15,7 +15,7 @@ import {
   type UnitReading,
   type VerdictThresholds,
 } from './verdict';
-import { workerName, type FleetWorker } from './worker-names';
+import { workerName, type FleetWorker } from '@shared/worker-names';
 
 /** One round's facts: the signals, each unit's condition, the links and what this console is restarting. */
 export interface VerdictRound {

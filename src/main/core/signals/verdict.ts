@@ -32,7 +32,7 @@ import {
   workerName as named,
   workerShortName,
   type FleetWorker,
-} from './worker-names';
+} from '@shared/worker-names';
 
 export interface VerdictThresholds {
   /** A queue this long counts as piling up (requests). */

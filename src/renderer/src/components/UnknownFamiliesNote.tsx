@@ -3,6 +3,7 @@
 // as usual, so this only says what is there and not read.
 import type { ScrapeFamilies } from '@shared/contract';
 import { serviceId, type ServiceConfig } from '@shared/domain';
+import { fleetWorkersOf, workerShortName } from '@shared/worker-names';
 import { NOT_UNDERSTOOD } from '@shared/signals/family-classes';
 
 export function UnknownFamiliesNote({
@@ -14,10 +15,11 @@ export function UnknownFamiliesNote({
   /** The deployment's services, in its order. */
   services: readonly ServiceConfig[];
 }): React.JSX.Element | null {
-  // A service by its role where it is its role's only one (a 1P1D box), by its name among several.
+  // Named as the verdict and the alerts name it: by its role where it is its role's only one (a 1P1D box).
+  const names = new Map((fleetWorkersOf(services) ?? []).map((w) => [w.id, workerShortName(w)]));
   const rows = services.flatMap((s) => {
     const f = families?.[serviceId(s)];
-    const name = services.filter((o) => o.role === s.role).length > 1 ? serviceId(s) : s.role;
+    const name = names.get(serviceId(s)) ?? serviceId(s);
     return f && f.unknown.length > 0 ? [{ name, f }] : [];
   });
   if (rows.length === 0) return null;

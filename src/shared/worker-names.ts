@@ -1,7 +1,8 @@
-// How the verdict and the alerts name a deployment's workers: "decode-2 on gpu-b", a multi-node worker by all
-// its hosts ("decode-2 on gpu-b+gpu-c"), and a list once with its hosts after it ("decode-0, decode-1, decode-2
-// (gpu-b, gpu-c)"), so an operator reading one line knows where to look. The only worker of its role is named
-// by the role ("decode"; "decode on gpu-b" when the deployment spans several hosts), as a 1P1D operator says it.
+// How the verdict, the alerts, the CLI and the screens name a deployment's workers: "decode-2 on gpu-b", a
+// multi-node worker by all its hosts ("decode-2 on gpu-b+gpu-c"), and a list once with its hosts after it
+// ("decode-0, decode-1, decode-2 (gpu-b, gpu-c)"), so an operator reading one line knows where to look. The only
+// worker of its role is named by the role ("decode"; "decode on gpu-b" when the deployment spans several hosts),
+// as a 1P1D operator says it.
 import type { Role, ServiceConfig } from '@shared/domain';
 import { normalizeWorkerUrl } from '@shared/worker-url';
 
