@@ -196,3 +196,70 @@ describe('roll executor', () => {
     expect(fleet.commands).toEqual([]);
   });
 });
+
+/** A one-host 1P1D shape of the fake fleet: router, prefill-0 and decode-0. */
+function pair(): FakeFleet {
+  return new FakeFleet(fleetWorkers().filter((w) => ['router', 'prefill-0', 'decode-0'].includes(w.name)));
+}
+
+/** The whole pair as the in-place stack restart orders it: prefill and decode together, then the router. */
+function startStaged(fleet: FakeFleet, timeouts: Partial<RollTimeouts> = {}): RollRun {
+  const plan = buildRollPlan({
+    workers: fleet.workers,
+    target: { kind: 'deployment' },
+    health: fleet.health(),
+    privilegeOf: () => 'sudo',
+  });
+  const id = (name: string) => fleet.workers.find((w) => w.name === name)!.id;
+  plan.stages = [[id('prefill-0'), id('decode-0')], [id('router')]];
+  return new RollRun({ id: 'roll-1', plan, workers: fleet.workers, io: fleet.io(), timeouts });
+}
+
+describe('roll executor, stages', () => {
+  it('restarts the workers of a stage together and the next stage only once every one of them came back', async () => {
+    const fleet = pair();
+    const prefill = fleet.unit('gpu-a', 'sglang-prefill-0.service');
+    const decode = fleet.unit('gpu-b', 'sglang-decode-0.service');
+    // prefill-0's GPUs are seen busy until decode-0 is down too: one worker at a time could never get past it.
+    fleet.answer = (host, command) =>
+      host === 'gpu-a' &&
+      command.startsWith('nvidia-smi') &&
+      prefill.state === 'inactive' &&
+      decode.state === 'active'
+        ? { stdout: `${prefill.pid}, GPU-gpu-a-0, 70000\n`, stderr: '', exitCode: 0 }
+        : undefined;
+    const end = await startStaged(fleet, { freeMs: 5_000 }).done;
+    expect(end.state).toBe('succeeded');
+    expect(end.workers.map((w) => `${w.name} ${w.state}`)).toEqual([
+      'prefill-0 succeeded',
+      'decode-0 succeeded',
+      'router succeeded',
+    ]);
+    const seq = fleet.history.map((h) => `${h.state} ${h.unit}`);
+    const routerDown = seq.indexOf('inactive sglang-router.service');
+    expect(routerDown).toBeGreaterThan(seq.indexOf('active sglang-prefill-0.service'));
+    expect(routerDown).toBeGreaterThan(seq.indexOf('active sglang-decode-0.service'));
+    expect(seq.at(-1)).toBe('active sglang-router.service');
+    expect(end.summary).toMatch(
+      /^restarted the whole deployment \(3 workers\) in \d+ s: prefill-0, decode-0, router$/,
+    );
+  });
+
+  it('a worker that fails lets its stage sibling finish, then stops before the next stage', async () => {
+    const fleet = pair();
+    fleet.unit('gpu-b', 'sglang-decode-0.service').stuckGpus = true;
+    const end = await startStaged(fleet, { freeMs: 300 }).done;
+    expect(end.state).toBe('failed');
+    expect(end.failure).toMatchObject({ worker: 'decode-0', step: 'gpus-free' });
+    expect(end.failure!.hint).toMatch(
+      /decode-0 was stopped by this roll and may still be down; the workers of the stages after it were not touched\.$/,
+    );
+    expect(end.workers.map((w) => `${w.name} ${w.state}`)).toEqual([
+      'prefill-0 succeeded',
+      'decode-0 failed',
+      'router skipped',
+    ]);
+    expect(fleet.unit('gpu-a', 'sglang-prefill-0.service').state).toBe('active');
+    expect(touched(fleet, 'sglang-router.service')).toEqual([]);
+  });
+});

@@ -356,8 +356,13 @@ export interface RollPlan {
   target: RollTarget;
   /** In words: "every decode worker, one at a time (3)". */
   targetText: string;
-  /** Workers in the order they restart, one at a time. */
+  /** Workers in the order they restart. */
   workers: RollWorkerPlan[];
+  /**
+   * Worker ids restarted together, stage by stage (a one-host pair's prefill and decode, then its router); a
+   * stage starts once every worker of the one before came back. Absent: one worker at a time, in `workers` order.
+   */
+  stages?: string[][];
   checks: RollCheck[];
   warnings: string[];
   /** Set when the roll would be refused: starting it is not allowed. */

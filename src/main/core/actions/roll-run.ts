@@ -88,9 +88,15 @@ type Probe =
   | { kind: 'pending'; detail: string }
   | { kind: 'failed'; message: string; hint?: string };
 
+/** How a worker that did not come back ended; a cancelled one has no failure to tell. */
+type WorkerEnd =
+  { state: 'failed' | 'unknown'; failure: Omit<RollFailure, 'stillServing'> } | { state: 'cancelled' };
+
+const RANK: Record<WorkerEnd['state'], number> = { failed: 3, unknown: 2, cancelled: 1 };
+
 class StepFailed extends Error {
   constructor(
-    readonly state: 'failed' | 'unknown',
+    readonly state: 'failed' | 'unknown' | 'cancelled',
     readonly failure: Omit<RollFailure, 'stillServing' | 'workerId' | 'worker'>,
   ) {
     super(failure.message);
@@ -200,49 +206,33 @@ export class RollRun {
     this.changed();
   }
 
+  /** The plan's stages as worker views; without stages, one worker at a time in plan order. */
+  private stages(): RollWorkerView[][] {
+    const byId = new Map(this.op.workers.map((v) => [v.workerId, v]));
+    return (
+      this.o.plan.stages?.map((ids) => ids.map((id) => byId.get(id)!)) ?? this.op.workers.map((v) => [v])
+    );
+  }
+
   private async run(): Promise<RollOperation> {
-    const views = this.op.workers;
     try {
-      for (let i = 0; i < views.length; i++) {
-        const view = views[i];
-        const worker = this.o.workers.find((w) => w.id === view.workerId)!;
+      for (const stage of this.stages()) {
         if (this.op.cancelRequested) {
           this.end('cancelled');
           return this.snapshot();
         }
-        this.op.current = worker.id;
-        const gate = await this.gate(worker);
-        if (gate) {
-          view.state = 'skipped';
-          this.end('failed', { ...gate, stillServing: await this.stillServing() });
+        // A worker that fails does not abandon a sibling mid-restart: that one is followed to its end first.
+        const ends = await Promise.all(stage.map((view) => this.runWorker(view, stage.length > 1)));
+        const worst = ends.reduce<WorkerEnd | null>(
+          (a, b) => (b && (!a || RANK[b.state] > RANK[a.state]) ? b : a),
+          null,
+        );
+        if (worst?.state === 'cancelled') {
+          this.end('cancelled');
           return this.snapshot();
         }
-        view.state = 'running';
-        this.changed();
-        try {
-          for (const step of view.steps) await this.runStep(worker, view, step);
-          view.state = 'succeeded';
-          this.changed();
-        } catch (err) {
-          if (!(err instanceof StepFailed)) throw err;
-          view.state = err.state;
-          const down = view.steps.some((s) => s.kind === 'stop' && s.state !== 'pending');
-          const f = err.failure;
-          this.end(err.state, {
-            workerId: worker.id,
-            worker: worker.name,
-            ...f,
-            message: `${worker.name}: ${f.message}`,
-            hint: [
-              f.hint,
-              down && err.state === 'failed'
-                ? `${worker.name} was stopped by this roll and may still be down; the workers after it were not touched.`
-                : undefined,
-            ]
-              .filter(Boolean)
-              .join(' '),
-            stillServing: await this.stillServing(),
-          });
+        if (worst) {
+          this.end(worst.state, { ...worst.failure, stillServing: await this.stillServing() });
           return this.snapshot();
         }
       }
@@ -259,6 +249,51 @@ export class RollRun {
       });
     }
     return this.snapshot();
+  }
+
+  /** Gate, then every step of one worker; null when it came back. `parallel`: siblings run in its stage. */
+  private async runWorker(view: RollWorkerView, parallel: boolean): Promise<WorkerEnd | null> {
+    const worker = this.o.workers.find((w) => w.id === view.workerId)!;
+    this.op.current = worker.id;
+    const gate = await this.gate(worker);
+    if (gate) {
+      view.state = 'skipped';
+      this.changed();
+      return { state: 'failed', failure: gate };
+    }
+    view.state = 'running';
+    this.changed();
+    try {
+      for (const step of view.steps) await this.runStep(worker, view, step);
+      view.state = 'succeeded';
+      this.changed();
+      return null;
+    } catch (err) {
+      if (!(err instanceof StepFailed)) throw err;
+      view.state = err.state;
+      this.changed();
+      if (err.state === 'cancelled') return { state: 'cancelled' };
+      const down = view.steps.some((s) => s.kind === 'stop' && s.state !== 'pending');
+      const f = err.failure;
+      const after = parallel ? 'the workers of the stages after it' : 'the workers after it';
+      return {
+        state: err.state,
+        failure: {
+          workerId: worker.id,
+          worker: worker.name,
+          ...f,
+          message: `${worker.name}: ${f.message}`,
+          hint: [
+            f.hint,
+            down && err.state === 'failed'
+              ? `${worker.name} was stopped by this roll and may still be down; ${after} were not touched.`
+              : undefined,
+          ]
+            .filter(Boolean)
+            .join(' '),
+        },
+      };
+    }
   }
 
   /** Before stopping `w`: the router must have another healthy worker of its role (live view, not the plan's). */
@@ -738,13 +773,21 @@ export class RollRun {
         return `roll ${what} after ${took}${f?.worker ? ` at ${f.worker}, step ${f.step}` : ''}: ${f?.message ?? ''}${serving}`;
       }
       default: {
+        const paused = op.paused ? ` — paused: ${op.paused.reason}` : '';
+        const running = op.workers.filter((w) => w.state === 'running');
+        const doing = (w: RollWorkerView): string => {
+          const step = w.steps.find((s) => s.state === 'running');
+          return step ? (step.detail ?? step.label) : 'checking';
+        };
+        if (running.length > 1) {
+          const cancel = op.cancelRequested ? ' — cancelling after these workers' : '';
+          return `${running.map((w) => `${w.name}: ${doing(w)}`).join('; ')}${paused}${cancel} (${took})`;
+        }
         const i = op.workers.findIndex((w) => w.workerId === op.current);
         const cur = op.workers[i];
-        const step = cur?.steps.find((s) => s.state === 'running');
-        const paused = op.paused ? ` — paused: ${op.paused.reason}` : '';
         const cancel = op.cancelRequested ? ' — cancelling after this worker' : '';
         return cur
-          ? `${cur.name} (${i + 1}/${op.workers.length}): ${step ? (step.detail ?? step.label) : 'checking'}${paused}${cancel} (${took})`
+          ? `${cur.name} (${i + 1}/${op.workers.length}): ${doing(cur)}${paused}${cancel} (${took})`
           : `starting (${took})`;
       }
     }
