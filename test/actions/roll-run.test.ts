@@ -1,8 +1,8 @@
 // The roll executor against a fake fleet (roll-fake.ts): what the "hosts" saw — the unit history, the
 // commands — is what is checked, so a roll that claims more than it did fails here.
 import { describe, expect, it } from 'vitest';
-import { buildRollPlan } from '../../src/main/core/actions/roll-plan';
-import { RollRun, type RollTimeouts } from '../../src/main/core/actions/roll-run';
+import { buildRollPlan, withDrain } from '../../src/main/core/actions/roll-plan';
+import { RollRun, type RollDrain, type RollTimeouts } from '../../src/main/core/actions/roll-run';
 import type { RollOperation, RollTarget } from '../../src/shared/contract';
 import { FakeFleet, fleetWorkers } from './roll-fake';
 
@@ -261,5 +261,134 @@ describe('roll executor, stages', () => {
     ]);
     expect(fleet.unit('gpu-a', 'sglang-prefill-0.service').state).toBe('active');
     expect(touched(fleet, 'sglang-router.service')).toEqual([]);
+  });
+});
+
+/** A router that can drain decode-0: what it was told, and the requests decode-0 still runs per reading. */
+function drainable(fleet: FakeFleet, running: Array<number | null | 'no-scrape'>, addFails = false) {
+  const said: string[] = [];
+  const decode = fleet.workers.find((w) => w.name === 'decode-0')!;
+  const drain: RollDrain = {
+    url: decode.id,
+    routerUrl: 'http://127.0.0.2:30001',
+    remove: async () => {
+      said.push(`remove (decode-0 ${fleet.unit('gpu-b', 'sglang-decode-0.service').state})`);
+    },
+    add: async () => {
+      said.push(`add (decode-0 ${fleet.unit('gpu-b', 'sglang-decode-0.service').state})`);
+      if (addFails) throw new Error('POST /workers answered 500');
+    },
+    running: async () => running.shift() ?? 0,
+    readdCommand: `curl -X POST http://127.0.0.2:30001/workers -d '{"url":"${decode.id}"}'`,
+  };
+  const plan = buildRollPlan({
+    workers: fleet.workers,
+    target: { kind: 'worker', worker: 'decode-0' },
+    health: fleet.health(),
+    privilegeOf: () => 'sudo',
+  });
+  plan.workers[0].steps = withDrain(plan.workers[0].steps, drain.routerUrl);
+  const io = fleet.io({ drainOf: (w) => (w.id === decode.id ? drain : undefined) });
+  return { said, plan, io };
+}
+
+describe('roll executor, drain', () => {
+  it('takes the worker out of the router, waits for its running requests, restarts it, then registers it again', async () => {
+    const fleet = pair();
+    const { said, plan, io } = drainable(fleet, ['no-scrape', 3, 1, 0]);
+    const details: string[] = [];
+    const end = await new RollRun({
+      id: 'roll-1',
+      plan,
+      workers: fleet.workers,
+      io,
+      onChange: (op) => {
+        const d = op.workers[0].steps[0].detail;
+        if (d && details.at(-1) !== d) details.push(d);
+      },
+    }).done;
+    expect(end.state).toBe('succeeded');
+    expect(end.workers[0].steps.map((s) => `${s.kind} ${s.state}`)).toEqual([
+      'drain succeeded',
+      'gpu-owners succeeded',
+      'stop succeeded',
+      'gpus-free succeeded',
+      'port-free succeeded',
+      'start succeeded',
+      'readd succeeded',
+      'router succeeded',
+    ]);
+    // Out of the router while it still served, back in once it was up again.
+    expect(said).toEqual(['remove (decode-0 active)', 'add (decode-0 active)']);
+    expect(fleet.history.map((h) => `${h.state} ${h.unit}`)).toEqual([
+      'inactive sglang-decode-0.service',
+      'active sglang-decode-0.service',
+    ]);
+    expect(details).toEqual([
+      'removing http://127.0.0.3:30200 from the router',
+      'removed from the router; waiting for the monitor to scrape the worker again',
+      'removed from the router; 3 requests still running',
+      'removed from the router; 1 request still running',
+      'removed from the router; no requests running',
+    ]);
+    expect(end.workers[0].steps[6].detail).toBe('the router accepted http://127.0.0.3:30200');
+  });
+
+  it('past the drain timeout the restart goes ahead and says so', async () => {
+    const fleet = pair();
+    const { plan, io } = drainable(fleet, Array<number>(10_000).fill(2));
+    const end = await new RollRun({
+      id: 'roll-1',
+      plan,
+      workers: fleet.workers,
+      io,
+      timeouts: { drainMs: 50 },
+    }).done;
+    expect(end.state).toBe('succeeded');
+    expect(end.workers[0].steps[0].detail).toBe(
+      'removed from the router; 2 requests still running after 0 s; restarting anyway',
+    );
+  });
+
+  it('a cancel while draining puts the worker back and stops nothing', async () => {
+    const fleet = pair();
+    const { said, plan, io } = drainable(fleet, Array<number>(10_000).fill(4));
+    const roll: RollRun = new RollRun({
+      id: 'roll-1',
+      plan,
+      workers: fleet.workers,
+      io,
+      onChange: (op) => {
+        if (op.workers[0].steps[0].detail?.endsWith('4 requests still running') && !op.cancelRequested)
+          roll.cancel();
+      },
+    });
+    const end = await roll.done;
+    expect(end.state).toBe('cancelled');
+    expect(end.workers[0].state).toBe('cancelled');
+    expect(end.workers[0].steps[0]).toMatchObject({
+      state: 'cancelled',
+      detail: 'cancelled; the worker was registered with the router again',
+    });
+    expect(said).toEqual(['remove (decode-0 active)', 'add (decode-0 active)']);
+    expect(fleet.history).toEqual([]);
+    expect(end.summary).toMatch(/^roll cancelled after \d+ s; nothing was restarted$/);
+  });
+
+  it('a re-add the router refuses fails the roll with the command to run by hand', async () => {
+    const fleet = pair();
+    const { plan, io } = drainable(fleet, [0], true);
+    const end = await new RollRun({ id: 'roll-1', plan, workers: fleet.workers, io }).done;
+    expect(end.state).toBe('failed');
+    expect(end.failure).toMatchObject({
+      worker: 'decode-0',
+      step: 'readd',
+      message:
+        'decode-0: could not register http://127.0.0.3:30200 with the router again: POST /workers answered 500',
+    });
+    expect(end.failure!.hint).toMatch(
+      /^The worker restarted and is healthy but the router does not route to it\. On the host run: curl -X POST /,
+    );
+    expect(fleet.unit('gpu-b', 'sglang-decode-0.service').state).toBe('active');
   });
 });

@@ -311,9 +311,19 @@ export interface RollHealth {
 
 /**
  * `gpu-owners` runs on the running worker, before anything is stopped: the compute processes on its GPUs must all
- * be its own units' (MainPID and descendants), or stopping it would free nothing.
+ * be its own units' (MainPID and descendants), or stopping it would free nothing. `drain` and `readd` surround a
+ * worker's restart where the router can drain it: out of the pool first, back in once it serves again.
  */
-export const ROLL_STEP_KINDS = ['gpu-owners', 'stop', 'gpus-free', 'port-free', 'start', 'router'] as const;
+export const ROLL_STEP_KINDS = [
+  'drain',
+  'gpu-owners',
+  'stop',
+  'gpus-free',
+  'port-free',
+  'start',
+  'readd',
+  'router',
+] as const;
 export type RollStepKind = (typeof ROLL_STEP_KINDS)[number];
 
 export interface RollStepPlan {

@@ -39,8 +39,27 @@ export interface FollowResult {
   failure?: RestartFailure;
 }
 
+/** A worker the router can drain: how to take it out of the router's pool and put it back as it was. */
+export interface RollDrain {
+  /** The URL the router knows the worker by. */
+  url: string;
+  /** The router's API URL, for what the steps say. */
+  routerUrl: string;
+  remove(): Promise<void>;
+  add(): Promise<void>;
+  /**
+   * Requests running or queued on the worker, from the monitor's next scrape of it: null when it does not say,
+   * 'no-scrape' when no new scrape arrived yet.
+   */
+  running(): Promise<number | null | 'no-scrape'>;
+  /** What an operator runs on the host to register the worker again by hand. */
+  readdCommand: string;
+}
+
 export interface RollIo {
   link(hostId: string): RollLink;
+  /** The drain of a worker whose plan has drain and re-add steps (the router supports it). */
+  drainOf?(worker: RollWorker): RollDrain | undefined;
   /**
    * The router's view of every worker, by worker id: with `fresh`, from the monitor's next scrape of the router
    * (a wait for a change); otherwise its latest. Throws when the router cannot be read.
@@ -60,6 +79,8 @@ export interface RollIo {
 }
 
 export interface RollTimeouts {
+  /** How long a drain waits for the worker's running requests to reach 0; past it the restart goes ahead. */
+  drainMs: number;
   /** From the stop command until systemd reports the unit inactive. */
   stopMs: number;
   /** Until the stopped worker's GPUs run no process and its ports are free. */
@@ -73,6 +94,7 @@ export interface RollTimeouts {
 }
 
 export const DEFAULT_ROLL_TIMEOUTS: RollTimeouts = {
+  drainMs: 5 * 60_000,
   stopMs: 3 * 60_000,
   freeMs: 2 * 60_000,
   startMs: 3 * 60_000,
@@ -122,6 +144,8 @@ export class RollRun {
   private readonly op: RollOperation;
   private readonly io: RollIo;
   private readonly t: RollTimeouts;
+  /** Workers this roll took out of the router: only these are registered again. */
+  private readonly drained = new Set<string>();
   readonly done: Promise<RollOperation>;
 
   constructor(private readonly o: RollRunOptions) {
@@ -351,6 +375,10 @@ export class RollRun {
   ): Promise<{ text: string; skipped?: boolean }> {
     const unit = w.units.find((u) => u.unit === step.unit && u.hostId === step.hostId);
     switch (step.kind) {
+      case 'drain':
+        return { text: await this.drain(w, step) };
+      case 'readd':
+        return this.readd(w);
       case 'gpu-owners':
         return this.gpuOwners(w, step, unit!);
       case 'stop':
@@ -372,6 +400,80 @@ export class RollRun {
   }
 
   // ---- the steps -----------------------------------------------------------------------------------------
+
+  /**
+   * Takes the worker out of the router, then waits until it runs no request or the drain timeout passes (the
+   * restart goes ahead then). A cancel here puts it back: nothing was restarted.
+   */
+  private async drain(w: RollWorker, step: RollStepView): Promise<string> {
+    const d = this.io.drainOf?.(w);
+    if (!d) throw new Error(`${w.name} has a drain step but no drain`);
+    step.detail = `removing ${d.url} from the router`;
+    this.changed();
+    try {
+      await d.remove();
+      this.drained.add(w.id);
+    } catch (err) {
+      throw new StepFailed('failed', {
+        step: 'drain',
+        message: `could not remove ${d.url} from the router: ${(err as Error).message}`,
+        hint: 'Nothing was restarted. Restart without drain, or check the router’s control plane (GET /workers).',
+      });
+    }
+    const deadline = this.now() + this.t.drainMs;
+    for (;;) {
+      if (this.op.cancelRequested) {
+        const text = await d.add().then(
+          () => 'cancelled; the worker was registered with the router again',
+          (err: Error) =>
+            `cancelled, but registering the worker again failed (${err.message}); run on the host: ${d.readdCommand}`,
+        );
+        this.drained.delete(w.id);
+        step.state = 'cancelled';
+        step.detail = text;
+        step.endedAt = this.now();
+        throw new StepFailed('cancelled', { step: 'drain', message: text });
+      }
+      let left: number | null | 'no-scrape';
+      try {
+        left = await d.running();
+      } catch (err) {
+        return `removed from the router; could not check its running requests (${(err as Error).message}); restarting anyway`;
+      }
+      if (left === null) return 'removed from the router; the worker does not report running requests';
+      if (left === 0) return 'removed from the router; no requests running';
+      const detail =
+        left === 'no-scrape'
+          ? 'removed from the router; waiting for the monitor to scrape the worker again'
+          : `removed from the router; ${left} request${left === 1 ? '' : 's'} still running`;
+      if (this.now() >= deadline)
+        // The policy is "until running requests reach 0 or the timeout": past it, the restart goes ahead.
+        return `${detail} after ${formatDuration(this.t.drainMs)}; restarting anyway`;
+      if (step.detail !== detail) {
+        step.detail = detail;
+        this.changed();
+      }
+      await pace(this.io.pacer);
+    }
+  }
+
+  /** Registers a drained worker with the router again, as it was. */
+  private async readd(w: RollWorker): Promise<{ text: string; skipped?: boolean }> {
+    const d = this.io.drainOf?.(w);
+    if (!d || !this.drained.has(w.id))
+      return { text: 'not drained: nothing to register again', skipped: true };
+    try {
+      await d.add();
+      this.drained.delete(w.id);
+    } catch (err) {
+      throw new StepFailed('failed', {
+        step: 'readd',
+        message: `could not register ${d.url} with the router again: ${(err as Error).message}`,
+        hint: `The worker restarted and is healthy but the router does not route to it. On the host run: ${d.readdCommand}`,
+      });
+    }
+    return { text: `the router accepted ${d.url}` };
+  }
 
   private async stop(step: RollStepView, u: RollUnit): Promise<string> {
     await this.send(step, u, step.command!);
