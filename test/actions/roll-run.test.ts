@@ -2,7 +2,8 @@
 // commands — is what is checked, so a roll that claims more than it did fails here.
 import { describe, expect, it } from 'vitest';
 import { buildRollPlan, withDrain } from '../../src/main/core/actions/roll-plan';
-import { RollRun, type RollDrain, type RollTimeouts } from '../../src/main/core/actions/roll-run';
+import { RollRun, type RollTimeouts } from '../../src/main/core/actions/roll-run';
+import type { WorkerDrain } from '../../src/main/core/actions/drain';
 import type { RollOperation, RollTarget } from '../../src/shared/contract';
 import { FakeFleet, fleetWorkers } from './roll-fake';
 
@@ -268,7 +269,7 @@ describe('roll executor, stages', () => {
 function drainable(fleet: FakeFleet, running: Array<number | null | 'no-scrape'>, addFails = false) {
   const said: string[] = [];
   const decode = fleet.workers.find((w) => w.name === 'decode-0')!;
-  const drain: RollDrain = {
+  const drain: WorkerDrain = {
     url: decode.id,
     routerUrl: 'http://127.0.0.2:30001',
     remove: async () => {

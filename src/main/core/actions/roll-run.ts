@@ -26,6 +26,7 @@ import { judgeGpuOwners, readGpuOwners } from './gpu-owners';
 import { keepsServingCheck, rankZero, startRefusal } from './roll-plan';
 import { isLinkError, pace, type Pacer } from './wait';
 import { outputExcerpt } from '../ssh/output-excerpt';
+import { drainReading, drainRemoveFailed, putBack, readdFailed, type WorkerDrain } from './drain';
 
 /** What a roll needs of one host's SSH link (an SshConnection satisfies it). */
 export interface RollLink {
@@ -39,27 +40,10 @@ export interface FollowResult {
   failure?: RestartFailure;
 }
 
-/** A worker the router can drain: how to take it out of the router's pool and put it back as it was. */
-export interface RollDrain {
-  /** The URL the router knows the worker by. */
-  url: string;
-  /** The router's API URL, for what the steps say. */
-  routerUrl: string;
-  remove(): Promise<void>;
-  add(): Promise<void>;
-  /**
-   * Requests running or queued on the worker, from the monitor's next scrape of it: null when it does not say,
-   * 'no-scrape' when no new scrape arrived yet.
-   */
-  running(): Promise<number | null | 'no-scrape'>;
-  /** What an operator runs on the host to register the worker again by hand. */
-  readdCommand: string;
-}
-
 export interface RollIo {
   link(hostId: string): RollLink;
   /** The drain of a worker whose plan has drain and re-add steps (the router supports it). */
-  drainOf?(worker: RollWorker): RollDrain | undefined;
+  drainOf?(worker: RollWorker): WorkerDrain | undefined;
   /**
    * The router's view of every worker, by worker id: with `fresh`, from the monitor's next scrape of the router
    * (a wait for a change); otherwise its latest. Throws when the router cannot be read.
@@ -414,43 +398,30 @@ export class RollRun {
       await d.remove();
       this.drained.add(w.id);
     } catch (err) {
-      throw new StepFailed('failed', {
-        step: 'drain',
-        message: `could not remove ${d.url} from the router: ${(err as Error).message}`,
-        hint: 'Nothing was restarted. Restart without drain, or check the router’s control plane (GET /workers).',
-      });
+      throw new StepFailed('failed', { step: 'drain', ...drainRemoveFailed(d, err) });
     }
     const deadline = this.now() + this.t.drainMs;
     for (;;) {
       if (this.op.cancelRequested) {
-        const text = await d.add().then(
-          () => 'cancelled; the worker was registered with the router again',
-          (err: Error) =>
-            `cancelled, but registering the worker again failed (${err.message}); run on the host: ${d.readdCommand}`,
-        );
+        const text = await putBack(d);
         this.drained.delete(w.id);
         step.state = 'cancelled';
         step.detail = text;
         step.endedAt = this.now();
         throw new StepFailed('cancelled', { step: 'drain', message: text });
       }
-      let left: number | null | 'no-scrape';
+      let reading: { done: boolean; detail: string };
       try {
-        left = await d.running();
+        reading = drainReading(await d.running());
       } catch (err) {
         return `removed from the router; could not check its running requests (${(err as Error).message}); restarting anyway`;
       }
-      if (left === null) return 'removed from the router; the worker does not report running requests';
-      if (left === 0) return 'removed from the router; no requests running';
-      const detail =
-        left === 'no-scrape'
-          ? 'removed from the router; waiting for the monitor to scrape the worker again'
-          : `removed from the router; ${left} request${left === 1 ? '' : 's'} still running`;
+      if (reading.done) return reading.detail;
       if (this.now() >= deadline)
         // The policy is "until running requests reach 0 or the timeout": past it, the restart goes ahead.
-        return `${detail} after ${formatDuration(this.t.drainMs)}; restarting anyway`;
-      if (step.detail !== detail) {
-        step.detail = detail;
+        return `${reading.detail} after ${formatDuration(this.t.drainMs)}; restarting anyway`;
+      if (step.detail !== reading.detail) {
+        step.detail = reading.detail;
         this.changed();
       }
       await pace(this.io.pacer);
@@ -466,11 +437,7 @@ export class RollRun {
       await d.add();
       this.drained.delete(w.id);
     } catch (err) {
-      throw new StepFailed('failed', {
-        step: 'readd',
-        message: `could not register ${d.url} with the router again: ${(err as Error).message}`,
-        hint: `The worker restarted and is healthy but the router does not route to it. On the host run: ${d.readdCommand}`,
-      });
+      throw new StepFailed('failed', { step: 'readd', ...readdFailed(d, err) });
     }
     return { text: `the router accepted ${d.url}` };
   }
