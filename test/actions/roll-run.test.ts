@@ -376,6 +376,28 @@ describe('roll executor, drain', () => {
     expect(end.summary).toMatch(/^roll cancelled after \d+ s; nothing was restarted$/);
   });
 
+  it('a cancel that arrives before the drain leaves the router untouched', async () => {
+    const fleet = pair();
+    const { said, plan, io } = drainable(fleet, [0]);
+    const roll: RollRun = new RollRun({
+      id: 'roll-1',
+      plan,
+      workers: fleet.workers,
+      io,
+      onChange: (op) => {
+        if (op.workers[0].state === 'running' && !op.cancelRequested) roll.cancel();
+      },
+    });
+    const end = await roll.done;
+    expect(end.state).toBe('cancelled');
+    expect(end.workers[0].steps[0]).toMatchObject({
+      state: 'cancelled',
+      detail: 'cancelled before anything was changed',
+    });
+    expect(said).toEqual([]);
+    expect(fleet.commands).toEqual([]);
+  });
+
   it('a re-add the router refuses fails the roll with the command to run by hand', async () => {
     const fleet = pair();
     const { plan, io } = drainable(fleet, [0], true);

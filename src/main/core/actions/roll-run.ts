@@ -392,6 +392,7 @@ export class RollRun {
   private async drain(w: RollWorker, step: RollStepView): Promise<string> {
     const d = this.io.drainOf?.(w);
     if (!d) throw new Error(`${w.name} has a drain step but no drain`);
+    if (this.op.cancelRequested) this.cancelStep(step, 'cancelled before anything was changed');
     step.detail = `removing ${d.url} from the router`;
     this.changed();
     try {
@@ -405,10 +406,7 @@ export class RollRun {
       if (this.op.cancelRequested) {
         const text = await putBack(d);
         this.drained.delete(w.id);
-        step.state = 'cancelled';
-        step.detail = text;
-        step.endedAt = this.now();
-        throw new StepFailed('cancelled', { step: 'drain', message: text });
+        this.cancelStep(step, text);
       }
       let reading: { done: boolean; detail: string };
       try {
@@ -426,6 +424,14 @@ export class RollRun {
       }
       await pace(this.io.pacer);
     }
+  }
+
+  /** Ends `step` as cancelled, saying what was left as it was; the worker stops there. */
+  private cancelStep(step: RollStepView, text: string): never {
+    step.state = 'cancelled';
+    step.detail = text;
+    step.endedAt = this.now();
+    throw new StepFailed('cancelled', { step: step.kind, message: text });
   }
 
   /** Registers a drained worker with the router again, as it was. */
