@@ -143,6 +143,28 @@ describe('roll executor', () => {
     expect(end.summary).toMatch(/^roll outcome unknown after/);
   });
 
+  it("the router's host link dropping while it is asked about a worker pauses the roll; staying down, the outcome is unknown", async () => {
+    const fleet = new FakeFleet(fleetWorkers());
+    const states: RollOperation[] = [];
+    const end = await start(
+      fleet,
+      { kind: 'worker', worker: 'decode-0' },
+      {
+        timeouts: { linkMs: 50 },
+        onChange: (op) => {
+          states.push(op);
+          // decode-0 is on gpu-b; the router is read through gpu-a.
+          if (op.workers[0].steps.at(-1)?.state === 'running') fleet.down.add('gpu-a');
+        },
+      },
+    ).done;
+    expect(states.find((s) => s.state === 'paused')?.paused).toMatchObject({ hostLabel: 'gpu-a' });
+    expect(end.state).toBe('unknown');
+    expect(end.failure).toMatchObject({ worker: 'decode-0', step: 'router' });
+    expect(end.failure!.message).toMatch(/^decode-0: lost contact with gpu-a during "/);
+    expect(fleet.unit('gpu-b', 'sglang-decode-0.service').state).toBe('active');
+  });
+
   it('cancel finishes the worker being restarted, then stops before the next', async () => {
     const fleet = new FakeFleet(fleetWorkers());
     let roll: RollRun | undefined;

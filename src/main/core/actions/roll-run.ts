@@ -672,9 +672,12 @@ export class RollRun {
       return ready?.detail ?? 'router ready';
     }
     let inARow = 0;
+    // Read through the router's host: a link that drops there pauses the roll, and past the link timeout the
+    // worker's return is unknown, not a router that "did not report it healthy".
+    const router = this.o.workers.find((x) => x.role === 'router');
     return this.poll(
       step,
-      null,
+      router ? rankZero(router).hostId : null,
       this.t.routerMs,
       async () => {
         let h: RollHealth | undefined;
