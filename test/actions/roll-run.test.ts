@@ -239,6 +239,42 @@ function startStaged(fleet: FakeFleet, timeouts: Partial<RollTimeouts> = {}): Ro
 }
 
 describe('roll executor, stages', () => {
+  it('an internal error in one worker of a stage ends the roll only once its sibling came back', async () => {
+    const fleet = pair();
+    const plan = buildRollPlan({
+      workers: fleet.workers,
+      target: { kind: 'deployment' },
+      health: fleet.health(),
+      privilegeOf: () => 'sudo',
+    });
+    const id = (name: string) => fleet.workers.find((w) => w.name === name)!.id;
+    plan.stages = [[id('prefill-0'), id('decode-0')], [id('router')]];
+    let broke: () => void = () => undefined;
+    const decodeBroke = new Promise<void>((r) => (broke = r));
+    const base = fleet.io();
+    const io = fleet.io({
+      followStart: async (a) => {
+        if (a.worker.name === 'decode-0') {
+          setTimeout(broke, 0);
+          throw new Error('a bug in the follower');
+        }
+        // prefill-0 starts only after decode-0's follower broke: the roll must wait for it.
+        await decodeBroke;
+        return base.followStart(a);
+      },
+    });
+    const end = await new RollRun({ id: 'roll-1', plan, workers: fleet.workers, io }).done;
+    expect(end.state).toBe('failed');
+    expect(end.failure).toMatchObject({ step: 'internal' });
+    expect(end.failure!.message).toBe('the roll stopped on an internal error: a bug in the follower');
+    expect(end.workers.map((w) => `${w.name} ${w.state}`)).toEqual([
+      'prefill-0 succeeded',
+      'decode-0 failed',
+      'router skipped',
+    ]);
+    expect(fleet.unit('gpu-a', 'sglang-prefill-0.service').state).toBe('active');
+  });
+
   it('restarts the workers of a stage together and the next stage only once every one of them came back', async () => {
     const fleet = pair();
     const prefill = fleet.unit('gpu-a', 'sglang-prefill-0.service');

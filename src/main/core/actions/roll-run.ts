@@ -230,7 +230,10 @@ export class RollRun {
           return this.snapshot();
         }
         // A worker that fails does not abandon a sibling mid-restart: that one is followed to its end first.
-        const ends = await Promise.all(stage.map((view) => this.runWorker(view, stage.length > 1)));
+        const settled = await Promise.allSettled(stage.map((view) => this.runWorker(view, stage.length > 1)));
+        const bug = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (bug) throw bug.reason;
+        const ends = settled.map((r) => (r as PromiseFulfilledResult<WorkerEnd | null>).value);
         const worst = ends.reduce<WorkerEnd | null>(
           (a, b) => (b && (!a || RANK[b.state] > RANK[a.state]) ? b : a),
           null,
@@ -247,6 +250,7 @@ export class RollRun {
       this.end('succeeded');
     } catch (err) {
       // A bug, not a host answer: say so rather than leave the roll "running" forever.
+      for (const v of this.op.workers) if (v.state === 'running') v.state = 'failed';
       this.end('failed', {
         workerId: this.op.current ?? '',
         worker: this.o.workers.find((w) => w.id === this.op.current)?.name ?? '',
