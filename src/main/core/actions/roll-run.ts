@@ -1,11 +1,14 @@
-// Runs a rolling restart, one worker at a time: see that its GPUs hold only its own processes (on the running
-// worker: otherwise stopping it frees nothing), stop its units (node rank ≥ 1 first), see its GPUs and ports
-// free, start its units (rank 0 last, followed to /health 200 by the one-service restart), and only when the
-// router reports it healthy again go on to the next worker, after checking the router still has another
-// healthy worker of that role. A failure stops the roll and names the worker, the step and what still serves.
-// A host link that drops pauses the roll (the commands here are idempotent and re-sent once it is back);
-// if it stays down past the link timeout the outcome is unknown, never a success that was not seen.
-// Cancel takes effect between workers: a worker whose units were stopped is always started again.
+// Runs a restart plan of workers, stage by stage (a roll: one worker a stage; a plan may put several in one,
+// restarted together). Per worker: where the router can, drain it (out of the router's pool, its running
+// requests finish); see that its GPUs hold only its own processes (on the running worker: otherwise stopping it
+// frees nothing), stop its units (node rank ≥ 1 first), see its GPUs and ports free, start its units (rank 0
+// last, followed to /health 200 by the one-service restart), register a drained worker again, and only when the
+// router reports it healthy go on, after checking the router still has another healthy worker of that role.
+// A failure stops the run once the worker's stage siblings finished, and names the worker, the step and what
+// still serves. A host link that drops pauses the run (the commands here are idempotent and re-sent once it is
+// back); if it stays down past the link timeout the outcome is unknown, never a success that was not seen.
+// Cancel takes effect between stages, or while draining (the worker goes back, nothing stopped): a worker
+// whose units were stopped is always started again.
 import type {
   RestartFailure,
   RestartOperation,
