@@ -19,7 +19,15 @@ import { journalAfterCursorCommand } from '../../src/main/core/journal/commands'
 import { parseJournalJson } from '../../src/main/core/journal/journal-json';
 import { advanceProgress, progressFromLine } from '../../src/main/core/actions/load-progress';
 import { applyPatch, defaultSettings, stagesFor } from '../../src/main/core/actions/restart-settings';
-import { addToRouter, probeDrain, removeFromRouter } from '../../src/main/core/actions/drain';
+import {
+  addToRouter,
+  drainReading,
+  probeDrain,
+  removeFromRouter,
+  routerDrain,
+} from '../../src/main/core/actions/drain';
+import { parseExposition } from '../../src/main/core/probes/exposition/parser';
+import type { ScrapeReading } from '../../src/main/core/monitor/scrape-feed';
 import { acceleratedClock } from '../../src/main/core/clock';
 import { emulateCommand, startDemoHost, type DemoHost } from '../../src/main/demo';
 import { shardProgress } from '../../src/main/demo/log-lines';
@@ -313,6 +321,85 @@ describe('drain through the router’s worker API', () => {
       expect(api.calls.at(-1)).toBe(
         'POST /workers {"url":"http://127.0.0.1:30100","worker_type":"prefill","bootstrap_port":8998}',
       );
+    } finally {
+      agent.destroy();
+      await api.close();
+    }
+  });
+
+  it('drains a worker as a restart and a roll do: out of the router, its running requests from the monitor’s scrapes, back in', async () => {
+    const api = await smgWorkerApi();
+    const agent = new http.Agent();
+    const decode: ServiceConfig = {
+      role: 'decode',
+      hostId: 'h',
+      unit: 'sglang-decode.service',
+      apiUrl: 'http://127.0.0.1:30200',
+      metricsUrl: 'http://127.0.0.1:30200/metrics',
+    };
+    const metrics = (running: number, transfer: number): ScrapeReading => ({
+      ts: 0,
+      exposition: parseExposition(
+        [
+          '# TYPE sglang:num_running_reqs gauge',
+          `sglang:num_running_reqs{engine_type="unified",model_name="m",tp_rank="0"} ${running}`,
+          '# TYPE sglang:num_decode_transfer_queue_reqs gauge',
+          `sglang:num_decode_transfer_queue_reqs{engine_type="unified",model_name="m",tp_rank="0"} ${transfer}`,
+          '',
+        ].join('\n'),
+        'prometheus',
+      ),
+    });
+    // What the monitor scrapes next, per call: none yet, then 3 running + 1 waiting for its KV, then idle.
+    const next: Array<ScrapeReading | undefined> = [undefined, metrics(3, 1), metrics(0, 0)];
+    const asked: string[] = [];
+    try {
+      const router: ServiceConfig = { role: 'router', hostId: 'h', unit: 'r.service', apiUrl: api.url };
+      const probe = await probeDrain(agent, router, decode);
+      const d = routerDrain({
+        agent: () => agent,
+        router,
+        worker: decode,
+        registration: probe.registration!,
+        scrapes: {
+          latest: () => undefined,
+          next: async (key) => {
+            asked.push(key);
+            return next.shift();
+          },
+        },
+      });
+      await d.remove();
+      expect(api.workers.has('w-dec')).toBe(false);
+      const readings = [await d.running(), await d.running(), await d.running()];
+      expect(readings).toEqual(['no-scrape', 4, 0]);
+      expect(readings.map((r) => drainReading(r))).toEqual([
+        {
+          done: false,
+          detail: 'removed from the router; waiting for the monitor to scrape the worker again',
+        },
+        { done: false, detail: 'removed from the router; 4 requests still running' },
+        { done: true, detail: 'removed from the router; no requests running' },
+      ]);
+      // The worker's own scrapes, by its service key: the drain never scrapes by itself.
+      expect(asked).toEqual(['decode', 'decode', 'decode']);
+      await d.add();
+      expect(api.calls.at(-1)).toBe('POST /workers {"url":"http://127.0.0.1:30200","worker_type":"decode"}');
+      expect(d.readdCommand).toBe(
+        `curl -X POST ${api.url}/workers -H 'content-type: application/json' -d '{"url":"http://127.0.0.1:30200","worker_type":"decode"}'`,
+      );
+      // A worker without metrics does not say: the drain then goes ahead at once.
+      const quiet = routerDrain({
+        agent: () => agent,
+        router,
+        worker: { ...decode, metricsUrl: undefined },
+        registration: probe.registration!,
+        scrapes: { latest: () => undefined, next: async () => metrics(9, 9) },
+      });
+      expect(drainReading(await quiet.running())).toEqual({
+        done: true,
+        detail: 'removed from the router; the worker does not report running requests',
+      });
     } finally {
       agent.destroy();
       await api.close();

@@ -311,9 +311,19 @@ export interface RollHealth {
 
 /**
  * `gpu-owners` runs on the running worker, before anything is stopped: the compute processes on its GPUs must all
- * be its own units' (MainPID and descendants), or stopping it would free nothing.
+ * be its own units' (MainPID and descendants), or stopping it would free nothing. `drain` and `readd` surround a
+ * worker's restart where the router can drain it: out of the pool first, back in once it serves again.
  */
-export const ROLL_STEP_KINDS = ['gpu-owners', 'stop', 'gpus-free', 'port-free', 'start', 'router'] as const;
+export const ROLL_STEP_KINDS = [
+  'drain',
+  'gpu-owners',
+  'stop',
+  'gpus-free',
+  'port-free',
+  'start',
+  'readd',
+  'router',
+] as const;
 export type RollStepKind = (typeof ROLL_STEP_KINDS)[number];
 
 export interface RollStepPlan {
@@ -356,8 +366,13 @@ export interface RollPlan {
   target: RollTarget;
   /** In words: "every decode worker, one at a time (3)". */
   targetText: string;
-  /** Workers in the order they restart, one at a time. */
+  /** Workers in the order they restart. */
   workers: RollWorkerPlan[];
+  /**
+   * Worker ids restarted together, stage by stage (a one-host pair's prefill and decode, then its router); a
+   * stage starts once every worker of the one before came back. Absent: one worker at a time, in `workers` order.
+   */
+  stages?: string[][];
   checks: RollCheck[];
   warnings: string[];
   /** Set when the roll would be refused: starting it is not allowed. */

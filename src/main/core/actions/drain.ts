@@ -11,6 +11,8 @@ import type { ServiceConfig } from '@shared/domain';
 import { httpGet } from '../ssh/http-agent';
 import { normalizeWorkerUrl } from '../probes/sglang/router';
 import { httpRequest } from './http-request';
+import { evaluateScrape } from '../signals/evaluate';
+import { scrapeKey, type ScrapeFeed } from '../monitor/scrape-feed';
 
 const entry = z.object({
   id: z.string().min(1).optional(),
@@ -137,4 +139,88 @@ export async function addToRouter(
   const res = await httpRequest(agent, 'POST', url, readdBody(reg));
   if (res.status < 200 || res.status >= 300)
     throw new Error(`POST ${url} answered HTTP ${res.status}: ${res.body.slice(0, 200)}`);
+}
+
+/** A worker the router can drain: how to take it out of the router's pool and put it back as it was. */
+export interface WorkerDrain {
+  /** The URL the router knows the worker by. */
+  url: string;
+  /** The router's API URL, for what the steps say. */
+  routerUrl: string;
+  remove(): Promise<void>;
+  add(): Promise<void>;
+  /**
+   * Requests running or queued on the worker, from the monitor's next scrape of it: null when it does not say,
+   * 'no-scrape' when no new scrape arrived yet.
+   */
+  running(): Promise<number | null | 'no-scrape'>;
+  /** What an operator runs on the host to register the worker again by hand. */
+  readdCommand: string;
+}
+
+/** The drain of `worker` through `router`'s worker API, its running requests read from the monitor's scrapes. */
+export function routerDrain(o: {
+  agent: () => http.Agent;
+  router: ServiceConfig;
+  worker: ServiceConfig;
+  registration: RouterRegistration;
+  scrapes: ScrapeFeed;
+}): WorkerDrain {
+  const { router, worker, registration: reg } = o;
+  return {
+    url: reg.url,
+    routerUrl: router.apiUrl,
+    remove: () => removeFromRouter(o.agent(), router, reg),
+    add: () => addToRouter(o.agent(), router, reg),
+    running: async () => {
+      if (!worker.metricsUrl) return null;
+      const scrape = await o.scrapes.next(scrapeKey(worker));
+      if (!scrape) return 'no-scrape';
+      const v = evaluateScrape(scrape.exposition, worker.role);
+      const parts = [v.running, v.prefill_inflight_queue, v.decode_transfer_queue].filter(
+        (x): x is number => typeof x === 'number',
+      );
+      return parts.length ? parts.reduce((a, b) => a + b, 0) : null;
+    },
+    readdCommand: readdCurl(router, reg),
+  };
+}
+
+/** What one reading of a draining worker's running requests says: done (restart now) or what the wait shows. */
+export function drainReading(left: number | null | 'no-scrape'): { done: boolean; detail: string } {
+  if (left === 'no-scrape')
+    return {
+      done: false,
+      detail: 'removed from the router; waiting for the monitor to scrape the worker again',
+    };
+  if (left === null)
+    return { done: true, detail: 'removed from the router; the worker does not report running requests' };
+  if (left === 0) return { done: true, detail: 'removed from the router; no requests running' };
+  return {
+    done: false,
+    detail: `removed from the router; ${left} request${left === 1 ? '' : 's'} still running`,
+  };
+}
+
+export function drainRemoveFailed(d: WorkerDrain, err: unknown): { message: string; hint: string } {
+  return {
+    message: `could not remove ${d.url} from the router: ${(err as Error).message}`,
+    hint: 'Nothing was restarted. Restart without drain, or check the router’s control plane (GET /workers).',
+  };
+}
+
+export function readdFailed(d: WorkerDrain, err: unknown): { message: string; hint: string } {
+  return {
+    message: `could not register ${d.url} with the router again: ${(err as Error).message}`,
+    hint: `The worker restarted and is healthy but the router does not route to it. On the host run: ${d.readdCommand}`,
+  };
+}
+
+/** A drain cancelled before anything was restarted: the worker goes back into the router. What to say. */
+export function putBack(d: WorkerDrain): Promise<string> {
+  return d.add().then(
+    () => 'cancelled; the worker was registered with the router again',
+    (err: Error) =>
+      `cancelled, but registering the worker again failed (${err.message}); run on the host: ${d.readdCommand}`,
+  );
 }

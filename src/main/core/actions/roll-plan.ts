@@ -93,6 +93,25 @@ function ordered(input: RollPlanInput, ws: RollWorker[]): RollWorker[] {
   return [...ws].sort((a, b) => rank[a.role] - rank[b.role] || bad(a) - bad(b));
 }
 
+/**
+ * A worker's steps with a drain around its restart: out of the router's pool first (running requests finish),
+ * back in once it serves again, before the router is asked about it. Only where the router can drain it.
+ */
+export function withDrain(steps: readonly RollStepPlan[], routerUrl: string): RollStepPlan[] {
+  const routerAt = steps.findIndex((s) => s.kind === 'router');
+  const at = routerAt < 0 ? steps.length : routerAt;
+  return [
+    { kind: 'drain', label: 'Drain: stop new work, let running requests finish' },
+    ...steps.slice(0, at),
+    {
+      kind: 'readd',
+      label: 'Register the worker with the router again',
+      command: `POST ${routerUrl}/workers`,
+    },
+    ...steps.slice(at),
+  ];
+}
+
 export function stepsOf(w: RollWorker, privilegeOf: (hostId: string) => Privilege): RollStepPlan[] {
   const units = unitOrder(w.units);
   const zero = units.at(-1)!;

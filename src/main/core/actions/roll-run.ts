@@ -1,11 +1,14 @@
-// Runs a rolling restart, one worker at a time: see that its GPUs hold only its own processes (on the running
-// worker: otherwise stopping it frees nothing), stop its units (node rank ≥ 1 first), see its GPUs and ports
-// free, start its units (rank 0 last, followed to /health 200 by the one-service restart), and only when the
-// router reports it healthy again go on to the next worker, after checking the router still has another
-// healthy worker of that role. A failure stops the roll and names the worker, the step and what still serves.
-// A host link that drops pauses the roll (the commands here are idempotent and re-sent once it is back);
-// if it stays down past the link timeout the outcome is unknown, never a success that was not seen.
-// Cancel takes effect between workers: a worker whose units were stopped is always started again.
+// Runs a restart plan of workers, stage by stage (a roll: one worker a stage; a plan may put several in one,
+// restarted together). Per worker: where the router can, drain it (out of the router's pool, its running
+// requests finish); see that its GPUs hold only its own processes (on the running worker: otherwise stopping it
+// frees nothing), stop its units (node rank ≥ 1 first), see its GPUs and ports free, start its units (rank 0
+// last, followed to /health 200 by the one-service restart), register a drained worker again, and only when the
+// router reports it healthy go on, after checking the router still has another healthy worker of that role.
+// A failure stops the run once the worker's stage siblings finished, and names the worker, the step and what
+// still serves. A host link that drops pauses the run (the commands here are idempotent and re-sent once it is
+// back); if it stays down past the link timeout the outcome is unknown, never a success that was not seen.
+// Cancel takes effect between stages, or while draining (the worker goes back, nothing stopped): a worker
+// whose units were stopped is always started again.
 import type {
   RestartFailure,
   RestartOperation,
@@ -26,6 +29,7 @@ import { judgeGpuOwners, readGpuOwners } from './gpu-owners';
 import { keepsServingCheck, rankZero, startRefusal } from './roll-plan';
 import { isLinkError, pace, type Pacer } from './wait';
 import { outputExcerpt } from '../ssh/output-excerpt';
+import { drainReading, drainRemoveFailed, putBack, readdFailed, type WorkerDrain } from './drain';
 
 /** What a roll needs of one host's SSH link (an SshConnection satisfies it). */
 export interface RollLink {
@@ -41,6 +45,8 @@ export interface FollowResult {
 
 export interface RollIo {
   link(hostId: string): RollLink;
+  /** The drain of a worker whose plan has drain and re-add steps (the router supports it). */
+  drainOf?(worker: RollWorker): WorkerDrain | undefined;
   /**
    * The router's view of every worker, by worker id: with `fresh`, from the monitor's next scrape of the router
    * (a wait for a change); otherwise its latest. Throws when the router cannot be read.
@@ -60,6 +66,8 @@ export interface RollIo {
 }
 
 export interface RollTimeouts {
+  /** How long a drain waits for the worker's running requests to reach 0; past it the restart goes ahead. */
+  drainMs: number;
   /** From the stop command until systemd reports the unit inactive. */
   stopMs: number;
   /** Until the stopped worker's GPUs run no process and its ports are free. */
@@ -73,6 +81,7 @@ export interface RollTimeouts {
 }
 
 export const DEFAULT_ROLL_TIMEOUTS: RollTimeouts = {
+  drainMs: 5 * 60_000,
   stopMs: 3 * 60_000,
   freeMs: 2 * 60_000,
   startMs: 3 * 60_000,
@@ -88,9 +97,15 @@ type Probe =
   | { kind: 'pending'; detail: string }
   | { kind: 'failed'; message: string; hint?: string };
 
+/** How a worker that did not come back ended; a cancelled one has no failure to tell. */
+type WorkerEnd =
+  { state: 'failed' | 'unknown'; failure: Omit<RollFailure, 'stillServing'> } | { state: 'cancelled' };
+
+const RANK: Record<WorkerEnd['state'], number> = { failed: 3, unknown: 2, cancelled: 1 };
+
 class StepFailed extends Error {
   constructor(
-    readonly state: 'failed' | 'unknown',
+    readonly state: 'failed' | 'unknown' | 'cancelled',
     readonly failure: Omit<RollFailure, 'stillServing' | 'workerId' | 'worker'>,
   ) {
     super(failure.message);
@@ -116,6 +131,8 @@ export class RollRun {
   private readonly op: RollOperation;
   private readonly io: RollIo;
   private readonly t: RollTimeouts;
+  /** Workers this roll took out of the router: only these are registered again. */
+  private readonly drained = new Set<string>();
   readonly done: Promise<RollOperation>;
 
   constructor(private readonly o: RollRunOptions) {
@@ -200,55 +217,43 @@ export class RollRun {
     this.changed();
   }
 
+  /** The plan's stages as worker views; without stages, one worker at a time in plan order. */
+  private stages(): RollWorkerView[][] {
+    const byId = new Map(this.op.workers.map((v) => [v.workerId, v]));
+    return (
+      this.o.plan.stages?.map((ids) => ids.map((id) => byId.get(id)!)) ?? this.op.workers.map((v) => [v])
+    );
+  }
+
   private async run(): Promise<RollOperation> {
-    const views = this.op.workers;
     try {
-      for (let i = 0; i < views.length; i++) {
-        const view = views[i];
-        const worker = this.o.workers.find((w) => w.id === view.workerId)!;
+      for (const stage of this.stages()) {
         if (this.op.cancelRequested) {
           this.end('cancelled');
           return this.snapshot();
         }
-        this.op.current = worker.id;
-        const gate = await this.gate(worker);
-        if (gate) {
-          view.state = 'skipped';
-          this.end('failed', { ...gate, stillServing: await this.stillServing() });
+        // A worker that fails does not abandon a sibling mid-restart: that one is followed to its end first.
+        const settled = await Promise.allSettled(stage.map((view) => this.runWorker(view, stage.length > 1)));
+        const bug = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (bug) throw bug.reason;
+        const ends = settled.map((r) => (r as PromiseFulfilledResult<WorkerEnd | null>).value);
+        const worst = ends.reduce<WorkerEnd | null>(
+          (a, b) => (b && (!a || RANK[b.state] > RANK[a.state]) ? b : a),
+          null,
+        );
+        if (worst?.state === 'cancelled') {
+          this.end('cancelled');
           return this.snapshot();
         }
-        view.state = 'running';
-        this.changed();
-        try {
-          for (const step of view.steps) await this.runStep(worker, view, step);
-          view.state = 'succeeded';
-          this.changed();
-        } catch (err) {
-          if (!(err instanceof StepFailed)) throw err;
-          view.state = err.state;
-          const down = view.steps.some((s) => s.kind === 'stop' && s.state !== 'pending');
-          const f = err.failure;
-          this.end(err.state, {
-            workerId: worker.id,
-            worker: worker.name,
-            ...f,
-            message: `${worker.name}: ${f.message}`,
-            hint: [
-              f.hint,
-              down && err.state === 'failed'
-                ? `${worker.name} was stopped by this roll and may still be down; the workers after it were not touched.`
-                : undefined,
-            ]
-              .filter(Boolean)
-              .join(' '),
-            stillServing: await this.stillServing(),
-          });
+        if (worst) {
+          this.end(worst.state, { ...worst.failure, stillServing: await this.stillServing() });
           return this.snapshot();
         }
       }
       this.end('succeeded');
     } catch (err) {
       // A bug, not a host answer: say so rather than leave the roll "running" forever.
+      for (const v of this.op.workers) if (v.state === 'running') v.state = 'failed';
       this.end('failed', {
         workerId: this.op.current ?? '',
         worker: this.o.workers.find((w) => w.id === this.op.current)?.name ?? '',
@@ -259,6 +264,51 @@ export class RollRun {
       });
     }
     return this.snapshot();
+  }
+
+  /** Gate, then every step of one worker; null when it came back. `parallel`: siblings run in its stage. */
+  private async runWorker(view: RollWorkerView, parallel: boolean): Promise<WorkerEnd | null> {
+    const worker = this.o.workers.find((w) => w.id === view.workerId)!;
+    this.op.current = worker.id;
+    const gate = await this.gate(worker);
+    if (gate) {
+      view.state = 'skipped';
+      this.changed();
+      return { state: 'failed', failure: gate };
+    }
+    view.state = 'running';
+    this.changed();
+    try {
+      for (const step of view.steps) await this.runStep(worker, view, step);
+      view.state = 'succeeded';
+      this.changed();
+      return null;
+    } catch (err) {
+      if (!(err instanceof StepFailed)) throw err;
+      view.state = err.state;
+      this.changed();
+      if (err.state === 'cancelled') return { state: 'cancelled' };
+      const down = view.steps.some((s) => s.kind === 'stop' && s.state !== 'pending');
+      const f = err.failure;
+      const after = parallel ? 'the workers of the stages after it' : 'the workers after it';
+      return {
+        state: err.state,
+        failure: {
+          workerId: worker.id,
+          worker: worker.name,
+          ...f,
+          message: `${worker.name}: ${f.message}`,
+          hint: [
+            f.hint,
+            down && err.state === 'failed'
+              ? `${worker.name} was stopped by this roll and may still be down; ${after} were not touched.`
+              : undefined,
+          ]
+            .filter(Boolean)
+            .join(' '),
+        },
+      };
+    }
   }
 
   /** Before stopping `w`: the router must have another healthy worker of its role (live view, not the plan's). */
@@ -316,6 +366,10 @@ export class RollRun {
   ): Promise<{ text: string; skipped?: boolean }> {
     const unit = w.units.find((u) => u.unit === step.unit && u.hostId === step.hostId);
     switch (step.kind) {
+      case 'drain':
+        return { text: await this.drain(w, step) };
+      case 'readd':
+        return this.readd(w);
       case 'gpu-owners':
         return this.gpuOwners(w, step, unit!);
       case 'stop':
@@ -337,6 +391,69 @@ export class RollRun {
   }
 
   // ---- the steps -----------------------------------------------------------------------------------------
+
+  /**
+   * Takes the worker out of the router, then waits until it runs no request or the drain timeout passes (the
+   * restart goes ahead then). A cancel here puts it back: nothing was restarted.
+   */
+  private async drain(w: RollWorker, step: RollStepView): Promise<string> {
+    const d = this.io.drainOf?.(w);
+    if (!d) throw new Error(`${w.name} has a drain step but no drain`);
+    if (this.op.cancelRequested) this.cancelStep(step, 'cancelled before anything was changed');
+    step.detail = `removing ${d.url} from the router`;
+    this.changed();
+    try {
+      await d.remove();
+      this.drained.add(w.id);
+    } catch (err) {
+      throw new StepFailed('failed', { step: 'drain', ...drainRemoveFailed(d, err) });
+    }
+    const deadline = this.now() + this.t.drainMs;
+    for (;;) {
+      if (this.op.cancelRequested) {
+        const text = await putBack(d);
+        this.drained.delete(w.id);
+        this.cancelStep(step, text);
+      }
+      let reading: { done: boolean; detail: string };
+      try {
+        reading = drainReading(await d.running());
+      } catch (err) {
+        return `removed from the router; could not check its running requests (${(err as Error).message}); restarting anyway`;
+      }
+      if (reading.done) return reading.detail;
+      if (this.now() >= deadline)
+        // The policy is "until running requests reach 0 or the timeout": past it, the restart goes ahead.
+        return `${reading.detail} after ${formatDuration(this.t.drainMs)}; restarting anyway`;
+      if (step.detail !== reading.detail) {
+        step.detail = reading.detail;
+        this.changed();
+      }
+      await pace(this.io.pacer);
+    }
+  }
+
+  /** Ends `step` as cancelled, saying what was left as it was; the worker stops there. */
+  private cancelStep(step: RollStepView, text: string): never {
+    step.state = 'cancelled';
+    step.detail = text;
+    step.endedAt = this.now();
+    throw new StepFailed('cancelled', { step: step.kind, message: text });
+  }
+
+  /** Registers a drained worker with the router again, as it was. */
+  private async readd(w: RollWorker): Promise<{ text: string; skipped?: boolean }> {
+    const d = this.io.drainOf?.(w);
+    if (!d || !this.drained.has(w.id))
+      return { text: 'not drained: nothing to register again', skipped: true };
+    try {
+      await d.add();
+      this.drained.delete(w.id);
+    } catch (err) {
+      throw new StepFailed('failed', { step: 'readd', ...readdFailed(d, err) });
+    }
+    return { text: `the router accepted ${d.url}` };
+  }
 
   private async stop(step: RollStepView, u: RollUnit): Promise<string> {
     await this.send(step, u, step.command!);
@@ -562,9 +679,12 @@ export class RollRun {
       return ready?.detail ?? 'router ready';
     }
     let inARow = 0;
+    // Read through the router's host: a link that drops there pauses the roll, and past the link timeout the
+    // worker's return is unknown, not a router that "did not report it healthy".
+    const router = this.o.workers.find((x) => x.role === 'router');
     return this.poll(
       step,
-      null,
+      router ? rankZero(router).hostId : null,
       this.t.routerMs,
       async () => {
         let h: RollHealth | undefined;
@@ -738,13 +858,21 @@ export class RollRun {
         return `roll ${what} after ${took}${f?.worker ? ` at ${f.worker}, step ${f.step}` : ''}: ${f?.message ?? ''}${serving}`;
       }
       default: {
+        const paused = op.paused ? ` — paused: ${op.paused.reason}` : '';
+        const running = op.workers.filter((w) => w.state === 'running');
+        const doing = (w: RollWorkerView): string => {
+          const step = w.steps.find((s) => s.state === 'running');
+          return step ? (step.detail ?? step.label) : 'checking';
+        };
+        if (running.length > 1) {
+          const cancel = op.cancelRequested ? ' — cancelling after these workers' : '';
+          return `${running.map((w) => `${w.name}: ${doing(w)}`).join('; ')}${paused}${cancel} (${took})`;
+        }
         const i = op.workers.findIndex((w) => w.workerId === op.current);
         const cur = op.workers[i];
-        const step = cur?.steps.find((s) => s.state === 'running');
-        const paused = op.paused ? ` — paused: ${op.paused.reason}` : '';
         const cancel = op.cancelRequested ? ' — cancelling after this worker' : '';
         return cur
-          ? `${cur.name} (${i + 1}/${op.workers.length}): ${step ? (step.detail ?? step.label) : 'checking'}${paused}${cancel} (${took})`
+          ? `${cur.name} (${i + 1}/${op.workers.length}): ${doing(cur)}${paused}${cancel} (${took})`
           : `starting (${took})`;
       }
     }

@@ -6,7 +6,6 @@ import type { Role, ServiceConfig } from '@shared/domain';
 import type { SshConnection } from '../ssh/connection';
 import type { UnitJournalTail } from '../journal/unit-tail';
 import { checkHealth } from '../probes/health';
-import { evaluateScrape } from '../signals/evaluate';
 import { scrapeKey, type ScrapeFeed } from '../monitor/scrape-feed';
 import {
   classifyCommandError,
@@ -19,7 +18,15 @@ import {
 } from './unit-commands';
 import { RestartJournal } from './journal-follow';
 import { describeProgress } from './load-progress';
-import { addToRouter, readdCurl, removeFromRouter, type RouterRegistration } from './drain';
+import {
+  drainReading,
+  drainRemoveFailed,
+  putBack,
+  readdFailed,
+  routerDrain,
+  type RouterRegistration,
+  type WorkerDrain,
+} from './drain';
 import { judgeWorker, readRouter } from './router-watch';
 import { formatDuration, type RestartRun, type StepHandle } from './operation';
 import {
@@ -135,6 +142,8 @@ class ServiceRestart {
   /** The link dropped while the command was in flight: whether it arrived is for the unit state to tell. */
   private commandUncertain = false;
   private drained = false;
+  /** Set when this worker is drained first. */
+  private readonly drain?: WorkerDrain;
   /** The unit as seen when the new invocation became active. */
   private activeSeen: UnitSnapshot | null = null;
 
@@ -142,6 +151,15 @@ class ServiceRestart {
     this.role = ctx.service.role;
     this.unit = ctx.service.unit;
     this.journal = new RestartJournal(ctx.journal, this.unit);
+    const { router, drain: registration } = ctx;
+    if (router && registration)
+      this.drain = routerDrain({
+        agent: () => ctx.conn.httpAgent(),
+        router,
+        worker: ctx.service,
+        registration,
+        scrapes: ctx.scrapes,
+      });
   }
 
   private step(kind: RestartStepKind): StepHandle {
@@ -150,8 +168,8 @@ class ServiceRestart {
 
   async run(): Promise<ServiceResult> {
     const { run } = this.ctx;
-    if (this.ctx.drain) {
-      const res = await this.drainStep(this.ctx.drain);
+    if (this.drain) {
+      const res = await this.drainStep(this.drain);
       if (res) return res;
     }
     if (run.cancelRequested) return { state: 'cancelled' };
@@ -165,8 +183,8 @@ class ServiceRestart {
     // would push that story out of the panel while the router takes it back.
     this.stopJournal();
     await this.lastJournalLines();
-    if (this.ctx.drain && this.drained) {
-      const back = await this.readdStep(this.ctx.drain);
+    if (this.drain && this.drained) {
+      const back = await this.readdStep(this.drain);
       if (back) return back;
     }
     const routed = await this.routerStep();
@@ -176,56 +194,31 @@ class ServiceRestart {
 
   // ---- drain -------------------------------------------------------------------------------------------
 
-  private async drainStep(reg: RouterRegistration): Promise<ServiceResult | null> {
-    const { run, conn, router, timeouts } = this.ctx;
+  private async drainStep(d: WorkerDrain): Promise<ServiceResult | null> {
+    const { run, timeouts } = this.ctx;
     const step = this.step('drain');
     if (run.cancelRequested) {
       step.finish('cancelled', 'cancelled before anything was changed');
       return { state: 'cancelled' };
     }
-    step.begin(timeouts.drainMs, `removing ${reg.url} from the router`);
+    step.begin(timeouts.drainMs, `removing ${d.url} from the router`);
     try {
-      await removeFromRouter(conn.httpAgent(), router!, reg);
+      await d.remove();
       this.drained = true;
     } catch (err) {
-      const message = `could not remove ${reg.url} from the router: ${(err as Error).message}`;
-      step.finish('failed', message);
-      return this.failed('drain', {
-        message,
-        hint: 'Nothing was restarted. Restart without drain, or check the router’s control plane (GET /workers).',
-      });
+      const f = drainRemoveFailed(d, err);
+      step.finish('failed', f.message);
+      return this.failed('drain', f);
     }
     const outcome = await this.waitStep(step, { ms: timeouts.drainMs }, async () => {
-      const left = await this.runningOnWorker();
-      if (left === 'no-scrape')
-        return {
-          kind: 'pending',
-          detail: 'removed from the router; waiting for the monitor to scrape the worker again',
-        };
-      if (left === null)
-        return {
-          kind: 'done',
-          value: null,
-          detail: 'removed from the router; the worker does not report running requests',
-        };
-      if (left === 0)
-        return { kind: 'done', value: 0, detail: 'removed from the router; no requests running' };
-      return {
-        kind: 'pending',
-        detail: `removed from the router; ${left} request${left === 1 ? '' : 's'} still running`,
-      };
+      const reading = drainReading(await d.running());
+      return reading.done
+        ? { kind: 'done', value: true, detail: reading.detail }
+        : { kind: 'pending', detail: reading.detail };
     });
     if (outcome.kind === 'cancelled') {
       // Nothing was restarted: put the worker back so cancelling leaves the deployment as it was.
-      try {
-        await addToRouter(conn.httpAgent(), router!, reg);
-        step.finish('cancelled', 'cancelled; the worker was registered with the router again');
-      } catch (err) {
-        step.finish(
-          'cancelled',
-          `cancelled, but registering the worker again failed (${(err as Error).message}); run on the host: ${readdCurl(router!, reg)}`,
-        );
-      }
+      step.finish('cancelled', await putBack(d));
       return { state: 'cancelled' };
     }
     if (outcome.kind === 'done') step.finish('succeeded', outcome.detail);
@@ -238,22 +231,6 @@ class ServiceRestart {
         `${outcome.lastDetail || 'requests still running'} after ${formatDuration(timeouts.drainMs)}; restarting anyway`,
       );
     return null;
-  }
-
-  /**
-   * Requests the worker itself reports running or queued (PD queues included), from the monitor's next scrape
-   * of it; null when it does not say (no metrics), 'no-scrape' when no new scrape arrived yet.
-   */
-  private async runningOnWorker(): Promise<number | null | 'no-scrape'> {
-    const s = this.ctx.service;
-    if (!s.metricsUrl) return null;
-    const scrape = await this.ctx.scrapes.next(scrapeKey(s));
-    if (!scrape) return 'no-scrape';
-    const v = evaluateScrape(scrape.exposition, s.role);
-    const parts = [v.running, v.prefill_inflight_queue, v.decode_transfer_queue].filter(
-      (x): x is number => typeof x === 'number',
-    );
-    return parts.length ? parts.reduce((a, b) => a + b, 0) : null;
   }
 
   // ---- command -----------------------------------------------------------------------------------------
@@ -503,21 +480,17 @@ class ServiceRestart {
 
   // ---- re-add ------------------------------------------------------------------------------------------
 
-  private async readdStep(reg: RouterRegistration): Promise<ServiceResult | null> {
-    const { conn, router } = this.ctx;
+  private async readdStep(d: WorkerDrain): Promise<ServiceResult | null> {
     const step = this.step('readd');
-    step.begin(COMMAND_TIMEOUT_MS, `POST ${router!.apiUrl}/workers ${reg.url}`);
+    step.begin(COMMAND_TIMEOUT_MS, `POST ${d.routerUrl}/workers ${d.url}`);
     try {
-      await addToRouter(conn.httpAgent(), router!, reg);
+      await d.add();
     } catch (err) {
-      const message = `could not register ${reg.url} with the router again: ${(err as Error).message}`;
-      step.finish('failed', message);
-      return this.failed('readd', {
-        message,
-        hint: `The worker restarted and is healthy but the router does not route to it. On the host run: ${readdCurl(router!, reg)}`,
-      });
+      const f = readdFailed(d, err);
+      step.finish('failed', f.message);
+      return this.failed('readd', f);
     }
-    step.finish('succeeded', `the router accepted ${reg.url}`);
+    step.finish('succeeded', `the router accepted ${d.url}`);
     return null;
   }
 
