@@ -24,7 +24,7 @@ import { startWebApp, type WebApp } from '../e2e/support/web-app';
 import { BENCH_WEB_ENTRY, BENCH_WEB_ENV, pushSignals } from './support/bench-client';
 import { chartsOnScreen, collectPerfScript, type ChartPerfRecord } from '../e2e/support/chart-perf';
 import type { SeriesBatchQuery, SeriesResult } from '../src/shared/api/dashboard';
-import { groupOf } from '../src/main/core/signals/signals-store';
+import { groupOf } from '../src/main/core/signals/signal-history';
 import { ColumnRing } from '../src/main/core/signals/column-ring';
 import { typicalGapMs } from '../src/main/core/signals/decimate';
 import { answerSeries } from '../src/main/core/signals/series-query';

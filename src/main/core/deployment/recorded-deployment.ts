@@ -30,7 +30,7 @@ import { roleOf, type ReviewData } from '../review/review-data';
 import type { LoadedReview } from '../review/load-review';
 import { observationAt, snapshotAt } from '../review/state-at';
 import { catalogFor, expectedMetrics } from '../signals/catalog';
-import { groupOf } from '../signals/signals-store';
+import { groupOf } from '../signals/signal-history';
 import { GPU_GROUP, gpuIndices } from '../review/host-columns';
 import { NVIDIA_SMI_COMMAND } from '../probes/gpu';
 import type { JournalLine } from '../recording/types';

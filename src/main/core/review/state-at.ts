@@ -225,7 +225,7 @@ export function snapshotAt(
   return dashboardSnapshot(
     {
       values: data.table.valuesAt(ts),
-      growth: (key, ms) => data.table.growth(key, ts, ms),
+      growth: (key, ms) => data.table.growth(key, ms, ts),
       kvMeta: (role) => {
         const row = rowOf(data, role, ts);
         const src = data.kv.get(role);

@@ -1,7 +1,8 @@
-// Per-deployment signal history: every scrape and observation becomes one row of named values in bounded
-// ring series (24 h at 1 s by default), from which charts are served decimated. It is filled live (core hooks
-// 'scrape' + 'observed'); review reads a recording's own signal table (core/review/) and builds its snapshots
-// through the same builder as the live view (signals/dashboard-snapshot.ts).
+// Per-deployment signal history, written: every scrape and observation becomes one row of named values in
+// bounded ring series (24 h at 1 s by default). It is filled live (core hooks 'scrape' + 'observed') and read
+// through SignalHistory (signal-history.ts), the reader a recording's table is too, so charts, latest values and
+// growth are answered by one class live and in review; snapshots of both go through one builder
+// (signals/dashboard-snapshot.ts).
 import type {
   GpuReading,
   RouterWorkerState,
@@ -21,7 +22,7 @@ import { combineWorkers, WORKER_INPUTS } from './fleet-aggregate';
 import { WindowBucketCursor, type WindowBuckets } from './fleet-quantile';
 import { ColumnRing } from './column-ring';
 import { typicalGapMs } from './decimate';
-import { answerSeries, growthOf } from './series-query';
+import { groupOf, SignalHistory } from './signal-history';
 import { evaluateTarget, isSignalInput, notExposed } from './evaluate';
 import { compareDpRanks } from './evaluate/kv';
 import { expectedMetrics } from './catalog';
@@ -33,6 +34,11 @@ import { splitScopedKey } from '@shared/signals/scoped-key';
 
 export const DAY_AT_1S = 86_400;
 
+const ABSENT_LIVE = 'no data yet: not scraped so far, or not exposed by this server version';
+
+/** What a deployment never opened answers: no rows. */
+const NO_HISTORY = new SignalHistory(new Map(), { gapMs: typicalGapMs, absentWhy: ABSENT_LIVE });
+
 export interface KvMeta {
   source: string;
   sourceMetrics: string[];
@@ -42,6 +48,8 @@ export interface KvMeta {
 interface DeploymentSignals {
   roles: Role[];
   rings: Map<string, ColumnRing>;
+  /** The rings, read. */
+  history: SignalHistory;
   /** The last rate window of each target's scrapes (a role, or in a fleet `role@worker`), for the evaluator. */
   live: Map<string, LiveColumns>;
   /**
@@ -87,9 +95,11 @@ export class SignalsStore {
   /** Starts (or keeps) the history of a deployment with these roles. */
   open(deploymentId: string, roles: readonly Role[]): void {
     if (this.deployments.has(deploymentId)) return;
+    const rings = new Map<string, ColumnRing>();
     this.deployments.set(deploymentId, {
       roles: [...roles],
-      rings: new Map(),
+      rings,
+      history: new SignalHistory(rings, { gapMs: typicalGapMs, absentWhy: ABSENT_LIVE }),
       live: new Map(),
       familiesSeen: new Map(),
       windowBuckets: new Map(),
@@ -376,40 +386,21 @@ export class SignalsStore {
 
   /** Values of the latest row of every group (null = gap or no value in that row). */
   latest(deploymentId: string): Record<string, number | null> {
-    const d = this.deployments.get(deploymentId);
-    const out: Record<string, number | null> = {};
-    if (!d) return out;
-    for (const ring of d.rings.values()) {
-      const last = ring.length - 1;
-      if (last < 0) continue;
-      ring.forEachAt(last, (key, v) => {
-        out[key] = Number.isNaN(v) ? null : v;
-      });
-    }
-    return out;
+    return this.deployments.get(deploymentId)?.history.valuesAt() ?? {};
   }
 
   /** Change of `key` over the last `ms` (latest − value at the start of the span); null when unknown. */
   growth(deploymentId: string, key: string, ms: number): number | null {
-    return growthOf(this.deployments.get(deploymentId)?.rings.get(groupOf(key)), key, ms);
+    return this.deployments.get(deploymentId)?.history.growth(key, ms) ?? null;
   }
 
   getSeries(q: Omit<SeriesQuery, 'deploymentId'> & { deploymentId: string }): SeriesResult {
     const d = this.deployments.get(q.deploymentId);
-    return answerSeries(q, {
-      ring: (key) => d?.rings.get(groupOf(key)),
-      gapMs: typicalGapMs,
-      notExposed: d?.notExposed ?? {},
-      missing: (key) => {
-        const base = splitScopedKey(key).key;
-        const role = groupOf(base) as Role;
-        const expected = d?.roles.includes(role)
-          ? expectedMetrics(role, base.slice(base.indexOf('.') + 1))
-          : undefined;
-        return expected
-          ? { expected, why: 'no data yet: not scraped so far, or not exposed by this server version' }
-          : undefined;
-      },
+    if (!d) return NO_HISTORY.series(q, {}, () => undefined);
+    return d.history.series(q, d.notExposed, (key) => {
+      const base = splitScopedKey(key).key;
+      const role = groupOf(base) as Role;
+      return d.roles.includes(role) ? expectedMetrics(role, base.slice(base.indexOf('.') + 1)) : undefined;
     });
   }
 
@@ -581,12 +572,3 @@ function aggregateValues(list: readonly ServiceObservation[]): Record<string, nu
 }
 
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
-
-/** The ring a key lives in: its role, or 'gpu', and in a fleet its scope (`decode@decode-1`, `gpu@gpu-b`). */
-export function groupOf(key: string): string {
-  const at = key.indexOf('@');
-  const base = at < 0 ? key : key.slice(0, at);
-  const i = base.indexOf('.');
-  const group = i < 0 ? base : base.slice(0, i);
-  return at < 0 ? group : `${group}@${key.slice(at + 1)}`;
-}
