@@ -18,6 +18,7 @@ import type { Exposition, MetricFamily } from '../../src/main/core/probes/exposi
 import type { Clock } from '../../src/main/core/clock';
 import { RecordingWriter, readRecording, writeOpenMetricsFile } from '../../src/main/core/recording';
 import { PROMTOOL_BIN } from './prometheus-server';
+import { oneHostByRole } from '../recording/helpers';
 
 const run = promisify(execFile);
 
@@ -194,7 +195,8 @@ export async function backfill(startMs: number, endMs: number, stepMs = 15_000):
       name: 'backfilled history',
       startedAt: startMs,
       host: { id: 'demo', label: 'Demo GPU host', kind: 'demo' },
-      deployment: { id: 'demo', name: 'Demo PD', services: [] },
+      // Made before services had ids, as a one-host 1P1D: review reads it as the fleet of one it is today.
+      deployment: oneHostByRole(),
       appVersion: '0.1.0-test',
     },
     { clock: fixedClock(() => now), overview: false },
