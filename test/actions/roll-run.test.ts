@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRollPlan, withDrain } from '../../src/main/core/actions/roll-plan';
 import { RollRun, type RollTimeouts } from '../../src/main/core/actions/roll-run';
 import type { WorkerDrain } from '../../src/main/core/actions/drain';
-import type { RollOperation, RollTarget } from '../../src/shared/contract';
+import type { RollOperation, RollPlan, RollTarget } from '../../src/shared/contract';
 import { FakeFleet, fleetWorkers } from './roll-fake';
 
 function start(
@@ -225,8 +225,8 @@ function pair(): FakeFleet {
   return new FakeFleet(fleetWorkers().filter((w) => ['router', 'prefill-0', 'decode-0'].includes(w.name)));
 }
 
-/** The whole pair as the in-place stack restart orders it: prefill and decode together, then the router. */
-function startStaged(fleet: FakeFleet, timeouts: Partial<RollTimeouts> = {}): RollRun {
+/** The whole pair's plan as the in-place stack restart orders it: prefill and decode together, then the router. */
+function stagedPlan(fleet: FakeFleet): RollPlan {
   const plan = buildRollPlan({
     workers: fleet.workers,
     target: { kind: 'deployment' },
@@ -235,20 +235,23 @@ function startStaged(fleet: FakeFleet, timeouts: Partial<RollTimeouts> = {}): Ro
   });
   const id = (name: string) => fleet.workers.find((w) => w.name === name)!.id;
   plan.stages = [[id('prefill-0'), id('decode-0')], [id('router')]];
-  return new RollRun({ id: 'roll-1', plan, workers: fleet.workers, io: fleet.io(), timeouts });
+  return plan;
+}
+
+function startStaged(fleet: FakeFleet, timeouts: Partial<RollTimeouts> = {}): RollRun {
+  return new RollRun({
+    id: 'roll-1',
+    plan: stagedPlan(fleet),
+    workers: fleet.workers,
+    io: fleet.io(),
+    timeouts,
+  });
 }
 
 describe('roll executor, stages', () => {
   it('an internal error in one worker of a stage ends the roll only once its sibling came back', async () => {
     const fleet = pair();
-    const plan = buildRollPlan({
-      workers: fleet.workers,
-      target: { kind: 'deployment' },
-      health: fleet.health(),
-      privilegeOf: () => 'sudo',
-    });
-    const id = (name: string) => fleet.workers.find((w) => w.name === name)!.id;
-    plan.stages = [[id('prefill-0'), id('decode-0')], [id('router')]];
+    const plan = stagedPlan(fleet);
     let broke: () => void = () => undefined;
     const decodeBroke = new Promise<void>((r) => (broke = r));
     const base = fleet.io();

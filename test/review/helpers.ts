@@ -7,21 +7,12 @@ import { mkdir } from 'node:fs/promises';
 import { SyntheticPdSession } from '../support/synthetic-pd-session';
 import { SessionStore } from '../../src/main/core/recording';
 import type { DeploymentConfig } from '../../src/shared/domain';
-import { asOlderMinor, manualClock } from '../recording/helpers';
+import { asOlderMinor, manualClock, oneHostByRole } from '../recording/helpers';
 import { fleetOfOne } from '../../src/main/core/recording/fleet-of-one';
 
 export const START = Date.UTC(2026, 0, 5, 8, 0, 0);
 
-export const DEPLOYMENT: DeploymentConfig = {
-  id: 'demo',
-  name: 'Demo PD',
-  services: (['prefill', 'decode', 'router'] as const).map((role) => ({
-    role,
-    hostId: 'demo',
-    unit: `sglang-${role}.service`,
-    apiUrl: 'http://127.0.0.1:30000',
-  })),
-};
+export const DEPLOYMENT: DeploymentConfig = oneHostByRole();
 
 export interface WrittenSession {
   id: string;

@@ -11,7 +11,7 @@ import { RecordingWriter, readRecording } from '../../src/main/core/recording';
 import { SignalsStore } from '../../src/main/core/signals/signals-store';
 import { buildReviewData } from '../../src/main/core/review/review-data';
 import type { Role } from '../../src/shared/domain';
-import { header, manualClock, tempDir } from '../recording/helpers';
+import { header, manualClock, oneHostByRole, tempDir } from '../recording/helpers';
 import { ingestPoll, oneHostId } from '../signals/helpers/poll';
 
 const START = Date.UTC(2026, 0, 5, 8, 0, 0);
@@ -27,16 +27,7 @@ beforeAll(async () => {
   const sim = new SyntheticPdSession(START, 7, MINUTES * 60_000);
   const clock = manualClock(START);
   const path = join(dir.dir, 's.pdrec.jsonl.gz');
-  const deployment = {
-    id: 'demo',
-    name: 'Demo PD',
-    services: (['prefill', 'decode', 'router'] as const).map((role) => ({
-      role,
-      hostId: 'demo',
-      unit: `sglang-${role}.service`,
-      apiUrl: 'http://127.0.0.1:1',
-    })),
-  };
+  const deployment = oneHostByRole();
   const w = await RecordingWriter.open(path, header({ deployment }), { clock });
   const store = new SignalsStore();
   store.open('d', ['prefill', 'decode', 'router']);
