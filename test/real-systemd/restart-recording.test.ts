@@ -86,4 +86,36 @@ describe.skipIf(skip !== null)('restart and recording on a real systemd host', (
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it('a unit systemd stopped restarting (start limit) is refused at once, with the reset-failed that lifts it', async () => {
+    // Decode now fails at every start; its drop-in allows 3 starts in 10 minutes, as operators set it so a crash
+    // loop stops. Once systemd gives up, a new start is refused without the unit changing at all.
+    const unit = 'dsv4-decode.service';
+    const behaviour = `/etc/pd-sim/units.json`;
+    await d.host.root(
+      [
+        `mkdir -p /etc/systemd/system/${unit}.d`,
+        `printf '[Unit]\\nStartLimitIntervalSec=600\\nStartLimitBurst=3\\n' > /etc/systemd/system/${unit}.d/limit.conf`,
+        `python3 -c "import json;p='${behaviour}';b=json.load(open(p));b['${unit}']={'failWith':'ImportError: libcuda.so.1'};json.dump(b,open(p,'w'))"`,
+        'systemctl daemon-reload',
+        `systemctl restart ${unit} || true`,
+      ].join(' && '),
+    );
+    const gaveUp = await d.host.root(
+      `timeout 60 sh -c "until systemctl is-failed -q ${unit} && journalctl -u ${unit} -o cat | grep -q 'Start request repeated too quickly'; do sleep 0.2; done"`,
+    );
+    expect(gaveUp.code).toBe(0);
+    const r = await cliOn(d, ['restart', 'decode', '--host', d.alias, '--yes']);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).toMatch(
+      /systemd refused to start dsv4-decode\.service: it was started too often/,
+    );
+    expect(r.stdout + r.stderr).toContain(`sudo systemctl reset-failed ${unit}`);
+    // What the hint says lifts it does: reset-failed, then the same restart serves again.
+    await d.host.root(
+      `python3 -c "import json;p='${behaviour}';b=json.load(open(p));b['${unit}']={'loadSeconds':1};json.dump(b,open(p,'w'))" && systemctl reset-failed ${unit}`,
+    );
+    const again = await cliOn(d, ['restart', 'decode', '--host', d.alias, '--yes']);
+    expect(again.code).toBe(0);
+  }, 150_000);
 });

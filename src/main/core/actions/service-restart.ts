@@ -71,6 +71,12 @@ export interface ServiceResult {
 const COMMAND_TIMEOUT_MS = 30_000;
 const LINK_WAIT_MS = 60_000;
 const FAILURE_JOURNAL_LINES = 25;
+/**
+ * What systemd logs when it refuses a start because the unit started StartLimitBurst times within
+ * StartLimitIntervalSec. The unit stays failed and its Result keeps the last run's (exit-code), so without this
+ * line nothing about the unit changes: a `--no-block` restart of it reports success and then nothing happens.
+ */
+const START_REFUSED = /Start request repeated too quickly/;
 
 export const STEP_LABELS: Record<RestartStepKind, (role: Role) => string> = {
   drain: () => 'Drain: stop new work, let running requests finish',
@@ -141,6 +147,8 @@ class ServiceRestart {
   private before: UnitSnapshot | null = null;
   /** The link dropped while the command was in flight: whether it arrived is for the unit state to tell. */
   private commandUncertain = false;
+  /** systemd refused this restart's start: the journal since the command says "Start request repeated too quickly". */
+  private startRefused = false;
   private drained = false;
   /** Set when this worker is drained first. */
   private readonly drain?: WorkerDrain;
@@ -379,6 +387,14 @@ class ServiceRestart {
       // showing "failed" between two polls: either way this start failed.
       if (isStartFailure(now) && (fresh || before.activeState === 'active'))
         return { kind: 'failed', failure: await this.startFailure(now) };
+      if (this.startRefused && now.activeState !== 'active')
+        return {
+          kind: 'failed',
+          failure: {
+            message: `systemd refused to start ${this.unit}: it was started too often (“Start request repeated too quickly”: StartLimitBurst starts within StartLimitIntervalSec); it is still ${describeUnit(now)}`,
+            hint: `Fix what made it fail (see the journal below), then on the host: sudo systemctl reset-failed ${this.unit} — that clears systemd's count — and restart again, or wait until StartLimitIntervalSec has passed.`,
+          },
+        };
       // NRestarts counts only systemd's automatic restarts after a failure: if it grew, a start failed
       // and was retried between two polls, even though neither "failed" nor "auto-restart" was seen.
       if (now.nRestarts > before.nRestarts)
@@ -696,7 +712,9 @@ class ServiceRestart {
         await pace(pacer, Math.max(pacer.pollMs, 1000));
         if (this.journalStopped || !this.ctx.conn.isConnected) continue;
         try {
-          run.addJournal(this.role, this.journal.poll());
+          const lines = this.journal.poll();
+          if (lines.some((l) => START_REFUSED.test(l.text))) this.startRefused = true;
+          run.addJournal(this.role, lines);
           reported = false;
         } catch (err) {
           if (isLinkError(err, this.ctx.conn) || reported) continue;
