@@ -73,6 +73,8 @@ export interface UnitJournalEvidence {
   readyAt?: number;
   /** Its previous complete loads, start to ready, newest first. */
   loadsMs: number[];
+  /** When systemd last refused to start it for its start limit ("Start request repeated too quickly."). */
+  startLimitAt?: number;
   /** Why the unit's journal could not be read (then nothing above is known from it). */
   unreadable?: string;
 }

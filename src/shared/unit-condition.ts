@@ -142,14 +142,17 @@ export function unitCondition(i: ConditionInput): UnitCondition {
 
   switch (s.activeState) {
     case 'failed': {
-      const why =
-        s.result === 'start-limit-hit'
-          ? `systemd gave up after ${restarts} restarts (start limit)`
-          : s.result === 'timeout'
-            ? 'start or stop timed out'
-            : exitStatus !== undefined
-              ? `exit status ${exitStatus}`
-              : s.result || 'failed';
+      // systemd 252 keeps the last run's Result when it refuses a start for the start limit: its journal line says.
+      const gaveUp =
+        s.result === 'start-limit-hit' ||
+        (e?.startLimitAt !== undefined && e.startLimitAt >= (e.lastExit?.ts ?? 0));
+      const why = gaveUp
+        ? `systemd gave up after ${restarts} restarts (start limit)`
+        : s.result === 'timeout'
+          ? 'start or stop timed out'
+          : exitStatus !== undefined
+            ? `exit status ${exitStatus}`
+            : s.result || 'failed';
       const policy = s.restartPolicy && s.restartPolicy !== 'no' ? '' : ', Restart=no';
       return {
         ...base,
@@ -157,7 +160,9 @@ export function unitCondition(i: ConditionInput): UnitCondition {
         tone: 'bad',
         text: withError(`failed (${why}${policy})`, e, null),
         since,
-        nextStep: 'read the error in the journal, fix it, then restart the unit',
+        nextStep: gaveUp
+          ? `read the error in the journal and fix it, then \`sudo systemctl reset-failed ${s.unit}\` (systemd refuses new starts until then, or until StartLimitIntervalSec has passed) and restart the unit`
+          : 'read the error in the journal, fix it, then restart the unit',
       };
     }
     case 'inactive': {

@@ -105,6 +105,11 @@ describe.skipIf(skip !== null)('restart and recording on a real systemd host', (
       `timeout 60 sh -c "until systemctl is-failed -q ${unit} && journalctl -u ${unit} -o cat | grep -q 'Start request repeated too quickly'; do sleep 0.2; done"`,
     );
     expect(gaveUp.code).toBe(0);
+    // The status says so, though systemd's own Result still reads exit-code.
+    const status = await cliOn(d, ['status', '--host', d.alias]);
+    const decodeLine = status.stdout.split('\n').find((l) => l.startsWith('decode'));
+    expect(decodeLine).toContain('systemd gave up after');
+    expect(decodeLine).toContain('(start limit)');
     const r = await cliOn(d, ['restart', 'decode', '--host', d.alias, '--yes']);
     expect(r.code).not.toBe(0);
     expect(r.stdout + r.stderr).toMatch(

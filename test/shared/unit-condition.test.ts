@@ -138,6 +138,35 @@ describe('unitCondition', () => {
     expect(c.text).toBe('failed (exit status 1, Restart=no) (RuntimeError: CUDA error: out of memory)');
   });
 
+  it('failed after systemd gave up (start limit): said from the journal, as systemd 252 keeps Result=exit-code', () => {
+    const failed = state({
+      activeState: 'failed',
+      subState: 'failed',
+      result: 'exit-code',
+      execMainCode: 1,
+      execMainStatus: 1,
+      nRestarts: 5,
+    });
+    const lastExit = { ts: NOW - 3000, code: 'exited' as const, status: '1/FAILURE', text: '' };
+    const gaveUp = unitCondition({
+      role: 'decode',
+      systemd: failed,
+      evidence: ev({ lastExit, startLimitAt: NOW - 2900 }),
+      now: NOW,
+    });
+    expect(gaveUp.text).toBe('failed (systemd gave up after 5 restarts (start limit))');
+    expect(gaveUp.nextStep).toContain('sudo systemctl reset-failed dsv4-decode.service');
+    // A refusal from before the last run's exit is an old one: the unit failed by itself since.
+    const since = unitCondition({
+      role: 'decode',
+      systemd: failed,
+      evidence: ev({ lastExit, startLimitAt: NOW - 60_000 }),
+      now: NOW,
+    });
+    expect(since.text).toBe('failed (exit status 1)');
+    expect(since.nextStep).not.toContain('reset-failed');
+  });
+
   it('stopped by an operator (SIGTERM from a stop job) and exited on its own are told apart', () => {
     const stopped = unitCondition({
       role: 'router',

@@ -1,6 +1,7 @@
 // Restarting one service, step by step: (drain) → command → active → health → (re-add) → router.
 // Each step starts only when the previous one was observed to succeed; each has a deadline; each ends with
 // what was seen. The journal is followed alongside so the operator sees the model load as it happens.
+import { START_LIMIT_HIT } from '../journal/unit-evidence';
 import type { RestartFailure, RestartStepKind, RestartTimeouts } from '@shared/contract';
 import type { Role, ServiceConfig } from '@shared/domain';
 import type { SshConnection } from '../ssh/connection';
@@ -71,12 +72,6 @@ export interface ServiceResult {
 const COMMAND_TIMEOUT_MS = 30_000;
 const LINK_WAIT_MS = 60_000;
 const FAILURE_JOURNAL_LINES = 25;
-/**
- * What systemd logs when it refuses a start because the unit started StartLimitBurst times within
- * StartLimitIntervalSec. The unit stays failed and its Result keeps the last run's (exit-code), so without this
- * line nothing about the unit changes: a `--no-block` restart of it reports success and then nothing happens.
- */
-const START_REFUSED = /Start request repeated too quickly/;
 
 export const STEP_LABELS: Record<RestartStepKind, (role: Role) => string> = {
   drain: () => 'Drain: stop new work, let running requests finish',
@@ -147,7 +142,10 @@ class ServiceRestart {
   private before: UnitSnapshot | null = null;
   /** The link dropped while the command was in flight: whether it arrived is for the unit state to tell. */
   private commandUncertain = false;
-  /** systemd refused this restart's start: the journal since the command says "Start request repeated too quickly". */
+  /**
+   * systemd refused this restart's start for the unit's start limit: nothing about the unit changes then (a
+   * `--no-block` restart even exits 0), only the journal since the command says so.
+   */
   private startRefused = false;
   private drained = false;
   /** Set when this worker is drained first. */
@@ -713,7 +711,7 @@ class ServiceRestart {
         if (this.journalStopped || !this.ctx.conn.isConnected) continue;
         try {
           const lines = this.journal.poll();
-          if (lines.some((l) => START_REFUSED.test(l.text))) this.startRefused = true;
+          if (lines.some((l) => START_LIMIT_HIT.test(l.text))) this.startRefused = true;
           run.addJournal(this.role, lines);
           reported = false;
         } catch (err) {

@@ -14,6 +14,11 @@ const SAME_FAILURE_MS = 10_000;
 
 const EXIT = /Main process exited, code=(exited|killed|dumped), status=(\S+)/;
 const READY = /fired up and ready to roll/i;
+/**
+ * systemd refusing a start because the unit started StartLimitBurst times within StartLimitIntervalSec. systemd
+ * 252 leaves the unit failed with its last run's Result (exit-code), so this line is the only sign of it.
+ */
+export const START_LIMIT_HIT = /Start request repeated too quickly/;
 
 export class UnitEvidenceTracker implements JournalListener {
   private ev: UnitJournalEvidence = { loadsMs: [] };
@@ -60,6 +65,7 @@ export class UnitEvidenceTracker implements JournalListener {
         };
       // "Started dsv4-decode.service - …" (systemd ≥ 250) or "Started Description." (older): either way a start.
       else if (/^Started /.test(text)) this.ev.startedAt = e.ts;
+      else if (START_LIMIT_HIT.test(text)) this.ev.startLimitAt = e.ts;
       return;
     }
     if (READY.test(text)) {
